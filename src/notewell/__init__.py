@@ -1,0 +1,3 @@
+"""Notewell: a self-hosted knowledge and memory server for AI agents."""
+
+__version__ = "0.1.0"

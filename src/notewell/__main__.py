@@ -1,0 +1,3 @@
+from notewell.cli import main
+
+main()

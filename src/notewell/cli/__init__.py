@@ -1,0 +1,16 @@
+"""The notewell command line (Typer + Rich). Each command module registers itself on ``app``."""
+
+from __future__ import annotations
+
+import sys
+
+from notewell.cli import index_cmd, search_cmd  # noqa: F401  (registers the commands)
+from notewell.cli.app import app
+
+
+def main() -> None:
+    app(prog_name="notewell")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

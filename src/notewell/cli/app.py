@@ -1,0 +1,60 @@
+"""The Typer app, the shared --vault/--db options and the one-line error reporting."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from notewell.errors import NotewellError
+from notewell.runtime import Runtime, open_runtime
+
+app = typer.Typer(
+    name="notewell",
+    help="Notewell: a knowledge and memory server for AI agents. Index a vault, search it, serve it over MCP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+VaultOpt = Annotated[
+    str | None, typer.Option("--vault", help="The vault folder (default: $NOTEWELL_VAULT, else the current folder).")
+]
+DbOpt = Annotated[
+    str | None,
+    typer.Option("--db", help="The store: a SQLite file or a postgresql:// URL (default: $NOTEWELL_DB, "
+                              "else <vault>/.notewell/index.db)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def runtime(vault: str | None, db: str | None) -> Iterator[Runtime]:
+    """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1."""
+    rt: Runtime | None = None
+    try:
+        rt = open_runtime(vault, db)
+        yield rt
+    except NotewellError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        if rt is not None:
+            rt.close()
+
+
+def print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,77 @@
+"""notewell search: the engine from the command line, as the local owner (every project)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.errors import InvalidArgument
+from notewell.scopes import split_vault_path
+from notewell.search.engine import CaseMode, SearchRequest
+from notewell.store.base import Scope
+
+
+@app.command("search")
+def search_command(
+    query: Annotated[str, typer.Argument(help="The text (or with --regex, the RE2 pattern) to look for.")],
+    regex: Annotated[bool, typer.Option("--regex", help="Read the query as an RE2 regular expression.")] = False,
+    project: Annotated[list[str] | None, typer.Option("--project", "-p", help="Search this project (repeatable).")]
+    = None,
+    path: Annotated[str | None, typer.Option("--path", help="A folder or file, vault-relative: projects/apollo.")]
+    = None,
+    file_type: Annotated[
+        list[str] | None, typer.Option("--type", "-t", help="Only this file type: md, txt (repeatable).")
+    ] = None,
+    all_lines: Annotated[bool, typer.Option("--all-lines", help="Every matching line, not the first per file.")]
+    = False,
+    smart_case: Annotated[bool, typer.Option("--smart-case", help="A capital letter makes the search case-sensitive.")]
+    = False,
+    case_sensitive: Annotated[bool, typer.Option("--case-sensitive", help="Match case exactly.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="How many matches at most.")] = 40,
+    offset: Annotated[int, typer.Option("--offset", help="How many matches to skip.")] = 0,
+    vault: VaultOpt = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Search the vault: a case-insensitive substring by default, or an RE2 regex with --regex."""
+    if smart_case and case_sensitive:
+        raise fail("--smart-case and --case-sensitive: choose one")
+    case: CaseMode = "sensitive" if case_sensitive else "smart" if smart_case else "insensitive"
+    with runtime(vault, db) as rt:
+        projects = list(project or rt.store.documents.vault_projects())
+        prefix = ""
+        if path:
+            path_project, prefix = split_vault_path(path, "--path")
+            if project and path_project not in project:
+                raise InvalidArgument("--path", f"{path} is not inside --project {', '.join(project)}")
+            projects = [path_project] if path_project in projects or not project else []
+        types = tuple(t if t.startswith(".") else f".{t}" for t in (file_type or []))
+        req = SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix, file_types=types),
+                            regex=regex, case=case, all_lines=all_lines, limit=limit, offset=offset)
+        result = rt.engine.search(req)
+    if json_out:
+        print_json({
+            "query": result.query,
+            "matches": [{"project": m.project, "path": m.vault_path, "line": m.line, "text": m.text,
+                         "shortened": m.shortened} for m in result.matches],
+            "offset": result.offset,
+            "hasMore": result.has_more,
+            "scanned": result.scanned,
+            "complete": result.complete,
+        })
+        return
+    table = Table("path", "line", "text", show_lines=False, header_style="bold")
+    for m in result.matches:
+        table.add_row(m.vault_path, str(m.line), m.text + (" …" if m.shortened else ""))
+    console.print(table)
+    notes = [f"{len(result.matches)} match{'es' if len(result.matches) != 1 else ''}"]
+    if result.has_more:
+        notes.append(f"more after this page: --offset {result.offset + len(result.matches)}")
+    if result.scanned:
+        notes.append("scanned every document (no 3-character literal to narrow the search)")
+    if not result.complete:
+        notes.append("the scan stopped at its time budget: results are incomplete")
+    console.print("; ".join(notes), style="dim", highlight=False)

@@ -1,0 +1,75 @@
+"""Where the vault and the store are, and the indexing limits.
+
+Precedence, highest first: command-line flags, environment (NOTEWELL_VAULT, NOTEWELL_DB), the vault's
+notewell.toml, built-in defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from notewell.errors import ConfigError
+
+DEFAULT_FILE_TYPES: tuple[str, ...] = (
+    ".md", ".markdown", ".txt", ".rst", ".org", ".csv", ".json", ".yaml", ".yml", ".toml",
+)
+DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
+INDEX_DIR_NAME = ".notewell"
+CONFIG_FILE_NAME = "notewell.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    vault: Path
+    db: str
+    file_types: tuple[str, ...] = DEFAULT_FILE_TYPES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.db.startswith(("postgresql://", "postgres://"))
+
+
+def _read_toml(vault: Path) -> dict[str, object]:
+    path = vault / CONFIG_FILE_NAME
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from exc
+
+
+def _file_types(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError('notewell.toml: file_types must be a list of endings such as [".md", ".txt"]')
+    return tuple(v if v.startswith(".") else f".{v}" for v in (t.lower() for t in value))
+
+
+def load_settings(vault: str | Path | None = None, db: str | None = None) -> Settings:
+    """Build the settings for one command or server from flags, environment and notewell.toml."""
+    vault_path = Path(vault or os.environ.get("NOTEWELL_VAULT") or ".").expanduser().resolve()
+    if not vault_path.is_dir():
+        raise ConfigError(f"--vault: {vault_path} is not a folder; pass --vault DIR or set NOTEWELL_VAULT")
+    conf = _read_toml(vault_path)
+    db_value = db or os.environ.get("NOTEWELL_DB") or conf.get("db")
+    if db_value is not None and not isinstance(db_value, str):
+        raise ConfigError("notewell.toml: db must be a string (a file path or a postgresql:// URL)")
+    if not db_value:
+        db_value = str(vault_path / INDEX_DIR_NAME / "index.db")
+    elif not db_value.startswith(("postgresql://", "postgres://")):
+        db_path = Path(db_value).expanduser()
+        db_value = str(db_path if db_path.is_absolute() else (Path.cwd() / db_path).resolve())
+    index_conf = conf.get("index", {})
+    if not isinstance(index_conf, dict):
+        raise ConfigError("notewell.toml: [index] must be a table")
+    file_types = _file_types(index_conf["file_types"]) if "file_types" in index_conf else DEFAULT_FILE_TYPES
+    max_bytes = index_conf.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
+        raise ConfigError("notewell.toml: [index] max_file_bytes must be a positive whole number of bytes")
+    extra = {k: v for k, v in conf.items() if k not in {"db", "index"}}
+    return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra)

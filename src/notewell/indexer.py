@@ -1,0 +1,176 @@
+"""Sync the store with the vault: new, changed, deleted and renamed files.
+
+A file is unchanged when its size and mtime match the store; otherwise its sha256 decides (a touched
+but identical file only gets its mtime updated). A file gone from one place whose exact content
+appears at a new place is a rename: its row moves, and its text and index entries stay as they are.
+Brains are derived from the brain.md files and rebuilt whenever anything changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.store.base import BrainRecord, DocKey, DocumentInput, SkippedRecord, Store
+from notewell.vault.parse import BRAIN_FILE, parse_brain, parse_document
+from notewell.vault.scan import VaultFile, scan_vault
+
+BINARY_SNIFF_BYTES = 8192
+Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
+
+
+@dataclass
+class IndexReport:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    renamed: int = 0
+    skipped: int = 0
+    unchanged: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+
+    @property
+    def did_work(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.renamed)
+
+    def summary(self) -> str:
+        mb = self.bytes_read / 1_000_000
+        if not self.did_work:
+            return (f"Up to date: nothing changed ({self.unchanged} documents, {self.skipped} skipped, "
+                    f"{self.seconds:.2f} s)")
+        return (f"Indexed: {self.added} added, {self.changed} changed, {self.removed} removed, "
+                f"{self.renamed} renamed, {self.skipped} skipped, {mb:.1f} MB in {self.seconds:.2f} s")
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    file: VaultFile
+    data: bytes
+    sha256: str
+
+
+def _decode(data: bytes) -> tuple[str, str] | None:
+    """(text, note), or None for a binary file."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    try:
+        return data.decode("utf-8-sig"), ""
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), "not valid UTF-8: decoded with replacement characters"
+
+
+def _load(file: VaultFile) -> _Loaded | None:
+    try:
+        data = file.abspath.read_bytes()
+    except OSError:
+        return None
+    return _Loaded(file, data, hashlib.sha256(data).hexdigest())
+
+
+def _brains(store: Store) -> list[BrainRecord]:
+    parsed = []
+    for project in store.documents.vault_projects():
+        for meta in store.documents.list(project):
+            if posixpath.basename(meta.path) != BRAIN_FILE:
+                continue
+            doc = store.documents.get(project, meta.path)
+            if doc is not None:
+                parsed.append((project, parse_brain(posixpath.dirname(meta.path), doc.text)))
+    folders = {(p, b.folder) for p, b in parsed}
+    records = []
+    for project, brain in parsed:
+        parent = brain.declared_parent if (project, brain.declared_parent) in folders else None
+        if parent is None or parent == brain.folder:
+            parent = _enclosing_brain(project, brain.folder, folders)
+        records.append(BrainRecord(project, brain.folder, brain.title, brain.summary, parent, tuple(
+            (d.path, d.title) for d in brain.documents)))
+    return records
+
+
+def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -> str | None:
+    current = folder
+    while current:
+        current = posixpath.dirname(current)
+        if (project, current) in folders:
+            return current
+    return None
+
+
+def sync(settings: Settings, store: Store, progress: Progress | None = None) -> IndexReport:
+    """Bring the store in line with the vault; returns what was done."""
+    started = time.perf_counter()
+    scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
+                      exclude=(settings.vault / INDEX_DIR_NAME,))
+    report = IndexReport()
+    state = store.documents.state()
+    on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
+    skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
+    to_read = [f for key, f in on_disk.items()
+               if key not in state or (state[key].size, state[key].mtime_ns) != (f.size, f.mtime_ns)]
+    total = sum(f.size for f in to_read)
+    gone = {key: st for key, st in state.items() if key not in on_disk}
+    gone_by_sha: dict[str, list[DocKey]] = {}
+    for key, st in sorted(gone.items()):
+        gone_by_sha.setdefault(st.sha256, []).append(key)
+    projects = sorted({entry.name for entry in settings.vault.iterdir()
+                       if entry.is_dir() and not entry.name.startswith(".")
+                       and entry.name != INDEX_DIR_NAME} | {f.project for f in scan.files})
+    done = 0
+    changed_any = False
+    with store.documents.writer() as writer:
+        for file in to_read:
+            loaded = _load(file)
+            done += file.size
+            if progress:
+                progress(done, total)
+            key = (file.project, file.path)
+            if loaded is None:
+                skipped.append(SkippedRecord(file.project, file.path, file.size, "unreadable"))
+                continue
+            report.bytes_read += len(loaded.data)
+            old = state.get(key)
+            if old is not None and old.sha256 == loaded.sha256:
+                writer.touch(key, file.mtime_ns)
+                report.unchanged += 1
+                continue
+            decoded = _decode(loaded.data)
+            if decoded is None:
+                skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
+                if old is not None:
+                    writer.delete(key)
+                    report.removed += 1
+                continue
+            text, note = decoded
+            if old is None and gone_by_sha.get(loaded.sha256):
+                writer.rename(gone_by_sha[loaded.sha256].pop(0), key, file.mtime_ns)
+                report.renamed += 1
+                continue
+            parsed = parse_document(file.path, text)
+            writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
+                                        file.mtime_ns, loaded.sha256, text, note))
+            if old is None:
+                report.added += 1
+            else:
+                report.changed += 1
+        for keys in gone_by_sha.values():
+            for key in keys:
+                writer.delete(key)
+                report.removed += 1
+        report.unchanged += len(on_disk) - len(to_read)
+        report.skipped = len(skipped)
+        changed_any = report.did_work
+        previous_skipped = {(s.project, s.path, s.reason) for s in store.documents.skipped()}
+        if {(s.project, s.path, s.reason) for s in skipped} != previous_skipped:
+            writer.set_skipped(skipped)
+        if projects != store.documents.vault_projects():
+            writer.set_projects(projects)
+            changed_any = True
+        if changed_any:
+            writer.set_brains(_brains(store))
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,25 @@
+"""The composition root: settings, store and services for one command or server process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from notewell.config import Settings, load_settings
+from notewell.search.engine import SearchEngine
+from notewell.store import Store, open_store
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    store: Store
+    engine: SearchEngine
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_runtime(vault: str | None = None, db: str | None = None) -> Runtime:
+    settings = load_settings(vault, db)
+    store = open_store(settings.db)
+    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents))

@@ -1,0 +1,29 @@
+"""Turning a vault-relative path ("projects/apollo") into a project and a project-relative prefix."""
+
+from __future__ import annotations
+
+import posixpath
+
+from notewell.errors import InvalidArgument
+
+
+def normalize_path(path: str, field: str = "path") -> str:
+    """A clean "/"-separated relative path; refuses anything that climbs out of the vault."""
+    cleaned = path.strip().replace("\\", "/").strip("/")
+    if not cleaned:
+        return ""
+    norm = posixpath.normpath(cleaned)
+    if norm == "." :
+        return ""
+    if norm == ".." or norm.startswith("../") or "\x00" in norm:
+        raise InvalidArgument(field, "must be a folder or file inside the vault, such as projects/apollo")
+    return norm
+
+
+def split_vault_path(path: str, field: str = "path") -> tuple[str, str]:
+    """("projects", "apollo/plan.md") for "projects/apollo/plan.md"; ("", "") for an empty path."""
+    norm = normalize_path(path, field)
+    if not norm:
+        return "", ""
+    project, _, rest = norm.partition("/")
+    return project, rest

@@ -1,0 +1,1 @@
+"""The one search engine every door calls: trigram candidates, then exact verification."""

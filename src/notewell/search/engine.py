@@ -1,0 +1,129 @@
+"""The search engine: one plain-Python API that the CLI, the MCP tools and the benchmarks call.
+
+A query becomes a candidate plan (the literals every match must contain) and a matcher. The store
+returns the candidate documents of the scope in order (project, then path, by code point), and the
+matcher finds their lines. Without a usable trigram (a query of one or two characters, a regex with
+no literal) every document in scope is a candidate: the result says it scanned, and a scan stops at
+its time budget with ``complete`` false.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from notewell.errors import InvalidArgument
+from notewell.search.fold import has_upper
+from notewell.search.literals import plain_plan, regex_plan
+from notewell.search.matcher import LineHit, PlainMatcher, RegexMatcher
+from notewell.store.base import DocumentRepository, Scope
+
+CaseMode = Literal["insensitive", "smart", "sensitive"]
+CASE_MODES: tuple[str, ...] = ("insensitive", "smart", "sensitive")
+MAX_LINE_CHARS = 400  # a longer matching line is cut to this many characters, around the match
+DEFAULT_SCAN_BUDGET_S = 5.0
+_CONTEXT_BEFORE = MAX_LINE_CHARS // 4
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    scope: Scope
+    regex: bool = False
+    case: CaseMode = "insensitive"
+    all_lines: bool = False  # every matching line (search_notes) or the first one per file
+    limit: int = 40
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Match:
+    project: str
+    path: str  # project-relative
+    line: int
+    text: str
+    shortened: bool
+
+    @property
+    def vault_path(self) -> str:
+        return f"{self.project}/{self.path}"
+
+
+@dataclass
+class SearchResult:
+    query: str
+    matches: list[Match] = field(default_factory=list)
+    offset: int = 0
+    has_more: bool = False
+    scanned: bool = False  # no trigram to narrow the candidates: every document in scope was read
+    complete: bool = True  # false when a scan stopped at its time budget
+    candidates: int = 0
+
+
+def _cut(hit: LineHit, width: int) -> tuple[str, bool]:
+    if len(hit.text) <= width:
+        return hit.text, False
+    start = max(0, min(hit.column - _CONTEXT_BEFORE, len(hit.text) - width))
+    return hit.text[start : start + width], True
+
+
+def ignores_case(query: str, regex: bool, case: CaseMode) -> bool:
+    if case == "insensitive":
+        return True
+    if case == "sensitive":
+        return False
+    if regex:  # escapes such as \D or \S are not capitals the person typed
+        import re
+
+        query = re.sub(r"\\(?:[pP]\{[^}]*\}|[pP].|.)", "", query)
+    return not has_upper(query)
+
+
+class SearchEngine:
+    def __init__(self, documents: DocumentRepository, scan_budget_s: float = DEFAULT_SCAN_BUDGET_S,
+                 max_line_chars: int = MAX_LINE_CHARS) -> None:
+        self.documents = documents
+        self.scan_budget_s = scan_budget_s
+        self.max_line_chars = max_line_chars
+
+    def search(self, req: SearchRequest) -> SearchResult:
+        if not req.query:
+            raise InvalidArgument("query", "must not be empty; give the text to look for")
+        if req.limit < 1:
+            raise InvalidArgument("limit", "must be at least 1")
+        if req.offset < 0:
+            raise InvalidArgument("offset", "must be 0 or more")
+        if req.case not in CASE_MODES:
+            raise InvalidArgument("case", f"must be one of {', '.join(CASE_MODES)}")
+        ignore_case = ignores_case(req.query, req.regex, req.case)
+        matcher: PlainMatcher | RegexMatcher
+        if req.regex:
+            matcher = RegexMatcher(req.query, ignore_case)
+            plan = regex_plan(req.query)
+        else:
+            matcher = PlainMatcher(req.query, ignore_case)
+            plan = plain_plan(req.query)
+        candidates = self.documents.candidates(req.scope, plan)
+        result = SearchResult(query=req.query, offset=req.offset, scanned=plan is None,
+                              candidates=len(candidates))
+        wanted = req.offset + req.limit
+        seen = 0
+        deadline = time.monotonic() + self.scan_budget_s
+        by_id = {c.id: c for c in candidates}
+        for doc_id, text in self.documents.texts([c.id for c in candidates]):
+            doc = by_id[doc_id]
+            for hit in matcher.hits(text):
+                if seen >= wanted:
+                    result.has_more = True
+                    return result
+                if seen >= req.offset:
+                    line, shortened = _cut(hit, self.max_line_chars)
+                    result.matches.append(Match(doc.project, doc.path, hit.line, line, shortened))
+                seen += 1
+                if not req.all_lines:
+                    break
+            if time.monotonic() > deadline:
+                result.complete = False
+                return result
+        return result

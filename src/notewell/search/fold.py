@@ -1,0 +1,15 @@
+"""Case folding shared by the index and the verifier.
+
+``str.casefold`` is full Unicode case folding (ß → ss, ς → σ, İ → i̇). It maps each code point on its
+own and never touches a newline, so folding a whole text keeps its line count and a match in the
+folded text lies on the same line as in the original.
+"""
+
+
+def fold(text: str) -> str:
+    return text.casefold()
+
+
+def has_upper(text: str) -> bool:
+    """Smart case: the query counts capitals when it has any letter that folding would change."""
+    return any(ch != ch.casefold() for ch in text if ch.isalpha())

@@ -1,0 +1,132 @@
+"""Finding the matching lines of one document: the verifier behind the trigram candidates.
+
+Lines are split on "\\n" (a trailing "\\r" is not shown). A plain query is searched in the whole text,
+case-folded when the search ignores case; the line number comes from counting newlines before the hit,
+which folding leaves in place. A regex runs over the whole text too (RE2, linear time), and each hit
+is confirmed on its own line, so that a match never spans lines and ^ and $ mean the line's start and
+end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import re2
+
+from notewell.errors import InvalidArgument
+from notewell.search.fold import fold
+
+RE2_MAX_MEM = 64 << 20
+
+
+@dataclass(frozen=True)
+class LineHit:
+    line: int  # from 1
+    text: str  # the whole line, without its end
+    column: int  # where the match starts in ``text``
+
+
+def _decode(line: bytes) -> str:
+    return line.decode("utf-8", "surrogatepass").rstrip("\r")
+
+
+class PlainMatcher:
+    def __init__(self, needle: str, ignore_case: bool) -> None:
+        if "\n" in needle:
+            raise InvalidArgument("query", "must be a single line of text; remove the line break")
+        self.ignore_case = ignore_case
+        self.needle = fold(needle) if ignore_case else needle
+
+    def hits(self, text: str) -> Iterator[LineHit]:
+        hay = fold(text) if self.ignore_case else text
+        needle = self.needle
+        pos = hay.find(needle)
+        if pos < 0:
+            return
+        lines = text.split("\n")
+        line_no, counted_to = 0, 0
+        while pos >= 0:
+            line_no += hay.count("\n", counted_to, pos)
+            line_start = hay.rfind("\n", 0, pos) + 1
+            line = lines[line_no]
+            column = pos - line_start
+            if self.ignore_case and column:
+                column = _original_column(line, column)
+            yield LineHit(line_no + 1, line.rstrip("\r"), column)
+            end = hay.find("\n", pos)
+            if end < 0:
+                return
+            counted_to = end
+            pos = hay.find(needle, end + 1)
+
+
+def _original_column(line: str, folded_column: int) -> int:
+    """The column in ``line`` whose folded prefix is ``folded_column`` characters long."""
+    length = 0
+    for index, ch in enumerate(line):
+        if length >= folded_column:
+            return index
+        length += len(fold(ch))
+    return len(line)
+
+
+def compile_regex(pattern: str, ignore_case: bool) -> re2._Regexp:
+    if "\n" in pattern:
+        raise InvalidArgument("query", "a regex matches within one line; remove the line break")
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.max_mem = RE2_MAX_MEM
+    options.log_errors = False
+    try:
+        return re2.compile("(?m)" + pattern, options)
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else ""
+        detail = (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)) or "invalid pattern"
+        detail = detail.replace("(?m)", "", 1)
+        raise InvalidArgument(
+            "query", f"not a valid RE2 regular expression ({detail}); fix the pattern or search plain text"
+        ) from None
+
+
+class RegexMatcher:
+    def __init__(self, pattern: str, ignore_case: bool) -> None:
+        self.regex = compile_regex(pattern, ignore_case)
+        # \A and \z mean a line's start and end here; the whole-text pass would read them as the text's.
+        self.per_line_only = "\\A" in pattern or "\\z" in pattern
+
+    def hits(self, text: str) -> Iterator[LineHit]:
+        if self.per_line_only:
+            yield from self._per_line(text)
+            return
+        # RE2 works on UTF-8: encode once and keep byte offsets (a str would be re-encoded per call).
+        data = text.encode("utf-8", "surrogatepass")
+        search = self.regex.search
+        m = search(data)
+        if m is None:
+            return
+        lines = data.split(b"\n")
+        line_no, counted_to = 0, 0
+        while m is not None:
+            start = m.start()
+            line_no += data.count(b"\n", counted_to, start)
+            counted_to = start
+            line_start = data.rfind(b"\n", 0, start) + 1
+            line = lines[line_no]
+            column: int | None = start - line_start
+            if b"\n" in data[start : m.end()]:
+                own = search(line)
+                column = own.start() if own is not None else None
+            if column is not None:
+                yield LineHit(line_no + 1, _decode(line), len(_decode(line[:column])))
+            next_line = line_start + len(line) + 1
+            if next_line > len(data):
+                return
+            m = search(data, next_line)
+
+    def _per_line(self, text: str) -> Iterator[LineHit]:
+        search = self.regex.search
+        for index, line in enumerate(text.split("\n")):
+            m = search(line)
+            if m is not None:
+                yield LineHit(index + 1, line.rstrip("\r"), m.start())

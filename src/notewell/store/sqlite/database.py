@@ -1,0 +1,91 @@
+"""SQLite connections (one per thread, WAL) and versioned migrations per component."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from notewell.errors import ConfigError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class SqliteDatabase:
+    """A database file shared by threads: each thread gets its own connection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.OperationalError as exc:
+            raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions") from exc
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute("PRAGMA mmap_size=1073741824")
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def migrate(self, component: str, migrations: Sequence[str]) -> None:
+        """Apply the missing steps of ``component`` in order; safe when several processes start at once."""
+        with self.transaction() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
+            )
+            done = {v for (v,) in conn.execute(
+                "SELECT version FROM schema_migrations WHERE component = ?", (component,))}
+            for version, script in enumerate(migrations, start=1):
+                if version in done:
+                    continue
+                for statement in _statements(script):
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?)",
+                             (component, version))
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                with suppress(sqlite3.Error):
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";\n") if s.strip()]

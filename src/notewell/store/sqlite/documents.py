@@ -1,0 +1,251 @@
+"""Documents, their text and the FTS5 trigram index, on SQLite.
+
+The trigram index is contentless (detail=none) and holds the case-folded text, so one index answers
+case-insensitive and case-sensitive queries alike (a case-sensitive match is also a folded match); the
+verifier then checks the real text. SQLite 3.40 has no contentless delete, so a delete or an update
+feeds the old folded text back to FTS5's 'delete' command.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from notewell.search.fold import fold
+from notewell.search.plan import And, Lit, Or, Plan, trigrams
+from notewell.store.base import (
+    BrainRecord,
+    CandidateDoc,
+    DocKey,
+    DocState,
+    Document,
+    DocumentInput,
+    DocumentMeta,
+    Scope,
+    SkippedRecord,
+)
+from notewell.store.sqlite.database import SqliteDatabase
+
+MIGRATIONS = [
+    """
+    CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        project TEXT NOT NULL,
+        path TEXT NOT NULL,
+        ext TEXT NOT NULL,
+        title TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        line_count INTEGER NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        UNIQUE (project, path)
+    );
+    CREATE INDEX documents_sha ON documents (sha256);
+    CREATE TABLE document_text (id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE, body TEXT NOT NULL);
+    CREATE VIRTUAL TABLE document_trigrams USING fts5 (body, tokenize = 'trigram', detail = none, content = '');
+    CREATE TABLE skipped_files (project TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, reason TEXT NOT NULL,
+        PRIMARY KEY (project, path));
+    CREATE TABLE vault_projects (id TEXT PRIMARY KEY);
+    CREATE TABLE brains (
+        project TEXT NOT NULL, folder TEXT NOT NULL, title TEXT NOT NULL, summary TEXT NOT NULL,
+        parent TEXT, documents TEXT NOT NULL, PRIMARY KEY (project, folder)
+    )
+    """,
+]
+
+_META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
+_TEXT_BATCH = 16
+
+
+def fts_query(plan: Plan) -> str:
+    """The FTS5 MATCH expression for a plan: AND of each literal's trigrams, OR between branches."""
+    if isinstance(plan, Lit):
+        return " AND ".join('"' + g.replace('"', '""') + '"' for g in trigrams(plan.text))
+    joiner = " AND " if isinstance(plan, And) else " OR "
+    assert isinstance(plan, And | Or)
+    return "(" + joiner.join(fts_query(p) for p in plan.parts) + ")"
+
+
+def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+    """A WHERE fragment (on documents d) for a scope, with its parameters."""
+    if not scope.projects:
+        return "0", []
+    clauses = [f"d.project IN ({','.join('?' * len(scope.projects))})"]
+    params: list[Any] = list(scope.projects)
+    if scope.prefix:
+        clauses.append("(d.path = ? OR (d.path >= ? AND d.path < ?))")
+        params += [scope.prefix, scope.prefix + "/", scope.prefix + "0"]
+    for folder in scope.exclude_prefixes:
+        clauses.append("NOT (d.path >= ? AND d.path < ?)")
+        params += [folder + "/", folder + "0"]
+    if scope.file_types:
+        clauses.append(f"d.ext IN ({','.join('?' * len(scope.file_types))})")
+        params += [t.lower() for t in scope.file_types]
+    return " AND ".join(clauses), params
+
+
+class _Writer:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def _old_fold(self, doc_id: int) -> str:
+        row = self.conn.execute("SELECT body FROM document_text WHERE id = ?", (doc_id,)).fetchone()
+        return fold(row[0]) if row else ""
+
+    def upsert(self, doc: DocumentInput) -> None:
+        ext = posixpath.splitext(doc.path)[1].lower()
+        lines = doc.text.count("\n") + (0 if doc.text.endswith("\n") or not doc.text else 1)
+        row = self.conn.execute(
+            "SELECT id FROM documents WHERE project = ? AND path = ?", (doc.project, doc.path)
+        ).fetchone()
+        values = (doc.title, doc.summary, doc.size, doc.mtime_ns, doc.sha256, lines, doc.note, ext)
+        if row:
+            doc_id = row[0]
+            self.conn.execute(
+                "INSERT INTO document_trigrams (document_trigrams, rowid, body) VALUES ('delete', ?, ?)",
+                (doc_id, self._old_fold(doc_id)),
+            )
+            self.conn.execute(
+                "UPDATE documents SET title=?, summary=?, size=?, mtime_ns=?, sha256=?, line_count=?, note=?, ext=?"
+                " WHERE id = ?", (*values, doc_id),
+            )
+            self.conn.execute("UPDATE document_text SET body = ? WHERE id = ?", (doc.text, doc_id))
+        else:
+            cur = self.conn.execute(
+                "INSERT INTO documents (title, summary, size, mtime_ns, sha256, line_count, note, ext, project, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, doc.project, doc.path),
+            )
+            doc_id = int(cur.lastrowid or 0)
+            self.conn.execute("INSERT INTO document_text (id, body) VALUES (?, ?)", (doc_id, doc.text))
+        self.conn.execute("INSERT INTO document_trigrams (rowid, body) VALUES (?, ?)", (doc_id, fold(doc.text)))
+
+    def touch(self, key: DocKey, mtime_ns: int) -> None:
+        self.conn.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
+
+    def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
+        self.conn.execute(
+            "UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ? WHERE project = ? AND path = ?",
+            (*new, posixpath.splitext(new[1])[1].lower(), mtime_ns, *old),
+        )
+
+    def delete(self, key: DocKey) -> None:
+        row = self.conn.execute("SELECT id FROM documents WHERE project = ? AND path = ?", key).fetchone()
+        if not row:
+            return
+        self.conn.execute(
+            "INSERT INTO document_trigrams (document_trigrams, rowid, body) VALUES ('delete', ?, ?)",
+            (row[0], self._old_fold(row[0])),
+        )
+        self.conn.execute("DELETE FROM document_text WHERE id = ?", (row[0],))
+        self.conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+
+    def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
+        self.conn.execute("DELETE FROM skipped_files")
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO skipped_files (project, path, size, reason) VALUES (?, ?, ?, ?)",
+            [(s.project, s.path, s.size, s.reason) for s in skipped],
+        )
+
+    def set_projects(self, projects: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM vault_projects")
+        self.conn.executemany("INSERT INTO vault_projects (id) VALUES (?)", [(p,) for p in projects])
+
+    def set_brains(self, brains: Sequence[BrainRecord]) -> None:
+        self.conn.execute("DELETE FROM brains")
+        self.conn.executemany(
+            "INSERT INTO brains (project, folder, title, summary, parent, documents) VALUES (?, ?, ?, ?, ?, ?)",
+            [(b.project, b.folder, b.title, b.summary, b.parent, json.dumps(b.documents)) for b in brains],
+        )
+
+
+def _meta(row: Sequence[Any]) -> DocumentMeta:
+    return DocumentMeta(*row)
+
+
+class SqliteDocuments:
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        db.migrate("documents", MIGRATIONS)
+
+    def state(self) -> dict[DocKey, DocState]:
+        rows = self.db.conn.execute("SELECT id, project, path, size, mtime_ns, sha256 FROM documents")
+        return {(r[1], r[2]): DocState(*r) for r in rows}
+
+    @contextmanager
+    def writer(self) -> Iterator[_Writer]:
+        with self.db.transaction() as conn:
+            yield _Writer(conn)
+
+    def vault_projects(self) -> list[str]:
+        return [r[0] for r in self.db.conn.execute("SELECT id FROM vault_projects ORDER BY id")]
+
+    def meta(self, project: str, path: str) -> DocumentMeta | None:
+        row = self.db.conn.execute(
+            f"SELECT {_META_COLUMNS} FROM documents WHERE project = ? AND path = ?", (project, path)
+        ).fetchone()
+        return _meta(row) if row else None
+
+    def get(self, project: str, path: str) -> Document | None:
+        row = self.db.conn.execute(
+            f"SELECT {_META_COLUMNS}, t.body FROM documents d JOIN document_text t ON t.id = d.id"
+            " WHERE d.project = ? AND d.path = ?", (project, path),
+        ).fetchone()
+        return Document(_meta(row[:-1]), row[-1]) if row else None
+
+    def list(self, project: str, prefix: str = "") -> list[DocumentMeta]:
+        where, params = scope_sql(Scope(projects=[project], prefix=prefix))
+        rows = self.db.conn.execute(
+            f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params
+        )
+        return [_meta(r) for r in rows]
+
+    def candidates(self, scope: Scope, plan: Plan | None) -> list[CandidateDoc]:
+        where, params = scope_sql(scope)
+        if plan is not None:
+            where += " AND d.id IN (SELECT rowid FROM document_trigrams WHERE document_trigrams MATCH ?)"
+            params.append(fts_query(plan))
+        rows = self.db.conn.execute(
+            f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path", params
+        )
+        return [CandidateDoc(*r) for r in rows]
+
+    def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
+        conn = self.db.conn
+        for start in range(0, len(ids), _TEXT_BATCH):
+            batch = ids[start : start + _TEXT_BATCH]
+            rows = dict(conn.execute(
+                f"SELECT id, body FROM document_text WHERE id IN ({','.join('?' * len(batch))})", list(batch)
+            ).fetchall())
+            for doc_id in batch:
+                if doc_id in rows:
+                    yield doc_id, rows[doc_id]
+
+    def brains(self, project: str | None = None) -> list[BrainRecord]:
+        sql = "SELECT project, folder, title, summary, parent, documents FROM brains"
+        params: list[str] = []
+        if project is not None:
+            sql += " WHERE project = ?"
+            params.append(project)
+        rows = self.db.conn.execute(sql + " ORDER BY project, folder", params)
+        return [
+            BrainRecord(r[0], r[1], r[2], r[3], r[4], tuple((p, t) for p, t in json.loads(r[5]))) for r in rows
+        ]
+
+    def skipped(self) -> list[SkippedRecord]:
+        rows = self.db.conn.execute("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")
+        return [SkippedRecord(*r) for r in rows]
+
+    def sizes(self) -> tuple[int, int, int]:
+        count, text_bytes = self.db.conn.execute("SELECT count(*), coalesce(sum(size), 0) FROM documents").fetchone()
+        index_bytes = 0
+        with suppress(sqlite3.OperationalError):  # dbstat is a compile-time option of SQLite
+            index_bytes = self.db.conn.execute(
+                "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name LIKE 'document_trigrams%'"
+            ).fetchone()[0]
+        return int(count), int(text_bytes), int(index_bytes)

@@ -1,0 +1,30 @@
+"""The SQLite store: a database file holding every repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from notewell.errors import ConfigError
+from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.documents import SqliteDocuments
+
+
+class SqliteStore:
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        self.documents = SqliteDocuments(db)
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
+        if not path.exists():
+            if not create:
+                raise ConfigError(f"--db: no index at {path}; run 'notewell index' first")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(SqliteDatabase(path))
+
+    @property
+    def url(self) -> str:
+        return str(self.db.path)
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,148 @@
+"""What a document says about itself: title, summary, and for brain.md its list of documents.
+
+Title: front matter ``title``, else the first markdown heading, else the file name.
+Summary: front matter ``summary`` (or ``description``), else the first paragraph line, cut short.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+import yaml
+from markdown_it import MarkdownIt
+
+BRAIN_FILE = "brain.md"
+SUMMARY_MAX_CHARS = 200
+_MARKDOWN_TYPES = (".md", ".markdown")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_md = MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    title: str
+    summary: str
+    front_matter: dict[str, object] = field(default_factory=dict)
+    body_start_line: int = 1  # first line after the front matter, counting from 1
+
+
+def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
+    """Return (front matter, body, the body's first line number). Bad YAML counts as none."""
+    if not text.startswith("---"):
+        return {}, text, 1
+    lines = text.split("\n")
+    if lines[0].rstrip() != "---":
+        return {}, text, 1
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            try:
+                data = yaml.safe_load("\n".join(lines[1:i]))
+            except yaml.YAMLError:
+                return {}, text, 1
+            if not isinstance(data, dict):
+                return {}, text, 1
+            return {str(k): v for k, v in data.items()}, "\n".join(lines[i + 1:]), i + 2
+    return {}, text, 1
+
+
+def _clean(value: object) -> str:
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def parse_document(path: str, text: str) -> ParsedDocument:
+    """Title and summary of the document at project-relative ``path``."""
+    ext = posixpath.splitext(path)[1].lower()
+    meta, body, start = split_front_matter(text) if ext in _MARKDOWN_TYPES else ({}, text, 1)
+    title = _clean(meta.get("title"))
+    first_para = ""
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            if first_para:
+                break
+            continue
+        heading = _HEADING.match(line) if ext in _MARKDOWN_TYPES else None
+        if heading:
+            if not title:
+                title = _clean(heading.group(1))
+            if first_para:
+                break
+            continue
+        if not first_para and ext in _MARKDOWN_TYPES and stripped.startswith(("- ", "* ", "|", "```", ">")):
+            continue
+        first_para = f"{first_para} {stripped}".strip()
+        if len(first_para) > SUMMARY_MAX_CHARS:
+            break
+    if not title:
+        title = posixpath.splitext(posixpath.basename(path))[0]
+    summary = _clean(meta.get("summary") or meta.get("description")) or first_para
+    if len(summary) > SUMMARY_MAX_CHARS:
+        summary = summary[: SUMMARY_MAX_CHARS - 1].rstrip() + "…"
+    return ParsedDocument(title=title, summary=summary, front_matter=meta, body_start_line=start)
+
+
+@dataclass(frozen=True)
+class BrainDoc:
+    path: str  # project-relative
+    title: str
+
+
+@dataclass(frozen=True)
+class ParsedBrain:
+    folder: str  # project-relative folder holding brain.md ("" for the project root)
+    title: str
+    summary: str
+    declared_parent: str | None  # project-relative folder, when brain.md names one
+    documents: tuple[BrainDoc, ...]
+
+
+def _link_targets(body: str) -> list[tuple[str, str]]:
+    """Every (href, text) of the markdown links in ``body``, in order."""
+    found: list[tuple[str, str]] = []
+    for token in _md.parse(body):
+        if token.type != "inline" or not token.children:
+            continue
+        href: str | None = None
+        text: list[str] = []
+        for child in token.children:
+            if child.type == "link_open":
+                href, text = str(child.attrs.get("href", "")), []
+            elif child.type == "link_close" and href is not None:
+                found.append((href, "".join(text).strip()))
+                href = None
+            elif href is not None and child.type in ("text", "code_inline"):
+                text.append(child.content)
+    return found
+
+
+def _resolve(folder: str, target: str) -> str | None:
+    """A project-relative path for ``target`` written in a file of ``folder``; None if it leaves the project."""
+    joined = posixpath.normpath(posixpath.join(folder, target)) if folder else posixpath.normpath(target)
+    if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+        return None
+    return "" if joined == "." else joined
+
+
+def parse_brain(folder: str, text: str) -> ParsedBrain:
+    """Parse the brain.md of project-relative ``folder``."""
+    doc = parse_document(posixpath.join(folder, BRAIN_FILE) if folder else BRAIN_FILE, text)
+    meta, body, _ = split_front_matter(text)
+    title = doc.title if doc.title != "brain" else (posixpath.basename(folder) or "brain")
+    declared: str | None = None
+    parent = meta.get("parent")
+    if isinstance(parent, str) and parent.strip():
+        raw = parent.strip().rstrip("/")
+        declared = _resolve(folder, raw) if raw.startswith(("./", "../")) else _resolve("", raw.lstrip("/"))
+    documents: list[BrainDoc] = []
+    seen: set[str] = set()
+    for href, label in _link_targets(body):
+        if not href or "://" in href or href.startswith(("#", "mailto:")):
+            continue
+        target = _resolve(folder, href.split("#", 1)[0])
+        if not target or target in seen:
+            continue
+        seen.add(target)
+        documents.append(BrainDoc(path=target, title=label or posixpath.basename(target)))
+    return ParsedBrain(folder, title, doc.summary, declared, tuple(documents))

@@ -1,0 +1,156 @@
+"""Walk a vault and list the files to index, with the reason for each one left out.
+
+Each top-level folder is a project whose id is the folder's name. Hidden files and folders, the index
+folder, and what a .gitignore or .notewellignore (at any level, gitignore syntax) excludes are skipped
+without a record; files of other types are passed over; files that are too large, or symlinks leading
+outside the vault, are recorded as skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILES = (".gitignore", ".notewellignore")
+
+
+@dataclass(frozen=True)
+class VaultFile:
+    project: str
+    path: str  # relative to the project folder, "/"-separated
+    abspath: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    project: str
+    path: str
+    size: int
+    reason: str
+
+
+@dataclass
+class ScanResult:
+    files: list[VaultFile]
+    skipped: list[SkippedFile]
+
+
+class _Ignores:
+    """The stack of ignore specs in force while walking down one branch of the tree."""
+
+    def __init__(self) -> None:
+        self._specs: list[tuple[str, pathspec.PathSpec]] = []
+
+    def load(self, folder: Path, rel: str) -> int:
+        added = 0
+        for name in IGNORE_FILES:
+            f = folder / name
+            if f.is_file():
+                try:
+                    lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    continue
+                self._specs.append((rel, pathspec.GitIgnoreSpec.from_lines(lines)))
+                added += 1
+        return added
+
+    def pop(self, count: int) -> None:
+        for _ in range(count):
+            self._specs.pop()
+
+    def excluded(self, rel: str, is_dir: bool) -> bool:
+        for base, spec in self._specs:
+            sub = rel[len(base) + 1:] if base else rel
+            if spec.match_file(sub + "/" if is_dir else sub):
+                return True
+        return False
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def scan_vault(
+    vault: Path, file_types: tuple[str, ...], max_file_bytes: int, exclude: tuple[Path, ...] = ()
+) -> ScanResult:
+    """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over."""
+    root = vault.resolve()
+    excluded = {p.resolve() for p in exclude}
+    result = ScanResult(files=[], skipped=[])
+    ignores = _Ignores()
+    pushed = ignores.load(root, "")
+    types = {t.lower() for t in file_types}
+    for entry in sorted(os.scandir(root), key=lambda e: e.name):
+        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+            continue
+        if Path(entry.path).resolve() in excluded or ignores.excluded(entry.name, True):
+            continue
+        _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result)
+    ignores.pop(pushed)
+    return result
+
+
+def _walk_project(
+    root: Path,
+    folder: Path,
+    project: str,
+    types: set[str],
+    max_bytes: int,
+    excluded: set[Path],
+    ignores: _Ignores,
+    result: ScanResult,
+) -> None:
+    for item in _walk(folder, project, ignores, excluded):
+        rel_in_project = item[len(project) + 1:]
+        abspath = root / item
+        if os.path.splitext(item)[1].lower() not in types:
+            continue
+        try:
+            lst = abspath.lstat()
+            if abspath.is_symlink():
+                target = abspath.resolve()
+                if not _inside(target, root):
+                    result.skipped.append(SkippedFile(project, rel_in_project, 0, "symlink leads outside the vault"))
+                    continue
+                if not target.is_file():
+                    continue
+                lst = target.stat()
+        except OSError as exc:
+            result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
+            continue
+        if lst.st_size > max_bytes:
+            result.skipped.append(
+                SkippedFile(project, rel_in_project, lst.st_size, f"larger than the {max_bytes} byte limit")
+            )
+            continue
+        result.files.append(VaultFile(project, rel_in_project, abspath, lst.st_size, lst.st_mtime_ns))
+
+
+def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[Path]) -> Iterator[str]:
+    """Yield vault-relative file paths below ``folder`` in sorted order, honouring ignore files."""
+    pushed = ignores.load(folder, rel)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        child = f"{rel}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            if Path(entry.path).resolve() in excluded or ignores.excluded(child, True):
+                continue
+            yield from _walk(Path(entry.path), child, ignores, excluded)
+        elif (entry.is_file(follow_symlinks=True) or entry.is_symlink()) and not ignores.excluded(child, False):
+            yield child
+    ignores.pop(pushed)
