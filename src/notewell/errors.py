@@ -23,3 +23,15 @@ class NotFound(NotewellError):
 
 class ConfigError(NotewellError):
     """The configuration (flags, environment, notewell.toml) is not usable."""
+
+
+class Unauthenticated(NotewellError):
+    """No token, or one that is unknown, expired or revoked, or whose user is deactivated."""
+
+
+class Forbidden(NotewellError):
+    """The caller can see the thing but may not do this to it (no write right, scope not held)."""
+
+
+class Conflict(NotewellError):
+    """The thing to create exists already (an email, a handle, a project id)."""
