@@ -5,14 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from notewell.errors import ConfigError
+from notewell.store.sqlite.audit import SqliteAudit
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
+from notewell.store.sqlite.identity import SqliteIdentity
 
 
 class SqliteStore:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         self.documents = SqliteDocuments(db)
+        self.identity = SqliteIdentity(db)
+        self.audit = SqliteAudit(db)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,104 @@
+"""The records of identity and access: users, projects, grants, tokens and audit entries.
+
+Plain frozen dataclasses with no behaviour beyond small derived values, so that every store (SQLite,
+PostgreSQL) can build and return them without knowing any permission rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from notewell.access.principal import Role
+
+ProjectKind = Literal["ordinary", "home"]
+ProjectStatus = Literal["active", "archived"]
+GrantLevel = Literal["read", "write"]
+GRANT_LEVELS: tuple[GrantLevel, ...] = ("read", "write")
+HOME_PREFIX = "~"
+
+
+def now_iso() -> str:
+    """The current UTC time as ISO 8601 with a Z, to the microsecond (sorts as text)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def email_key(email: str) -> str:
+    """The form emails are compared in: stripped and lower-cased."""
+    return email.strip().lower()
+
+
+def home_id(handle: str) -> str:
+    return f"{HOME_PREFIX}{handle}"
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    email: str  # as the admin typed it; compared through email_key()
+    name: str
+    handle: str
+    role: Role
+    active: bool = True
+    created_at: str = ""
+
+    @property
+    def home_project(self) -> str:
+        return home_id(self.handle)
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str  # slug; homes are "~<handle>"
+    name: str
+    description: str
+    kind: ProjectKind
+    status: ProjectStatus
+    framework: str | None = None
+    language: str | None = None
+    owner_user_id: str | None = None  # homes only
+    created_at: str = ""  # ISO 8601 UTC
+    custom_name: bool = False  # set from the CLI: the folder's README no longer overrides it
+    custom_description: bool = False
+
+
+@dataclass(frozen=True)
+class Grant:
+    user_id: str
+    project_id: str
+    level: GrantLevel
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """A token as stored: everything but the secret, which is kept only as a hash."""
+
+    id: str
+    user_id: str
+    name: str
+    scopes: tuple[str, ...]
+    project_id: str | None  # None: user-scoped; set: project-scoped
+    created_at: str
+    expires_at: str | None = None
+    last_used_at: str | None = None
+    revoked_at: str | None = None
+
+    def state(self, now: str) -> Literal["active", "revoked", "expired"]:
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= now:
+            return "expired"
+        return "active"
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: str
+    user_id: str
+    token_id: str | None
+    action: str  # e.g. "token.mint", "grant.set", "project.archive"
+    target: str
+    detail: dict[str, object] = field(default_factory=dict)
