@@ -50,26 +50,43 @@ def _file_types(value: object) -> tuple[str, ...]:
     return tuple(v if v.startswith(".") else f".{v}" for v in (t.lower() for t in value))
 
 
+def _db_from_toml(conf: dict[str, object], vault: Path) -> str | None:
+    value = conf.get("db")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError("notewell.toml: db must be a string (a file path or a postgresql:// URL)")
+    return _absolute_db(value, vault)
+
+
+def _absolute_db(value: str, base: Path) -> str:
+    """A postgresql:// URL as it is; a file path made absolute against ``base``."""
+    if value.startswith(("postgresql://", "postgres://")):
+        return value
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (base / path).resolve())
+
+
 def load_settings(vault: str | Path | None = None, db: str | None = None) -> Settings:
-    """Build the settings for one command or server from flags, environment and notewell.toml."""
+    """Build the settings for one command or server from flags, environment and notewell.toml.
+
+    A relative --db or NOTEWELL_DB is taken from the working folder, a relative notewell.toml db from the
+    vault. notewell.toml is checked whole, even where a flag overrides one of its values.
+    """
     vault_path = Path(vault or os.environ.get("NOTEWELL_VAULT") or ".").expanduser().resolve()
     if not vault_path.is_dir():
         raise ConfigError(f"--vault: {vault_path} is not a folder; pass --vault DIR or set NOTEWELL_VAULT")
     conf = _read_toml(vault_path)
-    db_value = db or os.environ.get("NOTEWELL_DB") or conf.get("db")
-    if db_value is not None and not isinstance(db_value, str):
-        raise ConfigError("notewell.toml: db must be a string (a file path or a postgresql:// URL)")
-    if not db_value:
-        db_value = str(vault_path / INDEX_DIR_NAME / "index.db")
-    elif not db_value.startswith(("postgresql://", "postgres://")):
-        db_path = Path(db_value).expanduser()
-        db_value = str(db_path if db_path.is_absolute() else (Path.cwd() / db_path).resolve())
+    toml_db = _db_from_toml(conf, vault_path)
     index_conf = conf.get("index", {})
     if not isinstance(index_conf, dict):
-        raise ConfigError("notewell.toml: [index] must be a table")
+        raise ConfigError("notewell.toml: index must be a table: [index] with max_file_bytes and file_types")
     file_types = _file_types(index_conf["file_types"]) if "file_types" in index_conf else DEFAULT_FILE_TYPES
     max_bytes = index_conf.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
         raise ConfigError("notewell.toml: [index] max_file_bytes must be a positive whole number of bytes")
+    given_db = db or os.environ.get("NOTEWELL_DB")
+    db_value = (_absolute_db(given_db, Path.cwd()) if given_db
+                else toml_db or str(vault_path / INDEX_DIR_NAME / "index.db"))
     extra = {k: v for k, v in conf.items() if k not in {"db", "index"}}
     return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra)

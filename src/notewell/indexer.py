@@ -117,9 +117,7 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
     gone_by_sha: dict[str, list[DocKey]] = {}
     for key, st in sorted(gone.items()):
         gone_by_sha.setdefault(st.sha256, []).append(key)
-    projects = sorted({entry.name for entry in settings.vault.iterdir()
-                       if entry.is_dir() and not entry.name.startswith(".")
-                       and entry.name != INDEX_DIR_NAME} | {f.project for f in scan.files})
+    projects = scan.projects
     done = 0
     changed_any = False
     with store.documents.writer() as writer:

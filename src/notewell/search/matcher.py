@@ -1,10 +1,10 @@
 """Finding the matching lines of one document: the verifier behind the trigram candidates.
 
-Lines are split on "\\n" (a trailing "\\r" is not shown). A plain query is searched in the whole text,
-case-folded when the search ignores case; the line number comes from counting newlines before the hit,
-which folding leaves in place. A regex runs over the whole text too (RE2, linear time), and each hit
-is confirmed on its own line, so that a match never spans lines and ^ and $ mean the line's start and
-end.
+Lines end at "\\n" or "\\r\\n"; the line's text, and what ^ and $ see, leave that end out. A plain
+query is searched in the whole text, case-folded when the search ignores case; the line number comes
+from counting newlines before the hit, which folding leaves in place. A regex runs over the whole text
+too (RE2, linear time), and each hit is confirmed on its own line, so that a match never spans lines
+and ^ and $ mean the line's start and end.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class LineHit:
 
 
 def _decode(line: bytes) -> str:
-    return line.decode("utf-8", "surrogatepass").rstrip("\r")
+    return line.decode("utf-8", "surrogatepass")
 
 
 class PlainMatcher:
@@ -53,7 +53,7 @@ class PlainMatcher:
             column = pos - line_start
             if self.ignore_case and column:
                 column = _original_column(line, column)
-            yield LineHit(line_no + 1, line.rstrip("\r"), column)
+            yield LineHit(line_no + 1, line.removesuffix("\r"), column)
             end = hay.find("\n", pos)
             if end < 0:
                 return
@@ -101,6 +101,8 @@ class RegexMatcher:
             return
         # RE2 works on UTF-8: encode once and keep byte offsets (a str would be re-encoded per call).
         data = text.encode("utf-8", "surrogatepass")
+        if b"\r" in data:  # a line's end is not part of the line: "$" must match before a CRLF too
+            data = data.replace(b"\r\n", b"\n")
         search = self.regex.search
         m = search(data)
         if m is None:
@@ -127,6 +129,7 @@ class RegexMatcher:
     def _per_line(self, text: str) -> Iterator[LineHit]:
         search = self.regex.search
         for index, line in enumerate(text.split("\n")):
+            line = line.removesuffix("\r")
             m = search(line)
             if m is not None:
-                yield LineHit(index + 1, line.rstrip("\r"), m.start())
+                yield LineHit(index + 1, line, m.start())

@@ -52,31 +52,45 @@ def _clean(value: object) -> str:
 
 
 def parse_document(path: str, text: str) -> ParsedDocument:
-    """Title and summary of the document at project-relative ``path``."""
+    """Title and summary of the document at project-relative ``path``.
+
+    The title's heading is the first one anywhere in a markdown body (fenced code is not read); the
+    summary's paragraph is the first run of plain lines, passing over headings, lists, tables and quotes.
+    """
     ext = posixpath.splitext(path)[1].lower()
-    meta, body, start = split_front_matter(text) if ext in _MARKDOWN_TYPES else ({}, text, 1)
+    markdown = ext in _MARKDOWN_TYPES
+    meta, body, start = split_front_matter(text) if markdown else ({}, text, 1)
     title = _clean(meta.get("title"))
+    heading_title = ""
     first_para = ""
+    para_done = False
+    fence = ""
     for line in body.split("\n"):
         stripped = line.strip()
+        if markdown:
+            if fence:
+                fence = "" if stripped.startswith(fence) else fence
+                continue
+            if stripped.startswith(("```", "~~~")):
+                fence, para_done = stripped[:3], para_done or bool(first_para)
+                continue
+            heading = _HEADING.match(line)
+            if heading:
+                heading_title = heading_title or _clean(heading.group(1))
+                para_done = para_done or bool(first_para)
+                continue
+        if para_done:
+            if title or heading_title or not markdown:
+                break
+            continue
         if not stripped:
-            if first_para:
-                break
+            para_done = bool(first_para)
             continue
-        heading = _HEADING.match(line) if ext in _MARKDOWN_TYPES else None
-        if heading:
-            if not title:
-                title = _clean(heading.group(1))
-            if first_para:
-                break
-            continue
-        if not first_para and ext in _MARKDOWN_TYPES and stripped.startswith(("- ", "* ", "|", "```", ">")):
+        if not first_para and markdown and stripped.startswith(("- ", "* ", "|", ">")):
             continue
         first_para = f"{first_para} {stripped}".strip()
-        if len(first_para) > SUMMARY_MAX_CHARS:
-            break
-    if not title:
-        title = posixpath.splitext(posixpath.basename(path))[0]
+        para_done = len(first_para) > SUMMARY_MAX_CHARS
+    title = title or heading_title or posixpath.splitext(posixpath.basename(path))[0]
     summary = _clean(meta.get("summary") or meta.get("description")) or first_para
     if len(summary) > SUMMARY_MAX_CHARS:
         summary = summary[: SUMMARY_MAX_CHARS - 1].rstrip() + "…"

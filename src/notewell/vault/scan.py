@@ -39,6 +39,7 @@ class SkippedFile:
 class ScanResult:
     files: list[VaultFile]
     skipped: list[SkippedFile]
+    projects: list[str]  # every project folder walked, empty ones too, sorted
 
 
 class _Ignores:
@@ -65,10 +66,12 @@ class _Ignores:
             self._specs.pop()
 
     def excluded(self, rel: str, is_dir: bool) -> bool:
-        for base, spec in self._specs:
+        """As git decides: the deepest ignore file with a pattern for ``rel`` wins (so "!name" re-includes)."""
+        for base, spec in reversed(self._specs):
             sub = rel[len(base) + 1:] if base else rel
-            if spec.match_file(sub + "/" if is_dir else sub):
-                return True
+            decision = spec.check_file(sub + "/" if is_dir else sub).include
+            if decision is not None:
+                return decision
         return False
 
 
@@ -86,7 +89,7 @@ def scan_vault(
     """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over."""
     root = vault.resolve()
     excluded = {p.resolve() for p in exclude}
-    result = ScanResult(files=[], skipped=[])
+    result = ScanResult(files=[], skipped=[], projects=[])
     ignores = _Ignores()
     pushed = ignores.load(root, "")
     types = {t.lower() for t in file_types}
@@ -95,6 +98,7 @@ def scan_vault(
             continue
         if Path(entry.path).resolve() in excluded or ignores.excluded(entry.name, True):
             continue
+        result.projects.append(entry.name)
         _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result)
     ignores.pop(pushed)
     return result

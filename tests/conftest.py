@@ -1,0 +1,168 @@
+"""Fixtures shared by every test file: vault builders, an indexed engine, the CLI, the example vault.
+
+Add new shared fixtures here in their own section; keep each one small and independent of the others.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from notewell.cli.app import app
+from notewell.indexer import IndexReport, sync
+from notewell.runtime import Runtime, open_runtime
+from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
+from notewell.store.base import Scope, Store
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NORTHWIND = REPO_ROOT / "examples" / "northwind"
+
+
+# --- the environment --------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _no_notewell_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never see the caller's NOTEWELL_VAULT / NOTEWELL_DB; a test that wants them sets them."""
+    monkeypatch.delenv("NOTEWELL_VAULT", raising=False)
+    monkeypatch.delenv("NOTEWELL_DB", raising=False)
+
+
+# --- building vaults --------------------------------------------------------------------------------
+
+
+def make_vault(tmp_path: Path, files: dict[str, str | bytes], name: str = "vault") -> Path:
+    """Write ``files`` (vault-relative path -> text or bytes) under ``tmp_path/name`` and return that folder.
+
+    Text is written as UTF-8 with no newline translation. Calling it again adds or overwrites files.
+    """
+    vault = tmp_path / name
+    vault.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8"))
+    return vault
+
+
+# --- an indexed vault and its engine ---------------------------------------------------------------
+
+
+@dataclass
+class IndexedVault:
+    """A vault synced into its own SQLite store; ``engine`` is the search engine over it."""
+
+    runtime: Runtime
+    report: IndexReport
+
+    @property
+    def engine(self) -> SearchEngine:
+        return self.runtime.engine
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    @property
+    def db(self) -> str:
+        return self.runtime.settings.db
+
+    @property
+    def vault(self) -> Path:
+        return self.runtime.settings.vault
+
+    def sync(self) -> IndexReport:
+        """Sync again (after the test changed the vault) and return the new report."""
+        self.report = sync(self.runtime.settings, self.runtime.store)
+        return self.report
+
+    def search(
+        self,
+        query: str,
+        *,
+        projects: Sequence[str] | None = None,
+        prefix: str = "",
+        file_types: Sequence[str] = (),
+        regex: bool = False,
+        case: CaseMode = "insensitive",
+        all_lines: bool = False,
+        limit: int = 1000,
+        offset: int = 0,
+    ) -> SearchResult:
+        """Search as the local owner; ``projects`` defaults to every project of the vault."""
+        scope = Scope(projects=list(projects if projects is not None else self.store.documents.vault_projects()),
+                      prefix=prefix, file_types=tuple(file_types))
+        return self.engine.search(SearchRequest(query=query, scope=scope, regex=regex, case=case,
+                                                all_lines=all_lines, limit=limit, offset=offset))
+
+
+def index_into(vault: Path, db: Path) -> IndexedVault:
+    """Sync ``vault`` into the SQLite store at ``db`` (created when missing). The caller closes it."""
+    rt = open_runtime(str(vault), str(db))
+    return IndexedVault(rt, sync(rt.settings, rt.store))
+
+
+@pytest.fixture
+def index_vault(tmp_path: Path) -> Iterator[Callable[[Path], IndexedVault]]:
+    """A factory: ``index_vault(vault)`` indexes into a fresh tmp SQLite store; closed after the test."""
+    opened: list[IndexedVault] = []
+
+    def build(vault: Path) -> IndexedVault:
+        indexed = index_into(vault, tmp_path / f"index-{len(opened)}.db")
+        opened.append(indexed)
+        return indexed
+
+    yield build
+    for indexed in opened:
+        indexed.runtime.close()
+
+
+# --- the command line -------------------------------------------------------------------------------
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:
+    """Run ``notewell ARGS`` in-process; ``result.stdout``, ``result.stderr`` and ``exit_code`` are separate."""
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def run_module(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m notewell ARGS`` in a real subprocess (the installed entry point, for end-to-end tests)."""
+    return subprocess.run([sys.executable, "-m", "notewell", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+# --- the bundled example vault ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def northwind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IndexedVault]:
+    """examples/northwind indexed into a tmp store (never into examples/northwind/.notewell)."""
+    indexed = index_into(NORTHWIND, tmp_path_factory.mktemp("northwind") / "index.db")
+    yield indexed
+    indexed.runtime.close()
+
+
+@pytest.fixture(scope="session")
+def rg() -> str:
+    """The ripgrep executable. Missing is a failure, not a skip: .ci/run installs Debian's ripgrep."""
+    exe = shutil.which("rg")
+    if exe is None:
+        pytest.fail("ripgrep (rg) is not installed: apt-get install ripgrep (.ci/run does it)")
+    return exe
+
+
+# --- PostgreSQL: a throwaway cluster, fresh databases, the store_url backend parameter (tests/pg.py) ---
+
+from pg import pg_cluster, pg_url, store_url  # noqa: E402, F401
