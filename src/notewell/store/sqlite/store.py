@@ -8,6 +8,7 @@ from notewell.errors import ConfigError
 from notewell.store.sqlite.audit import SqliteAudit
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
+from notewell.store.sqlite.memories import SqliteMemories
 from notewell.store.sqlite.identity import SqliteIdentity
 
 
@@ -15,6 +16,7 @@ class SqliteStore:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         self.documents = SqliteDocuments(db)
+        self.memories = SqliteMemories(db)
         self.identity = SqliteIdentity(db)
         self.audit = SqliteAudit(db)
 

@@ -1,0 +1,233 @@
+"""Memories on SQLite: the rows, the one-live-copy rule and two FTS5 word indexes.
+
+Two external-content FTS5 tables index title, content, tags and path of the *live* memories only
+(a supersede or a forget removes the row from both, so searches need no liveness filter):
+
+- ``memory_words``  (unicode61): whole words, case and accents folded. The strict search asks it for
+  every term as a quoted token, so a term never matches a longer word or another form of itself.
+- ``memory_stems``  (porter over unicode61): English stems. The tolerant search asks it for any term,
+  a term of 3+ characters also as a prefix (``"tok"*``), ranked by bm25.
+
+The one-live-copy rule is a partial UNIQUE index on (project, path, content_hash) over live rows, and
+a write is ``INSERT ... ON CONFLICT DO NOTHING`` followed by reading the row that won: concurrent
+writers of the same content all get the same ref.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from notewell.errors import Conflict
+from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.sqlite.database import SqliteDatabase
+
+MIGRATIONS = [
+    """
+    CREATE TABLE memories (
+        id INTEGER PRIMARY KEY,
+        ref TEXT NOT NULL UNIQUE,
+        project TEXT NOT NULL,
+        author_user_id TEXT NOT NULL,
+        author_token_id TEXT,
+        memory_type TEXT NOT NULL CHECK (memory_type IN ('durable', 'working')),
+        path TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        expires_at TEXT,
+        superseded_by TEXT,
+        deleted_at TEXT,
+        deleted_by TEXT,
+        delete_reason TEXT
+    );
+    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash)
+        WHERE deleted_at IS NULL AND superseded_by IS NULL;
+    CREATE INDEX memories_project_path ON memories (project, path);
+    CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
+        content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
+    """,
+]
+
+FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
+BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
+_MARK_START, _MARK_END = "\x02", "\x03"
+_COLUMNS = (
+    "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
+    " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
+    " m.delete_reason"
+)
+_FTS_TABLES = ("memory_words", "memory_stems")
+Matched = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _record(row: Sequence[Any]) -> MemoryRecord:
+    values = list(row)
+    values[8] = tuple(json.loads(values[8]))
+    return MemoryRecord(*values)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def strict_expression(terms: Sequence[str]) -> str:
+    return " AND ".join(_quote(t) for t in terms)
+
+
+def tolerant_expression(terms: Sequence[str]) -> str:
+    return " OR ".join(_quote(t) + ("*" if len(t) >= 3 else "") for t in terms)
+
+
+def _marked_words(text: str) -> list[str]:
+    words: list[str] = []
+    for part in text.split(_MARK_START)[1:]:
+        word = part.split(_MARK_END, 1)[0]
+        if word and word not in words:
+            words.append(word)
+    return words
+
+
+class SqliteMemories:
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        db.migrate("memories", MIGRATIONS)
+
+    # --- writes ---------------------------------------------------------------------------------------
+
+    def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]:
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO memories (ref, project, author_user_id, author_token_id, memory_type, path, title,"
+                " content, tags, content_hash, created, updated, expires_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (memory.ref, memory.project, memory.author_user_id, memory.author_token_id, memory.memory_type,
+                 memory.path, memory.title, memory.content, json.dumps(list(memory.tags), ensure_ascii=False),
+                 memory.content_hash, memory.created, memory.created, memory.expires_at),
+            )
+            if cur.rowcount == 0:
+                row = conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories m WHERE m.project = ? AND m.path = ? AND m.content_hash = ?"
+                    " AND m.deleted_at IS NULL AND m.superseded_by IS NULL",
+                    (memory.project, memory.path, memory.content_hash),
+                ).fetchone()
+                return _record(row), False
+            new_id = int(cur.lastrowid or 0)
+            self._index(conn, new_id)
+            if supersedes is not None and supersedes != memory.ref:
+                self._supersede(conn, supersedes, memory.ref, memory.created)
+            row = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
+            return _record(row), True
+
+    def _index(self, conn: sqlite3.Connection, row_id: int) -> None:
+        for table in _FTS_TABLES:
+            conn.execute(
+                f"INSERT INTO {table} (rowid, title, content, tags, path)"
+                " SELECT id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
+            )
+
+    def _unindex(self, conn: sqlite3.Connection, row_id: int) -> None:
+        for table in _FTS_TABLES:
+            conn.execute(
+                f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
+                " SELECT 'delete', id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
+            )
+
+    def _supersede(self, conn: sqlite3.Connection, old_ref: str, new_ref: str, at: str) -> None:
+        row = conn.execute(
+            "SELECT id FROM memories WHERE ref = ? AND deleted_at IS NULL AND superseded_by IS NULL", (old_ref,)
+        ).fetchone()
+        if row is None:
+            raise Conflict(f"supersedes: {old_ref} was superseded or forgotten meanwhile; search again for "
+                           "the current memory")
+        self._unindex(conn, row[0])
+        conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (new_ref, at, row[0]))
+
+    def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT id, superseded_by FROM memories WHERE ref = ? AND deleted_at IS NULL", (ref,)
+            ).fetchone()
+            if row is None:
+                return None
+            if row[1] is None:
+                self._unindex(conn, row[0])
+            conn.execute(
+                "UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ? WHERE id = ?",
+                (at, by_user_id, reason, at, row[0]),
+            )
+            found = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
+            return _record(found)
+
+    # --- reads ----------------------------------------------------------------------------------------
+
+    def get(self, ref: str) -> MemoryRecord | None:
+        row = self.db.conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,)).fetchone()
+        return _record(row) if row else None
+
+    def strict(self, query: MemoryQuery) -> list[MemoryHit]:
+        return self._search("memory_words", strict_expression(query.terms), query)
+
+    def tolerant(self, query: MemoryQuery) -> list[MemoryHit]:
+        return self._search("memory_stems", tolerant_expression(query.terms), query)
+
+    def _search(self, table: str, expression: str, query: MemoryQuery) -> list[MemoryHit]:
+        if not query.projects or not query.terms:
+            return []
+        where = [f"m.project IN ({','.join('?' * len(query.projects))})", "(m.expires_at IS NULL OR m.expires_at > ?)"]
+        params: list[Any] = [expression, *query.projects, query.now]
+        if query.path_prefix:
+            where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
+            params += [query.path_prefix, query.path_prefix + "/", query.path_prefix + "0"]
+        if query.memory_type is not None:
+            where.append("m.memory_type = ?")
+            params.append(query.memory_type)
+        n = len(_COLUMNS.split(","))
+        rows = self.db.conn.execute(
+            f"SELECT {_COLUMNS}, m.id, -bm25({table}, {BM25_WEIGHTS})"
+            f" FROM {table} JOIN memories m ON m.id = {table}.rowid"
+            f" WHERE {table} MATCH ? AND {' AND '.join(where)} ORDER BY bm25({table}, {BM25_WEIGHTS}) LIMIT ?",
+            [*params, query.limit],
+        ).fetchall()
+        matched = self._matched(table, expression, [row[n] for row in rows])
+        return [MemoryHit(_record(row[:n]), max(float(row[n + 1]), 1e-9), matched.get(row[n], ())) for row in rows]
+
+    def _matched(self, table: str, expression: str, ids: Sequence[int]) -> dict[int, Matched]:
+        """The words of each field that the expression matched, from FTS5's highlight(), for a few rows."""
+        if not ids:
+            return {}
+        marks = ", ".join(f"highlight({table}, {i}, '{_MARK_START}', '{_MARK_END}')" for i in range(len(FIELDS)))
+        rows = self.db.conn.execute(
+            f"SELECT rowid, {marks} FROM {table} WHERE {table} MATCH ? AND rowid IN ({','.join('?' * len(ids))})",
+            [expression, *ids],
+        )
+        return {
+            row[0]: tuple((name, tuple(words)) for name, text in zip(FIELDS, row[1:], strict=True)
+                          if (words := _marked_words(text)))
+            for row in rows
+        }
+
+    def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
+        if not projects:
+            return
+        sql = f"SELECT {_COLUMNS} FROM memories m WHERE m.project IN ({','.join('?' * len(projects))})"
+        if not include_inactive:
+            sql += " AND m.deleted_at IS NULL AND m.superseded_by IS NULL"
+        yield from (_record(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
+
+    def count(self, projects: Sequence[str] | None = None) -> int:
+        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL"
+        params: list[str] = []
+        if projects is not None:
+            if not projects:
+                return 0
+            sql += f" AND project IN ({','.join('?' * len(projects))})"
+            params = list(projects)
+        return int(self.db.conn.execute(sql, params).fetchone()[0])
