@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from notewell.access.service import AccessService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
 from notewell.store import Store, open_store
@@ -14,6 +15,7 @@ class Runtime:
     settings: Settings
     store: Store
     engine: SearchEngine
+    access: AccessService
 
     def close(self) -> None:
         self.store.close()
@@ -22,4 +24,5 @@ class Runtime:
 def open_runtime(vault: str | None = None, db: str | None = None) -> Runtime:
     settings = load_settings(vault, db)
     store = open_store(settings.db)
-    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents))
+    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents),
+                   access=AccessService(store, settings.vault))
