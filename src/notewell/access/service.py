@@ -32,7 +32,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.tokens import expiry_from, iso, mint_secret, secret_matches, token_id_of
 from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound, Unauthenticated
-from notewell.store.base import Store
+from notewell.store.base import IdentityRepository, Store
 from notewell.vault.parse import split_front_matter
 
 TOUCH_INTERVAL = timedelta(seconds=60)  # last_used_at is refreshed at most this often per token
@@ -58,8 +58,11 @@ class MintedToken:
 class AccessService:
     def __init__(self, store: Store, vault: Path | None = None) -> None:
         self.store = store
-        self.identity = store.identity
         self.vault = vault
+
+    @property
+    def identity(self) -> IdentityRepository:
+        return self.store.identity
 
     # authentication
     def authenticate(self, secret: str) -> Principal:
