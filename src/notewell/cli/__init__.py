@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from notewell.cli import index_cmd, search_cmd  # noqa: F401  (registers the commands)
+from notewell.cli import (  # noqa: F401  (registers the commands)
+    audit_cmd,
+    grant_cmds,
+    index_cmd,
+    project_cmds,
+    search_cmd,
+    token_cmds,
+    user_cmds,
+)
 from notewell.cli.app import app
 
 

@@ -20,6 +20,7 @@ def index_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = 
                               progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             report = sync(rt.settings, rt.store)
+        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
         if json_out:
             print_json({"added": report.added, "changed": report.changed, "removed": report.removed,
                         "renamed": report.renamed, "skipped": report.skipped, "unchanged": report.unchanged,

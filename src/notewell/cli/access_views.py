@@ -1,0 +1,39 @@
+"""How users, projects, grants, tokens and audit entries look in --json output and in tables."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from notewell.access.models import AuditEntry, Grant, Project, TokenRecord, User, now_iso
+
+
+def user_json(user: User) -> dict[str, object]:
+    return {"id": user.id, "email": user.email, "name": user.name, "handle": user.handle, "role": user.role,
+            "active": user.active, "home": user.home_project, "createdAt": user.created_at}
+
+
+def project_json(project: Project) -> dict[str, object]:
+    return {"id": project.id, "name": project.name, "description": project.description, "kind": project.kind,
+            "status": project.status, "framework": project.framework, "language": project.language,
+            "createdAt": project.created_at}
+
+
+def grant_json(grant: Grant, email: str) -> dict[str, object]:
+    return {"user": email, "project": grant.project_id, "level": grant.level}
+
+
+def token_json(token: TokenRecord, email: str) -> dict[str, object]:
+    """A token without its secret (the store does not have it)."""
+    return {"id": token.id, "user": email, "name": token.name, "scopes": list(token.scopes),
+            "project": token.project_id, "createdAt": token.created_at, "expiresAt": token.expires_at,
+            "lastUsedAt": token.last_used_at, "revokedAt": token.revoked_at, "state": token.state(now_iso())}
+
+
+def audit_json(entry: AuditEntry) -> dict[str, object]:
+    return {"id": entry.id, "at": entry.at, "user": entry.user_id, "token": entry.token_id, "action": entry.action,
+            "target": entry.target, "detail": entry.detail}
+
+
+def cells(*values: object) -> list[Text]:
+    """Table cells shown as plain text (no Rich markup: names and details may hold brackets)."""
+    return [Text("-" if v is None else str(v)) for v in values]

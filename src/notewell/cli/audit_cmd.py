@@ -1,0 +1,33 @@
+"""notewell audit: who did what to which target, when."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.access.tokens import since_from
+from notewell.cli.access_views import audit_json, cells
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+
+
+@app.command("audit")
+def audit_command(
+    since: Annotated[str | None, typer.Option(
+        "--since", help="An ISO date or time (2026-01-31, 2026-01-31T12:00:00Z) or a duration ago (7d, 12h).")] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Show the audit log, oldest first: mints, revokes, user, grant and project changes, and writes."""
+    with runtime(vault, db) as rt:
+        entries = rt.access.audit_log(LOCAL_OWNER, since_from(since) if since else None)
+        if json_out:
+            print_json([audit_json(e) for e in entries])
+            return
+        table = Table("at", "user", "token", "action", "target", "detail")
+        for e in entries:
+            table.add_row(*cells(e.at, e.user_id, e.token_id or "-", e.action, e.target,
+                                 json.dumps(e.detail, ensure_ascii=False, sort_keys=True)))
+        console.print(table)

@@ -1,0 +1,73 @@
+"""notewell token mint | list | revoke. The secret is printed once, at mint, and never again."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from notewell.access.models import now_iso
+from notewell.access.principal import LOCAL_OWNER
+from notewell.cli.access_views import cells, token_json
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
+
+token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
+app.add_typer(token_app, name="token")
+
+
+@token_app.command("mint")
+def token_mint(
+    user: Annotated[str, typer.Option("--user", help="The email of the user the token acts for.")],
+    scopes: Annotated[str, typer.Option("--scopes", help="Comma-separated: knowledge:read, knowledge:write, "
+                                                         "memory:read, memory:write, sessions, admin.")],
+    project: Annotated[str | None, typer.Option("--project", help="Bind the token to this one project.")] = None,
+    name: Annotated[str, typer.Option("--name", help="A label, e.g. the client it is for.")] = "",
+    expires: Annotated[str | None, typer.Option("--expires", help="Lifetime such as 90d, 12h, 30m, 2w "
+                                                                  "(default: never).")] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Mint a token. The secret goes to stdout once (alone on its line); keep it, it cannot be shown again."""
+    with runtime(vault, db) as rt:
+        minted = rt.access.mint_token(LOCAL_OWNER, user, scopes.split(","), project_id=project, name=name,
+                                      expires=expires)
+        owner = rt.access.user(LOCAL_OWNER, user)
+        if json_out:
+            print_json({"token": minted.secret, **token_json(minted.token, owner.email)})
+            return
+        t = minted.token
+        err_console.print(f"Token {t.id} for {owner.email}: {', '.join(t.scopes)}"
+                          f"{', project ' + t.project_id if t.project_id else ''}, expires {t.expires_at or 'never'}."
+                          " Copy the secret now: it is not shown again.", highlight=False, markup=False,
+                          soft_wrap=True)
+        typer.echo(minted.secret)
+
+
+@token_app.command("list")
+def token_list(user: Annotated[str | None, typer.Option("--user", help="Only this user's tokens.")] = None,
+               vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """List tokens (never their secrets)."""
+    with runtime(vault, db) as rt:
+        tokens = rt.access.tokens(LOCAL_OWNER, user)
+        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+        if json_out:
+            print_json([token_json(t, emails.get(t.user_id, t.user_id)) for t in tokens])
+            return
+        table = Table("id", "user", "name", "scopes", "project", "expires", "last used", "state")
+        for t in tokens:
+            table.add_row(*cells(t.id, emails.get(t.user_id, t.user_id), t.name, " ".join(t.scopes), t.project_id,
+                                 t.expires_at or "never", t.last_used_at, t.state(now_iso())))
+        console.print(table)
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: Annotated[str, typer.Argument(metavar="ID", help="The token id from 'token list'.")],
+                 vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Revoke a token: its next call fails."""
+    with runtime(vault, db) as rt:
+        token = rt.access.revoke_token(LOCAL_OWNER, token_id)
+        if json_out:
+            emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+            print_json(token_json(token, emails.get(token.user_id, token.user_id)))
+        else:
+            console.print(f"Token {token.id} is revoked", highlight=False, markup=False)

@@ -1,0 +1,70 @@
+"""notewell user add | list | deactivate | activate."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.cli.access_views import cells, user_json
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+
+user_app = typer.Typer(help="Add, list and deactivate users (each user gets a private home project ~handle).",
+                       no_args_is_help=True)
+app.add_typer(user_app, name="user")
+
+EmailArg = Annotated[str, typer.Argument(metavar="EMAIL", help="The user's email (compared without case).")]
+
+
+@user_app.command("add")
+def user_add(email: EmailArg,
+             role: Annotated[str, typer.Option("--role", help="member, staff or admin.")],
+             name: Annotated[str | None, typer.Option("--name", help="Display name.")] = None,
+             handle: Annotated[str | None, typer.Option("--handle", help="Short name; the home is ~HANDLE.")] = None,
+             vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Add a user and their home project ~HANDLE (with its vault folder)."""
+    with runtime(vault, db) as rt:
+        user = rt.access.add_user(LOCAL_OWNER, email, role, name=name, handle=handle)
+        if json_out:
+            print_json(user_json(user))
+        else:
+            console.print(f"Added {user.role} {user.email} (handle {user.handle}, home {user.home_project})",
+                          highlight=False, markup=False)
+
+
+@user_app.command("list")
+def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """List every user."""
+    with runtime(vault, db) as rt:
+        users = rt.access.users(LOCAL_OWNER)
+        if json_out:
+            print_json([user_json(u) for u in users])
+            return
+        table = Table("email", "name", "handle", "role", "active", "home")
+        for u in users:
+            table.add_row(*cells(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project))
+        console.print(table)
+
+
+def _set_active(email: str, active: bool, vault: str | None, db: str | None, json_out: bool) -> None:
+    with runtime(vault, db) as rt:
+        user = rt.access.set_user_active(LOCAL_OWNER, email, active)
+        if json_out:
+            print_json(user_json(user))
+        else:
+            state = "active" if active else "deactivated: every token of this user now fails"
+            console.print(f"{user.email} is {state}", highlight=False, markup=False)
+
+
+@user_app.command("deactivate")
+def user_deactivate(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Deactivate a user: every token of theirs fails on its next call."""
+    _set_active(email, False, vault, db, json_out)
+
+
+@user_app.command("activate")
+def user_activate(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Reactivate a deactivated user (their unrevoked, unexpired tokens work again)."""
+    _set_active(email, True, vault, db, json_out)
