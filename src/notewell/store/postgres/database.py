@@ -1,0 +1,118 @@
+"""PostgreSQL connections (a psycopg 3 pool) and versioned migrations per component.
+
+Connections run in autocommit mode; ``transaction()`` opens an explicit transaction and binds its
+connection to the calling thread, so that reads made inside it (``connection()``) see its own
+uncommitted writes, as on SQLite where a thread always uses the same connection.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from notewell.errors import ConfigError
+
+POOL_MIN = 1
+POOL_MAX = 16
+POOL_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 10
+
+
+def redact(url: str) -> str:
+    """The URL without its password, fit for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+class PostgresDatabase:
+    """A PostgreSQL database shared by threads through a connection pool."""
+
+    def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
+        self.url = url
+        self._local = threading.local()
+        try:
+            psycopg.conninfo.conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            raise ConfigError(f"--db: not a valid PostgreSQL URL ({exc}); use postgresql://user@host/dbname") from exc
+        try:  # one direct attempt first: a wrong URL fails at once with PostgreSQL's reason, not after retries
+            psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+        except psycopg.Error as exc:
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            reason = lines[0] if lines else type(exc).__name__
+            raise ConfigError(
+                f"--db: cannot connect to {redact(url)} ({reason}); check that PostgreSQL runs there and that the "
+                "database, user and password are right"
+            ) from exc
+        self.pool = ConnectionPool(
+            url, min_size=min_size, max_size=max_size, timeout=POOL_TIMEOUT_S, open=False,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "application_name": "notewell"},
+            name="notewell",
+        )
+        try:
+            self.pool.open(wait=True, timeout=CONNECT_TIMEOUT_S + 5)
+        except PoolTimeout as exc:
+            self.pool.close()
+            raise ConfigError(f"--db: cannot open a connection pool to {redact(url)} in time") from exc
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """The thread's open transaction if there is one, otherwise a pooled autocommit connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection]:
+        """A transaction: committed on success, rolled back on error. Nested calls join the outer one."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self.pool.connection() as conn, conn.transaction():
+            self._local.conn = conn
+            try:
+                yield conn
+            finally:
+                self._local.conn = None
+
+    def migrate(self, component: str, migrations: Sequence[str]) -> None:
+        """Apply the missing steps of ``component`` in order.
+
+        A transaction-scoped advisory lock serialises servers that start at once: the second waits,
+        then finds the steps done. DDL is transactional on PostgreSQL, so a failed step leaves nothing.
+        """
+        with self.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("notewell:migrate"),))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
+            )
+            done = {v for (v,) in conn.execute(
+                "SELECT version FROM schema_migrations WHERE component = %s", (component,))}
+            for version, script in enumerate(migrations, start=1):
+                if version in done:
+                    continue
+                conn.execute(script)
+                conn.execute("INSERT INTO schema_migrations (component, version) VALUES (%s, %s)",
+                             (component, version))
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _lock_key(name: str) -> int:
+    """A stable signed 64-bit key for pg_advisory_xact_lock."""
+    return zlib.crc32(name.encode()) - (1 << 31)

@@ -1,0 +1,29 @@
+"""The PostgreSQL store: one database shared by the indexer and any number of servers."""
+
+from __future__ import annotations
+
+from notewell.store.postgres.database import PostgresDatabase, redact
+from notewell.store.postgres.documents import PostgresDocuments
+
+
+class PostgresStore:
+    def __init__(self, db: PostgresDatabase) -> None:
+        self.db = db
+        self.documents = PostgresDocuments(db)
+
+    @classmethod
+    def open(cls, url: str) -> PostgresStore:
+        db = PostgresDatabase(url)
+        try:
+            return cls(db)
+        except BaseException:
+            db.close()
+            raise
+
+    @property
+    def url(self) -> str:
+        """The database URL without its password (fit to show)."""
+        return redact(self.db.url)
+
+    def close(self) -> None:
+        self.db.close()

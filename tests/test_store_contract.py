@@ -1,0 +1,334 @@
+"""The store contract, on SQLite and PostgreSQL alike: same listings, same brains, same search results.
+
+Two kinds of test live here. Comparisons index one vault into both backends and require the very same
+answers for many queries (plain, smart case, case-sensitive, regex, scans) and listings. Behaviour
+tests take ``store_url`` and run once per backend with the same expectations (sync: add, change,
+delete, rename; scopes; text kept byte for byte).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import NORTHWIND, IndexedVault, make_vault
+from notewell.errors import ConfigError
+from notewell.indexer import sync
+from notewell.runtime import open_runtime
+from notewell.search.engine import SearchResult
+from notewell.store import open_store
+from notewell.store.base import Scope
+from pg import PgCluster
+
+
+def open_indexed(vault: Path, db: str) -> IndexedVault:
+    rt = open_runtime(str(vault), db)
+    return IndexedVault(rt, sync(rt.settings, rt.store))
+
+
+@dataclass
+class Pair:
+    """One vault indexed into both backends."""
+
+    sqlite: IndexedVault
+    postgres: IndexedVault
+
+    def both(self) -> tuple[IndexedVault, IndexedVault]:
+        return self.sqlite, self.postgres
+
+
+def _pair(vault: Path, tmp: Path, cluster: PgCluster) -> Pair:
+    return Pair(open_indexed(vault, str(tmp / "index.db")), open_indexed(vault, cluster.url(cluster.create_database())))
+
+
+def answer(result: SearchResult) -> tuple[object, ...]:
+    """What a caller sees of a search (the candidate count is a diagnostic and may differ by backend)."""
+    return ([(m.project, m.path, m.line, m.text, m.shortened) for m in result.matches],
+            result.has_more, result.scanned, result.complete, result.offset)
+
+
+def assert_same_listings(pair: Pair) -> None:
+    lite, pg = pair.sqlite.store.documents, pair.postgres.store.documents
+    assert lite.vault_projects() == pg.vault_projects()
+    assert {k: (s.size, s.mtime_ns, s.sha256) for k, s in lite.state().items()} == {
+        k: (s.size, s.mtime_ns, s.sha256) for k, s in pg.state().items()}
+    for project in lite.vault_projects():
+        assert lite.list(project) == pg.list(project)
+        for meta in lite.list(project):
+            assert lite.get(project, meta.path) == pg.get(project, meta.path)
+            assert lite.meta(project, meta.path) == pg.meta(project, meta.path)
+            folder = meta.path.rpartition("/")[0]
+            if folder:
+                assert lite.list(project, folder) == pg.list(project, folder)
+    assert lite.brains() == pg.brains()
+    for project in lite.vault_projects():
+        assert lite.brains(project) == pg.brains(project)
+    assert lite.skipped() == pg.skipped()
+    assert lite.sizes()[:2] == pg.sizes()[:2]
+    assert lite.get("nope", "nope.md") is None and pg.get("nope", "nope.md") is None
+
+
+def words_of(indexed: IndexedVault, count: int, seed: int) -> list[str]:
+    """``count`` words and word pieces from the indexed documents, chosen by a fixed seed."""
+    rng = random.Random(seed)
+    docs = indexed.store.documents
+    words = sorted({w for p in docs.vault_projects() for m in docs.list(p)
+                    for w in (docs.get(p, m.path).text.split()) if len(w) >= 3})  # type: ignore[union-attr]
+    picked = rng.sample(words, min(count, len(words)))
+    return [w[rng.randrange(0, max(1, len(w) - 3)):] if rng.random() < 0.3 else w for w in picked]
+
+
+def queries_for(words: list[str], seed: int) -> list[dict[str, object]]:
+    """Plain, smart-case, case-sensitive and regex searches built from ``words``."""
+    rng = random.Random(seed)
+    out: list[dict[str, object]] = []
+    for w in words:
+        out.append({"query": w})
+        out.append({"query": w.upper(), "case": "smart"})
+        out.append({"query": w.capitalize(), "case": "sensitive"})
+        esc = "".join("\\" + c if not c.isalnum() else c for c in w)
+        out.append({"query": esc[:4] + r"\w*", "regex": True})
+        other = rng.choice(words)
+        other_esc = "".join("\\" + c if not c.isalnum() else c for c in other)
+        out.append({"query": f"(?:{esc}|{other_esc})", "regex": True, "case": "smart"})
+        out.append({"query": f"{esc[:3]}.*{other_esc[-3:]}", "regex": True})
+    return out
+
+
+SPECIAL_QUERIES: list[dict[str, object]] = [
+    {"query": "a"}, {"query": "th"}, {"query": "%"}, {"query": "_"}, {"query": "\\"}, {"query": "100%"},
+    {"query": "a_b"}, {"query": "50%_off"}, {"query": "C:\\temp"}, {"query": "the"},
+    {"query": "the", "all_lines": True}, {"query": "the", "limit": 3, "offset": 2},
+    {"query": "the", "all_lines": True, "limit": 7, "offset": 11},
+    {"query": r"\d{4}-\d{2}-\d{2}", "regex": True, "all_lines": True},
+    {"query": r"^#", "regex": True}, {"query": r"[A-Z]{3,}", "regex": True, "case": "sensitive"},
+    {"query": r"fee|rate", "regex": True, "all_lines": True}, {"query": "(?i)PRICING", "regex": True},
+    {"query": ".", "regex": True, "limit": 50}, {"query": "Straße"}, {"query": "STRASSE", "case": "smart"},
+    {"query": "İstanbul"}, {"query": "ΣΟΦΙΑ"}, {"query": "σοφια", "case": "sensitive"}, {"query": "naïve"},
+    {"query": "日本語"}, {"query": "emoji 🎉"}, {"query": "nul\x00byte"}, {"query": "%_\\"},
+    {"query": r"a\\b", "regex": True}, {"query": r"50%", "regex": True}, {"query": "x_y_z"},
+]
+
+
+# --- comparisons: one vault, both backends ---------------------------------------------------------
+
+
+def generated_files(seed: int = 7, count: int = 60) -> dict[str, str | bytes]:
+    """A vault with awkward text: Unicode case folding, LIKE's special characters, CRLF, NUL, long lines."""
+    rng = random.Random(seed)
+    vocab = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo",
+             "Straße", "STRASSE", "straße", "İstanbul", "ΣΟΦΙΑ", "σοφια", "σοφιας", "naïve", "NAÏVE", "日本語",
+             "テキスト", "emoji", "🎉", "100%", "50%_off", "a_b", "x_y_z", "C:\\temp", "a\\b", "%_\\", "ſ", "K", "ǅ",
+             "ﬁle", "ﬃ"]
+    files: dict[str, str | bytes] = {}
+    for i in range(count):
+        project = rng.choice(["alpha", "beta", "gamma-team", "Zeta", "émile"])
+        folder = rng.choice(["", "notes/", "notes/sub/", "notes-archive/", "notes0/", "decisions/"])
+        ext = rng.choice([".md", ".md", ".txt", ".csv"])
+        lines = [" ".join(rng.choice(vocab) for _ in range(rng.randint(1, 14))) for _ in range(rng.randint(1, 40))]
+        if i % 9 == 0:
+            lines.append("x" * 900 + " needle-in-a-long-line " + "y" * 900)
+        text = ("# Title " + str(i) + "\n") + "\n".join(lines) + "\n"
+        if i % 7 == 0:
+            text = text.replace("\n", "\r\n")
+        files[f"{project}/{folder}doc-{i:03d}{ext}"] = text
+    files["alpha/nul.md"] = "# NUL\n" + "pad\n" * 3000 + "nul\x00byte here\n"  # NUL after the binary sniff
+    files["alpha/bin.md"] = b"\x00\x01binary"
+    files["beta/bad-utf8.txt"] = b"caf\xe9 latin-1 text\n"
+    files["beta/notes/brain.md"] = "# Beta notes\nThe beta brain.\n\n- [Doc](doc-001.md)\n"
+    files["beta/notes/sub/brain.md"] = "# Sub\nA sub brain.\n"
+    files["root.md"] = "a file at the root of the vault\n"
+    return files
+
+
+@pytest.fixture(scope="module")
+def northwind_pair(tmp_path_factory: pytest.TempPathFactory, pg_cluster: PgCluster) -> Iterator[Pair]:
+    pair = _pair(NORTHWIND, tmp_path_factory.mktemp("nw-contract"), pg_cluster)
+    yield pair
+    for side in pair.both():
+        side.runtime.close()
+
+
+@pytest.fixture(scope="module")
+def generated_pair(tmp_path_factory: pytest.TempPathFactory, pg_cluster: PgCluster) -> Iterator[Pair]:
+    tmp = tmp_path_factory.mktemp("gen-contract")
+    pair = _pair(make_vault(tmp, generated_files()), tmp, pg_cluster)
+    yield pair
+    for side in pair.both():
+        side.runtime.close()
+
+
+def test_northwind_listings_brains_skipped_are_identical(northwind_pair: Pair) -> None:
+    assert northwind_pair.sqlite.store.documents.brains()  # the example vault has brains to compare
+    assert_same_listings(northwind_pair)
+
+
+def test_generated_listings_brains_skipped_are_identical(generated_pair: Pair) -> None:
+    assert {s.reason for s in generated_pair.sqlite.store.documents.skipped()} == {"binary file"}
+    assert_same_listings(generated_pair)
+
+
+def _compare(pair: Pair, queries: list[dict[str, object]]) -> int:
+    nonempty = 0
+    for q in queries:
+        kw = {"limit": 1000, **q}
+        lite = pair.sqlite.search(**kw)  # type: ignore[arg-type]
+        pg = pair.postgres.search(**kw)  # type: ignore[arg-type]
+        assert answer(lite) == answer(pg), q
+        assert pg.candidates <= lite.candidates, q  # LIKE is exact; FTS5 trigrams may let more through
+        nonempty += bool(lite.matches)
+    return nonempty
+
+
+def test_northwind_searches_are_identical(northwind_pair: Pair) -> None:
+    queries = queries_for(words_of(northwind_pair.sqlite, 40, seed=1), seed=2) + SPECIAL_QUERIES
+    assert _compare(northwind_pair, queries) > len(queries) // 2
+
+
+def test_generated_searches_are_identical(generated_pair: Pair) -> None:
+    queries = queries_for(words_of(generated_pair.sqlite, 30, seed=3), seed=4) + SPECIAL_QUERIES
+    assert _compare(generated_pair, queries) > len(queries) // 2
+    found = generated_pair.postgres.search("nul\x00byte")
+    assert [(m.path, m.line) for m in found.matches] == [("nul.md", 3002)]
+
+
+def test_scoped_searches_are_identical(generated_pair: Pair) -> None:
+    for query in ("alpha", "straße", "needle", "%", "日本"):
+        for scope in (
+            {"projects": ["beta"]}, {"projects": ["alpha", "Zeta"], "prefix": "notes"},
+            {"projects": ["beta"], "prefix": "notes/sub"}, {"projects": ["émile"], "file_types": [".txt", ".CSV"]},
+            {"projects": []}, {"projects": ["gamma-team"], "prefix": "notes/sub/doc-001.md"},
+        ):
+            lite = pair_search(generated_pair.sqlite, query, **scope)
+            pg = pair_search(generated_pair.postgres, query, **scope)
+            assert answer(lite) == answer(pg), (query, scope)
+
+
+def pair_search(indexed: IndexedVault, query: str, **scope: object) -> SearchResult:
+    return indexed.search(query, all_lines=True, **scope)  # type: ignore[arg-type]
+
+
+def test_candidates_with_excluded_folders_are_identical(generated_pair: Pair) -> None:
+    from notewell.search.literals import plain_plan
+
+    scope = Scope(projects=["alpha", "beta"], prefix="notes", exclude_prefixes=("notes/sub",))
+    for plan in (None, plain_plan("alpha"), plain_plan("50%_off")):
+        lite = generated_pair.sqlite.store.documents.candidates(scope, plan)
+        pg = generated_pair.postgres.store.documents.candidates(scope, plan)
+        assert [(c.project, c.path) for c in lite] == [(c.project, c.path) for c in pg]
+
+
+# --- behaviour: each test runs once per backend ------------------------------------------------------
+
+
+def hits(indexed: IndexedVault, query: str) -> list[tuple[str, int]]:
+    return [(m.vault_path, m.line) for m in indexed.search(query, all_lines=True).matches]
+
+
+def test_sync_add_change_delete_rename(tmp_path: Path, store_url: str) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "# A\nalpha apple\n", "p/b.md": "# B\nbravo banana\n",
+                                  "q/c.txt": "charlie cherry\n"})
+    nv = open_indexed(vault, store_url)
+    try:
+        assert (nv.report.added, nv.report.changed, nv.report.removed) == (3, 0, 0)
+        assert hits(nv, "banana") == [("p/b.md", 2)]
+        (vault / "p/b.md").write_text("# B\nbravo blueberry, longer now\n")
+        r = nv.sync()
+        assert (r.added, r.changed, r.removed, r.renamed) == (0, 1, 0, 0)
+        assert hits(nv, "banana") == [] and hits(nv, "blueberry") == [("p/b.md", 2)]
+        (vault / "p/a.md").unlink()
+        r = nv.sync()
+        assert (r.added, r.changed, r.removed, r.renamed) == (0, 0, 1, 0)
+        assert hits(nv, "apple") == []
+        (vault / "q/c.txt").rename(vault / "p/moved.txt")
+        r = nv.sync()
+        assert (r.added, r.changed, r.removed, r.renamed) == (0, 0, 0, 1)
+        assert hits(nv, "cherry") == [("p/moved.txt", 1)]
+        assert nv.store.documents.vault_projects() == ["p", "q"]
+        r = nv.sync()
+        assert not r.did_work
+    finally:
+        nv.runtime.close()
+
+
+def test_text_is_kept_byte_for_byte(tmp_path: Path, store_url: str) -> None:
+    text = "# T\r\nnul\x00inside ß İ 🎉\r\n\ttabs and trailing space \n" + "z" * 70_000 + "\n"
+    vault = make_vault(tmp_path, {"p/t.md": "x" * 9000 + text, "p/bad.txt": b"caf\xe9\n"})
+    nv = open_indexed(vault, store_url)
+    try:
+        doc = nv.store.documents.get("p", "t.md")
+        assert doc is not None and doc.text == "x" * 9000 + text
+        bad = nv.store.documents.get("p", "bad.txt")
+        assert bad is not None and bad.text == "caf\ufffd\n" and bad.meta.note
+        assert hits(nv, "NUL\x00İNSIDE") == [("p/t.md", 2)]
+        assert hits(nv, "inside ss i 🎉") == [("p/t.md", 2)]
+        assert hits(nv, "zzzzzzzzzz") == [("p/t.md", 4)]
+    finally:
+        nv.runtime.close()
+
+
+def test_reads_inside_the_writer_see_its_writes(store_url: str) -> None:
+    from notewell.store.base import DocumentInput
+
+    store = open_store(store_url)
+    try:
+        with store.documents.writer() as w:
+            w.upsert(DocumentInput("p", "a.md", "A", "", 3, 1, "sha", "abc"))
+            assert store.documents.meta("p", "a.md") is not None
+            w.set_projects(["p"])
+            assert store.documents.vault_projects() == ["p"]
+        with pytest.raises(RuntimeError), store.documents.writer() as w:
+            w.delete(("p", "a.md"))
+            raise RuntimeError("roll back")
+        assert store.documents.meta("p", "a.md") is not None
+    finally:
+        store.close()
+
+
+def test_reopening_migrates_nothing_twice(store_url: str) -> None:
+    for _ in range(2):
+        store = open_store(store_url)
+        assert store.documents.sizes()[0] == 0
+        store.close()
+
+
+# --- PostgreSQL only ---------------------------------------------------------------------------------
+
+
+def test_servers_starting_at_once_migrate_safely(pg_url: str) -> None:
+    errors: list[BaseException] = []
+    opened = []
+
+    def start() -> None:
+        try:
+            opened.append(open_store(pg_url))
+        except BaseException as exc:  # collected and re-raised by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for store in opened:
+        store.close()
+    assert not errors and len(opened) == 4
+
+
+def test_bad_postgres_url_is_a_clear_config_error(pg_cluster: PgCluster) -> None:
+    with pytest.raises(ConfigError, match="cannot connect") as exc:
+        open_store(f"postgresql://nobody:secret@/nowhere?host={pg_cluster.root}&port={pg_cluster.port}")
+    assert "secret" not in str(exc.value)
+
+
+def test_store_url_hides_the_password(pg_cluster: PgCluster, pg_url: str) -> None:
+    store = open_store(pg_url.replace("postgres@", "postgres:hunter2@"))
+    try:
+        assert "hunter2" not in store.url and "***" in store.url
+    finally:
+        store.close()
