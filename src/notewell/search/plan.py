@@ -2,7 +2,8 @@
 
 A plan is a small AND/OR tree of literals (already case-folded). A store turns it into its own trigram
 query (FTS5 MATCH on SQLite, pg_trgm LIKE on PostgreSQL); ``None`` means no usable literal, so the
-caller must scan. Literals shorter than three characters carry no trigram and drop out here.
+caller must scan. Literals shorter than three characters carry no trigram and drop out here; a literal
+holding NUL becomes the AND of its NUL-free pieces.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def simplify(node: Plan | None) -> Plan | None:
     if node is None:
         return None
     if isinstance(node, Lit):
+        if "\x00" in node.text:  # no trigram index carries NUL (FTS5 reads its query as a C string)
+            return simplify(And(tuple(Lit(piece) for piece in node.text.split("\x00"))))
         return node if len(node.text) >= TRIGRAM else None
     parts = [simplify(p) for p in node.parts]
     if isinstance(node, And):

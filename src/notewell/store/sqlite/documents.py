@@ -63,6 +63,11 @@ _META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_cou
 _TEXT_BATCH = 16
 
 
+def indexed_text(text: str) -> str:
+    """What the trigram index holds: the folded text, NUL as a space (FTS5's tokenizer stops at NUL)."""
+    return fold(text).replace("\x00", " ")
+
+
 def fts_query(plan: Plan) -> str:
     """The FTS5 MATCH expression for a plan: AND of each literal's trigrams, OR between branches."""
     if isinstance(plan, Lit):
@@ -96,7 +101,7 @@ class _Writer:
 
     def _old_fold(self, doc_id: int) -> str:
         row = self.conn.execute("SELECT body FROM document_text WHERE id = ?", (doc_id,)).fetchone()
-        return fold(row[0]) if row else ""
+        return indexed_text(row[0]) if row else ""
 
     def upsert(self, doc: DocumentInput) -> None:
         ext = posixpath.splitext(doc.path)[1].lower()
@@ -123,7 +128,7 @@ class _Writer:
             )
             doc_id = int(cur.lastrowid or 0)
             self.conn.execute("INSERT INTO document_text (id, body) VALUES (?, ?)", (doc_id, doc.text))
-        self.conn.execute("INSERT INTO document_trigrams (rowid, body) VALUES (?, ?)", (doc_id, fold(doc.text)))
+        self.conn.execute("INSERT INTO document_trigrams (rowid, body) VALUES (?, ?)", (doc_id, indexed_text(doc.text)))
 
     def touch(self, key: DocKey, mtime_ns: int) -> None:
         self.conn.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
