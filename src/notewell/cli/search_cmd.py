@@ -63,7 +63,10 @@ def search_command(
             "complete": result.complete,
         })
         return
-    table = Table("path", "line", "text", show_lines=False, header_style="bold")
+    table = Table(show_lines=False, header_style="bold")
+    table.add_column("path", no_wrap=True)  # whole, so it can be copied and passed on as it is
+    table.add_column("line", justify="right", no_wrap=True)
+    table.add_column("text", ratio=1)
     for m in result.matches:
         table.add_row(m.vault_path, str(m.line), m.text + (" …" if m.shortened else ""))
     console.print(table)

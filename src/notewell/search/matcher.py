@@ -92,19 +92,24 @@ def compile_regex(pattern: str, ignore_case: bool) -> re2._Regexp:
 class RegexMatcher:
     def __init__(self, pattern: str, ignore_case: bool) -> None:
         self.regex = compile_regex(pattern, ignore_case)
-        # \A and \z mean a line's start and end here; the whole-text pass would read them as the text's.
-        self.per_line_only = "\\A" in pattern or "\\z" in pattern
+        # \A and \z mean a line's start and end here, and a pattern may turn multi-line mode off with
+        # (?-m): the whole-text pass would read those against the text's start and end.
+        self.per_line_only = any(s in pattern for s in ("\\A", "\\z", "-m"))
 
     def hits(self, text: str) -> Iterator[LineHit]:
         if self.per_line_only:
             yield from self._per_line(text)
+            return
+        if not text:
             return
         # RE2 works on UTF-8: encode once and keep byte offsets (a str would be re-encoded per call).
         data = text.encode("utf-8", "surrogatepass")
         if b"\r" in data:  # a line's end is not part of the line: "$" must match before a CRLF too
             data = data.replace(b"\r\n", b"\n")
         search = self.regex.search
-        m = search(data)
+        # A final line end closes the last line; it does not open an empty line after it.
+        end = len(data) - 1 if data.endswith(b"\n") else len(data)
+        m = search(data, 0, end)
         if m is None:
             return
         lines = data.split(b"\n")
@@ -120,15 +125,16 @@ class RegexMatcher:
                 own = search(line)
                 column = own.start() if own is not None else None
             if column is not None:
-                yield LineHit(line_no + 1, _decode(line), len(_decode(line[:column])))
+                # \C matches a single byte, so a match may start inside a character: count whole ones
+                yield LineHit(line_no + 1, _decode(line), len(line[:column].decode("utf-8", "ignore")))
             next_line = line_start + len(line) + 1
-            if next_line > len(data):
+            if next_line > end:
                 return
-            m = search(data, next_line)
+            m = search(data, next_line, end)
 
     def _per_line(self, text: str) -> Iterator[LineHit]:
         search = self.regex.search
-        for index, line in enumerate(text.split("\n")):
+        for index, line in enumerate(text.removesuffix("\n").split("\n") if text else ()):
             line = line.removesuffix("\r")
             m = search(line)
             if m is not None:
