@@ -1,0 +1,126 @@
+"""Packing ranked items (memories, document passages) into one block of at most max_tokens.
+
+Items are taken in the order given (best first). One that fits whole goes in whole. One that does not
+fit is ended at the last sentence boundary that fits (a ".", "!", "?" or "…" followed by a space, or a
+line end), marked with `` […]``, provided at least one sentence fits; otherwise it is left out. Later,
+smaller items may still fit. Every item left out or ended early is reported, and the whole block is
+counted again at the end, so ``tokens_used <= max_tokens`` always holds for the counter in
+services.tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from notewell.services.tokens import count_tokens
+
+SEPARATOR = "\n"
+SHORTENED_MARK = " […]"
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|\n")
+
+
+@dataclass(frozen=True)
+class PackItem:
+    kind: str  # "memory" or "document"
+    ref: str  # a memory ref, or a document location "project/path#L3-9"
+    title: str
+    label: str  # where it comes from, shown under the title
+    text: str
+    relevance: float  # 0..1, the order the caller sorted by
+
+
+@dataclass(frozen=True)
+class PackedItem:
+    kind: str
+    ref: str
+    title: str
+    tokens: int
+    complete: bool  # False: ended at a sentence boundary
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    kind: str
+    ref: str
+    title: str
+    tokens: int  # what the whole item would have cost
+    reason: str
+
+
+@dataclass
+class ContextPack:
+    query: str
+    max_tokens: int
+    text: str = ""
+    tokens_used: int = 0
+    items: list[PackedItem] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+
+
+def render(item: PackItem, text: str) -> str:
+    """``[ref] title``, ``(where it comes from)``, then the text; a title the text starts with is not repeated."""
+    title = item.title.rstrip("…")
+    head = f"[{item.ref}]" if not title or item.text.lstrip().startswith(title) else f"[{item.ref}] {item.title}"
+    return f"{head}\n({item.label})\n{text.strip()}\n"
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Offsets just after each sentence (or line) end inside ``text``, and its end."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    if not ends or ends[-1] != len(text):
+        ends.append(len(text))
+    return ends
+
+
+def _ended_early(item: PackItem, budget: int) -> tuple[str, int] | None:
+    """The longest sentence-bounded start of the item whose rendering fits ``budget`` tokens."""
+    ends = [e for e in sentence_ends(item.text)[:-1] if item.text[:e].strip()]
+    lo, hi, best = 0, len(ends) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        rendered = render(item, item.text[: ends[mid]].rstrip() + SHORTENED_MARK)
+        cost = count_tokens(rendered)
+        if cost <= budget:
+            best, lo = (rendered, cost), mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
+    result = ContextPack(query=query, max_tokens=max_tokens)
+    parts: list[str] = []
+    separator_cost = count_tokens(SEPARATOR)
+    used = 0
+    for item in items:
+        whole = render(item, item.text)
+        whole_cost = count_tokens(whole)
+        extra = separator_cost if parts else 0
+        budget = max_tokens - used - extra
+        if whole_cost <= budget:
+            parts.append(whole)
+            used += whole_cost + extra
+            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True))
+            continue
+        shortened = _ended_early(item, budget)
+        if shortened is None:
+            result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
+                                           "did not fit, not even its first sentence"))
+            continue
+        text, cost = shortened
+        parts.append(text)
+        used += cost + extra
+        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False))
+        result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
+                                       f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
+    block = SEPARATOR.join(parts)
+    while parts and count_tokens(block) > max_tokens:  # the counter is sub-additive: a safety net only
+        parts.pop()
+        dropped = result.items.pop()
+        result.left_out.append(LeftOut(dropped.kind, dropped.ref, dropped.title, dropped.tokens,
+                                       "did not fit once the block was counted whole"))
+        block = SEPARATOR.join(parts)
+    result.text = block
+    result.tokens_used = count_tokens(block)
+    return result

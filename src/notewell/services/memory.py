@@ -1,0 +1,342 @@
+"""Agent memory: remember, strict search, tolerant recall, token-bounded context packs, forget.
+
+Visibility is the project's and every decision goes to the access service: a memory is seen by whoever
+sees its project (a member's home only by that member; staff and admin every ordinary project, never a
+home; a project-scoped token its project only). A memory the caller may not see gives the same
+``Not found: <ref>`` as one that does not exist.
+
+Locations: a memory lives in a project at a logical path inside it; its full location is
+``<project>/<path>``, e.g. ``projects/apollo/decisions``. A path_filter is such a location prefix: its
+first segment names the project, the rest a path prefix inside it (whole segments). A path_filter whose
+project the caller may not read is refused as a scope divergence (the same refusal whether that
+project exists or not).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from notewell.access.models import now_iso
+from notewell.access.principal import Principal
+from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.scopes import normalize_path
+from notewell.services.context_pack import ContextPack, PackItem, pack
+from notewell.services.memory_rank import blend, query_terms, tolerant_terms
+from notewell.services.passages import document_passages
+from notewell.store.base import MEMORY_TYPES, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord, Store
+
+if TYPE_CHECKING:
+    from notewell.access.service import AccessService
+    from notewell.search.engine import SearchEngine
+
+READ_SCOPE = "memory:read"
+WRITE_SCOPE = "memory:write"
+SEARCH_LIMIT_DEFAULT = 5
+SEARCH_LIMIT_MAX = 50
+RECALL_LIMIT_DEFAULT = 10
+CANDIDATES = 100  # best full-text candidates the blend re-ranks
+CONTEXT_TOKENS_DEFAULT = 2000
+CONTEXT_TOKENS_MIN = 50
+CONTEXT_TOKENS_MAX = 100_000
+MAX_CONTENT_CHARS = 100_000
+MAX_TITLE_CHARS = 200
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+MAX_REASON_CHARS = 500
+_TITLE_FROM_CONTENT = 80
+
+
+class ScopeDivergence(Forbidden):
+    """A path_filter outside what the caller may read."""
+
+
+@dataclass(frozen=True)
+class Memory:
+    ref: str
+    project: str
+    path: str
+    memory_type: str
+    title: str
+    content: str
+    tags: tuple[str, ...]
+    created: str
+    updated: str
+    author: str  # user id
+    expires_at: str | None = None
+    superseded_by: str | None = None
+    deleted_at: str | None = None
+    delete_reason: str | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{self.project}/{self.path}" if self.path else self.project
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    memory: Memory
+    score: float
+    why: str
+    matched: dict[str, list[str]]  # field -> the words of that field that matched
+
+
+@dataclass(frozen=True)
+class Remembered:
+    memory: Memory
+    created: bool  # False: this content was already at this project and path; its ref is returned
+    superseded: str | None = None
+
+
+@dataclass(frozen=True)
+class MemorySearch:
+    query: str
+    mode: str  # "strict" or "tolerant"
+    terms: list[str]
+    results: list[MemoryResult] = field(default_factory=list)
+
+
+def _memory(r: MemoryRecord) -> Memory:
+    return Memory(ref=r.ref, project=r.project, path=r.path, memory_type=r.memory_type, title=r.title,
+                  content=r.content, tags=r.tags, created=r.created, updated=r.updated, author=r.author_user_id,
+                  expires_at=r.expires_at, superseded_by=r.superseded_by, deleted_at=r.deleted_at,
+                  delete_reason=r.delete_reason)
+
+
+def _default_title(content: str) -> str:
+    line = next((ln.strip().lstrip("#").strip() for ln in content.splitlines() if ln.strip()), "")
+    if len(line) <= _TITLE_FROM_CONTENT:
+        return line
+    cut = line[:_TITLE_FROM_CONTENT].rsplit(" ", 1)[0]
+    return (cut or line[:_TITLE_FROM_CONTENT]) + "…"
+
+
+def _check_limit(limit: object, field_name: str, maximum: int) -> int:
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise InvalidArgument(field_name, f"must be a whole number from 1 to {maximum}")
+    if limit < 1 or limit > maximum:
+        raise InvalidArgument(field_name, f"must be from 1 to {maximum} (got {limit})")
+    return limit
+
+
+def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
+    if memory_type not in MEMORY_TYPES:
+        raise InvalidArgument(field_name, f"unknown memory_type {memory_type!r}; use one of {', '.join(MEMORY_TYPES)}")
+    return str(memory_type)
+
+
+def _check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    cleaned = list(dict.fromkeys(t.strip() for t in tags if isinstance(t, str) and t.strip()))
+    if len(cleaned) > MAX_TAGS:
+        raise InvalidArgument("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
+    long = [t for t in cleaned if len(t) > MAX_TAG_CHARS]
+    if long:
+        raise InvalidArgument("tags", f"{long[0][:20]!r}… is longer than {MAX_TAG_CHARS} characters")
+    return tuple(cleaned)
+
+
+def _check_expiry(expires_at: str | None, memory_type: str) -> str | None:
+    if expires_at is None or expires_at == "":
+        return None
+    if memory_type != "working":
+        raise InvalidArgument("expires_at", "only a working memory expires; drop expires_at or use memory_type working")
+    try:
+        at = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidArgument("expires_at", f"{expires_at!r} is not an ISO 8601 time such as 2026-12-31T18:00:00Z") \
+            from None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    if at <= datetime.now(UTC):
+        raise InvalidArgument("expires_at", "is in the past; give a future time")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _why(hit: MemoryHit, terms: Sequence[str], strict: bool) -> str:
+    fields = "; ".join(f"{name}: {', '.join(words)}" for name, words in hit.matched)
+    if strict:
+        return f"every term matched as a whole word ({', '.join(terms)}) — {fields}"
+    return f"matched words (stems and prefixes of {', '.join(terms)}) — {fields}"
+
+
+class MemoryService:
+    def __init__(self, store: Store, access: AccessService, engine: SearchEngine | None = None) -> None:
+        self.store = store
+        self.memories = store.memories
+        self.access = access
+        self.engine = engine
+
+    # --- writes ---------------------------------------------------------------------------------------
+
+    def remember(self, p: Principal, content: str, *, path: str = "", memory_type: str = "durable",
+                 title: str | None = None, tags: Sequence[str] | None = None, project: str | None = None,
+                 supersedes: str | None = None, expires_at: str | None = None) -> Remembered:
+        """Keep ``content`` verbatim; the same content at the same project and path returns the existing ref."""
+        self.access.require_scope(p, WRITE_SCOPE)
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidArgument("content", "must not be empty; give the text to remember")
+        if len(content) > MAX_CONTENT_CHARS:
+            raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
+        kind = check_memory_type(memory_type)
+        clean_path = normalize_path(path or "", "path")
+        clean_title = (title or "").strip() or _default_title(content)
+        if len(clean_title) > MAX_TITLE_CHARS:
+            raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
+        clean_tags = _check_tags(tags)
+        expiry = _check_expiry(expires_at, kind)
+        target = (self.access.project_for_write(p, project) if project
+                  else self.access.default_write_project(p))
+        old: MemoryRecord | None = None
+        if supersedes:
+            old = self._visible(p, supersedes)
+            if not old.live:
+                raise InvalidArgument("supersedes", f"{supersedes} is already superseded by {old.superseded_by}; "
+                                                    "supersede that one instead")
+            self._require_change_right(p, old, "supersede")
+        record, created = self.memories.add(MemoryInput(
+            ref=f"mem_{secrets.token_hex(10)}", project=target.id, author_user_id=p.user_id,
+            author_token_id=p.token_id, memory_type=kind, path=clean_path, title=clean_title, content=content,
+            tags=clean_tags, content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now_iso(),
+            expires_at=expiry,
+        ), supersedes=old.ref if old else None)
+        superseded = old.ref if old and created else None
+        self.access.record(p, "memory.remember", record.ref, {
+            "project": record.project, "path": record.path, "memory_type": record.memory_type,
+            "created": created, "supersedes": superseded,
+        })
+        return Remembered(_memory(record), created, superseded)
+
+    def forget(self, p: Principal, ref: str, reason: str) -> Memory:
+        """Soft-delete a memory: it leaves every search; the row stays for the audit trail."""
+        self.access.require_scope(p, WRITE_SCOPE)
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidArgument("reason", "must not be empty; say why the memory is forgotten")
+        if len(reason) > MAX_REASON_CHARS:
+            raise InvalidArgument("reason", f"is {len(reason)} characters; keep it to {MAX_REASON_CHARS}")
+        record = self._visible(p, ref)
+        self._require_change_right(p, record, "forget")
+        done = self.memories.forget(record.ref, p.user_id, reason.strip(), now_iso())
+        if done is None:  # forgotten by someone else meanwhile
+            raise NotFound(f"Not found: {ref}")
+        self.access.record(p, "memory.forget", record.ref, {"project": record.project, "reason": reason.strip()})
+        return _memory(done)
+
+    def _require_change_right(self, p: Principal, record: MemoryRecord, verb: str) -> None:
+        if record.author_user_id == p.user_id or p.role == "admin" or self.access.can_write(p, record.project):
+            return
+        raise Forbidden(f"Forbidden: only the author of {record.ref}, a writer of {record.project} or an admin "
+                        f"may {verb} it")
+
+    # --- reads ----------------------------------------------------------------------------------------
+
+    def _visible(self, p: Principal, ref: object) -> MemoryRecord:
+        if not isinstance(ref, str) or not ref.strip():
+            raise InvalidArgument("ref", "must not be empty; give a memory ref such as mem_3f2a…")
+        record = self.memories.get(ref.strip())
+        if record is None or record.deleted_at is not None or not self.access.can_read(p, record.project):
+            raise NotFound(f"Not found: {ref}")
+        return record
+
+    def get(self, p: Principal, ref: str) -> Memory:
+        """A memory by ref, superseded ones included (they only leave search)."""
+        self.access.require_scope(p, READ_SCOPE)
+        return _memory(self._visible(p, ref))
+
+    def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
+               limit: int) -> MemoryQuery:
+        kind = check_memory_type(memory_type) if memory_type not in (None, "") else None
+        readable = [project.id for project in self.access.visible_projects(p)]
+        prefix = ""
+        projects = readable
+        if path_filter:
+            location = normalize_path(path_filter, "path_filter")
+            project, _, prefix = location.partition("/")
+            if project and project not in readable:
+                raise ScopeDivergence(
+                    f"path_filter: scope divergence: {project!r} is outside the projects you may read; start "
+                    f"path_filter with one of them ({', '.join(readable) or 'none'}), e.g. "
+                    f"{(readable or ['project'])[0]}/decisions, or drop it")
+            projects = [project] if project else readable
+        return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, path_prefix=prefix,
+                           memory_type=kind)
+
+    def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
+              limit: int) -> list[MemoryResult]:
+        if not hits:
+            return []
+        best = max(h.relevance for h in hits)
+        now = datetime.now(UTC)
+        scored = sorted(
+            ((blend(h.relevance / best, h.record.created, h.record.memory_type, now, prefer_working=prefer_working),
+              i, h) for i, h in enumerate(hits)),
+            key=lambda t: (-t[0], t[1]),
+        )
+        return [MemoryResult(_memory(h.record), round(score, 4), _why(h, terms, strict),
+                             {name: list(words) for name, words in h.matched})
+                for score, _, h in scored[:limit]]
+
+    def search_memory(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
+                      path_filter: str | None = None, memory_type: str | None = None,
+                      prefer_working: bool = False) -> MemorySearch:
+        """Strict: every query word must appear as a whole word (case and accents folded) in the title,
+        content, tags or path. Zero results is an honest answer."""
+        self.access.require_scope(p, READ_SCOPE)
+        terms = query_terms(query)
+        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
+        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, CANDIDATES))
+        return MemorySearch(query, "strict", terms,
+                            self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
+
+    def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
+               memory_type: str | None = None, prefer_working: bool = False) -> MemorySearch:
+        """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend."""
+        self.access.require_scope(p, READ_SCOPE)
+        terms = tolerant_terms(query_terms(query))
+        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
+        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, CANDIDATES))
+        return MemorySearch(query, "tolerant", terms,
+                            self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working), limit=limit))
+
+    def recall_context(self, p: Principal, query: str, *, max_tokens: int = CONTEXT_TOKENS_DEFAULT,
+                       include_documents: bool = False, path_filter: str | None = None,
+                       memory_type: str | None = None) -> ContextPack:
+        """The best memories (and with include_documents the best readable document passages) for a query,
+        packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
+        self.access.require_scope(p, READ_SCOPE)
+        terms = tolerant_terms(query_terms(query))
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not (
+                CONTEXT_TOKENS_MIN <= max_tokens <= CONTEXT_TOKENS_MAX):
+            raise InvalidArgument("max_tokens", f"must be from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_MAX} "
+                                                f"(got {max_tokens!r})")
+        found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type)
+        items: list[PackItem] = []
+        if found.results:
+            top = found.results[0].score
+            items += [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title,
+                               label=f"{r.memory.location} · {r.memory.memory_type} · {r.memory.created[:10]}",
+                               text=r.memory.content, relevance=r.score / top)
+                      for r in found.results]
+        if include_documents:
+            self.access.require_scope(p, "knowledge:read")
+            if self.engine is None:
+                raise InvalidArgument("include_documents", "this server has no document index; index a vault first")
+            readable = [project.id for project in self.access.visible_projects(p)]
+            items += document_passages(self.engine, self.store.documents, readable, terms)
+        items.sort(key=lambda item: -item.relevance)
+        return pack(query, items, max_tokens)
+
+    def export(self, p: Principal, *, include_inactive: bool = False) -> Iterator[Memory]:
+        """Every memory the caller may read, oldest first (superseded and forgotten ones on request)."""
+        self.access.require_scope(p, READ_SCOPE)
+        readable = [project.id for project in self.access.visible_projects(p)]
+        for record in self.memories.all(readable, include_inactive=include_inactive):
+            yield _memory(record)

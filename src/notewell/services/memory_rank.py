@@ -1,0 +1,85 @@
+"""Query terms and the ranking blend shared by search_memory and recall.
+
+The blend (docs/memory.md explains it):
+
+    score = 0.70 * relevance + 0.20 * recency + 0.10 * kind
+
+- relevance: the full-text relevance (SQLite: -bm25 with weights title 4, content 1, tags 2, path 2)
+  divided by the best relevance among the candidates, so the best text match has 1.0;
+- recency: 0.5 ** (age_days / 30), 1.0 for a memory written now, 0.5 a month ago;
+- kind: 1.0 for a durable memory, 0.5 for a working one (at equal text relevance, settled knowledge
+  first).
+
+With prefer_working, kind is 1.0 for working and 0.0 for durable, and a working memory also gets
+``+ recency``: a working memory from the last few days scores above any durable one (whose score is at
+most 1.0), while an old working memory (recency near 0) falls back among the others.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from notewell.errors import InvalidArgument
+from notewell.search.fold import fold
+
+RELEVANCE_WEIGHT = 0.70
+RECENCY_WEIGHT = 0.20
+KIND_WEIGHT = 0.10
+HALF_LIFE_DAYS = 30.0
+KIND = {"durable": 1.0, "working": 0.5}
+KIND_PREFER_WORKING = {"durable": 0.0, "working": 1.0}
+
+MAX_QUERY_CHARS = 1000
+MAX_TERMS = 32
+_WORD = re.compile(r"[^\W_]+")
+# Dropped from tolerant queries (never from strict ones) when other terms remain: they match almost
+# every memory and only slow the ranking down.
+_STOP_WORDS_TEXT = (
+    "a an and are as at be but by for from has have how i if in into is it its of on or that the their then "
+    "there these this to was we were what when where which who why will with you your"
+)
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
+
+
+def query_terms(query: object, field: str = "query") -> list[str]:
+    """The distinct case-folded words of a query, in order; InvalidArgument when there are none."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgument(field, "must not be empty; give the words to look for, e.g. \"token fallback\"")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidArgument(field, f"is {len(query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
+    terms = list(dict.fromkeys(_WORD.findall(fold(query))))
+    if not terms:
+        raise InvalidArgument(field, "has no words (letters or digits) to match; punctuation alone is not a query")
+    if len(terms) > MAX_TERMS:
+        raise InvalidArgument(field, f"has {len(terms)} distinct words; use at most {MAX_TERMS}")
+    return terms
+
+
+def tolerant_terms(terms: list[str]) -> list[str]:
+    kept = [t for t in terms if t not in STOP_WORDS]
+    return kept or terms
+
+
+def age_days(created: str, now: datetime) -> float:
+    try:
+        at = datetime.fromisoformat(created.replace("Z", "+00:00"))
+    except ValueError:
+        return HALF_LIFE_DAYS * 10
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return max(0.0, (now - at).total_seconds() / 86400.0)
+
+
+def recency(created: str, now: datetime) -> float:
+    return float(0.5 ** (age_days(created, now) / HALF_LIFE_DAYS))
+
+
+def blend(relevance: float, created: str, memory_type: str, now: datetime, *, prefer_working: bool = False) -> float:
+    """The score of one memory; ``relevance`` is already normalised to (0, 1]."""
+    fresh = recency(created, now)
+    kinds = KIND_PREFER_WORKING if prefer_working else KIND
+    score = RELEVANCE_WEIGHT * relevance + RECENCY_WEIGHT * fresh + KIND_WEIGHT * kinds.get(memory_type, 0.0)
+    if prefer_working and memory_type == "working":
+        score += fresh
+    return score

@@ -1,0 +1,56 @@
+"""An offline token counter that approximates BPE tokenizers such as cl100k (no vocabulary, no download).
+
+How it counts: the text is first cut into pre-tokens by a regular expression shaped like cl100k's own
+pre-tokenizer (English contractions; a letter run with at most one leading non-letter such as a space;
+digit groups of 1 to 3; punctuation runs; whitespace runs). A real BPE then merges bytes inside each
+pre-token, never across two; lacking its vocabulary we charge each pre-token by its shape:
+
+- a letter run: 1 token per 6 ASCII letters started (common words of up to 6 letters are one token;
+  rarer, longer words split into pieces of about 4 to 6 letters), plus 1 token per non-ASCII letter
+  (accented and non-Latin letters are 1 to 3 bytes each and rarely merge far);
+- a digit group (1 to 3 digits): 1 token, exactly as cl100k;
+- a punctuation run: 1 token per 2 characters started (``.``, ``",``, ``**`` are single tokens);
+- a whitespace run: 1 token (cl100k merges runs of spaces and of newlines).
+
+The count is additive over pre-tokens and sub-additive under concatenation (joining two texts never
+counts more than the two apart), so a pack built from counted pieces never exceeds the count of the
+whole. docs/memory.md gives its measured error against a real tokenizer.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PRE_TOKEN = re.compile(
+    r"'(?:[sdmt]|ll|ve|re)(?![^\W\d_])"  # contractions: 's 'd 'm 't 'll 've 're
+    r"|[^\r\n\w]?[^\W\d_]+"  # an optional leading space or mark, then letters
+    r"|\d{1,3}"  # digits, in groups of at most three
+    r"| ?(?:[^\s\w]|_)+[\r\n]*"  # punctuation (and the underscore)
+    r"|\s+",  # whitespace
+    re.IGNORECASE,
+)
+ASCII_LETTERS_PER_TOKEN = 6
+PUNCTUATION_PER_TOKEN = 2
+
+
+def _letters_cost(piece: str) -> int:
+    ascii_letters = sum(1 for ch in piece if ch.isascii() and ch.isalpha())
+    other_letters = sum(1 for ch in piece if not ch.isascii() and ch.isalpha())
+    return max(1, -(-ascii_letters // ASCII_LETTERS_PER_TOKEN) + other_letters)
+
+
+def _cost(piece: str) -> int:
+    first = piece[0]
+    if first.isspace() and piece.isspace():
+        return 1
+    if first.isdigit():
+        return 1
+    if any(ch.isalpha() for ch in piece):
+        return _letters_cost(piece)
+    marks = len(piece.strip())
+    return max(1, -(-marks // PUNCTUATION_PER_TOKEN))
+
+
+def count_tokens(text: str) -> int:
+    """The estimated number of tokens of ``text`` (0 for the empty string)."""
+    return sum(_cost(m.group()) for m in _PRE_TOKEN.finditer(text))
