@@ -276,8 +276,8 @@ class AccessService:
         if project is None or not policy.is_visible(p, project, None, include_archived=True):
             raise not_found(project_id)
         if project.kind == "home":
-            raise InvalidArgument("PROJECT", f"{project_id} is a home: it belongs to its owner and takes no "
-                                             "settings, archiving or grants")
+            raise Forbidden(f"Forbidden: {project_id} is a home: it belongs to its owner and takes no settings, "
+                            "archiving or grants")
         return project
 
     def projects(self, p: Principal, *, include_archived: bool = False) -> list[Project]:
