@@ -10,6 +10,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     index_cmd,
     project_cmds,
     search_cmd,
+    serve_cmd,
     token_cmds,
     user_cmds,
 )

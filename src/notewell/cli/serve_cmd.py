@@ -1,0 +1,68 @@
+"""notewell serve: the MCP server over Streamable HTTP (default) or stdio (--stdio)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import anyio
+import typer
+
+from notewell.cli.app import DbOpt, VaultOpt, app, err_console, fail, runtime
+from notewell.errors import NotewellError
+from notewell.mcp import log
+from notewell.mcp.registry import TOOLSETS, choose
+from notewell.mcp.toolset import ServerDeps
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="The address to listen on.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option("--port", help="The port to listen on.")] = DEFAULT_PORT,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="A Host header to accept besides localhost, e.g. notes.example.com "
+                                            "behind a proxy (repeatable; '*' accepts any)."),
+    ] = None,
+    toolsets: Annotated[
+        list[str] | None,
+        typer.Option("--toolsets", help=f"Comma-separated toolsets to offer: {', '.join(TOOLSETS)} (default: all)."),
+    ] = None,
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve one client over stdin/stdout instead of HTTP; "
+                                                        "acts for the token in NOTEWELL_TOKEN, else the local "
+                                                        "owner.")] = False,
+    vault: VaultOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
+    log.setup()
+    with runtime(vault, db) as rt:
+        chosen = choose(toolsets)
+        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+        deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
+        if stdio:
+            from notewell.mcp.stdio import serve_stdio, stdio_principal
+
+            principal = stdio_principal(deps)
+            anyio.run(serve_stdio, deps, chosen, principal)
+            return
+        _serve_http(deps, chosen, host, port, allowed_host or [])
+
+
+def _serve_http(deps: ServerDeps, chosen: list, host: str, port: int, allowed_hosts: list[str]) -> None:
+    import uvicorn
+
+    from notewell.mcp.http import MCP_PATH, build_http_app
+
+    if host not in ("127.0.0.1", "localhost", "::1") and not allowed_hosts:
+        err_console.print(f"note: listening on {host}; clients must use localhost unless you pass --allowed-host "
+                          "with the name they connect to", highlight=False, markup=False)
+    try:
+        http = build_http_app(deps, chosen, allowed_hosts=allowed_hosts)
+    except NotewellError as exc:
+        raise fail(str(exc)) from None
+    err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
+                      f"{', '.join(t.name for t in chosen)}); Ctrl-C stops it", highlight=False, markup=False)
+    uvicorn.run(http.app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")

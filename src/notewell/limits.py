@@ -1,0 +1,47 @@
+"""The limits the knowledge and notes tools enforce, in one place.
+
+The services enforce them and getDocs (and the generated tool pages) quote them from here, so the
+documentation cannot drift from the behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from notewell.config import DEFAULT_MAX_FILE_BYTES
+from notewell.search.engine import DEFAULT_SCAN_BUDGET_S, MAX_LINE_CHARS
+
+QUERY_MIN_CHARS: Final = 2
+"""searchKnowledge and searchBrain refuse a shorter query as invalid arguments."""
+
+SEARCH_MAX_RESULTS: Final = 40
+"""searchKnowledge and searchBrain return at most this many results, one per file."""
+
+BRAIN_PARENT_LEVELS: Final = 3
+"""searchBrain with includeParents climbs at most this many parent brains."""
+
+NOTES_LIMIT_DEFAULT: Final = 20
+NOTES_LIMIT_MAX: Final = 100
+"""search_notes: matches per page (at least 1)."""
+
+NOTES_OFFSET_MAX: Final = 9007199254740991
+"""search_notes: the largest offset (JSON's largest safe integer)."""
+
+LIST_DOCS_MAX: Final = 1000
+"""listDocs returns at most this many documents; name a folder with path for the rest."""
+
+READ_DOC_LINES_DEFAULT: Final = 200
+READ_DOC_LINES_MAX: Final = 2000
+"""readDoc: lines per part."""
+
+READ_DOC_MAX_CHARS: Final = 100_000
+"""readDoc: characters per part; a part ends early rather than exceed it."""
+
+MAX_FILE_BYTES: Final = DEFAULT_MAX_FILE_BYTES
+"""Files larger than this are not indexed (a vault's notewell.toml may set another value)."""
+
+SNIPPET_MAX_CHARS: Final = MAX_LINE_CHARS
+"""A longer matching line is cut to this many characters around the match."""
+
+SCAN_BUDGET_S: Final = DEFAULT_SCAN_BUDGET_S
+"""A query with no 3-character literal reads every document in scope, for at most this long."""

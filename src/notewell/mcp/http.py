@@ -1,0 +1,192 @@
+"""The Streamable HTTP door: a Starlette app with bearer auth, session binding and request logging.
+
+Layers, outermost first: the SDK's AuthenticationMiddleware (BearerAuthBackend over the access
+service) and AuthContextMiddleware, then the McpGate, then the SDK's session manager at /mcp.
+
+The gate answers 401 with WWW-Authenticate when there is no valid token, and binds each handshake-era
+session (Mcp-Session-Id) to the token that opened it: a request presenting another token is refused
+with 401 and JSON-RPC error -32001 "Session-token mismatch" (external-brain's session binding). The
+2026-07-28 protocol has no sessions; each of its requests carries its own token.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from notewell.mcp import log
+from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
+from notewell.mcp.server import NotewellMCP
+from notewell.mcp.toolset import ServerDeps, Toolset
+
+MCP_PATH = "/mcp"
+SESSION_TOKEN_MISMATCH = -32001
+MAX_TRACKED_SESSIONS = 10_000
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+@dataclass
+class _Session:
+    token: str
+    tool_calls: int = 0
+
+
+@dataclass
+class SessionBook:
+    """Which token opened each live session, and how many tool calls it made (for the close log line)."""
+
+    sessions: OrderedDict[str, _Session] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def open(self, session_id: str, token: str) -> int:
+        with self.lock:
+            self.sessions[session_id] = _Session(token)
+            while len(self.sessions) > MAX_TRACKED_SESSIONS:  # sessions the SDK expired without a DELETE
+                self.sessions.popitem(last=False)
+            return len(self.sessions)
+
+    def owner(self, session_id: str) -> str | None:
+        with self.lock:
+            entry = self.sessions.get(session_id)
+            return entry.token if entry else None
+
+    def tool_called(self, session_id: str) -> None:
+        with self.lock:
+            entry = self.sessions.get(session_id)
+            if entry is not None:
+                entry.tool_calls += 1
+
+    def close(self, session_id: str) -> tuple[_Session | None, int]:
+        with self.lock:
+            return self.sessions.pop(session_id, None), len(self.sessions)
+
+
+def _token_key(user: AuthenticatedUser) -> str:
+    return user.access_token.client_id
+
+
+def _www_authenticate(error: str | None, description: str) -> str:
+    if error is None:
+        return 'Bearer realm="notewell"'
+    return f'Bearer realm="notewell", error="{error}", error_description="{description}"'
+
+
+async def _send_json(send: Send, status: int, body: object, www_authenticate: str) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+        (b"www-authenticate", www_authenticate.encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class McpGate:
+    """Refuses unauthenticated requests and cross-token session reuse; logs sessions opening and closing."""
+
+    def __init__(self, app: ASGIApp, book: SessionBook) -> None:
+        self.app = app
+        self.book = book
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        user = scope.get("user")
+        if not isinstance(user, AuthenticatedUser) or not isinstance(user.access_token, PrincipalAccessToken):
+            presented = "authorization" in headers
+            log.event("mcp.unauth", method=scope.get("method"), reason="invalid_token" if presented else "no_token")
+            if presented:
+                description = "The token is not valid: it is unknown, expired or revoked, or its user is deactivated"
+                await _send_json(send, 401, {"error": "invalid_token", "error_description": description},
+                                 _www_authenticate("invalid_token", description))
+            else:
+                description = "Authentication required: send Authorization: Bearer <token>"
+                await _send_json(send, 401, {"error": "invalid_request", "error_description": description},
+                                 _www_authenticate(None, description))
+            return
+        principal = user.access_token.principal
+        token = _token_key(user)
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        if session_id:
+            owner = self.book.owner(session_id)
+            if owner is not None and owner != token:
+                log.event("mcp.session.token_mismatch", session=session_id[:8], user=principal.handle,
+                          tokenId=principal.token_id)
+                await _send_json(send, 401, {"jsonrpc": "2.0", "id": None, "error": {
+                    "code": SESSION_TOKEN_MISMATCH, "message": "Session-token mismatch"}},
+                    _www_authenticate("invalid_token", "Session-token mismatch"))
+                return
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and not session_id and message["status"] < 400:
+                opened = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
+                if opened:
+                    total = self.book.open(opened, token)
+                    log.event("mcp.session.open", session=opened[:8], total=total, user=principal.handle,
+                              tokenId=principal.token_id)
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if session_id and scope.get("method") == "DELETE":
+            closed, total = self.book.close(session_id)
+            if closed is not None:
+                op = "mcp.session.close" if closed.tool_calls else "mcp.session.orphan"
+                log.event(op, session=session_id[:8], toolCalls=closed.tool_calls, total=total,
+                          user=principal.handle, tokenId=principal.token_id)
+
+
+def transport_security(allowed_hosts: Sequence[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection: localhost always, plus each --allowed-host; "*" turns the check off."""
+    if "*" in allowed_hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for host in (*LOCAL_HOSTS, *allowed_hosts):
+        has_port = host.rsplit(":", 1)[-1].isdigit() and not host.endswith("]")
+        hosts += [host] if has_port else [host, f"{host}:*"]
+        for scheme in ("http", "https"):
+            origins += [f"{scheme}://{host}"] if has_port else [f"{scheme}://{host}", f"{scheme}://{host}:*"]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)
+
+
+@dataclass
+class HttpApp:
+    app: Starlette
+    mcp: NotewellMCP
+    sessions: SessionBook
+
+
+def build_http_app(deps: ServerDeps, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
+                   json_response: bool = True) -> HttpApp:
+    """The ASGI app serving MCP at /mcp (and an unauthenticated GET /healthz)."""
+    book = SessionBook()
+    mcp = NotewellMCP(deps, toolsets, current_principal, on_tool_call=book.tool_called)
+    manager = StreamableHTTPSessionManager(app=mcp.server, json_response=json_response,
+                                           security_settings=transport_security(allowed_hosts))
+
+    async def healthz(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "toolsets": [t.name for t in toolsets]})
+
+    app = Starlette(
+        routes=[Route(MCP_PATH, endpoint=McpGate(manager.handle_request, book)),
+                Route("/healthz", endpoint=healthz, methods=["GET"])],
+        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(deps.access))),
+                    Middleware(AuthContextMiddleware)],
+        lifespan=lambda _app: manager.run(),
+    )
+    return HttpApp(app, mcp, book)

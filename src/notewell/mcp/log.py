@@ -1,0 +1,40 @@
+"""One structured line per MCP request on stderr: ``op=mcp.tool tool=… durMs=… outcome=…``.
+
+The fields follow external-brain's observability table (mcp.unauth, mcp.session.open, mcp.tools.list,
+mcp.tool, mcp.session.close, mcp.session.orphan, mcp.session.token_mismatch). A token secret is never
+logged: callers pass the token id, and a session id only as an 8-character prefix.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+logger = logging.getLogger("notewell.mcp")
+
+
+def _value(value: object) -> str:
+    text = str(value)
+    if not text or any(c in text for c in ' "=\n\r\t'):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
+    return text
+
+
+def line(op: str, **fields: object) -> str:
+    return " ".join([f"op={op}", *(f"{k}={_value(v)}" for k, v in fields.items() if v is not None)])
+
+
+def event(op: str, **fields: object) -> None:
+    logger.info(line(op, **fields))
+
+
+def setup(stream: object = None) -> None:
+    """Send the notewell.mcp lines to stderr as they are (idempotent)."""
+    if any(getattr(h, "_notewell", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler._notewell = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

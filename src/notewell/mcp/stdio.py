@@ -1,0 +1,38 @@
+"""The stdio door, for clients that spawn the server: one caller for the life of the process.
+
+The caller is the token in NOTEWELL_TOKEN, or without one the local owner (admin, every scope), which
+is said on stderr so nobody mistakes a token-less launch for a restricted one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from mcp.server.stdio import stdio_server
+
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.mcp import log
+from notewell.mcp.server import NotewellMCP
+from notewell.mcp.toolset import ServerDeps, Toolset
+
+TOKEN_ENV = "NOTEWELL_TOKEN"
+
+
+def stdio_principal(deps: ServerDeps) -> Principal:
+    """The caller for a stdio server; Unauthenticated when NOTEWELL_TOKEN is set but not valid."""
+    secret = os.environ.get(TOKEN_ENV, "").strip()
+    if not secret:
+        sys.stderr.write(f"notewell: no {TOKEN_ENV} set: serving as the local owner (admin, every scope, every "
+                         "ordinary project). Set NOTEWELL_TOKEN to act as one person.\n")
+        return LOCAL_OWNER
+    return deps.access.authenticate(secret)
+
+
+async def serve_stdio(deps: ServerDeps, toolsets: Sequence[Toolset], principal: Principal) -> None:
+    mcp = NotewellMCP(deps, toolsets, lambda _ctx: principal)
+    log.event("mcp.session.open", transport="stdio", user=principal.handle, tokenId=principal.token_id)
+    async with stdio_server() as (read_stream, write_stream):
+        await mcp.server.run(read_stream, write_stream, mcp.server.create_initialization_options())
+    log.event("mcp.session.close", transport="stdio", user=principal.handle, tokenId=principal.token_id)

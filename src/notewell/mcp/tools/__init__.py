@@ -1,0 +1,1 @@
+"""One module per toolset; each defines TOOLSET and is listed once in notewell.mcp.registry."""

@@ -1,0 +1,121 @@
+"""What a toolset is: named tools, each with its schemas, scope, docs and a plain function to call.
+
+A tool's ``call`` runs in a worker thread (the store is blocking) and gets a CallContext and the
+arguments; it returns the JSON object that becomes both structuredContent and the text block. It
+raises InvalidArgument for bad arguments (an invalid-arguments error naming the argument) and any
+other NotewellError for a refusal ("Error in <tool>: <message>").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcp_types import ToolAnnotations
+
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from notewell.access.service import AccessService
+    from notewell.config import Settings
+    from notewell.search.engine import SearchEngine
+    from notewell.store.base import Store
+
+JsonObject = dict[str, Any]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+@dataclass(frozen=True)
+class ServerDeps:
+    """What a toolset may build its services from: one set per server process."""
+
+    settings: Settings
+    store: Store
+    access: AccessService
+    engine: SearchEngine
+
+
+@dataclass(frozen=True)
+class CallContext:
+    principal: Principal
+    tools: Sequence[ToolSpec]  # the tools this connection has, in list order (getDocs names them)
+
+
+class Arguments:
+    """Typed access to a tools/call's arguments; every failure names the argument."""
+
+    def __init__(self, raw: Mapping[str, Any], known: Sequence[str]) -> None:
+        unknown = sorted(set(raw) - set(known))
+        if unknown:
+            raise InvalidArgument(unknown[0], f"is not an argument of this tool; use {', '.join(known) or 'none'}")
+        self.raw = raw
+
+    def string(self, name: str, *, required: bool = False, default: str | None = None) -> str | None:
+        value = self.raw.get(name)
+        if value is None:
+            if required:
+                raise InvalidArgument(name, "is required")
+            return default
+        if not isinstance(value, str):
+            raise InvalidArgument(name, "must be a string")
+        return value
+
+    def required_string(self, name: str) -> str:
+        value = self.string(name, required=True)
+        assert value is not None
+        return value
+
+    def boolean(self, name: str, default: bool = False) -> bool:
+        value = self.raw.get(name)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise InvalidArgument(name, "must be true or false")
+        return value
+
+    def integer(self, name: str, default: int, minimum: int, maximum: int) -> int:
+        value = self.raw.get(name)
+        if value is None:
+            return default
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InvalidArgument(name, "must be a whole number")
+        if not minimum <= value <= maximum:
+            raise InvalidArgument(name, f"must be between {minimum} and {maximum}")
+        return value
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str  # what the model reads
+    scope: str  # the scope a token needs to see and call the tool
+    input_schema: JsonObject
+    call: Callable[[CallContext, Arguments], JsonObject]
+    output_schema: JsonObject | None = None
+    annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
+    meta: JsonObject | None = None
+    input_schema_for: Callable[[Principal], JsonObject] | None = None  # when the schema differs per token
+    refusals: tuple[str, ...] = ()  # for the generated docs: each refusal and what to do
+    example: JsonObject | None = None  # arguments of the documented example, run on the example vault
+
+    @property
+    def argument_names(self) -> list[str]:
+        return list(self.input_schema.get("properties", {}))
+
+    def schema_for(self, principal: Principal) -> JsonObject:
+        return self.input_schema_for(principal) if self.input_schema_for else self.input_schema
+
+
+@dataclass(frozen=True)
+class Toolset:
+    """A named group of tools, chosen with ``notewell serve --toolsets``."""
+
+    name: str
+    summary: str
+    build: Callable[[ServerDeps], Sequence[ToolSpec]] = field(repr=False)

@@ -1,0 +1,1 @@
+"""The services every door calls. Each takes a Principal and asks the access module for every decision."""
