@@ -7,7 +7,8 @@ pre-token, never across two; lacking its vocabulary we charge each pre-token by 
 
 - a letter run: 1 token per 6 ASCII letters started (common words of up to 6 letters are one token;
   rarer, longer words split into pieces of about 4 to 6 letters), plus 1 token per non-ASCII letter
-  (accented and non-Latin letters are 1 to 3 bytes each and rarely merge far);
+  (accented and non-Latin letters are 1 to 3 bytes each and rarely merge far), plus 1 for a leading
+  mark other than a space (``(word``);
 - a digit group (1 to 3 digits): 1 token, exactly as cl100k;
 - a punctuation run: 1 token per 2 characters started (``.``, ``",``, ``**`` are single tokens);
 - a whitespace run: 1 token (cl100k merges runs of spaces and of newlines).
@@ -46,7 +47,8 @@ def _cost(piece: str) -> int:
     if first.isdigit():
         return 1
     if any(ch.isalpha() for ch in piece):
-        return _letters_cost(piece)
+        leading_mark = 0 if first.isalpha() or first.isspace() else 1
+        return leading_mark + _letters_cost(piece)
     marks = len(piece.strip())
     return max(1, -(-marks // PUNCTUATION_PER_TOKEN))
 

@@ -1,0 +1,281 @@
+"""MemoryService: strict vs tolerant matching, dedup, supersede, forget, visibility, validation, audit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memory_world import MemoryWorld, build_world
+from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.services.memory import ScopeDivergence
+
+# A fixed set: (path, title, content). Words chosen so that strict and tolerant answers differ.
+FIXED = [
+    ("decisions", "Token identity fallback", "When the handle is missing, the token identity falls back to the email."),
+    ("decisions", "Tokenizer choice", "We count tokens with a regex pre-tokenizer; identities are not involved."),
+    ("notes", "Deploy", "Deploying on Fridays is discouraged; deployments need a reviewer."),
+    ("notes", "Fallback plan", "The fallback plan for the launch is a manual export."),
+    ("ops/runbooks", "Backups", "Nightly backups run at 02:00 and are kept for thirty days."),
+    ("ops/runbooks-old", "Old backups", "Backups used to run weekly."),
+    ("people", "Onboarding", "New joiners get a laptop, a badge and a buddy in their first week."),
+    ("people", "Leave", "Leave requests go through the HR portal two weeks ahead."),
+]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[MemoryWorld]:
+    w = build_world(tmp_path / "memories.db")
+    yield w
+    w.store.close()
+
+
+@pytest.fixture
+def fixed(world: MemoryWorld) -> dict[str, str]:
+    """The fixed set in apollo, written by alice; title -> ref."""
+    alice = world.user("alice")
+    return {title: world.service.remember(alice, content, path=path, title=title, project="apollo").memory.ref
+            for path, title, content in FIXED}
+
+
+def titles(results: object) -> set[str]:
+    return {r.memory.title for r in results.results}  # type: ignore[attr-defined]
+
+
+# --- strict vs tolerant ---------------------------------------------------------------------------
+
+
+def test_strict_finds_only_full_whole_word_matches(world: MemoryWorld, fixed: dict[str, str]) -> None:
+    alice = world.user("alice")
+    found = world.service.search_memory(alice, "token identity fallback")
+    assert titles(found) == {"Token identity fallback"}
+    assert found.mode == "strict"
+    assert "every term matched" in found.results[0].why
+    assert found.results[0].matched["title"] == ["Token", "identity", "fallback"]
+    # a stem or a prefix is not a whole word: nothing, and that is the honest answer
+    assert world.service.search_memory(alice, "deploy friday").results == []
+    assert world.service.search_memory(alice, "backup").results == []
+    assert titles(world.service.search_memory(alice, "BACKUPS nightly")) == {"Backups"}
+    # one missing word is enough to miss
+    assert world.service.search_memory(alice, "token identity unicorn").results == []
+
+
+def test_tolerant_recall_finds_stems_and_prefixes(world: MemoryWorld, fixed: dict[str, str]) -> None:
+    alice = world.user("alice")
+    assert "Deploy" in titles(world.service.recall(alice, "deploy friday"))  # Deploying, Fridays: stems
+    assert {"Backups", "Old backups"} <= titles(world.service.recall(alice, "backup"))  # stem
+    assert "Onboarding" in titles(world.service.recall(alice, "onboard"))  # prefix
+    near = world.service.recall(alice, "token identity fallback")
+    assert {"Token identity fallback", "Tokenizer choice", "Fallback plan"} <= titles(near)
+    assert near.results[0].memory.title == "Token identity fallback"  # every word, and in the title
+    assert near.mode == "tolerant" and near.results[0].why
+
+
+def test_path_filter_is_a_whole_segment_prefix_starting_with_the_project(
+        world: MemoryWorld, fixed: dict[str, str]) -> None:
+    alice = world.user("alice")
+    assert titles(world.service.recall(alice, "backups", path_filter="apollo/ops/runbooks")) == {"Backups"}
+    assert titles(world.service.recall(alice, "backups", path_filter="apollo/ops")) == {"Backups", "Old backups"}
+    assert titles(world.service.recall(alice, "backups", path_filter="apollo")) == {"Backups", "Old backups"}
+    assert world.service.recall(alice, "backups", path_filter="~alice").results == []
+
+
+def test_limit_and_memory_type_filter(world: MemoryWorld, fixed: dict[str, str]) -> None:
+    alice = world.user("alice")
+    world.service.remember(alice, "Working note: backups paused tonight.", memory_type="working", project="apollo")
+    assert len(world.service.recall(alice, "backups", limit=1).results) == 1
+    working = world.service.recall(alice, "backups", memory_type="working")
+    assert [r.memory.memory_type for r in working.results] == ["working"]
+    durable = world.service.recall(alice, "backups", memory_type="durable")
+    assert {r.memory.memory_type for r in durable.results} == {"durable"}
+
+
+def test_prefer_working_ranks_recent_working_memories_first(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    for i in range(3):
+        world.service.remember(alice, f"Release checklist item {i}: release notes reviewed, release tagged.")
+    world.service.remember(alice, "release in progress", memory_type="working")
+    plain = world.service.search_memory(alice, "release")
+    assert plain.results[0].memory.memory_type == "durable"
+    preferred = world.service.search_memory(alice, "release", prefer_working=True)
+    assert preferred.results[0].memory.memory_type == "working"
+
+
+def test_expired_working_memories_leave_search(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    ref = world.service.remember(alice, "Standup moved to 10:00 today", memory_type="working",
+                                 expires_at="2999-01-01T00:00:00Z").memory.ref
+    assert [r.memory.ref for r in world.service.search_memory(alice, "standup").results] == [ref]
+    world.store.db.conn.execute("UPDATE memories SET expires_at = '2000-01-01T00:00:00.000000Z'")
+    assert world.service.search_memory(alice, "standup").results == []
+    with pytest.raises(InvalidArgument, match="expires_at"):
+        world.service.remember(alice, "x", expires_at="2999-01-01T00:00:00Z")  # durable memories do not expire
+
+
+# --- one live copy, supersede, forget -------------------------------------------------------------
+
+
+def test_same_content_same_place_returns_the_existing_ref(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    first = world.service.remember(alice, "Kickoff is on Monday.", path="meetings", project="apollo")
+    again = world.service.remember(alice, "Kickoff is on Monday.", path="meetings", project="apollo", title="Other")
+    elsewhere = world.service.remember(alice, "Kickoff is on Monday.", path="notes", project="apollo")
+    assert first.created and not again.created and elsewhere.created
+    assert again.memory.ref == first.memory.ref and elsewhere.memory.ref != first.memory.ref
+    assert world.store.memories.count(["apollo"]) == 2
+
+
+def test_supersede_keeps_the_old_memory_by_ref_but_out_of_every_search(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    old = world.service.remember(alice, "The launch date is 3 March.", project="apollo").memory.ref
+    new = world.service.remember(alice, "The launch date is 10 March.", project="apollo", supersedes=old)
+    assert new.superseded == old
+    for search in (world.service.search_memory, world.service.recall):
+        assert [r.memory.ref for r in search(alice, "launch date").results] == [new.memory.ref]
+    kept = world.service.get(alice, old)
+    assert kept.content == "The launch date is 3 March." and kept.superseded_by == new.memory.ref
+    with pytest.raises(InvalidArgument, match="supersedes"):
+        world.service.remember(alice, "The launch date is 12 March.", project="apollo", supersedes=old)
+    pack = world.service.recall_context(alice, "launch date", max_tokens=500)
+    assert [item.ref for item in pack.items] == [new.memory.ref]
+
+
+def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    ref = world.service.remember(alice, "The vendor shortlist is Acme and Globex.", project="apollo").memory.ref
+    world.service.forget(alice, ref, "wrong vendors")
+    assert world.service.search_memory(alice, "vendor shortlist").results == []
+    assert world.service.recall(alice, "vendor").results == []
+    with pytest.raises(NotFound, match=f"Not found: {ref}"):
+        world.service.get(alice, ref)
+    with pytest.raises(NotFound):
+        world.service.forget(alice, ref, "again")
+    actions = [(e.action, e.target) for e in world.store.audit.list_since() if e.action.startswith("memory.")]
+    assert actions == [("memory.remember", ref), ("memory.forget", ref)]
+    with pytest.raises(InvalidArgument, match="reason"):
+        world.service.forget(alice, "mem_x", "  ")
+
+
+def test_who_may_forget(world: MemoryWorld) -> None:
+    alice, bob, ada, sam = (world.user(h) for h in ("alice", "bob", "ada", "sam"))
+    world.access.grant(world.access.user_principal(world.store.identity.user_by_email(world.emails["ada"])),
+                       world.emails["bob"], "hermes", "write")
+    by_bob = world.service.remember(bob, "Hermes vendor demo went well.", project="hermes").memory.ref
+    by_alice = world.service.remember(alice, "Apollo phase 2 starts in May.", project="apollo").memory.ref
+    with pytest.raises(Forbidden, match="only the author"):
+        world.service.forget(bob, by_alice, "not mine")  # bob reads apollo, cannot write it
+    with pytest.raises(Forbidden):
+        world.service.forget(sam, by_alice, "staff read only")  # staff: visible, no write right
+    world.service.forget(ada, by_alice, "admin clean-up")
+    world.access.ungrant(world.access.user_principal(world.store.identity.user_by_email(world.emails["ada"])),
+                         world.emails["bob"], "hermes")
+    with pytest.raises(NotFound):  # bob no longer sees hermes: not even its author may touch it
+        world.service.forget(bob, by_bob, "mine")
+
+
+# --- visibility: roles x token kinds x project kinds ---------------------------------------------
+
+
+def test_permission_matrix(world: MemoryWorld) -> None:
+    svc = world.service
+    svc.remember(world.user("alice"), "matrix apollo", project="apollo")
+    svc.remember(world.user("ada"), "matrix hermes", project="hermes")
+    for handle in ("alice", "bob", "carol", "sam", "ada"):
+        svc.remember(world.user(handle), f"matrix home {handle}")  # default: the caller's home
+    cases = {  # (handle, bound project or None): memories seen
+        ("alice", None): {"apollo", "~alice"},
+        ("alice", "apollo"): {"apollo"},
+        ("bob", None): {"apollo", "~bob"},
+        ("bob", "apollo"): {"apollo"},
+        ("carol", None): {"~carol"},
+        ("sam", None): {"apollo", "hermes", "~sam"},
+        ("sam", "hermes"): {"hermes"},
+        ("ada", None): {"apollo", "hermes", "~ada"},
+        ("ada", "apollo"): {"apollo"},
+    }
+    for (handle, bound), expected in cases.items():
+        p = world.principal(handle, project=bound)
+        for search in (svc.search_memory, svc.recall):
+            seen = {r.memory.project for r in search(p, "matrix", limit=50).results}
+            assert seen == expected, (handle, bound, search.__name__)
+        assert {m.project for m in svc.export(p)} == expected
+    # another person's home stays hidden from everyone, admin included, by ref too
+    carol_home = next(m.ref for m in svc.export(world.user("carol")))
+    for handle in ("alice", "sam", "ada"):
+        with pytest.raises(NotFound, match=f"^Not found: {carol_home}$"):
+            svc.get(world.user(handle), carol_home)
+
+
+def test_write_rights_and_default_project(world: MemoryWorld) -> None:
+    svc = world.service
+    assert svc.remember(world.principal("alice", project="apollo"), "bound write").memory.project == "apollo"
+    assert svc.remember(world.principal("alice"), "home write").memory.project == "~alice"
+    with pytest.raises(Forbidden):
+        svc.remember(world.user("bob"), "read grant only", project="apollo")
+    with pytest.raises(Forbidden):
+        svc.remember(world.user("sam"), "staff has no write grant", project="apollo")
+    with pytest.raises(NotFound, match=r"^Not found: apollo$"):
+        svc.remember(world.user("carol"), "no grant", project="apollo")
+    with pytest.raises(NotFound, match=r"^Not found: ~alice$"):
+        svc.remember(world.user("ada"), "another home", project="~alice")
+    with pytest.raises(NotFound, match=r"^Not found: ~alice$"):
+        svc.remember(world.principal("alice", project="apollo"), "outside the binding", project="~alice")
+    assert svc.remember(world.user("ada"), "admin writes anywhere ordinary", project="hermes").created
+
+
+def test_scopes(world: MemoryWorld) -> None:
+    reader = world.principal("alice", scopes=["memory:read"])
+    with pytest.raises(Forbidden, match="memory:write"):
+        world.service.remember(reader, "no write scope")
+    writer = world.principal("alice", scopes=["memory:write"])
+    with pytest.raises(Forbidden, match="memory:read"):
+        world.service.search_memory(writer, "anything")
+    with pytest.raises(Forbidden, match="knowledge:read"):
+        world.service.recall_context(reader, "anything", include_documents=True)
+
+
+def test_path_filter_outside_the_scope_is_a_scope_divergence(world: MemoryWorld) -> None:
+    svc = world.service
+    for handle, bound, location in [("carol", None, "apollo/decisions"), ("bob", None, "~alice"),
+                                    ("alice", "apollo", "~alice/notes"), ("sam", None, "nowhere/x"),
+                                    ("ada", None, "~carol")]:
+        with pytest.raises(ScopeDivergence, match="path_filter: scope divergence"):
+            svc.search_memory(world.principal(handle, project=bound), "anything", path_filter=location)
+    with pytest.raises(InvalidArgument, match="path_filter"):
+        svc.recall(world.user("alice"), "x", path_filter="../etc")
+
+
+# --- validation -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"query": ""}, "query"),
+    ({"query": "   "}, "query"),
+    ({"query": "?!"}, "query"),
+    ({"query": "x", "limit": -1}, "limit"),
+    ({"query": "x", "limit": 0}, "limit"),
+    ({"query": "x", "limit": 51}, "limit"),
+    ({"query": "x", "limit": "5"}, "limit"),
+    ({"query": "x", "memory_type": "episodic"}, "memory_type"),
+])
+def test_validation_names_the_field(world: MemoryWorld, kwargs: dict[str, object], field: str) -> None:
+    alice = world.user("alice")
+    for search in (world.service.search_memory, world.service.recall):
+        with pytest.raises(InvalidArgument) as err:
+            search(alice, **kwargs)  # type: ignore[arg-type]
+        assert err.value.field == field and str(err.value).startswith(f"{field}: ")
+
+
+def test_remember_validation(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    for kwargs, field in [({"content": " "}, "content"), ({"content": "x", "memory_type": "episodic"}, "memory_type"),
+                          ({"content": "x", "tags": ["t" * 100]}, "tags"), ({"content": "x", "path": "../up"}, "path"),
+                          ({"content": "x", "title": "t" * 500}, "title"),
+                          ({"content": "x", "memory_type": "working", "expires_at": "soon"}, "expires_at")]:
+        with pytest.raises(InvalidArgument) as err:
+            world.service.remember(alice, **kwargs)  # type: ignore[arg-type]
+        assert err.value.field == field
+    for max_tokens in (-1, 0, 10**9):
+        with pytest.raises(InvalidArgument, match=r"^max_tokens: "):
+            world.service.recall_context(alice, "x", max_tokens=max_tokens)
