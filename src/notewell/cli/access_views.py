@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 
 from notewell.access.models import AuditEntry, Grant, Project, TokenRecord, User, now_iso
@@ -37,3 +38,11 @@ def audit_json(entry: AuditEntry) -> dict[str, object]:
 def cells(*values: object) -> list[Text]:
     """Table cells shown as plain text (no Rich markup: names and details may hold brackets)."""
     return [Text("-" if v is None else str(v)) for v in values]
+
+
+def wrapping_table(*headers: str) -> Table:
+    """A table whose cells wrap instead of being cut short (ids and emails must stay whole)."""
+    grid = Table()
+    for header in headers:
+        grid.add_column(header, overflow="fold")
+    return grid

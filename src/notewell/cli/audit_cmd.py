@@ -6,11 +6,10 @@ import json
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.tokens import since_from
-from notewell.cli.access_views import audit_json, cells
+from notewell.cli.access_views import audit_json, cells, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 
 
@@ -26,7 +25,7 @@ def audit_command(
         if json_out:
             print_json([audit_json(e) for e in entries])
             return
-        table = Table("at", "user", "token", "action", "target", "detail")
+        table = wrapping_table("at", "user", "token", "action", "target", "detail")
         for e in entries:
             table.add_row(*cells(e.at, e.user_id, e.token_id or "-", e.action, e.target,
                                  json.dumps(e.detail, ensure_ascii=False, sort_keys=True)))

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from notewell.access.models import Project
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, project_json
+from notewell.cli.access_views import cells, project_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 
 project_app = typer.Typer(help="List, add, archive and describe projects (homes stay private to their owners).",
@@ -39,7 +38,7 @@ def project_list(archived: Annotated[bool, typer.Option("--archived", help="Incl
         if json_out:
             print_json([project_json(p) for p in projects])
             return
-        table = Table("id", "name", "status", "description")
+        table = wrapping_table("id", "name", "status", "description")
         for p in projects:
             table.add_row(*cells(p.id, p.name, p.status, p.description))
         console.print(table)

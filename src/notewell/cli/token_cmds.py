@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from notewell.access.models import now_iso
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, token_json
+from notewell.cli.access_views import cells, token_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
 
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
@@ -53,7 +52,7 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
         if json_out:
             print_json([token_json(t, emails.get(t.user_id, t.user_id)) for t in tokens])
             return
-        table = Table("id", "user", "name", "scopes", "project", "expires", "last used", "state")
+        table = wrapping_table("id", "user", "name", "scopes", "project", "expires", "last used", "state")
         for t in tokens:
             table.add_row(*cells(t.id, emails.get(t.user_id, t.user_id), t.name, " ".join(t.scopes), t.project_id,
                                  t.expires_at or "never", t.last_used_at, t.state(now_iso())))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, user_json
+from notewell.cli.access_views import cells, user_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 
 user_app = typer.Typer(help="Add, list and deactivate users (each user gets a private home project ~handle).",
@@ -42,7 +41,7 @@ def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = Fals
         if json_out:
             print_json([user_json(u) for u in users])
             return
-        table = Table("email", "name", "handle", "role", "active", "home")
+        table = wrapping_table("email", "name", "handle", "role", "active", "home")
         for u in users:
             table.add_row(*cells(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project))
         console.print(table)

@@ -1,0 +1,217 @@
+"""The identity commands through the real CLI: users, projects, grants, tokens, audit; --json shapes and
+one-line errors with exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import Result
+
+from conftest import make_vault, run_cli
+from notewell.access.service import AccessService
+from notewell.store import open_store
+
+
+class Cli:
+    def __init__(self, vault: Path, db: Path) -> None:
+        self.vault, self.db = vault, db
+
+    def __call__(self, *args: str) -> Result:
+        return run_cli(*args, "--vault", str(self.vault), "--db", str(self.db))
+
+    def json(self, *args: str) -> object:
+        result = self(*args, "--json")
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def error(self, *args: str) -> str:
+        """Run a command that must fail: exit 1, nothing on stdout, one line on stderr, no traceback."""
+        result = self(*args)
+        assert result.exit_code == 1, (result.stdout, result.stderr)
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert "Traceback" not in result.stderr
+        return lines[0]
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    vault = make_vault(tmp_path, {
+        "apollo/README.md": "---\nname: Apollo\ndescription: The Apollo programme: plans and decisions.\n---\n# A\n",
+        "apollo/plan.md": "# Plan\n",
+        "handbook/README.md": "---\nname: Handbook\ndescription: How we work: onboarding, policies.\n---\n",
+        "handbook/travel.md": "# Travel\n",
+        "bare/notes.md": "# Notes\n",
+    })
+    return Cli(vault, tmp_path / "index.db")
+
+
+def test_index_turns_vault_folders_into_projects_named_by_their_readme(cli: Cli) -> None:
+    assert cli("index").exit_code == 0
+    projects = cli.json("project", "list")
+    assert projects == [
+        {"id": "apollo", "name": "Apollo", "description": "The Apollo programme: plans and decisions.",
+         "kind": "ordinary", "status": "active", "framework": None, "language": None,
+         "createdAt": projects[0]["createdAt"]},  # type: ignore[index]
+        {"id": "bare", "name": "bare", "description": "", "kind": "ordinary", "status": "active", "framework": None,
+         "language": None, "createdAt": projects[1]["createdAt"]},  # type: ignore[index]
+        {"id": "handbook", "name": "Handbook", "description": "How we work: onboarding, policies.", "kind": "ordinary",
+         "status": "active", "framework": None, "language": None, "createdAt": projects[2]["createdAt"]},  # type: ignore[index]
+    ]
+    # a README edit flows in on the next index; a name set from the CLI is kept over the README
+    (cli.vault / "apollo" / "README.md").write_text("---\nname: Apollo 2\ndescription: New.\n---\n", encoding="utf-8")
+    cli.json("project", "set", "handbook", "--name", "Our handbook")
+    assert cli("index").exit_code == 0
+    names = {p["id"]: (p["name"], p["description"]) for p in cli.json("project", "list")}  # type: ignore[union-attr]
+    assert names["apollo"] == ("Apollo 2", "New.")
+    assert names["handbook"] == ("Our handbook", "How we work: onboarding, policies.")
+
+
+def test_user_add_list_deactivate(cli: Cli) -> None:
+    user = cli.json("user", "add", "Ada.Lovelace@Example.com", "--role", "member", "--name", "Ada")
+    assert user == {"id": user["id"], "email": "Ada.Lovelace@Example.com", "name": "Ada",  # type: ignore[index]
+                    "handle": "ada-lovelace", "role": "member", "active": True, "home": "~ada-lovelace",
+                    "createdAt": user["createdAt"]}  # type: ignore[index]
+    assert (cli.vault / "~ada-lovelace").is_dir()
+    staff = cli.json("user", "add", "sam@example.com", "--role", "staff", "--handle", "sam")
+    assert staff["home"] == "~sam"  # type: ignore[index]
+    plain = cli("user", "add", "root@example.com", "--role", "admin")
+    assert plain.exit_code == 0 and "Added admin root@example.com" in plain.stdout
+    listed = cli.json("user", "list")
+    assert [u["email"] for u in listed] == ["Ada.Lovelace@Example.com", "root@example.com",  # type: ignore[union-attr]
+                                            "sam@example.com"]
+    gone = cli.json("user", "deactivate", "ADA.LOVELACE@example.com")
+    assert gone["active"] is False  # type: ignore[index]
+    assert "ada-lovelace" in cli("user", "list").stdout
+
+
+def test_user_errors(cli: Cli) -> None:
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    assert "already a user" in cli.error("user", "add", "ADA@example.com", "--role", "member")
+    assert "'boss' is not a role" in cli.error("user", "add", "bob@example.com", "--role", "boss")
+    assert "not an email" in cli.error("user", "add", "bob", "--role", "member")
+    assert "--handle" in cli.error("user", "add", "bob@example.com", "--role", "member", "--handle", "Bad Handle")
+    assert "is taken" in cli.error("user", "add", "bob@example.com", "--role", "member", "--handle", "ada")
+    assert "No user with email nobody@example.com" in cli.error("user", "deactivate", "nobody@example.com")
+
+
+def test_project_add_archive_unarchive_set(cli: Cli) -> None:
+    added = cli.json("project", "add", "hermes", "--name", "Hermes", "--description", "Courier app",
+                     "--framework", "react", "--language", "typescript")
+    assert {k: added[k] for k in ("id", "name", "description", "kind", "status", "framework", "language")} == {  # type: ignore[index]
+        "id": "hermes", "name": "Hermes", "description": "Courier app", "kind": "ordinary", "status": "active",
+        "framework": "react", "language": "typescript"}
+    assert cli.json("project", "archive", "hermes")["status"] == "archived"  # type: ignore[index]
+    assert cli.json("project", "list") == []
+    assert [p["id"] for p in cli.json("project", "list", "--archived")] == ["hermes"]  # type: ignore[union-attr]
+    assert cli.json("project", "unarchive", "hermes")["status"] == "active"  # type: ignore[index]
+    changed = cli.json("project", "set", "hermes", "--description", "Delivery app", "--language", "python")
+    assert (changed["name"], changed["description"], changed["language"]) == (  # type: ignore[index]
+        "Hermes", "Delivery app", "python")
+    assert "exists already" in cli.error("project", "add", "hermes")
+    assert "ID:" in cli.error("project", "add", "Bad Id")
+    assert cli.error("project", "archive", "nowhere") == "error: Not found: nowhere"
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    assert cli.error("project", "set", "~ada", "--name", "Mine") == "error: Not found: ~ada"  # homes are private
+    assert "--name" in cli.error("project", "set", "hermes", "--name", " ")
+
+
+def test_grant_and_ungrant(cli: Cli) -> None:
+    cli("index")
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    assert cli.json("grant", "ada@example.com", "apollo") == {"user": "ada@example.com", "project": "apollo",
+                                                             "level": "read"}
+    assert cli.json("grant", "ADA@example.com", "apollo", "--write")["level"] == "write"  # type: ignore[index]
+    assert cli.json("ungrant", "ada@example.com", "apollo") == {"user": "ada@example.com", "project": "apollo",
+                                                               "level": None}
+    assert "holds no grant on apollo" in cli.error("ungrant", "ada@example.com", "apollo")
+    assert "No user with email bob@example.com" in cli.error("grant", "bob@example.com", "apollo")
+    assert cli.error("grant", "ada@example.com", "nowhere") == "error: Not found: nowhere"
+    assert cli.error("grant", "ada@example.com", "~ada") == "error: Not found: ~ada"
+
+
+def test_token_mint_list_revoke(cli: Cli) -> None:
+    cli("index")
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    cli.json("grant", "ada@example.com", "apollo")
+    minted = cli.json("token", "mint", "--user", "ada@example.com", "--scopes", "knowledge:read,memory:read",
+                      "--project", "apollo", "--name", "cursor", "--expires", "90d")
+    assert isinstance(minted, dict)
+    secret = minted.pop("token")
+    assert secret.startswith("nw_") and len(secret) >= 3 + 13 + 43
+    assert minted == {"id": minted["id"], "user": "ada@example.com", "name": "cursor",
+                      "scopes": ["knowledge:read", "memory:read"], "project": "apollo",
+                      "createdAt": minted["createdAt"], "expiresAt": minted["expiresAt"], "lastUsedAt": None,
+                      "revokedAt": None, "state": "active"}
+    store = open_store(str(cli.db))
+    try:
+        assert AccessService(store).authenticate(secret).bound_project == "apollo"
+    finally:
+        store.close()
+    listed = cli.json("token", "list", "--user", "ada@example.com")
+    assert [t["id"] for t in listed] == [minted["id"]]  # type: ignore[union-attr]
+    assert "token" not in listed[0]  # type: ignore[index]
+    assert listed[0]["lastUsedAt"] is not None  # type: ignore[index]
+    revoked = cli.json("token", "revoke", str(minted["id"]))
+    assert revoked["state"] == "revoked" and revoked["revokedAt"]  # type: ignore[index]
+    assert cli.json("token", "list")[0]["state"] == "revoked"  # type: ignore[index]
+    table = cli("token", "list")
+    assert table.exit_code == 0 and "revoked" in table.stdout
+
+
+def test_token_errors(cli: Cli) -> None:
+    cli("index")
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    mint = ("token", "mint", "--user")
+    assert "No user with email bob@example.com" in cli.error(*mint, "bob@example.com", "--scopes", "knowledge:read")
+    assert "may not hold admin" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read,admin")
+    assert "unknown scope" in cli.error(*mint, "ada@example.com", "--scopes", "everything")
+    assert cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--project", "nowhere") == (
+        "error: Not found: nowhere")
+    assert "cannot see project apollo" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read",
+                                                    "--project", "apollo")
+    assert "--expires" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--expires", "1 year")
+    assert "No token with id 000000000000" in cli.error("token", "revoke", "000000000000")
+
+
+def test_the_audit_log_records_every_change(cli: Cli) -> None:
+    cli("index")
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    cli.json("grant", "ada@example.com", "apollo", "--write")
+    cli.json("ungrant", "ada@example.com", "apollo")
+    cli.json("project", "add", "hermes")
+    cli.json("project", "set", "hermes", "--name", "Hermes")
+    cli.json("project", "archive", "hermes")
+    cli.json("project", "unarchive", "hermes")
+    token = cli.json("token", "mint", "--user", "ada@example.com", "--scopes", "memory:write")
+    cli.json("token", "revoke", token["id"])  # type: ignore[index]
+    cli.json("user", "deactivate", "ada@example.com")
+    entries = cli.json("audit")
+    assert isinstance(entries, list)
+    actions = [(e["action"], e["target"]) for e in entries]
+    assert actions == [
+        ("project.discover", "apollo"), ("project.discover", "bare"), ("project.discover", "handbook"),
+        ("user.add", "ada@example.com"), ("grant.set", "apollo"), ("grant.remove", "apollo"),
+        ("project.add", "hermes"), ("project.set", "hermes"), ("project.archive", "hermes"),
+        ("project.unarchive", "hermes"), ("token.mint", token["id"]), ("token.revoke", token["id"]),  # type: ignore[index]
+        ("user.deactivate", "ada@example.com"),
+    ]
+    assert all(e["user"] == "local-owner" and e["token"] is None and e["at"].endswith("Z") for e in entries)
+    mint = entries[10]
+    assert mint["detail"] == {"user": "ada@example.com", "name": "", "scopes": ["memory:write"], "project": None,
+                              "expiresAt": None}
+    assert token["token"] not in json.dumps(entries)  # type: ignore[index]
+    assert cli.json("audit", "--since", "1h") == entries
+    assert cli.json("audit", "--since", "2999-01-01") == []
+    assert "--since" in cli.error("audit", "--since", "yesterday")
+    table = run_cli("audit", "--since", "7d", "--vault", str(cli.vault), "--db", str(cli.db), env={"COLUMNS": "250"})
+    assert table.exit_code == 0 and "token.revoke" in table.stdout and "user.deactivate" in table.stdout
+
+
+def test_help_lists_the_identity_commands(cli: Cli) -> None:
+    out = run_cli("--help").stdout
+    for command in ("user", "project", "grant", "ungrant", "token", "audit"):
+        assert command in out
