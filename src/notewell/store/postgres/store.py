@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from notewell.store.postgres.audit import PostgresAudit
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.documents import PostgresDocuments
+from notewell.store.postgres.identity import PostgresIdentity
+from notewell.store.postgres.memories import PostgresMemories
 
 
 class PostgresStore:
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         self.documents = PostgresDocuments(db)
+        self.memories = PostgresMemories(db)
+        self.identity = PostgresIdentity(db)
+        self.audit = PostgresAudit(db)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -1,0 +1,146 @@
+"""Words as SQLite's FTS5 tokenizers see them, written as PostgreSQL tsvector and tsquery values.
+
+Both backends must agree on what a word is, or a strict memory search would find different memories
+on each. PostgreSQL's own text-search parser does not split text the way FTS5's ``unicode61`` does
+(it keeps e-mail addresses, URLs, hyphenated words and version numbers whole), so the PostgreSQL store
+does not parse text itself: it asks the very tokenizers the SQLite store uses (stdlib sqlite3, in
+memory) for each field's tokens and their positions, and stores them as a tsvector with positions
+and a weight per field. Queries are tokenized the same way and become tsquery values: phrases with
+``<->``, prefixes with ``:*``. Matching, GIN indexing and ranking (ts_rank) are then PostgreSQL's.
+
+``matched`` (which words of which field matched, for the "why" of a result) runs FTS5's highlight()
+over the few returned rows, exactly as the SQLite store does, so both backends explain alike.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+
+WORDS_TOKENIZER = "unicode61 remove_diacritics 2"
+STEMS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
+# tsvector weights: title A, tags and path B, content D, matching SQLite's bm25 weights 4 : 2 : 2 : 1
+FIELD_WEIGHTS = {"title": "A", "tags": "B", "path": "B", "content": "D"}
+TS_RANK_WEIGHTS = "{0.25, 0.25, 0.5, 1.0}"  # {D, C, B, A}
+_LAYOUT = ("title", "tags", "path", "content")  # position order in the tsvector; the long field last
+_MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
+_MAX_POSITIONS_PER_LEXEME = 256
+_MAX_LEXEME_BYTES = 2046
+_MARK_START, _MARK_END = "\x02", "\x03"
+Matched = tuple[tuple[str, tuple[str, ...]], ...]
+MemoryFields = tuple[int, str, str, str, str]  # row id, title, content, tags, path
+
+
+class _Tokenizers:
+    """A private in-memory SQLite database per thread holding one FTS5 table per tokenizer."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(":memory:", isolation_level=None)
+            for name, tokenizer in (("words", WORDS_TOKENIZER), ("stems", STEMS_TOKENIZER)):
+                conn.execute(f"CREATE VIRTUAL TABLE {name} USING fts5 ({', '.join(FIELDS)}, tokenize = '{tokenizer}')")
+                conn.execute(f"CREATE VIRTUAL TABLE {name}_vocab USING fts5vocab ({name}, instance)")
+            self._local.conn = conn
+        return conn
+
+    def tokens(self, table: str, fields: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
+        """Per field, the (token, position) pairs FTS5 makes of it."""
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            conn.execute(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (1, ?, ?, ?, ?)", list(fields))
+            out: dict[str, list[tuple[str, int]]] = {f: [] for f in FIELDS}
+            for term, col, offset in conn.execute(f"SELECT term, col, offset FROM {table}_vocab"):
+                out[col].append((term, offset))
+        finally:
+            conn.execute("ROLLBACK")
+        return out
+
+    def matched(self, table: str, expression: str, rows: Sequence[MemoryFields]) -> dict[int, Matched]:
+        conn = self.conn
+        marks = ", ".join(f"highlight({table}, {i}, '{_MARK_START}', '{_MARK_END}')" for i in range(len(FIELDS)))
+        conn.execute("BEGIN")
+        try:
+            conn.executemany(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)", rows)
+            found = conn.execute(f"SELECT rowid, {marks} FROM {table} WHERE {table} MATCH ?", (expression,)).fetchall()
+        finally:
+            conn.execute("ROLLBACK")
+        return {
+            row[0]: tuple((name, tuple(words)) for name, text in zip(FIELDS, row[1:], strict=True)
+                          if (words := _marked_words(text)))
+            for row in found
+        }
+
+
+_TOKENIZERS = _Tokenizers()
+
+
+def _marked_words(text: str) -> list[str]:
+    words: list[str] = []
+    for part in text.split(_MARK_START)[1:]:
+        word = part.split(_MARK_END, 1)[0]
+        if word and word not in words:
+            words.append(word)
+    return words
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector(table: str, title: str, content: str, tags: str, path: str) -> str:
+    """The tsvector (as text) of a memory's fields, tokenized as the FTS5 table ``table`` would."""
+    tokens = _TOKENIZERS.tokens(table, (title, content, tags, path))
+    positions: dict[str, list[str]] = {}
+    base = 1
+    for field in _LAYOUT:
+        weight = FIELD_WEIGHTS[field]
+        last = -1
+        for term, offset in tokens[field]:
+            last = max(last, offset)
+            if len(term.encode("utf-8")) > _MAX_LEXEME_BYTES:
+                continue
+            positions.setdefault(term, []).append(f"{min(base + offset, _MAX_POSITION)}{weight}")
+        base += last + 2  # one unused position between fields: a phrase never spans two of them
+    return " ".join(f"{_quote(term)}:{','.join(sorted(set(pos), key=_position)[:_MAX_POSITIONS_PER_LEXEME])}"
+                    for term, pos in positions.items())
+
+
+def _position(entry: str) -> int:
+    return int(entry[:-1])
+
+
+def _phrase(table: str, term: str, prefix: bool) -> str | None:
+    tokens = [t for t, _ in sorted(_TOKENIZERS.tokens(table, (term, "", "", ""))["title"], key=lambda t: t[1])]
+    if not tokens:
+        return None
+    quoted = [_quote(t) for t in tokens]
+    if prefix:
+        quoted[-1] += ":*"
+    return "(" + " <-> ".join(quoted) + ")"
+
+
+def strict_tsquery(terms: Sequence[str]) -> str | None:
+    """Every term as a whole word (a phrase when FTS5 makes several tokens of it); None: nothing can match."""
+    phrases = [_phrase("words", t, prefix=False) for t in terms]
+    if not phrases or any(p is None for p in phrases):
+        return None
+    return " & ".join(p for p in phrases if p)
+
+
+def tolerant_tsquery(terms: Sequence[str]) -> str | None:
+    """Any term, stemmed; a term of 3+ characters also as a prefix (SQLite: ``"term"*``)."""
+    phrases = [p for t in terms if (p := _phrase("stems", t, prefix=len(t) >= 3))]
+    return " | ".join(phrases) if phrases else None
+
+
+def matched(table: str, expression: str, rows: Sequence[MemoryFields]) -> dict[int, Matched]:
+    """Which words of each field the FTS5 ``expression`` matched, per row id (FTS5's highlight())."""
+    return _TOKENIZERS.matched(table, expression, rows) if rows else {}
