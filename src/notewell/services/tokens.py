@@ -23,36 +23,36 @@ from __future__ import annotations
 import re
 
 _PRE_TOKEN = re.compile(
-    r"'(?:[sdmt]|ll|ve|re)(?![^\W\d_])"  # contractions: 's 'd 'm 't 'll 've 're
-    r"|[^\r\n\w]?[^\W\d_]+"  # an optional leading space or mark, then letters
-    r"|\d{1,3}"  # digits, in groups of at most three
-    r"| ?(?:[^\s\w]|_)+[\r\n]*"  # punctuation (and the underscore)
-    r"|\s+",  # whitespace
+    r"(?P<contraction>'(?:[sdmt]|ll|ve|re)(?![^\W\d_]))"  # 's 'd 'm 't 'll 've 're
+    r"|(?P<word>[^\r\n\w]?[^\W\d_]+)"  # an optional leading space or mark, then letters
+    r"|(?P<digits>\d{1,3})"  # digits, in groups of at most three
+    r"|(?P<marks> ?(?:[^\s\w]|_)+[\r\n]*)"  # punctuation (and the underscore)
+    r"|(?P<space>\s+)",  # whitespace
     re.IGNORECASE,
 )
 ASCII_LETTERS_PER_TOKEN = 6
 PUNCTUATION_PER_TOKEN = 2
 
 
-def _letters_cost(piece: str) -> int:
-    ascii_letters = sum(1 for ch in piece if ch.isascii() and ch.isalpha())
-    other_letters = sum(1 for ch in piece if not ch.isascii() and ch.isalpha())
-    return max(1, -(-ascii_letters // ASCII_LETTERS_PER_TOKEN) + other_letters)
-
-
-def _cost(piece: str) -> int:
-    first = piece[0]
-    if first.isspace() and piece.isspace():
-        return 1
-    if first.isdigit():
-        return 1
-    if any(ch.isalpha() for ch in piece):
-        leading_mark = 0 if first.isalpha() or first.isspace() else 1
-        return leading_mark + _letters_cost(piece)
-    marks = len(piece.strip())
-    return max(1, -(-marks // PUNCTUATION_PER_TOKEN))
+def _word_cost(piece: str) -> int:
+    lead = 0
+    if not (piece[0].isalnum() or piece[0] == "_"):  # a leading mark; a leading space is free
+        lead = 0 if piece[0].isspace() else 1
+        piece = piece[1:]
+    ascii_letters = sum(1 for ch in piece if ch.isascii())
+    other = len(piece) - ascii_letters
+    return lead + max(1, -(-ascii_letters // ASCII_LETTERS_PER_TOKEN) + other)
 
 
 def count_tokens(text: str) -> int:
     """The estimated number of tokens of ``text`` (0 for the empty string)."""
-    return sum(_cost(m.group()) for m in _PRE_TOKEN.finditer(text))
+    total = 0
+    for m in _PRE_TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "word":
+            total += _word_cost(m.group())
+        elif kind == "marks":
+            total += max(1, -(-len(m.group().strip()) // PUNCTUATION_PER_TOKEN))
+        else:
+            total += 1
+    return total
