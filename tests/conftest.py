@@ -166,3 +166,28 @@ def rg() -> str:
 # --- PostgreSQL: a throwaway cluster, fresh databases, the store_url backend parameter (tests/pg.py) ---
 
 from pg import pg_cluster, pg_url, store_url  # noqa: E402, F401
+
+# --- MCP: the example vault with people and real tokens, served over real HTTP (tests/mcp_world.py) ---
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def mcp_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from mcp_world import build_world
+
+    world = build_world(tmp_path_factory.mktemp("mcp-world"))
+    yield world
+    world.runtime.close()
+
+
+@pytest.fixture(scope="session")
+def mcp_url(mcp_world: object) -> Iterator[str]:
+    """The URL of a Notewell MCP server (every toolset) over mcp_world, on a free localhost port."""
+    from mcp_world import serve_world
+
+    with serve_world(mcp_world) as server:  # type: ignore[arg-type]
+        yield server.url

@@ -6,6 +6,7 @@ import sys
 
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
+    docs_cmd,
     grant_cmds,
     index_cmd,
     project_cmds,

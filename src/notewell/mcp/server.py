@@ -131,7 +131,7 @@ class NotewellMCP:
             if spec is None:
                 outcome = "unknown_tool"
                 raise MCPError(code=INVALID_PARAMS, message=f"Tool {name} not found")
-            result = await anyio.to_thread.run_sync(self._run, spec, principal, params.arguments or {})
+            result = await anyio.to_thread.run_sync(self.run_tool, spec, principal, params.arguments or {})
             if result.is_error:
                 outcome = "refused"
             return result
@@ -151,7 +151,7 @@ class NotewellMCP:
                 self._on_tool_call(session)
             log.event("mcp.tool", tool=name, durMs=_ms(started), outcome=outcome, **_who(principal, ctx))
 
-    def _run(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
+    def run_tool(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
         """Call one tool (in a worker thread). InvalidArgument propagates; other refusals become is_error."""
         args = Arguments(raw, spec.argument_names)
         try:

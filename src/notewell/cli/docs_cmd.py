@@ -1,0 +1,25 @@
+"""notewell docs: write the tool reference (docs/tools/<tool>.md, docs/tools.md, docs/llms.txt) from the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from notewell.cli.app import app, console, fail
+from notewell.errors import NotewellError
+
+
+@app.command("docs")
+def docs_command(
+    out: Annotated[Path, typer.Option("--out", help="The docs folder to write into.")] = Path("docs"),
+) -> None:
+    """Generate the tool pages and llms.txt from the tool definitions, with examples run on examples/northwind."""
+    from notewell.mcp.docs import write
+
+    try:
+        written = write(out)
+    except NotewellError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"Wrote {len(written)} files under {out}", highlight=False, markup=False)

@@ -1,0 +1,195 @@
+"""The tool reference, generated from the tool definitions: docs/tools/<tool>.md, docs/tools.md, docs/llms.txt.
+
+Each page comes from the ToolSpec itself (description, schemas, scope, annotations, refusals) and its
+example is a real call, as the local owner, on a fresh index of the bundled example vault, so the
+pages show what the code does. ``notewell docs`` writes them; a test fails when the committed files
+differ from what this module generates.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.indexer import sync
+from notewell.mcp.registry import TOOLSETS
+from notewell.mcp.server import INSTRUCTIONS, NotewellMCP
+from notewell.mcp.toolset import JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.runtime import open_runtime
+from notewell.services.knowledge import limits_text
+
+EXAMPLE_VAULT = Path(__file__).resolve().parents[3] / "examples" / "northwind"
+_ANNOTATION_NAMES = (("title", "title"), ("read_only_hint", "readOnlyHint"), ("destructive_hint", "destructiveHint"),
+                     ("idempotent_hint", "idempotentHint"), ("open_world_hint", "openWorldHint"))
+
+
+@contextmanager
+def example_server(vault: Path = EXAMPLE_VAULT) -> Iterator[NotewellMCP]:
+    """Every toolset over a throwaway index of a copy of ``vault`` (the example vault is never written)."""
+    with tempfile.TemporaryDirectory(prefix="notewell-docs-") as tmp:
+        copy = Path(tmp) / "vault"
+        shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".notewell"))
+        rt = open_runtime(str(copy), str(Path(tmp) / "index.db"))
+        try:
+            sync(rt.settings, rt.store)
+            rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+            deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
+            yield NotewellMCP(deps, list(TOOLSETS.values()), lambda _ctx: LOCAL_OWNER)
+        finally:
+            rt.close()
+
+
+def _type(schema: JsonObject) -> str:
+    if "anyOf" in schema and "type" not in schema:
+        return " | ".join(_type(s) for s in schema["anyOf"])
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        return " | ".join(kind)
+    if kind == "array":
+        return f"{_type(schema.get('items', {}))}[]"
+    return str(kind)
+
+
+def _constraints(schema: JsonObject) -> str:
+    parts = []
+    for key, label in (("minLength", "length at least {}"), ("minimum", "at least {}"), ("maximum", "at most {}")):
+        if key in schema:
+            parts.append(label.format(schema[key]))
+    if "enum" in schema:
+        parts.append("one of " + ", ".join(f"`{v}`" for v in schema["enum"]))
+    if "anyOf" in schema:
+        values = ", ".join(f"`{v['const']}` ({v.get('description', '')})" for v in schema["anyOf"])
+        parts.append(f"one of the projects this person can read, so the list differs per token; for the local "
+                     f"owner on the example vault: {values}")
+    if "default" in schema:
+        parts.append(f"default `{json.dumps(schema['default'])}`")
+    return "; ".join(parts)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _arguments(spec: ToolSpec) -> list[str]:
+    schema = spec.schema_for(LOCAL_OWNER)
+    props: dict[str, JsonObject] = schema.get("properties", {})
+    if not props:
+        return ["None."]
+    required = set(schema.get("required", []))
+    rows = ["| name | type | required | description |", "| --- | --- | --- | --- |"]
+    for name, schema in props.items():
+        extra = _constraints(schema)
+        desc = schema.get("description", "") + (f" ({extra})" if extra else "")
+        rows.append(f"| `{name}` | {_cell(_type(schema))} | {'yes' if name in required else ''} | {_cell(desc)} |")
+    return rows
+
+
+def _fields(schema: JsonObject, prefix: str = "") -> Iterator[tuple[str, JsonObject, bool]]:
+    required = set(schema.get("required", []))
+    for name, sub in schema.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        yield path, sub, name in required
+        target = sub.get("items", {}) if sub.get("type") == "array" else sub
+        if "properties" in target:
+            yield from _fields(target, f"{path}[]." if sub.get("type") == "array" else f"{path}.")
+
+
+def _result(spec: ToolSpec) -> list[str]:
+    if spec.output_schema is None:
+        return ["A text block."]
+    rows = ["As structuredContent and, the same JSON, as a text block.", "",
+            "| field | type | always | description |", "| --- | --- | --- | --- |"]
+    for path, sub, req in _fields(spec.output_schema):
+        desc = _cell(sub.get("description", ""))
+        rows.append(f"| `{path}` | {_cell(_type(sub))} | {'yes' if req else ''} | {desc} |")
+    return rows
+
+
+def _annotations(spec: ToolSpec) -> list[str]:
+    values = spec.annotations.model_dump()
+    lines = [f"- {wire}: {json.dumps(values[attr])}" for attr, wire in _ANNOTATION_NAMES
+             if values.get(attr) is not None]
+    if spec.meta:
+        lines += [f"- _meta {key}: {json.dumps(value)}" for key, value in spec.meta.items()]
+    return lines or ["None."]
+
+
+def _example(mcp: NotewellMCP, spec: ToolSpec) -> list[str]:
+    if spec.example is None:
+        return []
+    result = mcp.run_tool(spec, LOCAL_OWNER, dict(spec.example))
+    shown: Any = result.structured_content if not result.is_error else result.content[0].text  # type: ignore[union-attr]
+    return ["## Example", "", "Called as the local owner on the bundled example vault (examples/northwind):", "",
+            "```json", json.dumps({"name": spec.name, "arguments": spec.example}, ensure_ascii=False, indent=2), "```",
+            "", "```json", json.dumps(shown, ensure_ascii=False, indent=2), "```", ""]
+
+
+def tool_page(mcp: NotewellMCP, toolset: Toolset, spec: ToolSpec) -> str:
+    lines = [
+        f"# {spec.name}", "",
+        f"**{spec.title}**. Toolset `{toolset.name}`; scope `{spec.scope}`.", "",
+        "<!-- Generated by `notewell docs` from the tool definition; edit the code, not this file. -->", "",
+        "## Description", "", "What the model reads, word for word:", "", f"> {spec.description}", "",
+        "## Arguments", "", *_arguments(spec), "",
+        "## Result", "", *_result(spec), "",
+        "## Scopes", "",
+        f"`{spec.scope}`. Without it the tool is absent from tools/list, and calling it returns MCP error -32602 "
+        f"\"Tool {spec.name} not found\".", "",
+        "## Annotations", "", *_annotations(spec), "",
+        "## Refusals and what to do", "", *[f"- {r}" for r in spec.refusals], "",
+        *_example(mcp, spec),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def tools_index(mcp: NotewellMCP) -> str:
+    lines = ["# Tools", "", "<!-- Generated by `notewell docs` from the tool definitions; edit the code. -->", "",
+             "Notewell offers its tools in toolsets; `notewell serve --toolsets knowledge,notes` picks them "
+             "(default: all). A tool is listed only for a token that holds its scope.", "",
+             "What the server tells an agent when it connects (initialize instructions):", "", f"> {INSTRUCTIONS}",
+             ""]
+    for toolset in mcp.toolsets:
+        lines += [f"## Toolset `{toolset.name}`", "", toolset.summary, "", "| tool | scope | what it does |",
+                  "| --- | --- | --- |"]
+        for spec in toolset.build(mcp.deps):
+            lines.append(f"| [{spec.name}](tools/{spec.name}.md) | `{spec.scope}` | {_cell(spec.title)} |")
+        lines.append("")
+    lines += ["## Limits", "", limits_text(), ""]
+    return "\n".join(lines)
+
+
+def llms_txt(mcp: NotewellMCP) -> str:
+    lines = ["# Notewell", "",
+             "> A self-hosted knowledge and memory server for AI agents: MCP tools to list, read and search a "
+             "team's documents within each person's permissions.", "", INSTRUCTIONS, ""]
+    for toolset in mcp.toolsets:
+        lines += [f"## Toolset {toolset.name}", ""]
+        lines += [f"- [{spec.name}](tools/{spec.name}.md): {spec.title}" for spec in toolset.build(mcp.deps)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def generate() -> dict[str, str]:
+    """Every generated file, by path relative to the docs folder."""
+    with example_server() as mcp:
+        files = {"tools.md": tools_index(mcp), "llms.txt": llms_txt(mcp)}
+        for toolset in mcp.toolsets:
+            for spec in toolset.build(mcp.deps):
+                files[f"tools/{spec.name}.md"] = tool_page(mcp, toolset, spec)
+        return files
+
+
+def write(out: Path) -> list[Path]:
+    written = []
+    for rel, text in generate().items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,126 @@
+"""The MCP test world: a copy of the example vault with users, grants and real tokens, served over real HTTP.
+
+People and tokens (each token a real secret minted by the access service):
+- admin (admin), staff (staff): every ordinary project, no homes.
+- alice (member): a read grant on northwind-advisory, and her home ~alice.
+- bob (member): no grant at all: only his (empty) home.
+Tokens: one user-scoped knowledge:read token for each person; alice_project bound to northwind-advisory;
+no_knowledge (alice, memory:read only); revoked (alice, revoked).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.indexer import sync
+from notewell.mcp.http import HttpApp, build_http_app
+from notewell.mcp.registry import choose
+from notewell.mcp.toolset import ServerDeps
+from notewell.runtime import Runtime, open_runtime
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NORTHWIND = REPO_ROOT / "examples" / "northwind"
+MODERN = "2026-07-28"
+LEGACY = "legacy"  # the initialize handshake, negotiating 2025-11-25
+
+
+@dataclass
+class World:
+    runtime: Runtime
+    tokens: dict[str, str]
+
+    @property
+    def deps(self) -> ServerDeps:
+        rt = self.runtime
+        return ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
+
+    @property
+    def vault(self) -> Path:
+        return self.runtime.settings.vault
+
+
+def build_world(tmp: Path) -> World:
+    vault = tmp / "vault"
+    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
+    rt = open_runtime(str(vault), str(tmp / "index.db"))
+    sync(rt.settings, rt.store)
+    access = rt.access
+    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+    for email, role, handle in (("admin@northwind.test", "admin", "admin"), ("staff@northwind.test", "staff", "staff"),
+                                ("alice@northwind.test", "member", "alice"), ("bob@northwind.test", "member", "bob")):
+        access.add_user(LOCAL_OWNER, email, role, handle=handle)
+    access.grant(LOCAL_OWNER, "alice@northwind.test", "northwind-advisory", "read")
+    sync(rt.settings, rt.store)  # the homes' new (empty) folders
+    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+
+    def mint(email: str, scopes: str, project: str | None = None) -> str:
+        return access.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project).secret
+
+    people = ("admin", "staff", "alice", "bob")
+    tokens = {handle: mint(f"{handle}@northwind.test", "knowledge:read") for handle in people}
+    tokens["alice_project"] = mint("alice@northwind.test", "knowledge:read", "northwind-advisory")
+    tokens["no_knowledge"] = mint("alice@northwind.test", "memory:read")
+    tokens["revoked"] = mint("alice@northwind.test", "knowledge:read")
+    revoked_id = tokens["revoked"].split("_")[1]
+    access.revoke_token(LOCAL_OWNER, revoked_id)
+    return World(rt, tokens)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerThread:
+    """uvicorn serving an ASGI app on a free localhost port, in a background thread."""
+
+    def __init__(self, http: HttpApp) -> None:
+        self.http = http
+        self.port = free_port()
+        self.server = uvicorn.Server(uvicorn.Config(http.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    access_log=False, lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test MCP server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def serve_world(world: World, toolsets: list[str] | None = None) -> ServerThread:
+    return ServerThread(build_http_app(world.deps, choose(toolsets)))
+
+
+@asynccontextmanager
+async def connect(url: str, token: str | None, mode: str = LEGACY) -> AsyncIterator[Client]:
+    """The SDK's own client over Streamable HTTP, sending the token as a bearer header."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with create_mcp_http_client(headers=headers) as http, \
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        yield client
