@@ -199,3 +199,24 @@ def test_manage_needs_an_admin_scope_on_a_user_scoped_admin_token(world: World, 
     staff_id, staff_email, staff_handle = world.users[("staff", None)]
     with pytest.raises(Forbidden):
         world.access.users(Principal(staff_id, staff_email, staff_handle, "staff", frozenset(SCOPES), "t3"))
+
+
+CASE_LABELS = {"active": "ordinary, active", "archived": "ordinary, archived", "own-home": "own home",
+               "other-home": "another person's home"}
+
+
+def docs_table() -> list[str]:
+    """The matrix for a user-scoped token holding every scope its role may hold, as docs/security.md shows it."""
+    rows = ["| project | role | grant | list | read | search | write | manage |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for case, role, grant in itertools.product(CASES, ROLES, GRANTS):
+        scopes = SCOPES if role == "admin" else tuple(s for s in SCOPES if s != "admin")
+        marks = ["yes" if expected(a, role, "user-scoped", scopes, case, grant) else "no" for a in ACTIONS]
+        rows.append(f"| {CASE_LABELS[case]} | {role} | {grant or 'none'} | " + " | ".join(marks) + " |")
+    return rows
+
+
+def test_docs_security_shows_this_matrix() -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "security.md").read_text(encoding="utf-8")
+    missing = [row for row in docs_table() if row not in docs.splitlines()]
+    assert not missing, "docs/security.md lacks these rows of the matrix:\n" + "\n".join(missing)
