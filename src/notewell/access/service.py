@@ -107,7 +107,7 @@ class AccessService:
     def visible_projects(self, p: Principal, *, include_archived: bool = False) -> list[Project]:
         """Projects p sees, sorted by id. Scopes are not checked here."""
         levels = {} if p.local_owner else {g.project_id: g.level for g in self.identity.grants_for_user(p.user_id)}
-        return [project for project in self.identity.projects()
+        return [project for project in self.identity.projects_for_user(p.user_id)
                 if policy.is_visible(p, project, levels.get(project.id), include_archived=include_archived)]
 
     def project_for_read(self, p: Principal, project_id: str) -> Project:

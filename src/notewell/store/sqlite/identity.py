@@ -143,6 +143,12 @@ class SqliteIdentity:
     def projects(self) -> list[Project]:
         return [_project(r) for r in self.db.conn.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects ORDER BY id")]
 
+    def projects_for_user(self, user_id: str) -> list[Project]:
+        """Every ordinary project and the homes ``user_id`` owns: what anyone's visibility starts from."""
+        return [_project(r) for r in self.db.conn.execute(
+            f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' OR owner_user_id = ? ORDER BY id",
+            (user_id,))]
+
     def add_project(self, project: Project) -> None:
         try:
             with self.db.transaction() as conn:
