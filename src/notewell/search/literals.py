@@ -71,9 +71,16 @@ def _and(a: Plan | None, b: Plan | None) -> Plan | None:
 
 
 def _seq(items: list[tuple[object, object]]) -> _Info:
-    """Concatenation: cross the exact sets while they stay small, else AND what is required."""
+    """Concatenation: cross the exact sets while they stay small, else AND what is required.
+
+    Once a piece breaks the run, the exact set describes only the pieces after it: it still says what a
+    match contains, but not what the whole sequence matches, so it is returned as a plan, never as the
+    sequence's exact set (an enclosing sequence would glue its neighbours to it: "xy(a+bcd)" does not
+    contain "xybcd").
+    """
     exact: frozenset[str] | None = frozenset({""})
     plan: Plan | None = None
+    whole = True
     for item in items:
         info = _node(item)
         if exact is not None and info.exact is not None and len(exact) * len(info.exact) <= MAX_EXACT:
@@ -84,7 +91,10 @@ def _seq(items: list[tuple[object, object]]) -> _Info:
             plan = _and(plan, _exact_plan(exact))
         plan = _and(plan, _to_plan(info) if info.exact is not None else info.plan)
         exact = info.exact
-    return _Info(exact, plan)
+        whole = False
+    if whole:
+        return _Info(exact, plan)
+    return _Info(None, _and(plan, _exact_plan(exact)) if exact is not None else plan)
 
 
 def _node(item: tuple[object, object]) -> _Info:

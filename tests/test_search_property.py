@@ -1,0 +1,189 @@
+"""Property: on random small vaults and random queries, the indexed search returns exactly what a
+brute-force scan of every line returns.
+
+The oracle reads each file line by line (a line ends at "\\n" or "\\r\\n"; a final line end opens no
+new line) and asks, per line: for plain text, is the (case-folded) query a substring of the
+(case-folded) line; for a regex, does RE2 find the pattern in the line. It knows nothing of trigrams,
+candidate plans or whole-text matching, which is what the engine uses to be fast. The case-folding
+function itself is pinned by the Unicode examples in test_search.py; here it is shared on purpose.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import re2
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from conftest import IndexedVault, index_into, make_vault
+from notewell.search.engine import CaseMode, ignores_case
+from notewell.search.fold import fold, has_upper
+
+# A small alphabet where case folding is interesting: ß folds to "ss", Σ/σ/ς are one letter, İ folds to i.
+ALPHABET = "abcsSiIAßσςΣİ "
+PROJECTS = ("p", "q")
+PATHS = ("a.md", "B.md", "b.txt", "sub/c.md", "ä.md")
+CASES: tuple[CaseMode, ...] = ("insensitive", "smart", "sensitive")
+
+Vault = dict[str, str]  # vault-relative path -> text
+Hit = tuple[str, str, int]  # (project, path, line)
+
+# --- generated vaults ---------------------------------------------------------------------------------
+
+line_text = st.text(alphabet=ALPHABET, max_size=12)
+
+
+@st.composite
+def file_text(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(line_text, max_size=5))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines)
+    return text + end if lines and draw(st.booleans()) else text
+
+
+vaults = st.dictionaries(
+    st.tuples(st.sampled_from(PROJECTS), st.sampled_from(PATHS)).map("/".join),
+    file_text(), min_size=1, max_size=4,
+)
+
+# --- generated queries --------------------------------------------------------------------------------
+
+plain_queries = st.text(alphabet=ALPHABET, min_size=1, max_size=6)
+
+_atoms = st.one_of(
+    st.sampled_from(list(ALPHABET.replace(" ", ""))).map(re2.escape),
+    st.sampled_from(["ab", "ss", "abc", "sas", "aß", "σς", "İi", "Σa", "cab", "bca", "as "]),
+    st.sampled_from([".", r"\s", r"\S", r"\w", "[aß]", "[^a]", "[a-c]", "[sS]", "[σς]", "[^ ]", " "]),
+)
+
+
+QUANTIFIERS = st.sampled_from(["*", "+", "?", "{2}", "{1,2}", "*?"])
+
+
+def regex_seq(depth: int) -> st.SearchStrategy[str]:
+    """A concatenation of 1-4 terms; a term nests groups, alternations and repetitions ``depth`` deep."""
+    return st.lists(regex_term(depth), min_size=1, max_size=4).map("".join)
+
+
+def regex_term(depth: int) -> st.SearchStrategy[str]:
+    if depth == 0:
+        return _atoms
+    inner = regex_seq(depth - 1)
+    return st.one_of(
+        _atoms,
+        inner.map(lambda x: f"({x})"),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(?:" + "|".join(xs) + ")"),
+        st.tuples(regex_term(depth - 1), QUANTIFIERS).map(lambda t: f"(?:{t[0]}){t[1]}"),
+    )
+
+
+regex_queries = st.tuples(
+    st.sampled_from(["", "", "^"]), regex_seq(2), st.sampled_from(["", "", "$"]),
+).map("".join)
+
+queries = st.one_of(
+    st.tuples(plain_queries, st.just(False), st.sampled_from(CASES)),
+    st.tuples(regex_queries, st.just(True), st.sampled_from(CASES)),
+)
+
+
+@st.composite
+def planted_match(draw: st.DrawFn, query: str, regex: bool) -> str:
+    """A line that likely matches ``query``: random queries seldom match random text on their own."""
+    if regex:
+        core = draw(st.from_regex(query.removeprefix("^").removesuffix("$"), fullmatch=True, alphabet=ALPHABET))
+    else:
+        core = draw(st.sampled_from([query, query.upper(), query.lower(), query.swapcase(), query.casefold()]))
+    return draw(line_text) + core + draw(line_text)
+
+
+@st.composite
+def vaults_with_cases(draw: st.DrawFn) -> tuple[Vault, list[tuple[str, bool, CaseMode]]]:
+    """A vault and queries, with a line that matches each query planted at a random place."""
+    vault = dict(draw(vaults))
+    cases = draw(st.lists(queries, min_size=1, max_size=6))
+    for query, regex, _ in cases:
+        line = draw(planted_match(query, regex))
+        rel = draw(st.sampled_from(sorted(vault)))
+        lines = vault[rel].split("\n")
+        at = draw(st.integers(0, len(lines) - 1))
+        vault[rel] = "\n".join([*lines[:at], line, *lines[at:]])
+    return vault, cases
+
+
+# --- the oracle ---------------------------------------------------------------------------------------
+
+
+def file_lines(text: str) -> list[str]:
+    if not text:
+        return []
+    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+
+
+def oracle(vault: Vault, query: str, regex: bool, case: CaseMode, all_lines: bool) -> list[Hit]:
+    if regex:
+        options = re2.Options()
+        options.case_sensitive = not ignores_case(query, True, case)
+        compiled = re2.compile(query, options)
+
+        def matches(line: str) -> bool:
+            return compiled.search(line) is not None
+    else:
+        insensitive = case == "insensitive" or (case == "smart" and not has_upper(query))
+        needle = fold(query) if insensitive else query
+
+        def matches(line: str) -> bool:
+            return needle in (fold(line) if insensitive else line)
+
+    found: list[Hit] = []
+    for project, path in sorted(tuple(rel.split("/", 1)) for rel in vault):  # by code point
+        rel = f"{project}/{path}"
+        for number, line in enumerate(file_lines(vault[rel]), start=1):
+            if matches(line):
+                found.append((project, path, number))
+                if not all_lines:
+                    break
+    return found
+
+
+def engine_hits(indexed: IndexedVault, query: str, regex: bool, case: CaseMode, all_lines: bool) -> list[Hit]:
+    result = indexed.search(query, regex=regex, case=case, all_lines=all_lines, limit=10_000)
+    assert result.complete and not result.has_more
+    return [(m.project, m.path, m.line) for m in result.matches]
+
+
+def check(vault: Vault, cases: list[tuple[str, bool, CaseMode]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        indexed = index_into(make_vault(root, dict(vault)), root / "index.db")
+        try:
+            for query, regex, case in cases:
+                for all_lines in (False, True):
+                    expected = oracle(vault, query, regex, case, all_lines)
+                    assert engine_hits(indexed, query, regex, case, all_lines) == expected, (query, regex, case)
+        finally:
+            indexed.runtime.close()
+
+
+# --- the properties -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vault_cases=vaults_with_cases())
+# Regression: a group's exact strings were only its suffix after a repetition, so "xy" was glued to "bcd".
+@example(vault_cases=({"p/a.md": "xyabcd\n"}, [("xy(a+bcd)", True, "insensitive")]))
+@example(vault_cases=({"p/a.md": "Straße\nSTRASSE\n", "q/b.md": "ΣΟΦΙΑ\nσοφια\n"},
+                      [("strasse", False, "insensitive"), ("ß", False, "smart"), ("σοφια", False, "insensitive")]))
+def test_indexed_search_equals_line_scan(vault_cases: tuple[Vault, list[tuple[str, bool, CaseMode]]]) -> None:
+    check(*vault_cases)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vault=vaults, needles=st.lists(st.text(alphabet=ALPHABET, min_size=3, max_size=5), min_size=1, max_size=4))
+def test_substrings_of_the_vault_are_found(vault: Vault, needles: list[str]) -> None:
+    """Queries cut from the vault's own lines, so that most of them match (random ones mostly do not)."""
+    lines = [line for text in vault.values() for line in file_lines(text) if len(line) >= 3]
+    picked = [(line[i % (len(line) - 2):][:3 + i % 4], False, CASES[i % 3]) for i, line in enumerate(lines[:6])]
+    check(vault, picked + [(n, False, "insensitive") for n in needles])
