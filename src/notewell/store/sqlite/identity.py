@@ -61,6 +61,10 @@ MIGRATIONS = [
     );
     CREATE INDEX tokens_user ON tokens (user_id)
     """,
+    """
+    CREATE INDEX projects_kind ON projects (kind, id);
+    CREATE INDEX projects_owner ON projects (owner_user_id)
+    """,
 ]
 
 _USER_COLUMNS = "id, email, name, handle, role, active, created_at"
