@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from notewell.errors import InvalidArgument
-from notewell.mcp.tools import knowledge, notes
+from notewell.mcp.tools import knowledge, memory, notes
 from notewell.mcp.toolset import Toolset
 
 _ALL: tuple[Toolset, ...] = (
     knowledge.TOOLSET,
     notes.TOOLSET,
+    memory.TOOLSET,
 )
 
 TOOLSETS: dict[str, Toolset] = {t.name: t for t in _ALL}

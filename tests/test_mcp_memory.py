@@ -1,0 +1,187 @@
+"""The memory toolset through the SDK's client over real HTTP with real tokens (tests/mcp_world.py).
+
+People of mcp_world plus, here: alice gets a write grant on "projects"; tokens with memory scopes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from mcp_world import World, connect
+from notewell.access.principal import LOCAL_OWNER
+
+pytestmark = pytest.mark.anyio
+MEMORY = "memory:read,memory:write"
+READ_TOOLS = ["search_memory", "recall", "recall_context"]
+ALL_MEMORY_TOOLS = ["remember", *READ_TOOLS, "forget"]
+
+
+@pytest.fixture(scope="module")
+def tokens(mcp_world: World) -> Iterator[dict[str, str]]:
+    access = mcp_world.runtime.access
+    access.grant(LOCAL_OWNER, "alice@northwind.test", "projects", "write")
+
+    def mint(handle: str, scopes: str = MEMORY, project: str | None = None) -> str:
+        return access.mint_token(LOCAL_OWNER, f"{handle}@northwind.test", scopes.split(","), project_id=project).secret
+
+    made = {handle: mint(handle) for handle in ("admin", "staff", "alice", "bob")}
+    made["alice_projects"] = mint("alice", MEMORY, "projects")
+    made["alice_read"] = mint("alice", "memory:read")
+    made["alice_docs"] = mint("alice", "memory:read,memory:write,knowledge:read")
+    yield made
+    access.ungrant(LOCAL_OWNER, "alice@northwind.test", "projects")
+
+
+async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+async def invalid(client: Client, name: str, args: dict[str, Any]) -> str:
+    with pytest.raises(MCPError) as err:
+        await client.call_tool(name, args)
+    assert err.value.error.code == -32602
+    return err.value.error.data["argument"]  # type: ignore[index,no-any-return]
+
+
+async def test_tools_listed_by_scope(mcp_url: str, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice"]) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == ALL_MEMORY_TOOLS
+    async with connect(mcp_url, tokens["alice_read"]) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == READ_TOOLS
+        with pytest.raises(MCPError, match="Tool remember not found"):
+            await client.call_tool("remember", {"content": "x"})
+
+
+async def test_strict_and_tolerant_over_mcp(mcp_url: str, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice"]) as client:
+        exact = await call(client, "remember", {"content": "The quokka migration finished; quokkas moved to v2.",
+                                                "project": "projects", "path": "apollo/ops", "title": "Quokka move"})
+        near = await call(client, "remember", {"content": "Migrating quokkaland needs a maintenance window."})
+        assert (exact["project"], near["project"]) == ("projects", "~alice")
+        again = await call(client, "remember", {"content": "The quokka migration finished; quokkas moved to v2.",
+                                                "project": "projects", "path": "apollo/ops"})
+        assert again["ref"] == exact["ref"] and again["deduplicated"]
+        strict = await call(client, "search_memory", {"query": "quokka migration"})
+        assert [r["ref"] for r in strict["results"]] == [exact["ref"]]
+        assert strict["results"][0]["why"] and strict["results"][0]["content"].startswith("The quokka")
+        tolerant = await call(client, "recall", {"query": "quokka migration"})
+        assert {r["ref"] for r in tolerant["results"]} == {exact["ref"], near["ref"]}
+        none = await call(client, "search_memory", {"query": "quokka unicorn"})
+        assert none["results"] == [] and "recall" in none["note"]
+        scoped = await call(client, "recall", {"query": "quokka", "path_filter": "projects/apollo"})
+        assert [r["ref"] for r in scoped["results"]] == [exact["ref"]]
+
+
+async def test_supersede_and_forget_leave_search(mcp_url: str, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice"]) as client:
+        old = await call(client, "remember", {"content": "Wombat standup is at 9:30.", "memory_type": "working"})
+        new = await call(client, "remember", {"content": "Wombat standup is at 10:00.", "memory_type": "working",
+                                              "supersedes": old["ref"]})
+        assert new["superseded"] == old["ref"]
+        for tool in ("search_memory", "recall"):
+            found = await call(client, tool, {"query": "wombat standup"})
+            assert [r["ref"] for r in found["results"]] == [new["ref"]]
+        gone = await call(client, "forget", {"ref": new["ref"], "reason": "standup cancelled"})
+        assert gone["forgotten"]
+        for tool in ("search_memory", "recall"):
+            assert (await call(client, tool, {"query": "wombat standup"}))["results"] == []
+        assert "Not found" in await refusal(client, "forget", {"ref": new["ref"], "reason": "again"})
+
+
+async def test_permission_matrix_over_mcp(mcp_url: str, mcp_world: World, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["admin"]) as admin:
+        await call(admin, "remember", {"content": "numbat policy for the handbook", "project": "handbook"})
+    async with connect(mcp_url, tokens["alice"]) as alice:
+        await call(alice, "remember", {"content": "numbat plan for projects", "project": "projects"})
+        await call(alice, "remember", {"content": "numbat note in alice's home"})
+        assert "Not found: handbook" in await refusal(alice, "remember", {"content": "x", "project": "handbook"})
+    async with connect(mcp_url, tokens["bob"]) as bob:
+        await call(bob, "remember", {"content": "numbat note in bob's home"})
+        assert "Not found: projects" in await refusal(bob, "remember", {"content": "x", "project": "projects"})
+    expected = {  # token: projects whose memories it sees
+        "admin": {"handbook", "projects"},
+        "staff": {"handbook", "projects"},
+        "alice": {"projects", "~alice"},
+        "alice_projects": {"projects"},
+        "bob": {"~bob"},
+    }
+    for who, projects in expected.items():
+        async with connect(mcp_url, tokens[who]) as client:
+            for tool in ("search_memory", "recall"):
+                found = await call(client, tool, {"query": "numbat", "limit": 50})
+                assert {r["project"] for r in found["results"]} == projects, (who, tool)
+    async with connect(mcp_url, tokens["staff"]) as staff:
+        text = await refusal(staff, "search_memory", {"query": "numbat", "path_filter": "~alice"})
+        assert "path_filter: scope divergence" in text
+        ref = (await call(staff, "recall", {"query": "numbat", "path_filter": "projects"}))["results"][0]["ref"]
+        assert "Forbidden" in await refusal(staff, "forget", {"ref": ref, "reason": "staff may not"})
+
+
+async def test_validation_names_the_argument(mcp_url: str, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice"]) as client:
+        assert await invalid(client, "search_memory", {"query": ""}) == "query"
+        assert await invalid(client, "search_memory", {"query": "x", "limit": -1}) == "limit"
+        assert await invalid(client, "search_memory", {"query": "x", "limit": 51}) == "limit"
+        assert await invalid(client, "recall", {"query": "x", "memory_type": "episodic"}) == "memory_type"
+        assert await invalid(client, "recall_context", {"query": "x", "max_tokens": 10}) == "max_tokens"
+        assert await invalid(client, "remember", {"content": "x", "memory_type": "episodic"}) == "memory_type"
+
+
+async def test_recall_context_over_mcp(mcp_url: str, tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice_docs"]) as client:
+        await call(client, "remember", {"content": "Discount rule of thumb: never above ten per cent. Record every "
+                                                   "exception in the proposal log.", "project": "projects"})
+        pack = await call(client, "recall_context", {"query": "discount proposal", "max_tokens": 200,
+                                                     "include_documents": True})
+        assert pack["tokens_used"] <= 200 and pack["items"]
+        assert {i["kind"] for i in pack["items"]} <= {"memory", "document"}
+        assert pack["items"][0]["ref"] in pack["context"]
+    async with connect(mcp_url, tokens["alice"]) as client:  # no knowledge:read: no documents
+        assert "knowledge:read" in await refusal(client, "recall_context", {"query": "discount",
+                                                                            "include_documents": True})
+
+
+CLIENTS = 20
+PER_CLIENT = 200
+SHARED = 20
+
+
+async def test_twenty_clients_writing_in_parallel_over_http(mcp_url: str, mcp_world: World,
+                                                            tokens: dict[str, str]) -> None:
+    """20 clients x 200 remembers over HTTP: nothing lost, nothing duplicated (every ref compared)."""
+    access = mcp_world.runtime.access
+    secrets = [access.mint_token(LOCAL_OWNER, "alice@northwind.test", MEMORY.split(",")).secret
+               for _ in range(CLIENTS)]
+
+    async def client(n: int) -> list[str]:
+        refs = []
+        async with connect(mcp_url, secrets[n]) as c:
+            for i in range(PER_CLIENT):
+                content = f"load shared {i}" if i < SHARED else f"load client {n} item {i}"
+                refs.append((await call(c, "remember", {"content": content, "project": "projects",
+                                                         "path": "load"}))["ref"])
+        return refs
+
+    results = await asyncio.gather(*(client(n) for n in range(CLIENTS)))
+    for i in range(SHARED):
+        assert len({refs[i] for refs in results}) == 1
+    returned = {ref for refs in results for ref in refs}
+    assert len(returned) == CLIENTS * (PER_CLIENT - SHARED) + SHARED
+    stored = [m.ref for m in mcp_world.runtime.store.memories.all(["projects"]) if m.path == "load"]
+    assert len(stored) == len(set(stored)) and set(stored) == returned
