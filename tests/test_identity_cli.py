@@ -128,6 +128,21 @@ def test_grant_and_ungrant(cli: Cli) -> None:
     assert cli.json("ungrant", "ada@example.com", "apollo") == {"user": "ada@example.com", "project": "apollo",
                                                                "level": None}
     assert "holds no grant on apollo" in cli.error("ungrant", "ada@example.com", "apollo")
+    cli.json("user", "add", "carl@example.com", "--role", "staff")
+    cli.json("grant", "carl@example.com", "apollo", "--write")
+    cli.json("grant", "carl@example.com", "handbook")
+    cli.json("grant", "ada@example.com", "handbook")
+    assert cli.json("grants", "--project", "handbook") == [
+        {"user": "ada@example.com", "project": "handbook", "level": "read"},
+        {"user": "carl@example.com", "project": "handbook", "level": "read"},
+    ]
+    assert cli.json("grants", "--user", "carl@example.com") == [
+        {"user": "carl@example.com", "project": "apollo", "level": "write"},
+        {"user": "carl@example.com", "project": "handbook", "level": "read"},
+    ]
+    assert len(cli.json("grants")) == 3  # type: ignore[arg-type]
+    assert cli.json("grants", "--user", "ada@example.com", "--project", "apollo") == []
+    assert "carl@example.com" in cli("grants").stdout
     assert "No user with email bob@example.com" in cli.error("grant", "bob@example.com", "apollo")
     assert cli.error("grant", "ada@example.com", "nowhere") == "error: Not found: nowhere"
     assert cli.error("grant", "ada@example.com", "~ada") == "error: Not found: ~ada"

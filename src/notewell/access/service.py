@@ -358,7 +358,12 @@ class AccessService:
         self._audit(p, "grant.remove", project.id, {"user": email_key(user.email), "previous": previous.level})
 
     def grants(self, p: Principal, email: str) -> list[Grant]:
+        """The grants a user holds, by project id."""
         return self.identity.grants_for_user(self.user(p, email).id)
+
+    def project_grants(self, p: Principal, project_id: str) -> list[Grant]:
+        """Who holds a grant on an ordinary project, by user id."""
+        return self.identity.grants_for_project(self._managed_project(p, project_id).id)
 
     # management: tokens
     def mint_token(self, p: Principal, email: str, scopes: Iterable[str], *, project_id: str | None = None,

@@ -1,4 +1,4 @@
-"""notewell grant | ungrant."""
+"""notewell grant | ungrant | grants."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import grant_json
+from notewell.cli.access_views import cells, grant_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 
 EmailArg = Annotated[str, typer.Argument(metavar="EMAIL", help="The user's email.")]
@@ -39,3 +39,29 @@ def ungrant_command(email: EmailArg, project: ProjectArg, vault: VaultOpt = None
             print_json({"user": user.email, "project": project, "level": None})
         else:
             console.print(f"{user.email} no longer holds a grant on {project}", highlight=False, markup=False)
+
+
+@app.command("grants")
+def grants_command(user: Annotated[str | None, typer.Option("--user", help="The grants this user holds.")] = None,
+                   project: Annotated[str | None, typer.Option("--project", help="The grants on this project.")] = None,
+                   vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """List grants: of one user, on one project, or (with neither) every grant of every user."""
+    with runtime(vault, db) as rt:
+        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+        if project is not None:
+            grants = rt.access.project_grants(LOCAL_OWNER, project)
+        else:
+            people = [user] if user is not None else sorted(emails.values(), key=str.lower)
+            grants = [g for email in people for g in rt.access.grants(LOCAL_OWNER, email)]
+        if user is not None and project is not None:
+            wanted = rt.access.user(LOCAL_OWNER, user).id
+            grants = [g for g in grants if g.user_id == wanted]
+        rows = sorted((grant_json(g, emails.get(g.user_id, g.user_id)) for g in grants),
+                      key=lambda r: (str(r["user"]).lower(), str(r["project"])))
+        if json_out:
+            print_json(rows)
+            return
+        grid = wrapping_table("user", "project", "level")
+        for row in rows:
+            grid.add_row(*cells(row["user"], row["project"], row["level"]))
+        console.print(grid)
