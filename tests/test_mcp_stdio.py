@@ -1,0 +1,60 @@
+"""`notewell serve --stdio` as a real subprocess, driven by the SDK's stdio client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mcp_world import World
+from notewell.mcp.server import INSTRUCTIONS
+
+pytestmark = pytest.mark.anyio
+
+
+def _params(world: World, token: str | None) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    if token is not None:
+        env["NOTEWELL_TOKEN"] = token
+    return StdioServerParameters(command=sys.executable, env=env, args=[
+        "-m", "notewell", "serve", "--stdio", "--vault", str(world.vault), "--db", world.runtime.settings.db])
+
+
+async def test_stdio_with_a_token_acts_as_that_person(mcp_world: World, tmp_path: Path) -> None:
+    errlog = tmp_path / "stderr.txt"
+    with errlog.open("w") as err:
+        async with Client(stdio_client(_params(mcp_world, mcp_world.tokens["alice"]), errlog=err),
+                          mode="legacy") as client:
+            assert client.instructions == INSTRUCTIONS
+            projects = await client.call_tool("listProjects", {})
+            assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
+            hidden = await client.call_tool("listDocs", {"project": "handbook"})
+            assert hidden.is_error and hidden.content[0].text == "Error in listDocs: Not found: handbook"
+    log = errlog.read_text()
+    assert "op=mcp.tool tool=listProjects" in log and "outcome=ok" in log
+    assert mcp_world.tokens["alice"] not in log
+
+
+async def test_stdio_without_a_token_is_the_local_owner_and_says_so(mcp_world: World, tmp_path: Path) -> None:
+    errlog = tmp_path / "stderr.txt"
+    with errlog.open("w") as err:
+        async with Client(stdio_client(_params(mcp_world, None), errlog=err)) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert {"searchKnowledge", "readDoc", "search_notes"} <= names  # every toolset, every scope
+            found = await client.call_tool("searchKnowledge", {"query": "maximum discount"})
+            assert len(found.structured_content["results"]) == 3
+    assert "local owner" in errlog.read_text()
+
+
+def test_stdio_with_a_bad_token_fails_with_one_line(mcp_world: World) -> None:
+    import subprocess
+
+    params = _params(mcp_world, "nw_000000000000_" + "y" * 43)
+    done = subprocess.run([params.command, *params.args], env=params.env, capture_output=True, text=True,
+                          timeout=60, input="", check=False)
+    assert done.returncode == 1
+    assert "Unauthenticated" in done.stderr and "Traceback" not in done.stderr
