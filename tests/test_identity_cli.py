@@ -85,6 +85,7 @@ def test_user_add_list_deactivate(cli: Cli) -> None:
                                             "sam@example.com"]
     gone = cli.json("user", "deactivate", "ADA.LOVELACE@example.com")
     assert gone["active"] is False  # type: ignore[index]
+    assert cli.json("user", "activate", "ada.lovelace@example.com")["active"] is True  # type: ignore[index]
     assert "ada-lovelace" in cli("user", "list").stdout
 
 
