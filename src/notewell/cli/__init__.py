@@ -9,6 +9,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     docs_cmd,
     grant_cmds,
     index_cmd,
+    memory_cmds,
     project_cmds,
     search_cmd,
     serve_cmd,

@@ -1,0 +1,189 @@
+"""notewell memory add | search | recall | context | forget | export, as the local owner or --as EMAIL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.table import Table
+
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.errors import InvalidArgument, NotFound
+from notewell.runtime import Runtime
+from notewell.services import memory as m
+
+memory_app = typer.Typer(help="Agent memory: add, search (strict), recall (tolerant), context packs, forget, export.",
+                         no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
+
+AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this user (their role, grants and home) instead of "
+                                                        "the local owner.")]
+PathFilterOpt = Annotated[str | None, typer.Option("--path-filter", help="Only under this location: project first, "
+                                                                        "e.g. projects/apollo/decisions.")]
+TypeOpt = Annotated[str | None, typer.Option("--type", help="Only durable or working memories.")]
+
+
+def _principal(rt: Runtime, email: str | None) -> Principal:
+    if email is None:
+        return LOCAL_OWNER
+    user = rt.store.identity.user_by_email(email)
+    if user is None or not user.active:
+        raise NotFound(f"--as: no active user with email {email}; see 'notewell user list'")
+    return rt.access.user_principal(user)
+
+
+def _service(rt: Runtime) -> m.MemoryService:
+    return m.MemoryService(rt.store, rt.access, rt.engine)
+
+
+def _memory_json(mem: m.Memory) -> dict[str, object]:
+    return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
+            "title": mem.title, "content": mem.content, "tags": list(mem.tags), "created": mem.created,
+            "updated": mem.updated, "expires_at": mem.expires_at, "superseded_by": mem.superseded_by}
+
+
+def _show(found: m.MemorySearch, json_out: bool) -> None:
+    if json_out:
+        print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
+                    "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why} for r in found.results]})
+        return
+    table = Table("ref", "location", "type", "title", "why", header_style="bold")
+    for r in found.results:
+        table.add_row(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why)
+    console.print(table)
+    console.print(f"{len(found.results)} result(s), {found.mode} matching", style="dim", highlight=False)
+
+
+@memory_app.command("add")
+def memory_add(
+    content: Annotated[str, typer.Argument(help="The text to remember, verbatim ('-' reads standard input).")],
+    project: Annotated[str | None, typer.Option("--project", "-p", help="The project to write to (default: "
+                                                                        "your home; the local owner must name one).")]
+    = None,
+    path: Annotated[str, typer.Option("--path", help="Logical path inside the project, e.g. apollo/decisions.")] = "",
+    title: Annotated[str | None, typer.Option("--title", help="Title (default: the first line).")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).")] = None,
+    memory_type: Annotated[str, typer.Option("--type", help="durable or working.")] = "durable",
+    supersedes: Annotated[str | None, typer.Option("--supersedes", help="Ref of the memory this one replaces.")]
+    = None,
+    expires_at: Annotated[str | None, typer.Option("--expires-at", help="Working memories: ISO 8601 expiry.")]
+    = None,
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Remember something. The same content at the same project and path returns the existing ref."""
+    text = typer.get_text_stream("stdin").read() if content == "-" else content
+    with runtime(vault, db) as rt:
+        p = _principal(rt, as_user)
+        if p.local_owner and not project:
+            raise InvalidArgument("--project", "name the project to write to; the local owner has no home")
+        done = _service(rt).remember(p, text, path=path, memory_type=memory_type, title=title, tags=tag,
+                                     project=project, supersedes=supersedes, expires_at=expires_at)
+    if json_out:
+        print_json({**_memory_json(done.memory), "deduplicated": not done.created, "superseded": done.superseded})
+        return
+    what = "stored" if done.created else "already there (same content, project and path)"
+    console.print(f"{done.memory.ref} {what} in {done.memory.location}", highlight=False)
+
+
+@memory_app.command("search")
+def memory_search(
+    query: Annotated[str, typer.Argument(help="Every word must appear as a whole word.")],
+    limit: Annotated[int, typer.Option("--limit", help="At most this many (1-50).")] = m.SEARCH_LIMIT_DEFAULT,
+    path_filter: PathFilterOpt = None, memory_type: TypeOpt = None,
+    prefer_working: Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")] = False,
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Strict search: only memories holding every word of the query."""
+    with runtime(vault, db) as rt:
+        found = _service(rt).search_memory(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
+                                           memory_type=memory_type, prefer_working=prefer_working)
+    _show(found, json_out)
+
+
+@memory_app.command("recall")
+def memory_recall(
+    query: Annotated[str, typer.Argument(help="Any word, stem or prefix matches.")],
+    limit: Annotated[int, typer.Option("--limit", help="At most this many (1-50).")] = m.RECALL_LIMIT_DEFAULT,
+    path_filter: PathFilterOpt = None, memory_type: TypeOpt = None,
+    prefer_working: Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")] = False,
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Tolerant recall, ranked by relevance blended with recency and memory type."""
+    with runtime(vault, db) as rt:
+        found = _service(rt).recall(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
+                                    memory_type=memory_type, prefer_working=prefer_working)
+    _show(found, json_out)
+
+
+@memory_app.command("context")
+def memory_context(
+    query: Annotated[str, typer.Argument(help="What the context is for.")],
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="The budget (estimated tokens).")]
+    = m.CONTEXT_TOKENS_DEFAULT,
+    documents: Annotated[bool, typer.Option("--documents", help="Also pack the best document passages.")] = False,
+    path_filter: PathFilterOpt = None, memory_type: TypeOpt = None,
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Pack the best memories (and passages) into one block of at most --max-tokens."""
+    with runtime(vault, db) as rt:
+        pack = _service(rt).recall_context(_principal(rt, as_user), query, max_tokens=max_tokens,
+                                           include_documents=documents, path_filter=path_filter,
+                                           memory_type=memory_type)
+    if json_out:
+        print_json({"query": pack.query, "context": pack.text, "tokens_used": pack.tokens_used,
+                    "max_tokens": pack.max_tokens,
+                    "items": [vars(i) for i in pack.items], "left_out": [vars(o) for o in pack.left_out]})
+        return
+    typer.echo(pack.text, nl=False)
+    console.print(f"{pack.tokens_used} of {pack.max_tokens} tokens, {len(pack.items)} item(s), "
+                  f"{len(pack.left_out)} left out or shortened", style="dim", highlight=False)
+
+
+@memory_app.command("forget")
+def memory_forget(
+    ref: Annotated[str, typer.Argument(help="The memory's ref.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Forget a memory: it leaves every search."""
+    with runtime(vault, db) as rt:
+        gone = _service(rt).forget(_principal(rt, as_user), ref, reason)
+    if json_out:
+        print_json({"ref": gone.ref, "project": gone.project, "forgotten": True, "forgotten_at": gone.deleted_at})
+        return
+    console.print(f"{gone.ref} forgotten", highlight=False)
+
+
+def _markdown(mem: m.Memory) -> str:
+    front = {k: v for k, v in _memory_json(mem).items() if k != "content" and v not in (None, [])}
+    if mem.deleted_at:
+        front.update(deleted_at=mem.deleted_at, delete_reason=mem.delete_reason)
+    return "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n" + mem.content + (
+        "" if mem.content.endswith("\n") else "\n")
+
+
+@memory_app.command("export")
+def memory_export(
+    folder: Annotated[Path, typer.Argument(help="Write one <project>/<ref>.md per memory here.")],
+    everything: Annotated[bool, typer.Option("--all", help="Also superseded and forgotten memories.")] = False,
+    as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Export the memories you may read as markdown files with YAML front matter."""
+    written: list[str] = []
+    with runtime(vault, db) as rt:
+        for mem in _service(rt).export(_principal(rt, as_user), include_inactive=everything):
+            target = folder / mem.project / f"{mem.ref}.md"
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(_markdown(mem), encoding="utf-8")
+            except OSError as exc:
+                raise InvalidArgument("FOLDER", f"cannot write {target} ({exc}); choose a writable folder") from None
+            written.append(str(target))
+    if json_out:
+        print_json({"folder": str(folder), "files": written})
+        return
+    console.print(f"{len(written)} memor{'y' if len(written) == 1 else 'ies'} written under {folder}",
+                  highlight=False)

@@ -1,0 +1,49 @@
+"""notewell memory add | search | recall | context | forget | export, in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from conftest import make_vault, run_cli
+
+
+def test_memory_commands_end_to_end(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n\nDeploys happen weekly.\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    added = run_cli("memory", "add", "Deploys happen on Tuesdays.", "--project", "apollo", "--path", "ops",
+                    "--tag", "release", *base, "--json")
+    assert added.exit_code == 0, added.stderr
+    ref = json.loads(added.stdout)["ref"]
+    again = json.loads(run_cli("memory", "add", "Deploys happen on Tuesdays.", "--project", "apollo", "--path", "ops",
+                               *base, "--json").stdout)
+    assert again["ref"] == ref and again["deduplicated"]
+    strict = json.loads(run_cli("memory", "search", "deploys tuesdays", *base, "--json").stdout)
+    assert [r["ref"] for r in strict["results"]] == [ref]
+    assert json.loads(run_cli("memory", "search", "deploy", *base, "--json").stdout)["results"] == []
+    tolerant = json.loads(run_cli("memory", "recall", "deploy", *base, "--json").stdout)
+    assert [r["ref"] for r in tolerant["results"]] == [ref]
+    pack = json.loads(run_cli("memory", "context", "deploy", "--documents", "--max-tokens", "100", *base,
+                              "--json").stdout)
+    assert pack["tokens_used"] <= 100 and {i["kind"] for i in pack["items"]} == {"memory", "document"}
+    out = tmp_path / "export"
+    assert run_cli("memory", "export", str(out), *base).exit_code == 0
+    text = (out / "apollo" / f"{ref}.md").read_text("utf-8")
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["ref"] == ref and front["tags"] == ["release"] and text.endswith("---\nDeploys happen on Tuesdays.\n")
+    assert run_cli("memory", "forget", ref, "--reason", "moved to Wednesdays", *base).exit_code == 0
+    assert json.loads(run_cli("memory", "recall", "deploy", *base, "--json").stdout)["results"] == []
+
+
+def test_memory_cli_errors_are_one_line(tmp_path: Path) -> None:
+    base = ["--vault", str(make_vault(tmp_path, {"apollo/a.md": "a"}))]
+    run_cli("index", *base)
+    for args, field in [(["add", "x"], "--project"), (["search", ""], "query"), (["search", "x", "--limit", "-1"],
+                        "limit"), (["recall", "x", "--type", "episodic"], "memory_type"),
+                        (["search", "x", "--as", "nobody@example.com"], "--as")]:
+        result = run_cli("memory", *args, *base)
+        assert result.exit_code == 1 and result.stderr.startswith(f"error: {field}: "), result.stderr
+        assert "Traceback" not in result.stderr
