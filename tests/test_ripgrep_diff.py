@@ -1,0 +1,178 @@
+"""Differential test against ripgrep: the same files and the same first matching line per file.
+
+ripgrep runs with flags that make it see exactly the files Notewell indexes:
+- only the top-level folders (the projects) are searched, not files at the vault root;
+- hidden files and folders are skipped by both (ripgrep needs --glob '!.*': a --type match would
+  otherwise let a hidden file through);
+- .gitignore files count outside a git repository too (--no-require-git); ignore files above the vault
+  do not count (--no-ignore-parent), and the vault root's own .gitignore and .notewellignore are passed
+  with --ignore-file. ripgrep does not read .notewellignore below the root, so the generated vault puts
+  an identical .ignore file (which ripgrep reads, and Notewell, being hidden, does not) beside each one;
+- the indexed file types are a ripgrep file type (--type-add).
+
+Case: `rg -i` uses Unicode *simple* case folding, Notewell's plain search *full* case folding. The
+queries below are chosen where the two agree: no ß (full folding makes it "ss"), no Turkish İ; Greek
+σ/ς/Σ and accented capitals fold the same way in both. Regexes: ripgrep's \\w, \\d, \\s and \\b are
+Unicode-aware and RE2's are ASCII-only, so the patterns use explicit classes such as [a-z] and [0-9].
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import NORTHWIND, IndexedVault, index_into
+from notewell.config import DEFAULT_FILE_TYPES
+
+FirstLines = dict[str, tuple[int, str]]  # vault-relative path -> (line, text)
+
+
+def rg_first_lines(rg: str, vault: Path, query: str, regex: bool) -> FirstLines:
+    projects = sorted(p.name for p in vault.iterdir() if p.is_dir() and not p.name.startswith("."))
+    types = ",".join(t.lstrip(".") for t in DEFAULT_FILE_TYPES)
+    args = [rg, "--no-config", "--ignore-case", "--max-count", "1", "--line-number", "--with-filename", "--null",
+            "--no-heading", "--color", "never", "--no-require-git", "--no-ignore-parent",
+            "--type-add", f"notewell:*.{{{types}}}", "--type", "notewell", "--glob", "!.*"]
+    for name in (".gitignore", ".notewellignore"):
+        if (vault / name).is_file():
+            args += ["--ignore-file", name]
+    args += ["-e", query] if regex else ["--fixed-strings", "-e", query]
+    proc = subprocess.run([*args, "--", *projects], cwd=vault, capture_output=True, timeout=120, check=False)
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    found: FirstLines = {}
+    for row in proc.stdout.decode("utf-8").splitlines():
+        path, _, rest = row.partition("\0")
+        line, _, text = rest.partition(":")
+        found[path] = (int(line), text)
+    return found
+
+
+def notewell_first_lines(indexed: IndexedVault, query: str, regex: bool) -> FirstLines:
+    result = indexed.search(query, regex=regex, limit=100_000)
+    assert result.complete and not result.has_more
+    return {m.vault_path: (m.line, m.text) for m in result.matches}
+
+
+def assert_same(ours: FirstLines, theirs: FirstLines) -> None:
+    assert sorted(ours) == sorted(theirs)
+    for path, (line, text) in ours.items():
+        their_line, their_text = theirs[path]
+        assert line == their_line, path
+        assert text in their_text and (text == their_text or len(text) < len(their_text)), path
+
+
+# --- the example vault ----------------------------------------------------------------------------------
+
+NORTHWIND_LITERALS = ["maximum discount", "discount", "Partner", "pricing policy", "TODO(", "v2.", "Σταματόπουλος",
+                      "ΣΩΤΗΡΊΑ", "müller", "the", "do not know what we were", "ignore previous instructions", "zz"]
+NORTHWIND_REGEXES = [r"TODO\([a-z]+\)", r"v[0-9]+\.[0-9]+", r"20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]", r"^#+ .*pric",
+                     r"discount|rebate", r"(fixed|day) (fee|rate)", r"[.]$", r"^- ", r"[0-9]{4}", r"per cent\.$",
+                     r"^[A-Z][a-z]+:", r"σ[α-ω]+ς"]
+
+
+@pytest.mark.parametrize("query", NORTHWIND_LITERALS)
+def test_northwind_literals(rg: str, northwind: IndexedVault, query: str) -> None:
+    theirs = rg_first_lines(rg, NORTHWIND, query, regex=False)
+    assert_same(notewell_first_lines(northwind, query, regex=False), theirs)
+
+
+@pytest.mark.parametrize("pattern", NORTHWIND_REGEXES)
+def test_northwind_regexes(rg: str, northwind: IndexedVault, pattern: str) -> None:
+    theirs = rg_first_lines(rg, NORTHWIND, pattern, regex=True)
+    assert_same(notewell_first_lines(northwind, pattern, regex=True), theirs)
+
+
+def test_northwind_seed_query_has_three_files(rg: str) -> None:
+    assert sorted(rg_first_lines(rg, NORTHWIND, "maximum discount", regex=False)) == [
+        "northwind-advisory/2026-q2-pricing-review.md", "northwind-advisory/meetings/meeting-2026-08-14-pricing.md",
+        "northwind-advisory/pricing-policy.md"]
+
+
+# --- a generated vault of a few thousand files ------------------------------------------------------------
+
+GENERATED_FILES = 3000
+PLANTED = ["zephyrine", "Quokka", "QUOKKA", "quokka", "maximum discount", "Σοφία", "ΣΟΦΊΑ", "v2.1", "v10.4",
+           "2026-08-14", "rebate"]
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "gri", "stu", "ol", "an"]
+    return sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(1, 3))) for _ in range(400)})
+
+
+def _text(rng: random.Random, words: list[str]) -> str:
+    lines = []
+    for _ in range(rng.randint(3, 40)):
+        line = [rng.choice(words) for _ in range(rng.randint(0, 14))]
+        if line and rng.random() < 0.02:
+            line.insert(rng.randrange(len(line) + 1), rng.choice(PLANTED))
+        if line and rng.random() < 0.1:
+            line[0] = line[0].capitalize()
+        lines.append(" ".join(line) + ("." if line and rng.random() < 0.3 else ""))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexedVault]:
+    """~3000 indexed files in three projects, plus files that both tools must pass over."""
+    root = tmp_path_factory.mktemp("generated")
+    vault = root / "vault"
+    rng = random.Random(20260814)
+    words = _vocabulary(rng)
+    projects = ["alpha", "beta", "gamma-notes"]
+    exts = [".md"] * 6 + [".txt", ".csv", ".yaml", ".json"]
+    for n in range(GENERATED_FILES):
+        folder = Path(rng.choice(projects), f"d{rng.randrange(10)}")
+        if rng.random() < 0.5:
+            folder /= f"s{rng.randrange(4)}"
+        path = vault / folder / f"f{n:04}{rng.choice(exts)}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_text(rng, words), encoding="utf-8")
+    passed_over = {
+        "alpha/d1/script.py": "zephyrine quokka\n", "beta/notes.log": "zephyrine quokka\n",
+        "alpha/.hidden.md": "zephyrine quokka\n", "beta/.cache/x.md": "zephyrine quokka\n",
+        "root-file.md": "zephyrine quokka\n",
+        "beta/scratch/a.md": "zephyrine quokka\n", "beta/d2/b.tmp.md": "zephyrine quokka\n",
+        "gamma-notes/d3/secret-1.md": "zephyrine quokka\n",
+        "alpha/d4/binary.txt": "zephyrine quokka\0\1\2\n",
+    }
+    ignore_files = {
+        ".notewellignore": "/alpha/d9/\n",
+        "beta/.notewellignore": "scratch/\n*.tmp.md\n", "beta/.ignore": "scratch/\n*.tmp.md\n",
+        "gamma-notes/d3/.gitignore": "secret-*.md\n",
+    }
+    for rel, text in {**passed_over, **ignore_files}.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    indexed = index_into(vault, root / "index.db")
+    assert indexed.report.added > GENERATED_FILES * 0.85
+    return vault, indexed
+
+
+GENERATED_LITERALS = ["zephyrine", "quokka", "QUOKKA", "maximum discount", "σοφία", "ΣΟΦΊΑ", "v2.1", "2026-08",
+                      "rebate", "quokka zephyrine", "kalo", "zz", "a"]
+GENERATED_REGEXES = [r"zephyr[a-z]+e", r"quok+a +[a-z]+", r"v[0-9]+\.[0-9]+", r"^[a-z]+ quokka", r"quokka$",
+                     r"(zephyrine|σοφία) [a-z]", r"[0-9]{4}-[0-9]{2}-[0-9]{2}", r"discount|rebate", r"^ka.*lo\.$",
+                     r"σοφ(ί|ι)α", r"^$", r"^[a-z]{2}$"]
+
+
+@pytest.mark.parametrize("query", GENERATED_LITERALS)
+def test_generated_literals(rg: str, generated: tuple[Path, IndexedVault], query: str) -> None:
+    vault, indexed = generated
+    assert_same(notewell_first_lines(indexed, query, regex=False), rg_first_lines(rg, vault, query, regex=False))
+
+
+@pytest.mark.parametrize("pattern", GENERATED_REGEXES)
+def test_generated_regexes(rg: str, generated: tuple[Path, IndexedVault], pattern: str) -> None:
+    vault, indexed = generated
+    assert_same(notewell_first_lines(indexed, pattern, regex=True), rg_first_lines(rg, vault, pattern, regex=True))
+
+
+def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Path, IndexedVault]) -> None:
+    vault, indexed = generated
+    theirs = rg_first_lines(rg, vault, "zephyrine quokka", regex=False)
+    assert theirs == {} == notewell_first_lines(indexed, "zephyrine quokka", regex=False)
+    assert not any(p.startswith("alpha/d9/") for p in rg_first_lines(rg, vault, "a", regex=False))
