@@ -1,0 +1,40 @@
+"""The committed tool reference (docs/tools/*.md, docs/tools.md, docs/llms.txt) is what the code generates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from notewell.mcp.docs import generate
+from notewell.mcp.registry import TOOLSETS
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+FIX = "run `notewell docs` and commit the result"
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, str]:
+    return generate()
+
+
+def test_committed_tool_docs_match_the_code(generated: dict[str, str]) -> None:
+    for rel, text in generated.items():
+        path = DOCS / rel
+        assert path.is_file(), f"docs/{rel} is missing: {FIX}"
+        assert path.read_text("utf-8") == text, f"docs/{rel} differs from the code: {FIX}"
+    stale = {f"tools/{p.name}" for p in (DOCS / "tools").glob("*.md")} - set(generated)
+    assert not stale, f"pages for tools that no longer exist: {sorted(stale)}: delete them"
+
+
+def test_every_tool_page_has_its_sections(generated: dict[str, str]) -> None:
+    for toolset in TOOLSETS.values():
+        assert f"## Toolset `{toolset.name}`" in generated["tools.md"]
+    for rel, text in generated.items():
+        if rel.startswith("tools/"):
+            for heading in ("## Description", "## Arguments", "## Result", "## Scopes", "## Annotations",
+                            "## Refusals and what to do"):
+                assert heading in text, f"{rel} lacks {heading}"
+    page = generated["tools/searchKnowledge.md"]
+    assert '"path": "northwind-advisory/pricing-policy.md"' in page  # the example ran on the example vault
+    assert "readOnlyHint: true" in page and "Error in searchKnowledge: Not found" in page
