@@ -15,9 +15,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+PORT ?= 8765
+
+# Index the example vault, make sure a local admin and a token exist (kept in $(VAULT)/.notewell/quickstart-token,
+# mode 0600), print the token and the client set-up, then serve MCP at http://127.0.0.1:$(PORT)/mcp.
 serve: $(STAMP)
-	$(BIN)/notewell index --vault $(VAULT)
-	$(BIN)/notewell search "maximum discount" --vault $(VAULT) --project northwind-advisory
+	$(BIN)/notewell quickstart --vault $(VAULT) --port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench

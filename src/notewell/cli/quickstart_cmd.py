@@ -1,0 +1,100 @@
+"""notewell quickstart: index a vault, make sure a local admin and a token exist, print the client set-up, serve.
+
+This is what `make serve` runs. The token's secret is kept in <vault>/.notewell/quickstart-token (mode
+0600) so a second run reuses it; the store itself keeps only the token's hash. A kept secret that no
+longer authenticates (revoked, or the store was rebuilt) is replaced by a new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.access.service import AccessService
+from notewell.cli.app import DbOpt, VaultOpt, app, console, runtime
+from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, serve_command
+from notewell.config import INDEX_DIR_NAME
+from notewell.errors import NotFound, Unauthenticated
+from notewell.indexer import sync
+
+ADMIN_EMAIL = "admin@localhost"
+TOKEN_FILE = "quickstart-token"
+TOKEN_SCOPES = ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions")
+
+
+def _read_secret(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def _write_secret(path: Path, secret: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secret + "\n")
+    os.chmod(path, 0o600)
+
+
+def ensure_token(access: AccessService, token_file: Path) -> tuple[str, bool]:
+    """(secret, minted now): the kept token if it still works, else a new one for the local admin."""
+    kept = _read_secret(token_file)
+    if kept is not None:
+        try:
+            access.authenticate(kept)
+            return kept, False
+        except Unauthenticated:
+            pass
+    try:
+        access.user(LOCAL_OWNER, ADMIN_EMAIL)
+    except NotFound:
+        access.add_user(LOCAL_OWNER, ADMIN_EMAIL, "admin", name="Local admin", handle="admin")
+    minted = access.mint_token(LOCAL_OWNER, ADMIN_EMAIL, TOKEN_SCOPES, name="quickstart")
+    _write_secret(token_file, minted.secret)
+    return minted.secret, True
+
+
+def client_setup(url: str, secret: str) -> str:
+    entry = {"mcpServers": {"notewell": {"type": "http", "url": url,
+                                         "headers": {"Authorization": f"Bearer {secret}"}}}}
+    return "\n".join([
+        "Claude Code:",
+        f'  claude mcp add --transport http notewell {url} --header "Authorization: Bearer {secret}"',
+        "",
+        ".mcp.json (Claude Code, Cursor, VS Code and other clients that read it):",
+        *("  " + line for line in json.dumps(entry, indent=2).splitlines()),
+        "",
+        "MCP Inspector:",
+        f'  npx -y @modelcontextprotocol/inspector --cli {url} --transport http '
+        f'--header "Authorization: Bearer {secret}" --method tools/list',
+    ])
+
+
+@app.command("quickstart")
+def quickstart_command(
+    host: Annotated[str, typer.Option("--host", help="The address to listen on.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option("--port", help="The port to listen on.")] = DEFAULT_PORT,
+    vault: VaultOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Index the vault, make sure a local admin and a token exist, print the client set-up, and serve over HTTP."""
+    with runtime(vault, db) as rt:
+        report = sync(rt.settings, rt.store)
+        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+        token_file = rt.settings.vault / INDEX_DIR_NAME / TOKEN_FILE
+        secret, minted = ensure_token(rt.access, token_file)
+        vault_path = rt.settings.vault
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/mcp"
+    console.print(report.summary(), highlight=False, markup=False)
+    state = "new token" if minted else "token kept from the last run"
+    console.print(f"\nNotewell serves {vault_path} at {url}\nAdmin {ADMIN_EMAIL}, {state} "
+                  f"({', '.join(TOKEN_SCOPES)}), saved in {token_file} (mode 0600):\n\n  {secret}\n",
+                  highlight=False, markup=False, soft_wrap=True)
+    console.print(client_setup(url, secret) + "\n", highlight=False, markup=False, soft_wrap=True)
+    serve_command(host=host, port=port, allowed_host=None, toolsets=None, stdio=False, vault=str(vault_path), db=db)
