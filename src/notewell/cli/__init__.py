@@ -11,6 +11,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     index_cmd,
     memory_cmds,
     project_cmds,
+    quickstart_cmd,
     search_cmd,
     serve_cmd,
     token_cmds,
