@@ -1,0 +1,179 @@
+"""Benchmark (not a test): searchKnowledge over Streamable HTTP on the example vault.
+
+Starts `python -m notewell serve` in a subprocess on a fresh index of a copy of examples/northwind with a
+real user token, then drives it with 1 and with 16 concurrent clients and reports p50/p95 latency and
+calls per second. Each call is a complete tools/call: a new HTTP request with the bearer token, token
+check against the store, the search, JSON out. The clients send the 2026-07-28 per-request envelope
+(what the SDK's client speaks by default) by default; --era legacy uses a handshake session per client.
+
+    .venv/bin/python bench/mcp_bench.py [--seconds 5] [--era modern|legacy] [--query "maximum discount"]
+
+Target (docs/performance.md): p50 <= 5 ms, >= 300 calls/s with 16 clients. The clients share the
+machine with the server, so the figures include the clients' own CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.indexer import sync
+from notewell.runtime import open_runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+NORTHWIND = ROOT / "examples" / "northwind"
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def prepare(tmp: Path) -> tuple[Path, str, str]:
+    """(vault, db, token): a copy of the example vault, indexed, with a staff user's knowledge:read token."""
+    vault = tmp / "vault"
+    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
+    db = str(tmp / "index.db")
+    rt = open_runtime(str(vault), db)
+    try:
+        sync(rt.settings, rt.store)
+        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+        rt.access.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
+        token = rt.access.mint_token(LOCAL_OWNER, "bench@example.com", ["knowledge:read"]).secret
+    finally:
+        rt.close()
+    return vault, db, token
+
+
+def start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
+                                "--db", db, "--toolsets", "knowledge"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("notewell serve did not start")
+
+
+class Caller:
+    """One client: keeps its HTTP connection (and, in the legacy era, its session)."""
+
+    def __init__(self, url: str, token: str, era: str, arguments: dict[str, object]) -> None:
+        self.url = url
+        self.era = era
+        self.arguments = arguments
+        self.headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+                        "Content-Type": "application/json"}
+        self.http = httpx.AsyncClient(timeout=30)
+        self.next_id = 0
+
+    async def open(self) -> None:
+        if self.era != "legacy":
+            self.headers.update({MCP_PROTOCOL_VERSION_HEADER: MODERN, MCP_METHOD_HEADER: "tools/call",
+                                 MCP_NAME_HEADER: "searchKnowledge"})
+            return
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "mcp_bench", "version": "1"}}}
+        response = await self.http.post(self.url, json=init, headers=self.headers)
+        response.raise_for_status()
+        self.headers.update({"Mcp-Session-Id": response.headers["mcp-session-id"],
+                             MCP_PROTOCOL_VERSION_HEADER: LEGACY})
+        await self.http.post(self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                             headers=self.headers)
+
+    async def call(self) -> float:
+        self.next_id += 1
+        params: dict[str, object] = {"name": "searchKnowledge", "arguments": self.arguments}
+        if self.era != "legacy":
+            params["_meta"] = {PROTOCOL_VERSION_META_KEY: MODERN, CLIENT_CAPABILITIES_META_KEY: {}}
+        body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": params})
+        started = time.perf_counter()
+        response = await self.http.post(self.url, content=body, headers=self.headers)
+        elapsed = time.perf_counter() - started
+        result = response.json()["result"]
+        if response.status_code != 200 or result.get("isError") or not result["structuredContent"]["results"]:
+            raise SystemExit(f"unexpected answer: {response.status_code} {response.text[:300]}")
+        return elapsed
+
+    async def close(self) -> None:
+        if self.era == "legacy":
+            await self.http.delete(self.url, headers=self.headers)
+        await self.http.aclose()
+
+
+async def run(url: str, token: str, era: str, clients: int, seconds: float,
+              arguments: dict[str, object]) -> dict[str, float]:
+    callers = [Caller(url, token, era, arguments) for _ in range(clients)]
+    await asyncio.gather(*(c.open() for c in callers))
+    for c in callers:  # warm up each connection
+        await c.call()
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+
+    async def loop(caller: Caller) -> None:
+        while time.perf_counter() < deadline:
+            latencies.append(await caller.call())
+
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(c) for c in callers))
+    wall = time.perf_counter() - started
+    await asyncio.gather(*(c.close() for c in callers))
+    ordered = sorted(latencies)
+    return {"clients": clients, "calls": len(ordered), "p50_ms": statistics.median(ordered) * 1000,
+            "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1000, "calls_per_s": len(ordered) / wall}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="how long each concurrency level runs")
+    parser.add_argument("--era", choices=["modern", "legacy"], default="modern")
+    parser.add_argument("--query", default="maximum discount")
+    parser.add_argument("--project", default="northwind-advisory", help="'' to search every project")
+    parser.add_argument("--concurrency", default="1,16", help="comma-separated client counts")
+    args = parser.parse_args()
+    arguments: dict[str, object] = {"query": args.query}
+    if args.project:
+        arguments["project"] = args.project
+    with tempfile.TemporaryDirectory(prefix="notewell-mcp-bench-") as tmp:
+        vault, db, token = prepare(Path(tmp))
+        port = free_port()
+        server = start_server(vault, db, port)
+        try:
+            url = f"http://127.0.0.1:{port}/mcp"
+            print(f"searchKnowledge {json.dumps(arguments)} over HTTP ({args.era} era), {args.seconds:g} s per level")
+            print(f"{'clients':>7} {'calls':>7} {'p50 ms':>8} {'p95 ms':>8} {'calls/s':>8}")
+            for clients in (int(c) for c in args.concurrency.split(",")):
+                r = asyncio.run(run(url, token, args.era, clients, args.seconds, arguments))
+                print(f"{r['clients']:>7.0f} {r['calls']:>7.0f} {r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} "
+                      f"{r['calls_per_s']:>8.0f}")
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    main()
