@@ -1,0 +1,340 @@
+"""Search benchmark: index a real corpus, then time a fixed query set against ripgrep in the same run.
+
+    python bench/search_bench.py --corpus DIR [--db URL_OR_PATH] [--runs N] [--rg-runs N] [--out FILE]
+
+The corpus is read as a vault (each top-level folder is a project) with the file types below; the
+corpus folder is never written to: without --db the store goes to a temporary folder. Each query runs
+through notewell.search.engine.SearchEngine in first-match-per-file mode with the default limit (40),
+warm (one untimed run first), and ripgrep runs the same search over the same files (`rg -i -m1 -n`,
+its default parallel mode, no result limit). See docs/performance.md for the figures and targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from notewell.config import DEFAULT_MAX_FILE_BYTES, Settings
+from notewell.errors import NotewellError
+from notewell.indexer import sync
+from notewell.search.engine import SearchEngine, SearchRequest, SearchResult
+from notewell.store.base import Scope, Store
+from notewell.store.factory import open_store
+
+DEFAULT_CORPUS = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
+FILE_TYPES: tuple[str, ...] = (".py", ".txt", ".rst", ".html", ".c", ".h")
+MIN_TEXT_BYTES = 100_000_000
+LIMIT = 40
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    text: str
+    regex: bool
+    what: str  # why this query is in the set
+
+
+# Fixed set, chosen for the Python standard library corpus (docs/performance.md explains each one).
+QUERIES: tuple[Query, ...] = (
+    Query("rare literal", "levenshtein", False, "a word in a handful of files: the selective case"),
+    Query("common word", "return", False, "in most files: the first 40 files in order answer it"),
+    Query("2 characters", "qz", False, "no trigram: a scan of every file until 40 match"),
+    Query("regex with a literal", r"def \w+_callback\(", True, "candidates from the literal '_callback('"),
+    Query("regex without a literal", r"\b[0-9a-f]{32}\b", True, "no literal: a scan until 40 files match"),
+)
+
+
+@dataclass(frozen=True)
+class Timing:
+    p50_ms: float
+    p95_ms: float
+
+
+@dataclass(frozen=True)
+class QueryFigures:
+    query: Query
+    notewell: Timing
+    files: int  # files in Notewell's (limited) answer
+    candidates: int
+    scanned: bool
+    rg: Timing
+    rg_files: int  # files ripgrep reports (no limit)
+
+
+@dataclass(frozen=True)
+class BuildFigures:
+    documents: int
+    text_bytes: int
+    seconds: float
+    cpu_seconds: float  # of this process (SQLite runs in it): shows what other load on the machine took
+    index_bytes: int  # the trigram index tables
+    db_bytes: int | None  # the whole database file (SQLite); None for a server database
+
+
+def percentile(samples: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(samples)
+    rank = max(1, round(pct / 100 * len(ordered) + 0.5 - 1e-9))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def timed(fn: Callable[[], object], runs: int) -> Timing:
+    fn()  # warm: the first run fills the caches and is not counted
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    return Timing(statistics.median(samples), percentile(samples, 95))
+
+
+def rg_command(query: Query, projects: Sequence[str]) -> list[str]:
+    """ripgrep over Notewell's file set: same types, size limit, hidden and ignore-file rules, project folders.
+
+    Run in the corpus folder. Like Notewell it honours .gitignore files without needing a git repository
+    and reads no global or parent ignore files; it cannot read .notewellignore (the file-set check says
+    when the two sets differ).
+    """
+    globs = [arg for t in FILE_TYPES for arg in ("--iglob", f"*{t}")]
+    flags = ["--no-config", "--no-messages", "--no-require-git", "--no-ignore-dot", "--no-ignore-global",
+             "--no-ignore-exclude", "--no-ignore-parent", f"--max-filesize={DEFAULT_MAX_FILE_BYTES}"]
+    mode = [] if query.regex else ["-F"]
+    return ["rg", *flags, *globs, "-i", *mode, "-m1", "-n", "--", query.text, *projects]
+
+
+def rg_files(query: Query, corpus: Path, projects: Sequence[str]) -> int:
+    out = subprocess.run(rg_command(query, projects), cwd=corpus, capture_output=True, check=False).stdout
+    return len({line.split(b":", 1)[0] for line in out.splitlines()})
+
+
+def rg_file_set(corpus: Path, projects: Sequence[str]) -> set[str]:
+    cmd = rg_command(QUERIES[0], projects)
+    args = [*cmd[: cmd.index("-i")], "--files", *projects]
+    out = subprocess.run(args, cwd=corpus, capture_output=True, check=True, text=True).stdout
+    return set(out.splitlines())
+
+
+def build(settings: Settings, store: Store) -> BuildFigures:
+    if store.documents.state():
+        raise NotewellError(f"--db: the store at {store.url} already holds documents; give an empty database "
+                            "so that the build is measured")
+    started, cpu_started = time.perf_counter(), time.process_time()
+    report = sync(settings, store)
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    documents, text_bytes, index_bytes = store.documents.sizes()
+    if not text_bytes:
+        raise NotewellError(f"--corpus: no files of types {' '.join(FILE_TYPES)} in its project folders")
+    if documents != report.added:
+        raise NotewellError(f"--corpus: {report.added} files indexed but the store holds {documents}")
+    return BuildFigures(documents, text_bytes, seconds, cpu_seconds, index_bytes, None)
+
+
+def sqlite_file_bytes(db: str) -> int:
+    """The database file once closed (its write-ahead log checkpointed and gone)."""
+    return Path(db).stat().st_size
+
+
+def run_query(engine: SearchEngine, query: Query, scope: Scope) -> SearchResult:
+    return engine.search(SearchRequest(query=query.text, scope=scope, regex=query.regex, limit=LIMIT))
+
+
+def measure(engine: SearchEngine, scope: Scope, corpus: Path, query: Query, runs: int, rg_runs: int) -> QueryFigures:
+    result = run_query(engine, query, scope)
+    notewell = timed(lambda: run_query(engine, query, scope), runs)
+    command = rg_command(query, scope.projects)
+    rg = timed(lambda: subprocess.run(command, cwd=corpus, capture_output=True, check=False), rg_runs)
+    return QueryFigures(query, notewell, len(result.matches), result.candidates, result.scanned, rg,
+                        rg_files(query, corpus, scope.projects))
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.1f}"
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}, SQLite {_sqlite_version()}"
+
+
+def _sqlite_version() -> str:
+    import sqlite3
+
+    return sqlite3.sqlite_version
+
+
+def targets(build_figures: BuildFigures, figures: Sequence[QueryFigures]) -> list[tuple[str, str, str, bool]]:
+    by_name = {f.query.name: f for f in figures}
+    rare, regex = by_name["rare literal"], by_name["regex with a literal"]
+    speed = build_figures.text_bytes / 1e6 / build_figures.seconds
+    ratio = build_figures.index_bytes / build_figures.text_bytes
+    faster = rare.rg.p95_ms / rare.notewell.p95_ms
+    return [
+        ("selective substring p95", "<= 10 ms", f"{rare.notewell.p95_ms:.2f} ms", rare.notewell.p95_ms <= 10),
+        ("selective substring vs ripgrep (p95)", ">= 20x faster", f"{faster:.0f}x", faster >= 20),
+        ("regex with a literal p95", "<= 50 ms", f"{regex.notewell.p95_ms:.2f} ms", regex.notewell.p95_ms <= 50),
+        ("index build", ">= 10 MB/s", f"{speed:.1f} MB/s", speed >= 10),
+        ("index size", "<= 1x the text", f"{ratio:.3f}x", ratio <= 1),
+    ]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a report says about the run besides the figures."""
+
+    corpus: Path
+    store: str
+    projects: int
+    runs: int
+    rg_runs: int
+    file_set: str
+    load: str
+
+
+def report(setting: Setting, build_figures: BuildFigures, figures: Sequence[QueryFigures]) -> str:
+    b = build_figures
+    lines = [
+        f"Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}  ",
+        f"Machine: {machine()}, ripgrep {_rg_version()}; load average at start {setting.load}  ",
+        f"Corpus: {setting.corpus} ({b.documents} files of types {' '.join(FILE_TYPES)}, {_mb(b.text_bytes)} MB "
+        f"of text, {setting.projects} projects); store: {setting.store}  ",
+        f"Files: {setting.file_set}",
+        "",
+        "| index build | figure |",
+        "| --- | --- |",
+        f"| text indexed | {_mb(b.text_bytes)} MB in {b.documents} files |",
+        f"| build time | {b.seconds:.1f} s, {b.text_bytes / 1e6 / b.seconds:.1f} MB/s "
+        f"(CPU of this process {b.cpu_seconds:.1f} s) |",
+        f"| trigram index | {_mb(b.index_bytes)} MB, {b.index_bytes / b.text_bytes:.3f}x the text |",
+    ]
+    if b.db_bytes is not None:
+        lines.append(f"| whole database file (text, metadata, index) | {_mb(b.db_bytes)} MB, "
+                     f"{b.db_bytes / b.text_bytes:.3f}x the text |")
+    lines += [
+        "",
+        f"First match per file, limit {LIMIT}, case-insensitive; Notewell {setting.runs} warm runs, ripgrep "
+        f"{setting.rg_runs} warm runs.",
+        "",
+        "| query | pattern | Notewell p50 ms | Notewell p95 ms | files (candidates) | rg p50 ms | rg p95 ms "
+        "| rg files | rg/Notewell p50 | rg/Notewell p95 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for f in figures:
+        cands = "scan" if f.scanned else str(f.candidates)
+        lines.append(
+            f"| {f.query.name} | `{f.query.text}` | {f.notewell.p50_ms:.2f} | {f.notewell.p95_ms:.2f} "
+            f"| {f.files} ({cands}) | {f.rg.p50_ms:.1f} | {f.rg.p95_ms:.1f} | {f.rg_files} "
+            f"| {f.rg.p50_ms / f.notewell.p50_ms:.1f}x | {f.rg.p95_ms / f.notewell.p95_ms:.1f}x |"
+        )
+    lines += ["", "| target | goal | measured | met |", "| --- | --- | --- | --- |"]
+    for name, goal, measured, met in targets(build_figures, figures):
+        lines.append(f"| {name} | {goal} | {measured} | {'met' if met else 'MISSED'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _rg_version() -> str:
+    out = subprocess.run(["rg", "--version"], capture_output=True, text=True, check=True).stdout
+    return out.split()[1]
+
+
+def file_set_check(store: Store, corpus: Path, projects: Sequence[str]) -> str:
+    ours = {f"{p}/{m.path}" for p in projects for m in store.documents.list(p)}
+    theirs = rg_file_set(corpus, projects)
+    if ours == theirs:
+        return f"ripgrep and Notewell read the same {len(ours)} files."
+    return (f"ripgrep reads {len(theirs)} files, Notewell {len(ours)}: {len(theirs - ours)} only in ripgrep's "
+            f"set, {len(ours - theirs)} only in Notewell's.")
+
+
+def open_bench_store(db: str) -> Store:
+    try:
+        return open_store(db)
+    except ModuleNotFoundError as exc:
+        raise NotewellError(f"--db: {db} needs the PostgreSQL store ({exc.name}), which this checkout does not "
+                            "have yet; run without --db to benchmark SQLite") from None
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
+                        help=f"folder to index; its top-level folders are the projects (default {DEFAULT_CORPUS})")
+    parser.add_argument("--db", help="an empty store: a SQLite path or a postgresql:// URL "
+                                     "(default: a SQLite file in a temporary folder)")
+    parser.add_argument("--runs", type=int, default=20, help="timed runs per query (default 20)")
+    parser.add_argument("--rg-runs", type=int, default=5, help="timed ripgrep runs per query (default 5)")
+    parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.rg_runs < 1:
+        parser.error("--runs and --rg-runs must be at least 1")
+    if not args.corpus.is_dir():
+        parser.error(f"--corpus: {args.corpus} is not a folder")
+    if shutil.which("rg") is None:
+        parser.error("ripgrep (rg) is not installed; install it (apt-get install ripgrep) to compare against it")
+    return args
+
+
+def bench(corpus: Path, db: str, store_label: str, runs: int, rg_runs: int) -> str:
+    settings = Settings(vault=corpus, db=db, file_types=FILE_TYPES)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    store = open_bench_store(db)
+    try:
+        print(f"Indexing {corpus} into {store_label} ...", file=sys.stderr)
+        build_figures = build(settings, store)
+        if build_figures.text_bytes < MIN_TEXT_BYTES:
+            print(f"note: only {_mb(build_figures.text_bytes)} MB of text; the targets are for 100+ MB",
+                  file=sys.stderr)
+        projects = store.documents.vault_projects()
+        engine = SearchEngine(store.documents)
+        scope = Scope(projects=projects)
+        figures = []
+        for query in QUERIES:
+            print(f"Query {query.name}: {query.text}", file=sys.stderr)
+            figures.append(measure(engine, scope, corpus, query, runs, rg_runs))
+        setting = Setting(corpus, store_label, len(projects), runs, rg_runs,
+                          file_set_check(store, corpus, projects), load)
+    finally:
+        store.close()
+    if not settings.is_postgres:
+        build_figures = replace(build_figures, db_bytes=sqlite_file_bytes(db))
+    return report(setting, build_figures, figures)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    corpus: Path = args.corpus.resolve()
+    try:
+        if args.db:
+            label = "PostgreSQL" if args.db.startswith(("postgresql://", "postgres://")) else f"SQLite {args.db}"
+            text = bench(corpus, args.db, label, args.runs, args.rg_runs)
+        else:
+            with tempfile.TemporaryDirectory(prefix="notewell-bench-") as tmp:
+                text = bench(corpus, str(Path(tmp) / "index.db"), "SQLite (a temporary file)", args.runs,
+                             args.rg_runs)
+    except NotewellError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(text)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
