@@ -506,3 +506,14 @@ def test_index_through_a_real_process(tmp_path: Path) -> None:
         assert found(nv, "hello process") == [("p/a.md", 1)]
     finally:
         nv.runtime.close()
+
+
+def test_bad_db_is_one_clear_line(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "x\n", "not-a-db.db": "plain text, not SQLite\n"})
+    for args in (("index", "--db", str(vault / "not-a-db.db")), ("index", "--db", str(tmp_path)),
+                 ("search", "word", "--db", str(tmp_path / "never-indexed.db"))):
+        res = run_cli(*args, "--vault", str(vault))
+        assert res.exit_code != 0, args
+        err = res.stderr.strip()
+        assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith("error: --db:"), err
+    assert not (tmp_path / "never-indexed.db").exists()  # a search does not create an empty index

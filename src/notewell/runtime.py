@@ -21,8 +21,9 @@ class Runtime:
         self.store.close()
 
 
-def open_runtime(vault: str | None = None, db: str | None = None) -> Runtime:
+def open_runtime(vault: str | None = None, db: str | None = None, *, create: bool = True) -> Runtime:
+    """``create=False``: a missing SQLite index is an error (commands that only read, such as search)."""
     settings = load_settings(vault, db)
-    store = open_store(settings.db)
+    store = open_store(settings.db, create=create)
     return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents),
                    access=AccessService(store, settings.vault))

@@ -44,11 +44,11 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 @contextmanager
-def runtime(vault: str | None, db: str | None) -> Iterator[Runtime]:
+def runtime(vault: str | None, db: str | None, *, create: bool = True) -> Iterator[Runtime]:
     """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1."""
     rt: Runtime | None = None
     try:
-        rt = open_runtime(vault, db)
+        rt = open_runtime(vault, db, create=create)
         yield rt
     except NotewellError as exc:
         raise fail(str(exc)) from None

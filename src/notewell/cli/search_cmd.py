@@ -40,7 +40,7 @@ def search_command(
     if smart_case and case_sensitive:
         raise fail("--smart-case and --case-sensitive: choose one")
     case: CaseMode = "sensitive" if case_sensitive else "smart" if smart_case else "insensitive"
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, create=False) as rt:
         projects = list(project or rt.store.documents.vault_projects())
         prefix = ""
         if path:

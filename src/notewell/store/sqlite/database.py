@@ -26,10 +26,11 @@ class SqliteDatabase:
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False)
-        except sqlite3.OperationalError as exc:
-            raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions") from exc
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode=WAL")  # the first statement to read the file: not a database fails here
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions, "
+                              "or pass another --db") from exc
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA cache_size=-65536")
