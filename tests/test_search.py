@@ -281,6 +281,9 @@ def test_smart_case(unicode_vault: IndexedVault) -> None:
     assert lines(unicode_vault.search("apple", projects=["u"], prefix="mixed.md", **smart)) == [1]
     assert lines(unicode_vault.search("strasse", projects=["u"], prefix="street.md", **smart)) == [1, 2, 3, 4]
     assert lines(unicode_vault.search("Hauptstraße", projects=["u"], prefix="street.md", **smart)) == [1]
+    # ß and final ς are lower-case letters (folding changes them, but they are no capitals)
+    assert lines(unicode_vault.search("straße", projects=["u"], prefix="street.md", **smart)) == [1, 2, 3, 4]
+    assert lines(unicode_vault.search("οδυσσευς", projects=["u"], prefix="greek.md", **smart)) == [1, 2, 3]
     assert lines(unicode_vault.search("HAUPT", projects=["u"], prefix="street.md", **smart)) == [2]
     assert lines(unicode_vault.search("İstanbul", projects=["u"], prefix="turkish.md", **smart)) == [1]
     assert lines(unicode_vault.search("ΟΔΥΣ", projects=["u"], prefix="greek.md", **smart)) == [1]

@@ -13,5 +13,9 @@ def fold(text: str) -> str:
 
 
 def has_upper(text: str) -> bool:
-    """Smart case: the query counts capitals when it has any letter that folding would change."""
-    return any(ch != ch.casefold() for ch in text if ch.isalpha())
+    """Smart case: does the query hold a capital (an upper- or title-case letter)?
+
+    Not "a letter that folding changes": folding also changes lower-case letters such as ß (to "ss")
+    and final ς (to σ), and "straße" has no capital.
+    """
+    return any(ch != ch.lower() for ch in text)
