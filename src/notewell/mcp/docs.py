@@ -120,17 +120,28 @@ def _annotations(spec: ToolSpec) -> list[str]:
     return lines or ["None."]
 
 
-def _example(mcp: NotewellMCP, spec: ToolSpec) -> list[str]:
+VARIES = object()  # an example whose answer differs from run to run (ids, times): not reproduced
+
+
+def run_example(mcp: NotewellMCP, spec: ToolSpec) -> Any:
+    """What the example call answers (structuredContent, or the refusal text), as the local owner."""
+    result = mcp.run_tool(spec, LOCAL_OWNER, dict(spec.example or {}))
+    return result.structured_content if not result.is_error else result.content[0].text  # type: ignore[union-attr]
+
+
+def _example(spec: ToolSpec, answer: Any) -> list[str]:
     if spec.example is None:
         return []
-    result = mcp.run_tool(spec, LOCAL_OWNER, dict(spec.example))
-    shown: Any = result.structured_content if not result.is_error else result.content[0].text  # type: ignore[union-attr]
-    return ["## Example", "", "Called as the local owner on the bundled example vault (examples/northwind):", "",
-            "```json", json.dumps({"name": spec.name, "arguments": spec.example}, ensure_ascii=False, indent=2), "```",
-            "", "```json", json.dumps(shown, ensure_ascii=False, indent=2), "```", ""]
+    call = ["## Example", "", "Called as the local owner on the bundled example vault (examples/northwind):", "",
+            "```json", json.dumps({"name": spec.name, "arguments": spec.example}, ensure_ascii=False, indent=2),
+            "```", ""]
+    if answer is VARIES:
+        return [*call, "Its answer holds ids and times that differ from run to run, so it is not reproduced "
+                "here; its fields are listed under Result.", ""]
+    return [*call, "```json", json.dumps(answer, ensure_ascii=False, indent=2), "```", ""]
 
 
-def tool_page(mcp: NotewellMCP, toolset: Toolset, spec: ToolSpec) -> str:
+def tool_page(toolset: Toolset, spec: ToolSpec, answer: Any = None) -> str:
     lines = [
         f"# {spec.name}", "",
         f"**{spec.title}**. Toolset `{toolset.name}`; scope `{spec.scope}`.", "",
@@ -143,7 +154,7 @@ def tool_page(mcp: NotewellMCP, toolset: Toolset, spec: ToolSpec) -> str:
         f"\"Tool {spec.name} not found\".", "",
         "## Annotations", "", *_annotations(spec), "",
         "## Refusals and what to do", "", *[f"- {r}" for r in spec.refusals], "",
-        *_example(mcp, spec),
+        *_example(spec, answer),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -175,13 +186,26 @@ def llms_txt(mcp: NotewellMCP) -> str:
     return "\n".join(lines)
 
 
+def _answers(mcp: NotewellMCP) -> dict[str, Any]:
+    return {spec.name: run_example(mcp, spec) for spec in mcp.tools if spec.example is not None}
+
+
 def generate() -> dict[str, str]:
-    """Every generated file, by path relative to the docs folder."""
+    """Every generated file, by path relative to the docs folder.
+
+    The examples run twice, on two fresh example servers: an answer that differs between the runs (a new
+    memory's id, a timestamp) is described rather than shown, so the pages stay reproducible.
+    """
+    with example_server() as other:
+        second = _answers(other)
     with example_server() as mcp:
+        first = _answers(mcp)
         files = {"tools.md": tools_index(mcp), "llms.txt": llms_txt(mcp)}
         for toolset in mcp.toolsets:
             for spec in toolset.build(mcp.deps):
-                files[f"tools/{spec.name}.md"] = tool_page(mcp, toolset, spec)
+                answer = first.get(spec.name)
+                files[f"tools/{spec.name}.md"] = tool_page(
+                    toolset, spec, answer if answer == second.get(spec.name) else VARIES)
         return files
 
 
