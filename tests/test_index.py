@@ -284,6 +284,16 @@ def test_symlinks_outside_the_vault_are_not_followed(tmp_path: Path, index_vault
     assert paths(nv) == {"p/real.md", "p/link-in.md"}  # a link that stays inside is followed
 
 
+def test_broken_and_looping_symlinks_are_recorded(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "words\n"})
+    (vault / "p/loop.md").symlink_to("loop.md")
+    (vault / "p/dangling.md").symlink_to("nowhere.md")
+    (vault / "p/dir-link.md").symlink_to(vault / "p", target_is_directory=True)
+    nv = index_vault(vault)
+    assert paths(nv) == {"p/a.md"}
+    assert skipped(nv) == {"p/loop.md": "broken symlink", "p/dangling.md": "broken symlink"}
+
+
 def test_default_file_types(tmp_path: Path, index_vault) -> None:
     indexed_types = ["md", "markdown", "txt", "rst", "org", "csv", "json", "yaml", "yml", "toml", "MD"]
     other_types = ["py", "html", "pdf", "docx", "log", "mdx"]

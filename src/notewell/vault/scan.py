@@ -120,15 +120,22 @@ def _walk_project(
         if os.path.splitext(item)[1].lower() not in types:
             continue
         try:
-            lst = abspath.lstat()
             if abspath.is_symlink():
                 target = abspath.resolve()
                 if not _inside(target, root):
                     result.skipped.append(SkippedFile(project, rel_in_project, 0, "symlink leads outside the vault"))
                     continue
+                if not target.exists():
+                    result.skipped.append(SkippedFile(project, rel_in_project, 0, "broken symlink"))
+                    continue
                 if not target.is_file():
                     continue
                 lst = target.stat()
+            else:
+                lst = abspath.lstat()
+        except RuntimeError:  # Path.resolve on a symlink loop
+            result.skipped.append(SkippedFile(project, rel_in_project, 0, "broken symlink"))
+            continue
         except OSError as exc:
             result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
             continue
@@ -155,6 +162,6 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[Path]) -> Ite
             if Path(entry.path).resolve() in excluded or ignores.excluded(child, True):
                 continue
             yield from _walk(Path(entry.path), child, ignores, excluded)
-        elif (entry.is_file(follow_symlinks=True) or entry.is_symlink()) and not ignores.excluded(child, False):
+        elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and not ignores.excluded(child, False):
             yield child
     ignores.pop(pushed)
