@@ -356,8 +356,10 @@ BRAINS = {
     "p/brains/website/brain.md": (
         "---\ntitle: Website\nparent: brains/business\n---\n"
         "The website says:\n\n* [Offer](offer.md)\n* [About us](about.md)\n* [Offer again](offer.md)\n"
+        "* [Street plan](<straße plan.md>)\n"
     ),
     "p/brains/website/offer.md": "# Offer page\n",
+    "p/brains/website/straße plan.md": "# Street\n",
     "p/brains/website/about.md": "# About\n",
     "p/brains/website/blog/brain.md": "# Blog\n\n1. [Why](2026-why.md)\n",
     "p/brains/website/blog/2026-why.md": "# Why\n",
@@ -379,7 +381,8 @@ def test_brain_parsing(tmp_path: Path, index_vault) -> None:
                                   ("brains/business/day-rates.md", "Day rates"))
     website = brains["p/brains/website"]
     assert website.title == "Website"
-    assert website.documents == (("brains/website/offer.md", "Offer"), ("brains/website/about.md", "About us"))
+    assert website.documents == (("brains/website/offer.md", "Offer"), ("brains/website/about.md", "About us"),
+                                 ("brains/website/straße plan.md", "Street plan"))
     assert website.parent == "brains/business"  # declared: a sibling folder
     assert brains["p/brains/website/blog"].parent == "brains/website"  # nearest enclosing brain
     assert brains["p/brains/website/blog/deep/more"].parent == "brains/website/blog"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 import yaml
 from markdown_it import MarkdownIt
@@ -154,7 +155,8 @@ def parse_brain(folder: str, text: str) -> ParsedBrain:
     for href, label in _link_targets(body):
         if not href or "://" in href or href.startswith(("#", "mailto:")):
             continue
-        target = _resolve(folder, href.split("#", 1)[0])
+        # markdown-it percent-encodes hrefs ("straße.md" -> "stra%C3%9Fe.md"); the file has the plain name
+        target = _resolve(folder, unquote(href.split("#", 1)[0]))
         if not target or target in seen:
             continue
         seen.add(target)
