@@ -11,7 +11,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mcp_world import World
-from notewell.mcp.server import INSTRUCTIONS
+from notewell.mcp.registry import choose
+from notewell.mcp.server import instructions_for
 
 pytestmark = pytest.mark.anyio
 
@@ -29,7 +30,7 @@ async def test_stdio_with_a_token_acts_as_that_person(mcp_world: World, tmp_path
     with errlog.open("w") as err:
         async with Client(stdio_client(_params(mcp_world, mcp_world.tokens["alice"]), errlog=err),
                           mode="legacy") as client:
-            assert client.instructions == INSTRUCTIONS
+            assert client.instructions == instructions_for(choose(None))
             projects = await client.call_tool("listProjects", {})
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
             hidden = await client.call_tool("listDocs", {"project": "handbook"})

@@ -119,3 +119,4 @@ class Toolset:
     name: str
     summary: str
     build: Callable[[ServerDeps], Sequence[ToolSpec]] = field(repr=False)
+    instructions: str = ""  # what the initialize instructions say about this toolset, when it is served

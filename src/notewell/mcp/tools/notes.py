@@ -156,5 +156,8 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
     )]
 
 
-TOOLSET = Toolset(name="notes", summary="Plain or regex search with paging, per-token repositories (Major Vault).",
-                  build=build)
+TOOLSET = Toolset(
+    name="notes", summary="Plain or regex search with paging, per-token repositories (Major Vault).", build=build,
+    instructions=("search_notes finds every matching line, plain text or a regular expression, a page at a time "
+                  "(offset and hasMore); read a whole note with readDoc when it is served."),
+)
