@@ -1,0 +1,104 @@
+"""The request log lines, the host allow-list and the serve command's flags, over real HTTP."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from conftest import run_cli
+from mcp_world import World, connect, serve_world
+from notewell.mcp.http import transport_security
+
+pytestmark = pytest.mark.anyio
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def log_lines() -> Iterator[list[str]]:
+    logger = logging.getLogger("notewell.mcp")
+    handler = _Lines()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler.lines
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+def _fields(line: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in line.split(" "))
+
+
+async def test_one_structured_line_per_request_and_never_a_token(mcp_url: str, mcp_world: World,
+                                                                 log_lines: list[str]) -> None:
+    token = mcp_world.tokens["alice"]
+    assert httpx.post(mcp_url, json=INIT, headers=ACCEPT, timeout=10).status_code == 401
+    assert httpx.post(mcp_url, json=INIT, headers={**ACCEPT, "Authorization": "Bearer nope"},
+                      timeout=10).status_code == 401
+    async with connect(mcp_url, token) as client:
+        await client.list_tools()
+        await client.call_tool("searchKnowledge", {"query": "maximum discount"})
+        await client.call_tool("listDocs", {"project": "handbook"})
+        with pytest.raises(Exception, match="query"):
+            await client.call_tool("searchKnowledge", {"query": "x"})
+    ops = [_fields(line) for line in log_lines]
+    assert [o["reason"] for o in ops if o["op"] == "mcp.unauth"] == ["no_token", "invalid_token"]
+    opened = next(o for o in ops if o["op"] == "mcp.session.open")
+    assert len(opened["session"]) == 8 and opened["user"] == "alice"
+    listed = next(o for o in ops if o["op"] == "mcp.tools.list")
+    assert int(listed["count"]) >= 9 and listed["proto"] == "2025-11-25"
+    tools = [(o["tool"], o["outcome"]) for o in ops if o["op"] == "mcp.tool"]
+    assert tools == [("searchKnowledge", "ok"), ("listDocs", "refused"), ("searchKnowledge", "invalid_args")]
+    assert all(float(o["durMs"]) >= 0 for o in ops if o["op"] == "mcp.tool")
+    closed = next(o for o in ops if o["op"] == "mcp.session.close")
+    assert closed["toolCalls"] == "3" and closed["session"] == opened["session"]
+    assert not any(token in line or token.split("_")[2] in line for line in log_lines)
+
+
+async def test_a_session_with_no_tool_call_closes_as_an_orphan(mcp_url: str, mcp_world: World,
+                                                               log_lines: list[str]) -> None:
+    async with connect(mcp_url, mcp_world.tokens["bob"]) as client:
+        await client.list_tools()
+    assert any(_fields(line)["op"] == "mcp.session.orphan" for line in log_lines)
+
+
+def test_host_allow_list(mcp_world: World) -> None:
+    token = mcp_world.tokens["staff"]
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}", "Host": "notes.example.com"}
+    with serve_world(mcp_world) as plain:
+        assert httpx.post(plain.url, json=INIT, headers=headers, timeout=10).status_code == 421
+    from mcp_world import ServerThread
+    from notewell.mcp.http import build_http_app
+    from notewell.mcp.registry import choose
+
+    with ServerThread(build_http_app(mcp_world.deps, choose(None), allowed_hosts=["notes.example.com"])) as proxied:
+        assert httpx.post(proxied.url, json=INIT, headers=headers, timeout=10).status_code == 200
+
+
+def test_transport_security_settings() -> None:
+    settings = transport_security(["notes.example.com", "10.0.0.5:8443"])
+    assert {"127.0.0.1:*", "localhost:*", "notes.example.com", "notes.example.com:*", "10.0.0.5:8443"} <= set(
+        settings.allowed_hosts)
+    assert "https://notes.example.com" in settings.allowed_origins
+    assert transport_security(["*"]).enable_dns_rebinding_protection is False
+
+
+def test_serve_refuses_an_unknown_toolset_in_one_line(tmp_path: object) -> None:
+    result = run_cli("serve", "--toolsets", "knowledge,wiki", "--vault", str(tmp_path),
+                     "--db", f"{tmp_path}/index.db")
+    assert result.exit_code == 1
+    assert "--toolsets: unknown toolset 'wiki'" in result.stderr and "Traceback" not in result.stderr
