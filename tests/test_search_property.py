@@ -10,7 +10,9 @@ function itself is pinned by the Unicode examples in test_search.py; here it is 
 
 from __future__ import annotations
 
+import posixpath
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import re2
@@ -122,7 +124,8 @@ def file_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
 
 
-def oracle(vault: Vault, query: str, regex: bool, case: CaseMode, all_lines: bool) -> list[Hit]:
+def oracle(vault: Vault, query: str, regex: bool, case: CaseMode, all_lines: bool,
+           keep: Callable[[str, str], bool] = lambda project, path: True) -> list[Hit]:
     if regex:
         options = re2.Options()
         options.case_sensitive = not ignores_case(query, True, case)
@@ -140,6 +143,8 @@ def oracle(vault: Vault, query: str, regex: bool, case: CaseMode, all_lines: boo
 
     found: list[Hit] = []
     for project, path in sorted(tuple(rel.split("/", 1)) for rel in vault):  # by code point
+        if not keep(project, path):
+            continue
         rel = f"{project}/{path}"
         for number, line in enumerate(file_lines(vault[rel]), start=1):
             if matches(line):
@@ -188,3 +193,43 @@ def test_substrings_of_the_vault_are_found(vault: Vault, needles: list[str]) -> 
     lines = [line for text in vault.values() for line in file_lines(text) if len(line) >= 3]
     picked = [(line[i % (len(line) - 2):][:3 + i % 4], False, CASES[i % 3]) for i, line in enumerate(lines[:6])]
     check(vault, picked + [(n, False, "insensitive") for n in needles])
+
+
+@st.composite
+def scopes(draw: st.DrawFn) -> tuple[list[str], str, tuple[str, ...]]:
+    projects = draw(st.lists(st.sampled_from(PROJECTS), min_size=1, unique=True))
+    prefix = draw(st.sampled_from(["", "", "sub", "sub/c.md", "a.md", "su", "B.md", "sub/"]))
+    types = draw(st.sampled_from([(), (".md",), (".txt",), (".md", ".txt")]))
+    return projects, prefix, types
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(vault_cases=vaults_with_cases(), scope=scopes(), limit=st.integers(1, 4), all_lines=st.booleans())
+def test_filters_and_paging_equal_line_scan(vault_cases: tuple[Vault, list[tuple[str, bool, CaseMode]]],
+                                            scope: tuple[list[str], str, tuple[str, ...]], limit: int,
+                                            all_lines: bool) -> None:
+    """Projects, a path prefix (folder or file) and file types filter; pages of ``limit`` add up to the whole."""
+    vault, cases = vault_cases
+    projects, prefix, types = scope
+    folder = prefix.rstrip("/")
+
+    def keep(project: str, path: str) -> bool:
+        in_prefix = not folder or path == folder or path.startswith(folder + "/")
+        return project in projects and in_prefix and (not types or posixpath.splitext(path)[1] in types)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        indexed = index_into(make_vault(root, dict(vault)), root / "index.db")
+        try:
+            for query, regex, case in cases:
+                pages: list[Hit] = []
+                while True:
+                    page = indexed.search(query, regex=regex, case=case, all_lines=all_lines, limit=limit,
+                                          offset=len(pages), projects=projects, prefix=folder, file_types=types)
+                    assert len(page.matches) <= limit and (len(page.matches) == limit or not page.has_more)
+                    pages += [(m.project, m.path, m.line) for m in page.matches]
+                    if not page.has_more:
+                        break
+                assert pages == oracle(vault, query, regex, case, all_lines, keep), (query, regex, case)
+        finally:
+            indexed.runtime.close()
