@@ -40,7 +40,7 @@ WRITE_SCOPE = "memory:write"
 SEARCH_LIMIT_DEFAULT = 5
 SEARCH_LIMIT_MAX = 50
 RECALL_LIMIT_DEFAULT = 10
-CANDIDATES = 100  # best full-text candidates the blend re-ranks
+CANDIDATES_MIN = 20  # the blend re-ranks the best max(3 x limit, 20) full-text candidates
 CONTEXT_TOKENS_DEFAULT = 2000
 CONTEXT_TOKENS_MIN = 50
 CONTEXT_TOKENS_MAX = 100_000
@@ -122,6 +122,10 @@ def _check_limit(limit: object, field_name: str, maximum: int) -> int:
     if limit < 1 or limit > maximum:
         raise InvalidArgument(field_name, f"must be from 1 to {maximum} (got {limit})")
     return limit
+
+
+def _candidates(limit: int) -> int:
+    return max(3 * limit, CANDIDATES_MIN)
 
 
 def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
@@ -292,7 +296,7 @@ class MemoryService:
         self.access.require_scope(p, READ_SCOPE)
         terms = query_terms(query)
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, CANDIDATES))
+        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, _candidates(limit)))
         return MemorySearch(query, "strict", terms,
                             self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
 
@@ -302,7 +306,7 @@ class MemoryService:
         self.access.require_scope(p, READ_SCOPE)
         terms = tolerant_terms(query_terms(query))
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, CANDIDATES))
+        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, _candidates(limit)))
         return MemorySearch(query, "tolerant", terms,
                             self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working), limit=limit))
 

@@ -57,15 +57,15 @@ MIGRATIONS = [
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
+RANK_WINDOW = 2000
 BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
-_MARK_START, _MARK_END = "\x02", "\x03"
 _COLUMNS = (
     "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
     " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
     " m.delete_reason"
 )
 _FTS_TABLES = ("memory_words", "memory_stems")
-Matched = tuple[tuple[str, tuple[str, ...]], ...]
+_SCRATCH = {"memory_words": "words", "memory_stems": "stems"}  # lexemes' in-memory tables, same tokenizers
 
 
 def _record(row: Sequence[Any]) -> MemoryRecord:
@@ -84,15 +84,6 @@ def strict_expression(terms: Sequence[str]) -> str:
 
 def tolerant_expression(terms: Sequence[str]) -> str:
     return " OR ".join(_quote(t) + ("*" if len(t) >= 3 else "") for t in terms)
-
-
-def _marked_words(text: str) -> list[str]:
-    words: list[str] = []
-    for part in text.split(_MARK_START)[1:]:
-        word = part.split(_MARK_END, 1)[0]
-        if word and word not in words:
-            words.append(word)
-    return words
 
 
 class SqliteMemories:
@@ -189,30 +180,28 @@ class SqliteMemories:
         if query.memory_type is not None:
             where.append("m.memory_type = ?")
             params.append(query.memory_type)
-        n = len(_COLUMNS.split(","))
-        rows = self.db.conn.execute(
-            f"SELECT {_COLUMNS}, m.id, -bm25({table}, {BM25_WEIGHTS})"
-            f" FROM {table} JOIN memories m ON m.id = {table}.rowid"
-            f" WHERE {table} MATCH ? AND {' AND '.join(where)} ORDER BY bm25({table}, {BM25_WEIGHTS}) LIMIT ?",
-            [*params, query.limit],
+        sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
+                    f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
+        # bm25 costs a few microseconds per matching row: past RANK_WINDOW matches, rank only the newest
+        # RANK_WINDOW (rows are numbered in write order, and FTS5 walks them newest first without ranking).
+        floor = self.db.conn.execute(f"SELECT {table}.rowid {sql_from} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET ?",
+                                     [*params, RANK_WINDOW - 1]).fetchone()
+        window = f" AND {table}.rowid >= ?" if floor else ""
+        ranked = self.db.conn.execute(
+            f"SELECT m.id, -bm25({table}, {BM25_WEIGHTS}) AS relevance {sql_from}{window}"
+            " ORDER BY relevance DESC LIMIT ?",
+            [*params, *([floor[0]] if floor else []), query.limit],
         ).fetchall()
-        matched = self._matched(table, expression, [row[n] for row in rows])
-        return [MemoryHit(_record(row[:n]), max(float(row[n + 1]), 1e-9), matched.get(row[n], ())) for row in rows]
+        if not ranked:
+            return []
+        ids = [row[0] for row in ranked]
+        rows = {row[0]: row[1:] for row in self.db.conn.execute(
+            f"SELECT m.id, {_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(ids))})", ids)}
+        from notewell.store.postgres import lexemes  # shared with the PostgreSQL store (a late import: no cycle)
 
-    def _matched(self, table: str, expression: str, ids: Sequence[int]) -> dict[int, Matched]:
-        """The words of each field that the expression matched, from FTS5's highlight(), for a few rows."""
-        if not ids:
-            return {}
-        marks = ", ".join(f"highlight({table}, {i}, '{_MARK_START}', '{_MARK_END}')" for i in range(len(FIELDS)))
-        rows = self.db.conn.execute(
-            f"SELECT rowid, {marks} FROM {table} WHERE {table} MATCH ? AND rowid IN ({','.join('?' * len(ids))})",
-            [expression, *ids],
-        )
-        return {
-            row[0]: tuple((name, tuple(words)) for name, text in zip(FIELDS, row[1:], strict=True)
-                          if (words := _marked_words(text)))
-            for row in rows
-        }
+        # highlight() over just these rows, in a scratch in-memory FTS5 table: cheap, unlike a second MATCH
+        matched = lexemes.matched(_SCRATCH[table], expression, [(i, r[6], r[7], r[8], r[5]) for i, r in rows.items()])
+        return [MemoryHit(_record(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         if not projects:
