@@ -182,6 +182,11 @@ def test_cli_path_and_project(small: IndexedVault) -> None:
     assert res.exit_code != 0 and "--path" in res.stderr and "Traceback" not in res.stderr
     res = run_cli("search", "apple", "--vault", str(small.vault), "--db", small.db, "--path", "../etc")
     assert res.exit_code != 0 and "--path" in res.stderr
+    res = run_cli("search", "apple", "--vault", str(small.vault), "--db", small.db, "--path", "nope/x.md")
+    assert res.exit_code != 0 and res.stderr.startswith("error: --path:") and "alpha, beta" in res.stderr
+    res = run_cli("search", "apple", "--vault", str(small.vault), "--db", small.db, "-p", "beta", "-p", "nope")
+    assert res.exit_code != 0 and res.stderr.startswith("error: --project: no project nope")
+    assert cli("--path", "/") == cli()
 
 
 def test_file_types(small: IndexedVault) -> None:

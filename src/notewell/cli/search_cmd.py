@@ -41,13 +41,18 @@ def search_command(
         raise fail("--smart-case and --case-sensitive: choose one")
     case: CaseMode = "sensitive" if case_sensitive else "smart" if smart_case else "insensitive"
     with runtime(vault, db, create=False) as rt:
-        projects = list(project or rt.store.documents.vault_projects())
-        prefix = ""
-        if path:
-            path_project, prefix = split_vault_path(path, "--path")
+        known = rt.store.documents.vault_projects()
+        for name in project or ():
+            if name not in known:
+                raise InvalidArgument("--project", f"no project {name} in the vault; its projects: {', '.join(known)}")
+        projects = list(project or known)
+        path_project, prefix = split_vault_path(path or "", "--path")
+        if path_project:
+            if path_project not in known:
+                raise InvalidArgument("--path", f"{path} is in no project; the vault's projects: {', '.join(known)}")
             if project and path_project not in project:
                 raise InvalidArgument("--path", f"{path} is not inside --project {', '.join(project)}")
-            projects = [path_project] if path_project in projects or not project else []
+            projects = [path_project]
         types = tuple(t if t.startswith(".") else f".{t}" for t in (file_type or []))
         req = SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix, file_types=types),
                             regex=regex, case=case, all_lines=all_lines, limit=limit, offset=offset)
