@@ -31,22 +31,28 @@ FirstLines = dict[str, tuple[int, str]]  # vault-relative path -> (line, text)
 
 
 def rg_first_lines(rg: str, vault: Path, query: str, regex: bool) -> FirstLines:
+    return {path: lines[0] for path, lines in rg_lines(rg, vault, query, regex, first_only=True).items()}
+
+
+def rg_lines(rg: str, vault: Path, query: str, regex: bool, first_only: bool) -> dict[str, list[tuple[int, str]]]:
     projects = sorted(p.name for p in vault.iterdir() if p.is_dir() and not p.name.startswith("."))
     types = ",".join(t.lstrip(".") for t in DEFAULT_FILE_TYPES)
-    args = [rg, "--no-config", "--ignore-case", "--max-count", "1", "--line-number", "--with-filename", "--null",
-            "--no-heading", "--color", "never", "--no-require-git", "--no-ignore-parent",
+    args = [rg, "--no-config", "--ignore-case", "--line-number", "--with-filename", "--null", "--no-heading",
+            "--color", "never", "--no-require-git", "--no-ignore-parent",
             "--type-add", f"notewell:*.{{{types}}}", "--type", "notewell", "--glob", "!.*"]
+    if first_only:
+        args += ["--max-count", "1"]
     for name in (".gitignore", ".notewellignore"):
         if (vault / name).is_file():
             args += ["--ignore-file", name]
     args += ["-e", query] if regex else ["--fixed-strings", "-e", query]
     proc = subprocess.run([*args, "--", *projects], cwd=vault, capture_output=True, timeout=120, check=False)
     assert proc.returncode in (0, 1), proc.stderr.decode()
-    found: FirstLines = {}
+    found: dict[str, list[tuple[int, str]]] = {}
     for row in proc.stdout.decode("utf-8").splitlines():
         path, _, rest = row.partition("\0")
         line, _, text = rest.partition(":")
-        found[path] = (int(line), text)
+        found.setdefault(path, []).append((int(line), text))
     return found
 
 
@@ -176,3 +182,15 @@ def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Pa
     theirs = rg_first_lines(rg, vault, "zephyrine quokka", regex=False)
     assert theirs == {} == notewell_first_lines(indexed, "zephyrine quokka", regex=False)
     assert not any(p.startswith("alpha/d9/") for p in rg_first_lines(rg, vault, "a", regex=False))
+
+
+@pytest.mark.parametrize(("query", "regex"), [("quokka", False), ("σοφία", False), (r"v[0-9]+\.[0-9]+", True),
+                                              (r"^ka", True)])
+def test_generated_every_line(rg: str, generated: tuple[Path, IndexedVault], query: str, regex: bool) -> None:
+    """Every matching line, not only the first (search_notes' mode)."""
+    vault, indexed = generated
+    result = indexed.search(query, regex=regex, all_lines=True, limit=1_000_000)
+    ours = sorted((m.vault_path, m.line, m.text) for m in result.matches)
+    theirs = sorted((p, line, text) for p, lines in rg_lines(rg, vault, query, regex, False).items()
+                    for line, text in lines)
+    assert ours == theirs and len(ours) > 50
