@@ -11,6 +11,7 @@ they fail: a PostgreSQL test must never pass silently there.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -114,8 +115,13 @@ def pg_cluster() -> Iterator[PgCluster]:
                               check=False).stdout.strip()
     if not (Path(sharedir) / "extension" / "pg_trgm.control").exists():
         _unavailable(f"the pg_trgm extension is not installed in {sharedir}")
-    if os.geteuid() == 0 and shutil.which("runuser") is None:
-        _unavailable("running as root without runuser to switch to the postgres user")
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            _unavailable("running as root without runuser to switch to the postgres user")
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            _unavailable("running as root and there is no postgres system user to run the cluster as")
     cluster = PgCluster(Path(tempfile.mkdtemp(prefix="nwpg-")))
     try:
         cluster.start()

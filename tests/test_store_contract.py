@@ -9,6 +9,7 @@ delete, rename; scopes; text kept byte for byte).
 from __future__ import annotations
 
 import random
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,12 +92,10 @@ def queries_for(words: list[str], seed: int) -> list[dict[str, object]]:
         out.append({"query": w})
         out.append({"query": w.upper(), "case": "smart"})
         out.append({"query": w.capitalize(), "case": "sensitive"})
-        esc = "".join("\\" + c if not c.isalnum() else c for c in w)
-        out.append({"query": esc[:4] + r"\w*", "regex": True})
+        out.append({"query": re.escape(w[:4]) + r"\w*", "regex": True})
         other = rng.choice(words)
-        other_esc = "".join("\\" + c if not c.isalnum() else c for c in other)
-        out.append({"query": f"(?:{esc}|{other_esc})", "regex": True, "case": "smart"})
-        out.append({"query": f"{esc[:3]}.*{other_esc[-3:]}", "regex": True})
+        out.append({"query": f"(?:{re.escape(w)}|{re.escape(other)})", "regex": True, "case": "smart"})
+        out.append({"query": f"{re.escape(w[:3])}.*{re.escape(other[-3:])}", "regex": True})
     return out
 
 

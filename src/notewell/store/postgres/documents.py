@@ -71,6 +71,7 @@ MIGRATIONS = [
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _TEXT_BATCH = 16
+_PENDING_LIST_LIMIT = "1GB"
 
 
 def pg_text(value: str) -> str:
@@ -205,8 +206,13 @@ class PostgresDocuments:
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:
+        """One transaction for a whole sync. New index entries collect in the GIN pending list (made large
+        enough for a full build) and are merged in one pass before commit: about twice as fast as
+        merging them document by document, and no reader ever sees an unmerged list after the commit."""
         with self.db.transaction() as conn:
+            conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             yield _Writer(conn)
+            conn.execute("SELECT gin_clean_pending_list('document_text_folded_trgm')")
 
     def vault_projects(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT id FROM vault_projects ORDER BY id")]
