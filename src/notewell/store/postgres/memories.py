@@ -25,7 +25,7 @@ from notewell.errors import Conflict, InvalidArgument
 from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
-from notewell.store.sqlite.memories import strict_expression, tolerant_expression
+from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
 
 MIGRATIONS = [
     """
@@ -65,7 +65,6 @@ _COLUMNS = (
     " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
     " m.delete_reason"
 )
-_N_COLUMNS = len(_COLUMNS.split(","))
 _LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
 
 
@@ -161,7 +160,7 @@ class PostgresMemories:
     def _search(self, column: str, tsquery: str | None, expression: str, query: MemoryQuery) -> list[MemoryHit]:
         if not query.projects or tsquery is None:
             return []
-        where = [f"m.{column} @@ q", _LIVE, "m.project = ANY(%s)", "(m.expires_at IS NULL OR m.expires_at > %s)"]
+        where = [f"m.{column} @@ q.q", _LIVE, "m.project = ANY(%s)", "(m.expires_at IS NULL OR m.expires_at > %s)"]
         params: list[Any] = [tsquery, list(query.projects), query.now]
         if query.path_prefix:
             where.append("(m.path = %s OR (m.path >= %s AND m.path < %s))")
@@ -169,16 +168,23 @@ class PostgresMemories:
         if query.memory_type is not None:
             where.append("m.memory_type = %s")
             params.append(query.memory_type)
+        # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order).
         with self.db.connection() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS}, m.id, ts_rank('{lexemes.TS_RANK_WEIGHTS}', m.{column}, q) AS relevance"
-                f" FROM memories m, CAST(%s AS tsquery) q WHERE {' AND '.join(where)}"
-                " ORDER BY relevance DESC, m.id LIMIT %s",
+            ranked = conn.execute(
+                f"WITH q AS (SELECT CAST(%s AS tsquery) AS q), window_ AS ("
+                f" SELECT m.id, m.{column} AS vector FROM memories m, q WHERE {' AND '.join(where)}"
+                f" ORDER BY m.id DESC LIMIT {RANK_WINDOW})"
+                f" SELECT w.id, ts_rank('{lexemes.TS_RANK_WEIGHTS}', w.vector, q.q) AS relevance FROM window_ w, q"
+                " ORDER BY relevance DESC, w.id DESC LIMIT %s",
                 [*params, query.limit],
             ).fetchall()
-        n = _N_COLUMNS
-        matched = lexemes.matched(column, expression, [(r[n], r[6], r[7], r[8], r[5]) for r in rows])
-        return [MemoryHit(_record(r[:n]), max(float(r[n + 1]), 1e-9), matched.get(r[n], ())) for r in rows]
+            if not ranked:
+                return []
+            ids = [row[0] for row in ranked]
+            rows = {row[0]: row[1:] for row in conn.execute(
+                f"SELECT m.id, {_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
+        matched = lexemes.matched(column, expression, [(i, r[6], r[7], r[8], r[5]) for i, r in rows.items()])
+        return [MemoryHit(_record(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         if not projects:
