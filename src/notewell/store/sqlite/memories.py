@@ -15,6 +15,7 @@ writers of the same content all get the same ref.
 
 from __future__ import annotations
 
+import heapq
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -53,6 +54,17 @@ MIGRATIONS = [
         content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
     CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
         content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
+    """,
+    # Prefix indexes for 3 to 8 characters: a prefix query then reads one precomputed doclist instead of
+    # merging every matching term's (4 ms -> 1 ms for a common word over 100k memories; index +75%).
+    """
+    DROP TABLE memory_stems;
+    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8');
+    INSERT INTO memory_stems (memory_stems) VALUES ('rebuild');
+    INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
+        SELECT 'delete', id, title, content, tags, path FROM memories
+        WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
     """,
 ]
 
@@ -182,16 +194,13 @@ class SqliteMemories:
             params.append(query.memory_type)
         sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
                     f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
-        # bm25 costs a few microseconds per matching row: past RANK_WINDOW matches, rank only the newest
-        # RANK_WINDOW (rows are numbered in write order, and FTS5 walks them newest first without ranking).
-        floor = self.db.conn.execute(f"SELECT {table}.rowid {sql_from} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET ?",
-                                     [*params, RANK_WINDOW - 1]).fetchone()
-        window = f" AND {table}.rowid >= ?" if floor else ""
-        ranked = self.db.conn.execute(
-            f"SELECT m.id, -bm25({table}, {BM25_WEIGHTS}) AS relevance {sql_from}{window}"
-            " ORDER BY relevance DESC LIMIT ?",
-            [*params, *([floor[0]] if floor else []), query.limit],
+        # bm25 costs a few microseconds per matching row: rank only the RANK_WINDOW newest matches (rows are
+        # numbered in write order and FTS5 walks them newest first), one pass, best first in Python.
+        window = self.db.conn.execute(
+            f"SELECT m.id, -bm25({table}, {BM25_WEIGHTS}) {sql_from} ORDER BY {table}.rowid DESC LIMIT ?",
+            [*params, RANK_WINDOW],
         ).fetchall()
+        ranked = heapq.nlargest(query.limit, window, key=lambda row: (row[1], row[0]))
         if not ranked:
             return []
         ids = [row[0] for row in ranked]
