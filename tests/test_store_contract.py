@@ -331,3 +331,29 @@ def test_store_url_hides_the_password(pg_cluster: PgCluster, pg_url: str) -> Non
         assert "hunter2" not in store.url and "***" in store.url
     finally:
         store.close()
+
+
+def test_two_indexers_at_once_take_turns(tmp_path: Path, pg_url: str) -> None:
+    vault = make_vault(tmp_path, {f"p/doc-{i}.md": f"# Doc {i}\nshared words {i}\n" for i in range(40)})
+    reports, errors = [], []
+
+    def index() -> None:
+        try:
+            nv = open_indexed(vault, pg_url)
+            reports.append(nv.report)
+            nv.runtime.close()
+        except BaseException as exc:  # collected and re-raised by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=index) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sum(r.added for r in reports) >= 40
+    nv = open_indexed(vault, pg_url)
+    try:
+        assert not nv.report.did_work and len(hits(nv, "shared words")) == 40
+    finally:
+        nv.runtime.close()

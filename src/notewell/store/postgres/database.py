@@ -95,7 +95,7 @@ class PostgresDatabase:
         then finds the steps done. DDL is transactional on PostgreSQL, so a failed step leaves nothing.
         """
         with self.transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("notewell:migrate"),))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:migrate"),))
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
@@ -113,6 +113,6 @@ class PostgresDatabase:
         self.pool.close()
 
 
-def _lock_key(name: str) -> int:
+def lock_key(name: str) -> int:
     """A stable signed 64-bit key for pg_advisory_xact_lock."""
     return zlib.crc32(name.encode()) - (1 << 31)

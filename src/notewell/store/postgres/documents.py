@@ -31,7 +31,7 @@ from notewell.store.base import (
     Scope,
     SkippedRecord,
 )
-from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.database import PostgresDatabase, lock_key
 
 MIGRATIONS = [
     """
@@ -210,6 +210,8 @@ class PostgresDocuments:
         enough for a full build) and are merged in one pass before commit: about twice as fast as
         merging them document by document, and no reader ever sees an unmerged list after the commit."""
         with self.db.transaction() as conn:
+            # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:documents-writer"),))
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             yield _Writer(conn)
             conn.execute("SELECT gin_clean_pending_list('document_text_folded_trgm')")
