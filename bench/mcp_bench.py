@@ -63,6 +63,12 @@ def prepare(tmp: Path) -> tuple[Path, str, str]:
     return vault, db, token
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
     process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
@@ -126,7 +132,7 @@ class Caller:
 
 
 async def run(url: str, token: str, era: str, clients: int, seconds: float,
-              arguments: dict[str, object]) -> dict[str, float]:
+              arguments: dict[str, object], server_pid: int) -> dict[str, float]:
     callers = [Caller(url, token, era, arguments) for _ in range(clients)]
     await asyncio.gather(*(c.open() for c in callers))
     for c in callers:  # warm up each connection
@@ -138,13 +144,14 @@ async def run(url: str, token: str, era: str, clients: int, seconds: float,
         while time.perf_counter() < deadline:
             latencies.append(await caller.call())
 
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), cpu_seconds(server_pid)
     await asyncio.gather(*(loop(c) for c in callers))
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, cpu_seconds(server_pid) - cpu_before
     await asyncio.gather(*(c.close() for c in callers))
     ordered = sorted(latencies)
     return {"clients": clients, "calls": len(ordered), "p50_ms": statistics.median(ordered) * 1000,
-            "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1000, "calls_per_s": len(ordered) / wall}
+            "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1000, "calls_per_s": len(ordered) / wall,
+            "server_cpu_ms": cpu / len(ordered) * 1000}
 
 
 def main() -> None:
@@ -165,11 +172,12 @@ def main() -> None:
         try:
             url = f"http://127.0.0.1:{port}/mcp"
             print(f"searchKnowledge {json.dumps(arguments)} over HTTP ({args.era} era), {args.seconds:g} s per level")
-            print(f"{'clients':>7} {'calls':>7} {'p50 ms':>8} {'p95 ms':>8} {'calls/s':>8}")
+            print(f"{'clients':>7} {'calls':>7} {'p50 ms':>8} {'p95 ms':>8} {'calls/s':>8} {'server CPU ms/call':>19}")
             for clients in (int(c) for c in args.concurrency.split(",")):
-                r = asyncio.run(run(url, token, args.era, clients, args.seconds, arguments))
+                r = asyncio.run(run(url, token, args.era, clients, args.seconds, arguments, server.pid))
                 print(f"{r['clients']:>7.0f} {r['calls']:>7.0f} {r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} "
-                      f"{r['calls_per_s']:>8.0f}")
+                      f"{r['calls_per_s']:>8.0f} {r['server_cpu_ms']:>19.2f}")
+            print(f"load average while running: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         finally:
             server.terminate()
             server.wait(timeout=20)

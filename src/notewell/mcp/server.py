@@ -168,7 +168,7 @@ class NotewellMCP:
 
 
 def _ok_result(data: JsonObject) -> CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+    text = json.dumps(data, ensure_ascii=False)  # compact: the C encoder, and fewer tokens for the model
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
