@@ -166,6 +166,7 @@ class Store(Protocol):
     documents: DocumentRepository
     identity: IdentityRepository
     audit: AuditRepository
+    memories: MemoryRepository
 
     @property
     def url(self) -> str: ...
