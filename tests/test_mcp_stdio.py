@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 
 from mcp_world import World
+from notewell.access.principal import LOCAL_OWNER
 from notewell.mcp.registry import choose
 from notewell.mcp.server import instructions_for
 
@@ -25,19 +27,22 @@ def _params(world: World, token: str | None) -> StdioServerParameters:
         "-m", "notewell", "serve", "--stdio", "--vault", str(world.vault), "--db", world.runtime.settings.db])
 
 
-async def test_stdio_with_a_token_acts_as_that_person(mcp_world: World, tmp_path: Path) -> None:
+async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_world: World, tmp_path: Path) -> None:
+    minted = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "alice@northwind.test", ["knowledge:read"])
     errlog = tmp_path / "stderr.txt"
     with errlog.open("w") as err:
-        async with Client(stdio_client(_params(mcp_world, mcp_world.tokens["alice"]), errlog=err),
-                          mode="legacy") as client:
+        async with Client(stdio_client(_params(mcp_world, minted.secret), errlog=err), mode="legacy") as client:
             assert client.instructions == instructions_for(choose(None))
             projects = await client.call_tool("listProjects", {})
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
             hidden = await client.call_tool("listDocs", {"project": "handbook"})
             assert hidden.is_error and hidden.content[0].text == "Error in listDocs: Not found: handbook"
+            mcp_world.runtime.access.revoke_token(LOCAL_OWNER, minted.token.id)
+            with pytest.raises(MCPError, match="Unauthenticated"):
+                await client.call_tool("listProjects", {})
     log = errlog.read_text()
     assert "op=mcp.tool tool=listProjects" in log and "outcome=ok" in log
-    assert mcp_world.tokens["alice"] not in log
+    assert minted.secret not in log
 
 
 async def test_stdio_without_a_token_is_the_local_owner_and_says_so(mcp_world: World, tmp_path: Path) -> None:

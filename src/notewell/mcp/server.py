@@ -22,7 +22,6 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
-    INVALID_REQUEST,
     CallToolRequestParams,
     CallToolResult,
     ListToolsResult,
@@ -33,7 +32,7 @@ from mcp_types import (
 
 from notewell import __version__
 from notewell.access.principal import Principal
-from notewell.errors import Forbidden, InvalidArgument, NotewellError
+from notewell.errors import Forbidden, InvalidArgument, NotewellError, Unauthenticated
 from notewell.mcp import log
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
 
@@ -49,6 +48,7 @@ def instructions_for(toolsets: Sequence[Toolset]) -> str:
     return " ".join([INSTRUCTIONS_OPENING, *(t.instructions for t in toolsets if t.instructions),
                      INSTRUCTIONS_CLOSING])
 
+UNAUTHENTICATED = -32001  # the JSON-RPC code external-brain uses for auth failures (see notewell.mcp.http)
 PrincipalSource = Callable[[ServerRequestContext[Any, Any]], Principal | None]
 ToolCallHook = Callable[[str], None]  # called with the session id after each tools/call on a session
 
@@ -110,9 +110,13 @@ class NotewellMCP:
         return spec.input_schema if spec else None
 
     def _principal(self, ctx: ServerRequestContext[Any, Any]) -> Principal:
-        principal = self._principal_of(ctx)
+        try:
+            principal = self._principal_of(ctx)
+        except Unauthenticated as exc:  # stdio: the token was revoked or expired since the process started
+            log.event("mcp.unauth", reason="invalid_token", method=ctx.method)
+            raise MCPError(code=UNAUTHENTICATED, message=str(exc)) from None
         if principal is None:  # the HTTP gate refuses such requests before they get here
-            raise MCPError(code=INVALID_REQUEST, message="Unauthenticated: send Authorization: Bearer <token>")
+            raise MCPError(code=UNAUTHENTICATED, message="Unauthenticated: send Authorization: Bearer <token>")
         return principal
 
     # handlers ----------------------------------------------------------------------------------------

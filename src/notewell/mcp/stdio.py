@@ -14,7 +14,7 @@ from mcp.server.stdio import stdio_server
 
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.mcp import log
-from notewell.mcp.server import NotewellMCP
+from notewell.mcp.server import NotewellMCP, PrincipalSource
 from notewell.mcp.toolset import ServerDeps, Toolset
 
 TOKEN_ENV = "NOTEWELL_TOKEN"
@@ -30,8 +30,16 @@ def stdio_principal(deps: ServerDeps) -> Principal:
     return deps.access.authenticate(secret)
 
 
+def _caller(deps: ServerDeps, principal: Principal, secret: str) -> PrincipalSource:
+    """Each request checks the token again (a revoke or a deactivation counts on the next call, as over HTTP)."""
+    if principal.local_owner:
+        return lambda _ctx: principal
+    return lambda _ctx: deps.access.authenticate(secret)
+
+
 async def serve_stdio(deps: ServerDeps, toolsets: Sequence[Toolset], principal: Principal) -> None:
-    mcp = NotewellMCP(deps, toolsets, lambda _ctx: principal)
+    secret = os.environ.get(TOKEN_ENV, "").strip()
+    mcp = NotewellMCP(deps, toolsets, _caller(deps, principal, secret))
     log.event("mcp.session.open", transport="stdio", user=principal.handle, tokenId=principal.token_id)
     async with stdio_server() as (read_stream, write_stream):
         await mcp.server.run(read_stream, write_stream, mcp.server.create_initialization_options())
