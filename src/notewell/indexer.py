@@ -11,15 +11,19 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.store.base import BrainRecord, DocKey, DocumentInput, SkippedRecord, Store
-from notewell.vault.parse import BRAIN_FILE, parse_brain, parse_document
+from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
 from notewell.vault.scan import VaultFile, scan_vault
 
 BINARY_SNIFF_BYTES = 8192
+PREFETCH_BYTES = 16 * 1024 * 1024
+PREFETCH_FILES = 256
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
 
 
@@ -52,6 +56,14 @@ class _Loaded:
     file: VaultFile
     data: bytes
     sha256: str
+    content: _Content | None  # None for a binary file
+
+
+@dataclass(frozen=True)
+class _Content:
+    text: str
+    note: str
+    parsed: ParsedDocument
 
 
 def _decode(data: bytes) -> tuple[str, str] | None:
@@ -69,7 +81,33 @@ def _load(file: VaultFile) -> _Loaded | None:
         data = file.abspath.read_bytes()
     except OSError:
         return None
-    return _Loaded(file, data, hashlib.sha256(data).hexdigest())
+    decoded = _decode(data)
+    content = None if decoded is None else _Content(*decoded, parse_document(file.path, decoded[0]))
+    return _Loaded(file, data, hashlib.sha256(data).hexdigest(), content)
+
+
+def _prefetched(files: list[VaultFile]) -> Iterator[tuple[VaultFile, _Loaded | None]]:
+    """Each file with its loaded content, in order, read and parsed by a helper thread ahead of the caller.
+
+    The store writes with the GIL released (SQLite works in C), so reading, hashing, decoding and parsing
+    the next files overlaps with indexing the previous ones. The thread runs at most PREFETCH_BYTES ahead.
+    """
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notewell-read")
+    window: deque[tuple[VaultFile, Future[_Loaded | None]]] = deque()
+    ahead = 0
+    try:
+        for file in files:
+            window.append((file, pool.submit(_load, file)))
+            ahead += file.size
+            while window and (ahead > PREFETCH_BYTES or len(window) > PREFETCH_FILES):
+                first, future = window.popleft()
+                ahead -= first.size
+                yield first, future.result()
+        while window:
+            first, future = window.popleft()
+            yield first, future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _brains(store: Store) -> list[BrainRecord]:
@@ -121,8 +159,7 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
     done = 0
     changed_any = False
     with store.documents.writer() as writer:
-        for file in to_read:
-            loaded = _load(file)
+        for file, loaded in _prefetched(to_read):
             done += file.size
             if progress:
                 progress(done, total)
@@ -136,21 +173,20 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
                 writer.touch(key, file.mtime_ns)
                 report.unchanged += 1
                 continue
-            decoded = _decode(loaded.data)
-            if decoded is None:
+            content = loaded.content
+            if content is None:
                 skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
                 if old is not None:
                     writer.delete(key)
                     report.removed += 1
                 continue
-            text, note = decoded
             if old is None and gone_by_sha.get(loaded.sha256):
                 writer.rename(gone_by_sha[loaded.sha256].pop(0), key, file.mtime_ns)
                 report.renamed += 1
                 continue
-            parsed = parse_document(file.path, text)
+            parsed = content.parsed
             writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
-                                        file.mtime_ns, loaded.sha256, text, note))
+                                        file.mtime_ns, loaded.sha256, content.text, content.note))
             if old is None:
                 report.added += 1
             else:
