@@ -48,9 +48,12 @@ class _Ignores:
     def __init__(self) -> None:
         self._specs: list[tuple[str, pathspec.PathSpec]] = []
 
-    def load(self, folder: Path, rel: str) -> int:
+    def load(self, folder: Path, rel: str, names: set[str] | None = None) -> int:
+        """Push the ignore files of ``folder``; ``names``, when given, are the folder's entries (saves a stat)."""
         added = 0
         for name in IGNORE_FILES:
+            if names is not None and name not in names:
+                continue
             f = folder / name
             if f.is_file():
                 try:
@@ -88,7 +91,7 @@ def scan_vault(
 ) -> ScanResult:
     """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over."""
     root = vault.resolve()
-    excluded = {p.resolve() for p in exclude}
+    excluded = {str(p.resolve()) for p in exclude}
     result = ScanResult(files=[], skipped=[], projects=[])
     ignores = _Ignores()
     pushed = ignores.load(root, "")
@@ -96,7 +99,7 @@ def scan_vault(
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
-        if Path(entry.path).resolve() in excluded or ignores.excluded(entry.name, True):
+        if entry.path in excluded or ignores.excluded(entry.name, True):
             continue
         result.projects.append(entry.name)
         _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result)
@@ -110,15 +113,15 @@ def _walk_project(
     project: str,
     types: set[str],
     max_bytes: int,
-    excluded: set[Path],
+    excluded: set[str],
     ignores: _Ignores,
     result: ScanResult,
 ) -> None:
     for item in _walk(folder, project, ignores, excluded):
-        rel_in_project = item[len(project) + 1:]
-        abspath = root / item
         if os.path.splitext(item)[1].lower() not in types:
             continue
+        rel_in_project = item[len(project) + 1:]
+        abspath = root / item
         try:
             if abspath.is_symlink():
                 target = abspath.resolve()
@@ -147,19 +150,23 @@ def _walk_project(
         result.files.append(VaultFile(project, rel_in_project, abspath, lst.st_size, lst.st_mtime_ns))
 
 
-def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[Path]) -> Iterator[str]:
-    """Yield vault-relative file paths below ``folder`` in sorted order, honouring ignore files."""
-    pushed = ignores.load(folder, rel)
+def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str]) -> Iterator[str]:
+    """Yield vault-relative file paths below ``folder`` in sorted order, honouring ignore files.
+
+    ``folder`` lies below the resolved vault and symlinked folders are never entered, so an entry's path
+    is already its real path: it is compared with ``excluded`` as it is.
+    """
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         entries = []
+    pushed = ignores.load(folder, rel, {e.name for e in entries})
     for entry in entries:
         if entry.name.startswith("."):
             continue
         child = f"{rel}/{entry.name}"
         if entry.is_dir(follow_symlinks=False):
-            if Path(entry.path).resolve() in excluded or ignores.excluded(child, True):
+            if entry.path in excluded or ignores.excluded(child, True):
                 continue
             yield from _walk(Path(entry.path), child, ignores, excluded)
         elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and not ignores.excluded(child, False):
