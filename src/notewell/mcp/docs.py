@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from notewell.access.principal import LOCAL_OWNER
+from notewell.errors import ConfigError
 from notewell.indexer import sync
 from notewell.mcp.registry import TOOLSETS
 from notewell.mcp.server import NotewellMCP
@@ -32,6 +33,8 @@ _ANNOTATION_NAMES = (("title", "title"), ("read_only_hint", "readOnlyHint"), ("d
 @contextmanager
 def example_server(vault: Path = EXAMPLE_VAULT) -> Iterator[NotewellMCP]:
     """Every toolset over a throwaway index of a copy of ``vault`` (the example vault is never written)."""
+    if not vault.is_dir():
+        raise ConfigError(f"{vault} is missing: run notewell docs from a source checkout (the examples run on it)")
     with tempfile.TemporaryDirectory(prefix="notewell-docs-") as tmp:
         copy = Path(tmp) / "vault"
         shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".notewell"))

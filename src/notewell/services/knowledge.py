@@ -384,7 +384,8 @@ class KnowledgeService:
         who = "the local owner (every right)" if p.local_owner else f"{p.handle} ({p.role})"
         text = (
             "Roles: a member sees their own home (~handle) and each ordinary project where they hold a grant "
-            "(read or write). Staff and admin see every active ordinary project, but no member's home. "
+            "(read or write). Staff and admin see every active ordinary project and their own home, but no other "
+            "person's home. "
             "Archived projects are hidden.\n\n"
             "Tokens: a user-scoped token acts for its person; a project-scoped token sees its one project only.\n\n"
             "Scopes decide which tools a connection has: knowledge:read (listProjects, listDocs, readDoc, "
