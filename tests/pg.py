@@ -56,7 +56,8 @@ class PgCluster:
         cmd = [str(PG_BIN / args[0]), *args[1:]]
         if self._as_postgres:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        # cwd: the postgres user may not enter the caller's folder (a clone under /root, say)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False, cwd=self.root)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
 
