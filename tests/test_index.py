@@ -80,6 +80,23 @@ def test_rename_keeps_the_row_and_second_run_does_no_work(tmp_path: Path, index_
     assert again.summary().startswith("Up to date")
 
 
+def test_rename_updates_a_title_taken_from_the_file_name(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {"p/old-name.md": "no heading here\n", "p/titled.md": "# Kept\nbody\n"})
+    nv = index_vault(vault)
+    ids = {key: st.id for key, st in nv.store.documents.state().items()}
+    (vault / "p/old-name.md").rename(vault / "p/new-name.md")
+    (vault / "p/titled.md").rename(vault / "p/titled.txt")  # a text file has no markdown headings
+    r = nv.sync()
+    assert (r.added, r.removed, r.renamed) == (0, 0, 2)
+    state = nv.store.documents.state()
+    assert state[("p", "new-name.md")].id == ids[("p", "old-name.md")]
+    assert state[("p", "titled.txt")].id == ids[("p", "titled.md")]
+    assert nv.store.documents.meta("p", "new-name.md").title == "new-name"  # type: ignore[union-attr]
+    assert nv.store.documents.meta("p", "titled.txt").title == "titled"  # type: ignore[union-attr]
+    assert found(nv, "no heading") == [("p/new-name.md", 1)]
+    assert not nv.sync().did_work
+
+
 def test_rename_into_another_project(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {"p/doc.md": "moving text\n", "q/keep.md": "kept\n"})
     nv = index_vault(vault)
@@ -365,6 +382,7 @@ BRAINS = {
     "p/brains/website/blog/2026-why.md": "# Why\n",
     "p/brains/website/blog/deep/more/brain.md": "# Deep\n",
     "p/brains/bad-parent/brain.md": "---\nparent: brains/does-not-exist\n---\n# Bad parent\n",
+    "p/brains/by-id/brain.md": "---\nparent: p/brains/business\n---\n# Parent named by its brain id\n",
     "p/brain.md": "# Root brain\n",
     "q/solo/brain.md": "# Solo\n",
 }
@@ -374,7 +392,7 @@ def test_brain_parsing(tmp_path: Path, index_vault) -> None:
     nv = index_vault(make_vault(tmp_path, BRAINS))
     brains = {b.id: b for b in nv.store.documents.brains()}
     assert set(brains) == {"p", "p/brains/business", "p/brains/website", "p/brains/website/blog",
-                           "p/brains/website/blog/deep/more", "p/brains/bad-parent", "q/solo"}
+                           "p/brains/website/blog/deep/more", "p/brains/bad-parent", "p/brains/by-id", "q/solo"}
     business = brains["p/brains/business"]
     assert business.title == "Business"
     assert business.documents == (("brains/business/commercial-logic.md", "Commercial logic"),
@@ -387,6 +405,7 @@ def test_brain_parsing(tmp_path: Path, index_vault) -> None:
     assert brains["p/brains/website/blog"].parent == "brains/website"  # nearest enclosing brain
     assert brains["p/brains/website/blog/deep/more"].parent == "brains/website/blog"
     assert brains["p/brains/bad-parent"].parent == ""  # an unknown declared parent: the enclosing brain
+    assert brains["p/brains/by-id"].parent == "brains/business"  # "<project>/<folder>", as listBrains names it
     assert brains["p"].parent is None
     assert brains["q/solo"].parent is None
 

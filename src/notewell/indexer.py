@@ -122,12 +122,22 @@ def _brains(store: Store) -> list[BrainRecord]:
     folders = {(p, b.folder) for p, b in parsed}
     records = []
     for project, brain in parsed:
-        parent = brain.declared_parent if (project, brain.declared_parent) in folders else None
+        parent = _declared_parent(project, brain.declared_parent, folders)
         if parent is None or parent == brain.folder:
             parent = _enclosing_brain(project, brain.folder, folders)
         records.append(BrainRecord(project, brain.folder, brain.title, brain.summary, parent, tuple(
             (d.path, d.title) for d in brain.documents)))
     return records
+
+
+def _declared_parent(project: str, declared: str | None, folders: set[tuple[str, str]]) -> str | None:
+    """The folder brain.md names as its parent, written project-relative or as a brain id (<project>/<folder>)."""
+    if declared is None:
+        return None
+    for folder in (declared, declared.removeprefix(f"{project}/")):
+        if (project, folder) in folders:
+            return folder
+    return None
 
 
 def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -> str | None:
@@ -180,11 +190,17 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
                     writer.delete(key)
                     report.removed += 1
                 continue
-            if old is None and gone_by_sha.get(loaded.sha256):
-                writer.rename(gone_by_sha[loaded.sha256].pop(0), key, file.mtime_ns)
-                report.renamed += 1
-                continue
             parsed = content.parsed
+            if old is None and gone_by_sha.get(loaded.sha256):
+                source = gone_by_sha[loaded.sha256].pop(0)
+                before = store.documents.meta(*source)
+                writer.rename(source, key, file.mtime_ns)
+                report.renamed += 1
+                if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
+                    # a title taken from the file name, or a new file type, reads differently at the new path
+                    writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
+                                                file.mtime_ns, loaded.sha256, content.text, content.note))
+                continue
             writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
                                         file.mtime_ns, loaded.sha256, content.text, content.note))
             if old is None:
