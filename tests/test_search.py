@@ -10,7 +10,7 @@ import pytest
 
 from conftest import NORTHWIND, IndexedVault, make_vault, run_cli, run_module
 from notewell.errors import InvalidArgument
-from notewell.search.engine import MAX_LINE_CHARS, SearchRequest
+from notewell.search.engine import MAX_LINE_CHARS, SearchEngine, SearchRequest
 from notewell.store.base import Scope
 
 NBSP = "\u00a0"
@@ -452,3 +452,11 @@ def test_short_queries_and_literal_free_regexes_scan(code: IndexedVault) -> None
     assert json.loads(res.stdout)["scanned"] is True
     res = run_cli("search", "v3", "--vault", str(code.vault), "--db", code.db)
     assert "scanned" in res.stdout
+
+
+def test_a_scan_stops_at_its_time_budget(code: IndexedVault) -> None:
+    hasty = SearchEngine(code.store.documents, scan_budget_s=0.0)
+    result = hasty.search(SearchRequest(r"[a-z]", Scope(["p"]), regex=True, all_lines=True, limit=1000))
+    assert result.scanned and not result.complete
+    assert {m.path for m in result.matches} == {"a.md"}  # it stopped after the first document
+    assert code.search(r"[a-z]", regex=True).complete
