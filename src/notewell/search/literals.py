@@ -32,8 +32,17 @@ _ANY = _Info(None, None)
 _EMPTY = _Info(frozenset({""}), None)
 
 
+def _folded(literal: str) -> str:
+    """The literal as the folded index holds it wherever it stands in a text.
+
+    Folding drops a combining dot above (U+0307) that follows an "i" (see fold.py): in a text, a literal
+    that starts with that dot may lose it to the letter before it, so the leading dot is not required.
+    """
+    return fold(literal).lstrip("\u0307")
+
+
 def plain_plan(query: str) -> Plan | None:
-    return simplify(Lit(fold(query)))
+    return simplify(Lit(_folded(query)))
 
 
 def regex_plan(pattern: str) -> Plan | None:
@@ -51,7 +60,7 @@ def regex_plan(pattern: str) -> Plan | None:
 def _exact_plan(exact: frozenset[str]) -> Plan | None:
     if not exact or "" in exact:
         return None
-    folded = [Lit(fold(s)) for s in sorted(exact)]
+    folded = [Lit(_folded(s)) for s in sorted(exact)]
     return folded[0] if len(folded) == 1 else Or(tuple(folded))
 
 
