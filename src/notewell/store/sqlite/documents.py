@@ -57,6 +57,13 @@ MIGRATIONS = [
         parent TEXT, documents TEXT NOT NULL, PRIMARY KEY (project, folder)
     )
     """,
+    # The indexed text is folded already: FTS5 folding it again only cost time (~7% of a build).
+    """
+    DROP TABLE document_trigrams;
+    CREATE VIRTUAL TABLE document_trigrams USING fts5 (
+        body, tokenize = 'trigram case_sensitive 1', detail = none, content = '');
+    INSERT INTO document_trigrams (rowid, body) SELECT id, notewell_indexed_text(body) FROM document_text ORDER BY id
+    """,
 ]
 
 _META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
@@ -176,6 +183,7 @@ def _meta(row: Sequence[Any]) -> DocumentMeta:
 class SqliteDocuments:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
+        db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
         db.migrate("documents", MIGRATIONS)
 
     def state(self) -> dict[DocKey, DocState]:
