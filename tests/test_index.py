@@ -311,6 +311,17 @@ def test_broken_and_looping_symlinks_are_recorded(tmp_path: Path, index_vault) -
     assert skipped(nv) == {"p/loop.md": "broken symlink", "p/dangling.md": "broken symlink"}
 
 
+def test_file_names_that_are_not_utf8(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {"p/ok.md": "fine words\n"})
+    (vault / "p").joinpath(os.fsdecode(b"bad\xff.md")).write_text("bad name words\n")
+    (vault / os.fsdecode(b"proj\xfe")).mkdir()
+    (vault / os.fsdecode(b"proj\xfe") / "x.md").write_text("words\n")
+    nv = index_vault(vault)
+    assert paths(nv) == {"p/ok.md"}
+    assert skipped(nv) == {"p/bad\ufffd.md": "file name is not valid UTF-8"}
+    assert nv.store.documents.vault_projects() == ["p"]
+
+
 def test_default_file_types(tmp_path: Path, index_vault) -> None:
     indexed_types = ["md", "markdown", "txt", "rst", "org", "csv", "json", "yaml", "yml", "toml", "MD"]
     other_types = ["py", "html", "pdf", "docx", "log", "mdx"]

@@ -78,6 +78,15 @@ class _Ignores:
         return False
 
 
+def _valid_name(name: str) -> bool:
+    """Can the name be stored and shown? A name of bytes that are not UTF-8 comes with surrogates."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -97,7 +106,7 @@ def scan_vault(
     pushed = ignores.load(root, "")
     types = {t.lower() for t in file_types}
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
-        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False) or not _valid_name(entry.name):
             continue
         if entry.path in excluded or ignores.excluded(entry.name, True):
             continue
@@ -121,6 +130,10 @@ def _walk_project(
         if os.path.splitext(item)[1].lower() not in types:
             continue
         rel_in_project = item[len(project) + 1:]
+        if not _valid_name(rel_in_project):
+            printable = os.fsencode(rel_in_project).decode("utf-8", "replace")
+            result.skipped.append(SkippedFile(project, printable, 0, "file name is not valid UTF-8"))
+            continue
         abspath = root / item
         try:
             if abspath.is_symlink():
