@@ -460,3 +460,5 @@ def test_a_scan_stops_at_its_time_budget(code: IndexedVault) -> None:
     assert result.scanned and not result.complete
     assert {m.path for m in result.matches} == {"a.md"}  # it stopped after the first document
     assert code.search(r"[a-z]", regex=True).complete
+    last = hasty.search(SearchRequest(r"[a-z]", Scope(["p"], prefix="c.txt"), regex=True))
+    assert last.complete and len(last.matches) == 1  # nothing was left to read

@@ -111,7 +111,7 @@ class SearchEngine:
         seen = 0
         deadline = time.monotonic() + self.scan_budget_s
         by_id = {c.id: c for c in candidates}
-        for doc_id, text in self.documents.texts([c.id for c in candidates]):
+        for done, (doc_id, text) in enumerate(self.documents.texts([c.id for c in candidates]), start=1):
             doc = by_id[doc_id]
             for hit in matcher.hits(text):
                 if seen >= wanted:
@@ -123,7 +123,7 @@ class SearchEngine:
                 seen += 1
                 if not req.all_lines:
                     break
-            if time.monotonic() > deadline:
+            if done < len(candidates) and time.monotonic() > deadline:
                 result.complete = False
                 return result
         return result
