@@ -197,6 +197,8 @@ class MemoryService:
             raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
         clean_tags = _check_tags(tags)
         expiry = _check_expiry(expires_at, kind)
+        if not project and p.local_owner and p.bound_project is None:
+            raise InvalidArgument("project", "name the project to write to; the local owner has no home")
         target = (self.access.project_for_write(p, project) if project
                   else self.access.default_write_project(p))
         old: MemoryRecord | None = None

@@ -69,7 +69,7 @@ MIGRATIONS = [
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
-RANK_WINDOW = 2000
+RANK_WINDOW = 1000
 BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
 _COLUMNS = (
     "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
