@@ -22,8 +22,9 @@ from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_
 from notewell.vault.scan import VaultFile, scan_vault
 
 BINARY_SNIFF_BYTES = 8192
-PREFETCH_BYTES = 16 * 1024 * 1024
-PREFETCH_FILES = 256
+PREFETCH_BATCH_BYTES = 2 * 1024 * 1024
+PREFETCH_BATCH_FILES = 128
+PREFETCH_BATCHES = 4
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
 
 
@@ -86,26 +87,41 @@ def _load(file: VaultFile) -> _Loaded | None:
     return _Loaded(file, data, hashlib.sha256(data).hexdigest(), content)
 
 
+def _batches(files: list[VaultFile]) -> Iterator[list[VaultFile]]:
+    batch: list[VaultFile] = []
+    size = 0
+    for file in files:
+        batch.append(file)
+        size += file.size
+        if size >= PREFETCH_BATCH_BYTES or len(batch) >= PREFETCH_BATCH_FILES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _load_all(files: list[VaultFile]) -> list[_Loaded | None]:
+    return [_load(file) for file in files]
+
+
 def _prefetched(files: list[VaultFile]) -> Iterator[tuple[VaultFile, _Loaded | None]]:
     """Each file with its loaded content, in order, read and parsed by a helper thread ahead of the caller.
 
     The store writes with the GIL released (SQLite works in C), so reading, hashing, decoding and parsing
-    the next files overlaps with indexing the previous ones. The thread runs at most PREFETCH_BYTES ahead.
+    the next files overlaps with indexing the previous ones. The helper takes files in batches (fewer
+    hand-overs between the threads) and runs at most PREFETCH_BATCHES batches ahead.
     """
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notewell-read")
-    window: deque[tuple[VaultFile, Future[_Loaded | None]]] = deque()
-    ahead = 0
+    window: deque[tuple[list[VaultFile], Future[list[_Loaded | None]]]] = deque()
     try:
-        for file in files:
-            window.append((file, pool.submit(_load, file)))
-            ahead += file.size
-            while window and (ahead > PREFETCH_BYTES or len(window) > PREFETCH_FILES):
-                first, future = window.popleft()
-                ahead -= first.size
-                yield first, future.result()
+        for batch in _batches(files):
+            window.append((batch, pool.submit(_load_all, batch)))
+            if len(window) > PREFETCH_BATCHES:
+                done, future = window.popleft()
+                yield from zip(done, future.result(), strict=True)
         while window:
-            first, future = window.popleft()
-            yield first, future.result()
+            done, future = window.popleft()
+            yield from zip(done, future.result(), strict=True)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
