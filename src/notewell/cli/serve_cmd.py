@@ -37,9 +37,9 @@ def serve_command(
     db: DbOpt = None,
 ) -> None:
     """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
-    log.setup()
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
+        log.setup()
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
         deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
         if stdio:

@@ -28,13 +28,29 @@ def event(op: str, **fields: object) -> None:
     logger.info(line(op, **fields))
 
 
-def setup(stream: object = None) -> None:
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the moment of each line (test runners swap it)."""
+
+    _notewell = True
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
+def setup() -> None:
     """Send the notewell.mcp lines to stderr as they are (idempotent)."""
-    if any(getattr(h, "_notewell", False) for h in logger.handlers):
+    if any(isinstance(h, _StderrHandler) for h in logger.handlers):
         return
-    handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
+    handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(message)s"))
-    handler._notewell = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
