@@ -462,3 +462,13 @@ def test_a_scan_stops_at_its_time_budget(code: IndexedVault) -> None:
     assert code.search(r"[a-z]", regex=True).complete
     last = hasty.search(SearchRequest(r"[a-z]", Scope(["p"], prefix="c.txt"), regex=True))
     assert last.complete and len(last.matches) == 1  # nothing was left to read
+
+
+def test_plain_text_means_itself(tmp_path: Path, index_vault) -> None:
+    """Quotes, brackets, stars, percent signs, backslashes and FTS5 words are text, not syntax."""
+    queries = ['say "hello"', "a*b", "x AND y", "NEAR(a b)", "[link](url)", "100%", "_under_", r"C:\path\to",
+               "OR NOT", "a.b", "^start", "end$", "(?i)", "{1,2}", "'single'", "--dash", "a|b"]
+    nv = index_vault(make_vault(tmp_path, {"p/special.md": "".join(f"x {q} y\n" for q in queries),
+                                           "p/decoy.md": "hello a b x y link url 100 under path start end\n"}))
+    for number, query in enumerate(queries, start=1):
+        assert hits(nv.search(query, all_lines=True)) == [("p/special.md", number)], query
