@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -560,3 +563,28 @@ def test_bad_db_is_one_clear_line(tmp_path: Path) -> None:
         err = res.stderr.strip()
         assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith("error: --db:"), err
     assert not (tmp_path / "never-indexed.db").exists()  # a search does not create an empty index
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """On a terminal the index shows a Rich progress bar, then the one summary line."""
+    vault = make_vault(tmp_path, {f"p/f{i}.md": "words\n" * 50 for i in range(20)})
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", "index", "--vault", str(vault), "--db",
+                             str(tmp_path / "i.db")], stdout=terminal, stderr=terminal,
+                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"})
+    os.close(terminal)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(controller)
+    assert proc.wait(timeout=60) == 0
+    text = output.decode("utf-8", "replace")
+    assert "Indexing" in text and "\x1b[" in text  # the bar, drawn for a terminal
+    assert "Indexed: 20 added" in text
+    assert "Traceback" not in text
