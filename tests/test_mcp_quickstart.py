@@ -28,6 +28,7 @@ def test_the_token_is_kept_0600_reused_and_replaced_once_revoked(tmp_path: Path)
         replaced, minted_new = ensure_token(rt.access, token_file)
         assert minted_new and replaced != first and token_file.read_text().strip() == replaced
         assert len(rt.access.users(LOCAL_OWNER)) == 1
+        assert not (tmp_path / "~admin").exists()  # no home folder is made in the vault
     finally:
         rt.close()
 

@@ -54,7 +54,8 @@ def ensure_token(access: AccessService, token_file: Path) -> tuple[str, bool]:
     try:
         access.user(LOCAL_OWNER, ADMIN_EMAIL)
     except NotFound:
-        access.add_user(LOCAL_OWNER, ADMIN_EMAIL, "admin", name="Local admin", handle="admin")
+        # Without the vault, so no ~admin folder appears in it (the example vault stays as committed).
+        AccessService(access.store).add_user(LOCAL_OWNER, ADMIN_EMAIL, "admin", name="Local admin", handle="admin")
     minted = access.mint_token(LOCAL_OWNER, ADMIN_EMAIL, TOKEN_SCOPES, name="quickstart")
     _write_secret(token_file, minted.secret)
     return minted.secret, True
