@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
 from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
@@ -160,24 +161,28 @@ class PostgresMemories:
     def _search(self, column: str, tsquery: str | None, expression: str, query: MemoryQuery) -> list[MemoryHit]:
         if not query.projects or tsquery is None:
             return []
-        where = [f"m.{column} @@ q.q", _LIVE, "m.project = ANY(%s)", "(m.expires_at IS NULL OR m.expires_at > %s)"]
-        params: list[Any] = [tsquery, list(query.projects), query.now]
+        # The tsquery goes in as a literal, not a parameter: the planner then estimates how many memories
+        # it matches (from the tsvector statistics) and walks the newest rows backwards when it matches
+        # many, or takes the GIN index when it matches few. A parameter would get one generic plan.
+        match = sql.SQL("CAST({} AS tsquery)").format(sql.Literal(tsquery))
+        where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(_LIVE),
+                 sql.SQL("m.project = ANY(%s)"), sql.SQL("(m.expires_at IS NULL OR m.expires_at > %s)")]
+        params: list[Any] = [list(query.projects), query.now]
         if query.path_prefix:
-            where.append("(m.path = %s OR (m.path >= %s AND m.path < %s))")
+            where.append(sql.SQL("(m.path = %s OR (m.path >= %s AND m.path < %s))"))
             params += [query.path_prefix, query.path_prefix + "/", query.path_prefix + "0"]
         if query.memory_type is not None:
-            where.append("m.memory_type = %s")
+            where.append(sql.SQL("m.memory_type = %s"))
             params.append(query.memory_type)
         # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order).
+        statement = sql.SQL(
+            "SELECT id, relevance FROM (SELECT m.id, ts_rank({weights}, m.{column}, {match}) AS relevance"
+            " FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT {window}) newest"
+            " ORDER BY relevance DESC, id DESC LIMIT %s"
+        ).format(weights=sql.Literal(lexemes.TS_RANK_WEIGHTS), column=sql.Identifier(column), match=match,
+                 where=sql.SQL(" AND ").join(where), window=sql.Literal(RANK_WINDOW))
         with self.db.connection() as conn:
-            ranked = conn.execute(
-                f"WITH q AS (SELECT CAST(%s AS tsquery) AS q), window_ AS ("
-                f" SELECT m.id, m.{column} AS vector FROM memories m, q WHERE {' AND '.join(where)}"
-                f" ORDER BY m.id DESC LIMIT {RANK_WINDOW})"
-                f" SELECT w.id, ts_rank('{lexemes.TS_RANK_WEIGHTS}', w.vector, q.q) AS relevance FROM window_ w, q"
-                " ORDER BY relevance DESC, w.id DESC LIMIT %s",
-                [*params, query.limit],
-            ).fetchall()
+            ranked = conn.execute(statement, [*params, query.limit], prepare=False).fetchall()
             if not ranked:
                 return []
             ids = [row[0] for row in ranked]
