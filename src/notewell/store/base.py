@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from notewell.access.models import AuditEntry, Grant, Project, TokenRecord, User
 from notewell.search.plan import Plan
@@ -60,8 +60,9 @@ class Document:
     text: str
 
 
-@dataclass(frozen=True)
-class CandidateDoc:
+class CandidateDoc(NamedTuple):
+    """A document a query must verify. A named tuple: a common word has thousands, made in a hot loop."""
+
     id: int
     project: str
     path: str

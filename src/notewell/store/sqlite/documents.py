@@ -226,7 +226,7 @@ class SqliteDocuments:
         rows = self.db.conn.execute(
             f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path", params
         )
-        return [CandidateDoc(*r) for r in rows]
+        return list(map(CandidateDoc._make, rows))
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
         conn = self.db.conn
