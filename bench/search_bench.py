@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,6 +61,7 @@ QUERIES: tuple[Query, ...] = (
 class Timing:
     p50_ms: float
     p95_ms: float
+    cpu_p50_ms: float  # CPU time (user + system) per run: what the run cost, whatever else the machine does
 
 
 @dataclass(frozen=True)
@@ -90,14 +92,24 @@ def percentile(samples: Sequence[float], pct: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def timed(fn: Callable[[], object], runs: int) -> Timing:
+def own_cpu() -> float:
+    return time.process_time()
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn: Callable[[], object], runs: int, cpu: Callable[[], float] = own_cpu) -> Timing:
     fn()  # warm: the first run fills the caches and is not counted
-    samples = []
+    samples, cpu_samples = [], []
     for _ in range(runs):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), cpu()
         fn()
         samples.append((time.perf_counter() - started) * 1000)
-    return Timing(statistics.median(samples), percentile(samples, 95))
+        cpu_samples.append((cpu() - cpu_started) * 1000)
+    return Timing(statistics.median(samples), percentile(samples, 95), statistics.median(cpu_samples))
 
 
 def rg_command(query: Query, projects: Sequence[str]) -> list[str]:
@@ -154,7 +166,7 @@ def measure(engine: SearchEngine, scope: Scope, corpus: Path, query: Query, runs
     result = run_query(engine, query, scope)
     notewell = timed(lambda: run_query(engine, query, scope), runs)
     command = rg_command(query, scope.projects)
-    rg = timed(lambda: subprocess.run(command, cwd=corpus, capture_output=True, check=False), rg_runs)
+    rg = timed(lambda: subprocess.run(command, cwd=corpus, capture_output=True, check=False), rg_runs, children_cpu)
     return QueryFigures(query, notewell, len(result.matches), result.candidates, result.scanned, rg,
                         rg_files(query, corpus, scope.projects))
 
@@ -232,16 +244,17 @@ def report(setting: Setting, build_figures: BuildFigures, figures: Sequence[Quer
         f"First match per file, limit {LIMIT}, case-insensitive; Notewell {setting.runs} warm runs, ripgrep "
         f"{setting.rg_runs} warm runs.",
         "",
-        "| query | pattern | Notewell p50 ms | Notewell p95 ms | files (candidates) | rg p50 ms | rg p95 ms "
-        "| rg files | rg/Notewell p50 | rg/Notewell p95 |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| query | pattern | files (candidates) | Notewell p50 ms | p95 ms | CPU p50 ms | rg files | rg p50 ms "
+        "| p95 ms | CPU p50 ms | rg/Notewell p50 | p95 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for f in figures:
         cands = "scan" if f.scanned else str(f.candidates)
+        nw, rg = f.notewell, f.rg
         lines.append(
-            f"| {f.query.name} | `{f.query.text}` | {f.notewell.p50_ms:.2f} | {f.notewell.p95_ms:.2f} "
-            f"| {f.files} ({cands}) | {f.rg.p50_ms:.1f} | {f.rg.p95_ms:.1f} | {f.rg_files} "
-            f"| {f.rg.p50_ms / f.notewell.p50_ms:.1f}x | {f.rg.p95_ms / f.notewell.p95_ms:.1f}x |"
+            f"| {f.query.name} | `{f.query.text}` | {f.files} ({cands}) | {nw.p50_ms:.2f} | {nw.p95_ms:.2f} "
+            f"| {nw.cpu_p50_ms:.2f} | {f.rg_files} | {rg.p50_ms:.1f} | {rg.p95_ms:.1f} | {rg.cpu_p50_ms:.1f} "
+            f"| {rg.p50_ms / nw.p50_ms:.1f}x | {rg.p95_ms / nw.p95_ms:.1f}x |"
         )
     lines += ["", "| target | goal | measured | met |", "| --- | --- | --- | --- |"]
     for name, goal, measured, met in targets(build_figures, figures):
