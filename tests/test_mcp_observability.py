@@ -102,3 +102,22 @@ def test_serve_refuses_an_unknown_toolset_in_one_line(tmp_path: object) -> None:
                      "--db", f"{tmp_path}/index.db")
     assert result.exit_code == 1
     assert "--toolsets: unknown toolset 'wiki'" in result.stderr and "Traceback" not in result.stderr
+
+
+async def test_sixteen_clients_at_once_get_the_same_answers(mcp_url: str, mcp_world: World) -> None:
+    import anyio
+
+    answers: list[object] = []
+
+    async def one(who: str) -> None:
+        async with connect(mcp_url, mcp_world.tokens[who], "2026-07-28") as client:
+            for _ in range(3):
+                result = await client.call_tool("searchKnowledge", {"query": "maximum discount"})
+                answers.append((who, result.structured_content))
+
+    async with anyio.create_task_group() as tg:
+        for i in range(16):
+            tg.start_soon(one, ("alice", "staff")[i % 2])
+    assert len(answers) == 48
+    for who in ("alice", "staff"):
+        assert len({repr(a) for w, a in answers if w == who}) == 1
