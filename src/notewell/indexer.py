@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.store.base import BrainRecord, DocKey, DocumentInput, SkippedRecord, Store
@@ -22,9 +21,6 @@ from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_
 from notewell.vault.scan import VaultFile, scan_vault
 
 BINARY_SNIFF_BYTES = 8192
-PREFETCH_BATCH_BYTES = 2 * 1024 * 1024
-PREFETCH_BATCH_FILES = 128
-PREFETCH_BATCHES = 4
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
 
 
@@ -57,7 +53,12 @@ class _Loaded:
     file: VaultFile
     data: bytes
     sha256: str
-    content: _Content | None  # None for a binary file
+
+    @cached_property
+    def content(self) -> _Content | None:
+        """The decoded and parsed text; None for a binary file."""
+        decoded = _decode(self.data)
+        return None if decoded is None else _Content(*decoded, parse_document(self.file.path, decoded[0]))
 
 
 @dataclass(frozen=True)
@@ -82,48 +83,7 @@ def _load(file: VaultFile) -> _Loaded | None:
         data = file.abspath.read_bytes()
     except OSError:
         return None
-    decoded = _decode(data)
-    content = None if decoded is None else _Content(*decoded, parse_document(file.path, decoded[0]))
-    return _Loaded(file, data, hashlib.sha256(data).hexdigest(), content)
-
-
-def _batches(files: list[VaultFile]) -> Iterator[list[VaultFile]]:
-    batch: list[VaultFile] = []
-    size = 0
-    for file in files:
-        batch.append(file)
-        size += file.size
-        if size >= PREFETCH_BATCH_BYTES or len(batch) >= PREFETCH_BATCH_FILES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
-def _load_all(files: list[VaultFile]) -> list[_Loaded | None]:
-    return [_load(file) for file in files]
-
-
-def _prefetched(files: list[VaultFile]) -> Iterator[tuple[VaultFile, _Loaded | None]]:
-    """Each file with its loaded content, in order, read and parsed by a helper thread ahead of the caller.
-
-    The store writes with the GIL released (SQLite works in C), so reading, hashing, decoding and parsing
-    the next files overlaps with indexing the previous ones. The helper takes files in batches (fewer
-    hand-overs between the threads) and runs at most PREFETCH_BATCHES batches ahead.
-    """
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notewell-read")
-    window: deque[tuple[list[VaultFile], Future[list[_Loaded | None]]]] = deque()
-    try:
-        for batch in _batches(files):
-            window.append((batch, pool.submit(_load_all, batch)))
-            if len(window) > PREFETCH_BATCHES:
-                done, future = window.popleft()
-                yield from zip(done, future.result(), strict=True)
-        while window:
-            done, future = window.popleft()
-            yield from zip(done, future.result(), strict=True)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    return _Loaded(file, data, hashlib.sha256(data).hexdigest())
 
 
 def _brains(store: Store) -> list[BrainRecord]:
@@ -185,7 +145,8 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
     done = 0
     changed_any = False
     with store.documents.writer() as writer:
-        for file, loaded in _prefetched(to_read):
+        for file in to_read:
+            loaded = _load(file)
             done += file.size
             if progress:
                 progress(done, total)
