@@ -194,3 +194,20 @@ def test_generated_every_line(rg: str, generated: tuple[Path, IndexedVault], que
     theirs = sorted((p, line, text) for p, lines in rg_lines(rg, vault, query, regex, False).items()
                     for line, text in lines)
     assert ours == theirs and len(ours) > 50
+
+
+def test_generated_random_phrases(rg: str, generated: tuple[Path, IndexedVault]) -> None:
+    """Phrases cut from the generated text itself (so that they match), as literals and as regexes."""
+    vault, indexed = generated
+    rng = random.Random(7)
+    sample = (vault / "beta").rglob("*.md")
+    lines = [line for path in sorted(sample)[:40] for line in path.read_text().splitlines() if len(line) > 12]
+    for line in rng.sample(lines, 8):
+        start = rng.randrange(len(line) - 8)
+        phrase = line[start : start + rng.randint(4, 9)]
+        head, tail = (part.replace(".", r"\.") for part in (phrase[:3], phrase[-2:]))  # "." is the text's only metachar
+        pattern = f"{head}.*{tail}"
+        for query, regex in ((phrase, False), (phrase.upper(), False), (pattern, True)):
+            ours = notewell_first_lines(indexed, query, regex)
+            assert ours, query
+            assert_same(ours, rg_first_lines(rg, vault, query, regex))
