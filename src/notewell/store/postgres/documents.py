@@ -71,7 +71,7 @@ MIGRATIONS = [
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _TEXT_BATCH = 16
-_PENDING_LIST_LIMIT = "1GB"
+_PENDING_LIST_LIMIT = "64MB"
 
 
 def pg_text(value: str) -> str:
@@ -206,9 +206,10 @@ class PostgresDocuments:
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:
-        """One transaction for a whole sync. New index entries collect in the GIN pending list (made large
-        enough for a full build) and are merged in one pass before commit: about twice as fast as
-        merging them document by document, and no reader ever sees an unmerged list after the commit."""
+        """One transaction for a whole sync. New index entries collect in a large GIN pending list and are
+        merged in bulk (whenever it fills, and once more before the commit): a first build takes about
+        40% less time than merging document by document, and no reader searches an unmerged list after
+        the commit. The list's pages are reused by later syncs (the index file keeps about 64 MB spare)."""
         with self.db.transaction() as conn:
             # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:documents-writer"),))
