@@ -46,8 +46,9 @@ def test_counter_sees_every_character(text: str) -> None:
 
 
 @given(st.text(max_size=120), st.text(max_size=120))
-def test_counter_is_sub_additive(a: str, b: str) -> None:
-    assert count_tokens(a + b) <= count_tokens(a) + count_tokens(b)
+def test_counter_never_counts_a_newline_join_above_its_parts(a: str, b: str) -> None:
+    """What lets the packer count items one by one: items are joined with a newline."""
+    assert count_tokens(a + "\n" + b) <= count_tokens(a) + count_tokens("\n") + count_tokens(b)
 
 
 def test_counter_shapes() -> None:

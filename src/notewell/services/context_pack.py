@@ -115,7 +115,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
                                        f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
     block = SEPARATOR.join(parts)
-    while parts and count_tokens(block) > max_tokens:  # the counter is sub-additive: a safety net only
+    while parts and count_tokens(block) > max_tokens:  # a newline join never counts more: a safety net only
         parts.pop()
         dropped = result.items.pop()
         result.left_out.append(LeftOut(dropped.kind, dropped.ref, dropped.title, dropped.tokens,

@@ -13,9 +13,10 @@ pre-token, never across two; lacking its vocabulary we charge each pre-token by 
 - a punctuation run: 1 token per 2 characters started (``.``, ``",``, ``**`` are single tokens);
 - a whitespace run: 1 token (cl100k merges runs of spaces and of newlines).
 
-The count is additive over pre-tokens and sub-additive under concatenation (joining two texts never
-counts more than the two apart), so a pack built from counted pieces never exceeds the count of the
-whole. docs/memory.md gives its measured error against a real tokenizer.
+The count is additive over pre-tokens, and joining two texts with a newline never counts more than the
+two apart plus the newline (no pre-token crosses a line break except whitespace and trailing
+punctuation, which only merge), so the packer can count items one by one; it still counts the whole
+block at the end. docs/memory.md gives its measured error against a real tokenizer.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from __future__ import annotations
 import re
 
 _PRE_TOKEN = re.compile(
-    r"(?P<contraction>'(?:[sdmt]|ll|ve|re)(?![^\W\d_]))"  # 's 'd 'm 't 'll 've 're
+    r"(?P<contraction>'(?:[sdmt]|ll|ve|re))"  # 's 'd 'm 't 'll 've 're, as cl100k: before anything else
     r"|(?P<word>[^\r\n\w]?[^\W\d_]+)"  # an optional leading space or mark, then letters
     r"|(?P<digits>\d{1,3})"  # digits, in groups of at most three
-    r"|(?P<marks> ?(?:[^\s\w]|_)+[\r\n]*)"  # punctuation (and the underscore)
+    r"|(?P<marks> ?(?:(?!'(?:[sdmt]|ll|ve|re))[^\s\w]|_)+[\r\n]*)"  # punctuation, the underscore; not a contraction
     r"|(?P<space>\s+)",  # whitespace
     re.IGNORECASE,
 )
