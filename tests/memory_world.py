@@ -14,7 +14,7 @@ from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.service import AccessService
 from notewell.search.engine import SearchEngine
 from notewell.services.memory import MemoryService
-from notewell.store.sqlite import SqliteStore
+from notewell.store import Store, open_store
 
 USERS = {  # handle: (role, {project: grant level})
     "alice": ("member", {"apollo": "write"}),
@@ -29,7 +29,7 @@ ALL_MEMORY = ("memory:read", "memory:write")
 
 @dataclass
 class MemoryWorld:
-    store: SqliteStore
+    store: Store
     access: AccessService
     service: MemoryService
     emails: dict[str, str] = field(default_factory=dict)
@@ -48,8 +48,9 @@ class MemoryWorld:
         return self.access.authenticate(self.token(handle, scopes, project))
 
 
-def build_world(db: Path, vault: Path | None = None) -> MemoryWorld:
-    store = SqliteStore.open(db)
+def build_world(db: Path | str, vault: Path | None = None) -> MemoryWorld:
+    """The world in the store at ``db``: a SQLite path or a postgresql:// URL."""
+    store = open_store(str(db))
     access = AccessService(store, vault)
     for project in PROJECTS:
         if store.identity.project(project) is None:

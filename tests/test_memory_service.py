@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -25,8 +24,9 @@ FIXED = [
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[MemoryWorld]:
-    w = build_world(tmp_path / "memories.db")
+def world(store_url: str) -> Iterator[MemoryWorld]:
+    """On each backend (SQLite and PostgreSQL): the service must behave the same."""
+    w = build_world(store_url)
     yield w
     w.store.close()
 
@@ -107,7 +107,8 @@ def test_expired_working_memories_leave_search(world: MemoryWorld) -> None:
     ref = world.service.remember(alice, "Standup moved to 10:00 today", memory_type="working",
                                  expires_at="2999-01-01T00:00:00Z").memory.ref
     assert [r.memory.ref for r in world.service.search_memory(alice, "standup").results] == [ref]
-    world.store.db.conn.execute("UPDATE memories SET expires_at = '2000-01-01T00:00:00.000000Z'")
+    with world.store.db.transaction() as conn:  # type: ignore[attr-defined]  (both stores have one)
+        conn.execute("UPDATE memories SET expires_at = '2000-01-01T00:00:00.000000Z'")
     assert world.service.search_memory(alice, "standup").results == []
     with pytest.raises(InvalidArgument, match="expires_at"):
         world.service.remember(alice, "x", expires_at="2999-01-01T00:00:00Z")  # durable memories do not expire
