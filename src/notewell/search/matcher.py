@@ -112,14 +112,14 @@ class RegexMatcher:
         m = search(data, 0, end)
         if m is None:
             return
-        lines = data.split(b"\n")
         line_no, counted_to = 0, 0
         while m is not None:
             start = m.start()
             line_no += data.count(b"\n", counted_to, start)
             counted_to = start
             line_start = data.rfind(b"\n", 0, start) + 1
-            line = lines[line_no]
+            line_end = data.find(b"\n", start)
+            line = data[line_start : line_end if line_end >= 0 else len(data)]  # not split: one line is needed
             column: int | None = start - line_start
             if b"\n" in data[start : m.end()]:
                 own = search(line)
