@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -52,6 +53,17 @@ def _clean(value: object) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` as ``text.split("\\n")`` gives them, one at a time: a title and a summary
+    usually sit in the first lines, and splitting a whole large file was a sixth of an index build's
+    Python time."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
 def parse_document(path: str, text: str) -> ParsedDocument:
     """Title and summary of the document at project-relative ``path``.
 
@@ -66,7 +78,7 @@ def parse_document(path: str, text: str) -> ParsedDocument:
     first_para = ""
     para_done = False
     fence = ""
-    for line in body.split("\n"):
+    for line in _lines(body):
         stripped = line.strip()
         if markdown:
             if fence:
