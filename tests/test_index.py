@@ -6,6 +6,7 @@ import os
 import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,14 @@ def paths(indexed: IndexedVault) -> set[str]:
 
 def skipped(indexed: IndexedVault) -> dict[str, str]:
     return {f"{s.project}/{s.path}": s.reason for s in indexed.store.documents.skipped()}
+
+
+def age(vault: Path, seconds: int = 3600) -> None:
+    """Date every file of the vault back: a file edited in the last seconds is hashed again at each sync."""
+    then = time.time_ns() - seconds * 1_000_000_000
+    for path in vault.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(then, then))
 
 
 def found(indexed: IndexedVault, query: str, **kw: object) -> list[tuple[str, int]]:
@@ -69,6 +78,7 @@ def test_rename_keeps_the_row_and_second_run_does_no_work(tmp_path: Path, index_
     row_id = nv.store.documents.state()[("p", "old.md")].id
     (vault / "p/sub").mkdir()
     (vault / "p/old.md").rename(vault / "p/sub/new.md")
+    age(vault)
     r = nv.sync()
     assert (r.added, r.changed, r.removed, r.renamed) == (0, 0, 0, 1)
     state = nv.store.documents.state()
@@ -126,6 +136,7 @@ def test_cli_index_summary_then_up_to_date(tmp_path: Path) -> None:
 
 def test_touched_but_identical_file_is_not_reindexed(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {"p/a.md": "same words\n"})
+    age(vault)
     nv = index_vault(vault)
     before = nv.store.documents.state()[("p", "a.md")]
     later = before.mtime_ns + 5_000_000_000
@@ -137,6 +148,22 @@ def test_touched_but_identical_file_is_not_reindexed(tmp_path: Path, index_vault
     assert after.id == before.id and after.mtime_ns == later and after.sha256 == before.sha256
     third = nv.sync()
     assert third.bytes_read == 0  # the new mtime was stored: no need to read the file again
+
+
+def test_same_size_edit_in_the_same_clock_tick_is_detected(tmp_path: Path, index_vault) -> None:
+    """An edit that keeps the size and lands in the same mtime tick as the indexed version (racy clean)."""
+    vault = make_vault(tmp_path, {"p/a.md": "cat\n"})
+    tick = (vault / "p/a.md").stat().st_mtime_ns
+    nv = index_vault(vault)
+    (vault / "p/a.md").write_text("dog\n")
+    os.utime(vault / "p/a.md", ns=(tick, tick))
+    r = nv.sync()
+    assert r.changed == 1 and found(nv, "dog") == [("p/a.md", 1)]
+    assert not nv.sync().did_work
+    old = tick - 3_000_000_000  # once the file is old enough, its size and mtime suffice again
+    os.utime(vault / "p/a.md", ns=(old, old))
+    nv.sync()
+    assert nv.sync().bytes_read == 0
 
 
 def test_same_size_edit_is_detected(tmp_path: Path, index_vault) -> None:

@@ -1,7 +1,8 @@
 """Sync the store with the vault: new, changed, deleted and renamed files.
 
 A file is unchanged when its size and mtime match the store; otherwise its sha256 decides (a touched
-but identical file only gets its mtime updated). A file gone from one place whose exact content
+but identical file only gets its mtime updated). A file modified in the last seconds is hashed again at
+the next sync (see RACY_WINDOW_NS). A file gone from one place whose exact content
 appears at a new place is a rename: its row moves, and its text and index entries stay as they are.
 Brains are derived from the brain.md files and rebuilt whenever anything changed.
 """
@@ -21,6 +22,10 @@ from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_
 from notewell.vault.scan import VaultFile, scan_vault
 
 BINARY_SNIFF_BYTES = 8192
+# A file modified this recently may be modified again within the same tick of the file system's clock,
+# keeping its size and mtime (git's "racy clean" case): its stored mtime is left one short of the real
+# one, so the next sync hashes it again, until it is older than this.
+RACY_WINDOW_NS = 2_000_000_000
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
 
 
@@ -128,6 +133,12 @@ def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -
 def sync(settings: Settings, store: Store, progress: Progress | None = None) -> IndexReport:
     """Bring the store in line with the vault; returns what was done."""
     started = time.perf_counter()
+    racy_from = time.time_ns() - RACY_WINDOW_NS
+
+    def stored_mtime(file: VaultFile) -> int:
+        """The mtime to store: one short of the real one while an edit could still share its clock tick."""
+        return file.mtime_ns - 1 if file.mtime_ns >= racy_from else file.mtime_ns
+
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,))
     report = IndexReport()
@@ -157,7 +168,8 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
             report.bytes_read += len(loaded.data)
             old = state.get(key)
             if old is not None and old.sha256 == loaded.sha256:
-                writer.touch(key, file.mtime_ns)
+                if stored_mtime(file) != old.mtime_ns:
+                    writer.touch(key, stored_mtime(file))
                 report.unchanged += 1
                 continue
             content = loaded.content
@@ -171,15 +183,15 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
             if old is None and gone_by_sha.get(loaded.sha256):
                 source = gone_by_sha[loaded.sha256].pop(0)
                 before = store.documents.meta(*source)
-                writer.rename(source, key, file.mtime_ns)
+                writer.rename(source, key, stored_mtime(file))
                 report.renamed += 1
                 if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
                     # a title taken from the file name, or a new file type, reads differently at the new path
                     writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
-                                                file.mtime_ns, loaded.sha256, content.text, content.note))
+                                                stored_mtime(file), loaded.sha256, content.text, content.note))
                 continue
             writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
-                                        file.mtime_ns, loaded.sha256, content.text, content.note))
+                                        stored_mtime(file), loaded.sha256, content.text, content.note))
             if old is None:
                 report.added += 1
             else:
