@@ -71,6 +71,7 @@ MIGRATIONS = [
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _TEXT_BATCH = 16
+_TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 
 
@@ -250,12 +251,19 @@ class PostgresDocuments:
         return [CandidateDoc(*r) for r in rows]
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
-        for start in range(0, len(ids), _TEXT_BATCH):
-            batch = list(ids[start : start + _TEXT_BATCH])
-            rows = dict(self._rows("SELECT id, body FROM document_text WHERE id = ANY(%s)", (batch,)))
+        """The bodies in the order of ``ids``, fetched in growing batches (a search that stops after its
+        first documents reads few; a scan soon reads many per round trip), as binary bytea (no hex)."""
+        start, size = 0, _TEXT_BATCH
+        while start < len(ids):
+            batch = list(ids[start : start + size])
+            with self.db.connection() as conn:
+                rows = dict(conn.execute("SELECT id, body FROM document_text WHERE id = ANY(%s)", (batch,),
+                                         binary=True).fetchall())
             for doc_id in batch:
                 if doc_id in rows:
                     yield doc_id, _text(rows[doc_id])
+            start += size
+            size = min(size * 2, _TEXT_BATCH_MAX)
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
         sql = "SELECT project, folder, title, summary, parent, documents FROM brains"
