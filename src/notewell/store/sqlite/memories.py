@@ -15,7 +15,6 @@ writers of the same content all get the same ref.
 
 from __future__ import annotations
 
-import heapq
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -195,12 +194,12 @@ class SqliteMemories:
         sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
                     f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
         # bm25 costs a few microseconds per matching row: rank only the RANK_WINDOW newest matches (rows are
-        # numbered in write order and FTS5 walks them newest first), one pass, best first in Python.
-        window = self.db.conn.execute(
-            f"SELECT m.id, -bm25({table}, {BM25_WEIGHTS}) {sql_from} ORDER BY {table}.rowid DESC LIMIT ?",
-            [*params, RANK_WINDOW],
+        # numbered in write order and FTS5 walks them newest first), in one pass.
+        ranked = self.db.conn.execute(
+            f"SELECT id, relevance FROM (SELECT m.id AS id, -bm25({table}, {BM25_WEIGHTS}) AS relevance {sql_from}"
+            f" ORDER BY {table}.rowid DESC LIMIT ?) ORDER BY relevance DESC, id DESC LIMIT ?",
+            [*params, RANK_WINDOW, query.limit],
         ).fetchall()
-        ranked = heapq.nlargest(query.limit, window, key=lambda row: (row[1], row[0]))
         if not ranked:
             return []
         ids = [row[0] for row in ranked]
