@@ -8,8 +8,8 @@ from notewell.errors import ConfigError
 from notewell.store.sqlite.audit import SqliteAudit
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
-from notewell.store.sqlite.memories import SqliteMemories
 from notewell.store.sqlite.identity import SqliteIdentity
+from notewell.store.sqlite.memories import SqliteMemories
 
 
 class SqliteStore:
