@@ -336,6 +336,19 @@ def test_long_lines_are_cut_around_the_match(tmp_path: Path, index_vault, at: in
     assert (r.text, r.shortened) == (m.text, True)
 
 
+def test_a_long_match_is_kept_whole_in_the_cut(tmp_path: Path, index_vault) -> None:
+    needle = "".join(chr(ord("a") + i % 26) for i in range(350))  # longer than the context before a match
+    line = "ß" * 1000 + needle.upper() + "y" * 1000
+    nv = index_vault(make_vault(tmp_path, {"p/a.md": line + "\n"}))
+    for query, regex, length in ((needle, False, 350), (needle.upper(), False, 350), ("Abc.{340}", True, 343),
+                                  (needle[:3] + ".{347}", True, 350)):
+        [m] = nv.search(query, regex=regex).matches
+        assert m.shortened and len(m.text) == MAX_LINE_CHARS, query
+        assert needle.upper()[:length] in m.text, query
+    [longer] = nv.search("abc.{500}", regex=True).matches  # longer than the cut: it shows the match's start
+    assert longer.text.startswith(needle.upper()[:300])
+
+
 def test_lines_at_the_limit_are_not_cut(tmp_path: Path, index_vault) -> None:
     exact = "needle" + "z" * (MAX_LINE_CHARS - 6)
     nv = index_vault(make_vault(tmp_path, {"p/a.md": exact + "\n" + exact + "!\n"}))

@@ -65,6 +65,8 @@ def _cut(hit: LineHit, width: int) -> tuple[str, bool]:
     if len(hit.text) <= width:
         return hit.text, False
     start = max(0, min(hit.column - _CONTEXT_BEFORE, len(hit.text) - width))
+    if hit.end > start + width:  # a long match: as much of it as fits, from its start
+        start = max(0, min(hit.column, hit.end - width))
     return hit.text[start : start + width], True
 
 

@@ -25,6 +25,7 @@ class LineHit:
     line: int  # from 1
     text: str  # the whole line, without its end
     column: int  # where the match starts in ``text``
+    end: int  # where it ends (exclusive); a long line is cut so as to show the match
 
 
 def _decode(line: bytes) -> str:
@@ -51,9 +52,12 @@ class PlainMatcher:
             line_start = hay.rfind("\n", 0, pos) + 1
             line = lines[line_no]
             column = pos - line_start
-            if self.ignore_case and column:
-                column = _original_column(line, column)
-            yield LineHit(line_no + 1, line.removesuffix("\r"), column)
+            if self.ignore_case:
+                column = _original_column(line, column) if column else 0
+                end = _original_end(line, column, len(needle))
+            else:
+                end = column + len(needle)
+            yield LineHit(line_no + 1, line.removesuffix("\r"), column, end)
             end = hay.find("\n", pos)
             if end < 0:
                 return
@@ -68,6 +72,16 @@ def _original_column(line: str, folded_column: int) -> int:
         if length >= folded_column:
             return index
         length += len(fold(ch))
+    return len(line)
+
+
+def _original_end(line: str, column: int, folded_length: int) -> int:
+    """Where a match starting at ``column`` of ``line`` ends, when its folded form is ``folded_length`` long."""
+    length = 0
+    for index in range(column, len(line)):
+        if length >= folded_length:
+            return index
+        length += len(fold(line[index]))
     return len(line)
 
 
@@ -120,13 +134,14 @@ class RegexMatcher:
             line_start = data.rfind(b"\n", 0, start) + 1
             line_end = data.find(b"\n", start)
             line = data[line_start : line_end if line_end >= 0 else len(data)]  # not split: one line is needed
-            column: int | None = start - line_start
+            span: tuple[int, int] | None = (start - line_start, m.end() - line_start)
             if b"\n" in data[start : m.end()]:
                 own = search(line)
-                column = own.start() if own is not None else None
-            if column is not None:
+                span = own.span() if own is not None else None
+            if span is not None:
                 # \C matches a single byte, so a match may start inside a character: count whole ones
-                yield LineHit(line_no + 1, _decode(line), len(line[:column].decode("utf-8", "ignore")))
+                column, end_col = (len(line[:at].decode("utf-8", "ignore")) for at in span)
+                yield LineHit(line_no + 1, _decode(line), column, end_col)
             next_line = line_start + len(line) + 1
             if next_line > end:
                 return
@@ -138,4 +153,4 @@ class RegexMatcher:
             line = line.removesuffix("\r")
             m = search(line)
             if m is not None:
-                yield LineHit(index + 1, line, m.start())
+                yield LineHit(index + 1, line, m.start(), m.end())
