@@ -1,7 +1,8 @@
 """Several Notewell servers on one PostgreSQL database.
 
 Two real ``notewell serve`` processes on two ports share one database that one indexer filled: both
-answer alike, and a token revoked elsewhere fails on each at its next call. The same property at the
+answer searches alike, a memory remembered through one is found through the other at once, and a
+token revoked elsewhere fails on each at its next call. The same property at the
 service level, with two separate stores (two connection pools): a memory written through one is found
 through the other at once, a revoke through one counts on the other.
 """
@@ -68,7 +69,8 @@ def fleet(tmp_path: Path, pg_url: str) -> Iterator[Fleet]:
         rt.access.add_user(LOCAL_OWNER, "ana@northwind.test", "staff", handle="ana")
         tokens, ids = {}, {}
         for name in ("ana", "ana2"):
-            minted = rt.access.mint_token(LOCAL_OWNER, "ana@northwind.test", ["knowledge:read"])
+            minted = rt.access.mint_token(LOCAL_OWNER, "ana@northwind.test",
+                                          ["knowledge:read", "memory:read", "memory:write"])
             tokens[name], ids[name] = minted.secret, minted.token.id
     finally:
         rt.close()
@@ -95,19 +97,28 @@ def fleet(tmp_path: Path, pg_url: str) -> Iterator[Fleet]:
                 proc.wait()
 
 
-async def _search(url: str, token: str, query: str) -> dict[str, object]:
+async def _call(url: str, token: str, tool: str, arguments: dict[str, object]) -> dict[str, object]:
     async with connect(url, token) as client:
-        result = await client.call_tool("searchKnowledge", {"query": query})
+        result = await client.call_tool(tool, arguments)
         assert not result.is_error, result
         assert result.structured_content is not None
         return result.structured_content
 
 
+async def _search(url: str, token: str, query: str) -> dict[str, object]:
+    return await _call(url, token, "searchKnowledge", {"query": query})
+
+
 @pytest.mark.anyio
-async def test_two_servers_answer_alike_and_a_revoke_counts_on_both(fleet: Fleet) -> None:
+async def test_two_servers_share_documents_memories_and_revokes(fleet: Fleet) -> None:
     for query in ("discount", "fixed fee", "Kestrel"):
         first, second = [await _search(url, fleet.tokens["ana"], query) for url in fleet.urls]
         assert first == second and first["results"], query
+    first_url, second_url = fleet.urls
+    written = await _call(first_url, fleet.tokens["ana"], "remember",
+                          {"content": "The Kestrel renewal is priced at the 2026 day rate."})
+    found = await _call(second_url, fleet.tokens["ana"], "search_memory", {"query": "kestrel renewal"})
+    assert [r["ref"] for r in found["results"]] == [written["ref"]]  # type: ignore[index, union-attr]
     access_store = open_store(fleet.db)  # a third process's view: the CLI revoking a token
     try:
         AccessService(access_store, None).revoke_token(LOCAL_OWNER, fleet.token_ids["ana"])
