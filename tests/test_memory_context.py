@@ -40,11 +40,13 @@ def test_pack_never_exceeds_the_budget_nor_cuts_mid_sentence(texts: list[str], m
     assert order == sorted(order, key=lambda ref: int(ref.split("_")[1]))  # relevance order kept
 
 
+@settings(deadline=None)
 @given(st.text(max_size=300))
 def test_counter_sees_every_character(text: str) -> None:
     assert sum(len(m.group()) for m in _PRE_TOKEN.finditer(text)) == len(text)
 
 
+@settings(deadline=None)
 @given(st.text(max_size=120), st.text(max_size=120))
 def test_counter_never_counts_a_newline_join_above_its_parts(a: str, b: str) -> None:
     """What lets the packer count items one by one: items are joined with a newline."""
