@@ -192,14 +192,18 @@ def _sqlite_version() -> str:
     return sqlite3.sqlite_version
 
 
-def targets(build_figures: BuildFigures, figures: Sequence[QueryFigures]) -> list[tuple[str, str, str, bool]]:
+def targets(build_figures: BuildFigures, figures: Sequence[QueryFigures],
+            postgres: bool = False) -> list[tuple[str, str, str, bool]]:
+    """The design's targets; on PostgreSQL the selective substring target is 30 ms (the rest are SQLite's)."""
     by_name = {f.query.name: f for f in figures}
     rare, regex = by_name["rare literal"], by_name["regex with a literal"]
     speed = build_figures.text_bytes / 1e6 / build_figures.seconds
     ratio = build_figures.index_bytes / build_figures.text_bytes
     faster = rare.rg.p95_ms / rare.notewell.p95_ms
+    selective = 30 if postgres else 10
     return [
-        ("selective substring p95", "<= 10 ms", f"{rare.notewell.p95_ms:.2f} ms", rare.notewell.p95_ms <= 10),
+        ("selective substring p95", f"<= {selective} ms", f"{rare.notewell.p95_ms:.2f} ms",
+         rare.notewell.p95_ms <= selective),
         ("selective substring vs ripgrep (p95)", ">= 20x faster", f"{faster:.0f}x", faster >= 20),
         ("regex with a literal p95", "<= 50 ms", f"{regex.notewell.p95_ms:.2f} ms", regex.notewell.p95_ms <= 50),
         ("index build", ">= 10 MB/s", f"{speed:.1f} MB/s", speed >= 10),
@@ -257,7 +261,7 @@ def report(setting: Setting, build_figures: BuildFigures, figures: Sequence[Quer
             f"| {rg.p50_ms / nw.p50_ms:.1f}x | {rg.p95_ms / nw.p95_ms:.1f}x |"
         )
     lines += ["", "| target | goal | measured | met |", "| --- | --- | --- | --- |"]
-    for name, goal, measured, met in targets(build_figures, figures):
+    for name, goal, measured, met in targets(build_figures, figures, postgres=setting.store.startswith("PostgreSQL")):
         lines.append(f"| {name} | {goal} | {measured} | {'met' if met else 'MISSED'} |")
     return "\n".join(lines) + "\n"
 
