@@ -357,3 +357,15 @@ def test_two_indexers_at_once_take_turns(tmp_path: Path, pg_url: str) -> None:
         assert not nv.report.did_work and len(hits(nv, "shared words")) == 40
     finally:
         nv.runtime.close()
+
+
+def test_a_dropped_connection_is_replaced_not_failed(pg_cluster: PgCluster, pg_url: str) -> None:
+    store = open_store(pg_url)
+    try:
+        assert store.documents.sizes()[0] == 0
+        dbname = pg_url.split("/")[3].split("?")[0]
+        with pg_cluster.admin() as admin:  # as a database restart or failover would
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (dbname,))
+        assert store.documents.sizes()[0] == 0
+    finally:
+        store.close()

@@ -56,7 +56,9 @@ class PostgresDatabase:
         self.pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=POOL_TIMEOUT_S, open=False,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "application_name": "notewell"},
-            name="notewell",
+            # an empty query on checkout (~0.1 ms): after a database restart or failover, a dead pooled
+            # connection is replaced instead of failing the next request
+            check=ConnectionPool.check_connection, name="notewell",
         )
         try:
             self.pool.open(wait=True, timeout=CONNECT_TIMEOUT_S + 5)
