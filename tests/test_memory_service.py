@@ -273,6 +273,8 @@ def test_remember_validation(world: MemoryWorld) -> None:
     for kwargs, field in [({"content": " "}, "content"), ({"content": "x", "memory_type": "episodic"}, "memory_type"),
                           ({"content": "x", "tags": ["t" * 100]}, "tags"), ({"content": "x", "path": "../up"}, "path"),
                           ({"content": "x", "title": "t" * 500}, "title"),
+                          ({"content": "a\x00b"}, "content"), ({"content": "x", "title": "a\x00"}, "title"),
+                          ({"content": "x", "tags": ["a\x00"]}, "tags"), ({"content": "x", "path": "a\x00"}, "path"),
                           ({"content": "x", "memory_type": "working", "expires_at": "soon"}, "expires_at")]:
         with pytest.raises(InvalidArgument) as err:
             world.service.remember(alice, **kwargs)  # type: ignore[arg-type]

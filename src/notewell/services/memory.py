@@ -134,6 +134,12 @@ def check_memory_type(memory_type: object, field_name: str = "memory_type") -> s
     return str(memory_type)
 
 
+def _check_text(field_name: str, value: str) -> None:
+    """A NUL character has no place in a memory, and PostgreSQL cannot store one: refuse it on every backend."""
+    if "\x00" in value:
+        raise InvalidArgument(field_name, "contains a NUL character (\\x00); remove it")
+
+
 def _check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
     if tags is None:
         return ()
@@ -142,6 +148,8 @@ def _check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
     cleaned = list(dict.fromkeys(t.strip() for t in tags if isinstance(t, str) and t.strip()))
     if len(cleaned) > MAX_TAGS:
         raise InvalidArgument("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
+    for tag in cleaned:
+        _check_text("tags", tag)
     long = [t for t in cleaned if len(t) > MAX_TAG_CHARS]
     if long:
         raise InvalidArgument("tags", f"{long[0][:20]!r}… is longer than {MAX_TAG_CHARS} characters")
@@ -190,9 +198,11 @@ class MemoryService:
             raise InvalidArgument("content", "must not be empty; give the text to remember")
         if len(content) > MAX_CONTENT_CHARS:
             raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
+        _check_text("content", content)
         kind = check_memory_type(memory_type)
         clean_path = normalize_path(path or "", "path")
         clean_title = (title or "").strip() or _default_title(content)
+        _check_text("title", clean_title)
         if len(clean_title) > MAX_TITLE_CHARS:
             raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
         clean_tags = _check_tags(tags)
