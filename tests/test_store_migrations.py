@@ -5,34 +5,47 @@ from __future__ import annotations
 from pathlib import Path
 
 from notewell.search.engine import SearchEngine, SearchRequest
-from notewell.store.base import DocumentInput, Scope
+from notewell.store.base import Scope
 from notewell.store.sqlite.database import SqliteDatabase
-from notewell.store.sqlite.documents import MIGRATIONS, SqliteDocuments, _Writer
+from notewell.store.sqlite.documents import MIGRATIONS, SqliteDocuments
+from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
+
+TEXTS = ["Straße und MAXIMUM Rabatt\n", "nothing here\n", "İstanbul Σίσυφος\n"]
 
 
-def test_trigram_index_rebuilt_by_the_tokenizer_migration(tmp_path: Path) -> None:
-    old = SqliteDatabase(tmp_path / "index.db")
-    old.conn.create_function("notewell_indexed_text", 1, lambda text: text, deterministic=True)
-    old.migrate("documents", MIGRATIONS[:1])  # the first schema: FTS5 folded the text again
+def _first_version_store(path: Path) -> None:
+    """A store as the first schema wrote it: one trigram table, FTS5 folding the (already folded) text."""
+    old = SqliteDatabase(path)
+    old.migrate("documents", MIGRATIONS[:1])
     with old.transaction() as conn:
-        writer = _Writer(conn)
-        for n, text in enumerate(["Straße und MAXIMUM Rabatt\n", "nothing here\n", "İstanbul Σίσυφος\n"]):
-            writer.upsert(DocumentInput("p", f"d{n}.md", f"d{n}", "", len(text), 1, f"sha{n}", text))
+        for n, text in enumerate(TEXTS, start=1):
+            conn.execute("INSERT INTO documents (id, project, path, ext, title, summary, size, mtime_ns, sha256,"
+                         " line_count) VALUES (?, 'p', ?, '.md', ?, '', ?, 1, ?, 1)",
+                         (n, f"d{n}.md", f"d{n}", len(text), f"sha{n}"))
+            conn.execute("INSERT INTO document_text (id, body) VALUES (?, ?)", (n, text))
+            conn.execute("INSERT INTO document_trigrams (rowid, body) VALUES (?, ?)", (n, text.casefold()))
     old.close()
 
+
+def test_trigram_index_rebuilt_in_shards_by_the_migrations(tmp_path: Path) -> None:
+    _first_version_store(tmp_path / "index.db")
     db = SqliteDatabase(tmp_path / "index.db")
-    engine = SearchEngine(SqliteDocuments(db))  # runs the migrations still missing
-    schema = db.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'document_trigrams'").fetchone()[0]
-    assert "case_sensitive 1" in schema
+    documents = SqliteDocuments(db)  # runs the migrations still missing
+    engine = SearchEngine(documents)
+    names = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "document_trigrams" not in names
+    for shard in range(SHARDS):
+        schema = db.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (shard_name(shard),)).fetchone()[0]
+        assert "case_sensitive 1" in schema
 
     def found(query: str) -> list[str]:
         result = engine.search(SearchRequest(query=query, scope=Scope(projects=["p"])))
         assert not result.scanned
         return [m.path for m in result.matches]
 
-    assert found("STRASSE") == ["d0.md"]
-    assert found("maximum rabatt") == ["d0.md"]
-    assert found("istanbul") == ["d2.md"]
-    assert found("ΣΊΣΥΦΟΣ") == ["d2.md"]
-    assert found("nothing") == ["d1.md"]
+    assert found("STRASSE") == ["d1.md"]
+    assert found("maximum rabatt") == ["d1.md"]
+    assert found("istanbul") == ["d3.md"]
+    assert found("ΣΊΣΥΦΟΣ") == ["d3.md"]
+    assert found("nothing") == ["d2.md"]
     db.close()

@@ -2,8 +2,10 @@
 
 A plan is a small AND/OR tree of literals (already case-folded). A store turns it into its own trigram
 query (FTS5 MATCH on SQLite, pg_trgm LIKE on PostgreSQL); ``None`` means no usable literal, so the
-caller must scan. Literals shorter than three characters carry no trigram and drop out here; a literal
-holding NUL becomes the AND of its NUL-free pieces.
+caller must scan. Trigrams are taken within runs of non-space characters (SQLite indexes only those:
+see store/sqlite/documents.py), so a literal with no such run of three characters or more ("a b c",
+"x") carries no trigram and drops out here; a literal holding NUL becomes the AND of its NUL-free
+pieces.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def simplify(node: Plan | None) -> Plan | None:
     if isinstance(node, Lit):
         if "\x00" in node.text:  # no trigram index carries NUL (FTS5 reads its query as a C string)
             return simplify(And(tuple(Lit(piece) for piece in node.text.split("\x00"))))
-        return node if len(node.text) >= TRIGRAM else None
+        return node if any(len(run) >= TRIGRAM for run in node.text.split()) else None
     parts = [simplify(p) for p in node.parts]
     if isinstance(node, And):
         kept = tuple(dict.fromkeys(p for p in parts if p is not None))
@@ -52,8 +54,9 @@ def simplify(node: Plan | None) -> Plan | None:
 
 
 def trigrams(text: str, most: int = 12) -> list[str]:
-    """The distinct trigrams of ``text``; at most ``most`` of them, spread over the whole literal."""
-    grams = list(dict.fromkeys(text[i : i + TRIGRAM] for i in range(len(text) - TRIGRAM + 1)))
+    """The distinct trigrams inside the non-space runs of ``text`` (str.split's idea of space); at most
+    ``most`` of them, spread over the whole literal."""
+    grams = list(dict.fromkeys(run[i : i + TRIGRAM] for run in text.split() for i in range(len(run) - TRIGRAM + 1)))
     if len(grams) <= most:
         return grams
     step = (len(grams) - 1) / (most - 1)

@@ -62,6 +62,32 @@ class SqliteDatabase:
             raise
         conn.execute("COMMIT")
 
+    @contextmanager
+    def isolated_transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on a new connection, standing in as this thread's connection meanwhile.
+
+        For a transaction that writes FTS5 shadow tables directly: FTS5 caches an index's structure in
+        each connection and reads it again only after another connection commits, so the connection
+        that copies an index in must be one that never opened it, and every other connection (this
+        thread's usual one included) sees the commit as another connection's.
+        """
+        previous = getattr(self._local, "conn", None)
+        conn = self._connect()
+        self._local.conn = conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            self._local.conn = previous
+            with self._lock:
+                self._all.remove(conn)
+            conn.close()
+
     def migrate(self, component: str, migrations: Sequence[str]) -> None:
         """Apply the missing steps of ``component`` in order; safe when several processes start at once."""
         with self.transaction() as conn:

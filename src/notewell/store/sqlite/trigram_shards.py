@@ -1,0 +1,133 @@
+"""The trigram index in shards, and building the shards of a fresh store in parallel.
+
+The FTS5 trigram index is the bulk of an index build's time, and one SQLite file has one writer at a
+time. The index is therefore split by document id into ``SHARDS`` FTS5 tables. When a store is
+empty, an index build hands each shard's inserts to a thread of its own that fills a scratch SQLite
+file (SQLite releases the GIL while it works, so the shards fill on separate cores); at the end the
+scratch tables' rows are copied into the store's shadow tables inside the build's one transaction.
+Later, smaller syncs write the store's shards directly.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Sequence
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+
+SHARDS = 2
+_SHADOW_SUFFIXES = ("data", "idx", "docsize", "config")  # FTS5's tables behind a contentless index
+_QUEUE_DEPTH = 64
+_PUT_WAIT_S = 0.5
+
+
+def shard_name(shard: int) -> str:
+    return f"document_trigrams_{shard}"
+
+
+def shard_of(doc_id: int) -> str:
+    return shard_name(doc_id % SHARDS)
+
+
+def shard_ddl(name: str) -> str:
+    return (f"CREATE VIRTUAL TABLE {name} USING fts5 ("
+            "body, tokenize = 'trigram case_sensitive 1', detail = none, content = '')")
+
+
+def match_any_shard() -> str:
+    """A subquery of the doc ids whose trigrams match; it takes the MATCH expression once per shard."""
+    return " UNION ALL ".join(f"SELECT rowid FROM {shard_name(n)} WHERE {shard_name(n)} MATCH ?"
+                              for n in range(SHARDS))
+
+
+class _ShardBuilder(threading.Thread):
+    """Fills one scratch FTS5 table from a queue of ("insert" | "delete", rowid, indexed text)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(name=f"notewell-{path.name}", daemon=True)
+        self.path = path
+        self.inbox: queue.Queue[tuple[str, int, str] | None] = queue.Queue(maxsize=_QUEUE_DEPTH)
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=OFF")
+                conn.execute("PRAGMA synchronous=OFF")
+                conn.execute(shard_ddl("shard"))
+                conn.execute("BEGIN")
+                while (item := self.inbox.get()) is not None:
+                    op, rowid, body = item
+                    if op == "insert":
+                        conn.execute("INSERT INTO shard (rowid, body) VALUES (?, ?)", (rowid, body))
+                    else:
+                        conn.execute("INSERT INTO shard (shard, rowid, body) VALUES ('delete', ?, ?)", (rowid, body))
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+        except BaseException as exc:  # handed to the writer, which raises it in its own thread
+            self.error = exc
+
+    def put(self, item: tuple[str, int, str] | None) -> None:
+        while True:
+            if self.error is not None or not self.is_alive():
+                raise RuntimeError(f"building the trigram index failed: {self.error}") from self.error
+            with suppress(queue.Full):
+                self.inbox.put(item, timeout=_PUT_WAIT_S)
+                return
+
+
+class ParallelShardBuild:
+    """Scratch shards filled by one thread each, then copied into a store's empty shards."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.paths = [db_path.with_name(f"{db_path.name}.shard{n}.tmp") for n in range(SHARDS)]
+        self.builders: Sequence[_ShardBuilder] = ()
+
+    def __enter__(self) -> ParallelShardBuild:
+        for path in self.paths:
+            path.unlink(missing_ok=True)
+        self.builders = [_ShardBuilder(path) for path in self.paths]
+        for builder in self.builders:
+            builder.start()
+        return self
+
+    def insert(self, doc_id: int, indexed: str) -> None:
+        self.builders[doc_id % SHARDS].put(("insert", doc_id, indexed))
+
+    def delete(self, doc_id: int, indexed: str) -> None:
+        self.builders[doc_id % SHARDS].put(("delete", doc_id, indexed))
+
+    def copy_into(self, conn: sqlite3.Connection) -> None:
+        """Finish every shard and replace the store's (empty) shards with them, in ``conn``'s transaction."""
+        for builder in self.builders:
+            builder.put(None)
+        for builder in self.builders:
+            builder.join()
+            if builder.error is not None:
+                raise RuntimeError(f"building the trigram index failed: {builder.error}") from builder.error
+        for shard, path in enumerate(self.paths):
+            source = sqlite3.connect(path)
+            try:
+                for suffix in _SHADOW_SUFFIXES:
+                    target = f"{shard_name(shard)}_{suffix}"
+                    rows = source.execute(f"SELECT * FROM shard_{suffix}")
+                    marks = ", ".join("?" * len(rows.description))
+                    conn.execute(f"DELETE FROM {target}")
+                    conn.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+            finally:
+                source.close()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for builder in self.builders:
+            if builder.is_alive():
+                with suppress(RuntimeError):
+                    builder.put(None)
+                builder.join()
+        for path in self.paths:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,74 @@
+"""The sharded trigram index: a fresh store is built in parallel and copied in; later syncs write in place."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tests.conftest import IndexedVault, make_vault
+
+from notewell.store.base import DocumentInput, Scope
+from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
+
+FILES = {f"p{n % 3}/doc{n:03}.md": f"# Doc {n}\n\nshared words\nunique token zq{n:03}x\n" for n in range(60)}
+
+
+def _integrity(db: str) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        for shard in range(SHARDS):
+            conn.execute(f"INSERT INTO {shard_name(shard)} ({shard_name(shard)}) VALUES ('integrity-check')")
+    finally:
+        conn.close()
+
+
+def _paths(indexed: IndexedVault, query: str) -> list[str]:
+    return [m.vault_path for m in indexed.search(query, all_lines=False, limit=100).matches]
+
+
+def test_parallel_build_finds_every_document(tmp_path: Path, index_vault: Callable[[Path], IndexedVault]) -> None:
+    indexed = index_vault(make_vault(tmp_path, FILES))
+    assert indexed.report.added == len(FILES)
+    _integrity(indexed.db)
+    assert len(_paths(indexed, "shared words")) == len(FILES)
+    for n in (0, 1, 31, 59):
+        assert _paths(indexed, f"zq{n:03}x") == [f"p{n % 3}/doc{n:03}.md"]
+    assert not list(tmp_path.rglob("*.shard*.tmp"))
+
+
+def test_connection_that_searched_before_the_build_sees_it(tmp_path: Path,
+                                                           index_vault: Callable[[Path], IndexedVault]) -> None:
+    """FTS5 caches an index's structure per connection; the build must not leave this thread's stale."""
+    vault = make_vault(tmp_path, {"p0/first.md": "nothing yet\n"})
+    indexed = index_vault(vault)
+    (vault / "p0" / "first.md").unlink()
+    assert indexed.sync().removed == 1
+    conn = indexed.store.documents.db.conn  # type: ignore[attr-defined]
+    for shard in range(SHARDS):  # this thread's connection reads the (empty) shards: FTS5 caches them
+        assert conn.execute(f"SELECT rowid FROM {shard_name(shard)} WHERE {shard_name(shard)} MATCH '\"zq0\"'"
+                            ).fetchall() == []
+    make_vault(tmp_path, FILES)
+    assert indexed.sync().added == len(FILES)  # the store was empty again: a parallel build
+    assert _paths(indexed, "zq007x") == ["p1/doc007.md"]
+    (vault / "p1" / "doc007.md").write_text("# Doc 7\n\nchanged zq999x\n")
+    assert indexed.sync().changed == 1  # in place, on the shards the build copied in
+    assert _paths(indexed, "zq007x") == []
+    assert _paths(indexed, "zq999x") == ["p1/doc007.md"]
+    _integrity(indexed.db)
+
+
+def test_failed_build_leaves_the_store_empty_and_no_scratch_files(
+    tmp_path: Path, index_vault: Callable[[Path], IndexedVault]
+) -> None:
+    indexed = index_vault(make_vault(tmp_path, {"p0/seed.md": "seed\n"}))
+    (tmp_path / "vault" / "p0" / "seed.md").unlink()
+    indexed.sync()
+    with pytest.raises(RuntimeError, match="stop here"), indexed.store.documents.writer() as writer:
+        for n in range(10):
+            writer.upsert(DocumentInput("p0", f"d{n}.md", "t", "", 5, 1, f"sha{n}", f"text zq{n:03}x\n"))
+        raise RuntimeError("stop here")
+    assert indexed.store.documents.candidates(Scope(projects=["p0"]), None) == []
+    assert not list(tmp_path.rglob("*.shard*.tmp"))
+    _integrity(indexed.db)
