@@ -8,11 +8,21 @@ SHA-256 hashes do.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
 
 from notewell.access.models import Grant, Project, TokenRecord, User, email_key
 from notewell.errors import Conflict
+from notewell.store.identity_rows import (
+    GRANT_COLUMNS,
+    PROJECT_COLUMNS,
+    TOKEN_COLUMNS,
+    USER_COLUMNS,
+    grant_from_row,
+    project_from_row,
+    project_values,
+    token_from_row,
+    token_values,
+    user_from_row,
+)
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
@@ -67,37 +77,6 @@ MIGRATIONS = [
     """,
 ]
 
-_USER_COLUMNS = "id, email, name, handle, role, active, created_at"
-_PROJECT_COLUMNS = ("id, name, description, kind, status, framework, language, owner_user_id, created_at, "
-                    "custom_name, custom_description")
-_TOKEN_COLUMNS = "id, user_id, name, scopes, project_id, created_at, expires_at, last_used_at, revoked_at"
-
-
-def _user(row: Sequence[Any]) -> User:
-    return User(id=row[0], email=row[1], name=row[2], handle=row[3], role=row[4], active=bool(row[5]),
-                created_at=row[6])
-
-
-def _project(row: Sequence[Any]) -> Project:
-    return Project(id=row[0], name=row[1], description=row[2], kind=row[3], status=row[4], framework=row[5],
-                   language=row[6], owner_user_id=row[7], created_at=row[8], custom_name=bool(row[9]),
-                   custom_description=bool(row[10]))
-
-
-def _grant(row: Sequence[Any]) -> Grant:
-    return Grant(user_id=row[0], project_id=row[1], level=row[2], created_at=row[3])
-
-
-def _token(row: Sequence[Any]) -> TokenRecord:
-    return TokenRecord(id=row[0], user_id=row[1], name=row[2], scopes=tuple(row[3].split()), project_id=row[4],
-                       created_at=row[5], expires_at=row[6], last_used_at=row[7], revoked_at=row[8])
-
-
-def _project_values(p: Project) -> tuple[Any, ...]:
-    return (p.id, p.name, p.description, p.kind, p.status, p.framework, p.language, p.owner_user_id, p.created_at,
-            int(p.custom_name), int(p.custom_description))
-
-
 class SqliteIdentity:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
@@ -109,30 +88,31 @@ class SqliteIdentity:
         try:
             with self.db.transaction() as conn:
                 conn.execute(
-                    f"INSERT INTO users ({_USER_COLUMNS}, email_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO users ({USER_COLUMNS}, email_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (user.id, user.email, user.name, user.handle, user.role, int(user.active), user.created_at,
                      email_key(user.email)))
                 if home is not None:
-                    conn.execute(f"INSERT INTO projects ({_PROJECT_COLUMNS}) VALUES ({_marks(11)})",
-                                 _project_values(home))
+                    conn.execute(f"INSERT INTO projects ({PROJECT_COLUMNS}) VALUES ({_marks(11)})",
+                                 project_values(home))
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"user {user.email} (handle {user.handle}) or its home exists already") from exc
 
     def user(self, user_id: str) -> User | None:
-        row = self.db.conn.execute(f"SELECT {_USER_COLUMNS} FROM users WHERE id = ?", (user_id,)).fetchone()
-        return _user(row) if row else None
+        row = self.db.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,)).fetchone()
+        return user_from_row(row) if row else None
 
     def user_by_email(self, email: str) -> User | None:
-        row = self.db.conn.execute(f"SELECT {_USER_COLUMNS} FROM users WHERE email_key = ?",
+        row = self.db.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE email_key = ?",
                                    (email_key(email),)).fetchone()
-        return _user(row) if row else None
+        return user_from_row(row) if row else None
 
     def user_by_handle(self, handle: str) -> User | None:
-        row = self.db.conn.execute(f"SELECT {_USER_COLUMNS} FROM users WHERE handle = ?", (handle,)).fetchone()
-        return _user(row) if row else None
+        row = self.db.conn.execute(f"SELECT {USER_COLUMNS} FROM users WHERE handle = ?", (handle,)).fetchone()
+        return user_from_row(row) if row else None
 
     def users(self) -> list[User]:
-        return [_user(r) for r in self.db.conn.execute(f"SELECT {_USER_COLUMNS} FROM users ORDER BY email_key")]
+        return [user_from_row(r)
+                for r in self.db.conn.execute(f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key")]
 
     def set_user_active(self, user_id: str, active: bool) -> None:
         with self.db.transaction() as conn:
@@ -140,24 +120,25 @@ class SqliteIdentity:
 
     # projects
     def project(self, project_id: str) -> Project | None:
-        row = self.db.conn.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?",
+        row = self.db.conn.execute(f"SELECT {PROJECT_COLUMNS} FROM projects WHERE id = ?",
                                    (project_id,)).fetchone()
-        return _project(row) if row else None
+        return project_from_row(row) if row else None
 
     def projects(self) -> list[Project]:
-        return [_project(r) for r in self.db.conn.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects ORDER BY id")]
+        return [project_from_row(r)
+                for r in self.db.conn.execute(f"SELECT {PROJECT_COLUMNS} FROM projects ORDER BY id")]
 
     def projects_for_user(self, user_id: str) -> list[Project]:
         """Every ordinary project and the homes ``user_id`` owns: what anyone's visibility starts from."""
-        return [_project(r) for r in self.db.conn.execute(
-            f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' OR owner_user_id = ? ORDER BY id",
+        return [project_from_row(r) for r in self.db.conn.execute(
+            f"SELECT {PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' OR owner_user_id = ? ORDER BY id",
             (user_id,))]
 
     def add_project(self, project: Project) -> None:
         try:
             with self.db.transaction() as conn:
-                conn.execute(f"INSERT INTO projects ({_PROJECT_COLUMNS}) VALUES ({_marks(11)})",
-                             _project_values(project))
+                conn.execute(f"INSERT INTO projects ({PROJECT_COLUMNS}) VALUES ({_marks(11)})",
+                             project_values(project))
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"project {project.id} exists already") from exc
 
@@ -173,18 +154,18 @@ class SqliteIdentity:
     # grants
     def grant(self, user_id: str, project_id: str) -> Grant | None:
         row = self.db.conn.execute(
-            "SELECT user_id, project_id, level, created_at FROM grants WHERE user_id = ? AND project_id = ?",
+            f"SELECT {GRANT_COLUMNS} FROM grants WHERE user_id = ? AND project_id = ?",
             (user_id, project_id)).fetchone()
-        return _grant(row) if row else None
+        return grant_from_row(row) if row else None
 
     def grants_for_user(self, user_id: str) -> list[Grant]:
-        return [_grant(r) for r in self.db.conn.execute(
-            "SELECT user_id, project_id, level, created_at FROM grants WHERE user_id = ? ORDER BY project_id",
+        return [grant_from_row(r) for r in self.db.conn.execute(
+            f"SELECT {GRANT_COLUMNS} FROM grants WHERE user_id = ? ORDER BY project_id",
             (user_id,))]
 
     def grants_for_project(self, project_id: str) -> list[Grant]:
-        return [_grant(r) for r in self.db.conn.execute(
-            "SELECT user_id, project_id, level, created_at FROM grants WHERE project_id = ? ORDER BY user_id",
+        return [grant_from_row(r) for r in self.db.conn.execute(
+            f"SELECT {GRANT_COLUMNS} FROM grants WHERE project_id = ? ORDER BY user_id",
             (project_id,))]
 
     def set_grant(self, grant: Grant) -> None:
@@ -193,7 +174,7 @@ class SqliteIdentity:
             updated = conn.execute("UPDATE grants SET level = ? WHERE user_id = ? AND project_id = ?",
                                    (grant.level, grant.user_id, grant.project_id)).rowcount
             if not updated:
-                conn.execute("INSERT INTO grants (user_id, project_id, level, created_at) VALUES (?, ?, ?, ?)",
+                conn.execute(f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES (?, ?, ?, ?)",
                              (grant.user_id, grant.project_id, grant.level, grant.created_at))
 
     def remove_grant(self, user_id: str, project_id: str) -> bool:
@@ -205,27 +186,26 @@ class SqliteIdentity:
     def add_token(self, token: TokenRecord, secret_hash: str) -> None:
         with self.db.transaction() as conn:
             conn.execute(
-                f"INSERT INTO tokens ({_TOKEN_COLUMNS}, secret_hash) VALUES ({_marks(10)})",
-                (token.id, token.user_id, token.name, " ".join(token.scopes), token.project_id, token.created_at,
-                 token.expires_at, token.last_used_at, token.revoked_at, secret_hash))
+                f"INSERT INTO tokens ({TOKEN_COLUMNS}, secret_hash) VALUES ({_marks(10)})",
+                (*token_values(token), secret_hash))
 
     def token(self, token_id: str) -> TokenRecord | None:
-        row = self.db.conn.execute(f"SELECT {_TOKEN_COLUMNS} FROM tokens WHERE id = ?", (token_id,)).fetchone()
-        return _token(row) if row else None
+        row = self.db.conn.execute(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?", (token_id,)).fetchone()
+        return token_from_row(row) if row else None
 
     def token_with_hash(self, token_id: str) -> tuple[TokenRecord, str] | None:
         """The token and its stored secret hash, for authentication."""
-        row = self.db.conn.execute(f"SELECT {_TOKEN_COLUMNS}, secret_hash FROM tokens WHERE id = ?",
+        row = self.db.conn.execute(f"SELECT {TOKEN_COLUMNS}, secret_hash FROM tokens WHERE id = ?",
                                    (token_id,)).fetchone()
-        return (_token(row), row[9]) if row else None
+        return (token_from_row(row), row[9]) if row else None
 
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]:
         if user_id is None:
-            rows = self.db.conn.execute(f"SELECT {_TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id")
+            rows = self.db.conn.execute(f"SELECT {TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id")
         else:
             rows = self.db.conn.execute(
-                f"SELECT {_TOKEN_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, id", (user_id,))
-        return [_token(r) for r in rows]
+                f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, id", (user_id,))
+        return [token_from_row(r) for r in rows]
 
     def revoke_token(self, token_id: str, at: str) -> bool:
         """Mark the token revoked; False when it is unknown or revoked already."""
