@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from notewell.access.models import AuditEntry
+from notewell.store.audit_rows import AUDIT_COLUMNS, detail_json, entry_from_row
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.documents import pg_text
 
@@ -25,14 +25,6 @@ MIGRATIONS = [
     """,
 ]
 
-_COLUMNS = "id, at, user_id, token_id, action, target, detail"
-
-
-def _entry(row: Sequence[Any]) -> AuditEntry:
-    return AuditEntry(id=row[0], at=row[1], user_id=row[2], token_id=row[3], action=row[4], target=row[5],
-                      detail=json.loads(row[6]))
-
-
 class PostgresAudit:
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
@@ -41,7 +33,7 @@ class PostgresAudit:
     def append(self, at: str, user_id: str, token_id: str | None, action: str, target: str,
                detail: dict[str, object] | None = None) -> AuditEntry:
         # JSON escapes NUL inside strings; a NUL in the target is shown as U+FFFD (text cannot hold NUL)
-        text = json.dumps(detail or {}, ensure_ascii=False, sort_keys=True)
+        text = detail_json(detail)
         with self.db.transaction() as conn:
             row = conn.execute(
                 "INSERT INTO audit_log (at, user_id, token_id, action, target, detail)"
@@ -52,7 +44,7 @@ class PostgresAudit:
 
     def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Entries at or after ``at`` (ISO 8601 UTC; None: all), oldest first, at most ``limit``."""
-        sql = f"SELECT {_COLUMNS} FROM audit_log"
+        sql = f"SELECT {AUDIT_COLUMNS} FROM audit_log"
         params: list[Any] = []
         if at is not None:
             sql += " WHERE at >= %s"
@@ -62,4 +54,4 @@ class PostgresAudit:
             sql += " LIMIT %s"
             params.append(limit)
         with self.db.connection() as conn:
-            return [_entry(r) for r in conn.execute(sql, params).fetchall()]
+            return [entry_from_row(r) for r in conn.execute(sql, params).fetchall()]

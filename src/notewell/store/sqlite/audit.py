@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from notewell.access.models import AuditEntry
+from notewell.store.audit_rows import AUDIT_COLUMNS, detail_json, entry_from_row
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
@@ -24,14 +24,6 @@ MIGRATIONS = [
     """,
 ]
 
-_COLUMNS = "id, at, user_id, token_id, action, target, detail"
-
-
-def _entry(row: Sequence[Any]) -> AuditEntry:
-    return AuditEntry(id=row[0], at=row[1], user_id=row[2], token_id=row[3], action=row[4], target=row[5],
-                      detail=json.loads(row[6]))
-
-
 class SqliteAudit:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
@@ -39,7 +31,7 @@ class SqliteAudit:
 
     def append(self, at: str, user_id: str, token_id: str | None, action: str, target: str,
                detail: dict[str, object] | None = None) -> AuditEntry:
-        text = json.dumps(detail or {}, ensure_ascii=False, sort_keys=True)
+        text = detail_json(detail)
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO audit_log (at, user_id, token_id, action, target, detail) VALUES (?, ?, ?, ?, ?, ?)",
@@ -49,7 +41,7 @@ class SqliteAudit:
 
     def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Entries at or after ``at`` (ISO 8601 UTC; None: all), oldest first, at most ``limit``."""
-        sql = f"SELECT {_COLUMNS} FROM audit_log"
+        sql = f"SELECT {AUDIT_COLUMNS} FROM audit_log"
         params: list[Any] = []
         if at is not None:
             sql += " WHERE at >= ?"
@@ -58,4 +50,4 @@ class SqliteAudit:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [_entry(r) for r in self.db.conn.execute(sql, params)]
+        return [entry_from_row(r) for r in self.db.conn.execute(sql, params)]
