@@ -11,7 +11,6 @@ of UTF-8, which is code point order, as SQLite's BINARY), so listings come in th
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -31,6 +30,7 @@ from notewell.store.base import (
     Scope,
     SkippedRecord,
 )
+from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 
 MIGRATIONS = [
@@ -132,8 +132,8 @@ class _Writer:
         self.conn = conn
 
     def upsert(self, doc: DocumentInput) -> None:
-        ext = posixpath.splitext(doc.path)[1].lower()
-        lines = doc.text.count("\n") + (0 if doc.text.endswith("\n") or not doc.text else 1)
+        ext = extension(doc.path)
+        lines = line_count(doc.text)
         row = self.conn.execute(
             "INSERT INTO documents (project, path, ext, title, summary, size, mtime_ns, sha256, line_count, note)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -157,7 +157,7 @@ class _Writer:
     def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
         self.conn.execute(
             "UPDATE documents SET project = %s, path = %s, ext = %s, mtime_ns = %s WHERE project = %s AND path = %s",
-            (*new, posixpath.splitext(new[1])[1].lower(), mtime_ns, *old),
+            (*new, extension(new[1]), mtime_ns, *old),
         )
 
     def delete(self, key: DocKey) -> None:
@@ -181,15 +181,10 @@ class _Writer:
         self.conn.execute("DELETE FROM brains")
         with self.conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO brains (project, folder, title, summary, parent, documents)"
-                " VALUES (%s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO brains ({BRAIN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
                 [(b.project, b.folder, pg_text(b.title), pg_text(b.summary), b.parent,
                   pg_text(json.dumps(b.documents))) for b in brains],
             )
-
-
-def _meta(row: Sequence[Any]) -> DocumentMeta:
-    return DocumentMeta(*row)
 
 
 class PostgresDocuments:
@@ -224,19 +219,19 @@ class PostgresDocuments:
     def meta(self, project: str, path: str) -> DocumentMeta | None:
         rows = self._rows(f"SELECT {_META_COLUMNS} FROM documents d WHERE d.project = %s AND d.path = %s",
                           (project, path))
-        return _meta(rows[0]) if rows else None
+        return meta_from_row(rows[0]) if rows else None
 
     def get(self, project: str, path: str) -> Document | None:
         rows = self._rows(
             f"SELECT {_META_COLUMNS}, t.body FROM documents d JOIN document_text t ON t.id = d.id"
             " WHERE d.project = %s AND d.path = %s", (project, path),
         )
-        return Document(_meta(rows[0][:-1]), _text(rows[0][-1])) if rows else None
+        return Document(meta_from_row(rows[0][:-1]), _text(rows[0][-1])) if rows else None
 
     def list(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
         rows = self._rows(f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
-        return [_meta(r) for r in rows]
+        return [meta_from_row(r) for r in rows]
 
     def candidates(self, scope: Scope, plan: Plan | None) -> list[CandidateDoc]:
         where, params = scope_sql(scope)
@@ -266,15 +261,13 @@ class PostgresDocuments:
             size = min(size * 2, _TEXT_BATCH_MAX)
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
-        sql = "SELECT project, folder, title, summary, parent, documents FROM brains"
+        sql = f"SELECT {BRAIN_COLUMNS} FROM brains"
         params: list[str] = []
         if project is not None:
             sql += " WHERE project = %s"
             params.append(project)
         rows = self._rows(sql + " ORDER BY project, folder", params)
-        return [
-            BrainRecord(r[0], r[1], r[2], r[3], r[4], tuple((p, t) for p, t in json.loads(r[5]))) for r in rows
-        ]
+        return [brain_from_row(r) for r in rows]
 
     def skipped(self) -> list[SkippedRecord]:
         rows = self._rows("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")

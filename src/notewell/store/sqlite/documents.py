@@ -9,7 +9,6 @@ feeds the old folded text back to FTS5's 'delete' command.
 from __future__ import annotations
 
 import json
-import posixpath
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -28,6 +27,7 @@ from notewell.store.base import (
     Scope,
     SkippedRecord,
 )
+from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_shards import (
     SHARDS,
@@ -153,8 +153,8 @@ class _Writer:
         return indexed_text(row[0]) if row else ""
 
     def upsert(self, doc: DocumentInput) -> None:
-        ext = posixpath.splitext(doc.path)[1].lower()
-        lines = doc.text.count("\n") + (0 if doc.text.endswith("\n") or not doc.text else 1)
+        ext = extension(doc.path)
+        lines = line_count(doc.text)
         row = self.conn.execute(
             "SELECT id FROM documents WHERE project = ? AND path = ?", (doc.project, doc.path)
         ).fetchone()
@@ -182,7 +182,7 @@ class _Writer:
     def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
         self.conn.execute(
             "UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ? WHERE project = ? AND path = ?",
-            (*new, posixpath.splitext(new[1])[1].lower(), mtime_ns, *old),
+            (*new, extension(new[1]), mtime_ns, *old),
         )
 
     def delete(self, key: DocKey) -> None:
@@ -207,13 +207,9 @@ class _Writer:
     def set_brains(self, brains: Sequence[BrainRecord]) -> None:
         self.conn.execute("DELETE FROM brains")
         self.conn.executemany(
-            "INSERT INTO brains (project, folder, title, summary, parent, documents) VALUES (?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO brains ({BRAIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
             [(b.project, b.folder, b.title, b.summary, b.parent, json.dumps(b.documents)) for b in brains],
         )
-
-
-def _meta(row: Sequence[Any]) -> DocumentMeta:
-    return DocumentMeta(*row)
 
 
 class SqliteDocuments:
@@ -245,21 +241,21 @@ class SqliteDocuments:
         row = self.db.conn.execute(
             f"SELECT {_META_COLUMNS} FROM documents WHERE project = ? AND path = ?", (project, path)
         ).fetchone()
-        return _meta(row) if row else None
+        return meta_from_row(row) if row else None
 
     def get(self, project: str, path: str) -> Document | None:
         row = self.db.conn.execute(
             f"SELECT {_META_COLUMNS}, t.body FROM documents d JOIN document_text t ON t.id = d.id"
             " WHERE d.project = ? AND d.path = ?", (project, path),
         ).fetchone()
-        return Document(_meta(row[:-1]), row[-1]) if row else None
+        return Document(meta_from_row(row[:-1]), row[-1]) if row else None
 
     def list(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
         rows = self.db.conn.execute(
             f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params
         )
-        return [_meta(r) for r in rows]
+        return [meta_from_row(r) for r in rows]
 
     def candidates(self, scope: Scope, plan: Plan | None) -> list[CandidateDoc]:
         where, params = scope_sql(scope)
@@ -283,15 +279,13 @@ class SqliteDocuments:
                     yield doc_id, rows[doc_id]
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
-        sql = "SELECT project, folder, title, summary, parent, documents FROM brains"
+        sql = f"SELECT {BRAIN_COLUMNS} FROM brains"
         params: list[str] = []
         if project is not None:
             sql += " WHERE project = ?"
             params.append(project)
         rows = self.db.conn.execute(sql + " ORDER BY project, folder", params)
-        return [
-            BrainRecord(r[0], r[1], r[2], r[3], r[4], tuple((p, t) for p, t in json.loads(r[5]))) for r in rows
-        ]
+        return [brain_from_row(r) for r in rows]
 
     def skipped(self) -> list[SkippedRecord]:
         rows = self.db.conn.execute("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")

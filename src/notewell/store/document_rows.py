@@ -1,0 +1,35 @@
+"""Documents and brains as rows: the values and row -> record mapping both backends share.
+
+Dialect-free: the statements, the text encoding and the trigram index stay with each backend.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Sequence
+from typing import Any
+
+from notewell.store.base import BrainRecord, DocumentMeta
+
+BRAIN_COLUMNS = "project, folder, title, summary, parent, documents"
+
+
+def extension(path: str) -> str:
+    """The stored ``ext`` of a document: its path's extension, lower-cased ('' when it has none)."""
+    return posixpath.splitext(path)[1].lower()
+
+
+def line_count(text: str) -> int:
+    """The number of lines of ``text``; a last line without a newline counts, an empty text has none."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def meta_from_row(row: Sequence[Any]) -> DocumentMeta:
+    """Document metadata from a row selected in ``DocumentMeta`` field order."""
+    return DocumentMeta(*row)
+
+
+def brain_from_row(row: Sequence[Any]) -> BrainRecord:
+    """A brain from a row selected as ``BRAIN_COLUMNS`` (its documents are stored as JSON [path, title] pairs)."""
+    return BrainRecord(row[0], row[1], row[2], row[3], row[4], tuple((p, t) for p, t in json.loads(row[5])))
