@@ -15,7 +15,6 @@ concurrent supersedes of one memory cannot both win.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
 from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
@@ -61,18 +61,7 @@ MIGRATIONS = [
     """,
 ]
 
-_COLUMNS = (
-    "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
-    " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
-    " m.delete_reason"
-)
 _LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
-
-
-def _record(row: Sequence[Any]) -> MemoryRecord:
-    values = list(row)
-    values[8] = tuple(json.loads(values[8]))
-    return MemoryRecord(*values)
 
 
 def _no_nul(memory: MemoryInput) -> None:
@@ -91,7 +80,7 @@ class PostgresMemories:
 
     def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]:
         _no_nul(memory)
-        tags = json.dumps(list(memory.tags), ensure_ascii=False)
+        tags = tags_json(memory.tags)
         fields = (memory.title, memory.content, tags, memory.path)
         with self.db.transaction() as conn:
             row = conn.execute(
@@ -106,18 +95,18 @@ class PostgresMemories:
             ).fetchone()
             if row is None:
                 found = conn.execute(
-                    f"SELECT {_COLUMNS} FROM memories m WHERE m.project = %s AND m.path = %s"
+                    f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = %s AND m.path = %s"
                     f" AND m.content_hash = %s AND {_LIVE}",
                     (memory.project, memory.path, memory.content_hash),
                 ).fetchone()
                 if found is None:  # the conflict was on the ref itself
                     raise Conflict(f"memory {memory.ref} exists already")
-                return _record(found), False
+                return memory_from_row(found), False
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
-            new = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
+            new = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
             assert new is not None
-            return _record(new), True
+            return memory_from_row(new), True
 
     def _supersede(self, conn: psycopg.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(
@@ -139,16 +128,16 @@ class PostgresMemories:
                 "UPDATE memories SET deleted_at = %s, deleted_by = %s, delete_reason = %s, updated = %s"
                 " WHERE id = %s", (at, by_user_id, reason.replace("\x00", "\ufffd"), at, row[0]),
             )
-            found = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
+            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
             assert found is not None
-            return _record(found)
+            return memory_from_row(found)
 
     # --- reads ----------------------------------------------------------------------------------------
 
     def get(self, ref: str) -> MemoryRecord | None:
         with self.db.connection() as conn:
-            row = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.ref = %s", (ref,)).fetchone()
-        return _record(row) if row else None
+            row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = %s", (ref,)).fetchone()
+        return memory_from_row(row) if row else None
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         tsquery = lexemes.strict_tsquery(query.terms) if query.terms else None
@@ -187,19 +176,19 @@ class PostgresMemories:
                 return []
             ids = [row[0] for row in ranked]
             rows = {row[0]: row[1:] for row in conn.execute(
-                f"SELECT m.id, {_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
-        matched = lexemes.matched(column, expression, [(i, r[6], r[7], r[8], r[5]) for i, r in rows.items()])
-        return [MemoryHit(_record(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
+                f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
+        matched = lexemes.matched(column, expression, searched_fields(rows))
+        return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         if not projects:
             return
-        sql = f"SELECT {_COLUMNS} FROM memories m WHERE m.project = ANY(%s)"
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ANY(%s)"
         if not include_inactive:
             sql += f" AND {_LIVE}"
         with self.db.connection() as conn:
             rows = conn.execute(sql + " ORDER BY m.created, m.id", (list(projects),)).fetchall()
-        yield from (_record(r) for r in rows)
+        yield from (memory_from_row(r) for r in rows)
 
     def count(self, projects: Sequence[str] | None = None) -> int:
         sql = "SELECT count(*) FROM memories m WHERE " + _LIVE

@@ -15,13 +15,13 @@ writers of the same content all get the same ref.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from notewell.errors import Conflict
 from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
@@ -70,19 +70,8 @@ MIGRATIONS = [
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 RANK_WINDOW = 1000
 BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
-_COLUMNS = (
-    "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
-    " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
-    " m.delete_reason"
-)
 _FTS_TABLES = ("memory_words", "memory_stems")
 _SCRATCH = {"memory_words": "words", "memory_stems": "stems"}  # lexemes' in-memory tables, same tokenizers
-
-
-def _record(row: Sequence[Any]) -> MemoryRecord:
-    values = list(row)
-    values[8] = tuple(json.loads(values[8]))
-    return MemoryRecord(*values)
 
 
 def _quote(term: str) -> str:
@@ -111,22 +100,22 @@ class SqliteMemories:
                 " content, tags, content_hash, created, updated, expires_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (memory.ref, memory.project, memory.author_user_id, memory.author_token_id, memory.memory_type,
-                 memory.path, memory.title, memory.content, json.dumps(list(memory.tags), ensure_ascii=False),
+                 memory.path, memory.title, memory.content, tags_json(memory.tags),
                  memory.content_hash, memory.created, memory.created, memory.expires_at),
             )
             if cur.rowcount == 0:
                 row = conn.execute(
-                    f"SELECT {_COLUMNS} FROM memories m WHERE m.project = ? AND m.path = ? AND m.content_hash = ?"
+                    f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ? AND m.path = ? AND m.content_hash = ?"
                     " AND m.deleted_at IS NULL AND m.superseded_by IS NULL",
                     (memory.project, memory.path, memory.content_hash),
                 ).fetchone()
-                return _record(row), False
+                return memory_from_row(row), False
             new_id = int(cur.lastrowid or 0)
             self._index(conn, new_id)
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
-            row = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
-            return _record(row), True
+            row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
+            return memory_from_row(row), True
 
     def _index(self, conn: sqlite3.Connection, row_id: int) -> None:
         for table in _FTS_TABLES:
@@ -165,14 +154,14 @@ class SqliteMemories:
                 "UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ? WHERE id = ?",
                 (at, by_user_id, reason, at, row[0]),
             )
-            found = conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
-            return _record(found)
+            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
+            return memory_from_row(found)
 
     # --- reads ----------------------------------------------------------------------------------------
 
     def get(self, ref: str) -> MemoryRecord | None:
-        row = self.db.conn.execute(f"SELECT {_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,)).fetchone()
-        return _record(row) if row else None
+        row = self.db.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,)).fetchone()
+        return memory_from_row(row) if row else None
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         return self._search("memory_words", strict_expression(query.terms), query)
@@ -204,20 +193,20 @@ class SqliteMemories:
             return []
         ids = [row[0] for row in ranked]
         rows = {row[0]: row[1:] for row in self.db.conn.execute(
-            f"SELECT m.id, {_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(ids))})", ids)}
+            f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(ids))})", ids)}
         from notewell.store.postgres import lexemes  # shared with the PostgreSQL store (a late import: no cycle)
 
         # highlight() over just these rows, in a scratch in-memory FTS5 table: cheap, unlike a second MATCH
-        matched = lexemes.matched(_SCRATCH[table], expression, [(i, r[6], r[7], r[8], r[5]) for i, r in rows.items()])
-        return [MemoryHit(_record(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
+        matched = lexemes.matched(_SCRATCH[table], expression, searched_fields(rows))
+        return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         if not projects:
             return
-        sql = f"SELECT {_COLUMNS} FROM memories m WHERE m.project IN ({','.join('?' * len(projects))})"
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project IN ({','.join('?' * len(projects))})"
         if not include_inactive:
             sql += " AND m.deleted_at IS NULL AND m.superseded_by IS NULL"
-        yield from (_record(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
+        yield from (memory_from_row(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
 
     def count(self, projects: Sequence[str] | None = None) -> int:
         sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL"
