@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from tests.conftest import IndexedVault, make_vault
 
+from notewell.search.literals import plain_plan
 from notewell.store.base import DocumentInput, Scope
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
@@ -72,3 +75,35 @@ def test_failed_build_leaves_the_store_empty_and_no_scratch_files(
     assert indexed.store.documents.candidates(Scope(projects=["p0"]), None) == []
     assert not list(tmp_path.rglob("*.shard*.tmp"))
     _integrity(indexed.db)
+
+
+def test_a_store_filled_while_waiting_for_the_lock_is_written_in_place(tmp_path: Path) -> None:
+    """Two first indexings at once: the second sees an empty store, waits for the write lock, finds
+    documents once it holds it, and writes in place instead of replacing the index the first built."""
+    from notewell.store.sqlite import SqliteStore
+
+    db = tmp_path / "index.db"
+    first, second = SqliteStore.open(db), SqliteStore.open(db)
+    modes: list[bool] = []
+
+    def second_indexer() -> None:
+        with second.documents.writer() as writer:  # checks (empty), then waits at BEGIN IMMEDIATE
+            modes.append(writer.build is None)
+            writer.upsert(DocumentInput("p", "b.md", "b", "", 12, 1, "sha-b", "bravo zqb02x\n"))
+
+    try:
+        with first.documents.writer() as writer:
+            assert writer.build is not None  # the first: a parallel build
+            writer.upsert(DocumentInput("p", "a.md", "a", "", 12, 1, "sha-a", "alpha zqa01x\n"))
+            waiting = threading.Thread(target=second_indexer)
+            waiting.start()
+            time.sleep(0.5)  # the second indexer is now blocked on the lock this transaction holds
+        waiting.join(timeout=60)
+        assert modes == [True]  # decided under the lock: in place
+        for token, path in (("zqa01x", "a.md"), ("zqb02x", "b.md")):
+            found = first.documents.candidates(Scope(projects=["p"]), plain_plan(token))
+            assert [c.path for c in found] == [path]
+        _integrity(str(db))
+    finally:
+        first.close()
+        second.close()

@@ -226,13 +226,21 @@ class SqliteDocuments:
     def writer(self) -> Iterator[_Writer]:
         """One write transaction. On an empty store the trigram shards are built in parallel and copied
         in at the end, on a connection of its own (see SqliteDatabase.isolated_transaction)."""
-        if self.db.conn.in_transaction or self.db.conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+        if self.db.conn.in_transaction or self._has_documents(self.db.conn):
             with self.db.transaction() as conn:
                 yield _Writer(conn)
             return
-        with self.db.isolated_transaction() as conn, ParallelShardBuild(self.db.path) as build:
-            yield _Writer(conn, build)
-            build.copy_into(conn)
+        with self.db.isolated_transaction() as conn:
+            if self._has_documents(conn):  # another indexer filled the store while this one waited for the lock
+                yield _Writer(conn)
+                return
+            with ParallelShardBuild(self.db.path) as build:
+                yield _Writer(conn, build)
+                build.copy_into(conn)
+
+    @staticmethod
+    def _has_documents(conn: sqlite3.Connection) -> bool:
+        return conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
 
     def vault_projects(self) -> list[str]:
         return [r[0] for r in self.db.conn.execute("SELECT id FROM vault_projects ORDER BY id")]
