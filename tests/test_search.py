@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conftest import NORTHWIND, IndexedVault, make_vault, run_cli, run_module
 from notewell.errors import InvalidArgument
+from notewell.search import engine as engine_module
 from notewell.search.engine import MAX_LINE_CHARS, SearchEngine, SearchRequest
 from notewell.store.base import Scope
 
@@ -485,3 +487,27 @@ def test_plain_text_means_itself(tmp_path: Path, index_vault) -> None:
                                            "p/decoy.md": "hello a b x y link url 100 under path start end\n"}))
     for number, query in enumerate(queries, start=1):
         assert hits(nv.search(query, all_lines=True)) == [("p/special.md", number)], query
+
+
+@pytest.mark.parametrize("query", ["common", "rare7", "ab"])  # trigram candidates, a rare one, a scan
+@pytest.mark.parametrize("all_lines", [False, True])
+def test_candidate_pages_give_the_same_answer(tmp_path: Path, index_vault: Callable[[Path], IndexedVault],
+                                              monkeypatch: pytest.MonkeyPatch, query: str, all_lines: bool) -> None:
+    """The engine asks the store for candidates page by page; page edges change nothing, at any offset."""
+    files = {f"p{n % 2}/d{n:03}.md": "".join(
+        f"line {i} common {'rare7 ' if n % 7 == 0 and i == 2 else ''}ab\n" for i in range(3)) for n in range(90)}
+    indexed = index_vault(make_vault(tmp_path, files))
+    whole = indexed.search(query, all_lines=all_lines, limit=1000)
+    monkeypatch.setattr(engine_module, "FIRST_PAGE", 3)
+    monkeypatch.setattr(engine_module, "PAGE_GROWTH", 2)
+    monkeypatch.setattr(engine_module, "MAX_PAGE", 16)
+    for limit in (1, 7, 40):
+        collected, offset = [], 0
+        while True:
+            page = indexed.search(query, all_lines=all_lines, limit=limit, offset=offset)
+            collected += page.matches
+            offset += len(page.matches)
+            if not page.has_more:
+                break
+        assert collected == whole.matches
+    assert whole.matches and all(m.line in (1, 2, 3) for m in whole.matches)

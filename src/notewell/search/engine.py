@@ -23,6 +23,9 @@ CaseMode = Literal["insensitive", "smart", "sensitive"]
 CASE_MODES: tuple[str, ...] = ("insensitive", "smart", "sensitive")
 MAX_LINE_CHARS = 400  # a longer matching line is cut to this many characters, around the match
 DEFAULT_SCAN_BUDGET_S = 5.0
+FIRST_PAGE = 64  # candidates asked for first; each further page is PAGE_GROWTH times larger
+PAGE_GROWTH = 8
+MAX_PAGE = 8192
 _CONTEXT_BEFORE = MAX_LINE_CHARS // 4
 
 
@@ -58,7 +61,7 @@ class SearchResult:
     has_more: bool = False
     scanned: bool = False  # no trigram to narrow the candidates: every document in scope was read
     complete: bool = True  # false when a scan stopped at its time budget
-    candidates: int = 0
+    candidates: int = 0  # candidate documents the store returned (pages are fetched until the answer is full)
 
 
 def _cut(hit: LineHit, width: int) -> tuple[str, bool]:
@@ -106,26 +109,33 @@ class SearchEngine:
         else:
             matcher = PlainMatcher(req.query, ignore_case)
             plan = plain_plan(req.query)
-        candidates = self.documents.candidates(req.scope, plan)
-        result = SearchResult(query=req.query, offset=req.offset, scanned=plan is None,
-                              candidates=len(candidates))
+        result = SearchResult(query=req.query, offset=req.offset, scanned=plan is None)
         wanted = req.offset + req.limit
         seen = 0
         deadline = time.monotonic() + self.scan_budget_s
-        by_id = {c.id: c for c in candidates}
-        for done, (doc_id, text) in enumerate(self.documents.texts([c.id for c in candidates]), start=1):
-            doc = by_id[doc_id]
-            for hit in matcher.hits(text):
-                if seen >= wanted:
-                    result.has_more = True
+        after: tuple[str, str] | None = None
+        size = FIRST_PAGE
+        while True:  # candidates page by page, in order: a common literal is answered by its first pages
+            page = self.documents.candidates(req.scope, plan, after=after, limit=size)
+            result.candidates += len(page)
+            by_id = {c.id: c for c in page}
+            for done, (doc_id, text) in enumerate(self.documents.texts([c.id for c in page]), start=1):
+                doc = by_id[doc_id]
+                for hit in matcher.hits(text):
+                    if seen >= wanted:
+                        result.has_more = True
+                        return result
+                    if seen >= req.offset:
+                        line, shortened = _cut(hit, self.max_line_chars)
+                        result.matches.append(Match(doc.project, doc.path, hit.line, line, shortened))
+                    seen += 1
+                    if not req.all_lines:
+                        break
+                more_to_read = done < len(page) or len(page) == size
+                if more_to_read and time.monotonic() > deadline:
+                    result.complete = False
                     return result
-                if seen >= req.offset:
-                    line, shortened = _cut(hit, self.max_line_chars)
-                    result.matches.append(Match(doc.project, doc.path, hit.line, line, shortened))
-                seen += 1
-                if not req.all_lines:
-                    break
-            if done < len(candidates) and time.monotonic() > deadline:
-                result.complete = False
+            if len(page) < size:
                 return result
-        return result
+            after = (page[-1].project, page[-1].path)
+            size = min(size * PAGE_GROWTH, MAX_PAGE)

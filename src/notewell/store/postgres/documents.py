@@ -233,16 +233,25 @@ class PostgresDocuments:
         rows = self._rows(f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
         return [meta_from_row(r) for r in rows]
 
-    def candidates(self, scope: Scope, plan: Plan | None) -> list[CandidateDoc]:
+    def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
+                   limit: int | None = None) -> list[CandidateDoc]:
+        """With a limit, PostgreSQL can walk (project, path) in order and stop early when the plan's
+        literal is common, instead of rechecking the text of every GIN candidate before sorting."""
         where, params = scope_sql(scope)
+        if after is not None:
+            where += " AND (d.project, d.path) > (%s, %s)"
+            params += list(after)
         source = "documents d"
         if plan is not None:
             source += " JOIN document_text t ON t.id = d.id"
             match, match_params = plan_sql(plan)
             where += f" AND {match}"
             params += match_params
-        rows = self._rows(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where} ORDER BY d.project, d.path",
-                          params)
+        order = " ORDER BY d.project, d.path"
+        if limit is not None:
+            order += " LIMIT %s"
+            params.append(limit)
+        rows = self._rows(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}{order}", params)
         return [CandidateDoc(*r) for r in rows]
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:

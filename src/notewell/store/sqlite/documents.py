@@ -265,14 +265,21 @@ class SqliteDocuments:
         )
         return [meta_from_row(r) for r in rows]
 
-    def candidates(self, scope: Scope, plan: Plan | None) -> list[CandidateDoc]:
+    def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
+                   limit: int | None = None) -> list[CandidateDoc]:
         where, params = scope_sql(scope)
+        if after is not None:
+            where += " AND (d.project, d.path) > (?, ?)"
+            params += list(after)
         if plan is not None:
             where += f" AND d.id IN ({match_any_shard()})"
             params += [fts_query(plan)] * SHARDS
-        rows = self.db.conn.execute(
-            f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path", params
-        )
+        if limit is not None:
+            where += " ORDER BY d.project, d.path LIMIT ?"
+            params.append(limit)
+        else:
+            where += " ORDER BY d.project, d.path"
+        rows = self.db.conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}", params)
         return list(map(CandidateDoc._make, rows))
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
