@@ -73,6 +73,7 @@ _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sh
 _TEXT_BATCH = 16
 _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
+_ANALYZE_AFTER_CHANGES = 500
 
 
 def pg_text(value: str) -> str:
@@ -130,8 +131,10 @@ def _text(body: bytes) -> str:
 class _Writer:
     def __init__(self, conn: psycopg.Connection) -> None:
         self.conn = conn
+        self.changed = 0
 
     def upsert(self, doc: DocumentInput) -> None:
+        self.changed += 1
         ext = extension(doc.path)
         lines = line_count(doc.text)
         row = self.conn.execute(
@@ -161,6 +164,7 @@ class _Writer:
         )
 
     def delete(self, key: DocKey) -> None:
+        self.changed += 1
         self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s", key)  # text: ON DELETE CASCADE
 
     def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
@@ -210,8 +214,13 @@ class PostgresDocuments:
             # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:documents-writer"),))
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
-            yield _Writer(conn)
+            writer = _Writer(conn)
+            yield writer
             conn.execute("SELECT gin_clean_pending_list('document_text_folded_trgm')")
+            if writer.changed >= _ANALYZE_AFTER_CHANGES:
+                # fresh statistics now, not at autovacuum's next round: the planner's choice between
+                # walking (project, path) in order and the trigram index depends on them
+                conn.execute("ANALYZE documents, document_text")
 
     def vault_projects(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT id FROM vault_projects ORDER BY id")]
@@ -236,7 +245,8 @@ class PostgresDocuments:
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
         """With a limit, PostgreSQL can walk (project, path) in order and stop early when the plan's
-        literal is common, instead of rechecking the text of every GIN candidate before sorting."""
+        literal is common, instead of rechecking the text of every GIN candidate before sorting. The
+        statement is never prepared: a generic plan cannot tell a common literal from a rare one."""
         where, params = scope_sql(scope)
         if after is not None:
             where += " AND (d.project, d.path) > (%s, %s)"
@@ -251,7 +261,9 @@ class PostgresDocuments:
         if limit is not None:
             order += " LIMIT %s"
             params.append(limit)
-        rows = self._rows(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}{order}", params)
+        with self.db.connection() as conn:  # never prepared: each plan must see its own literals and limit
+            rows = conn.execute(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}{order}", params,
+                                prepare=False).fetchall()
         return [CandidateDoc(*r) for r in rows]
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
