@@ -54,13 +54,8 @@ class SqliteDatabase:
         if conn.in_transaction:
             yield conn
             return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(conn):
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
 
     @contextmanager
     def isolated_transaction(self) -> Iterator[sqlite3.Connection]:
@@ -75,13 +70,8 @@ class SqliteDatabase:
         conn = self._connect()
         self._local.conn = conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with _immediate(conn):
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
         finally:
             self._local.conn = previous
             with self._lock:
@@ -112,6 +102,18 @@ class SqliteDatabase:
                     conn.close()
             self._all.clear()
         self._local = threading.local()
+
+
+@contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE on ``conn``: committed on success, rolled back on error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _statements(script: str) -> list[str]:
