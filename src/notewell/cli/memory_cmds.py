@@ -24,6 +24,7 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this user (their
 PathFilterOpt = Annotated[str | None, typer.Option("--path-filter", help="Only under this location: project first, "
                                                                         "e.g. projects/apollo/decisions.")]
 TypeOpt = Annotated[str | None, typer.Option("--type", help="Only durable or working memories.")]
+PreferWorkingOpt = Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")]
 
 
 def _principal(rt: Runtime, email: str | None) -> Principal:
@@ -93,7 +94,7 @@ def memory_search(
     query: Annotated[str, typer.Argument(help="Every word must appear as a whole word.")],
     limit: Annotated[int, typer.Option("--limit", help="At most this many (1-50).")] = m.SEARCH_LIMIT_DEFAULT,
     path_filter: PathFilterOpt = None, memory_type: TypeOpt = None,
-    prefer_working: Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")] = False,
+    prefer_working: PreferWorkingOpt = False,
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Strict search: only memories holding every word of the query."""
@@ -108,7 +109,7 @@ def memory_recall(
     query: Annotated[str, typer.Argument(help="Any word, stem or prefix matches.")],
     limit: Annotated[int, typer.Option("--limit", help="At most this many (1-50).")] = m.RECALL_LIMIT_DEFAULT,
     path_filter: PathFilterOpt = None, memory_type: TypeOpt = None,
-    prefer_working: Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")] = False,
+    prefer_working: PreferWorkingOpt = False,
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Tolerant recall, ranked by relevance blended with recency and memory type."""
