@@ -105,3 +105,29 @@ def check_token_scopes(role: Role, scopes: Iterable[str], *, project_bound: bool
     if project_bound and ADMIN_SCOPE in wanted:
         raise Forbidden("--scopes: the admin scope needs a user-scoped token; drop --project or the admin scope")
     return tuple(s for s in SCOPES if s in wanted)
+
+
+def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
+    """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
+    none beyond p's own token, and a project-bound caller binds the new token to the same project."""
+    wanted = {s.strip() for s in scopes if s.strip()}
+    if not wanted:
+        raise InvalidArgument("scopes", f"name at least one scope, from {', '.join(SCOPES)}")
+    unknown = sorted(wanted - set(SCOPES))
+    if unknown:
+        raise InvalidArgument("scopes", f"unknown scope {', '.join(unknown)}; choose from {', '.join(SCOPES)}")
+    beyond_role = sorted(wanted - ROLE_SCOPES[p.role])
+    if beyond_role:
+        raise Forbidden(f"Forbidden: scopes: a {p.role} may not hold {', '.join(beyond_role)}; "
+                        "only admins hold the admin scope")
+    beyond_token = sorted(wanted - p.scopes)
+    if beyond_token:
+        raise Forbidden(f"Forbidden: scopes: this token lacks {', '.join(beyond_token)}, so it cannot mint a token "
+                        "that holds it; a token never gives more than its holder has")
+    if p.bound_project is not None and project_id != p.bound_project:
+        raise Forbidden(f"Forbidden: project: this token is bound to {p.bound_project}, so the tokens it mints "
+                        f"must be bound to {p.bound_project} too")
+    if project_id is not None and ADMIN_SCOPE in wanted:
+        raise Forbidden("Forbidden: scopes: the admin scope needs a user-scoped token; drop the project or "
+                        "the admin scope")
+    return tuple(s for s in SCOPES if s in wanted)

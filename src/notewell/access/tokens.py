@@ -70,11 +70,11 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def expiry_from(value: str | None, now: datetime | None = None) -> str | None:
+def expiry_from(value: str | None, now: datetime | None = None, field: str = "--expires") -> str | None:
     """The expiry time for ``--expires`` (None or "never": no expiry) as ISO 8601 UTC."""
     if value is None or value.strip().lower() == "never":
         return None
-    return iso((now or datetime.now(UTC)) + parse_duration(value))
+    return iso((now or datetime.now(UTC)) + parse_duration(value, field))
 
 
 def since_from(value: str, now: datetime | None = None, field: str = "--since") -> str:

@@ -1,0 +1,83 @@
+"""Self-service tokens: every active user mints, lists and revokes their own tokens.
+
+The web page /settings/tokens and the REST resource /api/v1/me/tokens both come here. The rules (in
+notewell.access.policy.check_own_token) keep a token from ever yielding more than its holder has: the
+scopes are limited by the user's role and by the scopes of the caller's own token, and a project-bound
+caller mints only tokens bound to that same project. Another person's token is answered exactly as a
+missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from notewell.access import policy
+from notewell.access.models import TokenRecord, now_iso
+from notewell.access.principal import Principal
+from notewell.access.service import AccessService, MintedToken, not_found
+from notewell.access.tokens import expiry_from, mint_secret
+from notewell.errors import Forbidden, InvalidArgument, NotFound
+
+MAX_NAME_CHARS = 100
+OWN_TOKEN_LIMIT = 100
+"""At most this many active tokens per person (revoked and expired ones do not count)."""
+
+
+class OwnTokenService:
+    def __init__(self, access: AccessService) -> None:
+        self.access = access
+
+    def _user_id(self, p: Principal) -> str:
+        if p.local_owner:
+            raise Forbidden("Forbidden: the local owner has no tokens of its own; mint one for a user "
+                            "with 'notewell token mint --user'")
+        user = self.access.identity.user(p.user_id)
+        if user is None or not user.active:
+            raise Forbidden("Forbidden: only an active user has tokens")
+        return user.id
+
+    def list(self, p: Principal) -> list[TokenRecord]:
+        """The caller's tokens, oldest first, revoked and expired ones included (never a secret)."""
+        return self.access.identity.tokens(self._user_id(p))
+
+    def get(self, p: Principal, token_id: str) -> TokenRecord:
+        """One of the caller's tokens; another person's is NotFound, as a missing one is."""
+        user_id = self._user_id(p)
+        token = self.access.identity.token(token_id.strip())
+        if token is None or token.user_id != user_id:
+            raise NotFound(f"Not found: token {token_id.strip()}")
+        return token
+
+    def mint(self, p: Principal, scopes: Iterable[str], *, project_id: str | None = None, name: str = "",
+             expires: str | None = None) -> MintedToken:
+        """A new token for the caller; the secret is returned once and only its hash is kept."""
+        user_id = self._user_id(p)
+        clean_name = name.strip()
+        if len(clean_name) > MAX_NAME_CHARS:
+            raise InvalidArgument("name", f"is {len(clean_name)} characters; keep it to {MAX_NAME_CHARS}")
+        checked = policy.check_own_token(p, scopes, project_id)
+        if project_id is not None and not self.access.can_read(p, project_id):
+            raise not_found(project_id)
+        now = now_iso()
+        active = [t for t in self.access.identity.tokens(user_id) if t.state(now) == "active"]
+        if len(active) >= OWN_TOKEN_LIMIT:
+            raise Forbidden(f"Forbidden: you hold {len(active)} active tokens, the most allowed; revoke one first")
+        expires_at = expiry_from(expires, field="expires")
+        minted = mint_secret()
+        token = TokenRecord(id=minted.token_id, user_id=user_id, name=clean_name, scopes=checked,
+                            project_id=project_id, created_at=now, expires_at=expires_at)
+        self.access.identity.add_token(token, minted.secret_hash)
+        self.access.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
+                                                       "project": project_id, "expiresAt": expires_at})
+        return MintedToken(secret=minted.secret, token=token)
+
+    def revoke(self, p: Principal, token_id: str) -> TokenRecord:
+        """Revoke one of the caller's tokens (the one in use too): it fails on its next call."""
+        token = self.get(p, token_id)
+        if token.revoked_at is not None:
+            return token
+        at = now_iso()
+        self.access.identity.revoke_token(token.id, at)
+        self.access.record(p, "token.revoke", token.id, {"self": True})
+        return replace(token, revoked_at=at)

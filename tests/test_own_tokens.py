@@ -1,0 +1,116 @@
+"""Self-service tokens: every active user mints, lists and revokes their own, never more than they hold,
+on both backends; another person's token is answered exactly as a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from notewell.access.own_tokens import OwnTokenService
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.access.service import AccessService
+from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.store import open_store
+
+
+@dataclass
+class Env:
+    access: AccessService
+    own: OwnTokenService
+
+    def principal(self, email: str, scopes: str = "knowledge:read,memory:read,memory:write",
+                  project: str | None = None) -> Principal:
+        """The Principal of a real token minted for the user by the local owner."""
+        minted = self.access.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project)
+        return self.access.authenticate(minted.secret)
+
+
+@pytest.fixture
+def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
+    store = open_store(store_url)
+    access = AccessService(store, tmp_path)
+    access.sync_vault_projects(["apollo", "zeta"])
+    access.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    access.add_user(LOCAL_OWNER, "bo@example.com", "member")
+    access.add_user(LOCAL_OWNER, "root@example.com", "admin")
+    access.grant(LOCAL_OWNER, "ada@example.com", "apollo", "read")
+    yield Env(access, OwnTokenService(access))
+    store.close()
+
+
+def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None:
+    ada = env.principal("ada@example.com")
+    minted = env.own.mint(ada, ["memory:read", "knowledge:read"], name="  laptop ", expires="30d")
+    assert minted.token.scopes == ("knowledge:read", "memory:read")
+    assert minted.token.name == "laptop" and minted.token.expires_at is not None
+    used = env.access.authenticate(minted.secret)
+    assert used.user_id == ada.user_id and used.scopes == frozenset({"knowledge:read", "memory:read"})
+    listed = env.own.list(ada)
+    assert minted.token.id in [t.id for t in listed]
+    assert all(t.user_id == ada.user_id for t in listed)
+    revoked = env.own.revoke(used, minted.token.id)  # a token may revoke itself
+    assert revoked.revoked_at is not None
+    assert env.own.revoke(ada, minted.token.id).revoked_at == revoked.revoked_at  # twice changes nothing
+    with pytest.raises(Unauthenticated):
+        env.access.authenticate(minted.secret)
+    actions = [(e.action, e.detail.get("self")) for e in env.access.store.audit.list_since()]
+    assert ("token.mint", True) in actions and ("token.revoke", True) in actions
+
+
+def test_a_token_never_mints_more_than_its_holder_has(env: Env) -> None:
+    ada = env.principal("ada@example.com", "knowledge:read")
+    with pytest.raises(Forbidden, match="admin"):
+        env.own.mint(env.principal("ada@example.com"), ["admin"])  # beyond the role
+    with pytest.raises(Forbidden, match="lacks memory:write"):
+        env.own.mint(ada, ["knowledge:read", "memory:write"])  # beyond the caller's token
+    bound = env.principal("ada@example.com", "knowledge:read", project="apollo")
+    with pytest.raises(Forbidden, match="bound to apollo"):
+        env.own.mint(bound, ["knowledge:read"])
+    assert env.own.mint(bound, ["knowledge:read"], project_id="apollo").token.project_id == "apollo"
+    root = env.principal("root@example.com", "admin,knowledge:read")
+    assert env.own.mint(root, ["admin"]).token.scopes == ("admin",)
+    with pytest.raises(Forbidden, match="user-scoped"):
+        env.own.mint(root, ["admin"], project_id="apollo")
+
+
+def test_bad_input_names_the_field(env: Env) -> None:
+    ada = env.principal("ada@example.com")
+    for scopes, field in (([], "scopes"), (["memory:read", "telepathy"], "scopes")):
+        with pytest.raises(InvalidArgument) as caught:
+            env.own.mint(ada, scopes)
+        assert caught.value.field == field
+    with pytest.raises(InvalidArgument) as caught:
+        env.own.mint(ada, ["memory:read"], expires="soon")
+    assert caught.value.field == "expires"
+    with pytest.raises(InvalidArgument) as caught:
+        env.own.mint(ada, ["memory:read"], name="x" * 101)
+    assert caught.value.field == "name"
+
+
+def test_hidden_and_missing_answer_alike(env: Env) -> None:
+    ada = env.principal("ada@example.com")
+    bo = env.principal("bo@example.com")
+    bos_token = env.own.mint(bo, ["memory:read"]).token.id
+    with pytest.raises(NotFound) as other:
+        env.own.revoke(ada, bos_token)
+    with pytest.raises(NotFound) as missing:
+        env.own.revoke(ada, "000000000000")
+    assert str(other.value).replace(bos_token, "ID") == str(missing.value).replace("000000000000", "ID")
+    assert bos_token not in [t.id for t in env.own.list(ada)]
+    with pytest.raises(NotFound) as hidden_project:
+        env.own.mint(ada, ["knowledge:read"], project_id="zeta")  # exists, not visible to ada
+    with pytest.raises(NotFound) as missing_project:
+        env.own.mint(ada, ["knowledge:read"], project_id="nope")
+    assert str(hidden_project.value).replace("zeta", "P") == str(missing_project.value).replace("nope", "P")
+
+
+def test_the_local_owner_and_deactivated_users_have_no_own_tokens(env: Env) -> None:
+    with pytest.raises(Forbidden, match="local owner"):
+        env.own.list(LOCAL_OWNER)
+    ada = env.principal("ada@example.com")
+    env.access.set_user_active(LOCAL_OWNER, "ada@example.com", False)
+    with pytest.raises(Forbidden, match="active user"):
+        env.own.mint(ada, ["memory:read"])
