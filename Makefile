@@ -24,10 +24,12 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy src
 
 clean:
 	rm -rf $(VENV) $(VAULT)/.notewell

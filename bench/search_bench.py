@@ -272,7 +272,7 @@ def _rg_version() -> str:
 
 
 def file_set_check(store: Store, corpus: Path, projects: Sequence[str]) -> str:
-    ours = {f"{p}/{m.path}" for p in projects for m in store.documents.list(p)}
+    ours = {f"{p}/{m.path}" for p in projects for m in store.documents.metas(p)}
     theirs = rg_file_set(corpus, projects)
     if ours == theirs:
         return f"ripgrep and Notewell read the same {len(ours)} files."

@@ -385,7 +385,7 @@ def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
         "p/desc.md": "---\ndescription: Described.\n---\ntext\n",
     })
     nv = index_vault(vault)
-    meta = {m.path: m for m in nv.store.documents.list("p")}
+    meta = {m.path: m for m in nv.store.documents.metas("p")}
     assert (meta["front.md"].title, meta["front.md"].summary) == ("Front Title", "The front summary.")
     assert meta["heading.md"].title == "First Heading"
     assert meta["heading.md"].summary == "Intro line before."

@@ -106,7 +106,7 @@ def test_incremental_sync_equals_a_fresh_index(batches: list[list[Op]]) -> None:
             fresh = index_into(vault.root, root / "fresh.db")
             try:
                 for project in ("p", "q"):
-                    assert indexed.store.documents.list(project) == fresh.store.documents.list(project)
+                    assert indexed.store.documents.metas(project) == fresh.store.documents.metas(project)
                 assert indexed.store.documents.skipped() == fresh.store.documents.skipped()
                 assert indexed.store.documents.vault_projects() == fresh.store.documents.vault_projects()
             finally:

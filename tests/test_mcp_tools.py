@@ -111,7 +111,7 @@ async def test_list_projects_per_token(mcp_url: str, mcp_world: World, who: str,
     advisory = next((p for p in got["projects"] if p["id"] == "northwind-advisory"), None)
     if advisory:
         assert advisory["name"] == "Northwind Advisory" and advisory["kind"] == "ordinary"
-        assert advisory["documents"] == len(mcp_world.runtime.store.documents.list("northwind-advisory"))
+        assert advisory["documents"] == len(mcp_world.runtime.store.documents.metas("northwind-advisory"))
 
 
 async def test_list_docs_paths_have_no_project_prefix_and_read_doc_takes_search_paths(mcp_url: str,

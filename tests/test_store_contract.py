@@ -59,13 +59,13 @@ def assert_same_listings(pair: Pair) -> None:
     assert {k: (s.size, s.mtime_ns, s.sha256) for k, s in lite.state().items()} == {
         k: (s.size, s.mtime_ns, s.sha256) for k, s in pg.state().items()}
     for project in lite.vault_projects():
-        assert lite.list(project) == pg.list(project)
-        for meta in lite.list(project):
+        assert lite.metas(project) == pg.metas(project)
+        for meta in lite.metas(project):
             assert lite.get(project, meta.path) == pg.get(project, meta.path)
             assert lite.meta(project, meta.path) == pg.meta(project, meta.path)
             folder = meta.path.rpartition("/")[0]
             if folder:
-                assert lite.list(project, folder) == pg.list(project, folder)
+                assert lite.metas(project, folder) == pg.metas(project, folder)
     assert lite.brains() == pg.brains()
     for project in lite.vault_projects():
         assert lite.brains(project) == pg.brains(project)
@@ -78,7 +78,7 @@ def words_of(indexed: IndexedVault, count: int, seed: int) -> list[str]:
     """``count`` words and word pieces from the indexed documents, chosen by a fixed seed."""
     rng = random.Random(seed)
     docs = indexed.store.documents
-    words = sorted({w for p in docs.vault_projects() for m in docs.list(p)
+    words = sorted({w for p in docs.vault_projects() for m in docs.metas(p)
                     for w in (docs.get(p, m.path).text.split()) if len(w) >= 3})  # type: ignore[union-attr]
     picked = rng.sample(words, min(count, len(words)))
     return [w[rng.randrange(0, max(1, len(w) - 3)):] if rng.random() < 0.3 else w for w in picked]

@@ -94,7 +94,7 @@ def _load(file: VaultFile) -> _Loaded | None:
 def _brains(store: Store) -> list[BrainRecord]:
     parsed = []
     for project in store.documents.vault_projects():
-        for meta in store.documents.list(project):
+        for meta in store.documents.metas(project):
             if posixpath.basename(meta.path) != BRAIN_FILE:
                 continue
             doc = store.documents.get(project, meta.path)

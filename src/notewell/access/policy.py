@@ -88,7 +88,7 @@ def decide(action: Action, p: Principal, project: Project, grant: GrantLevel | N
 def check_role(role: str) -> Role:
     if role not in ROLES:
         raise InvalidArgument("--role", f"{role!r} is not a role; choose one of {', '.join(ROLES)}")
-    return role  # type: ignore[return-value]
+    return role
 
 
 def check_token_scopes(role: Role, scopes: Iterable[str], *, project_bound: bool) -> tuple[str, ...]:

@@ -332,8 +332,8 @@ class AccessService:
             updated = replace(updated, language=language.strip() or None)
         if updated != project:
             self.identity.update_project(updated)
-            changed = {k: v for k, v in (("name", name), ("description", description), ("framework", framework),
-                                         ("language", language)) if v is not None}
+            given = (("name", name), ("description", description), ("framework", framework), ("language", language))
+            changed: dict[str, object] = {k: v for k, v in given if v is not None}
             self._audit(p, "project.set", project_id, changed)
         return updated
 

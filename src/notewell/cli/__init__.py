@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
     docs_cmd,
@@ -23,6 +21,3 @@ from notewell.cli.app import app
 def main() -> None:
     app(prog_name="notewell")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -11,7 +11,7 @@ from notewell.cli.app import DbOpt, VaultOpt, app, err_console, fail, runtime
 from notewell.errors import NotewellError
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
-from notewell.mcp.toolset import ServerDeps
+from notewell.mcp.toolset import ServerDeps, Toolset
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -51,7 +51,7 @@ def serve_command(
         _serve_http(deps, chosen, host, port, allowed_host or [])
 
 
-def _serve_http(deps: ServerDeps, chosen: list, host: str, port: int, allowed_hosts: list[str]) -> None:
+def _serve_http(deps: ServerDeps, chosen: list[Toolset], host: str, port: int, allowed_hosts: list[str]) -> None:
     import uvicorn
 
     from notewell.mcp.http import MCP_PATH, build_http_app

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 logger = logging.getLogger("notewell.mcp")
 
@@ -28,7 +29,7 @@ def event(op: str, **fields: object) -> None:
     logger.info(line(op, **fields))
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler[TextIO]):
     """Writes to whatever sys.stderr is at the moment of each line (test runners swap it)."""
 
     _notewell = True
@@ -36,12 +37,12 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
-    def stream(self) -> object:
+    @property
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, _value: object) -> None:
+    def stream(self, _value: TextIO) -> None:
         pass
 
 

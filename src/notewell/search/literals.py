@@ -14,6 +14,7 @@ import re._constants as C
 import re._parser as sre
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 from notewell.search.fold import fold
 from notewell.search.plan import And, Lit, Or, Plan, simplify
@@ -119,7 +120,7 @@ def _node(item: tuple[object, object]) -> _Info:
     if op is C.BRANCH:
         return _branch([_seq(list(b)) for b in arg[1]])  # type: ignore[index]
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
-        low, high, sub = arg  # type: ignore[misc]
+        low, high, sub = cast("tuple[int, int, list[tuple[object, object]]]", arg)
         if low == 0:
             return _EMPTY if high == 0 else _ANY
         inner = _seq(list(sub))

@@ -9,7 +9,7 @@ shapes.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -192,13 +192,13 @@ class KnowledgeService:
         return self.access.visible_projects(p)
 
     def list_projects(self, p: Principal) -> list[ProjectInfo]:
-        return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, len(self.store.documents.list(pr.id)))
+        return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, len(self.store.documents.metas(pr.id)))
                 for pr in self._readable(p)]
 
     def list_docs(self, p: Principal, project: str, path: str = "") -> DocList:
         pr = self.access.project_for_read(p, project)
         prefix = normalize_path(path)
-        metas = self.store.documents.list(pr.id, prefix)
+        metas = self.store.documents.metas(pr.id, prefix)
         docs = [_doc_info(m) for m in metas[: limits.LIST_DOCS_MAX]]
         return DocList(pr.id, prefix, docs, truncated=len(metas) > limits.LIST_DOCS_MAX)
 
@@ -276,7 +276,7 @@ class KnowledgeService:
                 listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
                 seen.add(rel)
         excluded = _sub_brain_folders(record, brains)
-        for meta in docs.list(record.project, record.folder):
+        for meta in docs.metas(record.project, record.folder):
             if meta.path in seen or meta.path == brain_md_path or any(meta.path.startswith(f + "/") for f in excluded):
                 continue
             listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
@@ -355,7 +355,7 @@ class KnowledgeService:
     def get_docs(self, p: Principal, tools: Sequence[ToolSummary], section: str | None = None) -> ServerDocs:
         if section is not None and section not in DOCS_SECTIONS:
             raise InvalidArgument("section", f"must be one of {', '.join(DOCS_SECTIONS)}")
-        builders = {
+        builders: dict[str, Callable[[Principal], DocsSection]] = {
             "overview": self._docs_overview,
             "tools": lambda _p: _docs_tools(tools),
             "permissions": self._docs_permissions,

@@ -46,7 +46,7 @@ class _Ignores:
     """The stack of ignore specs in force while walking down one branch of the tree."""
 
     def __init__(self) -> None:
-        self._specs: list[tuple[str, pathspec.PathSpec]] = []
+        self._specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
 
     def load(self, folder: Path, rel: str, names: set[str] | None = None) -> int:
         """Push the ignore files of ``folder``; ``names``, when given, are the folder's entries (saves a stat)."""

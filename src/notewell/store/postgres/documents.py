@@ -237,7 +237,7 @@ class PostgresDocuments:
         )
         return Document(meta_from_row(rows[0][:-1]), _text(rows[0][-1])) if rows else None
 
-    def list(self, project: str, prefix: str = "") -> list[DocumentMeta]:
+    def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
         rows = self._rows(f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
         return [meta_from_row(r) for r in rows]

@@ -258,7 +258,7 @@ class SqliteDocuments:
         ).fetchone()
         return Document(meta_from_row(row[:-1]), row[-1]) if row else None
 
-    def list(self, project: str, prefix: str = "") -> list[DocumentMeta]:
+    def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
         rows = self.db.conn.execute(
             f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params
