@@ -23,10 +23,12 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from starlette.types import ASGIApp
 
 from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
 from notewell.indexer import sync
-from notewell.mcp.http import HttpApp, build_http_app
 from notewell.mcp.registry import choose
 from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime, open_runtime
@@ -88,10 +90,9 @@ def free_port() -> int:
 class ServerThread:
     """uvicorn serving an ASGI app on a free localhost port, in a background thread."""
 
-    def __init__(self, http: HttpApp) -> None:
-        self.http = http
+    def __init__(self, app: ASGIApp) -> None:
         self.port = free_port()
-        self.server = uvicorn.Server(uvicorn.Config(http.app, host="127.0.0.1", port=self.port, log_level="warning",
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     access_log=False, lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -114,7 +115,7 @@ class ServerThread:
 
 
 def serve_world(world: World, toolsets: list[str] | None = None) -> ServerThread:
-    return ServerThread(build_http_app(world.deps, choose(toolsets)))
+    return ServerThread(build_app(world.runtime, ServeOptions(choose(toolsets))))
 
 
 @asynccontextmanager

@@ -82,10 +82,12 @@ def test_host_allow_list(mcp_world: World) -> None:
     with serve_world(mcp_world) as plain:
         assert httpx.post(plain.url, json=INIT, headers=headers, timeout=10).status_code == 421
     from mcp_world import ServerThread
-    from notewell.mcp.http import build_http_app
+    from notewell.http.app import build_app
+    from notewell.http.door import ServeOptions
     from notewell.mcp.registry import choose
 
-    with ServerThread(build_http_app(mcp_world.deps, choose(None), allowed_hosts=["notes.example.com"])) as proxied:
+    options = ServeOptions(choose(None), allowed_hosts=["notes.example.com"])
+    with ServerThread(build_app(mcp_world.runtime, options)) as proxied:
         assert httpx.post(proxied.url, json=INIT, headers=headers, timeout=10).status_code == 200
 
 

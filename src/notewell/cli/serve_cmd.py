@@ -1,4 +1,4 @@
-"""notewell serve: the MCP server over Streamable HTTP (default) or stdio (--stdio)."""
+"""notewell serve: the HTTP server (notewell.http.app: /mcp and every other door), or MCP over stdio (--stdio)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import typer
 
 from notewell.cli.app import DbOpt, VaultOpt, app, err_console, fail, runtime
 from notewell.errors import NotewellError
+from notewell.http.door import ServeOptions
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
-from notewell.mcp.toolset import ServerDeps, Toolset
+from notewell.mcp.toolset import ServerDeps
+from notewell.runtime import Runtime
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -41,28 +43,29 @@ def serve_command(
         chosen = choose(toolsets)
         log.setup()
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
-        deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
         if stdio:
+            deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
             principal = stdio_principal(deps)
             anyio.run(serve_stdio, deps, chosen, principal)
             return
-        _serve_http(deps, chosen, host, port, allowed_host or [])
+        _serve_http(rt, ServeOptions(chosen, allowed_host or []), host, port)
 
 
-def _serve_http(deps: ServerDeps, chosen: list[Toolset], host: str, port: int, allowed_hosts: list[str]) -> None:
+def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> None:
     import uvicorn
 
-    from notewell.mcp.http import MCP_PATH, build_http_app
+    from notewell.http.app import build_app
+    from notewell.mcp.http import MCP_PATH
 
-    if host not in ("127.0.0.1", "localhost", "::1") and not allowed_hosts:
+    if host not in ("127.0.0.1", "localhost", "::1") and not options.allowed_hosts:
         err_console.print(f"note: listening on {host}; clients must use localhost unless you pass --allowed-host "
                           "with the name they connect to", highlight=False, markup=False)
     try:
-        http = build_http_app(deps, chosen, allowed_hosts=allowed_hosts)
+        app = build_app(rt, options)
     except NotewellError as exc:
         raise fail(str(exc)) from None
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
-                      f"{', '.join(t.name for t in chosen)}); Ctrl-C stops it", highlight=False, markup=False)
-    uvicorn.run(http.app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+                      f"{', '.join(t.name for t in options.toolsets)}); Ctrl-C stops it", highlight=False, markup=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")

@@ -1,7 +1,8 @@
-"""The Streamable HTTP door: a Starlette app with bearer auth, session binding and request logging.
+"""The Streamable HTTP door: the /mcp route with bearer auth, session binding and request logging.
 
-Layers, outermost first: the SDK's AuthenticationMiddleware (BearerAuthBackend over the access
-service) and AuthContextMiddleware, then the McpGate, then the SDK's session manager at /mcp.
+Layers of the route, outermost first: the SDK's AuthenticationMiddleware (BearerAuthBackend over the
+access service) and AuthContextMiddleware, then the McpGate, then the SDK's session manager. The
+middleware belongs to the route, not to the server's application: other doors authenticate their own way.
 
 The gate answers 401 with WWW-Authenticate when there is no valid token, and binds each handshake-era
 session (Mcp-Session-Id) to the token that opened it: a request presenting another token is refused
@@ -14,7 +15,8 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
@@ -22,12 +24,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuth
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -165,28 +164,24 @@ def transport_security(allowed_hosts: Sequence[str]) -> TransportSecuritySetting
 
 
 @dataclass
-class HttpApp:
-    app: Starlette
+class McpHttp:
+    """The MCP door's parts: the /mcp route, which carries its own bearer authentication, and the SDK's session
+    manager, which must run (``run()``, an async context manager) while the server serves."""
+
+    route: Route
+    run: Callable[[], AbstractAsyncContextManager[None]]
     mcp: NotewellMCP
     sessions: SessionBook
 
 
-def build_http_app(deps: ServerDeps, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
-                   json_response: bool = True) -> HttpApp:
-    """The ASGI app serving MCP at /mcp (and an unauthenticated GET /healthz)."""
+def build_mcp_http(deps: ServerDeps, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
+                   json_response: bool = True) -> McpHttp:
+    """MCP over Streamable HTTP at /mcp, for mounting in the server's one application (notewell.http.app)."""
     book = SessionBook()
     mcp = NotewellMCP(deps, toolsets, current_principal, on_tool_call=book.tool_called)
     manager = StreamableHTTPSessionManager(app=mcp.server, json_response=json_response,
                                            security_settings=transport_security(allowed_hosts))
-
-    async def healthz(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "toolsets": [t.name for t in toolsets]})
-
-    app = Starlette(
-        routes=[Route(MCP_PATH, endpoint=McpGate(manager.handle_request, book)),
-                Route("/healthz", endpoint=healthz, methods=["GET"])],
-        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(deps.access))),
-                    Middleware(AuthContextMiddleware)],
-        lifespan=lambda _app: manager.run(),
-    )
-    return HttpApp(app, mcp, book)
+    bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(deps.access))),
+              Middleware(AuthContextMiddleware)]
+    route = Route(MCP_PATH, endpoint=McpGate(manager.handle_request, book), middleware=bearer)
+    return McpHttp(route, manager.run, mcp, book)

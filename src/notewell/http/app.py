@@ -1,0 +1,54 @@
+"""The one ASGI application ``notewell serve`` runs: every door side by side, one lifespan.
+
+Adding a door: write ``<name>_door(rt, options) -> Door`` in notewell/http/doors.py (its routes carry their own
+middleware) and add it to DOORS below. Order is match order: a door mounted at "/" (the browser pages) goes
+last, because it matches every path.
+
+Adding a background task: write ``<name>_task(rt, options) -> BackgroundTask`` (notewell/http/tasks.py says what
+a task must do) and add it to BACKGROUND_TASKS below.
+
+The lifespan enters each door's own lifespan (the MCP session manager), then starts the background tasks; at
+shutdown it cancels the tasks, waits for them, and leaves the doors' lifespans in reverse order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from starlette.applications import Starlette
+
+from notewell.http.door import Door, ServeOptions
+from notewell.http.doors import health_door, mcp_door
+from notewell.http.tasks import BackgroundTask, running
+from notewell.runtime import Runtime
+
+DoorFactory = Callable[[Runtime, ServeOptions], Door]
+TaskFactory = Callable[[Runtime, ServeOptions], BackgroundTask]
+
+DOORS: tuple[DoorFactory, ...] = (
+    health_door,  # GET /healthz, unauthenticated
+    mcp_door,  # /mcp, bearer tokens
+    # /api/v1 (REST, bearer tokens) plugs in here
+    # / (browser pages, session cookies and CSRF) plugs in here, last
+)
+
+BACKGROUND_TASKS: tuple[TaskFactory, ...] = ()
+
+
+def build_app(rt: Runtime, options: ServeOptions, *, doors: Sequence[DoorFactory] = DOORS,
+              tasks: Sequence[TaskFactory] = BACKGROUND_TASKS) -> Starlette:
+    """The application serving every door over ``rt``; its lifespan runs the doors' own and the background tasks."""
+    built = [make(rt, options) for make in doors]
+    background = [make(rt, options) for make in tasks]
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for door in built:
+                if door.lifespan is not None:
+                    await stack.enter_async_context(door.lifespan())
+            await stack.enter_async_context(running(background))
+            yield
+
+    return Starlette(routes=[route for door in built for route in door.routes], lifespan=lifespan)

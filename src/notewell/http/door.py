@@ -1,0 +1,35 @@
+"""What a door of the HTTP server is: its routes, each carrying its own middleware, and what it runs while serving.
+
+A door's authentication belongs to its routes (``Route(..., middleware=[...])`` or ``Mount(..., middleware=[...])``),
+never to the whole application: /mcp takes bearer tokens, the browser pages take session cookies, and /healthz
+takes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+
+from starlette.routing import BaseRoute
+
+from notewell.mcp.toolset import Toolset
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What ``notewell serve`` was asked for, beyond the vault and the database."""
+
+    toolsets: Sequence[Toolset]  # the MCP toolsets to offer
+    allowed_hosts: Sequence[str] = ()  # Host headers accepted besides localhost ("*": any)
+    json_response: bool = True  # MCP answers as JSON rather than an SSE stream
+
+
+@dataclass(frozen=True)
+class Door:
+    """One way into the server, mounted in the one application."""
+
+    name: str
+    routes: Sequence[BaseRoute]
+    # Entered when the server starts and left when it stops (e.g. the MCP session manager's task group).
+    lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = field(default=None, repr=False)

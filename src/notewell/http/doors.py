@@ -1,0 +1,32 @@
+"""Each door of the HTTP server, adapted from its own package to a Door (see notewell.http.door).
+
+A door's package knows nothing of this one; the adapter here builds it from the runtime and the serve options.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from notewell.http.door import Door, ServeOptions
+from notewell.mcp.http import build_mcp_http
+from notewell.mcp.toolset import ServerDeps
+from notewell.runtime import Runtime
+
+
+def health_door(_rt: Runtime, options: ServeOptions) -> Door:
+    """GET /healthz, unauthenticated: the server is up, and which MCP toolsets it offers."""
+
+    async def healthz(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets]})
+
+    return Door("health", [Route("/healthz", endpoint=healthz, methods=["GET"])])
+
+
+def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
+    """MCP over Streamable HTTP at /mcp, for bearer tokens."""
+    deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
+    mcp = build_mcp_http(deps, options.toolsets, allowed_hosts=options.allowed_hosts,
+                         json_response=options.json_response)
+    return Door("mcp", [mcp.route], lifespan=mcp.run)

@@ -1,0 +1,63 @@
+"""The one HTTP application: doors side by side, each with its own authentication, and background tasks
+that run while the server serves and stop cleanly when it stops."""
+
+from __future__ import annotations
+
+import threading
+
+import anyio
+import httpx
+import pytest
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
+
+from mcp_world import ServerThread, World
+from notewell.http.app import DOORS, build_app
+from notewell.http.door import Door, ServeOptions
+from notewell.http.tasks import BackgroundTask
+from notewell.mcp.registry import choose
+from notewell.runtime import Runtime
+
+
+async def _page(request: Request) -> PlainTextResponse:
+    return PlainTextResponse(f"page {request.url.path}")
+
+
+def _pages_door(_rt: Runtime, _options: ServeOptions) -> Door:
+    """A door mounted at "/", as the browser pages will be: it gets every path the other doors do not match."""
+    return Door("pages", [Mount("/", routes=[Route("/{path:path}", endpoint=_page)])])
+
+
+def test_doors_side_by_side_each_with_its_own_authentication(mcp_world: World) -> None:
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)), doors=(*DOORS, _pages_door))) as srv:
+        base = f"http://127.0.0.1:{srv.port}"
+        assert httpx.post(f"{base}/mcp", json={}, timeout=10).status_code == 401  # the bearer door
+        bogus = {"Authorization": "Bearer nw_bogus"}
+        assert httpx.get(f"{base}/healthz", headers=bogus, timeout=10).json()["status"] == "ok"
+        page = httpx.get(f"{base}/notes/today", headers=bogus, timeout=10)  # bearer middleware is /mcp's only
+        assert (page.status_code, page.text) == (200, "page /notes/today")
+
+
+def test_background_tasks_run_while_serving_and_stop_cleanly(mcp_world: World,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    started, stopped = threading.Event(), threading.Event()
+
+    async def ticker() -> None:
+        try:
+            started.set()
+            await anyio.sleep_forever()
+        finally:
+            stopped.set()
+
+    async def broken() -> None:
+        raise RuntimeError("a task that fails")
+
+    tasks = (lambda _rt, _o: BackgroundTask("ticker", ticker), lambda _rt, _o: BackgroundTask("broken", broken))
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)), tasks=tasks)) as srv:
+        assert started.wait(10)
+        assert httpx.get(f"http://127.0.0.1:{srv.port}/healthz", timeout=10).status_code == 200  # despite "broken"
+        assert not stopped.is_set()
+    assert stopped.is_set()
+    assert not srv.thread.is_alive()
+    assert "background task broken failed" in caplog.text
