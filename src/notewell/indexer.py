@@ -13,13 +13,15 @@ import hashlib
 import posixpath
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.store.base import BrainRecord, DocKey, DocumentInput, SkippedRecord, Store
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
 from notewell.vault.scan import VaultFile, scan_vault
+from notewell.vault.verified_read import FileTooLarge, read_verified
 
 BINARY_SNIFF_BYTES = 8192
 # A file modified this recently may be modified again within the same tick of the file system's clock,
@@ -39,6 +41,7 @@ class IndexReport:
     unchanged: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
+    passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
 
     @property
     def did_work(self) -> bool:
@@ -83,11 +86,14 @@ def _decode(data: bytes) -> tuple[str, str] | None:
         return data.decode("utf-8", errors="replace"), "not valid UTF-8: decoded with replacement characters"
 
 
-def _load(file: VaultFile) -> _Loaded | None:
+def _load(root: Path, file: VaultFile, max_bytes: int) -> _Loaded | str:
+    """The file's bytes, read through verified descriptors (a swap since the scan cannot escape); else why not."""
     try:
-        data = file.abspath.read_bytes()
+        data = read_verified(root, file.source, max_bytes)
+    except FileTooLarge:
+        return f"larger than the {max_bytes} byte limit"
     except OSError:
-        return None
+        return "unreadable (missing, or replaced by a symlink or a folder since the scan)"
     return _Loaded(file, data, hashlib.sha256(data).hexdigest())
 
 
@@ -157,13 +163,13 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
     changed_any = False
     with store.documents.writer() as writer:
         for file in to_read:
-            loaded = _load(file)
+            loaded = _load(scan.root, file, settings.max_file_bytes)
             done += file.size
             if progress:
                 progress(done, total)
             key = (file.project, file.path)
-            if loaded is None:
-                skipped.append(SkippedRecord(file.project, file.path, file.size, "unreadable"))
+            if isinstance(loaded, str):
+                skipped.append(SkippedRecord(file.project, file.path, file.size, loaded))
                 continue
             report.bytes_read += len(loaded.data)
             old = state.get(key)
@@ -202,6 +208,7 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
                 report.removed += 1
         report.unchanged += len(on_disk) - len(to_read)
         report.skipped = len(skipped)
+        report.passed_over = [f"{s.project}/{s.path}: {s.reason}" for s in skipped]
         changed_any = report.did_work
         previous_skipped = {(s.project, s.path, s.reason) for s in store.documents.skipped()}
         if {(s.project, s.path, s.reason) for s in skipped} != previous_skipped:

@@ -8,8 +8,11 @@ from notewell.errors import InvalidArgument
 
 
 def normalize_path(path: str, field: str = "path") -> str:
-    """A clean "/"-separated relative path; refuses anything that climbs out of the vault."""
-    cleaned = path.strip().replace("\\", "/").strip("/")
+    """A clean "/"-separated relative path; refuses anything that climbs out of the vault.
+
+    A backslash is part of a name (a file may be called back\\slash.md), never a separator.
+    """
+    cleaned = path.strip().strip("/")
     if not cleaned:
         return ""
     norm = posixpath.normpath(cleaned)

@@ -7,6 +7,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColu
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 from notewell.indexer import sync
 
+PASSED_OVER_SHOWN = 50
+
 
 @app.command("index")
 def index_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
@@ -28,3 +30,12 @@ def index_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = 
                         "didWork": report.did_work})
         else:
             console.print(report.summary(), highlight=False)
+            _print_passed_over(report.passed_over)
+
+
+def _print_passed_over(lines: list[str]) -> None:
+    """Each skipped file with its reason (a symlink not followed, a name that is not UTF-8, a size)."""
+    for line in lines[:PASSED_OVER_SHOWN]:
+        console.print(f"  skipped {line}", highlight=False, markup=False, soft_wrap=True)
+    if len(lines) > PASSED_OVER_SHOWN:
+        console.print(f"  ... and {len(lines) - PASSED_OVER_SHOWN} more skipped files", highlight=False)

@@ -1,12 +1,15 @@
 """notewell quickstart: index a vault, make sure a local admin and a token exist, print the client set-up, serve.
 
-This is what `make serve` runs. The token's secret is kept in <vault>/.notewell/quickstart-token (mode
-0600) so a second run reuses it; the store itself keeps only the token's hash. A kept secret that no
-longer authenticates (revoked, or the store was rebuilt) is replaced by a new one.
+This is what `make serve` runs. The token's secret is kept outside the vault, where no vault scan or
+symlink in it can reach it: $XDG_STATE_HOME/notewell/quickstart/<vault id>/token (~/.local/state when
+XDG_STATE_HOME is unset; the folder 0700, the file 0600), so a second run reuses it; the store itself
+keeps only the token's hash. A kept secret that no longer authenticates (revoked, or the store was
+rebuilt) is replaced by a new one. A secret left inside the vault by an older version is deleted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -23,8 +26,16 @@ from notewell.errors import NotFound, Unauthenticated
 from notewell.indexer import sync
 
 ADMIN_EMAIL = "admin@localhost"
-TOKEN_FILE = "quickstart-token"
+TOKEN_FILE = "token"
+OLD_TOKEN_FILE = "quickstart-token"  # where older versions kept it: <vault>/.notewell/quickstart-token
 TOKEN_SCOPES = ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions")
+
+
+def quickstart_token_file(vault: Path) -> Path:
+    """Where quickstart keeps the token for ``vault``: one folder per vault, under the state home."""
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    vault_id = hashlib.sha256(str(vault.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return state / "notewell" / "quickstart" / vault_id / TOKEN_FILE
 
 
 def _read_secret(path: Path) -> str | None:
@@ -35,11 +46,19 @@ def _read_secret(path: Path) -> str | None:
 
 
 def _write_secret(path: Path, secret: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(secret + "\n")
     os.chmod(path, 0o600)
+
+
+def _move_old_secret(old: Path, token_file: Path) -> None:
+    """Take a secret an older version kept inside the vault out of it."""
+    kept = _read_secret(old)
+    if kept is not None and _read_secret(token_file) is None:
+        _write_secret(token_file, kept)
+    old.unlink(missing_ok=True)
 
 
 def ensure_token(access: AccessService, token_file: Path) -> tuple[str, bool]:
@@ -88,7 +107,8 @@ def quickstart_command(
     with runtime(vault, db) as rt:
         report = sync(rt.settings, rt.store)
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
-        token_file = rt.settings.vault / INDEX_DIR_NAME / TOKEN_FILE
+        token_file = quickstart_token_file(rt.settings.vault)
+        _move_old_secret(rt.settings.vault / INDEX_DIR_NAME / OLD_TOKEN_FILE, token_file)
         secret, minted = ensure_token(rt.access, token_file)
         vault_path = rt.settings.vault
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/mcp"

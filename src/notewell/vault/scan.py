@@ -2,8 +2,8 @@
 
 Each top-level folder is a project whose id is the folder's name. Hidden files and folders, the index
 folder, and what a .gitignore or .notewellignore (at any level, gitignore syntax) excludes are skipped
-without a record; files of other types are passed over; files that are too large, or symlinks leading
-outside the vault, are recorded as skipped with the reason.
+without a record; files of other types are passed over; files that are too large, names that are not
+UTF-8, and symlinks the link policy does not follow (links.py) are recorded as skipped with the reason.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pathspec
 
+from notewell.vault.links import Folder, Followed, judge_link
+
 IGNORE_FILES = (".gitignore", ".notewellignore")
 
 
@@ -25,6 +27,7 @@ class VaultFile:
     abspath: Path
     size: int
     mtime_ns: int
+    source: str  # the vault-relative real path to read: the file itself, or a followed link's target
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class ScanResult:
     files: list[VaultFile]
     skipped: list[SkippedFile]
     projects: list[str]  # every project folder walked, empty ones too, sorted
+    root: Path  # the vault, resolved: sources are relative to it
 
 
 class _Ignores:
@@ -78,19 +82,25 @@ class _Ignores:
         return False
 
 
+def _path_excluded(root: Path, rel: str, excluded: set[str]) -> bool:
+    """Would a walk from ``root`` pass over the file ``rel``: an ignore file, or a folder it does not enter?"""
+    ignores = _Ignores()
+    ignores.load(root, "")
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        folder_rel = "/".join(parts[:depth])
+        folder = root / folder_rel
+        if str(folder) in excluded or ignores.excluded(folder_rel, True):
+            return True
+        ignores.load(folder, folder_rel)
+    return ignores.excluded(rel, False)
+
+
 def _valid_name(name: str) -> bool:
     """Can the name be stored and shown? A name of bytes that are not UTF-8 comes with surrogates."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
         return False
     return True
 
@@ -101,7 +111,7 @@ def scan_vault(
     """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over."""
     root = vault.resolve()
     excluded = {str(p.resolve()) for p in exclude}
-    result = ScanResult(files=[], skipped=[], projects=[])
+    result = ScanResult(files=[], skipped=[], projects=[], root=root)
     ignores = _Ignores()
     pushed = ignores.load(root, "")
     types = {t.lower() for t in file_types}
@@ -127,40 +137,39 @@ def _walk_project(
     result: ScanResult,
 ) -> None:
     for item in _walk(folder, project, ignores, excluded):
-        if os.path.splitext(item)[1].lower() not in types:
-            continue
         rel_in_project = item[len(project) + 1:]
         if not _valid_name(rel_in_project):
             printable = os.fsencode(rel_in_project).decode("utf-8", "replace")
             result.skipped.append(SkippedFile(project, printable, 0, "file name is not valid UTF-8"))
             continue
+        if not _indexable(item, types):
+            continue
         abspath = root / item
+        source, size, mtime_ns = item, 0, 0
         try:
             if abspath.is_symlink():
-                target = abspath.resolve()
-                if not _inside(target, root):
-                    result.skipped.append(SkippedFile(project, rel_in_project, 0, "symlink leads outside the vault"))
+                verdict = judge_link(root, project, abspath, lambda name: _indexable(name, types),
+                                     lambda rel: _path_excluded(root, rel, excluded))
+                if isinstance(verdict, Folder):
                     continue
-                if not target.exists():
-                    result.skipped.append(SkippedFile(project, rel_in_project, 0, "broken symlink"))
+                if not isinstance(verdict, Followed):
+                    result.skipped.append(SkippedFile(project, rel_in_project, 0, verdict.reason))
                     continue
-                if not target.is_file():
-                    continue
-                lst = target.stat()
+                source, size, mtime_ns = verdict.source, verdict.size, verdict.mtime_ns
             else:
                 lst = abspath.lstat()
-        except RuntimeError:  # Path.resolve on a symlink loop
-            result.skipped.append(SkippedFile(project, rel_in_project, 0, "broken symlink"))
-            continue
+                size, mtime_ns = lst.st_size, lst.st_mtime_ns
         except OSError as exc:
             result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
             continue
-        if lst.st_size > max_bytes:
-            result.skipped.append(
-                SkippedFile(project, rel_in_project, lst.st_size, f"larger than the {max_bytes} byte limit")
-            )
+        if size > max_bytes:
+            result.skipped.append(SkippedFile(project, rel_in_project, size, f"larger than the {max_bytes} byte limit"))
             continue
-        result.files.append(VaultFile(project, rel_in_project, abspath, lst.st_size, lst.st_mtime_ns))
+        result.files.append(VaultFile(project, rel_in_project, abspath, size, mtime_ns, source))
+
+
+def _indexable(name: str, types: set[str]) -> bool:
+    return os.path.splitext(name)[1].lower() in types
 
 
 def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str]) -> Iterator[str]:
@@ -178,6 +187,9 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str]) -> Iter
         if entry.name.startswith("."):
             continue
         child = f"{rel}/{entry.name}"
+        if not _valid_name(entry.name):  # reported by the caller; ignore patterns cannot be matched against it
+            yield child
+            continue
         if entry.is_dir(follow_symlinks=False):
             if entry.path in excluded or ignores.excluded(child, True):
                 continue
