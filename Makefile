@@ -18,7 +18,8 @@ install: $(STAMP)
 PORT ?= 8765
 
 # Index the example vault, make sure a local admin and a token exist (kept outside the vault, in
-# ~/.local/state/notewell/quickstart/<vault id>/token, mode 0600), print the token and the client set-up, then serve MCP at http://127.0.0.1:$(PORT)/mcp.
+# ~/.local/state/notewell/quickstart/<vault id>/token, mode 0600), print the token and the client set-up, then
+# serve MCP at http://127.0.0.1:$(PORT)/mcp.
 serve: $(STAMP)
 	$(BIN)/notewell quickstart --vault $(VAULT) --port $(PORT)
 
