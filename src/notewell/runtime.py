@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from notewell.access.service import AccessService
+from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
 from notewell.store import Store, open_store
@@ -16,6 +17,7 @@ class Runtime:
     store: Store
     engine: SearchEngine
     access: AccessService
+    sign_in: SignInService
 
     def close(self) -> None:
         self.store.close()
@@ -25,5 +27,6 @@ def open_runtime(vault: str | None = None, db: str | None = None, *, create: boo
     """``create=False``: a missing SQLite index is an error (commands that only read, such as search)."""
     settings = load_settings(vault, db)
     store = open_store(settings.db, create=create)
-    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents),
-                   access=AccessService(store, settings.vault))
+    access = AccessService(store, settings.vault)
+    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents), access=access,
+                   sign_in=SignInService(store, access))

@@ -1,14 +1,17 @@
-"""notewell user add | list | deactivate | activate."""
+"""notewell user add | list | deactivate | activate | passwd | login-link."""
 
 from __future__ import annotations
 
+import getpass
+import os
+import sys
 from typing import Annotated
 
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.access_views import cells, user_json, wrapping_table
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 
 user_app = typer.Typer(help="Add, list and deactivate users (each user gets a private home project ~handle).",
                        no_args_is_help=True)
@@ -67,3 +70,44 @@ def user_deactivate(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None, j
 def user_activate(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Reactivate a deactivated user (their unrevoked, unexpired tokens work again)."""
     _set_active(email, True, vault, db, json_out)
+
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8765"
+
+
+def _read_password() -> str:
+    """One line from stdin (a pipe or a file), or typed twice at a terminal without echo."""
+    if sys.stdin.isatty():
+        first = getpass.getpass("New password: ")
+        if getpass.getpass("Again: ") != first:
+            raise fail("the two passwords differ; nothing changed")
+        return first
+    line = sys.stdin.readline(4096)
+    return line[:-1] if line.endswith("\n") else line
+
+
+@user_app.command("passwd")
+def user_passwd(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None) -> None:
+    """Set the user's web sign-in password from stdin (one line), or typed twice at a terminal."""
+    password = _read_password()
+    with runtime(vault, db) as rt:
+        user = rt.sign_in.set_password(LOCAL_OWNER, email, password)
+        console.print(f"Password set for {user.email}", highlight=False, markup=False)
+
+
+@user_app.command("login-link")
+def user_login_link(
+    email: EmailArg,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", help="The server's address as browsers reach it (default: $NOTEWELL_PUBLIC_URL, "
+                           f"else {DEFAULT_BASE_URL}).")] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Print a one-time web sign-in link for the user: valid 15 minutes, used once."""
+    base = base_url or os.environ.get("NOTEWELL_PUBLIC_URL") or DEFAULT_BASE_URL
+    with runtime(vault, db) as rt:
+        link = rt.sign_in.make_link(LOCAL_OWNER, email, base)
+        if json_out:
+            print_json({"url": link.url, "expiresAt": link.expires_at})
+        else:
+            console.print(link.url, highlight=False, markup=False, soft_wrap=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from notewell.errors import ConfigError
 from notewell.store.sqlite.audit import SqliteAudit
+from notewell.store.sqlite.credentials import SqliteCredentials
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.identity import SqliteIdentity
@@ -19,6 +20,7 @@ class SqliteStore:
         self.memories = SqliteMemories(db)
         self.identity = SqliteIdentity(db)
         self.audit = SqliteAudit(db)
+        self.credentials = SqliteCredentials(db)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,151 @@
+"""Browser sign-in credentials on both backends: passwords, one-time links, throttled failures, the cookie key,
+and the two commands that set them (`notewell user passwd`, `notewell user login-link`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from conftest import run_cli
+from notewell.access.principal import LOCAL_OWNER
+from notewell.access.sign_in import (
+    LINK_PATH,
+    SignInService,
+    Throttle,
+    TooManyFailures,
+    link_hash,
+)
+from notewell.cli.app import app
+from notewell.errors import Forbidden, InvalidArgument, Unauthenticated
+from notewell.runtime import Runtime, open_runtime
+
+PAST = "2020-01-01T00:00:00.000000Z"
+
+
+@pytest.fixture
+def rt(store_url: str, tmp_path: Path) -> Iterator[Runtime]:
+    (tmp_path / "vault").mkdir()
+    runtime = open_runtime(str(tmp_path / "vault"), store_url)
+    runtime.access.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    runtime.access.add_user(LOCAL_OWNER, "root@example.com", "admin")
+    yield runtime
+    runtime.close()
+
+
+def test_password_signs_in_and_is_stored_as_an_argon2id_hash(rt: Runtime) -> None:
+    svc = rt.sign_in
+    svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
+    user = rt.store.identity.user_by_email("ada@example.com")
+    assert user is not None
+    stored = rt.store.credentials.password_hash(user.id)
+    assert stored is not None and stored.startswith("$argon2id$") and "correct horse" not in stored
+    assert svc.sign_in_with_password("ADA@example.com ", "correct horse", "127.0.0.1").id == user.id
+    for email, password in (("ada@example.com", "wrong horse"), ("nobody@example.com", "correct horse"),
+                            ("root@example.com", "correct horse")):  # root has no password
+        with pytest.raises(Unauthenticated, match="Email or password is wrong"):
+            svc.sign_in_with_password(email, password, "127.0.0.1")
+    actions = [(e.action, e.target, e.detail.get("reason")) for e in rt.store.audit.list_since()]
+    assert ("auth.sign_in", "ada@example.com", None) in actions
+    assert ("auth.sign_in_failed", "ada@example.com", "wrong password") in actions
+    assert ("auth.sign_in_failed", "nobody@example.com", "no such user") in actions
+    assert all("correct horse" not in str(e.detail) for e in rt.store.audit.list_since())
+
+
+def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:
+    with pytest.raises(InvalidArgument, match="password: is too short"):
+        rt.sign_in.set_password(LOCAL_OWNER, "ada@example.com", "short")
+    ada = rt.store.identity.user_by_email("ada@example.com")
+    assert ada is not None
+    as_ada = rt.access.user_principal(ada)
+    rt.sign_in.set_password(as_ada, "ada@example.com", "my own secret")
+    with pytest.raises(Forbidden, match="only your own password"):
+        rt.sign_in.set_password(as_ada, "root@example.com", "not my account")
+
+
+def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
+    assert Throttle() == Throttle(per_account=5, per_address=20)  # the defaults; smaller ones keep this test quick
+    svc = SignInService(rt.store, rt.access, Throttle(per_account=2, per_address=3))
+    svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
+    for _ in range(2):
+        with pytest.raises(Unauthenticated):
+            svc.sign_in_with_password("ada@example.com", "guess", "10.0.0.1")
+    with pytest.raises(TooManyFailures, match="Too many failed sign-ins"):  # even the right password now
+        svc.sign_in_with_password("ada@example.com", "correct horse", "10.0.0.2")
+    # another account from another address is not paused
+    svc.set_password(LOCAL_OWNER, "root@example.com", "root secret")
+    assert svc.sign_in_with_password("root@example.com", "root secret", "10.0.0.2").email == "root@example.com"
+    # many accounts from one address pause the address
+    for n in range(3):
+        with pytest.raises(Unauthenticated):
+            svc.sign_in_with_password(f"x{n}@example.com", "guess", "10.0.0.3")
+    with pytest.raises(TooManyFailures):
+        svc.sign_in_with_password("root@example.com", "root secret", "10.0.0.3")
+
+
+def test_a_link_signs_in_once_and_only_before_it_expires(rt: Runtime) -> None:
+    svc = rt.sign_in
+    link = svc.make_link(LOCAL_OWNER, "ada@example.com", "http://notes.example:8000/")
+    assert link.url.startswith("http://notes.example:8000" + LINK_PATH)
+    secret = link.url.rsplit("/", 1)[1]
+    assert svc.link_user(secret) is not None  # peeking does not use it
+    assert svc.sign_in_with_link(secret, "127.0.0.1").email == "ada@example.com"
+    assert svc.link_user(secret) is None
+    with pytest.raises(Unauthenticated, match="used, expired or unknown"):
+        svc.sign_in_with_link(secret, "127.0.0.1")
+    ada = rt.store.identity.user_by_email("ada@example.com")
+    assert ada is not None
+    rt.store.credentials.add_link(link_hash("nwl_expired"), ada.id, PAST, PAST)
+    with pytest.raises(Unauthenticated):
+        svc.sign_in_with_link("nwl_expired", "127.0.0.1")
+    assert all(secret not in str(e.detail) and secret not in e.target for e in rt.store.audit.list_since())
+
+
+def test_deactivation_ends_sessions_and_refuses_links(rt: Runtime) -> None:
+    svc = rt.sign_in
+    user = rt.store.identity.user_by_email("ada@example.com")
+    assert user is not None
+    assert svc.session_principal(user.id).email == "ada@example.com"
+    secret = svc.make_link(LOCAL_OWNER, "ada@example.com", "http://x").url.rsplit("/", 1)[1]
+    rt.access.set_user_active(LOCAL_OWNER, "ada@example.com", False)
+    with pytest.raises(Unauthenticated, match="deactivated"):
+        svc.session_principal(user.id)
+    with pytest.raises(Unauthenticated):
+        svc.sign_in_with_link(secret, "127.0.0.1")
+
+
+def test_the_cookie_key_is_made_once_and_shared(rt: Runtime) -> None:
+    first = rt.sign_in.cookie_key()
+    assert len(first) >= 48
+    assert SignInService(rt.store, rt.access).cookie_key() == first
+    assert rt.store.credentials.failures_since("nobody", PAST) == 0
+
+
+def test_passwd_and_login_link_commands(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = str(tmp_path / "index.db")
+    added = run_cli("user", "add", "ada@example.com", "--role", "member", "--vault", str(vault), "--db", db)
+    assert added.exit_code == 0
+    result = _cli("user", "passwd", "ada@example.com", "--vault", str(vault), "--db", db, stdin="pass phrase\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Password set for ada@example.com" in result.stdout
+    short = _cli("user", "passwd", "ada@example.com", "--vault", str(vault), "--db", db, stdin="abc\n")
+    assert short.exit_code == 1 and "password: is too short" in short.stderr
+    link = run_cli("user", "login-link", "ada@example.com", "--base-url", "https://notes.example",
+                   "--vault", str(vault), "--db", db)
+    assert link.exit_code == 0, link.stderr
+    assert link.stdout.strip().startswith("https://notes.example/signin/link/nwl_")
+    missing = run_cli("user", "login-link", "who@example.com", "--vault", str(vault), "--db", db)
+    assert missing.exit_code == 1 and "No user with email who@example.com" in missing.stderr
+    rt = open_runtime(str(vault), db)
+    try:
+        assert rt.sign_in.sign_in_with_password("ada@example.com", "pass phrase", "127.0.0.1").email
+    finally:
+        rt.close()
+
+
+def _cli(*args: str, stdin: str) -> Result:
+    return CliRunner().invoke(app, list(args), input=stdin, catch_exceptions=False)
