@@ -1,20 +1,28 @@
-"""The plain matcher's ASCII fast path (RE2 case-insensitive literal search) finds what folding finds."""
+"""The plain matcher's fast paths (RE2 case-insensitive literal search, over ASCII texts and over mixed texts
+where only the lines RE2 cannot judge are folded) find what folding the whole text finds."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notewell.search.matcher import PlainMatcher
+from notewell.search.fold import fold
+from notewell.search.matcher import FOLDS_TO_ASCII, PlainMatcher
 
 ASCII_TEXT = st.text(alphabet="aAbBzZ \t\r\n.*(\\[", max_size=80)
 NEEDLES = st.text(alphabet="aAbBzZ .*(\\[\r", min_size=1, max_size=4)
+# ASCII beside what folds apart (ß, ẞ, the ligature ﬀ, İ, a combining dot, the Kelvin sign, long s) and
+# what folds one to one (é, Σ/σ/ς)
+MIXED_TEXT = st.text(alphabet="aAbBfFsSiIkK \r\n.\u00df\u1e9e\ufb00\u0130\u0307\u212a\u017f\u00e9\u03a3\u03c3\u03c2",
+                     max_size=60)
+MIXED_NEEDLES = st.text(alphabet="aAbBfFsSiIkK .\u00df\ufb00\u0130\u212a", min_size=1, max_size=4)
 
 
 def both_paths(needle: str, text: str) -> tuple[list[object], list[object]]:
     matcher = PlainMatcher(needle, ignore_case=True)
     assert matcher._ascii_search is not None
-    return list(matcher._ascii_hits(text, matcher._ascii_search)), list(matcher._folded_hits(text))
+    data = text.encode()
+    return list(matcher._ascii_hits(data, matcher._ascii_search)), list(matcher._folded_hits(data))
 
 
 @settings(max_examples=300, deadline=None)
@@ -33,8 +41,36 @@ def test_ascii_path_examples() -> None:
 
 
 def test_non_ascii_text_or_needle_takes_the_folding_path() -> None:
-    assert [h.line for h in PlainMatcher("strasse", True).hits("Die Straße\n")] == [1]
+    assert [h.line for h in PlainMatcher("strasse", True).hits("Die Straße\n".encode())] == [1]
     assert PlainMatcher("straße", True)._ascii_search is not None  # folds to "strasse": ASCII
-    assert [h.column for h in PlainMatcher("STRASSE", True).hits("STRASSE und Straße\n")] == [0]
+    assert [h.column for h in PlainMatcher("STRASSE", True).hits("STRASSE und Straße\n".encode())] == [0]
     assert PlainMatcher("Kelvin \u212a", True)._ascii_search is not None  # the Kelvin sign folds to "k"
-    assert [h.line for h in PlainMatcher("\u212a", True).hits("x\nk\n")] == [2]
+    assert [h.line for h in PlainMatcher("\u212a", True).hits(b"x\nk\n")] == [2]
+
+
+@settings(max_examples=500, deadline=None)
+@given(MIXED_NEEDLES, MIXED_TEXT)
+def test_mixed_text_path_equals_folding(needle: str, text: str) -> None:
+    matcher = PlainMatcher(needle, ignore_case=True)
+    if matcher._mixed_search is None:  # a needle that folds to non-ASCII always folds the whole text
+        return
+    data = text.encode()
+    mixed = list(matcher._mixed_hits(data, matcher._mixed_search))
+    assert mixed == list(matcher._folded_hits(data))
+    assert [h.line for h in mixed] == [n for n, line in enumerate(text.removesuffix("\n").split("\n"), 1)
+                                       if text and matcher.needle in fold(line)]
+
+
+def test_mixed_text_folds_only_what_it_must() -> None:
+    text = "Gr\u00fc\u00dfe\nplain maximum\nthe MAXIMUM \u00e9t\u00e9\nSTRASSE\nStra\u00dfe \ufb01le\n"
+    matcher = PlainMatcher("strasse", True)
+    assert matcher._ascii_search is not None
+    assert [(h.line, h.column, h.end) for h in matcher.hits(text.encode())] == [(4, 0, 7), (5, 0, 6)]
+    assert [(h.line, h.column) for h in PlainMatcher("maximum", True).hits(text.encode())] == [(2, 6), (3, 4)]
+    assert [(h.line, h.column) for h in PlainMatcher("file", True).hits(text.encode())] == [(5, 7)]
+
+
+def test_folds_to_ascii_lists_every_such_character() -> None:
+    """Recomputed from this Python's Unicode tables, so a newer Unicode cannot add one unnoticed."""
+    computed = [c for c in map(chr, range(0x80, 0x110000)) if any(f.isascii() for f in c.casefold())]
+    assert "".join(computed) == FOLDS_TO_ASCII

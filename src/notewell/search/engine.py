@@ -119,9 +119,9 @@ class SearchEngine:
             page = self.documents.candidates(req.scope, plan, after=after, limit=size)
             result.candidates += len(page)
             by_id = {c.id: c for c in page}
-            for done, (doc_id, text) in enumerate(self.documents.texts([c.id for c in page]), start=1):
+            for done, (doc_id, body) in enumerate(self.documents.bodies([c.id for c in page]), start=1):
                 doc = by_id[doc_id]
-                for hit in matcher.hits(text):
+                for hit in matcher.hits(body):
                     if seen >= wanted:
                         result.has_more = True
                         return result

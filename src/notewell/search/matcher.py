@@ -1,10 +1,12 @@
 """Finding the matching lines of one document: the verifier behind the trigram candidates.
 
-Lines end at "\\n" or "\\r\\n"; the line's text, and what ^ and $ see, leave that end out. A plain
-query is searched in the whole text, case-folded when the search ignores case; the line number comes
-from counting newlines before the hit, which folding leaves in place. A regex runs over the whole text
-too (RE2, linear time), and each hit is confirmed on its own line, so that a match never spans lines
-and ^ and $ mean the line's start and end.
+A document arrives as the UTF-8 bytes the store keeps (no decoding of whole texts: only the lines shown
+are decoded). Lines end at "\\n" or "\\r\\n"; the line's text, and what ^ and $ see, leave that end out.
+A plain query is searched in the whole text; the line number comes from counting newlines before the
+hit. Ignoring case, an ASCII needle is found by RE2's case-insensitive search, and only lines that RE2
+cannot judge alone are case-folded (``PlainMatcher``); a needle that folds to non-ASCII folds the whole
+text, which never moves a newline. A regex runs over the whole text too (RE2, linear time), and each hit
+is confirmed on its own line, so that a match never spans lines and ^ and $ mean the line's start and end.
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ from notewell.errors import InvalidArgument
 from notewell.search.fold import fold
 
 RE2_MAX_MEM = 64 << 20
+# The non-ASCII characters whose fold holds an ASCII character (ß → "ss", the ligature ﬁ → "fi", the
+# Kelvin sign → "k", ...; a test recomputes the list from str.casefold). With the combining dot above
+# that fold() drops after an "i", they are what RE2's case-insensitive search does not see as folding does.
+FOLDS_TO_ASCII = ("\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+                  "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+_FOLDS_APART = FOLDS_TO_ASCII + "\u0307"
+
+Search = Callable[..., "re2._Match | None"]
 
 
 @dataclass(frozen=True)
@@ -32,46 +42,126 @@ def _decode(line: bytes) -> str:
     return line.decode("utf-8", "surrogatepass")
 
 
+def _chars(line: bytes, offset: int) -> int:
+    """How many characters the first ``offset`` bytes of ``line`` hold."""
+    return len(line[:offset].decode("utf-8", "ignore"))
+
+
+def _options(case_sensitive: bool) -> re2.Options:
+    options = re2.Options()
+    options.case_sensitive = case_sensitive
+    options.max_mem = RE2_MAX_MEM
+    options.log_errors = False
+    return options
+
+
 class PlainMatcher:
     def __init__(self, needle: str, ignore_case: bool) -> None:
         if "\n" in needle:
             raise InvalidArgument("query", "must be a single line of text; remove the line break")
         self.ignore_case = ignore_case
         self.needle = fold(needle) if ignore_case else needle
-        self._ascii_search: Callable[..., re2._Match | None] | None = None
+        self._needle_bytes = self.needle.encode("utf-8", "surrogatepass")
+        self._ascii_search: Search | None = None
+        self._mixed_search: Search | None = None
         if ignore_case and self.needle.isascii():
-            options = re2.Options()
+            options = _options(case_sensitive=False)
             options.literal = True
-            options.case_sensitive = False
             self._ascii_search = re2.compile(self.needle, options).search
+            # the needle ignoring case, or a character that folds apart as it is: the first of either, in
+            # one pass (ignoring case, [K] with the Kelvin sign would find an ASCII "k" too)
+            options = _options(case_sensitive=True)
+            pattern = f"(?i:{re2.escape(self.needle)})|[{_FOLDS_APART}]"
+            self._mixed_search = re2.compile(pattern, options).search
 
-    def hits(self, text: str) -> Iterator[LineHit]:
-        if self._ascii_search is not None and text.isascii():
-            return self._ascii_hits(text, self._ascii_search)
-        return self._folded_hits(text)
+    def hits(self, data: bytes) -> Iterator[LineHit]:
+        if not self.ignore_case:
+            return self._exact_hits(data)
+        if self._ascii_search is not None and self._mixed_search is not None:
+            if data.isascii():
+                return self._ascii_hits(data, self._ascii_search)
+            return self._mixed_hits(data, self._mixed_search)
+        return self._folded_hits(data)
 
     @staticmethod
-    def _ascii_hits(text: str, search: Callable[..., re2._Match | None]) -> Iterator[LineHit]:
+    def _ascii_hits(data: bytes, search: Search) -> Iterator[LineHit]:
         """An ASCII needle in an ASCII text, ignoring case: folding is lower-casing there, which RE2's
         case-insensitive literal search does in place (over a 3 MB text: 2.2 ms against 5 ms to fold a
-        copy before searching it). Offsets in the text are offsets in its bytes."""
-        data = text.encode("ascii")
+        copy before searching it). Offsets in the bytes are columns."""
         m = search(data)
         line_no, counted_to = 0, 0
         while m is not None:
             pos = m.start()
-            line_no += text.count("\n", counted_to, pos)
-            line_start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            line = text[line_start : end if end >= 0 else len(text)]
+            line_no += data.count(b"\n", counted_to, pos)
+            line_start = data.rfind(b"\n", 0, pos) + 1
+            end = data.find(b"\n", pos)
+            line = data[line_start : end if end >= 0 else len(data)].decode("ascii")
             yield LineHit(line_no + 1, line.removesuffix("\r"), pos - line_start, m.end() - line_start)
             if end < 0:
                 return
             counted_to = end
             m = search(data, end + 1)
 
-    def _folded_hits(self, text: str) -> Iterator[LineHit]:
-        hay = fold(text) if self.ignore_case else text
+    def _mixed_hits(self, data: bytes, search: Search) -> Iterator[LineHit]:
+        """An ASCII needle in a text that is not all ASCII, ignoring case, without folding the whole text.
+
+        Folding a non-ASCII text costs about 12 ms per MB (it was 88% of a selective search over real
+        documents). In a line without a character of ``_FOLDS_APART``, only ASCII characters fold to
+        ASCII, so the fold holds the needle exactly where RE2's case-insensitive search finds it. One
+        RE2 pass finds the needle or such a character, whichever comes first; an ASCII line found is a
+        hit as it stands, any other line found is folded and checked on its own.
+        """
+        m = search(data)
+        line_no, counted_to = 0, 0
+        while m is not None:
+            pos = m.start()
+            line_start = data.rfind(b"\n", 0, pos) + 1
+            line_end = data.find(b"\n", pos)
+            if line_end < 0:
+                line_end = len(data)
+            line_no += data.count(b"\n", counted_to, line_start)
+            counted_to = line_start
+            line = data[line_start:line_end]
+            if line.isascii():
+                yield LineHit(line_no + 1, line.decode("ascii").removesuffix("\r"), pos - line_start,
+                              m.end() - line_start)
+            else:
+                found = self._line_hit(line_no + 1, _decode(line))
+                if found is not None:
+                    yield found
+            if line_end >= len(data):
+                return
+            m = search(data, line_end + 1)
+
+    def _line_hit(self, number: int, line: str) -> LineHit | None:
+        """The needle's first place in one line, folded, with the column and end in the line itself."""
+        folded_column = fold(line).find(self.needle)
+        if folded_column < 0:
+            return None
+        column = _original_column(line, folded_column) if folded_column else 0
+        return LineHit(number, line.removesuffix("\r"), column, _original_end(line, column, len(self.needle)))
+
+    def _exact_hits(self, data: bytes) -> Iterator[LineHit]:
+        """Case-sensitive: the needle's UTF-8 bytes as they are (UTF-8 never matches inside a character)."""
+        needle = self._needle_bytes
+        pos = data.find(needle)
+        line_no, counted_to = 0, 0
+        while pos >= 0:
+            line_no += data.count(b"\n", counted_to, pos)
+            line_start = data.rfind(b"\n", 0, pos) + 1
+            end = data.find(b"\n", pos)
+            line = data[line_start : end if end >= 0 else len(data)]
+            column = _chars(line, pos - line_start)
+            yield LineHit(line_no + 1, _decode(line).removesuffix("\r"), column, column + len(self.needle))
+            if end < 0:
+                return
+            counted_to = end
+            pos = data.find(needle, end + 1)
+
+    def _folded_hits(self, data: bytes) -> Iterator[LineHit]:
+        """A needle that folds to non-ASCII, ignoring case: the whole text folded."""
+        text = _decode(data)
+        hay = fold(text)
         needle = self.needle
         pos = hay.find(needle)
         if pos < 0:
@@ -83,11 +173,8 @@ class PlainMatcher:
             line_start = hay.rfind("\n", 0, pos) + 1
             line = lines[line_no]
             column = pos - line_start
-            if self.ignore_case:
-                column = _original_column(line, column) if column else 0
-                end = _original_end(line, column, len(needle))
-            else:
-                end = column + len(needle)
+            column = _original_column(line, column) if column else 0
+            end = _original_end(line, column, len(needle))
             yield LineHit(line_no + 1, line.removesuffix("\r"), column, end)
             end = hay.find("\n", pos)
             if end < 0:
@@ -119,10 +206,7 @@ def _original_end(line: str, column: int, folded_length: int) -> int:
 def compile_regex(pattern: str, ignore_case: bool) -> re2._Regexp:
     if "\n" in pattern:
         raise InvalidArgument("query", "a regex matches within one line; remove the line break")
-    options = re2.Options()
-    options.case_sensitive = not ignore_case
-    options.max_mem = RE2_MAX_MEM
-    options.log_errors = False
+    options = _options(case_sensitive=not ignore_case)
     try:
         return re2.compile("(?m)" + pattern, options)
     except re2.error as exc:
@@ -141,14 +225,13 @@ class RegexMatcher:
         # (?-m): the whole-text pass would read those against the text's start and end.
         self.per_line_only = any(s in pattern for s in ("\\A", "\\z", "-m"))
 
-    def hits(self, text: str) -> Iterator[LineHit]:
+    def hits(self, data: bytes) -> Iterator[LineHit]:
         if self.per_line_only:
-            yield from self._per_line(text)
+            yield from self._per_line(_decode(data))
             return
-        if not text:
+        if not data:
             return
-        # RE2 works on UTF-8: encode once and keep byte offsets (a str would be re-encoded per call).
-        data = text.encode("utf-8", "surrogatepass")
+        # RE2 works on UTF-8 and so does the store: byte offsets throughout (a str would be re-encoded per call)
         if b"\r" in data:  # a line's end is not part of the line: "$" must match before a CRLF too
             data = data.replace(b"\r\n", b"\n")
         search = self.regex.search
@@ -171,7 +254,7 @@ class RegexMatcher:
                 span = own.span() if own is not None else None
             if span is not None:
                 # \C matches a single byte, so a match may start inside a character: count whole ones
-                column, end_col = (len(line[:at].decode("utf-8", "ignore")) for at in span)
+                column, end_col = (_chars(line, at) for at in span)
                 yield LineHit(line_no + 1, _decode(line), column, end_col)
             next_line = line_start + len(line) + 1
             if next_line > end:

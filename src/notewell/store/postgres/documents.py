@@ -266,7 +266,7 @@ class PostgresDocuments:
                                 prepare=False).fetchall()
         return [CandidateDoc(*r) for r in rows]
 
-    def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
+    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
         """The bodies in the order of ``ids``, fetched in growing batches (a search that stops after its
         first documents reads few; a scan soon reads many per round trip), as binary bytea (no hex)."""
         start, size = 0, _TEXT_BATCH
@@ -277,7 +277,7 @@ class PostgresDocuments:
                                          binary=True).fetchall())
             for doc_id in batch:
                 if doc_id in rows:
-                    yield doc_id, _text(rows[doc_id])
+                    yield doc_id, bytes(rows[doc_id])
             start += size
             size = min(size * 2, _TEXT_BATCH_MAX)
 

@@ -282,12 +282,13 @@ class SqliteDocuments:
         rows = self.db.conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}", params)
         return list(map(CandidateDoc._make, rows))
 
-    def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
+    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
         conn = self.db.conn
         for start in range(0, len(ids), _TEXT_BATCH):
             batch = ids[start : start + _TEXT_BATCH]
-            rows = dict(conn.execute(
-                f"SELECT id, body FROM document_text WHERE id IN ({','.join('?' * len(batch))})", list(batch)
+            rows = dict(conn.execute(  # as a BLOB: the UTF-8 as stored, not decoded into a str
+                f"SELECT id, CAST(body AS BLOB) FROM document_text WHERE id IN ({','.join('?' * len(batch))})",
+                list(batch),
             ).fetchall())
             for doc_id in batch:
                 if doc_id in rows:
