@@ -29,8 +29,9 @@ from pathlib import Path
 from notewell.config import DEFAULT_MAX_FILE_BYTES, Settings
 from notewell.errors import NotewellError
 from notewell.indexer import sync
+from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest, SearchResult
-from notewell.store.base import Scope, Store
+from notewell.store.base import Store
 from notewell.store.factory import open_store
 
 DEFAULT_CORPUS = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")

@@ -17,9 +17,10 @@ from typer.testing import CliRunner, Result
 
 from notewell.cli.app import app
 from notewell.indexer import IndexReport, sync
+from notewell.records.documents import Scope
 from notewell.runtime import Runtime, open_runtime
 from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
-from notewell.store.base import Scope, Store
+from notewell.store.base import Store
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NORTHWIND = REPO_ROOT / "examples" / "northwind"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from notewell.access.models import Grant, GrantLevel
-from notewell.access.principal import LOCAL_OWNER, SCOPES, Principal, Role
+from notewell.access.principal import LOCAL_OWNER, SCOPES, Principal
 from notewell.access.service import AccessService
 from notewell.errors import Forbidden, NotFound
+from notewell.records.identity import Grant, GrantLevel, Role
 from notewell.store import open_store
 
 ROLES: tuple[Role, ...] = ("member", "staff", "admin")

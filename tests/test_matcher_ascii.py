@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notewell.search.fold import fold
+from notewell.fold import fold
 from notewell.search.matcher import FOLDS_TO_ASCII, PlainMatcher
 
 ASCII_TEXT = st.text(alphabet="aAbBzZ \t\r\n.*(\\[", max_size=80)

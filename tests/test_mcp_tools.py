@@ -283,8 +283,8 @@ async def test_project_scoped_token_sees_its_project_only(mcp_url: str, mcp_worl
 
 async def test_search_notes_pages_to_the_end_with_no_gap_and_no_repeat(mcp_url: str, mcp_world: World) -> None:
     whole = mcp_world.runtime.engine
+    from notewell.records.documents import Scope
     from notewell.search.engine import SearchRequest
-    from notewell.store.base import Scope
 
     scope = Scope(projects=["handbook", "northwind-advisory", "projects"])
     expected = whole.search(SearchRequest(query="the", scope=scope, case="smart", all_lines=True, limit=100_000))

@@ -11,9 +11,9 @@ import pytest
 
 from conftest import NORTHWIND, IndexedVault, make_vault, run_cli, run_module
 from notewell.errors import InvalidArgument
+from notewell.records.documents import Scope
 from notewell.search import engine as engine_module
 from notewell.search.engine import MAX_LINE_CHARS, SearchEngine, SearchRequest
-from notewell.store.base import Scope
 
 NBSP = "\u00a0"
 

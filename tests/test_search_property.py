@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import IndexedVault, index_into, make_vault
+from notewell.fold import fold
 from notewell.search.engine import CaseMode, ignores_case
-from notewell.search.fold import fold
 
 # A small alphabet where case folding is interesting: ß folds to "ss", Σ/σ/ς are one letter, İ folds to
 # i, and a combining dot above (U+0307) after an i is dropped by folding.

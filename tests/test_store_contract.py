@@ -20,10 +20,10 @@ import pytest
 from conftest import NORTHWIND, IndexedVault, make_vault
 from notewell.errors import ConfigError
 from notewell.indexer import sync
+from notewell.records.documents import Scope
 from notewell.runtime import open_runtime
 from notewell.search.engine import SearchResult
 from notewell.store import open_store
-from notewell.store.base import Scope
 from pg import PgCluster
 
 
@@ -272,7 +272,7 @@ def test_text_is_kept_byte_for_byte(tmp_path: Path, store_url: str) -> None:
 
 
 def test_reads_inside_the_writer_see_its_writes(store_url: str) -> None:
-    from notewell.store.base import DocumentInput
+    from notewell.records.documents import DocumentInput
 
     store = open_store(store_url)
     try:

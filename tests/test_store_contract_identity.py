@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from notewell.access.models import Grant, Project, TokenRecord, User
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.service import AccessService
 from notewell.errors import Conflict, Unauthenticated
+from notewell.records.identity import Grant, Project, TokenRecord, User
 from notewell.store import Store, open_store
 
 T0 = "2026-11-29T10:00:00.000000Z"

@@ -20,11 +20,11 @@ import pytest
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.service import AccessService
 from notewell.errors import Conflict
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery
 from notewell.search.engine import SearchEngine
 from notewell.services.memory import MemoryService
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store import Store, open_store
-from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery
 from pg import PgCluster
 
 NOW = "2026-11-29T12:00:00.000000Z"

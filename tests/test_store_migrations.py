@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
-from notewell.store.base import Scope
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import MIGRATIONS, SqliteDocuments
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name

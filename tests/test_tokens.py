@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from notewell.access.models import TokenRecord
 from notewell.access.principal import LOCAL_OWNER, SCOPES
 from notewell.access.service import AccessService
 from notewell.access.tokens import hash_secret, mint_secret, parse_duration, since_from, token_id_of
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.records.identity import TokenRecord
 from notewell.store import open_store
 from notewell.store.base import Store
 

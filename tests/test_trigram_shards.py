@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import IndexedVault, make_vault
 
+from notewell.records.documents import DocumentInput, Scope
 from notewell.search.literals import plain_plan
-from notewell.store.base import DocumentInput, Scope
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
 FILES = {f"p{n % 3}/doc{n:03}.md": f"# Doc {n}\n\nshared words\nunique token zq{n:03}x\n" for n in range(60)}

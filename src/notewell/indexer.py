@@ -18,7 +18,8 @@ from functools import cached_property
 from pathlib import Path
 
 from notewell.config import INDEX_DIR_NAME, Settings
-from notewell.store.base import BrainRecord, DocKey, DocumentInput, SkippedRecord, Store
+from notewell.records.documents import BrainRecord, DocKey, DocumentInput, SkippedRecord
+from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
 from notewell.vault.scan import VaultFile, scan_vault
 from notewell.vault.verified_read import FileTooLarge, read_verified

@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from notewell.access import policy
-from notewell.access.models import TokenRecord, now_iso
 from notewell.access.principal import Principal
 from notewell.access.service import AccessService, MintedToken, not_found
 from notewell.access.tokens import expiry_from, mint_secret
 from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.records.identity import TokenRecord, now_iso
 
 MAX_NAME_CHARS = 100
 OWN_TOKEN_LIMIT = 100

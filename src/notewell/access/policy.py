@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from notewell.access.models import GrantLevel, Project
-from notewell.access.principal import ROLES, SCOPES, Principal, Role
+from notewell.access.principal import SCOPES, Principal
 from notewell.errors import Forbidden, InvalidArgument
+from notewell.records.identity import ROLES, GrantLevel, Project, Role
 
 Action = Literal["list", "read", "search", "write", "manage"]
 ACTIONS: tuple[Action, ...] = ("list", "read", "search", "write", "manage")

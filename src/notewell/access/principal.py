@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Role = Literal["member", "staff", "admin"]
-ROLES: tuple[Role, ...] = ("member", "staff", "admin")
+from notewell.records.identity import Role
 
 SCOPES: tuple[str, ...] = (
     "knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions", "admin",

@@ -16,7 +16,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from notewell.access import policy
-from notewell.access.models import (
+from notewell.access.policy import Action
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.access.tokens import expiry_from, iso, mint_secret, secret_matches, token_id_of
+from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.records.identity import (
     HOME_PREFIX,
     AuditEntry,
     Grant,
@@ -28,10 +32,6 @@ from notewell.access.models import (
     home_id,
     now_iso,
 )
-from notewell.access.policy import Action
-from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.tokens import expiry_from, iso, mint_secret, secret_matches, token_id_of
-from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.store.base import IdentityRepository, Store
 from notewell.vault.parse import split_front_matter
 

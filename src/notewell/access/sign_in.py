@@ -18,11 +18,11 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from notewell.access import policy
-from notewell.access.models import User, email_key
 from notewell.access.principal import Principal
 from notewell.access.service import AccessService
 from notewell.access.tokens import iso
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.records.identity import User, email_key
 from notewell.store.base import Store
 
 PASSWORD_MIN_CHARS = 8

@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from notewell.access.models import Project
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.access_views import cells, project_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.records.identity import Project
 
 project_app = typer.Typer(help="List, add, archive and describe projects (homes stay private to their owners).",
                           no_args_is_help=True)

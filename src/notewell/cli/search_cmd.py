@@ -9,9 +9,9 @@ from rich.table import Table
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.errors import InvalidArgument
+from notewell.records.documents import Scope
 from notewell.scopes import split_vault_path
 from notewell.search.engine import CaseMode, SearchRequest
-from notewell.store.base import Scope
 
 
 @app.command("search")

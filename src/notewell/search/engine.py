@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from notewell.errors import InvalidArgument
-from notewell.search.fold import has_upper
+from notewell.fold import has_upper
+from notewell.records.documents import Scope
 from notewell.search.literals import plain_plan, regex_plan
 from notewell.search.matcher import LineHit, PlainMatcher, RegexMatcher
-from notewell.store.base import DocumentRepository, Scope
+from notewell.search.source import DocumentSource
 
 CaseMode = Literal["insensitive", "smart", "sensitive"]
 CASE_MODES: tuple[str, ...] = ("insensitive", "smart", "sensitive")
@@ -86,7 +87,7 @@ def ignores_case(query: str, regex: bool, case: CaseMode) -> bool:
 
 
 class SearchEngine:
-    def __init__(self, documents: DocumentRepository, scan_budget_s: float = DEFAULT_SCAN_BUDGET_S,
+    def __init__(self, documents: DocumentSource, scan_budget_s: float = DEFAULT_SCAN_BUDGET_S,
                  max_line_chars: int = MAX_LINE_CHARS) -> None:
         self.documents = documents
         self.scan_budget_s = scan_budget_s

@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass
 from typing import cast
 
-from notewell.search.fold import fold
-from notewell.search.plan import And, Lit, Or, Plan, simplify
+from notewell.fold import fold
+from notewell.records.plan import And, Lit, Or, Plan, simplify
 
 MAX_EXACT = 16  # largest set of exact strings kept before turning it into a required-literal plan
 MAX_CLASS = 8  # a character class of at most this many characters counts as exact

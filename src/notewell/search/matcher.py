@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import re2
 
 from notewell.errors import InvalidArgument
-from notewell.search.fold import fold
+from notewell.fold import fold
 
 RE2_MAX_MEM = 64 << 20
 # The non-ASCII characters whose fold holds an ASCII character (ß → "ss", the ligature ﬁ → "fi", the

@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from notewell.access.models import now_iso
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.records.identity import now_iso
+from notewell.records.memories import MEMORY_TYPES, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.scopes import normalize_path
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
 from notewell.services.passages import document_passages
-from notewell.store.base import MEMORY_TYPES, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord, Store
+from notewell.store.base import Store
 
 if TYPE_CHECKING:
     from notewell.access.service import AccessService

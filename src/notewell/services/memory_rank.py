@@ -21,7 +21,7 @@ import re
 from datetime import UTC, datetime
 
 from notewell.errors import InvalidArgument
-from notewell.search.fold import fold
+from notewell.fold import fold
 
 RELEVANCE_WEIGHT = 0.70
 RECENCY_WEIGHT = 0.20

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from notewell.fold import fold
+from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
-from notewell.search.fold import fold
 from notewell.services.context_pack import PackItem
-from notewell.store.base import DocumentRepository, Scope
+from notewell.store.base import DocumentRepository
 
 MAX_PASSAGE_LINES = 12
 MAX_DOCUMENTS = 10

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from notewell.access.models import AuditEntry
+from notewell.records.identity import AuditEntry
 
 AUDIT_COLUMNS = "id, at, user_id, token_id, action, target, detail"
 

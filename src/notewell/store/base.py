@@ -9,95 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
-from notewell.access.models import AuditEntry, Grant, Project, TokenRecord, User
-from notewell.search.plan import Plan
-
-DocKey = tuple[str, str]  # (project, project-relative path)
-
-
-@dataclass(frozen=True)
-class DocumentInput:
-    project: str
-    path: str
-    title: str
-    summary: str
-    size: int
-    mtime_ns: int
-    sha256: str
-    text: str
-    note: str = ""  # why the text is not exactly the file's bytes (e.g. "decoded with replacement")
-
-
-@dataclass(frozen=True)
-class DocState:
-    id: int
-    project: str
-    path: str
-    size: int
-    mtime_ns: int
-    sha256: str
-
-
-@dataclass(frozen=True)
-class DocumentMeta:
-    project: str
-    path: str
-    title: str
-    summary: str
-    size: int
-    mtime_ns: int
-    sha256: str
-    line_count: int
-    note: str
-
-
-@dataclass(frozen=True)
-class Document:
-    meta: DocumentMeta
-    text: str
-
-
-class CandidateDoc(NamedTuple):
-    """A document a query must verify. A named tuple: a common word has thousands, made in a hot loop."""
-
-    id: int
-    project: str
-    path: str
-
-
-@dataclass(frozen=True)
-class SkippedRecord:
-    project: str
-    path: str
-    size: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class BrainRecord:
-    project: str
-    folder: str  # project-relative; the brain id is "<project>/<folder>"
-    title: str
-    summary: str
-    parent: str | None  # project-relative folder of the parent brain, same project
-    documents: tuple[tuple[str, str], ...]  # (project-relative path, title) as brain.md lists them
-
-    @property
-    def id(self) -> str:
-        return f"{self.project}/{self.folder}" if self.folder else self.project
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which documents a query may touch: projects, a path prefix, excluded sub-folders, file types."""
-
-    projects: Sequence[str]
-    prefix: str = ""  # project-relative folder or file; "" for the whole project
-    exclude_prefixes: Sequence[str] = ()  # project-relative folders left out (sub-brains)
-    file_types: Sequence[str] = ()  # endings such as ".md"; empty for every type
+from notewell.records.documents import (
+    BrainRecord,
+    CandidateDoc,
+    DocKey,
+    DocState,
+    Document,
+    DocumentInput,
+    DocumentMeta,
+    Scope,
+    SkippedRecord,
+)
+from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.plan import Plan
 
 
 class DocumentWriter(Protocol):
@@ -131,7 +58,7 @@ class DocumentRepository(Protocol):
 
 
 class IdentityRepository(Protocol):
-    """Users, projects, grants and tokens. Emails compare through access.models.email_key (lower-cased).
+    """Users, projects, grants and tokens. Emails compare through records.identity.email_key (lower-cased).
 
     add_user and add_project raise notewell.errors.Conflict when the email, handle or id exists.
     Lists are sorted: users by email key, projects by id, grants by the other key, tokens by creation.
@@ -206,80 +133,6 @@ class Store(Protocol):
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...
-
-
-# --- memories -----------------------------------------------------------------------------------------
-
-MEMORY_TYPES: tuple[str, ...] = ("durable", "working")
-
-
-@dataclass(frozen=True)
-class MemoryInput:
-    """A memory to write. ``content_hash`` is the sha256 hex of ``content``: the store keeps one live row
-    per (project, path, content_hash)."""
-
-    ref: str
-    project: str
-    author_user_id: str
-    author_token_id: str | None
-    memory_type: str  # one of MEMORY_TYPES
-    path: str  # a logical path such as projects/apollo/decisions ("" for none)
-    title: str
-    content: str  # verbatim
-    tags: tuple[str, ...]
-    content_hash: str
-    created: str  # ISO 8601 UTC, sorts as text
-    expires_at: str | None = None  # working memories only
-
-
-@dataclass(frozen=True)
-class MemoryRecord:
-    ref: str
-    project: str
-    author_user_id: str
-    author_token_id: str | None
-    memory_type: str
-    path: str
-    title: str
-    content: str
-    tags: tuple[str, ...]
-    content_hash: str
-    created: str
-    updated: str
-    expires_at: str | None = None
-    superseded_by: str | None = None
-    deleted_at: str | None = None
-    deleted_by: str | None = None
-    delete_reason: str | None = None
-
-    @property
-    def live(self) -> bool:
-        """Neither forgotten nor superseded (an expired working memory is still live, just out of search)."""
-        return self.deleted_at is None and self.superseded_by is None
-
-
-@dataclass(frozen=True)
-class MemoryQuery:
-    """A full-text query over the live memories of ``projects``.
-
-    ``terms`` are words already case-folded by the service (letters and digits, no syntax). The strict
-    query needs every term as a whole word; the tolerant one any term, stemmed (English), a term of 3 or
-    more characters also as a word prefix.
-    """
-
-    projects: Sequence[str]
-    terms: Sequence[str]
-    now: str  # working memories whose expires_at <= now are left out
-    limit: int  # candidates wanted, best full-text relevance first
-    path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
-    memory_type: str | None = None
-
-
-@dataclass(frozen=True)
-class MemoryHit:
-    record: MemoryRecord
-    relevance: float  # > 0, larger is better (SQLite: -bm25; PostgreSQL: ts_rank)
-    matched: tuple[tuple[str, tuple[str, ...]], ...]  # (field, words of that field that matched), fields in order
 
 
 class MemoryRepository(Protocol):

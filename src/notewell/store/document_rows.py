@@ -10,7 +10,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from notewell.store.base import BrainRecord, DocumentMeta
+from notewell.records.documents import BrainRecord, DocumentMeta
 
 BRAIN_COLUMNS = "project, folder, title, summary, parent, documents"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from notewell.access.models import Grant, Project, TokenRecord, User
+from notewell.records.identity import Grant, Project, TokenRecord, User
 
 USER_COLUMNS = "id, email, name, handle, role, active, created_at"
 PROJECT_COLUMNS = ("id, name, description, kind, status, framework, language, owner_user_id, created_at, "

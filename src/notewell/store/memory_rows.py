@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from notewell.store.base import MemoryRecord
+from notewell.records.memories import MemoryRecord
 
 # every MemoryRecord field, in order, on the memories table aliased ``m``
 MEMORY_COLUMNS = (

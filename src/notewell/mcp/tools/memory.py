@@ -10,9 +10,9 @@ from mcp_types import ToolAnnotations
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.records.memories import MEMORY_TYPES
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
-from notewell.store.base import MEMORY_TYPES
 
 READ = "memory:read"
 WRITE = "memory:write"

@@ -17,9 +17,8 @@ from typing import Any
 
 import psycopg
 
-from notewell.search.fold import fold
-from notewell.search.plan import And, Lit, Or, Plan
-from notewell.store.base import (
+from notewell.fold import fold
+from notewell.records.documents import (
     BrainRecord,
     CandidateDoc,
     DocKey,
@@ -30,6 +29,7 @@ from notewell.store.base import (
     Scope,
     SkippedRecord,
 )
+from notewell.records.plan import And, Lit, Or, Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 

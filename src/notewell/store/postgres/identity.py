@@ -11,8 +11,8 @@ from typing import Any
 
 import psycopg
 
-from notewell.access.models import Grant, Project, TokenRecord, User, email_key
 from notewell.errors import Conflict
+from notewell.records.identity import Grant, Project, TokenRecord, User, email_key
 from notewell.store.identity_rows import (
     GRANT_COLUMNS,
     PROJECT_COLUMNS,

@@ -22,7 +22,7 @@ import psycopg
 from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
-from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase

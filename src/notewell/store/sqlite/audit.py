@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from notewell.access.models import AuditEntry
+from notewell.records.identity import AuditEntry
 from notewell.store.audit_rows import AUDIT_COLUMNS, detail_json, entry_from_row
 from notewell.store.sqlite.database import SqliteDatabase
 

@@ -14,9 +14,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from notewell.search.fold import fold
-from notewell.search.plan import And, Lit, Or, Plan, trigrams
-from notewell.store.base import (
+from notewell.fold import fold
+from notewell.records.documents import (
     BrainRecord,
     CandidateDoc,
     DocKey,
@@ -27,6 +26,7 @@ from notewell.store.base import (
     Scope,
     SkippedRecord,
 )
+from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_shards import (
@@ -93,7 +93,7 @@ def indexed_text(text: str) -> str:
     """What the trigram index holds: each distinct word of the folded text once, in order of first use.
 
     A match lies within a line, and every query trigram is taken inside a run of non-space characters
-    (search/plan.py), so the trigrams that span spaces and the repeats of a word are never asked for;
+    (records/plan.py), so the trigrams that span spaces and the repeats of a word are never asked for;
     leaving them out cuts what FTS5 tokenizes to ~40% of the text (Python source) and the index build
     time with it. NUL counts as a space: FTS5's tokenizer stops at NUL.
     """

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from notewell.access.models import Grant, Project, TokenRecord, User, email_key
 from notewell.errors import Conflict
+from notewell.records.identity import Grant, Project, TokenRecord, User, email_key
 from notewell.store.identity_rows import (
     GRANT_COLUMNS,
     PROJECT_COLUMNS,

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.store.base import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.sqlite.database import SqliteDatabase
 

@@ -1,4 +1,4 @@
-"""The records of identity and access: users, projects, grants, tokens and audit entries.
+"""The records of identity and access: roles, users, projects, grants, tokens and audit entries.
 
 Plain frozen dataclasses with no behaviour beyond small derived values, so that every store (SQLite,
 PostgreSQL) can build and return them without knowing any permission rule.
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from notewell.access.principal import Role
-
+Role = Literal["member", "staff", "admin"]
+ROLES: tuple[Role, ...] = ("member", "staff", "admin")
 ProjectKind = Literal["ordinary", "home"]
 ProjectStatus = Literal["active", "archived"]
 GrantLevel = Literal["read", "write"]

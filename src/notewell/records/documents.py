@@ -1,0 +1,94 @@
+"""The records of the document index: what the indexer writes, what a store returns, what a query may touch.
+
+Plain frozen values, shared by the store (which builds them) and the search and services above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+DocKey = tuple[str, str]  # (project, project-relative path)
+
+
+@dataclass(frozen=True)
+class DocumentInput:
+    project: str
+    path: str
+    title: str
+    summary: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    text: str
+    note: str = ""  # why the text is not exactly the file's bytes (e.g. "decoded with replacement")
+
+
+@dataclass(frozen=True)
+class DocState:
+    id: int
+    project: str
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    project: str
+    path: str
+    title: str
+    summary: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    line_count: int
+    note: str
+
+
+@dataclass(frozen=True)
+class Document:
+    meta: DocumentMeta
+    text: str
+
+
+class CandidateDoc(NamedTuple):
+    """A document a query must verify. A named tuple: a common word has thousands, made in a hot loop."""
+
+    id: int
+    project: str
+    path: str
+
+
+@dataclass(frozen=True)
+class SkippedRecord:
+    project: str
+    path: str
+    size: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class BrainRecord:
+    project: str
+    folder: str  # project-relative; the brain id is "<project>/<folder>"
+    title: str
+    summary: str
+    parent: str | None  # project-relative folder of the parent brain, same project
+    documents: tuple[tuple[str, str], ...]  # (project-relative path, title) as brain.md lists them
+
+    @property
+    def id(self) -> str:
+        return f"{self.project}/{self.folder}" if self.folder else self.project
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which documents a query may touch: projects, a path prefix, excluded sub-folders, file types."""
+
+    projects: Sequence[str]
+    prefix: str = ""  # project-relative folder or file; "" for the whole project
+    exclude_prefixes: Sequence[str] = ()  # project-relative folders left out (sub-brains)
+    file_types: Sequence[str] = ()  # endings such as ".md"; empty for every type

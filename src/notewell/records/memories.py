@@ -1,0 +1,77 @@
+"""The records of memories: what a service writes, what a store returns, how a memory search is asked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MEMORY_TYPES: tuple[str, ...] = ("durable", "working")
+
+
+@dataclass(frozen=True)
+class MemoryInput:
+    """A memory to write. ``content_hash`` is the sha256 hex of ``content``: the store keeps one live row
+    per (project, path, content_hash)."""
+
+    ref: str
+    project: str
+    author_user_id: str
+    author_token_id: str | None
+    memory_type: str  # one of MEMORY_TYPES
+    path: str  # a logical path such as projects/apollo/decisions ("" for none)
+    title: str
+    content: str  # verbatim
+    tags: tuple[str, ...]
+    content_hash: str
+    created: str  # ISO 8601 UTC, sorts as text
+    expires_at: str | None = None  # working memories only
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    ref: str
+    project: str
+    author_user_id: str
+    author_token_id: str | None
+    memory_type: str
+    path: str
+    title: str
+    content: str
+    tags: tuple[str, ...]
+    content_hash: str
+    created: str
+    updated: str
+    expires_at: str | None = None
+    superseded_by: str | None = None
+    deleted_at: str | None = None
+    deleted_by: str | None = None
+    delete_reason: str | None = None
+
+    @property
+    def live(self) -> bool:
+        """Neither forgotten nor superseded (an expired working memory is still live, just out of search)."""
+        return self.deleted_at is None and self.superseded_by is None
+
+
+@dataclass(frozen=True)
+class MemoryQuery:
+    """A full-text query over the live memories of ``projects``.
+
+    ``terms`` are words already case-folded by the service (letters and digits, no syntax). The strict
+    query needs every term as a whole word; the tolerant one any term, stemmed (English), a term of 3 or
+    more characters also as a word prefix.
+    """
+
+    projects: Sequence[str]
+    terms: Sequence[str]
+    now: str  # working memories whose expires_at <= now are left out
+    limit: int  # candidates wanted, best full-text relevance first
+    path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
+    memory_type: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    record: MemoryRecord
+    relevance: float  # > 0, larger is better (SQLite: -bm25; PostgreSQL: ts_rank)
+    matched: tuple[tuple[str, tuple[str, ...]], ...]  # (field, words of that field that matched), fields in order

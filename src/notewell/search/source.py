@@ -1,0 +1,25 @@
+"""What the search engine needs of the document index: the repository protocol search owns.
+
+Any store's document repository satisfies it structurally, so search depends on the records alone and
+never on the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from notewell.records.documents import CandidateDoc, DocKey, Scope
+from notewell.records.plan import Plan
+
+
+class DocumentSource(Protocol):
+    def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
+                   limit: int | None = None) -> list[CandidateDoc]:
+        """The documents in scope whose index holds the plan's trigrams (every one for None), in
+        (project, path) order, starting after the key ``after``, at most ``limit`` of them."""
+        ...
+
+    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+        """The texts of ``ids`` as stored (UTF-8 bytes), in that order, skipping a document deleted meanwhile."""
+        ...
