@@ -40,7 +40,7 @@ def build_app(rt: Runtime, options: ServeOptions, *, doors: Sequence[DoorFactory
               tasks: Sequence[TaskFactory] = BACKGROUND_TASKS) -> Starlette:
     """The application serving every door over ``rt``; its lifespan runs the doors' own and the background tasks."""
     built = [make(rt, options) for make in doors]
-    background = [make(rt, options) for make in tasks]
+    background = [task for door in built for task in door.tasks] + [make(rt, options) for make in tasks]
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from starlette.routing import BaseRoute
 
+from notewell.http.tasks import BackgroundTask
+from notewell.mcp.http import ORPHAN_AFTER_S, SWEEP_EVERY_S
 from notewell.mcp.toolset import Toolset
 
 
@@ -23,6 +25,8 @@ class ServeOptions:
     toolsets: Sequence[Toolset]  # the MCP toolsets to offer
     allowed_hosts: Sequence[str] = ()  # Host headers accepted besides localhost ("*": any)
     json_response: bool = True  # MCP answers as JSON rather than an SSE stream
+    sweep_every: float = SWEEP_EVERY_S  # the MCP orphan-session sweeper's period, seconds
+    orphan_after: float = ORPHAN_AFTER_S  # an MCP session this old with no tool call is swept as an orphan
 
 
 @dataclass(frozen=True)
@@ -33,3 +37,5 @@ class Door:
     routes: Sequence[BaseRoute]
     # Entered when the server starts and left when it stops (e.g. the MCP session manager's task group).
     lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = field(default=None, repr=False)
+    # Background work the door needs for as long as the server serves (e.g. the MCP orphan-session sweeper).
+    tasks: Sequence[BackgroundTask] = ()

@@ -10,7 +10,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from notewell.http.door import Door, ServeOptions
-from notewell.mcp.http import build_mcp_http
+from notewell.http.tasks import BackgroundTask
+from notewell.mcp.http import build_mcp_http, sweep_sessions
 from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime
 
@@ -29,4 +30,6 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
     deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
     mcp = build_mcp_http(deps, options.toolsets, allowed_hosts=options.allowed_hosts,
                          json_response=options.json_response)
-    return Door("mcp", [mcp.route], lifespan=mcp.run)
+    sweeper = BackgroundTask("mcp.session_sweeper",
+                             lambda: sweep_sessions(mcp.sessions, options.sweep_every, options.orphan_after))
+    return Door("mcp", [mcp.route], lifespan=mcp.run, tasks=[sweeper])

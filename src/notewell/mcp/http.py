@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 
+import anyio
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
@@ -38,13 +40,19 @@ from notewell.mcp.toolset import ServerDeps, Toolset
 MCP_PATH = "/mcp"
 SESSION_TOKEN_MISMATCH = -32001
 MAX_TRACKED_SESSIONS = 10_000
+SWEEP_EVERY_S = 300.0  # the orphan sweeper's period (external-brain: every 5 minutes)
+ORPHAN_AFTER_S = 1800.0  # a session this old with no tool call is an orphan (external-brain: 30 minutes)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass
 class _Session:
     token: str
+    opened_at: float  # SessionBook.clock time
+    user: str = ""
+    token_id: str | None = None
     tool_calls: int = 0
+    last_seen: float = 0.0
 
 
 @dataclass
@@ -53,10 +61,12 @@ class SessionBook:
 
     sessions: OrderedDict[str, _Session] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    clock: Callable[[], float] = time.monotonic
 
-    def open(self, session_id: str, token: str) -> int:
+    def open(self, session_id: str, token: str, user: str = "", token_id: str | None = None) -> int:
         with self.lock:
-            self.sessions[session_id] = _Session(token)
+            now = self.clock()
+            self.sessions[session_id] = _Session(token, now, user, token_id, last_seen=now)
             while len(self.sessions) > MAX_TRACKED_SESSIONS:  # sessions the SDK expired without a DELETE
                 self.sessions.popitem(last=False)
             return len(self.sessions)
@@ -71,10 +81,36 @@ class SessionBook:
             entry = self.sessions.get(session_id)
             if entry is not None:
                 entry.tool_calls += 1
+                entry.last_seen = self.clock()
 
     def close(self, session_id: str) -> tuple[_Session | None, int]:
         with self.lock:
             return self.sessions.pop(session_id, None), len(self.sessions)
+
+    def sweep(self, orphan_after: float = ORPHAN_AFTER_S) -> int:
+        """Evict and log (op=mcp.session.orphan) the sessions older than ``orphan_after`` seconds that made no
+        tool call, and forget those idle that long after their last tool call (op=mcp.session.close), so the
+        book does not grow on probe-only traffic and an orphan is logged even when no DELETE ever comes."""
+        with self.lock:
+            now = self.clock()
+            gone = [(sid, e) for sid, e in self.sessions.items()
+                    if (e.tool_calls == 0 and now - e.opened_at > orphan_after)
+                    or (e.tool_calls and now - e.last_seen > orphan_after)]
+            for sid, _entry in gone:
+                del self.sessions[sid]
+            total = len(self.sessions)
+        for sid, entry in gone:
+            op = "mcp.session.close" if entry.tool_calls else "mcp.session.orphan"
+            log.event(op, session=sid[:8], toolCalls=entry.tool_calls, total=total, reason="sweep",
+                      ageS=int(now - entry.opened_at), user=entry.user or None, tokenId=entry.token_id)
+        return len(gone)
+
+
+async def sweep_sessions(book: SessionBook, every: float = SWEEP_EVERY_S, orphan_after: float = ORPHAN_AFTER_S) -> None:
+    """The orphan sweeper: a background task of the app's lifespan, sweeping ``book`` every ``every`` seconds."""
+    while True:
+        await anyio.sleep(every)
+        book.sweep(orphan_after)
 
 
 def _token_key(user: AuthenticatedUser) -> str:
@@ -134,7 +170,7 @@ class McpGate:
             if message["type"] == "http.response.start" and not session_id and message["status"] < 400:
                 opened = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
                 if opened:
-                    total = self.book.open(opened, token)
+                    total = self.book.open(opened, token, principal.handle, principal.token_id)
                     log.event("mcp.session.open", session=opened[:8], total=total, user=principal.handle,
                               tokenId=principal.token_id)
             await send(message)

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from notewell.errors import InvalidArgument
-from notewell.mcp.tools import knowledge, memory, notes
+from notewell.mcp.tools import brain, knowledge, memory, notes
 from notewell.mcp.toolset import Toolset
 
 _ALL: tuple[Toolset, ...] = (
     knowledge.TOOLSET,
     notes.TOOLSET,
     memory.TOOLSET,
+    brain.TOOLSET,
 )
 
 TOOLSETS: dict[str, Toolset] = {t.name: t for t in _ALL}

@@ -24,9 +24,14 @@ from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
+    ListResourcesResult,
     ListToolsResult,
     PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
     TextContent,
+    TextResourceContents,
     Tool,
 )
 
@@ -34,7 +39,7 @@ from notewell import __version__
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, InvalidArgument, NotewellError, Unauthenticated
 from notewell.mcp import log
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, ServerDeps, Toolset, ToolSpec
 
 INSTRUCTIONS_OPENING = "Notewell is connected: the team's documents and memories, within what this person may see."
 INSTRUCTIONS_CLOSING = (
@@ -49,6 +54,7 @@ def instructions_for(toolsets: Sequence[Toolset]) -> str:
                      INSTRUCTIONS_CLOSING])
 
 UNAUTHENTICATED = -32001  # the JSON-RPC code external-brain uses for auth failures (see notewell.mcp.http)
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
 PrincipalSource = Callable[[ServerRequestContext[Any, Any]], Principal | None]
 ToolCallHook = Callable[[str], None]  # called with the session id after each tools/call on a session
 
@@ -74,6 +80,7 @@ class NotewellMCP:
                 if any(t.name == spec.name for t in self.tools):
                     raise ValueError(f"two toolsets define the tool {spec.name}")
                 self.tools.append(spec)
+        self.resources: list[ResourceSpec] = [r for t in toolsets if t.resources for r in t.resources(deps)]
         self._principal_of = principal_of
         self._on_tool_call = on_tool_call
         self.instructions = instructions_for(self.toolsets)
@@ -82,6 +89,8 @@ class NotewellMCP:
             description="Knowledge and memory server for AI agents.", instructions=self.instructions,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
+            on_list_resources=self._list_resources if self.resources else None,
+            on_read_resource=self._read_resource if self.resources else None,
         )
 
     # who may see what --------------------------------------------------------------------------------
@@ -158,6 +167,32 @@ class NotewellMCP:
             if session and self._on_tool_call is not None:
                 self._on_tool_call(session)
             log.event("mcp.tool", tool=name, durMs=_ms(started), outcome=outcome, **_who(principal, ctx))
+
+    async def _list_resources(self, ctx: ServerRequestContext[Any, Any],
+                              params: PaginatedRequestParams | None) -> ListResourcesResult:
+        principal = self._principal(ctx)
+        listed = [Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
+                  for r in self.resources if self.holds(principal, r.scope)]
+        log.event("mcp.resources.list", count=len(listed), **_who(principal, ctx))
+        return ListResourcesResult(resources=listed)
+
+    async def _read_resource(self, ctx: ServerRequestContext[Any, Any],
+                             params: ReadResourceRequestParams) -> ReadResourceResult:
+        started = time.perf_counter()
+        principal = self._principal(ctx)
+        spec = next((r for r in self.resources if r.uri == params.uri and self.holds(principal, r.scope)), None)
+        if spec is None:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}",
+                           data={"uri": params.uri})
+        try:
+            data = await anyio.to_thread.run_sync(self.read_resource, spec, principal)
+        finally:
+            log.event("mcp.resource", uri=params.uri, durMs=_ms(started), **_who(principal, ctx))
+        return ReadResourceResult(contents=[TextResourceContents(uri=spec.uri, mime_type=spec.mime_type,
+                                                                 text=json.dumps(data, ensure_ascii=False))])
+
+    def read_resource(self, spec: ResourceSpec, principal: Principal) -> JsonObject:
+        return spec.read(CallContext(principal, self.visible(principal)))
 
     def run_tool(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
         """Call one tool (in a worker thread). InvalidArgument propagates; other refusals become is_error."""

@@ -113,6 +113,19 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ResourceSpec:
+    """A read-only resource (resources/list, resources/read): JSON computed for the caller."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    scope: str  # listed and readable only with this scope
+    read: Callable[[CallContext], JsonObject]
+    mime_type: str = "application/json"
+
+
+@dataclass(frozen=True)
 class Toolset:
     """A named group of tools, chosen with ``notewell serve --toolsets``."""
 
@@ -120,3 +133,4 @@ class Toolset:
     summary: str
     build: Callable[[ServerDeps], Sequence[ToolSpec]] = field(repr=False)
     instructions: str = ""  # what the initialize instructions say about this toolset, when it is served
+    resources: Callable[[ServerDeps], Sequence[ResourceSpec]] | None = field(default=None, repr=False)

@@ -11,6 +11,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from notewell.records.brain import (
+    BrainProjectRecord,
+    EventRecord,
+    KnowledgeFilter,
+    KnowledgeInput,
+    KnowledgeRecord,
+    SessionClose,
+    SessionHit,
+    SessionRecord,
+)
 from notewell.records.documents import (
     BrainRecord,
     CandidateDoc,
@@ -131,6 +141,8 @@ class Store(Protocol):
     @property
     def credentials(self) -> CredentialRepository: ...
     @property
+    def brain(self) -> BrainRepository: ...
+    @property
     def url(self) -> str: ...
     def close(self) -> None: ...
 
@@ -152,3 +164,60 @@ class MemoryRepository(Protocol):
         """Every memory of ``projects`` by creation; superseded and forgotten ones only when asked."""
         ...
     def count(self, projects: Sequence[str] | None = None) -> int: ...  # live memories
+
+
+# --- the External Brain ------------------------------------------------------------------------------
+
+
+class BrainRepository(Protocol):
+    """Personal projects, taught knowledge and coding sessions. Taught knowledge is memory with structure:
+    each item is a memory (so recall finds it) plus a knowledge row keyed by the memory's ref holding kind,
+    trigger, rule, rationale, source, confidence and the usage counts."""
+
+    # personal projects
+    def personal_projects(self, owner_user_id: str) -> list[BrainProjectRecord]: ...  # oldest first
+    def project(self, project_id: str) -> BrainProjectRecord | None: ...
+    def project_by_name(self, owner_user_id: str, name_key: str) -> BrainProjectRecord | None: ...
+    def add_project(self, project: BrainProjectRecord) -> tuple[BrainProjectRecord, bool]:
+        """Insert, or return the owner's project of the same name_key and False. Conflict when the slug
+        is taken in that home (the caller picks another slug)."""
+        ...
+    def project_slugs(self, home: str) -> set[str]: ...
+
+    # knowledge
+    def add_knowledge(self, memory: MemoryInput, knowledge: KnowledgeInput,
+                      supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        """The memory and its knowledge row in one transaction; the same content at the same place returns
+        the existing item and False. ``supersedes`` (a live ref) is superseded and retired with it."""
+        ...
+    def knowledge(self, refs: Sequence[str]) -> dict[str, KnowledgeRecord]: ...  # live or not
+    def find_rule(self, owner_user_id: str, brain_project: str, rule_key: str) -> KnowledgeRecord | None: ...
+    def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]: ...
+    def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
+        """Live action items of the project tagged ``assignee_tag``: tagged blocker first, then oldest."""
+        ...
+    def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
+        """Retire live items (their memories are forgotten with ``reason``); the number retired."""
+        ...
+    def record_use(self, ref: str, success: bool, confidence: float, at: str) -> None: ...
+    def count_knowledge(self, brain_projects: Sequence[str] | None = None) -> int: ...
+
+    # sessions
+    def add_session(self, session: SessionRecord) -> None: ...
+    def session(self, session_id: str) -> SessionRecord | None: ...
+    def add_event(self, event: EventRecord, text: str) -> None: ...  # text: what the search index gets
+    def events(self, session_id: str, limit: int = 100) -> list[EventRecord]: ...
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
+        """Record the outcome of an open session; False when it was closed already."""
+        ...
+    def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
+        """Remember that ``refs`` were injected into (or used by) the session; injected ones count up once."""
+        ...
+    def applications(self, session_id: str, role: str) -> list[str]: ...
+    def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None,
+                        limit: int) -> list[SessionRecord]: ...
+    def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
+                        since: str | None, limit: int) -> list[SessionHit]:
+        """The user's sessions whose text holds any term (English stems, 3+ characters also as prefixes)."""
+        ...
+    def count_sessions(self, user_id: str | None = None) -> int: ...

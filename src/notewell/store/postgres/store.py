@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from notewell.store.postgres.audit import PostgresAudit
+from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.credentials import PostgresCredentials
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.documents import PostgresDocuments
@@ -16,6 +17,7 @@ class PostgresStore:
         self.documents = PostgresDocuments(db)
         self.memories = PostgresMemories(db)
         self.identity = PostgresIdentity(db)
+        self.brain = PostgresBrain(db, self.memories)
         self.audit = PostgresAudit(db)
         self.credentials = PostgresCredentials(db)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from notewell.errors import ConfigError
 from notewell.store.sqlite.audit import SqliteAudit
+from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.credentials import SqliteCredentials
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
@@ -19,6 +20,7 @@ class SqliteStore:
         self.documents = SqliteDocuments(db)
         self.memories = SqliteMemories(db)
         self.identity = SqliteIdentity(db)
+        self.brain = SqliteBrain(db, self.memories)
         self.audit = SqliteAudit(db)
         self.credentials = SqliteCredentials(db)
 

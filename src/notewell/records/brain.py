@@ -1,0 +1,132 @@
+"""The records of the External Brain: personal projects, taught knowledge, coding sessions.
+
+Taught knowledge is memory with structure: each item is a memory (store.memories, so recall and
+recall_context find it) plus a ``brain_knowledge`` row keyed by the memory's ref holding the fields a
+memory has no place for (kind, trigger, rule, rationale, source, confidence and the usage counts).
+Sessions, their events and which knowledge was injected into or used by them are rows of their own,
+with a full-text index over each session's prompt, events, outcome and learnings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
+APPLICATION_ROLES: tuple[str, ...] = ("injected", "used")
+
+
+@dataclass(frozen=True)
+class BrainProjectRecord:
+    """A personal project: it lives under its owner's home (id ``~alice/acme-robotics``)."""
+
+    id: str
+    owner_user_id: str
+    home: str  # the home project the project's knowledge is stored in, e.g. ~alice
+    slug: str
+    name: str
+    name_key: str  # the name case-folded: one project per (owner, name_key)
+    framework: str | None
+    language: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class KnowledgeInput:
+    brain_project: str  # a personal project id or an ordinary project id
+    owner_user_id: str
+    kind: str  # one of KNOWLEDGE_KINDS
+    trigger: str
+    rule: str
+    rationale: str
+    source: str
+    confidence: float
+    rule_key: str  # the trigger and rule folded: what close-capture deduplicates on
+    created: str
+
+
+@dataclass(frozen=True)
+class KnowledgeRecord:
+    ref: str  # the memory's ref
+    brain_project: str
+    project: str  # the Notewell project of the memory (a home for a personal project)
+    owner_user_id: str
+    kind: str
+    trigger: str
+    rule: str
+    rationale: str
+    source: str
+    confidence: float
+    rule_key: str
+    injected_count: int
+    used_count: int
+    success_count: int
+    failure_count: int
+    created: str
+    last_used_at: str | None
+    retired_at: str | None
+    tags: tuple[str, ...]
+
+    @property
+    def live(self) -> bool:
+        return self.retired_at is None
+
+
+@dataclass(frozen=True)
+class KnowledgeFilter:
+    """Live knowledge of some projects, newest or most confident first."""
+
+    brain_projects: Sequence[str]
+    kinds: Sequence[str] = ()  # empty: every kind but action_item
+    owner_user_id: str | None = None
+    min_successes: int = 0
+    order: str = "confidence"  # "confidence" (then newest) or "created" (newest first)
+    limit: int = 50
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    user_id: str
+    token_id: str | None
+    brain_project: str
+    client_type: str
+    prompt: str
+    framework: str | None
+    started_at: str
+    ended_at: str | None = None
+    success: bool | None = None
+    user_feedback: str | None = None
+    sqs: float | None = None
+    summary: str | None = None
+    event_count: int = 0
+
+
+@dataclass(frozen=True)
+class SessionClose:
+    success: bool
+    user_feedback: str | None
+    sqs: float
+    summary: str | None
+    ended_at: str
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    id: str
+    session_id: str
+    event_type: str
+    payload: dict[str, Any]
+    at: str
+
+
+@dataclass(frozen=True)
+class SessionHit:
+    session: SessionRecord
+    relevance: float  # > 0, larger is better
+
+
+def payload_json(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,635 @@
+"""The External Brain: coding sessions, taught knowledge and the confidence loop (docs/brain.md).
+
+Every method takes a Principal and needs the ``sessions`` scope. Projects: a user-scoped token works in
+the caller's personal projects (under their home) and the ordinary projects they see; a project-scoped
+token in its project only. Sessions are their owner's alone: another person's session id is NOT_FOUND.
+Taught knowledge is a memory (so recall finds it, and whoever may read the memory's project sees it)
+plus a knowledge row with its structure and counts; writing one needs the write right on that project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from notewell.access.principal import Principal
+from notewell.access.service import AccessService
+from notewell.records.brain import (
+    KNOWLEDGE_KINDS,
+    EventRecord,
+    KnowledgeFilter,
+    KnowledgeInput,
+    KnowledgeRecord,
+    SessionClose,
+    SessionRecord,
+    payload_json,
+)
+from notewell.records.identity import now_iso
+from notewell.records.memories import MemoryInput, MemoryQuery
+from notewell.services import brain_injection, brain_scoring
+from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
+from notewell.services.brain_projects import (
+    DEFAULT_NAME,
+    BrainProject,
+    check_label,
+    check_name,
+    ensure_named,
+    ordinary,
+    personal,
+)
+from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.store.base import Store
+
+SCOPE = "sessions"
+RELEVANT_LIMIT = 5
+RETRIEVE_LIMIT_DEFAULT = 10
+RETRIEVE_LIMIT_MAX = 50
+INJECTION_TOKENS_DEFAULT = 1200
+INJECTION_TOKENS_MIN = 100
+INJECTION_TOKENS_MAX = 8000
+ACTION_ITEMS_MAX = 10
+LEARNINGS_MAX = 5
+RESOLVED_IDS_MAX = 50
+USED_IDS_MAX = 100
+EVENTS_PER_SESSION_MAX = 1000
+PAYLOAD_MAX_BYTES = 16_384
+MAX_PROMPT_CHARS = 8000
+MAX_RULE_CHARS = 2000
+MAX_TRIGGER_CHARS = 500
+MAX_SUMMARY_CHARS = 4000
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+SEARCH_LIMIT_DEFAULT = 10
+SEARCH_LIMIT_MAX = 50
+SESSION_HALF_LIFE_DAYS = 7.0
+SKILL_LIMIT_DEFAULT = 5
+SKILL_LIMIT_MAX = 20
+FEEDBACK = ("up", "down")
+LEARNING_KINDS = ("reflex", "recipe", "heuristic", "principle", "anti_principle")
+LEARNING_SOURCES = ("user_correction", "decision", "discovery")
+CLOSE_CAPTURE_TAG = "close_capture"
+_EVENT_TYPE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_CLIENT_TYPE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+# --- results ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoredKnowledge:
+    item: KnowledgeRecord
+    score: float
+
+    @property
+    def stage(self) -> str:
+        return brain_scoring.stage(self.item.success_count, self.item.failure_count, self.item.confidence)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    items: list[ScoredKnowledge]
+    injection: brain_injection.Injection
+
+
+@dataclass(frozen=True)
+class StartedSession:
+    session: SessionRecord
+    project: BrainProject
+    relevant: brain_injection.Injection | None = None
+    action_items: list[KnowledgeRecord] | None = None
+    failures: list[str] = field(default_factory=list)  # "relevantKnowledge: <why>": fail-soft parts left out
+
+
+@dataclass(frozen=True)
+class LearningsReport:
+    submitted: int
+    kept: int  # valid among the first five
+    dropped: int  # invalid among the first five
+    truncated: int  # beyond the first five
+    captured: list[str]  # knowledge ids created
+    deduplicated: int  # valid but already known
+
+
+@dataclass(frozen=True)
+class Outcome:
+    session: SessionRecord
+    sqs: float
+    learnings: LearningsReport
+    confidence_updates: int
+    resolved_action_items: int | None
+    hint: str | None
+
+
+@dataclass(frozen=True)
+class SessionFound:
+    session: SessionRecord
+    score: float
+
+
+@dataclass(frozen=True)
+class UserStyle:
+    peer_card: dict[str, Any]
+    reflexes: list[KnowledgeRecord]
+
+
+def _check_text(field_name: str, value: object, maximum: int, *, required: bool = False) -> str:
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise BrainValidation(field_name, "must be a string")
+    cleaned = value.strip()
+    if required and not cleaned:
+        raise BrainValidation(field_name, "must not be empty")
+    if len(cleaned) > maximum:
+        raise BrainValidation(field_name, f"is {len(cleaned)} characters; keep it to {maximum}")
+    if "\x00" in cleaned:
+        raise BrainValidation(field_name, "contains a NUL character (\\x00); remove it")
+    return cleaned
+
+
+def _check_tags(tags: Sequence[str] | None) -> list[str]:
+    cleaned = list(dict.fromkeys(t.strip() for t in (tags or []) if t.strip()))
+    if len(cleaned) > MAX_TAGS:
+        raise BrainValidation("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
+    for tag in cleaned:
+        if len(tag) > MAX_TAG_CHARS or "\x00" in tag:
+            raise BrainValidation("tags", f"{tag[:20]!r}… must be at most {MAX_TAG_CHARS} characters without NUL")
+    return cleaned
+
+
+def rule_key(trigger: str, rule: str) -> str:
+    """What close-capture compares: trigger and rule, case-folded, punctuation and spacing ignored."""
+    words = re.findall(r"[^\W_]+", f"{trigger} {rule}".casefold())
+    return " ".join(words)
+
+
+def _payload_text(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in [str(k), *_payload_text(v)]]
+    if isinstance(value, list):
+        return [t for v in value for t in _payload_text(v)]
+    return [] if value is None else [str(value)]
+
+
+def _days_ago(at: str, now: datetime) -> float:
+    try:
+        when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return 365.0
+    return max(0.0, (now - when).total_seconds() / 86400)
+
+
+class BrainService:
+    def __init__(self, store: Store, access: AccessService) -> None:
+        self.store = store
+        self.brain = store.brain
+        self.access = access
+
+    # --- projects -------------------------------------------------------------------------------------
+
+    def projects(self, p: Principal) -> list[BrainProject]:
+        """Owned first (personal projects, oldest first), then the ordinary projects p sees (by id);
+        a project-scoped token: its project only."""
+        self.access.require_scope(p, SCOPE)
+        if p.bound_project is not None:
+            return [ordinary(self.access.project_for_read(p, p.bound_project), p)]
+        own = [personal(r, p) for r in self.brain.personal_projects(p.user_id)]
+        if not self.access.can_read(p, p.home_project):
+            own = []
+        shared = [ordinary(project, p) for project in self.access.visible_projects(p) if project.kind == "ordinary"]
+        return own + shared
+
+    def active_project(self, p: Principal) -> tuple[BrainProject, str] | None:
+        """Where a session would go now: (project, "token_scope" | "first_project_fallback"), None when none."""
+        projects = self.projects(p)
+        if not projects:
+            return None
+        return projects[0], "token_scope" if p.bound_project is not None else "first_project_fallback"
+
+    def create_project(self, p: Principal, name: str, framework: str | None = None,
+                       language: str | None = None) -> tuple[BrainProject, bool]:
+        self.access.require_scope(p, SCOPE)
+        if p.bound_project is not None:
+            raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
+                                   "user-scoped token to create projects")
+        clean = check_name(name)
+        fw, lang = check_label(framework, "framework"), check_label(language, "language")
+        self._require_home(p)
+        record, created = ensure_named(self.brain, p, clean, fw, lang)
+        if created:
+            self.access.record(p, "brain.project.create", record.id, {"name": record.name})
+        return personal(record, p), created
+
+    def _require_home(self, p: Principal) -> None:
+        if p.local_owner or not self.access.can_write(p, p.home_project):
+            raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
+                                   "a user (a user-scoped token, or --as EMAIL on the command line)")
+
+    def _project(self, p: Principal, project_id: str) -> BrainProject:
+        found = next((bp for bp in self.projects(p) if bp.id == project_id), None)
+        if found is None:
+            if p.bound_project is not None:
+                raise ForbiddenProject(f"this token is bound to {p.bound_project}; {project_id!r} is outside it. "
+                                       "Drop projectId or use a user-scoped token")
+            raise ForbiddenProject(f"{project_id!r} is not a project you can use; see brain_list_projects")
+        return found
+
+    def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
+                framework: str | None = None, language: str | None = None) -> BrainProject:
+        """The seed's precedence: token scope, projectId, projectName (created on demand), the first project,
+        a lazily created "Default"."""
+        if p.bound_project is not None:
+            if project_id and project_id != p.bound_project:
+                self._project(p, project_id)  # raises FORBIDDEN_PROJECT
+            return self.projects(p)[0]
+        if project_id:
+            return self._project(p, project_id)
+        if project_name is not None:
+            name = check_name(project_name, "projectName")
+            self._require_home(p)
+            record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
+                                     check_label(language, "language"))
+            return personal(record, p)
+        projects = self.projects(p)
+        if projects:
+            return projects[0]
+        self._require_home(p)
+        record, _ = ensure_named(self.brain, p, DEFAULT_NAME, None, None)
+        return personal(record, p)
+
+    def _may_write(self, p: Principal, bp: BrainProject) -> bool:
+        if bp.personal:
+            return bp.owner_user_id == p.user_id and self.access.can_write(p, bp.store_project)
+        return self.access.can_write(p, bp.store_project)
+
+    # --- sessions -------------------------------------------------------------------------------------
+
+    def start_session(self, p: Principal, *, client_type: str | None = None, prompt: str | None = None,
+                      framework: str | None = None, project_id: str | None = None,
+                      project_name: str | None = None, language: str | None = None) -> StartedSession:
+        self.access.require_scope(p, SCOPE)
+        clean_prompt = _check_text("prompt", prompt, MAX_PROMPT_CHARS)
+        client = (client_type or "unknown").strip() or "unknown"
+        if not _CLIENT_TYPE.match(client):
+            raise BrainValidation("clientType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. claude_code")
+        fw = check_label(framework, "framework")
+        bp = self.resolve(p, project_id, project_name, fw, language)
+        session = SessionRecord(id=f"ses_{secrets.token_hex(10)}", user_id=p.user_id, token_id=p.token_id,
+                                brain_project=bp.id, client_type=client, prompt=clean_prompt, framework=fw,
+                                started_at=now_iso())
+        self.brain.add_session(session)
+        relevant: brain_injection.Injection | None = None
+        items: list[KnowledgeRecord] | None = None
+        failures: list[str] = []
+        if clean_prompt:
+            try:
+                found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT)
+                if found.injection.ids:
+                    relevant = found.injection
+                    self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
+            except Exception as exc:  # fail soft: opening a session never blocks on retrieval
+                failures.append(f"relevantKnowledge: {exc}")
+        try:
+            open_items = self.brain.open_action_items(bp.id, f"for:{p.email.strip().lower()}", ACTION_ITEMS_MAX)
+            items = open_items or None
+        except Exception as exc:
+            failures.append(f"openActionItems: {exc}")
+        return StartedSession(session, bp, relevant, items, failures)
+
+    def _own_session(self, p: Principal, session_id: object) -> SessionRecord:
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise BrainValidation("sessionId", "must not be empty; pass the sessionId brain_start_session returned")
+        session = self.brain.session(session_id.strip())
+        if session is None or session.user_id != p.user_id:
+            raise BrainNotFound(f"no session {session_id.strip()} of yours; start one with brain_start_session")
+        if p.bound_project is not None and session.brain_project != p.bound_project:
+            raise ForbiddenProject(f"session {session.id} belongs to {session.brain_project}, outside this token's "
+                                   f"project {p.bound_project}; use a token for that project")
+        return session
+
+    def log_event(self, p: Principal, session_id: str, event_type: str,
+                  payload: dict[str, Any] | None = None) -> tuple[str | None, bool, str | None]:
+        """(event id, accepted, why not): a closed or full session does not accept events."""
+        self.access.require_scope(p, SCOPE)
+        session = self._own_session(p, session_id)
+        if not _EVENT_TYPE.match(event_type or ""):
+            raise BrainValidation("eventType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. "
+                                               "file_edit")
+        body = payload or {}
+        encoded = payload_json(body)
+        if len(encoded.encode("utf-8")) > PAYLOAD_MAX_BYTES:
+            raise BrainValidation("payload", f"is {len(encoded.encode('utf-8'))} bytes as JSON; keep it to "
+                                             f"{PAYLOAD_MAX_BYTES}")
+        if session.ended_at is not None:
+            return None, False, f"session {session.id} was closed at {session.ended_at}; start a new one"
+        if session.event_count >= EVENTS_PER_SESSION_MAX:
+            return None, False, f"session {session.id} has {EVENTS_PER_SESSION_MAX} events, the most it keeps"
+        event = EventRecord(id=f"evt_{secrets.token_hex(10)}", session_id=session.id, event_type=event_type,
+                            payload=json.loads(encoded), at=now_iso())
+        self.brain.add_event(event, " ".join([event_type, *_payload_text(body)]).replace("\x00", " "))
+        return event.id, True, None
+
+    def report_outcome(self, p: Principal, session_id: str, *, success: bool, user_feedback: str | None = None,
+                       knowledge_used: Sequence[str] = (), learnings: Sequence[Any] | None = None,
+                       resolved_action_item_ids: Sequence[str] | None = None,
+                       summary: str | None = None) -> Outcome:
+        self.access.require_scope(p, SCOPE)
+        session = self._own_session(p, session_id)
+        if user_feedback not in (None, *FEEDBACK):
+            raise BrainValidation("userFeedback", "must be \"up\" or \"down\" (or left out)")
+        if len(knowledge_used) > USED_IDS_MAX:
+            raise BrainValidation("knowledgeUsed", f"has {len(knowledge_used)} ids; pass at most {USED_IDS_MAX}")
+        if resolved_action_item_ids is not None and len(resolved_action_item_ids) > RESOLVED_IDS_MAX:
+            raise BrainValidation("resolvedActionItemIds", f"has {len(resolved_action_item_ids)} ids; pass at most "
+                                                           f"{RESOLVED_IDS_MAX}")
+        clean_summary = _check_text("summary", summary, MAX_SUMMARY_CHARS) or None
+        if session.ended_at is not None:
+            raise BrainValidation("sessionId", f"session {session.id} was closed at {session.ended_at}; start a "
+                                               "new session for new work")
+        valid, dropped = self._valid_learnings(learnings or [])
+        now = now_iso()
+        injected = set(self.brain.applications(session.id, "injected"))
+        owned = {ref: k for ref, k in self.brain.knowledge(list(dict.fromkeys(knowledge_used))).items()
+                 if k.owner_user_id == p.user_id and k.live and k.kind != "action_item"}
+        sqs = brain_scoring.session_quality(success, user_feedback, len(injected), len(injected & set(owned)),
+                                            len(valid))
+        texts = ["success" if success else "failure", user_feedback or "", clean_summary or "",
+                 *(f"{lr['trigger']} {lr['rule']} {lr['rationale']}" for lr in valid)]
+        close = SessionClose(success=success, user_feedback=user_feedback, sqs=sqs, summary=clean_summary,
+                             ended_at=now)
+        if not self.brain.close_session(session.id, close, texts):
+            raise BrainValidation("sessionId", f"session {session.id} was closed meanwhile; start a new session")
+        good = success and user_feedback != "down"
+        for ref, item in owned.items():
+            self.brain.record_use(ref, good, brain_scoring.after_use(item.confidence, good), now)
+        self.brain.record_applications(session.id, list(owned), "used", now)
+        report = self._capture(p, session, valid, dropped, len(learnings or []))
+        resolved = None
+        if resolved_action_item_ids is not None:
+            resolved = self._resolve_items(p, session, resolved_action_item_ids, now)
+        closed = self.brain.session(session.id) or session
+        return Outcome(closed, sqs, report, len(owned), resolved,
+                       brain_scoring.ask_back_hint(success, user_feedback, bool(learnings)))
+
+    def _valid_learnings(self, learnings: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
+        valid: list[dict[str, Any]] = []
+        dropped = 0
+        for raw in list(learnings)[:LEARNINGS_MAX]:
+            item = _learning(raw)
+            if item is None:
+                dropped += 1
+            else:
+                valid.append(item)
+        return valid, dropped
+
+    def _capture(self, p: Principal, session: SessionRecord, valid: list[dict[str, Any]], dropped: int,
+                 submitted: int) -> LearningsReport:
+        """Each valid learning: a learning_captured event, then knowledge tagged close_capture (confidence at
+        most 0.95) unless the person already has that rule in the project."""
+        captured: list[str] = []
+        duplicates = 0
+        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
+        for lr in valid:
+            self.brain.add_event(EventRecord(id=f"evt_{secrets.token_hex(10)}", session_id=session.id,
+                                             event_type="learning_captured", payload=lr, at=now_iso()),
+                                 f"learning_captured {lr['trigger']} {lr['rule']} {lr['rationale']}")
+            if bp is None or not self._may_write(p, bp):
+                continue
+            if self.brain.find_rule(p.user_id, bp.id, rule_key(lr["trigger"], lr["rule"])) is not None:
+                duplicates += 1
+                continue
+            item, created = self._write(p, bp, kind=lr["type"], trigger=lr["trigger"], rule=lr["rule"],
+                                        rationale=lr["rationale"], source=lr["source"],
+                                        confidence=min(lr["confidence"], brain_scoring.CAPTURE_CONFIDENCE_MAX),
+                                        tags=[CLOSE_CAPTURE_TAG, f"session:{session.id}"])
+            if created:
+                captured.append(item.ref)
+            else:
+                duplicates += 1
+        return LearningsReport(submitted=submitted, kept=len(valid), dropped=dropped,
+                               truncated=max(0, submitted - LEARNINGS_MAX), captured=captured,
+                               deduplicated=duplicates)
+
+    def _resolve_items(self, p: Principal, session: SessionRecord, ids: Sequence[str], now: str) -> int:
+        """Retire the ids that are live action items of the session's project which p may close: their
+        author, their assignee (for:<email>) or a writer of the project. Anything else is ignored."""
+        mine = f"for:{p.email.strip().lower()}"
+        found = self.brain.knowledge([i for i in dict.fromkeys(ids) if isinstance(i, str)])
+        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
+        retire = [ref for ref, k in found.items()
+                  if k.live and k.kind == "action_item" and k.brain_project == session.brain_project
+                  and (k.owner_user_id == p.user_id or mine in k.tags or (bp is not None and self._may_write(p, bp)))]
+        return self.brain.retire(retire, p.user_id, f"resolved at the close of {session.id}", now) if retire else 0
+
+    # --- knowledge ------------------------------------------------------------------------------------
+
+    def _write(self, p: Principal, bp: BrainProject, *, kind: str, trigger: str, rule: str, rationale: str,
+               source: str, confidence: float, tags: Sequence[str],
+               supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        action = kind == "action_item"
+        path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
+        if action and bp.personal:
+            path = f"brain-actions/{bp.slug}"
+        lines = [f"{brain_injection.when(trigger)}: {rule}" if trigger else rule]
+        if rationale:
+            lines.append(f"Why: {rationale}")
+        content = "\n".join(lines)
+        all_tags = tuple(dict.fromkeys([kind, *tags]))
+        title = rule if len(rule) <= 200 else rule[:199] + "…"
+        now = now_iso()
+        memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=bp.store_project, author_user_id=p.user_id,
+                             author_token_id=p.token_id, memory_type="durable", path=path, title=title,
+                             content=content, tags=all_tags,
+                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
+        knowledge = KnowledgeInput(brain_project=bp.id, owner_user_id=p.user_id, kind=kind, trigger=trigger, rule=rule,
+                                   rationale=rationale, source=source, confidence=confidence,
+                                   rule_key=rule_key(trigger, rule), created=now)
+        item, created = self.brain.add_knowledge(memory, knowledge, supersedes)
+        if created:
+            self.access.record(p, "brain.teach", item.ref, {"project": bp.id, "kind": kind, "source": source,
+                                                             "supersedes": supersedes})
+        return item, created
+
+    def teach(self, p: Principal, *, rule: str, trigger: str = "", rationale: str = "", kind: str = "heuristic",
+              source: str = "user_teach", tags: Sequence[str] | None = None, project_id: str | None = None,
+              supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        """Teach an item (confidence 1.0). supersedes is honoured only for a live item of the caller in the
+        same project; otherwise it is ignored and the item is still created."""
+        self.access.require_scope(p, SCOPE)
+        clean_rule = _check_text("rule", rule, MAX_RULE_CHARS, required=True)
+        clean_trigger = _check_text("trigger", trigger, MAX_TRIGGER_CHARS)
+        clean_rationale = _check_text("rationale", rationale, MAX_RULE_CHARS)
+        if kind not in KNOWLEDGE_KINDS:
+            raise BrainValidation("type", f"unknown type {kind!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
+        clean_source = _check_text("source", source, 40) or "user_teach"
+        clean_tags = _check_tags(tags)
+        if kind == "action_item":
+            if not any(t in ("action-item", "open-question") for t in clean_tags):
+                clean_tags.insert(0, "action-item")
+            if not any(t.startswith("for:") for t in clean_tags):
+                clean_tags.append(f"for:{p.email.strip().lower()}")
+            clean_tags = [t.lower() if t.startswith("for:") else t for t in clean_tags]
+        bp = self.resolve(p, project_id)
+        if not self._may_write(p, bp):
+            raise ForbiddenProject(f"you may read {bp.id} but not write to it; ask an admin for a write grant or "
+                                   "teach into one of your own projects")
+        target = None
+        if supersedes:
+            old = self.brain.knowledge([supersedes]).get(supersedes)
+            if old is not None and old.live and old.owner_user_id == p.user_id and old.brain_project == bp.id:
+                target = old.ref
+        return self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule, rationale=clean_rationale,
+                           source=clean_source, confidence=1.0, tags=clean_tags, supersedes=target)
+
+    def _scope_ids(self, p: Principal) -> tuple[list[str], list[str]]:
+        """(brain project ids, Notewell project ids) p's scope filter covers."""
+        projects = self.projects(p)
+        return [bp.id for bp in projects], list(dict.fromkeys(bp.store_project for bp in projects))
+
+    def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int) -> Retrieval:
+        terms = tolerant_terms(query_terms(prompt, "prompt"))
+        brain_ids, store_ids = self._scope_ids(p)
+        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
+                                                        limit=max(3 * limit, 30), path_prefix="brain"))
+        found = self.brain.knowledge([h.record.ref for h in hits])
+        allowed = set(brain_ids)
+        kept = [(h, found[h.record.ref]) for h in hits
+                if h.record.ref in found and found[h.record.ref].live and found[h.record.ref].kind != "action_item"
+                and found[h.record.ref].brain_project in allowed]
+        if not kept:
+            return Retrieval([], brain_injection.build([], max_tokens))
+        best = max(h.relevance for h, _ in kept)
+        now = datetime.now(UTC)
+        scored = sorted((ScoredKnowledge(k, round(brain_scoring.rank(h.relevance / best, k.confidence,
+                                                                     max(k.created, k.last_used_at or ""), now), 4))
+                         for h, k in kept), key=lambda s: (-s.score, s.item.ref))[:limit]
+        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens))
+
+    def retrieve(self, p: Principal, prompt: str, *, limit: int = RETRIEVE_LIMIT_DEFAULT,
+                 max_tokens: int = INJECTION_TOKENS_DEFAULT, session_id: str | None = None) -> Retrieval:
+        """The best live knowledge for a prompt (action items excluded) and its injection; with a session id
+        of the caller's, the injected items are recorded against that session."""
+        self.access.require_scope(p, SCOPE)
+        session = self._own_session(p, session_id) if session_id else None
+        found = self._retrieve(p, prompt, limit, max_tokens)
+        if session is not None and found.injection.ids:
+            self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
+        return found
+
+    def user_style(self, p: Principal) -> UserStyle:
+        self.access.require_scope(p, SCOPE)
+        brain_ids, _ = self._scope_ids(p)
+        hard = self.brain.list_knowledge(KnowledgeFilter(brain_ids, ("principle", "anti_principle"), p.user_id,
+                                                         limit=10))
+        reflexes = self.brain.list_knowledge(KnowledgeFilter(brain_ids, ("reflex",), p.user_id, limit=20))
+        projects = self.projects(p)
+        recent = self.brain.recent_sessions(p.user_id, brain_ids, 50)
+        frameworks = list(dict.fromkeys([*(s.framework for s in recent if s.framework),
+                                         *(bp.framework for bp in projects if bp.framework)]))[:5]
+        languages = list(dict.fromkeys(bp.language for bp in projects if bp.language))[:5]
+        card = {
+            "email": p.email, "handle": p.handle,
+            "hardRules": [{"id": k.ref, "kind": k.kind, "rule": k.rule, "confidence": k.confidence} for k in hard],
+            "frameworks": frameworks, "languages": languages, "projects": len(projects),
+            "recentSessions": len(recent),
+        }
+        return UserStyle(card, reflexes)
+
+    def skills(self, p: Principal, query: str | None = None, limit: int = SKILL_LIMIT_DEFAULT) -> list[ScoredKnowledge]:
+        """Recipes matured by successful use (stage knowledge or wisdom), best first: with a query, ranked as
+        retrieval ranks; without, by confidence."""
+        self.access.require_scope(p, SCOPE)
+        brain_ids, store_ids = self._scope_ids(p)
+        matured = [k for k in self.brain.list_knowledge(KnowledgeFilter(
+            brain_ids, ("recipe",), min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES, limit=500))
+            if brain_scoring.stage(k.success_count, k.failure_count, k.confidence) != "seed"]
+        if not query:
+            return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
+        terms = tolerant_terms(query_terms(query))
+        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(), limit=200,
+                                                        path_prefix="brain"))
+        relevance = {h.record.ref: h.relevance for h in hits}
+        best = max(relevance.values(), default=1.0)
+        now = datetime.now(UTC)
+        scored = [ScoredKnowledge(k, round(brain_scoring.rank(relevance[k.ref] / best, k.confidence,
+                                                              max(k.created, k.last_used_at or ""), now), 4))
+                  for k in matured if k.ref in relevance]
+        return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]
+
+    def search_sessions(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
+                        days: int | None = None) -> list[SessionFound]:
+        """The caller's sessions whose prompt, events, outcome or learnings share a word (stem or prefix)
+        with the query: score = 0.6 x relevance + 0.4 x recency (half-life 7 days)."""
+        self.access.require_scope(p, SCOPE)
+        terms = tolerant_terms(query_terms(query))
+        brain_ids, _ = self._scope_ids(p)
+        now = datetime.now(UTC)
+        since = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if days else None
+        hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, max(3 * limit, 30))
+        if not hits:
+            return []
+        best = max(h.relevance for h in hits)
+        scored = [SessionFound(h.session, round(0.6 * h.relevance / best + 0.4 * 0.5 ** (
+            _days_ago(h.session.started_at, now) / SESSION_HALF_LIFE_DAYS), 4)) for h in hits]
+        return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
+
+    def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:
+        self.access.require_scope(p, SCOPE)
+        brain_ids, _ = self._scope_ids(p)
+        return self.brain.recent_sessions(p.user_id, brain_ids, limit)
+
+    def events(self, p: Principal, session_id: str) -> list[EventRecord]:
+        self.access.require_scope(p, SCOPE)
+        return self.brain.events(self._own_session(p, session_id).id)
+
+    def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
+                  include_action_items: bool = False) -> list[KnowledgeRecord]:
+        """Live knowledge in p's scope, newest first (for people: the CLI's list and export)."""
+        self.access.require_scope(p, SCOPE)
+        brain_ids, _ = self._scope_ids(p)
+        chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
+        return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, order="created", limit=limit))
+
+    def retire(self, p: Principal, knowledge_id: str, reason: str) -> KnowledgeRecord:
+        """Retire an item p may write (its memory is forgotten with the reason): it leaves every search."""
+        self.access.require_scope(p, SCOPE)
+        reason = _check_text("reason", reason, 500, required=True)
+        item = self.brain.knowledge([knowledge_id]).get(knowledge_id)
+        brain_ids, _ = self._scope_ids(p)
+        if item is None or not item.live or item.brain_project not in brain_ids:
+            raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; see 'notewell brain knowledge'")
+        bp = self._project(p, item.brain_project)
+        if item.owner_user_id != p.user_id and not self._may_write(p, bp):
+            raise ForbiddenProject(f"only the author of {knowledge_id} or a writer of {bp.id} may retire it")
+        self.brain.retire([item.ref], p.user_id, reason, now_iso())
+        self.access.record(p, "brain.retire", item.ref, {"project": item.brain_project, "reason": reason})
+        return self.brain.knowledge([item.ref])[item.ref]
+
+
+def _learning(raw: Any) -> dict[str, Any] | None:
+    """A learning in its stored shape, or None when it breaks a rule (it is then dropped and counted)."""
+    if not isinstance(raw, dict) or set(raw) - {"trigger", "rule", "rationale", "type", "source", "confidence"}:
+        return None
+    trigger, rule, rationale = raw.get("trigger"), raw.get("rule"), raw.get("rationale", "")
+    if not isinstance(trigger, str) or not isinstance(rule, str) or not isinstance(rationale, str):
+        return None
+    if not trigger.strip() or not rule.strip() or len(trigger) > MAX_TRIGGER_CHARS or len(rule) > MAX_RULE_CHARS \
+            or len(rationale) > MAX_RULE_CHARS or "\x00" in trigger + rule + rationale:
+        return None
+    kind = raw.get("type", "heuristic")
+    source = raw.get("source", "discovery")
+    confidence = raw.get("confidence", 0.9)
+    if kind not in LEARNING_KINDS or source not in LEARNING_SOURCES:
+        return None
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0.0 <= confidence <= 1.0:
+        return None
+    return {"trigger": trigger.strip(), "rule": rule.strip(), "rationale": rationale.strip(), "type": kind,
+            "source": source, "confidence": float(confidence)}

@@ -1,0 +1,105 @@
+"""brain_ask_oracle: "how did I solve X?" answered from the caller's sessions, knowledge and documents.
+
+No language model is called. The answer is extractive: one sentence per source, built from a template
+and the source's own words, each ending with its citation mark [n]; a citation gives the source's id,
+kind (session, knowledge or document), date and a snippet. A model would plug in at ``compose``: given
+the same citations, it could write a freer answer, provided every sentence keeps its [n] (docs/brain.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from notewell.access.principal import Principal
+from notewell.search.engine import SearchEngine
+from notewell.services import brain_injection
+from notewell.services.brain import BrainService, ScoredKnowledge, SessionFound
+from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.services.passages import document_passages
+from notewell.store.base import Store
+
+SESSIONS = 3
+KNOWLEDGE = 3
+DOCUMENTS = 2
+SNIPPET_CHARS = 200
+DOCUMENTS_SCOPE = "knowledge:read"
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    id: str
+    kind: str  # session | knowledge | document
+    date: str  # YYYY-MM-DD
+    snippet: str
+    title: str
+
+
+@dataclass(frozen=True)
+class OracleAnswer:
+    question: str
+    answer: str
+    citations: list[Citation]
+    searched: list[str]  # the kinds of source searched (documents only with knowledge:read)
+
+
+def _snip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
+
+
+def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
+    s = found.session
+    state = "is still open" if s.ended_at is None else ("succeeded" if s.success else "failed")
+    vote = f", voted {s.user_feedback}" if s.user_feedback else ""
+    told = f" Outcome: {_snip(s.summary)}." if s.summary else ""
+    sentence = (f"On {s.started_at[:10]} you worked on \u201c{_snip(s.prompt) or 'an untitled task'}\u201d in "
+                f"{s.brain_project}; it {state}{vote}.{told} [{n}]")
+    return sentence, Citation(n, s.id, "session", s.started_at[:10], _snip(s.summary or s.prompt),
+                              _snip(s.prompt)[:80])
+
+
+def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
+    k = found.item
+    how = "captured at a session's close" if "close_capture" in k.tags else "taught"
+    when = f"{brain_injection.when(k.trigger).lower()[:1]}{brain_injection.when(k.trigger)[1:]}, " if k.trigger else ""
+    why = f" (because {k.rationale})" if k.rationale else ""
+    sentence = f"You {how} this {k.kind.replace('_', '-')}: {when}{k.rule}{why}. [{n}]"
+    return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80])
+
+
+def compose(question: str, sentences: list[str]) -> str:
+    """The answer text from cited sentences (the place a language model would plug in)."""
+    if not sentences:
+        return (f"Nothing in your sessions or knowledge matches \u201c{_snip(question)}\u201d. Try other words, "
+                "or brain_session_search for a wider look.")
+    return " ".join(sentences)
+
+
+def ask(brain: BrainService, store: Store, engine: SearchEngine | None, p: Principal, question: str) -> OracleAnswer:
+    terms = tolerant_terms(query_terms(question, "question"))
+    sentences: list[str] = []
+    citations: list[Citation] = []
+    for found in brain.search_sessions(p, question, limit=SESSIONS):
+        sentence, cite = _session_sentence(found, len(citations) + 1)
+        sentences.append(sentence)
+        citations.append(cite)
+    for item in brain.retrieve(p, question, limit=KNOWLEDGE).items:
+        sentence, cite = _knowledge_sentence(item, len(citations) + 1)
+        sentences.append(sentence)
+        citations.append(cite)
+    searched = ["sessions", "knowledge"]
+    if engine is not None and p.has_scope(DOCUMENTS_SCOPE):
+        searched.append("documents")
+        readable = [project.id for project in brain.access.visible_projects(p)]
+        passages = sorted(document_passages(engine, store.documents, readable, terms), key=lambda i: -i.relevance)
+        for passage in passages[:DOCUMENTS]:
+            n = len(citations) + 1
+            location = passage.ref.split("#", 1)[0]
+            project, _, path = location.partition("/")
+            meta = store.documents.meta(project, path)
+            date = (datetime.fromtimestamp(meta.mtime_ns / 1e9, UTC).strftime("%Y-%m-%d") if meta else "")
+            sentences.append(f"{passage.title} ({location}) says: \u201c{_snip(passage.text)}\u201d [{n}]")
+            citations.append(Citation(n, passage.ref, "document", date, _snip(passage.text), passage.title))
+    return OracleAnswer(question, compose(question, sentences), citations, searched)

@@ -1,0 +1,95 @@
+"""The brain test world: a small vault with two shared projects, three people and real tokens, on either store.
+
+- alice (member): a write grant on "shared", a read grant on "readonly", her home ~alice.
+- bob (member): a write grant on "shared", his home ~bob.
+- carol (member): nothing but her (empty) home: no project at all yet.
+Tokens (secrets minted by the access service): alice, bob, carol (sessions + memory:read + knowledge:read);
+alice_shared and alice_readonly (sessions, bound to those projects); alice_memory (memory:read only).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from conftest import make_vault
+from mcp_world import ServerThread
+from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.indexer import sync
+from notewell.mcp.registry import choose
+from notewell.mcp.toolset import ServerDeps
+from notewell.runtime import Runtime, open_runtime
+
+SCOPES = "sessions,memory:read,knowledge:read"
+FILES = {
+    "shared/README.md": "---\nname: Shared Robotics\n---\nThe team's robotics project.\n",
+    "shared/runbook.md": "# Deploy runbook\n\nTo deploy the gripper firmware, flash it with the staging key first.\n",
+    "readonly/README.md": "---\nname: Read Only\n---\nReference material.\n",
+}
+
+
+@dataclass
+class BrainWorld:
+    runtime: Runtime
+    tokens: dict[str, str]
+
+    @property
+    def deps(self) -> ServerDeps:
+        rt = self.runtime
+        return ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
+
+
+def build_brain_world(tmp: Path, db: str) -> BrainWorld:
+    vault = make_vault(tmp, FILES)
+    rt = open_runtime(str(vault), db)
+    sync(rt.settings, rt.store)
+    access = rt.access
+    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+    for handle in ("alice", "bob", "carol"):
+        access.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
+    access.grant(LOCAL_OWNER, "alice@example.test", "shared", "write")
+    access.grant(LOCAL_OWNER, "alice@example.test", "readonly", "read")
+    access.grant(LOCAL_OWNER, "bob@example.test", "shared", "write")
+
+    def mint(handle: str, scopes: str = SCOPES, project: str | None = None) -> str:
+        return access.mint_token(LOCAL_OWNER, f"{handle}@example.test", scopes.split(","), project_id=project).secret
+
+    tokens = {handle: mint(handle) for handle in ("alice", "bob", "carol")}
+    tokens["alice_shared"] = mint("alice", "sessions", "shared")
+    tokens["alice_readonly"] = mint("alice", "sessions", "readonly")
+    tokens["alice_memory"] = mint("alice", "memory:read")
+    return BrainWorld(rt, tokens)
+
+
+def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:
+    return ServerThread(build_app(world.runtime, ServeOptions(choose(None), **options)))
+
+
+async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error, result.structured_content
+    text: str = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith(f"Error in {name}: "), text
+    return text
+
+
+async def invalid(client: Client, name: str, args: dict[str, Any]) -> str:
+    with pytest.raises(MCPError) as err:
+        await client.call_tool(name, args)
+    assert err.value.error.code == -32602, err.value.error
+    return err.value.error.data["argument"]  # type: ignore[index,no-any-return]
