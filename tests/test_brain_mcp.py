@@ -1,0 +1,358 @@
+"""The brain toolset over real HTTP with real tokens (tests/brain_world.py), on SQLite and PostgreSQL.
+
+Each test works in its own personal projects or with its own words, so the tests share one world and one
+server per backend.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brain_world import BrainWorld, build_brain_world, call, invalid, log_lines, refusal, serve_brain
+from mcp_world import connect
+from pg import PgCluster
+
+pytestmark = pytest.mark.anyio
+__all__ = ["log_lines"]  # a fixture
+BRAIN_TOOLS = ["brain_start_session", "brain_create_project", "brain_list_projects", "brain_get_active_project",
+               "brain_retrieve_knowledge", "brain_report_session_outcome", "brain_teach_knowledge",
+               "brain_get_user_style", "brain_ask_oracle", "brain_log_event", "brain_find_skill",
+               "brain_session_search"]
+CLOSE_OR_LOG: tuple[tuple[str, dict[str, Any]], ...] = (("brain_log_event", {"eventType": "x"}),
+                                                        ("brain_report_session_outcome", {"success": True}))
+RESOURCES = ["brain://user/style-profile", "brain://user/active-skills", "brain://user/recent-sessions",
+             "brain://user/peer-card"]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
+    tmp = tmp_path_factory.mktemp("brain")
+    if request.param == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        name = cluster.create_database()
+        built = build_brain_world(tmp, cluster.url(name))
+        yield built
+        built.runtime.close()
+        cluster.drop_database(name)
+        return
+    built = build_brain_world(tmp, str(tmp / "index.db"))
+    yield built
+    built.runtime.close()
+
+
+@pytest.fixture(scope="module")
+def url(world: BrainWorld) -> Iterator[str]:
+    with serve_brain(world) as server:
+        yield server.url
+
+
+def unique(word: str) -> str:
+    """A word no other test uses: each test's searches find only its own items."""
+    return f"{word}{uuid.uuid4().hex[:6]}"
+
+
+def counts(world: BrainWorld, ref: str) -> tuple[float, int, int, int, int]:
+    k = world.runtime.store.brain.knowledge([ref])[ref]
+    return k.confidence, k.injected_count, k.used_count, k.success_count, k.failure_count
+
+
+async def test_typical_flow_and_the_confidence_loop(world: BrainWorld, url: str) -> None:
+    """The seed's "typical flow in a client", end to end, and the confidence loop it drives."""
+    topic = unique("gripper")
+    async with connect(url, world.tokens["alice"]) as c:
+        name = f"Acme {topic}"
+        active = (await call(c, "brain_get_active_project", {}))["project"]
+        assert active is None or active["name"] != name
+        listed = (await call(c, "brain_list_projects", {}))["projects"]
+        assert name not in [p["name"] for p in listed]
+        created = await call(c, "brain_create_project", {"name": name, "framework": "react", "language": "typescript"})
+        assert created == {"projectId": f"~alice/acme-{topic}", "slug": f"acme-{topic}", "created": True}
+        project = created["projectId"]
+        taught = await call(c, "brain_teach_knowledge", {
+            "trigger": f"when calibrating the {topic}", "rule": "zero the torque sensor first",
+            "rationale": "drift ruins the calibration", "type": "reflex", "projectId": project})
+        assert taught == {"id": taught["id"], "confidence": 1.0, "projectId": project, "created": True}
+
+        started = await call(c, "brain_start_session", {"clientType": "claude_code", "framework": "react",
+                                                        "prompt": f"calibrate the {topic} arm", "projectId": project})
+        assert started["projectId"] == project
+        assert started["relevantKnowledge"]["knowledgeIds"] == [taught["id"]]
+        assert started["relevantKnowledge"]["injection"].startswith("## What I've Learned About You\n### Reflexes\n")
+        assert "openActionItems" not in started
+        session = started["sessionId"]
+        retrieved = await call(c, "brain_retrieve_knowledge", {"prompt": f"calibrate {topic}",
+                                                               "context": {"sessionId": session}})
+        bundle = retrieved["bundle"]
+        assert bundle["injectedIds"] == [taught["id"]] and bundle["items"][0]["stage"] == "seed"
+        line = f"zero the torque sensor first (why: drift ruins the calibration) [{taught['id']}]"
+        assert line in retrieved["injection"]
+        for event in ("file_edit", "test_run"):
+            logged = await call(c, "brain_log_event", {"sessionId": session, "eventType": event,
+                                                       "payload": {"file": f"conf{topic}.py", "passed": True}})
+            assert logged["accepted"] and logged["id"].startswith("evt_")
+        assert counts(world, taught["id"]) == (1.0, 1, 0, 0, 0)  # injected once, though offered twice
+
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": session, "success": True, "userFeedback": "up", "knowledgeUsed": bundle["injectedIds"],
+            "learnings": [{"trigger": f"when the {topic} arm stalls", "rule": "lower the acceleration limit",
+                           "rationale": "the servo overheats", "type": "recipe", "source": "discovery",
+                           "confidence": 0.99}]})
+        # outcome 1, feedback up 1, reuse 1/1, capture 1 learning = 0.5
+        assert closed["sqs"] == round(0.5 + 0.2 + 0.15 + 0.075, 2) and closed["queued"] is True
+        assert "hint" not in closed and closed["confidenceUpdates"] == 1
+        captured = closed["learnings"]["captured"]
+        assert len(captured) == 1 and counts(world, taught["id"]) == (1.0, 1, 1, 1, 0)
+        assert counts(world, captured[0])[0] == 0.95  # a captured learning is kept at most 0.95
+
+        # the loop: the captured recipe is injected next time, used with success, and gains confidence
+        again = await call(c, "brain_start_session", {"prompt": f"the {topic} arm stalls", "projectId": project})
+        assert captured[0] in again["relevantKnowledge"]["knowledgeIds"]
+        await call(c, "brain_report_session_outcome", {"sessionId": again["sessionId"], "success": True,
+                                                       "knowledgeUsed": [captured[0]]})
+        assert counts(world, captured[0]) == (0.955, 1, 1, 1, 0)
+        failed = await call(c, "brain_start_session", {"prompt": f"the {topic} arm stalls", "projectId": project})
+        await call(c, "brain_report_session_outcome", {"sessionId": failed["sessionId"], "success": False,
+                                                       "knowledgeUsed": [captured[0]]})
+        assert counts(world, captured[0]) == (0.764, 2, 2, 1, 1)
+
+        # taught knowledge is memory: recall finds it (memory:read), in the project's home
+        recalled = await call(c, "recall", {"query": f"torque {topic}"})
+        assert [r["ref"] for r in recalled["results"]][:1] == [taught["id"]]
+        assert recalled["results"][0]["project"] == "~alice"
+        found = (await call(c, "brain_session_search", {"query": f"conf{topic}"}))["sessions"]
+        assert [s["sessionId"] for s in found] == [session]
+        assert found[0]["success"] is True and found[0]["eventCount"] == 3  # two events and the learning
+
+
+async def test_projects_and_the_authorization_matrix(world: BrainWorld, url: str) -> None:
+    name = unique("Robot Arm ")
+    async with connect(url, world.tokens["alice"]) as c:
+        first = await call(c, "brain_create_project", {"name": name, "framework": "vue"})
+        same = await call(c, "brain_create_project", {"name": name.upper(), "framework": "react"})
+        assert same == {**first, "created": False}
+        twin = await call(c, "brain_create_project", {"name": name + "!"})  # same slug, another name
+        assert twin["slug"] == first["slug"] + "-2" and twin["created"]
+        mine = {p["id"]: p for p in (await call(c, "brain_list_projects", {}))["projects"]}
+        assert mine[first["projectId"]]["framework"] == "vue" and mine[first["projectId"]]["isOwn"] is True
+        assert mine[first["projectId"]]["orgName"] == "alice@example.test"
+        assert mine["shared"]["isOwn"] is False and mine["readonly"]["isOwn"] is False
+        projects = list(mine.values())
+        assert [p["isOwn"] for p in projects] == sorted((p["isOwn"] for p in projects), reverse=True)
+        active = (await call(c, "brain_get_active_project", {}))["project"]
+        assert active["source"] == "first_project_fallback" and active["id"] == projects[0]["id"]
+        assert "VALIDATION: name" in await refusal(c, "brain_create_project", {"name": "   "})
+        assert "VALIDATION: name" in await refusal(c, "brain_create_project", {"name": "x" * 121})
+        assert await invalid(c, "brain_create_project", {}) == "name"
+        assert await invalid(c, "brain_create_project", {"name": 3}) == "name"
+        named = await call(c, "brain_start_session", {"projectName": name.lower()})
+        assert named["projectId"] == first["projectId"]
+        item = await call(c, "brain_teach_knowledge", {"rule": unique("personal rule "),
+                                                       "projectId": first["projectId"]})
+
+    async with connect(url, world.tokens["alice_shared"]) as c:
+        assert "FORBIDDEN_PROJECT" in await refusal(c, "brain_create_project", {"name": "Nope"})
+        assert [p["id"] for p in (await call(c, "brain_list_projects", {}))["projects"]] == ["shared"]
+        assert (await call(c, "brain_get_active_project", {}))["project"] == {
+            "id": "shared", "slug": "shared", "name": "Shared Robotics", "orgName": "Shared Robotics",
+            "source": "token_scope"}
+        text = await refusal(c, "brain_start_session", {"projectId": first["projectId"]})
+        assert text.startswith("Error in brain_start_session: FORBIDDEN_PROJECT: ")
+        ignored = await call(c, "brain_start_session", {"projectName": name, "projectId": "shared"})
+        assert ignored["projectId"] == "shared"
+        assert "FORBIDDEN_PROJECT" in await refusal(c, "brain_teach_knowledge", {"rule": "x",
+                                                                                 "projectId": first["projectId"]})
+        shared_item = await call(c, "brain_teach_knowledge", {"rule": unique("shared rule ")})
+        assert shared_item["projectId"] == "shared"
+        # the scope filter narrows to the token's project: alice's personal item is out of reach here
+        found = await call(c, "brain_retrieve_knowledge", {"prompt": "personal rule shared rule"})
+        assert item["id"] not in found["bundle"]["injectedIds"] and shared_item["id"] in found["bundle"]["injectedIds"]
+        # her own session in another project: refused for this token
+        for tool, args in CLOSE_OR_LOG:
+            text = await refusal(c, tool, {"sessionId": named["sessionId"], **args})
+            assert text.startswith(f"Error in {tool}: FORBIDDEN_PROJECT: ")
+
+    async with connect(url, world.tokens["alice_readonly"]) as c:
+        text = await refusal(c, "brain_teach_knowledge", {"rule": "x"})
+        assert "FORBIDDEN_PROJECT: you may read readonly but not write to it" in text
+        assert (await call(c, "brain_start_session", {}))["projectId"] == "readonly"  # a session is one's own
+
+    async with connect(url, world.tokens["carol"]) as c:
+        if not (await call(c, "brain_list_projects", {}))["projects"]:
+            assert (await call(c, "brain_get_active_project", {})) == {"project": None}
+            lazy = await call(c, "brain_start_session", {"clientType": "cursor"})
+            assert lazy["projectId"] == "~carol/default"
+            assert (await call(c, "brain_get_active_project", {}))["project"]["name"] == "Default"
+
+
+async def test_cross_user_isolation(world: BrainWorld, url: str) -> None:
+    word = unique("isolation")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        secret = await call(c, "brain_teach_knowledge", {"rule": f"{word} secret rule", "projectId": project})
+        todo = await call(c, "brain_teach_knowledge", {"rule": f"{word} todo", "type": "action_item",
+                                                       "projectId": project})
+        team = await call(c, "brain_teach_knowledge", {"rule": f"{word} team rule", "projectId": "shared"})
+        session = (await call(c, "brain_start_session", {"prompt": f"{word} work", "projectId": project}))["sessionId"]
+
+    async with connect(url, world.tokens["bob"]) as c:
+        for tool, args in CLOSE_OR_LOG:
+            text = await refusal(c, tool, {"sessionId": session, **args})
+            assert text == (f"Error in {tool}: NOT_FOUND: no session {session} of yours; start one with "
+                            "brain_start_session")
+        assert project not in [p["id"] for p in (await call(c, "brain_list_projects", {}))["projects"]]
+        assert "FORBIDDEN_PROJECT" in await refusal(c, "brain_start_session", {"projectId": project})
+        assert "FORBIDDEN_PROJECT" in await refusal(c, "brain_teach_knowledge", {"rule": "x", "projectId": project})
+        found = await call(c, "brain_retrieve_knowledge", {"prompt": f"{word} rule"})
+        ids = [i["id"] for i in found["bundle"]["items"]]
+        assert secret["id"] not in ids and team["id"] in ids  # the shared project's knowledge is the team's
+        assert (await call(c, "brain_session_search", {"query": word}))["sessions"] == []
+        # another person's item as supersede target: ignored, the new item is still made
+        mine = await call(c, "brain_teach_knowledge", {"rule": f"{word} bob rule", "projectId": "shared",
+                                                       "supersedesKnowledgeId": team["id"]})
+        assert mine["created"] and world.runtime.store.brain.knowledge([team["id"]])[team["id"]].live
+        own = (await call(c, "brain_start_session", {"projectId": "shared"}))["sessionId"]
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": own, "success": True, "knowledgeUsed": [team["id"], secret["id"]],
+            "resolvedActionItemIds": [todo["id"], team["id"]]})
+        assert closed["confidenceUpdates"] == 0 and closed["resolvedActionItems"] == 0
+    assert counts(world, team["id"])[2] == 0 and world.runtime.store.brain.knowledge([todo["id"]])[todo["id"]].live
+
+
+async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: str) -> None:
+    word = unique("hint")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        await call(c, "brain_teach_knowledge", {"trigger": f"when {word} one", "rule": "rule one",
+                                                "projectId": project})
+
+        async def close(**args: Any) -> dict[str, Any]:
+            session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+            return await call(c, "brain_report_session_outcome", {"sessionId": session, **args})
+
+        good = {"trigger": f"when {word} two", "rule": "rule two"}
+        learnings = [good, {"trigger": "", "rule": "empty trigger"},
+                     {"trigger": f"when {word} one", "rule": "rule one"},
+                     {"trigger": "t", "rule": "r", "type": "action_item"}, {**good, "rule": "rule three", "extra": 1},
+                     {"trigger": f"when {word} six", "rule": "beyond the first five"}]
+        report = await close(success=True, learnings=learnings)
+        assert report["learnings"] == {"submitted": 6, "kept": 2, "dropped": 3, "truncated": 1,
+                                       "captured": report["learnings"]["captured"], "deduplicated": 1}
+        assert len(report["learnings"]["captured"]) == 1 and "hint" not in report
+        assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
+        gentle = (await close(success=True))["hint"]
+        assert gentle.startswith("No learnings were captured.") and "brain_teach_knowledge" in gentle
+        for args in ({"success": False}, {"success": True, "userFeedback": "down"}):
+            strong = (await close(**args))["hint"]
+            assert "capture the correction NOW with brain_teach_knowledge" in strong
+        session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+        await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
+        assert "VALIDATION: sessionId" in await refusal(c, "brain_report_session_outcome",
+                                                        {"sessionId": session, "success": True})
+        late = await call(c, "brain_log_event", {"sessionId": session, "eventType": "late"})
+        assert late["accepted"] is False and late["id"] is None and "closed" in late["reason"]
+        assert await invalid(c, "brain_report_session_outcome", {"sessionId": session}) == "success"
+        assert await invalid(c, "brain_report_session_outcome", {"sessionId": session, "success": True,
+                                                                 "learnings": "x"}) == "learnings"
+        assert "VALIDATION: resolvedActionItemIds" in await refusal(c, "brain_report_session_outcome", {
+            "sessionId": session, "success": True, "resolvedActionItemIds": ["x"] * 51})
+
+
+async def test_action_items(world: BrainWorld, url: str) -> None:
+    word = unique("meeting")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        old = await call(c, "brain_teach_knowledge", {"rule": f"{word} send the minutes", "type": "action_item",
+                                                      "projectId": project, "tags": ["for:ALICE@example.test"]})
+        blocker = await call(c, "brain_teach_knowledge", {"rule": f"{word} unblock the build", "type": "action_item",
+                                                          "projectId": project, "tags": ["blocker"]})
+        rule = await call(c, "brain_teach_knowledge", {"rule": f"{word} keep meetings short", "projectId": project})
+        started = await call(c, "brain_start_session", {"prompt": f"{word} minutes build", "projectId": project})
+        items = started["openActionItems"]
+        assert items["knowledgeIds"] == [blocker["id"], old["id"]]
+        assert items["injection"].startswith("## Open Action Items\n- [blocker] ")
+        assert started["relevantKnowledge"]["knowledgeIds"] == [rule["id"]]  # action items never retrieved
+        assert counts(world, old["id"])[1] == 0  # nor recorded as injected
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": started["sessionId"], "success": True,
+            "resolvedActionItemIds": [old["id"], rule["id"], "mem_unknown"]})
+        assert closed["resolvedActionItems"] == 1 and world.runtime.store.brain.knowledge([rule["id"]])[rule["id"]].live
+        again = await call(c, "brain_start_session", {"projectId": project})
+        assert again["openActionItems"]["knowledgeIds"] == [blocker["id"]]
+
+
+async def test_search_oracle_skills_style_and_resources(world: BrainWorld, url: str) -> None:
+    word = unique("firmware")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        recipe = await call(c, "brain_teach_knowledge", {"trigger": f"when releasing {word}", "type": "recipe",
+                                                         "rule": "tag, build, sign, upload", "projectId": project})
+        await call(c, "brain_teach_knowledge", {"rule": f"never push {word} to main", "type": "anti_principle",
+                                                "projectId": project})
+        assert (await call(c, "brain_find_skill", {"query": f"releasing {word}"}))["skills"] == []  # a seed yet
+        for n in range(2):
+            s = await call(c, "brain_start_session", {"prompt": f"release {word} v{n}", "projectId": project})
+            await call(c, "brain_log_event", {"sessionId": s["sessionId"], "eventType": "note",
+                                              "payload": {"text": f"signed with key{word}"}})
+            await call(c, "brain_report_session_outcome", {"sessionId": s["sessionId"], "success": True,
+                                                           "knowledgeUsed": [recipe["id"]], "summary": "shipped"})
+        skills = (await call(c, "brain_find_skill", {"query": f"releasing {word}"}))["skills"]
+        assert [(k["id"], k["stage"]) for k in skills] == [(recipe["id"], "knowledge")]
+        found = (await call(c, "brain_session_search", {"query": f"key{word}", "days": 1}))["sessions"]
+        assert len(found) == 2 and all(s["summary"] == "shipped" for s in found)
+        answer = await call(c, "brain_ask_oracle", {"question": f"how did I release {word}?"})
+        kinds = [cite["kind"] for cite in answer["citations"]]
+        assert kinds.count("session") == 2 and "knowledge" in kinds
+        assert answer["searched"] == ["sessions", "knowledge", "documents"]
+        for cite in answer["citations"]:
+            assert f"[{cite['n']}]" in answer["answer"] and cite["date"] and cite["snippet"]
+        style = await call(c, "brain_get_user_style", {})
+        assert any(r["rule"] == f"never push {word} to main" for r in style["peerCard"]["hardRules"])
+        listed = await c.list_resources()
+        assert [r.uri for r in listed.resources] == RESOURCES
+        for uri in RESOURCES:
+            read = await c.read_resource(uri)
+            assert read.contents[0].mime_type == "application/json" and read.contents[0].text.startswith("{")  # type: ignore[union-attr]
+        recent = (await c.read_resource("brain://user/recent-sessions")).contents[0].text  # type: ignore[union-attr]
+        assert recent.count('"sessionId"') <= 10 and word in recent
+
+    async with connect(url, world.tokens["alice_memory"]) as c:  # no sessions scope: no brain at all
+        assert not [t.name for t in (await c.list_tools()).tools if t.name.startswith("brain_")]
+        assert (await c.list_resources()).resources == []
+        with pytest.raises(Exception, match="Tool brain_get_user_style not found"):
+            await c.call_tool("brain_get_user_style", {})
+
+
+async def test_tools_instructions_and_fail_soft_start(world: BrainWorld, url: str, log_lines: list[str]) -> None:
+    async with connect(url, world.tokens["bob"]) as c:
+        tools = [t.name for t in (await c.list_tools()).tools if t.name.startswith("brain_")]
+        assert tools == BRAIN_TOOLS
+        assert "Run brain_get_user_style first" in (c.instructions or "")
+        started = await call(c, "brain_start_session", {"prompt": "?!"})  # no word: retrieval fails, softly
+        assert set(started) == {"sessionId", "startedAt", "projectId"}
+    assert any(line.startswith("op=start.inject_failed") and "prompt:" in line for line in log_lines)
+
+
+def test_sweeper_logs_orphans(tmp_path: Path, log_lines: list[str]) -> None:
+    """A session that never calls a tool is evicted by the lifespan's sweeper and logged as an orphan."""
+    import asyncio
+    import time
+
+    built = build_brain_world(tmp_path, str(tmp_path / "index.db"))
+    try:
+        with serve_brain(built, sweep_every=0.05, orphan_after=0.2) as server:
+            async def open_only() -> None:
+                async with connect(server.url, built.tokens["bob"]) as c:
+                    await c.list_tools()
+                    await asyncio.sleep(0.5)
+
+            asyncio.run(open_only())
+            time.sleep(0.1)
+    finally:
+        built.runtime.close()
+    swept = [line for line in log_lines if line.startswith("op=mcp.session.orphan")]
+    assert len(swept) == 1 and "reason=sweep" in swept[0] and "toolCalls=0" in swept[0] and "user=bob" in swept[0]
