@@ -9,10 +9,18 @@ from __future__ import annotations
 from typing import Final
 
 from notewell.config import DEFAULT_MAX_FILE_BYTES
-from notewell.search.engine import DEFAULT_SCAN_BUDGET_S, MAX_LINE_CHARS
+from notewell.scopes import PATH_MAX_CHARS
+from notewell.search.engine import DEFAULT_SCAN_BUDGET_S, MAX_LINE_CHARS, MAX_QUERY_CHARS
 
 QUERY_MIN_CHARS: Final = 2
 """searchKnowledge and searchBrain refuse a shorter query as invalid arguments."""
+
+QUERY_MAX_CHARS: Final = MAX_QUERY_CHARS
+"""Every document search (searchKnowledge, searchBrain, search_notes, notewell search) refuses a longer query
+as invalid arguments, before any work is done."""
+
+PATH_MAX: Final = PATH_MAX_CHARS
+"""A path argument (readDoc, listDocs, search_notes, the memory tools) longer than this is refused."""
 
 SEARCH_MAX_RESULTS: Final = 40
 """searchKnowledge and searchBrain return at most this many results, one per file."""
@@ -44,4 +52,5 @@ SNIPPET_MAX_CHARS: Final = MAX_LINE_CHARS
 """A longer matching line is cut to this many characters around the match."""
 
 SCAN_BUDGET_S: Final = DEFAULT_SCAN_BUDGET_S
-"""A query with no 3-character literal reads every document in scope, for at most this long."""
+"""A search stops after this long, planning included (a query with no 3-character literal reads every
+document in scope until then); its answer says it is incomplete."""

@@ -6,12 +6,16 @@ import posixpath
 
 from notewell.errors import InvalidArgument
 
+PATH_MAX_CHARS = 4096  # Linux's PATH_MAX: no real vault path is longer
+
 
 def normalize_path(path: str, field: str = "path") -> str:
     """A clean "/"-separated relative path; refuses anything that climbs out of the vault.
 
     A backslash is part of a name (a file may be called back\\slash.md), never a separator.
     """
+    if len(path) > PATH_MAX_CHARS:
+        raise InvalidArgument(field, f"is {len(path)} characters; keep it to {PATH_MAX_CHARS} or fewer")
     cleaned = path.strip().strip("/")
     if not cleaned:
         return ""

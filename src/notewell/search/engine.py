@@ -24,6 +24,7 @@ CaseMode = Literal["insensitive", "smart", "sensitive"]
 CASE_MODES: tuple[str, ...] = ("insensitive", "smart", "sensitive")
 MAX_LINE_CHARS = 400  # a longer matching line is cut to this many characters, around the match
 DEFAULT_SCAN_BUDGET_S = 5.0
+MAX_QUERY_CHARS = 1000  # longer queries are refused before any work: planning and RE2 stay small and fast
 FIRST_PAGE = 64  # candidates asked for first; each further page is PAGE_GROWTH times larger
 PAGE_GROWTH = 8
 MAX_PAGE = 8192
@@ -94,8 +95,11 @@ class SearchEngine:
         self.max_line_chars = max_line_chars
 
     def search(self, req: SearchRequest) -> SearchResult:
+        deadline = time.monotonic() + self.scan_budget_s  # the budget covers planning as well as scanning
         if not req.query:
             raise InvalidArgument("query", "must not be empty; give the text to look for")
+        if len(req.query) > MAX_QUERY_CHARS:
+            raise InvalidArgument("query", f"is {len(req.query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
         if req.limit < 1:
             raise InvalidArgument("limit", "must be at least 1")
         if req.offset < 0:
@@ -113,7 +117,6 @@ class SearchEngine:
         result = SearchResult(query=req.query, offset=req.offset, scanned=plan is None)
         wanted = req.offset + req.limit
         seen = 0
-        deadline = time.monotonic() + self.scan_budget_s
         after: tuple[str, str] | None = None
         size = FIRST_PAGE
         while True:  # candidates page by page, in order: a common literal is answered by its first pages

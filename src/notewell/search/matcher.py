@@ -19,7 +19,7 @@ import re2
 from notewell.errors import InvalidArgument
 from notewell.fold import fold
 
-RE2_MAX_MEM = 64 << 20
+RE2_MAX_MEM = 8 << 20  # RE2's own default: a regex's compiled program and DFA caches stay within it
 # The non-ASCII characters whose fold holds an ASCII character (ß → "ss", the ligature ﬁ → "fi", the
 # Kelvin sign → "k", ...; a test recomputes the list from str.casefold). With the combining dot above
 # that fold() drops after an "i", they are what RE2's case-insensitive search does not see as folding does.
@@ -213,6 +213,9 @@ def compile_regex(pattern: str, ignore_case: bool) -> re2._Regexp:
         raw = exc.args[0] if exc.args else ""
         detail = (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)) or "invalid pattern"
         detail = detail.replace("(?m)", "", 1)
+        if "pattern too large" in detail:
+            raise InvalidArgument("query", f"needs more than the {RE2_MAX_MEM >> 20} MB a regex may use; use smaller "
+                                           "repetition counts or fewer alternatives") from None
         raise InvalidArgument(
             "query", f"not a valid RE2 regular expression ({detail}); fix the pattern or search plain text"
         ) from None

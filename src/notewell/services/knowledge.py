@@ -410,6 +410,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
     mb = max_file_bytes / (1024 * 1024)
     size = f"{mb:g} MB" if mb >= 1 else f"{max_file_bytes} bytes"
     return "\n".join([
+        f"- Every document search (searchKnowledge, searchBrain, search_notes): a query of at most "
+        f"{limits.QUERY_MAX_CHARS} characters; a path of at most {limits.PATH_MAX} characters.",
         f"- searchKnowledge and searchBrain: query of at least {limits.QUERY_MIN_CHARS} characters; at most "
         f"{limits.SEARCH_MAX_RESULTS} results, one per file (its first matching line); truncated is true when "
         "the search stopped there.",
@@ -422,8 +424,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- listDocs: at most {limits.LIST_DOCS_MAX} documents; name a folder with path for the rest.",
         f"- Files larger than {size} are not indexed, so no tool finds or reads them.",
         f"- A matching line longer than {limits.SNIPPET_MAX_CHARS} characters is cut around the match.",
-        f"- A query with no 3-character literal reads every document in scope, for at most "
-        f"{limits.SCAN_BUDGET_S:g} seconds.",
+        f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a query with no 3-character "
+        "literal reads every document in scope until then) and says it is incomplete.",
     ])
 
 
