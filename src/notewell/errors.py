@@ -33,5 +33,13 @@ class Forbidden(NotewellError):
     """The caller can see the thing but may not do this to it (no write right, scope not held)."""
 
 
+class MissingScope(Forbidden):
+    """The token lacks the scope this needs. ``scope`` names it."""
+
+    def __init__(self, scope: str) -> None:
+        super().__init__(f"Forbidden: this token lacks the {scope} scope; mint a token with {scope}")
+        self.scope = scope
+
+
 class Conflict(NotewellError):
     """The thing to create exists already (an email, a handle, a project id)."""

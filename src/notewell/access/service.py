@@ -19,7 +19,15 @@ from notewell.access import policy
 from notewell.access.policy import Action
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.tokens import expiry_from, iso, mint_secret, secret_matches, token_id_of
-from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.errors import (
+    ConfigError,
+    Conflict,
+    Forbidden,
+    InvalidArgument,
+    MissingScope,
+    NotFound,
+    Unauthenticated,
+)
 from notewell.records.identity import (
     HOME_PREFIX,
     AuditEntry,
@@ -136,7 +144,7 @@ class AccessService:
 
     def require_scope(self, p: Principal, scope: str) -> None:
         if not p.has_scope(scope):
-            raise Forbidden(f"Forbidden: this token lacks the {scope} scope; mint a token with {scope}")
+            raise MissingScope(scope)
 
     def can_manage(self, p: Principal) -> bool:
         return policy.may_manage(p)

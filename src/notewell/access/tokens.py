@@ -60,10 +60,10 @@ def parse_duration(value: str, field: str = "--expires") -> timedelta:
     if not match or int(match.group(1)) <= 0:
         raise InvalidArgument(field, f"{value!r} is not a duration; write a whole number and a unit, "
                                      "such as 90d, 12h, 30m or 2w")
-    delta = timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
-    if delta > timedelta(days=MAX_LIFETIME_DAYS):
+    seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if seconds > MAX_LIFETIME_DAYS * 86400:  # checked before timedelta, which overflows on huge numbers
         raise InvalidArgument(field, f"{value!r} is too long; at most {MAX_LIFETIME_DAYS}d")
-    return delta
+    return timedelta(seconds=seconds)
 
 
 def iso(moment: datetime) -> str:
@@ -88,4 +88,7 @@ def since_from(value: str, now: datetime | None = None, field: str = "--since") 
                                      "(2026-01-31 or 2026-01-31T12:00:00Z)") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return iso(moment)
+    try:
+        return iso(moment)
+    except OverflowError:  # a moment at the edge of the calendar that UTC cannot hold (9999-12-31T23:00-05:00)
+        raise InvalidArgument(field, f"{value!r} is outside the years 1 to 9999 in UTC") from None

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
+from notewell.api.app import PREFIX as API_PREFIX
+from notewell.api.app import build_api
+from notewell.api.context import api_services
 from notewell.http.door import Door, ServeOptions
 from notewell.http.tasks import BackgroundTask
 from notewell.mcp.http import build_mcp_http, sweep_sessions
@@ -33,3 +36,9 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
     sweeper = BackgroundTask("mcp.session_sweeper",
                              lambda: sweep_sessions(mcp.sessions, options.sweep_every, options.orphan_after))
     return Door("mcp", [mcp.route], lifespan=mcp.run, tasks=[sweeper])
+
+
+def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
+    """The REST API at /api/v1: bearer tokens, checked per request by its own dependency."""
+    api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes))
+    return Door("rest", [Mount(API_PREFIX, app=api)])

@@ -71,6 +71,27 @@ class MemoryQuery:
 
 
 @dataclass(frozen=True)
+class MemoryFilter:
+    """Memories chosen by their fields rather than by words, newest first.
+
+    Live memories of ``projects`` by default; ``superseded`` adds superseded ones; forgotten ones come
+    only from ``forgotten_projects`` or, anywhere in ``projects``, when ``forgotten_author`` wrote them.
+    """
+
+    projects: Sequence[str]
+    author_user_id: str | None = None
+    author_token_id: str | None = None
+    path_prefix: str = ""  # inside each of ``projects``: the path itself or anything below it
+    memory_type: str | None = None
+    tags: Sequence[str] = ()  # every one of them
+    created_since: str | None = None  # created at or after (ISO 8601 UTC)
+    created_until: str | None = None  # created before
+    superseded: bool = False
+    forgotten_projects: Sequence[str] = ()
+    forgotten_author: str | None = None
+
+
+@dataclass(frozen=True)
 class MemoryHit:
     record: MemoryRecord
     relevance: float  # > 0, larger is better (SQLite: -bm25; PostgreSQL: ts_rank)

@@ -324,7 +324,8 @@ class KnowledgeService:
     # search_notes -------------------------------------------------------------------------------------
 
     def search_notes(self, p: Principal, query: str, *, path: str = "", regex: bool = False,
-                     limit: int = limits.NOTES_LIMIT_DEFAULT, offset: int = 0, repo: str | None = None) -> NotePage:
+                     limit: int = limits.NOTES_LIMIT_DEFAULT, offset: int = 0, repo: str | None = None,
+                     case: CaseMode = "smart") -> NotePage:
         if not query:
             raise InvalidArgument("query", "must not be empty; give the text to look for")
         if not 1 <= limit <= limits.NOTES_LIMIT_MAX:
@@ -345,7 +346,6 @@ class KnowledgeService:
             projects = [repo]
         else:
             projects = [pr.id for pr in self._readable(p)]
-        case: CaseMode = "smart"
         result = self.engine.search(SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix),
                                                   regex=regex, case=case, all_lines=True, limit=limit, offset=offset))
         matches = [NoteMatch(m.project, m.vault_path, m.line, m.text, m.shortened) for m in result.matches]

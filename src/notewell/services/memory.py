@@ -23,9 +23,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from notewell.access.principal import Principal
+from notewell.access.tokens import since_from
 from notewell.errors import Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import now_iso
-from notewell.records.memories import MEMORY_TYPES, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MEMORY_TYPES, MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.scopes import normalize_path
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
@@ -41,6 +42,8 @@ WRITE_SCOPE = "memory:write"
 SEARCH_LIMIT_DEFAULT = 5
 SEARCH_LIMIT_MAX = 50
 RECALL_LIMIT_DEFAULT = 10
+LIST_LIMIT_MAX = 100
+MAX_FILTER_CHARS = 200
 CANDIDATES_MIN = 20  # the blend re-ranks the best max(3 x limit, 20) full-text candidates
 CONTEXT_TOKENS_DEFAULT = 2000
 CONTEXT_TOKENS_MIN = 50
@@ -70,6 +73,7 @@ class Memory:
     updated: str
     author: str  # user id
     expires_at: str | None = None
+    author_token: str | None = None  # the id of the token it was written with (None: the command line)
     superseded_by: str | None = None
     deleted_at: str | None = None
     delete_reason: str | None = None
@@ -105,8 +109,8 @@ class MemorySearch:
 def _memory(r: MemoryRecord) -> Memory:
     return Memory(ref=r.ref, project=r.project, path=r.path, memory_type=r.memory_type, title=r.title,
                   content=r.content, tags=r.tags, created=r.created, updated=r.updated, author=r.author_user_id,
-                  expires_at=r.expires_at, superseded_by=r.superseded_by, deleted_at=r.deleted_at,
-                  delete_reason=r.delete_reason)
+                  expires_at=r.expires_at, author_token=r.author_token_id, superseded_by=r.superseded_by,
+                  deleted_at=r.deleted_at, delete_reason=r.delete_reason)
 
 
 def _default_title(content: str) -> str:
@@ -350,6 +354,40 @@ class MemoryService:
             items += document_passages(self.engine, self.store.documents, readable, terms)
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)
+
+    def list_memories(self, p: Principal, *, project: str | None = None, path: str = "", author: str | None = None,
+                      token: str | None = None, memory_type: str | None = None, tags: Sequence[str] = (),
+                      created_since: str | None = None, created_until: str | None = None,
+                      include_superseded: bool = False, include_forgotten: bool = False, limit: int = 20,
+                      offset: int = 0) -> list[Memory]:
+        """Memories chosen by their fields, newest first. Superseded ones on request; forgotten ones on
+        request and only where the caller could have forgotten them (their own, a project they may write,
+        or any for an admin): the same rule as forget's."""
+        self.access.require_scope(p, READ_SCOPE)
+        limit = _check_limit(limit, "limit", LIST_LIMIT_MAX)
+        if not isinstance(offset, int) or offset < 0:
+            raise InvalidArgument("offset", "must be 0 or more")
+        for name, value in (("author", author), ("token", token), ("path", path), *(("tags", t) for t in tags)):
+            if value is not None:
+                _check_text(name, value)
+                if len(value) > MAX_FILTER_CHARS:
+                    raise InvalidArgument(name, f"is longer than {MAX_FILTER_CHARS} characters")
+        if path and not project:
+            raise InvalidArgument("path", "needs project: a path is looked for inside one project")
+        projects = ([self.access.project_for_read(p, project).id] if project
+                    else [pr.id for pr in self.access.visible_projects(p)])
+        forgotten: list[str] = []
+        if include_forgotten:
+            forgotten = [pid for pid in projects if p.role == "admin" or self.access.can_write(p, pid)]
+        chosen = MemoryFilter(
+            projects=projects, author_user_id=author or None, author_token_id=token or None,
+            path_prefix=normalize_path(path, "path"),
+            memory_type=check_memory_type(memory_type) if memory_type else None, tags=_check_tags(tags),
+            created_since=since_from(created_since, field="createdSince") if created_since else None,
+            created_until=since_from(created_until, field="createdUntil") if created_until else None,
+            superseded=include_superseded, forgotten_projects=forgotten,
+            forgotten_author=p.user_id if include_forgotten else None)
+        return [_memory(r) for r in self.memories.listing(chosen, limit, offset)]
 
     def export(self, p: Principal, *, include_inactive: bool = False) -> Iterator[Memory]:
         """Every memory the caller may read, oldest first (superseded and forgotten ones on request)."""

@@ -32,8 +32,9 @@ from notewell.records.documents import (
     Scope,
     SkippedRecord,
 )
+from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
-from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
 
 
@@ -106,6 +107,19 @@ class AuditRepository(Protocol):
     def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
 
 
+class IdempotencyRepository(Protocol):
+    """First answers to create requests, by (owner, key): a repeat gets the kept answer back."""
+
+    def reserve(self, owner: str, key: str, fingerprint: str, at: str, *, stale_before: str,
+                expired_before: str) -> StoredAnswer | None:
+        """Reserve the key for a first request: None when reserved now, else what is kept (status None:
+        the first request is still running). Entries created before ``expired_before`` are dropped first,
+        and a reservation made before ``stale_before`` that never got its answer is taken over."""
+        ...
+    def complete(self, owner: str, key: str, status: int, location: str | None, body: str) -> None: ...
+    def release(self, owner: str, key: str) -> None: ...  # the first request failed: forget the reservation
+
+
 class CredentialRepository(Protocol):
     """What browser sign-in keeps: password hashes (argon2id), one-time sign-in links (by the SHA-256 of their
     secret), failed sign-ins per key (an email or an address) and the key that signs session cookies."""
@@ -142,6 +156,7 @@ class Store(Protocol):
     def credentials(self) -> CredentialRepository: ...
     @property
     def brain(self) -> BrainRepository: ...
+    def idempotency(self) -> IdempotencyRepository: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...
@@ -164,6 +179,9 @@ class MemoryRepository(Protocol):
         """Every memory of ``projects`` by creation; superseded and forgotten ones only when asked."""
         ...
     def count(self, projects: Sequence[str] | None = None) -> int: ...  # live memories
+    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
+        """The memories ``chosen`` picks, newest first (then by ref), a page of ``limit`` from ``offset``."""
+        ...
 
 
 # --- the External Brain ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from notewell.records.memories import MemoryRecord
+from notewell.records.memories import MemoryFilter, MemoryRecord
 
 # every MemoryRecord field, in order, on the memories table aliased ``m``
 MEMORY_COLUMNS = (
@@ -34,3 +34,41 @@ def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
 def searched_fields(rows: Mapping[int, Sequence[Any]]) -> list[tuple[int, str, str, str, str]]:
     """(id, title, content, tags, path) of rows selected as ``MEMORY_COLUMNS`` by id: what the search highlights."""
     return [(i, r[6], r[7], r[8], r[5]) for i, r in rows.items()]
+
+
+def listing_sql(chosen: MemoryFilter, limit: int, offset: int, contains: str) -> tuple[str, list[Any]]:
+    """The SELECT of MemoryRepository.listing with ``?`` placeholders; ``contains`` names the backend's
+    substring-position function (instr, strpos). A tag is looked for as its JSON string in the stored array."""
+    marks = ",".join("?" * len(chosen.projects))
+    where = [f"m.project IN ({marks})"]
+    params: list[Any] = list(chosen.projects)
+    live = ["m.deleted_at IS NULL"]
+    if chosen.forgotten_projects:
+        live.append(f"m.project IN ({','.join('?' * len(chosen.forgotten_projects))})")
+        params += list(chosen.forgotten_projects)
+    if chosen.forgotten_author is not None:
+        live.append("m.author_user_id = ?")
+        params.append(chosen.forgotten_author)
+    where.append(f"({' OR '.join(live)})")
+    if not chosen.superseded:
+        where.append("m.superseded_by IS NULL")
+    for column, value in (("m.author_user_id", chosen.author_user_id), ("m.author_token_id", chosen.author_token_id),
+                          ("m.memory_type", chosen.memory_type)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if chosen.path_prefix:
+        where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
+        params += [chosen.path_prefix, chosen.path_prefix + "/", chosen.path_prefix + "0"]
+    for tag in chosen.tags:
+        where.append(f"{contains}(m.tags, ?) > 0")
+        params.append(json.dumps(tag, ensure_ascii=False))
+    if chosen.created_since is not None:
+        where.append("m.created >= ?")
+        params.append(chosen.created_since)
+    if chosen.created_until is not None:
+        where.append("m.created < ?")
+        params.append(chosen.created_until)
+    sql = (f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {' AND '.join(where)}"
+           " ORDER BY m.created DESC, m.ref DESC LIMIT ? OFFSET ?")
+    return sql, [*params, limit, offset]

@@ -22,8 +22,8 @@ import psycopg
 from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
-from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
+from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import MEMORY_COLUMNS, listing_sql, memory_from_row, searched_fields, tags_json
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
@@ -197,6 +197,14 @@ class PostgresMemories:
         with self.db.connection() as conn:
             rows = conn.execute(sql + " ORDER BY m.created, m.id", (list(projects),)).fetchall()
         yield from (memory_from_row(r) for r in rows)
+
+    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
+        if not chosen.projects:
+            return []
+        statement, params = listing_sql(chosen, limit, offset, "strpos")
+        with self.db.connection() as conn:
+            rows = conn.execute(statement.replace("?", "%s"), params).fetchall()
+        return [memory_from_row(r) for r in rows]
 
     def count(self, projects: Sequence[str] | None = None) -> int:
         sql = "SELECT count(*) FROM memories m WHERE " + _LIVE

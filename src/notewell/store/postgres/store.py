@@ -7,6 +7,7 @@ from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.credentials import PostgresCredentials
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.documents import PostgresDocuments
+from notewell.store.postgres.idempotency import PostgresIdempotency
 from notewell.store.postgres.identity import PostgresIdentity
 from notewell.store.postgres.memories import PostgresMemories
 
@@ -20,6 +21,7 @@ class PostgresStore:
         self.brain = PostgresBrain(db, self.memories)
         self.audit = PostgresAudit(db)
         self.credentials = PostgresCredentials(db)
+        self.idempotency = PostgresIdempotency(db)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
+from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import MEMORY_COLUMNS, listing_sql, memory_from_row, searched_fields, tags_json
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
@@ -207,6 +207,12 @@ class SqliteMemories:
         if not include_inactive:
             sql += " AND m.deleted_at IS NULL AND m.superseded_by IS NULL"
         yield from (memory_from_row(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
+
+    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
+        if not chosen.projects:
+            return []
+        sql, params = listing_sql(chosen, limit, offset, "instr")
+        return [memory_from_row(r) for r in self.db.conn.execute(sql, params)]
 
     def count(self, projects: Sequence[str] | None = None) -> int:
         sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL"

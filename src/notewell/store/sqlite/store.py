@@ -10,6 +10,7 @@ from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.credentials import SqliteCredentials
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.documents import SqliteDocuments
+from notewell.store.sqlite.idempotency import SqliteIdempotency
 from notewell.store.sqlite.identity import SqliteIdentity
 from notewell.store.sqlite.memories import SqliteMemories
 
@@ -23,6 +24,7 @@ class SqliteStore:
         self.brain = SqliteBrain(db, self.memories)
         self.audit = SqliteAudit(db)
         self.credentials = SqliteCredentials(db)
+        self.idempotency = SqliteIdempotency(db)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,1 @@
+"""The REST door: /api/v1, FastAPI routers over the services, described by an OpenAPI document."""

@@ -1,0 +1,48 @@
+"""Pages of a list: ``limit`` and ``offset`` in, ``items`` and a ``next`` link out (also as a Link header)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from fastapi import Query, Request, Response
+from pydantic import BaseModel, Field, create_model
+
+from notewell.api.shapes import CAMEL
+from notewell.limits import NOTES_OFFSET_MAX
+
+LIMIT_DEFAULT = 20
+LIMIT_MAX = 100
+
+Limit = Annotated[int, Query(ge=1, le=LIMIT_MAX, description=f"Items per page, 1 to {LIMIT_MAX}.")]
+Offset = Annotated[int, Query(ge=0, le=NOTES_OFFSET_MAX, description="How many items to skip.")]
+NEXT = Field(description="The URL of the next page (relative to this server), or null on the last page.")
+
+
+def page_model(item: type[BaseModel], name: str) -> type[BaseModel]:
+    model: type[BaseModel] = create_model(
+        name, __config__=CAMEL, __doc__=f"A page of {item.__name__} items.",
+        items=(list[item], ...),  # type: ignore[valid-type]
+        offset=(int, ...), limit=(int, ...), next=(str | None, NEXT))
+    return model
+
+
+def next_link(request: Request, response: Response, offset: int | None) -> str | None:
+    """The URL of the page at ``offset`` (None: no next page), also set as ``Link: <…>; rel="next"``."""
+    if offset is None:
+        return None
+    url = request.url.include_query_params(offset=offset)
+    link = f"{url.path}?{url.query}"
+    response.headers["Link"] = f'<{link}>; rel="next"'
+    return link
+
+
+def page(request: Request, response: Response, items: Sequence[Any], offset: int, limit: int, *,
+         has_more: bool) -> dict[str, Any]:
+    return {"items": list(items), "offset": offset, "limit": limit,
+            "next": next_link(request, response, offset + len(items) if has_more else None)}
+
+
+def window(items: Sequence[Any], offset: int, limit: int) -> tuple[Sequence[Any], bool]:
+    """One page of a list held whole: (the page, whether more follow)."""
+    return items[offset:offset + limit], len(items) > offset + limit

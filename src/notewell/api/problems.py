@@ -1,0 +1,125 @@
+"""Errors as RFC 9457 problem details (``application/problem+json``).
+
+Every refusal a service raises maps to one status: Unauthenticated 401 (with WWW-Authenticate),
+Forbidden 403 (a missing scope is named in ``scope``), NotFound 404 (the same for hidden and missing),
+InvalidArgument 400 (naming the ``field``), a request the schema refuses 422 (naming the field),
+Conflict 409. Anything unforeseen is a 500 whose body says nothing of the inside; the traceback goes to
+the server's log, never to the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse
+
+from notewell.errors import (
+    Conflict,
+    Forbidden,
+    InvalidArgument,
+    MissingScope,
+    NotewellError,
+    NotFound,
+    Unauthenticated,
+)
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://notewell.dev/problems/"  # an identifier, never fetched
+REALM = 'Bearer realm="notewell"'
+log = logging.getLogger("notewell.api")
+
+_TITLES = {400: "Bad request", 401: "Unauthenticated", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
+           409: "Conflict", 413: "Request too large", 422: "Unprocessable request", 500: "Internal server error"}
+_TYPES = {400: "invalid-argument", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
+          405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "invalid-request", 500: "internal"}
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(description="A URI naming the kind of problem.")
+    title: str = Field(description="The kind of problem, in words.")
+    status: int = Field(description="The HTTP status code.")
+    detail: str = Field(description="What went wrong here and what to do about it.")
+    field: str | None = Field(default=None, description="The request field at fault (400, 422).")
+    scope: str | None = Field(default=None, description="The scope the token lacks (403).")
+
+
+def problem(status: int, detail: str, *, field: str | None = None, scope: str | None = None,
+            headers: dict[str, str] | None = None) -> JSONResponse:
+    body = Problem(type=TYPE_BASE + _TYPES.get(status, "error"), title=_TITLES.get(status, "Error"),
+                   status=status, detail=detail, field=field, scope=scope)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status, headers=headers,
+                        media_type=PROBLEM_JSON)
+
+
+def response_for(exc: NotewellError) -> JSONResponse:
+    if isinstance(exc, Unauthenticated):
+        error = "invalid_token" if "no token" not in str(exc) else None
+        header = REALM if error is None else f'{REALM}, error="{error}"'
+        return problem(401, str(exc), headers={"WWW-Authenticate": header})
+    if isinstance(exc, MissingScope):
+        return problem(403, str(exc), scope=exc.scope)
+    if isinstance(exc, Forbidden):
+        return problem(403, str(exc))
+    if isinstance(exc, NotFound):
+        return problem(404, str(exc))
+    if isinstance(exc, InvalidArgument):
+        return problem(400, str(exc), field=exc.field)
+    if isinstance(exc, Conflict):
+        return problem(409, str(exc))
+    return problem(400, str(exc))
+
+
+def _field_of(loc: tuple[Any, ...]) -> str:
+    parts = [str(x) for x in loc if x not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+async def _on_notewell_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, NotewellError)
+    return response_for(exc)
+
+
+async def _on_validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    first = errors[0] if errors else {"loc": ("body",), "msg": "is not valid"}
+    field = _field_of(tuple(first.get("loc", ())))
+    message = str(first.get("msg", "is not valid"))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return problem(422, f"{field}: {message}{more}", field=field)
+
+
+async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
+    if exc.status_code == 404:
+        detail = "Not found: no such resource; see /api/v1/docs"
+    return problem(exc.status_code, detail, headers=dict(exc.headers) if exc.headers else None)
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.error("api: unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem(500, "The server failed to answer this request; the error is in its log")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(NotewellError, _on_notewell_error)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(HTTPException, _on_http_error)
+    app.add_exception_handler(Exception, _on_unexpected)
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entries for these error statuses, each a Problem as problem+json."""
+    return {status: {"model": Problem, "description": _TITLES[status],
+                     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+            for status in statuses}

@@ -1,0 +1,71 @@
+"""Projects, their documents, a document's lines, and search over everything the caller may read."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+
+from notewell import limits
+from notewell.api.context import Caller, Services
+from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
+from notewell.api.problems import responses
+from notewell.api.shapes import record_model
+from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
+
+router = APIRouter(tags=["knowledge"])
+ProjectPage = page_model(record_model(ProjectInfo), "ProjectPage")
+DocumentPage = page_model(record_model(DocInfo), "DocumentPage")
+DocPartModel = record_model(DocPart)
+SearchPage = record_model(NotePage, "SearchPage", next=(str | None, None))
+READ_ERRORS = responses(400, 401, 403, 404, 422)
+
+PathQuery = Annotated[str, Query(max_length=1000, description="A folder or file inside the project, e.g. "
+                                                              "pricing or pricing/policy.md.")]
+
+
+@router.get("/projects", response_model=ProjectPage, responses=responses(401, 403, 422),
+            summary="The projects the caller can read, by id")
+def projects(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
+             offset: Offset = 0) -> Any:
+    items, more = window(svc.knowledge.list_projects(caller), offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.get("/projects/{project}/documents", response_model=DocumentPage, responses=READ_ERRORS,
+            summary="A project's documents (under a folder), by path")
+def documents(caller: Caller, svc: Services, project: str, request: Request, response: Response,
+              path: PathQuery = "", limit: Limit = 20, offset: Offset = 0) -> Any:
+    listed = svc.knowledge.list_docs(caller, project, path)
+    items, more = window(listed.documents, offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.get("/projects/{project}/documents/{path:path}", response_model=DocPartModel, responses=READ_ERRORS,
+            summary="A document's text, a range of lines at a time")
+def document(caller: Caller, svc: Services, project: str, path: str,
+             offset: Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX,
+                                          description="The first line, counting from 1.")] = 1,
+             limit: Annotated[int, Query(ge=1, le=limits.READ_DOC_LINES_MAX,
+                                         description="How many lines.")] = limits.READ_DOC_LINES_DEFAULT) -> Any:
+    return svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit)
+
+
+@router.get("/search", response_model=SearchPage, responses=READ_ERRORS,
+            summary="Every matching line: plain text or an RE2 regular expression, a page at a time")
+def search(caller: Caller, svc: Services, request: Request, response: Response,
+           q: Annotated[str, Query(min_length=1, max_length=1000, description="The text or pattern.")],
+           regex: Annotated[bool, Query(description="Read q as an RE2 regular expression.")] = False,
+           case: Annotated[Literal["smart", "insensitive", "sensitive"], Query(
+               description="smart: a capital letter in q makes the search case-sensitive.")] = "smart",
+           project: Annotated[str | None, Query(max_length=64, description="Search this project only.")] = None,
+           path: Annotated[str, Query(max_length=1000, description="A folder or file, vault-relative, project "
+                                                                   "first: northwind-advisory/pricing.")] = "",
+           limit: Annotated[int, Query(ge=1, le=limits.NOTES_LIMIT_MAX, description="Matches per page.")]
+           = limits.NOTES_LIMIT_DEFAULT,
+           offset: Offset = 0) -> Any:
+    found = svc.knowledge.search_notes(caller, q, path=path, regex=regex, limit=limit, offset=offset, repo=project,
+                                       case=case)
+    following = offset + len(found.matches) if found.has_more else None
+    return {**record_model(NotePage).model_validate(found).model_dump(),
+            "next": next_link(request, response, following)}

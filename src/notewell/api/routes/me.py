@@ -1,0 +1,84 @@
+"""/me: who the token is; /me/tokens: the caller's own tokens (list, mint, revoke)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from notewell.access.principal import SCOPES, Principal
+from notewell.api.context import Caller, Services
+from notewell.api.idempotent import IdempotencyKey, create_once
+from notewell.api.paging import Limit, Offset, page, page_model, window
+from notewell.api.problems import responses
+from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.records.identity import TokenRecord
+from notewell.services.idempotency import Answer
+
+router = APIRouter(tags=["me"])
+PrincipalModel = record_model(Principal)
+TokenModel = record_model(TokenRecord)
+TokenPage = page_model(TokenModel, "TokenPage")
+
+
+class MintRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    scopes: list[str] = Field(min_length=1, max_length=len(SCOPES),
+                              description=f"Scopes of the new token, each one of: {', '.join(SCOPES)}; no more "
+                                          "than the calling token holds.")
+    project: str | None = Field(default=None, max_length=64, description="Bind the token to this one project.")
+    name: str = Field(default="", max_length=100, description="A label, such as the client it is for.")
+    expires: str | None = Field(default=None, max_length=20, description="Lifetime such as 90d, 12h, 30m, 2w; "
+                                                                         "null or \"never\" for none.")
+
+
+class MintedTokenAnswer(BaseModel):
+    """A new token. ``secret`` is in the first answer only: a repeat with the same Idempotency-Key gets
+    null, because Notewell keeps nothing but the secret's hash."""
+
+    model_config = CAMEL
+    secret: str | None
+    token: TokenModel  # type: ignore[valid-type]
+
+
+@router.get("/me", response_model=PrincipalModel, responses=responses(401),
+            summary="Who the token is: user, role, scopes, project binding")
+def me(caller: Caller) -> Any:
+    return caller
+
+
+@router.get("/me/tokens", response_model=TokenPage, responses=responses(401, 403, 422),
+            summary="The caller's own tokens, oldest first (never a secret)")
+def my_tokens(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
+              offset: Offset = 0) -> Any:
+    items, more = window(svc.own_tokens.list(caller), offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.post("/me/tokens", status_code=201, response_model=MintedTokenAnswer,
+             responses=responses(400, 401, 403, 404, 409, 422),
+             summary="Mint a token for yourself (scopes within your role and this token's)")
+def mint_token(caller: Caller, svc: Services, body: MintRequest, request: Request, response: Response,
+               idempotency_key: IdempotencyKey = None) -> Any:
+    def create() -> Answer:
+        minted = svc.own_tokens.mint(caller, body.scopes, project_id=body.project, name=body.name,
+                                     expires=body.expires)
+        return Answer(201, {"secret": minted.secret, "token": dump(TokenModel, minted.token)},
+                      request.url_for("my_token", token_id=minted.token.id).path)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create,
+                       kept=lambda answer: {**answer, "secret": None})
+
+
+@router.get("/me/tokens/{token_id}", response_model=TokenModel, responses=responses(401, 403, 404, 422),
+            summary="One of the caller's tokens")
+def my_token(caller: Caller, svc: Services, token_id: str) -> Any:
+    return svc.own_tokens.get(caller, token_id)
+
+
+@router.delete("/me/tokens/{token_id}", response_model=TokenModel, responses=responses(401, 403, 404, 422),
+               summary="Revoke one of the caller's tokens (this one too): it fails on its next call")
+def revoke_token(caller: Caller, svc: Services, token_id: str) -> Any:
+    return svc.own_tokens.revoke(caller, token_id)
+

@@ -1,0 +1,48 @@
+"""Idempotency keys on PostgreSQL: the first answer to each (owner, key), kept for a day."""
+
+from __future__ import annotations
+
+from notewell.records.idempotency import StoredAnswer
+from notewell.store import idempotency_rows as q
+from notewell.store.postgres.database import PostgresDatabase
+
+MIGRATIONS = [
+    """
+    CREATE TABLE idempotency_keys (
+        owner TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER,
+        location TEXT,
+        body TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (owner, key)
+    );
+    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)
+    """,
+]
+
+
+class PostgresIdempotency:
+    def __init__(self, db: PostgresDatabase) -> None:
+        self.db = db
+        db.migrate("idempotency", MIGRATIONS)
+
+    def reserve(self, owner: str, key: str, fingerprint: str, at: str, *, stale_before: str,
+                expired_before: str) -> StoredAnswer | None:
+        with self.db.transaction() as conn:
+            conn.execute(q.for_postgres(q.DROP_EXPIRED), (expired_before,))
+            conn.execute(q.for_postgres(q.DROP_STALE), (owner, key, stale_before))
+            if conn.execute(q.for_postgres(q.RESERVE), (owner, key, fingerprint, at)).rowcount == 1:
+                return None
+            row = conn.execute(q.for_postgres(q.SELECT), (owner, key)).fetchone()
+        assert row is not None
+        return q.answer_from_row(row)
+
+    def complete(self, owner: str, key: str, status: int, location: str | None, body: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(q.for_postgres(q.COMPLETE), (status, location, body, owner, key))
+
+    def release(self, owner: str, key: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(q.for_postgres(q.RELEASE), (owner, key))
