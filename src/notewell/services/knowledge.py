@@ -174,6 +174,9 @@ DOCS_SECTIONS: tuple[str, ...] = ("overview", "tools", "permissions", "limits")
 # --- the service ------------------------------------------------------------------------------------
 
 
+READ_SCOPE = "knowledge:read"
+
+
 def _check_query(query: str) -> None:
     if len(query) < limits.QUERY_MIN_CHARS:
         raise InvalidArgument("query", f"must have at least {limits.QUERY_MIN_CHARS} characters")
@@ -193,10 +196,12 @@ class KnowledgeService:
         return self.access.visible_projects(p)
 
     def list_projects(self, p: Principal) -> list[ProjectInfo]:
+        self.access.require_scope(p, READ_SCOPE)
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, len(self.store.documents.metas(pr.id)))
                 for pr in self._readable(p)]
 
     def list_docs(self, p: Principal, project: str, path: str = "") -> DocList:
+        self.access.require_scope(p, READ_SCOPE)
         pr = self.access.project_for_read(p, project)
         prefix = normalize_path(path)
         metas = self.store.documents.metas(pr.id, prefix)
@@ -205,6 +210,7 @@ class KnowledgeService:
 
     def read_doc(self, p: Principal, path: str, offset: int = 1,
                  limit: int = limits.READ_DOC_LINES_DEFAULT) -> DocPart:
+        self.access.require_scope(p, READ_SCOPE)
         if offset < 1:
             raise InvalidArgument("offset", "must be 1 or more (the first line to read, counting from 1)")
         if not 1 <= limit <= limits.READ_DOC_LINES_MAX:
@@ -237,6 +243,7 @@ class KnowledgeService:
                        next_offset=last + 1 if last < total else None, shortened=shortened)
 
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
+        self.access.require_scope(p, READ_SCOPE)
         _check_query(query)
         projects = [self.access.project_for_read(p, project).id] if project else [pr.id for pr in self._readable(p)]
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
@@ -252,6 +259,7 @@ class KnowledgeService:
         return {b.folder: b for b in self.store.documents.brains(project)}
 
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
+        self.access.require_scope(p, READ_SCOPE)
         projects = [self.access.project_for_read(p, project).id] if project else [pr.id for pr in self._readable(p)]
         return [_brain_info(b) for pid in projects for b in self.store.documents.brains(pid)]
 
@@ -266,6 +274,7 @@ class KnowledgeService:
         raise NotFound(f"Not found: {brain_id}")
 
     def get_brain(self, p: Principal, brain_id: str) -> BrainPage:
+        self.access.require_scope(p, READ_SCOPE)
         record, brains = self._brain(p, brain_id)
         docs = self.store.documents
         brain_md_path = posixpath.join(record.folder, BRAIN_FILE) if record.folder else BRAIN_FILE
@@ -287,6 +296,7 @@ class KnowledgeService:
                          sorted(children, key=lambda b: b.id), _brain_info(parent) if parent else None)
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
+        self.access.require_scope(p, READ_SCOPE)
         _check_query(query)
         record, brains = self._brain(p, brain_id)
         chain = [record]
@@ -326,6 +336,7 @@ class KnowledgeService:
     def search_notes(self, p: Principal, query: str, *, path: str = "", regex: bool = False,
                      limit: int = limits.NOTES_LIMIT_DEFAULT, offset: int = 0, repo: str | None = None,
                      case: CaseMode = "smart") -> NotePage:
+        self.access.require_scope(p, READ_SCOPE)
         if not query:
             raise InvalidArgument("query", "must not be empty; give the text to look for")
         if not 1 <= limit <= limits.NOTES_LIMIT_MAX:

@@ -359,10 +359,10 @@ class MemoryService:
                       token: str | None = None, memory_type: str | None = None, tags: Sequence[str] = (),
                       created_since: str | None = None, created_until: str | None = None,
                       include_superseded: bool = False, include_forgotten: bool = False, limit: int = 20,
-                      offset: int = 0) -> list[Memory]:
+                      offset: int = 0) -> tuple[list[Memory], bool]:
         """Memories chosen by their fields, newest first. Superseded ones on request; forgotten ones on
         request and only where the caller could have forgotten them (their own, a project they may write,
-        or any for an admin): the same rule as forget's."""
+        or any for an admin): the same rule as forget's. Returns the page and whether more follow."""
         self.access.require_scope(p, READ_SCOPE)
         limit = _check_limit(limit, "limit", LIST_LIMIT_MAX)
         if not isinstance(offset, int) or offset < 0:
@@ -387,7 +387,8 @@ class MemoryService:
             created_until=since_from(created_until, field="createdUntil") if created_until else None,
             superseded=include_superseded, forgotten_projects=forgotten,
             forgotten_author=p.user_id if include_forgotten else None)
-        return [_memory(r) for r in self.memories.listing(chosen, limit, offset)]
+        found = self.memories.listing(chosen, limit + 1, offset)
+        return [_memory(r) for r in found[:limit]], len(found) > limit
 
     def export(self, p: Principal, *, include_inactive: bool = False) -> Iterator[Memory]:
         """Every memory the caller may read, oldest first (superseded and forgotten ones on request)."""

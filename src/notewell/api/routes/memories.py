@@ -84,11 +84,11 @@ def memories(caller: Caller, svc: Services, request: Request, response: Response
                                                           "(yours, a project you may write, any for an admin).")]
              = False,
              limit: Limit = 20, offset: Offset = 0) -> Any:
-    found = svc.memory.list_memories(caller, project=project, path=path, author=author, token=token,
+    found, more = svc.memory.list_memories(caller, project=project, path=path, author=author, token=token,
                                      memory_type=memory_type, tags=tag or (), created_since=created_since,
                                      created_until=created_until, include_superseded=superseded,
-                                     include_forgotten=forgotten, limit=limit + 1, offset=offset)
-    return page(request, response, found[:limit], offset, limit, has_more=len(found) > limit)
+                                     include_forgotten=forgotten, limit=limit, offset=offset)
+    return page(request, response, found, offset, limit, has_more=more)
 
 
 @router.get("/memories/search", response_model=SearchModel, responses=ERRORS,

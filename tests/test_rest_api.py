@@ -1,0 +1,262 @@
+"""The REST API through real HTTP with real tokens, on SQLite and on PostgreSQL: every endpoint's answers
+and refusals, the access matrix, paging, creates (201, Location, Idempotency-Key) and problem details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rest_world import BOUND, RestWorld, rest  # noqa: F401 (the fixture)
+
+PROBLEM = "application/problem+json"
+
+
+def problem(response: Any, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status and body["type"].startswith("https://") and body["title"] and body["detail"]
+    return body
+
+
+def test_me_names_the_user_the_scopes_and_the_binding(rest: RestWorld) -> None:
+    me = rest.get("/me", "alice_bound").json()
+    assert me["handle"] == "alice" and me["role"] == "member" and me["boundProject"] == BOUND
+    assert sorted(me["scopes"]) == ["knowledge:read", "memory:read", "memory:write"]
+    assert me["tokenId"] == rest.tokens["alice_bound"].split("_")[1]
+
+
+OPERATIONS = [
+    ("GET", "/me"), ("GET", "/projects"), ("GET", f"/projects/{BOUND}/documents"),
+    ("GET", f"/projects/{BOUND}/documents/pricing-policy.md"), ("GET", "/search?q=pricing"), ("GET", "/brains"),
+    ("GET", f"/brain?id={BOUND}/brains/business"), ("GET", f"/brain/search?id={BOUND}/brains/business&q=price"),
+    ("GET", "/memories"), ("POST", "/memories"), ("GET", "/memories/search?q=pricing"),
+    ("GET", "/memories/recall?q=pricing"), ("GET", "/memories/context?q=pricing"), ("GET", "/memories/mem_x"),
+    ("DELETE", "/memories/mem_x?reason=r"), ("GET", "/me/tokens"), ("POST", "/me/tokens"), ("GET", "/me/tokens/x"),
+    ("DELETE", "/me/tokens/x"),
+]
+
+
+@pytest.mark.parametrize("who", [None, "revoked", "carol", "nw_000000000000_" + "A" * 43, "not-a-token"])
+def test_without_a_valid_token_every_operation_is_401_with_www_authenticate(rest: RestWorld, who: str | None) -> None:
+    for method, path in OPERATIONS:
+        body = {"content": "x"} if path == "/memories" else {"scopes": ["memory:read"]}
+        response = rest.call(method, path, who, json=body if method == "POST" else None)
+        problem(response, 401)
+        assert response.headers["www-authenticate"].startswith('Bearer realm="notewell"'), (method, path)
+        if who is not None:
+            assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+# The access matrix through REST: (token, method, path, JSON body) -> status, and for 403 the missing scope.
+# Stated from the rules: members see their home and granted projects; staff and admin every ordinary project
+# but no other person's home; a bound token its project only; each capability needs its scope.
+HOME = "~alice"
+MATRIX: list[tuple[str, str, str, dict[str, Any] | None, int, str | None]] = [
+    # documents: knowledge:read and visibility
+    ("admin_all", "GET", f"/projects/{BOUND}/documents", None, 200, None),
+    ("staff_rw", "GET", f"/projects/{BOUND}/documents", None, 200, None),
+    ("alice_rw", "GET", f"/projects/{BOUND}/documents", None, 200, None),
+    ("alice_bound", "GET", f"/projects/{BOUND}/documents", None, 200, None),
+    ("bob_rw", "GET", f"/projects/{BOUND}/documents", None, 404, None),
+    ("alice_mem", "GET", f"/projects/{BOUND}/documents", None, 403, "knowledge:read"),
+    ("alice_rw", "GET", "/projects/handbook/documents", None, 404, None),
+    ("staff_rw", "GET", "/projects/handbook/documents", None, 200, None),
+    ("alice_bound", "GET", "/projects/handbook/documents", None, 404, None),
+    ("alice_rw", "GET", f"/projects/{HOME}/documents", None, 200, None),
+    ("alice_bound", "GET", f"/projects/{HOME}/documents", None, 404, None),
+    ("admin_all", "GET", f"/projects/{HOME}/documents", None, 404, None),
+    ("staff_rw", "GET", f"/projects/{HOME}/documents", None, 404, None),
+    ("alice_kr", "GET", f"/projects/{BOUND}/documents/pricing-policy.md", None, 200, None),
+    ("bob_rw", "GET", f"/projects/{BOUND}/documents/pricing-policy.md", None, 404, None),
+    ("alice_mem", "GET", "/search?q=pricing", None, 403, "knowledge:read"),
+    ("bob_rw", "GET", f"/search?q=pricing&project={BOUND}", None, 404, None),
+    ("alice_mem", "GET", "/brains", None, 403, "knowledge:read"),
+    ("bob_rw", "GET", f"/brain?id={BOUND}/brains/business", None, 404, None),
+    # memories: memory:read / memory:write, the project's visibility and the right to write it
+    ("alice_kr", "GET", "/memories/search?q=pricing", None, 403, "memory:read"),
+    ("alice_kr", "GET", "/memories", None, 403, "memory:read"),
+    ("alice_mem", "GET", "/memories/recall?q=pricing", None, 200, None),
+    ("alice_mem", "POST", "/memories", {"content": "a note"}, 403, "memory:write"),
+    ("alice_rw", "POST", "/memories", {"content": "my own note"}, 201, None),
+    ("alice_rw", "POST", "/memories", {"content": "a note", "project": BOUND}, 403, None),  # a read grant only
+    ("bob_rw", "POST", "/memories", {"content": "a note", "project": BOUND}, 404, None),
+    ("staff_rw", "POST", "/memories", {"content": "a note", "project": BOUND}, 403, None),  # staff: no write grant
+    ("admin_all", "POST", "/memories", {"content": "an admin note", "project": BOUND}, 201, None),
+    ("alice_bound", "POST", "/memories", {"content": "a note"}, 403, None),  # lands in the bound project: read only
+    ("admin_all", "POST", "/memories", {"content": "a note", "project": HOME}, 404, None),
+    # tokens: every active user, never beyond the role or the calling token
+    ("alice_kr", "POST", "/me/tokens", {"scopes": ["knowledge:read"]}, 201, None),
+    ("alice_kr", "POST", "/me/tokens", {"scopes": ["memory:read"]}, 403, None),
+    ("alice_rw", "POST", "/me/tokens", {"scopes": ["admin"]}, 403, None),
+    ("alice_bound", "POST", "/me/tokens", {"scopes": ["knowledge:read"]}, 403, None),
+    ("alice_bound", "POST", "/me/tokens", {"scopes": ["knowledge:read"], "project": BOUND}, 201, None),
+    ("admin_all", "POST", "/me/tokens", {"scopes": ["admin"]}, 201, None),
+]
+
+
+@pytest.mark.parametrize(("token", "method", "path", "body", "status", "scope"), MATRIX,
+                         ids=[f"{t}-{m}-{p}-{s}" for t, m, p, _, s, _ in MATRIX])
+def test_the_access_matrix_through_rest(rest: RestWorld, token: str, method: str, path: str,
+                                        body: dict[str, Any] | None, status: int, scope: str | None) -> None:
+    response = rest.call(method, path, token, json=body)
+    if status >= 400:
+        found = problem(response, status)
+        assert found.get("scope") == scope
+        if scope:
+            assert scope in found["detail"]
+    else:
+        assert response.status_code == status, response.text
+
+
+def test_hidden_and_missing_are_the_same_404(rest: RestWorld) -> None:
+    pairs = [("/projects/handbook/documents", "/projects/no-such/documents", "handbook", "no-such"),
+             (f"/memories/{rest.refs['alice_home']}", "/memories/mem_nothing", rest.refs["alice_home"], "mem_nothing"),
+             (f"/brain?id={BOUND}/brains/business", "/brain?id=nowhere/brains/business", BOUND, "nowhere")]
+    for hidden, missing, hidden_name, missing_name in pairs:
+        a = problem(rest.get(hidden, "bob_rw"), 404)
+        b = problem(rest.get(missing, "bob_rw"), 404)
+        assert a["detail"].replace(hidden_name, "X") == b["detail"].replace(missing_name, "X")
+
+
+def test_projects_page_with_next_links_until_the_last(rest: RestWorld) -> None:
+    whole = rest.get("/projects?limit=100", "admin_all").json()
+    assert whole["next"] is None
+    seen: list[str] = []
+    url: str | None = "/projects?limit=1"
+    while url is not None:
+        response = rest.get(url.removeprefix("/api/v1"), "admin_all")
+        page = response.json()
+        seen += [p["id"] for p in page["items"]]
+        url = page["next"]
+        assert (response.headers.get("link") is None) == (url is None)
+    assert seen == [p["id"] for p in whole["items"]] and len(seen) >= 3
+    assert HOME not in seen  # an admin sees no other person's home
+
+
+def test_documents_lines_and_search_options(rest: RestWorld) -> None:
+    docs = rest.get(f"/projects/{BOUND}/documents?limit=5&offset=1", "alice_kr").json()
+    assert len(docs["items"]) == 5 and docs["offset"] == 1 and "offset=6" in docs["next"]
+    part = rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=2&limit=3", "alice_kr").json()
+    assert (part["firstLine"], part["lastLine"], part["nextOffset"]) == (2, 4, 5)
+    assert part["path"] == f"{BOUND}/pricing-policy.md" and len(part["text"].split("\n")) == 3
+    problem(rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=100000", "alice_kr"), 400)
+    plain = rest.get("/search?q=Pricing&case=sensitive&limit=100", "alice_kr").json()
+    assert plain["matches"] and all("Pricing" in m["text"] for m in plain["matches"])
+    loose = rest.get("/search?q=Pricing&case=insensitive&limit=100", "alice_kr").json()
+    assert len(loose["matches"]) > len(plain["matches"])
+    regex = rest.get(r"/search?q=\d{1,3},\d{3}&regex=true&limit=5", "alice_kr").json()
+    assert regex["matches"] and regex["next"] is not None and "offset=5" in regex["next"]
+    scoped = rest.get(f"/search?q=pricing&path={BOUND}/brains&limit=100", "alice_kr").json()
+    assert scoped["matches"] and all(m["path"].startswith(f"{BOUND}/brains/") for m in scoped["matches"])
+    assert problem(rest.get("/search?q=[&regex=true", "alice_kr"), 400)["field"] == "query"
+
+
+def test_brains_list_get_and_search_with_parents(rest: RestWorld) -> None:
+    listed = rest.get("/brains?limit=100", "alice_kr").json()["items"]
+    child = next(b for b in listed if b["parent"] is not None)
+    page = rest.get(f"/brain?id={child['id']}", "alice_kr").json()
+    assert page["brain"]["id"] == child["id"] and page["parent"]["id"] == child["parent"]
+    alone = rest.get(f"/brain/search?id={child['id']}&q=the", "alice_kr").json()
+    both = rest.get(f"/brain/search?id={child['id']}&q=the&includeParents=true", "alice_kr").json()
+    assert alone["searched"] == [child["id"]] and both["searched"] == [child["id"], child["parent"]]
+
+
+def test_validation_errors_name_the_field(rest: RestWorld) -> None:
+    assert problem(rest.get("/search", "alice_kr"), 422)["field"] == "q"
+    assert problem(rest.get("/search?q=x&limit=0", "alice_kr"), 422)["field"] == "limit"
+    assert problem(rest.get("/memories/context?q=x&maxTokens=1", "alice_rw"), 422)["field"] == "maxTokens"
+    assert problem(rest.call("POST", "/memories", "alice_rw", json={"content": "x", "colour": "red"}),
+                   422)["field"] == "colour"
+    assert problem(rest.call("POST", "/memories", "alice_rw", content=b"{not json",
+                             headers={"content-type": "application/json"}), 422)["field"]
+    assert problem(rest.get("/memories?memoryType=dream", "alice_rw"), 400)["field"] == "memory_type"
+    assert problem(rest.get("/memories?createdSince=yesterday", "alice_rw"), 400)["field"] == "createdSince"
+
+
+def test_remember_201_location_idempotency_and_forget(rest: RestWorld) -> None:
+    body = {"content": f"Standups move to 9:30 ({rest.backend}).", "path": "team", "tags": ["calendar"]}
+    key = {"Idempotency-Key": f"standup-{rest.backend}"}
+    first = rest.call("POST", "/memories", "alice_rw", json=body, headers=key)
+    assert first.status_code == 201 and first.json()["created"] is True
+    location = first.headers["location"]
+    ref = first.json()["memory"]["ref"]
+    assert location == f"/api/v1/memories/{ref}"
+    assert rest.get(location.removeprefix("/api/v1"), "alice_rw").json()["content"] == body["content"]
+    repeat = rest.call("POST", "/memories", "alice_rw", json=body, headers=key)
+    assert (repeat.status_code, repeat.json(), repeat.headers["location"]) == (201, first.json(), location)
+    assert repeat.headers["idempotent-replayed"] == "true"
+    assert problem(rest.call("POST", "/memories", "alice_rw", json={**body, "path": "other"}, headers=key),
+                   400)["field"] == "Idempotency-Key"
+    again = rest.call("POST", "/memories", "alice_rw", json=body)  # no key: the same content answers 200
+    assert again.status_code == 200 and again.json()["memory"]["ref"] == ref and again.json()["created"] is False
+    assert problem(rest.call("DELETE", f"/memories/{ref}", "alice_rw"), 422)["field"] == "reason"
+    forgotten = rest.call("DELETE", f"/memories/{ref}?reason=moved%20back", "alice_rw").json()
+    assert forgotten["deletedAt"] and forgotten["deleteReason"] == "moved back"
+    problem(rest.get(f"/memories/{ref}", "alice_rw"), 404)
+    problem(rest.call("DELETE", f"/memories/{rest.refs['advisory']}?reason=x", "alice_rw"), 403)  # read grant
+
+
+def test_memory_searches_and_context(rest: RestWorld) -> None:
+    strict = rest.get("/memories/search?q=pricing%20floor", "alice_rw").json()
+    assert [r["memory"]["ref"] for r in strict["results"]] == [rest.refs["advisory"]] and strict["mode"] == "strict"
+    tolerant = rest.get("/memories/recall?q=prices", "alice_rw").json()
+    assert rest.refs["advisory"] in [r["memory"]["ref"] for r in tolerant["results"]]
+    assert rest.refs["superseded"] not in [r["memory"]["ref"] for r in tolerant["results"]]
+    homed = rest.get("/memories/recall?q=pricing&pathFilter=~alice", "alice_rw").json()
+    assert {r["memory"]["project"] for r in homed["results"]} == {HOME}
+    assert problem(rest.get("/memories/recall?q=pricing&pathFilter=handbook", "alice_rw"), 403)
+    pack = rest.get("/memories/context?q=pricing&maxTokens=60", "alice_rw").json()
+    assert pack["tokensUsed"] <= 60 and pack["items"] and pack["maxTokens"] == 60
+
+
+def test_the_wider_memory_filters(rest: RestWorld) -> None:
+    admin_id = rest.get("/me", "admin_all").json()["userId"]
+
+    def refs(query: str, token: str = "alice_rw") -> set[str]:
+        return {m["ref"] for m in rest.get("/memories?limit=100" + query, token).json()["items"]}
+
+    assert rest.refs["alice_home"] in refs("&tag=pricing&tag=calendar")
+    assert rest.refs["advisory"] not in refs("&tag=pricing&tag=calendar")
+    assert refs(f"&author={admin_id}") >= {rest.refs["advisory"], rest.refs["successor"]}
+    assert rest.refs["alice_home"] not in refs(f"&author={admin_id}")
+    admin_token = rest.tokens["admin_all"].split("_")[1]
+    assert rest.refs["advisory"] in refs(f"&token={admin_token}")
+    assert refs(f"&project={BOUND}&path=decisions") == {rest.refs["advisory"], rest.refs["successor"]}
+    assert rest.refs["superseded"] in refs(f"&project={BOUND}&superseded=true")
+    assert refs("&createdSince=2000-01-01&createdUntil=2000-01-02") == set()
+    assert rest.refs["alice_home"] in refs("&createdSince=1d")
+    # forgotten ones: only where the caller could have forgotten them (alice holds a read grant only)
+    assert rest.refs["forgotten"] not in refs("&forgotten=true")
+    assert rest.refs["forgotten"] in refs("&forgotten=true", "admin_all")
+    assert rest.refs["alice_home"] not in refs("&forgotten=true", "admin_all")  # a home stays its owner's
+    page = rest.get("/memories?limit=1", "alice_rw").json()
+    assert len(page["items"]) == 1 and "offset=1" in page["next"]
+    assert problem(rest.get("/memories?path=x", "alice_rw"), 400)["field"] == "path"
+
+
+def test_own_tokens_through_rest(rest: RestWorld) -> None:
+    key = {"Idempotency-Key": f"ci-token-{rest.backend}"}
+    body = {"scopes": ["memory:read"], "name": "ci job", "expires": "1d"}
+    minted = rest.call("POST", "/me/tokens", "alice_rw", json=body, headers=key)
+    assert minted.status_code == 201
+    secret, token = minted.json()["secret"], minted.json()["token"]
+    assert minted.headers["location"] == f"/api/v1/me/tokens/{token['id']}" and token["expiresAt"]
+    assert rest.get("/me", secret).json()["scopes"] == ["memory:read"]
+    repeat = rest.call("POST", "/me/tokens", "alice_rw", json=body, headers=key)
+    assert repeat.status_code == 201 and repeat.json() == {"secret": None, "token": token}  # the secret is not kept
+    assert token["id"] in [t["id"] for t in rest.get("/me/tokens?limit=100", "alice_rw").json()["items"]]
+    assert rest.get(f"/me/tokens/{token['id']}", secret).json()["name"] == "ci job"
+    problem(rest.get(f"/me/tokens/{token['id']}", "bob_rw"), 404)
+    problem(rest.call("DELETE", f"/me/tokens/{token['id']}", "bob_rw"), 404)
+    assert rest.call("DELETE", f"/me/tokens/{token['id']}", secret).json()["revokedAt"]  # revokes itself
+    problem(rest.get("/me", secret), 401)
+    assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["telepathy"]}), 400)["field"] == \
+        "scopes"
+    assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": []}), 422)["field"] == "scopes"
+
+
+def test_unknown_paths_and_methods_are_problems_too(rest: RestWorld) -> None:
+    problem(rest.get("/nothing-here", "alice_rw"), 404)
+    problem(rest.call("PUT", "/projects", "alice_rw"), 405)
