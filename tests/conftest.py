@@ -192,3 +192,8 @@ def mcp_url(mcp_world: object) -> Iterator[str]:
 
     with serve_world(mcp_world) as server:  # type: ignore[arg-type]
         yield server.url
+
+
+# --- REST: the example vault with people, memories and tokens behind /api/v1, per backend (tests/rest_world.py) ---
+
+from rest_world import rest  # noqa: E402, F401

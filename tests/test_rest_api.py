@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rest_world import BOUND, RestWorld, rest  # noqa: F401 (the fixture)
+from rest_world import BOUND, RestWorld
 
 PROBLEM = "application/problem+json"
 
