@@ -26,18 +26,23 @@ import pytest
 
 from conftest import NORTHWIND, IndexedVault, index_into
 from notewell.config import DEFAULT_FILE_TYPES
+from notewell.search.engine import MAX_LINE_CHARS, CaseMode
 
 FirstLines = dict[str, tuple[int, str]]  # vault-relative path -> (line, text)
+OurLines = dict[str, tuple[int, str, bool]]  # vault-relative path -> (line, text, shortened)
+RG_CASE: dict[CaseMode, str] = {"insensitive": "--ignore-case", "sensitive": "--case-sensitive",
+                                "smart": "--smart-case"}
 
 
-def rg_first_lines(rg: str, vault: Path, query: str, regex: bool) -> FirstLines:
-    return {path: lines[0] for path, lines in rg_lines(rg, vault, query, regex, first_only=True).items()}
+def rg_first_lines(rg: str, vault: Path, query: str, regex: bool, case: CaseMode = "insensitive") -> FirstLines:
+    return {path: lines[0] for path, lines in rg_lines(rg, vault, query, regex, first_only=True, case=case).items()}
 
 
-def rg_lines(rg: str, vault: Path, query: str, regex: bool, first_only: bool) -> dict[str, list[tuple[int, str]]]:
+def rg_lines(rg: str, vault: Path, query: str, regex: bool, first_only: bool,
+             case: CaseMode = "insensitive") -> dict[str, list[tuple[int, str]]]:
     projects = sorted(p.name for p in vault.iterdir() if p.is_dir() and not p.name.startswith("."))
     types = ",".join(t.lstrip(".") for t in DEFAULT_FILE_TYPES)
-    args = [rg, "--no-config", "--ignore-case", "--line-number", "--with-filename", "--null", "--no-heading",
+    args = [rg, "--no-config", RG_CASE[case], "--line-number", "--with-filename", "--null", "--no-heading",
             "--color", "never", "--no-require-git", "--no-ignore-parent",
             "--type-add", f"notewell:*.{{{types}}}", "--type", "notewell", "--glob", "!.*"]
     if first_only:
@@ -56,18 +61,28 @@ def rg_lines(rg: str, vault: Path, query: str, regex: bool, first_only: bool) ->
     return found
 
 
-def notewell_first_lines(indexed: IndexedVault, query: str, regex: bool) -> FirstLines:
-    result = indexed.search(query, regex=regex, limit=100_000)
+def notewell_first_lines(indexed: IndexedVault, query: str, regex: bool, case: CaseMode = "insensitive") -> OurLines:
+    result = indexed.search(query, regex=regex, case=case, limit=100_000)
     assert result.complete and not result.has_more
-    return {m.vault_path: (m.line, m.text) for m in result.matches}
+    return {m.vault_path: (m.line, m.text, m.shortened) for m in result.matches}
 
 
-def assert_same(ours: FirstLines, theirs: FirstLines) -> None:
+def assert_same(ours: OurLines, theirs: FirstLines) -> None:
+    """Same files, same first line, same text: exactly, unless Notewell marked its line shortened, in which
+    case it is a window of MAX_LINE_CHARS characters cut from ripgrep's longer line."""
     assert sorted(ours) == sorted(theirs)
-    for path, (line, text) in ours.items():
+    for path, (line, text, shortened) in ours.items():
         their_line, their_text = theirs[path]
         assert line == their_line, path
-        assert text in their_text and (text == their_text or len(text) < len(their_text)), path
+        if shortened:
+            assert len(text) == MAX_LINE_CHARS < len(their_text) and text in their_text, path
+        else:
+            assert text == their_text, path
+
+
+def assert_same_with_hits(ours: OurLines, theirs: FirstLines) -> None:
+    assert theirs, "the query is meant to find something: a test that compares two empty answers proves nothing"
+    assert_same(ours, theirs)
 
 
 # --- the example vault ----------------------------------------------------------------------------------
@@ -76,19 +91,38 @@ NORTHWIND_LITERALS = ["maximum discount", "discount", "Partner", "pricing policy
                       "ΣΩΤΗΡΊΑ", "müller", "the", "do not know what we were", "ignore previous instructions", "zz"]
 NORTHWIND_REGEXES = [r"TODO\([a-z]+\)", r"v[0-9]+\.[0-9]+", r"20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]", r"^#+ .*pric",
                      r"discount|rebate", r"(fixed|day) (fee|rate)", r"[.]$", r"^- ", r"[0-9]{4}", r"per cent\.$",
-                     r"^[A-Z][a-z]+:", r"σ[α-ω]+ς"]
+                     r"^[A-Z][a-z]+:", r"σ[α-ωά-ώ]+ς"]
+# The only (query, case) pairs that find nothing, on purpose: every other pair must find something.
+NORTHWIND_NO_HITS: set[tuple[str, CaseMode]] = {
+    ("zz", "insensitive"), ("zz", "smart"), ("zz", "sensitive"),
+    ("müller", "sensitive"), ("ignore previous instructions", "sensitive"),  # the text says Müller, Ignore
+    ("σ[α-ωά-ώ]+ς", "sensitive"),  # the name is written Σταματόπουλος
+}
 
 
+CASES: tuple[CaseMode, ...] = ("insensitive", "smart", "sensitive")
+
+
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("query", NORTHWIND_LITERALS)
-def test_northwind_literals(rg: str, northwind: IndexedVault, query: str) -> None:
-    theirs = rg_first_lines(rg, NORTHWIND, query, regex=False)
-    assert_same(notewell_first_lines(northwind, query, regex=False), theirs)
+def test_northwind_literals(rg: str, northwind: IndexedVault, query: str, case: CaseMode) -> None:
+    theirs = rg_first_lines(rg, NORTHWIND, query, regex=False, case=case)
+    ours = notewell_first_lines(northwind, query, regex=False, case=case)
+    if (query, case) in NORTHWIND_NO_HITS:
+        assert ours == {} == theirs
+    else:
+        assert_same_with_hits(ours, theirs)
 
 
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("pattern", NORTHWIND_REGEXES)
-def test_northwind_regexes(rg: str, northwind: IndexedVault, pattern: str) -> None:
-    theirs = rg_first_lines(rg, NORTHWIND, pattern, regex=True)
-    assert_same(notewell_first_lines(northwind, pattern, regex=True), theirs)
+def test_northwind_regexes(rg: str, northwind: IndexedVault, pattern: str, case: CaseMode) -> None:
+    theirs = rg_first_lines(rg, NORTHWIND, pattern, regex=True, case=case)
+    ours = notewell_first_lines(northwind, pattern, regex=True, case=case)
+    if (pattern, case) in NORTHWIND_NO_HITS:
+        assert ours == {} == theirs
+    else:
+        assert_same_with_hits(ours, theirs)
 
 
 def test_northwind_seed_query_has_three_files(rg: str) -> None:
@@ -163,18 +197,35 @@ GENERATED_LITERALS = ["zephyrine", "quokka", "QUOKKA", "maximum discount", "σο
 GENERATED_REGEXES = [r"zephyr[a-z]+e", r"quok+a +[a-z]+", r"v[0-9]+\.[0-9]+", r"^[a-z]+ quokka", r"quokka$",
                      r"(zephyrine|σοφία) [a-z]", r"[0-9]{4}-[0-9]{2}-[0-9]{2}", r"discount|rebate", r"^ka.*lo\.$",
                      r"σοφ(ί|ι)α", r"^$", r"^[a-z]{2}$"]
+GENERATED_NO_HITS: set[tuple[str, CaseMode]] = {
+    ("zz", "insensitive"), ("zz", "smart"), ("zz", "sensitive"),
+    ("quokka zephyrine", "insensitive"), ("quokka zephyrine", "smart"), ("quokka zephyrine", "sensitive"),
+    ("σοφία", "sensitive"), ("σοφ(ί|ι)α", "sensitive"),  # planted only as Σοφία and ΣΟΦΊΑ
+}
 
 
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("query", GENERATED_LITERALS)
-def test_generated_literals(rg: str, generated: tuple[Path, IndexedVault], query: str) -> None:
+def test_generated_literals(rg: str, generated: tuple[Path, IndexedVault], query: str, case: CaseMode) -> None:
     vault, indexed = generated
-    assert_same(notewell_first_lines(indexed, query, regex=False), rg_first_lines(rg, vault, query, regex=False))
+    ours = notewell_first_lines(indexed, query, regex=False, case=case)
+    theirs = rg_first_lines(rg, vault, query, regex=False, case=case)
+    if (query, case) in GENERATED_NO_HITS:
+        assert ours == {} == theirs
+    else:
+        assert_same_with_hits(ours, theirs)
 
 
+@pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("pattern", GENERATED_REGEXES)
-def test_generated_regexes(rg: str, generated: tuple[Path, IndexedVault], pattern: str) -> None:
+def test_generated_regexes(rg: str, generated: tuple[Path, IndexedVault], pattern: str, case: CaseMode) -> None:
     vault, indexed = generated
-    assert_same(notewell_first_lines(indexed, pattern, regex=True), rg_first_lines(rg, vault, pattern, regex=True))
+    ours = notewell_first_lines(indexed, pattern, regex=True, case=case)
+    theirs = rg_first_lines(rg, vault, pattern, regex=True, case=case)
+    if (pattern, case) in GENERATED_NO_HITS:
+        assert ours == {} == theirs
+    else:
+        assert_same_with_hits(ours, theirs)
 
 
 def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Path, IndexedVault]) -> None:
@@ -210,4 +261,4 @@ def test_generated_random_phrases(rg: str, generated: tuple[Path, IndexedVault])
         for query, regex in ((phrase, False), (phrase.upper(), False), (pattern, True)):
             ours = notewell_first_lines(indexed, query, regex)
             assert ours, query
-            assert_same(ours, rg_first_lines(rg, vault, query, regex))
+            assert_same_with_hits(ours, rg_first_lines(rg, vault, query, regex))

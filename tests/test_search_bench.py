@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from conftest import REPO_ROOT, make_vault
 
-pytestmark = pytest.mark.skipif(shutil.which("rg") is None, reason="needs ripgrep (rg)")
+pytestmark = pytest.mark.usefixtures("rg")  # ripgrep missing is a failure (conftest.rg), never a skip
 
 
 def load_bench() -> object:

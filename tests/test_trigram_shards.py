@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -77,6 +78,20 @@ def test_failed_build_leaves_the_store_empty_and_no_scratch_files(
     _integrity(indexed.db)
 
 
+def _wait_until_blocked_at_begin(thread: threading.Thread, seconds: float = 30) -> None:
+    """Poll the thread's stack until it stands in ``_immediate`` (BEGIN IMMEDIATE, which blocks while
+    another connection holds the write lock): it has made its emptiness check and is now waiting."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        frame = sys._current_frames().get(thread.ident or -1)
+        while frame is not None:
+            if frame.f_code.co_name == "_immediate":
+                return
+            frame = frame.f_back
+        time.sleep(0.005)
+    raise AssertionError("the second indexer never reached BEGIN IMMEDIATE")
+
+
 def test_a_store_filled_while_waiting_for_the_lock_is_written_in_place(tmp_path: Path) -> None:
     """Two first indexings at once: the second sees an empty store, waits for the write lock, finds
     documents once it holds it, and writes in place instead of replacing the index the first built."""
@@ -97,7 +112,7 @@ def test_a_store_filled_while_waiting_for_the_lock_is_written_in_place(tmp_path:
             writer.upsert(DocumentInput("p", "a.md", "a", "", 12, 1, "sha-a", "alpha zqa01x\n"))
             waiting = threading.Thread(target=second_indexer)
             waiting.start()
-            time.sleep(0.5)  # the second indexer is now blocked on the lock this transaction holds
+            _wait_until_blocked_at_begin(waiting)  # the second indexer now waits for the lock this one holds
         waiting.join(timeout=60)
         assert modes == [True]  # decided under the lock: in place
         for token, path in (("zqa01x", "a.md"), ("zqb02x", "b.md")):
