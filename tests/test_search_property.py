@@ -133,11 +133,12 @@ def oracle_fold(text: str) -> str:
     """Full case folding, character by character; then a combining dot above that follows an "i" goes
     (İ folds to "i" + U+0307, and "istanbul" must find "İstanbul")."""
     out: list[str] = []
+    previous = ""  # the previous folded character, dropped or not: in "i" + two dots only the first goes
     for ch in text:
         for folded in ch.casefold():
-            if folded == "\u0307" and out and out[-1] == "i":
-                continue
-            out.append(folded)
+            if not (folded == "\u0307" and previous == "i"):
+                out.append(folded)
+            previous = folded
     return "".join(out)
 
 
