@@ -1,9 +1,15 @@
-"""SQLite connections (one per thread, WAL) and versioned migrations per component."""
+"""SQLite connections (one per thread, WAL) and versioned migrations per component.
+
+A thread's connection lives in its thread-local storage, inside a holder that closes it when dropped:
+when the thread ends (a server's idle worker thread retires), Python drops its thread-local storage and
+the connection is closed with it, so open files and memory stay flat however many threads come and go.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -13,13 +19,29 @@ from notewell.errors import ConfigError
 BUSY_TIMEOUT_MS = 30_000
 
 
+class _Held:
+    """One thread's connection: closed when the holder is dropped with the thread's local storage."""
+
+    __slots__ = ("__weakref__", "conn")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def close(self) -> None:
+        with suppress(sqlite3.Error):
+            self.conn.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class SqliteDatabase:
-    """A database file shared by threads: each thread gets its own connection."""
+    """A database file shared by threads: each thread gets its own connection, closed when the thread ends."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: weakref.WeakSet[_Held] = weakref.WeakSet()  # every live connection, for close()
         self._lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
@@ -35,17 +57,21 @@ class SqliteDatabase:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA cache_size=-65536")
         conn.execute("PRAGMA mmap_size=1073741824")
-        with self._lock:
-            self._all.append(conn)
         return conn
+
+    def _hold(self, conn: sqlite3.Connection) -> _Held:
+        held = _Held(conn)
+        with self._lock:
+            self._all.add(held)
+        return held
 
     @property
     def conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-        return conn
+        held: _Held | None = getattr(self._local, "held", None)
+        if held is None:
+            held = self._hold(self._connect())
+            self._local.held = held
+        return held.conn
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -66,17 +92,17 @@ class SqliteDatabase:
         that copies an index in must be one that never opened it, and every other connection (this
         thread's usual one included) sees the commit as another connection's.
         """
-        previous = getattr(self._local, "conn", None)
-        conn = self._connect()
-        self._local.conn = conn
+        previous: _Held | None = getattr(self._local, "held", None)
+        held = self._hold(self._connect())
+        self._local.held = held
         try:
-            with _immediate(conn):
-                yield conn
+            with _immediate(held.conn):
+                yield held.conn
         finally:
-            self._local.conn = previous
+            self._local.held = previous
             with self._lock:
-                self._all.remove(conn)
-            conn.close()
+                self._all.discard(held)
+            held.close()
 
     def migrate(self, component: str, migrations: Sequence[str]) -> None:
         """Apply the missing steps of ``component`` in order; safe when several processes start at once."""
@@ -97,9 +123,8 @@ class SqliteDatabase:
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._all:
-                with suppress(sqlite3.Error):
-                    conn.close()
+            for held in list(self._all):
+                held.close()
             self._all.clear()
         self._local = threading.local()
 
