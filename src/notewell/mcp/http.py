@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from notewell.mcp import log
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
 from notewell.mcp.server import NotewellMCP
+from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
 from notewell.mcp.toolset import ServerDeps, Toolset
 
 MCP_PATH = "/mcp"
@@ -216,8 +217,9 @@ def build_mcp_http(deps: ServerDeps, toolsets: Sequence[Toolset], *, allowed_hos
     book = SessionBook()
     mcp = NotewellMCP(deps, toolsets, current_principal, on_tool_call=book.tool_called)
     manager = StreamableHTTPSessionManager(app=mcp.server, json_response=json_response,
-                                           security_settings=transport_security(allowed_hosts))
+                                           security_settings=transport_security(allowed_hosts),
+                                           session_idle_timeout=SESSION_IDLE_S)
     bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(deps.access))),
               Middleware(AuthContextMiddleware)]
-    route = Route(MCP_PATH, endpoint=McpGate(manager.handle_request, book), middleware=bearer)
+    route = Route(MCP_PATH, endpoint=McpGate(SessionCap(manager.handle_request), book), middleware=bearer)
     return McpHttp(route, manager.run, mcp, book)

@@ -1,0 +1,52 @@
+"""MCP sessions are bounded per token and expire in minutes (issue 14, defect 5).
+
+On the code before the fix one memory:read token opened 10,000 sessions, after which every other user
+got 503 "Too many open sessions", and sessions idled out only after 30 minutes.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from mcp_world import World
+from notewell.access.principal import LOCAL_OWNER
+from notewell.mcp.session_cap import SESSION_IDLE_S, SESSIONS_PER_TOKEN
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _post(client: httpx.Client, url: str, body: object, token: str, session: str | None = None) -> httpx.Response:
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+    if session:
+        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+    return client.post(url, json=body, headers=headers)
+
+
+def _open(client: httpx.Client, url: str, token: str) -> str:
+    response = _post(client, url, INIT, token)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    assert _post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, session).status_code \
+        == 202
+    return session
+
+
+def test_a_token_over_its_cap_loses_its_oldest_idle_session_and_nobody_else_is_refused(
+        mcp_url: str, mcp_world: World) -> None:
+    hog = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    with httpx.Client(timeout=10) as client:
+        sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN + 3)]
+        gone = [s for s in sessions if _post(client, mcp_url, LIST, hog, s).status_code == 404]
+        assert gone == sessions[:3]  # the oldest idle ones, to make room
+        assert all(_post(client, mcp_url, LIST, hog, s).status_code == 200 for s in sessions[3:])
+        other = _open(client, mcp_url, mcp_world.tokens["alice"])
+        assert _post(client, mcp_url, LIST, mcp_world.tokens["alice"], other).status_code == 200
+        for s in sessions[3:]:
+            client.delete(mcp_url, headers={"Authorization": f"Bearer {hog}", "Mcp-Session-Id": s})
+
+
+def test_idle_sessions_expire_in_minutes() -> None:
+    assert 60 <= SESSION_IDLE_S <= 600
