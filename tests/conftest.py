@@ -197,3 +197,48 @@ def mcp_url(mcp_world: object) -> Iterator[str]:
 # --- REST: the example vault with people, memories and tokens behind /api/v1, per backend (tests/rest_world.py) ---
 
 from rest_world import rest  # noqa: E402, F401
+
+
+# --- web: the MCP world with passwords behind the whole HTTP app, and Debian's chromium (tests/web_world.py) ---
+
+
+@pytest.fixture(scope="session")
+def web_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A world of its own (the web tests add users and grants), every person with a password."""
+    from mcp_world import build_world
+    from notewell.access.principal import LOCAL_OWNER
+    from web_world import PASSWORDS, email
+
+    world = build_world(tmp_path_factory.mktemp("web-world"))
+    for handle, password in PASSWORDS.items():
+        world.runtime.sign_in.set_password(LOCAL_OWNER, email(handle), password)
+    yield world
+    world.runtime.close()
+
+
+@pytest.fixture(scope="session")
+def web_url(web_world: object) -> Iterator[str]:
+    """The base URL (no trailing slash) of the whole HTTP app over web_world: pages at "/", MCP at /mcp."""
+    from mcp_world import serve_world
+
+    with serve_world(web_world) as server:  # type: ignore[arg-type]
+        yield f"http://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's chromium under Playwright, once per session; missing fails under CI=true (.ci/run installs it)."""
+    import os
+
+    from web_world import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does it)", pytrace=False)
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()

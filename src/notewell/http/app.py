@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from starlette.applications import Starlette
 
 from notewell.http.door import Door, ServeOptions
-from notewell.http.doors import health_door, mcp_door, rest_door
+from notewell.http.doors import health_door, mcp_door, rest_door, web_door
 from notewell.http.tasks import BackgroundTask, running
 from notewell.runtime import Runtime
 
@@ -30,7 +30,7 @@ DOORS: tuple[DoorFactory, ...] = (
     health_door,  # GET /healthz, unauthenticated
     mcp_door,  # /mcp, bearer tokens
     rest_door,  # /api/v1, bearer tokens
-    # / (browser pages, session cookies and CSRF) plugs in here, last
+    web_door,  # / (browser pages, session cookies and CSRF), last
 )
 
 BACKGROUND_TASKS: tuple[TaskFactory, ...] = ()

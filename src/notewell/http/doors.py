@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
+from notewell.access.own_tokens import OwnTokenService
 from notewell.api.app import PREFIX as API_PREFIX
 from notewell.api.app import build_api
 from notewell.api.context import api_services
@@ -17,6 +18,10 @@ from notewell.http.tasks import BackgroundTask
 from notewell.mcp.http import build_mcp_http, sweep_sessions
 from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime
+from notewell.services.knowledge import KnowledgeService
+from notewell.services.memory import MemoryService
+from notewell.web.app import build_web_app
+from notewell.web.services import WebServices
 
 
 def health_door(_rt: Runtime, options: ServeOptions) -> Door:
@@ -42,3 +47,11 @@ def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
     """The REST API at /api/v1: bearer tokens, checked per request by its own dependency."""
     api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes))
     return Door("rest", [Mount(API_PREFIX, app=api)])
+
+
+def web_door(rt: Runtime, _options: ServeOptions) -> Door:
+    """The browser pages at "/", with session cookies and CSRF (mount it last: it matches every path)."""
+    services = WebServices(access=rt.access, sign_in=rt.sign_in, own_tokens=OwnTokenService(rt.access),
+                           knowledge=KnowledgeService(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes),
+                           memory=MemoryService(rt.store, rt.access, rt.engine), store_url=rt.store.url)
+    return Door("web", [Mount("", app=build_web_app(services))])

@@ -1,0 +1,106 @@
+"""The web application: the pages' routes, the static files, the signed session cookie, security headers,
+and one error page per failure (the same 404 for hidden and missing)."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
+from notewell.web.pages import admin, auth, browse, memories, tokens
+from notewell.web.render import page
+from notewell.web.services import WebServices
+from notewell.web.session import (
+    SESSION_COOKIE,
+    SESSION_MAX_AGE_S,
+    CsrfRefused,
+    SignInRequired,
+    current_principal,
+    sign_in_url,
+)
+
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                 b"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),  # a sign-in link's secret never leaves in a Referer
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class SecurityHeaders:
+    """Adds SECURITY_HEADERS to every response of the web door."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+async def _error(request: Request, status: int, title: str, message: str) -> Response:
+    try:
+        principal = await current_principal(request)
+    except SignInRequired:
+        principal = None
+    return page(request, "error.html", principal, title=title, message=message, back="", status=status)
+
+
+async def _on_sign_in_required(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SignInRequired)
+    if exc.message:
+        request.session["message"] = exc.message
+    return RedirectResponse(sign_in_url(exc.next_path), status_code=303)
+
+
+async def _on_csrf(request: Request, _exc: Exception) -> Response:
+    return await _error(request, 403, "Form refused",
+                        "This form is out of date or did not come from this site (its CSRF token is missing or "
+                        "wrong). Reload the page and try again.")
+
+
+async def _on_notewell_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, NotFound):
+        return await _error(request, 404, "Not found", "There is nothing here, or you may not see it.")
+    if isinstance(exc, Forbidden):
+        return await _error(request, 403, "Forbidden", str(exc))
+    if isinstance(exc, Unauthenticated):
+        return await _error(request, 401, "Signed out", str(exc))
+    if isinstance(exc, (InvalidArgument, Conflict)):
+        return await _error(request, 400, "Not accepted", str(exc))
+    return await _error(request, 500, "Something went wrong", str(exc))
+
+
+async def _on_http(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return await _error(request, 404, "Not found", "There is nothing here, or you may not see it.")
+    return await _error(request, exc.status_code, "Not accepted", str(exc.detail))
+
+
+def build_web_app(services: WebServices, *, https_only: bool = False) -> Starlette:
+    """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
+    app = Starlette(
+        routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *admin.ROUTES,
+                Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
+        middleware=[Middleware(SecurityHeaders),
+                    Middleware(SessionMiddleware, secret_key=services.sign_in.cookie_key().decode("ascii"),
+                               session_cookie=SESSION_COOKIE, max_age=SESSION_MAX_AGE_S, same_site="lax",
+                               https_only=https_only)],
+        exception_handlers={SignInRequired: _on_sign_in_required, CsrfRefused: _on_csrf,
+                            NotewellError: _on_notewell_error, HTTPException: _on_http},
+    )
+    app.state.services = services
+    return app

@@ -1,0 +1,1 @@
+"""The web door's routes, one module per area; each exports ROUTES."""

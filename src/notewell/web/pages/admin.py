@@ -1,0 +1,218 @@
+"""Admin: users (add, deactivate, a sign-in link), projects (add, name, description, archive), grants, every
+token (revoke), the audit log with filters. Only a manager gets these pages; anyone else gets the 404 page.
+Each change is the access service's, which decides and audits it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.access.models import GRANT_LEVELS, now_iso
+from notewell.access.principal import ROLES, Principal
+from notewell.access.tokens import since_from
+from notewell.errors import NotewellError, NotFound
+from notewell.web.render import page
+from notewell.web.session import call, checked_form, services, signed_in
+
+AUDIT_SHOWN = 200
+AUDIT_DEFAULT_SINCE = "7d"
+
+
+async def _manager(request: Request) -> Principal:
+    p = await signed_in(request)
+    if not services(request).access.can_manage(p):
+        raise NotFound("Not found")
+    return p
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+async def _users(request: Request, p: Principal, *, error: str = "", link: object = None, link_email: str = "",
+                 status: int = 200) -> Response:
+    users = await call(services(request).access.users, p)
+    return page(request, "admin/users.html", p, title="Users", users=users, roles=ROLES, error=error, link=link,
+                link_email=link_email, status=status, no_store=link is not None)
+
+
+async def users_page(request: Request) -> Response:
+    return await _users(request, await _manager(request))
+
+
+async def add_user(request: Request) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    try:
+        await call(services(request).access.add_user, p, str(form.get("email", ""))[:320],
+                   str(form.get("role", "member")), name=str(form.get("name", ""))[:200] or None)
+    except NotewellError as exc:
+        return await _users(request, p, error=str(exc), status=400)
+    return RedirectResponse("/admin/users", status_code=303)
+
+
+async def set_active(request: Request) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    await call(services(request).access.set_user_active, p, str(form.get("email", "")), form.get("active") == "yes")
+    return RedirectResponse("/admin/users", status_code=303)
+
+
+async def sign_in_link(request: Request) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    email = str(form.get("email", ""))
+    try:
+        link = await call(services(request).sign_in.make_link, p, email, _base(request))
+    except NotewellError as exc:
+        return await _users(request, p, error=str(exc), status=400)
+    return await _users(request, p, link=link, link_email=email)
+
+
+async def _projects(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
+    projects = await call(services(request).access.projects, p, include_archived=True)
+    return page(request, "admin/projects.html", p, title="Projects and grants", projects=projects, error=error,
+                status=status)
+
+
+async def projects_page(request: Request) -> Response:
+    return await _projects(request, await _manager(request))
+
+
+async def add_project(request: Request) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    project_id = str(form.get("id", ""))[:64]
+    try:
+        await call(services(request).access.add_project, p, project_id, name=str(form.get("name", ""))[:200] or None,
+                   description=str(form.get("description", ""))[:1000])
+    except NotewellError as exc:
+        return await _projects(request, p, error=str(exc), status=400)
+    return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
+
+
+async def _project(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
+    access = services(request).access
+    project_id = request.path_params["project"]
+    project = await call(access.authorize, p, "manage", project_id)
+    grants = await call(access.project_grants, p, project_id)
+    users = await call(access.users, p)
+    emails = {u.id: u.email for u in users}
+    return page(request, "admin/project.html", p, title=project.name, project=project, error=error, status=status,
+                grants=[(g, emails.get(g.user_id, g.user_id)) for g in grants],
+                members=[u for u in users if u.active], levels=GRANT_LEVELS)
+
+
+async def project_page(request: Request) -> Response:
+    return await _project(request, await _manager(request))
+
+
+async def _project_change(request: Request, change: Callable[[Principal, str, Any], Awaitable[object]]) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    project_id = request.path_params["project"]
+    try:
+        await change(p, project_id, form)
+    except NotewellError as exc:
+        if isinstance(exc, NotFound) and "Not found:" in str(exc):
+            raise
+        return await _project(request, p, error=str(exc), status=400)
+    return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
+
+
+async def set_project(request: Request) -> Response:
+    access = services(request).access
+
+    async def change(p: Principal, project_id: str, form: Any) -> object:
+        return await call(access.set_project, p, project_id, name=str(form.get("name", ""))[:200],
+                          description=str(form.get("description", ""))[:1000])
+    return await _project_change(request, change)
+
+
+async def set_status(request: Request) -> Response:
+    access = services(request).access
+
+    async def change(p: Principal, project_id: str, form: Any) -> object:
+        status = "archived" if form.get("status") == "archived" else "active"
+        return await call(access.set_project_status, p, project_id, status)
+    return await _project_change(request, change)
+
+
+async def grant(request: Request) -> Response:
+    access = services(request).access
+
+    async def change(p: Principal, project_id: str, form: Any) -> object:
+        level = "write" if form.get("level") == "write" else "read"
+        return await call(access.grant, p, str(form.get("email", "")), project_id, level)
+    return await _project_change(request, change)
+
+
+async def ungrant(request: Request) -> Response:
+    access = services(request).access
+
+    async def change(p: Principal, project_id: str, form: Any) -> object:
+        return await call(access.ungrant, p, str(form.get("email", "")), project_id)
+    return await _project_change(request, change)
+
+
+async def tokens_page(request: Request) -> Response:
+    p = await _manager(request)
+    access = services(request).access
+    tokens = await call(access.tokens, p)
+    emails = {u.id: u.email for u in await call(access.users, p)}
+    return page(request, "admin/tokens.html", p, title="Every token", tokens=list(reversed(tokens)), emails=emails,
+                now=now_iso())
+
+
+async def revoke_token(request: Request) -> Response:
+    p = await _manager(request)
+    await checked_form(request)
+    await call(services(request).access.revoke_token, p, request.path_params["token_id"])
+    return RedirectResponse("/admin/tokens", status_code=303)
+
+
+async def audit_page(request: Request) -> Response:
+    p = await _manager(request)
+    access = services(request).access
+    action = request.query_params.get("action", "")[:100]
+    user_filter = request.query_params.get("user", "")[:320]
+    since = request.query_params.get("since", "")[:40] or AUDIT_DEFAULT_SINCE
+    error = ""
+    entries: list[Any] = []
+    users = await call(access.users, p)
+    emails = {u.id: u.email for u in users}
+    try:
+        since_iso = since_from(since, field="since")
+        user_ids = {u.id for u in users if u.email.lower() == user_filter.strip().lower()} if user_filter else None
+        if user_ids == set():
+            raise NotFound(f"user: no user with email {user_filter.strip()}")
+        found = await call(access.audit_log, p, since_iso)
+        entries = [e for e in reversed(found)
+                   if e.action.startswith(action) and (user_ids is None or e.user_id in user_ids)][:AUDIT_SHOWN]
+    except NotewellError as exc:
+        error = str(exc)
+    return page(request, "admin/audit.html", p, title="Audit log", entries=entries, emails=emails, action=action,
+                user_filter=user_filter, since=since, error=error, limit=AUDIT_SHOWN)
+
+
+ROUTES = [
+    Route("/admin", lambda request: RedirectResponse("/admin/users", status_code=303), methods=["GET"]),
+    Route("/admin/users", users_page, methods=["GET"]),
+    Route("/admin/users", add_user, methods=["POST"]),
+    Route("/admin/users/active", set_active, methods=["POST"]),
+    Route("/admin/users/link", sign_in_link, methods=["POST"]),
+    Route("/admin/projects", projects_page, methods=["GET"]),
+    Route("/admin/projects", add_project, methods=["POST"]),
+    Route("/admin/projects/{project}", project_page, methods=["GET"]),
+    Route("/admin/projects/{project}", set_project, methods=["POST"]),
+    Route("/admin/projects/{project}/status", set_status, methods=["POST"]),
+    Route("/admin/projects/{project}/grants", grant, methods=["POST"]),
+    Route("/admin/projects/{project}/ungrant", ungrant, methods=["POST"]),
+    Route("/admin/tokens", tokens_page, methods=["GET"]),
+    Route("/admin/tokens/{token_id}/revoke", revoke_token, methods=["POST"]),
+    Route("/admin/audit", audit_page, methods=["GET"]),
+]

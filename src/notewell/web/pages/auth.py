@@ -1,0 +1,89 @@
+"""The landing page, signing in (password or one-time link) and signing out."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.access.sign_in import TooManyFailures
+from notewell.errors import Unauthenticated
+from notewell.web.render import page
+from notewell.web.session import (
+    call,
+    checked_form,
+    current_principal,
+    safe_next,
+    services,
+    start_session,
+)
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def landing(request: Request) -> Response:
+    principal = await current_principal(request)
+    return page(request, "index.html", principal, title="Notewell", mcp_url=f"{_base(request)}/mcp")
+
+
+async def signin_form(request: Request) -> Response:
+    principal = await current_principal(request)
+    next_path = safe_next(request.query_params.get("next"))
+    if principal is not None:
+        return RedirectResponse(next_path, status_code=303)
+    message = request.session.pop("message", "")
+    return page(request, "signin.html", None, title="Sign in", next=next_path, email="", error="",
+                message=message if isinstance(message, str) else "")
+
+
+async def signin_submit(request: Request) -> Response:
+    form = await checked_form(request)
+    email, password = str(form.get("email", ""))[:320], str(form.get("password", ""))[:1024]
+    next_path = safe_next(form.get("next"))
+    try:
+        user = await call(services(request).sign_in.sign_in_with_password, email, password, client_address(request))
+    except Unauthenticated as exc:
+        return page(request, "signin.html", None, title="Sign in", next=next_path, email=email, error=str(exc),
+                    message="", status=429 if isinstance(exc, TooManyFailures) else 401)
+    start_session(request, user.id)
+    return RedirectResponse(next_path, status_code=303)
+
+
+async def link_form(request: Request) -> Response:
+    secret = request.path_params["secret"]
+    link_user = await call(services(request).sign_in.link_user, secret)
+    return page(request, "signin_link.html", None, title="Sign in", link_user=link_user,
+                status=200 if link_user else 410, no_store=True)
+
+
+async def link_submit(request: Request) -> Response:
+    await checked_form(request)
+    try:
+        user = await call(services(request).sign_in.sign_in_with_link, request.path_params["secret"],
+                          client_address(request))
+    except Unauthenticated:
+        return page(request, "signin_link.html", None, title="Sign in", link_user=None, status=410, no_store=True)
+    start_session(request, user.id)
+    return RedirectResponse("/projects", status_code=303)
+
+
+async def signout(request: Request) -> Response:
+    await checked_form(request)
+    request.session.clear()
+    return RedirectResponse("/", status_code=303)
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+ROUTES = [
+    Route("/", landing, methods=["GET"]),
+    Route("/signin", signin_form, methods=["GET"]),
+    Route("/signin", signin_submit, methods=["POST"]),
+    Route("/signin/link/{secret}", link_form, methods=["GET"]),
+    Route("/signin/link/{secret}", link_submit, methods=["POST"]),
+    Route("/signout", signout, methods=["POST"]),
+]

@@ -1,0 +1,133 @@
+"""Browse and search: the projects you can see, a project's documents, a document with line anchors, search.
+
+Every page asks the knowledge service, so a project or document you may not see answers exactly as a
+missing one (the same 404 page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from notewell import limits
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
+from notewell.search.engine import CaseMode
+from notewell.services.knowledge import DocPart, KnowledgeService
+from notewell.web.highlight import highlight
+from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
+from notewell.web.render import page
+from notewell.web.session import call, services, signed_in
+
+PAGE_SIZE = 20
+MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
+CASES: tuple[tuple[CaseMode, str], ...] = (("smart", "Smart (an upper-case letter makes it exact)"),
+                                           ("insensitive", "Ignore case"), ("sensitive", "Match case"))
+
+
+@dataclass(frozen=True)
+class HitView:
+    path: str
+    line: int
+    href: str
+    html: Markup
+
+
+def doc_href(project: str, rel: str, line: int | None = None) -> str:
+    href = f"/p/{quote(project, safe='')}/doc/{quote(rel)}"
+    return f"{href}?line={line}#L{line}" if line else href
+
+
+async def projects_page(request: Request) -> Response:
+    p = await signed_in(request)
+    projects = await call(services(request).knowledge.list_projects, p)
+    return page(request, "projects.html", p, title="Projects", projects=projects)
+
+
+async def project_page(request: Request) -> Response:
+    p = await signed_in(request)
+    svc = services(request)
+    project_id = request.path_params["project"]
+    docs = await call(svc.knowledge.list_docs, p, project_id)
+    project = await call(svc.access.project_for_read, p, project_id)
+    return page(request, "project.html", p, title=project.name, project=project, docs=docs)
+
+
+def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
+    """The document's first MAX_DOC_LINES lines, read part by part through the service."""
+    read = knowledge.read_doc
+    part = read(p, vault_path, 1, limits.READ_DOC_LINES_MAX)
+    first = part
+    lines = part.text.split("\n") if part.last_line >= part.first_line else []
+    while part.next_offset is not None and len(lines) < MAX_DOC_LINES:
+        part = read(p, vault_path, part.next_offset, limits.READ_DOC_LINES_MAX)
+        lines += part.text.split("\n")
+    return first, lines[:MAX_DOC_LINES], first.total_lines > MAX_DOC_LINES
+
+
+async def doc_page(request: Request) -> Response:
+    p = await signed_in(request)
+    project, rel = request.path_params["project"], request.path_params["path"]
+    first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
+    line_param = request.query_params.get("line", "")
+    line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
+    markdown = is_markdown(rel)
+    rendered = markdown and request.query_params.get("view") != "source"
+    blocks = render_markdown("\n".join(lines), line) if rendered else None
+    return page(request, "doc.html", p, title=first.title or rel, project=project, rel=rel, total=first.total_lines,
+                shown=len(lines), cut=cut, blocks=blocks, lines=None if rendered else numbered_lines("\n".join(lines)),
+                line=line, markdown=markdown)
+
+
+def _split(vault_path: str) -> tuple[str, str]:
+    project, _, rel = vault_path.partition("/")
+    return project, rel
+
+
+def _search_href(params: dict[str, str], page_number: int) -> str:
+    return "/search?" + urlencode({**params, "page": str(page_number)})
+
+
+async def search_page(request: Request) -> Response:
+    p = await signed_in(request)
+    svc = services(request)
+    q = request.query_params.get("q", "")[:1000]
+    mode = "regex" if request.query_params.get("mode") == "regex" else "plain"
+    case_param = request.query_params.get("case", "smart")
+    case: CaseMode = next((c for c, _ in CASES if c == case_param), "smart")
+    project = request.query_params.get("project", "")
+    page_param = request.query_params.get("page", "1")
+    page_number = int(page_param) if page_param.isdigit() and 0 < len(page_param) < 7 and int(page_param) > 0 else 1
+    projects = await call(svc.knowledge.list_projects, p)
+    context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
+                                  "projects": projects, "result": None, "hits": [], "error": "",
+                                  "prev_href": "", "next_href": ""}
+    if q:
+        try:
+            result = await call(svc.knowledge.search_notes, p, q, regex=mode == "regex", limit=PAGE_SIZE,
+                                offset=(page_number - 1) * PAGE_SIZE, repo=project or None, case=case)
+        except InvalidArgument as exc:
+            context["error"] = str(exc)
+        else:
+            params = {"q": q, "mode": mode, "case": case, "project": project}
+            context.update(
+                result=result,
+                hits=[HitView(m.path, m.line, doc_href(*_split(m.path), m.line),
+                              highlight(m.text, q, regex=mode == "regex", case=case)) for m in result.matches],
+                prev_href=_search_href(params, page_number - 1) if page_number > 1 else "",
+                next_href=_search_href(params, page_number + 1) if result.has_more else "")
+    return page(request, "search.html", p, title=f"Search: {q}" if q else "Search", **context)
+
+
+ROUTES = [
+    Route("/projects", projects_page, methods=["GET"]),
+    Route("/p/{project}", project_page, methods=["GET"]),
+    Route("/p/{project}/doc/{path:path}", doc_page, methods=["GET"]),
+    Route("/search", search_page, methods=["GET"]),
+]

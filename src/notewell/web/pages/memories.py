@@ -1,0 +1,70 @@
+"""Your memories: the newest or a search, one memory, forgetting it with a reason (the memory service decides)."""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import islice
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument, NotewellError
+from notewell.services.memory import Memory, MemoryService
+from notewell.web.render import page
+from notewell.web.session import call, checked_form, services, signed_in
+
+NEWEST = 50
+SCAN_MAX = 100_000  # memories looked at for the newest list
+
+
+def _newest(memory: MemoryService, p: Principal) -> list[Memory]:
+    newest: deque[Memory] = deque(islice(memory.export(p), SCAN_MAX), maxlen=NEWEST)
+    return list(reversed(newest))
+
+
+async def memories_page(request: Request) -> Response:
+    p = await signed_in(request)
+    svc = services(request).memory
+    q = request.query_params.get("q", "")[:1000]
+    error = ""
+    memories: list[Memory] = []
+    try:
+        if q:
+            found = await call(svc.search_memory, p, q, limit=NEWEST)
+            memories = [r.memory for r in found.results]
+        else:
+            memories = await call(_newest, svc, p)
+    except NotewellError as exc:
+        error = str(exc)
+    message = request.session.pop("message", "")
+    return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
+                message=message if isinstance(message, str) else "")
+
+
+async def memory_page(request: Request) -> Response:
+    p = await signed_in(request)
+    memory = await call(services(request).memory.get, p, request.path_params["ref"])
+    return page(request, "memory.html", p, title=memory.title, m=memory, error="")
+
+
+async def forget(request: Request) -> Response:
+    p = await signed_in(request)
+    form = await checked_form(request)
+    svc = services(request).memory
+    ref = request.path_params["ref"]
+    try:
+        await call(svc.forget, p, ref, str(form.get("reason", ""))[:500])
+    except InvalidArgument as exc:
+        memory = await call(svc.get, p, ref)
+        return page(request, "memory.html", p, title=memory.title, m=memory, error=str(exc), status=400)
+    request.session["message"] = f"Forgotten: {ref}"
+    return RedirectResponse("/memories", status_code=303)
+
+
+ROUTES = [
+    Route("/memories", memories_page, methods=["GET"]),
+    Route("/memories/{ref}", memory_page, methods=["GET"]),
+    Route("/memories/{ref}/forget", forget, methods=["POST"]),
+]

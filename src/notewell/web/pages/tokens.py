@@ -1,0 +1,97 @@
+"""/settings/tokens: mint your own token (then the install wizard), list yours, revoke one; and /install.sh."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.access import policy
+from notewell.access.models import now_iso
+from notewell.access.principal import SCOPES, Principal
+from notewell.access.service import MintedToken
+from notewell.errors import NotewellError
+from notewell.web.clients import client_setups
+from notewell.web.installer import CLIENTS, installer_script
+from notewell.web.render import page
+from notewell.web.session import call, checked_form, services, signed_in
+
+SCOPE_HELP = {
+    "knowledge:read": "list, read and search documents",
+    "knowledge:write": "write documents where you may",
+    "memory:read": "search and recall memories",
+    "memory:write": "remember and forget",
+    "sessions": "coding sessions (External Brain)",
+    "admin": "manage users, projects, grants and tokens",
+}
+EXPIRIES = (("7d", "in 7 days"), ("30d", "in 30 days"), ("90d", "in 90 days"), ("365d", "in a year"),
+            ("never", "never"))
+DEFAULT_SCOPES = ("knowledge:read", "memory:read", "memory:write")
+
+
+@dataclass
+class MintForm:
+    name: str = ""
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+    project: str = ""
+    expires: str = "90d"
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
+                  error: str = "", status: int = 200) -> Response:
+    svc = services(request)
+    tokens = await call(svc.own_tokens.list, p)
+    projects = await call(svc.knowledge.list_projects, p)
+    allowed = [(s, SCOPE_HELP.get(s, "")) for s in SCOPES if s in policy.ROLE_SCOPES[p.role]]
+    setups = client_setups(_base(request), minted.secret, svc.store_url) if minted else []
+    return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
+                expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
+                status=status, no_store=minted is not None)
+
+
+async def tokens_page(request: Request) -> Response:
+    p = await signed_in(request)
+    return await _render(request, p, MintForm())
+
+
+async def mint(request: Request) -> Response:
+    p = await signed_in(request)
+    data = await checked_form(request)
+    form = MintForm(name=str(data.get("name", ""))[:200], scopes=tuple(str(s) for s in data.getlist("scopes")),
+                    project=str(data.get("project", "")), expires=str(data.get("expires", "90d")))
+    try:
+        minted = await call(services(request).own_tokens.mint, p, form.scopes, project_id=form.project or None,
+                            name=form.name, expires=None if form.expires == "never" else form.expires)
+    except NotewellError as exc:
+        return await _render(request, p, form, error=str(exc), status=400)
+    return await _render(request, p, MintForm(), minted=minted)
+
+
+async def revoke(request: Request) -> Response:
+    p = await signed_in(request)
+    await checked_form(request)
+    await call(services(request).own_tokens.revoke, p, request.path_params["token_id"])
+    return RedirectResponse("/settings/tokens", status_code=303)
+
+
+async def install_script(request: Request) -> Response:
+    client = request.query_params.get("client", "claude-code")
+    if client not in CLIENTS:
+        return PlainTextResponse(f"client: {client[:40]!r} is not a client; choose one of {', '.join(CLIENTS)}\n",
+                                 status_code=400)
+    return PlainTextResponse(installer_script(_base(request), client), media_type="text/x-shellscript",
+                             headers={"Cache-Control": "no-store"})
+
+
+ROUTES = [
+    Route("/settings/tokens", tokens_page, methods=["GET"]),
+    Route("/settings/tokens", mint, methods=["POST"]),
+    Route("/settings/tokens/{token_id}/revoke", revoke, methods=["POST"]),
+    Route("/install.sh", install_script, methods=["GET"]),
+]

@@ -1,0 +1,239 @@
+"""The web pages in a real browser (Playwright driving Debian's chromium) against the whole HTTP app.
+
+Each test starts signed out in a fresh browser context; pages are found by their labels, button names and
+the stable test ids (data-testid="new-token", "install-command"). Main pages are screenshotted at desktop
+and 400 px widths into web_world.SCREENSHOTS, and checked for labels and for fitting in 400 px.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from mcp_world import World, connect
+from notewell.access.principal import LOCAL_OWNER
+from web_world import DESKTOP, NARROW, PASSWORDS, SCREENSHOTS, email, in_thread
+
+UNLABELLED = """() => Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
+    .filter(el => el.labels.length === 0 && !el.getAttribute('aria-label')).map(el => el.name || el.id)"""
+
+
+@pytest.fixture
+def context(browser: Browser, web_url: str) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(base_url=web_url, viewport=DESKTOP)
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=web_url)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()
+
+
+def sign_in(page: Page, handle: str, password: str | None = None) -> None:
+    page.goto("/signin")
+    page.get_by_label("Email").fill(email(handle))
+    page.get_by_label("Password").fill(password or PASSWORDS[handle])
+    page.get_by_role("button", name="Sign in").click()
+
+
+def check_and_shoot(page: Page, name: str) -> None:
+    """Every field labelled; the page fits 400 px without sideways scrolling; screenshots at both widths."""
+    assert page.evaluate(UNLABELLED) == [], f"{name}: fields without a label"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}-desktop.png"), full_page=True)
+    page.set_viewport_size(NARROW)
+    try:
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-400px.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"], f"{name}: wider than 400 px"
+    finally:
+        page.set_viewport_size(DESKTOP)
+
+
+def test_landing_and_password_sign_in(page: Page, web_url: str) -> None:
+    page.goto("/")
+    expect(page.get_by_role("heading", name="Notewell", level=1)).to_be_visible()
+    expect(page.get_by_text(f"{web_url}/mcp")).to_be_visible()
+    check_and_shoot(page, "landing")
+    page.goto("/projects")  # signed out: to the sign-in page, then back
+    expect(page).to_have_url(re.compile(r"/signin\?next=/projects$"))
+    page.get_by_label("Email").fill(email("alice"))
+    page.get_by_label("Password").fill("not her password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text("Email or password is wrong")
+    check_and_shoot(page, "sign-in")
+    page.get_by_label("Password").fill(PASSWORDS["alice"])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(f"{web_url}/projects")
+    expect(page.get_by_role("link", name="Northwind Advisory")).to_be_visible()
+    check_and_shoot(page, "projects")
+    page.get_by_role("button", name="Sign out").click()
+    page.goto("/projects")
+    expect(page).to_have_url(re.compile(r"/signin"))
+
+
+def test_a_sign_in_link_works_once(browser: Browser, web_world: World, web_url: str) -> None:
+    link = web_world.runtime.sign_in.make_link(LOCAL_OWNER, email("bob"), web_url).url
+    first = browser.new_context(base_url=web_url)
+    page = first.new_page()
+    page.goto(link)
+    expect(page.get_by_text(f"signs you in as {email('bob')}")).to_be_visible()
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(f"{web_url}/projects")
+    expect(page.get_by_text(email("bob"), exact=True)).to_be_visible()
+    first.close()
+    second = browser.new_context(base_url=web_url)
+    again = second.new_page()
+    response = again.goto(link)
+    assert response is not None and response.status == 410
+    expect(again.get_by_role("alert")).to_contain_text("This sign-in link is used, expired or unknown")
+    second.close()
+
+
+def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str) -> None:
+    sign_in(page, "alice")
+    page.goto("/settings/tokens")
+    check_and_shoot(page, "tokens")
+    page.get_by_label("Name").fill("laptop")
+    for scope in ("memory:read", "memory:write"):
+        page.get_by_label(scope).uncheck()
+    page.get_by_label("knowledge:read").check()
+    page.get_by_role("button", name="Mint token").click()
+    secret = page.get_by_test_id("new-token").inner_text().strip()
+    assert re.fullmatch(r"nw_[0-9a-f]{12}_[A-Za-z0-9_-]{43,}", secret)
+    page.get_by_role("button", name="Copy the token").click()
+    assert page.evaluate("navigator.clipboard.readText()") == secret
+
+    # the wizard: a tab per client, keyboard-usable; Claude Code's command names this server and the token
+    page.get_by_role("tab", name="Claude Code").click()
+    claude = page.get_by_role("tabpanel", name="Claude Code").get_by_test_id("install-command")
+    commands = [c.strip() for c in claude.all_inner_texts()]
+    assert f"claude mcp add --transport http notewell {web_url}/mcp --header \"Authorization: Bearer {secret}\"" \
+        in commands
+    one_liner = f"curl -fsSL '{web_url}/install.sh?client=claude-code' | NOTEWELL_TOKEN="
+    assert any(c.startswith(one_liner) for c in commands)
+    page.get_by_role("tab", name="Claude Code").press("ArrowRight")
+    expect(page.get_by_role("tab", name="Cursor")).to_be_focused()
+    expect(page.get_by_role("tabpanel", name="Cursor")).to_be_visible()
+    expect(page.get_by_role("tabpanel", name="Claude Code")).to_be_hidden()
+    check_and_shoot(page, "token-minted")
+
+    async def tools() -> list[str]:
+        async with connect(f"{web_url}/mcp", secret) as client:
+            return [t.name for t in (await client.list_tools()).tools]
+
+    names = in_thread(tools)
+    assert "listProjects" in names and "search_notes" in names
+    assert not any(n in names for n in ("remember", "search_memory"))  # no memory scope on this token
+
+    row = page.get_by_role("row").filter(has_text="laptop")
+    row.get_by_role("button", name="Revoke").click()
+    expect(page.get_by_role("row").filter(has_text="laptop")).to_contain_text("revoked")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
+    refused = httpx.post(f"{web_url}/mcp", json=initialize, headers={
+        "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
+    assert refused.status_code == 401
+
+
+def test_search_hit_leads_to_its_line(page: Page, web_url: str) -> None:
+    sign_in(page, "alice")
+    page.goto("/search")
+    page.get_by_label("Search for").fill("maximum discount")
+    page.get_by_role("button", name="Search", exact=True).click()
+    hit = page.get_by_role("link", name="northwind-advisory/pricing-policy.md:24")
+    expect(page.locator(".hits mark").first).to_have_text("maximum discount")
+    check_and_shoot(page, "search")
+    hit.click()
+    expect(page).to_have_url(f"{web_url}/p/northwind-advisory/doc/pricing-policy.md?line=24#L24")
+    marked = page.locator(".block.hit")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("The maximum discount is 10 per cent of the fee.")
+    assert page.locator("#L24").evaluate("el => el.closest('.block').classList.contains('hit')")
+    check_and_shoot(page, "document")
+
+
+def test_hidden_is_the_same_404_as_missing(page: Page) -> None:
+    sign_in(page, "bob")
+    seen = []
+    for path in ("/p/~alice", "/p/northwind-advisory", "/p/no-such-project", "/p/~alice/doc/notes.md",
+                 "/p/northwind-advisory/doc/pricing-policy.md", "/p/no-such-project/doc/x.md"):
+        response = page.goto(path)
+        assert response is not None and response.status == 404, path
+        seen.append(page.locator("main").inner_text())
+    assert len(set(seen)) == 1
+    response = page.goto("/admin/users")  # a member has no admin pages at all
+    assert response is not None and response.status == 404
+    assert page.locator("main").inner_text() == seen[0]
+
+
+def test_a_post_without_the_csrf_token_is_refused(page: Page, web_world: World) -> None:
+    sign_in(page, "alice")
+    before = len(web_world.runtime.store.identity.tokens())
+    for form in ({"name": "forged", "scopes": "knowledge:read"}, {"name": "forged", "scopes": "knowledge:read",
+                                                                 "csrf": "wrong"}):
+        response = page.request.post("/settings/tokens", form=form, max_redirects=0)
+        assert response.status == 403
+        assert "CSRF" in response.text()
+    assert len(web_world.runtime.store.identity.tokens()) == before
+
+
+def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, web_world: World,
+                                                web_url: str) -> None:
+    sign_in(page, "admin")
+    page.goto("/admin/users")
+    page.get_by_label("Email").fill("carol@northwind.test")
+    page.get_by_label("Name").fill("Carol")
+    page.get_by_label("Role").select_option("member")
+    page.get_by_role("button", name="Add user").click()
+    page.get_by_role("button", name="Send sign-in link to carol@northwind.test").click()
+    link = page.get_by_test_id("sign-in-link").inner_text().strip()
+    assert link.startswith(f"{web_url}/signin/link/nwl_")
+    check_and_shoot(page, "admin-users")
+    page.goto("/admin/projects/northwind-advisory")
+    page.get_by_label("User").select_option("carol@northwind.test")
+    page.get_by_role("button", name="Grant", exact=True).click()
+    expect(page.get_by_role("row").filter(has_text="carol@northwind.test")).to_contain_text("read")
+    check_and_shoot(page, "admin-project")
+    page.goto("/admin/audit?action=grant.")
+    expect(page.get_by_role("row").filter(has_text="carol@northwind.test")).to_contain_text("grant.set")
+    check_and_shoot(page, "admin-audit")
+
+    carol = browser.new_context(base_url=web_url)
+    member = carol.new_page()
+    member.goto(link)
+    member.get_by_role("button", name="Sign in").click()
+    expect(member.get_by_role("link", name="Northwind Advisory")).to_be_visible()
+    member.get_by_role("link", name="Northwind Advisory").click()
+    expect(member.get_by_role("link", name="Pricing policy")).to_be_visible()
+    # deactivated: the session ends on the next request
+    web_world.runtime.access.set_user_active(LOCAL_OWNER, "carol@northwind.test", False)
+    member.goto("/projects")
+    expect(member).to_have_url(re.compile(r"/signin"))
+    expect(member.get_by_role("status")).to_contain_text("deactivated")
+    carol.close()
+
+
+def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:
+    from notewell.services.memory import MemoryService
+
+    alice = web_world.runtime.access.user_principal(web_world.runtime.access.user(LOCAL_OWNER, email("alice")))
+    memory = MemoryService(web_world.runtime.store, web_world.runtime.access, web_world.runtime.engine)
+    ref = memory.remember(alice, "Deploys happen on Tuesdays after the stand-up.", path="ops").memory.ref
+    sign_in(page, "alice")
+    page.goto("/memories")
+    page.get_by_label("Search memories").fill("deploys tuesdays")
+    page.get_by_role("button", name="Search").click()
+    page.get_by_role("link", name=re.compile("Deploys happen")).click()
+    check_and_shoot(page, "memory")
+    page.get_by_label("Reason").fill("moved to Wednesdays")
+    page.get_by_role("button", name="Forget").click()
+    expect(page.get_by_role("status")).to_have_text(f"Forgotten: {ref}")
+    record = web_world.runtime.store.memories.get(ref)
+    assert record is not None and record.delete_reason == "moved to Wednesdays"
+
