@@ -8,35 +8,26 @@ import threading
 import anyio
 import httpx
 import pytest
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse
-from starlette.routing import Mount, Route
 
 from mcp_world import ServerThread, World
 from notewell.http.app import DOORS, build_app
-from notewell.http.door import Door, ServeOptions
+from notewell.http.door import ServeOptions
 from notewell.http.tasks import BackgroundTask
 from notewell.mcp.registry import choose
-from notewell.runtime import Runtime
-
-
-async def _page(request: Request) -> PlainTextResponse:
-    return PlainTextResponse(f"page {request.url.path}")
-
-
-def _pages_door(_rt: Runtime, _options: ServeOptions) -> Door:
-    """A door mounted at "/", as the browser pages will be: it gets every path the other doors do not match."""
-    return Door("pages", [Mount("/", routes=[Route("/{path:path}", endpoint=_page)])])
 
 
 def test_doors_side_by_side_each_with_its_own_authentication(mcp_world: World) -> None:
-    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)), doors=(*DOORS, _pages_door))) as srv:
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)), doors=DOORS)) as srv:
         base = f"http://127.0.0.1:{srv.port}"
         assert httpx.post(f"{base}/mcp", json={}, timeout=10).status_code == 401  # the bearer door
         bogus = {"Authorization": "Bearer nw_bogus"}
         assert httpx.get(f"{base}/healthz", headers=bogus, timeout=10).json()["status"] == "ok"
-        page = httpx.get(f"{base}/notes/today", headers=bogus, timeout=10)  # bearer middleware is /mcp's only
-        assert (page.status_code, page.text) == (200, "page /notes/today")
+        page = httpx.get(f"{base}/", headers=bogus, timeout=10)  # bearer middleware is /mcp's only
+        assert page.status_code == 200 and "<h1>Notewell</h1>" in page.text  # the web door, mounted last at "/"
+        cookie = page.headers["set-cookie"].lower()  # the session, carrying the sign-in form's CSRF token
+        assert "httponly" in cookie and "samesite=lax" in cookie
+        other = httpx.get(f"{base}/notes/today", headers=bogus, timeout=10)  # every other path is the web door's
+        assert other.status_code == 404 and "Not found" in other.text
 
 
 def test_background_tasks_run_while_serving_and_stop_cleanly(mcp_world: World,

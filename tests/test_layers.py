@@ -20,7 +20,7 @@ SRC = Path(notewell.__file__).resolve().parent
 LAYERS: list[tuple[str, set[str]]] = [
     ("entry points", {"__main__", "cli"}),
     ("the HTTP application", {"http"}),
-    ("doors", {"mcp", "api"}),
+    ("doors", {"mcp", "api", "web"}),
     ("composition root", {"runtime"}),
     ("services", {"services", "indexer", "limits", "vault"}),
     ("access and search", {"access", "search"}),

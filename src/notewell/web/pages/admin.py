@@ -11,10 +11,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from notewell.access.models import GRANT_LEVELS, now_iso
-from notewell.access.principal import ROLES, Principal
+from notewell.access.principal import Principal
 from notewell.access.tokens import since_from
 from notewell.errors import NotewellError, NotFound
+from notewell.records.identity import GRANT_LEVELS, ROLES, now_iso
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
 

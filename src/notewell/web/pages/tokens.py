@@ -9,10 +9,10 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access import policy
-from notewell.access.models import now_iso
 from notewell.access.principal import SCOPES, Principal
 from notewell.access.service import MintedToken
 from notewell.errors import NotewellError
+from notewell.records.identity import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page
