@@ -198,7 +198,6 @@ def mcp_url(mcp_world: object) -> Iterator[str]:
 
 from rest_world import rest  # noqa: E402, F401
 
-
 # --- web: the MCP world with passwords behind the whole HTTP app, and Debian's chromium (tests/web_world.py) ---
 
 
