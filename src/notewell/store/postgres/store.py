@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from notewell.store.postgres.audit import PostgresAudit
 from notewell.store.postgres.brain import PostgresBrain
-from notewell.store.postgres.credentials import PostgresCredentials
 from notewell.store.postgres.database import PostgresDatabase, redact
+from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.idempotency import PostgresIdempotency
-from notewell.store.postgres.identity import PostgresIdentity
 from notewell.store.postgres.memories import PostgresMemories
+from notewell.store.shared.audit import SqlAudit
+from notewell.store.shared.credentials import SqlCredentials
+from notewell.store.shared.identity import SqlIdentity
 
 
 class PostgresStore:
@@ -17,10 +18,11 @@ class PostgresStore:
         self.db = db
         self.documents = PostgresDocuments(db)
         self.memories = PostgresMemories(db)
-        self.identity = PostgresIdentity(db)
+        dialect = PostgresDialect(db)
+        self.identity = SqlIdentity(dialect)
+        self.audit = SqlAudit(dialect)
+        self.credentials = SqlCredentials(dialect)
         self.brain = PostgresBrain(db, self.memories)
-        self.audit = PostgresAudit(db)
-        self.credentials = PostgresCredentials(db)
         self.idempotency = PostgresIdempotency(db)
 
     @classmethod

@@ -65,6 +65,10 @@ MIGRATIONS = [
         SELECT 'delete', id, title, content, tags, path FROM memories
         WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
     """,
+    # Listing a project's memories by creation (as PostgreSQL has had from its first step).
+    """
+    CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)
+    """,
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from notewell.errors import ConfigError
-from notewell.store.sqlite.audit import SqliteAudit
+from notewell.store.shared.audit import SqlAudit
+from notewell.store.shared.credentials import SqlCredentials
+from notewell.store.shared.identity import SqlIdentity
 from notewell.store.sqlite.brain import SqliteBrain
-from notewell.store.sqlite.credentials import SqliteCredentials
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.idempotency import SqliteIdempotency
-from notewell.store.sqlite.identity import SqliteIdentity
 from notewell.store.sqlite.memories import SqliteMemories
 
 
@@ -20,10 +21,11 @@ class SqliteStore:
         self.db = db
         self.documents = SqliteDocuments(db)
         self.memories = SqliteMemories(db)
-        self.identity = SqliteIdentity(db)
+        dialect = SqliteDialect(db)
+        self.identity = SqlIdentity(dialect)
+        self.audit = SqlAudit(dialect)
+        self.credentials = SqlCredentials(dialect)
         self.brain = SqliteBrain(db, self.memories)
-        self.audit = SqliteAudit(db)
-        self.credentials = SqliteCredentials(db)
         self.idempotency = SqliteIdempotency(db)
 
     @classmethod

@@ -1,0 +1,250 @@
+"""Users, projects, grants and tokens, in SQL both backends run.
+
+Plain columns (text, flags, ISO 8601 text for times) and the row <-> record mapping. Token secrets never
+reach this module: only their SHA-256 hashes do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from notewell.errors import Conflict
+from notewell.records.identity import Grant, Project, TokenRecord, User, email_key
+from notewell.store.shared.dialect import Dialect, marks
+
+MIGRATIONS = [
+    """
+    CREATE TABLE users (
+        id {key} PRIMARY KEY,
+        email TEXT NOT NULL,
+        email_key {key} NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        handle {key} NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        active {flag} NOT NULL DEFAULT {true},
+        created_at {key} NOT NULL
+    );
+    CREATE TABLE projects (
+        id {key} PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        framework TEXT,
+        language TEXT,
+        owner_user_id {key} REFERENCES users (id),
+        created_at {key} NOT NULL,
+        custom_name {flag} NOT NULL DEFAULT {false},
+        custom_description {flag} NOT NULL DEFAULT {false}
+    );
+    CREATE TABLE grants (
+        user_id {key} NOT NULL REFERENCES users (id),
+        project_id {key} NOT NULL REFERENCES projects (id),
+        level TEXT NOT NULL,
+        created_at {key} NOT NULL,
+        PRIMARY KEY (user_id, project_id)
+    );
+    CREATE TABLE tokens (
+        id {key} PRIMARY KEY,
+        user_id {key} NOT NULL REFERENCES users (id),
+        name TEXT NOT NULL,
+        secret_hash TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        project_id {key} REFERENCES projects (id),
+        created_at {key} NOT NULL,
+        expires_at {key},
+        last_used_at TEXT,
+        revoked_at TEXT
+    );
+    CREATE INDEX tokens_user ON tokens (user_id)
+    """,
+    # Steps 2 and 3 bring both backends to the same indexes: SQLite had the projects indexes and not
+    # grants_project, PostgreSQL the other way round (created in its first step, hence IF NOT EXISTS).
+    """
+    CREATE INDEX IF NOT EXISTS projects_kind ON projects (kind, id);
+    CREATE INDEX IF NOT EXISTS projects_owner ON projects (owner_user_id)
+    """,
+    """
+    CREATE INDEX IF NOT EXISTS grants_project ON grants (project_id)
+    """,
+]
+
+USER_COLUMNS = "id, email, name, handle, role, active, created_at"
+PROJECT_COLUMNS = ("id, name, description, kind, status, framework, language, owner_user_id, created_at, "
+                   "custom_name, custom_description")
+GRANT_COLUMNS = "user_id, project_id, level, created_at"
+TOKEN_COLUMNS = "id, user_id, name, scopes, project_id, created_at, expires_at, last_used_at, revoked_at"
+
+
+class SqlIdentity:
+    def __init__(self, dialect: Dialect) -> None:
+        self.sql = dialect
+        dialect.migrate("identity", [dialect.render(step) for step in MIGRATIONS])
+
+    def _one(self, sql: str, params: Sequence[Any]) -> Any:
+        with self.sql.reading() as conn:
+            return conn.execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self.sql.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    # users
+    def add_user(self, user: User, home: Project | None = None) -> None:
+        """Insert a user and, in the same transaction, their home project."""
+        try:
+            with self.sql.transaction() as conn:
+                conn.execute(
+                    f"INSERT INTO users ({USER_COLUMNS}, email_key) VALUES ({marks(8)})",
+                    (user.id, user.email, user.name, user.handle, user.role, user.active, user.created_at,
+                     email_key(user.email)))
+                if home is not None:
+                    conn.execute(f"INSERT INTO projects ({PROJECT_COLUMNS}) VALUES ({marks(11)})",
+                                 _project_values(home))
+        except self.sql.integrity_error as exc:
+            raise Conflict(f"user {user.email} (handle {user.handle}) or its home exists already") from exc
+
+    def user(self, user_id: str) -> User | None:
+        row = self._one(f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
+        return _user(row) if row else None
+
+    def user_by_email(self, email: str) -> User | None:
+        row = self._one(f"SELECT {USER_COLUMNS} FROM users WHERE email_key = ?", (email_key(email),))
+        return _user(row) if row else None
+
+    def user_by_handle(self, handle: str) -> User | None:
+        row = self._one(f"SELECT {USER_COLUMNS} FROM users WHERE handle = ?", (handle,))
+        return _user(row) if row else None
+
+    def users(self) -> list[User]:
+        return [_user(r) for r in self._all(f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key")]
+
+    def set_user_active(self, user_id: str, active: bool) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE users SET active = ? WHERE id = ?", (active, user_id))
+
+    # projects
+    def project(self, project_id: str) -> Project | None:
+        row = self._one(f"SELECT {PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,))
+        return _project(row) if row else None
+
+    def projects(self) -> list[Project]:
+        return [_project(r) for r in self._all(f"SELECT {PROJECT_COLUMNS} FROM projects ORDER BY id")]
+
+    def projects_for_user(self, user_id: str) -> list[Project]:
+        """Every ordinary project and the homes ``user_id`` owns: what anyone's visibility starts from."""
+        return [_project(r) for r in self._all(
+            f"SELECT {PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' OR owner_user_id = ? ORDER BY id",
+            (user_id,))]
+
+    def add_project(self, project: Project) -> None:
+        try:
+            with self.sql.transaction() as conn:
+                conn.execute(f"INSERT INTO projects ({PROJECT_COLUMNS}) VALUES ({marks(11)})",
+                             _project_values(project))
+        except self.sql.integrity_error as exc:
+            raise Conflict(f"project {project.id} exists already") from exc
+
+    def update_project(self, project: Project) -> None:
+        """Store every changeable field of ``project`` (all but id, kind, owner and creation time)."""
+        with self.sql.transaction() as conn:
+            conn.execute(
+                "UPDATE projects SET name = ?, description = ?, status = ?, framework = ?, language = ?,"
+                " custom_name = ?, custom_description = ? WHERE id = ?",
+                (project.name, project.description, project.status, project.framework, project.language,
+                 project.custom_name, project.custom_description, project.id))
+
+    # grants
+    def grant(self, user_id: str, project_id: str) -> Grant | None:
+        row = self._one(f"SELECT {GRANT_COLUMNS} FROM grants WHERE user_id = ? AND project_id = ?",
+                        (user_id, project_id))
+        return _grant(row) if row else None
+
+    def grants_for_user(self, user_id: str) -> list[Grant]:
+        return [_grant(r) for r in self._all(
+            f"SELECT {GRANT_COLUMNS} FROM grants WHERE user_id = ? ORDER BY project_id", (user_id,))]
+
+    def grants_for_project(self, project_id: str) -> list[Grant]:
+        return [_grant(r) for r in self._all(
+            f"SELECT {GRANT_COLUMNS} FROM grants WHERE project_id = ? ORDER BY user_id", (project_id,))]
+
+    def set_grant(self, grant: Grant) -> None:
+        """Insert the grant, or change the level of the one the user holds on that project."""
+        with self.sql.transaction() as conn:
+            conn.execute(
+                f"INSERT INTO grants ({GRANT_COLUMNS}) VALUES ({marks(4)})"
+                " ON CONFLICT (user_id, project_id) DO UPDATE SET level = excluded.level",
+                (grant.user_id, grant.project_id, grant.level, grant.created_at))
+
+    def remove_grant(self, user_id: str, project_id: str) -> bool:
+        with self.sql.transaction() as conn:
+            return conn.execute("DELETE FROM grants WHERE user_id = ? AND project_id = ?",
+                                (user_id, project_id)).rowcount > 0
+
+    # tokens
+    def add_token(self, token: TokenRecord, secret_hash: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute(f"INSERT INTO tokens ({TOKEN_COLUMNS}, secret_hash) VALUES ({marks(10)})",
+                         (*_token_values(token), secret_hash))
+
+    def token(self, token_id: str) -> TokenRecord | None:
+        row = self._one(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?", (token_id,))
+        return _token(row) if row else None
+
+    def token_with_hash(self, token_id: str) -> tuple[TokenRecord, str] | None:
+        """The token and its stored secret hash, for authentication."""
+        row = self._one(f"SELECT {TOKEN_COLUMNS}, secret_hash FROM tokens WHERE id = ?", (token_id,))
+        return (_token(row), row[9]) if row else None
+
+    def tokens(self, user_id: str | None = None) -> list[TokenRecord]:
+        if user_id is None:
+            rows = self._all(f"SELECT {TOKEN_COLUMNS} FROM tokens ORDER BY created_at, id")
+        else:
+            rows = self._all(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, id",
+                             (user_id,))
+        return [_token(r) for r in rows]
+
+    def revoke_token(self, token_id: str, at: str) -> bool:
+        """Mark the token revoked; False when it is unknown or revoked already."""
+        with self.sql.transaction() as conn:
+            return conn.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                                (at, token_id)).rowcount > 0
+
+    def touch_token(self, token_id: str, at: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE tokens SET last_used_at = ? WHERE id = ?", (at, token_id))
+
+
+# Rows <-> records. Flags are bound as Python bools, which SQLite stores as 0/1 and PostgreSQL as BOOLEAN;
+# either comes back through bool().
+
+def _user(row: Sequence[Any]) -> User:
+    return User(id=row[0], email=row[1], name=row[2], handle=row[3], role=row[4], active=bool(row[5]),
+                created_at=row[6])
+
+
+def _project(row: Sequence[Any]) -> Project:
+    return Project(id=row[0], name=row[1], description=row[2], kind=row[3], status=row[4], framework=row[5],
+                   language=row[6], owner_user_id=row[7], created_at=row[8], custom_name=bool(row[9]),
+                   custom_description=bool(row[10]))
+
+
+def _grant(row: Sequence[Any]) -> Grant:
+    return Grant(user_id=row[0], project_id=row[1], level=row[2], created_at=row[3])
+
+
+def _token(row: Sequence[Any]) -> TokenRecord:
+    """Scopes are stored space-separated."""
+    return TokenRecord(id=row[0], user_id=row[1], name=row[2], scopes=tuple(row[3].split()), project_id=row[4],
+                       created_at=row[5], expires_at=row[6], last_used_at=row[7], revoked_at=row[8])
+
+
+def _project_values(p: Project) -> tuple[Any, ...]:
+    return (p.id, p.name, p.description, p.kind, p.status, p.framework, p.language, p.owner_user_id, p.created_at,
+            p.custom_name, p.custom_description)
+
+
+def _token_values(token: TokenRecord) -> tuple[Any, ...]:
+    return (token.id, token.user_id, token.name, " ".join(token.scopes), token.project_id, token.created_at,
+            token.expires_at, token.last_used_at, token.revoked_at)

@@ -1,0 +1,51 @@
+"""Both backends make the same schema: the same tables, columns (name, type, NOT NULL) and indexes (name,
+columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL database.
+
+The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
+(trigram candidates, memory and brain session text search), PostgreSQL's folded text with its pg_trgm
+index, the tsvector columns with their GIN indexes, and document bodies kept as bytea on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from notewell.store import open_store
+from schema_dump import Schema, postgres_schema, sqlite_schema
+
+SQLITE_ONLY_TABLES = re.compile(
+    r"(document_trigrams_\d+|memory_words|memory_stems)(_config|_data|_docsize|_idx)?"
+    r"|brain_session_words_(config|content|data|docsize|idx)")
+TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
+POSTGRES_ONLY_COLUMNS = {("document_text", "folded"), ("memories", "words"), ("memories", "stems")}
+POSTGRES_ONLY_INDEXES = {("document_text", "document_text_folded_trgm"), ("memories", "memories_words"),
+                         ("memories", "memories_stems")}
+TYPE_DIFFERENCES = {("document_text", "body"): (("text", True), ("blob", True))}
+
+
+def _shared_part(lite: Schema, pg: Schema) -> tuple[Schema, Schema]:
+    """Both schemas without the listed backend-specific parts (each of which must exist where listed)."""
+    lite = {t: v for t, v in lite.items() if not SQLITE_ONLY_TABLES.fullmatch(t) and t not in TEXT_SEARCH_TABLES}
+    assert set(pg) >= TEXT_SEARCH_TABLES
+    pg = {t: v for t, v in pg.items() if t not in TEXT_SEARCH_TABLES}
+    for table, column in POSTGRES_ONLY_COLUMNS:
+        del pg[table].columns[column]
+    for table, index in POSTGRES_ONLY_INDEXES:
+        del pg[table].indexes[index]
+    for (table, column), (in_lite, in_pg) in TYPE_DIFFERENCES.items():
+        assert lite[table].columns[column] == in_lite
+        assert pg[table].columns[column] == in_pg
+        pg[table].columns[column] = in_lite
+    return lite, pg
+
+
+def test_both_backends_make_the_same_schema(tmp_path: Path, pg_url: str) -> None:
+    open_store(str(tmp_path / "index.db")).close()
+    open_store(pg_url).close()
+    lite, pg = _shared_part(sqlite_schema(tmp_path / "index.db"), postgres_schema(pg_url))
+    assert sorted(lite) == sorted(pg)
+    for table in sorted(lite):
+        assert lite[table] == pg[table], table
+    assert {"users", "projects", "grants", "tokens", "audit_log", "memories", "documents"} <= set(lite)
+    assert lite["grants"].indexes == {"grants_project": (("project_id",), False)}
