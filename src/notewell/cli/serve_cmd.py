@@ -57,6 +57,7 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     import uvicorn
 
     from notewell.http.app import build_app
+    from notewell.http.server import server_config
     from notewell.mcp.http import MCP_PATH
 
     if host not in ("127.0.0.1", "localhost", "::1") and not options.allowed_hosts:
@@ -68,4 +69,4 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
         raise fail(str(exc)) from None
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
                       f"{', '.join(t.name for t in options.toolsets)}); Ctrl-C stops it", highlight=False, markup=False)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    uvicorn.Server(server_config(app, host, port)).run()

@@ -1,0 +1,95 @@
+"""Slow and idle clients are timed out (issue 14, defect 8).
+
+On the code before the fix 200 slowloris connections were held for as long as their clients liked. The
+read deadline is shortened here so the test is quick; the server is the one `notewell serve` runs.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from mcp_world import World, free_port
+from notewell.http import server as http_server
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+
+DEADLINE_S = 1.0
+
+
+@pytest.fixture
+def served(mcp_world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    monkeypatch.setattr(http_server, "REQUEST_READ_TIMEOUT_S", DEADLINE_S)
+    port = free_port()
+    server = uvicorn.Server(http_server.server_config(build_app(mcp_world.runtime, ServeOptions(choose(None))),
+                                                      "127.0.0.1", port))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield port
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    """Does the server close the connection (whatever it says first) before the socket's timeout?"""
+    try:
+        while sock.recv(4096):
+            pass
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_slow_and_idle_connections_are_closed(served: int) -> None:
+    idle = [socket.create_connection(("127.0.0.1", served)) for _ in range(5)]
+    slow_head = [socket.create_connection(("127.0.0.1", served)) for _ in range(5)]
+    slow_body = [socket.create_connection(("127.0.0.1", served)) for _ in range(5)]
+    for sock in slow_head:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    for sock in slow_body:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"jsonrpc\"")
+    cut: set[socket.socket] = set()
+    started = time.monotonic()
+    while time.monotonic() - started < DEADLINE_S * 2:  # keep trickling: the deadline is for the whole request
+        for sock in slow_head:
+            try:
+                sock.sendall(b"X-Slow: 1\r\n")
+            except OSError:  # the server closed it
+                cut.add(sock)
+        time.sleep(0.2)
+    assert cut == set(slow_head)
+    for sock in idle + slow_body:
+        sock.settimeout(DEADLINE_S * 3)
+        assert _closed_by_server(sock)
+    for sock in idle + slow_head + slow_body:
+        sock.close()
+    assert httpx.get(f"http://127.0.0.1:{served}/healthz", timeout=10).status_code == 200
+
+
+def test_a_request_that_takes_its_time_to_answer_is_not_cut(served: int) -> None:
+    with httpx.Client(timeout=10) as client:
+        first = client.get(f"http://127.0.0.1:{served}/healthz")
+        time.sleep(DEADLINE_S / 2)
+        second = client.get(f"http://127.0.0.1:{served}/healthz")  # the same keep-alive connection
+    assert first.status_code == second.status_code == 200
+
+
+def test_the_limits_are_set() -> None:
+    config = http_server.server_config(None, "127.0.0.1", 1)
+    assert config.limit_concurrency == http_server.MAX_CONCURRENCY
+    assert config.timeout_keep_alive == http_server.KEEP_ALIVE_S
+    assert config.h11_max_incomplete_event_size == http_server.MAX_HEAD_BYTES
