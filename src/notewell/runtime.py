@@ -8,6 +8,7 @@ from notewell.access.service import AccessService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
+from notewell.services.brain import BrainService
 from notewell.store import Store, open_store
 
 
@@ -18,6 +19,7 @@ class Runtime:
     engine: SearchEngine
     access: AccessService
     sign_in: SignInService
+    brain: BrainService
 
     def close(self) -> None:
         self.store.close()
@@ -29,4 +31,4 @@ def open_runtime(vault: str | None = None, db: str | None = None, *, create: boo
     store = open_store(settings.db, create=create)
     access = AccessService(store, settings.vault)
     return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents), access=access,
-                   sign_in=SignInService(store, access))
+                   sign_in=SignInService(store, access), brain=BrainService(store, access))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
+    brain_cmds,
     docs_cmd,
     grant_cmds,
     index_cmd,

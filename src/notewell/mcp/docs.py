@@ -175,8 +175,20 @@ def tools_index(mcp: NotewellMCP) -> str:
         for spec in toolset.build(mcp.deps):
             lines.append(f"| [{spec.name}](tools/{spec.name}.md) | `{spec.scope}` | {_cell(spec.title)} |")
         lines.append("")
+        lines += _resources(toolset, mcp)
     lines += ["## Limits", "", limits_text(), ""]
     return "\n".join(lines)
+
+
+def _resources(toolset: Toolset, mcp: NotewellMCP) -> list[str]:
+    """The toolset's resources (resources/list and resources/read), listed only for a token with their scope."""
+    if toolset.resources is None:
+        return []
+    lines = [f"Resources of `{toolset.name}` (resources/list, resources/read; JSON, computed for the token that "
+             "reads them, listed only when it holds the scope):", "", "| uri | scope | what it holds |",
+             "| --- | --- | --- |"]
+    lines += [f"| `{r.uri}` | `{r.scope}` | {_cell(r.description)} |" for r in toolset.resources(mcp.deps)]
+    return [*lines, ""]
 
 
 def llms_txt(mcp: NotewellMCP) -> str:

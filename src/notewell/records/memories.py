@@ -68,6 +68,7 @@ class MemoryQuery:
     limit: int  # candidates wanted, best full-text relevance first
     path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
     memory_type: str | None = None
+    explain: bool = True  # False: leave MemoryHit.matched empty (a caller that never shows why saves the work)
 
 
 @dataclass(frozen=True)

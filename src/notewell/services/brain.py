@@ -233,8 +233,8 @@ class BrainService:
             raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
                                    "a user (a user-scoped token, or --as EMAIL on the command line)")
 
-    def _project(self, p: Principal, project_id: str) -> BrainProject:
-        found = next((bp for bp in self.projects(p) if bp.id == project_id), None)
+    def _project(self, p: Principal, project_id: str, projects: list[BrainProject] | None = None) -> BrainProject:
+        found = next((bp for bp in (self.projects(p) if projects is None else projects) if bp.id == project_id), None)
         if found is None:
             if p.bound_project is not None:
                 raise ForbiddenProject(f"this token is bound to {p.bound_project}; {project_id!r} is outside it. "
@@ -243,22 +243,23 @@ class BrainService:
         return found
 
     def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
-                framework: str | None = None, language: str | None = None) -> BrainProject:
+                framework: str | None = None, language: str | None = None,
+                projects: list[BrainProject] | None = None) -> BrainProject:
         """The seed's precedence: token scope, projectId, projectName (created on demand), the first project,
-        a lazily created "Default"."""
+        a lazily created "Default". ``projects``: p's projects when the caller has them already."""
+        projects = self.projects(p) if projects is None else projects
         if p.bound_project is not None:
             if project_id and project_id != p.bound_project:
-                self._project(p, project_id)  # raises FORBIDDEN_PROJECT
-            return self.projects(p)[0]
+                self._project(p, project_id, projects)  # raises FORBIDDEN_PROJECT
+            return projects[0]
         if project_id:
-            return self._project(p, project_id)
+            return self._project(p, project_id, projects)
         if project_name is not None:
             name = check_name(project_name, "projectName")
             self._require_home(p)
             record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
                                      check_label(language, "language"))
             return personal(record, p)
-        projects = self.projects(p)
         if projects:
             return projects[0]
         self._require_home(p)
@@ -281,22 +282,21 @@ class BrainService:
         if not _CLIENT_TYPE.match(client):
             raise BrainValidation("clientType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. claude_code")
         fw = check_label(framework, "framework")
-        bp = self.resolve(p, project_id, project_name, fw, language)
-        session = SessionRecord(id=f"ses_{secrets.token_hex(10)}", user_id=p.user_id, token_id=p.token_id,
-                                brain_project=bp.id, client_type=client, prompt=clean_prompt, framework=fw,
-                                started_at=now_iso())
-        self.brain.add_session(session)
+        projects = self.projects(p)
+        bp = self.resolve(p, project_id, project_name, fw, language, projects)
         relevant: brain_injection.Injection | None = None
         items: list[KnowledgeRecord] | None = None
         failures: list[str] = []
         if clean_prompt:
             try:
-                found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT)
-                if found.injection.ids:
-                    relevant = found.injection
-                    self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
+                found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT, projects)
+                relevant = found.injection if found.injection.ids else None
             except Exception as exc:  # fail soft: opening a session never blocks on retrieval
                 failures.append(f"relevantKnowledge: {exc}")
+        session = SessionRecord(id=f"ses_{secrets.token_hex(10)}", user_id=p.user_id, token_id=p.token_id,
+                                brain_project=bp.id, client_type=client, prompt=clean_prompt, framework=fw,
+                                started_at=now_iso())
+        self.brain.add_session(session, relevant.ids if relevant else ())
         try:
             open_items = self.brain.open_action_items(bp.id, f"for:{p.email.strip().lower()}", ACTION_ITEMS_MAX)
             items = open_items or None
@@ -489,16 +489,18 @@ class BrainService:
         return self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule, rationale=clean_rationale,
                            source=clean_source, confidence=1.0, tags=clean_tags, supersedes=target)
 
-    def _scope_ids(self, p: Principal) -> tuple[list[str], list[str]]:
+    def _scope_ids(self, p: Principal, projects: list[BrainProject] | None = None) -> tuple[list[str], list[str]]:
         """(brain project ids, Notewell project ids) p's scope filter covers."""
-        projects = self.projects(p)
+        projects = self.projects(p) if projects is None else projects
         return [bp.id for bp in projects], list(dict.fromkeys(bp.store_project for bp in projects))
 
-    def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int) -> Retrieval:
+    def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
+                  projects: list[BrainProject] | None = None) -> Retrieval:
         terms = tolerant_terms(query_terms(prompt, "prompt"))
-        brain_ids, store_ids = self._scope_ids(p)
+        brain_ids, store_ids = self._scope_ids(p, projects)
         hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
-                                                        limit=max(3 * limit, 30), path_prefix="brain"))
+                                                        limit=max(3 * limit, 30), path_prefix="brain",
+                                                        explain=False))
         found = self.brain.knowledge([h.record.ref for h in hits])
         allowed = set(brain_ids)
         kept = [(h, found[h.record.ref]) for h in hits
@@ -555,7 +557,7 @@ class BrainService:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
         terms = tolerant_terms(query_terms(query))
         hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(), limit=200,
-                                                        path_prefix="brain"))
+                                                        path_prefix="brain", explain=False))
         relevance = {h.record.ref: h.relevance for h in hits}
         best = max(relevance.values(), default=1.0)
         now = datetime.now(UTC)

@@ -57,7 +57,7 @@ def line(item: KnowledgeRecord) -> str:
 class Injection:
     text: str
     ids: list[str]  # the items in the text, in rank order
-    tokens: int
+    tokens: int  # its lines and headings counted one by one: never below the count of the whole block
 
 
 def render(chosen: Sequence[KnowledgeRecord]) -> str:
@@ -69,16 +69,29 @@ def render(chosen: Sequence[KnowledgeRecord]) -> str:
     return "\n".join(parts)
 
 
+def _section(kind: str) -> str:
+    return next(f"### {title}" for title, kinds in SECTIONS if kind in kinds)
+
+
 def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
-    """The best items (in rank order) that fit together in ``max_tokens``; empty when none does."""
+    """The best items (in rank order) that fit together in ``max_tokens``; empty when none does.
+
+    Each line and heading is counted once: joining texts with newlines never counts more than the parts
+    plus one token per newline (services.tokens), so the sum bounds the block's count.
+    """
     chosen: list[KnowledgeRecord] = []
+    used = count_tokens(HEADING)
+    sections: set[str] = set()
     for item in ranked:
-        if count_tokens(render([*chosen, item])) <= max_tokens:
+        section = _section(item.kind)
+        cost = count_tokens(line(item)) + 1 + (0 if section in sections else count_tokens(section) + 1)
+        if used + cost <= max_tokens:
             chosen.append(item)
+            sections.add(section)
+            used += cost
     if not chosen:
         return Injection("", [], 0)
-    text = render(chosen)
-    return Injection(text, [k.ref for k in chosen], count_tokens(text))
+    return Injection(render(chosen), [k.ref for k in chosen], used)
 
 
 def action_items(items: Sequence[KnowledgeRecord]) -> str:

@@ -13,6 +13,7 @@ All of it is plain arithmetic on counts and dates (docs/brain.md explains each f
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 from notewell.services.memory_rank import recency
@@ -56,7 +57,7 @@ def stage(successes: int, failures: int, confidence: float) -> str:
 
 def session_quality(success: bool, feedback: str | None, injected: int, used_of_injected: int,
                     learnings_kept: int) -> float:
-    """The session quality score (sqs) in [0, 1], rounded to 2 places.
+    """The session quality score (sqs) in [0, 1], rounded half up to 2 places.
 
     outcome 1 on success else 0; feedback up 1, none 0.5, down 0; reuse the share of injected items the
     agent reported using (0.5 when nothing was injected); capture min(1, learnings kept / 2).
@@ -65,7 +66,8 @@ def session_quality(success: bool, feedback: str | None, injected: int, used_of_
     vote = {"up": 1.0, "down": 0.0}.get(feedback or "", 0.5)
     reuse = used_of_injected / injected if injected else 0.5
     capture = min(1.0, learnings_kept / 2)
-    return round(0.50 * outcome + 0.20 * vote + 0.15 * reuse + 0.15 * capture, 2)
+    score = 0.50 * outcome + 0.20 * vote + 0.15 * reuse + 0.15 * capture
+    return math.floor(score * 100 + 0.5 + 1e-9) / 100  # half up: 0.675 is 0.68, whatever binary makes of it
 
 
 STRONG_HINT = ("This session failed or was voted down and no learnings were captured: capture the correction NOW "

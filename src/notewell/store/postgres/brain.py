@@ -265,7 +265,7 @@ class PostgresBrain:
                 cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, words)"
                                 " VALUES (%s, %s, %s::tsvector)", rows)
 
-    def add_session(self, session: SessionRecord) -> None:
+    def add_session(self, session: SessionRecord, injected: Sequence[str] = ()) -> None:
         s = session
         with self.db.transaction() as conn:
             row = conn.execute(
@@ -275,6 +275,8 @@ class PostgresBrain:
                  s.started_at)).fetchone()
             assert row is not None
             self._index(conn, int(row[0]), s.user_id, [s.prompt])
+            if injected:
+                self.record_applications(s.id, injected, "injected", s.started_at)
 
     def session(self, session_id: str) -> SessionRecord | None:
         rows = self._rows(f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE s.id = %s", (session_id,))

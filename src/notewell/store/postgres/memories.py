@@ -185,7 +185,7 @@ class PostgresMemories:
             ids = [row[0] for row in ranked]
             rows = {row[0]: row[1:] for row in conn.execute(
                 f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
-        matched = lexemes.matched(column, expression, searched_fields(rows))
+        matched = lexemes.matched(column, expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:

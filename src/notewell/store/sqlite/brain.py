@@ -258,7 +258,7 @@ class SqliteBrain:
         conn.executemany("INSERT INTO brain_session_words (body, session_seq, user_id) VALUES (?, ?, ?)",
                          [(t, seq, user_id) for t in texts if t.strip()])
 
-    def add_session(self, session: SessionRecord) -> None:
+    def add_session(self, session: SessionRecord, injected: Sequence[str] = ()) -> None:
         s = session
         with self.db.transaction() as conn:
             cur = conn.execute(
@@ -266,6 +266,8 @@ class SqliteBrain:
                 " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (s.id, s.user_id, s.token_id, s.brain_project, s.client_type, s.prompt, s.framework, s.started_at))
             self._index(conn, int(cur.lastrowid or 0), s.user_id, [s.prompt])
+            if injected:
+                self.record_applications(s.id, injected, "injected", s.started_at)
 
     def session(self, session_id: str) -> SessionRecord | None:
         row = self.db.conn.execute(f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE s.id = ?",

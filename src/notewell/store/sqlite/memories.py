@@ -201,7 +201,7 @@ class SqliteMemories:
         from notewell.store.postgres import lexemes  # shared with the PostgreSQL store (a late import: no cycle)
 
         # highlight() over just these rows, in a scratch in-memory FTS5 table: cheap, unlike a second MATCH
-        matched = lexemes.matched(_SCRATCH[table], expression, searched_fields(rows))
+        matched = lexemes.matched(_SCRATCH[table], expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
 
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:

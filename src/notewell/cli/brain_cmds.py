@@ -1,0 +1,185 @@
+"""notewell brain projects | sessions | knowledge | teach | retire | export, acting as a user (--as EMAIL).
+
+The brain belongs to a person (personal projects live in their home), so every command names the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from notewell.access.principal import Principal
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.errors import InvalidArgument, NotFound
+from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
+from notewell.records.identity import now_iso
+from notewell.runtime import Runtime
+from notewell.services.brain import BrainService
+from notewell.services.brain_scoring import stage
+
+brain_app = typer.Typer(help="The External Brain: a person's coding sessions and taught knowledge.",
+                        no_args_is_help=True)
+app.add_typer(brain_app, name="brain")
+
+AsOpt = Annotated[str, typer.Option("--as", help="The user whose brain this is (their email).")]
+LimitOpt = Annotated[int, typer.Option("--limit", help="At most this many (1-500).", min=1, max=500)]
+
+
+def _principal(rt: Runtime, email: str) -> Principal:
+    user = rt.store.identity.user_by_email(email)
+    if user is None or not user.active:
+        raise NotFound(f"--as: no active user with email {email}; see 'notewell user list'")
+    return rt.access.user_principal(user)
+
+
+def _service(rt: Runtime) -> BrainService:
+    return rt.brain
+
+
+def _knowledge_json(k: KnowledgeRecord) -> dict[str, Any]:
+    return {"id": k.ref, "projectId": k.brain_project, "type": k.kind, "trigger": k.trigger, "rule": k.rule,
+            "rationale": k.rationale, "source": k.source, "confidence": k.confidence,
+            "stage": stage(k.success_count, k.failure_count, k.confidence), "tags": list(k.tags),
+            "injected": k.injected_count, "used": k.used_count, "successes": k.success_count,
+            "failures": k.failure_count, "created": k.created, "lastUsedAt": k.last_used_at,
+            "retiredAt": k.retired_at}
+
+
+def _session_json(s: SessionRecord) -> dict[str, Any]:
+    return {"sessionId": s.id, "projectId": s.brain_project, "clientType": s.client_type, "prompt": s.prompt,
+            "framework": s.framework, "startedAt": s.started_at, "endedAt": s.ended_at, "success": s.success,
+            "userFeedback": s.user_feedback, "sqs": s.sqs, "summary": s.summary, "eventCount": s.event_count}
+
+
+@brain_app.command("projects")
+def brain_projects(as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """The projects sessions can be filed under: personal ones first, then the shared ones the user sees."""
+    with runtime(vault, db) as rt:
+        found = _service(rt).projects(_principal(rt, as_user))
+    if json_out:
+        print_json({"projects": [{"id": bp.id, "slug": bp.slug, "name": bp.name, "isOwn": bp.is_own,
+                                  "framework": bp.framework, "language": bp.language, "createdAt": bp.created_at}
+                                 for bp in found]})
+        return
+    table = Table("id", "name", "own", "framework", "language", header_style="bold")
+    for bp in found:
+        table.add_row(bp.id, bp.name, "yes" if bp.is_own else "", bp.framework or "", bp.language or "")
+    console.print(table)
+
+
+@brain_app.command("sessions")
+def brain_sessions(
+    as_user: AsOpt,
+    query: Annotated[str | None, typer.Option("--query", "-q", help="Only sessions sharing a word with this.")]
+    = None,
+    limit: LimitOpt = 20, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """The user's sessions, newest first (with --query: best matches first)."""
+    with runtime(vault, db) as rt:
+        svc, p = _service(rt), _principal(rt, as_user)
+        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, 50))] if query
+                else svc.recent_sessions(p, limit))
+    if json_out:
+        print_json({"sessions": [_session_json(s) for s in rows]})
+        return
+    table = Table("session", "project", "started", "outcome", "sqs", "prompt", header_style="bold")
+    for s in rows:
+        outcome = "open" if s.ended_at is None else ("success" if s.success else "failure")
+        table.add_row(s.id, s.brain_project, s.started_at[:16], outcome, "" if s.sqs is None else f"{s.sqs:.2f}",
+                      s.prompt[:60])
+    console.print(table)
+
+
+@brain_app.command("knowledge")
+def brain_knowledge(
+    as_user: AsOpt,
+    kind: Annotated[list[str] | None, typer.Option("--type", help=f"Only this type (repeatable): "
+                                                                 f"{', '.join(KNOWLEDGE_KINDS)}.")] = None,
+    limit: LimitOpt = 50, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Live taught knowledge the user sees, newest first (action items only with --type action_item)."""
+    with runtime(vault, db) as rt:
+        unknown = [k for k in kind or [] if k not in KNOWLEDGE_KINDS]
+        if unknown:
+            raise InvalidArgument("--type", f"unknown type {unknown[0]!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
+        found = _service(rt).knowledge(_principal(rt, as_user), kinds=kind or (), limit=limit)
+    if json_out:
+        print_json({"knowledge": [_knowledge_json(k) for k in found]})
+        return
+    table = Table("id", "project", "type", "confidence", "stage", "rule", header_style="bold")
+    for k in found:
+        table.add_row(k.ref, k.brain_project, k.kind, f"{k.confidence:.2f}",
+                      stage(k.success_count, k.failure_count, k.confidence), k.rule[:70])
+    console.print(table)
+
+
+@brain_app.command("teach")
+def brain_teach(
+    rule: Annotated[str, typer.Argument(help="What to do.")],
+    as_user: AsOpt,
+    trigger: Annotated[str, typer.Option("--trigger", help="When it applies.")] = "",
+    rationale: Annotated[str, typer.Option("--rationale", help="Why.")] = "",
+    kind: Annotated[str, typer.Option("--type", help=f"One of {', '.join(KNOWLEDGE_KINDS)}.")] = "heuristic",
+    project: Annotated[str | None, typer.Option("--project", "-p", help="A project id (default: the first).")]
+    = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="A tag (repeatable).")] = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Teach a rule (confidence 1.0); it is also a memory, so recall finds it."""
+    with runtime(vault, db) as rt:
+        item, created = _service(rt).teach(_principal(rt, as_user), rule=rule, trigger=trigger, rationale=rationale,
+                                           kind=kind, source="cli", tags=tag, project_id=project)
+    if json_out:
+        print_json({**_knowledge_json(item), "created": created})
+        return
+    console.print(f"{item.ref} {'taught' if created else 'already taught'} in {item.brain_project}", highlight=False)
+
+
+@brain_app.command("retire")
+def brain_retire(
+    knowledge_id: Annotated[str, typer.Argument(help="The knowledge id.")],
+    as_user: AsOpt,
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")],
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Retire an item: it leaves retrieval, skills and every memory search."""
+    with runtime(vault, db) as rt:
+        item = _service(rt).retire(_principal(rt, as_user), knowledge_id, reason)
+    if json_out:
+        print_json(_knowledge_json(item))
+        return
+    console.print(f"{item.ref} retired", highlight=False)
+
+
+@brain_app.command("export")
+def brain_export(
+    target: Annotated[Path, typer.Argument(help="The JSON file to write (mode 0600); '-' for standard output.")],
+    as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None,
+) -> None:
+    """Export the user's knowledge (action items included) and sessions with their events, as JSON."""
+    with runtime(vault, db) as rt:
+        svc, p = _service(rt), _principal(rt, as_user)
+        sessions = svc.recent_sessions(p, 100_000)
+        data = {"exportedAt": now_iso(), "user": p.email,
+                "knowledge": [_knowledge_json(k) for k in svc.knowledge(p, limit=1_000_000, include_action_items=True)],
+                "sessions": [{**_session_json(s), "events": [
+                    {"id": e.id, "eventType": e.event_type, "payload": e.payload, "at": e.at}
+                    for e in svc.events(p, s.id)]} for s in sessions]}
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if str(target) == "-":
+        typer.echo(text, nl=False)
+        return
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(target, 0o600)
+    except OSError as exc:
+        raise fail(f"TARGET: cannot write {target} ({exc}); choose a writable path") from None
+    console.print(f"{len(data['knowledge'])} item(s) and {len(sessions)} session(s) written to {target}",
+                  highlight=False)
