@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from mcp_world import NORTHWIND
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.quickstart_cmd import ADMIN_EMAIL, TOKEN_FILE, client_setup, ensure_token
+from notewell.cli.quickstart_cmd import ADMIN_EMAIL, TOKEN_FILE, client_setup, ensure_token, web_sign_in
 from notewell.runtime import open_runtime
 
 
@@ -53,3 +53,16 @@ def test_quickstart_help_names_what_it_does() -> None:
 
     result = CliRunner().invoke(app, ["quickstart", "--help"])
     assert result.exit_code == 0 and "token" in result.stdout
+
+
+def test_quickstart_prints_a_working_sign_in_link_for_the_local_admin(tmp_path: Path) -> None:
+    rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
+    try:
+        ensure_token(rt.access, tmp_path / ".notewell" / TOKEN_FILE)
+        text = web_sign_in(rt.sign_in, "http://127.0.0.1:8765")
+        link = next(word for word in text.split() if "/signin/link/" in word)
+        assert link.startswith("http://127.0.0.1:8765/signin/link/nwl_")
+        assert f"notewell user passwd {ADMIN_EMAIL}" in text
+        assert rt.sign_in.sign_in_with_link(link.rsplit("/", 1)[1], "127.0.0.1").email == ADMIN_EMAIL
+    finally:
+        rt.close()

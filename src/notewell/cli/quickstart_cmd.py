@@ -19,6 +19,7 @@ import typer
 
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.service import AccessService
+from notewell.access.sign_in import LINK_LIFETIME, SignInService
 from notewell.cli.app import DbOpt, VaultOpt, app, console, runtime
 from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, serve_command
 from notewell.config import INDEX_DIR_NAME
@@ -96,6 +97,17 @@ def client_setup(url: str, secret: str) -> str:
     ])
 
 
+def web_sign_in(sign_in: SignInService, base_url: str) -> str:
+    """The lines that let the local admin into the web pages: a fresh one-time sign-in link (15 minutes)."""
+    link = sign_in.make_link(LOCAL_OWNER, ADMIN_EMAIL, base_url)
+    return "\n".join([
+        f"Web pages: {base_url}/ (mint more tokens at {base_url}/settings/tokens). Sign in as {ADMIN_EMAIL} with",
+        f"  {link.url}",
+        f"(works once, for {int(LINK_LIFETIME.total_seconds() // 60)} minutes; for a password: "
+        f"notewell user passwd {ADMIN_EMAIL})",
+    ])
+
+
 @app.command("quickstart")
 def quickstart_command(
     host: Annotated[str, typer.Option("--host", help="The address to listen on.")] = DEFAULT_HOST,
@@ -111,11 +123,14 @@ def quickstart_command(
         _move_old_secret(rt.settings.vault / INDEX_DIR_NAME / OLD_TOKEN_FILE, token_file)
         secret, minted = ensure_token(rt.access, token_file)
         vault_path = rt.settings.vault
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/mcp"
+        base_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+        web = web_sign_in(rt.sign_in, base_url)
+    url = f"{base_url}/mcp"
     console.print(report.summary(), highlight=False, markup=False)
     state = "new token" if minted else "token kept from the last run"
     console.print(f"\nNotewell serves {vault_path} at {url}\nAdmin {ADMIN_EMAIL}, {state} "
                   f"({', '.join(TOKEN_SCOPES)}), saved in {token_file} (mode 0600):\n\n  {secret}\n",
                   highlight=False, markup=False, soft_wrap=True)
     console.print(client_setup(url, secret) + "\n", highlight=False, markup=False, soft_wrap=True)
+    console.print(web + "\n", highlight=False, markup=False, soft_wrap=True)
     serve_command(host=host, port=port, allowed_host=None, toolsets=None, stdio=False, vault=str(vault_path), db=db)
