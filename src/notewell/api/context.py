@@ -38,7 +38,9 @@ def api_services(store: Store, access: AccessService, engine: SearchEngine, max_
 
 
 def services(request: Request) -> ApiServices:
-    found: ApiServices = request.app.state.services
+    found: ApiServices | None = request.app.state.services
+    if found is None:  # an application built only to describe itself (notewell docs)
+        raise RuntimeError("the REST application was built without services")
     return found
 
 

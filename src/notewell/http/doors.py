@@ -5,6 +5,8 @@ A door's package knows nothing of this one; the adapter here builds it from the 
 
 from __future__ import annotations
 
+import re
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
@@ -46,7 +48,11 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
 def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
     """The REST API at /api/v1: bearer tokens, checked per request by its own dependency."""
     api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes))
-    return Door("rest", [Mount(API_PREFIX, app=api)])
+    mount = Mount(API_PREFIX, app=api)
+    # Every path under the prefix, control characters too, reaches the API, which answers a problem+json 404
+    # (Starlette's pattern stops at a newline, and the bare text 404 below would not be the API's answer).
+    mount.path_regex = re.compile(mount.path_regex.pattern, re.DOTALL)
+    return Door("rest", [mount])
 
 
 def web_door(rt: Runtime, _options: ServeOptions) -> Door:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
+from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
@@ -37,7 +38,8 @@ def brain(caller: Caller, svc: Services, id: BrainId) -> Any:
 @router.get("/brain/search", response_model=record_model(BrainHitList), responses=responses(400, 401, 403, 404, 422),
             summary="Search one brain's documents (and its parents'), first match per file")
 def search_brain(caller: Caller, svc: Services, id: BrainId,
-                 q: Annotated[str, Query(min_length=1, max_length=1000, description="The text to look for.")],
+                 q: Annotated[str, Query(min_length=limits.QUERY_MIN_CHARS, max_length=1000,
+                                         description="The text to look for.")],
                  include_parents: Annotated[bool, Query(alias="includeParents",
                                                         description="Search the parent brains too.")] = False) -> Any:
     return svc.knowledge.search_brain(caller, id, q, include_parents)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +17,7 @@ from notewell.records.identity import TokenRecord
 from notewell.services.idempotency import Answer
 
 router = APIRouter(tags=["me"])
+Scope = Literal[SCOPES]  # type: ignore[valid-type]
 PrincipalModel = record_model(Principal)
 TokenModel = record_model(TokenRecord)
 TokenPage = page_model(TokenModel, "TokenPage")
@@ -24,7 +25,7 @@ TokenPage = page_model(TokenModel, "TokenPage")
 
 class MintRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    scopes: list[str] = Field(min_length=1, max_length=len(SCOPES),
+    scopes: list[Scope] = Field(min_length=1, max_length=len(SCOPES),
                               description=f"Scopes of the new token, each one of: {', '.join(SCOPES)}; no more "
                                           "than the calling token holds.")
     project: str | None = Field(default=None, max_length=64, description="Bind the token to this one project.")
