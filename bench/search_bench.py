@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from notewell.config import DEFAULT_MAX_FILE_BYTES, Settings
+from notewell.config import DEFAULT_MAX_FILE_BYTES, Settings, is_postgres_url
 from notewell.errors import NotewellError
 from notewell.indexer import sync
 from notewell.records.documents import Scope
@@ -339,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus: Path = args.corpus.resolve()
     try:
         if args.db:
-            label = "PostgreSQL" if args.db.startswith(("postgresql://", "postgres://")) else f"SQLite {args.db}"
+            label = "PostgreSQL" if is_postgres_url(args.db) else f"SQLite {args.db}"
             text = bench(corpus, args.db, label, args.runs, args.rg_runs)
         else:
             with tempfile.TemporaryDirectory(prefix="notewell-bench-") as tmp:

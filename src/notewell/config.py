@@ -21,6 +21,11 @@ INDEX_DIR_NAME = ".notewell"
 CONFIG_FILE_NAME = "notewell.toml"
 
 
+def is_postgres_url(db: str) -> bool:
+    """Does this --db value name a PostgreSQL database (a postgresql:// or postgres:// URL), not a SQLite file?"""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
 @dataclass(frozen=True)
 class Settings:
     vault: Path
@@ -31,7 +36,7 @@ class Settings:
 
     @property
     def is_postgres(self) -> bool:
-        return self.db.startswith(("postgresql://", "postgres://"))
+        return is_postgres_url(self.db)
 
 
 def _read_toml(vault: Path) -> dict[str, object]:
@@ -61,7 +66,7 @@ def _db_from_toml(conf: dict[str, object], vault: Path) -> str | None:
 
 def _absolute_db(value: str, base: Path) -> str:
     """A postgresql:// URL as it is; a file path made absolute against ``base``."""
-    if value.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(value):
         return value
     path = Path(value).expanduser()
     return str(path if path.is_absolute() else (base / path).resolve())

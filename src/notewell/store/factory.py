@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from notewell.config import is_postgres_url
 from notewell.store.base import Store
 
 
 def open_store(db: str, *, create: bool = True) -> Store:
     """Open (and migrate) the store at ``db``."""
-    if db.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(db):
         from notewell.store.postgres import PostgresStore
 
         return PostgresStore.open(db)
