@@ -1,6 +1,14 @@
 """Search benchmark: index a real corpus, then time a fixed query set against ripgrep in the same run.
 
     python bench/search_bench.py --corpus DIR [--db URL_OR_PATH] [--runs N] [--rg-runs N] [--out FILE]
+    python bench/search_bench.py --scale DIR [--pg ADMIN_URL] [--runs N] [--rg-runs N] [--out FILE]
+
+Scale mode builds two corpora under DIR (once; later runs reuse them): the standard library's text files
+(from sysconfig's paths, its site-packages included) copied once and six times over, one project per
+copy (about 165 MB and 1 GB of text). Each is indexed in a child process (its peak memory is the
+build's), then queried in another child, which also reports its memory after 1,000 mixed queries;
+with --pg the same runs go to fresh databases on that PostgreSQL server. The report puts the sizes
+and backends side by side.
 
 The corpus is read as a vault (each top-level folder is a project) with the file types below; the
 corpus folder is never written to: without --db the store goes to a temporary folder. Each query runs
@@ -12,6 +20,7 @@ its default parallel mode, no result limit). See docs/performance.md for the fig
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
@@ -19,6 +28,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +43,7 @@ from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest, SearchResult
 from notewell.store.base import Store
 from notewell.store.factory import open_store
+from notewell.vault.scan import IGNORE_FILES
 
 DEFAULT_CORPUS = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
 FILE_TYPES: tuple[str, ...] = (".py", ".txt", ".rst", ".html", ".c", ".h")
@@ -56,6 +67,12 @@ QUERIES: tuple[Query, ...] = (
     Query("regex with a literal", r"def \w+_callback\(", True, "candidates from the literal '_callback('"),
     Query("regex without a literal", r"\b[0-9a-f]{32}\b", True, "no literal: a scan until 40 files match"),
 )
+# What a server answers between the timed queries, for its memory after many (scale mode).
+MIXED: tuple[Query, ...] = (*QUERIES, *(Query(text, text, regex, "mixed") for text, regex in (
+    ("kerberos", False), ("deprecated", False), ("import os", False), ("TODO", False),
+    (r"class \w+Error\(", True), ("asyncio.run(", False), ("utf-8", False), ("Straße", False))))
+MIXED_RUNS = 1000
+SCALE_COPIES = (1, 6)
 
 
 @dataclass(frozen=True)
@@ -289,6 +306,189 @@ def open_bench_store(db: str) -> Store:
                             "have yet; run without --db to benchmark SQLite") from None
 
 
+# ---- scale mode -------------------------------------------------------------------------------------
+
+
+def scale_corpus(root: Path, copies: int) -> Path:
+    """The standard library's text files ``copies`` times over, one project per copy (built once)."""
+    corpus = root / f"stdlib-x{copies}"
+    complete = corpus / ".corpus-complete"  # hidden: neither indexed nor read by ripgrep
+    if complete.exists():
+        return corpus
+    source = Path(sysconfig.get_paths()["stdlib"])
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    print(f"Copying the text files of {source} {copies} time(s) into {corpus} ...", file=sys.stderr)
+    for n in range(1, copies + 1):
+        copy_text_files(source, corpus / f"copy{n}")
+    complete.write_text(f"{source}\n", encoding="utf-8")
+    return corpus
+
+
+def copy_text_files(source: Path, target: Path) -> None:
+    """The files the benchmark indexes (its types, the size limit, not hidden) and the ignore files."""
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") and name not in IGNORE_FILES:
+                continue
+            if not name.startswith(".") and not name.lower().endswith(FILE_TYPES):
+                continue
+            src = Path(folder, name)
+            if src.is_symlink() or not src.is_file() or src.stat().st_size > DEFAULT_MAX_FILE_BYTES:
+                continue
+            dst = target / src.relative_to(source)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+
+
+def rss_mb() -> tuple[float, float]:
+    """This process's resident memory now and at its peak, in MB (Linux /proc)."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def child_build(corpus: Path, db: str) -> dict[str, object]:
+    settings = Settings(vault=corpus, db=db, file_types=FILE_TYPES)
+    store = open_bench_store(db)
+    try:
+        b = build(settings, store)
+        store_bytes = store_size_postgres(db) if settings.is_postgres else 0
+    finally:
+        store.close()
+    if not settings.is_postgres:
+        store_bytes = sqlite_file_bytes(db)
+    return {"documents": b.documents, "text_bytes": b.text_bytes, "seconds": b.seconds,
+            "cpu_seconds": b.cpu_seconds, "index_bytes": b.index_bytes, "store_bytes": store_bytes}
+
+
+def store_size_postgres(db: str) -> int:
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) if row else 0
+
+
+def child_serve(corpus: Path, db: str, runs: int, rg_runs: int) -> dict[str, object]:
+    """The timed queries beside ripgrep, then MIXED_RUNS mixed ones: this process's memory as a server's."""
+    store = open_bench_store(db)
+    try:
+        projects = store.documents.vault_projects()
+        engine = SearchEngine(store.documents)
+        scope = Scope(projects=projects)
+        figures = {}
+        for query in QUERIES:
+            print(f"  {query.name}: {query.text}", file=sys.stderr)
+            f = measure(engine, scope, corpus, query, runs, rg_runs)
+            figures[query.name] = {"files": f.files, "candidates": f.candidates, "scanned": f.scanned,
+                                   "nw": [f.notewell.p50_ms, f.notewell.p95_ms, f.notewell.cpu_p50_ms],
+                                   "rg": [f.rg.p50_ms, f.rg.p95_ms, f.rg.cpu_p50_ms], "rg_files": f.rg_files}
+        started = time.perf_counter()
+        for n in range(MIXED_RUNS):
+            run_query(engine, MIXED[n % len(MIXED)], scope)
+        mixed_s = time.perf_counter() - started
+    finally:
+        store.close()
+    rss, peak = rss_mb()
+    return {"queries": figures, "rss_mb": rss, "peak_rss_mb": peak, "mixed_s": mixed_s}
+
+
+def run_child(args: list[str]) -> tuple[dict[str, object], float]:
+    """This script in a child process; its JSON answer and its peak resident memory in MB."""
+    with tempfile.NamedTemporaryFile("w+", suffix=".json") as out:
+        proc = subprocess.Popen([sys.executable, __file__, *args, "--child-out", out.name])
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise NotewellError(f"the child {' '.join(args[:2])} failed (exit {os.waitstatus_to_exitcode(status)})")
+        return json.loads(Path(out.name).read_text(encoding="utf-8")), usage.ru_maxrss / 1024
+
+
+def fresh_postgres_database(url_template: str, name: str) -> str:
+    """An empty database ``name`` (dropped first if it exists) on the server of ``url_template``, a URL
+    with ``{db}`` where the database name goes; its URL."""
+    import psycopg
+
+    with psycopg.connect(url_template.format(db="postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url_template.format(db=name)
+
+
+@dataclass(frozen=True)
+class ScaleRun:
+    backend: str
+    copies: int
+    load: str
+    build: dict[str, object]
+    build_peak_mb: float
+    serve: dict[str, object]
+
+
+def scale_run(backend: str, corpus: Path, copies: int, db: str, runs: int, rg_runs: int) -> ScaleRun:
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{backend}, {corpus}: building (load {load}) ...", file=sys.stderr)
+    built, peak = run_child(["--child", "build", "--corpus", str(corpus), "--db", db])
+    print(f"{backend}, {corpus}: querying ...", file=sys.stderr)
+    served, _ = run_child(["--child", "serve", "--corpus", str(corpus), "--db", db,
+                           "--runs", str(runs), "--rg-runs", str(rg_runs)])
+    return ScaleRun(backend, copies, load, built, peak, served)
+
+
+def scale_report(runs: Sequence[ScaleRun]) -> str:
+    def size(r: ScaleRun) -> str:
+        return f"{float(r.build['text_bytes']) / 1e6:,.0f} MB"  # type: ignore[arg-type]
+
+    head = "| figure | " + " | ".join(f"{r.backend} {size(r)}" for r in runs) + " |"
+    lines = [f"Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}  ",
+             f"Machine: {machine()}, ripgrep {_rg_version()}  ",
+             f"Corpus: the text files of {sysconfig.get_paths()['stdlib']} ({' '.join(FILE_TYPES)}), "
+             f"copied {' and '.join(str(c) for c in SCALE_COPIES)} times, one project per copy", "",
+             head, "| --- |" + " ---: |" * len(runs)]
+
+    def row(name: str, cell: Callable[[ScaleRun], str]) -> None:
+        lines.append(f"| {name} | " + " | ".join(cell(r) for r in runs) + " |")
+
+    def num(r: ScaleRun, key: str) -> float:
+        return float(r.build[key])  # type: ignore[arg-type]
+
+    row("load average at the start", lambda r: r.load)
+    row("files", lambda r: f"{int(num(r, 'documents')):,}")
+    row("build MB/s", lambda r: f"{num(r, 'text_bytes') / 1e6 / num(r, 'seconds'):.1f}")
+    row("build: peak memory of the indexer process", lambda r: f"{r.build_peak_mb:.0f} MB")
+    row("whole store / text", lambda r: f"{num(r, 'store_bytes') / num(r, 'text_bytes'):.2f}x")
+    row("trigram index / text", lambda r: f"{num(r, 'index_bytes') / num(r, 'text_bytes'):.3f}x")
+    for query in QUERIES:
+        def cell(r: ScaleRun, name: str = query.name) -> str:
+            q = r.serve["queries"][name]  # type: ignore[index]
+            nw, rg = q["nw"], q["rg"]
+            return f"{nw[0]:.1f} / **{nw[1]:.1f}** ({rg[1] / nw[1]:.0f}x)"
+        row(f"{query.name} `{query.text}` p50 / p95 ms (rg p95 / Notewell p95)", cell)
+        row(f"{query.name}: files (candidates); rg files",
+            lambda r, name=query.name: "{files} ({c}); {rg_files}".format(  # type: ignore[misc]
+                c="scan" if r.serve["queries"][name]["scanned"] else r.serve["queries"][name]["candidates"],
+                **r.serve["queries"][name]))
+    row(f"queries' memory: RSS after {MIXED_RUNS:,} mixed queries (peak)",
+        lambda r: f"{float(r.serve['rss_mb']):.0f} MB ({float(r.serve['peak_rss_mb']):.0f})")  # type: ignore[arg-type]
+    return "\n".join(lines) + "\n"
+
+
+def scale(root: Path, pg: str | None, runs: int, rg_runs: int) -> str:
+    root.mkdir(parents=True, exist_ok=True)
+    corpora = {copies: scale_corpus(root, copies) for copies in SCALE_COPIES}
+    results = []
+    for copies, corpus in corpora.items():
+        db = root / f"stdlib-x{copies}.db"
+        for leftover in root.glob(f"{db.name}*"):
+            leftover.unlink()
+        results.append(scale_run("SQLite", corpus, copies, str(db), runs, rg_runs))
+    if pg:
+        for copies, corpus in corpora.items():
+            url = fresh_postgres_database(pg, f"notewell_scale_x{copies}")
+            results.append(scale_run("PostgreSQL", corpus, copies, url, runs, rg_runs))
+    return scale_report(results)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS,
@@ -298,10 +498,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=20, help="timed runs per query (default 20)")
     parser.add_argument("--rg-runs", type=int, default=5, help="timed ripgrep runs per query (default 5)")
     parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
+    parser.add_argument("--scale", type=Path, metavar="DIR",
+                        help="scale mode: build the 1x and 6x corpora under DIR and compare them (see above)")
+    parser.add_argument("--pg", metavar="URL", help="scale mode: also on this PostgreSQL server, a URL with {db} "
+                        "for the database name (postgresql://postgres@/{db}?host=/tmp/pg&port=5432)")
+    parser.add_argument("--child", choices=("build", "serve"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.runs < 1 or args.rg_runs < 1:
         parser.error("--runs and --rg-runs must be at least 1")
-    if not args.corpus.is_dir():
+    if args.pg and "{db}" not in args.pg:
+        parser.error("--pg: put {db} where the database name goes, e.g. postgresql://postgres@/{db}?port=5432")
+    if args.scale is None and not args.corpus.is_dir():
         parser.error(f"--corpus: {args.corpus} is not a folder")
     if shutil.which("rg") is None:
         parser.error("ripgrep (rg) is not installed; install it (apt-get install ripgrep) to compare against it")
@@ -337,8 +545,15 @@ def bench(corpus: Path, db: str, store_label: str, runs: int, rg_runs: int) -> s
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     corpus: Path = args.corpus.resolve()
+    if args.child:
+        answer = (child_build(corpus, args.db) if args.child == "build"
+                  else child_serve(corpus, args.db, args.runs, args.rg_runs))
+        args.child_out.write_text(json.dumps(answer), encoding="utf-8")
+        return 0
     try:
-        if args.db:
+        if args.scale:
+            text = scale(args.scale.resolve(), args.pg, args.runs, args.rg_runs)
+        elif args.db:
             label = "PostgreSQL" if is_postgres_url(args.db) else f"SQLite {args.db}"
             text = bench(corpus, args.db, label, args.runs, args.rg_runs)
         else:

@@ -107,8 +107,9 @@ class IndexedVault:
                                                 all_lines=all_lines, limit=limit, offset=offset))
 
 
-def index_into(vault: Path, db: Path) -> IndexedVault:
-    """Sync ``vault`` into the SQLite store at ``db`` (created when missing). The caller closes it."""
+def index_into(vault: Path, db: Path | str) -> IndexedVault:
+    """Sync ``vault`` into the store at ``db`` (a SQLite file, created when missing, or a PostgreSQL URL).
+    The caller closes it."""
     rt = open_runtime(str(vault), str(db))
     return IndexedVault(rt, sync(rt.settings, rt.store))
 

@@ -1,4 +1,5 @@
-"""Differential test against ripgrep: the same files and the same first matching line per file.
+"""Differential test against ripgrep: the same files and the same first matching line per file (the
+generated vault on both backends).
 
 ripgrep runs with flags that make it see exactly the files Notewell indexes:
 - only the top-level folders (the projects) are searched, not files at the vault root;
@@ -27,6 +28,7 @@ import pytest
 from conftest import NORTHWIND, IndexedVault, index_into
 from notewell.config import DEFAULT_FILE_TYPES
 from notewell.search.engine import MAX_LINE_CHARS, CaseMode
+from pg import BACKENDS
 
 FirstLines = dict[str, tuple[int, str]]  # vault-relative path -> (line, text)
 OurLines = dict[str, tuple[int, str, bool]]  # vault-relative path -> (line, text, shortened)
@@ -155,9 +157,9 @@ def _text(rng: random.Random, words: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="session")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexedVault]:
-    """~3000 indexed files in three projects, plus files that both tools must pass over."""
+@pytest.fixture(scope="session", params=BACKENDS)
+def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexedVault]:
+    """~3000 indexed files in three projects, plus files that both tools must pass over; on each backend."""
     root = tmp_path_factory.mktemp("generated")
     vault = root / "vault"
     rng = random.Random(20260814)
@@ -187,7 +189,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IndexedVa
     for rel, text in {**passed_over, **ignore_files}.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text, encoding="utf-8")
-    indexed = index_into(vault, root / "index.db")
+    if request.param == "postgres":
+        cluster = request.getfixturevalue("pg_cluster")
+        indexed = index_into(vault, cluster.url(cluster.create_database()))
+    else:
+        indexed = index_into(vault, root / "index.db")
     assert indexed.report.added > GENERATED_FILES * 0.85
     return vault, indexed
 

@@ -1,10 +1,11 @@
 """Documents, their text and the pg_trgm index, on PostgreSQL.
 
 The body is kept as UTF-8 bytes (bytea), exactly as SQLite keeps it, because a PostgreSQL text value
-cannot hold NUL. Beside it sits the case-folded text with a pg_trgm GIN index: a plan literal becomes
-``folded LIKE '%literal%'`` (AND/OR as in the plan), which the index answers and PostgreSQL rechecks,
-so candidates are exactly the documents whose folded text holds the literals; the engine's verifier
-then finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
+cannot hold NUL. Beside it sit the document's distinct folded words, spelled for pg_trgm
+(trigram_words.py), with a pg_trgm GIN index: each run of a plan literal becomes ``words LIKE
+'%spelled run%'`` (AND/OR as in the plan), which the index answers and PostgreSQL rechecks on the
+words, so candidates are the documents whose words hold the literals' runs; the engine's verifier then
+finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
 of UTF-8, which is code point order, as SQLite's BINARY), so listings come in the same order.
 """
 
@@ -17,7 +18,6 @@ from typing import Any
 
 import psycopg
 
-from notewell.fold import fold
 from notewell.records.documents import (
     BrainRecord,
     CandidateDoc,
@@ -29,9 +29,10 @@ from notewell.records.documents import (
     Scope,
     SkippedRecord,
 )
-from notewell.records.plan import And, Lit, Or, Plan
+from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
+from notewell.store.postgres.trigram_words import indexed_words, plan_sql
 
 MIGRATIONS = [
     """
@@ -67,6 +68,16 @@ MIGRATIONS = [
         summary TEXT NOT NULL, parent TEXT, documents TEXT NOT NULL, PRIMARY KEY (project, folder)
     )
     """,
+    # The distinct words spelled for pg_trgm instead of the whole folded text: a literal's punctuation
+    # narrows the candidates, and rechecks read less. PostgreSQL cannot spell them: PostgresDocuments
+    # fills the rows this leaves empty (the partial index finds them).
+    """
+    DROP INDEX document_text_folded_trgm;
+    ALTER TABLE document_text DROP COLUMN folded;
+    ALTER TABLE document_text ADD COLUMN words TEXT;
+    CREATE INDEX document_text_words_trgm ON document_text USING gin (words gin_trgm_ops);
+    CREATE INDEX document_text_words_missing ON document_text (id) WHERE words IS NULL
+    """,
 ]
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
@@ -74,32 +85,13 @@ _TEXT_BATCH = 16
 _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 _ANALYZE_AFTER_CHANGES = 500
+_FILL_BATCH = 256
+_WRITER_LOCK = "notewell:documents-writer"
 
 
 def pg_text(value: str) -> str:
     """``value`` fit for a PostgreSQL text column, which cannot hold NUL (shown as U+FFFD instead)."""
     return value.replace("\x00", "\ufffd")
-
-
-def folded_text(text: str) -> str:
-    """The case-folded text the trigram index holds; NUL becomes a space in text and literals alike."""
-    return fold(text).replace("\x00", " ")
-
-
-def like_pattern(literal: str) -> str:
-    """``%literal%`` with LIKE's special characters escaped (backslash is PostgreSQL's default escape)."""
-    escaped = literal.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return "%" + escaped.replace("\x00", " ") + "%"
-
-
-def plan_sql(plan: Plan, column: str = "t.folded") -> tuple[str, list[str]]:
-    """A WHERE fragment for a plan: one LIKE per literal, joined by AND/OR as the plan says."""
-    if isinstance(plan, Lit):
-        return f"{column} LIKE %s", [like_pattern(plan.text)]
-    assert isinstance(plan, And | Or)
-    joiner = " AND " if isinstance(plan, And) else " OR "
-    parts = [plan_sql(p, column) for p in plan.parts]
-    return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
 
 
 def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
@@ -149,9 +141,9 @@ class _Writer:
         ).fetchone()
         assert row is not None
         self.conn.execute(
-            "INSERT INTO document_text (id, body, folded) VALUES (%s, %s, %s)"
-            " ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, folded = EXCLUDED.folded",
-            (row[0], _body(doc.text), folded_text(doc.text)),
+            "INSERT INTO document_text (id, body, words) VALUES (%s, %s, %s)"
+            " ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, words = EXCLUDED.words",
+            (row[0], _body(doc.text), indexed_words(doc.text)),
         )
 
     def touch(self, key: DocKey, mtime_ns: int) -> None:
@@ -195,6 +187,19 @@ class PostgresDocuments:
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         db.migrate("documents", MIGRATIONS)
+        self._fill_words()
+
+    def _fill_words(self) -> None:
+        """Spell the words of documents stored before the words column (once, after that migration)."""
+        if not self._rows("SELECT 1 FROM document_text WHERE words IS NULL LIMIT 1"):
+            return
+        with self.db.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
+            while rows := conn.execute("SELECT id, body FROM document_text WHERE words IS NULL ORDER BY id LIMIT %s",
+                                       (_FILL_BATCH,), binary=True).fetchall():
+                with conn.cursor() as cur:
+                    cur.executemany("UPDATE document_text SET words = %s WHERE id = %s",
+                                    [(indexed_words(_text(body)), doc_id) for doc_id, body in rows])
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.db.connection() as conn:
@@ -212,11 +217,11 @@ class PostgresDocuments:
         the commit. The list's pages are reused by later syncs (the index file keeps about 64 MB spare)."""
         with self.db.transaction() as conn:
             # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:documents-writer"),))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             writer = _Writer(conn)
             yield writer
-            conn.execute("SELECT gin_clean_pending_list('document_text_folded_trgm')")
+            conn.execute("SELECT gin_clean_pending_list('document_text_words_trgm')")
             if writer.changed >= _ANALYZE_AFTER_CHANGES:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between
                 # walking (project, path) in order and the trigram index depends on them
@@ -296,7 +301,7 @@ class PostgresDocuments:
 
     def sizes(self) -> tuple[int, int, int]:
         rows = self._rows(
-            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_text_folded_trgm') FROM documents"
+            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_text_words_trgm') FROM documents"
         )
         count, text_bytes, index_bytes = rows[0]
         return int(count), int(text_bytes), int(index_bytes)

@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from notewell.fold import fold
 from notewell.records.documents import (
     BrainRecord,
     CandidateDoc,
@@ -28,6 +27,7 @@ from notewell.records.documents import (
 )
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
+from notewell.store.index_words import indexed_text
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_shards import (
     SHARDS,
@@ -87,17 +87,6 @@ MIGRATIONS = [
 
 _META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
 _TEXT_BATCH = 16
-
-
-def indexed_text(text: str) -> str:
-    """What the trigram index holds: each distinct word of the folded text once, in order of first use.
-
-    A match lies within a line, and every query trigram is taken inside a run of non-space characters
-    (records/plan.py), so the trigrams that span spaces and the repeats of a word are never asked for;
-    leaving them out cuts what FTS5 tokenizes to ~40% of the text (Python source) and the index build
-    time with it. NUL counts as a space: FTS5's tokenizer stops at NUL.
-    """
-    return " ".join(dict.fromkeys(fold(text).replace("\x00", " ").split()))
 
 
 def fts_query(plan: Plan) -> str:
