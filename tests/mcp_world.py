@@ -54,10 +54,11 @@ class World:
         return self.runtime.settings.vault
 
 
-def build_world(tmp: Path) -> World:
+def build_world(tmp: Path, db: str | None = None) -> World:
+    """The world in ``tmp``; its store is ``db`` (a PostgreSQL URL, say), else tmp/index.db."""
     vault = tmp / "vault"
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
-    rt = open_runtime(str(vault), str(tmp / "index.db"))
+    rt = open_runtime(str(vault), db or str(tmp / "index.db"))
     sync(rt.settings, rt.store)
     access = rt.access
     access.sync_vault_projects(rt.store.documents.vault_projects(), vault)

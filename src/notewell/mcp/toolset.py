@@ -61,6 +61,8 @@ class Arguments:
             return default
         if not isinstance(value, str):
             raise InvalidArgument(name, "must be a string")
+        if "\x00" in value:  # no name, path or text of the vault or the store holds NUL (PostgreSQL cannot)
+            raise InvalidArgument(name, "must not contain the NUL character (\\x00); remove it")
         return value
 
     def required_string(self, name: str) -> str:
