@@ -237,3 +237,35 @@ def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> No
     record = web_world.runtime.store.memories.get(ref)
     assert record is not None and record.delete_reason == "moved to Wednesdays"
 
+
+
+def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: World, web_url: str) -> None:
+    rt = web_world.runtime
+    alice = rt.access.user_principal(rt.access.user(LOCAL_OWNER, email("alice")))
+    started = rt.brain.start_session(alice, client_type="claude_code", prompt="Fix the pricing table layout",
+                                     project_name="Pricing site")
+    rt.brain.log_event(alice, started.session.id, "file_edit", {"file": "pricing.tsx", "lines": 12})
+    rt.brain.report_outcome(alice, started.session.id, success=True, summary="Table fixed")
+    taught, _ = rt.brain.teach(alice, rule="Use CSS grid for pricing tables", trigger="when laying out tables",
+                               project_id=started.project.id)
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Sessions").click()
+    page.get_by_role("link", name="Fix the pricing table layout").click()
+    expect(page.locator("dl.meta")).to_contain_text("success")
+    expect(page.get_by_role("listitem").filter(has_text="file_edit")).to_contain_text('"file": "pricing.tsx"')
+    check_and_shoot(page, "session")
+    session_path = page.url.removeprefix(web_url)
+
+    page.goto("/memories")
+    item = page.get_by_role("listitem").filter(has_text="Use CSS grid for pricing tables")
+    item.get_by_label(re.compile("Reason for forgetting")).fill("we use flexbox now")
+    item.get_by_role("button", name=re.compile("^Forget")).click()
+    expect(page.get_by_role("status")).to_have_text(f"Forgotten: {taught.ref}")
+    expect(page.get_by_text("Use CSS grid for pricing tables")).to_have_count(0)
+
+    other = browser.new_context(base_url=web_url)
+    bob = other.new_page()
+    sign_in(bob, "bob")
+    response = bob.goto(session_path)  # another person's session: the same 404 as a missing one
+    assert response is not None and response.status == 404
+    other.close()

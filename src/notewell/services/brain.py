@@ -588,6 +588,11 @@ class BrainService:
         brain_ids, _ = self._scope_ids(p)
         return self.brain.recent_sessions(p.user_id, brain_ids, limit)
 
+    def session(self, p: Principal, session_id: str) -> SessionRecord:
+        """One of the caller's sessions; another person's is NOT_FOUND, as a missing one is."""
+        self.access.require_scope(p, SCOPE)
+        return self._own_session(p, session_id)
+
     def events(self, p: Principal, session_id: str) -> list[EventRecord]:
         self.access.require_scope(p, SCOPE)
         return self.brain.events(self._own_session(p, session_id).id)

@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
-from notewell.web.pages import admin, auth, browse, memories, tokens
+from notewell.web.pages import admin, auth, browse, memories, sessions, tokens
 from notewell.web.render import page
 from notewell.web.services import WebServices
 from notewell.web.session import (
@@ -93,7 +93,8 @@ async def _on_http(request: Request, exc: Exception) -> Response:
 def build_web_app(services: WebServices, *, https_only: bool = False) -> Starlette:
     """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
     app = Starlette(
-        routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *admin.ROUTES,
+        routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *sessions.ROUTES,
+                *admin.ROUTES,
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),
                     Middleware(SessionMiddleware, secret_key=services.sign_in.cookie_key().decode("ascii"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from notewell.access.own_tokens import OwnTokenService
 from notewell.access.service import AccessService
 from notewell.access.sign_in import SignInService
+from notewell.services.brain import BrainService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
 
@@ -18,4 +19,5 @@ class WebServices:
     own_tokens: OwnTokenService
     knowledge: KnowledgeService
     memory: MemoryService
+    brain: BrainService
     store_url: str  # where the store is (a path, or a PostgreSQL URL without its password): the stdio set-up names it

@@ -10,7 +10,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError
+from notewell.errors import InvalidArgument, NotewellError, NotFound
+from notewell.records.brain import KnowledgeRecord
 from notewell.services.memory import Memory, MemoryService
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
@@ -39,8 +40,11 @@ async def memories_page(request: Request) -> Response:
     except NotewellError as exc:
         error = str(exc)
     message = request.session.pop("message", "")
+    knowledge: list[KnowledgeRecord] = []
+    if not q and p.has_scope("sessions"):
+        knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
-                message=message if isinstance(message, str) else "")
+                knowledge=knowledge, message=message if isinstance(message, str) else "")
 
 
 async def memory_page(request: Request) -> Response:
@@ -63,8 +67,25 @@ async def forget(request: Request) -> Response:
     return RedirectResponse("/memories", status_code=303)
 
 
+async def retire(request: Request) -> Response:
+    """Forget an item of taught knowledge (the brain retires it and forgets its memory, with the reason)."""
+    p = await signed_in(request)
+    form = await checked_form(request)
+    ref = request.path_params["ref"]
+    try:
+        await call(services(request).brain.retire, p, ref, str(form.get("reason", ""))[:500])
+    except NotewellError as exc:
+        if isinstance(exc, NotFound):
+            raise
+        request.session["message"] = str(exc)
+    else:
+        request.session["message"] = f"Forgotten: {ref}"
+    return RedirectResponse("/memories", status_code=303)
+
+
 ROUTES = [
     Route("/memories", memories_page, methods=["GET"]),
     Route("/memories/{ref}", memory_page, methods=["GET"]),
     Route("/memories/{ref}/forget", forget, methods=["POST"]),
+    Route("/knowledge/{ref}/retire", retire, methods=["POST"]),
 ]
