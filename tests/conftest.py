@@ -225,9 +225,11 @@ def web_url(web_world: object) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.port}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """Debian's chromium under Playwright, once per session; missing fails under CI=true (.ci/run installs it)."""
+    """Debian's chromium under Playwright, once per module (the browser tests live in one); missing fails under
+    CI=true (.ci/run installs it). Not per session: Playwright's sync API holds an event loop in this thread
+    until it stops, and the anyio tests that run after the browser tests need the thread free."""
     import os
 
     from web_world import CHROMIUM
