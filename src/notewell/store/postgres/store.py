@@ -6,10 +6,10 @@ from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
-from notewell.store.postgres.idempotency import PostgresIdempotency
 from notewell.store.postgres.memories import PostgresMemories
 from notewell.store.shared.audit import SqlAudit
 from notewell.store.shared.credentials import SqlCredentials
+from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
 
 
@@ -23,7 +23,7 @@ class PostgresStore:
         self.audit = SqlAudit(dialect)
         self.credentials = SqlCredentials(dialect)
         self.brain = PostgresBrain(db, self.memories)
-        self.idempotency = PostgresIdempotency(db)
+        self.idempotency = SqlIdempotency(dialect)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

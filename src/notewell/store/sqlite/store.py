@@ -7,12 +7,12 @@ from pathlib import Path
 from notewell.errors import ConfigError
 from notewell.store.shared.audit import SqlAudit
 from notewell.store.shared.credentials import SqlCredentials
+from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
 from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
-from notewell.store.sqlite.idempotency import SqliteIdempotency
 from notewell.store.sqlite.memories import SqliteMemories
 
 
@@ -26,7 +26,7 @@ class SqliteStore:
         self.audit = SqlAudit(dialect)
         self.credentials = SqlCredentials(dialect)
         self.brain = SqliteBrain(db, self.memories)
-        self.idempotency = SqliteIdempotency(db)
+        self.idempotency = SqlIdempotency(dialect)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
