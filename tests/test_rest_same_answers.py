@@ -33,8 +33,8 @@ def _cli(rest: RestWorld, *args: str) -> Any:
 async def test_the_same_search_by_rest_mcp_and_cli(rest: RestWorld) -> None:
     rest_lines = [(m["path"], m["line"], m["text"])
                   for m in rest.get("/search?q=day%20rate&limit=100", "admin_all").json()["matches"]]
-    mcp_lines = [(m["path"], m["line"], m["text"])
-                 for m in (await _mcp(rest, "admin_all", "search_notes", {"query": "day rate", "limit": 100}))["matches"]]
+    by_mcp = await _mcp(rest, "admin_all", "search_notes", {"query": "day rate", "limit": 100})
+    mcp_lines = [(m["path"], m["line"], m["text"]) for m in by_mcp["matches"]]
     # the command line acts as the local owner: every project, and the homes of this vault are empty
     cli_lines = [(m["path"], m["line"], m["text"])
                  for m in _cli(rest, "search", "day rate", "--all-lines", "--smart-case", "--limit", "100")["matches"]]
