@@ -7,6 +7,7 @@ Tokens (each a real secret minted by the access service), by name:
 - admin_all: every scope; staff_rw, alice_rw, bob_rw: knowledge:read, memory:read, memory:write;
 - alice_kr: knowledge:read only; alice_mem: memory:read only;
 - alice_bound: knowledge:read, memory:read, memory:write, bound to northwind-advisory;
+- alice_sessions (sessions, memory:read) and bob_sessions (sessions): the External Brain;
 - revoked (alice, revoked), carol (her user deactivated).
 Memories: one in ~alice written by alice, one in northwind-advisory written by admin, one superseded
 and one forgotten in northwind-advisory.
@@ -41,6 +42,8 @@ TOKEN_SCOPES = {
     "alice_mem": ("alice", "memory:read", None),
     "alice_bound": ("alice", "knowledge:read,memory:read,memory:write", BOUND),
     "bob_rw": ("bob", "knowledge:read,memory:read,memory:write", None),
+    "alice_sessions": ("alice", "sessions,memory:read", None),
+    "bob_sessions": ("bob", "sessions", None),
     "revoked": ("alice", "knowledge:read", None),
     "carol": ("carol", "knowledge:read,memory:read", None),
 }

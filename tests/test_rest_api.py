@@ -34,14 +34,19 @@ OPERATIONS = [
     ("GET", "/memories"), ("POST", "/memories"), ("GET", "/memories/search?q=pricing"),
     ("GET", "/memories/recall?q=pricing"), ("GET", "/memories/context?q=pricing"), ("GET", "/memories/mem_x"),
     ("DELETE", "/memories/mem_x?reason=r"), ("GET", "/me/tokens"), ("POST", "/me/tokens"), ("GET", "/me/tokens/x"),
-    ("DELETE", "/me/tokens/x"),
+    ("DELETE", "/me/tokens/x"), ("GET", "/brain-projects"), ("POST", "/sessions"), ("GET", "/sessions"),
+    ("GET", "/sessions/search?q=x"), ("GET", "/sessions/ses_x/events"), ("POST", "/sessions/ses_x/events"),
+    ("POST", "/sessions/ses_x/outcome"), ("GET", "/knowledge"), ("POST", "/knowledge"),
+    ("GET", "/knowledge/retrieve?prompt=x"), ("DELETE", "/knowledge/mem_x?reason=r"),
 ]
 
 
 @pytest.mark.parametrize("who", [None, "revoked", "carol", "nw_000000000000_" + "A" * 43, "not-a-token"])
 def test_without_a_valid_token_every_operation_is_401_with_www_authenticate(rest: RestWorld, who: str | None) -> None:
     for method, path in OPERATIONS:
-        body = {"content": "x"} if path == "/memories" else {"scopes": ["memory:read"]}
+        body = {"content": "x"} if path == "/memories" else {"scopes": ["memory:read"]} if path == "/me/tokens" \
+            else {"success": True} if path.endswith("/outcome") else {"eventType": "x"} if path.endswith("/events") \
+            else {"rule": "x"} if path == "/knowledge" else {}
         response = rest.call(method, path, who, json=body if method == "POST" else None)
         problem(response, 401)
         assert response.headers["www-authenticate"].startswith('Bearer realm="notewell"'), (method, path)
@@ -93,6 +98,12 @@ MATRIX: list[tuple[str, str, str, dict[str, Any] | None, int, str | None]] = [
     ("alice_bound", "POST", "/me/tokens", {"scopes": ["knowledge:read"]}, 403, None),
     ("alice_bound", "POST", "/me/tokens", {"scopes": ["knowledge:read"], "project": BOUND}, 201, None),
     ("admin_all", "POST", "/me/tokens", {"scopes": ["admin"]}, 201, None),
+    # sessions and knowledge: the sessions scope; a session is its owner's alone
+    ("alice_rw", "GET", "/sessions", None, 403, "sessions"),
+    ("alice_rw", "POST", "/knowledge", {"rule": "r"}, 403, "sessions"),
+    ("alice_sessions", "GET", "/sessions", None, 200, None),
+    ("alice_sessions", "POST", "/knowledge", {"rule": "Prefer small commits", "projectId": BOUND}, 403, None),
+    ("bob_sessions", "GET", "/knowledge/retrieve?prompt=pricing", None, 200, None),
 ]
 
 
@@ -260,3 +271,43 @@ def test_own_tokens_through_rest(rest: RestWorld) -> None:
 def test_unknown_paths_and_methods_are_problems_too(rest: RestWorld) -> None:
     problem(rest.get("/nothing-here", "alice_rw"), 404)
     problem(rest.call("PUT", "/projects", "alice_rw"), 405)
+
+
+def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
+    opened = rest.call("POST", "/sessions", "alice_sessions", json={
+        "prompt": "fix the flaky pricing test", "projectName": "notewell", "clientType": "cli"})
+    assert opened.status_code == 201
+    session_id = opened.json()["session"]["id"]
+    assert opened.headers["location"] == f"/api/v1/sessions/{session_id}/events"
+    assert opened.json()["project"]["id"] == "~alice/notewell"
+    logged = rest.call("POST", f"/sessions/{session_id}/events", "alice_sessions",
+                       json={"eventType": "test_run", "payload": {"passed": 41, "failed": 1}})
+    assert logged.status_code == 201 and logged.json()["accepted"] is True
+    events = rest.get(f"/sessions/{session_id}/events", "alice_sessions").json()["items"]
+    assert [(e["eventType"], e["payload"]) for e in events] == [("test_run", {"passed": 41, "failed": 1})]
+    problem(rest.get(f"/sessions/{session_id}/events", "bob_sessions"), 404)  # another person's session
+    rule = {"rule": f"Freeze the clock in pricing tests ({rest.backend})", "trigger": "flaky pricing test",
+            "kind": "recipe"}
+    taught = rest.call("POST", "/knowledge", "alice_sessions", json=rule)
+    assert taught.status_code == 201 and taught.json()["created"] is True
+    ref = taught.json()["knowledge"]["ref"]
+    assert taught.headers["location"] == f"/api/v1/memories/{ref}"
+    assert rest.get(f"/memories/{ref}", "alice_sessions").json()["ref"] == ref  # knowledge is a memory
+    again = rest.call("POST", "/knowledge", "alice_sessions", json=rule)
+    assert again.status_code == 200 and again.json()["knowledge"]["ref"] == ref
+    assert problem(rest.call("POST", "/knowledge", "alice_sessions", json={"rule": "x", "kind": "whim"}),
+                   400)["field"] == "type"
+    found = rest.get("/knowledge/retrieve?prompt=flaky%20pricing%20test", "alice_sessions").json()
+    assert ref in [i["item"]["ref"] for i in found["items"]] and ref in found["injection"]["ids"]
+    assert ref in [k["ref"] for k in rest.get("/knowledge?kind=recipe", "alice_sessions").json()["items"]]
+    assert ref not in [i["item"]["ref"] for i in rest.get("/knowledge/retrieve?prompt=flaky%20pricing%20test",
+                                                          "bob_sessions").json()["items"]]
+    closed = rest.call("POST", f"/sessions/{session_id}/outcome", "alice_sessions",
+                       json={"success": True, "knowledgeUsed": [ref], "summary": "clock frozen"})
+    assert closed.status_code == 200 and closed.json()["session"]["success"] is True
+    assert session_id in [x["id"] for x in rest.get("/sessions", "alice_sessions").json()["items"]]
+    assert session_id in [x["session"]["id"] for x in rest.get("/sessions/search?q=flaky",
+                                                               "alice_sessions").json()["items"]]
+    assert "~alice/notewell" in [x["id"] for x in rest.get("/brain-projects", "alice_sessions").json()["items"]]
+    problem(rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "bob_sessions"), 404)
+    assert rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "alice_sessions").json()["retiredAt"]

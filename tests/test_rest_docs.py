@@ -42,8 +42,10 @@ def test_every_curl_example_answers_as_documented(rest: RestWorld) -> None:
         pytest.fail("curl is not installed: apt-get install curl (.ci/run does it)")
     blocks = _BLOCK.findall((DOCS / "api.md").read_text("utf-8"))
     assert len(blocks) >= 15
-    env = {**os.environ, "NOTEWELL": rest.base.removesuffix("/api/v1"), "TOKEN": rest.tokens["alice_rw"],
-           "REF": rest.refs["alice_home"]}
+    token = rest.call("POST", "/me/tokens", "admin_all", json={"scopes": ["knowledge:read", "memory:read",
+                                                                     "memory:write", "sessions"]}).json()["secret"]
+    env = {**os.environ, "NOTEWELL": rest.base.removesuffix("/api/v1"), "TOKEN": token,
+           "REF": rest.refs["advisory"]}
     wrapper = "curl() { command curl -w '\\n%{http_code}' \"$@\"; }\n"
     for status, script in blocks:
         run = subprocess.run(["bash", "-euo", "pipefail", "-c", wrapper + script], capture_output=True, text=True,

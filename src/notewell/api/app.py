@@ -16,7 +16,7 @@ from notewell import __version__
 from notewell.api import problems, reference
 from notewell.api.context import ApiServices
 from notewell.api.problems import PROBLEM_JSON
-from notewell.api.routes import brains, knowledge, me, memories
+from notewell.api.routes import brains, knowledge, me, memories, sessions
 
 PREFIX = "/api/v1"
 DESCRIPTION = """Every Notewell capability over plain HTTP and JSON, for scripts, CI jobs and tools that do not
@@ -40,7 +40,7 @@ def build_api(services: ApiServices | None = None) -> FastAPI:
                   generate_unique_id_function=lambda route: to_camel(route.name))
     api.state.services = services
     problems.install(api)
-    for module in (me, knowledge, brains, memories):
+    for module in (me, knowledge, brains, memories, sessions):
         api.include_router(module.router)
     reference.install(api, PREFIX)
     api.openapi = lambda: openapi_document(api)  # type: ignore[method-assign]

@@ -13,6 +13,7 @@ from notewell.access.principal import Principal
 from notewell.access.service import AccessService
 from notewell.errors import Unauthenticated
 from notewell.search.engine import SearchEngine
+from notewell.services.brain import BrainService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
@@ -28,13 +29,15 @@ class ApiServices:
     memory: MemoryService
     own_tokens: OwnTokenService
     idempotency: IdempotencyService
+    brain: BrainService
 
 
-def api_services(store: Store, access: AccessService, engine: SearchEngine, max_file_bytes: int) -> ApiServices:
+def api_services(store: Store, access: AccessService, engine: SearchEngine, max_file_bytes: int,
+                 brain: BrainService) -> ApiServices:
     """The services the REST door asks, built once per server process."""
     return ApiServices(access=access, knowledge=KnowledgeService(store, access, engine, max_file_bytes),
                        memory=MemoryService(store, access, engine), own_tokens=OwnTokenService(access),
-                       idempotency=IdempotencyService(store))
+                       idempotency=IdempotencyService(store), brain=brain)
 
 
 def services(request: Request) -> ApiServices:

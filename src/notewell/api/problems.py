@@ -75,7 +75,7 @@ def response_for(exc: NotewellError) -> JSONResponse:
         return problem(400, str(exc), field=exc.field)
     if isinstance(exc, Conflict):
         return problem(409, str(exc))
-    return problem(400, str(exc))
+    return problem(400, str(exc), field=getattr(exc, "field", None))
 
 
 def _field_of(loc: tuple[Any, ...]) -> str:

@@ -47,7 +47,7 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
 
 def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
     """The REST API at /api/v1: bearer tokens, checked per request by its own dependency."""
-    api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes))
+    api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes, rt.brain))
     mount = Mount(API_PREFIX, app=api)
     # Every path under the prefix, control characters too, reaches the API, which answers a problem+json 404
     # (Starlette's pattern stops at a newline, and the bare text 404 below would not be the API's answer).

@@ -1,0 +1,193 @@
+"""The External Brain over REST: coding sessions (open, log events, report the outcome, search) and taught
+knowledge (teach, list, retrieve for a prompt, retire). Every operation needs the sessions scope."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from notewell.api.context import Caller, Services
+from notewell.api.idempotent import IdempotencyKey, create_once
+from notewell.api.paging import Limit, Offset, page, page_model, window
+from notewell.api.problems import responses
+from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
+from notewell.services import brain as b
+from notewell.services.brain_projects import BrainProject
+from notewell.services.idempotency import Answer
+
+router = APIRouter(tags=["sessions and knowledge"])
+ERRORS = responses(400, 401, 403, 404, 422)
+SessionModel = record_model(SessionRecord)
+KnowledgeModel = record_model(KnowledgeRecord)
+StartedModel = record_model(b.StartedSession)
+SessionPage = page_model(SessionModel, "SessionPage")
+KnowledgePage = page_model(KnowledgeModel, "KnowledgePage")
+ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
+FoundPage = page_model(record_model(b.SessionFound), "SessionSearchPage")
+EventPage = page_model(record_model(EventRecord), "EventPage")
+
+
+class SessionRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    client_type: str | None = Field(default=None, max_length=64, description="The client, e.g. claude_code.")
+    prompt: str | None = Field(default=None, max_length=b.MAX_PROMPT_CHARS,
+                               description="The task: relevant knowledge comes back with the session.")
+    framework: str | None = Field(default=None, max_length=64)
+    language: str | None = Field(default=None, max_length=64)
+    project_id: str | None = Field(default=None, max_length=200, description="A brain project id.")
+    project_name: str | None = Field(default=None, max_length=200, description="A personal project, made on demand.")
+
+
+class EventRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    event_type: str = Field(min_length=1, max_length=64, description="e.g. file_edit, test_run, decision.")
+    payload: dict[str, Any] = Field(default_factory=dict, description="Any JSON object, at most 16 KB.")
+
+
+class EventAnswer(BaseModel):
+    model_config = CAMEL
+    event_id: str | None
+    accepted: bool
+    reason: str | None = Field(description="Why it was not accepted (a closed or full session).")
+
+
+class OutcomeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    success: bool
+    user_feedback: str | None = Field(default=None, description="up or down.")
+    knowledge_used: list[str] = Field(default_factory=list, max_length=b.USED_IDS_MAX)
+    learnings: list[dict[str, Any]] | None = Field(default=None, max_length=50,
+                                                   description="Up to five are kept: {trigger, rule, rationale, "
+                                                               "type, source, confidence}.")
+    resolved_action_item_ids: list[str] | None = Field(default=None, max_length=b.RESOLVED_IDS_MAX)
+    summary: str | None = Field(default=None, max_length=b.MAX_SUMMARY_CHARS)
+
+
+class TeachRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    rule: str = Field(min_length=1, max_length=b.MAX_RULE_CHARS)
+    trigger: str = Field(default="", max_length=b.MAX_TRIGGER_CHARS)
+    rationale: str = Field(default="", max_length=b.MAX_RULE_CHARS)
+    kind: str = Field(default="heuristic", description=f"One of {', '.join(KNOWLEDGE_KINDS)}.")
+    tags: list[str] = Field(default_factory=list, max_length=b.MAX_TAGS)
+    project_id: str | None = Field(default=None, max_length=200)
+    supersedes: str | None = Field(default=None, max_length=100)
+
+
+class TaughtAnswer(BaseModel):
+    model_config = CAMEL
+    knowledge: KnowledgeModel  # type: ignore[valid-type]
+    created: bool
+
+
+@router.get("/brain-projects", response_model=ProjectPage, responses=ERRORS,
+            summary="The projects sessions and knowledge can go to: your personal ones, then shared ones")
+def brain_projects(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
+                   offset: Offset = 0) -> Any:
+    items, more = window(svc.brain.projects(caller), offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.post("/sessions", status_code=201, response_model=StartedModel, responses={**ERRORS, **responses(409)},
+             summary="Open a coding session (with the knowledge relevant to its prompt)")
+def start_session(caller: Caller, svc: Services, body: SessionRequest, request: Request, response: Response,
+                  idempotency_key: IdempotencyKey = None) -> Any:
+    def create() -> Answer:
+        started = svc.brain.start_session(caller, client_type=body.client_type, prompt=body.prompt,
+                                          framework=body.framework, project_id=body.project_id,
+                                          project_name=body.project_name, language=body.language)
+        return Answer(201, dump(StartedModel, started),
+                      request.url_for("session_events", session_id=started.session.id).path)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+
+
+@router.get("/sessions", response_model=SessionPage, responses=ERRORS, summary="Your recent sessions, newest first")
+def sessions(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
+             offset: Offset = 0) -> Any:
+    items, more = window(svc.brain.recent_sessions(caller, offset + limit + 1), offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.get("/sessions/search", response_model=FoundPage, responses=ERRORS,
+            summary="Your sessions sharing a word with the query, by relevance and recency")
+def search_sessions(caller: Caller, svc: Services, request: Request, response: Response,
+                    q: Annotated[str, Query(min_length=1, max_length=1000)],
+                    days: Annotated[int | None, Query(ge=1, le=3650, description="Only the last days.")] = None,
+                    limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
+    found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
+    return page(request, response, found, 0, limit, has_more=False)
+
+
+@router.get("/sessions/{session_id}/events", response_model=EventPage, responses=ERRORS,
+            summary="A session of yours: its events, oldest first")
+def session_events(caller: Caller, svc: Services, session_id: str, request: Request, response: Response,
+                   limit: Limit = 20, offset: Offset = 0) -> Any:
+    items, more = window(svc.brain.events(caller, session_id), offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.post("/sessions/{session_id}/events", status_code=201, response_model=EventAnswer,
+             responses={**ERRORS, 200: {"description": "Not accepted: the session is closed or full (reason says)."}},
+             summary="Log what happened in a session")
+def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest, response: Response) -> Any:
+    event_id, accepted, reason = svc.brain.log_event(caller, session_id, body.event_type, body.payload)
+    if not accepted:
+        response.status_code = 200
+    return {"eventId": event_id, "accepted": accepted, "reason": reason}
+
+
+@router.post("/sessions/{session_id}/outcome", response_model=record_model(b.Outcome), responses=ERRORS,
+             summary="Close a session with its outcome: confidence moves, learnings are kept")
+def report_outcome(caller: Caller, svc: Services, session_id: str, body: OutcomeRequest) -> Any:
+    return svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
+                                    knowledge_used=body.knowledge_used, learnings=body.learnings,
+                                    resolved_action_item_ids=body.resolved_action_item_ids, summary=body.summary)
+
+
+@router.get("/knowledge", response_model=KnowledgePage, responses=ERRORS,
+            summary="Live taught knowledge in your projects, newest first")
+def knowledge(caller: Caller, svc: Services, request: Request, response: Response,
+              kind: Annotated[list[str] | None, Query(max_length=len(KNOWLEDGE_KINDS),
+                                                      description="Only these kinds (repeat).")] = None,
+              limit: Limit = 20, offset: Offset = 0) -> Any:
+    found = svc.brain.knowledge(caller, kinds=kind or (), limit=offset + limit + 1)
+    items, more = window(found, offset, limit)
+    return page(request, response, items, offset, limit, has_more=more)
+
+
+@router.post("/knowledge", status_code=201, response_model=TaughtAnswer,
+             responses={**ERRORS, **responses(409), 200: {"description": "Known already: the existing item."}},
+             summary="Teach a rule: 201 with the Location of its memory, 200 when it was known already")
+def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, response: Response,
+          idempotency_key: IdempotencyKey = None) -> Any:
+    def create() -> Answer:
+        item, created = svc.brain.teach(caller, rule=body.rule, trigger=body.trigger, rationale=body.rationale,
+                                        kind=body.kind, tags=body.tags, project_id=body.project_id,
+                                        supersedes=body.supersedes)
+        return Answer(201 if created else 200, {"knowledge": dump(KnowledgeModel, item), "created": created},
+                      request.url_for("memory", ref=item.ref).path)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+
+
+@router.get("/knowledge/retrieve", response_model=record_model(b.Retrieval), responses=ERRORS,
+            summary="The best knowledge for a prompt, ranked, and the block to inject")
+def retrieve(caller: Caller, svc: Services,
+             prompt: Annotated[str, Query(min_length=1, max_length=b.MAX_PROMPT_CHARS)],
+             limit: Annotated[int, Query(ge=1, le=b.RETRIEVE_LIMIT_MAX)] = b.RETRIEVE_LIMIT_DEFAULT,
+             max_tokens: Annotated[int, Query(alias="maxTokens", ge=b.INJECTION_TOKENS_MIN,
+                                              le=b.INJECTION_TOKENS_MAX)] = b.INJECTION_TOKENS_DEFAULT,
+             session_id: Annotated[str | None, Query(alias="sessionId", max_length=100,
+                                                     description="Record the injection against it.")] = None) -> Any:
+    return svc.brain.retrieve(caller, prompt, limit=limit, max_tokens=max_tokens, session_id=session_id)
+
+
+@router.delete("/knowledge/{knowledge_id}", response_model=KnowledgeModel, responses=ERRORS,
+               summary="Retire an item, saying why: it leaves every search")
+def retire(caller: Caller, svc: Services, knowledge_id: str,
+           reason: Annotated[str, Query(min_length=1, max_length=500)]) -> Any:
+    return svc.brain.retire(caller, knowledge_id, reason)
