@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ class RestWorld:
     refs: dict[str, str]
     base: str = ""  # http://127.0.0.1:PORT/api/v1 once served
     backend: str = "sqlite"
+    client: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))  # one pool: fast requests
 
     def get(self, path: str, token: str | None = None, **kwargs: Any) -> httpx.Response:
         return self.call("GET", path, token, **kwargs)
@@ -64,7 +65,7 @@ class RestWorld:
         headers = dict(kwargs.pop("headers", {}))
         if token is not None:
             headers["Authorization"] = f"Bearer {self.tokens.get(token, token)}"
-        return httpx.request(method, self.base + path, headers=headers, timeout=30, **kwargs)
+        return self.client.request(method, self.base + path, headers=headers, **kwargs)
 
 
 def build_rest_world(tmp: Path, db: str) -> RestWorld:
@@ -120,6 +121,7 @@ def rest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
             world.base = f"http://127.0.0.1:{server.port}/api/v1"
             yield world
     finally:
+        world.client.close()
         world.runtime.close()
         if database is not None:
             request.getfixturevalue("pg_cluster").drop_database(database)
