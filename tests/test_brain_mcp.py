@@ -356,3 +356,30 @@ def test_sweeper_logs_orphans(tmp_path: Path, log_lines: list[str]) -> None:
         built.runtime.close()
     swept = [line for line in log_lines if line.startswith("op=mcp.session.orphan")]
     assert len(swept) == 1 and "reason=sweep" in swept[0] and "toolCalls=0" in swept[0] and "user=bob" in swept[0]
+
+
+async def test_every_tool_refuses_bad_values_with_the_seed_codes(world: BrainWorld, url: str) -> None:
+    async with connect(url, world.tokens["bob"]) as c:
+        own = (await call(c, "brain_start_session", {"projectId": "shared"}))["sessionId"]
+    async with connect(url, world.tokens["alice"]) as c:
+        assert "VALIDATION: projectName" in await refusal(c, "brain_start_session", {"projectName": "x" * 121})
+        assert "VALIDATION: type: unknown type 'rumour'" in await refusal(c, "brain_teach_knowledge",
+                                                                          {"rule": "x", "type": "rumour"})
+        assert "NOT_FOUND" in await refusal(c, "brain_retrieve_knowledge", {"prompt": "x",
+                                                                            "context": {"sessionId": own}})
+        mine = (await call(c, "brain_start_session", {}))["sessionId"]
+        assert "VALIDATION: eventType" in await refusal(c, "brain_log_event", {"sessionId": mine,
+                                                                               "eventType": "a b"})
+        assert "VALIDATION: payload" in await refusal(c, "brain_log_event", {"sessionId": mine, "eventType": "big",
+                                                                             "payload": {"x": "y" * 20_000}})
+        for tool, args, argument in (
+                ("brain_retrieve_knowledge", {"prompt": "?!"}, "prompt"),
+                ("brain_retrieve_knowledge", {"prompt": "x", "limit": 51}, "limit"),
+                ("brain_ask_oracle", {"question": ""}, "question"),
+                ("brain_session_search", {"query": "x", "limit": 0}, "limit"),
+                ("brain_session_search", {"query": "x", "days": 0}, "days"),
+                ("brain_find_skill", {"limit": "3"}, "limit"),
+                ("brain_teach_knowledge", {"rule": "x", "tags": "a,b"}, "tags"),
+                ("brain_log_event", {"sessionId": mine, "eventType": "x", "payload": [1]}, "payload"),
+                ("brain_list_projects", {"unknown": 1}, "unknown")):
+            assert await invalid(c, tool, args) == argument, (tool, args)

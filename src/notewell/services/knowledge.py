@@ -402,7 +402,7 @@ class KnowledgeService:
             "Tokens: a user-scoped token acts for its person; a project-scoped token sees its one project only.\n\n"
             "Scopes decide which tools a connection has: knowledge:read (listProjects, listDocs, readDoc, "
             "searchKnowledge, listBrains, getBrain, searchBrain, getDocs, search_notes), memory:read and "
-            "memory:write (memory tools), sessions, admin. A tool whose scope the token lacks is not in the tool "
+            "memory:write (memory tools), sessions (the brain_* tools and brain:// resources), admin. A tool whose scope the token lacks is not in the tool "
             "list, and calling it is MCP error -32602 \"Tool <name> not found\". A scope is never added to an "
             "existing connection: reconnect, or mint a new token, with the scope.\n\n"
             "Hidden and missing are the same: a project, document or brain this person cannot see gives the same "
