@@ -7,7 +7,9 @@ A member gets N taught items (through BrainService.teach: memory, knowledge row 
 over 4 personal projects, kinds and 1 to 3 sentences of the example vault each, and N sessions (each with
 its prompt and one event in the search index). Then ``notewell serve`` runs in its own process and one
 client calls each tool ``--calls`` times in turn over one handshake-era session (JSON answers), with a
-prompt of 1 to 3 words drawn from the vault as often as they occur. Target (issue 10): p95 <= 30 ms on
+prompt of 1 to 3 words drawn from the vault as often as they occur; then each tool ``--calls`` times in a
+block, reading the server process's CPU time before and after (its CPU per call does not depend on what
+else the machine runs). Target (issue 10): p95 <= 30 ms on
 SQLite. Figures are in docs/performance.md.
 """
 
@@ -138,6 +140,12 @@ class Client:
         return elapsed, result["structuredContent"]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered) * 1000, ordered[max(0, round(0.95 * len(ordered)) - 1)] * 1000
@@ -176,6 +184,12 @@ def main() -> None:
                     times[name].append(elapsed)
                     if name == "brain_start_session" and "relevantKnowledge" in answer:
                         hits += 1
+            cpu: dict[str, float] = {}
+            for name, make in tools:  # the server's own CPU per call, in a block per tool: load-independent
+                before = cpu_seconds(server.pid)
+                for q in prompts:
+                    client.call(name, make(q))
+                cpu[name] = (cpu_seconds(server.pid) - before) / len(prompts) * 1000
         finally:
             server.terminate()
             server.wait(10)
@@ -185,11 +199,12 @@ def main() -> None:
           f"({platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores); "
           f"start_session injected knowledge in {hits}/{args.calls} calls")
     peer = percentiles(times["recall"])
-    print("| tool | p50 ms | p95 ms | p50 / recall | p95 / recall |")
-    print("| --- | --- | --- | --- | --- |")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    print("| tool | p50 ms | p95 ms | p50 / recall | p95 / recall | server CPU ms per call |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for name, samples in times.items():
         p50, p95 = percentiles(samples)
-        print(f"| {name} | {p50:.1f} | {p95:.1f} | {p50 / peer[0]:.2f} | {p95 / peer[1]:.2f} |")
+        print(f"| {name} | {p50:.1f} | {p95:.1f} | {p50 / peer[0]:.2f} | {p95 / peer[1]:.2f} | {cpu[name]:.1f} |")
 
 
 if __name__ == "__main__":
