@@ -56,6 +56,13 @@ def for_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 
 def _fitting(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return st.one_of(*(_fitting(sub) for sub in schema[key]))
+    if schema.get("allOf"):
+        return _fitting(schema["allOf"][0])
+    if "const" in schema:
+        return st.just(schema["const"])
     if "enum" in schema:
         return st.sampled_from(schema["enum"])
     kind = schema.get("type")
@@ -64,8 +71,8 @@ def _fitting(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "string":
         return hostile_text()
     if kind in ("integer", "number"):
-        low = schema.get("minimum", -(2**31))
-        high = schema.get("maximum", 2**31)
+        low = schema.get("minimum", schema.get("exclusiveMinimum", -(2**31)))
+        high = schema.get("maximum", schema.get("exclusiveMaximum", 2**31))
         return st.one_of(st.integers(int(low), int(high)), st.sampled_from([low, high, low - 1, high + 1]))
     if kind == "boolean":
         return st.booleans()

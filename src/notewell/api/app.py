@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from pydantic.alias_generators import to_camel
 
 from notewell import __version__
 from notewell.api import problems, reference
 from notewell.api.context import ApiServices
+from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.routes import brains, knowledge, me, memories, sessions
 
@@ -37,7 +38,8 @@ def build_api(services: ApiServices | None = None) -> FastAPI:
     api = FastAPI(title="Notewell REST API", version=__version__, description=DESCRIPTION,
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
                   servers=[{"url": PREFIX}], root_path_in_servers=False,
-                  generate_unique_id_function=lambda route: to_camel(route.name))
+                  generate_unique_id_function=lambda route: to_camel(route.name),
+                  dependencies=[Depends(refuse_nul)])
     api.state.services = services
     problems.install(api)
     for module in (me, knowledge, brains, memories, sessions):
