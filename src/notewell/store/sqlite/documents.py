@@ -87,6 +87,7 @@ MIGRATIONS = [
 
 _META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
 _TEXT_BATCH = 16
+FEW_MATCHES = 2048  # up to this many trigram matches, candidates are looked up by id (see candidates)
 
 
 def fts_query(plan: Plan) -> str:
@@ -256,19 +257,29 @@ class SqliteDocuments:
 
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
+        """Few trigram matches (at most ``FEW_MATCHES``) are looked up by id and sorted: the cost follows
+        the matches. More are found by walking (project, path) in order until the page is full, which
+        for a common literal ends after a few dozen documents. (Walking for a rare literal read the
+        whole scope's index: 11 ms on 165 MB, six times that on 1 GB.)"""
         where, params = scope_sql(scope)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
             params += list(after)
+        source = "documents d"
         if plan is not None:
-            where += f" AND d.id IN ({match_any_shard()})"
-            params += [fts_query(plan)] * SHARDS
+            match = [fts_query(plan)] * SHARDS
+            ids = [r[0] for r in self.db.conn.execute(f"{match_any_shard()} LIMIT ?", [*match, FEW_MATCHES + 1])]
+            if len(ids) <= FEW_MATCHES:  # CROSS JOIN: SQLite keeps this order, the ids first
+                source = "json_each(?) AS matched CROSS JOIN documents d ON d.id = matched.value"
+                params.insert(0, json.dumps(ids))
+            else:
+                where += f" AND d.id IN ({match_any_shard()})"
+                params += match
+        where += " ORDER BY d.project, d.path"
         if limit is not None:
-            where += " ORDER BY d.project, d.path LIMIT ?"
+            where += " LIMIT ?"
             params.append(limit)
-        else:
-            where += " ORDER BY d.project, d.path"
-        rows = self.db.conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}", params)
+        rows = self.db.conn.execute(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}", params)
         return list(map(CandidateDoc._make, rows))
 
     def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
