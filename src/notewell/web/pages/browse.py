@@ -27,8 +27,8 @@ from notewell.web.session import call, services, signed_in
 
 PAGE_SIZE = 20
 MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
-CASES: tuple[tuple[CaseMode, str], ...] = (("smart", "Smart (an upper-case letter makes it exact)"),
-                                           ("insensitive", "Ignore case"), ("sensitive", "Match case"))
+CASES: tuple[tuple[CaseMode, str], ...] = (("smart", "Smart case"), ("insensitive", "Ignore case"),
+                                           ("sensitive", "Match case"))
 
 
 @dataclass(frozen=True)
