@@ -87,6 +87,9 @@ def test_user_add_list_deactivate(cli: Cli) -> None:
     assert gone["active"] is False  # type: ignore[index]
     assert cli.json("user", "activate", "ada.lovelace@example.com")["active"] is True  # type: ignore[index]
     assert "ada-lovelace" in cli("user", "list").stdout
+    assert cli.json("user", "role", "sam@example.com", "admin")["role"] == "admin"  # type: ignore[index]
+    assert "sam@example.com is now member" in cli("user", "role", "sam@example.com", "member").stdout
+    assert "'boss' is not a role" in cli.error("user", "role", "sam@example.com", "boss")
 
 
 def test_user_errors(cli: Cli) -> None:

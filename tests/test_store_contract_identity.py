@@ -52,6 +52,7 @@ def script(store: Store) -> list[object]:
     do(lambda: ident.user_by_email(" zoe@EXAMPLE.com "))
     do(lambda: ident.user_by_handle("émile"))
     do(lambda: ident.set_user_active("u_zoe", False))
+    do(lambda: ident.set_user_role("u_zoe", "staff"))
     do(lambda: ident.user("u_zoe"))
     for pid in ("zeta", "Apollo", "apollo", "_x", "hermes-2"):
         do(lambda pid=pid: ident.add_project(project(pid)))

@@ -277,6 +277,16 @@ class AccessService:
             self._audit(p, "user.activate" if active else "user.deactivate", email_key(user.email), {"id": user.id})
         return replace(user, active=active)
 
+    def set_role(self, p: Principal, email: str, role: str) -> User:
+        """Change a user's role; their tokens keep only the scopes the new role allows from the next call."""
+        user = self.user(p, email)
+        checked = policy.check_role(role)
+        if user.role != checked:
+            self.identity.set_user_role(user.id, checked)
+            self._audit(p, "user.role", email_key(user.email), {"id": user.id, "role": checked,
+                                                                 "previous": user.role})
+        return replace(user, role=checked)
+
     # management: projects
     def _managed_project(self, p: Principal, project_id: str) -> Project:
         self._require_manager(p)

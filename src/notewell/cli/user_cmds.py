@@ -1,4 +1,4 @@
-"""notewell user add | list | deactivate | activate | passwd | login-link."""
+"""notewell user add | list | role | deactivate | activate | passwd | login-link."""
 
 from __future__ import annotations
 
@@ -58,6 +58,18 @@ def _set_active(email: str, active: bool, vault: str | None, db: str | None, jso
         else:
             state = "active" if active else "deactivated: every token of this user now fails"
             console.print(f"{user.email} is {state}", highlight=False, markup=False)
+
+
+@user_app.command("role")
+def user_role(email: EmailArg, role: Annotated[str, typer.Argument(metavar="ROLE", help="member, staff or admin.")],
+              vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Change a user's role (their tokens keep only the scopes the new role allows)."""
+    with runtime(vault, db) as rt:
+        user = rt.access.set_role(LOCAL_OWNER, email, role)
+        if json_out:
+            print_json(user_json(user))
+        else:
+            console.print(f"{user.email} is now {user.role}", highlight=False, markup=False)
 
 
 @user_app.command("deactivate")

@@ -124,6 +124,10 @@ class SqlIdentity:
         with self.sql.transaction() as conn:
             conn.execute("UPDATE users SET active = ? WHERE id = ?", (active, user_id))
 
+    def set_user_role(self, user_id: str, role: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE users SET role = ? WHERE id = ?", (role, user_id))
+
     # projects
     def project(self, project_id: str) -> Project | None:
         row = self._one(f"SELECT {PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,))

@@ -1,4 +1,4 @@
-"""Admin: users (add, deactivate, a sign-in link), projects (add, name, description, archive), grants, every
+"""Admin: users (add, role, deactivate, a sign-in link), projects (add, name, description, archive), grants, every
 token (revoke), the audit log with filters. Only a manager gets these pages; anyone else gets the 404 page.
 Each change is the access service's, which decides and audits it."""
 
@@ -59,6 +59,16 @@ async def set_active(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     await call(services(request).access.set_user_active, p, str(form.get("email", "")), form.get("active") == "yes")
+    return RedirectResponse("/admin/users", status_code=303)
+
+
+async def set_role(request: Request) -> Response:
+    p = await _manager(request)
+    form = await checked_form(request)
+    try:
+        await call(services(request).access.set_role, p, str(form.get("email", "")), str(form.get("role", "")))
+    except NotewellError as exc:
+        return await _users(request, p, error=str(exc), status=400)
     return RedirectResponse("/admin/users", status_code=303)
 
 
@@ -205,6 +215,7 @@ ROUTES = [
     Route("/admin/users", add_user, methods=["POST"]),
     Route("/admin/users/active", set_active, methods=["POST"]),
     Route("/admin/users/link", sign_in_link, methods=["POST"]),
+    Route("/admin/users/role", set_role, methods=["POST"]),
     Route("/admin/projects", projects_page, methods=["GET"]),
     Route("/admin/projects", add_project, methods=["POST"]),
     Route("/admin/projects/{project}", project_page, methods=["GET"]),
