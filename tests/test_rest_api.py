@@ -220,6 +220,19 @@ def test_memory_searches_and_context(rest: RestWorld) -> None:
     assert problem(rest.get("/memories/recall?q=pricing&pathFilter=handbook", "alice_rw"), 403)
     pack = rest.get("/memories/context?q=pricing&maxTokens=60", "alice_rw").json()
     assert pack["tokensUsed"] <= 60 and pack["items"] and pack["maxTokens"] == 60
+    # the wider filters narrow the searches too: author, token, tags, creation time
+    admin_id = rest.get("/me", "admin_all").json()["userId"]
+    by_admin = rest.get(f"/memories/recall?q=pricing&author={admin_id}", "alice_rw").json()["results"]
+    assert by_admin and {r["memory"]["author"] for r in by_admin} == {admin_id}
+    tagged = rest.get("/memories/search?q=pricing&tag=calendar&tag=pricing", "alice_rw").json()["results"]
+    assert [r["memory"]["ref"] for r in tagged] == [rest.refs["alice_home"]]
+    alice_token = rest.tokens["alice_rw"].split("_")[1]
+    assert rest.refs["alice_home"] in [r["memory"]["ref"] for r in rest.get(
+        f"/memories/recall?q=pricing&token={alice_token}", "alice_rw").json()["results"]]
+    assert rest.get("/memories/context?q=pricing&createdUntil=2000-01-01", "alice_rw").json()["items"] == []
+    assert rest.get("/memories/recall?q=pricing&createdSince=1d", "alice_rw").json()["results"]
+    assert problem(rest.get("/memories/search?q=pricing&createdSince=soon", "alice_rw"), 400)["field"] == \
+        "createdSince"
 
 
 def test_the_wider_memory_filters(rest: RestWorld) -> None:

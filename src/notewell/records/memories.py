@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MEMORY_TYPES: tuple[str, ...] = ("durable", "working")
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """Who wrote a memory, with which token, its tags and when: what the REST API's wider filters choose by."""
+
+    author_user_id: str | None = None
+    author_token_id: str | None = None
+    tags: Sequence[str] = ()  # every one of them
+    created_since: str | None = None  # created at or after (ISO 8601 UTC)
+    created_until: str | None = None  # created before
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,7 @@ class MemoryQuery:
     limit: int  # candidates wanted, best full-text relevance first
     path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
     memory_type: str | None = None
+    narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     explain: bool = True  # False: leave MemoryHit.matched empty (a caller that never shows why saves the work)
 
 
@@ -80,13 +92,9 @@ class MemoryFilter:
     """
 
     projects: Sequence[str]
-    author_user_id: str | None = None
-    author_token_id: str | None = None
+    narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     path_prefix: str = ""  # inside each of ``projects``: the path itself or anything below it
     memory_type: str | None = None
-    tags: Sequence[str] = ()  # every one of them
-    created_since: str | None = None  # created at or after (ISO 8601 UTC)
-    created_until: str | None = None  # created before
     superseded: bool = False
     forgotten_projects: Sequence[str] = ()
     forgotten_author: str | None = None

@@ -26,7 +26,15 @@ from notewell.access.principal import Principal
 from notewell.access.tokens import since_from
 from notewell.errors import Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import now_iso
-from notewell.records.memories import MEMORY_TYPES, MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import (
+    MEMORY_TYPES,
+    MemoryFilter,
+    MemoryHit,
+    MemoryInput,
+    MemoryQuery,
+    MemoryRecord,
+    Narrowing,
+)
 from notewell.scopes import normalize_path
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
@@ -178,6 +186,20 @@ def _check_expiry(expires_at: str | None, memory_type: str) -> str | None:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def narrowing(*, author: str | None = None, token: str | None = None, tags: Sequence[str] = (),
+              created_since: str | None = None, created_until: str | None = None) -> Narrowing:
+    """The wider filters (author's user id, token id, tags that must all be there, creation time from and
+    until: ISO 8601 or a duration ago such as 7d), checked, each refusal naming its field."""
+    for name, value in (("author", author), ("token", token), *(("tags", t) for t in tags)):
+        if value is not None:
+            _check_text(name, value)
+            if len(value) > MAX_FILTER_CHARS:
+                raise InvalidArgument(name, f"is longer than {MAX_FILTER_CHARS} characters")
+    return Narrowing(author_user_id=author or None, author_token_id=token or None, tags=_check_tags(tags),
+                     created_since=since_from(created_since, field="createdSince") if created_since else None,
+                     created_until=since_from(created_until, field="createdUntil") if created_until else None)
+
+
 def _why(hit: MemoryHit, terms: Sequence[str], strict: bool) -> str:
     fields = "; ".join(f"{name}: {', '.join(words)}" for name, words in hit.matched)
     if strict:
@@ -273,7 +295,7 @@ class MemoryService:
         return _memory(self._visible(p, ref))
 
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
-               limit: int) -> MemoryQuery:
+               limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type) if memory_type not in (None, "") else None
         readable = [project.id for project in self.access.visible_projects(p)]
         prefix = ""
@@ -288,7 +310,7 @@ class MemoryService:
                     f"{(readable or ['project'])[0]}/decisions, or drop it")
             projects = [project] if project else readable
         return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, path_prefix=prefix,
-                           memory_type=kind)
+                           memory_type=kind, narrowing=narrow or Narrowing())
 
     def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
               limit: int) -> list[MemoryResult]:
@@ -307,29 +329,30 @@ class MemoryService:
 
     def search_memory(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
                       path_filter: str | None = None, memory_type: str | None = None,
-                      prefer_working: bool = False) -> MemorySearch:
+                      prefer_working: bool = False, narrow: Narrowing | None = None) -> MemorySearch:
         """Strict: every query word must appear as a whole word (case and accents folded) in the title,
-        content, tags or path. Zero results is an honest answer."""
+        content, tags or path. Zero results is an honest answer. ``narrow``: the wider filters."""
         self.access.require_scope(p, READ_SCOPE)
         terms = query_terms(query)
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, _candidates(limit)))
+        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
         return MemorySearch(query, "strict", terms,
                             self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
-               memory_type: str | None = None, prefer_working: bool = False) -> MemorySearch:
+               memory_type: str | None = None, prefer_working: bool = False,
+               narrow: Narrowing | None = None) -> MemorySearch:
         """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend."""
         self.access.require_scope(p, READ_SCOPE)
         terms = tolerant_terms(query_terms(query))
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, _candidates(limit)))
+        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
         return MemorySearch(query, "tolerant", terms,
                             self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working), limit=limit))
 
     def recall_context(self, p: Principal, query: str, *, max_tokens: int = CONTEXT_TOKENS_DEFAULT,
                        include_documents: bool = False, path_filter: str | None = None,
-                       memory_type: str | None = None) -> ContextPack:
+                       memory_type: str | None = None, narrow: Narrowing | None = None) -> ContextPack:
         """The best memories (and with include_documents the best readable document passages) for a query,
         packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
         self.access.require_scope(p, READ_SCOPE)
@@ -338,7 +361,8 @@ class MemoryService:
                 CONTEXT_TOKENS_MIN <= max_tokens <= CONTEXT_TOKENS_MAX):
             raise InvalidArgument("max_tokens", f"must be from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_MAX} "
                                                 f"(got {max_tokens!r})")
-        found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type)
+        found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type,
+                            narrow=narrow)
         items: list[PackItem] = []
         if found.results:
             top = found.results[0].score
@@ -355,9 +379,8 @@ class MemoryService:
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)
 
-    def list_memories(self, p: Principal, *, project: str | None = None, path: str = "", author: str | None = None,
-                      token: str | None = None, memory_type: str | None = None, tags: Sequence[str] = (),
-                      created_since: str | None = None, created_until: str | None = None,
+    def list_memories(self, p: Principal, *, project: str | None = None, path: str = "",
+                      memory_type: str | None = None, narrow: Narrowing | None = None,
                       include_superseded: bool = False, include_forgotten: bool = False, limit: int = 20,
                       offset: int = 0) -> tuple[list[Memory], bool]:
         """Memories chosen by their fields, newest first. Superseded ones on request; forgotten ones on
@@ -367,11 +390,7 @@ class MemoryService:
         limit = _check_limit(limit, "limit", LIST_LIMIT_MAX)
         if not isinstance(offset, int) or offset < 0:
             raise InvalidArgument("offset", "must be 0 or more")
-        for name, value in (("author", author), ("token", token), ("path", path), *(("tags", t) for t in tags)):
-            if value is not None:
-                _check_text(name, value)
-                if len(value) > MAX_FILTER_CHARS:
-                    raise InvalidArgument(name, f"is longer than {MAX_FILTER_CHARS} characters")
+        _check_text("path", path)
         if path and not project:
             raise InvalidArgument("path", "needs project: a path is looked for inside one project")
         projects = ([self.access.project_for_read(p, project).id] if project
@@ -380,11 +399,8 @@ class MemoryService:
         if include_forgotten:
             forgotten = [pid for pid in projects if p.role == "admin" or self.access.can_write(p, pid)]
         chosen = MemoryFilter(
-            projects=projects, author_user_id=author or None, author_token_id=token or None,
-            path_prefix=normalize_path(path, "path"),
-            memory_type=check_memory_type(memory_type) if memory_type else None, tags=_check_tags(tags),
-            created_since=since_from(created_since, field="createdSince") if created_since else None,
-            created_until=since_from(created_until, field="createdUntil") if created_until else None,
+            projects=projects, narrowing=narrow or Narrowing(), path_prefix=normalize_path(path, "path"),
+            memory_type=check_memory_type(memory_type) if memory_type else None,
             superseded=include_superseded, forgotten_projects=forgotten,
             forgotten_author=p.user_id if include_forgotten else None)
         found = self.memories.listing(chosen, limit + 1, offset)

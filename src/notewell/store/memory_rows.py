@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from notewell.records.memories import MemoryFilter, MemoryRecord
+from notewell.records.memories import MemoryFilter, MemoryRecord, Narrowing
 
 # every MemoryRecord field, in order, on the memories table aliased ``m``
 MEMORY_COLUMNS = (
@@ -52,23 +52,38 @@ def listing_sql(chosen: MemoryFilter, limit: int, offset: int, contains: str) ->
     where.append(f"({' OR '.join(live)})")
     if not chosen.superseded:
         where.append("m.superseded_by IS NULL")
-    for column, value in (("m.author_user_id", chosen.author_user_id), ("m.author_token_id", chosen.author_token_id),
-                          ("m.memory_type", chosen.memory_type)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
+    if chosen.memory_type is not None:
+        where.append("m.memory_type = ?")
+        params.append(chosen.memory_type)
     if chosen.path_prefix:
         where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
         params += [chosen.path_prefix, chosen.path_prefix + "/", chosen.path_prefix + "0"]
-    for tag in chosen.tags:
-        where.append(f"{contains}(m.tags, ?) > 0")
-        params.append(json.dumps(tag, ensure_ascii=False))
-    if chosen.created_since is not None:
-        where.append("m.created >= ?")
-        params.append(chosen.created_since)
-    if chosen.created_until is not None:
-        where.append("m.created < ?")
-        params.append(chosen.created_until)
+    narrowed, values = narrowing_sql(chosen.narrowing, contains)
+    where += narrowed
+    params += values
     sql = (f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {' AND '.join(where)}"
            " ORDER BY m.created DESC, m.ref DESC LIMIT ? OFFSET ?")
     return sql, [*params, limit, offset]
+
+
+def narrowing_sql(narrowing: Narrowing, contains: str) -> tuple[list[str], list[Any]]:
+    """WHERE conditions (``?`` placeholders) for a Narrowing of the memories table aliased ``m``; ``contains``
+    names the backend's substring-position function (instr, strpos): a tag is looked for as its JSON string
+    in the stored array, so a tag never matches part of another."""
+    where: list[str] = []
+    params: list[Any] = []
+    for column, value in (("m.author_user_id", narrowing.author_user_id),
+                          ("m.author_token_id", narrowing.author_token_id)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    for tag in narrowing.tags:
+        where.append(f"{contains}(m.tags, ?) > 0")
+        params.append(json.dumps(tag, ensure_ascii=False))
+    if narrowing.created_since is not None:
+        where.append("m.created >= ?")
+        params.append(narrowing.created_since)
+    if narrowing.created_until is not None:
+        where.append("m.created < ?")
+        params.append(narrowing.created_until)
+    return where, params

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from notewell.api.context import Caller, Services
@@ -13,7 +13,7 @@ from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model
 from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
-from notewell.records.memories import MEMORY_TYPES
+from notewell.records.memories import MEMORY_TYPES, Narrowing
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
 from notewell.services.idempotency import Answer
@@ -31,6 +31,25 @@ PathFilter = Annotated[str | None, Query(alias="pathFilter", max_length=1000,
                                          description="A location prefix, project first: northwind-advisory/decisions.")]
 MemoryType = Annotated[str | None, Query(alias="memoryType", description=f"One of {', '.join(MEMORY_TYPES)}.")]
 PreferWorking = Annotated[bool, Query(alias="preferWorking", description="Rank recent working memories first.")]
+
+
+def _narrowing(
+    author: Annotated[str | None, Query(max_length=200, description="Written by this user (their user id).")] = None,
+    token: Annotated[str | None, Query(max_length=200, description="Written with this token (its id).")] = None,
+    tag: Annotated[list[str] | None, Query(max_length=m.MAX_TAGS, description="Has this tag (repeat: every one).")]
+    = None,
+    created_since: Annotated[str | None, Query(alias="createdSince", max_length=40,
+                                               description="Created at or after: ISO 8601, or 7d for a week ago.")]
+    = None,
+    created_until: Annotated[str | None, Query(alias="createdUntil", max_length=40,
+                                               description="Created before: ISO 8601 or a duration ago.")] = None,
+) -> Narrowing:
+    """The wider filters every memory read takes: provenance (author, token), tags and creation time."""
+    return m.narrowing(author=author, token=token, tags=tag or (), created_since=created_since,
+                       created_until=created_until)
+
+
+Narrow = Annotated[Narrowing, Depends(_narrowing)]
 
 
 class RememberRequest(BaseModel):
@@ -64,61 +83,50 @@ def remember(caller: Caller, svc: Services, body: RememberRequest, request: Requ
 
 @router.get("/memories", response_model=MemoryPage, responses=ERRORS,
             summary="Memories chosen by their fields, newest first")
-def memories(caller: Caller, svc: Services, request: Request, response: Response,
+def memories(caller: Caller, svc: Services, request: Request, response: Response, narrow: Narrow,
              project: Annotated[str | None, Query(max_length=64, description="Only this project.")] = None,
              path: Annotated[str, Query(max_length=1000, description="Inside project: this path or below it.")] = "",
-             author: Annotated[str | None, Query(max_length=200, description="The author's user id.")] = None,
-             token: Annotated[str | None, Query(max_length=200, description="The id of the token that wrote it.")]
-             = None,
              memory_type: MemoryType = None,
-             tag: Annotated[list[str] | None, Query(max_length=m.MAX_TAGS, description="Has this tag (repeat: all).")]
-             = None,
-             created_since: Annotated[str | None, Query(alias="createdSince", max_length=40,
-                                                        description="Created at or after: ISO 8601, or 7d for a week "
-                                                                    "ago.")] = None,
-             created_until: Annotated[str | None, Query(alias="createdUntil", max_length=40,
-                                                        description="Created before: ISO 8601 or a duration ago.")]
-             = None,
              superseded: Annotated[bool, Query(description="Include superseded memories.")] = False,
              forgotten: Annotated[bool, Query(description="Include forgotten memories you could have forgotten "
                                                           "(yours, a project you may write, any for an admin).")]
              = False,
              limit: Limit = 20, offset: Offset = 0) -> Any:
-    found, more = svc.memory.list_memories(caller, project=project, path=path, author=author, token=token,
-                                     memory_type=memory_type, tags=tag or (), created_since=created_since,
-                                     created_until=created_until, include_superseded=superseded,
-                                     include_forgotten=forgotten, limit=limit, offset=offset)
+    found, more = svc.memory.list_memories(caller, project=project, path=path, memory_type=memory_type,
+                                           narrow=narrow, include_superseded=superseded,
+                                           include_forgotten=forgotten, limit=limit, offset=offset)
     return page(request, response, found, offset, limit, has_more=more)
 
 
 @router.get("/memories/search", response_model=SearchModel, responses=ERRORS,
             summary="Strict search: every word, whole words only")
-def search_memory(caller: Caller, svc: Services, q: Q, limit: SearchLimit = m.SEARCH_LIMIT_DEFAULT,
+def search_memory(caller: Caller, svc: Services, q: Q, narrow: Narrow,
+                  limit: SearchLimit = m.SEARCH_LIMIT_DEFAULT,
                   path_filter: PathFilter = None, memory_type: MemoryType = None,
                   prefer_working: PreferWorking = False) -> Any:
     return svc.memory.search_memory(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
-                                    prefer_working=prefer_working)
+                                    prefer_working=prefer_working, narrow=narrow)
 
 
 @router.get("/memories/recall", response_model=SearchModel, responses=ERRORS,
             summary="Tolerant recall: any word, stems and prefixes, ranked by relevance and age")
-def recall(caller: Caller, svc: Services, q: Q, limit: SearchLimit = m.RECALL_LIMIT_DEFAULT,
+def recall(caller: Caller, svc: Services, q: Q, narrow: Narrow, limit: SearchLimit = m.RECALL_LIMIT_DEFAULT,
            path_filter: PathFilter = None, memory_type: MemoryType = None,
            prefer_working: PreferWorking = False) -> Any:
     return svc.memory.recall(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
-                             prefer_working=prefer_working)
+                             prefer_working=prefer_working, narrow=narrow)
 
 
 @router.get("/memories/context", response_model=record_model(ContextPack), responses=ERRORS,
             summary="A context pack: the best memories (and passages) in at most maxTokens tokens")
-def context(caller: Caller, svc: Services, q: Q,
+def context(caller: Caller, svc: Services, q: Q, narrow: Narrow,
             max_tokens: Annotated[int, Query(alias="maxTokens", ge=m.CONTEXT_TOKENS_MIN, le=m.CONTEXT_TOKENS_MAX,
                                              description="The token budget.")] = m.CONTEXT_TOKENS_DEFAULT,
             include_documents: Annotated[bool, Query(alias="includeDocuments",
                                                      description="Add passages of readable documents.")] = False,
             path_filter: PathFilter = None, memory_type: MemoryType = None) -> Any:
     return svc.memory.recall_context(caller, q, max_tokens=max_tokens, include_documents=include_documents,
-                                     path_filter=path_filter, memory_type=memory_type)
+                                     path_filter=path_filter, memory_type=memory_type, narrow=narrow)
 
 
 @router.get("/memories/{ref}", response_model=MemoryModel, responses=ERRORS, summary="One memory (superseded too)")

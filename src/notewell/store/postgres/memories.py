@@ -23,7 +23,14 @@ from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, listing_sql, memory_from_row, searched_fields, tags_json
+from notewell.store.memory_rows import (
+    MEMORY_COLUMNS,
+    listing_sql,
+    memory_from_row,
+    narrowing_sql,
+    searched_fields,
+    tags_json,
+)
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
@@ -165,6 +172,9 @@ class PostgresMemories:
         if query.memory_type is not None:
             where.append(sql.SQL("m.memory_type = %s"))
             params.append(query.memory_type)
+        narrowed, values = narrowing_sql(query.narrowing, "strpos")
+        where += [sql.SQL(condition.replace("?", "%s")) for condition in narrowed]
+        params += values
         # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order).
         statement = sql.SQL(
             "SELECT id, relevance FROM (SELECT m.id, ts_rank({weights}, m.{column}, {match}) AS relevance"

@@ -21,7 +21,14 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, listing_sql, memory_from_row, searched_fields, tags_json
+from notewell.store.memory_rows import (
+    MEMORY_COLUMNS,
+    listing_sql,
+    memory_from_row,
+    narrowing_sql,
+    searched_fields,
+    tags_json,
+)
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
@@ -184,6 +191,9 @@ class SqliteMemories:
         if query.memory_type is not None:
             where.append("m.memory_type = ?")
             params.append(query.memory_type)
+        narrowed, values = narrowing_sql(query.narrowing, "instr")
+        where += narrowed
+        params += values
         sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
                     f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
         # bm25 costs a few microseconds per matching row: rank only the RANK_WINDOW newest matches (rows are
