@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from notewell.services.tokens import count_tokens
+from notewell.services.token_count import count_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 

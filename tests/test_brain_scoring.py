@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord
 from notewell.services import brain_injection
 from notewell.services.brain_scoring import GENTLE_HINT, STRONG_HINT, after_use, ask_back_hint, session_quality, stage
-from notewell.services.tokens import count_tokens
+from notewell.services.token_count import count_tokens
 
 
 def test_session_quality_formula() -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from conftest import IndexedVault, make_vault
 from memory_world import build_world
 from notewell.services.context_pack import SHORTENED_MARK, PackItem, pack, render, sentence_ends
-from notewell.services.tokens import _PRE_TOKEN, count_tokens
+from notewell.services.token_count import _PRE_TOKEN, count_tokens
 
 words = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzéß0123 "), min_size=1, max_size=12)
 sentences = st.builds(lambda ws, end: " ".join(ws).strip().capitalize() + end,

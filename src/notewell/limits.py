@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from notewell.config import DEFAULT_MAX_FILE_BYTES
-from notewell.scopes import PATH_MAX_CHARS
+from notewell.paths import PATH_MAX_CHARS
 from notewell.search.engine import DEFAULT_SCAN_BUDGET_S, MAX_LINE_CHARS, MAX_QUERY_CHARS
 
 QUERY_MIN_CHARS: Final = 2

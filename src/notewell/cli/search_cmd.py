@@ -9,8 +9,8 @@ from rich.table import Table
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.errors import InvalidArgument
+from notewell.paths import split_vault_path
 from notewell.records.documents import Scope
-from notewell.scopes import split_vault_path
 from notewell.search.engine import CaseMode, SearchRequest
 
 

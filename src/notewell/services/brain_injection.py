@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from notewell.records.brain import KnowledgeRecord
-from notewell.services.tokens import count_tokens
+from notewell.services.token_count import count_tokens
 
 HEADING = "## What I've Learned About You"
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from notewell.services.tokens import count_tokens
+from notewell.services.token_count import count_tokens
 
 SEPARATOR = "\n"
 SHORTENED_MARK = " […]"

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from notewell import limits
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
+from notewell.paths import normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocumentMeta, Scope
-from notewell.scopes import normalize_path, split_vault_path
 from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from notewell.access.principal import Principal
 from notewell.access.tokens import since_from
 from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.paths import normalize_path
 from notewell.records.identity import now_iso
 from notewell.records.memories import (
     MEMORY_TYPES,
@@ -35,7 +36,6 @@ from notewell.records.memories import (
     MemoryRecord,
     Narrowing,
 )
-from notewell.scopes import normalize_path
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
 from notewell.services.passages import document_passages
