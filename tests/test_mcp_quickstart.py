@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
-from typer.testing import CliRunner
+import anyio
+import httpx
 
-from mcp_world import NORTHWIND
+from conftest import run_cli
+from mcp_world import NORTHWIND, connect, free_port
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.quickstart_cmd import ADMIN_EMAIL, TOKEN_FILE, client_setup, ensure_token, web_sign_in
 from notewell.runtime import open_runtime
@@ -42,17 +52,57 @@ def test_client_setup_is_ready_to_paste() -> None:
         "type": "http", "url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer nw_secret"}}}}
 
 
-def test_makefile_serve_runs_quickstart_on_the_example_vault() -> None:
-    makefile = (NORTHWIND.parent.parent / "Makefile").read_text()
-    serve = makefile[makefile.index("\nserve:"):].split("\n\n")[0]
-    assert "notewell quickstart --vault $(VAULT)" in serve
+def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
+    """The command `make serve` runs (its last recipe line, with VAULT and PORT set), run for real: it
+    indexes the vault, prints a token, and answers an MCP search with it on that port."""
+    repo = NORTHWIND.parent.parent
+    port = free_port()
+    vault = tmp_path / "vault"
+    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
+    dry = subprocess.run(["make", "-n", "-s", "serve", f"VAULT={vault}", f"PORT={port}"], cwd=repo,
+                         capture_output=True, text=True, timeout=60, check=True)
+    command = shlex.split(dry.stdout.strip().splitlines()[-1])
+    assert Path(command[0]).name == "notewell"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")},
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    served = subprocess.Popen([sys.executable, "-m", "notewell", *command[1:]], cwd=repo, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        printed = ""
+        assert served.stdout is not None
+        deadline = time.monotonic() + 120
+        while "Bearer nw_" not in printed or not _healthy(port):
+            assert served.poll() is None and time.monotonic() < deadline, printed
+            line = served.stdout.readline()
+            printed += line
+        token = re.search(r"Bearer (nw_[A-Za-z0-9_-]+)", printed)
+        assert token is not None
+        found = anyio.run(_search, f"http://127.0.0.1:{port}/mcp", token.group(1))
+        assert [r["path"] for r in found["results"]] == [
+            "northwind-advisory/2026-q2-pricing-review.md", "northwind-advisory/meetings/meeting-2026-08-14-pricing.md",
+            "northwind-advisory/pricing-policy.md"]
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
 
 
-def test_quickstart_help_names_what_it_does() -> None:
-    from notewell.cli.app import app
+async def _search(url: str, token: str) -> dict[str, Any]:
+    async with connect(url, token) as client:
+        result = await client.call_tool("searchKnowledge", {"query": "maximum discount"})
+        assert not result.is_error
+        return dict(result.structured_content or {})
 
-    result = CliRunner().invoke(app, ["quickstart", "--help"])
-    assert result.exit_code == 0 and "token" in result.stdout
+
+def _healthy(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_quickstart_refuses_a_bad_port_in_one_line(tmp_path: Path) -> None:
+    result = run_cli("quickstart", "--vault", str(tmp_path), "--port", "70000")
+    assert result.exit_code != 0 and "--port" in result.output and "Traceback" not in result.output
 
 
 def test_quickstart_prints_a_working_sign_in_link_for_the_local_admin(tmp_path: Path) -> None:

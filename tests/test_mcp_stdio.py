@@ -13,8 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_world import World
 from notewell.access.principal import LOCAL_OWNER
-from notewell.mcp.registry import choose
-from notewell.mcp.server import instructions_for
+from test_mcp_http import INSTRUCTIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +31,7 @@ async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_wo
     errlog = tmp_path / "stderr.txt"
     with errlog.open("w") as err:
         async with Client(stdio_client(_params(mcp_world, minted.secret), errlog=err), mode="legacy") as client:
-            assert client.instructions == instructions_for(choose(None))
+            assert client.instructions == INSTRUCTIONS
             projects = await client.call_tool("listProjects", {})
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
             hidden = await client.call_tool("listDocs", {"project": "handbook"})

@@ -15,7 +15,6 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from mcp_world import LEGACY, MODERN, World, connect
-from notewell import limits
 from notewell.mcp.tools.knowledge import DATA_NOT_INSTRUCTIONS
 
 pytestmark = pytest.mark.anyio
@@ -146,7 +145,7 @@ async def test_read_doc_pages_a_document_to_its_end(mcp_url: str, mcp_world: Wor
         assert "\n".join(parts) == "\n".join(lines)
         message, argument = await invalid(client, "readDoc", {"path": path, "offset": len(lines) + 5})
         assert argument == "offset" and "past the end" in message
-        message, argument = await invalid(client, "readDoc", {"path": path, "limit": limits.READ_DOC_LINES_MAX + 1})
+        message, argument = await invalid(client, "readDoc", {"path": path, "limit": 2001})
         assert argument == "limit"
 
 
@@ -183,9 +182,10 @@ async def test_get_docs_has_permissions_and_limits_from_the_constants(mcp_url: s
         docs = await call(client, "getDocs", {})
         sections = {s["id"]: s["text"] for s in docs["sections"]}
         assert list(sections) == ["overview", "tools", "permissions", "limits"]
-        assert f"at most {limits.SEARCH_MAX_RESULTS} results" in sections["limits"]
-        assert f"at least {limits.QUERY_MIN_CHARS} characters" in sections["limits"]
-        assert f"{limits.BRAIN_PARENT_LEVELS} parent levels" in sections["limits"]
+        # the seeds' numbers, literally (sasha-searchKnowledge.txt, sasha-searchBrain.txt)
+        assert "at most 40 results" in sections["limits"]
+        assert "at least 2 characters" in sections["limits"]
+        assert "3 parent levels" in sections["limits"]
         assert "2 MB" in sections["limits"]
         assert "readable projects: northwind-advisory, ~alice" in sections["permissions"]
         assert "knowledge:read" in sections["permissions"] and "-32602" in sections["permissions"]
@@ -208,8 +208,8 @@ async def test_search_knowledge_covers_only_what_the_token_sees(mcp_url: str, mc
 async def test_search_knowledge_stops_at_40_one_per_file(mcp_url: str, mcp_world: World) -> None:
     async with connect(mcp_url, mcp_world.tokens["staff"]) as client:
         got = await call(client, "searchKnowledge", {"query": "the"})
-    assert len(got["results"]) == limits.SEARCH_MAX_RESULTS and got["truncated"] is True
-    assert len({r["path"] for r in got["results"]}) == limits.SEARCH_MAX_RESULTS
+    assert len(got["results"]) == 40 and got["truncated"] is True  # the seed's cap, literally
+    assert len({r["path"] for r in got["results"]}) == 40
 
 
 # --- refusals ----------------------------------------------------------------------------------------------
@@ -318,11 +318,11 @@ async def test_search_notes_paths_repo_smart_case_and_regex(mcp_url: str, mcp_wo
         plain = await call(client, "search_notes", {"query": "TODO(", "repo": "projects"})
         todo = await call(client, "search_notes", {"query": r"TODO\(\w+\)", "regex": True, "repo": "projects",
                                                    "limit": 100})
-        assert {m["text"] for m in plain["matches"]} <= {m["text"] for m in todo["matches"]}
+        assert plain["matches"] and {m["text"] for m in plain["matches"]} <= {m["text"] for m in todo["matches"]}
         long = await call(client, "search_notes", {"query": "busy people reading between meetings",
                                                    "path": "handbook/processes/writing-guide.md"})
         assert [(m["line"], m["shortened"], len(m["text"])) for m in long["matches"]] == [
-            (14, True, limits.SNIPPET_MAX_CHARS)]
+            (14, True, 400)]
         assert (await invalid(client, "search_notes", {"query": "(", "regex": True}))[1] == "query"
         assert (await invalid(client, "search_notes", {"query": "x", "limit": 0}))[1] == "limit"
         assert (await invalid(client, "search_notes", {"query": "x", "limit": 101}))[1] == "limit"
