@@ -34,6 +34,7 @@ DbOpt = Annotated[
                               "else <vault>/.notewell/index.db)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+PortOpt = Annotated[int, typer.Option("--port", min=1, max=65535, help="The port to listen on (1 to 65535).")]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

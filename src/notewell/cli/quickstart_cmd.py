@@ -20,7 +20,7 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.service import AccessService
 from notewell.access.sign_in import LINK_LIFETIME, SignInService
-from notewell.cli.app import DbOpt, VaultOpt, app, console, runtime
+from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, console, runtime
 from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, serve_command
 from notewell.config import INDEX_DIR_NAME
 from notewell.errors import NotFound, Unauthenticated
@@ -111,7 +111,7 @@ def web_sign_in(sign_in: SignInService, base_url: str) -> str:
 @app.command("quickstart")
 def quickstart_command(
     host: Annotated[str, typer.Option("--host", help="The address to listen on.")] = DEFAULT_HOST,
-    port: Annotated[int, typer.Option("--port", help="The port to listen on.")] = DEFAULT_PORT,
+    port: PortOpt = DEFAULT_PORT,
     vault: VaultOpt = None,
     db: DbOpt = None,
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import anyio
 import typer
 
-from notewell.cli.app import DbOpt, VaultOpt, app, err_console, fail, runtime
+from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, err_console, fail, runtime
 from notewell.errors import NotewellError
 from notewell.http.door import ServeOptions
 from notewell.mcp import log
@@ -22,7 +22,7 @@ DEFAULT_PORT = 8765
 @app.command("serve")
 def serve_command(
     host: Annotated[str, typer.Option("--host", help="The address to listen on.")] = DEFAULT_HOST,
-    port: Annotated[int, typer.Option("--port", help="The port to listen on.")] = DEFAULT_PORT,
+    port: PortOpt = DEFAULT_PORT,
     allowed_host: Annotated[
         list[str] | None,
         typer.Option("--allowed-host", help="A Host header to accept besides localhost, e.g. notes.example.com "
