@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
 from typer.testing import CliRunner, Result
 
 from conftest import run_cli
@@ -67,7 +68,8 @@ def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:
 
 def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
     assert Throttle() == Throttle(per_account=5, per_address=20)  # the defaults; smaller ones keep this test quick
-    svc = SignInService(rt.store, rt.access, Throttle(per_account=2, per_address=3))
+    quick = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap: the counting is tested
+    svc = SignInService(rt.store, rt.access, Throttle(per_account=2, per_address=3), quick)
     svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
     for _ in range(2):
         with pytest.raises(Unauthenticated):
@@ -149,3 +151,15 @@ def test_passwd_and_login_link_commands(tmp_path: Path) -> None:
 
 def _cli(*args: str, stdin: str) -> Result:
     return CliRunner().invoke(app, list(args), input=stdin, catch_exceptions=False)
+
+
+def test_a_hash_made_with_older_parameters_is_redone_at_sign_in(rt: Runtime) -> None:
+    old = SignInService(rt.store, rt.access, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    old.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
+    user = rt.store.identity.user_by_email("ada@example.com")
+    assert user is not None
+    before = rt.store.credentials.password_hash(user.id)
+    rt.sign_in.sign_in_with_password("ada@example.com", "correct horse", "127.0.0.1")
+    after = rt.store.credentials.password_hash(user.id)
+    assert before is not None and after is not None and after != before
+    assert not rt.sign_in.hasher.check_needs_rehash(after)

@@ -67,10 +67,12 @@ def check_password(password: str) -> str:
 
 
 class SignInService:
-    def __init__(self, store: Store, access: AccessService, throttle: Throttle | None = None) -> None:
+    def __init__(self, store: Store, access: AccessService, throttle: Throttle | None = None,
+                 hasher: PasswordHasher = _HASHER) -> None:
         self.store = store
         self.access = access
         self.throttle = throttle or Throttle()
+        self.hasher = hasher  # argon2id; its parameters decide when a stored hash is redone
 
     # setting credentials
     def set_password(self, p: Principal, email: str, password: str) -> User:
@@ -80,7 +82,7 @@ class SignInService:
             if policy.may_manage(p):
                 raise NotFound(f"No user with email {email.strip()}")
             raise Forbidden("Forbidden: you may set only your own password")
-        self.store.credentials.set_password(user.id, _HASHER.hash(check_password(password)), _now())
+        self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), _now())
         self.access.record(p, "user.password", email_key(user.email), {"id": user.id})
         return user
 
@@ -127,7 +129,7 @@ class SignInService:
         user = self.store.identity.user_by_email(email)
         stored = self.store.credentials.password_hash(user.id) if user else None
         try:
-            _HASHER.verify(stored or _DUMMY_HASH, password)
+            self.hasher.verify(stored or _DUMMY_HASH, password)
             ok = stored is not None
         except (VerificationError, InvalidHashError):
             ok = False
@@ -138,8 +140,8 @@ class SignInService:
         if not user.active:
             self._failed(email, address, user, "deactivated")
             raise Unauthenticated(BAD_CREDENTIALS)
-        if stored is not None and _HASHER.check_needs_rehash(stored):
-            self.store.credentials.set_password(user.id, _HASHER.hash(password), _now())
+        if stored is not None and self.hasher.check_needs_rehash(stored):
+            self.store.credentials.set_password(user.id, self.hasher.hash(password), _now())
         self._signed_in(user, "password", address)
         return user
 
