@@ -274,3 +274,22 @@ def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: 
     response = bob.goto(session_path)  # another person's session: the same 404 as a missing one
     assert response is not None and response.status == 404
     other.close()
+
+
+def test_vault_html_never_runs_in_the_page(page: Page, web_world: World) -> None:
+    from notewell.indexer import sync
+
+    rt = web_world.runtime
+    (rt.settings.vault / "~alice" / "hostile.md").write_text(
+        "# Notes\n\n<script>alert('vault')</script>\n\n<img src=x onerror=\"alert('img')\">\n\n"
+        "[click me](javascript:alert('link'))\n", encoding="utf-8")
+    sync(rt.settings, rt.store)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    sign_in(page, "alice")
+    page.goto("/p/~alice/doc/hostile.md")
+    expect(page.get_by_text("<script>alert('vault')</script>")).to_be_visible()
+    assert page.locator("main script, main img").count() == 0
+    assert page.locator("a[href^='javascript:']").count() == 0
+    page.get_by_text("click me", exact=False).first.click()
+    assert dialogs == []

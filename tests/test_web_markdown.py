@@ -1,0 +1,50 @@
+"""Documents as HTML (notewell.web.markdown): raw HTML and script links never reach the page, and every source
+line of a document lands in exactly one block, so a search hit's #L<n> anchor always exists."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from notewell.web.markdown import numbered_lines, render_markdown
+
+
+def test_raw_html_and_script_links_are_shown_as_text() -> None:
+    text = ("# Title <b>bold</b>\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) "
+            "<img src=x onerror=alert(1)> [ok](other.md)\n")
+    html = "".join(block.html for block in render_markdown(text))
+    assert "<script" not in html and "<img" not in html and "<b>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert 'href="javascript:' not in html
+    assert '<a href="other.md">ok</a>' in html
+
+
+def test_front_matter_is_its_own_block_and_lines_count_from_the_file() -> None:
+    text = "---\ntitle: Pricing\n---\n\n# Pricing\n\nThe maximum discount\nis 10 per cent.\n"
+    blocks = render_markdown(text, wanted_line=8)
+    assert [(b.first, b.last) for b in blocks] == [(1, 3), (5, 5), (7, 8)]
+    assert [b.marked for b in blocks] == [False, False, True]
+    assert "title: Pricing" in blocks[0].html
+
+
+LINE = st.one_of(st.just(""), st.just("---"), st.just("```"), st.just("- item"), st.just("1. step"),
+                 st.just("# Heading"), st.just("> quote"), st.just("    code"), st.just("| a | b |"),
+                 st.just("|---|---|"), st.text(alphabet="ab <>*_`[]()#-|", min_size=1, max_size=12))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, max_size=30))
+def test_every_nonblank_line_is_in_exactly_one_block(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    blocks = render_markdown(text)
+    spans = [(b.first, b.last) for b in blocks]
+    assert all(first <= last for first, last in spans)
+    assert all(a[1] < b[0] for a, b in pairwise(spans)), spans  # in order, no overlap
+    source = numbered_lines(text) if text else []
+    for n, line in enumerate(source, start=1):
+        if line.strip():
+            assert sum(first <= n <= last for first, last in spans) == 1, (n, line, spans)
+    for wanted in range(1, len(source) + 1):
+        assert sum(b.marked for b in render_markdown(text, wanted)) <= 1
