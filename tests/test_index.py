@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -275,11 +276,72 @@ def test_hidden_files_and_folders_are_skipped(tmp_path: Path, index_vault) -> No
     assert found(nv, "secret") == [("p/visible.md", 1)]
 
 
-def test_root_files_belong_to_no_project(tmp_path: Path, index_vault) -> None:
-    vault = make_vault(tmp_path, {"README.md": "root words\n", "p/a.md": "project words\n", "empty/x.bin": b"\x00"})
+def test_root_files_are_the_root_project(tmp_path: Path, index_vault) -> None:
+    """The usual Obsidian layout: notes at the vault root are documents of the project "_root"."""
+    vault = make_vault(tmp_path, {"Welcome.md": "# Welcome\nroot words\n", "p/a.md": "project words\n",
+                                  "empty/x.bin": b"\x00", "notewell.toml": "[index]\n"})
     nv = index_vault(vault)
-    assert paths(nv) == {"p/a.md"}
+    assert paths(nv) == {"_root/Welcome.md", "p/a.md"}
+    assert nv.store.documents.vault_projects() == ["_root", "empty", "p"]
+    assert found(nv, "root words") == [("_root/Welcome.md", 2)]
+    (vault / "Welcome.md").unlink()
+    nv.sync()
     assert nv.store.documents.vault_projects() == ["empty", "p"]
+
+
+def test_a_vault_of_root_notes_only_is_searchable(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {"Daily.md": "standup notes\n", "Ideas.md": "standup ideas\n"})
+    nv = index_vault(vault)
+    assert nv.report.added == 2
+    assert found(nv, "standup") == [("_root/Daily.md", 1), ("_root/Ideas.md", 1)]
+
+
+def test_a_folder_named_like_the_root_project_is_left_out(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {"_root/a.md": "word\n", "b.md": "word\n"})
+    nv = index_vault(vault)
+    assert paths(nv) == {"_root/b.md"}
+    assert [(x.path, x.why) for x in nv.report.left_out] == [("_root/", "ignored")]
+
+
+def test_extensionless_text_files_are_indexed_and_binary_ones_left_out(tmp_path: Path, index_vault) -> None:
+    vault = make_vault(tmp_path, {
+        "p/README": "Plain text without an extension\n",
+        "p/base-passwd-README": "é accents " * 1000 + "\n",  # a character cut at the 8 KB mark is still text
+        "p/blob": b"\x7fELF\x00\x01binary",
+        "p/latin1": "caf\xe9\n".encode("latin-1"),
+        "LICENSE": "MIT License\n",
+    })
+    nv = index_vault(vault)
+    assert paths(nv) == {"p/README", "p/base-passwd-README", "_root/LICENSE"}
+    assert found(nv, "without an extension") == [("p/README", 1)]
+    assert nv.store.documents.meta("p", "README").title == "README"  # type: ignore[union-attr]
+    assert {(x.path, x.why) for x in nv.report.left_out} == {("p/blob", "type"), ("p/latin1", "type")}
+
+
+def test_index_reports_what_it_left_out_as_counts_and_verbose_lists_them(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {
+        ".gitignore": "drafts/\n",
+        "p/doc.md": "word\n",
+        "p/image.png": b"\x89PNG",
+        "p/drafts/d.md": "word\n",
+        "p/.obsidian/app.json": "{}",
+        "p/big.md": "x" * 200,
+        "p/data.txt": b"\x00\x01",
+        "notewell.toml": "[index]\nmax_file_bytes = 100\n",
+    })
+    db = str(tmp_path / "i.db")
+    plain = run_cli("index", "--vault", str(vault), "--db", db)
+    assert plain.exit_code == 0, plain.stderr
+    lines = plain.stdout.strip().splitlines()
+    assert lines[0].startswith("Indexed: 1 added")
+    assert lines[1] == "Left out: 2 type, 1 size, 3 ignored (--verbose lists them)"
+    verbose = run_cli("index", "--vault", str(vault), "--db", db, "--verbose")
+    listed = verbose.stdout.strip().splitlines()[2:]
+    assert [line.split()[:2] for line in listed] == [
+        ["ignored", "notewell.toml"], ["ignored", "p/.obsidian/"], ["size", "p/big.md"], ["type", "p/data.txt"],
+        ["ignored", "p/drafts/"], ["type", "p/image.png"]]
+    as_json = run_cli("index", "--vault", str(vault), "--db", db, "--json")
+    assert json.loads(as_json.stdout)["leftOut"] == {"type": 2, "size": 1, "ignored": 3, "unreadable": 0}
 
 
 def test_ignore_files_at_several_levels(tmp_path: Path, index_vault) -> None:
@@ -358,7 +420,7 @@ def test_default_file_types(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {f"p/f.{ext}": "word\n" for ext in indexed_types + other_types}
                        | {"p/noext": "word\n"})
     nv = index_vault(vault)
-    assert paths(nv) == {f"p/f.{ext}" for ext in indexed_types}
+    assert paths(nv) == {f"p/f.{ext}" for ext in indexed_types} | {"p/noext"}  # text without an extension
     assert skipped(nv) == {}
 
 

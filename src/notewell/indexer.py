@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +22,7 @@ from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.records.documents import BrainRecord, DocKey, DocumentInput, SkippedRecord
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
-from notewell.vault.scan import VaultFile, scan_vault
+from notewell.vault.scan import EVERYTHING, LeftOut, Subtrees, VaultFile, disk_path, left_out_reason, scan_vault
 from notewell.vault.verified_read import FileTooLarge, read_verified
 
 BINARY_SNIFF_BYTES = 8192
@@ -30,6 +31,7 @@ BINARY_SNIFF_BYTES = 8192
 # one, so the next sync hashes it again, until it is older than this.
 RACY_WINDOW_NS = 2_000_000_000
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
+LEFT_OUT_REASONS = ("type", "size", "ignored", "unreadable")
 
 
 @dataclass
@@ -43,18 +45,29 @@ class IndexReport:
     bytes_read: int = 0
     seconds: float = 0.0
     passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
+    left_out: list[LeftOut] = field(default_factory=list)  # every vault entry that is not a document
 
     @property
     def did_work(self) -> bool:
         return bool(self.added or self.changed or self.removed or self.renamed)
 
+    def left_out_counts(self) -> dict[str, int]:
+        """How many entries were left out, per reason (type, size, ignored, unreadable)."""
+        counts = Counter(item.why for item in self.left_out)
+        return {why: counts[why] for why in LEFT_OUT_REASONS}
+
     def summary(self) -> str:
         mb = self.bytes_read / 1_000_000
         if not self.did_work:
-            return (f"Up to date: nothing changed ({self.unchanged} documents, {self.skipped} skipped, "
+            line = (f"Up to date: nothing changed ({self.unchanged} documents, {self.skipped} skipped, "
                     f"{self.seconds:.2f} s)")
-        return (f"Indexed: {self.added} added, {self.changed} changed, {self.removed} removed, "
-                f"{self.renamed} renamed, {self.skipped} skipped, {mb:.1f} MB in {self.seconds:.2f} s")
+        else:
+            line = (f"Indexed: {self.added} added, {self.changed} changed, {self.removed} removed, "
+                    f"{self.renamed} renamed, {self.skipped} skipped, {mb:.1f} MB in {self.seconds:.2f} s")
+        if not self.left_out:
+            return line
+        counts = ", ".join(f"{n} {why}" for why, n in self.left_out_counts().items() if n)
+        return f"{line}\nLeft out: {counts} (--verbose lists them)"
 
 
 @dataclass(frozen=True)
@@ -137,8 +150,14 @@ def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -
     return None
 
 
-def sync(settings: Settings, store: Store, progress: Progress | None = None) -> IndexReport:
-    """Bring the store in line with the vault; returns what was done."""
+def sync(
+    settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING
+) -> IndexReport:
+    """Bring the store in line with the vault; returns what was done.
+
+    ``only`` limits the work to some files and folders (what a watcher saw change): the rest of the
+    store is left as it is, and brains are rebuilt only when a brain.md was among the changes.
+    """
     started = time.perf_counter()
     racy_from = time.time_ns() - RACY_WINDOW_NS
 
@@ -147,9 +166,9 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
         return file.mtime_ns - 1 if file.mtime_ns >= racy_from else file.mtime_ns
 
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
-                      exclude=(settings.vault / INDEX_DIR_NAME,))
+                      exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
     report = IndexReport()
-    state = store.documents.state()
+    state = {key: st for key, st in store.documents.state().items() if only.covers(disk_path(*key))}
     on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     to_read = [f for key, f in on_disk.items()
@@ -160,6 +179,7 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
     for key, st in sorted(gone.items()):
         gone_by_sha.setdefault(st.sha256, []).append(key)
     projects = scan.projects
+    touched = [*(f.path for f in to_read), *(key[1] for key in gone)]
     done = 0
     changed_any = False
     with store.documents.writer() as writer:
@@ -209,15 +229,20 @@ def sync(settings: Settings, store: Store, progress: Progress | None = None) -> 
                 report.removed += 1
         report.unchanged += len(on_disk) - len(to_read)
         report.skipped = len(skipped)
-        report.passed_over = [f"{s.project}/{s.path}: {s.reason}" for s in skipped]
+        report.passed_over = [f"{disk_path(s.project, s.path)}: {s.reason}" for s in skipped]
         changed_any = report.did_work
-        previous_skipped = {(s.project, s.path, s.reason) for s in store.documents.skipped()}
-        if {(s.project, s.path, s.reason) for s in skipped} != previous_skipped:
-            writer.set_skipped(skipped)
+        previous = store.documents.skipped()
+        kept = [s for s in previous if not only.covers(disk_path(s.project, s.path))]
+        if {(s.project, s.path, s.reason) for s in [*kept, *skipped]} != {(s.project, s.path, s.reason)
+                                                                            for s in previous}:
+            writer.set_skipped([*kept, *skipped])
         if projects != store.documents.vault_projects():
             writer.set_projects(projects)
             changed_any = True
-        if changed_any:
+        if changed_any and (only.everything or any(posixpath.basename(path) == BRAIN_FILE for path in touched)):
             writer.set_brains(_brains(store))
+    report.left_out = sorted(
+        [*scan.left_out, *(LeftOut(disk_path(s.project, s.path), left_out_reason(s.reason), s.reason)
+                           for s in skipped)], key=lambda item: item.path)
     report.seconds = time.perf_counter() - started
     return report

@@ -1,41 +1,95 @@
-"""notewell index: sync the store with the vault."""
+"""notewell index: sync the store with the vault, once or (--watch) for as long as it runs."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
-from notewell.indexer import sync
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
+from notewell.indexer import IndexReport, sync
+from notewell.indexer import Progress as ProgressCallback
 
+PROGRESS_LINE_EVERY_S = 5.0
 PASSED_OVER_SHOWN = 50
 
 
 @app.command("index")
-def index_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+def index_command(
+    vault: VaultOpt = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file and folder left out, "
+                                                                  "with the reason.")] = False,
+    watch: Annotated[bool, typer.Option("--watch", help="After the sync, keep watching the vault and sync each "
+                                                        "change (a standalone indexer; Ctrl-C stops it).")] = False,
+) -> None:
     """Sync the store with the vault: add new files, update changed ones, drop deleted ones."""
     with runtime(vault, db) as rt:
-        if console.is_terminal and not json_out:
-            with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                          TimeRemainingColumn(), console=console, transient=True) as bar:
-                task = bar.add_task("Indexing", total=None)
-                report = sync(rt.settings, rt.store,
-                              progress=lambda done, total: bar.update(task, completed=done, total=total))
-        else:
-            report = sync(rt.settings, rt.store)
+        with _progress(enabled=not json_out) as progress:
+            report = sync(rt.settings, rt.store, progress=progress)
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
         if json_out:
-            print_json({"added": report.added, "changed": report.changed, "removed": report.removed,
-                        "renamed": report.renamed, "skipped": report.skipped, "unchanged": report.unchanged,
-                        "bytes": report.bytes_read, "seconds": round(report.seconds, 3),
-                        "didWork": report.did_work})
+            print_json(_as_json(report, verbose))
         else:
-            console.print(report.summary(), highlight=False)
-            _print_passed_over(report.passed_over)
+            console.print(report.summary(), highlight=False, markup=False)
+            if verbose:
+                for item in report.left_out:
+                    console.print(f"  {item.why:<10} {item.path}  ({item.detail})", highlight=False, markup=False)
+            else:
+                _print_passed_over(report.passed_over)
+        if watch:
+            from notewell.cli.watch_cli import watch_until_interrupted
+
+            watch_until_interrupted(rt)
 
 
+def _as_json(report: IndexReport, verbose: bool) -> dict[str, object]:
+    data: dict[str, object] = {
+        "added": report.added, "changed": report.changed, "removed": report.removed, "renamed": report.renamed,
+        "skipped": report.skipped, "unchanged": report.unchanged, "bytes": report.bytes_read,
+        "seconds": round(report.seconds, 3), "didWork": report.did_work, "leftOut": report.left_out_counts(),
+    }
+    if verbose:
+        data["leftOutFiles"] = [{"path": x.path, "reason": x.why, "detail": x.detail} for x in report.left_out]
+    return data
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[ProgressCallback | None]:
+    """A bar on a terminal; elsewhere (a log, a pipe) a line on stderr every few seconds of a long sync."""
+    if not enabled:
+        yield None
+    elif console.is_terminal:
+        with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                      TimeRemainingColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("Indexing", total=None)
+            yield lambda done, total: bar.update(task, completed=done, total=total)
+    else:
+        yield _ProgressLines().update
+
+
+class _ProgressLines:
+    def __init__(self) -> None:
+        self._next = time.monotonic() + PROGRESS_LINE_EVERY_S
+
+    def update(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + PROGRESS_LINE_EVERY_S
+        share = f" ({100 * done // total}%)" if total else ""
+        err_console.print(f"Indexing: {done / 1e6:.1f} of {total / 1e6:.1f} MB read{share}", highlight=False,
+                          markup=False)
 def _print_passed_over(lines: list[str]) -> None:
     """Each skipped file with its reason (a symlink not followed, a name that is not UTF-8, a size)."""
     for line in lines[:PASSED_OVER_SHOWN]:
         console.print(f"  skipped {line}", highlight=False, markup=False, soft_wrap=True)
     if len(lines) > PASSED_OVER_SHOWN:
         console.print(f"  ... and {len(lines) - PASSED_OVER_SHOWN} more skipped files", highlight=False)
+
+

@@ -133,4 +133,5 @@ def quickstart_command(
                   highlight=False, markup=False, soft_wrap=True)
     console.print(client_setup(url, secret) + "\n", highlight=False, markup=False, soft_wrap=True)
     console.print(web + "\n", highlight=False, markup=False, soft_wrap=True)
-    serve_command(host=host, port=port, allowed_host=None, toolsets=None, stdio=False, vault=str(vault_path), db=db)
+    serve_command(host=host, port=port, allowed_host=None, toolsets=None, stdio=False, watch=True, log_level=None,
+                  vault=str(vault_path), db=db)

@@ -1,7 +1,9 @@
-"""notewell serve: the HTTP server (notewell.http.app: /mcp and every other door), or MCP over stdio (--stdio)."""
+"""notewell serve: the HTTP server (notewell.http.app: /mcp and every other door), or MCP over stdio (--stdio);
+either watches the vault unless --no-watch."""
 
 from __future__ import annotations
 
+import socket
 from typing import Annotated
 
 import anyio
@@ -14,9 +16,18 @@ from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime
+from notewell.watcher import start_watcher
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+
+WatchOpt = Annotated[bool, typer.Option("--watch/--no-watch", help="Sync each change of the vault as it happens "
+                                                                   "(default), or serve the store as it is.")]
+LogLevelOpt = Annotated[
+    str | None,
+    typer.Option("--log-level", help=f"{', '.join(log.LEVELS)}: request lines are info (default: "
+                                     f"${log.LOG_LEVEL_ENV}, else info over HTTP and warning over stdio)."),
+]
 
 
 @app.command("serve")
@@ -35,22 +46,45 @@ def serve_command(
     stdio: Annotated[bool, typer.Option("--stdio", help="Serve one client over stdin/stdout instead of HTTP; "
                                                         "acts for the token in NOTEWELL_TOKEN, else the local "
                                                         "owner.")] = False,
+    watch: WatchOpt = True,
+    log_level: LogLevelOpt = None,
     vault: VaultOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
-        log.setup()
+        log.setup(log.resolve_level(log_level, "warning" if stdio else "info"))
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
         if stdio:
             deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
             principal = stdio_principal(deps)
-            anyio.run(serve_stdio, deps, chosen, principal)
+            sync_projects = lambda ids: rt.access.sync_vault_projects(ids, rt.settings.vault)  # noqa: E731
+            watcher = start_watcher(rt.settings, rt.store, sync_projects) if watch else None
+            try:
+                anyio.run(serve_stdio, deps, chosen, principal)
+            finally:
+                if watcher is not None:
+                    watcher.stop()
             return
-        _serve_http(rt, ServeOptions(chosen, allowed_host or []), host, port)
+        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch), host, port)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything says the server runs; a port in use is one error line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise fail(f"--port: cannot listen on {host}:{port} ({exc.strerror}); stop what uses it, or pass "
+                   "another --port (make serve: PORT=...)") from None
+    sock.listen(2048)
+    return sock
 
 
 def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> None:
@@ -67,6 +101,12 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
         app = build_app(rt, options)
     except NotewellError as exc:
         raise fail(str(exc)) from None
+    sock = _bind(host, port)
+    watching = "watching the vault" if options.watch else "not watching the vault"
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
-                      f"{', '.join(t.name for t in options.toolsets)}); Ctrl-C stops it", highlight=False, markup=False)
-    uvicorn.Server(server_config(app, host, port)).run()
+                      f"{', '.join(t.name for t in options.toolsets)}; {watching}); Ctrl-C stops it",
+                      highlight=False, markup=False)
+    try:
+        uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
+    finally:
+        sock.close()

@@ -21,6 +21,7 @@ from starlette.applications import Starlette
 from notewell.http.door import Door, ServeOptions
 from notewell.http.doors import health_door, mcp_door, rest_door, web_door
 from notewell.http.tasks import BackgroundTask, running
+from notewell.http.watch_task import vault_watcher_task
 from notewell.runtime import Runtime
 
 DoorFactory = Callable[[Runtime, ServeOptions], Door]
@@ -33,7 +34,9 @@ DOORS: tuple[DoorFactory, ...] = (
     web_door,  # / (browser pages, session cookies and CSRF), last
 )
 
-BACKGROUND_TASKS: tuple[TaskFactory, ...] = ()
+BACKGROUND_TASKS: tuple[TaskFactory, ...] = (
+    vault_watcher_task,  # syncs the vault's changes (ServeOptions.watch)
+)
 
 
 def build_app(rt: Runtime, options: ServeOptions, *, doors: Sequence[DoorFactory] = DOORS,

@@ -8,8 +8,11 @@ logged: callers pass the token id, and a session id only as an 8-character prefi
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import TextIO
+
+from notewell.errors import ConfigError
 
 logger = logging.getLogger("notewell.mcp")
 
@@ -46,12 +49,26 @@ class _StderrHandler(logging.StreamHandler[TextIO]):
         pass
 
 
-def setup() -> None:
-    """Send the notewell.mcp lines to stderr as they are (idempotent)."""
-    if any(isinstance(h, _StderrHandler) for h in logger.handlers):
-        return
-    handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+LEVELS = ("debug", "info", "warning", "error")
+LOG_LEVEL_ENV = "NOTEWELL_LOG_LEVEL"
+
+
+def resolve_level(given: str | None, default: str) -> str:
+    """The level --log-level gives, else $NOTEWELL_LOG_LEVEL, else ``default``; a wrong one names its source."""
+    level = (given or os.environ.get(LOG_LEVEL_ENV) or default).strip().lower()
+    if level not in LEVELS:
+        source = "--log-level" if given else LOG_LEVEL_ENV
+        raise ConfigError(f"{source}: {level!r} is not a log level; use one of {', '.join(LEVELS)}")
+    return level
+
+
+def setup(level: str = "info") -> None:
+    """Send Notewell's lines (notewell.mcp requests at info, notewell.watch, ...) at ``level`` and above
+    to stderr as they are (idempotent: a second call only changes the level)."""
+    root = logging.getLogger("notewell")
+    root.setLevel(level.upper())
+    root.propagate = False
+    if not any(isinstance(h, _StderrHandler) for h in root.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        root.addHandler(handler)

@@ -1,23 +1,30 @@
 """Walk a vault and list the files to index, with the reason for each one left out.
 
-Each top-level folder is a project whose id is the folder's name. Hidden files and folders, the index
-folder, and what a .gitignore or .notewellignore (at any level, gitignore syntax) excludes are skipped
-without a record; files of other types are passed over; files that are too large, names that are not
-UTF-8, and symlinks the link policy does not follow (links.py) are recorded as skipped with the reason.
+Each top-level folder is a project whose id is the folder's name; the files at the vault root form the
+project ``_root`` (ROOT_PROJECT). A file of one of the configured types is a document, and so is a file
+without an extension whose first 8 KB are UTF-8 text with no NUL byte. Files that are too large, names
+that are not UTF-8, and symlinks the link policy does not follow (links.py) are recorded as skipped with
+the reason (the store keeps these). Everything else left out (hidden entries, what a .gitignore or
+.notewellignore excludes at any level, other types) is listed in ``ScanResult.left_out`` with its
+reason, for the index report; the index folder is passed over.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
-from notewell.vault.links import Folder, Followed, judge_link
+from notewell.vault.links import OTHER_TYPE, Folder, Followed, judge_link
 
 IGNORE_FILES = (".gitignore", ".notewellignore")
+ROOT_PROJECT = "_root"  # the project of the files at the vault root; a top-level folder of this name is left out
+SETTINGS_FILE = "notewell.toml"  # Notewell's settings at the vault root: never a document
+TEXT_SNIFF_BYTES = 8192
 
 
 @dataclass(frozen=True)
@@ -38,12 +45,72 @@ class SkippedFile:
     reason: str
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A vault entry that is not a document: ``why`` is "type", "size", "ignored" or "unreadable"."""
+
+    path: str  # vault-relative, "/"-separated; a folder (left out whole, not walked) ends with "/"
+    why: str
+    detail: str
+
+
 @dataclass
 class ScanResult:
     files: list[VaultFile]
     skipped: list[SkippedFile]
-    projects: list[str]  # every project folder walked, empty ones too, sorted
+    projects: list[str]  # every project folder walked, empty ones too, and ROOT_PROJECT when it has files; sorted
     root: Path  # the vault, resolved: sources are relative to it
+    left_out: list[LeftOut] = field(default_factory=list)
+
+
+class Subtrees:
+    """The part of the vault a scan covers: the whole of it, or some files and folders (vault-relative)."""
+
+    def __init__(self, paths: Collection[str] | None = None) -> None:
+        self._paths = None if paths is None or "" in paths else tuple(paths)
+
+    @property
+    def everything(self) -> bool:
+        return self._paths is None
+
+    def covers(self, rel: str) -> bool:
+        """Is ``rel`` one of the paths or inside one?"""
+        return self._paths is None or any(rel == p or rel.startswith(p + "/") for p in self._paths)
+
+    def leads_to(self, folder: str) -> bool:
+        """Must ``folder`` be walked: is it covered, or on the way to a covered path?"""
+        return self.covers(folder) or any(p.startswith(folder + "/") for p in self._paths or ())
+
+
+EVERYTHING = Subtrees()
+
+
+def disk_path(project: str, path: str) -> str:
+    """The vault-relative path of a project's file."""
+    return path if project == ROOT_PROJECT else f"{project}/{path}"
+
+
+def left_out_reason(reason: str) -> str:
+    """The report's category ("type", "size", "unreadable") of a skipped file's recorded reason."""
+    if reason.startswith("larger than"):
+        return "size"
+    return "type" if reason in ("binary file", OTHER_TYPE) else "unreadable"
+
+
+def is_text_file(path: Path) -> bool:
+    """UTF-8 with no NUL byte in the first 8 KB (a character cut at the 8 KB mark still counts)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(TEXT_SNIFF_BYTES)
+    except OSError:
+        return False
+    if b"\x00" in head:
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Ignores:
@@ -106,24 +173,64 @@ def _valid_name(name: str) -> bool:
 
 
 def scan_vault(
-    vault: Path, file_types: tuple[str, ...], max_file_bytes: int, exclude: tuple[Path, ...] = ()
+    vault: Path, file_types: tuple[str, ...], max_file_bytes: int, exclude: tuple[Path, ...] = (),
+    only: Subtrees = EVERYTHING,
 ) -> ScanResult:
-    """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over."""
+    """List the indexable files of ``vault``; ``exclude`` names folders (the index's own) to pass over.
+
+    With ``only``, files and left-out entries outside it are not listed (the projects always are, and the
+    files at the root are always looked at, as they decide whether ROOT_PROJECT is a project).
+    """
     root = vault.resolve()
     excluded = {str(p.resolve()) for p in exclude}
     result = ScanResult(files=[], skipped=[], projects=[], root=root)
     ignores = _Ignores()
     pushed = ignores.load(root, "")
     types = {t.lower() for t in file_types}
+    root_files: list[str] = []
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
-        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False) or not _valid_name(entry.name):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if entry.path in excluded or not _valid_name(entry.name) or entry.name in IGNORE_FILES:
             continue
-        if entry.path in excluded or ignores.excluded(entry.name, True):
-            continue
-        result.projects.append(entry.name)
-        _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result)
+        shown = entry.name + ("/" if is_dir else "")
+        if entry.name.startswith("."):
+            _leave_out(result, only, LeftOut(shown, "ignored", "hidden"))
+        elif ignores.excluded(entry.name, is_dir):
+            _leave_out(result, only, LeftOut(shown, "ignored", "an ignore file"))
+        elif is_dir and entry.name == ROOT_PROJECT:
+            _leave_out(result, only, LeftOut(shown, "ignored", "this name is the project of the files at the "
+                                                               "vault root"))
+        elif is_dir:
+            result.projects.append(entry.name)
+            if only.leads_to(entry.name):
+                _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result,
+                              only)
+        elif entry.name == SETTINGS_FILE:
+            _leave_out(result, only, LeftOut(shown, "ignored", "Notewell's settings"))
+        elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
+            root_files.append(entry.name)
+    _add_root_files(root, root_files, types, max_file_bytes, excluded, result, only)
     ignores.pop(pushed)
+    result.projects.sort()
     return result
+
+
+def _leave_out(result: ScanResult, only: Subtrees, item: LeftOut) -> None:
+    if only.covers(item.path.rstrip("/")):
+        result.left_out.append(item)
+
+
+def _add_root_files(root: Path, names: list[str], types: set[str], max_bytes: int, excluded: set[str],
+                    result: ScanResult, only: Subtrees) -> None:
+    """The files at the vault root, as ROOT_PROJECT's; it is a project when one of them is a document."""
+    found = ScanResult(files=[], skipped=[], projects=[], root=root)
+    for name in names:
+        _add_file(root, ROOT_PROJECT, name, types, max_bytes, excluded, found)
+    if found.files:
+        result.projects.append(ROOT_PROJECT)
+    result.files.extend(f for f in found.files if only.covers(f.path))
+    result.skipped.extend(f for f in found.skipped if only.covers(f.path))
+    result.left_out.extend(f for f in found.left_out if only.covers(f.path))
 
 
 def _walk_project(
@@ -135,45 +242,60 @@ def _walk_project(
     excluded: set[str],
     ignores: _Ignores,
     result: ScanResult,
+    only: Subtrees,
 ) -> None:
-    for item in _walk(folder, project, ignores, excluded):
-        rel_in_project = item[len(project) + 1:]
-        if not _valid_name(rel_in_project):
-            printable = os.fsencode(rel_in_project).decode("utf-8", "replace")
-            result.skipped.append(SkippedFile(project, printable, 0, "file name is not valid UTF-8"))
-            continue
-        if not _indexable(item, types):
-            continue
-        abspath = root / item
-        source, size, mtime_ns = item, 0, 0
-        try:
-            if abspath.is_symlink():
-                verdict = judge_link(root, project, abspath, lambda name: _indexable(name, types),
-                                     lambda rel: _path_excluded(root, rel, excluded))
-                if isinstance(verdict, Folder):
-                    continue
-                if not isinstance(verdict, Followed):
-                    result.skipped.append(SkippedFile(project, rel_in_project, 0, verdict.reason))
-                    continue
-                source, size, mtime_ns = verdict.source, verdict.size, verdict.mtime_ns
-            else:
-                lst = abspath.lstat()
-                size, mtime_ns = lst.st_size, lst.st_mtime_ns
-        except OSError as exc:
-            result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
-            continue
-        if size > max_bytes:
-            result.skipped.append(SkippedFile(project, rel_in_project, size, f"larger than the {max_bytes} byte limit"))
-            continue
-        result.files.append(VaultFile(project, rel_in_project, abspath, size, mtime_ns, source))
+    for item in _walk(folder, project, ignores, excluded, result.left_out, only):
+        _add_file(root, project, item[len(project) + 1:], types, max_bytes, excluded, result)
+
+
+def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], max_bytes: int, excluded: set[str],
+              result: ScanResult) -> None:
+    """Record the file at ``rel_in_project`` of ``project`` as a document, skipped or left out."""
+    item = disk_path(project, rel_in_project)
+    if not _valid_name(rel_in_project):
+        printable = os.fsencode(rel_in_project).decode("utf-8", "replace")
+        result.skipped.append(SkippedFile(project, printable, 0, "file name is not valid UTF-8"))
+        return
+    if not _indexable(item, types):
+        result.left_out.append(LeftOut(item, "type", f"{os.path.splitext(item)[1]} is not a listed type"))
+        return
+    abspath = root / item
+    source, size, mtime_ns = item, 0, 0
+    try:
+        if abspath.is_symlink():
+            verdict = judge_link(root, project, abspath, lambda name: _indexable(name, types),
+                                 lambda rel: _path_excluded(root, rel, excluded))
+            if isinstance(verdict, Folder):
+                return
+            if not isinstance(verdict, Followed):
+                result.skipped.append(SkippedFile(project, rel_in_project, 0, verdict.reason))
+                return
+            source, size, mtime_ns = verdict.source, verdict.size, verdict.mtime_ns
+        else:
+            lst = abspath.lstat()
+            size, mtime_ns = lst.st_size, lst.st_mtime_ns
+    except OSError as exc:
+        result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
+        return
+    if size > max_bytes:
+        result.skipped.append(SkippedFile(project, rel_in_project, size, f"larger than the {max_bytes} byte limit"))
+        return
+    if not os.path.splitext(source)[1] and not is_text_file(root / source):
+        result.left_out.append(LeftOut(item, "type", "no extension and not UTF-8 text"))
+        return
+    result.files.append(VaultFile(project, rel_in_project, abspath, size, mtime_ns, source))
 
 
 def _indexable(name: str, types: set[str]) -> bool:
-    return os.path.splitext(name)[1].lower() in types
+    """Of a listed type, or without an extension (then a document if its start is text: is_text_file)."""
+    ext = os.path.splitext(name)[1].lower()
+    return not ext or ext in types
 
 
-def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str]) -> Iterator[str]:
-    """Yield vault-relative file paths below ``folder`` in sorted order, honouring ignore files.
+def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str], left_out: list[LeftOut],
+          only: Subtrees) -> Iterator[str]:
+    """Yield vault-relative file paths below ``folder`` (within ``only``) in sorted order, honouring ignore
+    files; hidden and ignored entries go to ``left_out``.
 
     ``folder`` lies below the resolved vault and symlinked folders are never entered, so an entry's path
     is already its real path: it is compared with ``excluded`` as it is.
@@ -184,16 +306,20 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str]) -> Iter
         entries = []
     pushed = ignores.load(folder, rel, {e.name for e in entries})
     for entry in entries:
-        if entry.name.startswith("."):
-            continue
         child = f"{rel}/{entry.name}"
-        if not _valid_name(entry.name):  # reported by the caller; ignore patterns cannot be matched against it
-            yield child
+        if entry.path in excluded or entry.name in IGNORE_FILES or not only.leads_to(child):
             continue
-        if entry.is_dir(follow_symlinks=False):
-            if entry.path in excluded or ignores.excluded(child, True):
-                continue
-            yield from _walk(Path(entry.path), child, ignores, excluded)
-        elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and not ignores.excluded(child, False):
+        if not _valid_name(entry.name):  # reported by the caller; ignore patterns cannot be matched against it
+            if not entry.name.startswith("."):
+                yield child
+            continue
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if entry.name.startswith(".") or ignores.excluded(child, is_dir):
+            if only.covers(child):
+                why = "hidden" if entry.name.startswith(".") else "an ignore file"
+                left_out.append(LeftOut(child + ("/" if is_dir else ""), "ignored", why))
+        elif is_dir:
+            yield from _walk(Path(entry.path), child, ignores, excluded, left_out, only)
+        elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and only.covers(child):
             yield child
     ignores.pop(pushed)

@@ -1,0 +1,27 @@
+"""The vault watcher as a background task of the server (notewell serve without --no-watch)."""
+
+from __future__ import annotations
+
+import anyio
+
+from notewell.http.door import ServeOptions
+from notewell.http.tasks import BackgroundTask
+from notewell.runtime import Runtime
+from notewell.watcher import start_watcher
+
+
+def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
+    """Runs the watcher's thread while the server runs (when ``options.watch``); stops it at shutdown."""
+
+    async def run() -> None:
+        if not options.watch:
+            return
+        watcher = start_watcher(rt.settings, rt.store,
+                                lambda projects: rt.access.sync_vault_projects(projects, rt.settings.vault))
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(watcher.stop)
+
+    return BackgroundTask("vault-watcher", run)

@@ -1,0 +1,29 @@
+"""Which of several processes sharing one store writes the vault's documents: a lease on a lock.
+
+On PostgreSQL the lease is a session advisory lock held on a connection of its own; on SQLite an
+exclusive flock on a file beside the database. Either is released by the operating system or the
+database server the moment its holder dies, so another process takes over at its next attempt.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Leadership(Protocol):
+    def try_acquire(self) -> bool:
+        """Hold the lease (taking it when free); True while this process holds it. Never raises."""
+        ...
+
+    def release(self) -> None: ...
+
+
+def open_leadership(db: str) -> Leadership:
+    """The lease for the store ``db`` names (a file path or a postgresql:// URL)."""
+    if db.startswith(("postgresql://", "postgres://")):
+        from notewell.store.postgres.leadership import AdvisoryLockLeadership
+
+        return AdvisoryLockLeadership(db)
+    from notewell.store.sqlite.leadership import FileLockLeadership
+
+    return FileLockLeadership(db)

@@ -1,0 +1,173 @@
+"""Keep the store in line with the vault while Notewell runs: watch the folder, sync what changed.
+
+One process per store writes documents: the one holding the store's lease (store.leadership). It
+first syncs the whole vault (what changed while nobody watched), then syncs each batch of changes
+the file system reports, limited to the changed files and folders. A burst (a git checkout) arrives
+as one batch: changes are gathered until none came for STEP_MS, or for at most DEBOUNCE_MS. A
+change to an ignore file or to notewell.toml, or a batch too large to list, syncs the whole vault.
+A file that could not be read, or a sync that failed (the database busy or away), is tried again
+with a growing pause; nothing stops the watcher but its stop event. The others wait for the lease
+and keep serving: serving reads the store only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+
+import watchfiles
+
+from notewell.config import CONFIG_FILE_NAME, INDEX_DIR_NAME, Settings
+from notewell.indexer import IndexReport, sync
+from notewell.store.base import Store
+from notewell.store.leadership import Leadership, open_leadership
+from notewell.vault.scan import EVERYTHING, IGNORE_FILES, Subtrees
+
+STEP_MS = 50  # a batch is complete after this long without a new change...
+DEBOUNCE_MS = 400  # ...or after this long in all
+TICK_MS = 1000  # with no change, wake this often: check the lease, run a due retry
+LEADER_POLL_S = 2.0  # a process without the lease tries to take it this often
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 30.0
+MAX_LISTED_PATHS = 200  # a larger batch is synced by top-level entry, or whole
+
+logger = logging.getLogger("notewell.watch")
+OnSynced = Callable[[IndexReport], None]
+
+
+class VaultWatcher:
+    """Watches ``settings.vault`` and syncs ``store``, while it holds ``leadership``, until stopped."""
+
+    def __init__(self, settings: Settings, store: Store, leadership: Leadership,
+                 on_synced: OnSynced | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.leadership = leadership
+        self.on_synced = on_synced
+        self.leading = False
+        self._vault = str(settings.vault)
+        self._index_dir = str(settings.vault / INDEX_DIR_NAME)
+        self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
+        self._retry_at: float | None = None
+        self._retry_pause = RETRY_FIRST_S
+
+    def run(self, stop: threading.Event) -> None:
+        """Watch until ``stop`` is set; never raises."""
+        try:
+            while not stop.is_set():
+                if not self.leadership.try_acquire():
+                    self._set_leading(False)
+                    stop.wait(LEADER_POLL_S)
+                    continue
+                self._set_leading(True)
+                try:
+                    self._lead(stop)
+                except Exception as exc:  # the vault went away, the watch failed: start again shortly
+                    logger.warning("op=watch.error error=%s", _one_line(exc))
+                    stop.wait(self._retry_pause)
+                    self._retry_pause = min(self._retry_pause * 2, RETRY_MAX_S)
+        finally:
+            self.leadership.release()
+            self._set_leading(False)
+
+    def _set_leading(self, leading: bool) -> None:
+        if leading != self.leading:
+            self.leading = leading
+            logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "waiting", self._vault)
+
+    def _lead(self, stop: threading.Event) -> None:
+        self._pending = {""}  # catch up with what changed while nobody watched, once the watch is armed
+        self._retry_at = time.monotonic()
+        for changes in watchfiles.watch(self._vault, watch_filter=self._wanted, debounce=DEBOUNCE_MS, step=STEP_MS,
+                                        rust_timeout=TICK_MS, yield_on_timeout=True, stop_event=stop,
+                                        raise_interrupt=False, ignore_permission_denied=True):
+            if not self.leadership.try_acquire():
+                return
+            self._pending.update(self._relative(path) for _, path in changes)
+            if changes or (self._retry_at is not None and time.monotonic() >= self._retry_at):
+                self._sync_pending()
+
+    def _wanted(self, _change: watchfiles.Change, path: str) -> bool:
+        """Changes that may matter: not in the index folder, not below a hidden name but the ignore files."""
+        if path == self._index_dir or path.startswith(self._index_dir + os.sep):
+            return False
+        rel = self._relative(path)
+        parts = rel.split("/")
+        return not any(p.startswith(".") for p in parts[:-1]) and (
+            not parts[-1].startswith(".") or parts[-1] in IGNORE_FILES)
+
+    def _relative(self, path: str) -> str:
+        rel = os.path.relpath(path, self._vault).replace(os.sep, "/")
+        return "" if rel == "." else rel
+
+    def _scope(self) -> Subtrees:
+        paths = self._pending
+        if "" in paths or any(p == CONFIG_FILE_NAME or p.rsplit("/", 1)[-1] in IGNORE_FILES for p in paths):
+            return EVERYTHING
+        if len(paths) > MAX_LISTED_PATHS:
+            paths = {p.split("/", 1)[0] for p in paths}
+        return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
+
+    def _sync_pending(self) -> None:
+        scope = self._scope()
+        try:
+            report = sync(self.settings, self.store, only=scope)
+        except Exception as exc:  # the database is busy or away: keep the changes, try again later
+            self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
+            return
+        unreadable = {item.path for item in report.left_out if item.why == "unreadable"}
+        self._pending = unreadable  # a file being written may fail to read: read it again
+        if unreadable:
+            self._schedule_retry(f"{len(unreadable)} unreadable")
+        else:
+            self._retry_at, self._retry_pause = None, RETRY_FIRST_S
+        if report.did_work:
+            logger.info("op=watch.sync added=%d changed=%d removed=%d renamed=%d durMs=%d", report.added,
+                        report.changed, report.removed, report.renamed, round(report.seconds * 1000))
+        if self.on_synced is not None:
+            self.on_synced(report)
+
+    def _schedule_retry(self, why: str) -> None:
+        logger.warning('op=watch.retry reason="%s" inS=%.1f', why.replace('"', "'"), self._retry_pause)
+        self._retry_at = time.monotonic() + self._retry_pause
+        self._retry_pause = min(self._retry_pause * 2, RETRY_MAX_S)
+
+
+class WatcherThread:
+    """A VaultWatcher on a daemon thread: start() and stop() (which waits for the thread)."""
+
+    def __init__(self, watcher: VaultWatcher) -> None:
+        self.watcher = watcher
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=watcher.run, args=(self._stop,), name="notewell-watcher", daemon=True)
+
+    def start(self) -> WatcherThread:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+
+def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[list[str]], None]) -> WatcherThread:
+    """Watch the vault on a thread; ``sync_projects`` gets the vault's projects whenever they change (a new
+    top-level folder becomes a project as soon as the watcher finds it)."""
+    known = store.documents.vault_projects()
+
+    def on_synced(_report: IndexReport) -> None:
+        nonlocal known
+        projects = store.documents.vault_projects()
+        if projects != known:
+            sync_projects(projects)
+            known = projects
+
+    return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced)).start()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return '"' + text[:300].replace('"', "'") + '"'
