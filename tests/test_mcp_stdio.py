@@ -18,19 +18,23 @@ from test_mcp_http import INSTRUCTIONS
 pytestmark = pytest.mark.anyio
 
 
-def _params(world: World, token: str | None) -> StdioServerParameters:
+def _params(world: World, token: str | None, log_level: str | None = None) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
     if token is not None:
         env["NOTEWELL_TOKEN"] = token
+    if log_level is not None:
+        env["NOTEWELL_LOG_LEVEL"] = log_level
     return StdioServerParameters(command=sys.executable, env=env, args=[
-        "-m", "notewell", "serve", "--stdio", "--vault", str(world.vault), "--db", world.runtime.settings.db])
+        "-m", "notewell", "serve", "--stdio", "--no-watch", "--vault", str(world.vault), "--db",
+        world.runtime.settings.db])
 
 
 async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_world: World, tmp_path: Path) -> None:
     minted = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "alice@northwind.test", ["knowledge:read"])
     errlog = tmp_path / "stderr.txt"
     with errlog.open("w") as err:
-        async with Client(stdio_client(_params(mcp_world, minted.secret), errlog=err), mode="legacy") as client:
+        async with Client(stdio_client(_params(mcp_world, minted.secret, "info"), errlog=err),
+                          mode="legacy") as client:
             assert client.instructions == INSTRUCTIONS
             projects = await client.call_tool("listProjects", {})
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
@@ -40,8 +44,16 @@ async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_wo
             with pytest.raises(MCPError, match="Unauthenticated"):
                 await client.call_tool("listProjects", {})
     log = errlog.read_text()
-    assert "op=mcp.tool tool=listProjects" in log and "outcome=ok" in log
+    assert "op=mcp.tool tool=listProjects" in log and "outcome=ok" in log  # NOTEWELL_LOG_LEVEL=info
     assert minted.secret not in log
+
+
+async def test_stdio_is_quiet_by_default(mcp_world: World, tmp_path: Path) -> None:
+    errlog = tmp_path / "stderr.txt"
+    with errlog.open("w") as err:
+        async with Client(stdio_client(_params(mcp_world, None), errlog=err), mode="legacy") as client:
+            await client.call_tool("listProjects", {})
+    assert "op=mcp" not in errlog.read_text()
 
 
 async def test_stdio_without_a_token_is_the_local_owner_and_says_so(mcp_world: World, tmp_path: Path) -> None:
