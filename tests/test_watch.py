@@ -1,0 +1,184 @@
+"""The vault watcher on real `notewell serve` processes, observed through MCP.
+
+A change to the vault (create, edit, rename, delete, a 2,000-file burst, a note at the vault root, a
+text file without an extension) is found, or gone, through searchKnowledge without running
+`notewell index`. On PostgreSQL two servers share one database: one leads (writes documents), and when
+it is killed the other takes over and indexes the next change within 10 s.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+
+from conftest import make_vault
+from mcp_world import connect, free_port
+from notewell.access.principal import LOCAL_OWNER
+from notewell.indexer import sync
+from notewell.runtime import open_runtime
+
+pytestmark = pytest.mark.anyio
+STARTUP_S = 60
+SEEN_WITHIN_S = 10.0  # generous for a loaded CI machine; bench/watch_bench.py measures the real latency
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def leading(self) -> bool:
+        return "op=watch.leader state=leading" in self.log.read_text(errors="replace")
+
+
+def _prepare(vault: Path, db: str) -> str:
+    """Index the vault, add a staff member and return their knowledge:read token."""
+    rt = open_runtime(str(vault), db)
+    try:
+        sync(rt.settings, rt.store)
+        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+        rt.access.add_user(LOCAL_OWNER, "sam@example.test", "staff", handle="sam")
+        return rt.access.mint_token(LOCAL_OWNER, "sam@example.test", ["knowledge:read"]).secret
+    finally:
+        rt.close()
+
+
+def _start(vault: Path, db: str, log: Path, *extra: str) -> Server:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
+                             "--db", db, *extra], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"notewell serve exited: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return Server(f"http://127.0.0.1:{port}/mcp", proc, log)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"notewell serve did not start: {log.read_text()[-2000:]}")
+
+
+def _stop(server: Server) -> None:
+    if server.proc.poll() is None:
+        server.proc.terminate()
+        try:
+            server.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            server.proc.wait()
+
+
+async def _paths(url: str, token: str, query: str) -> list[str]:
+    async with connect(url, token) as client:
+        result = await client.call_tool("searchKnowledge", {"query": query})
+        assert not result.is_error, result
+        assert result.structured_content is not None
+        return [hit["path"] for hit in result.structured_content["results"]]  # type: ignore[index, union-attr]
+
+
+async def _until(url: str, token: str, query: str, expected: list[str], within: float = SEEN_WITHIN_S) -> float:
+    """Search until the hits' paths are ``expected``; the seconds it took (fails after ``within``)."""
+    started = time.monotonic()
+    while True:
+        found = await _paths(url, token, query)
+        if found == expected:
+            return time.monotonic() - started
+        assert time.monotonic() - started < within, f"{query!r}: still {found}, expected {expected}"
+        await anyio.sleep(0.05)
+
+
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[tuple[Server, str, Path]]:
+    vault = make_vault(tmp_path, {"notes/first.md": "# First\nThe heron nests by the weir.\n"})
+    db = str(tmp_path / "index.db")
+    token = _prepare(vault, db)
+    server = _start(vault, db, tmp_path / "serve.log")
+    try:
+        yield server, token, vault
+    finally:
+        _stop(server)
+
+
+async def test_changes_are_searchable_without_indexing(sqlite_server: tuple[Server, str, Path]) -> None:
+    server, token, vault = sqlite_server
+    url = server.url
+    assert await _paths(url, token, "heron") == ["notes/first.md"]
+    (vault / "notes/second.md").write_text("A kingfisher on the alder.\n")
+    await _until(url, token, "kingfisher", ["notes/second.md"])  # created
+    (vault / "notes/second.md").write_text("A dipper on the alder.\n")
+    await _until(url, token, "dipper", ["notes/second.md"])  # edited
+    await _until(url, token, "kingfisher", [])
+    (vault / "notes/second.md").rename(vault / "notes/renamed.md")
+    await _until(url, token, "dipper", ["notes/renamed.md"])  # renamed
+    (vault / "notes/renamed.md").unlink()
+    await _until(url, token, "dipper", [])  # deleted
+    (vault / "Inbox.md").write_text("An otter at the root of the vault.\n")
+    await _until(url, token, "otter", ["_root/Inbox.md"])  # a note at the vault root
+    (vault / "notes/base-passwd-README").write_text("The wagtail file has no extension.\n")
+    await _until(url, token, "wagtail", ["notes/base-passwd-README"])  # an extensionless text file
+    burst = vault / "burst"
+    burst.mkdir()
+    for i in range(2000):  # a git checkout: a new top-level folder with 2,000 files at once
+        (burst / f"note-{i:04d}.md").write_text(f"Burst note {i} about the curlew-{i:04d}.\n")
+    await _until(url, token, "curlew-1999", ["burst/note-1999.md"], within=30)
+    for i in (0, 777, 1234):
+        assert await _paths(url, token, f"curlew-{i:04d}") == [f"burst/note-{i:04d}.md"]
+    shutil.rmtree(burst)
+    await _until(url, token, "curlew-1999", [], within=30)
+    assert server.proc.poll() is None
+    assert "Traceback" not in server.log.read_text()
+
+
+async def test_no_watch_serves_the_store_as_it_is(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
+    db = str(tmp_path / "index.db")
+    token = _prepare(vault, db)
+    server = _start(vault, db, tmp_path / "serve.log", "--no-watch")
+    try:
+        assert await _paths(server.url, token, "heron") == ["notes/a.md"]
+        (vault / "notes/b.md").write_text("A grebe.\n")
+        await anyio.sleep(2)
+        assert await _paths(server.url, token, "grebe") == []
+        assert "not watching the vault" in server.log.read_text()
+    finally:
+        _stop(server)
+
+
+async def test_postgres_leader_handover(tmp_path: Path, pg_url: str) -> None:
+    vault = make_vault(tmp_path, {"notes/first.md": "The heron.\n"})
+    token = _prepare(vault, pg_url)
+    servers = [_start(vault, pg_url, tmp_path / f"serve-{i}.log") for i in range(2)]
+    try:
+        deadline = time.monotonic() + SEEN_WITHIN_S
+        while sum(s.leading() for s in servers) != 1:
+            assert time.monotonic() < deadline, "no single leader"
+            await anyio.sleep(0.1)
+        leader = next(s for s in servers if s.leading())
+        other = next(s for s in servers if s is not leader)
+        (vault / "notes/second.md").write_text("A kingfisher.\n")
+        for server in servers:  # the leader writes; both serve it
+            await _until(server.url, token, "kingfisher", ["notes/second.md"])
+        assert not other.leading()
+        leader.proc.send_signal(signal.SIGKILL)
+        leader.proc.wait()
+        (vault / "notes/third.md").write_text("A dipper.\n")
+        waited = await _until(other.url, token, "dipper", ["notes/third.md"], within=SEEN_WITHIN_S)
+        assert other.leading() and waited < SEEN_WITHIN_S
+    finally:
+        for server in servers:
+            _stop(server)
