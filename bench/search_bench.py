@@ -45,7 +45,7 @@ from notewell.store.base import Store
 from notewell.store.factory import open_store
 from notewell.vault.scan import IGNORE_FILES
 
-DEFAULT_CORPUS = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
+DEFAULT_CORPUS = Path(sysconfig.get_paths()["stdlib"])  # the running Python's standard library
 FILE_TYPES: tuple[str, ...] = (".py", ".txt", ".rst", ".html", ".c", ".h")
 MIN_TEXT_BYTES = 100_000_000
 LIMIT = 40

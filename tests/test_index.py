@@ -437,6 +437,28 @@ def test_configured_file_types(tmp_path: Path, index_vault) -> None:
 # --- titles, summaries, brains -----------------------------------------------------------------------
 
 
+def test_setext_headings_and_readme_banners(tmp_path: Path, index_vault) -> None:
+    """A setext heading is a title; a README's banner (HTML, images, badges, a row of links) is no summary."""
+    vault = make_vault(tmp_path, {
+        "p/setext.md": "Testing\n=======\n\nHow we test.\n",
+        "p/later.md": "Intro first.\n\nSecond Title\n------------\n\nMore.\n",
+        "p/rule.md": "---\n\nText after a rule.\n",
+        "p/README.md": ('<p align="center"><img src="logo.png" alt="logo"></p>\n\n'
+                        "[![CI](https://ci.example/badge.svg)](https://ci.example) [![PyPI](https://b.example/v.svg)]"
+                        "(https://pypi.example)\n\n"
+                        '<h1 align="center">Heron</h1>\n\n[Docs](https://docs.example) | [API](https://api.example)\n'
+                        "\n<!--\na comment\n-->\nHeron keeps notes ![icon](i.png) in one <b>place</b>.\n"),
+    })
+    nv = index_vault(vault)
+    meta = {path: nv.store.documents.meta("p", path) for path in ("setext.md", "later.md", "rule.md", "README.md")}
+    assert {path: (m.title, m.summary) for path, m in meta.items() if m} == {
+        "setext.md": ("Testing", "How we test."),
+        "later.md": ("Second Title", "Intro first."),
+        "rule.md": ("rule", "Text after a rule."),
+        "README.md": ("Heron", "Heron keeps notes in one place."),
+    }
+
+
 def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {
         "p/front.md": "---\ntitle: Front Title\nsummary: The front summary.\n---\n# Heading\n\nBody text.\n",

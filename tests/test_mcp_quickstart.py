@@ -20,7 +20,14 @@ import httpx
 from conftest import run_cli
 from mcp_world import NORTHWIND, connect, free_port
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.quickstart_cmd import ADMIN_EMAIL, TOKEN_FILE, client_setup, ensure_token, web_sign_in
+from notewell.cli.quickstart_cmd import (
+    ADMIN_EMAIL,
+    INSPECTOR_VERSION,
+    TOKEN_FILE,
+    client_setup,
+    ensure_token,
+    web_sign_in,
+)
 from notewell.runtime import open_runtime
 
 
@@ -84,6 +91,20 @@ def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
     finally:
         served.terminate()
         served.wait(timeout=30)
+
+
+def test_make_serve_installs_the_product_only() -> None:
+    makefile = (NORTHWIND.parent.parent / "Makefile").read_text()
+    serve = makefile[makefile.index("\nserve:"):].split("\n\n")[0]
+    product = makefile[makefile.index("\n$(STAMP):"):].split("\n\n")[0]
+    assert serve.split("\n")[1].startswith("serve: $(STAMP)") and ".[dev]" not in product  # no test tools
+
+
+def test_the_printed_inspector_command_pins_the_release_the_tests_run() -> None:
+    package = json.loads((NORTHWIND.parent.parent / "tests" / "js" / "package.json").read_text())
+    pinned = package["dependencies"]["@modelcontextprotocol/inspector"]
+    assert pinned == INSPECTOR_VERSION
+    assert f"npx -y @modelcontextprotocol/inspector@{pinned} --cli " in client_setup("http://h/mcp", "nw_x")
 
 
 async def _search(url: str, token: str) -> dict[str, Any]:

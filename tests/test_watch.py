@@ -1,9 +1,10 @@
-"""The vault watcher on real `notewell serve` processes, observed through MCP.
+"""The vault watcher on running servers, observed through MCP.
 
-A change to the vault (create, edit, rename, delete, a 2,000-file burst, a note at the vault root, a
-text file without an extension) is found, or gone, through searchKnowledge without running
-`notewell index`. On PostgreSQL two servers share one database: one leads (writes documents), and when
-it is killed the other takes over and indexes the next change within 10 s.
+On the server app `notewell serve` runs (in this process, for speed), a change to the vault (create,
+edit, rename, delete, a 2,000-file burst, a note at the vault root, a text file without an extension)
+is found, or gone, through searchKnowledge without running `notewell index`; with watching off it is
+not. On PostgreSQL two real `notewell serve` processes share one database: one leads (writes
+documents), and when it is killed the other takes over and indexes the next change within 10 s.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +25,12 @@ import httpx
 import pytest
 
 from conftest import make_vault
-from mcp_world import connect, free_port
+from mcp_world import ServerThread, connect, free_port
 from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
 from notewell.indexer import sync
+from notewell.mcp.registry import choose
 from notewell.runtime import open_runtime
 
 pytestmark = pytest.mark.anyio
@@ -55,22 +60,28 @@ def _prepare(vault: Path, db: str) -> str:
         rt.close()
 
 
-def _start(vault: Path, db: str, log: Path, *extra: str) -> Server:
+def _start(vault: Path, db: str, log: Path) -> Server:
+    """A real `notewell serve` process (watching, as by default); wait for it with _healthy."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
     proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
-                             "--db", db, *extra], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+                             "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    return Server(f"http://127.0.0.1:{port}/mcp", proc, log)
+
+
+def _healthy(server: Server) -> None:
+    health = server.url.removesuffix("/mcp") + "/healthz"
     deadline = time.monotonic() + STARTUP_S
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"notewell serve exited: {log.read_text()[-2000:]}")
+        if server.proc.poll() is not None:
+            raise RuntimeError(f"notewell serve exited: {server.log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return Server(f"http://127.0.0.1:{port}/mcp", proc, log)
+            if httpx.get(health, timeout=1).status_code == 200:
+                return
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"notewell serve did not start: {log.read_text()[-2000:]}")
+    raise RuntimeError(f"notewell serve did not start: {server.log.read_text()[-2000:]}")
 
 
 def _stop(server: Server) -> None:
@@ -102,21 +113,26 @@ async def _until(url: str, token: str, query: str, expected: list[str], within: 
         await anyio.sleep(0.05)
 
 
-@pytest.fixture
-def sqlite_server(tmp_path: Path) -> Iterator[tuple[Server, str, Path]]:
+@contextmanager
+def _served(vault: Path, db: str, watch: bool) -> Iterator[str]:
+    """The app `notewell serve` runs, on a thread of this process; its MCP URL."""
+    rt = open_runtime(str(vault), db)
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=watch))) as server:
+            yield server.url
+    finally:
+        rt.close()
+
+
+async def test_changes_are_searchable_without_indexing(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"notes/first.md": "# First\nThe heron nests by the weir.\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    server = _start(vault, db, tmp_path / "serve.log")
-    try:
-        yield server, token, vault
-    finally:
-        _stop(server)
+    with _served(vault, db, watch=True) as url:
+        await _observe_changes(url, token, vault)
 
 
-async def test_changes_are_searchable_without_indexing(sqlite_server: tuple[Server, str, Path]) -> None:
-    server, token, vault = sqlite_server
-    url = server.url
+async def _observe_changes(url: str, token: str, vault: Path) -> None:
     assert await _paths(url, token, "heron") == ["notes/first.md"]
     (vault / "notes/second.md").write_text("A kingfisher on the alder.\n")
     await _until(url, token, "kingfisher", ["notes/second.md"])  # created
@@ -140,30 +156,26 @@ async def test_changes_are_searchable_without_indexing(sqlite_server: tuple[Serv
         assert await _paths(url, token, f"curlew-{i:04d}") == [f"burst/note-{i:04d}.md"]
     shutil.rmtree(burst)
     await _until(url, token, "curlew-1999", [], within=30)
-    assert server.proc.poll() is None
-    assert "Traceback" not in server.log.read_text()
 
 
 async def test_no_watch_serves_the_store_as_it_is(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    server = _start(vault, db, tmp_path / "serve.log", "--no-watch")
-    try:
-        assert await _paths(server.url, token, "heron") == ["notes/a.md"]
+    with _served(vault, db, watch=False) as url:
         (vault / "notes/b.md").write_text("A grebe.\n")
-        await anyio.sleep(2)
-        assert await _paths(server.url, token, "grebe") == []
-        assert "not watching the vault" in server.log.read_text()
-    finally:
-        _stop(server)
+        await anyio.sleep(1.5)
+        assert await _paths(url, token, "grebe") == []
+        assert await _paths(url, token, "heron") == ["notes/a.md"]
 
 
 async def test_postgres_leader_handover(tmp_path: Path, pg_url: str) -> None:
     vault = make_vault(tmp_path, {"notes/first.md": "The heron.\n"})
     token = _prepare(vault, pg_url)
-    servers = [_start(vault, pg_url, tmp_path / f"serve-{i}.log") for i in range(2)]
+    servers = [_start(vault, pg_url, tmp_path / f"serve-{i}.log") for i in range(2)]  # started together
     try:
+        for server in servers:
+            _healthy(server)
         deadline = time.monotonic() + SEEN_WITHIN_S
         while sum(s.leading() for s in servers) != 1:
             assert time.monotonic() < deadline, "no single leader"

@@ -15,6 +15,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     serve_cmd,
     token_cmds,
     user_cmds,
+    version_cmd,
 )
 from notewell.cli.app import app
 

@@ -74,8 +74,10 @@ def _progress(enabled: bool) -> Iterator[ProgressCallback | None]:
 
 
 class _ProgressLines:
+    """The first line when reading starts, then one every PROGRESS_LINE_EVERY_S."""
+
     def __init__(self) -> None:
-        self._next = time.monotonic() + PROGRESS_LINE_EVERY_S
+        self._next = 0.0
 
     def update(self, done: int, total: int) -> None:
         now = time.monotonic()

@@ -29,6 +29,9 @@ from notewell.indexer import sync
 ADMIN_EMAIL = "admin@localhost"
 TOKEN_FILE = "token"
 OLD_TOKEN_FILE = "quickstart-token"  # where older versions kept it: <vault>/.notewell/quickstart-token
+# The MCP Inspector release the printed command pins (npx would otherwise pick whatever it has cached, and
+# older releases lack --header); the test suite runs this same release (tests/js/package.json) on Node 20.
+INSPECTOR_VERSION = "2.12.0"
 TOKEN_SCOPES = ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions")
 
 
@@ -92,7 +95,7 @@ def client_setup(url: str, secret: str) -> str:
         *("  " + line for line in json.dumps(entry, indent=2).splitlines()),
         "",
         "MCP Inspector:",
-        f'  npx -y @modelcontextprotocol/inspector --cli {url} --transport http '
+        f'  npx -y @modelcontextprotocol/inspector@{INSPECTOR_VERSION} --cli {url} --transport http '
         f'--header "Authorization: Bearer {secret}" --method tools/list',
     ])
 

@@ -1,7 +1,10 @@
 """What a document says about itself: title, summary, and for brain.md its list of documents.
 
-Title: front matter ``title``, else the first markdown heading, else the file name.
-Summary: front matter ``summary`` (or ``description``), else the first paragraph line, cut short.
+Title: front matter ``title``, else the first markdown heading (ATX ``# Title`` or setext: a line
+underlined with ``===`` or ``---``; or an HTML ``<h1>``...``<h6>`` line), else the file name.
+Summary: front matter ``summary`` (or ``description``), else the first paragraph, cut short. In markdown,
+HTML tags and comments, images and badges are taken out of it, and a line of nothing but links (a row of
+badges, a navigation bar) is passed over: a README's banner is not its summary.
 """
 
 from __future__ import annotations
@@ -19,6 +22,14 @@ BRAIN_FILE = "brain.md"
 SUMMARY_MAX_CHARS = 200
 _MARKDOWN_TYPES = (".md", ".markdown")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_HTML_HEADING = re.compile(r"^\s{0,3}<h[1-6][^>]*>(.*?)</h[1-6]>\s*$", re.IGNORECASE)
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
+_BADGE = re.compile(r"\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])")
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")
+_LINK = re.compile(r"\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_LINK_SEPARATORS = " \t|·•–—-,;/"
 _md = MarkdownIt("commonmark")
 
 
@@ -64,34 +75,71 @@ def _lines(text: str) -> Iterator[str]:
     yield text[start:]
 
 
+def _without_broken_front_matter(body: str) -> str:
+    """A front matter block that is not valid YAML is no setext heading ("title: x" over "---"): drop it."""
+    lines = body.split("\n", 50)
+    if not lines or lines[0].rstrip() != "---":
+        return body
+    for i in range(1, min(len(lines), 50)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "\n".join(lines[i + 1:])
+    return body
+
+
+def _summary_text(line: str) -> str:
+    """A markdown line as a summary shows it: without HTML, images and badges; "" for a line of links only."""
+    text = " ".join(_HTML.sub("", _IMAGE.sub("", _BADGE.sub("", line))).split())
+    if not _LINK.sub("", text).strip(_LINK_SEPARATORS):
+        return ""
+    return text
+
+
 def parse_document(path: str, text: str) -> ParsedDocument:
     """Title and summary of the document at project-relative ``path``.
 
     The title's heading is the first one anywhere in a markdown body (fenced code is not read); the
-    summary's paragraph is the first run of plain lines, passing over headings, lists, tables and quotes.
+    summary's paragraph is the first run of plain lines, passing over headings, lists, tables and quotes
+    (and, in markdown, HTML, images, badges and lines of links).
     """
     ext = posixpath.splitext(path)[1].lower()
     markdown = ext in _MARKDOWN_TYPES
     meta, body, start = split_front_matter(text) if markdown else ({}, text, 1)
+    if markdown and start == 1:
+        body = _without_broken_front_matter(body)
     title = _clean(meta.get("title"))
     heading_title = ""
     first_para = ""
     para_done = False
     fence = ""
+    comment = False
+    run: list[str] = []  # the plain lines just read: a setext underline makes them a heading
     for line in _lines(body):
         stripped = line.strip()
         if markdown:
             if fence:
                 fence = "" if stripped.startswith(fence) else fence
                 continue
+            if comment or (stripped.startswith("<!--") and "-->" not in stripped):
+                comment = "-->" not in stripped
+                continue
             if stripped.startswith(("```", "~~~")):
-                fence, para_done = stripped[:3], para_done or bool(first_para)
+                fence, para_done, run = stripped[:3], para_done or bool(first_para), []
                 continue
-            heading = _HEADING.match(line)
-            if heading:
-                heading_title = heading_title or _clean(heading.group(1))
-                para_done = para_done or bool(first_para)
+            heading = _HEADING.match(line) or _HTML_HEADING.match(line)
+            if heading or (run and _SETEXT_UNDERLINE.match(line)):
+                text = _HTML.sub("", heading.group(1)) if heading else " ".join(run)
+                heading_title = heading_title or _clean(text)
+                if not heading and first_para == " ".join(run):  # the "paragraph" was the heading's text
+                    first_para, para_done = "", False
+                para_done, run = para_done or bool(first_para), []
                 continue
+            if _THEMATIC_BREAK.match(line):
+                para_done, run = para_done or bool(first_para), []
+                continue
+            stripped = _summary_text(stripped) if stripped else ""
+            if not stripped and line.strip():
+                continue
+            run = [*run, stripped] if stripped else []
         if para_done:
             if title or heading_title or not markdown:
                 break
@@ -100,6 +148,7 @@ def parse_document(path: str, text: str) -> ParsedDocument:
             para_done = bool(first_para)
             continue
         if not first_para and markdown and stripped.startswith(("- ", "* ", "|", ">")):
+            run = []
             continue
         first_para = f"{first_para} {stripped}".strip()
         para_done = len(first_para) > SUMMARY_MAX_CHARS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from contextlib import suppress
 from pathlib import Path
 
 from notewell.errors import ConfigError
@@ -30,10 +32,18 @@ class SqliteStore:
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
+        """A new database file is made 0600 in a folder made 0700: it holds every home's text and memories
+        (SQLite gives its -wal and -shm files the database file's mode)."""
         if not path.exists():
             if not create:
                 raise ConfigError(f"--db: no index at {path}; run 'notewell index' first")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                with suppress(FileExistsError):  # another process made it at the same moment
+                    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except OSError as exc:
+                raise ConfigError(f"--db: cannot create {path} ({exc.strerror}); check the folder's permissions, "
+                                  "or pass another --db") from exc
         return cls(SqliteDatabase(path))
 
     @property

@@ -1,0 +1,54 @@
+"""Operator comforts on the command line: --version, the bind error, log levels, store file modes, progress."""
+
+from __future__ import annotations
+
+import socket
+import stat
+from pathlib import Path
+
+from conftest import make_vault, run_cli
+from notewell import __version__
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert result.exit_code == 0 and result.stdout.startswith(f"notewell {__version__} (Python 3.")
+
+
+def test_a_port_in_use_is_one_error_line_before_any_serving_line(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "word\n"})
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", "--no-watch", "--port", str(port), "--vault", str(vault), "--db",
+                         str(tmp_path / "i.db"))
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: --port: cannot listen on 127.0.0.1:{port} (Address already in use); stop what uses it, or pass "
+        "another --port (make serve: PORT=...)"]
+
+
+def test_a_wrong_log_level_names_its_source(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "word\n"})
+    flag = run_cli("serve", "--log-level", "loud", "--vault", str(vault), "--db", str(tmp_path / "i.db"))
+    assert flag.exit_code == 1 and flag.stderr.startswith("error: --log-level: 'loud' is not a log level")
+    env = run_cli("serve", "--vault", str(vault), "--db", str(tmp_path / "i.db"), env={"NOTEWELL_LOG_LEVEL": "loud"})
+    assert env.exit_code == 1 and env.stderr.startswith("error: NOTEWELL_LOG_LEVEL: 'loud' is not a log level")
+
+
+def test_the_store_is_created_0600_in_a_0700_folder(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "word\n"})
+    assert run_cli("index", "--vault", str(vault)).exit_code == 0
+    folder = vault / ".notewell"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    files = sorted(folder.iterdir())
+    assert files and all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files), files
+
+
+def test_index_off_a_terminal_prints_progress_lines_on_stderr(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {f"p/f{i}.md": "words\n" * 100 for i in range(5)})
+    result = run_cli("index", "--vault", str(vault), "--db", str(tmp_path / "i.db"))
+    assert result.exit_code == 0
+    assert result.stderr.startswith("Indexing: ") and " MB read" in result.stderr
+    assert result.stdout.startswith("Indexed: 5 added")
