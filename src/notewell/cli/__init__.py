@@ -6,6 +6,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
     brain_cmds,
     docs_cmd,
+    doctor_cmd,
     grant_cmds,
     index_cmd,
     memory_cmds,

@@ -1,0 +1,34 @@
+"""notewell doctor: check the settings, vault, store, search index, tokens, watcher and port; say each fix."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json
+from notewell.cli.serve_cmd import DEFAULT_PORT
+from notewell.doctor import run_checks
+
+MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "[red]FAIL[/red]"}
+
+
+@app.command("doctor")
+def doctor_command(
+    port: Annotated[int, typer.Option("--port", help="The port notewell serve will listen on.")] = DEFAULT_PORT,
+    vault: VaultOpt = None,
+    db: DbOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Check that Notewell can run here, and say how to fix what is wrong (exit 1 when a check fails)."""
+    checks = run_checks(vault, db, port)
+    if json_out:
+        print_json([{"check": c.name, "status": c.status, "found": c.found, "fix": c.fix} for c in checks])
+    else:
+        for check in checks:
+            console.print(f"{MARKS[check.status]} {check.name}: ", end="")
+            console.print(check.found, highlight=False, markup=False, soft_wrap=True)
+            if check.fix:
+                console.print(f"       fix: {check.fix}", highlight=False, markup=False, soft_wrap=True)
+    if any(c.status == "fail" for c in checks):
+        raise typer.Exit(1)

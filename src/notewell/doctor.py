@@ -1,0 +1,160 @@
+"""`notewell doctor`: check what a working Notewell needs, and say how to fix what is missing.
+
+Each check is ok, warn (works, but not as one would expect) or fail (something will not work), with
+one line saying what was found and, unless ok, one line saying what to do. Opening the store applies
+any pending schema migration, as every command does; nothing else is written.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from notewell.config import INDEX_DIR_NAME, Settings, load_settings
+from notewell.errors import NotewellError
+from notewell.records.identity import now_iso
+from notewell.store import Store, open_store
+from notewell.store.health import trigram_name, trigram_problem
+from notewell.store.leadership import open_leadership
+from notewell.vault.scan import ScanResult, scan_vault
+
+INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # "ok", "warn" or "fail"
+    found: str
+    fix: str = ""
+
+
+def run_checks(vault: str | None, db: str | None, port: int) -> list[Check]:
+    """Every check, in order; those that need an earlier one to pass are left out when it fails."""
+    try:
+        settings = load_settings(vault, db)
+    except NotewellError as exc:
+        return [Check("settings", "fail", str(exc), "pass --vault DIR (a folder of notes) or set NOTEWELL_VAULT; "
+                                                  "fix or remove a notewell.toml the message names"),
+                _port(port)]
+    checks = [Check("settings", "ok", f"vault {settings.vault}")]
+    scan = _scan(settings, checks)
+    store = _open(settings, checks)
+    if store is not None:
+        try:
+            checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store)]
+        finally:
+            store.close()
+    checks.append(_port(port))
+    return checks
+
+
+def _scan(settings: Settings, checks: list[Check]) -> ScanResult | None:
+    vault = settings.vault
+    if not os.access(vault, os.R_OK | os.X_OK):
+        checks.append(Check("vault", "fail", f"{vault} cannot be read by this user",
+                            f"give this user read access (chmod u+rx {vault}) or pass another --vault"))
+        return None
+    scan = scan_vault(vault, settings.file_types, settings.max_file_bytes, exclude=(vault / INDEX_DIR_NAME,))
+    left = Counter(item.why for item in scan.left_out)
+    left.update("size" if s.reason.startswith("larger") else "unreadable" for s in scan.skipped)
+    left_out = ", ".join(f"{n} {why}" for why, n in sorted(left.items()))
+    found = (f"{len(scan.files)} documents in {len(scan.projects)} projects"
+             f"{'; left out: ' + left_out if left_out else ''}")
+    if not scan.files:
+        checks.append(Check("vault", "warn", found, "add notes (any layout; notes at the root are the project "
+                                                    "_root) or list their endings in notewell.toml [index] file_types; "
+                                                    "`notewell index --verbose` lists what is left out and why"))
+    else:
+        checks.append(Check("vault", "ok", found))
+    return scan
+
+
+def _open(settings: Settings, checks: list[Check]) -> Store | None:
+    try:
+        store = open_store(settings.db, create=False)
+    except NotewellError as exc:
+        checks.append(Check("store", "fail", str(exc), f"run `notewell index --vault {settings.vault}` to create "
+                                                        "the index, or pass the right --db"))
+        return None
+    found = f"{store.url}: opens, schema current"
+    if not settings.is_postgres:
+        ours = [Path(settings.db), *([Path(settings.db).parent] if Path(settings.db).parent.name == INDEX_DIR_NAME
+                                     else [])]
+        loose = [p for p in ours if stat.S_IMODE(p.stat().st_mode) & 0o077]
+        if loose:
+            checks.append(Check("store", "warn", f"{found}; readable by other users: {', '.join(map(str, loose))}",
+                                "chmod 600 the database file and 700 its folder (it holds every home's text and "
+                                "memories)"))
+            return store
+    checks.append(Check("store", "ok", found))
+    return store
+
+
+def _trigram(store: Store) -> Check:
+    problem = trigram_problem(store)
+    if problem is not None:
+        return Check("search index", "fail", problem, "see the message; search cannot run without it")
+    return Check("search index", "ok", f"{trigram_name(store)} available")
+
+
+def _indexed(store: Store, scan: ScanResult | None) -> Check:
+    indexed = len(store.documents.state())
+    if scan is None or indexed == len(scan.files):
+        return Check("index", "ok", f"{indexed} documents indexed")
+    return Check("index", "warn", f"{indexed} documents indexed, {len(scan.files)} in the vault",
+                 "run `notewell index` once, or `notewell serve` (it syncs changes as it watches the vault)")
+
+
+def _tokens(store: Store) -> Check:
+    now = now_iso()
+    active = [t for t in store.identity.tokens() if t.state(now) == "active"]
+    if not active:
+        return Check("tokens", "warn", "no active token: no HTTP client can connect",
+                     "`make serve` (or `notewell quickstart`) makes one for a local admin; or `notewell user add "
+                     "EMAIL --role member` then `notewell token mint --user EMAIL --scopes knowledge:read`")
+    return Check("tokens", "ok", f"{len(active)} active tokens")
+
+
+def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check:
+    try:
+        import watchfiles
+    except ImportError:
+        return Check("watcher", "fail", "watchfiles is not installed", "reinstall Notewell (pip install -e .)")
+    folders = _folder_count(settings.vault) if scan is not None else 0
+    limit = _inotify_limit()
+    if limit is not None and folders > limit:
+        return Check("watcher", "fail", f"{folders} folders to watch, but the system allows {limit} inotify watches",
+                     f"raise it: sudo sysctl fs.inotify.max_user_watches={folders * 2}")
+    lease = open_leadership(settings.db)
+    try:
+        free = lease.try_acquire()
+    finally:
+        lease.release()
+    who = "no watcher runs now (a server started now would lead)" if free else "a watcher runs (it holds the lease)"
+    return Check("watcher", "ok", f"watchfiles {watchfiles.__version__}, {folders} folders; {who}")
+
+
+def _folder_count(vault: Path) -> int:
+    return sum(1 for _ in os.walk(vault)) if vault.is_dir() else 0
+
+
+def _inotify_limit() -> int | None:
+    try:
+        return int(INOTIFY_WATCHES.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _port(port: int) -> Check:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            return Check("port", "fail", f"127.0.0.1:{port} is in use ({exc.strerror}): perhaps a running notewell "
+                                         "serve", "stop what listens there, or serve on another --port")
+    return Check("port", "ok", f"127.0.0.1:{port} is free")

@@ -1,0 +1,99 @@
+"""notewell doctor: every check ok on a healthy set-up, and each failure it reports, with its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import psycopg
+
+from conftest import make_vault, run_cli
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import open_runtime
+from notewell.store.leadership import open_leadership
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def doctor(*args: str) -> tuple[int, dict[str, dict[str, str]]]:
+    result = run_cli("doctor", "--json", *args)
+    return result.exit_code, {c["check"]: c for c in json.loads(result.stdout)}
+
+
+def _healthy(tmp_path: Path, db: str | None = None) -> tuple[Path, str]:
+    vault = make_vault(tmp_path, {"Inbox.md": "root note\n", "p/a.md": "word\n"})
+    db = db or str(tmp_path / "store" / "index.db")
+    rt = open_runtime(str(vault), db)
+    try:
+        assert run_cli("index", "--vault", str(vault), "--db", db).exit_code == 0
+        rt.access.add_user(LOCAL_OWNER, "ann@example.test", "member", handle="ann")
+        rt.access.mint_token(LOCAL_OWNER, "ann@example.test", ["knowledge:read"])
+    finally:
+        rt.close()
+    return vault, db
+
+
+def test_healthy(tmp_path: Path) -> None:
+    vault, db = _healthy(tmp_path)
+    code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    assert code == 0
+    assert list(checks) == ["settings", "vault", "store", "search index", "index", "tokens", "watcher", "port"]
+    assert {c["status"] for c in checks.values()} == {"ok"}, checks
+    assert checks["vault"]["found"] == "2 documents in 3 projects"  # _root, p and the home ~ann
+    assert checks["tokens"]["found"] == "1 active tokens"
+    assert "no watcher runs now" in checks["watcher"]["found"]
+
+
+def test_each_problem_with_its_fix(tmp_path: Path) -> None:
+    vault, db = _healthy(tmp_path)
+    (vault / "p/new.md").write_text("not indexed yet\n")
+    (vault / "p/picture.png").write_bytes(b"\x89PNG")
+    os.chmod(db, 0o644)
+    lease = open_leadership(db)
+    assert lease.try_acquire()  # a running watcher holds the writer's lease
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        try:
+            code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(taken.getsockname()[1]))
+        finally:
+            lease.release()
+    assert code == 1
+    assert checks["vault"]["found"] == "3 documents in 3 projects; left out: 1 type"
+    assert checks["store"]["status"] == "warn" and "chmod 600" in checks["store"]["fix"]
+    assert checks["index"]["status"] == "warn" and checks["index"]["found"] == "2 documents indexed, 3 in the vault"
+    assert "a watcher runs" in checks["watcher"]["found"]
+    assert checks["port"]["status"] == "fail" and "another --port" in checks["port"]["fix"]
+
+
+def test_missing_vault_index_tokens_and_documents(tmp_path: Path) -> None:
+    code, checks = doctor("--vault", str(tmp_path / "nowhere"), "--port", str(_free_port()))
+    assert code == 1 and checks["settings"]["status"] == "fail" and "--vault" in checks["settings"]["fix"]
+    empty = make_vault(tmp_path, {"p/image.png": b"\x89PNG"}, name="empty")
+    code, checks = doctor("--vault", str(empty), "--port", str(_free_port()))
+    assert code == 1
+    assert checks["vault"]["status"] == "warn" and "--verbose" in checks["vault"]["fix"]
+    assert checks["store"]["status"] == "fail" and "notewell index" in checks["store"]["fix"]
+    assert run_cli("index", "--vault", str(empty)).exit_code == 0
+    code, checks = doctor("--vault", str(empty), "--port", str(_free_port()))
+    assert code == 0 and checks["tokens"]["status"] == "warn" and "token mint" in checks["tokens"]["fix"]
+    (empty / "not-a-db").write_text("plain text\n")
+    code, checks = doctor("--vault", str(empty), "--db", str(empty / "not-a-db"), "--port", str(_free_port()))
+    assert code == 1 and checks["store"]["status"] == "fail" and "cannot open" in checks["store"]["found"]
+
+
+def test_postgres_without_pg_trgm(tmp_path: Path, pg_url: str) -> None:
+    vault, db = _healthy(tmp_path, pg_url)
+    code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    assert code == 0 and checks["search index"]["found"] == "pg_trgm available"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP EXTENSION pg_trgm CASCADE")
+    code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    assert code == 1 and checks["search index"]["status"] == "fail"
+    assert "CREATE EXTENSION pg_trgm" in checks["search index"]["found"]
