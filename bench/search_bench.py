@@ -43,7 +43,7 @@ from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest, SearchResult
 from notewell.store.base import Store
 from notewell.store.factory import open_store
-from notewell.vault.scan import IGNORE_FILES
+from notewell.vault.scan import IGNORE_FILES, ROOT_PROJECT
 
 DEFAULT_CORPUS = Path(sysconfig.get_paths()["stdlib"])  # the running Python's standard library
 FILE_TYPES: tuple[str, ...] = (".py", ".txt", ".rst", ".html", ".c", ".h")
@@ -526,7 +526,7 @@ def bench(corpus: Path, db: str, store_label: str, runs: int, rg_runs: int) -> s
         if build_figures.text_bytes < MIN_TEXT_BYTES:
             print(f"note: only {_mb(build_figures.text_bytes)} MB of text; the targets are for 100+ MB",
                   file=sys.stderr)
-        projects = store.documents.vault_projects()
+        projects = [p for p in store.documents.vault_projects() if p != ROOT_PROJECT]  # the folders, as before
         engine = SearchEngine(store.documents)
         scope = Scope(projects=projects)
         figures = []

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("the HTTP application", {"http"}),
     ("doors", {"mcp", "api", "web"}),
     ("composition root", {"runtime"}),
-    ("services", {"services", "indexer", "limits", "vault"}),
+    ("services", {"services", "indexer", "watcher", "doctor", "limits", "vault"}),
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
     ("records and small helpers", {"records", "fold", "paths", "errors", "config", "notewell"}),

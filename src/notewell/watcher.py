@@ -50,6 +50,8 @@ class VaultWatcher:
         self.leading = False
         self._vault = str(settings.vault)
         self._index_dir = str(settings.vault / INDEX_DIR_NAME)
+        # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
+        self._store_files = () if settings.is_postgres else (settings.db,)  # also its -wal, -shm, .watch-lock
         self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
         self._retry_at: float | None = None
         self._retry_pause = RETRY_FIRST_S
@@ -92,7 +94,7 @@ class VaultWatcher:
 
     def _wanted(self, _change: watchfiles.Change, path: str) -> bool:
         """Changes that may matter: not in the index folder, not below a hidden name but the ignore files."""
-        if path == self._index_dir or path.startswith(self._index_dir + os.sep):
+        if path == self._index_dir or path.startswith((self._index_dir + os.sep, *self._store_files)):
             return False
         rel = self._relative(path)
         parts = rel.split("/")
