@@ -21,12 +21,13 @@ def test_a_port_in_use_is_one_error_line_before_any_serving_line(tmp_path: Path)
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = run_cli("serve", "--no-watch", "--port", str(port), "--vault", str(vault), "--db",
-                         str(tmp_path / "i.db"))
-    assert result.exit_code == 1
-    assert result.stderr.strip().splitlines() == [
-        f"error: --port: cannot listen on 127.0.0.1:{port} (Address already in use); stop what uses it, or pass "
-        "another --port (make serve: PORT=...)"]
+        results = [run_cli(command, "--port", str(port), "--vault", str(vault), "--db", str(tmp_path / "i.db"))
+                   for command in ("serve", "quickstart")]
+    for result in results:  # quickstart says it before indexing or printing a token
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr.strip().splitlines() == [
+            f"error: --port: cannot listen on 127.0.0.1:{port} (Address already in use); stop what uses it, or "
+            "pass another --port (make serve: PORT=...)"]
 
 
 def test_a_wrong_log_level_names_its_source(tmp_path: Path) -> None:

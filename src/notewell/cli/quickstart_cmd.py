@@ -21,7 +21,7 @@ from notewell.access.principal import LOCAL_OWNER
 from notewell.access.service import AccessService
 from notewell.access.sign_in import LINK_LIFETIME, SignInService
 from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, console, runtime
-from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, serve_command
+from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, bind_or_fail, serve_command
 from notewell.config import INDEX_DIR_NAME
 from notewell.errors import NotFound, Unauthenticated
 from notewell.indexer import sync
@@ -119,6 +119,7 @@ def quickstart_command(
     db: DbOpt = None,
 ) -> None:
     """Index the vault, make sure a local admin and a token exist, print the client set-up, and serve over HTTP."""
+    bind_or_fail(host, port).close()  # a port in use is said before anything else
     with runtime(vault, db) as rt:
         report = sync(rt.settings, rt.store)
         rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)

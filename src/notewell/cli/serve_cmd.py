@@ -72,7 +72,7 @@ def serve_command(
         _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch), host, port)
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def bind_or_fail(host: str, port: int) -> socket.socket:
     """The listening socket, bound before anything says the server runs; a port in use is one error line."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -101,7 +101,7 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
         app = build_app(rt, options)
     except NotewellError as exc:
         raise fail(str(exc)) from None
-    sock = _bind(host, port)
+    sock = bind_or_fail(host, port)
     watching = "watching the vault" if options.watch else "not watching the vault"
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
                       f"{', '.join(t.name for t in options.toolsets)}; {watching}); Ctrl-C stops it",

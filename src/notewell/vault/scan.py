@@ -64,10 +64,15 @@ class ScanResult:
 
 
 class Subtrees:
-    """The part of the vault a scan covers: the whole of it, or some files and folders (vault-relative)."""
+    """The part of the vault a scan covers: the whole of it, or some files and folders (vault-relative).
+
+    Both questions cost the depth of the path asked about, not the number of paths held: a sync asks
+    them for every stored document.
+    """
 
     def __init__(self, paths: Collection[str] | None = None) -> None:
-        self._paths = None if paths is None or "" in paths else tuple(paths)
+        self._paths: frozenset[str] | None = None if paths is None or "" in paths else frozenset(paths)
+        self._on_the_way = frozenset(p[:i] for p in self._paths or () for i, c in enumerate(p) if c == "/")
 
     @property
     def everything(self) -> bool:
@@ -75,11 +80,18 @@ class Subtrees:
 
     def covers(self, rel: str) -> bool:
         """Is ``rel`` one of the paths or inside one?"""
-        return self._paths is None or any(rel == p or rel.startswith(p + "/") for p in self._paths)
+        if self._paths is None or rel in self._paths:
+            return True
+        cut = rel.find("/")
+        while cut >= 0:
+            if rel[:cut] in self._paths:
+                return True
+            cut = rel.find("/", cut + 1)
+        return False
 
     def leads_to(self, folder: str) -> bool:
         """Must ``folder`` be walked: is it covered, or on the way to a covered path?"""
-        return self.covers(folder) or any(p.startswith(folder + "/") for p in self._paths or ())
+        return folder in self._on_the_way or self.covers(folder)
 
 
 EVERYTHING = Subtrees()
