@@ -2,7 +2,8 @@
 generated vault on both backends).
 
 ripgrep runs with flags that make it see exactly the files Notewell indexes:
-- only the top-level folders (the projects) are searched, not files at the vault root;
+- the top-level folders (the projects) are searched, and the files at the vault root (a second run
+  with --max-depth 1), which Notewell holds as the project _root (but notewell.toml, its settings);
 - hidden files and folders are skipped by both (ripgrep needs --glob '!.*': a --type match would
   otherwise let a hidden file through);
 - .gitignore files count outside a git repository too (--no-require-git); ignore files above the vault
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import NORTHWIND, IndexedVault, index_into
+from notewell.config import CONFIG_FILE_NAME as ROOT_SETTINGS
 from notewell.config import DEFAULT_FILE_TYPES
 from notewell.search.engine import MAX_LINE_CHARS, CaseMode
 from pg import BACKENDS
@@ -53,13 +55,19 @@ def rg_lines(rg: str, vault: Path, query: str, regex: bool, first_only: bool,
         if (vault / name).is_file():
             args += ["--ignore-file", name]
     args += ["-e", query] if regex else ["--fixed-strings", "-e", query]
-    proc = subprocess.run([*args, "--", *projects], cwd=vault, capture_output=True, timeout=120, check=False)
-    assert proc.returncode in (0, 1), proc.stderr.decode()
     found: dict[str, list[tuple[int, str]]] = {}
-    for row in proc.stdout.decode("utf-8").splitlines():
-        path, _, rest = row.partition("\0")
-        line, _, text = rest.partition(":")
-        found.setdefault(path, []).append((int(line), text))
+    runs = [[*args, "--max-depth", "1", "--glob", f"!{ROOT_SETTINGS}", "--", "."]]
+    if projects:
+        runs.append([*args, "--", *projects])
+    for run in runs:
+        proc = subprocess.run(run, cwd=vault, capture_output=True, timeout=120, check=False)
+        assert proc.returncode in (0, 1), proc.stderr.decode()
+        for row in proc.stdout.decode("utf-8").splitlines():
+            path, _, rest = row.partition("\0")
+            line, _, text = rest.partition(":")
+            if path.startswith("./"):  # a file at the vault root
+                path = f"_root/{path[2:]}"
+            found.setdefault(path, []).append((int(line), text))
     return found
 
 
@@ -173,10 +181,11 @@ def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         path = vault / folder / f"f{n:04}{rng.choice(exts)}"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_text(rng, words), encoding="utf-8")
+    (vault / "root-note.md").write_text("A quokka at the vault root.\n", encoding="utf-8")  # the project _root
     passed_over = {
         "alpha/d1/script.py": "zephyrine quokka\n", "beta/notes.log": "zephyrine quokka\n",
         "alpha/.hidden.md": "zephyrine quokka\n", "beta/.cache/x.md": "zephyrine quokka\n",
-        "root-file.md": "zephyrine quokka\n",
+        "root-file.py": "zephyrine quokka\n", ".root-hidden.md": "zephyrine quokka\n",
         "beta/scratch/a.md": "zephyrine quokka\n", "beta/d2/b.tmp.md": "zephyrine quokka\n",
         "gamma-notes/d3/secret-1.md": "zephyrine quokka\n",
         "alpha/d4/binary.txt": "zephyrine quokka\0\1\2\n",
@@ -238,6 +247,9 @@ def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Pa
     vault, indexed = generated
     theirs = rg_first_lines(rg, vault, "zephyrine quokka", regex=False)
     assert theirs == {} == notewell_first_lines(indexed, "zephyrine quokka", regex=False)
+    at_root = {"_root/root-note.md": (1, "A quokka at the vault root.")}
+    assert rg_first_lines(rg, vault, "at the vault root", regex=False) == at_root
+    assert notewell_first_lines(indexed, "at the vault root", regex=False) == at_root
     assert not any(p.startswith("alpha/d9/") for p in rg_first_lines(rg, vault, "a", regex=False))
 
 
