@@ -168,7 +168,8 @@ def sync(
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
     report = IndexReport()
-    state = {key: st for key, st in store.documents.state().items() if only.covers(disk_path(*key))}
+    state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
+             if only.covers(disk_path(*key))}
     on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     to_read = [f for key, f in on_disk.items()

@@ -93,6 +93,18 @@ class Subtrees:
         """Must ``folder`` be walked: is it covered, or on the way to a covered path?"""
         return folder in self._on_the_way or self.covers(folder)
 
+    def store_keys(self) -> list[tuple[str, str]] | None:
+        """(project, path) pairs whose documents at or below them are the covered ones (None: every one).
+
+        A top-level name may be a project folder or a file at the root, so it stands for both."""
+        if self._paths is None:
+            return None
+        keys: list[tuple[str, str]] = []
+        for path in sorted(self._paths):
+            project, _, rest = path.partition("/")
+            keys += [(project, rest)] if rest else [(project, ""), (ROOT_PROJECT, project)]
+        return keys
+
 
 EVERYTHING = Subtrees()
 

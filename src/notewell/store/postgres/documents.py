@@ -205,9 +205,17 @@ class PostgresDocuments:
         with self.db.connection() as conn:
             return conn.execute(sql, params).fetchall()
 
-    def state(self) -> dict[DocKey, DocState]:
-        rows = self._rows("SELECT id, project, path, size, mtime_ns, sha256 FROM documents")
-        return {(r[1], r[2]): DocState(*r) for r in rows}
+    def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
+        columns = "SELECT id, project, path, size, mtime_ns, sha256 FROM documents"
+        if under is None:
+            return {(r[1], r[2]): DocState(*r) for r in self._rows(columns)}
+        found: dict[DocKey, DocState] = {}
+        for project, path in under:
+            rows = (self._rows(f"{columns} WHERE project = %s", (project,)) if not path else
+                    self._rows(f"{columns} WHERE project = %s AND (path = %s OR (path >= %s AND path < %s))",
+                               (project, path, f"{path}/", f"{path}0")))  # "0" follows "/" (paths are COLLATE "C")
+            found.update({(r[1], r[2]): DocState(*r) for r in rows})
+        return found
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:

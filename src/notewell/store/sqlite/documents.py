@@ -208,9 +208,17 @@ class SqliteDocuments:
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
         db.migrate("documents", MIGRATIONS)
 
-    def state(self) -> dict[DocKey, DocState]:
-        rows = self.db.conn.execute("SELECT id, project, path, size, mtime_ns, sha256 FROM documents")
-        return {(r[1], r[2]): DocState(*r) for r in rows}
+    def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
+        columns = "SELECT id, project, path, size, mtime_ns, sha256 FROM documents"
+        if under is None:
+            return {(r[1], r[2]): DocState(*r) for r in self.db.conn.execute(columns)}
+        found: dict[DocKey, DocState] = {}
+        for project, path in under:
+            rows = (self.db.conn.execute(f"{columns} WHERE project = ?", (project,)) if not path else
+                    self.db.conn.execute(f"{columns} WHERE project = ? AND (path = ? OR (path >= ? AND path < ?))",
+                                         (project, path, f"{path}/", f"{path}0")))  # "0" follows "/"
+            found.update({(r[1], r[2]): DocState(*r) for r in rows})
+        return found
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:
