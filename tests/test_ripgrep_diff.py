@@ -249,7 +249,7 @@ def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Pa
     assert theirs == {} == notewell_first_lines(indexed, "zephyrine quokka", regex=False)
     at_root = {"_root/root-note.md": (1, "A quokka at the vault root.")}
     assert rg_first_lines(rg, vault, "at the vault root", regex=False) == at_root
-    assert notewell_first_lines(indexed, "at the vault root", regex=False) == at_root
+    assert_same(notewell_first_lines(indexed, "at the vault root", regex=False), at_root)
     assert not any(p.startswith("alpha/d9/") for p in rg_first_lines(rg, vault, "a", regex=False))
 
 

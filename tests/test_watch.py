@@ -194,3 +194,29 @@ async def test_postgres_leader_handover(tmp_path: Path, pg_url: str) -> None:
     finally:
         for server in servers:
             _stop(server)
+
+
+def test_index_watch_is_a_standalone_indexer(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
+    db = str(tmp_path / "index.db")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    log = tmp_path / "index.log"
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", "index", "--watch", "--vault", str(vault), "--db", db],
+                            env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while "state=leading" not in log.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        (vault / "Inbox.md").write_text("A grebe at the root.\n")
+        rt = open_runtime(str(vault), db)
+        try:
+            deadline = time.monotonic() + SEEN_WITHIN_S
+            while ("_root", "Inbox.md") not in rt.store.documents.state():
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.05)
+        finally:
+            rt.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
