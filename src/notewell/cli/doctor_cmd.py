@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json
+from notewell.cli.app import DbOpt, JsonOpt, PortOpt, VaultOpt, app, console, print_json
 from notewell.cli.serve_cmd import DEFAULT_PORT
 from notewell.doctor import run_checks
 
@@ -15,7 +13,7 @@ MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "
 
 @app.command("doctor")
 def doctor_command(
-    port: Annotated[int, typer.Option("--port", help="The port notewell serve will listen on.")] = DEFAULT_PORT,
+    port: PortOpt = DEFAULT_PORT,
     vault: VaultOpt = None,
     db: DbOpt = None,
     json_out: JsonOpt = False,
