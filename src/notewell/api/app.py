@@ -57,8 +57,12 @@ def openapi_document(api: FastAPI) -> dict[str, Any]:
 
     doc = get_openapi(title=api.title, version=api.version, description=api.description, routes=api.routes,
                       servers=api.servers)
+    bad_request = {"description": "Bad request",
+                   "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
     for operations in doc.get("paths", {}).values():
         for operation in operations.values():
+            # refuse_nul guards every operation, so any of them may answer 400 naming the parameter
+            operation.setdefault("responses", {}).setdefault("400", bad_request)
             for status, answer in operation.get("responses", {}).items():
                 content = answer.get("content", {})
                 if status.startswith(("4", "5")) and PROBLEM_JSON in content:
