@@ -56,6 +56,8 @@ class OwnTokenService:
         clean_name = name.strip()
         if len(clean_name) > MAX_NAME_CHARS:
             raise InvalidArgument("name", f"is {len(clean_name)} characters; keep it to {MAX_NAME_CHARS}")
+        if "\x00" in clean_name:
+            raise InvalidArgument("name", "contains a NUL character (\\x00); remove it")
         checked = policy.check_own_token(p, scopes, project_id)
         if project_id is not None and not self.access.can_read(p, project_id):
             raise not_found(project_id)
