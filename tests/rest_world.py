@@ -2,7 +2,8 @@
 HTTP by the one application (notewell.http.app), on SQLite or on PostgreSQL.
 
 People: admin (admin), staff (staff), alice (member, a read grant on northwind-advisory, her home ~alice),
-bob (member, no grant), carol (member, write grant on northwind-advisory, deactivated after minting).
+bob (member, no grant), carol (member, write grant on northwind-advisory, deactivated after minting),
+dave (member, write grant on northwind-advisory).
 Tokens (each a real secret minted by the access service), by name:
 - admin_all: every scope; staff_rw, alice_rw, bob_rw: knowledge:read, memory:read, memory:write;
 - alice_kr: knowledge:read only; alice_mem: memory:read only;
@@ -73,13 +74,15 @@ def build_rest_world(tmp: Path, db: str) -> RestWorld:
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
     rt = open_runtime(str(vault), db)
     access = rt.access
-    people = (("admin", "admin"), ("staff", "staff"), ("alice", "member"), ("bob", "member"), ("carol", "member"))
+    people = (("admin", "admin"), ("staff", "staff"), ("alice", "member"), ("bob", "member"), ("carol", "member"),
+              ("dave", "member"))
     for handle, role in people:
         access.add_user(LOCAL_OWNER, f"{handle}@northwind.test", role, handle=handle)
     sync(rt.settings, rt.store)
     access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
     access.grant(LOCAL_OWNER, "alice@northwind.test", BOUND, "read")
     access.grant(LOCAL_OWNER, "carol@northwind.test", BOUND, "write")
+    access.grant(LOCAL_OWNER, "dave@northwind.test", BOUND, "write")
     tokens = {name: access.mint_token(LOCAL_OWNER, f"{who}@northwind.test", scopes.split(","), project_id=bound).secret
               for name, (who, scopes, bound) in TOKEN_SCOPES.items()}
     access.revoke_token(LOCAL_OWNER, tokens["revoked"].split("_")[1])
