@@ -52,3 +52,11 @@ def test_background_tasks_run_while_serving_and_stop_cleanly(mcp_world: World,
     assert stopped.is_set()
     assert not srv.thread.is_alive()
     assert "background task broken failed" in caplog.text
+
+
+def test_secure_cookies_mark_the_web_session_cookie_secure(mcp_world: World) -> None:
+    for secure in (False, True):
+        app = build_app(mcp_world.runtime, ServeOptions(choose(None), secure_cookies=secure))
+        with ServerThread(app) as srv:
+            cookie = httpx.get(f"http://127.0.0.1:{srv.port}/signin", timeout=10).headers["set-cookie"].lower()
+        assert ("; secure" in cookie) is secure

@@ -138,4 +138,4 @@ def quickstart_command(
     console.print(client_setup(url, secret) + "\n", highlight=False, markup=False, soft_wrap=True)
     console.print(web + "\n", highlight=False, markup=False, soft_wrap=True)
     serve_command(host=host, port=port, allowed_host=None, toolsets=None, stdio=False, watch=True, log_level=None,
-                  vault=str(vault_path), db=db)
+                  secure_cookies=False, vault=str(vault_path), db=db)

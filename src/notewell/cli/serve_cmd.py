@@ -48,6 +48,9 @@ def serve_command(
                                                         "owner.")] = False,
     watch: WatchOpt = True,
     log_level: LogLevelOpt = None,
+    secure_cookies: Annotated[bool, typer.Option(
+        "--secure-cookies", help="Mark the web pages' session cookie Secure: use it when browsers reach the "
+                                 "server over HTTPS (a TLS proxy in front).")] = False,
     vault: VaultOpt = None,
     db: DbOpt = None,
 ) -> None:
@@ -69,7 +72,8 @@ def serve_command(
                 if watcher is not None:
                     watcher.stop()
             return
-        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch), host, port)
+        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, secure_cookies=secure_cookies), host,
+                    port)
 
 
 def bind_or_fail(host: str, port: int) -> socket.socket:

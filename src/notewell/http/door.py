@@ -28,6 +28,7 @@ class ServeOptions:
     sweep_every: float = SWEEP_EVERY_S  # the MCP orphan-session sweeper's period, seconds
     orphan_after: float = ORPHAN_AFTER_S  # an MCP session this old with no tool call is swept as an orphan
     watch: bool = False  # sync the vault's changes as they happen (notewell serve does, unless --no-watch)
+    secure_cookies: bool = False  # the web session cookie is Secure (served behind HTTPS)
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,10 @@ def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
     return Door("rest", [mount])
 
 
-def web_door(rt: Runtime, _options: ServeOptions) -> Door:
+def web_door(rt: Runtime, options: ServeOptions) -> Door:
     """The browser pages at "/", with session cookies and CSRF (mount it last: it matches every path)."""
     services = WebServices(access=rt.access, sign_in=rt.sign_in, own_tokens=OwnTokenService(rt.access),
                            knowledge=KnowledgeService(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes),
                            memory=MemoryService(rt.store, rt.access, rt.engine), brain=rt.brain,
                            store_url=rt.store.url)
-    return Door("web", [Mount("", app=build_web_app(services))])
+    return Door("web", [Mount("", app=build_web_app(services, https_only=options.secure_cookies))])
