@@ -378,7 +378,8 @@ class KnowledgeService:
 
     def _docs_overview(self, p: Principal) -> DocsSection:
         text = (
-            "Notewell serves a team's documents (a vault folder: one top-level folder per project) to AI agents.\n\n"
+            "Notewell serves a team's documents (a vault folder: one top-level folder per project; the notes at "
+            "the vault root are the project _root) to AI agents.\n\n"
             "How to begin: search first (searchKnowledge across every project you can see, searchBrain inside one "
             "brain, search_notes for plain or regex search with paging), then read what you found with readDoc, "
             "passing the path exactly as the search returned it. listProjects, listDocs, listBrains and getBrain "

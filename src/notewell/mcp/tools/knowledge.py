@@ -139,7 +139,8 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
                          + DATA_NOT_INSTRUCTIONS),
             scope=SCOPE, input_schema=s.tool_input({}, []), call=list_projects,
             output_schema=s.tool_output({"projects": s.array(s.obj({
-                "id": s.string("Project id: the top-level folder of the vault (homes are ~handle)."),
+                "id": s.string("Project id: the top-level folder of the vault (homes are ~handle; _root holds the "
+                                "notes at the vault root)."),
                 "name": s.string("The project's name."),
                 "description": s.string("What the project holds."),
                 "kind": s.string("ordinary, or home for a member's own project."),
