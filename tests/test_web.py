@@ -158,8 +158,13 @@ def test_search_hit_leads_to_its_line(page: Page, web_url: str) -> None:
     check_and_shoot(page, "document")
 
 
-def test_hidden_is_the_same_404_as_missing(page: Page) -> None:
-    sign_in(page, "bob")
+def test_hidden_is_the_same_404_as_missing(page: Page, web_url: str) -> None:
+    page.goto("/signin")  # by keyboard only: the email field has focus, Tab moves on, Enter submits
+    page.keyboard.type(email("bob"))
+    page.keyboard.press("Tab")
+    page.keyboard.type(PASSWORDS["bob"])
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(f"{web_url}/projects")
     seen = []
     for path in ("/p/~alice", "/p/northwind-advisory", "/p/no-such-project", "/p/~alice/doc/notes.md",
                  "/p/northwind-advisory/doc/pricing-policy.md", "/p/no-such-project/doc/x.md"):
