@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("services", {"services", "indexer", "watcher", "doctor", "limits", "vault"}),
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
-    ("records and small helpers", {"records", "fold", "paths", "errors", "config", "notewell"}),
+    ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "notewell"}),
 ]
 
 # Upward imports that the other half of issue 9 removes (README parsing moves from access to vault).

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from notewell.errors import InvalidArgument
+from notewell.timestamps import iso as iso  # its home until every importer uses timestamps
+from notewell.timestamps import parse_iso
 
 TOKEN_PREFIX = "nw_"
 TOKEN_ID_HEX_DIGITS = 12
@@ -66,9 +68,6 @@ def parse_duration(value: str, field: str = "--expires") -> timedelta:
     return timedelta(seconds=seconds)
 
 
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
 
 def expiry_from(value: str | None, now: datetime | None = None, field: str = "--expires") -> str | None:
     """The expiry time for ``--expires`` (None or "never": no expiry) as ISO 8601 UTC."""
@@ -82,7 +81,7 @@ def since_from(value: str, now: datetime | None = None, field: str = "--since") 
     if _DURATION.match(value):
         return iso((now or datetime.now(UTC)) - parse_duration(value, field))
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        moment = parse_iso(value.strip())
     except ValueError:
         raise InvalidArgument(field, f"{value!r} is neither a duration (7d, 12h) nor an ISO date "
                                      "(2026-01-31 or 2026-01-31T12:00:00Z)") from None

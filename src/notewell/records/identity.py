@@ -7,8 +7,9 @@ PostgreSQL) can build and return them without knowing any permission rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Literal
+
+from notewell.timestamps import now_iso as now_iso  # its home until every importer uses timestamps
 
 Role = Literal["member", "staff", "admin"]
 ROLES: tuple[Role, ...] = ("member", "staff", "admin")
@@ -18,10 +19,6 @@ GrantLevel = Literal["read", "write"]
 GRANT_LEVELS: tuple[GrantLevel, ...] = ("read", "write")
 HOME_PREFIX = "~"
 
-
-def now_iso() -> str:
-    """The current UTC time as ISO 8601 with a Z, to the microsecond (sorts as text)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def email_key(email: str) -> str:

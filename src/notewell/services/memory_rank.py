@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from notewell.errors import InvalidArgument
 from notewell.fold import fold
+from notewell.timestamps import parse_iso
 
 RELEVANCE_WEIGHT = 0.70
 RECENCY_WEIGHT = 0.20
@@ -63,7 +64,7 @@ def tolerant_terms(terms: list[str]) -> list[str]:
 
 def age_days(created: str, now: datetime) -> float:
     try:
-        at = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        at = parse_iso(created)
     except ValueError:
         return HALF_LIFE_DAYS * 10
     if at.tzinfo is None:
