@@ -50,3 +50,20 @@ def test_a_token_over_its_cap_loses_its_oldest_idle_session_and_nobody_else_is_r
 
 def test_idle_sessions_expire_in_minutes() -> None:
     assert 60 <= SESSION_IDLE_S <= 600
+
+
+def test_a_session_that_only_listens_on_a_get_stream_is_idle(mcp_url: str, mcp_world: World) -> None:
+    """The conformance suite leaves each session with its GET stream open; they must not fill the cap."""
+    from contextlib import ExitStack
+
+    hog = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    with httpx.Client(timeout=10) as client, ExitStack() as streams:
+        sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN)]
+        for s in sessions:
+            listening = streams.enter_context(client.stream("GET", mcp_url, headers={
+                "Accept": "text/event-stream", "Authorization": f"Bearer {hog}", "Mcp-Session-Id": s,
+                "MCP-Protocol-Version": "2025-11-25"}))
+            assert listening.status_code == 200
+        newest = _open(client, mcp_url, hog)  # before the fix: 429, every session counted as busy
+        assert _post(client, mcp_url, LIST, hog, sessions[0]).status_code == 404
+        assert _post(client, mcp_url, LIST, hog, newest).status_code == 200

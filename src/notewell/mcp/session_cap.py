@@ -2,9 +2,10 @@
 
 Each handshake-era session costs the server a task and its streams. A token may hold at most
 SESSIONS_PER_TOKEN live sessions; when it opens one more, its oldest idle session (no request in
-flight) is closed to make room, and only when every one of its sessions is busy is the new one refused
-(429, naming the cap). Other tokens are never refused because of it. Idle sessions expire after
-SESSION_IDLE_S (the SDK's session manager closes them); a session counts as live here until then.
+flight; a GET stream that only listens does not count) is closed to make room, and only when every one
+of its sessions is busy is the new one refused (429, naming the cap). Other tokens are never refused
+because of it. Idle sessions expire after SESSION_IDLE_S (the SDK's session manager closes them); a
+session counts as live here until then.
 
 Evicting goes through the SDK's public door: a DELETE for the session, as its own client would send,
 with the opening request's Host, Origin and authenticated user.
@@ -60,7 +61,10 @@ class SessionCap:
             await self._open(scope, receive, send, token)
             return
         entry = self.live.get(session_id)
-        if entry is not None:
+        # A GET is the session's standing stream for server messages: it lasts as long as the client
+        # listens, so it does not make the session busy (closing the session ends it cleanly).
+        busy = scope.get("method") != "GET"
+        if entry is not None and busy:
             entry.in_flight += 1
         status = 0
 
@@ -74,7 +78,7 @@ class SessionCap:
             await self.app(scope, receive, watch)
         finally:
             if entry is not None:
-                entry.in_flight -= 1
+                entry.in_flight -= 1 if busy else 0
                 entry.last_seen = self.clock()
             if status == 404 or (scope.get("method") == "DELETE" and status < 400):
                 self.live.pop(session_id, None)
