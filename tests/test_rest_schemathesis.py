@@ -1,7 +1,10 @@
 """Schemathesis fuzzes the running REST API against its own OpenAPI document, with a real admin token:
 no answer may be a server error, and every answer must match the schema (status, content type, body).
 
-Bounded: a fixed seed, a few examples per operation and a time budget, so it adds well under a minute.
+Bounded: a fixed seed, a few examples per operation and a 25 s budget, so it adds well under a minute. Its
+phases (coverage, fuzzing, stateful) generate about 1,900 cases when they run to the end (33 s on an idle
+machine); under load the budget cuts the coverage phase short (346 cases seen on a busy machine), so the test
+asks for at least MIN_CASES and prints the count.
 DELETE /me/tokens/{id} is left out: the fuzzer would revoke the very token it calls with, and every later
 call would be a 401 (test_rest_api.py covers revoking).
 """
@@ -18,7 +21,7 @@ import pytest
 from rest_world import RestWorld
 
 CHECKS = "not_a_server_error,response_schema_conformance,content_type_conformance,status_code_conformance"
-MIN_CASES = 300  # the run must really exercise the API: fewer generated cases means the bound went wrong
+MIN_CASES = 200  # the run must really exercise the API: fewer generated cases means the bound went wrong
 
 
 @pytest.mark.parametrize("rest", ["sqlite"], indirect=True)
@@ -30,7 +33,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_breaking_answer(rest: 
         str(executable), "run", f"{rest.base}/openapi.json",
         "--header", f"Authorization: Bearer {rest.tokens['admin_all']}",
         "--checks", CHECKS, "--exclude-operation-id", "revokeToken",
-        "--max-examples", "4", "--seed", "20261130", "--workers", "2", "--max-time", "30",
+        "--max-examples", "4", "--seed", "20261130", "--workers", "2", "--max-time", "25",
         "--request-timeout", "20", "--warnings", "off", "--no-color",
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False, cwd=tmp_path)
