@@ -221,6 +221,7 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
     expect(member.get_by_role("link", name="Northwind Advisory")).to_be_visible()
     member.get_by_role("link", name="Northwind Advisory").click()
     expect(member.get_by_role("link", name="Pricing policy")).to_be_visible()
+    check_and_shoot(member, "project")
     # deactivated: the session ends on the next request
     web_world.runtime.access.set_user_active(LOCAL_OWNER, "carol@northwind.test", False)
     member.goto("/projects")
@@ -239,6 +240,7 @@ def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> No
     page.goto("/memories")
     page.get_by_label("Search memories").fill("deploys tuesdays")
     page.get_by_role("button", name="Search").click()
+    check_and_shoot(page, "memories")
     page.get_by_role("link", name=re.compile("Deploys happen")).click()
     check_and_shoot(page, "memory")
     page.get_by_label("Reason").fill("moved to Wednesdays")
