@@ -149,7 +149,9 @@ def test_projects_page_with_next_links_until_the_last(rest: RestWorld) -> None:
 def test_documents_lines_and_search_options(rest: RestWorld) -> None:
     docs = rest.get(f"/projects/{BOUND}/documents?limit=5&offset=1", "alice_kr").json()
     assert len(docs["items"]) == 5 and docs["offset"] == 1 and "offset=6" in docs["next"]
-    part = rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=2&limit=3", "alice_kr").json()
+    answer = rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=2&limit=3", "alice_kr")
+    assert "offset=5" in answer.headers["link"]
+    part = answer.json()
     assert (part["firstLine"], part["lastLine"], part["nextOffset"]) == (2, 4, 5)
     assert part["path"] == f"{BOUND}/pricing-policy.md" and len(part["text"].split("\n")) == 3
     problem(rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=100000", "alice_kr"), 400)

@@ -67,5 +67,23 @@ def openapi_document(api: FastAPI) -> dict[str, Any]:
                 content = answer.get("content", {})
                 if status.startswith(("4", "5")) and PROBLEM_JSON in content:
                     content.pop("application/json", None)
+            _document_headers(operation)
     api.openapi_schema = doc
     return doc
+
+
+def _header(description: str) -> dict[str, Any]:
+    return {"description": description, "schema": {"type": "string"}}
+
+
+def _document_headers(operation: dict[str, Any]) -> None:
+    """The headers answers carry: Location on creates, Idempotent-Replayed on replays, Link on pages."""
+    answers = operation.get("responses", {})
+    names = {p.get("name") for p in operation.get("parameters", [])}
+    if "201" in answers:
+        headers = answers["201"].setdefault("headers", {})
+        headers["Location"] = _header("The URL of what was created.")
+        if "Idempotency-Key" in names:
+            headers["Idempotent-Replayed"] = _header("\"true\" when this is the kept first answer to a repeat.")
+    if "offset" in names and "limit" in names and "200" in answers:
+        answers["200"].setdefault("headers", {})["Link"] = _header('<next page>; rel="next", when one follows.')

@@ -43,12 +43,14 @@ def documents(caller: Caller, svc: Services, project: str, request: Request, res
 
 @router.get("/projects/{project}/documents/{path:path}", response_model=DocPartModel, responses=READ_ERRORS,
             summary="A document's text, a range of lines at a time")
-def document(caller: Caller, svc: Services, project: str, path: str,
+def document(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
              offset: Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX,
                                           description="The first line, counting from 1.")] = 1,
              limit: Annotated[int, Query(ge=1, le=limits.READ_DOC_LINES_MAX,
                                          description="How many lines.")] = limits.READ_DOC_LINES_DEFAULT) -> Any:
-    return svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit)
+    part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit)
+    next_link(request, response, part.next_offset)  # the next part, as a Link header
+    return part
 
 
 @router.get("/search", response_model=SearchPage, responses=READ_ERRORS,
