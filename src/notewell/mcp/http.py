@@ -26,6 +26,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuth
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.types import INVALID_REQUEST
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
@@ -124,11 +127,12 @@ def _www_authenticate(error: str | None, description: str) -> str:
     return f'Bearer realm="notewell", error="{error}", error_description="{description}"'
 
 
-async def _send_json(send: Send, status: int, body: object, www_authenticate: str) -> None:
+async def _send_json(send: Send, status: int, body: object, www_authenticate: str | None) -> None:
     data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-        (b"www-authenticate", www_authenticate.encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if www_authenticate is not None:
+        headers.append((b"www-authenticate", www_authenticate.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
 
 
@@ -143,7 +147,8 @@ class McpGate:
         headers = Headers(scope=scope)
         user = scope.get("user")
         if not isinstance(user, AuthenticatedUser) or not isinstance(user.access_token, PrincipalAccessToken):
-            presented = "authorization" in headers
+            # RFC 6750 3.1: a request with no bearer token (none, or another scheme such as Basic) gets no error code
+            presented = headers.get("authorization", "").lower().startswith("bearer ")
             log.event("mcp.unauth", method=scope.get("method"), reason="invalid_token" if presented else "no_token")
             if presented:
                 description = "The token is not valid: it is unknown, expired or revoked, or its user is deactivated"
@@ -156,6 +161,15 @@ class McpGate:
             return
         principal = user.access_token.principal
         token = _token_key(user)
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+            log.event("mcp.bad_version", version=version[:32], user=principal.handle, tokenId=principal.token_id)
+            await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": (
+                f"Unsupported MCP-Protocol-Version: {version[:32]!r}. This server speaks "
+                f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)} (initialize, then Mcp-Session-Id) and "
+                f"{', '.join(MODERN_PROTOCOL_VERSIONS)} (no session; each request carries its _meta); send one of "
+                "those, or leave the header out until initialize has chosen one")}}, None)
+            return
         session_id = headers.get(MCP_SESSION_ID_HEADER)
         if session_id:
             owner = self.book.owner(session_id)
@@ -168,7 +182,12 @@ class McpGate:
                 return
 
         async def watch(message: Message) -> None:
-            if message["type"] == "http.response.start" and not session_id and message["status"] < 400:
+            if message["type"] == "http.response.start" and not session_id and message["status"] >= 400:
+                # A refused opening request opened nothing: no session id may go back with it (the SDK sends the
+                # id of the session it discarded, which then answers 404)
+                message = {**message, "headers": [(k, v) for k, v in message.get("headers", [])
+                                                  if k.lower() != MCP_SESSION_ID_HEADER.encode()]}
+            elif message["type"] == "http.response.start" and not session_id:
                 opened = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
                 if opened:
                     total = self.book.open(opened, token, principal.handle, principal.token_id)

@@ -134,6 +134,7 @@ class NotewellMCP:
                           params: PaginatedRequestParams | None) -> ListToolsResult:
         started = time.perf_counter()
         principal = self._principal(ctx)
+        _refuse_cursor("tools/list", params)
         tools = await anyio.to_thread.run_sync(self.list_for, principal)
         log.event("mcp.tools.list", count=len(tools), durMs=_ms(started), **_who(principal, ctx))
         return ListToolsResult(tools=tools)
@@ -171,6 +172,7 @@ class NotewellMCP:
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any],
                               params: PaginatedRequestParams | None) -> ListResourcesResult:
         principal = self._principal(ctx)
+        _refuse_cursor("resources/list", params)
         listed = [Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
                   for r in self.resources if self.holds(principal, r.scope)]
         log.event("mcp.resources.list", count=len(listed), **_who(principal, ctx))
@@ -223,3 +225,11 @@ def _who(principal: Principal, ctx: ServerRequestContext[Any, Any]) -> dict[str,
     session = session_of(ctx)
     return {"user": principal.handle, "tokenId": principal.token_id, "session": session[:8] if session else None,
             "proto": ctx.protocol_version}
+
+
+def _refuse_cursor(method: str, params: PaginatedRequestParams | None) -> None:
+    """Every list is one whole page and hands out no cursor, so any cursor is one this server never gave."""
+    if params is not None and params.cursor is not None:
+        raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor for {method}: this server returns the whole "
+                       "list in one page and never hands out a cursor; call it without one",
+                       data={"argument": "cursor"})
