@@ -310,16 +310,18 @@ class PostgresBrain:
             return True
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
-        added = 0
+        """One statement (one round trip): the new rows, and for injected ones their items' counts."""
+        if not refs:
+            return 0
         with self.db.transaction() as conn:
-            for ref in dict.fromkeys(refs):
-                cur = conn.execute("INSERT INTO brain_applications (session_id, knowledge_ref, role, at)"
-                                   " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING", (session_id, ref, role, at))
-                if cur.rowcount and role == "injected":
-                    conn.execute("UPDATE brain_knowledge SET injected_count = injected_count + 1 WHERE ref = %s",
-                                 (ref,))
-                added += cur.rowcount
-        return added
+            row = conn.execute(
+                "WITH added AS (INSERT INTO brain_applications (session_id, knowledge_ref, role, at)"
+                " SELECT %s, r, %s, %s FROM unnest(%s::text[]) AS r ON CONFLICT DO NOTHING RETURNING knowledge_ref),"
+                " bumped AS (UPDATE brain_knowledge SET injected_count = injected_count + 1"
+                " WHERE %s = 'injected' AND ref IN (SELECT knowledge_ref FROM added) RETURNING ref)"
+                " SELECT count(*) FROM added",
+                (session_id, role, at, list(dict.fromkeys(refs)), role)).fetchone()
+        return int(row[0]) if row else 0
 
     def applications(self, session_id: str, role: str) -> list[str]:
         return [r[0] for r in self._rows(
