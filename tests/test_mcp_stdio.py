@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_world import World
 from notewell.access.principal import LOCAL_OWNER
 from test_mcp_http import INSTRUCTIONS
+from test_mcp_tools import LIST_DOCS
 
 pytestmark = pytest.mark.anyio
 
@@ -39,7 +40,7 @@ async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_wo
             projects = await client.call_tool("listProjects", {})
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
             hidden = await client.call_tool("listDocs", {"project": "handbook"})
-            assert hidden.is_error and hidden.content[0].text == "Error in listDocs: Not found: handbook"
+            assert hidden.is_error and hidden.content[0].text == f"Error in listDocs: {LIST_DOCS}"
             mcp_world.runtime.access.revoke_token(LOCAL_OWNER, minted.token.id)
             with pytest.raises(MCPError, match="Unauthenticated"):
                 await client.call_tool("listProjects", {})

@@ -238,14 +238,24 @@ async def test_wrong_types_and_unknown_arguments_are_invalid_arguments(mcp_url: 
 
 # Each case: (tool, arguments with {name}, the answer's template). A hidden thing and a missing one must give
 # byte-identical answers once the name is substituted.
+# The seeds' sentences, word for word (sasha-searchKnowledge.txt and sasha-searchBrain.txt), and the other Sasha
+# tools' in the same style.
+SEED_PROJECT = ("Not found: the project you named does not exist, or this person cannot see it. Call listProjects "
+                "and use an id from that list, or leave project out.")
+SEED_BRAIN = ("Not found: there is no brain with this id that this person can read. The answer is the same whether "
+              "the brain is hidden or does not exist. Call listBrains and use an id from that list.")
+LIST_DOCS = ("Not found: the project you named does not exist, or this person cannot see it. The answer is the same "
+             "whether it is hidden or does not exist. Call listProjects and use an id from that list.")
+READ_DOC = ("Not found: there is no document at this path that this person can read. The answer is the same whether "
+            "the document is hidden or does not exist. Call searchKnowledge or listDocs and pass a path exactly as "
+            "they return it.")
 HIDDEN_VS_MISSING = [
-    ("searchKnowledge", {"query": "policy", "project": "{name}"}, "Error in searchKnowledge: Not found: {name}"),
-    ("listDocs", {"project": "{name}"}, "Error in listDocs: Not found: {name}"),
-    ("listBrains", {"project": "{name}"}, "Error in listBrains: Not found: {name}"),
-    ("readDoc", {"path": "{name}/README.md"}, "Error in readDoc: Not found: {name}/README.md"),
-    ("getBrain", {"brain": "{name}/brains/business"}, "Error in getBrain: Not found: {name}/brains/business"),
-    ("searchBrain", {"brain": "{name}/brains/business", "query": "discount"},
-     "Error in searchBrain: Not found: {name}/brains/business"),
+    ("searchKnowledge", {"query": "policy", "project": "{name}"}, f"Error in searchKnowledge: {SEED_PROJECT}"),
+    ("listDocs", {"project": "{name}"}, f"Error in listDocs: {LIST_DOCS}"),
+    ("listBrains", {"project": "{name}"}, f"Error in listBrains: {SEED_PROJECT}"),
+    ("readDoc", {"path": "{name}/README.md"}, f"Error in readDoc: {READ_DOC}"),
+    ("getBrain", {"brain": "{name}/brains/business"}, f"Error in getBrain: {SEED_BRAIN}"),
+    ("searchBrain", {"brain": "{name}/brains/business", "query": "discount"}, f"Error in searchBrain: {SEED_BRAIN}"),
     ("search_notes", {"query": "policy", "repo": "{name}"}, "Error in search_notes: Not found: {name}"),
     ("search_notes", {"query": "policy", "path": "{name}/meetings"},
      "Error in search_notes: Not found: {name}/meetings"),
@@ -273,7 +283,7 @@ async def test_hidden_and_missing_are_byte_identical(mcp_url: str, mcp_world: Wo
 
 async def test_project_scoped_token_sees_its_project_only(mcp_url: str, mcp_world: World) -> None:
     async with connect(mcp_url, mcp_world.tokens["alice_project"]) as client:
-        assert await refusal(client, "listDocs", {"project": "~alice"}) == "Error in listDocs: Not found: ~alice"
+        assert await refusal(client, "listDocs", {"project": "~alice"}) == f"Error in listDocs: {LIST_DOCS}"
         got = await call(client, "search_notes", {"query": "discount", "limit": 100})
     assert {m["repo"] for m in got["matches"]} == {"northwind-advisory"}
 

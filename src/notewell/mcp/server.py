@@ -37,7 +37,7 @@ from mcp_types import (
 
 from notewell import __version__
 from notewell.access.principal import Principal
-from notewell.errors import Forbidden, InvalidArgument, NotewellError, Unauthenticated
+from notewell.errors import Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
 from notewell.mcp import log
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, ServerDeps, Toolset, ToolSpec
 
@@ -203,6 +203,8 @@ class NotewellMCP:
             data = spec.call(CallContext(principal, self.visible(principal)), args)
         except InvalidArgument:
             raise
+        except NotFound as exc:
+            return _error_result(spec.name, spec.not_found or str(exc))
         except NotewellError as exc:
             return _error_result(spec.name, str(exc))
         return _ok_result(data)

@@ -103,6 +103,9 @@ class ToolSpec:
     annotations: ToolAnnotations = field(default_factory=lambda: READ_ONLY)
     meta: JsonObject | None = None
     input_schema_for: Callable[[Principal], JsonObject] | None = None  # when the schema differs per token
+    # The whole refusal when what the call names is hidden or missing (NotFound): one sentence for both, saying
+    # what is wrong and which tool to call next, as the seeds word it. None: the service's own "Not found: <id>".
+    not_found: str | None = None
     refusals: tuple[str, ...] = ()  # for the generated docs: each refusal and what to do
     example: JsonObject | None = None  # arguments of the documented example, run on the example vault
 
