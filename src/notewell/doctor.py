@@ -16,10 +16,10 @@ from pathlib import Path
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError
-from notewell.records.identity import now_iso
 from notewell.store import Store, open_store
 from notewell.store.health import trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
+from notewell.timestamps import now_iso
 from notewell.vault.scan import ScanResult, scan_vault
 
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")

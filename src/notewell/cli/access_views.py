@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User, now_iso
+from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.timestamps import now_iso
 
 
 def user_json(user: User) -> dict[str, object]:

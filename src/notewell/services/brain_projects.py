@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from notewell.access.principal import Principal
 from notewell.errors import Conflict
 from notewell.records.brain import BrainProjectRecord
-from notewell.records.identity import Project, now_iso
+from notewell.records.identity import Project
 from notewell.services.brain_errors import BrainValidation
 from notewell.store.base import BrainRepository
+from notewell.timestamps import now_iso
 
 MAX_NAME_CHARS = 120
 MAX_TAG_CHARS = 60  # framework, language

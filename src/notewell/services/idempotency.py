@@ -17,9 +17,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from notewell.access.principal import Principal
-from notewell.access.tokens import iso
 from notewell.errors import Conflict, InvalidArgument
 from notewell.store.base import Store
+from notewell.timestamps import iso
 
 KEY_FIELD = "Idempotency-Key"
 KEY_MAX_CHARS = 200
