@@ -104,7 +104,7 @@ async def test_supersede_and_forget_leave_search(mcp_url: str, tokens: dict[str,
         assert gone["forgotten"]
         for tool in ("search_memory", "recall"):
             assert (await call(client, tool, {"query": "wombat standup"}))["results"] == []
-        assert "Not found" in await refusal(client, "forget", {"ref": new["ref"], "reason": "again"})
+        assert "Already forgotten" in await refusal(client, "forget", {"ref": new["ref"], "reason": "again"})
 
 
 async def test_permission_matrix_over_mcp(mcp_url: str, mcp_world: World, tokens: dict[str, str]) -> None:
@@ -188,3 +188,51 @@ async def test_twenty_clients_writing_in_parallel_over_http(mcp_url: str, mcp_wo
     assert len(returned) == CLIENTS * (PER_CLIENT - SHARED) + SHARED
     stored = [m.ref for m in mcp_world.runtime.store.memories.all(["projects"]) if m.path == "load"]
     assert len(stored) == len(set(stored)) and set(stored) == returned
+
+
+# --- XMemo's documented defaults and flow (issue 15) -------------------------------------------------------
+
+
+async def test_percent_is_any_and_a_trailing_percent_a_prefix(mcp_url: str, tokens: dict[str, str]) -> None:
+    """The page gives path_filter and memory_type the default %; passing it explicitly means "any"."""
+    async with connect(mcp_url, tokens["alice"]) as client:
+        deep = await call(client, "remember", {"content": "The echidna rollout is frozen until Q3.",
+                                               "project": "projects", "path": "apollo/echidna"})
+        other = await call(client, "remember", {"content": "Echidna rollout notes for the atlas team.",
+                                                "project": "projects", "path": "atlas"})
+        mine = await call(client, "remember", {"content": "My echidna rollout checklist.", "memory_type": "working"})
+        everything = {deep["ref"], other["ref"], mine["ref"]}
+        for tool in ("search_memory", "recall"):
+            plain = await call(client, tool, {"query": "echidna rollout", "limit": 50})
+            assert {r["ref"] for r in plain["results"]} == everything, tool
+            any_all = await call(client, tool, {"query": "echidna rollout", "limit": 50, "path_filter": "%",
+                                                "memory_type": "%"})
+            assert any_all["results"] == plain["results"], tool
+            prefix = await call(client, tool, {"query": "echidna rollout", "path_filter": "projects/apo%"})
+            assert [r["ref"] for r in prefix["results"]] == [deep["ref"]], tool
+            folder = await call(client, tool, {"query": "echidna rollout", "path_filter": "projects/%", "limit": 50})
+            assert {r["ref"] for r in folder["results"]} == {deep["ref"], other["ref"]}, tool
+            project_prefix = await call(client, tool, {"query": "echidna rollout", "path_filter": "~al%"})
+            assert [r["ref"] for r in project_prefix["results"]] == [mine["ref"]], tool
+            working = await call(client, tool, {"query": "echidna rollout", "memory_type": "working"})
+            assert [r["ref"] for r in working["results"]] == [mine["ref"]], tool
+        packed = await call(client, "recall_context", {"query": "echidna rollout", "path_filter": "%",
+                                                       "memory_type": "%"})
+        assert {i["ref"] for i in packed["items"]} == everything
+        assert await invalid(client, "search_memory", {"query": "echidna", "path_filter": "pro%jects"}) \
+            == "path_filter"
+        assert "scope divergence" in await refusal(client, "recall", {"query": "echidna", "path_filter": "zz%"})
+
+
+async def test_forget_without_a_reason_and_forgetting_twice(mcp_url: str, mcp_world: World,
+                                                           tokens: dict[str, str]) -> None:
+    async with connect(mcp_url, tokens["alice"]) as alice, connect(mcp_url, tokens["bob"]) as bob:
+        ref = (await call(alice, "remember", {"content": "The bilby sync runs nightly.", "project": "projects"}))["ref"]
+        gone = await call(alice, "forget", {"ref": ref})  # find, review, forget: no reason needed
+        assert gone["forgotten"] is True
+        again = await refusal(alice, "forget", {"ref": ref})
+        assert again.startswith(f"Error in forget: Already forgotten: {ref} was forgotten at ")
+        assert await refusal(bob, "forget", {"ref": ref}) == f"Error in forget: Not found: {ref}"  # bob cannot see it
+    entry = next(e for e in mcp_world.runtime.access.audit_log(LOCAL_OWNER) if e.action == "memory.forget"
+                 and e.target == ref)
+    assert entry.detail["reasonGiven"] is False and entry.detail["reason"] is None

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from memory_world import MemoryWorld, build_world
-from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.services.memory import ScopeDivergence
 
 # A fixed set: (path, title, content). Words chosen so that strict and tolerant answers differ.
@@ -150,11 +150,11 @@ def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
     assert world.service.recall(alice, "vendor").results == []
     with pytest.raises(NotFound, match=f"Not found: {ref}"):
         world.service.get(alice, ref)
-    with pytest.raises(NotFound):
+    with pytest.raises(Conflict, match=f"^Already forgotten: {ref} was forgotten at "):  # said, not "Not found"
         world.service.forget(alice, ref, "again")
     actions = [(e.action, e.target) for e in world.store.audit.list_since() if e.action.startswith("memory.")]
     assert actions == [("memory.remember", ref), ("memory.forget", ref)]
-    with pytest.raises(InvalidArgument, match="reason"):
+    with pytest.raises(NotFound, match=r"^Not found: mem_x$"):  # a blank reason is no reason: allowed
         world.service.forget(alice, "mem_x", "  ")
 
 

@@ -78,6 +78,7 @@ class MemoryQuery:
     now: str  # working memories whose expires_at <= now are left out
     limit: int  # candidates wanted, best full-text relevance first
     path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
+    path_prefix_partial: bool = False  # True: any path that starts with path_prefix ("apol" finds apollo/x)
     memory_type: str | None = None
     narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     explain: bool = True  # False: leave MemoryHit.matched empty (a caller that never shows why saves the work)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from notewell.access.principal import Principal
 from notewell.access.tokens import since_from
-from notewell.errors import Forbidden, InvalidArgument, NotFound
+from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.paths import normalize_path
 from notewell.records.identity import now_iso
 from notewell.records.memories import (
@@ -139,6 +139,35 @@ def _check_limit(limit: object, field_name: str, maximum: int) -> int:
 
 def _candidates(limit: int) -> int:
     return max(3 * limit, CANDIDATES_MIN)
+
+
+ANY = "%"
+"""XMemo's documented default for path_filter and memory_type: any. A trailing % on a path filter: any path
+that starts with what comes before it."""
+
+
+def _path_filter(path_filter: str | None) -> tuple[str, bool]:
+    """The clean location a path_filter names, and whether it ended in % (a prefix of characters)."""
+    if not path_filter or path_filter == ANY:
+        return "", False
+    partial = path_filter.endswith(ANY)
+    stem = path_filter.removesuffix(ANY)
+    if ANY in stem:
+        raise InvalidArgument("path_filter", "a % may only end the path filter (projects/apo% finds "
+                              "projects/apollo/...) or stand alone for any path")
+    folder = stem.endswith("/")  # "projects/apollo/%": the folder and everything below it
+    return normalize_path(stem, "path_filter"), partial and not folder
+
+
+def _already_forgotten(record: MemoryRecord) -> Conflict:
+    return Conflict(f"Already forgotten: {record.ref} was forgotten at {record.deleted_at}; it is in no search any "
+                    "more, so there is nothing left to do")
+
+
+def _divergence(why: str, readable: list[str]) -> ScopeDivergence:
+    return ScopeDivergence(f"path_filter: scope divergence: {why}; start path_filter with one of them "
+                           f"({', '.join(readable) or 'none'}), e.g. {(readable or ['project'])[0]}/decisions, "
+                           "or drop it")
 
 
 def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
@@ -258,19 +287,25 @@ class MemoryService:
         })
         return Remembered(_memory(record), created, superseded)
 
-    def forget(self, p: Principal, ref: str, reason: str) -> Memory:
-        """Soft-delete a memory: it leaves every search; the row stays for the audit trail."""
+    def forget(self, p: Principal, ref: str, reason: str | None = None) -> Memory:
+        """Soft-delete a memory: it leaves every search; the row stays for the audit trail. The reason is
+        optional (XMemo's flow is find, review, forget); the audit log says when none was given. A memory
+        already forgotten is said to be so to whoever may see its project, not "Not found"."""
         self.access.require_scope(p, WRITE_SCOPE)
-        if not isinstance(reason, str) or not reason.strip():
-            raise InvalidArgument("reason", "must not be empty; say why the memory is forgotten")
-        if len(reason) > MAX_REASON_CHARS:
-            raise InvalidArgument("reason", f"is {len(reason)} characters; keep it to {MAX_REASON_CHARS}")
-        record = self._visible(p, ref)
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidArgument("reason", "must be text, or left out")
+        why = (reason or "").strip()
+        if len(why) > MAX_REASON_CHARS:
+            raise InvalidArgument("reason", f"is {len(why)} characters; keep it to {MAX_REASON_CHARS}")
+        record = self._visible(p, ref, include_forgotten=True)
+        if record.deleted_at is not None:
+            raise _already_forgotten(record)
         self._require_change_right(p, record, "forget")
-        done = self.memories.forget(record.ref, p.user_id, reason.strip(), now_iso())
+        done = self.memories.forget(record.ref, p.user_id, why, now_iso())
         if done is None:  # forgotten by someone else meanwhile
-            raise NotFound(f"Not found: {ref}")
-        self.access.record(p, "memory.forget", record.ref, {"project": record.project, "reason": reason.strip()})
+            raise _already_forgotten(self.memories.get(record.ref) or record)
+        self.access.record(p, "memory.forget", record.ref, {"project": record.project, "reason": why or None,
+                                                            "reasonGiven": bool(why)})
         return _memory(done)
 
     def _require_change_right(self, p: Principal, record: MemoryRecord, verb: str) -> None:
@@ -281,11 +316,13 @@ class MemoryService:
 
     # --- reads ----------------------------------------------------------------------------------------
 
-    def _visible(self, p: Principal, ref: object) -> MemoryRecord:
+    def _visible(self, p: Principal, ref: object, *, include_forgotten: bool = False) -> MemoryRecord:
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidArgument("ref", "must not be empty; give a memory ref such as mem_3f2a…")
         record = self.memories.get(ref.strip())
-        if record is None or record.deleted_at is not None or not self.access.can_read(p, record.project):
+        if record is None or not self.access.can_read(p, record.project):
+            raise NotFound(f"Not found: {ref}")
+        if record.deleted_at is not None and not include_forgotten:
             raise NotFound(f"Not found: {ref}")
         return record
 
@@ -296,21 +333,25 @@ class MemoryService:
 
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
-        kind = check_memory_type(memory_type) if memory_type not in (None, "") else None
+        kind = check_memory_type(memory_type) if memory_type not in (None, "", ANY) else None
         readable = [project.id for project in self.access.visible_projects(p)]
-        prefix = ""
+        prefix, partial = "", False
         projects = readable
-        if path_filter:
-            location = normalize_path(path_filter, "path_filter")
+        location, partial = _path_filter(path_filter)
+        if location:
             project, _, prefix = location.partition("/")
-            if project and project not in readable:
-                raise ScopeDivergence(
-                    f"path_filter: scope divergence: {project!r} is outside the projects you may read; start "
-                    f"path_filter with one of them ({', '.join(readable) or 'none'}), e.g. "
-                    f"{(readable or ['project'])[0]}/decisions, or drop it")
-            projects = [project] if project else readable
+            if partial and not prefix and "/" not in location:  # "proj%": the projects whose id starts so
+                projects = [r for r in readable if r.startswith(project)]
+                if not projects:
+                    raise _divergence(f"no project you may read starts with {project!r}", readable)
+                return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, memory_type=kind,
+                                   narrowing=narrow or Narrowing())
+            if project not in readable:
+                raise _divergence(f"{project!r} is outside the projects you may read", readable)
+            projects = [project]
         return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, path_prefix=prefix,
-                           memory_type=kind, narrowing=narrow or Narrowing())
+                           path_prefix_partial=partial and bool(prefix), memory_type=kind,
+                           narrowing=narrow or Narrowing())
 
     def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
               limit: int) -> list[MemoryResult]:

@@ -28,6 +28,7 @@ from notewell.store.memory_rows import (
     listing_sql,
     memory_from_row,
     narrowing_sql,
+    path_bounds,
     searched_fields,
     tags_json,
 )
@@ -168,7 +169,7 @@ class PostgresMemories:
         params: list[Any] = [list(query.projects), query.now]
         if query.path_prefix:
             where.append(sql.SQL("(m.path = %s OR (m.path >= %s AND m.path < %s))"))
-            params += [query.path_prefix, query.path_prefix + "/", query.path_prefix + "0"]
+            params += path_bounds(query.path_prefix, query.path_prefix_partial)
         if query.memory_type is not None:
             where.append(sql.SQL("m.memory_type = %s"))
             params.append(query.memory_type)

@@ -26,6 +26,7 @@ from notewell.store.memory_rows import (
     listing_sql,
     memory_from_row,
     narrowing_sql,
+    path_bounds,
     searched_fields,
     tags_json,
 )
@@ -187,7 +188,7 @@ class SqliteMemories:
         params: list[Any] = [expression, *query.projects, query.now]
         if query.path_prefix:
             where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
-            params += [query.path_prefix, query.path_prefix + "/", query.path_prefix + "0"]
+            params += path_bounds(query.path_prefix, query.path_prefix_partial)
         if query.memory_type is not None:
             where.append("m.memory_type = ?")
             params.append(query.memory_type)
