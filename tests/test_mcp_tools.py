@@ -337,8 +337,13 @@ async def test_search_notes_paths_repo_smart_case_and_regex(mcp_url: str, mcp_wo
         assert (await invalid(client, "search_notes", {"query": "x", "limit": 0}))[1] == "limit"
         assert (await invalid(client, "search_notes", {"query": "x", "limit": 101}))[1] == "limit"
         assert (await invalid(client, "search_notes", {"query": "x", "offset": -1}))[1] == "offset"
-        assert (await invalid(client, "search_notes", {"query": "x", "repo": "handbook",
-                                                       "path": "projects/apollo"}))[1] == "path"
+        # with a repo, a repo-relative path is what a person means; the vault-relative form still works
+        relative = await call(client, "search_notes", {"query": "TODO(", "repo": "projects", "path": "apollo"})
+        prefixed = await call(client, "search_notes", {"query": "TODO(", "repo": "projects", "path": "projects/apollo"})
+        assert relative["matches"] and relative == prefixed
+        assert all(m["path"].startswith("projects/apollo/") for m in relative["matches"])
+        elsewhere = await call(client, "search_notes", {"query": "x", "repo": "handbook", "path": "projects/apollo"})
+        assert elsewhere["matches"] == []  # handbook/projects/apollo: no such folder in handbook
         assert (await invalid(client, "search_notes", {"query": "x", "path": "../etc"}))[1] == "path"
 
 

@@ -347,8 +347,9 @@ class KnowledgeService:
         path_project, prefix = split_vault_path(norm)
         if repo is not None:
             self.access.project_for_read(p, repo)
-            if norm and path_project != repo:
-                raise InvalidArgument("path", f"{path} is not inside repo {repo}; start it with {repo}/")
+            if norm and path_project != repo:  # with a repo named, a path relative to it is what a person means
+                norm = f"{repo}/{norm}"
+                path_project, prefix = split_vault_path(norm)
         if norm:
             if not self.access.can_read(p, path_project):
                 raise NotFound(f"Not found: {path}")

@@ -147,8 +147,10 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
         refusals=(
             "Error in search_notes: Not found: <repo or path>: the repository or folder is not one this person can "
             "read, or does not exist. The answer is the same either way. Use a repo from the enum.",
-            "A path outside the repo named, a limit outside 1 to 100, a negative offset or an invalid regular "
-            "expression is refused as invalid arguments naming the argument.",
+            "A limit outside 1 to 100, a negative offset, a path that climbs out with .. or an invalid regular "
+            "expression is refused as invalid arguments naming the argument. With repo given, a path relative to "
+            "the repo (\"apollo\" in repo \"projects\") and one relative to the vault root (\"projects/apollo\") "
+            "name the same folder.",
             "If the connection does not hold knowledge:read, the tool is not in the tool list, and a call to it "
             "returns MCP error -32602: Tool search_notes not found.",
         ),
