@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ from notewell.http.door import ServeOptions
 from notewell.indexer import sync
 from notewell.mcp.registry import choose
 from notewell.runtime import open_runtime
+from notewell.watcher import start_watcher
 
 pytestmark = pytest.mark.anyio
 STARTUP_S = 60
@@ -220,3 +221,29 @@ def test_index_watch_is_a_standalone_indexer(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+
+
+def test_a_vault_folder_moved_away_and_replaced_is_watched_again(tmp_path: Path) -> None:
+    """A watch on a folder that was moved sees nothing more: the watcher notices and watches the new one."""
+    vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
+    rt = open_runtime(str(vault), str(tmp_path / "index.db"))
+    try:
+        thread = start_watcher(rt.settings, rt.store, lambda _ids: None)
+        try:
+            _wait_for(lambda: ("notes", "a.md") in rt.store.documents.state())
+            vault.rename(tmp_path / "old-vault")
+            make_vault(tmp_path, {"notes/b.md": "A grebe.\n"})  # a new folder at the same path (a re-clone)
+            _wait_for(lambda: set(rt.store.documents.state()) == {("notes", "b.md")})
+            (vault / "notes/c.md").write_text("A coot.\n")  # and its changes are seen
+            _wait_for(lambda: ("notes", "c.md") in rt.store.documents.state())
+        finally:
+            thread.stop()
+    finally:
+        rt.close()
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + SEEN_WITHIN_S
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)

@@ -83,11 +83,14 @@ class VaultWatcher:
     def _lead(self, stop: threading.Event) -> None:
         self._pending = {""}  # catch up with what changed while nobody watched, once the watch is armed
         self._retry_at = time.monotonic()
+        watched = os.stat(self._vault)
         for changes in watchfiles.watch(self._vault, watch_filter=self._wanted, debounce=DEBOUNCE_MS, step=STEP_MS,
                                         rust_timeout=TICK_MS, yield_on_timeout=True, stop_event=stop,
                                         raise_interrupt=False, ignore_permission_denied=True):
             if not self.leadership.try_acquire():
                 return
+            if not _same_folder(self._vault, watched):  # moved away or replaced: a watch on it sees nothing more
+                raise FileNotFoundError(f"the vault folder {self._vault} was moved or replaced; watching it again")
             self._pending.update(self._relative(path) for _, path in changes)
             if changes or (self._retry_at is not None and time.monotonic() >= self._retry_at):
                 self._sync_pending()
@@ -168,6 +171,14 @@ def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[lis
             known = projects
 
     return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced)).start()
+
+
+def _same_folder(path: str, before: os.stat_result) -> bool:
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino)
 
 
 def _one_line(exc: BaseException) -> str:
