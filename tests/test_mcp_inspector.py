@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from mcp_world import World, free_port
+from notewell.access.principal import LOCAL_OWNER
 
 INSPECTOR = Path(__file__).resolve().parent / "js" / "node_modules" / ".bin" / "mcp-inspector"
 
@@ -52,12 +53,26 @@ def served(mcp_world: World) -> Iterator[str]:
         process.wait(timeout=20)
 
 
-def inspector(url: str, token: str, *args: str) -> dict[str, object]:
+def run_inspector(url: str, token: str, *args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(INSPECTOR), "--cli", url, "--transport", "http", "--header",
                            f"Authorization: Bearer {token}", *args],
                           capture_output=True, text=True, timeout=120, check=False, cwd=INSPECTOR.parents[2])
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return done
+
+
+def inspector(url: str, token: str, *args: str) -> dict[str, object]:
+    return json.loads(run_inspector(url, token, *args).stdout)  # type: ignore[no-any-return]
+
+
+def test_every_tool_schema_passes_the_inspector_without_a_warning(served: str, mcp_world: World) -> None:
+    """The Inspector checks each tool's input and output schema for portability (--strict lists each issue)."""
+    every_scope = mcp_world.runtime.access.mint_token(
+        LOCAL_OWNER, "staff@northwind.test", ["knowledge:read", "memory:read", "memory:write", "sessions"]).secret
+    done = run_inspector(served, every_scope, "--method", "tools/list", "--strict")
+    listed = json.loads(done.stdout)["tools"]
+    assert len(listed) >= 26  # knowledge 8, notes 1, memory 5, brain 12
+    assert "Warning" not in done.stderr and "Error" not in done.stderr, done.stderr
 
 
 def test_inspector_cli_searches_the_running_server(served: str, mcp_world: World) -> None:

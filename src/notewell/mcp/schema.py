@@ -20,7 +20,11 @@ def boolean(description: str, **extra: Any) -> dict[str, Any]:
 
 
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "type": [schema["type"], "null"]}
+    """The schema or null, as anyOf branches with one type each: a ``type`` array is legal JSON Schema but
+    less portable (clients that map schemas onto a one-type dialect reject it; the Inspector warns)."""
+    described = {k: v for k, v in schema.items() if k not in ("description", "title")}
+    outer = {k: v for k, v in schema.items() if k in ("description", "title")}
+    return {"anyOf": [described, {"type": "null"}], **outer}
 
 
 def array(items: dict[str, Any], description: str = "") -> dict[str, Any]:

@@ -280,8 +280,7 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
                 "project": s.string("The project it belongs to."),
                 "title": s.string("Its title."),
                 "summary": s.string("Its summary."),
-                "parent": {**_BRAIN_REF, "type": ["object", "null"],
-                           "description": "The parent brain, or null for a top brain."},
+                "parent": s.nullable({**_BRAIN_REF, "description": "The parent brain, or null for a top brain."}),
                 "subBrains": s.array(_BRAIN_REF, "Brains in its sub-folders; searchBrain does not cover them."),
                 "documents": s.array(s.obj({
                     "path": s.string("The document's path, project first. Pass it to readDoc."),
