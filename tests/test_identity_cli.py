@@ -218,7 +218,8 @@ def test_the_audit_log_records_every_change(cli: Cli) -> None:
         ("project.unarchive", "hermes"), ("token.mint", token["id"]), ("token.revoke", token["id"]),  # type: ignore[index]
         ("user.deactivate", "ada@example.com"),
     ]
-    assert all(e["user"] == "local-owner" and e["token"] is None and e["at"].endswith("Z") for e in entries)
+    assert all(e["user"] == "local-owner" and e["email"] == "owner@localhost" and e["token"] is None
+               and e["at"].endswith("Z") for e in entries)
     mint = entries[10]
     assert mint["detail"] == {"user": "ada@example.com", "name": "", "scopes": ["memory:write"], "project": None,
                               "expiresAt": None}
@@ -228,6 +229,7 @@ def test_the_audit_log_records_every_change(cli: Cli) -> None:
     assert "--since" in cli.error("audit", "--since", "yesterday")
     table = run_cli("audit", "--since", "7d", "--vault", str(cli.vault), "--db", str(cli.db), env={"COLUMNS": "250"})
     assert table.exit_code == 0 and "token.revoke" in table.stdout and "user.deactivate" in table.stdout
+    assert "owner@localhost" in table.stdout and "local-owner" not in table.stdout  # people by email, not by id
 
 
 def test_help_lists_the_identity_commands(cli: Cli) -> None:

@@ -47,3 +47,15 @@ def test_memory_cli_errors_are_one_line(tmp_path: Path) -> None:
         result = run_cli("memory", *args, *base)
         assert result.exit_code == 1 and result.stderr.startswith(f"error: {field}: "), result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_narrow_table_shows_refs_whole_so_forget_can_use_them(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/a.md": "x\n"})
+    base = ["--vault", str(vault), "--db", str(tmp_path / "index.db")]
+    assert run_cli("index", *base).exit_code == 0
+    ref = json.loads(run_cli("memory", "add", "Deploys happen on Tuesdays after the standup.", "--project", "apollo",
+                             "--path", "ops/deploys/weekly", *base, "--json").stdout)["ref"]
+    for command in ("search", "recall"):
+        table = run_cli("memory", command, "deploys tuesdays", *base, env={"COLUMNS": "60"})
+        assert table.exit_code == 0 and ref in table.stdout, table.stdout
+    assert run_cli("memory", "forget", ref, "--reason", "moved", *base).exit_code == 0

@@ -31,9 +31,9 @@ def token_json(token: TokenRecord, email: str) -> dict[str, object]:
             "lastUsedAt": token.last_used_at, "revokedAt": token.revoked_at, "state": token.state(now_iso())}
 
 
-def audit_json(entry: AuditEntry) -> dict[str, object]:
-    return {"id": entry.id, "at": entry.at, "user": entry.user_id, "token": entry.token_id, "action": entry.action,
-            "target": entry.target, "detail": entry.detail}
+def audit_json(entry: AuditEntry, email: str | None) -> dict[str, object]:
+    return {"id": entry.id, "at": entry.at, "user": entry.user_id, "email": email, "token": entry.token_id,
+            "action": entry.action, "target": entry.target, "detail": entry.detail}
 
 
 def cells(*values: object) -> list[Text]:

@@ -22,11 +22,13 @@ def audit_command(
     """Show the audit log, oldest first: mints, revokes, user, grant and project changes, and writes."""
     with runtime(vault, db) as rt:
         entries = rt.access.audit_log(LOCAL_OWNER, since_from(since) if since else None)
+        # people are named by email, as they sign in; the local owner (the CLI on the server) by its own address
+        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)} | {LOCAL_OWNER.user_id: LOCAL_OWNER.email}
         if json_out:
-            print_json([audit_json(e) for e in entries])
+            print_json([audit_json(e, emails.get(e.user_id)) for e in entries])
             return
         table = wrapping_table("at", "user", "token", "action", "target", "detail")
         for e in entries:
-            table.add_row(*cells(e.at, e.user_id, e.token_id or "-", e.action, e.target,
+            table.add_row(*cells(e.at, emails.get(e.user_id, e.user_id), e.token_id or "-", e.action, e.target,
                                  json.dumps(e.detail, ensure_ascii=False, sort_keys=True)))
         console.print(table)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 import yaml
-from rich.table import Table
+from rich.table import Column, Table
 
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
@@ -51,7 +51,9 @@ def _show(found: m.MemorySearch, json_out: bool) -> None:
         print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
                     "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why} for r in found.results]})
         return
-    table = Table("ref", "location", "type", "title", "why", header_style="bold")
+    # a ref is never cut: it is what `memory forget` takes
+    table = Table(Column("ref", no_wrap=True, min_width=len("mem_") + 20), "location", "type", "title", "why",
+                  header_style="bold")
     for r in found.results:
         table.add_row(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why)
     console.print(table)
