@@ -107,6 +107,11 @@ def _here(request: Request) -> str:
     return path + ("?" + request.url.query if request.url.query else "")
 
 
+def base_url(request: Request) -> str:
+    """This server's address as the browser reached it (no trailing slash): what the wizard and links name."""
+    return str(request.base_url).rstrip("/")
+
+
 def sign_in_url(next_path: str) -> str:
     return "/signin?next=" + quote(next_path, safe="/")
 

@@ -16,7 +16,7 @@ from notewell.access.tokens import since_from
 from notewell.errors import NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES, now_iso
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, signed_in
+from notewell.web.session import base_url, call, checked_form, services, signed_in
 
 AUDIT_SHOWN = 200
 AUDIT_DEFAULT_SINCE = "7d"
@@ -28,9 +28,6 @@ async def _manager(request: Request) -> Principal:
         raise NotFound("Not found")
     return p
 
-
-def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
 
 
 async def _users(request: Request, p: Principal, *, error: str = "", link: object = None, link_email: str = "",
@@ -77,7 +74,7 @@ async def sign_in_link(request: Request) -> Response:
     form = await checked_form(request)
     email = str(form.get("email", ""))
     try:
-        link = await call(services(request).sign_in.make_link, p, email, _base(request))
+        link = await call(services(request).sign_in.make_link, p, email, base_url(request))
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
     return await _users(request, p, link=link, link_email=email)

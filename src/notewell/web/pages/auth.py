@@ -10,6 +10,7 @@ from notewell.access.sign_in import TooManyFailures
 from notewell.errors import Unauthenticated
 from notewell.web.render import page
 from notewell.web.session import (
+    base_url,
     call,
     checked_form,
     current_principal,
@@ -25,7 +26,7 @@ def client_address(request: Request) -> str:
 
 async def landing(request: Request) -> Response:
     principal = await current_principal(request)
-    return page(request, "index.html", principal, title="Notewell", mcp_url=f"{_base(request)}/mcp")
+    return page(request, "index.html", principal, title="Notewell", mcp_url=f"{base_url(request)}/mcp")
 
 
 async def signin_form(request: Request) -> Response:
@@ -74,9 +75,6 @@ async def signout(request: Request) -> Response:
     request.session.clear()
     return RedirectResponse("/", status_code=303)
 
-
-def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
 
 
 ROUTES = [

@@ -16,7 +16,7 @@ from notewell.records.identity import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, signed_in
+from notewell.web.session import base_url, call, checked_form, services, signed_in
 
 SCOPE_HELP = {
     "knowledge:read": "list, read and search documents",
@@ -39,9 +39,6 @@ class MintForm:
     expires: str = "90d"
 
 
-def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
-
 
 async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
                   error: str = "", status: int = 200) -> Response:
@@ -49,7 +46,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
     tokens = await call(svc.own_tokens.list, p)
     projects = await call(svc.knowledge.list_projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in SCOPES if s in policy.ROLE_SCOPES[p.role]]
-    setups = client_setups(_base(request), minted.secret, svc.store_url) if minted else []
+    setups = client_setups(base_url(request), minted.secret, svc.store_url) if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
                 status=status, no_store=minted is not None)
@@ -85,7 +82,7 @@ async def install_script(request: Request) -> Response:
     if client not in CLIENTS:
         return PlainTextResponse(f"client: {client[:40]!r} is not a client; choose one of {', '.join(CLIENTS)}\n",
                                  status_code=400)
-    return PlainTextResponse(installer_script(_base(request), client), media_type="text/x-shellscript",
+    return PlainTextResponse(installer_script(base_url(request), client), media_type="text/x-shellscript",
                              headers={"Cache-Control": "no-store"})
 
 
