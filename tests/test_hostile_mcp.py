@@ -83,7 +83,7 @@ def _check(tool: str, answer: dict[str, Any]) -> None:
         assert "internal error" not in text.lower(), (tool, text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_no_tool_answers_an_internal_error_or_hangs(callers: list[Caller], data: st.DataObject) -> None:
     caller = data.draw(st.sampled_from(callers))

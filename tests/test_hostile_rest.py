@@ -82,7 +82,7 @@ def requests(draw: st.DrawFn, operations: list[tuple[str, str, dict[str, Any]]])
     return method, path + ("?" + "&".join(query) if query else ""), body
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_no_operation_answers_a_server_error_or_hangs(api: tuple[RestWorld, list[Any]], data: st.DataObject) -> None:
     world, operations = api
