@@ -2,8 +2,9 @@
 
 Hypothesis draws an operation and fills its path and query parameters and its JSON body from their schemas,
 mixed with hostile values (tests/hostile.py; strings the URL cannot carry as text are sent as their UTF-8 or
-surrogate bytes, percent-encoded). Every answer must be below 500 and, when an error, a problem document;
-never a hang: each arrives within the search time budget plus a margin. Both backends (the rest fixture).
+surrogate bytes, percent-encoded). Every answer must be below 500 and, when an error, a problem document
+with a status the operation documents; never a hang: each arrives within the search time budget plus a
+margin. Both backends (the rest fixture).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def api(rest: RestWorld) -> tuple[RestWorld, list[tuple[str, str, dict[str, Any]
 
 
 @st.composite
-def requests(draw: st.DrawFn, operations: list[tuple[str, str, dict[str, Any]]]) -> tuple[str, str, bytes | None]:
+def requests(draw: st.DrawFn, operations: list[tuple[str, str, dict[str, Any]]]
+             ) -> tuple[str, str, bytes | None, set[str]]:
     method, path, op = draw(st.sampled_from(operations))
     query: list[str] = []
     for param in op.get("parameters", []):
@@ -79,20 +81,21 @@ def requests(draw: st.DrawFn, operations: list[tuple[str, str, dict[str, Any]]])
     if content is not None:
         payload = draw(st.one_of(arguments(content.get("schema", {})), for_schema({})))
         body = json.dumps(payload).encode("ascii")
-    return method, path + ("?" + "&".join(query) if query else ""), body
+    return method, path + ("?" + "&".join(query) if query else ""), body, set(op.get("responses", {}))
 
 
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_no_operation_answers_a_server_error_or_hangs(api: tuple[RestWorld, list[Any]], data: st.DataObject) -> None:
     world, operations = api
-    method, target, body = data.draw(requests(operations))
+    method, target, body, documented = data.draw(requests(operations))
     headers = {"Authorization": f"Bearer {world.tokens['admin_all']}", "Content-Type": "application/json"}
     response = httpx.request(method, world.base + target, content=body, headers=headers, timeout=ANSWER_WITHIN_S)
     shown = f"{method} {target[:200]} -> {response.status_code} {response.text[:300]}"
     assert response.status_code < 500, shown
     if response.status_code >= 400:
         assert response.headers["content-type"].startswith("application/problem+json"), shown
+        assert str(response.status_code) in documented, f"undocumented status: {shown}"
 
 
 def test_every_operation_is_in_the_draw(api: tuple[RestWorld, list[Any]]) -> None:
