@@ -5,6 +5,7 @@ Regression tests for issue 14 defects 1, 2, 6 and 7: each failed on the code bef
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -111,6 +112,13 @@ def test_index_prints_the_links_it_did_not_follow(linked_vault: Path, tmp_path: 
     assert result.exit_code == 0
     assert "proja/x.md: symlink leads outside its project" in result.stdout
     assert "proja/env.md: symlink leads to a hidden file or folder" in result.stdout
+
+
+def test_doctor_counts_the_links_it_does_not_follow(linked_vault: Path, tmp_path: Path) -> None:
+    assert run_cli("index", "--vault", str(linked_vault), "--db", str(tmp_path / "i.db")).exit_code == 0
+    result = run_cli("doctor", "--vault", str(linked_vault), "--db", str(tmp_path / "i.db"), "--json")
+    vault_check = next(c for c in json.loads(result.stdout) if c["check"] == "vault")
+    assert "7 symlink not followed" in vault_check["found"]
 
 
 def test_the_quickstart_token_file_is_outside_the_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,7 +61,7 @@ def _scan(settings: Settings, checks: list[Check]) -> ScanResult | None:
         return None
     scan = scan_vault(vault, settings.file_types, settings.max_file_bytes, exclude=(vault / INDEX_DIR_NAME,))
     left = Counter(item.why for item in scan.left_out)
-    left.update("size" if s.reason.startswith("larger") else "unreadable" for s in scan.skipped)
+    left.update(_skip_kind(s.reason) for s in scan.skipped)
     left_out = ", ".join(f"{n} {why}" for why, n in sorted(left.items()))
     found = (f"{len(scan.files)} documents in {len(scan.projects)} projects"
              f"{'; left out: ' + left_out if left_out else ''}")
@@ -72,6 +72,17 @@ def _scan(settings: Settings, checks: list[Check]) -> ScanResult | None:
     else:
         checks.append(Check("vault", "ok", found))
     return scan
+
+
+def _skip_kind(reason: str) -> str:
+    """How doctor counts a skipped file: too large, a symlink not followed (links.py), a bad name, unreadable."""
+    if reason.startswith("larger"):
+        return "size"
+    if "symlink" in reason:
+        return "symlink not followed"
+    if "UTF-8" in reason:
+        return "name not UTF-8"
+    return "unreadable"
 
 
 def _open(settings: Settings, checks: list[Check]) -> Store | None:
