@@ -102,7 +102,7 @@ async def test_a_reader_of_the_project_cannot_read_through_a_link(linked_vault: 
     with serve_world(world) as server:
         for link in ("qs-token.md", "x.md", "other.md", "env.md", "hid.md", "ign.md"):
             failed, text = await _read(server.url, world.tokens["m"], f"proja/{link}")
-            assert failed and text == f"Error in readDoc: Not found: proja/{link}"
+            assert failed and text.startswith("Error in readDoc: Not found")
         failed, text = await _read(server.url, world.tokens["m"], "proja/ok.md")
         assert not failed and "proja words" in text
 
