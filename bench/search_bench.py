@@ -309,13 +309,18 @@ def open_bench_store(db: str) -> Store:
 # ---- scale mode -------------------------------------------------------------------------------------
 
 
+def scale_source() -> Path:
+    """What scale mode copies: the standard library (its site-packages included), wherever it is."""
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
 def scale_corpus(root: Path, copies: int) -> Path:
     """The standard library's text files ``copies`` times over, one project per copy (built once)."""
     corpus = root / f"stdlib-x{copies}"
     complete = corpus / ".corpus-complete"  # hidden: neither indexed nor read by ripgrep
     if complete.exists():
         return corpus
-    source = Path(sysconfig.get_paths()["stdlib"])
+    source = scale_source()
     if corpus.exists():
         shutil.rmtree(corpus)
     print(f"Copying the text files of {source} {copies} time(s) into {corpus} ...", file=sys.stderr)
@@ -349,6 +354,7 @@ def rss_mb() -> tuple[float, float]:
 
 
 def child_build(corpus: Path, db: str) -> dict[str, object]:
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     settings = Settings(vault=corpus, db=db, file_types=FILE_TYPES)
     store = open_bench_store(db)
     try:
@@ -359,7 +365,8 @@ def child_build(corpus: Path, db: str) -> dict[str, object]:
     if not settings.is_postgres:
         store_bytes = sqlite_file_bytes(db)
     return {"documents": b.documents, "text_bytes": b.text_bytes, "seconds": b.seconds,
-            "cpu_seconds": b.cpu_seconds, "index_bytes": b.index_bytes, "store_bytes": store_bytes}
+            "cpu_seconds": b.cpu_seconds, "index_bytes": b.index_bytes, "store_bytes": store_bytes,
+            "peak_rss_mb": rss_mb()[1], "load": load}
 
 
 def store_size_postgres(db: str) -> int:
@@ -394,14 +401,16 @@ def child_serve(corpus: Path, db: str, runs: int, rg_runs: int) -> dict[str, obj
     return {"queries": figures, "rss_mb": rss, "peak_rss_mb": peak, "mixed_s": mixed_s}
 
 
-def run_child(args: list[str]) -> tuple[dict[str, object], float]:
-    """This script in a child process; its JSON answer and its peak resident memory in MB."""
-    with tempfile.NamedTemporaryFile("w+", suffix=".json") as out:
-        proc = subprocess.Popen([sys.executable, __file__, *args, "--child-out", out.name])
-        _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise NotewellError(f"the child {' '.join(args[:2])} failed (exit {os.waitstatus_to_exitcode(status)})")
-        return json.loads(Path(out.name).read_text(encoding="utf-8")), usage.ru_maxrss / 1024
+def saved_path(corpus: Path, backend: str, child: str) -> Path:
+    """Where a child leaves its answer: beside the corpus, so that a report can combine runs."""
+    return corpus.parent / f"{corpus.name}.{backend}.{child}.json"
+
+
+def run_child(args: list[str]) -> None:
+    """This script in a child process (it saves its answer as JSON, see saved_path)."""
+    code = subprocess.run([sys.executable, __file__, *args], check=False).returncode
+    if code != 0:
+        raise NotewellError(f"the child {' '.join(args[:2])} failed (exit {code})")
 
 
 def fresh_postgres_database(url_template: str, name: str) -> str:
@@ -418,21 +427,27 @@ def fresh_postgres_database(url_template: str, name: str) -> str:
 @dataclass(frozen=True)
 class ScaleRun:
     backend: str
-    copies: int
     load: str
     build: dict[str, object]
     build_peak_mb: float
     serve: dict[str, object]
 
 
-def scale_run(backend: str, corpus: Path, copies: int, db: str, runs: int, rg_runs: int) -> ScaleRun:
-    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"{backend}, {corpus}: building (load {load}) ...", file=sys.stderr)
-    built, peak = run_child(["--child", "build", "--corpus", str(corpus), "--db", db])
+def scale_run(backend: str, corpus: Path, db: str, runs: int, rg_runs: int) -> None:
+    for child in ("build", "serve"):
+        saved_path(corpus, backend, child).unlink(missing_ok=True)
+    print(f"{backend}, {corpus}: building ...", file=sys.stderr)
+    run_child(["--child", "build", "--corpus", str(corpus), "--db", db])
     print(f"{backend}, {corpus}: querying ...", file=sys.stderr)
-    served, _ = run_child(["--child", "serve", "--corpus", str(corpus), "--db", db,
-                           "--runs", str(runs), "--rg-runs", str(rg_runs)])
-    return ScaleRun(backend, copies, load, built, peak, served)
+    run_child(["--child", "serve", "--corpus", str(corpus), "--db", db, "--runs", str(runs), "--rg-runs", str(rg_runs)])
+
+
+def saved_run(corpus: Path, backend: str) -> ScaleRun | None:
+    paths = [saved_path(corpus, backend, child) for child in ("build", "serve")]
+    if not all(path.exists() for path in paths):
+        return None
+    built, served = (json.loads(path.read_text(encoding="utf-8")) for path in paths)
+    return ScaleRun(backend, str(built.get("load", "?")), built, float(built["peak_rss_mb"]), served)
 
 
 def scale_report(runs: Sequence[ScaleRun]) -> str:
@@ -442,7 +457,7 @@ def scale_report(runs: Sequence[ScaleRun]) -> str:
     head = "| figure | " + " | ".join(f"{r.backend} {size(r)}" for r in runs) + " |"
     lines = [f"Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}  ",
              f"Machine: {machine()}, ripgrep {_rg_version()}  ",
-             f"Corpus: the text files of {sysconfig.get_paths()['stdlib']} ({' '.join(FILE_TYPES)}), "
+             f"Corpus: the text files of {scale_source()} ({' '.join(FILE_TYPES)}), "
              f"copied {' and '.join(str(c) for c in SCALE_COPIES)} times, one project per copy", "",
              head, "| --- |" + " ---: |" * len(runs)]
 
@@ -473,20 +488,21 @@ def scale_report(runs: Sequence[ScaleRun]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def scale(root: Path, pg: str | None, runs: int, rg_runs: int) -> str:
+def scale(root: Path, backends: Sequence[str], pg: str | None, runs: int, rg_runs: int) -> str:
+    """Run the scale benchmark on ``backends``, then report every run saved under ``root`` (so that one
+    backend can be run again and reported beside the other's last run)."""
     root.mkdir(parents=True, exist_ok=True)
-    corpora = {copies: scale_corpus(root, copies) for copies in SCALE_COPIES}
-    results = []
-    for copies, corpus in corpora.items():
-        db = root / f"stdlib-x{copies}.db"
-        for leftover in root.glob(f"{db.name}*"):
-            leftover.unlink()
-        results.append(scale_run("SQLite", corpus, copies, str(db), runs, rg_runs))
-    if pg:
-        for copies, corpus in corpora.items():
-            url = fresh_postgres_database(pg, f"notewell_scale_x{copies}")
-            results.append(scale_run("PostgreSQL", corpus, copies, url, runs, rg_runs))
-    return scale_report(results)
+    corpora = [scale_corpus(root, copies) for copies in SCALE_COPIES]
+    for corpus in corpora:
+        if "sqlite" in backends:
+            db = root / f"{corpus.name}.db"
+            for leftover in root.glob(f"{db.name}*"):
+                leftover.unlink()
+            scale_run("SQLite", corpus, str(db), runs, rg_runs)
+        if "postgresql" in backends and pg:
+            scale_run("PostgreSQL", corpus, fresh_postgres_database(pg, f"notewell_scale_{corpus.name}"), runs, rg_runs)
+    found = [saved_run(corpus, backend) for backend in ("SQLite", "PostgreSQL") for corpus in corpora]
+    return scale_report([run for run in found if run is not None])
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -502,6 +518,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="scale mode: build the 1x and 6x corpora under DIR and compare them (see above)")
     parser.add_argument("--pg", metavar="URL", help="scale mode: also on this PostgreSQL server, a URL with {db} "
                         "for the database name (postgresql://postgres@/{db}?host=/tmp/pg&port=5432)")
+    parser.add_argument("--backends", default="sqlite,postgresql",
+                        help="scale mode: which to run now (comma-separated; the report also shows the saved "
+                             "runs of the others); 'none' only reports")
     parser.add_argument("--child", choices=("build", "serve"), help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -548,11 +567,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child:
         answer = (child_build(corpus, args.db) if args.child == "build"
                   else child_serve(corpus, args.db, args.runs, args.rg_runs))
-        args.child_out.write_text(json.dumps(answer), encoding="utf-8")
+        backend = "PostgreSQL" if is_postgres_url(args.db) else "SQLite"
+        saved_path(corpus, backend, args.child).write_text(json.dumps(answer), encoding="utf-8")
+        if args.child_out:
+            args.child_out.write_text(json.dumps(answer), encoding="utf-8")
         return 0
     try:
         if args.scale:
-            text = scale(args.scale.resolve(), args.pg, args.runs, args.rg_runs)
+            text = scale(args.scale.resolve(), args.backends.split(","), args.pg, args.runs, args.rg_runs)
         elif args.db:
             label = "PostgreSQL" if is_postgres_url(args.db) else f"SQLite {args.db}"
             text = bench(corpus, args.db, label, args.runs, args.rg_runs)

@@ -50,3 +50,25 @@ def test_bench_refuses_a_store_that_is_not_empty(tmp_path: Path, capsys: pytest.
     assert bench.main(["--corpus", str(corpus), "--db", db, "--runs", "1", "--rg-runs", "1"]) == 0  # type: ignore[attr-defined]
     assert bench.main(["--corpus", str(corpus), "--db", db, "--runs", "1", "--rg-runs", "1"]) == 2  # type: ignore[attr-defined]
     assert "already holds documents" in capsys.readouterr().err
+
+
+def test_scale_mode_reports_both_sizes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Scale mode on a tiny stand-in for the standard library: both copies built, queried in children,
+    reported side by side (SQLite only here; PostgreSQL is the same code with --pg)."""
+    source = make_vault(tmp_path / "src", {
+        "lev.py": "def levenshtein(a, b):\n    return 0\n", "sub/cb.py": "def on_callback(x):\n    return x\n",
+        "sub/notes.txt": "qz\n", ".hidden.py": "levenshtein\n", "skip.md": "levenshtein\n",
+    })
+    bench = load_bench()
+    monkeypatch.setattr(bench, "scale_source", lambda: source)
+    out = tmp_path / "scale.md"
+    root = tmp_path / "scale"
+    assert bench.main(["--scale", str(root), "--backends", "sqlite", "--runs", "1", "--rg-runs", "1",  # type: ignore[attr-defined]
+                       "--out", str(out)]) == 0
+    report = out.read_text(encoding="utf-8")
+    assert "| figure | SQLite 0 MB | SQLite 0 MB |" in report
+    assert "| rare literal: files (candidates); rg files | 1 (1); 1 | 6 (6); 6 |" in report
+    assert sorted(p.name for p in (root / "stdlib-x6").iterdir() if p.is_dir()) == [f"copy{n}" for n in range(1, 7)]
+    assert sorted(p.relative_to(root / "stdlib-x1").as_posix() for p in (root / "stdlib-x1").rglob("*.*")) == [
+        ".corpus-complete", "copy1/lev.py", "copy1/sub/cb.py", "copy1/sub/notes.txt"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from notewell.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
+PAGE_CACHE_KIB = 16_384
 
 
 class _Held:
@@ -55,8 +56,10 @@ class SqliteDatabase:
                               "or pass another --db") from exc
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA cache_size=-65536")
-        conn.execute("PRAGMA mmap_size=1073741824")
+        # A server holds a connection per worker thread: a bounded page cache each, and no memory map,
+        # whose touched pages count as the process's memory (the operating system caches the file anyway).
+        conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+        conn.execute("PRAGMA mmap_size=0")
         return conn
 
     def _hold(self, conn: sqlite3.Connection) -> _Held:
