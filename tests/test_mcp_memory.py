@@ -236,3 +236,29 @@ async def test_forget_without_a_reason_and_forgetting_twice(mcp_url: str, mcp_wo
     entry = next(e for e in mcp_world.runtime.access.audit_log(LOCAL_OWNER) if e.action == "memory.forget"
                  and e.target == ref)
     assert entry.detail["reasonGiven"] is False and entry.detail["reason"] is None
+
+
+async def test_a_private_memory_through_every_memory_tool(mcp_url: str, tokens: dict[str, str]) -> None:
+    """alice's private memory in a shared project: an admin and staff (who read and write every ordinary
+    project) see it through no memory tool; alice sees it everywhere."""
+    async with connect(mcp_url, tokens["alice"]) as alice:
+        private = await call(alice, "remember", {"content": "Wallaby salary bands are under review.",
+                                                 "project": "projects", "private": True})
+        shared = await call(alice, "remember", {"content": "Wallaby offsite is in June.", "project": "projects"})
+        assert private["private"] is True and shared["private"] is False
+        for tool in ("search_memory", "recall"):
+            mine = await call(alice, tool, {"query": "wallaby", "limit": 50})
+            assert private["ref"] in {r["ref"] for r in mine["results"]}, tool
+    for other in ("admin", "staff"):
+        async with connect(mcp_url, tokens[other]) as client:
+            for tool in ("search_memory", "recall"):
+                found = await call(client, tool, {"query": "wallaby", "limit": 50})
+                assert private["ref"] not in {r["ref"] for r in found["results"]}, (other, tool)
+            packed = await call(client, "recall_context", {"query": "wallaby salary"})
+            assert private["ref"] not in {i["ref"] for i in packed["items"]}
+            assert await refusal(client, "forget", {"ref": private["ref"]}) == \
+                f"Error in forget: Not found: {private['ref']}"
+            if other == "admin":  # a writer of the project: superseding it is Not found too
+                assert await refusal(client, "remember", {"content": "x", "project": "projects", "supersedes":
+                                                          private["ref"]}) == f"Error in remember: Not found: " \
+                                                                             f"{private['ref']}"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from memory_world import MemoryWorld, build_world
+from notewell.access.principal import LOCAL_OWNER
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.services.memory import ScopeDivergence
 
@@ -282,3 +283,34 @@ def test_remember_validation(world: MemoryWorld) -> None:
     for max_tokens in (-1, 0, 10**9):
         with pytest.raises(InvalidArgument, match=r"^max_tokens: "):
             world.service.recall_context(alice, "x", max_tokens=max_tokens)
+
+
+def test_a_private_memory_is_its_authors_alone(world: MemoryWorld) -> None:
+    """Issue 15: XMemo filters by owner too. A private memory is invisible to an admin and to another writer of
+    its project, through every read and change; the same words written there by someone else stay theirs."""
+    alice, ada, bob = world.user("alice"), world.user("ada"), world.user("bob")
+    world.access.grant(LOCAL_OWNER, world.emails["bob"], "apollo", "write")
+    private = world.service.remember(alice, "Platypus budget draft: 40k, not yet agreed.", project="apollo",
+                                     path="budget", private=True).memory
+    shared = world.service.remember(alice, "Platypus kickoff is on Monday.", project="apollo").memory
+    assert private.private and not shared.private
+    for who in (ada, bob):
+        assert [r.memory.ref for r in world.service.search_memory(who, "platypus budget").results] == []
+        assert [r.memory.ref for r in world.service.recall(who, "platypus").results] == [shared.ref]
+        assert private.ref not in {i.ref for i in world.service.recall_context(who, "platypus budget").items}
+        assert [mem.ref for mem in world.service.list_memories(who, project="apollo", limit=50)[0]] == [shared.ref]
+        assert private.ref not in {mem.ref for mem in world.service.export(who, include_inactive=True)}
+        for attempt in (lambda p: world.service.get(p, private.ref),
+                        lambda p: world.service.forget(p, private.ref, "no"),
+                        lambda p: world.service.remember(p, "x", project="apollo", supersedes=private.ref)):
+            with pytest.raises(NotFound, match=f"^Not found: {private.ref}$"):
+                attempt(who)
+    copy = world.service.remember(bob, "Platypus budget draft: 40k, not yet agreed.", project="apollo", path="budget")
+    assert copy.created and copy.memory.ref != private.ref and not copy.memory.private  # never alice's ref
+    again = world.service.remember(alice, "Platypus budget draft: 40k, not yet agreed.", project="apollo",
+                                   path="budget", private=True)
+    assert again.memory.ref == private.ref and not again.created  # her own private copy deduplicates
+    assert {r.memory.ref for r in world.service.search_memory(alice, "platypus budget").results} == {
+        private.ref, copy.memory.ref}
+    assert world.service.get(alice, private.ref).private
+    world.service.forget(alice, private.ref)

@@ -326,3 +326,17 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     assert "~alice/notewell" in [x["id"] for x in rest.get("/brain-projects", "alice_sessions").json()["items"]]
     problem(rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "bob_sessions"), 404)
     assert rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "alice_sessions").json()["retiredAt"]
+
+
+def test_a_private_memory_is_its_authors_alone_over_rest(rest: RestWorld) -> None:
+    made = rest.call("POST", "/memories", "admin_all", json={
+        "content": "Numbat retainer discount ceiling stays confidential.", "project": BOUND, "private": True})
+    assert made.status_code == 201 and made.json()["memory"]["private"] is True
+    ref = made.json()["memory"]["ref"]
+    assert rest.get(f"/memories/{ref}", "admin_all").json()["private"] is True
+    for other in ("alice_rw", "staff_rw"):
+        assert problem(rest.get(f"/memories/{ref}", other), 404)
+        assert rest.get("/memories/search?q=numbat%20retainer", other).json()["results"] == []
+        listed = rest.get(f"/memories?project={BOUND}&limit=100", other).json()["items"]
+        assert ref not in {m["ref"] for m in listed}
+    assert problem(rest.call("DELETE", f"/memories/{ref}?reason=x", "staff_rw"), 404)

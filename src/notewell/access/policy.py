@@ -131,3 +131,8 @@ def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None)
         raise Forbidden("Forbidden: scopes: the admin scope needs a user-scoped token; drop the project or "
                         "the admin scope")
     return tuple(s for s in SCOPES if s in wanted)
+
+
+def sees_memory(p: Principal, private_to: str | None) -> bool:
+    """Within a project the caller reads: a private memory is its author's alone, whatever the caller's role."""
+    return private_to is None or private_to == p.user_id

@@ -43,7 +43,8 @@ def _service(rt: Runtime) -> m.MemoryService:
 def _memory_json(mem: m.Memory) -> dict[str, object]:
     return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
             "title": mem.title, "content": mem.content, "tags": list(mem.tags), "created": mem.created,
-            "updated": mem.updated, "expires_at": mem.expires_at, "superseded_by": mem.superseded_by}
+            "updated": mem.updated, "expires_at": mem.expires_at, "superseded_by": mem.superseded_by,
+            "private": mem.private}
 
 
 def _show(found: m.MemorySearch, json_out: bool) -> None:
@@ -74,6 +75,8 @@ def memory_add(
     = None,
     expires_at: Annotated[str | None, typer.Option("--expires-at", help="Working memories: ISO 8601 expiry.")]
     = None,
+    private: Annotated[bool, typer.Option("--private", help="Only its author will see it, whatever anyone's "
+                                                            "role (default: every reader of the project).")] = False,
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Remember something. The same content at the same project and path returns the existing ref."""
@@ -83,7 +86,7 @@ def memory_add(
         if p.local_owner and not project:
             raise InvalidArgument("--project", "name the project to write to; the local owner has no home")
         done = _service(rt).remember(p, text, path=path, memory_type=memory_type, title=title, tags=tag,
-                                     project=project, supersedes=supersedes, expires_at=expires_at)
+                                     project=project, supersedes=supersedes, expires_at=expires_at, private=private)
     if json_out:
         print_json({**_memory_json(done.memory), "deduplicated": not done.created, "superseded": done.superseded})
         return

@@ -36,6 +36,7 @@ class MemoryInput:
     content_hash: str
     created: str  # ISO 8601 UTC, sorts as text
     expires_at: str | None = None  # working memories only
+    private_to: str | None = None  # a user id: only that author sees it; None: every reader of the project
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class MemoryRecord:
     deleted_at: str | None = None
     deleted_by: str | None = None
     delete_reason: str | None = None
+    private_to: str | None = None  # a user id: only that author sees it; None: every reader of the project
 
     @property
     def live(self) -> bool:
@@ -79,6 +81,7 @@ class MemoryQuery:
     limit: int  # candidates wanted, best full-text relevance first
     path_prefix: str = ""  # "" for every path; otherwise the path itself or anything below it
     path_prefix_partial: bool = False  # True: any path that starts with path_prefix ("apol" finds apollo/x)
+    viewer: str = ""  # whose private memories are included (a user id); others' private ones never are
     memory_type: str | None = None
     narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     explain: bool = True  # False: leave MemoryHit.matched empty (a caller that never shows why saves the work)
@@ -96,6 +99,7 @@ class MemoryFilter:
     narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     path_prefix: str = ""  # inside each of ``projects``: the path itself or anything below it
     memory_type: str | None = None
+    viewer: str = ""  # whose private memories are included (a user id); others' private ones never are
     superseded: bool = False
     forgotten_projects: Sequence[str] = ()
     forgotten_author: str | None = None

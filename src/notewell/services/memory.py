@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.access.tokens import since_from
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
@@ -85,6 +86,7 @@ class Memory:
     superseded_by: str | None = None
     deleted_at: str | None = None
     delete_reason: str | None = None
+    private: bool = False  # only its author sees it, whatever anyone's role
 
     @property
     def location(self) -> str:
@@ -118,7 +120,7 @@ def _memory(r: MemoryRecord) -> Memory:
     return Memory(ref=r.ref, project=r.project, path=r.path, memory_type=r.memory_type, title=r.title,
                   content=r.content, tags=r.tags, created=r.created, updated=r.updated, author=r.author_user_id,
                   expires_at=r.expires_at, author_token=r.author_token_id, superseded_by=r.superseded_by,
-                  deleted_at=r.deleted_at, delete_reason=r.delete_reason)
+                  deleted_at=r.deleted_at, delete_reason=r.delete_reason, private=r.private_to is not None)
 
 
 def _default_title(content: str) -> str:
@@ -247,8 +249,10 @@ class MemoryService:
 
     def remember(self, p: Principal, content: str, *, path: str = "", memory_type: str = "durable",
                  title: str | None = None, tags: Sequence[str] | None = None, project: str | None = None,
-                 supersedes: str | None = None, expires_at: str | None = None) -> Remembered:
-        """Keep ``content`` verbatim; the same content at the same project and path returns the existing ref."""
+                 supersedes: str | None = None, expires_at: str | None = None, private: bool = False) -> Remembered:
+        """Keep ``content`` verbatim; the same content at the same project and path returns the existing ref.
+        ``private``: only the author will see it (every memory tool, every door, whatever anyone's role); by
+        default a memory is seen by every reader of its project."""
         self.access.require_scope(p, WRITE_SCOPE)
         if not isinstance(content, str) or not content.strip():
             raise InvalidArgument("content", "must not be empty; give the text to remember")
@@ -278,12 +282,12 @@ class MemoryService:
             ref=f"mem_{secrets.token_hex(10)}", project=target.id, author_user_id=p.user_id,
             author_token_id=p.token_id, memory_type=kind, path=clean_path, title=clean_title, content=content,
             tags=clean_tags, content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now_iso(),
-            expires_at=expiry,
+            expires_at=expiry, private_to=p.user_id if private else None,
         ), supersedes=old.ref if old else None)
         superseded = old.ref if old and created else None
         self.access.record(p, "memory.remember", record.ref, {
             "project": record.project, "path": record.path, "memory_type": record.memory_type,
-            "created": created, "supersedes": superseded,
+            "created": created, "supersedes": superseded, "private": record.private_to is not None,
         })
         return Remembered(_memory(record), created, superseded)
 
@@ -320,7 +324,7 @@ class MemoryService:
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidArgument("ref", "must not be empty; give a memory ref such as mem_3f2a…")
         record = self.memories.get(ref.strip())
-        if record is None or not self.access.can_read(p, record.project):
+        if record is None or not self.access.can_read(p, record.project) or not sees_memory(p, record.private_to):
             raise NotFound(f"Not found: {ref}")
         if record.deleted_at is not None and not include_forgotten:
             raise NotFound(f"Not found: {ref}")
@@ -345,13 +349,13 @@ class MemoryService:
                 if not projects:
                     raise _divergence(f"no project you may read starts with {project!r}", readable)
                 return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, memory_type=kind,
-                                   narrowing=narrow or Narrowing())
+                                   narrowing=narrow or Narrowing(), viewer=p.user_id)
             if project not in readable:
                 raise _divergence(f"{project!r} is outside the projects you may read", readable)
             projects = [project]
         return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, path_prefix=prefix,
                            path_prefix_partial=partial and bool(prefix), memory_type=kind,
-                           narrowing=narrow or Narrowing())
+                           narrowing=narrow or Narrowing(), viewer=p.user_id)
 
     def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
               limit: int) -> list[MemoryResult]:
@@ -441,7 +445,7 @@ class MemoryService:
             forgotten = [pid for pid in projects if p.role == "admin" or self.access.can_write(p, pid)]
         chosen = MemoryFilter(
             projects=projects, narrowing=narrow or Narrowing(), path_prefix=normalize_path(path, "path"),
-            memory_type=check_memory_type(memory_type) if memory_type else None,
+            memory_type=check_memory_type(memory_type) if memory_type else None, viewer=p.user_id,
             superseded=include_superseded, forgotten_projects=forgotten,
             forgotten_author=p.user_id if include_forgotten else None)
         found = self.memories.listing(chosen, limit + 1, offset)
@@ -452,4 +456,5 @@ class MemoryService:
         self.access.require_scope(p, READ_SCOPE)
         readable = [project.id for project in self.access.visible_projects(p)]
         for record in self.memories.all(readable, include_inactive=include_inactive):
-            yield _memory(record)
+            if sees_memory(p, record.private_to):
+                yield _memory(record)

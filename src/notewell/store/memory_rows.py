@@ -15,8 +15,10 @@ from notewell.records.memories import MemoryFilter, MemoryRecord, Narrowing
 MEMORY_COLUMNS = (
     "m.ref, m.project, m.author_user_id, m.author_token_id, m.memory_type, m.path, m.title, m.content, m.tags,"
     " m.content_hash, m.created, m.updated, m.expires_at, m.superseded_by, m.deleted_at, m.deleted_by,"
-    " m.delete_reason"
+    " m.delete_reason, m.private_to"
 )
+PRIVATE_TO_VIEWER = "(m.private_to IS NULL OR m.private_to = ?)"
+"""A private memory only for its author: the condition every search and listing adds, with the viewer's id."""
 
 
 def tags_json(tags: Sequence[str]) -> str:
@@ -57,7 +59,9 @@ def listing_sql(chosen: MemoryFilter, limit: int, offset: int, contains: str) ->
         params.append(chosen.memory_type)
     if chosen.path_prefix:
         where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
-        params += [chosen.path_prefix, chosen.path_prefix + "/", chosen.path_prefix + "0"]
+        params += path_bounds(chosen.path_prefix, False)
+    where.append(PRIVATE_TO_VIEWER)
+    params.append(chosen.viewer)
     narrowed, values = narrowing_sql(chosen.narrowing, contains)
     where += narrowed
     params += values

@@ -63,6 +63,8 @@ class RememberRequest(BaseModel):
                                 description="Where it lands; default the token's project, else your home.")
     supersedes: str | None = Field(default=None, max_length=100, description="The ref this memory replaces.")
     expires_at: str | None = Field(default=None, max_length=40, description="Working memories only: ISO 8601 UTC.")
+    private: bool = Field(default=False, description="Only its author will see it, whatever anyone's role; by "
+                                                     "default every reader of the project sees it.")
 
 
 @router.post("/memories", status_code=201, response_model=RememberedModel,
@@ -74,7 +76,7 @@ def remember(caller: Caller, svc: Services, body: RememberRequest, request: Requ
     def create() -> Answer:
         done = svc.memory.remember(caller, body.content, path=body.path, memory_type=body.memory_type,
                                    title=body.title, tags=body.tags, project=body.project,
-                                   supersedes=body.supersedes, expires_at=body.expires_at)
+                                   supersedes=body.supersedes, expires_at=body.expires_at, private=body.private)
         return Answer(201 if done.created else 200, dump(RememberedModel, done),
                       request.url_for("memory", ref=done.memory.ref).path)
 

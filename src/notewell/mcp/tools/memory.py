@@ -113,11 +113,11 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
         done = svc.remember(ctx.principal, args.required_string("content"), path=args.string("path") or "",
                             memory_type=args.string("memory_type") or "durable", title=args.string("title"),
                             tags=tags, project=args.string("project"), supersedes=args.string("supersedes"),
-                            expires_at=args.string("expires_at"))
+                            expires_at=args.string("expires_at"), private=args.boolean("private"))
         mem = done.memory
         return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
                 "title": mem.title, "created": mem.created, "deduplicated": not done.created,
-                "superseded": done.superseded}
+                "superseded": done.superseded, "private": mem.private}
 
     def search_memory(ctx: CallContext, args: Arguments) -> JsonObject:
         found = svc.search_memory(ctx.principal, args.required_string("query"),
@@ -159,6 +159,8 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
                 "project": s.string("The project to write to; default: the token's project, else your home."),
                 "supersedes": s.string("Ref of a memory this one replaces."),
                 "expires_at": s.string("Working memories only: ISO 8601 time after which it leaves search."),
+                "private": s.boolean("True: only you will see it, whatever anyone's role (admins included); by "
+                                     "default every reader of the project sees it.", default=False),
             }, ["content"]),
             output_schema=s.tool_output({
                 "ref": s.string("The memory's ref (the existing one when deduplicated)."),
@@ -169,7 +171,9 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
                 "created": s.string("When it was first written."),
                 "deduplicated": s.boolean("True when this content was already there: nothing new was written."),
                 "superseded": s.nullable(s.string("The ref this memory superseded, if any.")),
-            }, ["ref", "project", "path", "memory_type", "title", "created", "deduplicated", "superseded"]),
+                "private": s.boolean("True when only its author sees it."),
+            }, ["ref", "project", "path", "memory_type", "title", "created", "deduplicated", "superseded",
+                "private"]),
             refusals=(
                 "Error in remember: Not found: <project>: the project does not exist or this person cannot see "
                 "it (the same answer either way).",

@@ -25,6 +25,7 @@ from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
+    PRIVATE_TO_VIEWER,
     listing_sql,
     memory_from_row,
     narrowing_sql,
@@ -67,6 +68,14 @@ MIGRATIONS = [
     CREATE INDEX memories_words ON memories USING gin (words) WHERE deleted_at IS NULL AND superseded_by IS NULL;
     CREATE INDEX memories_stems ON memories USING gin (stems) WHERE deleted_at IS NULL AND superseded_by IS NULL
     """,
+    # Private memories (only their author sees them): one live copy per place and content *and* audience,
+    # so another person writing the same words there never receives the private memory's ref.
+    """
+    ALTER TABLE memories ADD COLUMN private_to TEXT;
+    DROP INDEX memories_one_live_copy;
+    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
+        WHERE deleted_at IS NULL AND superseded_by IS NULL
+    """,
 ]
 
 _LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
@@ -95,19 +104,19 @@ class PostgresMemories:
         with self.db.transaction() as conn:
             row = conn.execute(
                 "INSERT INTO memories (ref, project, author_user_id, author_token_id, memory_type, path, title,"
-                " content, tags, content_hash, created, updated, expires_at, words, stems)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s::tsvector)"
+                " content, tags, content_hash, created, updated, expires_at, words, stems, private_to)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s::tsvector, %s)"
                 " ON CONFLICT DO NOTHING RETURNING id",
                 (memory.ref, memory.project, memory.author_user_id, memory.author_token_id, memory.memory_type,
                  memory.path, memory.title, memory.content, tags, memory.content_hash, memory.created,
                  memory.created, memory.expires_at, lexemes.tsvector("words", *fields),
-                 lexemes.tsvector("stems", *fields)),
+                 lexemes.tsvector("stems", *fields), memory.private_to),
             ).fetchone()
             if row is None:
                 found = conn.execute(
                     f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = %s AND m.path = %s"
-                    f" AND m.content_hash = %s AND {_LIVE}",
-                    (memory.project, memory.path, memory.content_hash),
+                    f" AND m.content_hash = %s AND COALESCE(m.private_to, '') = %s AND {_LIVE}",
+                    (memory.project, memory.path, memory.content_hash, memory.private_to or ""),
                 ).fetchone()
                 if found is None:  # the conflict was on the ref itself
                     raise Conflict(f"memory {memory.ref} exists already")
@@ -173,6 +182,8 @@ class PostgresMemories:
         if query.memory_type is not None:
             where.append(sql.SQL("m.memory_type = %s"))
             params.append(query.memory_type)
+        where.append(sql.SQL(PRIVATE_TO_VIEWER.replace("?", "%s")))
+        params.append(query.viewer)
         narrowed, values = narrowing_sql(query.narrowing, "strpos")
         where += [sql.SQL(condition.replace("?", "%s")) for condition in narrowed]
         params += values

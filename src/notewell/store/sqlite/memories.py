@@ -23,6 +23,7 @@ from notewell.errors import Conflict
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
+    PRIVATE_TO_VIEWER,
     listing_sql,
     memory_from_row,
     narrowing_sql,
@@ -77,6 +78,14 @@ MIGRATIONS = [
     """
     CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)
     """,
+    # Private memories (only their author sees them): one live copy per place and content *and* audience,
+    # so another person writing the same words there never receives the private memory's ref.
+    """
+    ALTER TABLE memories ADD COLUMN private_to TEXT;
+    DROP INDEX memories_one_live_copy;
+    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
+        WHERE deleted_at IS NULL AND superseded_by IS NULL
+    """,
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
@@ -109,17 +118,17 @@ class SqliteMemories:
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO memories (ref, project, author_user_id, author_token_id, memory_type, path, title,"
-                " content, tags, content_hash, created, updated, expires_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                " content, tags, content_hash, created, updated, expires_at, private_to)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (memory.ref, memory.project, memory.author_user_id, memory.author_token_id, memory.memory_type,
                  memory.path, memory.title, memory.content, tags_json(memory.tags),
-                 memory.content_hash, memory.created, memory.created, memory.expires_at),
+                 memory.content_hash, memory.created, memory.created, memory.expires_at, memory.private_to),
             )
             if cur.rowcount == 0:
                 row = conn.execute(
                     f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ? AND m.path = ? AND m.content_hash = ?"
-                    " AND m.deleted_at IS NULL AND m.superseded_by IS NULL",
-                    (memory.project, memory.path, memory.content_hash),
+                    " AND COALESCE(m.private_to, '') = ? AND m.deleted_at IS NULL AND m.superseded_by IS NULL",
+                    (memory.project, memory.path, memory.content_hash, memory.private_to or ""),
                 ).fetchone()
                 return memory_from_row(row), False
             new_id = int(cur.lastrowid or 0)
@@ -192,6 +201,8 @@ class SqliteMemories:
         if query.memory_type is not None:
             where.append("m.memory_type = ?")
             params.append(query.memory_type)
+        where.append(PRIVATE_TO_VIEWER)
+        params.append(query.viewer)
         narrowed, values = narrowing_sql(query.narrowing, "instr")
         where += narrowed
         params += values
