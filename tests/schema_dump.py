@@ -55,9 +55,10 @@ def postgres_schema(url: str) -> Schema:
                 "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
                 " WHERE table_schema = 'public' AND table_name = %s", (table,))}
             indexes: dict[str, tuple[tuple[str, ...], bool]] = {}
+            # an expression in an index (attnum 0) reads as None, as SQLite's index_info gives it
             for name, unique, cols in conn.execute(
                 "SELECT i.relname, x.indisunique, array(SELECT a.attname FROM unnest(x.indkey) WITH ORDINALITY k(n, o)"
-                "   JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.n ORDER BY k.o)"
+                "   LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.n ORDER BY k.o)"
                 " FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid"
                 " WHERE t.relname = %s AND t.relnamespace = 'public'::regnamespace"
                 " AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)", (table,)):
