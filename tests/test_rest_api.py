@@ -182,9 +182,13 @@ def test_validation_errors_name_the_field(rest: RestWorld) -> None:
     assert problem(rest.get("/memories/context?q=x&maxTokens=1", "alice_rw"), 422)["field"] == "maxTokens"
     assert problem(rest.call("POST", "/memories", "alice_rw", json={"content": "x", "colour": "red"}),
                    422)["field"] == "colour"
-    assert problem(rest.call("POST", "/memories", "alice_rw", content=b"{not json",
-                             headers={"content-type": "application/json"}), 422)["field"]
-    assert problem(rest.get("/memories?memoryType=dream", "alice_rw"), 400)["field"] == "memory_type"
+    not_json = problem(rest.call("POST", "/memories", "alice_rw", content=b"{not json",
+                                 headers={"content-type": "application/json"}), 422)
+    assert not_json["field"] == "body" and not_json["detail"].startswith("body: is not valid JSON")
+    # a service's refusal names the parameter as the request spells it
+    dream = problem(rest.get("/memories?memoryType=dream", "alice_rw"), 400)
+    assert dream["field"] == "memoryType" and dream["detail"].startswith("memoryType: ")
+    assert problem(rest.get("/memories/search?q=x&pathFilter=../x", "alice_rw"), 400)["field"] == "pathFilter"
     assert problem(rest.get("/memories?createdSince=yesterday", "alice_rw"), 400)["field"] == "createdSince"
 
 

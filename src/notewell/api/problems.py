@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
@@ -72,10 +73,19 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, NotFound):
         return problem(404, str(exc))
     if isinstance(exc, InvalidArgument):
-        return problem(400, str(exc), field=exc.field)
+        field = _request_name(exc.field)
+        detail = str(exc)
+        if field != exc.field and detail.startswith(f"{exc.field}:"):
+            detail = field + detail[len(exc.field):]
+        return problem(400, detail, field=field)
     if isinstance(exc, Conflict):
         return problem(409, str(exc))
     return problem(400, str(exc), field=getattr(exc, "field", None))
+
+
+def _request_name(field: str) -> str:
+    """The name the request spells: services name their arguments in snake_case, REST in camelCase."""
+    return to_camel(field) if "_" in field and "-" not in field else field
 
 
 def _field_of(loc: tuple[Any, ...]) -> str:
@@ -92,6 +102,10 @@ async def _on_validation_error(_request: Request, exc: Exception) -> JSONRespons
     assert isinstance(exc, RequestValidationError)
     errors = list(exc.errors())
     first = errors[0] if errors else {"loc": ("body",), "msg": "is not valid"}
+    if first.get("type") == "json_invalid":  # its loc is ("body", <character offset>): name the body
+        context = first.get("ctx")
+        error = context.get("error", "") if isinstance(context, dict) else ""
+        return problem(422, f"body: is not valid JSON ({error}); send a JSON object", field="body")
     field = _field_of(tuple(first.get("loc", ())))
     message = str(first.get("msg", "is not valid"))
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
