@@ -10,7 +10,9 @@ import httpx
 
 from mcp_world import World
 from notewell.access.principal import LOCAL_OWNER
-from notewell.mcp.session_cap import SESSION_IDLE_S, SESSIONS_PER_TOKEN
+from notewell.mcp.session_cap import SESSION_IDLE_S
+
+SESSIONS_PER_TOKEN = 16  # the documented cap (docs/security.md), literally
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
