@@ -33,11 +33,11 @@ from pathlib import Path
 
 import httpx
 
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import EventRecord, SessionRecord
 from notewell.records.identity import now_iso
 from notewell.runtime import open_runtime
-from notewell.services.brain import BrainService
 from notewell.services.memory_rank import STOP_WORDS
 
 SEED = 20261130
@@ -61,12 +61,12 @@ class Corpus:
 def seed_store(vault: Path, db: str, items: int, sessions: int, rng: random.Random, corpus: Corpus) -> str:
     rt = open_runtime(str(vault), db)
     try:
-        rt.access.add_user(LOCAL_OWNER, "bench@example.com", "member", handle="bench")
-        token = rt.access.mint_token(LOCAL_OWNER, "bench@example.com", ["sessions", "memory:read"]).secret
+        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "member", handle="bench")
+        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com", ["sessions", "memory:read"]).secret
         user = rt.store.identity.user_by_email("bench@example.com")
         assert user is not None
-        p = rt.access.user_principal(user)
-        svc = BrainService(rt.store, rt.access)
+        p = user_principal(user)
+        svc = rt.brain
         projects = [svc.create_project(p, f"Bench {n}")[0].id for n in range(4)]
         started = time.perf_counter()
         for i in range(items):

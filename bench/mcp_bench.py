@@ -34,7 +34,6 @@ from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.indexer import sync
 from notewell.runtime import open_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,10 +55,9 @@ def prepare(tmp: Path) -> tuple[Path, str, str]:
     db = str(tmp / "index.db")
     rt = open_runtime(str(vault), db)
     try:
-        sync(rt.settings, rt.store)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
-        rt.access.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
-        token = rt.access.mint_token(LOCAL_OWNER, "bench@example.com", ["knowledge:read"]).secret
+        rt.indexing.sync()
+        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
+        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com", ["knowledge:read"]).secret
     finally:
         rt.close()
     return vault, db, token

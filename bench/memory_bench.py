@@ -29,10 +29,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.service import AccessService
-from notewell.search.engine import SearchEngine
-from notewell.services.memory import MemoryService
+from notewell.config import load_settings
+from notewell.runtime import build_runtime
 from notewell.services.memory_rank import STOP_WORDS
 from notewell.store.factory import open_store
 
@@ -94,18 +94,18 @@ def main(argv: list[str] | None = None) -> int:
     tmp = tempfile.TemporaryDirectory()
     db = args.db or str(Path(tmp.name) / "memories.db")
     store = open_store(db)
-    access = AccessService(store)
-    service = MemoryService(store, access, SearchEngine(store.documents))
+    rt = build_runtime(load_settings(tmp.name), store)
+    administration, service = rt.administration, rt.memory
     for project in PROJECTS:
         if store.identity.project(project) is None:
-            access.add_project(LOCAL_OWNER, project)
+            administration.add_project(LOCAL_OWNER, project)
     if store.identity.user_by_email("bench@example.com") is None:
-        access.add_user(LOCAL_OWNER, "bench@example.com", "member", handle="bench")
+        administration.add_user(LOCAL_OWNER, "bench@example.com", "member", handle="bench")
         for project in PROJECTS[:3]:
-            access.grant(LOCAL_OWNER, "bench@example.com", project, "write")
+            administration.grant(LOCAL_OWNER, "bench@example.com", project, "write")
     user = store.identity.user_by_email("bench@example.com")
     assert user is not None
-    member: Principal = access.user_principal(user)
+    member: Principal = user_principal(user)
     writers = [LOCAL_OWNER, member]
 
     corpus = Corpus()

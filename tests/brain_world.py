@@ -25,9 +25,7 @@ from mcp_world import ServerThread
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
-from notewell.indexer import sync
 from notewell.mcp.registry import choose
-from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime, open_runtime
 
 SCOPES = "sessions,memory:read,knowledge:read"
@@ -43,18 +41,11 @@ class BrainWorld:
     runtime: Runtime
     tokens: dict[str, str]
 
-    @property
-    def deps(self) -> ServerDeps:
-        rt = self.runtime
-        return ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
-
-
 def build_brain_world(tmp: Path, db: str) -> BrainWorld:
     vault = make_vault(tmp, FILES)
     rt = open_runtime(str(vault), db)
-    sync(rt.settings, rt.store)
-    access = rt.access
-    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+    rt.indexing.sync()
+    access = rt.administration
     for handle in ("alice", "bob", "carol"):
         access.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
     access.grant(LOCAL_OWNER, "alice@example.test", "shared", "write")

@@ -16,9 +16,10 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from notewell.cli.app import app
+from notewell.config import load_settings
 from notewell.indexer import IndexReport, sync
 from notewell.records.documents import Scope
-from notewell.runtime import Runtime, open_runtime
+from notewell.runtime import Runtime, build_runtime, open_runtime
 from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
 from notewell.store.base import Store
 
@@ -244,3 +245,9 @@ def browser() -> Iterator[object]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield launched
         launched.close()
+# --- every service over an open store -----------------------------------------------------------------
+
+
+def runtime_over(store: Store, vault: Path) -> Runtime:
+    """The composition root over a store already open (either backend), with ``vault`` as the vault folder."""
+    return build_runtime(load_settings(str(vault)), store)

@@ -1,6 +1,6 @@
 """The MCP test world: a copy of the example vault with users, grants and real tokens, served over real HTTP.
 
-People and tokens (each token a real secret minted by the access service):
+People and tokens (each token a real secret minted by the administration service):
 - admin (admin), staff (staff): every ordinary project, no homes.
 - alice (member): a read grant on northwind-advisory, and her home ~alice.
 - bob (member): no grant at all: only his (empty) home.
@@ -28,9 +28,7 @@ from starlette.types import ASGIApp
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
-from notewell.indexer import sync
 from notewell.mcp.registry import choose
-from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime, open_runtime
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -45,11 +43,6 @@ class World:
     tokens: dict[str, str]
 
     @property
-    def deps(self) -> ServerDeps:
-        rt = self.runtime
-        return ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
-
-    @property
     def vault(self) -> Path:
         return self.runtime.settings.vault
 
@@ -59,18 +52,16 @@ def build_world(tmp: Path, db: str | None = None) -> World:
     vault = tmp / "vault"
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
     rt = open_runtime(str(vault), db or str(tmp / "index.db"))
-    sync(rt.settings, rt.store)
-    access = rt.access
-    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+    rt.indexing.sync()
+    administration = rt.administration
     for email, role, handle in (("admin@northwind.test", "admin", "admin"), ("staff@northwind.test", "staff", "staff"),
                                 ("alice@northwind.test", "member", "alice"), ("bob@northwind.test", "member", "bob")):
-        access.add_user(LOCAL_OWNER, email, role, handle=handle)
-    access.grant(LOCAL_OWNER, "alice@northwind.test", "northwind-advisory", "read")
-    sync(rt.settings, rt.store)  # the homes' new (empty) folders
-    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+        administration.add_user(LOCAL_OWNER, email, role, handle=handle)
+    administration.grant(LOCAL_OWNER, "alice@northwind.test", "northwind-advisory", "read")
+    rt.indexing.sync()  # the homes' new (empty) folders
 
     def mint(email: str, scopes: str, project: str | None = None) -> str:
-        return access.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project).secret
+        return administration.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project).secret
 
     people = ("admin", "staff", "alice", "bob")
     tokens = {handle: mint(f"{handle}@northwind.test", "knowledge:read") for handle in people}
@@ -78,7 +69,7 @@ def build_world(tmp: Path, db: str | None = None) -> World:
     tokens["no_knowledge"] = mint("alice@northwind.test", "memory:read")
     tokens["revoked"] = mint("alice@northwind.test", "knowledge:read")
     revoked_id = tokens["revoked"].split("_")[1]
-    access.revoke_token(LOCAL_OWNER, revoked_id)
+    administration.revoke_token(LOCAL_OWNER, revoked_id)
     return World(rt, tokens)
 
 

@@ -6,13 +6,15 @@ apollo), bob (member, read grant on apollo), carol (member, no grant), sam (staf
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conftest import runtime_over
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.service import AccessService
-from notewell.search.engine import SearchEngine
+from notewell.runtime import Runtime
 from notewell.services.memory import MemoryService
 from notewell.store import Store, open_store
 
@@ -30,7 +32,7 @@ ALL_MEMORY = ("memory:read", "memory:write")
 @dataclass
 class MemoryWorld:
     store: Store
-    access: AccessService
+    rt: Runtime
     service: MemoryService
     emails: dict[str, str] = field(default_factory=dict)
 
@@ -38,29 +40,31 @@ class MemoryWorld:
         """The user with every scope their role allows, no token binding."""
         found = self.store.identity.user_by_email(self.emails[handle])
         assert found is not None
-        return self.access.user_principal(found)
+        return user_principal(found)
 
     def token(self, handle: str, scopes: Iterable[str] = ALL_MEMORY, project: str | None = None) -> str:
-        return self.access.mint_token(LOCAL_OWNER, self.emails[handle], list(scopes), project_id=project).secret
+        return (self.rt.administration.mint_token(LOCAL_OWNER, self.emails[handle], list(scopes), project_id=project)
+                .secret)
 
     def principal(self, handle: str, scopes: Iterable[str] = ALL_MEMORY, project: str | None = None) -> Principal:
         """The Principal a real token of this user carries (built by authenticate)."""
-        return self.access.authenticate(self.token(handle, scopes, project))
+        return self.rt.authentication.authenticate(self.token(handle, scopes, project))
 
 
 def build_world(db: Path | str, vault: Path | None = None) -> MemoryWorld:
     """The world in the store at ``db``: a SQLite path or a postgresql:// URL."""
     store = open_store(str(db))
-    access = AccessService(store, vault)
+    rt = runtime_over(store, vault or Path(tempfile.mkdtemp(prefix="notewell-memory-world-")))
+    administration = rt.administration
     for project in PROJECTS:
         if store.identity.project(project) is None:
-            access.add_project(LOCAL_OWNER, project)
-    world = MemoryWorld(store, access, MemoryService(store, access, SearchEngine(store.documents)))
+            administration.add_project(LOCAL_OWNER, project)
+    world = MemoryWorld(store, rt, rt.memory)
     for handle, (role, grants) in USERS.items():
         email = f"{handle}@example.com"
         world.emails[handle] = email
         if store.identity.user_by_email(email) is None:
-            access.add_user(LOCAL_OWNER, email, role, handle=handle)
+            administration.add_user(LOCAL_OWNER, email, role, handle=handle)
         for project, level in grants.items():
-            access.grant(LOCAL_OWNER, email, project, level)  # type: ignore[arg-type]
+            administration.grant(LOCAL_OWNER, email, project, level)  # type: ignore[arg-type]
     return world

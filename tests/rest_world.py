@@ -29,10 +29,8 @@ from mcp_world import NORTHWIND, ServerThread
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
-from notewell.indexer import sync
 from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
-from notewell.services.memory import MemoryService
 
 BOUND = "northwind-advisory"
 TOKEN_SCOPES = {
@@ -73,13 +71,12 @@ def build_rest_world(tmp: Path, db: str) -> RestWorld:
     vault = tmp / "vault"
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
     rt = open_runtime(str(vault), db)
-    access = rt.access
+    access = rt.administration
     people = (("admin", "admin"), ("staff", "staff"), ("alice", "member"), ("bob", "member"), ("carol", "member"),
               ("dave", "member"))
     for handle, role in people:
         access.add_user(LOCAL_OWNER, f"{handle}@northwind.test", role, handle=handle)
-    sync(rt.settings, rt.store)
-    access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
+    rt.indexing.sync()
     access.grant(LOCAL_OWNER, "alice@northwind.test", BOUND, "read")
     access.grant(LOCAL_OWNER, "carol@northwind.test", BOUND, "write")
     access.grant(LOCAL_OWNER, "dave@northwind.test", BOUND, "write")
@@ -87,9 +84,9 @@ def build_rest_world(tmp: Path, db: str) -> RestWorld:
               for name, (who, scopes, bound) in TOKEN_SCOPES.items()}
     access.revoke_token(LOCAL_OWNER, tokens["revoked"].split("_")[1])
     access.set_user_active(LOCAL_OWNER, "carol@northwind.test", False)
-    memory = MemoryService(rt.store, access, rt.engine)
-    alice = access.authenticate(tokens["alice_rw"])
-    admin = access.authenticate(tokens["admin_all"])
+    memory = rt.memory
+    alice = rt.authentication.authenticate(tokens["alice_rw"])
+    admin = rt.authentication.authenticate(tokens["admin_all"])
     refs = {
         "alice_home": memory.remember(alice, "Alice prefers the quarterly pricing review on Mondays.", path="habits",
                                       tags=["pricing", "calendar"]).memory.ref,

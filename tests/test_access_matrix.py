@@ -6,9 +6,10 @@ asked about; project-scoped bound to another project) x scopes (each single scop
 on that project (none, read, write) x action (list, read, search, write, manage): 4,320 decisions.
 
 ``expected`` encodes the rules of issue 3 on its own, from the words of the issue, not from the code.
-The service answers through the calls the doors use (authorize, allowed, visible_projects, can_read,
-can_write, can_manage), on a real SQLite store where the grants really exist; grants on homes are
-written straight into the store (the service refuses them) to show that a grant never opens a home.
+The authorization service answers through each of its three calls (authorize, allowed, and the project
+listing ``projects``), each column an action of notewell.access.policy, on a real SQLite store where the
+grants really exist; grants on homes are written straight into the store (the service refuses them) to
+show that a grant never opens a home.
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import runtime_over
+from notewell.access.authorization import Authorization
+from notewell.access.policy import Action
 from notewell.access.principal import LOCAL_OWNER, SCOPES, Principal
-from notewell.access.service import AccessService
 from notewell.errors import Forbidden, NotFound
 from notewell.records.identity import Grant, GrantLevel, Role
+from notewell.runtime import Runtime
 from notewell.store import open_store
 
 ROLES: tuple[Role, ...] = ("member", "staff", "admin")
@@ -32,6 +36,8 @@ SCOPE_SETS: tuple[tuple[str, ...], ...] = (*((s,) for s in SCOPES), (), SCOPES)
 CASES = ("active", "archived", "own-home", "other-home")
 GRANTS: tuple[GrantLevel | None, ...] = (None, "read", "write")
 ACTIONS = ("list", "read", "search", "write", "manage")
+POLICY_ACTION: dict[str, Action] = {"list": "project:list", "read": "knowledge:read", "search": "knowledge:read",
+                                    "write": "knowledge:write", "manage": "project:manage"}
 
 
 def expected(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> bool:
@@ -59,7 +65,7 @@ def expected(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: 
 
 @dataclass
 class World:
-    access: AccessService
+    rt: Runtime
     users: dict[tuple[Role, GrantLevel | None], tuple[str, str, str]]  # -> (user id, email, handle)
 
 
@@ -70,7 +76,8 @@ def _handle(role: Role, grant: GrantLevel | None) -> str:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     store = open_store(str(tmp_path_factory.mktemp("matrix") / "index.db"))
-    access = AccessService(store)
+    rt = runtime_over(store, tmp_path_factory.mktemp("matrix-vault"))
+    access = rt.administration
     access.sync_vault_projects(["apollo", "attic", "elsewhere"])
     access.archive_project(LOCAL_OWNER, "attic")
     other = access.add_user(LOCAL_OWNER, "olga@example.com", "member", handle="olga")
@@ -85,7 +92,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             access.grant(LOCAL_OWNER, user.email, "elsewhere", grant)
             for home in (other.home_project, f"~{handle}"):
                 store.identity.set_grant(Grant(user.id, home, grant, "2026-01-01T00:00:00.000000Z"))
-    yield World(access, users)
+    yield World(rt, users)
     store.close()
 
 
@@ -101,26 +108,17 @@ def _principal(world: World, role: Role, grant: GrantLevel | None, kind: str, sc
                      token_id=None if kind == "user-scoped" else "t0", bound_project=bound)
 
 
-def _authorized(access: AccessService, p: Principal, action: str, project: str) -> bool:
+def _authorized(authz: Authorization, p: Principal, action: str, project: str) -> bool:
     try:
-        access.authorize(p, action, project)  # type: ignore[arg-type]
+        authz.authorize(p, POLICY_ACTION[action], project)
     except (NotFound, Forbidden):
         return False
     return True
 
 
-def _through_the_parts(access: AccessService, p: Principal, action: str, project: str) -> bool:
-    """The same decision from the finer calls a door combines itself."""
-    if action == "manage":
-        return access.can_manage(p) and _authorized(access, p, "manage", project)
-    scope = "knowledge:write" if action == "write" else "knowledge:read"
-    if not p.has_scope(scope):
-        return False
-    if action == "list":
-        return project in [x.id for x in access.visible_projects(p, include_archived=True)]
-    if action == "write":
-        return access.can_write(p, project)
-    return access.can_read(p, project) and project in [x.id for x in access.visible_projects(p)]
+def _listed(authz: Authorization, p: Principal, action: str, project: str) -> bool:
+    """The same decision from the listing of every project p may do the action on."""
+    return project in [x.id for x in authz.projects(p, POLICY_ACTION[action])]
 
 
 def test_the_permission_matrix(world: World) -> None:
@@ -133,9 +131,9 @@ def test_the_permission_matrix(world: World) -> None:
             decisions += 1
             want = expected(action, role, kind, scopes, case, grant)
             answers = {
-                "authorize": _authorized(world.access, p, action, project),
-                "allowed": world.access.allowed(p, action, project),  # type: ignore[arg-type]
-                "parts": _through_the_parts(world.access, p, action, project),
+                "authorize": _authorized(world.rt.authorization, p, action, project),
+                "allowed": world.rt.authorization.allowed(p, POLICY_ACTION[action], project),
+                "projects": _listed(world.rt.authorization, p, action, project),
             }
             for how, got in answers.items():
                 if got != want:
@@ -149,36 +147,38 @@ def test_refusals_name_the_reason_without_revealing_hidden_projects(world: World
     user_id, email, handle = world.users[("member", "read")]
     p = Principal(user_id=user_id, email=email, handle=handle, role="member", scopes=frozenset(SCOPES) - {"admin"})
     with pytest.raises(Forbidden, match="write grant"):
-        world.access.authorize(p, "write", "apollo")
+        world.rt.authorization.authorize(p, "knowledge:write", "apollo")
     with pytest.raises(Forbidden, match="knowledge:read"):
-        world.access.authorize(Principal(user_id, email, handle, "member", frozenset()), "read", "apollo")
+        world.rt.authorization.authorize(Principal(user_id, email, handle, "member", frozenset()), "knowledge:read",
+                                         "apollo")
     with pytest.raises(Forbidden, match="admin"):
-        world.access.authorize(p, "manage", "apollo")
+        world.rt.authorization.authorize(p, "project:manage", "apollo")
     for hidden in ("~olga", "attic", "no-such-project"):
         with pytest.raises(NotFound) as caught:
-            world.access.authorize(p, "read", hidden)
+            world.rt.authorization.authorize(p, "knowledge:read", hidden)
         assert str(caught.value) == f"Not found: {hidden}"
 
 
 def test_the_local_owner_manages_everything_but_sees_no_home(world: World) -> None:
-    access = world.access
-    ids = [x.id for x in access.visible_projects(LOCAL_OWNER, include_archived=True)]
+    authz = world.rt.authorization
+    ids = [x.id for x in authz.projects(LOCAL_OWNER, "project:list")]
     assert ids == ["apollo", "attic", "elsewhere"]
-    assert access.can_manage(LOCAL_OWNER)
-    assert not access.can_read(LOCAL_OWNER, "~olga")
+    assert authz.allowed(LOCAL_OWNER, "access:manage")
+    assert not authz.allowed(LOCAL_OWNER, "knowledge:read", "~olga")
 
 
 def test_a_member_sees_their_home_and_granted_projects_only(world: World) -> None:
     user_id, email, handle = world.users[("member", "write")]
     p = Principal(user_id, email, handle, "member", frozenset({"knowledge:read"}))
-    assert [x.id for x in world.access.visible_projects(p)] == ["apollo", "elsewhere", "~member-write"]
-    assert world.access.default_write_project(p).id == "~member-write"
+    authz = world.rt.authorization
+    assert [x.id for x in authz.projects(p, "knowledge:read")] == ["apollo", "elsewhere", "~member-write"]
+    assert authz.authorize(p, "project:see", p.default_project).id == "~member-write"
     bound = Principal(user_id, email, handle, "member", frozenset({"knowledge:read"}), "t1", "apollo")
-    assert [x.id for x in world.access.visible_projects(bound)] == ["apollo"]
-    assert world.access.default_write_project(bound).id == "apollo"
+    assert [x.id for x in authz.projects(bound, "knowledge:read")] == ["apollo"]
+    assert authz.authorize(bound, "project:see", bound.default_project).id == "apollo"
     staff_id, staff_email, staff_handle = world.users[("staff", None)]
     staff = Principal(staff_id, staff_email, staff_handle, "staff", frozenset({"knowledge:read"}))
-    assert [x.id for x in world.access.visible_projects(staff)] == ["apollo", "elsewhere", "~staff-none"]
+    assert [x.id for x in authz.projects(staff, "knowledge:read")] == ["apollo", "elsewhere", "~staff-none"]
 
 
 def test_the_expected_table_is_not_trivial() -> None:
@@ -191,14 +191,15 @@ def test_the_expected_table_is_not_trivial() -> None:
 def test_manage_needs_an_admin_scope_on_a_user_scoped_admin_token(world: World, tmp_path: Path) -> None:
     admin_id, admin_email, admin_handle = world.users[("admin", None)]
     full = Principal(admin_id, admin_email, admin_handle, "admin", frozenset(SCOPES), "t2")
-    assert world.access.can_manage(full)
-    assert not world.access.can_manage(Principal(admin_id, admin_email, admin_handle, "admin",
-                                                 frozenset(SCOPES) - {"admin"}, "t2"))
-    assert not world.access.can_manage(Principal(admin_id, admin_email, admin_handle, "admin", frozenset(SCOPES),
-                                                 "t2", "apollo"))
+    authz = world.rt.authorization
+    assert authz.allowed(full, "access:manage")
+    assert not authz.allowed(Principal(admin_id, admin_email, admin_handle, "admin", frozenset(SCOPES) - {"admin"},
+                                       "t2"), "access:manage")
+    assert not authz.allowed(Principal(admin_id, admin_email, admin_handle, "admin", frozenset(SCOPES), "t2",
+                                       "apollo"), "access:manage")
     staff_id, staff_email, staff_handle = world.users[("staff", None)]
     with pytest.raises(Forbidden):
-        world.access.users(Principal(staff_id, staff_email, staff_handle, "staff", frozenset(SCOPES), "t3"))
+        world.rt.administration.users(Principal(staff_id, staff_email, staff_handle, "staff", frozenset(SCOPES), "t3"))
 
 
 CASE_LABELS = {"active": "ordinary, active", "archived": "ordinary, archived", "own-home": "own home",

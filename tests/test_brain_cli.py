@@ -11,6 +11,7 @@ import pytest
 
 from brain_world import build_brain_world
 from conftest import run_cli
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 
 
@@ -19,12 +20,12 @@ def where(store_url: str, tmp_path: Path) -> list[str]:
     world = build_brain_world(tmp_path, store_url)
     svc, user = world.runtime.brain, world.runtime.store.identity.user_by_email("alice@example.test")
     assert user is not None
-    alice = world.runtime.access.user_principal(user)
+    alice = user_principal(user)
     project, _ = svc.create_project(alice, "Acme Robotics")
     started = svc.start_session(alice, prompt="calibrate the gripper", project_id=project.id)
     svc.log_event(alice, started.session.id, "file_edit", {"file": "grip.py"})
     svc.report_outcome(alice, started.session.id, success=True, summary="calibrated")
-    world.runtime.access.add_user(LOCAL_OWNER, "dora@example.test", "member", handle="dora")
+    world.runtime.administration.add_user(LOCAL_OWNER, "dora@example.test", "member", handle="dora")
     world.runtime.close()
     return ["--vault", str(world.runtime.settings.vault), "--db", store_url, "--as", "alice@example.test"]
 

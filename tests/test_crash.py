@@ -127,11 +127,10 @@ REMEMBER_BURST = textwrap.dedent("""
     import sys, threading
     from notewell.access.principal import LOCAL_OWNER
     from notewell.runtime import open_runtime
-    from notewell.services.memory import MemoryService
 
     rt = open_runtime(sys.argv[1], sys.argv[2])
-    rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
-    memory = MemoryService(rt.store, rt.access, rt.engine)
+    rt.indexing.sync_projects()
+    memory = rt.memory
     lock = threading.Lock()
 
     def burst(worker):

@@ -32,8 +32,8 @@ def _healthy(tmp_path: Path, db: str | None = None) -> tuple[Path, str]:
     rt = open_runtime(str(vault), db)
     try:
         assert run_cli("index", "--vault", str(vault), "--db", db).exit_code == 0
-        rt.access.add_user(LOCAL_OWNER, "ann@example.test", "member", handle="ann")
-        rt.access.mint_token(LOCAL_OWNER, "ann@example.test", ["knowledge:read"])
+        rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "member", handle="ann")
+        rt.administration.mint_token(LOCAL_OWNER, "ann@example.test", ["knowledge:read"])
     finally:
         rt.close()
     return vault, db

@@ -59,7 +59,8 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         cluster = request.getfixturevalue("pg_cluster")
         db = cluster.url(cluster.create_database())
     built = build_world(tmp_path_factory.mktemp("hostile-world"), db)
-    built.tokens["all"] = built.runtime.access.mint_token(LOCAL_OWNER, "admin@northwind.test", ALL_SCOPES).secret
+    built.tokens["all"] = built.runtime.administration.mint_token(LOCAL_OWNER, "admin@northwind.test",
+                                                                  ALL_SCOPES).secret
     yield built
     built.runtime.close()
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from conftest import make_vault, run_cli
-from notewell.access.service import AccessService
+from conftest import make_vault, run_cli, runtime_over
 from notewell.store import open_store
 
 
@@ -167,7 +166,7 @@ def test_token_mint_list_revoke(cli: Cli) -> None:
                       "revokedAt": None, "state": "active"}
     store = open_store(str(cli.db))
     try:
-        assert AccessService(store).authenticate(secret).bound_project == "apollo"
+        assert runtime_over(store, cli.vault).authentication.authenticate(secret).bound_project == "apollo"
     finally:
         store.close()
     listed = cli.json("token", "list", "--user", "ada@example.com")

@@ -28,8 +28,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "notewell"}),
 ]
 
-# Upward imports that the other half of issue 9 removes (README parsing moves from access to vault).
-PENDING: set[tuple[str, str]] = {("access", "vault")}
+# Upward imports still to remove (none).
+PENDING: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:

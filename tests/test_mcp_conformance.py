@@ -74,7 +74,7 @@ def _suite(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
 @pytest.fixture(scope="module")
 def proxied(mcp_url: str, mcp_world: World) -> Iterator[str]:
     """The running server behind a proxy that adds a token holding every scope (brain resources need sessions)."""
-    token = mcp_world.runtime.access.mint_token(
+    token = mcp_world.runtime.administration.mint_token(
         LOCAL_OWNER, "staff@northwind.test", ["knowledge:read", "memory:read", "memory:write", "sessions"]).secret
     with ServerThread(BearerProxy(mcp_url.removesuffix("/mcp"), token)) as proxy:
         yield proxy.url

@@ -67,7 +67,7 @@ def inspector(url: str, token: str, *args: str) -> dict[str, object]:
 
 def test_every_tool_schema_passes_the_inspector_without_a_warning(served: str, mcp_world: World) -> None:
     """The Inspector checks each tool's input and output schema for portability (--strict lists each issue)."""
-    every_scope = mcp_world.runtime.access.mint_token(
+    every_scope = mcp_world.runtime.administration.mint_token(
         LOCAL_OWNER, "staff@northwind.test", ["knowledge:read", "memory:read", "memory:write", "sessions"]).secret
     done = run_inspector(served, every_scope, "--method", "tools/list", "--strict")
     listed = json.loads(done.stdout)["tools"]

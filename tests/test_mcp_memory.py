@@ -25,18 +25,19 @@ ALL_MEMORY_TOOLS = ["remember", *READ_TOOLS, "forget"]
 
 @pytest.fixture(scope="module")
 def tokens(mcp_world: World) -> Iterator[dict[str, str]]:
-    access = mcp_world.runtime.access
-    access.grant(LOCAL_OWNER, "alice@northwind.test", "projects", "write")
+    administration = mcp_world.runtime.administration
+    administration.grant(LOCAL_OWNER, "alice@northwind.test", "projects", "write")
 
     def mint(handle: str, scopes: str = MEMORY, project: str | None = None) -> str:
-        return access.mint_token(LOCAL_OWNER, f"{handle}@northwind.test", scopes.split(","), project_id=project).secret
+        return administration.mint_token(LOCAL_OWNER, f"{handle}@northwind.test", scopes.split(","),
+                                         project_id=project).secret
 
     made = {handle: mint(handle) for handle in ("admin", "staff", "alice", "bob")}
     made["alice_projects"] = mint("alice", MEMORY, "projects")
     made["alice_read"] = mint("alice", "memory:read")
     made["alice_docs"] = mint("alice", "memory:read,memory:write,knowledge:read")
     yield made
-    access.ungrant(LOCAL_OWNER, "alice@northwind.test", "projects")
+    administration.ungrant(LOCAL_OWNER, "alice@northwind.test", "projects")
 
 
 async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -168,8 +169,8 @@ SHARED = 20
 async def test_twenty_clients_writing_in_parallel_over_http(mcp_url: str, mcp_world: World,
                                                             tokens: dict[str, str]) -> None:
     """20 clients x 200 remembers over HTTP: nothing lost, nothing duplicated (every ref compared)."""
-    access = mcp_world.runtime.access
-    secrets = [access.mint_token(LOCAL_OWNER, "alice@northwind.test", MEMORY.split(",")).secret
+    administration = mcp_world.runtime.administration
+    secrets = [administration.mint_token(LOCAL_OWNER, "alice@northwind.test", MEMORY.split(",")).secret
                for _ in range(CLIENTS)]
 
     async def client(n: int) -> list[str]:
@@ -233,7 +234,7 @@ async def test_forget_without_a_reason_and_forgetting_twice(mcp_url: str, mcp_wo
         again = await refusal(alice, "forget", {"ref": ref})
         assert again.startswith(f"Error in forget: Already forgotten: {ref} was forgotten at ")
         assert await refusal(bob, "forget", {"ref": ref}) == f"Error in forget: Not found: {ref}"  # bob cannot see it
-    entry = next(e for e in mcp_world.runtime.access.audit_log(LOCAL_OWNER) if e.action == "memory.forget"
+    entry = next(e for e in mcp_world.runtime.administration.audit_log(LOCAL_OWNER) if e.action == "memory.forget"
                  and e.target == ref)
     assert entry.detail["reasonGiven"] is False and entry.detail["reason"] is None
 

@@ -35,16 +35,16 @@ def test_the_token_is_kept_0600_reused_and_replaced_once_revoked(tmp_path: Path)
     rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
     try:
         token_file = tmp_path / ".notewell" / TOKEN_FILE
-        first, minted = ensure_token(rt.access, token_file)
+        first, minted = ensure_token(rt, token_file)
         assert minted and token_file.read_text().strip() == first
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
-        again, minted_again = ensure_token(rt.access, token_file)
+        again, minted_again = ensure_token(rt, token_file)
         assert (again, minted_again) == (first, False)
-        assert rt.access.authenticate(first).email == ADMIN_EMAIL
-        rt.access.revoke_token(LOCAL_OWNER, first.split("_")[1])
-        replaced, minted_new = ensure_token(rt.access, token_file)
+        assert rt.authentication.authenticate(first).email == ADMIN_EMAIL
+        rt.administration.revoke_token(LOCAL_OWNER, first.split("_")[1])
+        replaced, minted_new = ensure_token(rt, token_file)
         assert minted_new and replaced != first and token_file.read_text().strip() == replaced
-        assert len(rt.access.users(LOCAL_OWNER)) == 1
+        assert len(rt.administration.users(LOCAL_OWNER)) == 1
         assert not (tmp_path / "~admin").exists()  # no home folder is made in the vault
     finally:
         rt.close()
@@ -129,7 +129,7 @@ def test_quickstart_refuses_a_bad_port_in_one_line(tmp_path: Path) -> None:
 def test_quickstart_prints_a_working_sign_in_link_for_the_local_admin(tmp_path: Path) -> None:
     rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
     try:
-        ensure_token(rt.access, tmp_path / ".notewell" / TOKEN_FILE)
+        ensure_token(rt, tmp_path / ".notewell" / TOKEN_FILE)
         text = web_sign_in(rt.sign_in, "http://127.0.0.1:8765")
         link = next(word for word in text.split() if "/signin/link/" in word)
         assert link.startswith("http://127.0.0.1:8765/signin/link/nwl_")

@@ -38,7 +38,7 @@ def _open(client: httpx.Client, url: str, token: str) -> str:
 
 def test_a_token_over_its_cap_loses_its_oldest_idle_session_and_nobody_else_is_refused(
         mcp_url: str, mcp_world: World) -> None:
-    hog = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    hog = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
     with httpx.Client(timeout=10) as client:
         sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN + 3)]
         gone = [s for s in sessions if _post(client, mcp_url, LIST, hog, s).status_code == 404]
@@ -58,7 +58,7 @@ def test_a_session_that_only_listens_on_a_get_stream_is_idle(mcp_url: str, mcp_w
     """The conformance suite leaves each session with its GET stream open; they must not fill the cap."""
     from contextlib import ExitStack
 
-    hog = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    hog = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
     with httpx.Client(timeout=10) as client, ExitStack() as streams:
         sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN)]
         for s in sessions:

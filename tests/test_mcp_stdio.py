@@ -31,7 +31,7 @@ def _params(world: World, token: str | None, log_level: str | None = None) -> St
 
 
 async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_world: World, tmp_path: Path) -> None:
-    minted = mcp_world.runtime.access.mint_token(LOCAL_OWNER, "alice@northwind.test", ["knowledge:read"])
+    minted = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "alice@northwind.test", ["knowledge:read"])
     errlog = tmp_path / "stderr.txt"
     with errlog.open("w") as err:
         async with Client(stdio_client(_params(mcp_world, minted.secret, "info"), errlog=err),
@@ -41,7 +41,7 @@ async def test_stdio_with_a_token_acts_as_that_person_until_it_is_revoked(mcp_wo
             assert [p["id"] for p in projects.structured_content["projects"]] == ["northwind-advisory", "~alice"]
             hidden = await client.call_tool("listDocs", {"project": "handbook"})
             assert hidden.is_error and hidden.content[0].text == f"Error in listDocs: {LIST_DOCS}"
-            mcp_world.runtime.access.revoke_token(LOCAL_OWNER, minted.token.id)
+            mcp_world.runtime.administration.revoke_token(LOCAL_OWNER, minted.token.id)
             with pytest.raises(MCPError, match="Unauthenticated"):
                 await client.call_tool("listProjects", {})
     log = errlog.read_text()

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from memory_world import MemoryWorld, build_world
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.services.memory import ScopeDivergence
@@ -161,7 +162,7 @@ def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
 
 def test_who_may_forget(world: MemoryWorld) -> None:
     alice, bob, ada, sam = (world.user(h) for h in ("alice", "bob", "ada", "sam"))
-    world.access.grant(world.access.user_principal(world.store.identity.user_by_email(world.emails["ada"])),
+    world.rt.administration.grant(user_principal(world.store.identity.user_by_email(world.emails["ada"])),
                        world.emails["bob"], "hermes", "write")
     by_bob = world.service.remember(bob, "Hermes vendor demo went well.", project="hermes").memory.ref
     by_alice = world.service.remember(alice, "Apollo phase 2 starts in May.", project="apollo").memory.ref
@@ -170,7 +171,7 @@ def test_who_may_forget(world: MemoryWorld) -> None:
     with pytest.raises(Forbidden):
         world.service.forget(sam, by_alice, "staff read only")  # staff: visible, no write right
     world.service.forget(ada, by_alice, "admin clean-up")
-    world.access.ungrant(world.access.user_principal(world.store.identity.user_by_email(world.emails["ada"])),
+    world.rt.administration.ungrant(user_principal(world.store.identity.user_by_email(world.emails["ada"])),
                          world.emails["bob"], "hermes")
     with pytest.raises(NotFound):  # bob no longer sees hermes: not even its author may touch it
         world.service.forget(bob, by_bob, "mine")
@@ -289,7 +290,7 @@ def test_a_private_memory_is_its_authors_alone(world: MemoryWorld) -> None:
     """Issue 15: XMemo filters by owner too. A private memory is invisible to an admin and to another writer of
     its project, through every read and change; the same words written there by someone else stay theirs."""
     alice, ada, bob = world.user("alice"), world.user("ada"), world.user("bob")
-    world.access.grant(LOCAL_OWNER, world.emails["bob"], "apollo", "write")
+    world.rt.administration.grant(LOCAL_OWNER, world.emails["bob"], "apollo", "write")
     private = world.service.remember(alice, "Platypus budget draft: 40k, not yet agreed.", project="apollo",
                                      path="budget", private=True).memory
     shared = world.service.remember(alice, "Platypus kickoff is on Monday.", project="apollo").memory

@@ -21,15 +21,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import NORTHWIND
+from conftest import NORTHWIND, runtime_over
 from mcp_world import connect, free_port
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.service import AccessService
 from notewell.errors import Unauthenticated
-from notewell.indexer import sync
 from notewell.runtime import open_runtime
-from notewell.search.engine import SearchEngine
-from notewell.services.memory import MemoryService
 from notewell.store import open_store
 
 STARTUP_S = 60
@@ -64,12 +60,12 @@ def fleet(tmp_path: Path, pg_url: str) -> Iterator[Fleet]:
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
     rt = open_runtime(str(vault), pg_url)  # the one indexer: the only writer of documents
     try:
-        sync(rt.settings, rt.store)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
-        rt.access.add_user(LOCAL_OWNER, "ana@northwind.test", "staff", handle="ana")
+        rt.indexing.sync()
+        rt.indexing.sync_projects()
+        rt.administration.add_user(LOCAL_OWNER, "ana@northwind.test", "staff", handle="ana")
         tokens, ids = {}, {}
         for name in ("ana", "ana2"):
-            minted = rt.access.mint_token(LOCAL_OWNER, "ana@northwind.test",
+            minted = rt.administration.mint_token(LOCAL_OWNER, "ana@northwind.test",
                                           ["knowledge:read", "memory:read", "memory:write"])
             tokens[name], ids[name] = minted.secret, minted.token.id
     finally:
@@ -110,7 +106,7 @@ async def _search(url: str, token: str, query: str) -> dict[str, object]:
 
 
 @pytest.mark.anyio
-async def test_two_servers_share_documents_memories_and_revokes(fleet: Fleet) -> None:
+async def test_two_servers_share_documents_memories_and_revokes(fleet: Fleet, tmp_path: Path) -> None:
     for query in ("discount", "fixed fee", "Kestrel"):
         first, second = [await _search(url, fleet.tokens["ana"], query) for url in fleet.urls]
         assert first == second and first["results"], query
@@ -121,7 +117,7 @@ async def test_two_servers_share_documents_memories_and_revokes(fleet: Fleet) ->
     assert [r["ref"] for r in found["results"]] == [written["ref"]]  # type: ignore[index, union-attr]
     access_store = open_store(fleet.db)  # a third process's view: the CLI revoking a token
     try:
-        AccessService(access_store, None).revoke_token(LOCAL_OWNER, fleet.token_ids["ana"])
+        runtime_over(access_store, tmp_path).administration.revoke_token(LOCAL_OWNER, fleet.token_ids["ana"])
     finally:
         access_store.close()
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -136,24 +132,22 @@ async def test_two_servers_share_documents_memories_and_revokes(fleet: Fleet) ->
         assert still.status_code == 200, url
 
 
-def test_two_stores_see_each_others_memories_and_revokes_at_once(pg_url: str) -> None:
+def test_two_stores_see_each_others_memories_and_revokes_at_once(pg_url: str, tmp_path: Path) -> None:
     one, two = open_store(pg_url), open_store(pg_url)
     try:
-        access_one, access_two = AccessService(one, None), AccessService(two, None)
-        access_one.add_project(LOCAL_OWNER, "apollo")
-        access_one.add_user(LOCAL_OWNER, "lee@example.com", "member", handle="lee")
-        access_one.grant(LOCAL_OWNER, "lee@example.com", "apollo", "write")
-        minted = access_one.mint_token(LOCAL_OWNER, "lee@example.com", ["memory:read", "memory:write"])
+        rt_one, rt_two = runtime_over(one, tmp_path), runtime_over(two, tmp_path)
+        rt_one.administration.add_project(LOCAL_OWNER, "apollo")
+        rt_one.administration.add_user(LOCAL_OWNER, "lee@example.com", "member", handle="lee")
+        rt_one.administration.grant(LOCAL_OWNER, "lee@example.com", "apollo", "write")
+        minted = rt_one.administration.mint_token(LOCAL_OWNER, "lee@example.com", ["memory:read", "memory:write"])
         secret = minted.secret
-        memory_one = MemoryService(one, access_one, SearchEngine(one.documents))
-        memory_two = MemoryService(two, access_two, SearchEngine(two.documents))
-        written = memory_one.remember(access_one.authenticate(secret), "The Kestrel invoice is due on Friday.",
-                                      path="apollo/decisions")
-        found = memory_two.search_memory(access_two.authenticate(secret), "kestrel invoice")
+        written = rt_one.memory.remember(rt_one.authentication.authenticate(secret),
+                                         "The Kestrel invoice is due on Friday.", path="apollo/decisions")
+        found = rt_two.memory.search_memory(rt_two.authentication.authenticate(secret), "kestrel invoice")
         assert [r.memory.ref for r in found.results] == [written.memory.ref]
-        access_two.revoke_token(LOCAL_OWNER, minted.token.id)
+        rt_two.administration.revoke_token(LOCAL_OWNER, minted.token.id)
         with pytest.raises(Unauthenticated):
-            access_one.authenticate(secret)
+            rt_one.authentication.authenticate(secret)
     finally:
         one.close()
         two.close()

@@ -9,35 +9,36 @@ from pathlib import Path
 
 import pytest
 
+from conftest import runtime_over
 from notewell.access.own_tokens import OwnTokenService
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.service import AccessService
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
+from notewell.runtime import Runtime
 from notewell.store import open_store
 
 
 @dataclass
 class Env:
-    access: AccessService
+    rt: Runtime
     own: OwnTokenService
 
     def principal(self, email: str, scopes: str = "knowledge:read,memory:read,memory:write",
                   project: str | None = None) -> Principal:
         """The Principal of a real token minted for the user by the local owner."""
-        minted = self.access.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project)
-        return self.access.authenticate(minted.secret)
+        minted = self.rt.administration.mint_token(LOCAL_OWNER, email, scopes.split(","), project_id=project)
+        return self.rt.authentication.authenticate(minted.secret)
 
 
 @pytest.fixture
 def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
     store = open_store(store_url)
-    access = AccessService(store, tmp_path)
-    access.sync_vault_projects(["apollo", "zeta"])
-    access.add_user(LOCAL_OWNER, "ada@example.com", "member")
-    access.add_user(LOCAL_OWNER, "bo@example.com", "member")
-    access.add_user(LOCAL_OWNER, "root@example.com", "admin")
-    access.grant(LOCAL_OWNER, "ada@example.com", "apollo", "read")
-    yield Env(access, OwnTokenService(access))
+    rt = runtime_over(store, tmp_path)
+    rt.administration.sync_vault_projects(["apollo", "zeta"])
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    rt.administration.add_user(LOCAL_OWNER, "bo@example.com", "member")
+    rt.administration.add_user(LOCAL_OWNER, "root@example.com", "admin")
+    rt.administration.grant(LOCAL_OWNER, "ada@example.com", "apollo", "read")
+    yield Env(rt, rt.own_tokens)
     store.close()
 
 
@@ -46,7 +47,7 @@ def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None
     minted = env.own.mint(ada, ["memory:read", "knowledge:read"], name="  laptop ", expires="30d")
     assert minted.token.scopes == ("knowledge:read", "memory:read")
     assert minted.token.name == "laptop" and minted.token.expires_at is not None
-    used = env.access.authenticate(minted.secret)
+    used = env.rt.authentication.authenticate(minted.secret)
     assert used.user_id == ada.user_id and used.scopes == frozenset({"knowledge:read", "memory:read"})
     listed = env.own.list(ada)
     assert minted.token.id in [t.id for t in listed]
@@ -55,8 +56,8 @@ def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None
     assert revoked.revoked_at is not None
     assert env.own.revoke(ada, minted.token.id).revoked_at == revoked.revoked_at  # twice changes nothing
     with pytest.raises(Unauthenticated):
-        env.access.authenticate(minted.secret)
-    actions = [(e.action, e.detail.get("self")) for e in env.access.store.audit.list_since()]
+        env.rt.authentication.authenticate(minted.secret)
+    actions = [(e.action, e.detail.get("self")) for e in env.rt.store.audit.list_since()]
     assert ("token.mint", True) in actions and ("token.revoke", True) in actions
 
 
@@ -112,6 +113,6 @@ def test_the_local_owner_and_deactivated_users_have_no_own_tokens(env: Env) -> N
     with pytest.raises(Forbidden, match="local owner"):
         env.own.list(LOCAL_OWNER)
     ada = env.principal("ada@example.com")
-    env.access.set_user_active(LOCAL_OWNER, "ada@example.com", False)
+    env.rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", False)
     with pytest.raises(Forbidden, match="active user"):
         env.own.mint(ada, ["memory:read"])

@@ -11,6 +11,7 @@ from argon2 import PasswordHasher
 from typer.testing import CliRunner, Result
 
 from conftest import run_cli
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.sign_in import (
     LINK_PATH,
@@ -30,8 +31,8 @@ PAST = "2020-01-01T00:00:00.000000Z"
 def rt(store_url: str, tmp_path: Path) -> Iterator[Runtime]:
     (tmp_path / "vault").mkdir()
     runtime = open_runtime(str(tmp_path / "vault"), store_url)
-    runtime.access.add_user(LOCAL_OWNER, "ada@example.com", "member")
-    runtime.access.add_user(LOCAL_OWNER, "root@example.com", "admin")
+    runtime.administration.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    runtime.administration.add_user(LOCAL_OWNER, "root@example.com", "admin")
     yield runtime
     runtime.close()
 
@@ -60,7 +61,7 @@ def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:
         rt.sign_in.set_password(LOCAL_OWNER, "ada@example.com", "short")
     ada = rt.store.identity.user_by_email("ada@example.com")
     assert ada is not None
-    as_ada = rt.access.user_principal(ada)
+    as_ada = user_principal(ada)
     rt.sign_in.set_password(as_ada, "ada@example.com", "my own secret")
     with pytest.raises(Forbidden, match="only your own password"):
         rt.sign_in.set_password(as_ada, "root@example.com", "not my account")
@@ -69,7 +70,8 @@ def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:
 def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
     assert Throttle() == Throttle(per_account=5, per_address=20)  # the defaults; smaller ones keep this test quick
     quick = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap: the counting is tested
-    svc = SignInService(rt.store, rt.access, Throttle(per_account=2, per_address=3), quick)
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, Throttle(per_account=2, per_address=3),
+                        quick)
     svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
     for _ in range(2):
         with pytest.raises(Unauthenticated):
@@ -111,7 +113,7 @@ def test_deactivation_ends_sessions_and_refuses_links(rt: Runtime) -> None:
     assert user is not None
     assert svc.session_principal(user.id).email == "ada@example.com"
     secret = svc.make_link(LOCAL_OWNER, "ada@example.com", "http://x").url.rsplit("/", 1)[1]
-    rt.access.set_user_active(LOCAL_OWNER, "ada@example.com", False)
+    rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", False)
     with pytest.raises(Unauthenticated, match="deactivated"):
         svc.session_principal(user.id)
     with pytest.raises(Unauthenticated):
@@ -121,7 +123,7 @@ def test_deactivation_ends_sessions_and_refuses_links(rt: Runtime) -> None:
 def test_the_cookie_key_is_made_once_and_shared(rt: Runtime) -> None:
     first = rt.sign_in.cookie_key()
     assert len(first) >= 48
-    assert SignInService(rt.store, rt.access).cookie_key() == first
+    assert SignInService(rt.store, rt.authorization, rt.administration, rt.audit).cookie_key() == first
     assert rt.store.credentials.failures_since("nobody", PAST) == 0
 
 
@@ -154,7 +156,8 @@ def _cli(*args: str, stdin: str) -> Result:
 
 
 def test_a_hash_made_with_older_parameters_is_redone_at_sign_in(rt: Runtime) -> None:
-    old = SignInService(rt.store, rt.access, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    old = SignInService(rt.store, rt.authorization, rt.administration, rt.audit,
+                        hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
     old.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
     user = rt.store.identity.user_by_email("ada@example.com")
     assert user is not None

@@ -1,7 +1,7 @@
 """Users, projects, grants, tokens and the audit log: the same answers on SQLite and PostgreSQL.
 
 One script of repository calls runs against each backend; every answer (and every Conflict) must be
-the same on both. The service layer (AccessService) then runs on each backend: a revoked token fails.
+the same on both. The services then run on each backend: a revoked token fails.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import runtime_over
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.service import AccessService
 from notewell.errors import Conflict, Unauthenticated
 from notewell.records.identity import Grant, Project, TokenRecord, User
+from notewell.runtime import Runtime
 from notewell.store import Store, open_store
 
 T0 = "2026-11-29T10:00:00.000000Z"
@@ -110,17 +111,17 @@ def test_identity_and_audit_answer_alike(tmp_path: Path, pg_url: str) -> None:
 
 
 @pytest.fixture
-def access(store_url: str) -> Iterator[AccessService]:
+def rt(store_url: str, tmp_path: Path) -> Iterator[Runtime]:
     store = open_store(store_url)
-    yield AccessService(store, None)
+    yield runtime_over(store, tmp_path)
     store.close()
 
 
-def test_a_revoked_token_fails_at_its_next_call(access: AccessService) -> None:
-    access.add_user(LOCAL_OWNER, "kim@example.com", "member", handle="kim")
-    minted = access.mint_token(LOCAL_OWNER, "kim@example.com", ["knowledge:read"])
-    assert access.authenticate(minted.secret).user_id == minted.token.user_id
-    access.revoke_token(LOCAL_OWNER, minted.token.id)
+def test_a_revoked_token_fails_at_its_next_call(rt: Runtime) -> None:
+    rt.administration.add_user(LOCAL_OWNER, "kim@example.com", "member", handle="kim")
+    minted = rt.administration.mint_token(LOCAL_OWNER, "kim@example.com", ["knowledge:read"])
+    assert rt.authentication.authenticate(minted.secret).user_id == minted.token.user_id
+    rt.administration.revoke_token(LOCAL_OWNER, minted.token.id)
     with pytest.raises(Unauthenticated):
-        access.authenticate(minted.secret)
-    assert [e.action for e in access.audit_log(LOCAL_OWNER)][-2:] == ["token.mint", "token.revoke"]
+        rt.authentication.authenticate(minted.secret)
+    assert [e.action for e in rt.administration.audit_log(LOCAL_OWNER)][-2:] == ["token.mint", "token.revoke"]

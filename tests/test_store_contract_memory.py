@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import runtime_over
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.service import AccessService
 from notewell.errors import Conflict
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery
-from notewell.search.engine import SearchEngine
+from notewell.runtime import Runtime
 from notewell.services.memory import MemoryService
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store import Store, open_store
@@ -134,19 +134,21 @@ def test_a_title_match_outranks_a_content_match_on_both(store_url: str) -> None:
 
 
 @pytest.fixture
-def service(store_url: str, tmp_path: Path) -> Iterator[tuple[MemoryService, AccessService]]:
+def service(store_url: str, tmp_path: Path) -> Iterator[tuple[MemoryService, Runtime]]:
     store = open_store(store_url)
-    access = AccessService(store, None)
-    access.add_project(LOCAL_OWNER, "apollo")
-    access.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
-    access.grant(LOCAL_OWNER, "alice@example.com", "apollo", "write")
-    yield MemoryService(store, access, SearchEngine(store.documents)), access
+    rt = runtime_over(store, tmp_path)
+    administration = rt.administration
+    administration.add_project(LOCAL_OWNER, "apollo")
+    administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
+    administration.grant(LOCAL_OWNER, "alice@example.com", "apollo", "write")
+    yield rt.memory, rt
     store.close()
 
 
-def test_remember_dedup_supersede_forget(service: tuple[MemoryService, AccessService]) -> None:
-    memories, access = service
-    alice = access.authenticate(access.mint_token(LOCAL_OWNER, "alice@example.com",
+def test_remember_dedup_supersede_forget(service: tuple[MemoryService, Runtime]) -> None:
+    memories, rt = service
+    authentication, administration = rt.authentication, rt.administration
+    alice = authentication.authenticate(administration.mint_token(LOCAL_OWNER, "alice@example.com",
                                                   ["memory:read", "memory:write"]).secret)
     first = memories.remember(alice, "Deploys go out on Tuesdays after the review.", path="apollo/decisions")
     again = memories.remember(alice, "Deploys go out on Tuesdays after the review.", path="apollo/decisions")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, runtime_over
 from notewell.access.principal import LOCAL_OWNER, SCOPES
-from notewell.access.service import AccessService
 from notewell.access.tokens import hash_secret, mint_secret, parse_duration, since_from, token_id_of
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.records.identity import TokenRecord
+from notewell.runtime import Runtime
 from notewell.store import open_store
 from notewell.store.base import Store
 
@@ -25,19 +25,19 @@ from notewell.store.base import Store
 class Env:
     db: Path
     store: Store
-    access: AccessService
+    rt: Runtime
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[Env]:
     db = tmp_path / "index.db"
     store = open_store(str(db))
-    access = AccessService(store, tmp_path)
-    access.sync_vault_projects(["apollo", "zeta"])
-    access.add_user(LOCAL_OWNER, "ada@example.com", "member")
-    access.add_user(LOCAL_OWNER, "root@example.com", "admin")
-    access.grant(LOCAL_OWNER, "ada@example.com", "apollo", "write")
-    yield Env(db, store, access)
+    rt = runtime_over(store, tmp_path)
+    rt.administration.sync_vault_projects(["apollo", "zeta"])
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    rt.administration.add_user(LOCAL_OWNER, "root@example.com", "admin")
+    rt.administration.grant(LOCAL_OWNER, "ada@example.com", "apollo", "write")
+    yield Env(db, store, rt)
     store.close()
 
 
@@ -49,16 +49,17 @@ def test_a_secret_is_nowhere_in_the_database_nor_in_any_log(env: Env, caplog: py
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     caplog.set_level(logging.DEBUG)
     minted = [
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read", "memory:write"], name="laptop"),
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="apollo",
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read", "memory:write"],
+                                         name="laptop"),
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="apollo",
                               expires="90d"),
-        env.access.mint_token(LOCAL_OWNER, "root@example.com", list(SCOPES)),
+        env.rt.administration.mint_token(LOCAL_OWNER, "root@example.com", list(SCOPES)),
     ]
     for m in minted:
-        env.access.authenticate(m.secret)
-    env.access.revoke_token(LOCAL_OWNER, minted[0].token.id)
+        env.rt.authentication.authenticate(m.secret)
+    env.rt.administration.revoke_token(LOCAL_OWNER, minted[0].token.id)
     with pytest.raises(Unauthenticated) as caught:
-        env.access.authenticate(minted[0].secret)
+        env.rt.authentication.authenticate(minted[0].secret)
     assert minted[0].secret not in str(caught.value)
     stored = _db_bytes(env.db)
     assert any(p.name.endswith("-wal") for p in env.db.parent.iterdir())  # the WAL was read too
@@ -68,7 +69,7 @@ def test_a_secret_is_nowhere_in_the_database_nor_in_any_log(env: Env, caplog: py
         for needle in (m.secret, random_part):
             assert needle.encode() not in stored
             assert needle not in caplog.text
-        assert all(m.secret not in str(e.detail) for e in env.access.audit_log(LOCAL_OWNER))
+        assert all(m.secret not in str(e.detail) for e in env.rt.administration.audit_log(LOCAL_OWNER))
     out, err = capsys.readouterr()
     assert not any(m.secret in out + err for m in minted)
 
@@ -102,17 +103,18 @@ def test_secrets_are_long_random_and_recognizable() -> None:
 
 
 def test_a_revoked_token_fails_on_its_very_next_call_in_every_process(env: Env) -> None:
-    minted = env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
-    other_process = AccessService(open_store(str(env.db)))
+    minted = env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
+    other = runtime_over(open_store(str(env.db)), env.db.parent)
+    other_process = other.authentication
     try:
-        assert env.access.authenticate(minted.secret).token_id == minted.token.id
+        assert env.rt.authentication.authenticate(minted.secret).token_id == minted.token.id
         assert other_process.authenticate(minted.secret).user_id == minted.token.user_id
-        env.access.revoke_token(LOCAL_OWNER, minted.token.id)
-        for service in (env.access, other_process):
+        env.rt.administration.revoke_token(LOCAL_OWNER, minted.token.id)
+        for service in (env.rt.authentication, other_process):
             with pytest.raises(Unauthenticated, match="revoked"):
                 service.authenticate(minted.secret)
     finally:
-        other_process.store.close()
+        other.close()
 
 
 def test_an_expired_token_fails(env: Env) -> None:
@@ -123,44 +125,44 @@ def test_an_expired_token_fails(env: Env) -> None:
         env.store.identity.add_token(TokenRecord(raw.token_id, user.id, "", ("knowledge:read",), None,
                                                  "1999-01-01T00:00:00.000000Z", expires_at), raw.secret_hash)
         if works:
-            assert env.access.authenticate(raw.secret).user_id == user.id
+            assert env.rt.authentication.authenticate(raw.secret).user_id == user.id
         else:
             with pytest.raises(Unauthenticated, match="expired"):
-                env.access.authenticate(raw.secret)
-    minted = env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], expires="30m")
+                env.rt.authentication.authenticate(raw.secret)
+    minted = env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], expires="30m")
     assert minted.token.expires_at is not None and minted.token.expires_at > minted.token.created_at
 
 
 def test_a_deactivated_users_tokens_fail_until_reactivated(env: Env) -> None:
-    minted = env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
-    env.access.set_user_active(LOCAL_OWNER, "ada@example.com", False)
+    minted = env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
+    env.rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", False)
     with pytest.raises(Unauthenticated, match="deactivated"):
-        env.access.authenticate(minted.secret)
+        env.rt.authentication.authenticate(minted.secret)
     with pytest.raises(InvalidArgument, match="deactivated"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
-    env.access.set_user_active(LOCAL_OWNER, "ADA@example.com", True)
-    assert env.access.authenticate(minted.secret).email == "ada@example.com"
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
+    env.rt.administration.set_user_active(LOCAL_OWNER, "ADA@example.com", True)
+    assert env.rt.authentication.authenticate(minted.secret).email == "ada@example.com"
 
 
 def test_bad_secrets_all_get_the_same_answer(env: Env) -> None:
-    minted = env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
+    minted = env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
     forged = minted.secret[:-4] + ("AAAA" if not minted.secret.endswith("AAAA") else "BBBB")
     unknown = mint_secret().secret
     messages = set()
     for bad in ("nw_", "Bearer x", forged, unknown, minted.secret.upper()):
         with pytest.raises(Unauthenticated) as caught:
-            env.access.authenticate(bad)
+            env.rt.authentication.authenticate(bad)
         messages.add(str(caught.value))
     assert len(messages) == 1
     with pytest.raises(Unauthenticated, match="no token"):
-        env.access.authenticate("  ")
+        env.rt.authentication.authenticate("  ")
 
 
 def test_authentication_builds_the_principal_and_records_last_use(env: Env) -> None:
-    minted = env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["memory:read", "knowledge:read"],
+    minted = env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["memory:read", "knowledge:read"],
                                    project_id="apollo", name="cursor")
     assert minted.token.scopes == ("knowledge:read", "memory:read")
-    p = env.access.authenticate(f"  {minted.secret}\n")
+    p = env.rt.authentication.authenticate(f"  {minted.secret}\n")
     assert (p.email, p.handle, p.role, p.bound_project, p.token_id) == (
         "ada@example.com", "ada", "member", "apollo", minted.token.id)
     assert p.scopes == frozenset({"knowledge:read", "memory:read"})
@@ -170,44 +172,46 @@ def test_authentication_builds_the_principal_and_records_last_use(env: Env) -> N
 
 def test_minting_checks_scopes_against_the_role_and_the_project_against_the_user(env: Env) -> None:
     with pytest.raises(Forbidden, match="member may not hold admin"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read", "admin"])
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read", "admin"])
     with pytest.raises(Forbidden, match="user-scoped"):
-        env.access.mint_token(LOCAL_OWNER, "root@example.com", ["admin"], project_id="apollo")
+        env.rt.administration.mint_token(LOCAL_OWNER, "root@example.com", ["admin"], project_id="apollo")
     with pytest.raises(InvalidArgument, match="unknown scope knowledge:delete"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:delete"])
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:delete"])
     with pytest.raises(InvalidArgument, match="at least one"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", [" "])
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", [" "])
     with pytest.raises(Forbidden, match="cannot see project zeta"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="zeta")
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="zeta")
     with pytest.raises(NotFound, match="Not found: nowhere"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="nowhere")
-    with pytest.raises(InvalidArgument, match="--expires"):
-        env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], expires="soon")
-    ada = env.access.authenticate(env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"]).secret)
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="nowhere")
+    with pytest.raises(InvalidArgument, match="expires"):
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], expires="soon")
+    ada = env.rt.authentication.authenticate(
+        env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"]).secret)
     with pytest.raises(Forbidden):
-        env.access.mint_token(ada, "ada@example.com", ["knowledge:read"])
-    assert env.access.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="~ada")
+        env.rt.administration.mint_token(ada, "ada@example.com", ["knowledge:read"])
+    assert env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="~ada")
 
 
 def test_hidden_and_missing_projects_get_byte_identical_answers(env: Env, tmp_path: Path) -> None:
     """"zeta" exists here but Ada may not see it; in a second store it does not exist at all."""
     empty_store = open_store(str(tmp_path / "empty.db"))
     try:
-        empty = AccessService(empty_store)
-        empty.add_user(LOCAL_OWNER, "ada@example.com", "member")
-        env.access.add_user(LOCAL_OWNER, "bob@example.com", "member", handle="bob")
-        env.access.archive_project(LOCAL_OWNER, "apollo")
+        empty = runtime_over(empty_store, tmp_path)
+        empty.administration.add_user(LOCAL_OWNER, "ada@example.com", "member")
+        env.rt.administration.add_user(LOCAL_OWNER, "bob@example.com", "member", handle="bob")
+        env.rt.administration.archive_project(LOCAL_OWNER, "apollo")
         member_scopes = [s for s in SCOPES if s != "admin"]
-        ada_here = env.access.authenticate(env.access.mint_token(LOCAL_OWNER, "ada@example.com", member_scopes).secret)
-        ada_there = empty.authenticate(empty.mint_token(LOCAL_OWNER, "ada@example.com", member_scopes).secret)
+        ada_here = env.rt.authentication.authenticate(
+            env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", member_scopes).secret)
+        ada_there = empty.authentication.authenticate(
+            empty.administration.mint_token(LOCAL_OWNER, "ada@example.com", member_scopes).secret)
         for project in ("zeta", "~bob", "apollo"):  # no grant; another member's home; archived
             here, there = [], []
-            for service, p, answers in ((env.access, ada_here, here), (empty, ada_there, there)):
-                for call in (service.project_for_read, service.project_for_write,
-                             lambda p, x, s=service: s.authorize(p, "search", x),
-                             lambda p, x, s=service: s.authorize(p, "list", x)):
+            for service, p, answers in ((env.rt.authorization, ada_here, here),
+                                        (empty.authorization, ada_there, there)):
+                for action in ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "project:list"):
                     with pytest.raises(NotFound) as caught:
-                        call(p, project)
+                        service.authorize(p, action, project)  # type: ignore[arg-type]
                     answers.append((type(caught.value), caught.value.args, str(caught.value).encode()))
             assert here == there
             assert here[0][2] == f"Not found: {project}".encode()

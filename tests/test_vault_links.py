@@ -83,10 +83,10 @@ def test_links_are_followed_only_inside_their_own_project(linked_vault: Path, in
 def _world(nv: IndexedVault, handle: str, project: str) -> World:
     """The indexed vault with a member holding read on ``project`` and a knowledge:read token for them."""
     rt = nv.runtime
-    rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
-    rt.access.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
-    rt.access.grant(LOCAL_OWNER, f"{handle}@example.test", project, "read")
-    token = rt.access.mint_token(LOCAL_OWNER, f"{handle}@example.test", ["knowledge:read"]).secret
+    rt.indexing.sync_projects()
+    rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
+    rt.administration.grant(LOCAL_OWNER, f"{handle}@example.test", project, "read")
+    token = rt.administration.mint_token(LOCAL_OWNER, f"{handle}@example.test", ["knowledge:read"]).secret
     return World(rt, {handle: token})
 
 

@@ -54,9 +54,9 @@ def _prepare(vault: Path, db: str) -> str:
     rt = open_runtime(str(vault), db)
     try:
         sync(rt.settings, rt.store)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
-        rt.access.add_user(LOCAL_OWNER, "sam@example.test", "staff", handle="sam")
-        return rt.access.mint_token(LOCAL_OWNER, "sam@example.test", ["knowledge:read"]).secret
+        rt.indexing.sync_projects()
+        rt.administration.add_user(LOCAL_OWNER, "sam@example.test", "staff", handle="sam")
+        return rt.administration.mint_token(LOCAL_OWNER, "sam@example.test", ["knowledge:read"]).secret
     finally:
         rt.close()
 

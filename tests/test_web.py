@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from mcp_world import World, connect
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from web_world import DESKTOP, NARROW, PASSWORDS, SCREENSHOTS, email, in_thread
 
@@ -223,7 +224,7 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
     expect(member.get_by_role("link", name="Pricing policy")).to_be_visible()
     check_and_shoot(member, "project")
     # deactivated: the session ends on the next request
-    web_world.runtime.access.set_user_active(LOCAL_OWNER, "carol@northwind.test", False)
+    web_world.runtime.administration.set_user_active(LOCAL_OWNER, "carol@northwind.test", False)
     member.goto("/projects")
     expect(member).to_have_url(re.compile(r"/signin"))
     expect(member.get_by_role("status")).to_contain_text("deactivated")
@@ -231,10 +232,9 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
 
 
 def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:
-    from notewell.services.memory import MemoryService
 
-    alice = web_world.runtime.access.user_principal(web_world.runtime.access.user(LOCAL_OWNER, email("alice")))
-    memory = MemoryService(web_world.runtime.store, web_world.runtime.access, web_world.runtime.engine)
+    alice = user_principal(web_world.runtime.administration.user(LOCAL_OWNER, email("alice")))
+    memory = web_world.runtime.memory
     ref = memory.remember(alice, "Deploys happen on Tuesdays after the stand-up.", path="ops").memory.ref
     sign_in(page, "alice")
     page.goto("/memories")
@@ -253,7 +253,7 @@ def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> No
 
 def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: World, web_url: str) -> None:
     rt = web_world.runtime
-    alice = rt.access.user_principal(rt.access.user(LOCAL_OWNER, email("alice")))
+    alice = user_principal(rt.administration.user(LOCAL_OWNER, email("alice")))
     started = rt.brain.start_session(alice, client_type="claude_code", prompt="Fix the pricing table layout",
                                      project_name="Pricing site")
     rt.brain.log_event(alice, started.session.id, "file_edit", {"file": "pricing.tsx", "lines": 12})

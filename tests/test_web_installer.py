@@ -43,13 +43,13 @@ def run_one_liner(web_url: str, client: str, token: str, path: str, tmp_path: Pa
 
 
 def test_a_good_token_passes_the_smoke_test(web_world: World, web_url: str, tool_path: str, tmp_path: Path) -> None:
-    token = web_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["knowledge:read"]).secret
+    token = web_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["knowledge:read"]).secret
     done = run_one_liner(web_url, "claude-code", token, tool_path, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "claude (Claude Code) is not on PATH" in done.stdout
     assert f"claude mcp add --transport http notewell {web_url}/mcp" in done.stdout
     assert f"Smoke test passed: initialize and listProjects answered at {web_url}/mcp." in done.stdout
-    memory_only = web_world.runtime.access.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    memory_only = web_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
     done = run_one_liner(web_url, "generic", memory_only, tool_path, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Smoke test passed: initialize and search_memory answered" in done.stdout

@@ -1,20 +1,42 @@
 """Errors that reach a person or an agent.
 
-Each message names the field (or thing) at fault and what to do about it; doors (CLI, MCP) show the
-message as it is and never a traceback.
+Each message names the field (or thing) at fault and what is wrong, in the service's own terms: a field
+by its domain name (``scopes``, ``project``, ``email``), never a command-line flag or command. Where a
+person needs a way out, the error names it as a ``remedy`` key (``list-users``, ``grant``, …), and each
+door words it for its own people (notewell.cli.app adds "see 'notewell user list'"; a web page would
+link to its form). Doors show the message and never a traceback.
 """
+
+from __future__ import annotations
+
+from typing import Literal
+
+Remedy = Literal[
+    "list-users",  # the user named does not exist: show how to list users
+    "list-tokens",  # the token named does not exist: show how to list tokens
+    "set-project",  # the project exists already: show how to change it instead
+    "grant",  # the user cannot see the project: show how to grant access
+    "mint-token",  # the token no longer works: show how to get a new one
+    "choose-handle",  # the handle is taken: show how to choose another
+]
 
 
 class NotewellError(Exception):
     """A failure with a message fit to show a person as it is."""
 
+    def __init__(self, message: str, *, field: str | None = None, remedy: Remedy | None = None) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field  # the domain name of the field at fault, when there is one
+        self.detail = message  # the message without the field
+        self.remedy = remedy
+
 
 class InvalidArgument(NotewellError):
     """An argument is out of range or malformed. ``field`` names it."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
+    def __init__(self, field: str, message: str, *, remedy: Remedy | None = None) -> None:
+        super().__init__(message, field=field, remedy=remedy)
+        self.field: str = field
 
 
 class NotFound(NotewellError):

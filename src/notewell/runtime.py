@@ -1,34 +1,73 @@
-"""The composition root: settings, store and services for one command or server process."""
+"""The composition root: settings, store and every service, built once per command or server process.
+
+Doors (MCP, the HTTP app, the CLI) receive a Runtime and call its services; they build nothing. A new
+service is built here, once, from the store and the services it needs.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from notewell.access.service import AccessService
+from notewell.access.administration import Administration
+from notewell.access.audit import AuditTrail
+from notewell.access.authentication import Authentication
+from notewell.access.authorization import Authorization
+from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
 from notewell.services.brain import BrainService
+from notewell.services.idempotency import IdempotencyService
+from notewell.services.indexing import IndexingService
+from notewell.services.knowledge import KnowledgeService
+from notewell.services.memory import MemoryService
 from notewell.store import Store, open_store
 
 
-@dataclass
+@dataclass(frozen=True)
 class Runtime:
     settings: Settings
     store: Store
     engine: SearchEngine
-    access: AccessService
-    sign_in: SignInService
-    brain: BrainService
+    authentication: Authentication  # bearer token -> Principal
+    authorization: Authorization  # every "may p do this" (notewell.access.policy)
+    administration: Administration  # users, projects, grants, tokens, the audit log
+    audit: AuditTrail
+    own_tokens: OwnTokenService  # each person's own tokens
+    sign_in: SignInService  # passwords, sign-in links, browser sessions
+    knowledge: KnowledgeService
+    memory: MemoryService
+    brain: BrainService  # coding sessions and taught knowledge
+    idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
+    indexing: IndexingService
 
     def close(self) -> None:
         self.store.close()
 
 
+def build_runtime(settings: Settings, store: Store) -> Runtime:
+    """Every service over ``store``, each built once."""
+    engine = SearchEngine(store.documents)
+    authorization = Authorization(store.identity)
+    audit = AuditTrail(store.audit)
+    administration = Administration(store.identity, authorization, audit, settings.vault)
+    return Runtime(
+        settings=settings, store=store, engine=engine,
+        authentication=Authentication(store.identity),
+        authorization=authorization,
+        administration=administration,
+        audit=audit,
+        own_tokens=OwnTokenService(store.identity, authorization, audit),
+        sign_in=SignInService(store, authorization, administration, audit),
+        knowledge=KnowledgeService(store, authorization, engine, settings.max_file_bytes),
+        memory=MemoryService(store, authorization, audit, engine),
+        brain=BrainService(store, authorization, audit),
+        idempotency=IdempotencyService(store),
+        indexing=IndexingService(settings, store, administration),
+    )
+
+
 def open_runtime(vault: str | None = None, db: str | None = None, *, create: bool = True) -> Runtime:
     """``create=False``: a missing SQLite index is an error (commands that only read, such as search)."""
     settings = load_settings(vault, db)
-    store = open_store(settings.db, create=create)
-    access = AccessService(store, settings.vault)
-    return Runtime(settings=settings, store=store, engine=SearchEngine(store.documents), access=access,
-                   sign_in=SignInService(store, access), brain=BrainService(store, access))
+    return build_runtime(settings, open_store(settings.db, create=create))

@@ -13,11 +13,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from notewell.access import policy
+from notewell.access.administration import MintedToken
+from notewell.access.audit import AuditTrail
+from notewell.access.authorization import Authorization, not_found
 from notewell.access.principal import Principal
-from notewell.access.service import AccessService, MintedToken, not_found
 from notewell.access.tokens import expiry_from, mint_secret
 from notewell.errors import Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import TokenRecord, now_iso
+from notewell.store.base import IdentityRepository
 
 MAX_NAME_CHARS = 100
 OWN_TOKEN_LIMIT = 100
@@ -25,26 +28,27 @@ OWN_TOKEN_LIMIT = 100
 
 
 class OwnTokenService:
-    def __init__(self, access: AccessService) -> None:
-        self.access = access
+    def __init__(self, identity: IdentityRepository, authorization: Authorization, audit: AuditTrail) -> None:
+        self.identity = identity
+        self.authorization = authorization
+        self.audit = audit
 
     def _user_id(self, p: Principal) -> str:
         if p.local_owner:
-            raise Forbidden("Forbidden: the local owner has no tokens of its own; mint one for a user "
-                            "with 'notewell token mint --user'")
-        user = self.access.identity.user(p.user_id)
+            raise Forbidden("Forbidden: the local owner has no tokens of its own; mint one for a user instead")
+        user = self.identity.user(p.user_id)
         if user is None or not user.active:
             raise Forbidden("Forbidden: only an active user has tokens")
         return user.id
 
     def list(self, p: Principal) -> list[TokenRecord]:
         """The caller's tokens, oldest first, revoked and expired ones included (never a secret)."""
-        return self.access.identity.tokens(self._user_id(p))
+        return self.identity.tokens(self._user_id(p))
 
     def get(self, p: Principal, token_id: str) -> TokenRecord:
         """One of the caller's tokens; another person's is NotFound, as a missing one is."""
         user_id = self._user_id(p)
-        token = self.access.identity.token(token_id.strip())
+        token = self.identity.token(token_id.strip())
         if token is None or token.user_id != user_id:
             raise NotFound(f"Not found: token {token_id.strip()}")
         return token
@@ -59,18 +63,18 @@ class OwnTokenService:
         if "\x00" in clean_name:
             raise InvalidArgument("name", "contains a NUL character (\\x00); remove it")
         checked = policy.check_own_token(p, scopes, project_id)
-        if project_id is not None and not self.access.can_read(p, project_id):
+        if project_id is not None and not self.authorization.allowed(p, "project:see", project_id):
             raise not_found(project_id)
         now = now_iso()
-        active = [t for t in self.access.identity.tokens(user_id) if t.state(now) == "active"]
+        active = [t for t in self.identity.tokens(user_id) if t.state(now) == "active"]
         if len(active) >= OWN_TOKEN_LIMIT:
             raise Forbidden(f"Forbidden: you hold {len(active)} active tokens, the most allowed; revoke one first")
         expires_at = expiry_from(expires, field="expires")
         minted = mint_secret()
         token = TokenRecord(id=minted.token_id, user_id=user_id, name=clean_name, scopes=checked,
                             project_id=project_id, created_at=now, expires_at=expires_at)
-        self.access.identity.add_token(token, minted.secret_hash)
-        self.access.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
+        self.identity.add_token(token, minted.secret_hash)
+        self.audit.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
                                                        "project": project_id, "expiresAt": expires_at})
         return MintedToken(secret=minted.secret, token=token)
 
@@ -80,6 +84,6 @@ class OwnTokenService:
         if token.revoked_at is not None:
             return token
         at = now_iso()
-        self.access.identity.revoke_token(token.id, at)
-        self.access.record(p, "token.revoke", token.id, {"self": True})
+        self.identity.revoke_token(token.id, at)
+        self.audit.record(p, "token.revoke", token.id, {"self": True})
         return replace(token, revoked_at=at)

@@ -1,121 +1,198 @@
-"""The permission rules, all of them, as pure functions of a Principal, a Project and a grant level.
+"""The permission rules, all of them: one pure function answers "may p do action on this target".
+
+The shape follows Datasette's permissions: a fixed table of named actions, and one ``refusal()`` (None:
+allowed) that every service asks through ``notewell.access.authorization``. A caller's right is the
+intersection of what its person may do and what its token allows: the token's project binding narrows
+visibility, and each action needs a scope the token holds.
 
 Visibility (what a caller sees at all):
 - a token bound to a project sees that project only (and only if it would see it anyway);
 - a home is seen by its owner alone: staff and admin never see another person's home;
 - a member sees each ordinary project where they hold a grant; staff and admin see every ordinary one;
-- archived projects are hidden from everyone, except from an admin who asks for them.
+- archived projects are hidden from everyone, except from an admin listing them (``project:list``).
 
 Rights on what is visible: reading needs nothing more; writing needs a write grant, ownership of the
-home, or the admin role; managing (users, grants, tokens, project settings) needs the admin role and
-the admin scope on a user-scoped token, and applies to ordinary projects only.
+home, or the admin role; changing a memory (supersede, forget) needs to be its author, an admin, or a
+writer of its project; managing (users, grants, tokens, project settings) needs the admin role and the
+admin scope on a user-scoped token, and applies to ordinary projects only.
 
-Scopes narrow every decision: the effective right is visibility ∩ the token's binding ∩ its scopes.
-The AccessService feeds these functions from the store; nothing else decides.
+Beside the one rule, this module checks the scopes a token may be minted with (``check_token_scopes``,
+``check_own_token``): they name fields by their domain name (``scopes``, ``project``), and each door
+words the fix in its own terms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 from notewell.access.principal import SCOPES, Principal
 from notewell.errors import Forbidden, InvalidArgument
 from notewell.records.identity import ROLES, GrantLevel, Project, Role
 
-Action = Literal["list", "read", "search", "write", "manage"]
-ACTIONS: tuple[Action, ...] = ("list", "read", "search", "write", "manage")
-ACTION_SCOPES: dict[Action, str] = {
-    "list": "knowledge:read", "read": "knowledge:read", "search": "knowledge:read",
-    "write": "knowledge:write", "manage": "admin",
-}
+Action = Literal[
+    "project:see",  # the project exists for p (binding a token to it); no scope needed
+    "project:list",  # the project is in p's listing: archived ones too, for an admin
+    "knowledge:read",  # list, read and search the project's documents and brains
+    "knowledge:write",  # write documents in the project
+    "memory:read",  # read and search the project's memories
+    "memory:write",  # keep a new memory in the project
+    "memory:change",  # supersede or forget one memory (the target names its author)
+    "sessions:use",  # coding sessions and taught knowledge in a project p sees (the External Brain)
+    "sessions:write",  # teach knowledge into the project, retire it
+    "project:manage",  # a project's settings, archiving and grants
+    "access:manage",  # users, tokens and the audit log (no target)
+]
+
+
+@dataclass(frozen=True)
+class ActionRule:
+    scope: str | None  # the scope a token needs; None: none
+    right: Literal["see", "list", "write", "change", "manage"]  # what p needs on the target beyond the scope
+
+
 ADMIN_SCOPE = "admin"
+ACTIONS: dict[Action, ActionRule] = {
+    "project:see": ActionRule(None, "see"),
+    "project:list": ActionRule("knowledge:read", "list"),
+    "knowledge:read": ActionRule("knowledge:read", "see"),
+    "knowledge:write": ActionRule("knowledge:write", "write"),
+    "memory:read": ActionRule("memory:read", "see"),
+    "memory:write": ActionRule("memory:write", "write"),
+    "memory:change": ActionRule("memory:write", "change"),
+    "sessions:use": ActionRule("sessions", "see"),
+    "sessions:write": ActionRule("sessions", "write"),
+    "project:manage": ActionRule(ADMIN_SCOPE, "manage"),
+    "access:manage": ActionRule(ADMIN_SCOPE, "manage"),
+}
 ROLE_SCOPES: dict[Role, frozenset[str]] = {
     "member": frozenset(SCOPES) - {ADMIN_SCOPE},
     "staff": frozenset(SCOPES) - {ADMIN_SCOPE},
     "admin": frozenset(SCOPES),
 }
 
+Refusal = Literal[
+    "scope",  # the token lacks the action's scope
+    "manager",  # managing needs an admin's user-scoped token with the admin scope
+    "hidden",  # the project is missing or p may not see it (answered as missing)
+    "home",  # a home takes no settings, archiving or grants
+    "right",  # p sees the project but may not do this there
+]
 
-def is_visible(p: Principal, project: Project, grant: GrantLevel | None, *, include_archived: bool = False) -> bool:
+
+@dataclass(frozen=True)
+class Target:
+    """What an action applies to, as the rules need it: the project (None when it does not exist), the
+    caller's grant on it, and for a memory its author and, when it is private, whose alone it is."""
+
+    project: Project | None
+    grant: GrantLevel | None = None
+    author_user_id: str | None = None
+    private_to: str | None = None
+
+
+def refusal(p: Principal, action: Action, target: Target | None = None) -> Refusal | None:
+    """Why p may not do ``action`` on ``target``, or None when p may. Without a target: whether p may do
+    the action at all (on some project), which is the scope, and for managing the manager's rights."""
+    rule = ACTIONS[action]
+    if rule.right == "manage":
+        if not _is_manager(p):
+            return "manager"
+        if target is None or action == "access:manage":
+            return None
+        if target.project is None or not _is_visible(p, target.project, None, include_archived=True):
+            return "hidden"
+        return "home" if target.project.kind == "home" else None
+    if rule.scope is not None and not p.has_scope(rule.scope):
+        return "scope"
+    if target is None:
+        return None
+    project, grant = target.project, target.grant
+    if project is None or not _is_visible(p, project, grant, include_archived=rule.right == "list"):
+        return "hidden"
+    if not sees_memory(p, target.private_to):
+        return "hidden"
+    if rule.right == "write" and not _may_write(p, project, grant):
+        return "right"
+    if rule.right == "change" and not (target.author_user_id == p.user_id or p.role == "admin"
+                                       or _may_write(p, project, grant)):
+        return "right"
+    return None
+
+
+def allowed(p: Principal, action: Action, target: Target | None = None) -> bool:
+    return refusal(p, action, target) is None
+
+
+def _is_visible(p: Principal, project: Project, grant: GrantLevel | None, *, include_archived: bool) -> bool:
     if p.bound_project is not None and project.id != p.bound_project:
         return False
     if project.status == "archived" and not (include_archived and p.role == "admin"):
         return False
     if project.kind == "home":
-        return project.owner_user_id is not None and project.owner_user_id == p.user_id
+        return _owns_home(p, project)
     if p.role in ("staff", "admin"):
         return True
     return grant is not None
 
 
-def owns_home(p: Principal, project: Project) -> bool:
+def _owns_home(p: Principal, project: Project) -> bool:
     return project.kind == "home" and project.owner_user_id is not None and project.owner_user_id == p.user_id
 
 
-def may_write(p: Principal, project: Project, grant: GrantLevel | None) -> bool:
-    """Write right on a project, scopes aside: visible, and a write grant, the own home, or the admin role."""
-    if not is_visible(p, project, grant):
-        return False
-    return grant == "write" or owns_home(p, project) or p.role == "admin"
+def _may_write(p: Principal, project: Project, grant: GrantLevel | None) -> bool:
+    return grant == "write" or _owns_home(p, project) or p.role == "admin"
 
 
-def may_manage(p: Principal) -> bool:
+def _is_manager(p: Principal) -> bool:
     """Admin role with the admin scope on a user-scoped token, or the local owner."""
     if p.local_owner:
         return True
     return p.role == "admin" and p.has_scope(ADMIN_SCOPE) and p.bound_project is None
 
 
-def may_manage_project(p: Principal, project: Project) -> bool:
-    """Settings, archiving and grants of a project: managers only, ordinary projects only."""
-    return may_manage(p) and project.kind == "ordinary"
+def sees_memory(p: Principal, private_to: str | None) -> bool:
+    """Within a project the caller reads: a private memory is its author's alone, whatever the caller's role."""
+    return private_to is None or private_to == p.user_id
 
 
-def decide(action: Action, p: Principal, project: Project, grant: GrantLevel | None) -> bool:
-    """The one answer to "may p do action on project", scopes included."""
-    if action == "manage":
-        return may_manage_project(p, project)
-    if not p.has_scope(ACTION_SCOPES[action]):
-        return False
-    if action == "list":
-        return is_visible(p, project, grant, include_archived=True)
-    if action in ("read", "search"):
-        return is_visible(p, project, grant)
-    return may_write(p, project, grant)
+# --- the scopes a token may be minted with ----------------------------------------------------------
 
 
 def check_role(role: str) -> Role:
-    if role not in ROLES:
-        raise InvalidArgument("--role", f"{role!r} is not a role; choose one of {', '.join(ROLES)}")
-    return role
+    for known in ROLES:
+        if role == known:
+            return known
+    raise InvalidArgument("role", f"{role!r} is not a role; choose one of {', '.join(ROLES)}")
 
 
-def check_token_scopes(role: Role, scopes: Iterable[str], *, project_bound: bool) -> tuple[str, ...]:
-    """The scopes, in canonical order, if a token of a ``role`` user may hold them; else a clear error."""
-    wanted = {s.strip() for s in scopes if s.strip()}
-    if not wanted:
-        raise InvalidArgument("--scopes", f"name at least one scope, from {', '.join(SCOPES)}")
-    unknown = sorted(wanted - set(SCOPES))
-    if unknown:
-        raise InvalidArgument("--scopes", f"unknown scope {', '.join(unknown)}; choose from {', '.join(SCOPES)}")
-    refused = sorted(wanted - ROLE_SCOPES[role])
-    if refused:
-        raise Forbidden(f"--scopes: a {role} may not hold {', '.join(refused)}; only admins hold the admin scope")
-    if project_bound and ADMIN_SCOPE in wanted:
-        raise Forbidden("--scopes: the admin scope needs a user-scoped token; drop --project or the admin scope")
-    return tuple(s for s in SCOPES if s in wanted)
-
-
-def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
-    """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
-    none beyond p's own token, and a project-bound caller binds the new token to the same project."""
+def _wanted_scopes(scopes: Iterable[str]) -> set[str]:
     wanted = {s.strip() for s in scopes if s.strip()}
     if not wanted:
         raise InvalidArgument("scopes", f"name at least one scope, from {', '.join(SCOPES)}")
     unknown = sorted(wanted - set(SCOPES))
     if unknown:
         raise InvalidArgument("scopes", f"unknown scope {', '.join(unknown)}; choose from {', '.join(SCOPES)}")
+    return wanted
+
+
+def check_token_scopes(role: Role, scopes: Iterable[str], *, project_bound: bool) -> tuple[str, ...]:
+    """The scopes, in canonical order, if a token of a ``role`` user may hold them; else a clear error."""
+    wanted = _wanted_scopes(scopes)
+    refused = sorted(wanted - ROLE_SCOPES[role])
+    if refused:
+        raise Forbidden(f"a {role} may not hold {', '.join(refused)}; only admins hold the admin scope", field="scopes")
+    if project_bound and ADMIN_SCOPE in wanted:
+        raise Forbidden("the admin scope needs a user-scoped token; drop the project or the admin scope",
+                        field="scopes")
+    return tuple(s for s in SCOPES if s in wanted)
+
+
+def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
+    """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
+    none beyond p's own token, and a project-bound caller binds the new token to the same project."""
+    wanted = _wanted_scopes(scopes)
     beyond_role = sorted(wanted - ROLE_SCOPES[p.role])
     if beyond_role:
         raise Forbidden(f"Forbidden: scopes: a {p.role} may not hold {', '.join(beyond_role)}; "
@@ -131,8 +208,3 @@ def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None)
         raise Forbidden("Forbidden: scopes: the admin scope needs a user-scoped token; drop the project or "
                         "the admin scope")
     return tuple(s for s in SCOPES if s in wanted)
-
-
-def sees_memory(p: Principal, private_to: str | None) -> bool:
-    """Within a project the caller reads: a private memory is its author's alone, whatever the caller's role."""
-    return private_to is None or private_to == p.user_id

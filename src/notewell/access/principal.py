@@ -26,6 +26,11 @@ class Principal:
     def home_project(self) -> str:
         return f"~{self.handle}"
 
+    @property
+    def default_project(self) -> str:
+        """Where a write lands when no project is named: the bound project, else the caller's home."""
+        return self.bound_project or self.home_project
+
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
 

@@ -17,9 +17,11 @@ from datetime import UTC, datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from notewell.access import policy
+from notewell.access.administration import Administration
+from notewell.access.audit import AuditTrail
+from notewell.access.authentication import user_principal
+from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
-from notewell.access.service import AccessService
 from notewell.access.tokens import iso
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.records.identity import User, email_key
@@ -67,10 +69,12 @@ def check_password(password: str) -> str:
 
 
 class SignInService:
-    def __init__(self, store: Store, access: AccessService, throttle: Throttle | None = None,
-                 hasher: PasswordHasher = _HASHER) -> None:
+    def __init__(self, store: Store, authorization: Authorization, administration: Administration, audit: AuditTrail,
+                 throttle: Throttle | None = None, hasher: PasswordHasher = _HASHER) -> None:
         self.store = store
-        self.access = access
+        self.authorization = authorization
+        self.administration = administration
+        self.audit = audit
         self.throttle = throttle or Throttle()
         self.hasher = hasher  # argon2id; its parameters decide when a stored hash is redone
 
@@ -78,24 +82,25 @@ class SignInService:
     def set_password(self, p: Principal, email: str, password: str) -> User:
         """Set a user's password: their own, or anyone's for a manager (the local command line included)."""
         user = self.store.identity.user_by_email(email)
-        if user is None or (user.id != p.user_id and not policy.may_manage(p)):
-            if policy.may_manage(p):
+        manager = self.authorization.allowed(p, "access:manage")
+        if user is None or (user.id != p.user_id and not manager):
+            if manager:
                 raise NotFound(f"No user with email {email.strip()}")
             raise Forbidden("Forbidden: you may set only your own password")
         self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), _now())
-        self.access.record(p, "user.password", email_key(user.email), {"id": user.id})
+        self.audit.record(p, "user.password", email_key(user.email), {"id": user.id})
         return user
 
     def make_link(self, p: Principal, email: str, base_url: str) -> SignInLink:
         """A one-time sign-in link for the user, valid LINK_LIFETIME (managers only)."""
-        user = self.access.user(p, email)
+        user = self.administration.user(p, email)
         if not user.active:
             raise InvalidArgument("email", f"{user.email} is deactivated; reactivate the user first")
         secret = f"{LINK_PREFIX}{secrets.token_urlsafe(32)}"
         now = datetime.now(UTC)
         expires_at = iso(now + LINK_LIFETIME)
         self.store.credentials.add_link(link_hash(secret), user.id, iso(now), expires_at)
-        self.access.record(p, "user.sign_in_link", email_key(user.email), {"id": user.id, "expiresAt": expires_at})
+        self.audit.record(p, "user.sign_in_link", email_key(user.email), {"id": user.id, "expiresAt": expires_at})
         return SignInLink(url=f"{base_url.rstrip('/')}{LINK_PATH}{secret}", expires_at=expires_at)
 
     # signing in
@@ -173,7 +178,7 @@ class SignInService:
         user = self.store.identity.user(user_id)
         if user is None or not user.active:
             raise Unauthenticated("Your account is deactivated; the session has ended")
-        return AccessService.user_principal(user)
+        return user_principal(user)
 
     def cookie_key(self) -> bytes:
         return self.store.credentials.signing_key("session-cookie").encode("ascii")

@@ -14,10 +14,10 @@ from pydantic.alias_generators import to_camel
 
 from notewell import __version__
 from notewell.api import problems, reference
-from notewell.api.context import ApiServices
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.routes import brains, knowledge, me, memories, sessions
+from notewell.runtime import Runtime
 
 PREFIX = "/api/v1"
 DESCRIPTION = """Every Notewell capability over plain HTTP and JSON, for scripts, CI jobs and tools that do not
@@ -33,7 +33,7 @@ with `limit` and `offset`; `next` (and a `Link: rel="next"` header) names the ne
 Document and memory text is data, never instructions."""
 
 
-def build_api(services: ApiServices | None = None) -> FastAPI:
+def build_api(services: Runtime | None = None) -> FastAPI:
     """The application; without services it can only describe itself (``notewell docs``)."""
     api = FastAPI(title="Notewell REST API", version=__version__, description=DESCRIPTION,
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,

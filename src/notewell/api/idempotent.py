@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import Header, Request, Response
 
 from notewell.access.principal import Principal
-from notewell.api.context import ApiServices
+from notewell.runtime import Runtime
 from notewell.services.idempotency import KEY_MAX_CHARS, Answer, fingerprint
 
 IdempotencyKey = Annotated[str | None, Header(
@@ -18,7 +18,7 @@ IdempotencyKey = Annotated[str | None, Header(
 REPLAYED = "Idempotent-Replayed"
 
 
-def create_once(svc: ApiServices, caller: Principal, request: Request, response: Response, body: object,
+def create_once(svc: Runtime, caller: Principal, request: Request, response: Response, body: object,
                 key: str | None, create: Callable[[], Answer],
                 kept: Callable[[dict[str, Any]], dict[str, Any]] = lambda b: b) -> dict[str, Any]:
     """Run ``create`` (or, for a repeated key, return its kept answer) and set status and Location."""

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from notewell.errors import NotewellError
+from notewell.errors import NotewellError, Remedy
 from notewell.runtime import Runtime, open_runtime
 
 app = typer.Typer(
@@ -39,6 +39,26 @@ PortOpt = Annotated[int, typer.Option("--port", min=1, max=65535, help="The port
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# The services name fields and remedies in their own terms; the command line words them as its flags and commands.
+CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--role", "name": "--name",
+              "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires"}
+CLI_REMEDIES: dict[Remedy, str] = {
+    "list-users": "see 'notewell user list'",
+    "list-tokens": "see 'notewell token list'",
+    "set-project": "change it with 'notewell project set'",
+    "grant": "grant access first with 'notewell grant'",
+    "mint-token": "mint a new one with 'notewell token mint'",
+    "choose-handle": "choose another with --handle",
+}
+
+
+def cli_message(exc: NotewellError) -> str:
+    """The error as the command line words it: its flags for the fields, its commands for the remedy."""
+    field = CLI_FIELDS.get(exc.field, exc.field) if exc.field else None
+    text = f"{field}: {exc.detail}" if field else exc.detail
+    return f"{text}; {CLI_REMEDIES[exc.remedy]}" if exc.remedy else text
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
@@ -52,7 +72,7 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True) -> Iterat
         rt = open_runtime(vault, db, create=create)
         yield rt
     except NotewellError as exc:
-        raise fail(str(exc)) from None
+        raise fail(cli_message(exc)) from None
     finally:
         if rt is not None:
             rt.close()

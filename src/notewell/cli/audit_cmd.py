@@ -21,9 +21,10 @@ def audit_command(
 ) -> None:
     """Show the audit log, oldest first: mints, revokes, user, grant and project changes, and writes."""
     with runtime(vault, db) as rt:
-        entries = rt.access.audit_log(LOCAL_OWNER, since_from(since) if since else None)
+        entries = rt.administration.audit_log(LOCAL_OWNER, since_from(since) if since else None)
         # people are named by email, as they sign in; the local owner (the CLI on the server) by its own address
-        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)} | {LOCAL_OWNER.user_id: LOCAL_OWNER.email}
+        emails = ({u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
+                  | {LOCAL_OWNER.user_id: LOCAL_OWNER.email})
         if json_out:
             print_json([audit_json(e, emails.get(e.user_id)) for e in entries])
             return

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from notewell.cli.app import app, console, fail
+from notewell.cli.app import app, cli_message, console, fail
 from notewell.errors import NotewellError
 
 
@@ -24,5 +24,5 @@ def docs_command(
     try:
         written = [*write(out), write_openapi(out)]
     except NotewellError as exc:
-        raise fail(str(exc)) from None
+        raise fail(cli_message(exc)) from None
     console.print(f"Wrote {len(written)} files under {out}", highlight=False, markup=False)

@@ -20,8 +20,8 @@ def grant_command(email: EmailArg, project: ProjectArg,
                   vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Let a user read (or, with --write, also write) a project."""
     with runtime(vault, db) as rt:
-        grant = rt.access.grant(LOCAL_OWNER, email, project, "write" if write else "read")
-        user = rt.access.user(LOCAL_OWNER, email)
+        grant = rt.administration.grant(LOCAL_OWNER, email, project, "write" if write else "read")
+        user = rt.administration.user(LOCAL_OWNER, email)
         if json_out:
             print_json(grant_json(grant, user.email))
         else:
@@ -33,8 +33,8 @@ def ungrant_command(email: EmailArg, project: ProjectArg, vault: VaultOpt = None
                     json_out: JsonOpt = False) -> None:
     """Take away a user's grant on a project."""
     with runtime(vault, db) as rt:
-        rt.access.ungrant(LOCAL_OWNER, email, project)
-        user = rt.access.user(LOCAL_OWNER, email)
+        rt.administration.ungrant(LOCAL_OWNER, email, project)
+        user = rt.administration.user(LOCAL_OWNER, email)
         if json_out:
             print_json({"user": user.email, "project": project, "level": None})
         else:
@@ -47,14 +47,14 @@ def grants_command(user: Annotated[str | None, typer.Option("--user", help="The 
                    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List grants: of one user, on one project, or (with neither) every grant of every user."""
     with runtime(vault, db) as rt:
-        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+        emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
         if project is not None:
-            grants = rt.access.project_grants(LOCAL_OWNER, project)
+            grants = rt.administration.project_grants(LOCAL_OWNER, project)
         else:
             people = [user] if user is not None else sorted(emails.values(), key=str.lower)
-            grants = [g for email in people for g in rt.access.grants(LOCAL_OWNER, email)]
+            grants = [g for email in people for g in rt.administration.grants(LOCAL_OWNER, email)]
         if user is not None and project is not None:
-            wanted = rt.access.user(LOCAL_OWNER, user).id
+            wanted = rt.administration.user(LOCAL_OWNER, user).id
             grants = [g for g in grants if g.user_id == wanted]
         rows = sorted((grant_json(g, emails.get(g.user_id, g.user_id)) for g in grants),
                       key=lambda r: (str(r["user"]).lower(), str(r["project"])))

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
-from notewell.indexer import IndexReport, sync
+from notewell.indexer import IndexReport
 from notewell.indexer import Progress as ProgressCallback
 
 PROGRESS_LINE_EVERY_S = 5.0
@@ -31,8 +31,7 @@ def index_command(
     """Sync the store with the vault: add new files, update changed ones, drop deleted ones."""
     with runtime(vault, db) as rt:
         with _progress(enabled=not json_out) as progress:
-            report = sync(rt.settings, rt.store, progress=progress)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+            report = rt.indexing.sync(progress=progress)
         if json_out:
             print_json(_as_json(report, verbose))
         else:

@@ -9,6 +9,7 @@ import typer
 import yaml
 from rich.table import Column, Table
 
+from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 from notewell.errors import InvalidArgument, NotFound
@@ -33,11 +34,7 @@ def _principal(rt: Runtime, email: str | None) -> Principal:
     user = rt.store.identity.user_by_email(email)
     if user is None or not user.active:
         raise NotFound(f"--as: no active user with email {email}; see 'notewell user list'")
-    return rt.access.user_principal(user)
-
-
-def _service(rt: Runtime) -> m.MemoryService:
-    return m.MemoryService(rt.store, rt.access, rt.engine)
+    return user_principal(user)
 
 
 def _memory_json(mem: m.Memory) -> dict[str, object]:
@@ -85,8 +82,8 @@ def memory_add(
         p = _principal(rt, as_user)
         if p.local_owner and not project:
             raise InvalidArgument("--project", "name the project to write to; the local owner has no home")
-        done = _service(rt).remember(p, text, path=path, memory_type=memory_type, title=title, tags=tag,
-                                     project=project, supersedes=supersedes, expires_at=expires_at, private=private)
+        done = rt.memory.remember(p, text, path=path, memory_type=memory_type, title=title, tags=tag,
+                                  project=project, supersedes=supersedes, expires_at=expires_at, private=private)
     if json_out:
         print_json({**_memory_json(done.memory), "deduplicated": not done.created, "superseded": done.superseded})
         return
@@ -104,7 +101,7 @@ def memory_search(
 ) -> None:
     """Strict search: only memories holding every word of the query."""
     with runtime(vault, db) as rt:
-        found = _service(rt).search_memory(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
+        found = rt.memory.search_memory(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
                                            memory_type=memory_type, prefer_working=prefer_working)
     _show(found, json_out)
 
@@ -119,7 +116,7 @@ def memory_recall(
 ) -> None:
     """Tolerant recall, ranked by relevance blended with recency and memory type."""
     with runtime(vault, db) as rt:
-        found = _service(rt).recall(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
+        found = rt.memory.recall(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
                                     memory_type=memory_type, prefer_working=prefer_working)
     _show(found, json_out)
 
@@ -135,7 +132,7 @@ def memory_context(
 ) -> None:
     """Pack the best memories (and passages) into one block of at most --max-tokens."""
     with runtime(vault, db) as rt:
-        pack = _service(rt).recall_context(_principal(rt, as_user), query, max_tokens=max_tokens,
+        pack = rt.memory.recall_context(_principal(rt, as_user), query, max_tokens=max_tokens,
                                            include_documents=documents, path_filter=path_filter,
                                            memory_type=memory_type)
     if json_out:
@@ -156,7 +153,7 @@ def memory_forget(
 ) -> None:
     """Forget a memory: it leaves every search."""
     with runtime(vault, db) as rt:
-        gone = _service(rt).forget(_principal(rt, as_user), ref, reason)
+        gone = rt.memory.forget(_principal(rt, as_user), ref, reason)
     if json_out:
         print_json({"ref": gone.ref, "project": gone.project, "forgotten": True, "forgotten_at": gone.deleted_at})
         return
@@ -180,7 +177,7 @@ def memory_export(
     """Export the memories you may read as markdown files with YAML front matter."""
     written: list[str] = []
     with runtime(vault, db) as rt:
-        for mem in _service(rt).export(_principal(rt, as_user), include_inactive=everything):
+        for mem in rt.memory.export(_principal(rt, as_user), include_inactive=everything):
             target = folder / mem.project / f"{mem.ref}.md"
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)

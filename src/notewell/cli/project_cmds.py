@@ -34,7 +34,7 @@ def project_list(archived: Annotated[bool, typer.Option("--archived", help="Incl
                  vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List the ordinary projects (active; with --archived, archived ones too)."""
     with runtime(vault, db) as rt:
-        projects = rt.access.projects(LOCAL_OWNER, include_archived=archived)
+        projects = rt.administration.projects(LOCAL_OWNER, include_archived=archived)
         if json_out:
             print_json([project_json(p) for p in projects])
             return
@@ -50,7 +50,7 @@ def project_add(project_id: IdArg, name: NameOpt = None, description: Descriptio
                 vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Add an ordinary project (a vault folder of the same name holds its documents)."""
     with runtime(vault, db) as rt:
-        project = rt.access.add_project(LOCAL_OWNER, project_id, name=name, description=description or "",
+        project = rt.administration.add_project(LOCAL_OWNER, project_id, name=name, description=description or "",
                                         framework=framework, language=language)
         _report(project, json_out, f"Added project {project.id} ({project.name})")
 
@@ -59,7 +59,7 @@ def project_add(project_id: IdArg, name: NameOpt = None, description: Descriptio
 def project_archive(project_id: IdArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Archive a project: hidden from everyone (admins can list it with --archived)."""
     with runtime(vault, db) as rt:
-        project = rt.access.archive_project(LOCAL_OWNER, project_id)
+        project = rt.administration.archive_project(LOCAL_OWNER, project_id)
         _report(project, json_out, f"Project {project.id} is archived")
 
 
@@ -68,7 +68,7 @@ def project_unarchive(project_id: IdArg, vault: VaultOpt = None, db: DbOpt = Non
                       json_out: JsonOpt = False) -> None:
     """Make an archived project active again."""
     with runtime(vault, db) as rt:
-        project = rt.access.unarchive_project(LOCAL_OWNER, project_id)
+        project = rt.administration.unarchive_project(LOCAL_OWNER, project_id)
         _report(project, json_out, f"Project {project.id} is active")
 
 
@@ -78,6 +78,6 @@ def project_set(project_id: IdArg, name: NameOpt = None, description: Descriptio
                 vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Change a project's name, description, framework or language."""
     with runtime(vault, db) as rt:
-        project = rt.access.set_project(LOCAL_OWNER, project_id, name=name, description=description,
+        project = rt.administration.set_project(LOCAL_OWNER, project_id, name=name, description=description,
                                         framework=framework, language=language)
         _report(project, json_out, f"Project {project.id}: {project.name}")

@@ -18,13 +18,12 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.service import AccessService
 from notewell.access.sign_in import LINK_LIFETIME, SignInService
 from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, console, runtime
 from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, bind_or_fail, serve_command
 from notewell.config import INDEX_DIR_NAME
 from notewell.errors import NotFound, Unauthenticated
-from notewell.indexer import sync
+from notewell.runtime import Runtime
 
 ADMIN_EMAIL = "admin@localhost"
 TOKEN_FILE = "token"
@@ -65,21 +64,22 @@ def _move_old_secret(old: Path, token_file: Path) -> None:
     old.unlink(missing_ok=True)
 
 
-def ensure_token(access: AccessService, token_file: Path) -> tuple[str, bool]:
+def ensure_token(rt: Runtime, token_file: Path) -> tuple[str, bool]:
     """(secret, minted now): the kept token if it still works, else a new one for the local admin."""
     kept = _read_secret(token_file)
     if kept is not None:
         try:
-            access.authenticate(kept)
+            rt.authentication.authenticate(kept)
             return kept, False
         except Unauthenticated:
             pass
     try:
-        access.user(LOCAL_OWNER, ADMIN_EMAIL)
+        rt.administration.user(LOCAL_OWNER, ADMIN_EMAIL)
     except NotFound:
-        # Without the vault, so no ~admin folder appears in it (the example vault stays as committed).
-        AccessService(access.store).add_user(LOCAL_OWNER, ADMIN_EMAIL, "admin", name="Local admin", handle="admin")
-    minted = access.mint_token(LOCAL_OWNER, ADMIN_EMAIL, TOKEN_SCOPES, name="quickstart")
+        # No ~admin folder appears in the vault (the example vault stays as committed).
+        rt.administration.add_user(LOCAL_OWNER, ADMIN_EMAIL, "admin", name="Local admin", handle="admin",
+                                   home_folder=False)
+    minted = rt.administration.mint_token(LOCAL_OWNER, ADMIN_EMAIL, TOKEN_SCOPES, name="quickstart")
     _write_secret(token_file, minted.secret)
     return minted.secret, True
 
@@ -121,11 +121,10 @@ def quickstart_command(
     """Index the vault, make sure a local admin and a token exist, print the client set-up, and serve over HTTP."""
     bind_or_fail(host, port).close()  # a port in use is said before anything else
     with runtime(vault, db) as rt:
-        report = sync(rt.settings, rt.store)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+        report = rt.indexing.sync()
         token_file = quickstart_token_file(rt.settings.vault)
         _move_old_secret(rt.settings.vault / INDEX_DIR_NAME / OLD_TOKEN_FILE, token_file)
-        secret, minted = ensure_token(rt.access, token_file)
+        secret, minted = ensure_token(rt, token_file)
         vault_path = rt.settings.vault
         base_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
         web = web_sign_in(rt.sign_in, base_url)

@@ -9,12 +9,11 @@ from typing import Annotated
 import anyio
 import typer
 
-from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, err_console, fail, runtime
+from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, cli_message, err_console, fail, runtime
 from notewell.errors import NotewellError
 from notewell.http.door import ServeOptions
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
-from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime
 from notewell.watcher import start_watcher
 
@@ -58,16 +57,14 @@ def serve_command(
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
         log.setup(log.resolve_level(log_level, "warning" if stdio else "info"))
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
+        rt.indexing.sync_projects()
         if stdio:
-            deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
-            principal = stdio_principal(deps)
-            sync_projects = lambda ids: rt.access.sync_vault_projects(ids, rt.settings.vault)  # noqa: E731
-            watcher = start_watcher(rt.settings, rt.store, sync_projects) if watch else None
+            principal = stdio_principal(rt)
+            watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects) if watch else None
             try:
-                anyio.run(serve_stdio, deps, chosen, principal)
+                anyio.run(serve_stdio, rt, chosen, principal)
             finally:
                 if watcher is not None:
                     watcher.stop()
@@ -104,7 +101,7 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     try:
         app = build_app(rt, options)
     except NotewellError as exc:
-        raise fail(str(exc)) from None
+        raise fail(cli_message(exc)) from None
     sock = bind_or_fail(host, port)
     watching = "watching the vault" if options.watch else "not watching the vault"
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "

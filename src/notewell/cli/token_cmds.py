@@ -28,9 +28,9 @@ def token_mint(
 ) -> None:
     """Mint a token. The secret goes to stdout once (alone on its line); keep it, it cannot be shown again."""
     with runtime(vault, db) as rt:
-        minted = rt.access.mint_token(LOCAL_OWNER, user, scopes.split(","), project_id=project, name=name,
+        minted = rt.administration.mint_token(LOCAL_OWNER, user, scopes.split(","), project_id=project, name=name,
                                       expires=expires)
-        owner = rt.access.user(LOCAL_OWNER, user)
+        owner = rt.administration.user(LOCAL_OWNER, user)
         if json_out:
             print_json({"token": minted.secret, **token_json(minted.token, owner.email)})
             return
@@ -47,8 +47,8 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
                vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List tokens (never their secrets)."""
     with runtime(vault, db) as rt:
-        tokens = rt.access.tokens(LOCAL_OWNER, user)
-        emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+        tokens = rt.administration.tokens(LOCAL_OWNER, user)
+        emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
         if json_out:
             print_json([token_json(t, emails.get(t.user_id, t.user_id)) for t in tokens])
             return
@@ -64,9 +64,9 @@ def token_revoke(token_id: Annotated[str, typer.Argument(metavar="ID", help="The
                  vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Revoke a token: its next call fails."""
     with runtime(vault, db) as rt:
-        token = rt.access.revoke_token(LOCAL_OWNER, token_id)
+        token = rt.administration.revoke_token(LOCAL_OWNER, token_id)
         if json_out:
-            emails = {u.id: u.email for u in rt.access.users(LOCAL_OWNER)}
+            emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
             print_json(token_json(token, emails.get(token.user_id, token.user_id)))
         else:
             console.print(f"Token {token.id} is revoked", highlight=False, markup=False)

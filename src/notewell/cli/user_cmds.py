@@ -28,7 +28,7 @@ def user_add(email: EmailArg,
              vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Add a user and their home project ~HANDLE (with its vault folder)."""
     with runtime(vault, db) as rt:
-        user = rt.access.add_user(LOCAL_OWNER, email, role, name=name, handle=handle)
+        user = rt.administration.add_user(LOCAL_OWNER, email, role, name=name, handle=handle)
         if json_out:
             print_json(user_json(user))
         else:
@@ -40,7 +40,7 @@ def user_add(email: EmailArg,
 def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List every user."""
     with runtime(vault, db) as rt:
-        users = rt.access.users(LOCAL_OWNER)
+        users = rt.administration.users(LOCAL_OWNER)
         if json_out:
             print_json([user_json(u) for u in users])
             return
@@ -52,7 +52,7 @@ def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = Fals
 
 def _set_active(email: str, active: bool, vault: str | None, db: str | None, json_out: bool) -> None:
     with runtime(vault, db) as rt:
-        user = rt.access.set_user_active(LOCAL_OWNER, email, active)
+        user = rt.administration.set_user_active(LOCAL_OWNER, email, active)
         if json_out:
             print_json(user_json(user))
         else:
@@ -65,7 +65,7 @@ def user_role(email: EmailArg, role: Annotated[str, typer.Argument(metavar="ROLE
               vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Change a user's role (their tokens keep only the scopes the new role allows)."""
     with runtime(vault, db) as rt:
-        user = rt.access.set_role(LOCAL_OWNER, email, role)
+        user = rt.administration.set_role(LOCAL_OWNER, email, role)
         if json_out:
             print_json(user_json(user))
         else:

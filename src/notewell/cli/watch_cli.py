@@ -13,8 +13,7 @@ from notewell.watcher import start_watcher
 def watch_until_interrupted(rt: Runtime) -> None:
     """Watch until Ctrl-C (SIGTERM ends the process, which frees the writer's lease as well)."""
     log.setup(log.resolve_level(None, "info"))
-    watcher = start_watcher(rt.settings, rt.store,
-                            lambda projects: rt.access.sync_vault_projects(projects, rt.settings.vault))
+    watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects)
     err_console.print(f"Watching {rt.settings.vault}; Ctrl-C stops it", highlight=False, markup=False)
     try:
         threading.Event().wait()

@@ -11,19 +11,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
-from notewell.access.own_tokens import OwnTokenService
 from notewell.api.app import PREFIX as API_PREFIX
 from notewell.api.app import build_api
-from notewell.api.context import api_services
 from notewell.http.door import Door, ServeOptions
 from notewell.http.tasks import BackgroundTask
 from notewell.mcp.http import build_mcp_http, sweep_sessions
-from notewell.mcp.toolset import ServerDeps
 from notewell.runtime import Runtime
-from notewell.services.knowledge import KnowledgeService
-from notewell.services.memory import MemoryService
 from notewell.web.app import build_web_app
-from notewell.web.services import WebServices
 
 
 def health_door(_rt: Runtime, options: ServeOptions) -> Door:
@@ -37,8 +31,7 @@ def health_door(_rt: Runtime, options: ServeOptions) -> Door:
 
 def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
     """MCP over Streamable HTTP at /mcp, for bearer tokens."""
-    deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
-    mcp = build_mcp_http(deps, options.toolsets, allowed_hosts=options.allowed_hosts,
+    mcp = build_mcp_http(rt, options.toolsets, allowed_hosts=options.allowed_hosts,
                          json_response=options.json_response)
     sweeper = BackgroundTask("mcp.session_sweeper",
                              lambda: sweep_sessions(mcp.sessions, options.sweep_every, options.orphan_after))
@@ -47,7 +40,7 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
 
 def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
     """The REST API at /api/v1: bearer tokens, checked per request by its own dependency."""
-    api = build_api(api_services(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes, rt.brain))
+    api = build_api(rt)
     mount = Mount(API_PREFIX, app=api)
     # Every path under the prefix, control characters too, reaches the API, which answers a problem+json 404
     # (Starlette's pattern stops at a newline, and the bare text 404 below would not be the API's answer).
@@ -57,8 +50,4 @@ def rest_door(rt: Runtime, _options: ServeOptions) -> Door:
 
 def web_door(rt: Runtime, options: ServeOptions) -> Door:
     """The browser pages at "/", with session cookies and CSRF (mount it last: it matches every path)."""
-    services = WebServices(access=rt.access, sign_in=rt.sign_in, own_tokens=OwnTokenService(rt.access),
-                           knowledge=KnowledgeService(rt.store, rt.access, rt.engine, rt.settings.max_file_bytes),
-                           memory=MemoryService(rt.store, rt.access, rt.engine), brain=rt.brain,
-                           store_url=rt.store.url)
-    return Door("web", [Mount("", app=build_web_app(services, https_only=options.secure_cookies))])
+    return Door("web", [Mount("", app=build_web_app(rt, https_only=options.secure_cookies))])

@@ -16,8 +16,7 @@ def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
     async def run() -> None:
         if not options.watch:
             return
-        watcher = start_watcher(rt.settings, rt.store,
-                                lambda projects: rt.access.sync_vault_projects(projects, rt.settings.vault))
+        watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects)
         try:
             await anyio.sleep_forever()
         finally:

@@ -18,10 +18,9 @@ from typing import Any
 
 from notewell.access.principal import LOCAL_OWNER
 from notewell.errors import ConfigError
-from notewell.indexer import sync
 from notewell.mcp.registry import TOOLSETS
 from notewell.mcp.server import NotewellMCP
-from notewell.mcp.toolset import JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import JsonObject, Toolset, ToolSpec
 from notewell.runtime import open_runtime
 from notewell.services.knowledge import limits_text
 
@@ -40,10 +39,8 @@ def example_server(vault: Path = EXAMPLE_VAULT) -> Iterator[NotewellMCP]:
         shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".notewell"))
         rt = open_runtime(str(copy), str(Path(tmp) / "index.db"))
         try:
-            sync(rt.settings, rt.store)
-            rt.access.sync_vault_projects(rt.store.documents.vault_projects(), rt.settings.vault)
-            deps = ServerDeps(settings=rt.settings, store=rt.store, access=rt.access, engine=rt.engine)
-            yield NotewellMCP(deps, list(TOOLSETS.values()), lambda _ctx: LOCAL_OWNER)
+            rt.indexing.sync()
+            yield NotewellMCP(rt, list(TOOLSETS.values()), lambda _ctx: LOCAL_OWNER)
         finally:
             rt.close()
 
@@ -172,7 +169,7 @@ def tools_index(mcp: NotewellMCP) -> str:
     for toolset in mcp.toolsets:
         lines += [f"## Toolset `{toolset.name}`", "", toolset.summary, "", "| tool | scope | what it does |",
                   "| --- | --- | --- |"]
-        for spec in toolset.build(mcp.deps):
+        for spec in mcp.tools_of[toolset.name]:
             lines.append(f"| [{spec.name}](tools/{spec.name}.md) | `{spec.scope}` | {_cell(spec.title)} |")
         lines.append("")
         lines += _resources(toolset, mcp)
@@ -187,7 +184,7 @@ def _resources(toolset: Toolset, mcp: NotewellMCP) -> list[str]:
     lines = [f"Resources of `{toolset.name}` (resources/list, resources/read; JSON, computed for the token that "
              "reads them, listed only when it holds the scope):", "", "| uri | scope | what it holds |",
              "| --- | --- | --- |"]
-    lines += [f"| `{r.uri}` | `{r.scope}` | {_cell(r.description)} |" for r in toolset.resources(mcp.deps)]
+    lines += [f"| `{r.uri}` | `{r.scope}` | {_cell(r.description)} |" for r in mcp.resources_of[toolset.name]]
     return [*lines, ""]
 
 
@@ -197,7 +194,7 @@ def llms_txt(mcp: NotewellMCP) -> str:
              "team's documents within each person's permissions.", "", mcp.instructions, ""]
     for toolset in mcp.toolsets:
         lines += [f"## Toolset {toolset.name}", ""]
-        lines += [f"- [{spec.name}](tools/{spec.name}.md): {spec.title}" for spec in toolset.build(mcp.deps)]
+        lines += [f"- [{spec.name}](tools/{spec.name}.md): {spec.title}" for spec in mcp.tools_of[toolset.name]]
         lines.append("")
     return "\n".join(lines)
 
@@ -218,7 +215,7 @@ def generate() -> dict[str, str]:
         first = _answers(mcp)
         files = {"tools.md": tools_index(mcp), "llms.txt": llms_txt(mcp)}
         for toolset in mcp.toolsets:
-            for spec in toolset.build(mcp.deps):
+            for spec in mcp.tools_of[toolset.name]:
                 answer = first.get(spec.name)
                 files[f"tools/{spec.name}.md"] = tool_page(
                     toolset, spec, answer if answer == second.get(spec.name) else VARIES)

@@ -39,7 +39,8 @@ from notewell.mcp import log
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
-from notewell.mcp.toolset import ServerDeps, Toolset
+from notewell.mcp.toolset import Toolset
+from notewell.runtime import Runtime
 
 MCP_PATH = "/mcp"
 SESSION_TOKEN_MISMATCH = -32001
@@ -230,15 +231,15 @@ class McpHttp:
     sessions: SessionBook
 
 
-def build_mcp_http(deps: ServerDeps, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
+def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
                    json_response: bool = True) -> McpHttp:
     """MCP over Streamable HTTP at /mcp, for mounting in the server's one application (notewell.http.app)."""
     book = SessionBook()
-    mcp = NotewellMCP(deps, toolsets, current_principal, on_tool_call=book.tool_called)
+    mcp = NotewellMCP(rt, toolsets, current_principal, on_tool_call=book.tool_called)
     manager = StreamableHTTPSessionManager(app=mcp.server, json_response=json_response,
                                            security_settings=transport_security(allowed_hosts),
                                            session_idle_timeout=SESSION_IDLE_S)
-    bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(deps.access))),
+    bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(rt.authentication))),
               Middleware(AuthContextMiddleware)]
     route = Route(MCP_PATH, endpoint=McpGate(SessionCap(manager.handle_request), book), middleware=bearer)
     return McpHttp(route, manager.run, mcp, book)

@@ -37,9 +37,10 @@ from mcp_types import (
 
 from notewell import __version__
 from notewell.access.principal import Principal
-from notewell.errors import Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
+from notewell.errors import InvalidArgument, NotewellError, NotFound, Unauthenticated
 from notewell.mcp import log
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
+from notewell.runtime import Runtime
 
 INSTRUCTIONS_OPENING = "Notewell is connected: the team's documents and memories, within what this person may see."
 INSTRUCTIONS_CLOSING = (
@@ -70,17 +71,20 @@ def session_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
 class NotewellMCP:
     """The tools of the chosen toolsets, served to whoever ``principal_of`` says is calling."""
 
-    def __init__(self, deps: ServerDeps, toolsets: Sequence[Toolset], principal_of: PrincipalSource,
+    def __init__(self, rt: Runtime, toolsets: Sequence[Toolset], principal_of: PrincipalSource,
                  on_tool_call: ToolCallHook | None = None) -> None:
-        self.deps = deps
         self.toolsets = list(toolsets)
         self.tools: list[ToolSpec] = []
+        self.tools_of: dict[str, list[ToolSpec]] = {}  # toolset name -> its tools
         for toolset in toolsets:
-            for spec in toolset.build(deps):
+            self.tools_of[toolset.name] = list(toolset.build(rt))
+            for spec in self.tools_of[toolset.name]:
                 if any(t.name == spec.name for t in self.tools):
                     raise ValueError(f"two toolsets define the tool {spec.name}")
                 self.tools.append(spec)
-        self.resources: list[ResourceSpec] = [r for t in toolsets if t.resources for r in t.resources(deps)]
+        self.resources_of: dict[str, list[ResourceSpec]] = {  # toolset name -> its resources
+            t.name: list(t.resources(rt)) if t.resources else [] for t in toolsets}
+        self.resources: list[ResourceSpec] = [r for t in toolsets for r in self.resources_of[t.name]]
         self._principal_of = principal_of
         self._on_tool_call = on_tool_call
         self.instructions = instructions_for(self.toolsets)
@@ -95,15 +99,9 @@ class NotewellMCP:
 
     # who may see what --------------------------------------------------------------------------------
 
-    def holds(self, principal: Principal, scope: str) -> bool:
-        try:
-            self.deps.access.require_scope(principal, scope)
-        except Forbidden:
-            return False
-        return True
-
     def visible(self, principal: Principal) -> list[ToolSpec]:
-        return [t for t in self.tools if self.holds(principal, t.scope)]
+        """The tools whose scope the token holds (the services check every call again)."""
+        return [t for t in self.tools if principal.has_scope(t.scope)]
 
     def tool_entry(self, spec: ToolSpec, principal: Principal) -> Tool:
         return Tool(name=spec.name, title=spec.title, description=spec.description,
@@ -174,7 +172,7 @@ class NotewellMCP:
         principal = self._principal(ctx)
         _refuse_cursor("resources/list", params)
         listed = [Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
-                  for r in self.resources if self.holds(principal, r.scope)]
+                  for r in self.resources if principal.has_scope(r.scope)]
         log.event("mcp.resources.list", count=len(listed), **_who(principal, ctx))
         return ListResourcesResult(resources=listed)
 
@@ -182,7 +180,7 @@ class NotewellMCP:
                              params: ReadResourceRequestParams) -> ReadResourceResult:
         started = time.perf_counter()
         principal = self._principal(ctx)
-        spec = next((r for r in self.resources if r.uri == params.uri and self.holds(principal, r.scope)), None)
+        spec = next((r for r in self.resources if r.uri == params.uri and principal.has_scope(r.scope)), None)
         if spec is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}",
                            data={"uri": params.uri})

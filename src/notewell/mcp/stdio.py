@@ -15,31 +15,32 @@ from mcp.server.stdio import stdio_server
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.mcp import log
 from notewell.mcp.server import NotewellMCP, PrincipalSource
-from notewell.mcp.toolset import ServerDeps, Toolset
+from notewell.mcp.toolset import Toolset
+from notewell.runtime import Runtime
 
 TOKEN_ENV = "NOTEWELL_TOKEN"
 
 
-def stdio_principal(deps: ServerDeps) -> Principal:
+def stdio_principal(rt: Runtime) -> Principal:
     """The caller for a stdio server; Unauthenticated when NOTEWELL_TOKEN is set but not valid."""
     secret = os.environ.get(TOKEN_ENV, "").strip()
     if not secret:
         sys.stderr.write(f"notewell: no {TOKEN_ENV} set: serving as the local owner (admin, every scope, every "
                          "ordinary project). Set NOTEWELL_TOKEN to act as one person.\n")
         return LOCAL_OWNER
-    return deps.access.authenticate(secret)
+    return rt.authentication.authenticate(secret)
 
 
-def _caller(deps: ServerDeps, principal: Principal, secret: str) -> PrincipalSource:
+def _caller(rt: Runtime, principal: Principal, secret: str) -> PrincipalSource:
     """Each request checks the token again (a revoke or a deactivation counts on the next call, as over HTTP)."""
     if principal.local_owner:
         return lambda _ctx: principal
-    return lambda _ctx: deps.access.authenticate(secret)
+    return lambda _ctx: rt.authentication.authenticate(secret)
 
 
-async def serve_stdio(deps: ServerDeps, toolsets: Sequence[Toolset], principal: Principal) -> None:
+async def serve_stdio(rt: Runtime, toolsets: Sequence[Toolset], principal: Principal) -> None:
     secret = os.environ.get(TOKEN_ENV, "").strip()
-    mcp = NotewellMCP(deps, toolsets, _caller(deps, principal, secret))
+    mcp = NotewellMCP(rt, toolsets, _caller(rt, principal, secret))
     log.event("mcp.session.open", transport="stdio", user=principal.handle, tokenId=principal.token_id)
     async with stdio_server() as (read_stream, write_stream):
         await mcp.server.run(read_stream, write_stream, mcp.server.create_initialization_options())

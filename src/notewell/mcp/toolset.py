@@ -18,24 +18,11 @@ from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from notewell.access.service import AccessService
-    from notewell.config import Settings
-    from notewell.search.engine import SearchEngine
-    from notewell.store.base import Store
+    from notewell.runtime import Runtime
 
 JsonObject = dict[str, Any]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-
-
-@dataclass(frozen=True)
-class ServerDeps:
-    """What a toolset may build its services from: one set per server process."""
-
-    settings: Settings
-    store: Store
-    access: AccessService
-    engine: SearchEngine
 
 
 @dataclass(frozen=True)
@@ -136,6 +123,6 @@ class Toolset:
 
     name: str
     summary: str
-    build: Callable[[ServerDeps], Sequence[ToolSpec]] = field(repr=False)
+    build: Callable[[Runtime], Sequence[ToolSpec]] = field(repr=False)  # the tools, over the runtime's services
     instructions: str = ""  # what the initialize instructions say about this toolset, when it is served
-    resources: Callable[[ServerDeps], Sequence[ResourceSpec]] | None = field(default=None, repr=False)
+    resources: Callable[[Runtime], Sequence[ResourceSpec]] | None = field(default=None, repr=False)

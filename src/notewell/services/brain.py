@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from notewell.access.audit import AuditTrail
+from notewell.access.authorization import Authorization
+from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.access.service import AccessService
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
     EventRecord,
@@ -46,7 +48,8 @@ from notewell.services.brain_projects import (
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store.base import Store
 
-SCOPE = "sessions"
+USE: Action = "sessions:use"
+WRITE: Action = "sessions:write"
 RELEVANT_LIMIT = 5
 RETRIEVE_LIMIT_DEFAULT = 10
 RETRIEVE_LIMIT_MAX = 50
@@ -188,23 +191,24 @@ def _days_ago(at: str, now: datetime) -> float:
 
 
 class BrainService:
-    def __init__(self, store: Store, access: AccessService) -> None:
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail) -> None:
         self.store = store
         self.brain = store.brain
-        self.access = access
+        self.authorization = authorization
+        self.audit = audit
 
     # --- projects -------------------------------------------------------------------------------------
 
     def projects(self, p: Principal) -> list[BrainProject]:
         """Owned first (personal projects, oldest first), then the ordinary projects p sees (by id);
         a project-scoped token: its project only."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         if p.bound_project is not None:
-            return [ordinary(self.access.project_for_read(p, p.bound_project), p)]
+            return [ordinary(self.authorization.authorize(p, USE, p.bound_project), p)]
         own = [personal(r, p) for r in self.brain.personal_projects(p.user_id)]
-        if not self.access.can_read(p, p.home_project):
+        if not self.authorization.allowed(p, USE, p.home_project):
             own = []
-        shared = [ordinary(project, p) for project in self.access.visible_projects(p) if project.kind == "ordinary"]
+        shared = [ordinary(project, p) for project in self.authorization.projects(p, USE) if project.kind == "ordinary"]
         return own + shared
 
     def active_project(self, p: Principal) -> tuple[BrainProject, str] | None:
@@ -216,7 +220,7 @@ class BrainService:
 
     def create_project(self, p: Principal, name: str, framework: str | None = None,
                        language: str | None = None) -> tuple[BrainProject, bool]:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         if p.bound_project is not None:
             raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
                                    "user-scoped token to create projects")
@@ -225,11 +229,11 @@ class BrainService:
         self._require_home(p)
         record, created = ensure_named(self.brain, p, clean, fw, lang)
         if created:
-            self.access.record(p, "brain.project.create", record.id, {"name": record.name})
+            self.audit.record(p, "brain.project.create", record.id, {"name": record.name})
         return personal(record, p), created
 
     def _require_home(self, p: Principal) -> None:
-        if p.local_owner or not self.access.can_write(p, p.home_project):
+        if p.local_owner or not self.authorization.allowed(p, WRITE, p.home_project):
             raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
                                    "a user (a user-scoped token, or --as EMAIL on the command line)")
 
@@ -268,15 +272,15 @@ class BrainService:
 
     def _may_write(self, p: Principal, bp: BrainProject) -> bool:
         if bp.personal:
-            return bp.owner_user_id == p.user_id and self.access.can_write(p, bp.store_project)
-        return self.access.can_write(p, bp.store_project)
+            return bp.owner_user_id == p.user_id and self.authorization.allowed(p, WRITE, bp.store_project)
+        return self.authorization.allowed(p, WRITE, bp.store_project)
 
     # --- sessions -------------------------------------------------------------------------------------
 
     def start_session(self, p: Principal, *, client_type: str | None = None, prompt: str | None = None,
                       framework: str | None = None, project_id: str | None = None,
                       project_name: str | None = None, language: str | None = None) -> StartedSession:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         clean_prompt = _check_text("prompt", prompt, MAX_PROMPT_CHARS)
         client = (client_type or "unknown").strip() or "unknown"
         if not _CLIENT_TYPE.match(client):
@@ -318,7 +322,7 @@ class BrainService:
     def log_event(self, p: Principal, session_id: str, event_type: str,
                   payload: dict[str, Any] | None = None) -> tuple[str | None, bool, str | None]:
         """(event id, accepted, why not): a closed or full session does not accept events."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id)
         if not _EVENT_TYPE.match(event_type or ""):
             raise BrainValidation("eventType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. "
@@ -341,7 +345,7 @@ class BrainService:
                        knowledge_used: Sequence[str] = (), learnings: Sequence[Any] | None = None,
                        resolved_action_item_ids: Sequence[str] | None = None,
                        summary: str | None = None) -> Outcome:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id)
         if user_feedback not in (None, *FEEDBACK):
             raise BrainValidation("userFeedback", "must be \"up\" or \"down\" (or left out)")
@@ -454,7 +458,7 @@ class BrainService:
                                    rule_key=rule_key(trigger, rule), created=now)
         item, created = self.brain.add_knowledge(memory, knowledge, supersedes)
         if created:
-            self.access.record(p, "brain.teach", item.ref, {"project": bp.id, "kind": kind, "source": source,
+            self.audit.record(p, "brain.teach", item.ref, {"project": bp.id, "kind": kind, "source": source,
                                                              "supersedes": supersedes})
         return item, created
 
@@ -463,7 +467,7 @@ class BrainService:
               supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
         """Teach an item (confidence 1.0). supersedes is honoured only for a live item of the caller in the
         same project; otherwise it is ignored and the item is still created."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         clean_rule = _check_text("rule", rule, MAX_RULE_CHARS, required=True)
         clean_trigger = _check_text("trigger", trigger, MAX_TRIGGER_CHARS)
         clean_rationale = _check_text("rationale", rationale, MAX_RULE_CHARS)
@@ -519,7 +523,7 @@ class BrainService:
                  max_tokens: int = INJECTION_TOKENS_DEFAULT, session_id: str | None = None) -> Retrieval:
         """The best live knowledge for a prompt (action items excluded) and its injection; with a session id
         of the caller's, the injected items are recorded against that session."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id) if session_id else None
         found = self._retrieve(p, prompt, limit, max_tokens)
         if session is not None and found.injection.ids:
@@ -527,7 +531,7 @@ class BrainService:
         return found
 
     def user_style(self, p: Principal) -> UserStyle:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
         hard = self.brain.list_knowledge(KnowledgeFilter(brain_ids, ("principle", "anti_principle"), p.user_id,
                                                          limit=10))
@@ -548,7 +552,7 @@ class BrainService:
     def skills(self, p: Principal, query: str | None = None, limit: int = SKILL_LIMIT_DEFAULT) -> list[ScoredKnowledge]:
         """Recipes matured by successful use (stage knowledge or wisdom), best first: with a query, ranked as
         retrieval ranks; without, by confidence."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         brain_ids, store_ids = self._scope_ids(p)
         matured = [k for k in self.brain.list_knowledge(KnowledgeFilter(
             brain_ids, ("recipe",), min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES, limit=500))
@@ -570,7 +574,7 @@ class BrainService:
                         days: int | None = None) -> list[SessionFound]:
         """The caller's sessions whose prompt, events, outcome or learnings share a word (stem or prefix)
         with the query: score = 0.6 x relevance + 0.4 x recency (half-life 7 days)."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         terms = tolerant_terms(query_terms(query))
         brain_ids, _ = self._scope_ids(p)
         now = datetime.now(UTC)
@@ -584,30 +588,30 @@ class BrainService:
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
 
     def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
         return self.brain.recent_sessions(p.user_id, brain_ids, limit)
 
     def session(self, p: Principal, session_id: str) -> SessionRecord:
         """One of the caller's sessions; another person's is NOT_FOUND, as a missing one is."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         return self._own_session(p, session_id)
 
     def events(self, p: Principal, session_id: str) -> list[EventRecord]:
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         return self.brain.events(self._own_session(p, session_id).id)
 
     def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:
         """Live knowledge in p's scope, newest first (for people: the CLI's list and export)."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
         chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
         return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, order="created", limit=limit))
 
     def retire(self, p: Principal, knowledge_id: str, reason: str) -> KnowledgeRecord:
         """Retire an item p may write (its memory is forgotten with the reason): it leaves every search."""
-        self.access.require_scope(p, SCOPE)
+        self.authorization.authorize(p, USE)
         reason = _check_text("reason", reason, 500, required=True)
         item = self.brain.knowledge([knowledge_id]).get(knowledge_id)
         brain_ids, _ = self._scope_ids(p)
@@ -617,7 +621,7 @@ class BrainService:
         if item.owner_user_id != p.user_id and not self._may_write(p, bp):
             raise ForbiddenProject(f"only the author of {knowledge_id} or a writer of {bp.id} may retire it")
         self.brain.retire([item.ref], p.user_id, reason, now_iso())
-        self.access.record(p, "brain.retire", item.ref, {"project": item.brain_project, "reason": reason})
+        self.audit.record(p, "brain.retire", item.ref, {"project": item.brain_project, "reason": reason})
         return self.brain.knowledge([item.ref])[item.ref]
 
 

@@ -23,7 +23,6 @@ SESSIONS = 3
 KNOWLEDGE = 3
 DOCUMENTS = 2
 SNIPPET_CHARS = 200
-DOCUMENTS_SCOPE = "knowledge:read"
 
 
 @dataclass(frozen=True)
@@ -90,9 +89,9 @@ def ask(brain: BrainService, store: Store, engine: SearchEngine | None, p: Princ
         sentences.append(sentence)
         citations.append(cite)
     searched = ["sessions", "knowledge"]
-    if engine is not None and p.has_scope(DOCUMENTS_SCOPE):
+    if engine is not None and brain.authorization.allowed(p, "knowledge:read"):
         searched.append("documents")
-        readable = [project.id for project in brain.access.visible_projects(p)]
+        readable = [project.id for project in brain.authorization.projects(p, "knowledge:read")]
         passages = sorted(document_passages(engine, store.documents, readable, terms), key=lambda i: -i.relevance)
         for passage in passages[:DOCUMENTS]:
             n = len(citations) + 1

@@ -1,9 +1,10 @@
 """Listing, reading and searching the vault within what a Principal may see.
 
-Every project decision goes to the access service; a project, document or brain the caller may not see
-gives exactly the same ``Not found: <what they named>`` as one that does not exist. Search goes through
-the one search engine. Nothing here knows about MCP: the tools map these results onto each product's
-shapes.
+Every method asks notewell.access.authorization (action ``knowledge:read``) first, so a token without
+the knowledge:read scope gets nothing here, and again for each project it touches; a project, document
+or brain the caller may not see gives exactly the same ``Not found: <what they named>`` as one that does
+not exist. Search goes through the one search engine. Nothing here knows about MCP: the tools map these
+results onto each product's shapes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from notewell import limits
+from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
 from notewell.paths import normalize_path, split_vault_path
@@ -23,7 +25,7 @@ from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE
 
 if TYPE_CHECKING:
-    from notewell.access.service import AccessService
+    from notewell.access.authorization import Authorization
     from notewell.records.identity import Project
 
 
@@ -169,12 +171,10 @@ class ServerDocs:
 
 
 DOCS_SECTIONS: tuple[str, ...] = ("overview", "tools", "permissions", "limits")
+READ: Action = "knowledge:read"
 
 
 # --- the service ------------------------------------------------------------------------------------
-
-
-READ_SCOPE = "knowledge:read"
 
 
 def _check_query(query: str) -> None:
@@ -183,26 +183,36 @@ def _check_query(query: str) -> None:
 
 
 class KnowledgeService:
-    def __init__(self, store: Store, access: AccessService, engine: SearchEngine,
+    def __init__(self, store: Store, authorization: Authorization, engine: SearchEngine,
                  max_file_bytes: int = limits.MAX_FILE_BYTES) -> None:
         self.store = store
-        self.access = access
+        self.authorization = authorization
         self.engine = engine
         self.max_file_bytes = max_file_bytes
 
     # projects and documents ------------------------------------------------------------------------
 
     def _readable(self, p: Principal) -> list[Project]:
-        return self.access.visible_projects(p)
+        return self.authorization.projects(p, READ)
+
+    def _project(self, p: Principal, project: str) -> Project:
+        return self.authorization.authorize(p, READ, project)
+
+    def _may_read(self, p: Principal, project: str) -> bool:
+        return self.authorization.allowed(p, READ, project)
+
+    def readable_projects(self, p: Principal) -> list[Project]:
+        """The projects p may read, without counting their documents."""
+        self.authorization.authorize(p, READ)
+        return self._readable(p)
 
     def list_projects(self, p: Principal) -> list[ProjectInfo]:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, len(self.store.documents.metas(pr.id)))
                 for pr in self._readable(p)]
 
     def list_docs(self, p: Principal, project: str, path: str = "") -> DocList:
-        self.access.require_scope(p, READ_SCOPE)
-        pr = self.access.project_for_read(p, project)
+        pr = self._project(p, project)
         prefix = normalize_path(path)
         metas = self.store.documents.metas(pr.id, prefix)
         docs = [_doc_info(m) for m in metas[: limits.LIST_DOCS_MAX]]
@@ -210,14 +220,14 @@ class KnowledgeService:
 
     def read_doc(self, p: Principal, path: str, offset: int = 1,
                  limit: int = limits.READ_DOC_LINES_DEFAULT) -> DocPart:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         if offset < 1:
             raise InvalidArgument("offset", "must be 1 or more (the first line to read, counting from 1)")
         if not 1 <= limit <= limits.READ_DOC_LINES_MAX:
             raise InvalidArgument("limit", f"must be between 1 and {limits.READ_DOC_LINES_MAX} lines")
         vault_path = normalize_path(path)
         project, rel = split_vault_path(vault_path)
-        doc = self.store.documents.get(project, rel) if rel and self.access.can_read(p, project) else None
+        doc = self.store.documents.get(project, rel) if rel and self._may_read(p, project) else None
         if doc is None:
             raise NotFound(f"Not found: {path}")
         lines = doc.text.split("\n")
@@ -243,9 +253,9 @@ class KnowledgeService:
                        next_offset=last + 1 if last < total else None, shortened=shortened)
 
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         _check_query(query)
-        projects = [self.access.project_for_read(p, project).id] if project else [pr.id for pr in self._readable(p)]
+        projects = [self._project(p, project).id] if project else [pr.id for pr in self._readable(p)]
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
         hits = [Hit(m.vault_path, m.line, m.text) for m in result.matches]
         return HitList(query, hits, truncated=result.has_more, complete=result.complete)
@@ -259,14 +269,14 @@ class KnowledgeService:
         return {b.folder: b for b in self.store.documents.brains(project)}
 
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
-        self.access.require_scope(p, READ_SCOPE)
-        projects = [self.access.project_for_read(p, project).id] if project else [pr.id for pr in self._readable(p)]
+        self.authorization.authorize(p, READ)
+        projects = [self._project(p, project).id] if project else [pr.id for pr in self._readable(p)]
         return [_brain_info(b) for pid in projects for b in self.store.documents.brains(pid)]
 
     def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
         """The brain and every brain of its project; NotFound naming ``brain_id`` if hidden or missing."""
         project, _, folder = brain_id.strip().strip("/").partition("/")
-        if project and self.access.can_read(p, project):
+        if project and self._may_read(p, project):
             brains = self._brains_of(project)
             record = brains.get(folder)
             if record is not None:
@@ -274,7 +284,7 @@ class KnowledgeService:
         raise NotFound(f"Not found: {brain_id}")
 
     def get_brain(self, p: Principal, brain_id: str) -> BrainPage:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         record, brains = self._brain(p, brain_id)
         docs = self.store.documents
         brain_md_path = posixpath.join(record.folder, BRAIN_FILE) if record.folder else BRAIN_FILE
@@ -296,7 +306,7 @@ class KnowledgeService:
                          sorted(children, key=lambda b: b.id), _brain_info(parent) if parent else None)
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         _check_query(query)
         record, brains = self._brain(p, brain_id)
         chain = [record]
@@ -304,7 +314,7 @@ class KnowledgeService:
             current = record
             while current.parent is not None and len(chain) <= limits.BRAIN_PARENT_LEVELS:
                 parent = brains.get(current.parent)
-                if parent is None or parent in chain or not self.access.can_read(p, parent.project):
+                if parent is None or parent in chain or not self._may_read(p, parent.project):
                     break
                 chain.append(parent)
                 current = parent
@@ -336,7 +346,7 @@ class KnowledgeService:
     def search_notes(self, p: Principal, query: str, *, path: str = "", regex: bool = False,
                      limit: int = limits.NOTES_LIMIT_DEFAULT, offset: int = 0, repo: str | None = None,
                      case: CaseMode = "smart") -> NotePage:
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, READ)
         if not query:
             raise InvalidArgument("query", "must not be empty; give the text to look for")
         if not 1 <= limit <= limits.NOTES_LIMIT_MAX:
@@ -346,12 +356,12 @@ class KnowledgeService:
         norm = normalize_path(path)
         path_project, prefix = split_vault_path(norm)
         if repo is not None:
-            self.access.project_for_read(p, repo)
+            self._project(p, repo)
             if norm and path_project != repo:  # with a repo named, a path relative to it is what a person means
                 norm = f"{repo}/{norm}"
                 path_project, prefix = split_vault_path(norm)
         if norm:
-            if not self.access.can_read(p, path_project):
+            if not self._may_read(p, path_project):
                 raise NotFound(f"Not found: {path}")
             projects = [path_project]
         elif repo is not None:
@@ -366,6 +376,7 @@ class KnowledgeService:
     # getDocs ------------------------------------------------------------------------------------------
 
     def get_docs(self, p: Principal, tools: Sequence[ToolSummary], section: str | None = None) -> ServerDocs:
+        self.authorization.authorize(p, READ)
         if section is not None and section not in DOCS_SECTIONS:
             raise InvalidArgument("section", f"must be one of {', '.join(DOCS_SECTIONS)}")
         builders: dict[str, Callable[[Principal], DocsSection]] = {

@@ -1,6 +1,8 @@
 """Agent memory: remember, strict search, tolerant recall, token-bounded context packs, forget.
 
-Visibility is the project's and every decision goes to the access service: a memory is seen by whoever
+Visibility is the project's and every decision goes to notewell.access.authorization (actions
+``memory:read``, ``memory:write``, ``memory:change``; the rule for who may supersede or forget a memory
+is in notewell.access.policy): a memory is seen by whoever
 sees its project (a member's home only by that member; staff and admin every ordinary project, never a
 home; a project-scoped token its project only). A memory the caller may not see gives the same
 ``Not found: <ref>`` as one that does not exist.
@@ -43,11 +45,10 @@ from notewell.services.passages import document_passages
 from notewell.store.base import Store
 
 if TYPE_CHECKING:
-    from notewell.access.service import AccessService
+    from notewell.access.audit import AuditTrail
+    from notewell.access.authorization import Authorization
     from notewell.search.engine import SearchEngine
 
-READ_SCOPE = "memory:read"
-WRITE_SCOPE = "memory:write"
 SEARCH_LIMIT_DEFAULT = 5
 SEARCH_LIMIT_MAX = 50
 RECALL_LIMIT_DEFAULT = 10
@@ -239,11 +240,16 @@ def _why(hit: MemoryHit, terms: Sequence[str], strict: bool) -> str:
 
 
 class MemoryService:
-    def __init__(self, store: Store, access: AccessService, engine: SearchEngine | None = None) -> None:
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
+                 engine: SearchEngine | None = None) -> None:
         self.store = store
         self.memories = store.memories
-        self.access = access
+        self.authorization = authorization
+        self.audit = audit
         self.engine = engine
+
+    def _readable(self, p: Principal) -> list[str]:
+        return [project.id for project in self.authorization.projects(p, "memory:read")]
 
     # --- writes ---------------------------------------------------------------------------------------
 
@@ -253,7 +259,7 @@ class MemoryService:
         """Keep ``content`` verbatim; the same content at the same project and path returns the existing ref.
         ``private``: only the author will see it (every memory tool, every door, whatever anyone's role); by
         default a memory is seen by every reader of its project."""
-        self.access.require_scope(p, WRITE_SCOPE)
+        self.authorization.authorize(p, "memory:write")
         if not isinstance(content, str) or not content.strip():
             raise InvalidArgument("content", "must not be empty; give the text to remember")
         if len(content) > MAX_CONTENT_CHARS:
@@ -269,8 +275,7 @@ class MemoryService:
         expiry = _check_expiry(expires_at, kind)
         if not project and p.local_owner and p.bound_project is None:
             raise InvalidArgument("project", "name the project to write to; the local owner has no home")
-        target = (self.access.project_for_write(p, project) if project
-                  else self.access.default_write_project(p))
+        target = self.authorization.authorize(p, "memory:write", project or p.default_project)
         old: MemoryRecord | None = None
         if supersedes:
             old = self._visible(p, supersedes)
@@ -285,7 +290,7 @@ class MemoryService:
             expires_at=expiry, private_to=p.user_id if private else None,
         ), supersedes=old.ref if old else None)
         superseded = old.ref if old and created else None
-        self.access.record(p, "memory.remember", record.ref, {
+        self.audit.record(p, "memory.remember", record.ref, {
             "project": record.project, "path": record.path, "memory_type": record.memory_type,
             "created": created, "supersedes": superseded, "private": record.private_to is not None,
         })
@@ -295,7 +300,7 @@ class MemoryService:
         """Soft-delete a memory: it leaves every search; the row stays for the audit trail. The reason is
         optional (XMemo's flow is find, review, forget); the audit log says when none was given. A memory
         already forgotten is said to be so to whoever may see its project, not "Not found"."""
-        self.access.require_scope(p, WRITE_SCOPE)
+        self.authorization.authorize(p, "memory:write")
         if reason is not None and not isinstance(reason, str):
             raise InvalidArgument("reason", "must be text, or left out")
         why = (reason or "").strip()
@@ -308,12 +313,12 @@ class MemoryService:
         done = self.memories.forget(record.ref, p.user_id, why, now_iso())
         if done is None:  # forgotten by someone else meanwhile
             raise _already_forgotten(self.memories.get(record.ref) or record)
-        self.access.record(p, "memory.forget", record.ref, {"project": record.project, "reason": why or None,
-                                                            "reasonGiven": bool(why)})
+        self.audit.record(p, "memory.forget", record.ref, {"project": record.project, "reason": why or None,
+                                                           "reasonGiven": bool(why)})
         return _memory(done)
 
     def _require_change_right(self, p: Principal, record: MemoryRecord, verb: str) -> None:
-        if record.author_user_id == p.user_id or p.role == "admin" or self.access.can_write(p, record.project):
+        if self.authorization.allowed(p, "memory:change", record):
             return
         raise Forbidden(f"Forbidden: only the author of {record.ref}, a writer of {record.project} or an admin "
                         f"may {verb} it")
@@ -324,7 +329,7 @@ class MemoryService:
         if not isinstance(ref, str) or not ref.strip():
             raise InvalidArgument("ref", "must not be empty; give a memory ref such as mem_3f2a…")
         record = self.memories.get(ref.strip())
-        if record is None or not self.access.can_read(p, record.project) or not sees_memory(p, record.private_to):
+        if record is None or not self.authorization.allowed(p, "project:see", record):
             raise NotFound(f"Not found: {ref}")
         if record.deleted_at is not None and not include_forgotten:
             raise NotFound(f"Not found: {ref}")
@@ -332,13 +337,13 @@ class MemoryService:
 
     def get(self, p: Principal, ref: str) -> Memory:
         """A memory by ref, superseded ones included (they only leave search)."""
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, "memory:read")
         return _memory(self._visible(p, ref))
 
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type) if memory_type not in (None, "", ANY) else None
-        readable = [project.id for project in self.access.visible_projects(p)]
+        readable = self._readable(p)
         prefix, partial = "", False
         projects = readable
         location, partial = _path_filter(path_filter)
@@ -377,7 +382,7 @@ class MemoryService:
                       prefer_working: bool = False, narrow: Narrowing | None = None) -> MemorySearch:
         """Strict: every query word must appear as a whole word (case and accents folded) in the title,
         content, tags or path. Zero results is an honest answer. ``narrow``: the wider filters."""
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, "memory:read")
         terms = query_terms(query)
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
         hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
@@ -388,7 +393,7 @@ class MemoryService:
                memory_type: str | None = None, prefer_working: bool = False,
                narrow: Narrowing | None = None) -> MemorySearch:
         """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend."""
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, "memory:read")
         terms = tolerant_terms(query_terms(query))
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
         hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
@@ -400,7 +405,7 @@ class MemoryService:
                        memory_type: str | None = None, narrow: Narrowing | None = None) -> ContextPack:
         """The best memories (and with include_documents the best readable document passages) for a query,
         packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, "memory:read")
         terms = tolerant_terms(query_terms(query))
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not (
                 CONTEXT_TOKENS_MIN <= max_tokens <= CONTEXT_TOKENS_MAX):
@@ -416,10 +421,10 @@ class MemoryService:
                                text=r.memory.content, relevance=r.score / top)
                       for r in found.results]
         if include_documents:
-            self.access.require_scope(p, "knowledge:read")
+            self.authorization.authorize(p, "knowledge:read")
             if self.engine is None:
                 raise InvalidArgument("include_documents", "this server has no document index; index a vault first")
-            readable = [project.id for project in self.access.visible_projects(p)]
+            readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
             items += document_passages(self.engine, self.store.documents, readable, terms)
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)
@@ -431,18 +436,17 @@ class MemoryService:
         """Memories chosen by their fields, newest first. Superseded ones on request; forgotten ones on
         request and only where the caller could have forgotten them (their own, a project they may write,
         or any for an admin): the same rule as forget's. Returns the page and whether more follow."""
-        self.access.require_scope(p, READ_SCOPE)
+        self.authorization.authorize(p, "memory:read")
         limit = _check_limit(limit, "limit", LIST_LIMIT_MAX)
         if not isinstance(offset, int) or offset < 0:
             raise InvalidArgument("offset", "must be 0 or more")
         _check_text("path", path)
         if path and not project:
             raise InvalidArgument("path", "needs project: a path is looked for inside one project")
-        projects = ([self.access.project_for_read(p, project).id] if project
-                    else [pr.id for pr in self.access.visible_projects(p)])
+        projects = [self.authorization.authorize(p, "memory:read", project).id] if project else self._readable(p)
         forgotten: list[str] = []
         if include_forgotten:
-            forgotten = [pid for pid in projects if p.role == "admin" or self.access.can_write(p, pid)]
+            forgotten = [pid for pid in projects if self.authorization.allowed(p, "memory:change", pid)]
         chosen = MemoryFilter(
             projects=projects, narrowing=narrow or Narrowing(), path_prefix=normalize_path(path, "path"),
             memory_type=check_memory_type(memory_type) if memory_type else None, viewer=p.user_id,
@@ -453,8 +457,7 @@ class MemoryService:
 
     def export(self, p: Principal, *, include_inactive: bool = False) -> Iterator[Memory]:
         """Every memory the caller may read, oldest first (superseded and forgotten ones on request)."""
-        self.access.require_scope(p, READ_SCOPE)
-        readable = [project.id for project in self.access.visible_projects(p)]
-        for record in self.memories.all(readable, include_inactive=include_inactive):
-            if sees_memory(p, record.private_to):
+        self.authorization.authorize(p, "memory:read")
+        for record in self.memories.all(self._readable(p), include_inactive=include_inactive):
+            if sees_memory(p, record.private_to):  # the projects are authorized; a private memory is its author's
                 yield _memory(record)

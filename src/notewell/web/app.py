@@ -14,9 +14,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
+from notewell.runtime import Runtime
 from notewell.web.pages import admin, auth, browse, memories, sessions, tokens
 from notewell.web.render import page
-from notewell.web.services import WebServices
 from notewell.web.session import (
     SESSION_COOKIE,
     SESSION_MAX_AGE_S,
@@ -90,7 +90,7 @@ async def _on_http(request: Request, exc: Exception) -> Response:
     return await _error(request, exc.status_code, "Not accepted", str(exc.detail))
 
 
-def build_web_app(services: WebServices, *, https_only: bool = False) -> Starlette:
+def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
     """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
     app = Starlette(
         routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *sessions.ROUTES,

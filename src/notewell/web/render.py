@@ -38,7 +38,7 @@ def page(request: Request, template: str, principal: Principal | None, *, status
          no_store: bool = False, **context: Any) -> HTMLResponse:
     """The template rendered for the request; ``no_store`` keeps secrets out of caches and history."""
     html = ENV.get_template(template).render(
-        user=principal, is_admin=principal is not None and policy.may_manage(principal),
+        user=principal, is_admin=principal is not None and policy.allowed(principal, "access:manage"),
         csrf=csrf_token(request), path=request.url.path, **context)
     headers = {"Cache-Control": "no-store"} if no_store else None
     return HTMLResponse(html, status_code=status, headers=headers)

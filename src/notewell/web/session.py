@@ -20,7 +20,7 @@ from starlette.requests import Request
 
 from notewell.access.principal import Principal
 from notewell.errors import Unauthenticated
-from notewell.web.services import WebServices
+from notewell.runtime import Runtime
 
 SESSION_COOKIE = "notewell_session"
 SESSION_MAX_AGE_S = 12 * 3600
@@ -42,8 +42,8 @@ class CsrfRefused(Exception):
     """A form came without the session's CSRF token."""
 
 
-def services(request: Request) -> WebServices:
-    svc: WebServices = request.app.state.services
+def services(request: Request) -> Runtime:
+    svc: Runtime = request.app.state.services
     return svc
 
 

@@ -17,13 +17,14 @@ from mcp_types import ToolAnnotations
 from notewell.errors import InvalidArgument
 from notewell.mcp import log
 from notewell.mcp import schema as s
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
+from notewell.runtime import Runtime
 from notewell.services import brain as b
 from notewell.services import brain_injection, brain_oracle
 from notewell.services.brain_projects import MAX_NAME_CHARS, BrainProject
 
-SCOPE = b.SCOPE
+SCOPE = "sessions"
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                    open_world_hint=False)
@@ -142,8 +143,8 @@ def _required_bool(args: Arguments, name: str) -> bool:
     return args.boolean(name)
 
 
-def build(deps: ServerDeps) -> Sequence[ToolSpec]:
-    svc = b.BrainService(deps.store, deps.access)
+def build(rt: Runtime) -> Sequence[ToolSpec]:
+    svc = rt.brain
 
     def start_session(ctx: CallContext, args: Arguments) -> JsonObject:
         started = svc.start_session(ctx.principal, client_type=args.string("clientType"), prompt=args.string("prompt"),
@@ -227,7 +228,7 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
         return {"peerCard": style.peer_card, "reflexes": [_item(k) for k in style.reflexes]}
 
     def oracle(ctx: CallContext, args: Arguments) -> JsonObject:
-        answer = brain_oracle.ask(svc, deps.store, deps.engine, ctx.principal, args.required_string("question"))
+        answer = brain_oracle.ask(svc, rt.store, rt.engine, ctx.principal, args.required_string("question"))
         return {"answer": answer.answer, "searched": answer.searched,
                 "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
                                "snippet": c.snippet} for c in answer.citations]}
@@ -531,8 +532,8 @@ def build(deps: ServerDeps) -> Sequence[ToolSpec]:
     ]
 
 
-def resources(deps: ServerDeps) -> Sequence[ResourceSpec]:
-    svc = b.BrainService(deps.store, deps.access)
+def resources(rt: Runtime) -> Sequence[ResourceSpec]:
+    svc = rt.brain
 
     def style(ctx: CallContext) -> JsonObject:
         found = svc.user_style(ctx.principal)

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 from notewell import limits
 from notewell.mcp import schema as s
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
+from notewell.runtime import Runtime
 from notewell.services.knowledge import (
     DOCS_SECTIONS,
     BrainInfo,
     HitList,
-    KnowledgeService,
     ToolSummary,
 )
 
@@ -74,8 +74,8 @@ _INCOMPLETE_NOTE = ("The query has no 3-character piece to narrow the search, so
                     "Use a longer query.")
 
 
-def build(deps: ServerDeps) -> Sequence[ToolSpec]:
-    svc = KnowledgeService(deps.store, deps.access, deps.engine, deps.settings.max_file_bytes)
+def build(rt: Runtime) -> Sequence[ToolSpec]:
+    svc = rt.knowledge
 
     def list_projects(ctx: CallContext, args: Arguments) -> JsonObject:
         return {"projects": [{"id": p.id, "name": p.name, "description": p.description, "kind": p.kind,

@@ -9,8 +9,9 @@ from mcp_types import ToolAnnotations
 
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.records.memories import MEMORY_TYPES
+from notewell.runtime import Runtime
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
 
@@ -103,8 +104,8 @@ _SEARCH_OUTPUT = s.tool_output({
 }, ["query", "mode", "results"])
 
 
-def build(deps: ServerDeps) -> Sequence[ToolSpec]:
-    svc = m.MemoryService(deps.store, deps.access, deps.engine)
+def build(rt: Runtime) -> Sequence[ToolSpec]:
+    svc = rt.memory
 
     def remember(ctx: CallContext, args: Arguments) -> JsonObject:
         tags = args.raw.get("tags")

@@ -14,8 +14,9 @@ from mcp_types import ToolAnnotations
 from notewell import limits
 from notewell.access.principal import Principal
 from notewell.mcp.schema import JSON_SCHEMA
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ServerDeps, Toolset, ToolSpec
-from notewell.services.knowledge import KnowledgeService, NotePage
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
+from notewell.runtime import Runtime
+from notewell.services.knowledge import NotePage
 
 NAME = "search_notes"
 SCOPE = "knowledge:read"
@@ -125,11 +126,11 @@ def page_dict(page: NotePage) -> JsonObject:
     return out
 
 
-def build(deps: ServerDeps) -> Sequence[ToolSpec]:
-    svc = KnowledgeService(deps.store, deps.access, deps.engine, deps.settings.max_file_bytes)
+def build(rt: Runtime) -> Sequence[ToolSpec]:
+    svc = rt.knowledge
 
     def schema_for(principal: Principal) -> JsonObject:
-        return input_schema([(p.id, p.description) for p in deps.access.visible_projects(principal)])
+        return input_schema([(p.id, p.description) for p in svc.readable_projects(principal)])
 
     def search_notes(ctx: CallContext, args: Arguments) -> JsonObject:
         page = svc.search_notes(

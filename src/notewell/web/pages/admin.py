@@ -24,7 +24,7 @@ AUDIT_DEFAULT_SINCE = "7d"
 
 async def _manager(request: Request) -> Principal:
     p = await signed_in(request)
-    if not services(request).access.can_manage(p):
+    if not services(request).authorization.allowed(p, "access:manage"):
         raise NotFound("Not found")
     return p
 
@@ -32,7 +32,7 @@ async def _manager(request: Request) -> Principal:
 
 async def _users(request: Request, p: Principal, *, error: str = "", link: object = None, link_email: str = "",
                  status: int = 200) -> Response:
-    users = await call(services(request).access.users, p)
+    users = await call(services(request).administration.users, p)
     return page(request, "admin/users.html", p, title="Users", users=users, roles=ROLES, error=error, link=link,
                 link_email=link_email, status=status, no_store=link is not None)
 
@@ -45,7 +45,7 @@ async def add_user(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     try:
-        await call(services(request).access.add_user, p, str(form.get("email", ""))[:320],
+        await call(services(request).administration.add_user, p, str(form.get("email", ""))[:320],
                    str(form.get("role", "member")), name=str(form.get("name", ""))[:200] or None)
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
@@ -55,7 +55,8 @@ async def add_user(request: Request) -> Response:
 async def set_active(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
-    await call(services(request).access.set_user_active, p, str(form.get("email", "")), form.get("active") == "yes")
+    await call(services(request).administration.set_user_active, p, str(form.get("email", "")),
+               form.get("active") == "yes")
     return RedirectResponse("/admin/users", status_code=303)
 
 
@@ -63,7 +64,7 @@ async def set_role(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     try:
-        await call(services(request).access.set_role, p, str(form.get("email", "")), str(form.get("role", "")))
+        await call(services(request).administration.set_role, p, str(form.get("email", "")), str(form.get("role", "")))
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
     return RedirectResponse("/admin/users", status_code=303)
@@ -81,7 +82,7 @@ async def sign_in_link(request: Request) -> Response:
 
 
 async def _projects(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
-    projects = await call(services(request).access.projects, p, include_archived=True)
+    projects = await call(services(request).administration.projects, p, include_archived=True)
     return page(request, "admin/projects.html", p, title="Projects and grants", projects=projects, error=error,
                 status=status)
 
@@ -95,17 +96,17 @@ async def add_project(request: Request) -> Response:
     form = await checked_form(request)
     project_id = str(form.get("id", ""))[:64]
     try:
-        await call(services(request).access.add_project, p, project_id, name=str(form.get("name", ""))[:200] or None,
-                   description=str(form.get("description", ""))[:1000])
+        await call(services(request).administration.add_project, p, project_id,
+                   name=str(form.get("name", ""))[:200] or None, description=str(form.get("description", ""))[:1000])
     except NotewellError as exc:
         return await _projects(request, p, error=str(exc), status=400)
     return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
 
 
 async def _project(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
-    access = services(request).access
+    access = services(request).administration
     project_id = request.path_params["project"]
-    project = await call(access.authorize, p, "manage", project_id)
+    project = await call(services(request).authorization.authorize, p, "project:manage", project_id)
     grants = await call(access.project_grants, p, project_id)
     users = await call(access.users, p)
     emails = {u.id: u.email for u in users}
@@ -132,7 +133,7 @@ async def _project_change(request: Request, change: Callable[[Principal, str, An
 
 
 async def set_project(request: Request) -> Response:
-    access = services(request).access
+    access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
         return await call(access.set_project, p, project_id, name=str(form.get("name", ""))[:200],
@@ -141,7 +142,7 @@ async def set_project(request: Request) -> Response:
 
 
 async def set_status(request: Request) -> Response:
-    access = services(request).access
+    access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
         status = "archived" if form.get("status") == "archived" else "active"
@@ -150,7 +151,7 @@ async def set_status(request: Request) -> Response:
 
 
 async def grant(request: Request) -> Response:
-    access = services(request).access
+    access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
         level = "write" if form.get("level") == "write" else "read"
@@ -159,7 +160,7 @@ async def grant(request: Request) -> Response:
 
 
 async def ungrant(request: Request) -> Response:
-    access = services(request).access
+    access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
         return await call(access.ungrant, p, str(form.get("email", "")), project_id)
@@ -168,7 +169,7 @@ async def ungrant(request: Request) -> Response:
 
 async def tokens_page(request: Request) -> Response:
     p = await _manager(request)
-    access = services(request).access
+    access = services(request).administration
     tokens = await call(access.tokens, p)
     emails = {u.id: u.email for u in await call(access.users, p)}
     return page(request, "admin/tokens.html", p, title="Every token", tokens=list(reversed(tokens)), emails=emails,
@@ -178,13 +179,13 @@ async def tokens_page(request: Request) -> Response:
 async def revoke_token(request: Request) -> Response:
     p = await _manager(request)
     await checked_form(request)
-    await call(services(request).access.revoke_token, p, request.path_params["token_id"])
+    await call(services(request).administration.revoke_token, p, request.path_params["token_id"])
     return RedirectResponse("/admin/tokens", status_code=303)
 
 
 async def audit_page(request: Request) -> Response:
     p = await _manager(request)
-    access = services(request).access
+    access = services(request).administration
     action = request.query_params.get("action", "")[:100]
     user_filter = request.query_params.get("user", "")[:320]
     since = request.query_params.get("since", "")[:40] or AUDIT_DEFAULT_SINCE

@@ -55,7 +55,7 @@ async def project_page(request: Request) -> Response:
     svc = services(request)
     project_id = request.path_params["project"]
     docs = await call(svc.knowledge.list_docs, p, project_id)
-    project = await call(svc.access.project_for_read, p, project_id)
+    project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
     return page(request, "project.html", p, title=project.name, project=project, docs=docs)
 
 

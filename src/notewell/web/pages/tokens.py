@@ -9,8 +9,8 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access import policy
+from notewell.access.administration import MintedToken
 from notewell.access.principal import SCOPES, Principal
-from notewell.access.service import MintedToken
 from notewell.errors import NotewellError
 from notewell.records.identity import now_iso
 from notewell.web.clients import client_setups
@@ -46,7 +46,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
     tokens = await call(svc.own_tokens.list, p)
     projects = await call(svc.knowledge.list_projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in SCOPES if s in policy.ROLE_SCOPES[p.role]]
-    setups = client_setups(base_url(request), minted.secret, svc.store_url) if minted else []
+    setups = client_setups(base_url(request), minted.secret, svc.store.url) if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
                 status=status, no_store=minted is not None)

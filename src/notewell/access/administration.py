@@ -1,0 +1,299 @@
+"""Administration: users, projects, grants and tokens, and the audit log; an audit entry for every change.
+
+Every method takes the Principal and asks notewell.access.authorization first: managing needs the
+``access:manage`` action (users, tokens, the audit log) or ``project:manage`` on the project (its
+settings, archiving and grants). Errors name fields by their domain name (``email``, ``project``,
+``scopes``); each door words the fix in its own terms (the CLI's flags, a form's fields).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from notewell.access import policy
+from notewell.access.audit import AuditTrail
+from notewell.access.authentication import user_principal
+from notewell.access.authorization import Authorization, not_found
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.access.tokens import expiry_from, mint_secret
+from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound
+from notewell.records.identity import (
+    HOME_PREFIX,
+    AuditEntry,
+    Grant,
+    GrantLevel,
+    Project,
+    TokenRecord,
+    User,
+    email_key,
+    home_id,
+    now_iso,
+)
+from notewell.store.base import IdentityRepository
+
+_HANDLE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+_PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+@dataclass(frozen=True)
+class MintedToken:
+    secret: str  # shown once; never stored, logged or audited
+    token: TokenRecord
+
+
+class Administration:
+    def __init__(self, identity: IdentityRepository, authorization: Authorization, audit: AuditTrail,
+                 vault: Path | None = None) -> None:
+        self.identity = identity
+        self.authorization = authorization
+        self.audit = audit
+        self.vault = vault  # where a new user's home folder is made; None: nowhere
+
+    # vault projects
+    def sync_vault_projects(self, ids: Sequence[str], described: Mapping[str, tuple[str, str]] | None = None) -> None:
+        """Top-level vault folders become ordinary active projects, named and described by ``described``
+        (id -> (name, description), from the folder's README front matter) unless set from the command line.
+        "~handle" folders are homes, made with their users: a folder with no such user stays a project nobody
+        sees. Called by the indexing service, which reads the READMEs."""
+        existing = {project.id: project for project in self.identity.projects()}
+        for project_id in ids:
+            if project_id.startswith(HOME_PREFIX):
+                continue
+            name, description = (described or {}).get(project_id, ("", ""))
+            project = existing.get(project_id)
+            if project is None:
+                created = Project(id=project_id, name=name or project_id, description=description, kind="ordinary",
+                                  status="active", created_at=now_iso())
+                try:
+                    self.identity.add_project(created)
+                except Conflict:  # another process found it at the same moment
+                    continue
+                self.audit.record(LOCAL_OWNER, "project.discover", project_id, {"name": created.name})
+                continue
+            if project.kind != "ordinary":
+                continue
+            updated = replace(project,
+                              name=project.name if project.custom_name else (name or project_id),
+                              description=project.description if project.custom_description else description)
+            if updated != project:
+                self.identity.update_project(updated)
+
+    # users
+    def user(self, p: Principal, email: str) -> User:
+        self.authorization.authorize(p, "access:manage")
+        user = self.identity.user_by_email(email)
+        if user is None:
+            raise NotFound(f"No user with email {email.strip()}", remedy="list-users")
+        return user
+
+    def users(self, p: Principal) -> list[User]:
+        self.authorization.authorize(p, "access:manage")
+        return self.identity.users()
+
+    def add_user(self, p: Principal, email: str, role: str, *, name: str | None = None,
+                 handle: str | None = None, home_folder: bool = True) -> User:
+        """Create a user and their home project ``~handle``, and with ``home_folder`` its vault folder (when
+        the vault is known)."""
+        self.authorization.authorize(p, "access:manage")
+        email = email.strip()
+        if not _EMAIL.match(email):
+            raise InvalidArgument("email", f"{email!r} is not an email address such as ada@example.com")
+        checked_role = policy.check_role(role)
+        if self.identity.user_by_email(email) is not None:
+            raise Conflict(f"{email} is already a user (emails compare without case)", field="email",
+                           remedy="list-users")
+        if handle is None:
+            handle = self._free_handle(_handle_from_email(email))
+        elif not _HANDLE.match(handle):
+            raise InvalidArgument("handle", f"{handle!r} must be 1-32 lower-case letters, digits, - or _, "
+                                              "starting with a letter or digit")
+        elif self.identity.user_by_handle(handle) is not None or self.identity.project(home_id(handle)):
+            raise Conflict(f"{handle} is taken", field="handle", remedy="choose-handle")
+        now = now_iso()
+        user = User(id=f"u_{secrets.token_hex(8)}", email=email, name=(name or "").strip() or email.split("@")[0],
+                    handle=handle, role=checked_role, active=True, created_at=now)
+        home = Project(id=home_id(handle), name=f"{user.name} (home)", description=f"Private home of {email}",
+                       kind="home", status="active", owner_user_id=user.id, created_at=now)
+        if home_folder:
+            self._make_home_folder(home.id)
+        self.identity.add_user(user, home)
+        self.audit.record(p, "user.add", email_key(email), {"id": user.id, "role": user.role, "handle": handle,
+                                                            "home": home.id})
+        return user
+
+    def _free_handle(self, base: str) -> str:
+        candidate, n = base, 1
+        while self.identity.user_by_handle(candidate) or self.identity.project(home_id(candidate)):
+            n += 1
+            suffix = f"-{n}"
+            candidate = base[:32 - len(suffix)] + suffix
+        return candidate
+
+    def _make_home_folder(self, project_id: str) -> None:
+        if self.vault is None or not self.vault.is_dir():
+            return
+        try:
+            (self.vault / project_id).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--vault: cannot create the home folder {self.vault / project_id} ({exc})") from exc
+
+    def set_user_active(self, p: Principal, email: str, active: bool) -> User:
+        """Deactivate (every token of the user fails on its next call) or reactivate a user."""
+        user = self.user(p, email)
+        if user.active != active:
+            self.identity.set_user_active(user.id, active)
+            self.audit.record(p, "user.activate" if active else "user.deactivate", email_key(user.email),
+                              {"id": user.id})
+        return replace(user, active=active)
+
+    def set_role(self, p: Principal, email: str, role: str) -> User:
+        """Change a user's role; their tokens keep only the scopes the new role allows from the next call."""
+        user = self.user(p, email)
+        checked = policy.check_role(role)
+        if user.role != checked:
+            self.identity.set_user_role(user.id, checked)
+            self.audit.record(p, "user.role", email_key(user.email), {"id": user.id, "role": checked,
+                                                                       "previous": user.role})
+        return replace(user, role=checked)
+
+    # management: projects
+    def projects(self, p: Principal, *, include_archived: bool = False) -> list[Project]:
+        """The projects a manager oversees: ordinary ones (archived too when asked). Homes stay private."""
+        self.authorization.authorize(p, "access:manage")
+        return [x for x in self.authorization.projects(p, "project:manage")
+                if include_archived or x.status != "archived"]
+
+    def add_project(self, p: Principal, project_id: str, *, name: str | None = None, description: str = "",
+                    framework: str | None = None, language: str | None = None) -> Project:
+        self.authorization.authorize(p, "access:manage")
+        if not _PROJECT_ID.match(project_id):
+            raise InvalidArgument("id", f"{project_id!r} must be 1-64 lower-case letters, digits, '.', '-' or '_', "
+                                        "starting with a letter or digit")
+        if self.identity.project(project_id) is not None:
+            raise Conflict(f"project {project_id} exists already", field="id", remedy="set-project")
+        project = Project(id=project_id, name=(name or "").strip() or project_id, description=description.strip(),
+                          kind="ordinary", status="active", framework=framework or None, language=language or None,
+                          created_at=now_iso(), custom_name=bool(name), custom_description=bool(description))
+        self.identity.add_project(project)
+        self.audit.record(p, "project.add", project_id, {"name": project.name})
+        return project
+
+    def set_project_status(self, p: Principal, project_id: str, status: str) -> Project:
+        project = self.authorization.authorize(p, "project:manage", project_id)
+        if project.status == status:
+            return project
+        updated = replace(project, status="archived" if status == "archived" else "active")
+        self.identity.update_project(updated)
+        self.audit.record(p, "project.archive" if status == "archived" else "project.unarchive", project_id)
+        return updated
+
+    def archive_project(self, p: Principal, project_id: str) -> Project:
+        return self.set_project_status(p, project_id, "archived")
+
+    def unarchive_project(self, p: Principal, project_id: str) -> Project:
+        return self.set_project_status(p, project_id, "active")
+
+    def set_project(self, p: Principal, project_id: str, *, name: str | None = None, description: str | None = None,
+                    framework: str | None = None, language: str | None = None) -> Project:
+        """Change the named fields; a name or description set here is kept over the folder's README."""
+        project = self.authorization.authorize(p, "project:manage", project_id)
+        if name is not None and not name.strip():
+            raise InvalidArgument("name", "must not be empty")
+        updated = project
+        if name is not None:
+            updated = replace(updated, name=name.strip(), custom_name=True)
+        if description is not None:
+            updated = replace(updated, description=description.strip(), custom_description=True)
+        if framework is not None:
+            updated = replace(updated, framework=framework.strip() or None)
+        if language is not None:
+            updated = replace(updated, language=language.strip() or None)
+        if updated != project:
+            self.identity.update_project(updated)
+            given = (("name", name), ("description", description), ("framework", framework), ("language", language))
+            changed: dict[str, object] = {k: v for k, v in given if v is not None}
+            self.audit.record(p, "project.set", project_id, changed)
+        return updated
+
+    # management: grants
+    def grant(self, p: Principal, email: str, project_id: str, level: GrantLevel) -> Grant:
+        user = self.user(p, email)
+        project = self.authorization.authorize(p, "project:manage", project_id)
+        previous = self.identity.grant(user.id, project.id)
+        grant = Grant(user_id=user.id, project_id=project.id, level=level, created_at=now_iso())
+        if previous is None or previous.level != level:
+            self.identity.set_grant(grant)
+            self.audit.record(p, "grant.set", project.id, {"user": email_key(user.email), "level": level,
+                                                     "previous": previous.level if previous else None})
+        return grant if previous is None else replace(previous, level=level)
+
+    def ungrant(self, p: Principal, email: str, project_id: str) -> None:
+        user = self.user(p, email)
+        project = self.authorization.authorize(p, "project:manage", project_id)
+        previous = self.identity.grant(user.id, project.id)
+        if previous is None or not self.identity.remove_grant(user.id, project.id):
+            raise NotFound(f"{user.email} holds no grant on {project.id}")
+        self.audit.record(p, "grant.remove", project.id, {"user": email_key(user.email), "previous": previous.level})
+
+    def grants(self, p: Principal, email: str) -> list[Grant]:
+        """The grants a user holds, by project id."""
+        return self.identity.grants_for_user(self.user(p, email).id)
+
+    def project_grants(self, p: Principal, project_id: str) -> list[Grant]:
+        """Who holds a grant on an ordinary project, by user id."""
+        return self.identity.grants_for_project(self.authorization.authorize(p, "project:manage", project_id).id)
+
+    # management: tokens
+    def mint_token(self, p: Principal, email: str, scopes: Iterable[str], *, project_id: str | None = None,
+                   name: str = "", expires: str | None = None) -> MintedToken:
+        """A new token for the user. The secret is returned once and never stored (only its hash)."""
+        user = self.user(p, email)
+        if not user.active:
+            raise InvalidArgument("user", f"{user.email} is deactivated; reactivate the user first")
+        checked = policy.check_token_scopes(user.role, scopes, project_bound=project_id is not None)
+        if project_id is not None:
+            if self.identity.project(project_id) is None:
+                raise not_found(project_id)
+            if not self.authorization.allowed(user_principal(user), "project:see", project_id):
+                raise Forbidden(f"{user.email} cannot see project {project_id}", field="project", remedy="grant")
+        expires_at = expiry_from(expires, field="expires")
+        minted = mint_secret()
+        token = TokenRecord(id=minted.token_id, user_id=user.id, name=name.strip(), scopes=checked,
+                            project_id=project_id, created_at=now_iso(), expires_at=expires_at)
+        self.identity.add_token(token, minted.secret_hash)
+        self.audit.record(p, "token.mint", token.id, {"user": email_key(user.email), "name": token.name,
+                                                "scopes": list(checked), "project": project_id,
+                                                "expiresAt": expires_at})
+        return MintedToken(secret=minted.secret, token=token)
+
+    def tokens(self, p: Principal, email: str | None = None) -> list[TokenRecord]:
+        self.authorization.authorize(p, "access:manage")
+        return self.identity.tokens(self.user(p, email).id if email else None)
+
+    def revoke_token(self, p: Principal, token_id: str) -> TokenRecord:
+        """Revoke the token: it fails on its next call. Revoking a revoked token changes nothing."""
+        self.authorization.authorize(p, "access:manage")
+        token = self.identity.token(token_id.strip())
+        if token is None:
+            raise NotFound(f"No token with id {token_id.strip()}", remedy="list-tokens")
+        if token.revoked_at is not None:
+            return token
+        at = now_iso()
+        self.identity.revoke_token(token.id, at)
+        self.audit.record(p, "token.revoke", token.id, {"user": token.user_id})
+        return replace(token, revoked_at=at)
+
+    # audit
+    def audit_log(self, p: Principal, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        """Entries at or after ``since`` (ISO 8601 UTC), oldest first."""
+        self.authorization.authorize(p, "access:manage")
+        return self.audit.entries.list_since(since, limit)
+
+def _handle_from_email(email: str) -> str:
+    local = re.sub(r"[^a-z0-9_-]+", "-", email.split("@")[0].lower()).strip("-_")
+    return local[:32] or "user"

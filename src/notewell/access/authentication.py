@@ -1,0 +1,50 @@
+"""Authentication: who a bearer token secret acts for, read from the store on every call."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from notewell.access.policy import ROLE_SCOPES
+from notewell.access.principal import Principal
+from notewell.access.tokens import iso, secret_matches, token_id_of
+from notewell.errors import Unauthenticated
+from notewell.records.identity import User
+from notewell.store.base import IdentityRepository
+
+TOUCH_INTERVAL = timedelta(seconds=60)  # last_used_at is refreshed at most this often per token
+
+
+def user_principal(user: User) -> Principal:
+    """The user acting with every scope their role allows and no project binding (no token): the CLI's
+    --as, and a browser session."""
+    return Principal(user_id=user.id, email=user.email, handle=user.handle, role=user.role,
+                     scopes=ROLE_SCOPES[user.role])
+
+
+class Authentication:
+    def __init__(self, identity: IdentityRepository) -> None:
+        self.identity = identity
+
+    def authenticate(self, secret: str) -> Principal:
+        """The Principal for a token secret; Unauthenticated for a bad, revoked or expired token or a
+        deactivated user. Reads the store every time: nothing is cached, so a revoke counts at once."""
+        secret = secret.strip()
+        if not secret:
+            raise Unauthenticated("Unauthenticated: no token given; send Authorization: Bearer <token>")
+        token_id = token_id_of(secret)
+        found = self.identity.token_with_hash(token_id) if token_id else None
+        if found is None or not secret_matches(secret, found[1]):
+            raise Unauthenticated("Unauthenticated: the token is not valid; use a token that is, or mint a new one")
+        token = found[0]
+        now = datetime.now(UTC)
+        state = token.state(iso(now))
+        if state != "active":
+            raise Unauthenticated(f"Unauthenticated: token {token.id} is {state}; mint a new one")
+        user = self.identity.user(token.user_id)
+        if user is None or not user.active:
+            raise Unauthenticated(f"Unauthenticated: the user of token {token.id} is deactivated")
+        if token.last_used_at is None or token.last_used_at < iso(now - TOUCH_INTERVAL):
+            self.identity.touch_token(token.id, iso(now))
+        scopes = frozenset(token.scopes) & ROLE_SCOPES[user.role]
+        return Principal(user_id=user.id, email=user.email, handle=user.handle, role=user.role, scopes=scopes,
+                         token_id=token.id, bound_project=token.project_id)

@@ -1,0 +1,101 @@
+"""Authorization: the one place services ask "may p do this", answered by notewell.access.policy.
+
+It reads what the rule needs from the store on every call (the project, the caller's grant), so a
+revoke, an ungrant or an archive counts on the very next call, and turns a refusal into the error a
+person reads: a hidden project is ``Not found: <id>``, byte for byte as a missing one.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, overload
+
+from notewell.access.policy import ACTIONS, Action, Refusal, Target, refusal
+from notewell.access.principal import Principal
+from notewell.errors import Forbidden, MissingScope, NotFound
+from notewell.records.identity import GrantLevel, Project
+from notewell.store.base import IdentityRepository
+
+MANAGE_REFUSAL = ("Forbidden: managing users, projects, grants and tokens needs an admin's user-scoped token "
+                  "with the admin scope (or the local command line)")
+
+
+class Authored(Protocol):
+    """A thing kept in a project by someone: a memory."""
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def author_user_id(self) -> str: ...
+
+    @property
+    def private_to(self) -> str | None: ...  # set when it is its author's alone
+
+
+Resource = str | Authored  # a project id, or a thing in a project
+
+
+def not_found(project_id: str) -> NotFound:
+    """The one answer for a project that is missing or hidden: byte-identical in both cases."""
+    return NotFound(f"Not found: {project_id}")
+
+
+class Authorization:
+    def __init__(self, identity: IdentityRepository) -> None:
+        self.identity = identity
+
+    def _grant_level(self, p: Principal, project_id: str) -> GrantLevel | None:
+        if p.local_owner:
+            return None
+        grant = self.identity.grant(p.user_id, project_id)
+        return grant.level if grant else None
+
+    def _target(self, p: Principal, resource: Resource) -> Target:
+        if isinstance(resource, str):
+            return Target(self.identity.project(resource), self._grant_level(p, resource))
+        return Target(self.identity.project(resource.project), self._grant_level(p, resource.project),
+                      resource.author_user_id, resource.private_to)
+
+    def allowed(self, p: Principal, action: Action, resource: Resource | None = None) -> bool:
+        """Whether p may do ``action`` on ``resource`` (None: at all, i.e. p holds the scope, or manages)."""
+        return refusal(p, action, None if resource is None else self._target(p, resource)) is None
+
+    @overload
+    def authorize(self, p: Principal, action: Action, resource: Resource) -> Project: ...
+
+    @overload
+    def authorize(self, p: Principal, action: Action, resource: None = None) -> None: ...
+
+    def authorize(self, p: Principal, action: Action, resource: Resource | None = None) -> Project | None:
+        """The resource's project if p may do ``action`` on it (None without a resource). Forbidden for a
+        missing scope or right; NotFound, identical for hidden and missing, when p may not see it."""
+        target = None if resource is None else self._target(p, resource)
+        why = refusal(p, action, target)
+        if why is not None:
+            project_id = resource if isinstance(resource, str) else resource.project if resource else ""
+            raise self._error(why, action, project_id)
+        return target.project if target is not None else None
+
+    def projects(self, p: Principal, action: Action) -> list[Project]:
+        """Every project p may do ``action`` on, sorted by id (none when the token lacks the scope)."""
+        if refusal(p, action) is not None:
+            return []
+        levels = {} if p.local_owner else {g.project_id: g.level for g in self.identity.grants_for_user(p.user_id)}
+        return [project for project in self.identity.projects_for_user(p.user_id)
+                if refusal(p, action, Target(project, levels.get(project.id))) is None]
+
+    @staticmethod
+    def _error(why: Refusal, action: Action, project_id: str) -> Forbidden | NotFound:
+        if why == "hidden":
+            return not_found(project_id)
+        if why == "manager":
+            return Forbidden(MANAGE_REFUSAL)
+        if why == "scope":
+            return MissingScope(str(ACTIONS[action].scope))
+        if why == "home":
+            return Forbidden(f"Forbidden: {project_id} is a home: it belongs to its owner and takes no settings, "
+                             "archiving or grants")
+        if action in ("knowledge:write", "memory:write"):
+            return Forbidden(f"Forbidden: you may read {project_id} but not write to it; "
+                             "ask an admin for a write grant")
+        return Forbidden(f"Forbidden: {action} on {project_id} is not allowed")

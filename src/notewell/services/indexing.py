@@ -1,0 +1,35 @@
+"""Indexing: the one operation that brings the store in line with the vault, its projects included.
+
+Every door that indexes (``notewell index``, the quickstart, the docs generator, a live watcher) calls
+``sync()``; ``notewell serve`` calls ``sync_projects()`` at start. It takes no Principal: the vault is the
+source of truth and only the process that owns it indexes; no request of a person reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from notewell.access.administration import Administration
+from notewell.config import Settings
+from notewell.indexer import IndexReport, Progress, sync
+from notewell.store.base import Store
+from notewell.vault.readme import readme_fields
+
+
+class IndexingService:
+    def __init__(self, settings: Settings, store: Store, administration: Administration) -> None:
+        self.settings = settings
+        self.store = store
+        self.administration = administration
+
+    def sync(self, progress: Progress | None = None) -> IndexReport:
+        """Sync the documents with the vault, then the projects with its top-level folders."""
+        report = sync(self.settings, self.store, progress)
+        self.sync_projects()
+        return report
+
+    def sync_projects(self, ids: Sequence[str] | None = None) -> None:
+        """Each top-level folder of the index (``ids``, when the caller has just read them) is a project,
+        named by its README's front matter."""
+        ids = self.store.documents.vault_projects() if ids is None else ids
+        self.administration.sync_vault_projects(ids, {i: readme_fields(self.settings.vault / i) for i in ids})

@@ -1,0 +1,247 @@
+"""The permission matrix at the service layer: every knowledge, memory and brain method, no door in between.
+
+The same dimensions as tests/test_access_matrix.py (role x token kind x scopes x project x grant) and the
+same table of expectations (``expected`` there, written from the rules, not from the code), asked of the
+services the runtime builds, with real documents, brains and memories in every project. The scopes
+count everywhere: a principal without knowledge:read gets nothing from any knowledge method, one without
+memory:read nothing from any memory read, whatever it may see. Every refusal is worded without the
+command line's flags or commands: each door words its own fix.
+
+SQLite only: the decisions are the policy's, the same on either store (the store contract tests compare
+the backends' answers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from conftest import make_vault
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.errors import Forbidden, NotewellError, NotFound
+from notewell.records.identity import GrantLevel, Role
+from notewell.runtime import Runtime, open_runtime
+from test_access_matrix import CASES, GRANTS, ROLES, SCOPE_SETS, TOKEN_KINDS, expected
+
+NEEDLE = "quokka"
+ORDINARY = ("apollo", "attic", "elsewhere")
+
+
+@dataclass
+class World:
+    rt: Runtime
+    users: dict[tuple[Role, GrantLevel | None], tuple[str, str, str]]  # -> (user id, email, handle)
+    memories: dict[str, str] = field(default_factory=dict)  # project -> the ref of a memory kept there
+
+
+def _handle(role: Role, grant: GrantLevel | None) -> str:
+    return f"{role}-{grant or 'none'}"
+
+
+def _document(project: str) -> dict[str, str]:
+    return {f"{project}/note.md": f"# Note of {project}\n\nThe {NEEDLE} lives in {project}.\n",
+            f"{project}/brain.md": f"# Brain of {project}\n\nAbout the {NEEDLE}.\n\n- [Note](note.md)\n"}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    tmp = tmp_path_factory.mktemp("service-matrix")
+    vault = make_vault(tmp, {name: text for project in ORDINARY for name, text in _document(project).items()})
+    rt = open_runtime(str(vault), str(tmp / "index.db"))
+    admin = rt.administration
+    rt.indexing.sync()
+    olga = admin.add_user(LOCAL_OWNER, "olga@example.com", "member", handle="olga")
+    users = {}
+    for role, grant in itertools.product(ROLES, GRANTS):
+        handle = _handle(role, grant)
+        user = admin.add_user(LOCAL_OWNER, f"{handle}@example.com", role, handle=handle)
+        users[(role, grant)] = (user.id, user.email, handle)
+        if grant is not None:
+            for project in ORDINARY:
+                admin.grant(LOCAL_OWNER, user.email, project, grant)
+    homes = ["~olga", *(f"~{handle}" for _, _, handle in users.values())]
+    for home in homes:
+        for name, text in _document(home).items():
+            (vault / name).write_text(text, encoding="utf-8")
+    rt.indexing.sync()
+    world = World(rt, users)
+    for project in ORDINARY:  # kept by the local owner, so no caller here is the author
+        world.memories[project] = rt.memory.remember(LOCAL_OWNER, f"The {NEEDLE} note of {project}.",
+                                                     project=project).memory.ref
+    for user in [olga, *(admin.user(LOCAL_OWNER, email) for _, email, _ in users.values())]:
+        owner = user_principal(user)
+        kept = rt.memory.remember(owner, f"The {NEEDLE} note of {owner.handle}.")
+        world.memories[owner.home_project] = kept.memory.ref
+    admin.archive_project(LOCAL_OWNER, "attic")
+    yield world
+    rt.close()
+
+
+def _project_for(case: str, handle: str) -> str:
+    return {"active": "apollo", "archived": "attic", "own-home": f"~{handle}", "other-home": "~olga"}[case]
+
+
+def _principal(world: World, role: Role, grant: GrantLevel | None, kind: str, scopes: tuple[str, ...],
+               project: str) -> Principal:
+    user_id, email, handle = world.users[(role, grant)]
+    bound = {"user-scoped": None, "bound-here": project, "bound-elsewhere": "elsewhere"}[kind]
+    return Principal(user_id=user_id, email=email, handle=handle, role=role, scopes=frozenset(scopes),
+                     token_id=None if kind == "user-scoped" else "t0", bound_project=bound)
+
+
+def _rights(role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> dict[str, bool]:
+    """What the rules allow, per scope: the visibility and write columns of the matrix with that scope."""
+    sees = expected("read", role, kind, ("knowledge:read",), case, grant)
+    writes = expected("write", role, kind, ("knowledge:write",), case, grant)
+    changes = sees and (role == "admin" or writes)  # the local owner kept these memories: p is not the author
+    return {
+        "knowledge:read": sees and "knowledge:read" in scopes,
+        "memory:read": sees and "memory:read" in scopes,
+        "memory:write": writes and "memory:write" in scopes,
+        "memory:change": changes and "memory:write" in scopes,
+        "sessions": sees and "sessions" in scopes and case == "active",
+        "manage": expected("manage", role, kind, scopes, "active", grant),
+    }
+
+
+Check = Callable[[World, Principal, str], bool]
+
+
+def _succeeds(call: Callable[[], object], refusals: list[str]) -> bool:
+    try:
+        call()
+    except (NotFound, Forbidden) as exc:
+        refusals.append(str(exc))
+        return False
+    return True
+
+
+def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
+    """Each service method, asked about one project: (the right it needs, whether the call gave access)."""
+    def ok(call: Callable[[], object]) -> bool:
+        return _succeeds(call, refusals)
+
+    def forget(w: World, p: Principal, project: str) -> bool:
+        ref = w.memories[project]
+        if not ok(lambda: w.rt.memory.forget(p, ref, "the matrix")):
+            return False
+        w.memories[project] = w.rt.memory.remember(LOCAL_OWNER if not project.startswith("~") else p,
+                                                   f"The {NEEDLE} note of {project}, again.",
+                                                   project=project).memory.ref
+        return True
+
+    return {
+        "knowledge.list_projects": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.list_projects(p), refusals)]),
+        "knowledge.readable_projects": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.readable_projects(p), refusals)]),
+        "knowledge.list_docs": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.knowledge.list_docs(p, x))),
+        "knowledge.read_doc": ("knowledge:read", lambda w, p, x: ok(
+            lambda: w.rt.knowledge.read_doc(p, f"{x}/note.md"))),
+        "knowledge.search_knowledge": ("knowledge:read", lambda w, p, x: any(
+            h.path.startswith(f"{x}/") for h in _or_empty(lambda: w.rt.knowledge.search_knowledge(p, NEEDLE).hits,
+                                                           refusals))),
+        "knowledge.search_knowledge(project)": ("knowledge:read", lambda w, p, x: ok(
+            lambda: w.rt.knowledge.search_knowledge(p, NEEDLE, x))),
+        "knowledge.list_brains": ("knowledge:read", lambda w, p, x: x in [
+            b.id for b in _or_empty(lambda: w.rt.knowledge.list_brains(p), refusals)]),
+        "knowledge.get_brain": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.knowledge.get_brain(p, x))),
+        "knowledge.search_brain": ("knowledge:read", lambda w, p, x: ok(
+            lambda: w.rt.knowledge.search_brain(p, x, NEEDLE))),
+        "knowledge.search_notes": ("knowledge:read", lambda w, p, x: any(
+            m.repo == x for m in _or_empty(lambda: w.rt.knowledge.search_notes(p, NEEDLE, limit=100).matches,
+                                           refusals))),
+        "knowledge.search_notes(repo)": ("knowledge:read", lambda w, p, x: ok(
+            lambda: w.rt.knowledge.search_notes(p, NEEDLE, repo=x))),
+        "knowledge.get_docs": ("knowledge:read", lambda w, p, x: any(
+            x in s.text.split("readable projects: ", 1)[-1].split(".", 1)[0].split(", ")
+            for s in _or_empty(lambda: w.rt.knowledge.get_docs(p, [], "permissions").sections, refusals))),
+        "memory.get": ("memory:read", lambda w, p, x: ok(lambda: w.rt.memory.get(p, w.memories[x]))),
+        "memory.search_memory": ("memory:read", lambda w, p, x: w.memories[x] in [
+            r.memory.ref for r in _or_empty(lambda: w.rt.memory.search_memory(p, NEEDLE, limit=50).results,
+                                            refusals)]),
+        "memory.recall": ("memory:read", lambda w, p, x: w.memories[x] in [
+            r.memory.ref for r in _or_empty(lambda: w.rt.memory.recall(p, NEEDLE, limit=50).results, refusals)]),
+        "memory.recall_context": ("memory:read", lambda w, p, x: w.memories[x] in [
+            i.ref for i in _or_empty(lambda: w.rt.memory.recall_context(p, NEEDLE, max_tokens=100_000).items,
+                                     refusals)]),
+        "memory.list_memories": ("memory:read", lambda w, p, x: ok(
+            lambda: w.rt.memory.list_memories(p, project=x))),
+        "memory.export": ("memory:read", lambda w, p, x: w.memories[x] in [
+            m.ref for m in _or_empty(lambda: list(w.rt.memory.export(p)), refusals)]),
+        "memory.remember": ("memory:write", lambda w, p, x: ok(
+            lambda: w.rt.memory.remember(p, "A write from the matrix.", project=x))),
+        "memory.forget": ("memory:change", forget),
+        "brain.projects": ("sessions", lambda w, p, x: x in [
+            b.id for b in _or_empty(lambda: w.rt.brain.projects(p), refusals)]),
+        "administration.users": ("manage", lambda w, p, x: ok(lambda: w.rt.administration.users(p))),
+    }
+
+
+def _or_empty(call: Callable[[], list[object]], refusals: list[str]) -> list[object]:
+    """What the call lists, or nothing when it is refused (the refusal kept for the wording check)."""
+    try:
+        return list(call())
+    except (NotFound, Forbidden) as exc:
+        refusals.append(str(exc))
+        return []
+
+
+def test_every_service_method_follows_the_matrix(world: World) -> None:
+    refusals: list[str] = []
+    checks = _checks(refusals)
+    differences: list[str] = []
+    decisions = 0
+    for role, kind, scopes, case, grant in itertools.product(ROLES, TOKEN_KINDS, SCOPE_SETS, CASES, GRANTS):
+        project = _project_for(case, _handle(role, grant))
+        p = _principal(world, role, grant, kind, scopes, project)
+        rights = _rights(role, kind, scopes, case, grant)
+        for name, (right, check) in checks.items():
+            if right == "sessions" and case != "active":
+                continue  # the brain lists ordinary projects; homes hold personal brain projects instead
+            decisions += 1
+            got = check(world, p, project)
+            if got != rights[right]:
+                differences.append(f"{name:36} role={role} token={kind} scopes={','.join(scopes) or '-'} "
+                                   f"project={case} grant={grant or '-'}: got {got}, table says {rights[right]}")
+    assert decisions > 15_000
+    assert not differences, f"{len(differences)} differences:\n" + "\n".join(differences[:60])
+    worded_for_the_cli = sorted({r for r in refusals if "--" in r or "notewell " in r})
+    assert refusals and not worded_for_the_cli, worded_for_the_cli[:5]
+
+
+def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> None:
+    user_id, email, handle = world.users[("admin", "write")]
+    everything_but = Principal(user_id, email, handle, "admin",
+                               frozenset({"knowledge:write", "memory:read", "memory:write", "sessions", "admin"}))
+    knowledge = world.rt.knowledge
+    calls: list[Callable[[], object]] = [
+        lambda: knowledge.list_projects(everything_but), lambda: knowledge.readable_projects(everything_but),
+        lambda: knowledge.list_docs(everything_but, "apollo"),
+        lambda: knowledge.read_doc(everything_but, "apollo/note.md"),
+        lambda: knowledge.search_knowledge(everything_but, NEEDLE), lambda: knowledge.list_brains(everything_but),
+        lambda: knowledge.get_brain(everything_but, "apollo"),
+        lambda: knowledge.search_brain(everything_but, "apollo", NEEDLE),
+        lambda: knowledge.search_notes(everything_but, NEEDLE), lambda: knowledge.get_docs(everything_but, []),
+        lambda: world.rt.memory.recall_context(everything_but, NEEDLE, include_documents=True),
+    ]
+    for call in calls:
+        with pytest.raises(Forbidden, match="knowledge:read") as refused:
+            call()
+        assert isinstance(refused.value, NotewellError) and "--" not in str(refused.value)
+
+
+def test_the_memory_change_rule_is_the_policys(world: World) -> None:
+    """Author, writer of the project, or admin: a reader who did not write the memory may not forget it."""
+    rt = world.rt
+    reader = user_principal(rt.administration.user(LOCAL_OWNER, "member-read@example.com"))
+    writer = user_principal(rt.administration.user(LOCAL_OWNER, "member-write@example.com"))
+    kept = rt.memory.remember(writer, "The writer's own note.", project="apollo").memory
+    assert rt.authorization.allowed(writer, "memory:change", rt.store.memories.get(kept.ref))  # type: ignore[arg-type]
+    with pytest.raises(Forbidden, match="only the author"):
+        rt.memory.forget(reader, kept.ref, "not mine")
+    assert rt.memory.forget(writer, kept.ref, "mine").deleted_at
