@@ -32,9 +32,7 @@ from pathlib import Path
 import httpx
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.indexer import sync
 from notewell.runtime import open_runtime
-from notewell.services.memory import MemoryService
 
 ROOT = Path(__file__).resolve().parent.parent
 NORTHWIND = ROOT / "examples" / "northwind"
@@ -59,13 +57,12 @@ def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
     db = str(tmp / "index.db")
     rt = open_runtime(str(vault), db)
     try:
-        sync(rt.settings, rt.store)
-        rt.access.sync_vault_projects(rt.store.documents.vault_projects(), vault)
-        rt.access.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
-        token = rt.access.mint_token(LOCAL_OWNER, "bench@example.com",
-                                     ["knowledge:read", "memory:read", "memory:write"]).secret
-        person = rt.access.authenticate(token)
-        memory = MemoryService(rt.store, rt.access, rt.engine)
+        rt.indexing.sync()
+        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
+        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com",
+                                             ["knowledge:read", "memory:read", "memory:write"]).secret
+        person = rt.authentication.authenticate(token)
+        memory = rt.memory
         for i, text in enumerate(MEMORIES * 5):
             memory.remember(person, f"{text} (note {i})", path=f"bench/{i % 4}")
         paths = [f"{p}/{key[1]}" for p in rt.store.documents.vault_projects()
