@@ -28,7 +28,7 @@ def test_memory_commands_end_to_end(tmp_path: Path) -> None:
     assert [r["ref"] for r in tolerant["results"]] == [ref]
     pack = json.loads(run_cli("memory", "context", "deploy", "--documents", "--max-tokens", "100", *base,
                               "--json").stdout)
-    assert pack["tokens_used"] <= 100 and {i["kind"] for i in pack["items"]} == {"memory", "document"}
+    assert pack["tokensUsed"] <= 100 and {i["kind"] for i in pack["items"]} == {"memory", "document"}
     out = tmp_path / "export"
     assert run_cli("memory", "export", str(out), *base).exit_code == 0
     text = (out / "apollo" / f"{ref}.md").read_text("utf-8")

@@ -38,10 +38,18 @@ def _principal(rt: Runtime, email: str | None) -> Principal:
 
 
 def _memory_json(mem: m.Memory) -> dict[str, object]:
-    return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
+    """A memory in --json: camelCase, as every --json output and the MCP results."""
+    return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memoryType": mem.memory_type,
             "title": mem.title, "content": mem.content, "tags": list(mem.tags), "created": mem.created,
-            "updated": mem.updated, "expires_at": mem.expires_at, "superseded_by": mem.superseded_by,
+            "updated": mem.updated, "expiresAt": mem.expires_at, "supersededBy": mem.superseded_by,
             "private": mem.private}
+
+
+def _front_matter(mem: m.Memory) -> dict[str, object]:
+    """An exported memory's front matter, in the field names of docs/memory.md."""
+    return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
+            "title": mem.title, "tags": list(mem.tags), "created": mem.created, "updated": mem.updated,
+            "expires_at": mem.expires_at, "superseded_by": mem.superseded_by, "private": mem.private}
 
 
 def _show(found: m.MemorySearch, json_out: bool) -> None:
@@ -136,9 +144,9 @@ def memory_context(
                                            include_documents=documents, path_filter=path_filter,
                                            memory_type=memory_type)
     if json_out:
-        print_json({"query": pack.query, "context": pack.text, "tokens_used": pack.tokens_used,
-                    "max_tokens": pack.max_tokens,
-                    "items": [vars(i) for i in pack.items], "left_out": [vars(o) for o in pack.left_out]})
+        print_json({"query": pack.query, "context": pack.text, "tokensUsed": pack.tokens_used,
+                    "maxTokens": pack.max_tokens,
+                    "items": [vars(i) for i in pack.items], "leftOut": [vars(o) for o in pack.left_out]})
         return
     typer.echo(pack.text, nl=False)
     console.print(f"{pack.tokens_used} of {pack.max_tokens} tokens, {len(pack.items)} item(s), "
@@ -155,13 +163,13 @@ def memory_forget(
     with runtime(vault, db) as rt:
         gone = rt.memory.forget(_principal(rt, as_user), ref, reason)
     if json_out:
-        print_json({"ref": gone.ref, "project": gone.project, "forgotten": True, "forgotten_at": gone.deleted_at})
+        print_json({"ref": gone.ref, "project": gone.project, "forgotten": True, "forgottenAt": gone.deleted_at})
         return
     console.print(f"{gone.ref} forgotten", highlight=False)
 
 
 def _markdown(mem: m.Memory) -> str:
-    front = {k: v for k, v in _memory_json(mem).items() if k != "content" and v not in (None, [])}
+    front = {k: v for k, v in _front_matter(mem).items() if v not in (None, [])}
     if mem.deleted_at:
         front.update(deleted_at=mem.deleted_at, delete_reason=mem.delete_reason)
     return "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n" + mem.content + (
