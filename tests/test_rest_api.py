@@ -3,6 +3,7 @@ and refusals, the access matrix, paging, creates (201, Location, Idempotency-Key
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -344,3 +345,31 @@ def test_a_private_memory_is_its_authors_alone_over_rest(rest: RestWorld) -> Non
         listed = rest.get(f"/memories?project={BOUND}&limit=100", other).json()["items"]
         assert ref not in {m["ref"] for m in listed}
     assert problem(rest.call("DELETE", f"/memories/{ref}?reason=x", "staff_rw"), 404)
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def test_one_log_line_per_request_naming_the_route_never_the_path_or_token(rest: RestWorld) -> None:
+    logger = logging.getLogger("notewell.mcp")
+    handler, level = _Lines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=1&limit=2", "alice_kr")
+        rest.get("/me", "nope")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    lines = [line for line in handler.lines if line.startswith("op=rest.request ")]
+    alice = rest.tokens["alice_kr"].split("_")[1]
+    assert any("route=/projects/{project}/documents/{path:path} status=200" in line and "user=alice" in line
+               and f"tokenId={alice}" in line for line in lines), lines
+    assert any("route=/me status=401" in line for line in lines), lines
+    assert not any("pricing-policy" in line or rest.tokens["alice_kr"] in line for line in lines), lines

@@ -16,6 +16,7 @@ from notewell import __version__
 from notewell.api import problems, reference
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
+from notewell.api.request_log import RequestLog
 from notewell.api.routes import brains, knowledge, me, memories, sessions
 from notewell.runtime import Runtime
 
@@ -45,6 +46,7 @@ def build_api(services: Runtime | None = None) -> FastAPI:
     for module in (me, knowledge, brains, memories, sessions):
         api.include_router(module.router)
     reference.install(api, PREFIX)
+    api.add_middleware(RequestLog)
     api.openapi = lambda: openapi_document(api)  # type: ignore[method-assign]
     return api
 

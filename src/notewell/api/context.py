@@ -25,13 +25,15 @@ def services(request: Request) -> Runtime:
 Services = Annotated[Runtime, Depends(services)]
 
 
-def principal(svc: Services, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) \
-        -> Principal:
+def principal(request: Request, svc: Services,
+              credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
     """The caller, from the bearer token; Unauthenticated (401) without a valid one. Runs in a worker
     thread: authenticating reads the store (and refreshes the token's last use at most once a minute)."""
     if credentials is None:
         raise Unauthenticated("Unauthenticated: no token given; send Authorization: Bearer <token>")
-    return svc.authentication.authenticate(credentials.credentials)
+    found = svc.authentication.authenticate(credentials.credentials)
+    request.state.principal = found  # named in the request's log line (notewell.api.request_log)
+    return found
 
 
 Caller = Annotated[Principal, Depends(principal)]
