@@ -78,7 +78,7 @@ def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
         printed = ""
         assert served.stdout is not None
         deadline = time.monotonic() + 120
-        while "Bearer nw_" not in printed or not _healthy(port):
+        while "/api/v1/me" not in printed or not _healthy(port):
             assert served.poll() is None and time.monotonic() < deadline, printed
             line = served.stdout.readline()
             printed += line
@@ -88,6 +88,10 @@ def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
         assert [r["path"] for r in found["results"]] == [
             "northwind-advisory/2026-q2-pricing-review.md", "northwind-advisory/meetings/meeting-2026-08-14-pricing.md",
             "northwind-advisory/pricing-policy.md"]
+        # the printed REST command, run as printed, answers who the token is
+        curl = next(line for line in printed.splitlines() if line.strip().startswith("curl "))
+        me = subprocess.run([*shlex.split(curl), "-sS", "--fail"], capture_output=True, text=True, timeout=30)
+        assert me.returncode == 0 and json.loads(me.stdout)["email"] == "admin@localhost", me.stderr
     finally:
         served.terminate()
         served.wait(timeout=30)

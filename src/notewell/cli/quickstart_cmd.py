@@ -97,6 +97,9 @@ def client_setup(url: str, secret: str) -> str:
         "MCP Inspector:",
         f'  npx -y @modelcontextprotocol/inspector@{INSPECTOR_VERSION} --cli {url} --transport http '
         f'--header "Authorization: Bearer {secret}" --method tools/list',
+        "",
+        f"REST API (scripts, CI; reference page {url.removesuffix('/mcp')}/api/v1/docs, docs/api.md):",
+        f'  curl -H "Authorization: Bearer {secret}" {url.removesuffix("/mcp")}/api/v1/me',
     ])
 
 
