@@ -136,8 +136,9 @@ def memory(caller: Caller, svc: Services, ref: str) -> Any:
     return svc.memory.get(caller, ref)
 
 
-@router.delete("/memories/{ref}", response_model=MemoryModel, responses=ERRORS,
-               summary="Forget a memory, saying why: it leaves every search; the row stays for the audit trail")
+@router.delete("/memories/{ref}", response_model=MemoryModel, responses={**ERRORS, **responses(409)},
+               summary="Forget a memory, saying why: it leaves every search; the row stays for the audit trail "
+                       "(409 when it is forgotten already)")
 def forget(caller: Caller, svc: Services, ref: str,
            reason: Annotated[str, Query(min_length=1, max_length=m.MAX_REASON_CHARS, description="Why.")]) -> Any:
     return svc.memory.forget(caller, ref, reason)
