@@ -11,7 +11,7 @@ from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print
 from notewell.errors import InvalidArgument
 from notewell.paths import split_vault_path
 from notewell.records.documents import Scope
-from notewell.search.engine import CaseMode, SearchRequest
+from notewell.search.engine import CaseMode, SearchRequest, SearchResult
 
 
 @app.command("search")
@@ -41,33 +41,45 @@ def search_command(
         raise fail("--smart-case and --case-sensitive: choose one")
     case: CaseMode = "sensitive" if case_sensitive else "smart" if smart_case else "insensitive"
     with runtime(vault, db, create=False) as rt:
-        known = rt.store.documents.vault_projects()
-        for name in project or ():
-            if name not in known:
-                raise InvalidArgument("--project", f"no project {name} in the vault; its projects: {', '.join(known)}")
-        projects = list(project or known)
-        path_project, prefix = split_vault_path(path or "", "--path")
-        if path_project:
-            if path_project not in known:
-                raise InvalidArgument("--path", f"{path} is in no project; the vault's projects: {', '.join(known)}")
-            if project and path_project not in project:
-                raise InvalidArgument("--path", f"{path} is not inside --project {', '.join(project)}")
-            projects = [path_project]
-        types = tuple(t if t.startswith(".") else f".{t}" for t in (file_type or []))
-        req = SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix, file_types=types),
-                            regex=regex, case=case, all_lines=all_lines, limit=limit, offset=offset)
-        result = rt.engine.search(req)
+        scope = _scope(rt.store.documents.vault_projects(), project or [], path or "", file_type or [])
+        result = rt.engine.search(SearchRequest(query=query, scope=scope, regex=regex, case=case,
+                                                all_lines=all_lines, limit=limit, offset=offset))
     if json_out:
-        print_json({
-            "query": result.query,
-            "matches": [{"project": m.project, "path": m.vault_path, "line": m.line, "text": m.text,
-                         "shortened": m.shortened} for m in result.matches],
-            "offset": result.offset,
-            "hasMore": result.has_more,
-            "scanned": result.scanned,
-            "complete": result.complete,
-        })
-        return
+        _print_json(result)
+    else:
+        _print_table(result)
+
+
+def _scope(known: list[str], projects: list[str], path: str, file_types: list[str]) -> Scope:
+    """What --project, --path and --type select, checked against the vault's projects."""
+    for name in projects:
+        if name not in known:
+            raise InvalidArgument("--project", f"no project {name} in the vault; its projects: {', '.join(known)}")
+    chosen = list(projects or known)
+    path_project, prefix = split_vault_path(path, "--path")
+    if path_project:
+        if path_project not in known:
+            raise InvalidArgument("--path", f"{path} is in no project; the vault's projects: {', '.join(known)}")
+        if projects and path_project not in projects:
+            raise InvalidArgument("--path", f"{path} is not inside --project {', '.join(projects)}")
+        chosen = [path_project]
+    types = tuple(t if t.startswith(".") else f".{t}" for t in file_types)
+    return Scope(projects=chosen, prefix=prefix, file_types=types)
+
+
+def _print_json(result: SearchResult) -> None:
+    print_json({
+        "query": result.query,
+        "matches": [{"project": m.project, "path": m.vault_path, "line": m.line, "text": m.text,
+                     "shortened": m.shortened} for m in result.matches],
+        "offset": result.offset,
+        "hasMore": result.has_more,
+        "scanned": result.scanned,
+        "complete": result.complete,
+    })
+
+
+def _print_table(result: SearchResult) -> None:
     table = Table(show_lines=False, header_style="bold")
     table.add_column("path", no_wrap=True)  # whole, so it can be copied and passed on as it is
     table.add_column("line", justify="right", no_wrap=True)

@@ -94,6 +94,63 @@ def _summary_text(line: str) -> str:
     return text
 
 
+@dataclass
+class _Reading:
+    """What parse_document has read of a body so far, one line at a time: the first heading (the title)
+    and the first paragraph (the summary), and the markdown structure it is inside."""
+
+    markdown: bool
+    heading_title: str = ""
+    first_para: str = ""
+    para_done: bool = False
+    fence: str = ""  # the fence of the code block being passed over
+    comment: bool = False  # inside an HTML comment
+    run: list[str] = field(default_factory=list)  # the plain lines just read: a setext underline makes them a heading
+
+    def markdown_line(self, line: str) -> str | None:
+        """The line as the summary reads it, or None when markdown structure used it up (code, comments,
+        headings, breaks, lines of images and links)."""
+        stripped = line.strip()
+        if self.fence:
+            self.fence = "" if stripped.startswith(self.fence) else self.fence
+            return None
+        if self.comment or (stripped.startswith("<!--") and "-->" not in stripped):
+            self.comment = "-->" not in stripped
+            return None
+        if stripped.startswith(("```", "~~~")):
+            self.fence, self.run = stripped[:3], []
+            self.para_done = self.para_done or bool(self.first_para)
+            return None
+        heading = _HEADING.match(line) or _HTML_HEADING.match(line)
+        if heading or (self.run and _SETEXT_UNDERLINE.match(line)):
+            words = _HTML.sub("", heading.group(1)) if heading else " ".join(self.run)
+            self.heading_title = self.heading_title or _clean(words)
+            if not heading and self.first_para == " ".join(self.run):  # the "paragraph" was the heading's text
+                self.first_para, self.para_done = "", False
+            self.para_done, self.run = self.para_done or bool(self.first_para), []
+            return None
+        if _THEMATIC_BREAK.match(line):
+            self.para_done, self.run = self.para_done or bool(self.first_para), []
+            return None
+        shown = _summary_text(stripped) if stripped else ""
+        if not shown and stripped:
+            return None
+        self.run = [*self.run, shown] if shown else []
+        return shown
+
+    def paragraph_line(self, stripped: str) -> None:
+        """A line of text towards the first paragraph: a blank line ends it, a list, table or quote before
+        it is passed over."""
+        if not stripped:
+            self.para_done = bool(self.first_para)
+            return
+        if not self.first_para and self.markdown and stripped.startswith(("- ", "* ", "|", ">")):
+            self.run = []
+            return
+        self.first_para = f"{self.first_para} {stripped}".strip()
+        self.para_done = len(self.first_para) > SUMMARY_MAX_CHARS
+
+
 def parse_document(path: str, text: str) -> ParsedDocument:
     """Title and summary of the document at project-relative ``path``.
 
@@ -107,53 +164,18 @@ def parse_document(path: str, text: str) -> ParsedDocument:
     if markdown and start == 1:
         body = _without_broken_front_matter(body)
     title = _clean(meta.get("title"))
-    heading_title = ""
-    first_para = ""
-    para_done = False
-    fence = ""
-    comment = False
-    run: list[str] = []  # the plain lines just read: a setext underline makes them a heading
+    reading = _Reading(markdown)
     for line in _lines(body):
-        stripped = line.strip()
-        if markdown:
-            if fence:
-                fence = "" if stripped.startswith(fence) else fence
-                continue
-            if comment or (stripped.startswith("<!--") and "-->" not in stripped):
-                comment = "-->" not in stripped
-                continue
-            if stripped.startswith(("```", "~~~")):
-                fence, para_done, run = stripped[:3], para_done or bool(first_para), []
-                continue
-            heading = _HEADING.match(line) or _HTML_HEADING.match(line)
-            if heading or (run and _SETEXT_UNDERLINE.match(line)):
-                text = _HTML.sub("", heading.group(1)) if heading else " ".join(run)
-                heading_title = heading_title or _clean(text)
-                if not heading and first_para == " ".join(run):  # the "paragraph" was the heading's text
-                    first_para, para_done = "", False
-                para_done, run = para_done or bool(first_para), []
-                continue
-            if _THEMATIC_BREAK.match(line):
-                para_done, run = para_done or bool(first_para), []
-                continue
-            stripped = _summary_text(stripped) if stripped else ""
-            if not stripped and line.strip():
-                continue
-            run = [*run, stripped] if stripped else []
-        if para_done:
-            if title or heading_title or not markdown:
+        stripped = reading.markdown_line(line) if markdown else line.strip()
+        if stripped is None:
+            continue
+        if reading.para_done:
+            if title or reading.heading_title or not markdown:
                 break
             continue
-        if not stripped:
-            para_done = bool(first_para)
-            continue
-        if not first_para and markdown and stripped.startswith(("- ", "* ", "|", ">")):
-            run = []
-            continue
-        first_para = f"{first_para} {stripped}".strip()
-        para_done = len(first_para) > SUMMARY_MAX_CHARS
-    title = title or heading_title or posixpath.splitext(posixpath.basename(path))[0]
-    summary = _clean(meta.get("summary") or meta.get("description")) or first_para
+        reading.paragraph_line(stripped)
+    title = title or reading.heading_title or posixpath.splitext(posixpath.basename(path))[0]
+    summary = _clean(meta.get("summary") or meta.get("description")) or reading.first_para
     if len(summary) > SUMMARY_MAX_CHARS:
         summary = summary[: SUMMARY_MAX_CHARS - 1].rstrip() + "…"
     return ParsedDocument(title=title, summary=summary, front_matter=meta, body_start_line=start)
