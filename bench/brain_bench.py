@@ -35,10 +35,11 @@ import httpx
 
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
+from notewell.config import is_postgres_url
 from notewell.records.brain import EventRecord, SessionRecord
-from notewell.records.identity import now_iso
 from notewell.runtime import open_runtime
 from notewell.services.memory_rank import STOP_WORDS
+from notewell.timestamps import now_iso
 
 SEED = 20261130
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "northwind"
@@ -194,7 +195,7 @@ def main() -> None:
             server.terminate()
             server.wait(10)
         shutil.rmtree(vault, ignore_errors=True)
-    backend = "PostgreSQL" if db.startswith("postgres") else "SQLite"
+    backend = "PostgreSQL" if is_postgres_url(db) else "SQLite"
     print(f"{backend}, {args.items} taught items, {args.sessions} sessions, {args.calls} calls per tool "
           f"({platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores); "
           f"start_session injected knowledge in {hits}/{args.calls} calls")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.config import load_settings
+from notewell.config import is_postgres_url, load_settings
 from notewell.runtime import build_runtime
 from notewell.services.memory_rank import STOP_WORDS
 from notewell.store.factory import open_store
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         timed(lambda q=q: service.search_memory(member, q), strict_ms, strict_cpu)
         hits += bool(service.search_memory(member, q).results)
 
-    backend = "PostgreSQL" if db.startswith(("postgresql://", "postgres://")) else "SQLite"
+    backend = "PostgreSQL" if is_postgres_url(db) else "SQLite"
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {load}, "
           f"Python {platform.python_version()}, {backend}")

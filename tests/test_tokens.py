@@ -13,7 +13,7 @@ import pytest
 
 from conftest import run_cli, runtime_over
 from notewell.access.principal import LOCAL_OWNER, SCOPES
-from notewell.access.tokens import hash_secret, mint_secret, parse_duration, since_from, token_id_of
+from notewell.access.token_secrets import hash_secret, mint_secret, parse_duration, since_from, token_id_of
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.records.identity import TokenRecord
 from notewell.runtime import Runtime

@@ -16,7 +16,7 @@ import pytest
 
 from mcp_world import World, free_port
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.tokens import mint_secret
+from notewell.access.token_secrets import mint_secret
 
 TOOLS = ("bash", "curl", "grep", "awk", "tr", "mktemp", "head", "rm", "cat")
 

@@ -19,7 +19,7 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization, not_found
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.tokens import expiry_from, mint_secret
+from notewell.access.token_secrets import expiry_from, mint_secret
 from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import (
     HOME_PREFIX,
@@ -31,9 +31,9 @@ from notewell.records.identity import (
     User,
     email_key,
     home_id,
-    now_iso,
 )
 from notewell.store.base import IdentityRepository
+from notewell.timestamps import now_iso
 
 _HANDLE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from notewell.access.principal import Principal
-from notewell.records.identity import AuditEntry, now_iso
+from notewell.records.identity import AuditEntry
 from notewell.store.base import AuditRepository
+from notewell.timestamps import now_iso
 
 
 class AuditTrail:

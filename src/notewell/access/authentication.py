@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 from notewell.access.policy import ROLE_SCOPES
 from notewell.access.principal import Principal
-from notewell.access.tokens import iso, secret_matches, token_id_of
+from notewell.access.token_secrets import secret_matches, token_id_of
 from notewell.errors import Unauthenticated
 from notewell.records.identity import User
 from notewell.store.base import IdentityRepository
+from notewell.timestamps import iso
 
 TOUCH_INTERVAL = timedelta(seconds=60)  # last_used_at is refreshed at most this often per token
 

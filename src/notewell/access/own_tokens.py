@@ -17,10 +17,11 @@ from notewell.access.administration import MintedToken
 from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization, not_found
 from notewell.access.principal import Principal
-from notewell.access.tokens import expiry_from, mint_secret
+from notewell.access.token_secrets import expiry_from, mint_secret
 from notewell.errors import Forbidden, InvalidArgument, NotFound
-from notewell.records.identity import TokenRecord, now_iso
+from notewell.records.identity import TokenRecord
 from notewell.store.base import IdentityRepository
+from notewell.timestamps import now_iso
 
 MAX_NAME_CHARS = 100
 OWN_TOKEN_LIMIT = 100

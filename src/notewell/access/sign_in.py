@@ -22,10 +22,10 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
-from notewell.access.tokens import iso
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.records.identity import User, email_key
 from notewell.store.base import Store
+from notewell.timestamps import iso
 
 PASSWORD_MIN_CHARS = 8
 PASSWORD_MAX_CHARS = 1024

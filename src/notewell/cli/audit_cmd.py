@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.access.tokens import since_from
+from notewell.access.token_secrets import since_from
 from notewell.cli.access_views import audit_json, cells, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 

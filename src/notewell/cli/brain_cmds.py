@@ -18,9 +18,9 @@ from notewell.access.principal import Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.errors import InvalidArgument, NotFound
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
-from notewell.records.identity import now_iso
 from notewell.runtime import Runtime
 from notewell.services.brain_scoring import stage
+from notewell.timestamps import now_iso
 
 brain_app = typer.Typer(help="The External Brain: a person's coding sessions and taught knowledge.",
                         no_args_is_help=True)

@@ -9,7 +9,7 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.access_views import cells, token_json, wrapping_table
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
-from notewell.records.identity import now_iso
+from notewell.timestamps import now_iso
 
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
 app.add_typer(token_app, name="token")

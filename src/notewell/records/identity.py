@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from notewell.timestamps import now_iso as now_iso  # its home until every importer uses timestamps
-
 Role = Literal["member", "staff", "admin"]
 ROLES: tuple[Role, ...] = ("member", "staff", "admin")
 ProjectKind = Literal["ordinary", "home"]

@@ -32,7 +32,6 @@ from notewell.records.brain import (
     SessionRecord,
     payload_json,
 )
-from notewell.records.identity import now_iso
 from notewell.records.memories import MemoryInput, MemoryQuery
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
@@ -47,6 +46,7 @@ from notewell.services.brain_projects import (
 )
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store.base import Store
+from notewell.timestamps import iso, now_iso, parse_iso
 
 USE: Action = "sessions:use"
 WRITE: Action = "sessions:write"
@@ -184,7 +184,7 @@ def _payload_text(value: Any) -> list[str]:
 
 def _days_ago(at: str, now: datetime) -> float:
     try:
-        when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        when = parse_iso(at)
     except ValueError:
         return 365.0
     return max(0.0, (now - when).total_seconds() / 86400)
@@ -578,7 +578,7 @@ class BrainService:
         terms = tolerant_terms(query_terms(query))
         brain_ids, _ = self._scope_ids(p)
         now = datetime.now(UTC)
-        since = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if days else None
+        since = iso(now - timedelta(days=days)) if days else None
         hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, max(3 * limit, 30))
         if not hits:
             return []

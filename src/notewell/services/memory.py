@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING
 
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
-from notewell.access.tokens import since_from
+from notewell.access.token_secrets import since_from
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.paths import normalize_path
-from notewell.records.identity import now_iso
 from notewell.records.memories import (
     MEMORY_TYPES,
     MemoryFilter,
@@ -43,6 +42,7 @@ from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
+from notewell.timestamps import iso, now_iso, parse_iso
 
 if TYPE_CHECKING:
     from notewell.access.audit import AuditTrail
@@ -207,7 +207,7 @@ def _check_expiry(expires_at: str | None, memory_type: str) -> str | None:
     if memory_type != "working":
         raise InvalidArgument("expires_at", "only a working memory expires; drop expires_at or use memory_type working")
     try:
-        at = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+        at = parse_iso(expires_at)
     except ValueError:
         raise InvalidArgument("expires_at", f"{expires_at!r} is not an ISO 8601 time such as 2026-12-31T18:00:00Z") \
             from None
@@ -215,7 +215,7 @@ def _check_expiry(expires_at: str | None, memory_type: str) -> str | None:
         at = at.replace(tzinfo=UTC)
     if at <= datetime.now(UTC):
         raise InvalidArgument("expires_at", "is in the past; give a future time")
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return iso(at)
 
 
 def narrowing(*, author: str | None = None, token: str | None = None, tags: Sequence[str] = (),

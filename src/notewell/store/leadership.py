@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from notewell.config import is_postgres_url
+
 
 class Leadership(Protocol):
     def try_acquire(self) -> bool:
@@ -20,7 +22,7 @@ class Leadership(Protocol):
 
 def open_leadership(db: str) -> Leadership:
     """The lease for the store ``db`` names (a file path or a postgresql:// URL)."""
-    if db.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(db):
         from notewell.store.postgres.leadership import AdvisoryLockLeadership
 
         return AdvisoryLockLeadership(db)

@@ -12,9 +12,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access.principal import Principal
-from notewell.access.tokens import since_from
+from notewell.access.token_secrets import since_from
 from notewell.errors import NotewellError, NotFound
-from notewell.records.identity import GRANT_LEVELS, ROLES, now_iso
+from notewell.records.identity import GRANT_LEVELS, ROLES
+from notewell.timestamps import now_iso
 from notewell.web.render import page
 from notewell.web.session import base_url, call, checked_form, services, signed_in
 

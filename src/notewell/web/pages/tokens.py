@@ -12,7 +12,7 @@ from notewell.access import policy
 from notewell.access.administration import MintedToken
 from notewell.access.principal import SCOPES, Principal
 from notewell.errors import NotewellError
-from notewell.records.identity import now_iso
+from notewell.timestamps import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from notewell.errors import InvalidArgument
-from notewell.timestamps import iso as iso  # its home until every importer uses timestamps
-from notewell.timestamps import parse_iso
+from notewell.timestamps import iso, parse_iso
 
 TOKEN_PREFIX = "nw_"
 TOKEN_ID_HEX_DIGITS = 12
