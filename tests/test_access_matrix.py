@@ -6,17 +6,19 @@ asked about; project-scoped bound to another project) x scopes (each single scop
 on that project (none, read, write) x action (list, read, search, write, manage): 4,320 decisions.
 
 ``expected`` encodes the rules of issue 3 on its own, from the words of the issue, not from the code.
-The authorization service answers through each of its three calls (authorize, allowed, and the project
-listing ``projects``), each column an action of notewell.access.policy, on a real SQLite store where the
-grants really exist; grants on homes are written straight into the store (the service refuses them) to
-show that a grant never opens a home.
+Each principal is a real token, minted by the administration service and authenticated (a combination
+no token can have, such as a member holding admin, must be refused at mint time, as the table says).
+The authorization service answers through authorize (the refusal's type and message are checked against
+the table, and a hidden project must get byte for byte the answer a missing one gets) and through the
+project listing ``projects``, on a real SQLite store where the grants really exist; grants on homes are
+written straight into the store (the service refuses them) to show that a grant never opens a home.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,7 @@ from conftest import runtime_over
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import LOCAL_OWNER, SCOPES, Principal
-from notewell.errors import Forbidden, NotFound
+from notewell.errors import Forbidden, NotewellError, NotFound
 from notewell.records.identity import Grant, GrantLevel, Role
 from notewell.runtime import Runtime
 from notewell.store import open_store
@@ -40,15 +42,27 @@ POLICY_ACTION: dict[str, Action] = {"list": "project:list", "read": "knowledge:r
                                     "write": "knowledge:write", "manage": "project:manage"}
 
 
-def expected(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> bool:
-    """The rules, restated: visibility, then binding, then scopes, then the right to write or manage."""
+def outcome(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> str:
+    """The rules, restated, with the kind of answer: "allow"; "hidden" (Not found, the very answer a project that
+    does not exist gets); or "forbidden:<why>" (scope, manage, home, write) for what the caller can see but may
+    not do. The scope is checked first and names itself whatever the project, so it reveals nothing."""
     if action == "manage":
         # Admins manage (with the admin scope, on a user-scoped token), ordinary projects only,
         # archived ones included: that is how they are found again and unarchived.
-        return role == "admin" and "admin" in scopes and kind == "user-scoped" and case in ("active", "archived")
+        if not (role == "admin" and "admin" in scopes and kind == "user-scoped"):
+            return "forbidden:manage"
+        return {"active": "allow", "archived": "allow", "own-home": "forbidden:home", "other-home": "hidden"}[case]
     needed = "knowledge:write" if action == "write" else "knowledge:read"
     if needed not in scopes:
-        return False
+        return "forbidden:scope"
+    if not visible(action, role, kind, case, grant):
+        return "hidden"
+    if action == "write" and not (case == "own-home" or grant == "write" or role == "admin"):
+        return "forbidden:write"
+    return "allow"
+
+
+def visible(action: str, role: Role, kind: str, case: str, grant: GrantLevel | None) -> bool:
     if kind == "bound-elsewhere":  # a project-scoped token sees its own project and nothing else
         return False
     if case == "other-home":  # nobody, admin included, sees another person's home; grants do not change it
@@ -57,16 +71,44 @@ def expected(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: 
         return True
     if case == "archived":  # hidden from everyone, except an admin who lists them
         return action == "list" and role == "admin"
-    sees = role in ("staff", "admin") or grant is not None  # a member needs a grant
-    if action == "write":
-        return sees and (grant == "write" or role == "admin")
-    return sees
+    return role in ("staff", "admin") or grant is not None  # a member needs a grant
+
+
+def expected(action: str, role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> bool:
+    return outcome(action, role, kind, scopes, case, grant) == "allow"
+
+
+def mintable(role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: GrantLevel | None) -> bool:
+    """Which tokens exist at all: only admins hold the admin scope, and only on a user-scoped token; a token is
+    bound only to a project its person can see; a token holds at least one scope."""
+    if not scopes:
+        return False
+    if "admin" in scopes and (role != "admin" or kind != "user-scoped"):
+        return False
+    if kind == "bound-here":
+        return visible("read", role, "user-scoped", case, grant)
+    if kind == "bound-elsewhere":
+        return visible("read", role, "user-scoped", "active", grant)
+    return True
 
 
 @dataclass
 class World:
     rt: Runtime
     users: dict[tuple[Role, GrantLevel | None], tuple[str, str, str]]  # -> (user id, email, handle)
+    principals: dict[tuple[str, tuple[str, ...], str | None], Principal | str] = field(default_factory=dict)
+
+    def principal(self, email: str, scopes: tuple[str, ...], bound: str | None) -> Principal | str:
+        """The principal of a real token minted for ``email`` (and authenticated), or the refusal to mint it."""
+        key = (email, scopes, bound)
+        if key not in self.principals:
+            try:
+                minted = self.rt.administration.mint_token(LOCAL_OWNER, email, list(scopes), project_id=bound)
+            except NotewellError as exc:
+                self.principals[key] = f"{type(exc).__name__}: {exc}"
+            else:
+                self.principals[key] = self.rt.authentication.authenticate(minted.secret)
+        return self.principals[key]
 
 
 def _handle(role: Role, grant: GrantLevel | None) -> str:
@@ -100,20 +142,13 @@ def _project_for(case: str, handle: str) -> str:
     return {"active": "apollo", "archived": "attic", "own-home": f"~{handle}", "other-home": "~olga"}[case]
 
 
-def _principal(world: World, role: Role, grant: GrantLevel | None, kind: str, scopes: tuple[str, ...],
-               project: str) -> Principal:
-    user_id, email, handle = world.users[(role, grant)]
-    bound = {"user-scoped": None, "bound-here": project, "bound-elsewhere": "elsewhere"}[kind]
-    return Principal(user_id=user_id, email=email, handle=handle, role=role, scopes=frozenset(scopes),
-                     token_id=None if kind == "user-scoped" else "t0", bound_project=bound)
-
-
-def _authorized(authz: Authorization, p: Principal, action: str, project: str) -> bool:
+def _answer(authz: Authorization, p: Principal, action: str, project: str) -> tuple[str, str]:
+    """What authorize says: ("allow", "") or the refusal's type and message."""
     try:
         authz.authorize(p, POLICY_ACTION[action], project)
-    except (NotFound, Forbidden):
-        return False
-    return True
+    except (NotFound, Forbidden) as exc:
+        return type(exc).__name__, str(exc)
+    return "allow", ""
 
 
 def _listed(authz: Authorization, p: Principal, action: str, project: str) -> bool:
@@ -121,25 +156,54 @@ def _listed(authz: Authorization, p: Principal, action: str, project: str) -> bo
     return project in [x.id for x in authz.projects(p, POLICY_ACTION[action])]
 
 
+MISSING = "no-such-project"
+REFUSAL = {  # outcome -> (exception type, words its message must hold)
+    "hidden": ("NotFound", "Not found: {project}"),
+    "forbidden:manage": ("Forbidden", "admin scope"),
+    "forbidden:home": ("Forbidden", "is a home"),
+    "forbidden:write": ("Forbidden", "write grant"),
+}
+
+
 def test_the_permission_matrix(world: World) -> None:
+    """Every decision through principals of real tokens (minted, then authenticated): allowed or not as the
+    table says, refused with the table's kind of answer, and a hidden project answered exactly as a missing one."""
     differences: list[str] = []
-    decisions = 0
+    decisions = refused_mints = 0
+    authz = world.rt.authorization
     for role, kind, scopes, case, grant in itertools.product(ROLES, TOKEN_KINDS, SCOPE_SETS, CASES, GRANTS):
-        project = _project_for(case, _handle(role, grant))
-        p = _principal(world, role, grant, kind, scopes, project)
+        _, email, handle = world.users[(role, grant)]
+        project = _project_for(case, handle)
+        bound = {"user-scoped": None, "bound-here": project, "bound-elsewhere": "elsewhere"}[kind]
+        p = world.principal(email, scopes, bound)
+        where = f"role={role} token={kind} scopes={','.join(scopes) or '-'} project={case} grant={grant or '-'}"
+        if isinstance(p, str):  # no such token can be minted: then the table must say so too
+            refused_mints += 1
+            if mintable(role, kind, scopes, case, grant):
+                differences.append(f"mint    {where}: refused ({p}), table says it can be minted")
+            continue
+        if not mintable(role, kind, scopes, case, grant):
+            differences.append(f"mint    {where}: minted, table says it cannot be")
         for action in ACTIONS:
             decisions += 1
-            want = expected(action, role, kind, scopes, case, grant)
-            answers = {
-                "authorize": _authorized(world.rt.authorization, p, action, project),
-                "allowed": world.rt.authorization.allowed(p, POLICY_ACTION[action], project),
-                "projects": _listed(world.rt.authorization, p, action, project),
-            }
-            for how, got in answers.items():
-                if got != want:
-                    differences.append(f"{action:6} role={role} token={kind} scopes={','.join(scopes) or '-'} "
-                                       f"project={case} grant={grant or '-'}: {how} says {got}, table says {want}")
-    assert decisions == 4320
+            want = outcome(action, role, kind, scopes, case, grant)
+            kind_got, message = _answer(authz, p, action, project)
+            if want == "allow" or kind_got == "allow":
+                ok = want == kind_got
+            elif want == "forbidden:scope":
+                needed = "knowledge:write" if action == "write" else "knowledge:read"
+                ok = kind_got == "MissingScope" and needed in message
+            else:
+                exc_type, words = REFUSAL[want]
+                ok = kind_got == exc_type and words.format(project=project) in message
+            if want == "hidden" and ok:  # hidden == missing, byte for byte once the names are swapped
+                ok = (kind_got, message.replace(project, MISSING)) == _answer(authz, p, action, MISSING)
+            if not ok:
+                differences.append(f"{action:7} {where}: got {kind_got} {message!r}, table says {want}")
+            if _listed(authz, p, action, project) != (want == "allow"):
+                differences.append(f"{action:7} {where}: the listing disagrees with the table ({want})")
+    assert decisions + refused_mints * len(ACTIONS) == 4320
+    assert decisions == 2245  # the rest are combinations no token can have (refused at mint, as the table says)
     assert not differences, f"{len(differences)} differences:\n" + "\n".join(differences[:60])
 
 
