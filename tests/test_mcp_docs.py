@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from notewell.cli.docs_cmd import example_server
 from notewell.mcp.docs import generate
 from notewell.mcp.registry import TOOLSETS
 
@@ -15,7 +16,7 @@ FIX = "run `notewell docs` and commit the result"
 
 @pytest.fixture(scope="module")
 def generated() -> dict[str, str]:
-    return generate()
+    return generate(example_server)
 
 
 def test_committed_tool_docs_match_the_code(generated: dict[str, str]) -> None:

@@ -3,13 +3,39 @@ OpenAPI document (docs/openapi.json) from the code."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import app, cli_message, console, fail
-from notewell.errors import NotewellError
+from notewell.errors import ConfigError, NotewellError
+from notewell.mcp.registry import TOOLSETS
+from notewell.mcp.server import NotewellMCP
+from notewell.runtime import open_runtime
+
+EXAMPLE_VAULT = Path(__file__).resolve().parents[3] / "examples" / "northwind"
+
+
+@contextmanager
+def example_server(vault: Path = EXAMPLE_VAULT) -> Iterator[NotewellMCP]:
+    """Every toolset over a throwaway index of a copy of ``vault`` (the example vault is never written)."""
+    if not vault.is_dir():
+        raise ConfigError(f"{vault} is missing: run notewell docs from a source checkout (the examples run on it)")
+    with tempfile.TemporaryDirectory(prefix="notewell-docs-") as tmp:
+        copy = Path(tmp) / "vault"
+        shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".notewell"))
+        rt = open_runtime(str(copy), str(Path(tmp) / "index.db"))
+        try:
+            rt.indexing.sync()
+            yield NotewellMCP(rt, list(TOOLSETS.values()), lambda _ctx: LOCAL_OWNER)
+        finally:
+            rt.close()
 
 
 @app.command("docs")
@@ -22,7 +48,7 @@ def docs_command(
     from notewell.mcp.docs import write
 
     try:
-        written = [*write(out), write_openapi(out)]
+        written = [*write(out, example_server), write_openapi(out)]
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     console.print(f"Wrote {len(written)} files under {out}", highlight=False, markup=False)

@@ -9,40 +9,18 @@ differ from what this module generates.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.errors import ConfigError
-from notewell.mcp.registry import TOOLSETS
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.toolset import JsonObject, Toolset, ToolSpec
-from notewell.runtime import open_runtime
 from notewell.services.knowledge import limits_text
 
-EXAMPLE_VAULT = Path(__file__).resolve().parents[3] / "examples" / "northwind"
 _ANNOTATION_NAMES = (("title", "title"), ("read_only_hint", "readOnlyHint"), ("destructive_hint", "destructiveHint"),
                      ("idempotent_hint", "idempotentHint"), ("open_world_hint", "openWorldHint"))
-
-
-@contextmanager
-def example_server(vault: Path = EXAMPLE_VAULT) -> Iterator[NotewellMCP]:
-    """Every toolset over a throwaway index of a copy of ``vault`` (the example vault is never written)."""
-    if not vault.is_dir():
-        raise ConfigError(f"{vault} is missing: run notewell docs from a source checkout (the examples run on it)")
-    with tempfile.TemporaryDirectory(prefix="notewell-docs-") as tmp:
-        copy = Path(tmp) / "vault"
-        shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".notewell"))
-        rt = open_runtime(str(copy), str(Path(tmp) / "index.db"))
-        try:
-            rt.indexing.sync()
-            yield NotewellMCP(rt, list(TOOLSETS.values()), lambda _ctx: LOCAL_OWNER)
-        finally:
-            rt.close()
 
 
 def _type(schema: JsonObject) -> str:
@@ -203,11 +181,15 @@ def _answers(mcp: NotewellMCP) -> dict[str, Any]:
     return {spec.name: run_example(mcp, spec) for spec in mcp.tools if spec.example is not None}
 
 
-def generate() -> dict[str, str]:
+ExampleServer = Callable[[], AbstractContextManager[NotewellMCP]]
+
+
+def generate(example_server: ExampleServer) -> dict[str, str]:
     """Every generated file, by path relative to the docs folder.
 
-    The examples run twice, on two fresh example servers: an answer that differs between the runs (a new
-    memory's id, a timestamp) is described rather than shown, so the pages stay reproducible.
+    The examples run twice, on two fresh servers ``example_server`` opens (the command line builds them on
+    a copy of the example vault): an answer that differs between the runs (a new memory's id, a timestamp)
+    is described rather than shown, so the pages stay reproducible.
     """
     with example_server() as other:
         second = _answers(other)
@@ -222,9 +204,9 @@ def generate() -> dict[str, str]:
         return files
 
 
-def write(out: Path) -> list[Path]:
+def write(out: Path, example_server: ExampleServer) -> list[Path]:
     written = []
-    for rel, text in generate().items():
+    for rel, text in generate(example_server).items():
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
