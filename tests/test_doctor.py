@@ -86,6 +86,15 @@ def test_missing_vault_index_tokens_and_documents(tmp_path: Path) -> None:
     (empty / "not-a-db").write_text("plain text\n")
     code, checks = doctor("--vault", str(empty), "--db", str(empty / "not-a-db"), "--port", str(_free_port()))
     assert code == 1 and checks["store"]["status"] == "fail" and "cannot open" in checks["store"]["found"]
+    assert "move it away" in checks["store"]["fix"]  # indexing would not repair a file that is not a store
+
+
+def test_postgres_unreachable_says_to_start_it_or_correct_the_url(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a.md": "# A\n"}, name="pgv")
+    code, checks = doctor("--vault", str(vault), "--db", "postgresql://nobody@127.0.0.1:1/none",
+                          "--port", str(_free_port()))
+    assert code == 1 and checks["store"]["status"] == "fail" and "cannot connect" in checks["store"]["found"]
+    assert "start PostgreSQL" in checks["store"]["fix"] and "notewell index --vault" not in checks["store"]["fix"]
 
 
 def test_postgres_without_pg_trgm(tmp_path: Path, pg_url: str) -> None:

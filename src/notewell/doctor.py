@@ -85,12 +85,22 @@ def _skip_kind(reason: str) -> str:
     return "unreadable"
 
 
+def _store_fix(settings: Settings) -> str:
+    """What to do when the store does not open: indexing creates a missing one, never repairs another."""
+    if settings.is_postgres:
+        return ("start PostgreSQL there, or correct the URL (host, port, user, password, database) in --db or "
+                "NOTEWELL_DB; then `notewell index` fills a new database")
+    if Path(settings.db).exists():
+        return (f"{settings.db} is not a Notewell store Notewell can open: pass the right --db, or move it away and "
+                f"run `notewell index --vault {settings.vault}` to build a new one")
+    return f"run `notewell index --vault {settings.vault}` to create the index, or pass the right --db"
+
+
 def _open(settings: Settings, checks: list[Check]) -> Store | None:
     try:
         store = open_store(settings.db, create=False)
     except NotewellError as exc:
-        checks.append(Check("store", "fail", str(exc), f"run `notewell index --vault {settings.vault}` to create "
-                                                        "the index, or pass the right --db"))
+        checks.append(Check("store", "fail", str(exc), _store_fix(settings)))
         return None
     found = f"{store.url}: opens, schema current"
     if not settings.is_postgres:
