@@ -19,10 +19,19 @@ from functools import cached_property
 from pathlib import Path
 
 from notewell.config import INDEX_DIR_NAME, Settings
-from notewell.records.documents import BrainRecord, DocKey, DocumentInput, SkippedRecord
-from notewell.store.base import Store
+from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord
+from notewell.store.base import DocumentWriter, Store
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
-from notewell.vault.scan import EVERYTHING, LeftOut, Subtrees, VaultFile, disk_path, left_out_reason, scan_vault
+from notewell.vault.scan import (
+    EVERYTHING,
+    LeftOut,
+    ScanResult,
+    Subtrees,
+    VaultFile,
+    disk_path,
+    left_out_reason,
+    scan_vault,
+)
 from notewell.vault.verified_read import FileTooLarge, read_verified
 
 BINARY_SNIFF_BYTES = 8192
@@ -150,6 +159,106 @@ def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -
     return None
 
 
+@dataclass
+class _Plan:
+    """What a sync will do, worked out from the scan and the stored state before anything is written."""
+
+    state: dict[DocKey, DocState]  # what the store holds under the paths this sync covers
+    on_disk: dict[DocKey, VaultFile]
+    to_read: list[VaultFile]  # new files, and files whose size or mtime changed
+    gone_by_sha: dict[str, list[DocKey]]  # stored documents no longer on disk, by content: rename sources
+    touched: list[str]  # project-relative paths read or gone (a brain.md among them rebuilds the brains)
+
+
+def _plan(store: Store, scan: ScanResult, only: Subtrees) -> _Plan:
+    state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
+             if only.covers(disk_path(*key))}
+    on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
+    to_read = [f for key, f in on_disk.items()
+               if key not in state or (state[key].size, state[key].mtime_ns) != (f.size, f.mtime_ns)]
+    gone = {key: st for key, st in state.items() if key not in on_disk}
+    gone_by_sha: dict[str, list[DocKey]] = {}
+    for key, st in sorted(gone.items()):
+        gone_by_sha.setdefault(st.sha256, []).append(key)
+    return _Plan(state, on_disk, to_read, gone_by_sha, [*(f.path for f in to_read), *(key[1] for key in gone)])
+
+
+@dataclass
+class _Writing:
+    """One sync's writes: each changed file applied in turn, what it did counted in ``report``."""
+
+    store: Store
+    writer: DocumentWriter
+    plan: _Plan
+    report: IndexReport
+    skipped: list[SkippedRecord]
+    racy_from: int  # a file modified at or after this (ns) may change again within its clock tick
+
+    def stored_mtime(self, file: VaultFile) -> int:
+        """The mtime to store: one short of the real one while an edit could still share its clock tick."""
+        return file.mtime_ns - 1 if file.mtime_ns >= self.racy_from else file.mtime_ns
+
+    def apply(self, file: VaultFile, loaded: _Loaded | str) -> None:
+        """A file read from disk (or why it could not be) into the store: unchanged, skipped, renamed,
+        added or changed."""
+        key = (file.project, file.path)
+        if isinstance(loaded, str):
+            self.skipped.append(SkippedRecord(file.project, file.path, file.size, loaded))
+            return
+        self.report.bytes_read += len(loaded.data)
+        old = self.plan.state.get(key)
+        if old is not None and old.sha256 == loaded.sha256:
+            if self.stored_mtime(file) != old.mtime_ns:
+                self.writer.touch(key, self.stored_mtime(file))
+            self.report.unchanged += 1
+            return
+        content = loaded.content
+        if content is None:
+            self.skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
+            if old is not None:
+                self.writer.delete(key)
+                self.report.removed += 1
+            return
+        if old is None and self.plan.gone_by_sha.get(loaded.sha256):
+            self._rename(file, loaded, content)
+            return
+        self.writer.upsert(self._document(file, loaded, content))
+        if old is None:
+            self.report.added += 1
+        else:
+            self.report.changed += 1
+
+    def _rename(self, file: VaultFile, loaded: _Loaded, content: _Content) -> None:
+        """The same bytes gone from one path and found at another: the row moves, its text and index stay."""
+        source = self.plan.gone_by_sha[loaded.sha256].pop(0)
+        before = self.store.documents.meta(*source)
+        self.writer.rename(source, (file.project, file.path), self.stored_mtime(file))
+        self.report.renamed += 1
+        parsed = content.parsed
+        if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
+            # a title taken from the file name, or a new file type, reads differently at the new path
+            self.writer.upsert(self._document(file, loaded, content))
+
+    def _document(self, file: VaultFile, loaded: _Loaded, content: _Content) -> DocumentInput:
+        parsed = content.parsed
+        return DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size, self.stored_mtime(file),
+                             loaded.sha256, content.text, content.note)
+
+    def remove_gone(self) -> None:
+        for keys in self.plan.gone_by_sha.values():
+            for key in keys:
+                self.writer.delete(key)
+                self.report.removed += 1
+
+    def keep_skipped(self, only: Subtrees) -> None:
+        """The skipped files of the paths this sync covers replace the ones stored for them."""
+        previous = self.store.documents.skipped()
+        kept = [s for s in previous if not only.covers(disk_path(s.project, s.path))]
+        if {(s.project, s.path, s.reason) for s in [*kept, *self.skipped]} != {(s.project, s.path, s.reason)
+                                                                                 for s in previous}:
+            self.writer.set_skipped([*kept, *self.skipped])
+
+
 def sync(
     settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING
 ) -> IndexReport:
@@ -160,87 +269,31 @@ def sync(
     """
     started = time.perf_counter()
     racy_from = time.time_ns() - RACY_WINDOW_NS
-
-    def stored_mtime(file: VaultFile) -> int:
-        """The mtime to store: one short of the real one while an edit could still share its clock tick."""
-        return file.mtime_ns - 1 if file.mtime_ns >= racy_from else file.mtime_ns
-
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
+    plan = _plan(store, scan, only)
     report = IndexReport()
-    state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
-             if only.covers(disk_path(*key))}
-    on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
-    to_read = [f for key, f in on_disk.items()
-               if key not in state or (state[key].size, state[key].mtime_ns) != (f.size, f.mtime_ns)]
-    total = sum(f.size for f in to_read)
-    gone = {key: st for key, st in state.items() if key not in on_disk}
-    gone_by_sha: dict[str, list[DocKey]] = {}
-    for key, st in sorted(gone.items()):
-        gone_by_sha.setdefault(st.sha256, []).append(key)
-    projects = scan.projects
-    touched = [*(f.path for f in to_read), *(key[1] for key in gone)]
+    total = sum(f.size for f in plan.to_read)
     done = 0
-    changed_any = False
     with store.documents.writer() as writer:
-        for file in to_read:
+        writing = _Writing(store, writer, plan, report, skipped, racy_from)
+        for file in plan.to_read:
             loaded = _load(scan.root, file, settings.max_file_bytes)
             done += file.size
             if progress:
                 progress(done, total)
-            key = (file.project, file.path)
-            if isinstance(loaded, str):
-                skipped.append(SkippedRecord(file.project, file.path, file.size, loaded))
-                continue
-            report.bytes_read += len(loaded.data)
-            old = state.get(key)
-            if old is not None and old.sha256 == loaded.sha256:
-                if stored_mtime(file) != old.mtime_ns:
-                    writer.touch(key, stored_mtime(file))
-                report.unchanged += 1
-                continue
-            content = loaded.content
-            if content is None:
-                skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
-                if old is not None:
-                    writer.delete(key)
-                    report.removed += 1
-                continue
-            parsed = content.parsed
-            if old is None and gone_by_sha.get(loaded.sha256):
-                source = gone_by_sha[loaded.sha256].pop(0)
-                before = store.documents.meta(*source)
-                writer.rename(source, key, stored_mtime(file))
-                report.renamed += 1
-                if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
-                    # a title taken from the file name, or a new file type, reads differently at the new path
-                    writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
-                                                stored_mtime(file), loaded.sha256, content.text, content.note))
-                continue
-            writer.upsert(DocumentInput(file.project, file.path, parsed.title, parsed.summary, file.size,
-                                        stored_mtime(file), loaded.sha256, content.text, content.note))
-            if old is None:
-                report.added += 1
-            else:
-                report.changed += 1
-        for keys in gone_by_sha.values():
-            for key in keys:
-                writer.delete(key)
-                report.removed += 1
-        report.unchanged += len(on_disk) - len(to_read)
+            writing.apply(file, loaded)
+        writing.remove_gone()
+        report.unchanged += len(plan.on_disk) - len(plan.to_read)
         report.skipped = len(skipped)
         report.passed_over = [f"{disk_path(s.project, s.path)}: {s.reason}" for s in skipped]
         changed_any = report.did_work
-        previous = store.documents.skipped()
-        kept = [s for s in previous if not only.covers(disk_path(s.project, s.path))]
-        if {(s.project, s.path, s.reason) for s in [*kept, *skipped]} != {(s.project, s.path, s.reason)
-                                                                            for s in previous}:
-            writer.set_skipped([*kept, *skipped])
-        if projects != store.documents.vault_projects():
-            writer.set_projects(projects)
+        writing.keep_skipped(only)
+        if scan.projects != store.documents.vault_projects():
+            writer.set_projects(scan.projects)
             changed_any = True
-        if changed_any and (only.everything or any(posixpath.basename(path) == BRAIN_FILE for path in touched)):
+        if changed_any and (only.everything or any(posixpath.basename(p) == BRAIN_FILE for p in plan.touched)):
             writer.set_brains(_brains(store))
     report.left_out = sorted(
         [*scan.left_out, *(LeftOut(disk_path(s.project, s.path), left_out_reason(s.reason), s.reason)
