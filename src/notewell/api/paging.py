@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field, create_model
 from notewell.api.shapes import CAMEL
 from notewell.limits import NOTES_OFFSET_MAX
 
-LIMIT_DEFAULT = 20
 LIMIT_MAX = 100
 
 Limit = Annotated[int, Query(ge=1, le=LIMIT_MAX, description=f"Items per page, 1 to {LIMIT_MAX}.")]

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
-APPLICATION_ROLES: tuple[str, ...] = ("injected", "used")
 
 
 @dataclass(frozen=True)

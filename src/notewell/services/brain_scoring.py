@@ -30,7 +30,6 @@ KNOWLEDGE_MIN_RATE = 0.6
 WISDOM_MIN_SUCCESSES = 5
 WISDOM_MIN_RATE = 0.8
 WISDOM_MIN_CONFIDENCE = 0.9
-STAGES: tuple[str, ...] = ("seed", "knowledge", "wisdom")
 
 
 def rank(relevance: float, confidence: float, last_touched: str, now: datetime) -> float:

@@ -37,8 +37,6 @@ _md = MarkdownIt("commonmark")
 class ParsedDocument:
     title: str
     summary: str
-    front_matter: dict[str, object] = field(default_factory=dict)
-    body_start_line: int = 1  # first line after the front matter, counting from 1
 
 
 def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
@@ -178,7 +176,7 @@ def parse_document(path: str, text: str) -> ParsedDocument:
     summary = _clean(meta.get("summary") or meta.get("description")) or reading.first_para
     if len(summary) > SUMMARY_MAX_CHARS:
         summary = summary[: SUMMARY_MAX_CHARS - 1].rstrip() + "…"
-    return ParsedDocument(title=title, summary=summary, front_matter=meta, body_start_line=start)
+    return ParsedDocument(title=title, summary=summary)
 
 
 @dataclass(frozen=True)

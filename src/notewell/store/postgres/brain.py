@@ -249,12 +249,6 @@ class PostgresBrain:
                          " failure_count = failure_count + %s, confidence = %s, last_used_at = %s WHERE ref = %s",
                          (int(success), int(not success), confidence, at, ref))
 
-    def count_knowledge(self, brain_projects: Sequence[str] | None = None) -> int:
-        sql = "SELECT count(*) FROM brain_knowledge WHERE retired_at IS NULL"
-        if brain_projects is None:
-            return int(self._rows(sql)[0][0])
-        return int(self._rows(sql + " AND brain_project = ANY(%s)", (list(brain_projects),))[0][0])
-
     # --- sessions -------------------------------------------------------------------------------------
 
     def _index(self, conn: psycopg.Connection, seq: int, user_id: str, texts: Sequence[str]) -> None:
@@ -349,11 +343,6 @@ class PostgresBrain:
             f" JOIN brain_sessions s ON s.seq = w.session_seq WHERE {where} ORDER BY w.score DESC, s.seq DESC LIMIT %s",
             [tsquery, user_id, *params, limit])
         return [SessionHit(session_from_row(r[:-1]), max(float(r[-1]), 1e-9)) for r in rows]
-
-    def count_sessions(self, user_id: str | None = None) -> int:
-        if user_id is None:
-            return int(self._rows("SELECT count(*) FROM brain_sessions")[0][0])
-        return int(self._rows("SELECT count(*) FROM brain_sessions WHERE user_id = %s", (user_id,))[0][0])
 
 
 def _session_scope(user_id: str, brain_projects: Sequence[str] | None) -> tuple[str, list[Any]]:

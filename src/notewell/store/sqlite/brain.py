@@ -243,15 +243,6 @@ class SqliteBrain:
                          " failure_count = failure_count + ?, confidence = ?, last_used_at = ? WHERE ref = ?",
                          (int(success), int(not success), confidence, at, ref))
 
-    def count_knowledge(self, brain_projects: Sequence[str] | None = None) -> int:
-        sql = "SELECT count(*) FROM brain_knowledge WHERE retired_at IS NULL"
-        if brain_projects is None:
-            return int(self.db.conn.execute(sql).fetchone()[0])
-        if not brain_projects:
-            return 0
-        return int(self.db.conn.execute(sql + f" AND brain_project IN ({_in(brain_projects)})",
-                                        list(brain_projects)).fetchone()[0])
-
     # --- sessions -------------------------------------------------------------------------------------
 
     def _index(self, conn: sqlite3.Connection, seq: int, user_id: str, texts: Sequence[str]) -> None:
@@ -338,12 +329,6 @@ class SqliteBrain:
             f" JOIN brain_sessions s ON s.seq = w.session_seq WHERE {where} ORDER BY w.score, s.seq DESC LIMIT ?",
             [tolerant_expression(terms), user_id, *params, limit]).fetchall()
         return [SessionHit(session_from_row(r[:-1]), max(-float(r[-1]), 1e-9)) for r in rows]
-
-    def count_sessions(self, user_id: str | None = None) -> int:
-        if user_id is None:
-            return int(self.db.conn.execute("SELECT count(*) FROM brain_sessions").fetchone()[0])
-        return int(self.db.conn.execute("SELECT count(*) FROM brain_sessions WHERE user_id = ?",
-                                        (user_id,)).fetchone()[0])
 
 
 def _session_scope(user_id: str, brain_projects: Sequence[str] | None) -> tuple[str, list[Any]]:
