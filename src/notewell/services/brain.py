@@ -616,7 +616,7 @@ class BrainService:
         item = self.brain.knowledge([knowledge_id]).get(knowledge_id)
         brain_ids, _ = self._scope_ids(p)
         if item is None or not item.live or item.brain_project not in brain_ids:
-            raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; see 'notewell brain knowledge'")
+            raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; list your knowledge for its id")
         bp = self._project(p, item.brain_project)
         if item.owner_user_id != p.user_id and not self._may_write(p, bp):
             raise ForbiddenProject(f"only the author of {knowledge_id} or a writer of {bp.id} may retire it")
