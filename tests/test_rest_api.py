@@ -377,3 +377,17 @@ def test_one_log_line_per_request_naming_the_route_never_the_path_or_token(rest:
                and f"tokenId={alice}" in line for line in lines), lines
     assert any("route=/me status=401" in line for line in lines), lines
     assert not any("pricing-policy" in line or rest.tokens["alice_kr"] in line for line in lines), lines
+
+
+def test_a_body_too_deep_or_too_large_is_a_problem_naming_the_body(rest: RestWorld) -> None:
+    deep = b'{"content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    nested = problem(rest.call("POST", "/memories", "alice_rw", content=deep,
+                               headers={"content-type": "application/json"}), 400)
+    assert nested["field"] == "body"
+    large = b'{"content": "' + b"a" * (5 * 1024 * 1024) + b'"}'
+    too_large = problem(rest.call("POST", "/memories", "alice_rw", content=large,
+                                  headers={"content-type": "application/json"}), 413)
+    assert too_large["field"] == "body" and "4 MB" in too_large["detail"]
+    chunks = iter([b'{"content": "', b"a" * (5 * 1024 * 1024), b'"}'])  # no Content-Length: counted as read
+    assert problem(rest.call("POST", "/memories", "alice_rw", content=chunks,
+                             headers={"content-type": "application/json"}), 413)["field"] == "body"

@@ -14,6 +14,7 @@ from pydantic.alias_generators import to_camel
 
 from notewell import __version__
 from notewell.api import problems, reference
+from notewell.api.body_limit import BodyLimit
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.request_log import RequestLog
@@ -46,6 +47,7 @@ def build_api(services: Runtime | None = None) -> FastAPI:
     for module in (me, knowledge, brains, memories, sessions):
         api.include_router(module.router)
     reference.install(api, PREFIX)
+    api.add_middleware(BodyLimit)
     api.add_middleware(RequestLog)
     api.openapi = lambda: openapi_document(api)  # type: ignore[method-assign]
     return api
@@ -65,6 +67,8 @@ def openapi_document(api: FastAPI) -> dict[str, Any]:
         for operation in operations.values():
             # refuse_nul guards every operation, so any of them may answer 400 naming the parameter
             operation.setdefault("responses", {}).setdefault("400", bad_request)
+            if "requestBody" in operation:  # notewell.api.body_limit
+                operation["responses"].setdefault("413", {**bad_request, "description": "Request too large"})
             for status, answer in operation.get("responses", {}).items():
                 content = answer.get("content", {})
                 if status.startswith(("4", "5")) and PROBLEM_JSON in content:

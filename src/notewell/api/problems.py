@@ -32,6 +32,7 @@ from notewell.errors import (
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://notewell.dev/problems/"  # an identifier, never fetched
 REALM = 'Bearer realm="notewell"'
+TOO_LARGE = "body: is larger than the 4 MB a request may carry; send less"
 log = logging.getLogger("notewell.api")
 
 _TITLES = {400: "Bad request", 401: "Unauthenticated", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
@@ -117,7 +118,12 @@ async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
     if exc.status_code == 404:
         detail = "Not found: no such resource; see /api/v1/docs"
-    return problem(exc.status_code, detail, headers=dict(exc.headers) if exc.headers else None)
+    field = None
+    if exc.status_code == 400:  # FastAPI could not read the body (JSON nested too deeply, say)
+        field, detail = "body", "body: could not be read as JSON (nested too deeply?); send a flat JSON object"
+    if exc.status_code == 413:
+        field, detail = "body", TOO_LARGE
+    return problem(exc.status_code, detail, field=field, headers=dict(exc.headers) if exc.headers else None)
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
