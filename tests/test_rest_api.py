@@ -304,9 +304,12 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     session_id = opened.json()["session"]["id"]
     assert opened.headers["location"] == f"/api/v1/sessions/{session_id}/events"
     assert opened.json()["project"]["id"] == "~alice/notewell"
-    logged = rest.call("POST", f"/sessions/{session_id}/events", "alice_sessions",
-                       json={"eventType": "test_run", "payload": {"passed": 41, "failed": 1}})
+    event, key = {"eventType": "test_run", "payload": {"passed": 41, "failed": 1}}, {"Idempotency-Key": "run-1"}
+    logged = rest.call("POST", f"/sessions/{session_id}/events", "alice_sessions", json=event, headers=key)
     assert logged.status_code == 201 and logged.json()["accepted"] is True
+    assert logged.headers["location"] == f"/api/v1/sessions/{session_id}/events"
+    repeat = rest.call("POST", f"/sessions/{session_id}/events", "alice_sessions", json=event, headers=key)
+    assert (repeat.status_code, repeat.json(), repeat.headers["idempotent-replayed"]) == (201, logged.json(), "true")
     events = rest.get(f"/sessions/{session_id}/events", "alice_sessions").json()["items"]
     assert [(e["eventType"], e["payload"]) for e in events] == [("test_run", {"passed": 41, "failed": 1})]
     problem(rest.get(f"/sessions/{session_id}/events", "bob_sessions"), 404)  # another person's session

@@ -131,13 +131,18 @@ def session_events(caller: Caller, svc: Services, session_id: str, request: Requ
 
 
 @router.post("/sessions/{session_id}/events", status_code=201, response_model=EventAnswer,
-             responses={**ERRORS, 200: {"description": "Not accepted: the session is closed or full (reason says)."}},
-             summary="Log what happened in a session")
-def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest, response: Response) -> Any:
-    event_id, accepted, reason = svc.brain.log_event(caller, session_id, body.event_type, body.payload)
-    if not accepted:
-        response.status_code = 200
-    return {"eventId": event_id, "accepted": accepted, "reason": reason}
+             responses={**ERRORS, **responses(409),
+                        200: {"description": "Not accepted: the session is closed or full (reason says)."}},
+             summary="Log what happened in a session (201 with the Location of its events)")
+def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest, request: Request,
+              response: Response, idempotency_key: IdempotencyKey = None) -> Any:
+    def create() -> Answer:
+        event_id, accepted, reason = svc.brain.log_event(caller, session_id, body.event_type, body.payload)
+        events = request.url_for("session_events", session_id=session_id).path
+        return Answer(201 if accepted else 200, {"eventId": event_id, "accepted": accepted, "reason": reason},
+                      events if accepted else None)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
 
 
 @router.post("/sessions/{session_id}/outcome", response_model=record_model(b.Outcome), responses=ERRORS,
