@@ -1,4 +1,4 @@
-"""Brain rows on PostgreSQL: the same tables as on SQLite (store/sqlite/brain.py).
+"""Brain rows on PostgreSQL: the shared repository (store/shared/brain.py) over this schema and its index.
 
 A session's searchable text goes into ``brain_session_words`` one piece per row as a tsvector of the
 FTS5 porter stems (lexemes.py, so both backends agree on words), GIN-indexed; a search groups the
@@ -8,38 +8,14 @@ matching pieces by session and keeps each session's best ts_rank.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-import psycopg
-
-from notewell.errors import Conflict
-from notewell.records.brain import (
-    BrainProjectRecord,
-    EventRecord,
-    KnowledgeFilter,
-    KnowledgeInput,
-    KnowledgeRecord,
-    SessionClose,
-    SessionHit,
-    SessionRecord,
-    payload_json,
-)
-from notewell.records.memories import MemoryInput
-from notewell.store.brain_rows import (
-    EVENT_COLUMNS,
-    KNOWLEDGE_COLUMNS,
-    KNOWLEDGE_FROM,
-    PROJECT_COLUMNS,
-    SESSION_COLUMNS,
-    event_from_row,
-    knowledge_from_row,
-    project_from_row,
-    session_from_row,
-    tag_pattern,
-)
+from notewell.records.brain import SessionHit
+from notewell.store.brain_rows import SESSION_COLUMNS, session_from_row
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.memories import PostgresMemories
+from notewell.store.shared.brain import SqlBrain, session_scope
 
 MIGRATIONS = [
     """
@@ -124,184 +100,18 @@ MIGRATIONS = [
 ]
 
 
-class PostgresBrain:
+class PostgresBrain(SqlBrain):
     def __init__(self, db: PostgresDatabase, memories: PostgresMemories) -> None:
         self.db = db
-        self.memories = memories
-        db.migrate("brain", MIGRATIONS)
+        super().__init__(PostgresDialect(db), memories, MIGRATIONS)
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self.db.connection() as conn:
-            return list(conn.execute(sql, params).fetchall())
-
-    # --- personal projects ----------------------------------------------------------------------------
-
-    def personal_projects(self, owner_user_id: str) -> list[BrainProjectRecord]:
-        return [project_from_row(r) for r in self._rows(
-            f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.owner_user_id = %s ORDER BY p.created_at, p.id",
-            (owner_user_id,))]
-
-    def project(self, project_id: str) -> BrainProjectRecord | None:
-        rows = self._rows(f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.id = %s", (project_id,))
-        return project_from_row(rows[0]) if rows else None
-
-    def project_by_name(self, owner_user_id: str, name_key: str) -> BrainProjectRecord | None:
-        rows = self._rows(f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.owner_user_id = %s"
-                          " AND p.name_key = %s", (owner_user_id, name_key))
-        return project_from_row(rows[0]) if rows else None
-
-    def add_project(self, project: BrainProjectRecord) -> tuple[BrainProjectRecord, bool]:
-        p = project
-        try:
-            with self.db.transaction() as conn:
-                row = conn.execute(
-                    "INSERT INTO brain_projects (id, owner_user_id, home, slug, name, name_key, framework, language,"
-                    " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (owner_user_id, name_key) DO NOTHING RETURNING id",
-                    (p.id, p.owner_user_id, p.home, p.slug, p.name, p.name_key, p.framework, p.language,
-                     p.created_at)).fetchone()
-        except psycopg.errors.UniqueViolation:
-            raise Conflict(f"slug {p.slug} is taken in {p.home}") from None
-        if row is not None:
-            return project, True
-        found = self.project_by_name(p.owner_user_id, p.name_key)
-        assert found is not None
-        return found, False
-
-    def project_slugs(self, home: str) -> set[str]:
-        return {r[0] for r in self._rows("SELECT slug FROM brain_projects WHERE home = %s", (home,))}
-
-    # --- knowledge ------------------------------------------------------------------------------------
-
-    def add_knowledge(self, memory: MemoryInput, knowledge: KnowledgeInput,
-                      supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
-        k = knowledge
-        with self.db.transaction() as conn:
-            record, created = self.memories.add(memory, supersedes=supersedes)
-            conn.execute(
-                "INSERT INTO brain_knowledge (ref, brain_project, project, owner_user_id, kind, trigger_text,"
-                " rule_text, rationale, source, confidence, rule_key, created)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (ref) DO NOTHING",
-                (record.ref, k.brain_project, record.project, k.owner_user_id, k.kind, k.trigger, k.rule,
-                 k.rationale, k.source, k.confidence, k.rule_key, k.created))
-            if created and supersedes is not None:
-                conn.execute("UPDATE brain_knowledge SET retired_at = %s WHERE ref = %s AND retired_at IS NULL",
-                             (k.created, supersedes))
-            row = conn.execute(f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.ref = %s",
-                               (record.ref,)).fetchone()
-            assert row is not None
-            return knowledge_from_row(row), created
-
-    def knowledge(self, refs: Sequence[str]) -> dict[str, KnowledgeRecord]:
-        if not refs:
-            return {}
-        rows = self._rows(f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.ref = ANY(%s)", (list(refs),))
-        return {r[0]: knowledge_from_row(r) for r in rows}
-
-    def find_rule(self, owner_user_id: str, brain_project: str, rule_key: str) -> KnowledgeRecord | None:
-        rows = self._rows(
-            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.owner_user_id = %s AND k.brain_project = %s"
-            " AND k.rule_key = %s AND k.retired_at IS NULL", (owner_user_id, brain_project, rule_key))
-        return knowledge_from_row(rows[0]) if rows else None
-
-    def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]:
-        if not query.brain_projects:
-            return []
-        where = ["k.brain_project = ANY(%s)", "k.retired_at IS NULL"]
-        params: list[Any] = [list(query.brain_projects)]
-        if query.kinds:
-            where.append("k.kind = ANY(%s)")
-            params.append(list(query.kinds))
-        else:
-            where.append("k.kind <> 'action_item'")
-        if query.owner_user_id is not None:
-            where.append("k.owner_user_id = %s")
-            params.append(query.owner_user_id)
-        if query.min_successes:
-            where.append("k.success_count >= %s")
-            params.append(query.min_successes)
-        order = "k.confidence DESC, k.created DESC" if query.order == "confidence" else "k.created DESC"
-        return [knowledge_from_row(r) for r in self._rows(
-            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE {' AND '.join(where)}"
-            f" ORDER BY {order}, k.ref LIMIT %s", [*params, query.limit])]
-
-    def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
-        return [knowledge_from_row(r) for r in self._rows(
-            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.brain_project = %s AND k.kind = 'action_item'"
-            " AND k.retired_at IS NULL AND m.tags LIKE %s ESCAPE '\\'"
-            " ORDER BY (m.tags LIKE '%%\"blocker\"%%') DESC, k.created, k.ref LIMIT %s",
-            (brain_project, tag_pattern(assignee_tag), limit))]
-
-    def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
-        done = 0
-        with self.db.transaction() as conn:
-            for ref in dict.fromkeys(refs):
-                cur = conn.execute("UPDATE brain_knowledge SET retired_at = %s WHERE ref = %s AND retired_at IS NULL",
-                                   (at, ref))
-                if cur.rowcount:
-                    self.memories.forget(ref, by_user_id, reason, at)
-                    done += 1
-        return done
-
-    def record_use(self, ref: str, success: bool, confidence: float, at: str) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("UPDATE brain_knowledge SET used_count = used_count + 1, success_count = success_count + %s,"
-                         " failure_count = failure_count + %s, confidence = %s, last_used_at = %s WHERE ref = %s",
-                         (int(success), int(not success), confidence, at, ref))
-
-    # --- sessions -------------------------------------------------------------------------------------
-
-    def _index(self, conn: psycopg.Connection, seq: int, user_id: str, texts: Sequence[str]) -> None:
+    def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
         rows = [(seq, user_id, lexemes.tsvector("stems", t.replace("\x00", " "), "", "", ""))
                 for t in texts if t.strip()]
         if rows:
-            with conn.cursor() as cur:
+            with self.db.transaction() as conn, conn.cursor() as cur:
                 cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, words)"
                                 " VALUES (%s, %s, %s::tsvector)", rows)
-
-    def add_session(self, session: SessionRecord, injected: Sequence[str] = ()) -> None:
-        s = session
-        with self.db.transaction() as conn:
-            row = conn.execute(
-                "INSERT INTO brain_sessions (id, user_id, token_id, brain_project, client_type, prompt, framework,"
-                " started_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
-                (s.id, s.user_id, s.token_id, s.brain_project, s.client_type, s.prompt, s.framework,
-                 s.started_at)).fetchone()
-            assert row is not None
-            self._index(conn, int(row[0]), s.user_id, [s.prompt])
-            if injected:
-                self.record_applications(s.id, injected, "injected", s.started_at)
-
-    def session(self, session_id: str) -> SessionRecord | None:
-        rows = self._rows(f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE s.id = %s", (session_id,))
-        return session_from_row(rows[0]) if rows else None
-
-    def add_event(self, event: EventRecord, text: str) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("INSERT INTO brain_events (id, session_id, event_type, payload, at)"
-                         " VALUES (%s, %s, %s, %s, %s)",
-                         (event.id, event.session_id, event.event_type, payload_json(event.payload), event.at))
-            row = conn.execute("UPDATE brain_sessions SET event_count = event_count + 1 WHERE id = %s"
-                               " RETURNING seq, user_id", (event.session_id,)).fetchone()
-            assert row is not None
-            self._index(conn, int(row[0]), row[1], [text])
-
-    def events(self, session_id: str, limit: int = 100) -> list[EventRecord]:
-        return [event_from_row(r) for r in self._rows(
-            f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = %s ORDER BY e.seq LIMIT %s",
-            (session_id, limit))]
-
-    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
-        with self.db.transaction() as conn:
-            row = conn.execute(
-                "UPDATE brain_sessions SET ended_at = %s, success = %s, user_feedback = %s, sqs = %s, summary = %s"
-                " WHERE id = %s AND ended_at IS NULL RETURNING seq, user_id",
-                (close.ended_at, close.success, close.user_feedback, close.sqs, close.summary,
-                 session_id)).fetchone()
-            if row is None:
-                return False
-            self._index(conn, int(row[0]), row[1], texts)
-            return True
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """One statement (one round trip): the new rows, and for injected ones their items' counts."""
@@ -317,38 +127,15 @@ class PostgresBrain:
                 (session_id, role, at, list(dict.fromkeys(refs)), role)).fetchone()
         return int(row[0]) if row else 0
 
-    def applications(self, session_id: str, role: str) -> list[str]:
-        return [r[0] for r in self._rows(
-            "SELECT knowledge_ref FROM brain_applications WHERE session_id = %s AND role = %s"
-            " ORDER BY at, knowledge_ref", (session_id, role))]
-
-    def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int) -> list[SessionRecord]:
-        where, params = _session_scope(user_id, brain_projects)
-        return [session_from_row(r) for r in self._rows(
-            f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE {where} ORDER BY s.seq DESC LIMIT %s",
-            [*params, limit])]
-
     def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
                         since: str | None, limit: int) -> list[SessionHit]:
         tsquery = lexemes.tolerant_tsquery(terms) if terms else None
         if tsquery is None or (brain_projects is not None and not brain_projects):
             return []
-        where, params = _session_scope(user_id, brain_projects)
-        if since is not None:
-            where += " AND s.started_at >= %s"
-            params.append(since)
+        where, params = session_scope(user_id, brain_projects, since)
         rows = self._rows(
             f"SELECT {SESSION_COLUMNS}, w.score FROM (SELECT session_seq, max(ts_rank(words, q)) AS score"
-            " FROM brain_session_words, CAST(%s AS tsquery) q WHERE words @@ q AND user_id = %s GROUP BY session_seq) w"
-            f" JOIN brain_sessions s ON s.seq = w.session_seq WHERE {where} ORDER BY w.score DESC, s.seq DESC LIMIT %s",
+            " FROM brain_session_words, CAST(? AS tsquery) q WHERE words @@ q AND user_id = ? GROUP BY session_seq) w"
+            f" JOIN brain_sessions s ON s.seq = w.session_seq WHERE {where} ORDER BY w.score DESC, s.seq DESC LIMIT ?",
             [tsquery, user_id, *params, limit])
         return [SessionHit(session_from_row(r[:-1]), max(float(r[-1]), 1e-9)) for r in rows]
-
-
-def _session_scope(user_id: str, brain_projects: Sequence[str] | None) -> tuple[str, list[Any]]:
-    where = "s.user_id = %s"
-    params: list[Any] = [user_id]
-    if brain_projects is not None:
-        where += " AND s.brain_project = ANY(%s)"
-        params.append(list(brain_projects))
-    return where, params

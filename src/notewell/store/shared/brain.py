@@ -1,0 +1,260 @@
+"""Brain rows in SQL both backends run: personal projects, knowledge beside its memories, sessions.
+
+Each backend keeps its own schema (its migration steps, already applied to existing databases) and what
+really differs: how a session's text is indexed and searched (FTS5 on SQLite, tsvector on PostgreSQL),
+and on PostgreSQL recording applications in one round trip.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from notewell.errors import Conflict
+from notewell.records.brain import (
+    BrainProjectRecord,
+    EventRecord,
+    KnowledgeFilter,
+    KnowledgeInput,
+    KnowledgeRecord,
+    SessionClose,
+    SessionHit,
+    SessionRecord,
+    payload_json,
+)
+from notewell.records.memories import MemoryInput
+from notewell.store.base import MemoryRepository
+from notewell.store.brain_rows import (
+    EVENT_COLUMNS,
+    KNOWLEDGE_COLUMNS,
+    KNOWLEDGE_FROM,
+    PROJECT_COLUMNS,
+    SESSION_COLUMNS,
+    event_from_row,
+    knowledge_from_row,
+    project_from_row,
+    session_from_row,
+    tag_pattern,
+)
+from notewell.store.shared.dialect import Dialect, marks
+
+
+class SqlBrain(ABC):
+    """The brain repository less its session index: a backend adds ``index`` and ``search_sessions``."""
+
+    def __init__(self, dialect: Dialect, memories: MemoryRepository, migrations: Sequence[str]) -> None:
+        self.dialect = dialect
+        self.memories = memories
+        dialect.migrate("brain", migrations)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self.dialect.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    @abstractmethod
+    def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
+        """Add the searchable pieces of session ``seq`` (joining the caller's transaction)."""
+
+    @abstractmethod
+    def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
+                        since: str | None, limit: int) -> list[SessionHit]:
+        """The user's sessions matching ``terms``, best first."""
+
+    # --- personal projects ----------------------------------------------------------------------------
+
+    def personal_projects(self, owner_user_id: str) -> list[BrainProjectRecord]:
+        return [project_from_row(r) for r in self._rows(
+            f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.owner_user_id = ? ORDER BY p.created_at, p.id",
+            (owner_user_id,))]
+
+    def project(self, project_id: str) -> BrainProjectRecord | None:
+        rows = self._rows(f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.id = ?", (project_id,))
+        return project_from_row(rows[0]) if rows else None
+
+    def project_by_name(self, owner_user_id: str, name_key: str) -> BrainProjectRecord | None:
+        rows = self._rows(f"SELECT {PROJECT_COLUMNS} FROM brain_projects p WHERE p.owner_user_id = ?"
+                          " AND p.name_key = ?", (owner_user_id, name_key))
+        return project_from_row(rows[0]) if rows else None
+
+    def add_project(self, project: BrainProjectRecord) -> tuple[BrainProjectRecord, bool]:
+        p = project
+        try:
+            with self.dialect.transaction() as conn:
+                row = conn.execute(
+                    "INSERT INTO brain_projects (id, owner_user_id, home, slug, name, name_key, framework, language,"
+                    f" created_at) VALUES ({marks(9)})"
+                    " ON CONFLICT (owner_user_id, name_key) DO NOTHING RETURNING id",
+                    (p.id, p.owner_user_id, p.home, p.slug, p.name, p.name_key, p.framework, p.language,
+                     p.created_at)).fetchone()
+        except self.dialect.integrity_error:
+            raise Conflict(f"slug {p.slug} is taken in {p.home}") from None
+        if row is not None:
+            return project, True
+        found = self.project_by_name(p.owner_user_id, p.name_key)
+        assert found is not None
+        return found, False
+
+    def project_slugs(self, home: str) -> set[str]:
+        return {r[0] for r in self._rows("SELECT slug FROM brain_projects WHERE home = ?", (home,))}
+
+    # --- knowledge ------------------------------------------------------------------------------------
+
+    def add_knowledge(self, memory: MemoryInput, knowledge: KnowledgeInput,
+                      supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        k = knowledge
+        with self.dialect.transaction() as conn:
+            record, created = self.memories.add(memory, supersedes=supersedes)
+            conn.execute(
+                "INSERT INTO brain_knowledge (ref, brain_project, project, owner_user_id, kind, trigger_text,"
+                f" rule_text, rationale, source, confidence, rule_key, created) VALUES ({marks(12)})"
+                " ON CONFLICT (ref) DO NOTHING",
+                (record.ref, k.brain_project, record.project, k.owner_user_id, k.kind, k.trigger, k.rule,
+                 k.rationale, k.source, k.confidence, k.rule_key, k.created))
+            if created and supersedes is not None:
+                conn.execute("UPDATE brain_knowledge SET retired_at = ? WHERE ref = ? AND retired_at IS NULL",
+                             (k.created, supersedes))
+            row = conn.execute(f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.ref = ?",
+                               (record.ref,)).fetchone()
+            assert row is not None
+            return knowledge_from_row(row), created
+
+    def knowledge(self, refs: Sequence[str]) -> dict[str, KnowledgeRecord]:
+        if not refs:
+            return {}
+        rows = self._rows(f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.ref IN ({marks(len(refs))})",
+                          list(refs))
+        return {r[0]: knowledge_from_row(r) for r in rows}
+
+    def find_rule(self, owner_user_id: str, brain_project: str, rule_key: str) -> KnowledgeRecord | None:
+        rows = self._rows(
+            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.owner_user_id = ? AND k.brain_project = ?"
+            " AND k.rule_key = ? AND k.retired_at IS NULL", (owner_user_id, brain_project, rule_key))
+        return knowledge_from_row(rows[0]) if rows else None
+
+    def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]:
+        if not query.brain_projects:
+            return []
+        where = [f"k.brain_project IN ({marks(len(query.brain_projects))})", "k.retired_at IS NULL"]
+        params: list[Any] = list(query.brain_projects)
+        if query.kinds:
+            where.append(f"k.kind IN ({marks(len(query.kinds))})")
+            params += list(query.kinds)
+        else:
+            where.append("k.kind <> 'action_item'")
+        if query.owner_user_id is not None:
+            where.append("k.owner_user_id = ?")
+            params.append(query.owner_user_id)
+        if query.min_successes:
+            where.append("k.success_count >= ?")
+            params.append(query.min_successes)
+        order = "k.confidence DESC, k.created DESC" if query.order == "confidence" else "k.created DESC"
+        return [knowledge_from_row(r) for r in self._rows(
+            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE {' AND '.join(where)}"
+            f" ORDER BY {order}, k.ref LIMIT ?", [*params, query.limit])]
+
+    def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
+        return [knowledge_from_row(r) for r in self._rows(
+            f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.brain_project = ? AND k.kind = 'action_item'"
+            " AND k.retired_at IS NULL AND m.tags LIKE ? ESCAPE '\\'"
+            " ORDER BY (m.tags LIKE '%\"blocker\"%') DESC, k.created, k.ref LIMIT ?",
+            (brain_project, tag_pattern(assignee_tag), limit))]
+
+    def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
+        done = 0
+        with self.dialect.transaction() as conn:
+            for ref in dict.fromkeys(refs):
+                cur = conn.execute("UPDATE brain_knowledge SET retired_at = ? WHERE ref = ? AND retired_at IS NULL",
+                                   (at, ref))
+                if cur.rowcount:
+                    self.memories.forget(ref, by_user_id, reason, at)
+                    done += 1
+        return done
+
+    def record_use(self, ref: str, success: bool, confidence: float, at: str) -> None:
+        with self.dialect.transaction() as conn:
+            conn.execute("UPDATE brain_knowledge SET used_count = used_count + 1, success_count = success_count + ?,"
+                         " failure_count = failure_count + ?, confidence = ?, last_used_at = ? WHERE ref = ?",
+                         (int(success), int(not success), confidence, at, ref))
+
+    # --- sessions -------------------------------------------------------------------------------------
+
+    def add_session(self, session: SessionRecord, injected: Sequence[str] = ()) -> None:
+        s = session
+        with self.dialect.transaction() as conn:
+            row = conn.execute(
+                "INSERT INTO brain_sessions (id, user_id, token_id, brain_project, client_type, prompt, framework,"
+                f" started_at) VALUES ({marks(8)}) RETURNING seq",
+                (s.id, s.user_id, s.token_id, s.brain_project, s.client_type, s.prompt, s.framework,
+                 s.started_at)).fetchone()
+            assert row is not None
+            self.index(int(row[0]), s.user_id, [s.prompt])
+            if injected:
+                self.record_applications(s.id, injected, "injected", s.started_at)
+
+    def session(self, session_id: str) -> SessionRecord | None:
+        rows = self._rows(f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE s.id = ?", (session_id,))
+        return session_from_row(rows[0]) if rows else None
+
+    def add_event(self, event: EventRecord, text: str) -> None:
+        with self.dialect.transaction() as conn:
+            conn.execute(f"INSERT INTO brain_events (id, session_id, event_type, payload, at) VALUES ({marks(5)})",
+                         (event.id, event.session_id, event.event_type, payload_json(event.payload), event.at))
+            row = conn.execute("UPDATE brain_sessions SET event_count = event_count + 1 WHERE id = ?"
+                               " RETURNING seq, user_id", (event.session_id,)).fetchone()
+            assert row is not None
+            self.index(int(row[0]), row[1], [text])
+
+    def events(self, session_id: str, limit: int = 100) -> list[EventRecord]:
+        return [event_from_row(r) for r in self._rows(
+            f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = ? ORDER BY e.seq LIMIT ?",
+            (session_id, limit))]
+
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
+        with self.dialect.transaction() as conn:
+            row = conn.execute(
+                "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
+                " WHERE id = ? AND ended_at IS NULL RETURNING seq, user_id",
+                (close.ended_at, close.success, close.user_feedback, close.sqs, close.summary,
+                 session_id)).fetchone()
+            if row is None:
+                return False
+            self.index(int(row[0]), row[1], texts)
+            return True
+
+    def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
+        added = 0
+        with self.dialect.transaction() as conn:
+            for ref in dict.fromkeys(refs):
+                cur = conn.execute("INSERT INTO brain_applications (session_id, knowledge_ref, role, at)"
+                                   f" VALUES ({marks(4)}) ON CONFLICT DO NOTHING", (session_id, ref, role, at))
+                if cur.rowcount and role == "injected":
+                    conn.execute("UPDATE brain_knowledge SET injected_count = injected_count + 1 WHERE ref = ?",
+                                 (ref,))
+                added += cur.rowcount
+        return added
+
+    def applications(self, session_id: str, role: str) -> list[str]:
+        return [r[0] for r in self._rows(
+            "SELECT knowledge_ref FROM brain_applications WHERE session_id = ? AND role = ?"
+            " ORDER BY at, knowledge_ref", (session_id, role))]
+
+    def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int) -> list[SessionRecord]:
+        where, params = session_scope(user_id, brain_projects)
+        return [session_from_row(r) for r in self._rows(
+            f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE {where} ORDER BY s.seq DESC LIMIT ?",
+            [*params, limit])]
+
+
+def session_scope(user_id: str, brain_projects: Sequence[str] | None,
+                  since: str | None = None) -> tuple[str, list[Any]]:
+    """The WHERE clause (over ``brain_sessions s``) of one user's sessions, in these projects, since then."""
+    where = "s.user_id = ?"
+    params: list[Any] = [user_id]
+    if brain_projects is not None:
+        where += f" AND s.brain_project IN ({marks(len(brain_projects)) or 'NULL'})"
+        params += list(brain_projects)
+    if since is not None:
+        where += " AND s.started_at >= ?"
+        params.append(since)
+    return where, params
