@@ -19,42 +19,28 @@ import argparse
 import os
 import platform
 import random
-import re
 import secrets
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 import httpx
 
+from harness import VaultText, cpu_seconds, free_port, start_server
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.config import is_postgres_url
 from notewell.records.brain import EventRecord, SessionRecord
 from notewell.runtime import open_runtime
-from notewell.services.memory_rank import STOP_WORDS
 from notewell.timestamps import now_iso
 
 SEED = 20261130
-CORPUS = Path(__file__).resolve().parent.parent / "examples" / "northwind"
 KINDS = ("reflex", "recipe", "heuristic", "principle", "anti_principle")
 
 
-class Corpus:
-    def __init__(self, root: Path = CORPUS) -> None:
-        files = [p for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
-        text = "\n".join(p.read_text("utf-8", "replace") for p in files)
-        sentences = (s.strip().replace("\n", " ") for s in re.split(r"(?<=[.!?])\s+", text))
-        self.sentences = [s for s in sentences if 30 <= len(s) <= 300 and not s.startswith(("#", "|", "-"))]
-        counts = Counter(w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOP_WORDS)
-        self.words, self.weights = list(counts), list(counts.values())
-
+class Corpus(VaultText):
     def prompt(self, rng: random.Random) -> str:
         return " ".join(rng.choices(self.words, self.weights, k=rng.randint(1, 3)))
 
@@ -92,27 +78,6 @@ def seed_store(vault: Path, db: str, items: int, sessions: int, rng: random.Rand
     return token
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
-    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
-                                "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("notewell serve did not start")
-
-
 class Client:
     """One handshake-era MCP session over one keep-alive connection."""
 
@@ -139,12 +104,6 @@ class Client:
         if response.status_code != 200 or result.get("isError"):
             raise SystemExit(f"unexpected answer to {name}: {response.status_code} {response.text[:300]}")
         return elapsed, result["structuredContent"]
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:

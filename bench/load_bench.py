@@ -20,9 +20,7 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,23 +29,16 @@ from pathlib import Path
 
 import httpx
 
+from harness import NORTHWIND, free_port, start_server
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
 
-ROOT = Path(__file__).resolve().parent.parent
-NORTHWIND = ROOT / "examples" / "northwind"
 PROTOCOL = "2025-11-25"
 QUERIES = ["discount", "maximum discount", "pricing", "retainer", "client", "website", "contract", "invoice",
            "meeting", "onboarding", "policy", "review", "travel", "budget", "design", "support"]
 MEMORIES = ["The pricing review happens on Mondays.", "Retainers start at 3,500 EUR a month.",
             "Invoices go out on the first working day.", "Website launches need a design review first.",
             "Travel is booked through the office, never privately.", "Support answers within one working day."]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
@@ -70,21 +61,6 @@ def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
     finally:
         rt.close()
     return vault, db, token, paths
-
-
-def start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
-    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
-                                "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("notewell serve did not start")
 
 
 def rss_mb(pid: int) -> float:

@@ -21,10 +21,8 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,19 +31,12 @@ import httpx
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 
+from harness import NORTHWIND, cpu_seconds, free_port, start_server
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
 
-ROOT = Path(__file__).resolve().parent.parent
-NORTHWIND = ROOT / "examples" / "northwind"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def prepare(tmp: Path) -> tuple[Path, str, str]:
@@ -61,28 +52,6 @@ def prepare(tmp: Path) -> tuple[Path, str, str]:
     finally:
         rt.close()
     return vault, db, token
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
-    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
-                                "--db", db, "--toolsets", "knowledge"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("notewell serve did not start")
 
 
 class Caller:
@@ -213,7 +182,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="notewell-mcp-bench-") as tmp:
         vault, db, token = prepare(Path(tmp))
         port = free_port()
-        server = start_server(vault, db, port)
+        server = start_server(vault, db, port, "--toolsets", "knowledge")
         try:
             url = f"http://127.0.0.1:{port}/mcp"
             if args.client == "wrk" and args.era != "modern":

@@ -19,40 +19,28 @@ import argparse
 import os
 import platform
 import random
-import re
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from harness import VaultText
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.config import is_postgres_url, load_settings
 from notewell.runtime import build_runtime
-from notewell.services.memory_rank import STOP_WORDS
 from notewell.store.factory import open_store
 
 SEED = 20261129
 PROJECTS = ("apollo", "hermes", "orion", "zephyr")
-CORPUS = Path(__file__).resolve().parent.parent / "examples" / "northwind"
 PATHS = ("decisions", "meetings", "ops/runbooks", "notes", "people", "clients", "risks", "plans")
 
 
-class Corpus:
-    """Sentences and word frequencies of the example vault: memories are 1 to 3 of its sentences."""
-
-    def __init__(self, root: Path = CORPUS) -> None:
-        files = [p for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
-        text = "\n".join(p.read_text("utf-8", "replace") for p in files)
-        sentences = (s.strip().replace("\n", " ") for s in re.split(r"(?<=[.!?])\s+", text))
-        self.sentences = [s for s in sentences if 30 <= len(s) <= 300 and not s.startswith(("#", "|", "-"))]
-        counts = Counter(w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOP_WORDS)
-        self.words = list(counts)
-        self.weights = list(counts.values())
+class Corpus(VaultText):
+    """The example vault's text: memories are 1 to 3 of its sentences."""
 
     def memory(self, rng: random.Random, n: int) -> tuple[str, str, list[str]]:
         picked = rng.sample(self.sentences, rng.randint(1, 3))

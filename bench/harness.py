@@ -1,0 +1,59 @@
+"""What the server benchmarks share: the example vault and its text, a free port, ``notewell serve`` in its
+own process, and that process's CPU time."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+from notewell.services.memory_rank import STOP_WORDS
+
+NORTHWIND = Path(__file__).resolve().parent.parent / "examples" / "northwind"
+
+
+class VaultText:
+    """Sentences and word frequencies of the example vault (generated text reads like real notes)."""
+
+    def __init__(self, root: Path = NORTHWIND) -> None:
+        files = [p for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
+        text = "\n".join(p.read_text("utf-8", "replace") for p in files)
+        sentences = (s.strip().replace("\n", " ") for s in re.split(r"(?<=[.!?])\s+", text))
+        self.sentences = [s for s in sentences if 30 <= len(s) <= 300 and not s.startswith(("#", "|", "-"))]
+        counts = Counter(w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOP_WORDS)
+        self.words, self.weights = list(counts), list(counts.values())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(vault: Path, db: str, port: int, *options: str) -> subprocess.Popen[bytes]:
+    """``notewell serve`` (with ``options``) on loopback, once its /healthz answers; no NOTEWELL_ settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
+                                "--db", db, *options], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("notewell serve did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
