@@ -107,6 +107,8 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
                       f"{', '.join(t.name for t in options.toolsets)}; {watching}); Ctrl-C stops it",
                       highlight=False, markup=False)
+    err_console.print(f"REST API on http://{host}:{port}/api/v1 (reference page /api/v1/docs); web pages on "
+                      f"http://{host}:{port}/", highlight=False, markup=False)
     try:
         uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
     finally:
