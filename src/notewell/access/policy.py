@@ -35,7 +35,7 @@ Action = Literal[
     "project:see",  # the project exists for p (binding a token to it); no scope needed
     "project:list",  # the project is in p's listing: archived ones too, for an admin
     "knowledge:read",  # list, read and search the project's documents and brains
-    "knowledge:write",  # write documents in the project
+    "knowledge:write",  # reserved for writing documents: no tool or endpoint does yet
     "memory:read",  # read and search the project's memories
     "memory:write",  # keep a new memory in the project
     "memory:change",  # supersede or forget one memory (the target names its author)

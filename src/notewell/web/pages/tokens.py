@@ -20,7 +20,7 @@ from notewell.web.session import base_url, call, checked_form, services, signed_
 
 SCOPE_HELP = {
     "knowledge:read": "list, read and search documents",
-    "knowledge:write": "write documents where you may",
+    "knowledge:write": "reserved: nothing writes documents yet (notes are edited in the vault)",
     "memory:read": "search and recall memories",
     "memory:write": "remember and forget",
     "sessions": "coding sessions (External Brain)",
