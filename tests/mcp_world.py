@@ -28,6 +28,7 @@ from starlette.types import ASGIApp
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
+from notewell.http.server import server_config
 from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
 
@@ -80,12 +81,12 @@ def free_port() -> int:
 
 
 class ServerThread:
-    """uvicorn serving an ASGI app on a free localhost port, in a background thread."""
+    """uvicorn serving an ASGI app on a free localhost port, in a background thread, configured as `notewell
+    serve` configures it (its protocol, timeouts and limits): the tests talk to the server users get."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.port = free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    access_log=False, lifespan="on"))
+        self.server = uvicorn.Server(server_config(app, "127.0.0.1", self.port))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property

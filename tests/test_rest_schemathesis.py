@@ -5,6 +5,8 @@ Bounded: a fixed seed, a few examples per operation and a 25 s budget, so it add
 phases (coverage, fuzzing, stateful) generate about 1,900 cases when they run to the end (33 s on an idle
 machine); under load the budget cuts the coverage phase short (346 cases seen on a busy machine), so the test
 asks for at least MIN_CASES and prints the count.
+One worker: with two, hypothesis (inside schemathesis) parses lambda sources on two threads at once, which trips
+a CPython 3.11 race in the AST constructor ("AST constructor recursion depth mismatch") in about half the runs.
 DELETE /me/tokens/{id} is left out: the fuzzer would revoke the very token it calls with, and every later
 call would be a 401 (test_rest_api.py covers revoking).
 """
@@ -33,7 +35,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_breaking_answer(rest: 
         str(executable), "run", f"{rest.base}/openapi.json",
         "--header", f"Authorization: Bearer {rest.tokens['admin_all']}",
         "--checks", CHECKS, "--exclude-operation-id", "revokeToken",
-        "--max-examples", "4", "--seed", "20261130", "--workers", "2", "--max-time", "25",
+        "--max-examples", "4", "--seed", "20261130", "--workers", "1", "--max-time", "25",
         "--request-timeout", "20", "--warnings", "off", "--no-color",
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False, cwd=tmp_path)
