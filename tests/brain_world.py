@@ -10,8 +10,6 @@ alice_shared and alice_readonly (sessions, bound to those projects); alice_memor
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,25 +84,3 @@ async def invalid(client: Client, name: str, args: dict[str, Any]) -> str:
         await client.call_tool(name, args)
     assert err.value.error.code == -32602, err.value.error
     return err.value.error.data["argument"]  # type: ignore[index,no-any-return]
-
-
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
-@pytest.fixture
-def log_lines() -> Iterator[list[str]]:
-    """The notewell.mcp log lines (op=…) written while the test runs."""
-    logger = logging.getLogger("notewell.mcp")
-    handler = _Lines()
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler.lines
-    logger.removeHandler(handler)
-    logger.setLevel(level)

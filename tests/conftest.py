@@ -5,6 +5,7 @@ Add new shared fixtures here in their own section; keep each one small and indep
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 import sys
@@ -251,3 +252,28 @@ def browser() -> Iterator[object]:
 def runtime_over(store: Store, vault: Path) -> Runtime:
     """The composition root over a store already open (either backend), with ``vault`` as the vault folder."""
     return build_runtime(load_settings(str(vault)), store)
+
+
+# --- the MCP door's log lines (op=...), captured while a test runs ---------------------------------
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def log_lines() -> Iterator[list[str]]:
+    """The notewell.mcp log lines (op=…) written while the test runs."""
+    logger = logging.getLogger("notewell.mcp")
+    handler = _Lines()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler.lines
+    logger.removeHandler(handler)
+    logger.setLevel(level)

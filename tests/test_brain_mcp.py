@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from brain_world import BrainWorld, build_brain_world, call, invalid, log_lines, refusal, serve_brain
+from brain_world import BrainWorld, build_brain_world, call, invalid, refusal, serve_brain
 from mcp_world import connect
 from pg import PgCluster
 
 pytestmark = pytest.mark.anyio
-__all__ = ["log_lines"]  # a fixture
 BRAIN_TOOLS = ["brain_start_session", "brain_create_project", "brain_list_projects", "brain_get_active_project",
                "brain_retrieve_knowledge", "brain_report_session_outcome", "brain_teach_knowledge",
                "brain_get_user_style", "brain_ask_oracle", "brain_log_event", "brain_find_skill",
