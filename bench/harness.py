@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import Runtime, open_runtime
 from notewell.services.memory_rank import STOP_WORDS
 
 NORTHWIND = Path(__file__).resolve().parent.parent / "examples" / "northwind"
@@ -29,6 +32,23 @@ class VaultText:
         self.sentences = [s for s in sentences if 30 <= len(s) <= 300 and not s.startswith(("#", "|", "-"))]
         counts = Counter(w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOP_WORDS)
         self.words, self.weights = list(counts), list(counts.values())
+
+
+def indexed_example(tmp: Path, scopes: list[str]) -> tuple[Path, str, str, Runtime]:
+    """(vault, db, token, runtime): a copy of the example vault indexed into tmp, with a staff user holding a
+    token of ``scopes``. The caller closes the runtime."""
+    vault = tmp / "vault"
+    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
+    db = str(tmp / "index.db")
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.indexing.sync()
+        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
+        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com", scopes).secret
+    except BaseException:
+        rt.close()
+        raise
+    return vault, db, token, rt
 
 
 def free_port() -> int:

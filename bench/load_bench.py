@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -29,9 +28,7 @@ from pathlib import Path
 
 import httpx
 
-from harness import NORTHWIND, free_port, start_server
-from notewell.access.principal import LOCAL_OWNER
-from notewell.runtime import open_runtime
+from harness import free_port, indexed_example, start_server
 
 PROTOCOL = "2025-11-25"
 QUERIES = ["discount", "maximum discount", "pricing", "retainer", "client", "website", "contract", "invoice",
@@ -43,15 +40,8 @@ MEMORIES = ["The pricing review happens on Mondays.", "Retainers start at 3,500 
 
 def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
     """(vault, db, token, document paths): the example vault indexed, a staff user with a token and memories."""
-    vault = tmp / "vault"
-    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
-    db = str(tmp / "index.db")
-    rt = open_runtime(str(vault), db)
+    vault, db, token, rt = indexed_example(tmp, ["knowledge:read", "memory:read", "memory:write"])
     try:
-        rt.indexing.sync()
-        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
-        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com",
-                                             ["knowledge:read", "memory:read", "memory:write"]).secret
         person = rt.authentication.authenticate(token)
         memory = rt.memory
         for i, text in enumerate(MEMORIES * 5):

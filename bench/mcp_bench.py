@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import tempfile
@@ -31,9 +30,7 @@ import httpx
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from harness import NORTHWIND, cpu_seconds, free_port, start_server
-from notewell.access.principal import LOCAL_OWNER
-from notewell.runtime import open_runtime
+from harness import cpu_seconds, free_port, indexed_example, start_server
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -41,16 +38,8 @@ LEGACY = "2025-11-25"
 
 def prepare(tmp: Path) -> tuple[Path, str, str]:
     """(vault, db, token): a copy of the example vault, indexed, with a staff user's knowledge:read token."""
-    vault = tmp / "vault"
-    shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
-    db = str(tmp / "index.db")
-    rt = open_runtime(str(vault), db)
-    try:
-        rt.indexing.sync()
-        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
-        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com", ["knowledge:read"]).secret
-    finally:
-        rt.close()
+    vault, db, token, rt = indexed_example(tmp, ["knowledge:read"])
+    rt.close()
     return vault, db, token
 
 
