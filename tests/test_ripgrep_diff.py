@@ -153,9 +153,9 @@ def _vocabulary(rng: random.Random) -> list[str]:
     return sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(1, 3))) for _ in range(400)})
 
 
-def _text(rng: random.Random, words: list[str]) -> str:
+def _text(rng: random.Random, words: list[str], lines_between: tuple[int, int] = (3, 40)) -> str:
     lines = []
-    for _ in range(rng.randint(3, 40)):
+    for _ in range(rng.randint(*lines_between)):
         line = [rng.choice(words) for _ in range(rng.randint(0, 14))]
         if line and rng.random() < 0.02:
             line.insert(rng.randrange(len(line) + 1), rng.choice(PLANTED))
@@ -181,6 +181,11 @@ def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         path = vault / folder / f"f{n:04}{rng.choice(exts)}"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_text(rng, words), encoding="utf-8")
+    big = random.Random(1)  # a few large files, cut into many regions (store/regions.py)
+    for n in range(4):
+        path = vault / "beta" / "big" / f"changelog-{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_text(big, words, (3000, 9000)), encoding="utf-8")
     (vault / "root-note.md").write_text("A quokka at the vault root.\n", encoding="utf-8")  # the project _root
     passed_over = {
         "alpha/d1/script.py": "zephyrine quokka\n", "beta/notes.log": "zephyrine quokka\n",

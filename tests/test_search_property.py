@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 import re2
@@ -32,6 +33,7 @@ from conftest import IndexedVault, make_vault
 from notewell.indexer import sync
 from notewell.runtime import open_runtime
 from notewell.search.engine import CaseMode
+from notewell.store import regions
 
 # A small alphabet where case folding is interesting: ß folds to "ss", Σ/σ/ς are one letter, İ folds to
 # i, and a combining dot above (U+0307) after an i is dropped by folding.
@@ -255,9 +257,15 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return Backend(postgres_store, 0.2)
 
 
+# Texts are cut into regions of this many bytes (store/regions.py; a search reads and verifies the regions
+# that hold its trigrams): the real size, under which these small files are one region, and sizes that
+# cut them after every line or every few.
+region_sizes = st.sampled_from([regions.REGION_BYTES, 1, 7, 20])
+
+
 def check(stores: Callable[[Path], Iterator[str]], vault: Vault,
-          cases: list[tuple[str, bool, CaseMode]]) -> None:
-    with indexed_vault(stores, vault) as indexed:
+          cases: list[tuple[str, bool, CaseMode]], region_bytes: int = regions.REGION_BYTES) -> None:
+    with patch.object(regions, "REGION_BYTES", region_bytes), indexed_vault(stores, vault) as indexed:
         for query, regex, case in cases:
             for all_lines in (False, True):
                 expected = oracle(vault, query, regex, case, all_lines)
@@ -269,17 +277,22 @@ def check(stores: Callable[[Path], Iterator[str]], vault: Vault,
 
 def test_indexed_search_equals_line_scan(backend: Backend) -> None:
     @backend.settings(100)
-    @given(vault_cases=vaults_with_cases())
+    @given(vault_cases=vaults_with_cases(), region_bytes=region_sizes)
     # Regression: a group's exact strings were only its suffix after a repetition, so "xy" was glued to "bcd".
-    @example(vault_cases=({"p/a.md": "xyabcd\n"}, [("xy(a+bcd)", True, "insensitive")]))
+    @example(vault_cases=({"p/a.md": "xyabcd\n"}, [("xy(a+bcd)", True, "insensitive")]), region_bytes=1)
     # Regression: folding drops the dot of "i\u0307", so a literal starting with that dot was not in the index.
-    @example(vault_cases=({"p/a.md": "i\u0307bc\n"}, [("\u0307bc", True, "sensitive")]))
+    @example(vault_cases=({"p/a.md": "i\u0307bc\n"}, [("\u0307bc", True, "sensitive")]), region_bytes=1)
     @example(vault_cases=({"p/a.md": "Straße\nSTRASSE\n", "q/b.md": "ΣΟΦΙΑ\nσοφια\n"},
-                          [("strasse", False, "insensitive"), ("ß", False, "smart"), ("σοφια", False, "insensitive")]))
+                          [("strasse", False, "insensitive"), ("ß", False, "smart"), ("σοφια", False, "insensitive")]),
+             region_bytes=1)
     # Smart case: an escape is not a capital the person typed (\S stays case-insensitive; S does not).
-    @example(vault_cases=({"p/a.md": "ab\nAB\n"}, [(r"a\S", True, "smart"), (r"A\S", True, "smart")]))
-    def prop(vault_cases: tuple[Vault, list[tuple[str, bool, CaseMode]]]) -> None:
-        check(backend.stores, *vault_cases)
+    @example(vault_cases=({"p/a.md": "ab\nAB\n"}, [(r"a\S", True, "smart"), (r"A\S", True, "smart")]),
+             region_bytes=1)
+    # Regions: a match on the last line of a region, and on the first line of the next one.
+    @example(vault_cases=({"p/a.md": "ab\ncd\nab cd\n"}, [("cd", False, "insensitive"), ("^ab", True, "smart")]),
+             region_bytes=3)
+    def prop(vault_cases: tuple[Vault, list[tuple[str, bool, CaseMode]]], region_bytes: int) -> None:
+        check(backend.stores, *vault_cases, region_bytes)
 
     prop()
 
@@ -289,11 +302,11 @@ def test_substrings_of_the_vault_are_found(backend: Backend) -> None:
 
     @backend.settings(60)
     @given(vault=vaults, needles=st.lists(st.text(alphabet=ALPHABET, min_size=3, max_size=5), min_size=1,
-                                         max_size=4))
-    def prop(vault: Vault, needles: list[str]) -> None:
+                                         max_size=4), region_bytes=region_sizes)
+    def prop(vault: Vault, needles: list[str], region_bytes: int) -> None:
         lines = [line for text in vault.values() for line in file_lines(text) if len(line) >= 3]
         picked = [(line[i % (len(line) - 2):][:3 + i % 4], False, CASES[i % 3]) for i, line in enumerate(lines[:6])]
-        check(backend.stores, vault, picked + [(n, False, "insensitive") for n in needles])
+        check(backend.stores, vault, picked + [(n, False, "insensitive") for n in needles], region_bytes)
 
     prop()
 

@@ -3,8 +3,8 @@ columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL 
 
 The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
 (trigram candidates, memory and brain session text search), PostgreSQL's document words with their
-pg_trgm index, the tsvector columns with their GIN indexes, and document bodies kept as bytea on
-PostgreSQL. A new backend-specific part of a search index is added to these lists.
+pg_trgm index, and the tsvector columns with their GIN indexes. A new backend-specific part of a search
+index is added to these lists.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ SQLITE_ONLY_TABLES = re.compile(
     r"(document_trigrams_\d+|memory_words|memory_stems)(_config|_data|_docsize|_idx)?"
     r"|brain_session_words_(config|content|data|docsize|idx)")
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
-POSTGRES_ONLY_COLUMNS = {("document_text", "words"), ("memories", "words"), ("memories", "stems")}
-POSTGRES_ONLY_INDEXES = {("document_text", "document_text_words_trgm"),
-                         ("document_text", "document_text_words_missing"),
+POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("memories", "words"), ("memories", "stems")}
+POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_words_trgm"),
                          ("memories", "memories_words"), ("memories", "memories_stems")}
-TYPE_DIFFERENCES = {("document_text", "body"): (("text", True), ("blob", True))}
+TYPE_DIFFERENCES: dict[tuple[str, str], tuple[tuple[str, bool], tuple[str, bool]]] = {}
 
 
 def _shared_part(lite: Schema, pg: Schema) -> tuple[Schema, Schema]:

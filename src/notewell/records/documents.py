@@ -60,6 +60,7 @@ class CandidateDoc(NamedTuple):
     id: int
     project: str
     path: str
+    regions: tuple[int, ...] | None = None  # the ids of the regions the index matched; None: all of them
 
 
 @dataclass(frozen=True)

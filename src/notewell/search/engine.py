@@ -1,16 +1,19 @@
 """The search engine: one plain-Python API that the CLI, the MCP tools and the benchmarks call.
 
 A query becomes a candidate plan (the literals every match must contain) and a matcher. The store
-returns the candidate documents of the scope in order (project, then path, by code point), and the
-matcher finds their lines. Without a usable trigram (a query of one or two characters, a regex with
-no literal) every document in scope is a candidate: the result says it scanned, and a scan stops at
-its time budget with ``complete`` false.
+returns the candidate documents of the scope in order (project, then path, by code point), with the
+regions of their text that the index matched, and the matcher finds the lines of those regions.
+Without a usable trigram (a query of one or two characters, a regex with no literal) every document
+in scope is a candidate, read whole: the result says it scanned, and a scan stops at its time budget
+with ``complete`` false.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from typing import Literal
 
 from notewell.errors import InvalidArgument
@@ -123,17 +126,24 @@ class SearchEngine:
             page = self.documents.candidates(req.scope, plan, after=after, limit=size)
             result.candidates += len(page)
             by_id = {c.id: c for c in page}
-            for done, (doc_id, body) in enumerate(self.documents.bodies([c.id for c in page]), start=1):
+            docs = groupby(self.documents.texts(page), key=itemgetter(0))  # a document's regions, in order
+            for done, (doc_id, regions) in enumerate(docs, start=1):
                 doc = by_id[doc_id]
-                for hit in matcher.hits(body):
-                    if seen >= wanted:
-                        result.has_more = True
-                        return result
-                    if seen >= req.offset:
-                        line, shortened = _cut(hit, self.max_line_chars)
-                        result.matches.append(Match(doc.project, doc.path, hit.line, line, shortened))
-                    seen += 1
-                    if not req.all_lines:
+                for _, first_line, text in regions:
+                    hits = 0
+                    for hit in matcher.hits(text):
+                        if seen >= wanted:
+                            result.has_more = True
+                            return result
+                        if seen >= req.offset:
+                            line, shortened = _cut(hit, self.max_line_chars)
+                            result.matches.append(Match(doc.project, doc.path, first_line + hit.line - 1, line,
+                                                        shortened))
+                        seen += 1
+                        hits += 1
+                        if not req.all_lines:
+                            break
+                    if hits and not req.all_lines:
                         break
                 more_to_read = done < len(page) or len(page) == size
                 if more_to_read and time.monotonic() > deadline:

@@ -20,6 +20,8 @@ class DocumentSource(Protocol):
         (project, path) order, starting after the key ``after``, at most ``limit`` of them."""
         ...
 
-    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        """The texts of ``ids`` as stored (UTF-8 bytes), in that order, skipping a document deleted meanwhile."""
+    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
+        """The text of each candidate as stored (UTF-8 bytes, undecoded), in order, as (document id, line
+        number of its first line, text) per region: the regions it names, or all of them in order;
+        nothing for a document deleted meanwhile."""
         ...

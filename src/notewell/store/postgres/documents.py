@@ -1,11 +1,11 @@
-"""Documents, their text and the pg_trgm index, on PostgreSQL.
+"""Documents, their text in regions and the pg_trgm index, on PostgreSQL.
 
-The body is kept as UTF-8 bytes (bytea), exactly as SQLite keeps it, because a PostgreSQL text value
-cannot hold NUL. Beside it sit the document's distinct folded words, spelled for pg_trgm
-(trigram_words.py), with a pg_trgm GIN index: each run of a plan literal becomes ``words LIKE
-'%spelled run%'`` (AND/OR as in the plan), which the index answers and PostgreSQL rechecks on the
-words, so candidates are the documents whose words hold the literals' runs; the engine's verifier then
-finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
+A document's text is kept in regions (store/regions.py), compressed UTF-8 bytes (bytea), exactly as
+SQLite keeps them (a PostgreSQL text value cannot hold NUL). Beside each region sit its distinct folded
+words, spelled for pg_trgm (trigram_words.py), with a pg_trgm GIN index: each run of a plan literal
+becomes ``words LIKE '%spelled run%'`` (AND/OR as in the plan), which the index answers and PostgreSQL
+rechecks on the region's words, so candidates are the regions whose words hold the literals' runs; the
+engine's verifier then finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
 of UTF-8, which is code point order, as SQLite's BINARY), so listings come in the same order.
 """
 
@@ -33,6 +33,7 @@ from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.trigram_words import indexed_words, plan_sql
+from notewell.store.regions import LAST_SEQ, REGION_BITS, id_range, pack, region_id, region_spans, split, unpack
 
 MIGRATIONS = [
     """
@@ -78,6 +79,15 @@ MIGRATIONS = [
     CREATE INDEX document_text_words_trgm ON document_text USING gin (words gin_trgm_ops);
     CREATE INDEX document_text_words_missing ON document_text (id) WHERE words IS NULL
     """,
+    # The text in compressed regions, each with its words (store/regions.py); PostgresDocuments moves
+    # the texts of document_text over, then drops it (_move_old_texts). The body is compressed already.
+    """
+    CREATE TABLE document_regions (
+        id BIGINT PRIMARY KEY, first_line INTEGER NOT NULL, body BYTEA NOT NULL, words TEXT NOT NULL
+    );
+    ALTER TABLE document_regions ALTER COLUMN body SET STORAGE EXTERNAL;
+    CREATE INDEX document_regions_words_trgm ON document_regions USING gin (words gin_trgm_ops)
+    """,
 ]
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
@@ -85,7 +95,8 @@ _TEXT_BATCH = 16
 _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 _ANALYZE_AFTER_CHANGES = 500
-_FILL_BATCH = 256
+_MOVE_BATCH = 256
+_OLD_TEXTS = "SELECT 1 FROM pg_tables WHERE tablename = 'document_text' AND schemaname = current_schema()"
 _WRITER_LOCK = "notewell:documents-writer"
 
 
@@ -112,12 +123,15 @@ def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-def _body(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
+def _region_rows(doc_id: int, data: bytes) -> list[tuple[int, int, bytes, str]]:
+    """The rows of document_regions for a document's text (UTF-8)."""
+    return [(region_id(doc_id, r.seq), r.first_line, pack(r.data),
+             indexed_words(r.data.decode("utf-8", "surrogatepass"))) for r in split(data)]
 
 
-def _text(body: bytes) -> str:
-    return bytes(body).decode("utf-8", "surrogatepass")
+def _insert_regions(conn: psycopg.Connection, rows: list[tuple[int, int, bytes, str]]) -> None:
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO document_regions (id, first_line, body, words) VALUES (%s, %s, %s, %s)", rows)
 
 
 class _Writer:
@@ -140,11 +154,8 @@ class _Writer:
              doc.sha256, lines, pg_text(doc.note)),
         ).fetchone()
         assert row is not None
-        self.conn.execute(
-            "INSERT INTO document_text (id, body, words) VALUES (%s, %s, %s)"
-            " ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, words = EXCLUDED.words",
-            (row[0], _body(doc.text), indexed_words(doc.text)),
-        )
+        self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN %s AND %s", id_range(row[0]))
+        _insert_regions(self.conn, _region_rows(row[0], doc.text.encode("utf-8", "surrogatepass")))
 
     def touch(self, key: DocKey, mtime_ns: int) -> None:
         self.conn.execute("UPDATE documents SET mtime_ns = %s WHERE project = %s AND path = %s", (mtime_ns, *key))
@@ -157,7 +168,9 @@ class _Writer:
 
     def delete(self, key: DocKey) -> None:
         self.changed += 1
-        self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s", key)  # text: ON DELETE CASCADE
+        row = self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s RETURNING id", key).fetchone()
+        if row:
+            self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN %s AND %s", id_range(row[0]))
 
     def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
         self.conn.execute("DELETE FROM skipped_files")
@@ -187,19 +200,23 @@ class PostgresDocuments:
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         db.migrate("documents", MIGRATIONS)
-        self._fill_words()
+        self._move_old_texts()
 
-    def _fill_words(self) -> None:
-        """Spell the words of documents stored before the words column (once, after that migration)."""
-        if not self._rows("SELECT 1 FROM document_text WHERE words IS NULL LIMIT 1"):
+    def _move_old_texts(self) -> None:
+        """Texts stored whole by an older version (document_text) go into regions (once), then it is dropped."""
+        if not self._rows(_OLD_TEXTS):
             return
         with self.db.transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
-            while rows := conn.execute("SELECT id, body FROM document_text WHERE words IS NULL ORDER BY id LIMIT %s",
-                                       (_FILL_BATCH,), binary=True).fetchall():
-                with conn.cursor() as cur:
-                    cur.executemany("UPDATE document_text SET words = %s WHERE id = %s",
-                                    [(indexed_words(_text(body)), doc_id) for doc_id, body in rows])
+            if not conn.execute(_OLD_TEXTS).fetchone():
+                return  # another process moved them while this one waited for the lock
+            conn.execute("DELETE FROM document_regions")
+            last = -1
+            while rows := conn.execute("SELECT id, body FROM document_text WHERE id > %s ORDER BY id LIMIT %s",
+                                       (last, _MOVE_BATCH), binary=True).fetchall():
+                _insert_regions(conn, [region for doc_id, body in rows for region in _region_rows(doc_id, bytes(body))])
+                last = rows[-1][0]
+            conn.execute("DROP TABLE document_text")
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.db.connection() as conn:
@@ -229,11 +246,11 @@ class PostgresDocuments:
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             writer = _Writer(conn)
             yield writer
-            conn.execute("SELECT gin_clean_pending_list('document_text_words_trgm')")
+            conn.execute("SELECT gin_clean_pending_list('document_regions_words_trgm')")
             if writer.changed >= _ANALYZE_AFTER_CHANGES:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between
                 # walking (project, path) in order and the trigram index depends on them
-                conn.execute("ANALYZE documents, document_text")
+                conn.execute("ANALYZE documents, document_regions")
 
     def vault_projects(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT id FROM vault_projects ORDER BY id")]
@@ -244,11 +261,15 @@ class PostgresDocuments:
         return meta_from_row(rows[0]) if rows else None
 
     def get(self, project: str, path: str) -> Document | None:
-        rows = self._rows(
-            f"SELECT {_META_COLUMNS}, t.body FROM documents d JOIN document_text t ON t.id = d.id"
-            " WHERE d.project = %s AND d.path = %s", (project, path),
-        )
-        return Document(meta_from_row(rows[0][:-1]), _text(rows[0][-1])) if rows else None
+        with self.db.connection() as conn:
+            row = conn.execute(f"SELECT d.id, {_META_COLUMNS} FROM documents d WHERE d.project = %s AND d.path = %s",
+                               (project, path)).fetchone()
+            if row is None:
+                return None
+            bodies = conn.execute("SELECT body FROM document_regions WHERE id BETWEEN %s AND %s ORDER BY id",
+                                  id_range(row[0]), binary=True).fetchall()
+        text = b"".join(unpack(bytes(body)) for (body,) in bodies).decode("utf-8", "surrogatepass")
+        return Document(meta_from_row(row[1:]), text)
 
     def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
@@ -257,40 +278,45 @@ class PostgresDocuments:
 
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
-        """With a limit, PostgreSQL can walk (project, path) in order and stop early when the plan's
-        literal is common, instead of rechecking the text of every GIN candidate before sorting. The
+        """Each candidate names its regions whose words hold the plan. With a limit, PostgreSQL can walk
+        (project, path) in order and stop early when the plan's literal is common, instead of rechecking
+        the words of every GIN candidate before sorting. The join says both how a region names its document
+        (for a hash join from the GIN candidates) and the range of a document's regions (for a walk). The
         statement is never prepared: a generic plan cannot tell a common literal from a rare one."""
         where, params = scope_sql(scope)
         if after is not None:
             where += " AND (d.project, d.path) > (%s, %s)"
             params += list(after)
-        source = "documents d"
-        if plan is not None:
-            source += " JOIN document_text t ON t.id = d.id"
-            match, match_params = plan_sql(plan)
-            where += f" AND {match}"
+        if plan is None:
+            sql = f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where} ORDER BY d.project, d.path"
+        else:
+            match, match_params = plan_sql(plan, "r.words")
+            sql = (f"SELECT d.id, d.project, d.path, array_agg(r.id ORDER BY r.id) FROM documents d"
+                   f" JOIN document_regions r ON d.id = r.id >> {REGION_BITS}"
+                   f" AND r.id BETWEEN d.id << {REGION_BITS} AND (d.id << {REGION_BITS}) + {LAST_SEQ}"
+                   f" WHERE {where} AND {match} GROUP BY d.project, d.path, d.id ORDER BY d.project, d.path")
             params += match_params
-        order = " ORDER BY d.project, d.path"
         if limit is not None:
-            order += " LIMIT %s"
+            sql += " LIMIT %s"
             params.append(limit)
         with self.db.connection() as conn:  # never prepared: each plan must see its own literals and limit
-            rows = conn.execute(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}{order}", params,
-                                prepare=False).fetchall()
-        return [CandidateDoc(*r) for r in rows]
+            rows = conn.execute(sql, params, prepare=False).fetchall()
+        return [CandidateDoc(doc_id, project, path, None if regions is None else tuple(regions))
+                for doc_id, project, path, regions in rows]
 
-    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        """The bodies in the order of ``ids``, fetched in growing batches (a search that stops after its
-        first documents reads few; a scan soon reads many per round trip), as binary bytea (no hex)."""
+    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
+        """The regions in the order of ``candidates``, fetched in growing batches (a search that stops after
+        its first documents reads few; a scan soon reads many per round trip), as binary bytea (no hex)."""
         start, size = 0, _TEXT_BATCH
-        while start < len(ids):
-            batch = list(ids[start : start + size])
+        while start < len(candidates):
+            spans = region_spans(candidates[start : start + size])
             with self.db.connection() as conn:
-                rows = dict(conn.execute("SELECT id, body FROM document_text WHERE id = ANY(%s)", (batch,),
-                                         binary=True).fetchall())
-            for doc_id in batch:
-                if doc_id in rows:
-                    yield doc_id, bytes(rows[doc_id])
+                rows = conn.execute(
+                    "SELECT r.id, r.first_line, r.body FROM unnest(%s::bigint[], %s::bigint[]) WITH ORDINALITY"
+                    " AS s (low, high, n) JOIN document_regions r ON r.id BETWEEN s.low AND s.high ORDER BY s.n, r.id",
+                    ([low for low, _ in spans], [high for _, high in spans]), binary=True).fetchall()
+            for rid, first_line, body in rows:
+                yield rid >> REGION_BITS, first_line, unpack(bytes(body))
             start += size
             size = min(size * 2, _TEXT_BATCH_MAX)
 
@@ -309,7 +335,7 @@ class PostgresDocuments:
 
     def sizes(self) -> tuple[int, int, int]:
         rows = self._rows(
-            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_text_words_trgm') FROM documents"
+            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_regions_words_trgm') FROM documents"
         )
         count, text_bytes, index_bytes = rows[0]
         return int(count), int(text_bytes), int(index_bytes)

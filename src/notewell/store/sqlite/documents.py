@@ -1,9 +1,10 @@
-"""Documents, their text and the FTS5 trigram index, on SQLite.
+"""Documents, their text in regions and the FTS5 trigram index, on SQLite.
 
-The trigram index is contentless (detail=none) and holds the case-folded text, so one index answers
-case-insensitive and case-sensitive queries alike (a case-sensitive match is also a folded match); the
-verifier then checks the real text. SQLite 3.40 has no contentless delete, so a delete or an update
-feeds the old folded text back to FTS5's 'delete' command.
+A document's text is kept in regions (store/regions.py), compressed, one row each; the trigram index
+has a row per region under the region's id. The index is contentless (detail=none) and holds each
+region's distinct folded words, so one index answers case-insensitive and case-sensitive queries alike
+(a case-sensitive match is also a folded match); the verifier then checks the real text. SQLite 3.40
+has no contentless delete, so a delete or an update feeds the old words back to FTS5's 'delete' command.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from notewell.records.documents import (
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
+from notewell.store.regions import REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_shards import (
     SHARDS,
@@ -83,10 +85,16 @@ MIGRATIONS = [
     INSERT INTO {shard_name(1)} (rowid, body)
         SELECT id, notewell_indexed_text(body) FROM document_text WHERE id % 2 = 1 ORDER BY id
     """,
+    # The text in compressed regions, each with its own trigram row (store/regions.py). SqliteDocuments
+    # moves the texts of document_text over and re-indexes them, then drops it (_move_old_texts).
+    """
+    CREATE TABLE document_regions (id INTEGER PRIMARY KEY, first_line INTEGER NOT NULL, body BLOB NOT NULL)
+    """,
 ]
 
 _META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
 _TEXT_BATCH = 16
+_OLD_TEXTS = "SELECT 1 FROM sqlite_master WHERE name = 'document_text'"
 FEW_MATCHES = 2048  # up to this many trigram matches, candidates are looked up by id (see candidates)
 
 
@@ -117,6 +125,11 @@ def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
+def _words(data: bytes) -> str:
+    """What the trigram index holds of a region's text."""
+    return indexed_text(data.decode("utf-8", "surrogatepass"))
+
+
 class _Writer:
     """Writes in one transaction; trigram rows go to the store's shards, or to a parallel build."""
 
@@ -124,23 +137,30 @@ class _Writer:
         self.conn = conn
         self.build = build
 
-    def _index(self, doc_id: int, indexed: str) -> None:
-        if self.build is not None:
-            self.build.insert(doc_id, indexed)
-        else:
-            self.conn.execute(f"INSERT INTO {shard_of(doc_id)} (rowid, body) VALUES (?, ?)", (doc_id, indexed))
+    def add_text(self, doc_id: int, text: str) -> None:
+        """Store the document's text in regions and index each."""
+        rows = []
+        for region in split(text.encode("utf-8", "surrogatepass")):
+            rid = region_id(doc_id, region.seq)
+            rows.append((rid, region.first_line, pack(region.data)))
+            if self.build is not None:
+                self.build.insert(rid, _words(region.data))
+            else:
+                self.conn.execute(f"INSERT INTO {shard_of(doc_id)} (rowid, body) VALUES (?, ?)",
+                                  (rid, _words(region.data)))
+        self.conn.executemany("INSERT INTO document_regions (id, first_line, body) VALUES (?, ?, ?)", rows)
 
     def _unindex(self, doc_id: int) -> None:
-        indexed = self._old_fold(doc_id)
-        if self.build is not None:
-            self.build.delete(doc_id, indexed)
-        else:
-            table = shard_of(doc_id)
-            self.conn.execute(f"INSERT INTO {table} ({table}, rowid, body) VALUES ('delete', ?, ?)", (doc_id, indexed))
-
-    def _old_fold(self, doc_id: int) -> str:
-        row = self.conn.execute("SELECT body FROM document_text WHERE id = ?", (doc_id,)).fetchone()
-        return indexed_text(row[0]) if row else ""
+        """Take the document's regions out of the index (their old words, as FTS5 wants) and the store."""
+        table = shard_of(doc_id)
+        for rid, body in self.conn.execute(
+                "SELECT id, body FROM document_regions WHERE id BETWEEN ? AND ?", id_range(doc_id)).fetchall():
+            words = _words(unpack(body))
+            if self.build is not None:
+                self.build.delete(rid, words)
+            else:
+                self.conn.execute(f"INSERT INTO {table} ({table}, rowid, body) VALUES ('delete', ?, ?)", (rid, words))
+        self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN ? AND ?", id_range(doc_id))
 
     def upsert(self, doc: DocumentInput) -> None:
         ext = extension(doc.path)
@@ -156,15 +176,13 @@ class _Writer:
                 "UPDATE documents SET title=?, summary=?, size=?, mtime_ns=?, sha256=?, line_count=?, note=?, ext=?"
                 " WHERE id = ?", (*values, doc_id),
             )
-            self.conn.execute("UPDATE document_text SET body = ? WHERE id = ?", (doc.text, doc_id))
         else:
             cur = self.conn.execute(
                 "INSERT INTO documents (title, summary, size, mtime_ns, sha256, line_count, note, ext, project, path)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, doc.project, doc.path),
             )
             doc_id = int(cur.lastrowid or 0)
-            self.conn.execute("INSERT INTO document_text (id, body) VALUES (?, ?)", (doc_id, doc.text))
-        self._index(doc_id, indexed_text(doc.text))
+        self.add_text(doc_id, doc.text)
 
     def touch(self, key: DocKey, mtime_ns: int) -> None:
         self.conn.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
@@ -180,7 +198,6 @@ class _Writer:
         if not row:
             return
         self._unindex(row[0])
-        self.conn.execute("DELETE FROM document_text WHERE id = ?", (row[0],))
         self.conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
@@ -207,6 +224,22 @@ class SqliteDocuments:
         self.db = db
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
         db.migrate("documents", MIGRATIONS)
+        self._move_old_texts()
+
+    def _move_old_texts(self) -> None:
+        """Texts stored whole by an older version (document_text) go into regions, re-indexed (once)."""
+        if not self.db.conn.execute(_OLD_TEXTS).fetchone():
+            return
+        with self.db.transaction() as conn:
+            if not conn.execute(_OLD_TEXTS).fetchone():
+                return  # another process moved them while this one waited for the lock
+            for shard in range(SHARDS):
+                conn.execute(f"INSERT INTO {shard_name(shard)} ({shard_name(shard)}) VALUES ('delete-all')")
+            conn.execute("DELETE FROM document_regions")
+            writer = _Writer(conn)
+            for doc_id, body in conn.execute("SELECT id, body FROM document_text ORDER BY id"):
+                writer.add_text(doc_id, body)
+            conn.execute("DROP TABLE document_text")
 
     def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
         columns = "SELECT id, project, path, size, mtime_ns, sha256 FROM documents"
@@ -251,10 +284,14 @@ class SqliteDocuments:
 
     def get(self, project: str, path: str) -> Document | None:
         row = self.db.conn.execute(
-            f"SELECT {_META_COLUMNS}, t.body FROM documents d JOIN document_text t ON t.id = d.id"
-            " WHERE d.project = ? AND d.path = ?", (project, path),
+            f"SELECT d.id, {_META_COLUMNS} FROM documents d WHERE d.project = ? AND d.path = ?", (project, path),
         ).fetchone()
-        return Document(meta_from_row(row[:-1]), row[-1]) if row else None
+        if not row:
+            return None
+        bodies = self.db.conn.execute(
+            "SELECT body FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id", id_range(row[0]))
+        text = b"".join(unpack(body) for (body,) in bodies).decode("utf-8", "surrogatepass")
+        return Document(meta_from_row(row[1:]), text)
 
     def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix))
@@ -265,42 +302,48 @@ class SqliteDocuments:
 
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
-        """Few trigram matches (at most ``FEW_MATCHES``) are looked up by id and sorted: the cost follows
-        the matches. More are found by walking (project, path) in order until the page is full, which
-        for a common literal ends after a few dozen documents. (Walking for a rare literal read the
-        whole scope's index: 11 ms on 165 MB, six times that on 1 GB.)"""
+        """Few trigram matches (at most ``FEW_MATCHES`` regions) are looked up by id and sorted, and each
+        candidate names its matching regions: the cost follows the matches. More are found by walking
+        (project, path) in order until the page is full, which for a common literal ends after a few dozen
+        documents; those candidates are read whole. (Walking for a rare literal read the whole scope's
+        index: 11 ms on 165 MB, six times that on 1 GB.)"""
         where, params = scope_sql(scope)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
             params += list(after)
         source = "documents d"
+        regions: dict[int, list[int]] = {}
         if plan is not None:
             match = [fts_query(plan)] * SHARDS
-            ids = [r[0] for r in self.db.conn.execute(f"{match_any_shard()} LIMIT ?", [*match, FEW_MATCHES + 1])]
-            if len(ids) <= FEW_MATCHES:  # CROSS JOIN: SQLite keeps this order, the ids first
+            rows = self.db.conn.execute(f"{match_any_shard()} LIMIT ?", [*match, FEW_MATCHES + 1]).fetchall()
+            if len(rows) <= FEW_MATCHES:  # CROSS JOIN: SQLite keeps this order, the ids first
+                for (rid,) in rows:
+                    regions.setdefault(doc_of(rid), []).append(rid)
                 source = "json_each(?) AS matched CROSS JOIN documents d ON d.id = matched.value"
-                params.insert(0, json.dumps(ids))
+                params.insert(0, json.dumps(list(regions)))
             else:
-                where += f" AND d.id IN ({match_any_shard()})"
+                where += f" AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')})"
                 params += match
         where += " ORDER BY d.project, d.path"
         if limit is not None:
             where += " LIMIT ?"
             params.append(limit)
-        rows = self.db.conn.execute(f"SELECT d.id, d.project, d.path FROM {source} WHERE {where}", params)
-        return list(map(CandidateDoc._make, rows))
+        found = self.db.conn.execute(f"SELECT d.id, d.project, d.path, NULL FROM {source} WHERE {where}", params)
+        if not regions:
+            return list(map(CandidateDoc._make, found))
+        return [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
+                for doc_id, project, path, _ in found]
 
-    def bodies(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
         conn = self.db.conn
-        for start in range(0, len(ids), _TEXT_BATCH):
-            batch = ids[start : start + _TEXT_BATCH]
-            rows = dict(conn.execute(  # as a BLOB: the UTF-8 as stored, not decoded into a str
-                f"SELECT id, CAST(body AS BLOB) FROM document_text WHERE id IN ({','.join('?' * len(batch))})",
-                list(batch),
-            ).fetchall())
-            for doc_id in batch:
-                if doc_id in rows:
-                    yield doc_id, rows[doc_id]
+        for start in range(0, len(candidates), _TEXT_BATCH):
+            spans = region_spans(candidates[start : start + _TEXT_BATCH])
+            rows = conn.execute(  # CROSS JOIN: the spans' order, then each span's regions in order
+                "SELECT r.id, r.first_line, r.body FROM json_each(?) AS s CROSS JOIN document_regions r"
+                " ON r.id BETWEEN json_extract(s.value, '$[0]') AND json_extract(s.value, '$[1]')",
+                (json.dumps(spans),))
+            for rid, first_line, body in rows:
+                yield doc_of(rid), first_line, unpack(body)
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
         sql = f"SELECT {BRAIN_COLUMNS} FROM brains"

@@ -1,7 +1,8 @@
 """The trigram index in shards, and building the shards of a fresh store in parallel.
 
 The FTS5 trigram index is the bulk of an index build's time, and one SQLite file has one writer at a
-time. The index is therefore split by document id into ``SHARDS`` FTS5 tables. When a store is
+time. The index is therefore split by document id into ``SHARDS`` FTS5 tables (a row is a region of a
+document, store/regions.py; a document's regions share its shard). When a store is
 empty, an index build hands each shard's inserts to a thread of its own that fills a scratch SQLite
 file (SQLite releases the GIL while it works, so the shards fill on separate cores); at the end the
 scratch tables' rows are copied into the store's shadow tables inside the build's one transaction.
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
+
+from notewell.store.regions import doc_of
 
 SHARDS = 2
 _SHADOW_SUFFIXES = ("data", "idx", "docsize", "config")  # FTS5's tables behind a contentless index
@@ -37,9 +40,10 @@ def shard_ddl(name: str) -> str:
             "body, tokenize = 'trigram case_sensitive 1', detail = none, content = '')")
 
 
-def match_any_shard() -> str:
-    """A subquery of the doc ids whose trigrams match; it takes the MATCH expression once per shard."""
-    return " UNION ALL ".join(f"SELECT rowid FROM {shard_name(n)} WHERE {shard_name(n)} MATCH ?"
+def match_any_shard(column: str = "rowid") -> str:
+    """A subquery of the region ids (or ``column``) whose trigrams match; it takes the MATCH expression
+    once per shard."""
+    return " UNION ALL ".join(f"SELECT {column} FROM {shard_name(n)} WHERE {shard_name(n)} MATCH ?"
                               for n in range(SHARDS))
 
 
@@ -96,11 +100,11 @@ class ParallelShardBuild:
             builder.start()
         return self
 
-    def insert(self, doc_id: int, indexed: str) -> None:
-        self.builders[doc_id % SHARDS].put(("insert", doc_id, indexed))
+    def insert(self, rowid: int, indexed: str) -> None:
+        self.builders[doc_of(rowid) % SHARDS].put(("insert", rowid, indexed))
 
-    def delete(self, doc_id: int, indexed: str) -> None:
-        self.builders[doc_id % SHARDS].put(("delete", doc_id, indexed))
+    def delete(self, rowid: int, indexed: str) -> None:
+        self.builders[doc_of(rowid) % SHARDS].put(("delete", rowid, indexed))
 
     def copy_into(self, conn: sqlite3.Connection) -> None:
         """Finish every shard and replace the store's (empty) shards with them, in ``conn``'s transaction."""
