@@ -12,6 +12,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -20,6 +21,7 @@ from notewell.runtime import Runtime, open_runtime
 from notewell.services.memory_rank import STOP_WORDS
 
 NORTHWIND = Path(__file__).resolve().parent.parent / "examples" / "northwind"
+BENCH_USER = "bench@example.com"
 
 
 class VaultText:
@@ -43,12 +45,19 @@ def indexed_example(tmp: Path, scopes: list[str]) -> tuple[Path, str, str, Runti
     rt = open_runtime(str(vault), db)
     try:
         rt.indexing.sync()
-        rt.administration.add_user(LOCAL_OWNER, "bench@example.com", "staff", handle="bench")
-        token = rt.administration.mint_token(LOCAL_OWNER, "bench@example.com", scopes).secret
+        token = staff_token(rt, scopes)
     except BaseException:
         rt.close()
         raise
     return vault, db, token, rt
+
+
+def staff_token(rt: Runtime, scopes: list[str]) -> str:
+    """A new token of ``scopes`` for the staff user bench@example.com, added first if the store has none (without
+    a home folder: the vault is not written to)."""
+    if rt.store.identity.user_by_email(BENCH_USER) is None:
+        rt.administration.add_user(LOCAL_OWNER, BENCH_USER, "staff", handle="bench", home_folder=False)
+    return rt.administration.mint_token(LOCAL_OWNER, BENCH_USER, scopes).secret
 
 
 def free_port() -> int:
@@ -57,23 +66,48 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(vault: Path, db: str, port: int, *options: str) -> subprocess.Popen[bytes]:
-    """``notewell serve`` (with ``options``) on loopback, once its /healthz answers; no NOTEWELL_ settings."""
+def start_server(vault: Path, db: str, port: int, *options: str,
+                 log: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
+    """``notewell serve`` (with ``options``) on loopback, once its /healthz answers; no NOTEWELL_ settings.
+    Its log lines go to ``log`` (by default nowhere)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
-    process = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
-                                "--db", db, *options], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return start_process([sys.executable, "-m", "notewell", "serve", "--port", str(port), "--vault", str(vault),
+                          "--db", db, *options], f"http://127.0.0.1:{port}/healthz", env=env, log=log)
+
+
+def start_process(command: list[str], probe: str, *, env: dict[str, str] | None = None,
+                  log: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
+    """A server started by ``command``, once an HTTP GET of ``probe`` gets an answer (any status)."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{' '.join(command[:4])} ... exited with {process.returncode}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
+            httpx.get(probe, timeout=1)
+            return process
         except httpx.TransportError:
             time.sleep(0.1)
     process.kill()
-    raise SystemExit("notewell serve did not start")
+    raise SystemExit(f"{' '.join(command[:4])} ... did not start")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time the process has used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """The process's resident memory now and at its peak (VmRSS, VmHWM), in MB (Linux /proc)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024

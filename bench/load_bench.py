@@ -28,7 +28,7 @@ from pathlib import Path
 
 import httpx
 
-from harness import free_port, indexed_example, start_server
+from harness import free_port, indexed_example, memory_mb, start_server
 
 PROTOCOL = "2025-11-25"
 QUERIES = ["discount", "maximum discount", "pricing", "retainer", "client", "website", "contract", "invoice",
@@ -54,10 +54,7 @@ def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return memory_mb(pid)[0]
 
 
 def open_files(pid: int) -> int:
