@@ -118,6 +118,7 @@ class Figures:
     wall_s: float
     cpu_s: float  # the server's, during the calls
     after_mb: tuple[float, float]  # VmRSS, VmHWM after the calls
+    threads: int  # the server's threads after the calls (each worker thread keeps its own store connection)
     syncs: str
 
 
@@ -137,9 +138,10 @@ def measure(args: argparse.Namespace, token: str) -> Figures:
                 latencies, found = asyncio.run(warm_up(url, token, args.queries, args.clients))
                 wall, cpu = time.perf_counter() - calls_started, cpu_seconds(server.pid) - cpu_before
                 after = memory_mb(server.pid)
+                threads = len(os.listdir(f"/proc/{server.pid}/task"))
             finally:
                 stop(server)
-        return Figures(settled, idle, latencies, found, wall, cpu, after, start_up_syncs(log_path))
+        return Figures(settled, idle, latencies, found, wall, cpu, after, threads, start_up_syncs(log_path))
 
 
 def loads() -> str:
@@ -173,7 +175,7 @@ def main() -> None:
     for tool, samples in f.latencies.items():
         print(f"  {tool}: {percentiles(samples)}")
     print(f"  all: {percentiles([s for samples in f.latencies.values() for s in samples])}")
-    print(f"after the calls: VmRSS {f.after_mb[0]:.0f} MB (VmHWM {f.after_mb[1]:.0f} MB)")
+    print(f"after the calls: VmRSS {f.after_mb[0]:.0f} MB (VmHWM {f.after_mb[1]:.0f} MB), {f.threads} threads")
 
 
 if __name__ == "__main__":
