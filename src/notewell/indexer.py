@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord
@@ -32,7 +31,7 @@ from notewell.vault.scan import (
     left_out_reason,
     scan_vault,
 )
-from notewell.vault.verified_read import FileTooLarge, read_verified
+from notewell.vault.verified_read import FileTooLarge, VerifiedReader
 
 BINARY_SNIFF_BYTES = 8192
 # A file modified this recently may be modified again within the same tick of the file system's clock,
@@ -109,12 +108,12 @@ def _decode(data: bytes) -> tuple[str, str] | None:
         return data.decode("utf-8", errors="replace"), "not valid UTF-8: decoded with replacement characters"
 
 
-def _load(root: Path, file: VaultFile, max_bytes: int) -> _Loaded | str:
+def _load(reader: VerifiedReader, file: VaultFile) -> _Loaded | str:
     """The file's bytes, read through verified descriptors (a swap since the scan cannot escape); else why not."""
     try:
-        data = read_verified(root, file.source, max_bytes)
+        data = reader.read(file.source)
     except FileTooLarge:
-        return f"larger than the {max_bytes} byte limit"
+        return f"larger than the {reader.max_bytes} byte limit"
     except OSError:
         return "unreadable (missing, or replaced by a symlink or a folder since the scan)"
     return _Loaded(file, data, hashlib.sha256(data).hexdigest())
@@ -276,10 +275,10 @@ def sync(
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     total = sum(f.size for f in plan.to_read)
     done = 0
-    with store.documents.writer() as writer:
+    with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader:
         writing = _Writing(store, writer, plan, report, skipped, racy_from)
         for file in plan.to_read:
-            loaded = _load(scan.root, file, settings.max_file_bytes)
+            loaded = _load(reader, file)
             done += file.size
             if progress:
                 progress(done, total)

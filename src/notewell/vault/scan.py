@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,6 @@ TEXT_SNIFF_BYTES = 8192
 class VaultFile:
     project: str
     path: str  # relative to the project folder, "/"-separated
-    abspath: Path
     size: int
     mtime_ns: int
     source: str  # the vault-relative real path to read: the file itself, or a followed link's target
@@ -283,11 +283,11 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
     if not _indexable(item, types):
         result.left_out.append(LeftOut(item, "type", f"{os.path.splitext(item)[1]} is not a listed type"))
         return
-    abspath = root / item
     source, size, mtime_ns = item, 0, 0
     try:
-        if abspath.is_symlink():
-            verdict = judge_link(root, project, abspath, lambda name: _indexable(name, types),
+        lst = os.lstat(os.path.join(root, item))
+        if stat.S_ISLNK(lst.st_mode):
+            verdict = judge_link(root, project, root / item, lambda name: _indexable(name, types),
                                  lambda rel: _path_excluded(root, rel, excluded))
             if isinstance(verdict, Folder):
                 return
@@ -296,7 +296,6 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
                 return
             source, size, mtime_ns = verdict.source, verdict.size, verdict.mtime_ns
         else:
-            lst = abspath.lstat()
             size, mtime_ns = lst.st_size, lst.st_mtime_ns
     except OSError as exc:
         result.skipped.append(SkippedFile(project, rel_in_project, 0, f"unreadable: {exc.strerror}"))
@@ -307,7 +306,7 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
     if not os.path.splitext(source)[1] and not is_text_file(root / source):
         result.left_out.append(LeftOut(item, "type", "no extension and not UTF-8 text"))
         return
-    result.files.append(VaultFile(project, rel_in_project, abspath, size, mtime_ns, source))
+    result.files.append(VaultFile(project, rel_in_project, size, mtime_ns, source))
 
 
 def _indexable(name: str, types: set[str]) -> bool:
