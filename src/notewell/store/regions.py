@@ -24,7 +24,7 @@ import lz4.block
 
 from notewell.records.documents import CandidateDoc
 
-REGION_BYTES = 32 * 1024
+REGION_BYTES = 16 * 1024
 REGION_BITS = 20
 MAX_REGIONS = 1 << REGION_BITS
 LAST_SEQ = MAX_REGIONS - 1
