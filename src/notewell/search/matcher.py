@@ -5,8 +5,9 @@ are decoded). Lines end at "\\n" or "\\r\\n"; the line's text, and what ^ and $ 
 A plain query is searched in the whole text; the line number comes from counting newlines before the
 hit. Ignoring case, an ASCII needle is found in an ASCII text lower-cased, and in any other text by RE2's
 case-insensitive search, where only lines that RE2 cannot judge alone are case-folded (``PlainMatcher``);
-a needle that folds to non-ASCII folds the whole text, which never moves a newline. A regex runs over the whole text too (RE2, linear time), and each hit
-is confirmed on its own line, so that a match never spans lines and ^ and $ mean the line's start and end.
+a needle that folds to non-ASCII folds the whole text, which never moves a newline. A regex runs over the
+whole text too (RE2, linear time), and each hit is confirmed on its own line, so that a match never spans
+lines and ^ and $ mean the line's start and end.
 """
 
 from __future__ import annotations
