@@ -28,7 +28,7 @@ SETTINGS_FILE = "notewell.toml"  # Notewell's settings at the vault root: never 
 TEXT_SNIFF_BYTES = 8192
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VaultFile:
     project: str
     path: str  # relative to the project folder, "/"-separated
