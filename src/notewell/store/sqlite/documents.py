@@ -29,7 +29,7 @@ from notewell.records.documents import (
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
-from notewell.store.regions import REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
+from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_shards import (
     SHARDS,
@@ -337,10 +337,12 @@ class SqliteDocuments:
     def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
         conn = self.db.conn
         for start in range(0, len(candidates), _TEXT_BATCH):
-            spans = region_spans(candidates[start : start + _TEXT_BATCH])
+            # a span (first, last) as one number: first << REGION_BITS | (last - first), which is < 2**REGION_BITS
+            spans = [(first << REGION_BITS) | (last - first)
+                     for first, last in region_spans(candidates[start : start + _TEXT_BATCH])]
             rows = conn.execute(  # CROSS JOIN: the spans' order, then each span's regions in order
                 "SELECT r.id, r.first_line, r.body FROM json_each(?) AS s CROSS JOIN document_regions r"
-                " ON r.id BETWEEN json_extract(s.value, '$[0]') AND json_extract(s.value, '$[1]')",
+                f" ON r.id BETWEEN s.value >> {REGION_BITS} AND (s.value >> {REGION_BITS}) + (s.value & {LAST_SEQ})",
                 (json.dumps(spans),))
             for rid, first_line, body in rows:
                 yield doc_of(rid), first_line, unpack(body)
