@@ -2,7 +2,7 @@
 columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL database.
 
 The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
-(trigram candidates, memory and brain session text search), PostgreSQL's document words with their
+(trigram candidates and their counts, memory and brain session text search), PostgreSQL's document words with their
 pg_trgm index, and the tsvector columns with their GIN indexes. A new backend-specific part of a search
 index is added to these lists.
 """
@@ -16,7 +16,7 @@ from notewell.store import open_store
 from schema_dump import Schema, postgres_schema, sqlite_schema
 
 SQLITE_ONLY_TABLES = re.compile(
-    r"(document_trigrams_\d+|memory_words|memory_stems)(_config|_data|_docsize|_idx)?"
+    r"(document_trigrams_\d+|memory_words|memory_stems)(_config|_data|_docsize|_idx)?|trigram_counts"
     r"|brain_session_words_(config|content|data|docsize|idx)")
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
 POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("memories", "words"), ("memories", "stems")}
