@@ -352,14 +352,15 @@ class SqliteDocuments:
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where}{order}", [*params, *page])))
         match = [fts_query(plan, trigram_counts(conn, list(dict.fromkeys(plan_trigrams(plan)))))] * SHARDS
-        rows = conn.execute(f"{match_any_shard()} LIMIT ?", [*match, FEW_MATCHES + 1]).fetchall()
-        if len(rows) > FEW_MATCHES:
+        # counted in SQLite first: bringing 8,193 rows into Python to find there are more cost 2.5 ms, this 0.8
+        matches = conn.execute(f"SELECT count(*) FROM ({match_any_shard()} LIMIT ?)", [*match, FEW_MATCHES + 1])
+        if matches.fetchone()[0] > FEW_MATCHES:
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d"
                 f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
                 [*params, *match, *page])))
         regions: dict[int, list[int]] = {}
-        for (rid,) in rows:
+        for (rid,) in conn.execute(match_any_shard(), match):
             regions.setdefault(doc_of(rid), []).append(rid)
         found = conn.execute(  # CROSS JOIN: SQLite keeps this order, the ids first
             "SELECT d.id, d.project, d.path FROM json_each(?) AS matched CROSS JOIN documents d"
