@@ -1,0 +1,51 @@
+"""Both stores find candidates two ways (few trigram matches by id, many by walking the order); both ways
+give the same documents, in the same order, page by page. By id, a candidate names its matching regions
+(SQLite's walk reads its documents whole)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import index_into, make_vault
+from notewell.records.documents import Scope
+from notewell.search.literals import plain_plan, regex_plan
+from notewell.store import regions
+from notewell.store.postgres import documents as postgres_documents
+from notewell.store.sqlite import documents as sqlite_documents
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_few_and_many_matches_give_the_same_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  request: pytest.FixtureRequest, backend: str) -> None:
+    files = {f"{project}/{folder}/n{n:02}.md": f"note {n}\n{'needle ' if n % 3 else ''}text {n % 5}\n"
+             for project in ("alpha", "beta") for folder in ("a", "b") for n in range(12)}
+    files["alpha/a/long.md"] = "note\n" + "filler line\n" * 40 + "needle text 4\n" + "filler\n" * 40 + "needle\n"
+    monkeypatch.setattr(regions, "REGION_BYTES", 64)  # the long note in several regions
+    db = tmp_path / "index.db" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    indexed = index_into(make_vault(tmp_path, files), db)
+    documents = indexed.store.documents
+    scope = Scope(projects=["alpha", "beta"], prefix="")
+    plans = [plain_plan("needle"), plain_plan("note"), plain_plan("text 4"), regex_plan(r"needle|zzz"), None]
+
+    named: dict[str, tuple[int, ...] | None] = {}
+
+    def pages(plan: object) -> list[list[str]]:
+        out, after = [], None
+        while True:
+            page = documents.candidates(scope, plan, after=after, limit=5)  # type: ignore[arg-type]
+            out.append([f"{c.project}/{c.path}" for c in page])
+            named.update({c.path: c.regions for c in page if c.path == "a/long.md"})
+            if len(page) < 5:
+                return out
+            after = (page[-1].project, page[-1].path)
+
+    by_id = [pages(plan) for plan in plans[:1]]
+    regions_by_id = named["a/long.md"]
+    by_id += [pages(plan) for plan in plans[1:]]
+    monkeypatch.setattr(sqlite_documents if backend == "sqlite" else postgres_documents, "FEW_MATCHES", 0)
+    assert [pages(plan) for plan in plans] == by_id  # every plan walks the order now
+    assert sum(len(p) for p in by_id[0]) == 33 and sum(len(p) for p in by_id[4]) == 49
+    assert regions_by_id is not None and len(regions_by_id) == 2  # two of the long note's regions hold "needle"
+    indexed.runtime.close()
