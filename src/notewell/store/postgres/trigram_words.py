@@ -51,11 +51,18 @@ def indexed_words(text: str) -> str:
 
 
 def plan_sql(plan: Plan, column: str = "t.words") -> tuple[str, list[str]]:
-    """A WHERE fragment for a plan: one LIKE per run of a literal, joined by AND/OR as the plan says."""
+    r"""A WHERE fragment for a plan: one LIKE per run of a literal, joined by AND/OR as the plan says.
+
+    Longer runs come first in an AND: PostgreSQL rechecks each candidate region's words in the order
+    written and stops at the first LIKE that fails, and a long run fails more often than a short one
+    (``def \w+_callback\(`` over 170 MB: 32 ms with "def" first, 20 ms with "_callback(" first)."""
     if isinstance(plan, Lit):
-        runs = [run for run in plan.text.replace("\x00", " ").split() if len(run) >= TRIGRAM]
+        runs = sorted((run for run in plan.text.replace("\x00", " ").split() if len(run) >= TRIGRAM), key=len,
+                      reverse=True)
         return "(" + " AND ".join(f"{column} LIKE %s" for _ in runs) + ")", [f"%{spelled(r)}%" for r in runs]
     assert isinstance(plan, And | Or)
     joiner = " AND " if isinstance(plan, And) else " OR "
     parts = [plan_sql(p, column) for p in plan.parts]
+    if isinstance(plan, And):
+        parts.sort(key=lambda part: max(len(p) for p in part[1]), reverse=True)
     return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
