@@ -55,7 +55,10 @@ class PostgresDatabase:
             ) from exc
         self.pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=POOL_TIMEOUT_S, open=False,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "application_name": "notewell"},
+            # no JIT: Notewell's queries take milliseconds, and a planner's overestimate of one (a range
+            # of region ids) once spent 400 ms compiling it
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "application_name": "notewell",
+                    "options": "-c jit=off"},
             # an empty query on checkout (~0.1 ms): after a database restart or failover, a dead pooled
             # connection is replaced instead of failing the next request
             check=ConnectionPool.check_connection, name="notewell",
