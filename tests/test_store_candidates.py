@@ -46,6 +46,11 @@ def test_few_and_many_matches_give_the_same_pages(tmp_path: Path, monkeypatch: p
     by_id += [pages(plan) for plan in plans[1:]]
     monkeypatch.setattr(sqlite_documents if backend == "sqlite" else postgres_documents, "FEW_MATCHES", 0)
     assert [pages(plan) for plan in plans] == by_id  # every plan walks the order now
+    if backend == "postgres":  # a walk that gives way collects the matches; and one that never does
+        monkeypatch.setattr(postgres_documents, "WALK_FACTOR", 1)
+        assert [pages(plan) for plan in plans] == by_id
+        monkeypatch.setattr(postgres_documents, "MANY_MATCHES", 0)
+        assert [pages(plan) for plan in plans] == by_id
     assert sum(len(p) for p in by_id[0]) == 33 and sum(len(p) for p in by_id[4]) == 49
     assert regions_by_id is not None and len(regions_by_id) == 2  # two of the long note's regions hold "needle"
     indexed.runtime.close()

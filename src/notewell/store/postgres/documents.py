@@ -102,6 +102,8 @@ MIGRATIONS = [
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _TEXT_BATCH = 16
 FEW_MATCHES = 1024  # up to this many matching regions, candidates are looked up by id (see candidates)
+WALK_FACTOR = 32  # a walk that passes this many pages of documents without filling one gives way
+MANY_MATCHES = 16384  # then up to this many matching regions are collected after all
 _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 _ANALYZE_AFTER_CHANGES = 500
@@ -289,12 +291,14 @@ class PostgresDocuments:
 
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
-        """As on SQLite, in two steps chosen here rather than by the planner: up to ``FEW_MATCHES`` regions
-        whose words hold the plan (the GIN index, each match rechecked on its words) are looked up by id
-        and sorted; more are found by walking (project, path) in order, each document's own regions
-        tested, until the page is full. Left to itself the planner misjudged the walk after a page's last
-        key (one row, by its estimate) and asked the trigram index once per document: 40 s for one page.
-        Either way a candidate names its matching regions. Never prepared: each plan must see its literals."""
+        """As on SQLite, the store chooses how, not the planner (left to itself it misjudged the walk after
+        a page's last key, one row by its estimate, and asked the trigram index once per document: 40 s
+        for one page). Up to ``FEW_MATCHES`` matching regions (the GIN index, each match rechecked on its
+        words) are looked up by id and sorted. More are found by walking (project, path) in order, each
+        document's own regions tested, until the page is full; a walk that passes ``WALK_FACTOR`` times
+        a page of documents without filling it means the matches are sparse, and up to ``MANY_MATCHES``
+        are then collected after all (a regex at 1 GB walked for 2 s). A candidate names its matching
+        regions. Never prepared: each plan must see its own literals."""
         where, params = scope_sql(scope)
         if after is not None:
             where += " AND (d.project, d.path) > (%s, %s)"
@@ -308,36 +312,55 @@ class PostgresDocuments:
                     f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}{order}", [*params, *page],
                     prepare=False)]
             match, match_params = plan_sql(plan, "r.words")
-            regions = self._matched(conn, plan, after, match, match_params)
-            if regions is not None:
-                found = conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s)"
-                                     f" AND {where}{order}", [list(regions), *params, *page], prepare=False)
-                return [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
-                        for doc_id, project, path in found]
-            with conn.transaction():
-                conn.execute("SET LOCAL enable_bitmapscan = off")  # each document's regions, not the GIN index
-                walked = conn.execute(
-                    f"SELECT d.id, d.project, d.path, m.ids FROM documents d CROSS JOIN LATERAL"
-                    f" (SELECT array_agg(r.id ORDER BY r.id) AS ids FROM document_regions r"
-                    f" WHERE r.id BETWEEN d.id << {REGION_BITS} AND (d.id << {REGION_BITS}) + {LAST_SEQ}"
-                    f" AND {match}) m WHERE {where} AND m.ids IS NOT NULL{order}",
-                    [*match_params, *params, *page], prepare=False).fetchall()
-                conn.execute("SET LOCAL enable_bitmapscan = on")  # inside a writer's transaction too
-        return [CandidateDoc(doc_id, project, path, tuple(ids)) for doc_id, project, path, ids in walked]
+            regions = self._matched(conn, plan, after, match, match_params, FEW_MATCHES)
+            if regions is None and limit is not None:
+                walked = self._walk(conn, where, params, match, match_params, limit, limit * WALK_FACTOR)
+                if walked is not None:
+                    return walked
+                regions = self._matched(conn, plan, None, match, match_params, MANY_MATCHES)
+            if regions is None:
+                return self._walk(conn, where, params, match, match_params, limit, None) or []
+            found = conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s)"
+                                 f" AND {where}{order}", [list(regions), *params, *page], prepare=False)
+            return [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
+                    for doc_id, project, path in found]
+
+    @staticmethod
+    def _walk(conn: psycopg.Connection, where: str, params: list[Any], match: str, match_params: list[str],
+              limit: int | None, most: int | None) -> list[CandidateDoc] | None:
+        """Documents in order, each with its regions that match, up to ``limit``; None when ``most``
+        documents were passed without filling the page and the scope holds more."""
+        walk = f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path"
+        walk_params = [*params, *([most] if most is not None else [])]
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_bitmapscan = off")  # each document's regions, not the GIN index
+            rows = conn.execute(
+                f"SELECT d.id, d.project, d.path, m.ids FROM ({walk}{' LIMIT %s' if most is not None else ''}) d"
+                f" CROSS JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.id) AS ids FROM document_regions r"
+                f" WHERE r.id BETWEEN d.id << {REGION_BITS} AND (d.id << {REGION_BITS}) + {LAST_SEQ}"
+                f" AND {match}) m WHERE m.ids IS NOT NULL ORDER BY d.project, d.path"
+                f"{' LIMIT %s' if limit is not None else ''}",
+                [*walk_params, *match_params, *([limit] if limit is not None else [])], prepare=False).fetchall()
+            conn.execute("SET LOCAL enable_bitmapscan = on")  # inside a writer's transaction too
+        found = [CandidateDoc(doc_id, project, path, tuple(ids)) for doc_id, project, path, ids in rows]
+        if most is None or len(found) == limit:
+            return found
+        passed = conn.execute(f"SELECT count(*) FROM ({walk} LIMIT %s) d", [*params, most + 1]).fetchone()
+        return found if passed is not None and passed[0] <= most else None
 
     def _matched(self, conn: psycopg.Connection, plan: Plan, after: DocKey | None, match: str,
-                 match_params: list[str]) -> dict[int, list[int]] | None:
-        """The matching regions by document when there are at most ``FEW_MATCHES``, else None. The next
-        page of the same search (the same plan object, with ``after``) reuses them: asking again cost
-        the GIN lookup and its rechecks once more per page (20 ms for ``def \\w+_callback\\(`` over 170
-        MB). That page answers from the first page's moment, as a search should."""
+                 match_params: list[str], most: int) -> dict[int, list[int]] | None:
+        """The matching regions by document when there are at most ``most``, else None. The next page of
+        the same search (the same plan object, with ``after``) reuses them: asking again cost the GIN
+        lookup and its rechecks once more per page (20 ms for ``def \\w+_callback\\(`` over 170 MB).
+        That page answers from the first page's moment, as a search should."""
         last: tuple[Plan, dict[int, list[int]] | None] | None = getattr(self._last_match, "found", None)
         if after is not None and last is not None and last[0] is plan:
             return last[1]
         rows = conn.execute(f"SELECT r.id FROM document_regions r WHERE {match} LIMIT %s",
-                            [*match_params, FEW_MATCHES + 1], prepare=False).fetchall()
+                            [*match_params, most + 1], prepare=False).fetchall()
         regions: dict[int, list[int]] | None = None
-        if len(rows) <= FEW_MATCHES:
+        if len(rows) <= most:
             regions = {}
             for (rid,) in rows:
                 regions.setdefault(rid >> REGION_BITS, []).append(rid)
