@@ -161,6 +161,7 @@ def test_search_hit_leads_to_its_line(page: Page, web_url: str) -> None:
 
 def test_hidden_is_the_same_404_as_missing(page: Page, web_url: str) -> None:
     page.goto("/signin")  # by keyboard only: the email field has focus, Tab moves on, Enter submits
+    expect(page.locator("#email")).to_be_focused()  # autofocus applied: on a loaded machine typing came first
     page.keyboard.type(email("bob"))
     page.keyboard.press("Tab")
     page.keyboard.type(PASSWORDS["bob"])
