@@ -34,7 +34,7 @@ from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.trigram_words import indexed_words, plan_sql
-from notewell.store.regions import LAST_SEQ, REGION_BITS, id_range, pack, region_id, region_spans, split, unpack
+from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 
 MIGRATIONS = [
     """
@@ -363,7 +363,7 @@ class PostgresDocuments:
         if len(rows) <= most:
             regions = {}
             for (rid,) in rows:
-                regions.setdefault(rid >> REGION_BITS, []).append(rid)
+                regions.setdefault(doc_of(rid), []).append(rid)
         self._last_match.found = (plan, regions)
         return regions
 
@@ -382,7 +382,7 @@ class PostgresDocuments:
                     " WHERE id BETWEEN s.low AND s.high OFFSET 0) r ORDER BY s.n, r.id",
                     ([low for low, _ in spans], [high for _, high in spans]), binary=True).fetchall()
             for rid, first_line, body in rows:
-                yield rid >> REGION_BITS, first_line, unpack(bytes(body))
+                yield doc_of(rid), first_line, unpack(bytes(body))
             start += size
             size = min(size * 2, _TEXT_BATCH_MAX)
 
