@@ -3,7 +3,7 @@ columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL 
 
 The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
 (trigram candidates and their counts, memory and brain session text search), PostgreSQL's document words with their
-pg_trgm index, and the tsvector columns with their GIN indexes. A new backend-specific part of a search
+trigram index, and the tsvector columns with their GIN indexes. A new backend-specific part of a search
 index is added to these lists.
 """
 
@@ -20,7 +20,7 @@ SQLITE_ONLY_TABLES = re.compile(
     r"|brain_session_words_(config|content|data|docsize|idx)")
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
 POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("memories", "words"), ("memories", "stems")}
-POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_words_trgm"),
+POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_trigrams"),
                          ("memories", "memories_words"), ("memories", "memories_stems")}
 TYPE_DIFFERENCES: dict[tuple[str, str], tuple[tuple[str, bool], tuple[str, bool]]] = {}
 

@@ -126,7 +126,7 @@ class SearchEngine:
             page = self.documents.candidates(req.scope, plan, after=after, limit=size)
             result.candidates += len(page)
             by_id = {c.id: c for c in page}
-            docs = groupby(self.documents.texts(page), key=itemgetter(0))  # a document's regions, in order
+            docs = groupby(self.documents.texts(page, plan), key=itemgetter(0))  # a document's regions, in order
             for done, (doc_id, regions) in enumerate(docs, start=1):
                 doc = by_id[doc_id]
                 for _, first_line, text in regions:

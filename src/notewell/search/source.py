@@ -20,8 +20,10 @@ class DocumentSource(Protocol):
         (project, path) order, starting after the key ``after``, at most ``limit`` of them."""
         ...
 
-    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
+    def texts(self, candidates: Sequence[CandidateDoc],
+              plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]:
         """The text of each candidate as stored (UTF-8 bytes, undecoded), in order, as (document id, line
         number of its first line, text) per region: the regions it names, or all of them in order;
-        nothing for a document deleted meanwhile."""
+        nothing for a document deleted meanwhile. A store may leave out a named region whose words it
+        knows cannot hold ``plan``'s literals (the plan its candidates came from)."""
         ...

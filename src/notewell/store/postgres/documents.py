@@ -2,10 +2,10 @@
 
 A document's text is kept in regions (store/regions.py), compressed UTF-8 bytes (bytea), exactly as
 SQLite keeps them (a PostgreSQL text value cannot hold NUL). Beside each region sit its distinct folded
-words, spelled for pg_trgm (trigram_words.py), with a pg_trgm GIN index: each run of a plan literal
-becomes ``words LIKE '%spelled run%'`` (AND/OR as in the plan), which the index answers and PostgreSQL
-rechecks on the region's words, so candidates are the regions whose words hold the literals' runs; the
-engine's verifier then finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
+words, spelled for pg_trgm (trigram_words.py), with a GIN index over their trigrams: a plan literal
+becomes ``show_trgm(words) @> its trigrams`` (AND/OR as in the plan), which the index answers exactly,
+so candidates are the regions whose words hold every trigram of the literals; the engine's verifier
+then finds the lines as on SQLite. Every ordered or compared text column uses COLLATE "C" (byte order
 of UTF-8, which is code point order, as SQLite's BINARY), so listings come in the same order.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -33,7 +34,7 @@ from notewell.records.documents import (
 from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
-from notewell.store.postgres.trigram_words import indexed_words, plan_sql
+from notewell.store.postgres.trigram_words import index_sql, indexed_words, words_sql
 from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 
 MIGRATIONS = [
@@ -97,11 +98,17 @@ MIGRATIONS = [
     EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL;
     END $$
     """,
+    # An exact index, the array of each region's trigrams asked with @>, for pg_trgm's LIKE, whose every
+    # hit PostgreSQL rechecked on the region's words (trigram_words.py); the same size.
+    """
+    CREATE INDEX document_regions_trigrams ON document_regions USING gin (show_trgm(words));
+    DROP INDEX document_regions_words_trgm
+    """,
 ]
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _TEXT_BATCH = 16
-FEW_MATCHES = 1024  # up to this many matching regions, candidates are looked up by id (see candidates)
+FEW_MATCHES = 4096  # up to this many matching regions, candidates are looked up by id (see candidates)
 WALK_FACTOR = 32  # a walk that passes this many pages of documents without filling one gives way
 MANY_MATCHES = 16384  # then up to this many matching regions are collected after all
 _TEXT_BATCH_MAX = 256
@@ -259,7 +266,7 @@ class PostgresDocuments:
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             writer = _Writer(conn)
             yield writer
-            conn.execute("SELECT gin_clean_pending_list('document_regions_words_trgm')")
+            conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
             if writer.changed >= _ANALYZE_AFTER_CHANGES:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between
                 # walking (project, path) in order and the trigram index depends on them
@@ -293,43 +300,42 @@ class PostgresDocuments:
                    limit: int | None = None) -> list[CandidateDoc]:
         """As on SQLite, the store chooses how, not the planner (left to itself it misjudged the walk after
         a page's last key, one row by its estimate, and asked the trigram index once per document: 40 s
-        for one page). Up to ``FEW_MATCHES`` matching regions (the GIN index, each match rechecked on its
-        words) are looked up by id and sorted. More are found by walking (project, path) in order, each
-        document's own regions tested, until the page is full; a walk that passes ``WALK_FACTOR`` times
-        a page of documents without filling it means the matches are sparse, and up to ``MANY_MATCHES``
-        are then collected after all (a regex at 1 GB walked for 2 s). A candidate names its matching
-        regions. Never prepared: each plan must see its own literals."""
+        for one page). Up to ``FEW_MATCHES`` regions named by the trigram index are looked up by id, their
+        documents sorted (``texts`` then tests the named regions' words). More are found by walking
+        (project, path) in order, each document's own regions tested on their words, until the page is
+        full; a walk that passes
+        ``WALK_FACTOR`` times a page of documents without filling it means the matches are sparse, and up
+        to ``MANY_MATCHES`` are then collected after all (a regex at 1 GB walked for 2 s). A candidate
+        names its matching regions. Never prepared: each plan must see its own literals."""
         where, params = scope_sql(scope)
+        if plan is not None:
+            with self.db.connection() as conn:
+                found = self._matched(conn, plan, where, params, after, FEW_MATCHES)
+                if found is None and limit is not None:
+                    walked = self._walk(conn, plan, where, params, after, limit, limit * WALK_FACTOR)
+                    if walked is not None:
+                        return walked
+                    found = self._matched(conn, plan, where, params, None, MANY_MATCHES)
+                if found is None:
+                    return self._walk(conn, plan, where, params, after, limit, None) or []
+            start = 0 if after is None else bisect_right(found, after, key=lambda c: (c.project, c.path))
+            return found[start : None if limit is None else start + limit]
         if after is not None:
-            where += " AND (d.project, d.path) > (%s, %s)"
-            params += list(after)
-        order, page = " ORDER BY d.project, d.path", []
-        if limit is not None:
-            order, page = order + " LIMIT %s", [limit]
+            where, params = where + " AND (d.project, d.path) > (%s, %s)", [*params, *after]
+        page = [] if limit is None else [limit]
         with self.db.connection() as conn:
-            if plan is None:
-                return [CandidateDoc(*row) for row in conn.execute(
-                    f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}{order}", [*params, *page],
-                    prepare=False)]
-            match, match_params = plan_sql(plan, "r.words")
-            regions = self._matched(conn, plan, after, match, match_params, FEW_MATCHES)
-            if regions is None and limit is not None:
-                walked = self._walk(conn, where, params, match, match_params, limit, limit * WALK_FACTOR)
-                if walked is not None:
-                    return walked
-                regions = self._matched(conn, plan, None, match, match_params, MANY_MATCHES)
-            if regions is None:
-                return self._walk(conn, where, params, match, match_params, limit, None) or []
-            found = conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s)"
-                                 f" AND {where}{order}", [list(regions), *params, *page], prepare=False)
-            return [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
-                    for doc_id, project, path in found]
+            return [CandidateDoc(*row) for row in conn.execute(
+                f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path"
+                f"{' LIMIT %s' if limit is not None else ''}", [*params, *page], prepare=False)]
 
     @staticmethod
-    def _walk(conn: psycopg.Connection, where: str, params: list[Any], match: str, match_params: list[str],
+    def _walk(conn: psycopg.Connection, plan: Plan, where: str, params: list[Any], after: DocKey | None,
               limit: int | None, most: int | None) -> list[CandidateDoc] | None:
-        """Documents in order, each with its regions that match, up to ``limit``; None when ``most``
-        documents were passed without filling the page and the scope holds more."""
+        """Documents in order after ``after``, each with its regions whose words match, up to ``limit``;
+        None when ``most`` documents were passed without filling the page and the scope holds more."""
+        if after is not None:
+            where, params = where + " AND (d.project, d.path) > (%s, %s)", [*params, *after]
+        match, match_params = words_sql(plan, "r.words")
         walk = f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path"
         walk_params = [*params, *([most] if most is not None else [])]
         with conn.transaction():
@@ -348,30 +354,40 @@ class PostgresDocuments:
         passed = conn.execute(f"SELECT count(*) FROM ({walk} LIMIT %s) d", [*params, most + 1]).fetchone()
         return found if passed is not None and passed[0] <= most else None
 
-    def _matched(self, conn: psycopg.Connection, plan: Plan, after: DocKey | None, match: str,
-                 match_params: list[str], most: int) -> dict[int, list[int]] | None:
-        """The matching regions by document when there are at most ``most``, else None. The next page of
-        the same search (the same plan object, with ``after``) reuses them: asking again cost the GIN
-        lookup and its rechecks once more per page (20 ms for ``def \\w+_callback\\(`` over 170 MB).
-        That page answers from the first page's moment, as a search should."""
-        last: tuple[Plan, dict[int, list[int]] | None] | None = getattr(self._last_match, "found", None)
+    def _matched(self, conn: psycopg.Connection, plan: Plan, where: str, params: list[Any], after: DocKey | None,
+                 most: int) -> list[CandidateDoc] | None:
+        r"""Every candidate document in the scope, in order, when at most ``most`` regions match, else
+        None. The next page of the same search (the same plan object, with ``after``) reuses them: asking
+        again cost the index lookup and the documents' once more per page (14 ms of 38 for
+        ``def \w+_callback\(`` at 1 GB). That page answers from the first page's moment, as a search
+        should."""
+        last: tuple[Plan, list[CandidateDoc] | None] | None = getattr(self._last_match, "found", None)
         if after is not None and last is not None and last[0] is plan:
             return last[1]
+        match, match_params = index_sql(plan, "r.words")
         rows = conn.execute(f"SELECT r.id FROM document_regions r WHERE {match} LIMIT %s",
                             [*match_params, most + 1], prepare=False).fetchall()
-        regions: dict[int, list[int]] | None = None
+        found: list[CandidateDoc] | None = None
         if len(rows) <= most:
-            regions = {}
+            regions: dict[int, list[int]] = {}
             for (rid,) in rows:
                 regions.setdefault(doc_of(rid), []).append(rid)
-        self._last_match.found = (plan, regions)
-        return regions
+            found = [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
+                     for doc_id, project, path in conn.execute(
+                         f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s) AND {where}"
+                         " ORDER BY d.project, d.path", [list(regions), *params], prepare=False)]
+        self._last_match.found = (plan, found)
+        return found
 
-    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
+    def texts(self, candidates: Sequence[CandidateDoc],
+              plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]:
         """The regions in the order of ``candidates``, fetched in growing batches (a search that stops after
         its first documents reads few; a scan soon reads many per round trip), as binary bytea (no hex).
         With a plain join the planner read a batch of 256 spans by scanning the whole table (about 1 s
-        at 1 GB)."""
+        at 1 GB). With a plan, only the regions whose words hold its literals: the index names the
+        regions that hold a literal's trigrams anywhere (at 1 GB, 5,070 regions for "strasse", 18 of
+        them with the word), and testing words costs a fifth of reading and verifying the text."""
+        words, words_params = words_sql(plan, "words") if plan is not None else ("TRUE", [])
         start, size = 0, _TEXT_BATCH
         while start < len(candidates):
             spans = region_spans(candidates[start : start + size])
@@ -379,8 +395,9 @@ class PostgresDocuments:
                 rows = conn.execute(  # LATERAL: each span an index range, never a scan of the table
                     "SELECT r.id, r.first_line, r.body FROM unnest(%s::bigint[], %s::bigint[]) WITH ORDINALITY"
                     " AS s (low, high, n) CROSS JOIN LATERAL (SELECT id, first_line, body FROM document_regions"
-                    " WHERE id BETWEEN s.low AND s.high OFFSET 0) r ORDER BY s.n, r.id",
-                    ([low for low, _ in spans], [high for _, high in spans]), binary=True).fetchall()
+                    f" WHERE id BETWEEN s.low AND s.high AND {words} OFFSET 0) r ORDER BY s.n, r.id",
+                    ([low for low, _ in spans], [high for _, high in spans], *words_params), binary=True,
+                    prepare=False).fetchall()
             for rid, first_line, body in rows:
                 yield doc_of(rid), first_line, unpack(bytes(body))
             start += size
@@ -401,7 +418,7 @@ class PostgresDocuments:
 
     def sizes(self) -> tuple[int, int, int]:
         rows = self._rows(
-            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_regions_words_trgm') FROM documents"
+            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_regions_trigrams') FROM documents"
         )
         count, text_bytes, index_bytes = rows[0]
         return int(count), int(text_bytes), int(index_bytes)

@@ -367,7 +367,10 @@ class SqliteDocuments:
             f" ON d.id = matched.value WHERE {where}{order}", [json.dumps(list(regions)), *params, *page])
         return [CandidateDoc(doc_id, project, path, tuple(regions[doc_id])) for doc_id, project, path in found]
 
-    def texts(self, candidates: Sequence[CandidateDoc]) -> Iterator[tuple[int, int, bytes]]:
+    def texts(self, candidates: Sequence[CandidateDoc],
+              plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]:
+        """``plan`` is not needed: FTS5 named only regions whose words hold the literals (its trigrams in
+        a row), unlike PostgreSQL's index."""
         conn = self.db.conn
         for start in range(0, len(candidates), _TEXT_BATCH):
             # a span (first, last) as one number: first << REGION_BITS | (last - first), which is < 2**REGION_BITS
