@@ -1,6 +1,7 @@
 """Both stores find candidates two ways (few trigram matches by id, many by walking the order); both ways
 give the same documents, in the same order, page by page. By id, a candidate names its matching regions
-(SQLite's walk reads its documents whole)."""
+(SQLite's walk reads its documents whole). PostgreSQL's index names the regions that hold a literal's
+trigrams anywhere; reading their texts for the plan leaves out those whose words lack the literal."""
 
 from __future__ import annotations
 
@@ -53,4 +54,18 @@ def test_few_and_many_matches_give_the_same_pages(tmp_path: Path, monkeypatch: p
         assert [pages(plan) for plan in plans] == by_id
     assert sum(len(p) for p in by_id[0]) == 33 and sum(len(p) for p in by_id[4]) == 49
     assert regions_by_id is not None and len(regions_by_id) == 2  # two of the long note's regions hold "needle"
+    indexed.runtime.close()
+
+
+def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_path: Path, pg_url: str) -> None:
+    files = {"p/needle.md": "a needle here\n", "p/near.md": "we need a medley, idle\n", "p/other.md": "nothing\n"}
+    indexed = index_into(make_vault(tmp_path, files), pg_url)
+    documents = indexed.store.documents
+    plan = plain_plan("needle")
+    page = documents.candidates(Scope(projects=["p"], prefix=""), plan, limit=10)
+    assert [c.path for c in page] == ["near.md", "needle.md"]  # "need medley idle" holds every trigram of it
+    read = {doc_id for doc_id, _, _ in documents.texts(page, plan)}
+    assert read == {c.id for c in page if c.path == "needle.md"}
+    assert {doc_id for doc_id, _, _ in documents.texts(page)} == {c.id for c in page}
+    assert [m.path for m in indexed.search("needle").matches] == ["needle.md"]
     indexed.runtime.close()

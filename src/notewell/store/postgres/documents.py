@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -107,7 +107,7 @@ MIGRATIONS = [
 ]
 
 _META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
-_TEXT_BATCH = 16
+_TEXT_BATCH = 64
 FEW_MATCHES = 4096  # up to this many matching regions, candidates are looked up by id (see candidates)
 WALK_FACTOR = 32  # a walk that passes this many pages of documents without filling one gives way
 MANY_MATCHES = 16384  # then up to this many matching regions are collected after all
@@ -122,6 +122,12 @@ _WRITER_LOCK = "notewell:documents-writer"
 def pg_text(value: str) -> str:
     """``value`` fit for a PostgreSQL text column, which cannot hold NUL (shown as U+FFFD instead)."""
     return value.replace("\x00", "\ufffd")
+
+
+def int_array(values: Iterable[int]) -> str:
+    """An array of integers as PostgreSQL's text form (cast with ``::bigint[]``): psycopg dumps a list
+    element by element in Python, 1.5 ms for the 2,436 documents of a regex at 1 GB."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
@@ -374,8 +380,8 @@ class PostgresDocuments:
                 regions.setdefault(doc_of(rid), []).append(rid)
             found = [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
                      for doc_id, project, path in conn.execute(
-                         f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s) AND {where}"
-                         " ORDER BY d.project, d.path", [list(regions), *params], prepare=False)]
+                         f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}"
+                         " ORDER BY d.project, d.path", [int_array(regions), *params], prepare=False)]
         self._last_match.found = (plan, found)
         return found
 
@@ -393,11 +399,12 @@ class PostgresDocuments:
             spans = region_spans(candidates[start : start + size])
             with self.db.connection() as conn:
                 rows = conn.execute(  # LATERAL: each span an index range, never a scan of the table
-                    "SELECT r.id, r.first_line, r.body FROM unnest(%s::bigint[], %s::bigint[]) WITH ORDINALITY"
-                    " AS s (low, high, n) CROSS JOIN LATERAL (SELECT id, first_line, body FROM document_regions"
-                    f" WHERE id BETWEEN s.low AND s.high AND {words} OFFSET 0) r ORDER BY s.n, r.id",
-                    ([low for low, _ in spans], [high for _, high in spans], *words_params), binary=True,
-                    prepare=False).fetchall()
+                    "SELECT r.id, r.first_line, r.body FROM unnest(%s::text::bigint[], %s::text::bigint[])"
+                    " WITH ORDINALITY AS s (low, high, n) CROSS JOIN LATERAL (SELECT id, first_line, body"
+                    f" FROM document_regions WHERE id BETWEEN s.low AND s.high AND {words} OFFSET 0) r"
+                    " ORDER BY s.n, r.id",
+                    (int_array(low for low, _ in spans), int_array(high for _, high in spans), *words_params),
+                    binary=True, prepare=False).fetchall()
             for rid, first_line, body in rows:
                 yield doc_of(rid), first_line, unpack(bytes(body))
             start += size

@@ -369,8 +369,8 @@ class SqliteDocuments:
 
     def texts(self, candidates: Sequence[CandidateDoc],
               plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]:
-        """``plan`` is not needed: FTS5 named only regions whose words hold the literals (its trigrams in
-        a row), unlike PostgreSQL's index."""
+        """``plan`` goes unused: no words are kept beside a region to test (the FTS5 index is contentless),
+        so every named region is read and verified."""
         conn = self.db.conn
         for start in range(0, len(candidates), _TEXT_BATCH):
             # a span (first, last) as one number: first << REGION_BITS | (last - first), which is < 2**REGION_BITS
