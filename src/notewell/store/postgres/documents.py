@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import threading
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -34,6 +33,7 @@ from notewell.records.documents import (
 from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
+from notewell.store.postgres.matches import Matches
 from notewell.store.postgres.trigram_words import index_sql, indexed_words, words_sql
 from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 
@@ -324,8 +324,7 @@ class PostgresDocuments:
                     found = self._matched(conn, plan, where, params, None, MANY_MATCHES)
                 if found is None:
                     return self._walk(conn, plan, where, params, after, limit, None) or []
-            start = 0 if after is None else bisect_right(found, after, key=lambda c: (c.project, c.path))
-            return found[start : None if limit is None else start + limit]
+            return found.page(after, limit)
         if after is not None:
             where, params = where + " AND (d.project, d.path) > (%s, %s)", [*params, *after]
         page = [] if limit is None else [limit]
@@ -361,27 +360,28 @@ class PostgresDocuments:
         return found if passed is not None and passed[0] <= most else None
 
     def _matched(self, conn: psycopg.Connection, plan: Plan, where: str, params: list[Any], after: DocKey | None,
-                 most: int) -> list[CandidateDoc] | None:
-        r"""Every candidate document in the scope, in order, when at most ``most`` regions match, else
-        None. The next page of the same search (the same plan object, with ``after``) reuses them: asking
-        again cost the index lookup and the documents' once more per page (14 ms of 38 for
-        ``def \w+_callback\(`` at 1 GB). That page answers from the first page's moment, as a search
-        should."""
-        last: tuple[Plan, list[CandidateDoc] | None] | None = getattr(self._last_match, "found", None)
+                 most: int) -> Matches | None:
+        r"""The regions the index names and their documents in the scope, in order, when there are at most
+        ``most`` regions, else None. The next page of the same search (the same plan object, with
+        ``after``) reuses them: asking again cost the index lookup and the documents' once more per page
+        (14 ms of 38 for ``def \w+_callback\(`` at 1 GB). That page answers from the first page's
+        moment, as a search should."""
+        last: tuple[Plan, Matches | None] | None = getattr(self._last_match, "found", None)
         if after is not None and last is not None and last[0] is plan:
             return last[1]
         match, match_params = index_sql(plan, "r.words")
-        rows = conn.execute(f"SELECT r.id FROM document_regions r WHERE {match} LIMIT %s",
-                            [*match_params, most + 1], prepare=False).fetchall()
-        found: list[CandidateDoc] | None = None
-        if len(rows) <= most:
-            regions: dict[int, list[int]] = {}
-            for (rid,) in rows:
-                regions.setdefault(doc_of(rid), []).append(rid)
-            found = [CandidateDoc(doc_id, project, path, tuple(sorted(regions[doc_id])))
-                     for doc_id, project, path in conn.execute(
-                         f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}"
-                         " ORDER BY d.project, d.path", [int_array(regions), *params], prepare=False)]
+        row = conn.execute(f"SELECT array_agg(id ORDER BY id) FROM (SELECT r.id FROM document_regions r"
+                           f" WHERE {match} LIMIT %s) m", [*match_params, most + 1], prepare=False).fetchone()
+        regions: list[int] = row[0] if row is not None and row[0] is not None else []
+        found = None
+        if len(regions) <= most:
+            order = "ORDER BY d.project, d.path"
+            docs = conn.execute(
+                f"SELECT array_agg(d.id {order}), array_agg(d.project {order}), array_agg(d.path {order})"
+                f" FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}",
+                [int_array(sorted({doc_of(rid) for rid in regions})), *params], prepare=False).fetchone()
+            ids, projects, paths = docs if docs is not None and docs[0] is not None else ([], [], [])
+            found = Matches(plan, regions, ids, projects, paths)
         self._last_match.found = (plan, found)
         return found
 
