@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from conftest import index_into, make_vault
@@ -14,6 +15,7 @@ from notewell.records.documents import Scope
 from notewell.search.literals import plain_plan, regex_plan
 from notewell.store import regions
 from notewell.store.postgres import documents as postgres_documents
+from notewell.store.postgres.trigram_words import index_sql
 from notewell.store.sqlite import documents as sqlite_documents
 
 
@@ -68,4 +70,20 @@ def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_
     assert read == {c.id for c in page if c.path == "needle.md"}
     assert {doc_id for doc_id, _, _ in documents.texts(page)} == {c.id for c in page}
     assert [m.path for m in indexed.search("needle").matches] == ["needle.md"]
+    indexed.runtime.close()
+
+
+def test_postgres_candidate_lookups_use_the_trigram_index(tmp_path: Path, pg_url: str) -> None:
+    """The index compares trigrams under COLLATE "C": a condition without it would make every lookup
+    compute every region's trigrams (a sequential scan), with the same answers, only slower."""
+    indexed = index_into(make_vault(tmp_path, {"p/a.md": "def on_callback(x):\n"}), pg_url)
+    plans = [plain_plan("callback"), regex_plan(r"def \w+_callback\("), regex_plan(r"needle|callback")]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SET enable_seqscan = off")  # a disabled scan still shows when the index cannot serve
+        for plan in plans:
+            assert plan is not None
+            match, params = index_sql(plan, "r.words")
+            shown = "\n".join(row[0] for row in conn.execute(
+                f"EXPLAIN SELECT r.id FROM document_regions r WHERE {match}", params))
+            assert "Bitmap Index Scan on document_regions_trigrams" in shown and "Seq Scan" not in shown, shown
     indexed.runtime.close()
