@@ -87,3 +87,33 @@ def test_postgres_candidate_lookups_use_the_trigram_index(tmp_path: Path, pg_url
                 f"EXPLAIN SELECT r.id FROM document_regions r WHERE {match}", params))
             assert "Bitmap Index Scan on document_regions_trigrams" in shown and "Seq Scan" not in shown, shown
     indexed.runtime.close()
+
+
+def test_sqlite_asks_fts5_for_the_scopes_range_of_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope of a few projects asks FTS5 only for the region ids between its first and last document;
+    a document added later lies past the others, and a scope of many projects asks for every id."""
+    files = {f"{project}/n{n}.md": f"needle {project} {n}\n"
+             for project in ("alpha", "beta", "gamma") for n in range(3)}
+    indexed = index_into(make_vault(tmp_path, files), tmp_path / "index.db")
+    (indexed.vault / "alpha" / "late.md").write_text("a late needle\n", encoding="utf-8")
+    indexed.sync()
+
+    def found(projects: list[str]) -> set[str]:
+        return {f"{m.project}/{m.path}" for m in indexed.search("needle", projects=projects).matches}
+
+    def expected(projects: list[str]) -> set[str]:
+        return {path for path in [*files, "alpha/late.md"] if path.split("/")[0] in projects}
+
+    scopes = [["alpha"], ["beta"], ["alpha", "gamma"], ["beta", "gamma"], ["nothing"], ["alpha", "beta", "gamma"]]
+    assert [found(s) for s in scopes] == [expected(s) for s in scopes]
+    conn = indexed.store.documents.db.conn  # type: ignore[attr-defined]
+    ids = dict(conn.execute("SELECT project || '/' || path, id FROM documents"))
+    first, last = sqlite_documents._region_range(conn, Scope(projects=["beta"]))
+    assert (first, last) == (regions.id_range(ids["beta/n0.md"])[0], regions.id_range(ids["beta/n2.md"])[1])
+    first, last = sqlite_documents._region_range(conn, Scope(projects=["alpha"]))
+    assert regions.id_range(ids["gamma/n0.md"])[0] < last  # alpha's late note lies past gamma's
+    monkeypatch.setattr(sqlite_documents, "RANGE_PROJECTS", 1)
+    every_id = (0, sqlite_documents.MAX_REGION_ID)
+    assert sqlite_documents._region_range(conn, Scope(projects=["alpha", "beta"])) == every_id
+    assert [found(s) for s in scopes] == [expected(s) for s in scopes]
+    indexed.runtime.close()

@@ -2,8 +2,9 @@
 columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL database.
 
 The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
-(trigram candidates and their counts, memory and brain session text search), PostgreSQL's document words with their
-trigram index, and the tsvector columns with their GIN indexes. A new backend-specific part of a search
+(trigram candidates and their counts, memory and brain session text search) with the index of each project's
+document ids that narrows them, PostgreSQL's document words with their trigram index, and the tsvector columns
+with their GIN indexes. A new backend-specific part of a search
 index is added to these lists.
 """
 
@@ -18,6 +19,7 @@ from schema_dump import Schema, postgres_schema, sqlite_schema
 SQLITE_ONLY_TABLES = re.compile(
     r"(document_trigrams_\d+|memory_words|memory_stems)(_config|_data|_docsize|_idx)?|trigram_counts"
     r"|brain_session_words_(config|content|data|docsize|idx)")
+SQLITE_ONLY_INDEXES = {("documents", "documents_project_id")}  # a scope's range of ids for FTS5
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
 POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("memories", "words"), ("memories", "stems")}
 POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_trigrams"),
@@ -28,6 +30,8 @@ TYPE_DIFFERENCES: dict[tuple[str, str], tuple[tuple[str, bool], tuple[str, bool]
 def _shared_part(lite: Schema, pg: Schema) -> tuple[Schema, Schema]:
     """Both schemas without the listed backend-specific parts (each of which must exist where listed)."""
     lite = {t: v for t, v in lite.items() if not SQLITE_ONLY_TABLES.fullmatch(t) and t not in TEXT_SEARCH_TABLES}
+    for table, index in SQLITE_ONLY_INDEXES:
+        del lite[table].indexes[index]
     assert set(pg) >= TEXT_SEARCH_TABLES
     pg = {t: v for t, v in pg.items() if t not in TEXT_SEARCH_TABLES}
     for table, column in POSTGRES_ONLY_COLUMNS:

@@ -42,10 +42,17 @@ def shard_ddl(name: str) -> str:
 
 
 def match_any_shard(column: str = "rowid") -> str:
-    """A subquery of the region ids (or ``column``) whose trigrams match; it takes the MATCH expression
-    once per shard."""
+    """A subquery of the region ids (or ``column``) whose trigrams match, between two region ids; it takes
+    the MATCH expression and the two ids once per shard (``shard_params``). FTS5 seeks to the first id
+    and stops after the last, so a scope whose documents lie together reads only its part of each
+    trigram's rows."""
     return " UNION ALL ".join(f"SELECT {column} FROM {shard_name(n)} WHERE {shard_name(n)} MATCH ?"
-                              for n in range(SHARDS))
+                              " AND rowid BETWEEN ? AND ?" for n in range(SHARDS))
+
+
+def shard_params(match: str, first: int, last: int) -> list[object]:
+    """The parameters of ``match_any_shard``."""
+    return [match, first, last] * SHARDS
 
 
 class _ShardBuilder(threading.Thread):
