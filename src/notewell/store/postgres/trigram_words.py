@@ -16,7 +16,9 @@ The index is not pg_trgm's operator class but a GIN over the array of each regio
 reading and scanning the region's words (about 25 µs each; a regex at 1 GB named 3,444 regions, 90 ms),
 while ``@>`` over an array is exact, so the index alone answers. The candidates are the regions that
 hold every trigram of the literal anywhere among their words, which the engine's verifier narrows as
-it does on SQLite. ``words_sql`` is the exact test of a region's words, for a region already in hand.
+it does on SQLite. ``words_sql`` tests a region's words for the spelled literal, for a region already in
+hand: every word that holds the literal passes, and rarely another (a spelled run can begin inside a
+character's spelling), which the verifier drops.
 """
 
 from __future__ import annotations
