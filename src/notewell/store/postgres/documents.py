@@ -311,10 +311,10 @@ class PostgresDocuments:
         for one page). Up to ``FEW_MATCHES`` regions named by the trigram index are looked up by id, their
         documents sorted (``texts`` then tests the named regions' words). More are found by walking
         (project, path) in order, each document's own regions tested on their words, until the page is
-        full; a walk that passes
-        ``WALK_FACTOR`` times a page of documents without filling it means the matches are sparse, and up
-        to ``MANY_MATCHES`` are then collected after all (a regex at 1 GB walked for 2 s). A candidate
-        names its matching regions. Never prepared: each plan must see its own literals."""
+        full; a walk that passes ``WALK_FACTOR`` times a page of documents without filling it means the
+        matches are sparse, and up to ``MANY_MATCHES`` are then collected after all (a regex at 1 GB
+        walked for 2 s). A candidate names its matching regions. Never prepared: each plan must see its
+        own literals."""
         where, params = scope_sql(scope)
         if plan is not None:
             with self.db.connection() as conn:
@@ -383,7 +383,7 @@ class PostgresDocuments:
                 f" FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}",
                 [int_array(sorted({doc_of(rid) for rid in regions})), *params], prepare=False).fetchone()
             ids, projects, paths = docs if docs is not None and docs[0] is not None else ([], [], [])
-            found = Matches(plan, regions, ids, projects, paths)
+            found = Matches(regions, ids, projects, paths)
         self._last_match.found = (plan, found)
         return found
 

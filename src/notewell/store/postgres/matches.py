@@ -11,13 +11,11 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from notewell.records.documents import CandidateDoc, DocKey
-from notewell.records.plan import Plan
 from notewell.store.regions import id_range
 
 
 @dataclass(frozen=True)
 class Matches:
-    plan: Plan
     regions: list[int]  # the region ids, ascending
     ids: list[int]  # the documents in the scope, in (project, path) order
     projects: list[str]

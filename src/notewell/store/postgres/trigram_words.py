@@ -82,7 +82,7 @@ def words_sql(plan: Plan, column: str) -> tuple[str, list[str]]:
     return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
 
 
-def plan_trigrams(lit: Lit) -> list[str]:
+def spelled_trigrams(lit: Lit) -> list[str]:
     """The trigrams a region's words must all hold for a literal (at most 12 spread over each run)."""
     return list(dict.fromkeys(gram for run in _runs(lit) for gram in trigrams(spelled(run))))
 
@@ -95,11 +95,11 @@ def index_sql(plan: Plan, column: str) -> tuple[str, list[list[str]]]:
     The literals under an AND share one array (one index scan that takes the rarest trigram first,
     not one scan per literal and a bitmap AND)."""
     if isinstance(plan, Lit):
-        return _CONTAINS.format(column=column), [plan_trigrams(plan)]
+        return _CONTAINS.format(column=column), [spelled_trigrams(plan)]
     if isinstance(plan, Or):
         parts = [index_sql(p, column) for p in plan.parts]
         return "(" + " OR ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
-    grams = list(dict.fromkeys(g for p in plan.parts if isinstance(p, Lit) for g in plan_trigrams(p)))
+    grams = list(dict.fromkeys(g for p in plan.parts if isinstance(p, Lit) for g in spelled_trigrams(p)))
     parts = [index_sql(p, column) for p in plan.parts if not isinstance(p, Lit)]
     if grams:
         parts.insert(0, (_CONTAINS.format(column=column), [grams]))
