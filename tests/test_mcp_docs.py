@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from notewell.cli.docs_cmd import example_server
+from notewell.cli.docs_cmd import EXAMPLE_VAULT, example_server
 from notewell.mcp.docs import generate
 from notewell.mcp.registry import TOOLSETS
 
@@ -39,3 +41,14 @@ def test_every_tool_page_has_its_sections(generated: dict[str, str]) -> None:
     page = generated["tools/searchKnowledge.md"]
     assert '"path": "northwind-advisory/pricing-policy.md"' in page  # the example ran on the example vault
     assert "readOnlyHint: true" in page and "Error in searchKnowledge: Not found" in page
+
+
+def test_generated_docs_do_not_depend_on_the_day_of_the_checkout(tmp_path: Path,
+                                                                  generated: dict[str, str]) -> None:
+    """A clone made on a later day dates every file that day: the pages it generates are the same."""
+    vault = tmp_path / "northwind"
+    shutil.copytree(EXAMPLE_VAULT, vault, ignore=shutil.ignore_patterns(".notewell"))
+    later = 4_102_444_800 * 1_000_000_000  # 2100-01-01
+    for path in [vault, *vault.rglob("*")]:
+        os.utime(path, ns=(later, later))
+    assert generate(lambda: example_server(vault)) == generated
