@@ -63,9 +63,7 @@ class OwnTokenService:
             raise InvalidArgument("name", f"is {len(clean_name)} characters; keep it to {MAX_NAME_CHARS}")
         if "\x00" in clean_name:
             raise InvalidArgument("name", "contains a NUL character (\\x00); remove it")
-        checked = policy.check_own_token(p, scopes, project_id)
-        if project_id is not None and not self.authorization.allowed(p, "project:see", project_id):
-            raise not_found(project_id)
+        checked = self._permitted(p, scopes, project_id)
         now = now_iso()
         active = [t for t in self.identity.tokens(user_id) if t.state(now) == "active"]
         if len(active) >= OWN_TOKEN_LIMIT:
@@ -78,6 +76,18 @@ class OwnTokenService:
         self.audit.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
                                                        "project": project_id, "expiresAt": expires_at})
         return MintedToken(secret=minted.secret, token=token)
+
+    def may_mint(self, p: Principal, scopes: Iterable[str], *, project_id: str | None = None) -> None:
+        """Raise what ``mint`` would refuse this caller for, minting nothing (the role, the calling token's
+        scopes and project, the project's visibility): a kept answer is handed back only past this check."""
+        self._user_id(p)
+        self._permitted(p, scopes, project_id)
+
+    def _permitted(self, p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
+        checked = policy.check_own_token(p, scopes, project_id)
+        if project_id is not None and not self.authorization.allowed(p, "project:see", project_id):
+            raise not_found(project_id)
+        return checked
 
     def revoke(self, p: Principal, token_id: str) -> TokenRecord:
         """Revoke one of the caller's tokens (the one in use too): it fails on its next call."""

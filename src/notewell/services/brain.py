@@ -270,6 +270,33 @@ class BrainService:
         record, _ = ensure_named(self.brain, p, DEFAULT_NAME, None, None)
         return personal(record, p)
 
+    def may_open(self, p: Principal, *, project_id: str | None = None, project_name: str | None = None) -> None:
+        """Raise what ``start_session`` would refuse this caller for, creating nothing: a kept answer to a
+        repeated request (Idempotency-Key) is handed back only past this check."""
+        projects = self.projects(p)
+        if p.bound_project is not None or project_id:
+            self.resolve(p, project_id, projects=projects)
+        elif project_name is not None or not projects:
+            self._require_home(p)  # the session's project is made in the caller's home
+
+    def may_teach(self, p: Principal, *, project_id: str | None = None) -> None:
+        """Raise what ``teach`` would refuse this caller for, writing nothing (as ``may_open``)."""
+        projects = self.projects(p)
+        if p.bound_project is None and not project_id and not projects:
+            self._require_home(p)  # a first teach makes the Default project in the caller's home
+            return
+        self._require_write(p, self.resolve(p, project_id, projects=projects))
+
+    def may_log(self, p: Principal, session_id: str) -> None:
+        """Raise what ``log_event`` would refuse this caller for (the scope, a session of theirs)."""
+        self.authorization.authorize(p, USE)
+        self._own_session(p, session_id)
+
+    def _require_write(self, p: Principal, bp: BrainProject) -> None:
+        if not self._may_write(p, bp):
+            raise ForbiddenProject(f"you may read {bp.id} but not write to it; ask an admin for a write grant or "
+                                   "teach into one of your own projects")
+
     def _may_write(self, p: Principal, bp: BrainProject) -> bool:
         if bp.personal:
             return bp.owner_user_id == p.user_id and self.authorization.allowed(p, WRITE, bp.store_project)
@@ -482,9 +509,7 @@ class BrainService:
                 clean_tags.append(f"for:{p.email.strip().lower()}")
             clean_tags = [t.lower() if t.startswith("for:") else t for t in clean_tags]
         bp = self.resolve(p, project_id)
-        if not self._may_write(p, bp):
-            raise ForbiddenProject(f"you may read {bp.id} but not write to it; ask an admin for a write grant or "
-                                   "teach into one of your own projects")
+        self._require_write(p, bp)
         target = None
         if supersedes:
             old = self.brain.knowledge([supersedes]).get(supersedes)

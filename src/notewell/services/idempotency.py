@@ -1,9 +1,12 @@
 """Idempotent creates: a request repeated with the same Idempotency-Key gets the first answer back.
 
-The first answer is kept in the store (both backends) for a day, by (caller, key), so a repeat sent to
-any server process finds it. A repeat that asks for something else under the same key is refused, and
-so is one that arrives while the first is still running. What is kept is what the door hands over to
-keep: a door leaves out anything that must never be stored (a token's secret).
+The first answer is kept in the store (both backends) for a day, by (user, token, key), so a repeat sent
+to any server process finds it, and only the token that sent the first request gets its answer back
+(another token of the same person, with other scopes or another project, sends its own request). Every
+repeat is first asked the permissions the create would ask (``permit``): a caller who may not make the
+request now gets the refusal, never the kept answer. A repeat that asks for something else under the
+same key is refused, and so is one that arrives while the first is still running. What is kept is what
+the door hands over to keep: a door leaves out anything that must never be stored (a token's secret).
 """
 
 from __future__ import annotations
@@ -53,12 +56,16 @@ class IdempotencyService:
         self.store = store
 
     def _owner(self, p: Principal) -> str:
-        return p.user_id
+        """Whose keys these are: the user and the token (the local owner, without a token, has its own)."""
+        return f"{p.user_id} {p.token_id or '-'}"
 
-    def once(self, p: Principal, key: str, request_fingerprint: str, create: Callable[[], Answer],
-             kept: Callable[[Answer], dict[str, Any]] = lambda a: a.body) -> Answer:
-        """``create()``'s answer the first time; the kept answer (``kept`` of the first) on every repeat."""
+    def once(self, p: Principal, key: str, request_fingerprint: str, permit: Callable[[], None],
+             create: Callable[[], Answer], kept: Callable[[Answer], dict[str, Any]] = lambda a: a.body) -> Answer:
+        """``create()``'s answer the first time; the kept answer (``kept`` of the first) on every repeat.
+        ``permit()`` runs first, every time: it raises the refusal ``create`` would raise for a caller who
+        may not make this request (scopes, project, role), so a repeat is answered only to one who may."""
         key = check_key(key)
+        permit()
         owner = self._owner(p)
         now = datetime.now(UTC)
         found = self.store.idempotency.reserve(owner, key, request_fingerprint, iso(now),

@@ -29,6 +29,7 @@ from notewell.access.principal import Principal
 from notewell.access.token_secrets import since_from
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.paths import normalize_path
+from notewell.records.identity import Project
 from notewell.records.memories import (
     MEMORY_TYPES,
     MemoryFilter,
@@ -273,9 +274,7 @@ class MemoryService:
             raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
         clean_tags = _check_tags(tags)
         expiry = _check_expiry(expires_at, kind)
-        if not project and p.local_owner and p.bound_project is None:
-            raise InvalidArgument("project", "name the project to write to; the local owner has no home")
-        target = self.authorization.authorize(p, "memory:write", project or p.default_project)
+        target = self._write_target(p, project)
         old: MemoryRecord | None = None
         if supersedes:
             old = self._visible(p, supersedes)
@@ -295,6 +294,20 @@ class MemoryService:
             "created": created, "supersedes": superseded, "private": record.private_to is not None,
         })
         return Remembered(_memory(record), created, superseded)
+
+    def may_remember(self, p: Principal, *, project: str | None = None, supersedes: str | None = None) -> None:
+        """Raise what ``remember`` would refuse this caller for, writing nothing: the scope, the project, and
+        the right to change the memory it supersedes (superseded or forgotten since, as after a first
+        request with the same Idempotency-Key). A kept answer is handed back only past this check."""
+        self.authorization.authorize(p, "memory:write")
+        self._write_target(p, project)
+        if supersedes:
+            self._require_change_right(p, self._visible(p, supersedes, include_forgotten=True), "supersede")
+
+    def _write_target(self, p: Principal, project: str | None) -> Project:
+        if not project and p.local_owner and p.bound_project is None:
+            raise InvalidArgument("project", "name the project to write to; the local owner has no home")
+        return self.authorization.authorize(p, "memory:write", project or p.default_project)
 
     def forget(self, p: Principal, ref: str, reason: str | None = None) -> Memory:
         """Soft-delete a memory: it leaves every search; the row stays for the audit trail. The reason is

@@ -68,7 +68,10 @@ def mint_token(caller: Caller, svc: Services, body: MintRequest, request: Reques
         return Answer(201, {"secret": minted.secret, "token": dump(TokenModel, minted.token)},
                       request.url_for("my_token", token_id=minted.token.id).path)
 
-    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create,
+    def permit() -> None:
+        svc.own_tokens.may_mint(caller, body.scopes, project_id=body.project)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create,
                        kept=lambda answer: {**answer, "secret": None})
 
 

@@ -80,7 +80,10 @@ def remember(caller: Caller, svc: Services, body: RememberRequest, request: Requ
         return Answer(201 if done.created else 200, dump(RememberedModel, done),
                       request.url_for("memory", ref=done.memory.ref).path)
 
-    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+    def permit() -> None:
+        svc.memory.may_remember(caller, project=body.project, supersedes=body.supersedes)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
 @router.get("/memories", response_model=MemoryPage, responses=ERRORS,

@@ -102,7 +102,10 @@ def start_session(caller: Caller, svc: Services, body: SessionRequest, request: 
         return Answer(201, dump(StartedModel, started),
                       request.url_for("session_events", session_id=started.session.id).path)
 
-    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+    def permit() -> None:
+        svc.brain.may_open(caller, project_id=body.project_id, project_name=body.project_name)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
 @router.get("/sessions", response_model=SessionPage, responses=ERRORS, summary="Your recent sessions, newest first")
@@ -142,7 +145,10 @@ def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest
         return Answer(201 if accepted else 200, {"eventId": event_id, "accepted": accepted, "reason": reason},
                       events if accepted else None)
 
-    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+    def permit() -> None:
+        svc.brain.may_log(caller, session_id)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
 @router.post("/sessions/{session_id}/outcome", response_model=record_model(b.Outcome), responses=ERRORS,
@@ -176,7 +182,10 @@ def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, r
         return Answer(201 if created else 200, {"knowledge": dump(KnowledgeModel, item), "created": created},
                       request.url_for("memory", ref=item.ref).path)
 
-    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, create)
+    def permit() -> None:
+        svc.brain.may_teach(caller, project_id=body.project_id)
+
+    return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
 @router.get("/knowledge/retrieve", response_model=record_model(b.Retrieval), responses=ERRORS,
