@@ -1,16 +1,24 @@
-"""Browser sign-in credentials on both backends: passwords, one-time links, throttled failures, the cookie key,
-and the two commands that set them (`notewell user passwd`, `notewell user login-link`)."""
+"""Browser sign-in credentials on both backends: passwords, one-time links, throttled failures (concurrent
+attempts too, over the real server), the cookie key, and the two commands that set them (`notewell user
+passwd`, `notewell user login-link`)."""
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from argon2 import PasswordHasher
 from typer.testing import CliRunner, Result
 
 from conftest import run_cli
+from mcp_world import ServerThread
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.sign_in import (
@@ -23,8 +31,20 @@ from notewell.access.sign_in import (
 from notewell.cli.app import app
 from notewell.errors import Forbidden, InvalidArgument, Unauthenticated
 from notewell.runtime import Runtime, open_runtime
+from notewell.web.app import build_web_app
 
 PAST = "2020-01-01T00:00:00.000000Z"
+QUICK = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap: the counting is tested
+
+
+class Clock:
+    """A clock the test moves: no test waits for the throttle's window."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 @pytest.fixture
@@ -69,9 +89,8 @@ def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:
 
 def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
     assert Throttle() == Throttle(per_account=5, per_address=20)  # the defaults; smaller ones keep this test quick
-    quick = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)  # argon2id, cheap: the counting is tested
     svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, Throttle(per_account=2, per_address=3),
-                        quick)
+                        QUICK, clock=Clock())
     svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
     for _ in range(2):
         with pytest.raises(Unauthenticated):
@@ -87,6 +106,58 @@ def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
             svc.sign_in_with_password(f"x{n}@example.com", "guess", "10.0.0.3")
     with pytest.raises(TooManyFailures):
         svc.sign_in_with_password("root@example.com", "root secret", "10.0.0.3")
+
+
+def test_a_success_is_not_counted_and_a_failure_is_for_the_window(rt: Runtime) -> None:
+    clock = Clock()
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, Throttle(per_account=2), QUICK,
+                        clock=clock)
+    svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
+    for _ in range(3):  # each attempt is counted before its check; a success takes its count back
+        assert svc.sign_in_with_password("ada@example.com", "correct horse", "10.0.0.1").email == "ada@example.com"
+    with pytest.raises(Unauthenticated):
+        svc.sign_in_with_password("ada@example.com", "guess", "10.0.0.1")
+    assert svc.sign_in_with_password("ada@example.com", "correct horse", "10.0.0.1")
+    clock.now += timedelta(minutes=14)
+    with pytest.raises(Unauthenticated):
+        svc.sign_in_with_password("ada@example.com", "guess again", "10.0.0.1")
+    with pytest.raises(TooManyFailures):
+        svc.sign_in_with_password("ada@example.com", "correct horse", "10.0.0.1")
+    clock.now += timedelta(minutes=1, seconds=1)  # the first failure is 15 minutes old: one is counted now
+    assert svc.sign_in_with_password("ada@example.com", "correct horse", "10.0.0.1")
+
+
+def test_concurrent_attempts_get_no_more_checks_than_the_limit(rt: Runtime) -> None:
+    """19 POST /signin at once for one account (18 wrong, 1 right), over the real server: at most
+    Throttle.per_account (5) passwords are checked and found wrong; every other attempt is paused (429)."""
+    limit = Throttle().per_account
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit,
+                        hasher=PasswordHasher(time_cost=2, memory_cost=16384, parallelism=1), clock=Clock())
+    svc.set_password(LOCAL_OWNER, "ada@example.com", "correct horse")
+    passwords = [f"wrong guess {n}" for n in range(18)]
+    passwords.insert(9, "correct horse")
+    start = threading.Barrier(len(passwords), timeout=60)
+    with ServerThread(build_web_app(replace(rt, sign_in=svc))) as server:
+        base = f"http://127.0.0.1:{server.port}"
+        with httpx.Client(base_url=base) as client:
+            form = client.get("/signin")
+            found = re.search(r'name="csrf" value="([^"]+)"', form.text)
+            assert found is not None
+            cookies = dict(client.cookies)
+
+        def attempt(password: str) -> httpx.Response:
+            with httpx.Client(base_url=base, cookies=cookies, timeout=60) as one:
+                start.wait()
+                return one.post("/signin", data={"email": "ada@example.com", "password": password,
+                                                 "csrf": found.group(1)})
+
+        with ThreadPoolExecutor(len(passwords)) as pool:
+            answers = [a.status_code for a in pool.map(attempt, passwords)]
+    assert set(answers) <= {401, 429, 303}, answers
+    assert answers.count(401) <= limit and answers.count(303) <= 1, answers
+    checked = [e.detail.get("reason") for e in rt.store.audit.list_since()
+               if e.action == "auth.sign_in_failed" and e.target == "ada@example.com"]
+    assert len(checked) == answers.count(401) and set(checked) <= {"wrong password"}
 
 
 def test_a_link_signs_in_once_and_only_before_it_expires(rt: Runtime) -> None:
@@ -124,7 +195,6 @@ def test_the_cookie_key_is_made_once_and_shared(rt: Runtime) -> None:
     first = rt.sign_in.cookie_key()
     assert len(first) >= 48
     assert SignInService(rt.store, rt.authorization, rt.administration, rt.audit).cookie_key() == first
-    assert rt.store.credentials.failures_since("nobody", PAST) == 0
 
 
 def test_passwd_and_login_link_commands(tmp_path: Path) -> None:

@@ -1,16 +1,20 @@
 """Browser sign-in: passwords (argon2id), one-time sign-in links, throttled and audited failures.
 
 A sign-in link reads ``<base>/signin/link/nwl_<random>``; only the SHA-256 of the secret is stored, it
-works for LINK_LIFETIME and once. A failed sign-in is counted against the account (its email) and the
-address it came from; past a few of either within a window (Throttle) further attempts are refused
-without checking the password. An unknown email fails exactly like a wrong
-password (same message, same argon2 work), so the form does not tell who has an account.
+works for LINK_LIFETIME and once. Every password attempt is counted against the account (its email) and
+the address it came from before the password is checked, in one transaction of the store; past a few of
+either within a window (Throttle) further attempts are refused without checking the password, so
+concurrent attempts never get more checks than the limit. A success takes its own count back; a failure
+stays counted for the window. An unknown email fails exactly like a wrong password (same message, same
+argon2 work), so the form does not tell who has an account. The clock is the service's (``clock``), so the
+window can be tested without waiting.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -39,7 +43,8 @@ _DUMMY_HASH = _HASHER.hash("not a password of anyone")
 
 @dataclass(frozen=True)
 class Throttle:
-    """How many failed sign-ins within ``window`` pause an account, and an address."""
+    """How many failed sign-ins within ``window`` pause an account, and an address (an attempt counts as
+    failed from its start until its password is found right)."""
 
     per_account: int = 5
     per_address: int = 20
@@ -70,13 +75,18 @@ def check_password(password: str) -> str:
 
 class SignInService:
     def __init__(self, store: Store, authorization: Authorization, administration: Administration, audit: AuditTrail,
-                 throttle: Throttle | None = None, hasher: PasswordHasher = _HASHER) -> None:
+                 throttle: Throttle | None = None, hasher: PasswordHasher = _HASHER,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.store = store
         self.authorization = authorization
         self.administration = administration
         self.audit = audit
         self.throttle = throttle or Throttle()
         self.hasher = hasher  # argon2id; its parameters decide when a stored hash is redone
+        self.clock = clock  # now, as an aware UTC datetime
+
+    def _now(self) -> str:
+        return iso(self.clock())
 
     # setting credentials
     def set_password(self, p: Principal, email: str, password: str) -> User:
@@ -87,7 +97,7 @@ class SignInService:
             if manager:
                 raise NotFound(f"No user with email {email.strip()}")
             raise Forbidden("Forbidden: you may set only your own password")
-        self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), _now())
+        self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), self._now())
         self.audit.record(p, "user.password", email_key(user.email), {"id": user.id})
         return user
 
@@ -97,31 +107,32 @@ class SignInService:
         if not user.active:
             raise InvalidArgument("email", f"{user.email} is deactivated; reactivate the user first")
         secret = f"{LINK_PREFIX}{secrets.token_urlsafe(32)}"
-        now = datetime.now(UTC)
+        now = self.clock()
         expires_at = iso(now + LINK_LIFETIME)
         self.store.credentials.add_link(link_hash(secret), user.id, iso(now), expires_at)
         self.audit.record(p, "user.sign_in_link", email_key(user.email), {"id": user.id, "expiresAt": expires_at})
         return SignInLink(url=f"{base_url.rstrip('/')}{LINK_PATH}{secret}", expires_at=expires_at)
 
     # signing in
-    def _throttle(self, keys: list[tuple[str, int]]) -> None:
-        since = iso(datetime.now(UTC) - self.throttle.window)
-        for key, limit in keys:
-            if self.store.credentials.failures_since(key, since) >= limit:
-                minutes = int(self.throttle.window.total_seconds() // 60)
-                raise TooManyFailures(f"Too many failed sign-ins; wait {minutes} minutes, or ask an admin "
-                                      "for a sign-in link")
+    def _count_attempt(self, email: str, address: str) -> str:
+        """Count this attempt against the account and the address (its id, to take back on success);
+        TooManyFailures, counting nothing, when either is paused."""
+        attempt = secrets.token_hex(16)
+        now = self.clock()
+        limits = [(f"email:{email_key(email)}", self.throttle.per_account),
+                  (f"address:{address}", self.throttle.per_address)]
+        if self.store.credentials.count_attempt(limits, attempt, iso(now), iso(now - self.throttle.window)):
+            minutes = int(self.throttle.window.total_seconds() // 60)
+            raise TooManyFailures(f"Too many failed sign-ins; wait {minutes} minutes, or ask an admin "
+                                  "for a sign-in link")
+        return attempt
 
     def _failed(self, email: str, address: str, user: User | None, reason: str) -> None:
-        now = datetime.now(UTC)
-        forget = iso(now - self.throttle.window)
-        for key in (f"email:{email_key(email)}", f"address:{address}"):
-            self.store.credentials.add_failure(key, iso(now), forget)
-        self.store.audit.append(iso(now), user.id if user else "-", None, "auth.sign_in_failed",
+        self.store.audit.append(self._now(), user.id if user else "-", None, "auth.sign_in_failed",
                                 email_key(email)[:320], {"address": address, "reason": reason})
 
     def _signed_in(self, user: User, method: str, address: str) -> None:
-        self.store.audit.append(_now(), user.id, None, "auth.sign_in", email_key(user.email),
+        self.store.audit.append(self._now(), user.id, None, "auth.sign_in", email_key(user.email),
                                 {"method": method, "address": address})
 
     def sign_in_with_password(self, email: str, password: str, address: str) -> User:
@@ -129,8 +140,7 @@ class SignInService:
         wrong) otherwise, TooManyFailures while the account or the address is paused."""
         if not email.strip() or len(email) > 320 or len(password) > PASSWORD_MAX_CHARS:
             raise Unauthenticated(BAD_CREDENTIALS)
-        self._throttle([(f"email:{email_key(email)}", self.throttle.per_account),
-                        (f"address:{address}", self.throttle.per_address)])
+        attempt = self._count_attempt(email, address)
         user = self.store.identity.user_by_email(email)
         stored = self.store.credentials.password_hash(user.id) if user else None
         try:
@@ -145,8 +155,9 @@ class SignInService:
         if not user.active:
             self._failed(email, address, user, "deactivated")
             raise Unauthenticated(BAD_CREDENTIALS)
+        self.store.credentials.forgive_attempt(attempt)
         if stored is not None and self.hasher.check_needs_rehash(stored):
-            self.store.credentials.set_password(user.id, self.hasher.hash(password), _now())
+            self.store.credentials.set_password(user.id, self.hasher.hash(password), self._now())
         self._signed_in(user, "password", address)
         return user
 
@@ -154,7 +165,7 @@ class SignInService:
         """The active user an unused, unexpired link signs in, without using the link."""
         if not secret.startswith(LINK_PREFIX) or len(secret) > 200:
             return None
-        user_id = self.store.credentials.link_user(link_hash(secret), _now())
+        user_id = self.store.credentials.link_user(link_hash(secret), self._now())
         user = self.store.identity.user(user_id) if user_id else None
         return user if user is not None and user.active else None
 
@@ -163,10 +174,10 @@ class SignInService:
         refused = Unauthenticated("This sign-in link is used, expired or unknown; ask an admin for a new one")
         if not secret.startswith(LINK_PREFIX) or len(secret) > 200:
             raise refused
-        user_id = self.store.credentials.use_link(link_hash(secret), _now())
+        user_id = self.store.credentials.use_link(link_hash(secret), self._now())
         user = self.store.identity.user(user_id) if user_id else None
         if user is None or not user.active:
-            self.store.audit.append(_now(), user.id if user else "-", None, "auth.sign_in_failed", "link",
+            self.store.audit.append(self._now(), user.id if user else "-", None, "auth.sign_in_failed", "link",
                                     {"address": address, "reason": "link used, expired or unknown"})
             raise refused
         self._signed_in(user, "link", address)
@@ -183,6 +194,3 @@ class SignInService:
     def cookie_key(self) -> bytes:
         return self.store.credentials.signing_key("session-cookie").encode("ascii")
 
-
-def _now() -> str:
-    return iso(datetime.now(UTC))

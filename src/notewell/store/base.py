@@ -130,7 +130,7 @@ class IdempotencyRepository(Protocol):
 
 class CredentialRepository(Protocol):
     """What browser sign-in keeps: password hashes (argon2id), one-time sign-in links (by the SHA-256 of their
-    secret), failed sign-ins per key (an email or an address) and the key that signs session cookies."""
+    secret), sign-in attempts counted per key (an email or an address) and the key that signs session cookies."""
 
     def set_password(self, user_id: str, password_hash: str, at: str) -> None: ...
     def password_hash(self, user_id: str) -> str | None: ...
@@ -141,8 +141,13 @@ class CredentialRepository(Protocol):
     def use_link(self, link_hash: str, at: str) -> str | None:
         """Mark the link used and return its user, if it was unused and unexpired; None otherwise (atomic)."""
         ...
-    def add_failure(self, key: str, at: str, forget_before: str) -> None: ...  # also drops key's older failures
-    def failures_since(self, key: str, since: str) -> int: ...
+    def count_attempt(self, limits: Sequence[tuple[str, int]], attempt: str, at: str, since: str) -> str | None:
+        """Count a sign-in attempt against every (key, limit), atomically, dropping each key's attempts from
+        before ``since``; a key already at its limit counts nothing and is returned (None: counted)."""
+        ...
+    def forgive_attempt(self, attempt: str) -> None:
+        """Take back a counted attempt (it succeeded)."""
+        ...
     def signing_key(self, name: str) -> str:
         """A random key made on first use and then kept, so every server sharing the store signs alike."""
         ...

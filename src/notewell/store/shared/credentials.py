@@ -1,5 +1,5 @@
-"""Browser sign-in credentials, in SQL both backends run: password hashes, one-time sign-in links, failed
-sign-ins, the cookie key.
+"""Browser sign-in credentials, in SQL both backends run: password hashes, one-time sign-in links, counted
+sign-in attempts (a failure stays counted, a success is taken back), the cookie key.
 
 Only hashes reach this module: argon2id hashes of passwords and SHA-256 hashes of sign-in link secrets.
 """
@@ -7,6 +7,7 @@ Only hashes reach this module: argon2id hashes of passwords and SHA-256 hashes o
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 
 from notewell.store.shared.dialect import Dialect
 
@@ -32,6 +33,16 @@ MIGRATIONS = [
     CREATE TABLE web_keys (
         name {key} PRIMARY KEY,
         value TEXT NOT NULL
+    )
+    """,
+    # Step 2: a sign-in attempt is counted before its password is checked, under an id of its own that a
+    # success takes back; sign_in_keys has a row per counted key (an email, an address), locked while an
+    # attempt is counted, so concurrent attempts on one key are counted one at a time on both backends.
+    """
+    ALTER TABLE sign_in_failures ADD COLUMN attempt {key};
+    CREATE INDEX sign_in_failures_attempt ON sign_in_failures (attempt);
+    CREATE TABLE sign_in_keys (
+        key {key} PRIMARY KEY
     )
     """,
 ]
@@ -73,16 +84,26 @@ class SqlCredentials:
                 " RETURNING user_id", (at, link_hash, at)).fetchone()
         return str(row[0]) if row else None
 
-    def add_failure(self, key: str, at: str, forget_before: str) -> None:
+    def count_attempt(self, limits: Sequence[tuple[str, int]], attempt: str, at: str, since: str) -> str | None:
+        """Count one attempt (id ``attempt``) against every key, unless a key has its limit counted at or
+        after ``since``: then nothing is counted and that key is returned. One transaction, each key's row
+        in sign_in_keys locked first (in key order), so concurrent attempts never pass a limit together."""
+        keys = sorted(dict(limits).items())
         with self.sql.transaction() as conn:
-            conn.execute("DELETE FROM sign_in_failures WHERE key = ? AND at < ?", (key, forget_before))
-            conn.execute("INSERT INTO sign_in_failures (key, at) VALUES (?, ?)", (key, at))
+            for key, _ in keys:
+                conn.execute("INSERT INTO sign_in_keys (key) VALUES (?)"
+                             " ON CONFLICT (key) DO UPDATE SET key = excluded.key", (key,))
+            for key, limit in keys:
+                conn.execute("DELETE FROM sign_in_failures WHERE key = ? AND at < ?", (key, since))
+                if conn.execute("SELECT count(*) FROM sign_in_failures WHERE key = ?", (key,)).fetchone()[0] >= limit:
+                    return key
+            for key, _ in keys:
+                conn.execute("INSERT INTO sign_in_failures (key, at, attempt) VALUES (?, ?, ?)", (key, at, attempt))
+        return None
 
-    def failures_since(self, key: str, since: str) -> int:
-        with self.sql.reading() as conn:
-            row = conn.execute("SELECT count(*) FROM sign_in_failures WHERE key = ? AND at >= ?",
-                               (key, since)).fetchone()
-        return int(row[0])
+    def forgive_attempt(self, attempt: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("DELETE FROM sign_in_failures WHERE attempt = ?", (attempt,))
 
     def signing_key(self, name: str) -> str:
         with self.sql.transaction() as conn:
