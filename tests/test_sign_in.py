@@ -182,13 +182,39 @@ def test_deactivation_ends_sessions_and_refuses_links(rt: Runtime) -> None:
     svc = rt.sign_in
     user = rt.store.identity.user_by_email("ada@example.com")
     assert user is not None
-    assert svc.session_principal(user.id).email == "ada@example.com"
+    generation = svc.session_generation(user.id)
+    assert svc.session_principal(user.id, generation).email == "ada@example.com"
     secret = svc.make_link(LOCAL_OWNER, "ada@example.com", "http://x").url.rsplit("/", 1)[1]
     rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", False)
     with pytest.raises(Unauthenticated, match="deactivated"):
-        svc.session_principal(user.id)
+        svc.session_principal(user.id, generation)
     with pytest.raises(Unauthenticated):
         svc.sign_in_with_link(secret, "127.0.0.1")
+    rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", True)
+    with pytest.raises(Unauthenticated, match="session has ended"):  # reactivating does not bring it back
+        svc.session_principal(user.id, generation)
+
+
+def test_signing_out_a_new_password_or_role_end_every_session(rt: Runtime) -> None:
+    svc = rt.sign_in
+    ada = rt.store.identity.user_by_email("ada@example.com")
+    root = rt.store.identity.user_by_email("root@example.com")
+    assert ada is not None and root is not None
+    endings = [lambda: svc.sign_out(user_principal(ada)),
+               lambda: svc.set_password(LOCAL_OWNER, "ada@example.com", "a new pass phrase"),
+               lambda: svc.set_password(user_principal(ada), "ada@example.com", "her own new phrase"),
+               lambda: rt.administration.set_role(LOCAL_OWNER, "ada@example.com", "staff")]
+    for end in endings:
+        before, others = svc.session_generation(ada.id), svc.session_generation(root.id)
+        assert svc.session_principal(ada.id, before).email == "ada@example.com"
+        end()
+        with pytest.raises(Unauthenticated, match="session has ended"):
+            svc.session_principal(ada.id, before)
+        assert svc.session_principal(ada.id, svc.session_generation(ada.id)).email == "ada@example.com"
+        assert svc.session_principal(root.id, others).email == "root@example.com"  # nobody else's session
+    current = svc.session_generation(ada.id)
+    rt.administration.set_role(LOCAL_OWNER, "ada@example.com", "staff")  # no change: no session ends
+    assert svc.session_principal(ada.id, current).email == "ada@example.com"
 
 
 def test_the_cookie_key_is_made_once_and_shared(rt: Runtime) -> None:

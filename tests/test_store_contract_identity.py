@@ -55,6 +55,11 @@ def script(store: Store) -> list[object]:
     do(lambda: ident.set_user_active("u_zoe", False))
     do(lambda: ident.set_user_role("u_zoe", "staff"))
     do(lambda: ident.user("u_zoe"))
+    do(lambda: ident.session_generation("u_zoe"))
+    do(lambda: ident.end_sessions("u_zoe"))
+    do(lambda: ident.end_sessions("u_zoe"))
+    do(lambda: ident.end_sessions("nobody"))
+    do(lambda: [ident.session_generation(uid) for uid in ("u_zoe", "u_adam", "nobody")])
     for pid in ("zeta", "Apollo", "apollo", "_x", "hermes-2"):
         do(lambda pid=pid: ident.add_project(project(pid)))
     do(lambda: ident.add_project(project("apollo")))

@@ -13,10 +13,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from typer.testing import CliRunner
 
+from conftest import run_cli
 from mcp_world import World, connect
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
+from notewell.cli.app import app
 from web_world import DESKTOP, NARROW, PASSWORDS, SCREENSHOTS, email, in_thread
 
 UNLABELLED = """() => Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
@@ -230,6 +233,58 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
     expect(member).to_have_url(re.compile(r"/signin"))
     expect(member.get_by_role("status")).to_contain_text("deactivated")
     carol.close()
+
+
+@pytest.mark.parametrize("ending", ["sign out", "user passwd", "user role", "user deactivate"])
+def test_a_copied_session_cookie_ends_with_the_session(browser: Browser, web_world: World, web_url: str,
+                                                       ending: str) -> None:
+    """A session cookie copied to another browser works until its user signs out (anywhere), gets a new
+    password or role, or is deactivated (the commands run as an operator would, against the same store)."""
+    who = f"{ending.replace(' ', '-')}@northwind.test"
+    web_world.runtime.administration.add_user(LOCAL_OWNER, who, "member")
+    web_world.runtime.sign_in.set_password(LOCAL_OWNER, who, "first pass phrase")
+    where = ["--vault", str(web_world.runtime.settings.vault), "--db", web_world.runtime.settings.db]
+    own, copy = browser.new_context(base_url=web_url), browser.new_context(base_url=web_url)
+    try:
+        page = own.new_page()
+        page.goto("/signin")
+        page.get_by_label("Email").fill(who)
+        page.get_by_label("Password").fill("first pass phrase")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page).to_have_url(f"{web_url}/projects")
+        stolen = own.cookies()
+        copy.add_cookies(stolen)
+        copied = copy.new_page()
+        copied.goto("/projects")
+        expect(copied.get_by_text(who, exact=True)).to_be_visible()  # the copy is signed in
+        if ending == "sign out":
+            page.get_by_role("button", name="Sign out").click()
+        elif ending == "user passwd":
+            done = CliRunner().invoke(app, ["user", "passwd", who, *where], input="second pass phrase\n")
+            assert done.exit_code == 0, done.stderr
+        else:
+            done = run_cli(*ending.split(), who, *(["staff"] if ending == "user role" else []), *where)
+            assert done.exit_code == 0, done.stderr
+        why = "deactivated" if ending == "user deactivate" else "Your session has ended"
+        for gone in (copied, page):
+            gone.goto("/projects")
+            expect(gone).to_have_url(re.compile(r"/signin\?next=/projects$"))
+            if gone is copied or ending != "sign out":
+                expect(gone.get_by_role("status")).to_contain_text(why)
+        if ending == "user deactivate":
+            assert run_cli("user", "activate", who, *where).exit_code == 0
+        page.get_by_label("Email").fill(who)  # signing in again starts a session that works
+        page.get_by_label("Password").fill("second pass phrase" if ending == "user passwd" else "first pass phrase")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page).to_have_url(f"{web_url}/projects")
+        copy.clear_cookies()
+        copy.add_cookies(stolen)  # the copied cookie once more: still ended (reactivation brings nothing back)
+        copied.goto("/projects")
+        expect(copied).to_have_url(re.compile(r"/signin\?next=/projects$"))
+        expect(copied.get_by_role("status")).to_contain_text("Your session has ended")
+    finally:
+        own.close()
+        copy.close()
 
 
 def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:

@@ -143,20 +143,25 @@ class Administration:
             raise ConfigError(f"--vault: cannot create the home folder {self.vault / project_id} ({exc})") from exc
 
     def set_user_active(self, p: Principal, email: str, active: bool) -> User:
-        """Deactivate (every token of the user fails on its next call) or reactivate a user."""
+        """Deactivate (every token of the user fails on its next call, every browser session of theirs ends
+        for good) or reactivate a user."""
         user = self.user(p, email)
         if user.active != active:
             self.identity.set_user_active(user.id, active)
+            if not active:
+                self.identity.end_sessions(user.id)
             self.audit.record(p, "user.activate" if active else "user.deactivate", email_key(user.email),
                               {"id": user.id})
         return replace(user, active=active)
 
     def set_role(self, p: Principal, email: str, role: str) -> User:
-        """Change a user's role; their tokens keep only the scopes the new role allows from the next call."""
+        """Change a user's role; their tokens keep only the scopes the new role allows from the next call,
+        and their browser sessions end (they sign in again, into the new role)."""
         user = self.user(p, email)
         checked = policy.check_role(role)
         if user.role != checked:
             self.identity.set_user_role(user.id, checked)
+            self.identity.end_sessions(user.id)
             self.audit.record(p, "user.role", email_key(user.email), {"id": user.id, "role": checked,
                                                                        "previous": user.role})
         return replace(user, role=checked)

@@ -98,6 +98,7 @@ class SignInService:
                 raise NotFound(f"No user with email {email.strip()}")
             raise Forbidden("Forbidden: you may set only your own password")
         self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), self._now())
+        self.store.identity.end_sessions(user.id)  # a copied cookie dies with the old password
         self.audit.record(p, "user.password", email_key(user.email), {"id": user.id})
         return user
 
@@ -183,13 +184,29 @@ class SignInService:
         self._signed_in(user, "link", address)
         return user
 
-    def session_principal(self, user_id: str) -> Principal:
+    # browser sessions
+    def session_generation(self, user_id: str) -> int:
+        """What a browser session begun now carries: the user's session generation."""
+        generation = self.store.identity.session_generation(user_id)
+        if generation is None:
+            raise Unauthenticated("No such user")
+        return generation
+
+    def session_principal(self, user_id: str, generation: int) -> Principal:
         """The Principal a browser session acts as, read from the store on every request: a deactivated
-        or deleted user gets Unauthenticated, which ends the session."""
+        or deleted user, or a session begun before its user's generation moved on (signed out, a new
+        password, a new role), gets Unauthenticated, which ends the session."""
         user = self.store.identity.user(user_id)
         if user is None or not user.active:
             raise Unauthenticated("Your account is deactivated; the session has ended")
+        if self.store.identity.session_generation(user_id) != generation:
+            raise Unauthenticated("Your session has ended (signed out, or your password or role changed); "
+                                  "sign in again")
         return user_principal(user)
+
+    def sign_out(self, p: Principal) -> None:
+        """End every browser session of p's user, on every browser (a copied cookie too)."""
+        self.store.identity.end_sessions(p.user_id)
 
     def cookie_key(self) -> bytes:
         return self.store.credentials.signing_key("session-cookie").encode("ascii")

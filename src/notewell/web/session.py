@@ -1,9 +1,11 @@
 """Who is signed in, and CSRF, over Starlette's signed cookie session.
 
 The session cookie (HttpOnly, SameSite=Lax, signed with a key kept in the store so every server accepts it)
-holds the user id and a CSRF token, nothing else. Every request reads the user from the store again, so a
-deactivated user's session ends on its next request. Every form carries the CSRF token; a POST whose token
-does not match the session's is refused with 403 before anything runs.
+holds the user id, the user's session generation when it began, and a CSRF token, nothing else. Every
+request reads the user from the store again, so a deactivated user's session ends on its next request, and
+so does one whose generation has moved on since (the user signed out, or their password or role changed):
+a copied cookie stops working too. Every form carries the CSRF token; a POST whose token does not match
+the session's is refused with 403 before anything runs.
 """
 
 from __future__ import annotations
@@ -70,10 +72,13 @@ async def checked_form(request: Request) -> FormData:
     return form
 
 
-def start_session(request: Request, user_id: str) -> None:
-    """A fresh session for the user (a new CSRF token too, so nothing from before sign-in carries over)."""
+async def start_session(request: Request, user_id: str) -> None:
+    """A fresh session for the user (a new CSRF token too, so nothing from before sign-in carries over),
+    carrying the user's session generation."""
+    generation = await call(services(request).sign_in.session_generation, user_id)
     request.session.clear()
     request.session["uid"] = user_id
+    request.session["gen"] = generation
     request.session[CSRF_FIELD] = secrets.token_urlsafe(32)
 
 
@@ -85,8 +90,10 @@ async def current_principal(request: Request) -> Principal | None:
     user_id = request.session.get("uid")
     if not isinstance(user_id, str):
         return None
+    generation = request.session.get("gen")
     try:
-        principal = await call(services(request).sign_in.session_principal, user_id)
+        principal = await call(services(request).sign_in.session_principal, user_id,
+                               generation if isinstance(generation, int) else -1)  # -1: from before generations
     except Unauthenticated as exc:
         request.session.clear()
         raise SignInRequired(_here(request), str(exc)) from None

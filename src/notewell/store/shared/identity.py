@@ -68,6 +68,11 @@ MIGRATIONS = [
     """
     CREATE INDEX IF NOT EXISTS grants_project ON grants (project_id)
     """,
+    # Step 4: each user's session generation. A browser session carries the generation it began in;
+    # signing out, a new password, a new role or deactivation moves it on, and an older session has ended.
+    """
+    ALTER TABLE users ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0
+    """,
 ]
 
 USER_COLUMNS = "id, email, name, handle, role, active, created_at"
@@ -127,6 +132,14 @@ class SqlIdentity:
     def set_user_role(self, user_id: str, role: str) -> None:
         with self.sql.transaction() as conn:
             conn.execute("UPDATE users SET role = ? WHERE id = ?", (role, user_id))
+
+    def session_generation(self, user_id: str) -> int | None:
+        row = self._one("SELECT session_generation FROM users WHERE id = ?", (user_id,))
+        return int(row[0]) if row else None
+
+    def end_sessions(self, user_id: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE users SET session_generation = session_generation + 1 WHERE id = ?", (user_id,))
 
     # projects
     def project(self, project_id: str) -> Project | None:

@@ -48,7 +48,7 @@ async def signin_submit(request: Request) -> Response:
     except Unauthenticated as exc:
         return page(request, "signin.html", None, title="Sign in", next=next_path, email=email, error=str(exc),
                     message="", status=429 if isinstance(exc, TooManyFailures) else 401)
-    start_session(request, user.id)
+    await start_session(request, user.id)
     return RedirectResponse(next_path, status_code=303)
 
 
@@ -66,12 +66,16 @@ async def link_submit(request: Request) -> Response:
                           client_address(request))
     except Unauthenticated:
         return page(request, "signin_link.html", None, title="Sign in", link_user=None, status=410, no_store=True)
-    start_session(request, user.id)
+    await start_session(request, user.id)
     return RedirectResponse("/projects", status_code=303)
 
 
 async def signout(request: Request) -> Response:
+    """Sign out here and everywhere: every session of the user ends, a copied cookie too."""
     await checked_form(request)
+    principal = await current_principal(request)
+    if principal is not None:
+        await call(services(request).sign_in.sign_out, principal)
     request.session.clear()
     return RedirectResponse("/", status_code=303)
 
