@@ -1,4 +1,5 @@
-"""A store made by an older version keeps working after its migrations run."""
+"""A store made by an older version keeps working after its migrations run (documents; identity and sign-in
+credentials on both backends)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ from pathlib import Path
 from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
 from notewell.search.literals import regex_plan
+from notewell.store import open_store
 from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import MIGRATIONS as PG_MIGRATIONS
 from notewell.store.postgres.documents import PostgresDocuments
+from notewell.store.shared.credentials import MIGRATIONS as CREDENTIAL_MIGRATIONS
+from notewell.store.shared.identity import MIGRATIONS as IDENTITY_MIGRATIONS
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import MIGRATIONS, SqliteDocuments
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
@@ -83,3 +89,41 @@ def test_postgres_words_spelled_for_documents_stored_before(pg_url: str) -> None
     assert found(r"def \w+_callback\(", regex=True) == ["d4.md"]
     assert [c.path for c in documents.candidates(Scope(projects=["p"]), regex_plan(r"_callback\("))] == ["d4.md"]
     db.close()
+
+
+def _old_sign_in_store(url: str) -> None:
+    """Identity and credentials as written before session generations and attempt ids: a user, and a failed
+    sign-in counted the old way (no attempt id)."""
+    if url.startswith("postgres"):
+        pg = PostgresDatabase(url)
+        dialect: SqliteDialect | PostgresDialect = PostgresDialect(pg)
+    else:
+        Path(url).parent.mkdir(parents=True, exist_ok=True)
+        lite = SqliteDatabase(Path(url))
+        dialect = SqliteDialect(lite)
+    dialect.migrate("identity", [dialect.render(step) for step in IDENTITY_MIGRATIONS[:3]])
+    dialect.migrate("credentials", [dialect.render(step) for step in CREDENTIAL_MIGRATIONS[:1]])
+    with dialect.transaction() as conn:
+        conn.execute("INSERT INTO users (id, email, email_key, name, handle, role, active, created_at)"
+                     " VALUES ('u_ada', 'ada@example.com', 'ada@example.com', 'Ada', 'ada', 'member', ?, ?)",
+                     (True, "2026-03-01T00:00:00.000000Z"))
+        conn.execute("INSERT INTO sign_in_failures (key, at) VALUES ('email:ada@example.com', ?)",
+                     ("2026-03-02T08:55:00.000000Z",))
+    (pg if url.startswith("postgres") else lite).close()
+
+
+def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_url: str) -> None:
+    _old_sign_in_store(store_url)
+    store = open_store(store_url)  # runs identity step 4 and credentials step 2
+    try:
+        assert store.identity.session_generation("u_ada") == 0
+        store.identity.end_sessions("u_ada")
+        assert store.identity.session_generation("u_ada") == 1
+        limit = [("email:ada@example.com", 2)]
+        at, since = "2026-03-02T09:00:00.000000Z", "2026-03-02T08:45:00.000000Z"
+        assert store.credentials.count_attempt(limit, "attempt-1", at, since) is None  # the old failure counts
+        assert store.credentials.count_attempt(limit, "attempt-2", at, since) == "email:ada@example.com"
+        store.credentials.forgive_attempt("attempt-1")
+        assert store.credentials.count_attempt(limit, "attempt-3", at, since) is None
+    finally:
+        store.close()
