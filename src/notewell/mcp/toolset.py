@@ -124,5 +124,6 @@ class Toolset:
     name: str
     summary: str
     build: Callable[[Runtime], Sequence[ToolSpec]] = field(repr=False)  # the tools, over the runtime's services
-    instructions: str = ""  # what the initialize instructions say about this toolset, when it is served
+    instructions: str = ""  # what the initialize instructions say about this toolset (a paragraph), when served
+    alone_instructions: bool = False  # served alone, the instructions are this toolset's paragraph and nothing else
     resources: Callable[[Runtime], Sequence[ResourceSpec]] | None = field(default=None, repr=False)

@@ -564,4 +564,5 @@ def resources(rt: Runtime) -> Sequence[ResourceSpec]:
 
 TOOLSET = Toolset(name="brain", summary="External Brain: coding sessions, taught knowledge, the confidence loop, "
                                         "skills, the oracle, and four resources (external-brain).",
-                  build=build, instructions=INSTRUCTIONS, resources=resources)
+                  build=build, instructions=INSTRUCTIONS, alone_instructions=True,
+                  resources=resources)
