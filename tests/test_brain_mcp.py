@@ -238,10 +238,10 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
                      {"trigger": f"when {word} one", "rule": "rule one"},
                      {"trigger": "t", "rule": "r", "type": "action_item"}, {**good, "rule": "rule three", "extra": 1},
                      {"trigger": f"when {word} six", "rule": "beyond the first five"}]
-        report = await close(success=True, learnings=learnings)
-        assert report["learnings"] == {"submitted": 6, "kept": 2, "dropped": 3, "truncated": 1,
+        report = await close(success=True, learnings=learnings)  # an unknown field ("extra") is ignored, as the seed's
+        assert report["learnings"] == {"submitted": 6, "kept": 3, "dropped": 2, "truncated": 1,
                                        "captured": report["learnings"]["captured"], "deduplicated": 1}
-        assert len(report["learnings"]["captured"]) == 1 and "hint" not in report
+        assert len(report["learnings"]["captured"]) == 2 and "hint" not in report
         assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
         gentle = (await close(success=True))["hint"]
         assert gentle.startswith("No learnings were captured.") and "brain_teach_knowledge" in gentle
@@ -259,6 +259,36 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
                                                                  "learnings": "x"}) == "learnings"
         assert "VALIDATION: resolvedActionItemIds" in await refusal(c, "brain_report_session_outcome", {
             "sessionId": session, "success": True, "resolvedActionItemIds": ["x"] * 51})
+
+
+async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_are_ignored(
+        world: BrainWorld, url: str) -> None:
+    """external-brain clamps a learning's confidence to at most 0.95 and validates each item on its own (issue 22,
+    item 18): 3 is kept as 0.95 and 0.5 as 0.5, an unknown field is ignored, and a negative confidence or one that
+    is not a number (a string, a boolean, null) drops that item alone, counted."""
+    word = unique("clamp")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+        given: list[tuple[object, float | None]] = [(3, 0.95), (0.5, 0.5), (1.0, 0.95), (0, 0.0), (0.95, 0.95),
+                                                     (-0.1, None), ("high", None), (True, None), (None, None)]
+        learnings = [{"trigger": f"when {word} case {i}", "rule": f"rule {i}", "confidence": value,
+                      "unknownField": {"ignored": True}} for i, (value, _) in enumerate(given)]
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True,
+                                                                "learnings": learnings[:5]})
+        again = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+        dropped = await call(c, "brain_report_session_outcome", {"sessionId": again, "success": True,
+                                                                 "learnings": learnings[5:]})
+    assert closed["learnings"]["kept"] == 5 and closed["learnings"]["dropped"] == 0
+    assert dropped["learnings"] == {"submitted": 4, "kept": 0, "dropped": 4, "truncated": 0, "captured": [],
+                                    "deduplicated": 0}
+    stored = world.runtime.store.brain.knowledge(closed["learnings"]["captured"])
+    by_rule = {k.rule: k.confidence for k in stored.values()}
+    assert by_rule == {f"rule {i}": want for i, (_, want) in enumerate(given[:5])}
+    events = world.runtime.store.brain.events(session)
+    assert sorted(e.payload["confidence"] for e in events if e.event_type == "learning_captured") \
+        == sorted(want for _, want in given[:5] if want is not None)
+    assert all("unknownField" not in e.payload for e in events)
 
 
 async def test_action_items(world: BrainWorld, url: str) -> None:

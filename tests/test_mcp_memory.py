@@ -141,7 +141,6 @@ async def test_validation_names_the_argument(mcp_url: str, tokens: dict[str, str
     async with connect(mcp_url, tokens["alice"]) as client:
         assert await invalid(client, "search_memory", {"query": ""}) == "query"
         assert await invalid(client, "search_memory", {"query": "x", "limit": -1}) == "limit"
-        assert await invalid(client, "search_memory", {"query": "x", "limit": 51}) == "limit"
         assert await invalid(client, "recall", {"query": "x", "memory_type": "episodic"}) == "memory_type"
         assert await invalid(client, "recall_context", {"query": "x", "max_tokens": 10}) == "max_tokens"
         assert await invalid(client, "remember", {"content": "x", "memory_type": "episodic"}) == "memory_type"
@@ -263,3 +262,49 @@ async def test_a_private_memory_through_every_memory_tool(mcp_url: str, tokens: 
                 assert await refusal(client, "remember", {"content": "x", "project": "projects", "supersedes":
                                                           private["ref"]}) == f"Error in remember: Not found: " \
                                                                              f"{private['ref']}"
+
+
+# --- XMemo's path_filter and limit, as its page says (issue 22, items 16 and 17) ------------------------------
+
+
+async def test_path_filter_is_a_prefix_of_the_full_location(mcp_url: str, tokens: dict[str, str]) -> None:
+    """"A logical path prefix": ~alice/auth/tok finds ~alice/auth/tokens (whole segments found nothing)."""
+    async with connect(mcp_url, tokens["alice"]) as client:
+        tokens_memory = await call(client, "remember", {"content": "Axolotl token rotation happens every 90 days.",
+                                                        "path": "auth/tokens"})
+        other = await call(client, "remember", {"content": "Axolotl tokenless login for kiosks.", "path": "auth/kiosk"})
+        for tool in ("search_memory", "recall"):
+            def refs(found: dict[str, Any]) -> list[str]:
+                return [r["ref"] for r in found["results"]]
+
+            assert refs(await call(client, tool, {"query": "axolotl", "path_filter": "~alice/auth/tok"})) \
+                == [tokens_memory["ref"]], tool
+            assert refs(await call(client, tool, {"query": "axolotl", "path_filter": "~alice/auth/tokens/"})) \
+                == [tokens_memory["ref"]], tool
+            assert set(refs(await call(client, tool, {"query": "axolotl", "path_filter": "~alice/au"}))) \
+                == {tokens_memory["ref"], other["ref"]}, tool
+            assert refs(await call(client, tool, {"query": "axolotl", "path_filter": "~alice/auth/tokz"})) == [], tool
+        packed = await call(client, "recall_context", {"query": "axolotl", "path_filter": "~alice/auth/tok"})
+        assert [i["ref"] for i in packed["items"]] == [tokens_memory["ref"]]
+
+
+async def test_limit_is_clamped_with_a_note_and_only_a_negative_one_refused(mcp_url: str,
+                                                                            tokens: dict[str, str]) -> None:
+    """XMemo refuses a negative limit only: above 50 is served as 50 and 0 as none, each with a note saying so."""
+    async with connect(mcp_url, tokens["alice"]) as client:
+        for i in range(53):
+            await call(client, "remember", {"content": f"Capybara census entry {i}.", "path": "census"})
+        for tool in ("search_memory", "recall"):
+            many = await call(client, tool, {"query": "capybara census", "limit": 500})
+            assert len(many["results"]) == 50, tool
+            assert many["note"] == "limit 500 is more than the maximum of 50, so at most 50 results are returned.", tool
+            none = await call(client, tool, {"query": "capybara census", "limit": 0})
+            assert none["results"] == [] and none["note"].startswith("limit 0 asks for no results, so none are "
+                                                                     "returned; give a limit from 1"), tool
+            plain = await call(client, tool, {"query": "capybara census", "limit": 3})
+            assert len(plain["results"]) == 3 and "note" not in plain, tool
+            assert await invalid(client, tool, {"query": "capybara", "limit": -1}) == "limit", tool
+            assert await invalid(client, tool, {"query": "capybara", "limit": "5"}) == "limit", tool
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        limit = listed["search_memory"].input_schema["properties"]["limit"]
+        assert limit["minimum"] == 0 and "maximum" not in limit and "50" in limit["description"]

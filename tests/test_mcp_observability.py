@@ -40,19 +40,24 @@ async def test_one_structured_line_per_request_and_never_a_token(mcp_url: str, m
         await client.call_tool("listDocs", {"project": "handbook"})
         with pytest.raises(Exception, match="query"):
             await client.call_tool("searchKnowledge", {"query": "x"})
+        with pytest.raises(Exception, match="Tool noSuchTool not found"):
+            await client.call_tool("noSuchTool", {})
     await _until_logged(log_lines, "mcp.session.close")
     ops = [_fields(line) for line in log_lines]
     assert [o["reason"] for o in ops if o["op"] == "mcp.unauth"] == ["no_token", "invalid_token"]
     opened = next(o for o in ops if o["op"] == "mcp.session.open")
-    assert len(opened["session"]) == 8 and opened["user"] == "alice"
+    assert "session" not in opened  # the seed's field names (issue 22, item 20)
+    assert len(opened["sessionPrefix"]) == 8 and opened["user"] == "alice" and int(opened["total"]) >= 1
     listed = next(o for o in ops if o["op"] == "mcp.tools.list")
     assert int(listed["count"]) >= 9 and listed["proto"] == "2025-11-25"
-    tools = [(o["tool"], o["outcome"]) for o in ops if o["op"] == "mcp.tool"]
-    assert tools == [("searchKnowledge", "ok"), ("listDocs", "refused"), ("searchKnowledge", "invalid_args")]
+    tools = [(o["tool"], o["outcome"], o.get("reason")) for o in ops if o["op"] == "mcp.tool"]
+    assert tools == [("searchKnowledge", "ok", None), ("listDocs", "error", "refused"),
+                     ("searchKnowledge", "error", "invalid_args"), ("noSuchTool", "error", "unknown_tool")]
+    assert all(o["sessionPrefix"] == opened["sessionPrefix"] for o in ops if o["op"] == "mcp.tool")
     durations = [float(o["durMs"]) for o in ops if o["op"] == "mcp.tool"]
-    assert len(durations) == 3 and all(0 < d < 60_000 for d in durations)  # measured, in milliseconds
+    assert len(durations) == 4 and all(0 < d < 60_000 for d in durations)  # measured, in milliseconds
     closed = next(o for o in ops if o["op"] == "mcp.session.close")
-    assert closed["toolCalls"] == "3" and closed["session"] == opened["session"]
+    assert closed["toolCalls"] == "4" and closed["sessionPrefix"] == opened["sessionPrefix"]
     assert not any(token in line or token.split("_", 2)[2] in line for line in log_lines)  # random part may hold "_"
 
 

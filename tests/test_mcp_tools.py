@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
-from mcp_world import LEGACY, MODERN, World, connect
+from mcp_world import LEGACY, MODERN, REPO_ROOT, World, connect
 from notewell.mcp.tools.knowledge import DATA_NOT_INSTRUCTIONS
 
 pytestmark = pytest.mark.anyio
@@ -249,6 +249,9 @@ LIST_DOCS = ("Not found: the project you named does not exist, or this person ca
 READ_DOC = ("Not found: there is no document at this path that this person can read. The answer is the same whether "
             "the document is hidden or does not exist. Call searchKnowledge or listDocs and pass a path exactly as "
             "they return it.")
+NOTES = ("Not found: the repository or folder you named does not exist, or this person cannot read it. The answer is "
+         "the same whether it is hidden or does not exist. Use a repo from the values of this tool's repo argument (a "
+         "path starts with one), or leave repo and path out to search every repository you can read.")
 HIDDEN_VS_MISSING = [
     ("searchKnowledge", {"query": "policy", "project": "{name}"}, f"Error in searchKnowledge: {SEED_PROJECT}"),
     ("listDocs", {"project": "{name}"}, f"Error in listDocs: {LIST_DOCS}"),
@@ -256,10 +259,15 @@ HIDDEN_VS_MISSING = [
     ("readDoc", {"path": "{name}/README.md"}, f"Error in readDoc: {READ_DOC}"),
     ("getBrain", {"brain": "{name}/brains/business"}, f"Error in getBrain: {SEED_BRAIN}"),
     ("searchBrain", {"brain": "{name}/brains/business", "query": "discount"}, f"Error in searchBrain: {SEED_BRAIN}"),
-    ("search_notes", {"query": "policy", "repo": "{name}"}, "Error in search_notes: Not found: {name}"),
-    ("search_notes", {"query": "policy", "path": "{name}/meetings"},
-     "Error in search_notes: Not found: {name}/meetings"),
+    ("search_notes", {"query": "policy", "repo": "{name}"}, f"Error in search_notes: {NOTES}"),
+    ("search_notes", {"query": "policy", "path": "{name}/meetings"}, f"Error in search_notes: {NOTES}"),
 ]
+
+
+def test_search_notes_answers_the_refusal_its_page_promises() -> None:
+    """The generated page and the answer say the same sentence, naming what to do next (issue 22, item 21)."""
+    page = (REPO_ROOT / "docs" / "tools" / "search_notes.md").read_text(encoding="utf-8")
+    assert f"Error in search_notes: {NOTES}" in page
 
 
 def _fill(value: Any, name: str) -> Any:

@@ -10,7 +10,7 @@ from memory_world import MemoryWorld, build_world
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
-from notewell.services.memory import ScopeDivergence
+from notewell.services.location_filter import ScopeDivergence
 
 # A fixed set: (path, title, content). Words chosen so that strict and tolerant answers differ.
 FIXED = [
@@ -74,13 +74,30 @@ def test_tolerant_recall_finds_stems_and_prefixes(world: MemoryWorld, fixed: dic
     assert near.mode == "tolerant" and near.results[0].why
 
 
-def test_path_filter_is_a_whole_segment_prefix_starting_with_the_project(
-        world: MemoryWorld, fixed: dict[str, str]) -> None:
+def test_path_filter_is_a_prefix_of_the_full_location(world: MemoryWorld, fixed: dict[str, str]) -> None:
+    """XMemo: "a logical path prefix", character by character over <project>/<path> (issue 22, item 16); a trailing
+    / keeps to that folder; on both backends, with no wildcard but a final % (_ means itself) and case counting."""
     alice = world.user("alice")
-    assert titles(world.service.recall(alice, "backups", path_filter="apollo/ops/runbooks")) == {"Backups"}
-    assert titles(world.service.recall(alice, "backups", path_filter="apollo/ops")) == {"Backups", "Old backups"}
-    assert titles(world.service.recall(alice, "backups", path_filter="apollo")) == {"Backups", "Old backups"}
+
+    def found(path_filter: str) -> set[str]:
+        return titles(world.service.recall(alice, "backups", path_filter=path_filter))
+
+    both = {"Backups", "Old backups"}
+    assert found("apollo/ops/runbooks") == both  # runbooks and runbooks-old
+    assert found("apollo/ops/run") == both and found("apollo/o") == both and found("apol") == both
+    assert found("apollo/ops/runbooks-") == {"Old backups"}
+    assert found("apollo/ops/runbooks/") == {"Backups"}  # the folder and below it only
+    assert found("apollo/ops") == both and found("apollo") == both and found("apollo/") == both
+    assert found("apollo/ops/runbooks%") == both  # a final % adds nothing
+    assert found("apollo/OPS") == set() and found("apollo/ops/runbookz") == set()
     assert world.service.recall(alice, "backups", path_filter="~alice").results == []
+    for path in ("a_b/x", "aXb/x"):
+        world.service.remember(alice, f"Wildcard check at {path}.", path=path, project="apollo")
+    assert {r.memory.path for r in world.service.search_memory(alice, "wildcard check",
+                                                                path_filter="apollo/a_b").results} == {"a_b/x"}
+    assert world.service.search_memory(alice, "backups", limit=0).results == []  # XMemo refuses only a negative one
+    with pytest.raises(InvalidArgument, match="limit"):
+        world.service.search_memory(alice, "backups", limit=-1)
 
 
 def test_limit_and_memory_type_filter(world: MemoryWorld, fixed: dict[str, str]) -> None:
@@ -257,7 +274,6 @@ def test_path_filter_outside_the_scope_is_a_scope_divergence(world: MemoryWorld)
     ({"query": "   "}, "query"),
     ({"query": "?!"}, "query"),
     ({"query": "x", "limit": -1}, "limit"),
-    ({"query": "x", "limit": 0}, "limit"),
     ({"query": "x", "limit": 51}, "limit"),
     ({"query": "x", "limit": "5"}, "limit"),
     ({"query": "x", "memory_type": "episodic"}, "memory_type"),

@@ -147,6 +147,11 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
                                                            refusals))),
         "knowledge.search_knowledge(project)": ("knowledge:read", lambda w, p, x: ok(
             lambda: w.rt.knowledge.search_knowledge(p, NEEDLE, x))),
+        "knowledge.find_documents": ("knowledge:read", lambda w, p, x: any(
+            h.project == x for h in _or_empty(lambda: w.rt.knowledge.find_documents(p, NEEDLE).hits, refusals))),
+        "knowledge.find_documents(path_filter)": ("knowledge:read", lambda w, p, x: any(
+            h.project == x for h in _or_empty(lambda: w.rt.knowledge.find_documents(p, NEEDLE, path_filter=f"{x}/no")
+                                              .hits, refusals))),
         "knowledge.list_brains": ("knowledge:read", lambda w, p, x: x in [
             b.id for b in _or_empty(lambda: w.rt.knowledge.list_brains(p), refusals)]),
         "knowledge.get_brain": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.knowledge.get_brain(p, x))),
@@ -224,6 +229,7 @@ def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> Non
         lambda: knowledge.list_docs(everything_but, "apollo"),
         lambda: knowledge.read_doc(everything_but, "apollo/note.md"),
         lambda: knowledge.search_knowledge(everything_but, NEEDLE), lambda: knowledge.list_brains(everything_but),
+        lambda: knowledge.find_documents(everything_but, NEEDLE),
         lambda: knowledge.get_brain(everything_but, "apollo"),
         lambda: knowledge.search_brain(everything_but, "apollo", NEEDLE),
         lambda: knowledge.search_notes(everything_but, NEEDLE), lambda: knowledge.get_docs(everything_but, []),

@@ -24,7 +24,7 @@ from notewell.errors import ConfigError
 from notewell.indexer import sync
 from notewell.records.documents import Scope
 from notewell.runtime import open_runtime
-from notewell.search.engine import SearchResult
+from notewell.search.engine import SearchRequest, SearchResult
 from notewell.store import open_store
 from pg import PgCluster
 
@@ -260,6 +260,30 @@ def test_sync_add_change_delete_rename(tmp_path: Path, store_url: str) -> None:
         assert nv.store.documents.vault_projects() == ["p", "q"]
         r = nv.sync()
         assert not r.did_work
+    finally:
+        nv.runtime.close()
+
+
+def test_a_partial_prefix_is_a_range_of_characters_with_no_wildcard(tmp_path: Path, store_url: str) -> None:
+    """Scope.prefix_partial (XMemo's path_filter, issue 22, item 16): every path that starts with the prefix's
+    characters, case counting, _ and % meaning themselves (a range of code points, never LIKE), on both backends;
+    a last character at the top of a range (U+D7FF, U+10FFFF) still bounds every continuation."""
+    names = ["a_b.md", "aXb.md", "a%b.md", "a%%.md", "Ab.md", "ab/c.md", "abc.md", "b.md", "\ud7ffz.md",
+             "\U0010ffffz.md"]
+    vault = make_vault(tmp_path, {f"p/docs/{name}": "the needle is here\n" for name in names})
+    nv = open_indexed(vault, store_url)
+
+    def found(prefix: str) -> list[str]:
+        scope = Scope(projects=["p"], prefix=prefix, prefix_partial=True)
+        return [m.path for m in nv.engine.search(SearchRequest(query="needle", scope=scope)).matches]
+
+    try:
+        assert found("docs/a_") == ["docs/a_b.md"]
+        assert found("docs/a%") == ["docs/a%%.md", "docs/a%b.md"]
+        assert found("docs/ab") == ["docs/ab/c.md", "docs/abc.md"]  # not Ab.md
+        assert found("docs/A") == ["docs/Ab.md"]
+        assert found("docs/\ud7ff") == ["docs/\ud7ffz.md"] and found("docs/\U0010ffff") == ["docs/\U0010ffffz.md"]
+        assert len(found("do")) == len(names) and found("docs/c") == []
     finally:
         nv.runtime.close()
 

@@ -22,8 +22,8 @@ app.add_typer(memory_app, name="memory")
 
 AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this user (their role, grants and home) instead of "
                                                         "the local owner.")]
-PathFilterOpt = Annotated[str | None, typer.Option("--path-filter", help="Only under this location: project first, "
-                                                                        "e.g. projects/apollo/decisions.")]
+PathFilterOpt = Annotated[str | None, typer.Option("--path-filter", help="Only locations that start with this, "
+                                                                        "project first: projects/apollo/dec.")]
 TypeOpt = Annotated[str | None, typer.Option("--type", help="Only durable or working memories.")]
 PreferWorkingOpt = Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")]
 

@@ -142,8 +142,9 @@ def tools_index(mcp: NotewellMCP) -> str:
              "Notewell offers its tools in toolsets; `notewell serve --toolsets knowledge,notes` picks them "
              "(default: all). A tool is listed only for a token that holds its scope.", "",
              "What the server tells an agent when it connects (initialize instructions, with every toolset):", "",
-             f"> {mcp.instructions}",
-             ""]
+             *_quoted(mcp.instructions),
+             *(f"Served alone (`notewell serve --toolsets {t.name}`), the {t.name} toolset's paragraph is the whole "
+               "of the instructions, word for word.\n" for t in mcp.toolsets if t.alone_instructions)]
     for toolset in mcp.toolsets:
         lines += [f"## Toolset `{toolset.name}`", "", toolset.summary, "", "| tool | scope | what it does |",
                   "| --- | --- | --- |"]
@@ -153,6 +154,11 @@ def tools_index(mcp: NotewellMCP) -> str:
         lines += _resources(toolset, mcp)
     lines += ["## Limits", "", limits_text(), ""]
     return "\n".join(lines)
+
+
+def _quoted(text: str) -> list[str]:
+    """``text`` as a Markdown block quote, paragraph by paragraph."""
+    return [f"> {line}" if line else ">" for line in text.split("\n")] + [""]
 
 
 def _resources(toolset: Toolset, mcp: NotewellMCP) -> list[str]:

@@ -106,7 +106,7 @@ class SessionBook:
             total = len(self.sessions)
         for sid, entry in gone:
             op = "mcp.session.close" if entry.tool_calls else "mcp.session.orphan"
-            log.event(op, session=sid[:8], toolCalls=entry.tool_calls, total=total, reason="sweep",
+            log.event(op, sessionPrefix=sid[:8], toolCalls=entry.tool_calls, total=total, reason="sweep",
                       ageS=int(now - entry.opened_at), user=entry.user or None, tokenId=entry.token_id)
         return len(gone)
 
@@ -175,7 +175,7 @@ class McpGate:
         if session_id:
             owner = self.book.owner(session_id)
             if owner is not None and owner != token:
-                log.event("mcp.session.token_mismatch", session=session_id[:8], user=principal.handle,
+                log.event("mcp.session.token_mismatch", sessionPrefix=session_id[:8], user=principal.handle,
                           tokenId=principal.token_id)
                 await _send_json(send, 401, {"jsonrpc": "2.0", "id": None, "error": {
                     "code": SESSION_TOKEN_MISMATCH, "message": "Session-token mismatch"}},
@@ -192,7 +192,7 @@ class McpGate:
                 opened = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
                 if opened:
                     total = self.book.open(opened, token, principal.handle, principal.token_id)
-                    log.event("mcp.session.open", session=opened[:8], total=total, user=principal.handle,
+                    log.event("mcp.session.open", sessionPrefix=opened[:8], total=total, user=principal.handle,
                               tokenId=principal.token_id)
             await send(message)
 
@@ -201,7 +201,7 @@ class McpGate:
             closed, total = self.book.close(session_id)
             if closed is not None:
                 op = "mcp.session.close" if closed.tool_calls else "mcp.session.orphan"
-                log.event(op, session=session_id[:8], toolCalls=closed.tool_calls, total=total,
+                log.event(op, sessionPrefix=session_id[:8], toolCalls=closed.tool_calls, total=total,
                           user=principal.handle, tokenId=principal.token_id)
 
 

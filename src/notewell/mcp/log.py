@@ -1,8 +1,11 @@
 """One structured line per MCP request on stderr: ``op=mcp.tool tool=… durMs=… outcome=…``.
 
-The fields follow external-brain's observability table (mcp.unauth, mcp.session.open, mcp.tools.list,
-mcp.tool, mcp.session.close, mcp.session.orphan, mcp.session.token_mismatch). A token secret is never
-logged: callers pass the token id, and a session id only as an 8-character prefix.
+The ops and fields follow external-brain's observability table (mcp.unauth, mcp.session.open,
+mcp.tools.list, mcp.tool, mcp.session.close, mcp.session.orphan, mcp.session.token_mismatch), with its
+names: a session appears as ``sessionPrefix`` (its id's first 8 characters, never the whole id),
+mcp.session.open carries ``total`` (live sessions), and mcp.tool's ``outcome`` is ``ok`` or ``error``, an
+error followed by ``reason`` (unknown_tool, invalid_args, refused or internal). A token secret is never
+logged: callers pass the token id.
 """
 
 from __future__ import annotations

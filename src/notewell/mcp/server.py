@@ -50,9 +50,15 @@ INSTRUCTIONS_CLOSING = (
 
 
 def instructions_for(toolsets: Sequence[Toolset]) -> str:
-    """The initialize instructions: how to begin with the toolsets served, and that document text is data."""
-    return " ".join([INSTRUCTIONS_OPENING, *(t.instructions for t in toolsets if t.instructions),
-                     INSTRUCTIONS_CLOSING])
+    """The initialize instructions: how to begin with the toolsets served, and that document text is data.
+
+    One paragraph each (the opening, each toolset's hint, the closing), so a toolset's hint stays verbatim,
+    as its seed words it. A toolset served alone whose hint is a seed's whole string (the brain's bootstrap
+    hint, external-brain's page) is served that string exactly: ``Toolset.alone_instructions``."""
+    if len(toolsets) == 1 and toolsets[0].alone_instructions:
+        return toolsets[0].instructions
+    return "\n\n".join([INSTRUCTIONS_OPENING, *(t.instructions for t in toolsets if t.instructions),
+                        INSTRUCTIONS_CLOSING])
 
 UNAUTHENTICATED = -32001  # the JSON-RPC code external-brain uses for auth failures (see notewell.mcp.http)
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
@@ -141,31 +147,32 @@ class NotewellMCP:
         started = time.perf_counter()
         principal = self._principal(ctx)
         name = params.name
-        outcome = "ok"
+        reason: str | None = None  # why the outcome is error: unknown_tool, invalid_args, refused or internal
         try:
             spec = next((t for t in self.visible(principal) if t.name == name), None)
             if spec is None:
-                outcome = "unknown_tool"
+                reason = "unknown_tool"
                 raise MCPError(code=INVALID_PARAMS, message=f"Tool {name} not found")
             result = await anyio.to_thread.run_sync(self.run_tool, spec, principal, params.arguments or {})
             if result.is_error:
-                outcome = "refused"
+                reason = "refused"
             return result
         except InvalidArgument as exc:
-            outcome = "invalid_args"
+            reason = "invalid_args"
             raise MCPError(code=INVALID_PARAMS, message=f"Invalid arguments for tool {name}: {exc}",
                            data={"argument": exc.field}) from None
         except MCPError:
             raise
         except Exception:
-            outcome = "error"
+            reason = "internal"
             _internal.exception("tool %s failed", name)
             return _error_result(name, "internal error; the server log has the details")
         finally:
             session = session_of(ctx)
             if session and self._on_tool_call is not None:
                 self._on_tool_call(session)
-            log.event("mcp.tool", tool=name, durMs=_ms(started), outcome=outcome, **_who(principal, ctx))
+            log.event("mcp.tool", tool=name, durMs=_ms(started), outcome="error" if reason else "ok", reason=reason,
+                      **_who(principal, ctx))
 
     async def _list_resources(self, ctx: ServerRequestContext[Any, Any],
                               params: PaginatedRequestParams | None) -> ListResourcesResult:
@@ -223,7 +230,7 @@ def _ms(started: float) -> str:
 
 def _who(principal: Principal, ctx: ServerRequestContext[Any, Any]) -> dict[str, object]:
     session = session_of(ctx)
-    return {"user": principal.handle, "tokenId": principal.token_id, "session": session[:8] if session else None,
+    return {"user": principal.handle, "tokenId": principal.token_id, "sessionPrefix": session[:8] if session else None,
             "proto": ctx.protocol_version}
 
 

@@ -96,7 +96,7 @@ class SessionCap:
             sid, entry = idle[0]
             self.live.pop(sid, None)
             await self._close(sid, entry)
-            log.event("mcp.session.evicted", session=sid[:8], reason="per_token_cap", cap=self.per_token)
+            log.event("mcp.session.evicted", sessionPrefix=sid[:8], reason="per_token_cap", cap=self.per_token)
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 400:

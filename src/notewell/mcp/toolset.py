@@ -65,7 +65,8 @@ class Arguments:
             raise InvalidArgument(name, "must be true or false")
         return value
 
-    def integer(self, name: str, default: int, minimum: int, maximum: int) -> int:
+    def integer(self, name: str, default: int, minimum: int, maximum: int | None) -> int:
+        """A whole number from ``minimum`` to ``maximum`` (None: no upper bound)."""
         value = self.raw.get(name)
         if value is None:
             return default
@@ -73,7 +74,9 @@ class Arguments:
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidArgument(name, "must be a whole number")
-        if not minimum <= value <= maximum:
+        if maximum is None and value < minimum:
+            raise InvalidArgument(name, f"must be {minimum} or more")
+        if maximum is not None and not minimum <= value <= maximum:
             raise InvalidArgument(name, f"must be between {minimum} and {maximum}")
         return value
 
@@ -124,5 +127,6 @@ class Toolset:
     name: str
     summary: str
     build: Callable[[Runtime], Sequence[ToolSpec]] = field(repr=False)  # the tools, over the runtime's services
-    instructions: str = ""  # what the initialize instructions say about this toolset, when it is served
+    instructions: str = ""  # what the initialize instructions say about this toolset (a paragraph), when served
+    alone_instructions: bool = False  # served alone, the instructions are this toolset's paragraph and nothing else
     resources: Callable[[Runtime], Sequence[ResourceSpec]] | None = field(default=None, repr=False)

@@ -90,6 +90,7 @@ class Scope:
     """Which documents a query may touch: projects, a path prefix, excluded sub-folders, file types."""
 
     projects: Sequence[str]
-    prefix: str = ""  # project-relative folder or file; "" for the whole project
+    prefix: str = ""  # project-relative folder or file (it and everything below it); "" for the whole project
+    prefix_partial: bool = False  # True: any path that starts with prefix's characters ("apol" finds apollo/x)
     exclude_prefixes: Sequence[str] = ()  # project-relative folders left out (sub-brains)
     file_types: Sequence[str] = ()  # endings such as ".md"; empty for every type

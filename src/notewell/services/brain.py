@@ -423,8 +423,8 @@ class BrainService:
 
     def _capture(self, p: Principal, session: SessionRecord, valid: list[dict[str, Any]], dropped: int,
                  submitted: int) -> LearningsReport:
-        """Each valid learning: a learning_captured event, then knowledge tagged close_capture (confidence at
-        most 0.95) unless the person already has that rule in the project."""
+        """Each valid learning: a learning_captured event, then knowledge tagged close_capture (its confidence
+        already clamped to at most 0.95) unless the person already has that rule in the project."""
         captured: list[str] = []
         duplicates = 0
         bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
@@ -439,7 +439,7 @@ class BrainService:
                 continue
             item, created = self._write(p, bp, kind=lr["type"], trigger=lr["trigger"], rule=lr["rule"],
                                         rationale=lr["rationale"], source=lr["source"],
-                                        confidence=min(lr["confidence"], brain_scoring.CAPTURE_CONFIDENCE_MAX),
+                                        confidence=lr["confidence"],
                                         tags=[CLOSE_CAPTURE_TAG, f"session:{session.id}"])
             if created:
                 captured.append(item.ref)
@@ -651,8 +651,11 @@ class BrainService:
 
 
 def _learning(raw: Any) -> dict[str, Any] | None:
-    """A learning in its stored shape, or None when it breaks a rule (it is then dropped and counted)."""
-    if not isinstance(raw, dict) or set(raw) - {"trigger", "rule", "rationale", "type", "source", "confidence"}:
+    """A learning in its stored shape, or None when it breaks a rule (it is then dropped and counted).
+
+    As external-brain's close-capture: a field it does not know is ignored, and the confidence is clamped
+    to at most 0.95 (3 is kept as 0.95); a negative one, or one that is not a number, makes the item invalid."""
+    if not isinstance(raw, dict):
         return None
     trigger, rule, rationale = raw.get("trigger"), raw.get("rule"), raw.get("rationale", "")
     if not isinstance(trigger, str) or not isinstance(rule, str) or not isinstance(rationale, str):
@@ -665,7 +668,7 @@ def _learning(raw: Any) -> dict[str, Any] | None:
     confidence = raw.get("confidence", 0.9)
     if kind not in LEARNING_KINDS or source not in LEARNING_SOURCES:
         return None
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0.0 <= confidence <= 1.0:
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not confidence >= 0.0:  # NaN too
         return None
     return {"trigger": trigger.strip(), "rule": rule.strip(), "rationale": rationale.strip(), "type": kind,
-            "source": source, "confidence": float(confidence)}
+            "source": source, "confidence": min(float(confidence), brain_scoring.CAPTURE_CONFIDENCE_MAX)}

@@ -21,6 +21,7 @@ from notewell.errors import InvalidArgument, NotFound
 from notewell.paths import normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocumentMeta, Scope
 from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
+from notewell.services.location_filter import location_filter
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE
 
@@ -82,6 +83,29 @@ class HitList:
     query: str
     hits: list[Hit]
     truncated: bool
+    complete: bool = True  # false when a scan (no 3-character literal) ran out of time
+
+
+@dataclass(frozen=True)
+class DocumentHit:
+    """A document that matched, by its location (project first) and first matching line."""
+
+    project: str
+    path: str  # project-relative
+    title: str
+    line: int
+    snippet: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.project}/{self.path}"
+
+
+@dataclass(frozen=True)
+class DocumentHits:
+    query: str
+    hits: list[DocumentHit]
+    truncated: bool  # more documents match than were returned
     complete: bool = True  # false when a scan (no 3-character literal) ran out of time
 
 
@@ -259,6 +283,23 @@ class KnowledgeService:
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
         hits = [Hit(m.vault_path, m.line, m.text) for m in result.matches]
         return HitList(query, hits, truncated=result.has_more, complete=result.complete)
+
+    def find_documents(self, p: Principal, query: str, *, path_filter: str | None = None,
+                       limit: int = limits.SEARCH_MAX_RESULTS) -> DocumentHits:
+        """searchKnowledge's search (case-insensitive substring, the first matching line of each document, the
+        same permissions) over the documents whose location starts with ``path_filter`` (XMemo's logical path
+        prefix: services.location_filter), at most ``limit`` of them; 0 checks everything and returns none."""
+        self.authorization.authorize(p, READ)
+        _check_query(query)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= limits.SEARCH_MAX_RESULTS:
+            raise InvalidArgument("limit", f"must be from 0 to {limits.SEARCH_MAX_RESULTS}")
+        where = location_filter(path_filter, [pr.id for pr in self._readable(p)])
+        scope = Scope(projects=where.projects, prefix=where.prefix, prefix_partial=where.partial)
+        result = self._first_per_file(query, scope, max(limit, 1))
+        hits = [DocumentHit(m.project, m.path, self._title(m.project, m.path), m.line, m.text)
+                for m in result.matches[:limit]]
+        return DocumentHits(query, hits, truncated=result.has_more or len(result.matches) > limit,
+                            complete=result.complete)
 
     def _first_per_file(self, query: str, scope: Scope, limit: int) -> SearchResult:
         return self.engine.search(SearchRequest(query=query, scope=scope, limit=limit))

@@ -8,10 +8,10 @@ home; a project-scoped token its project only). A memory the caller may not see 
 ``Not found: <ref>`` as one that does not exist.
 
 Locations: a memory lives in a project at a logical path inside it; its full location is
-``<project>/<path>``, e.g. ``projects/apollo/decisions``. A path_filter is such a location prefix: its
-first segment names the project, the rest a path prefix inside it (whole segments). A path_filter whose
-project the caller may not read is refused as a scope divergence (the same refusal whether that
-project exists or not).
+``<project>/<path>``, e.g. ``projects/apollo/decisions``. A path_filter is a prefix of such locations,
+character by character (services.location_filter: ``~alice/auth/tok`` finds ``~alice/auth/tokens``). A
+path_filter that can match no project the caller may read is refused as a scope divergence (the same
+refusal whether that project exists or not).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from notewell.records.memories import (
     Narrowing,
 )
 from notewell.services.context_pack import ContextPack, PackItem, pack
+from notewell.services.location_filter import ANY, location_filter
 from notewell.services.memory_rank import blend, query_terms, tolerant_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
@@ -65,10 +66,6 @@ MAX_TAGS = 20
 MAX_TAG_CHARS = 64
 MAX_REASON_CHARS = 500
 _TITLE_FROM_CONTENT = 80
-
-
-class ScopeDivergence(Forbidden):
-    """A path_filter outside what the caller may read."""
 
 
 @dataclass(frozen=True)
@@ -133,11 +130,11 @@ def _default_title(content: str) -> str:
     return (cut or line[:_TITLE_FROM_CONTENT]) + "…"
 
 
-def _check_limit(limit: object, field_name: str, maximum: int) -> int:
+def _check_limit(limit: object, field_name: str, maximum: int, minimum: int = 1) -> int:
     if not isinstance(limit, int) or isinstance(limit, bool):
-        raise InvalidArgument(field_name, f"must be a whole number from 1 to {maximum}")
-    if limit < 1 or limit > maximum:
-        raise InvalidArgument(field_name, f"must be from 1 to {maximum} (got {limit})")
+        raise InvalidArgument(field_name, f"must be a whole number from {minimum} to {maximum}")
+    if limit < minimum or limit > maximum:
+        raise InvalidArgument(field_name, f"must be from {minimum} to {maximum} (got {limit})")
     return limit
 
 
@@ -145,33 +142,9 @@ def _candidates(limit: int) -> int:
     return max(3 * limit, CANDIDATES_MIN)
 
 
-ANY = "%"
-"""XMemo's documented default for path_filter and memory_type: any. A trailing % on a path filter: any path
-that starts with what comes before it."""
-
-
-def _path_filter(path_filter: str | None) -> tuple[str, bool]:
-    """The clean location a path_filter names, and whether it ended in % (a prefix of characters)."""
-    if not path_filter or path_filter == ANY:
-        return "", False
-    partial = path_filter.endswith(ANY)
-    stem = path_filter.removesuffix(ANY)
-    if ANY in stem:
-        raise InvalidArgument("path_filter", "a % may only end the path filter (projects/apo% finds "
-                              "projects/apollo/...) or stand alone for any path")
-    folder = stem.endswith("/")  # "projects/apollo/%": the folder and everything below it
-    return normalize_path(stem, "path_filter"), partial and not folder
-
-
 def _already_forgotten(record: MemoryRecord) -> Conflict:
     return Conflict(f"Already forgotten: {record.ref} was forgotten at {record.deleted_at}; it is in no search any "
                     "more, so there is nothing left to do")
-
-
-def _divergence(why: str, readable: list[str]) -> ScopeDivergence:
-    return ScopeDivergence(f"path_filter: scope divergence: {why}; start path_filter with one of them "
-                           f"({', '.join(readable) or 'none'}), e.g. {(readable or ['project'])[0]}/decisions, "
-                           "or drop it")
 
 
 def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
@@ -356,24 +329,10 @@ class MemoryService:
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type) if memory_type not in (None, "", ANY) else None
-        readable = self._readable(p)
-        prefix, partial = "", False
-        projects = readable
-        location, partial = _path_filter(path_filter)
-        if location:
-            project, _, prefix = location.partition("/")
-            if partial and not prefix and "/" not in location:  # "proj%": the projects whose id starts so
-                projects = [r for r in readable if r.startswith(project)]
-                if not projects:
-                    raise _divergence(f"no project you may read starts with {project!r}", readable)
-                return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, memory_type=kind,
-                                   narrowing=narrow or Narrowing(), viewer=p.user_id)
-            if project not in readable:
-                raise _divergence(f"{project!r} is outside the projects you may read", readable)
-            projects = [project]
-        return MemoryQuery(projects=projects, terms=terms, now=now_iso(), limit=limit, path_prefix=prefix,
-                           path_prefix_partial=partial and bool(prefix), memory_type=kind,
-                           narrowing=narrow or Narrowing(), viewer=p.user_id)
+        where = location_filter(path_filter, self._readable(p))
+        return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit, path_prefix=where.prefix,
+                           path_prefix_partial=where.partial, memory_type=kind, narrowing=narrow or Narrowing(),
+                           viewer=p.user_id)
 
     def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
               limit: int) -> list[MemoryResult]:
@@ -394,22 +353,26 @@ class MemoryService:
                       path_filter: str | None = None, memory_type: str | None = None,
                       prefer_working: bool = False, narrow: Narrowing | None = None) -> MemorySearch:
         """Strict: every query word must appear as a whole word (case and accents folded) in the title,
-        content, tags or path. Zero results is an honest answer. ``narrow``: the wider filters."""
+        content, tags or path. Zero results is an honest answer. ``narrow``: the wider filters. A limit of 0
+        (XMemo refuses only a negative one) checks everything and returns nothing."""
         self.authorization.authorize(p, "memory:read")
         terms = query_terms(query)
-        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.strict(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
+        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
+        chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
+        hits = self.memories.strict(chosen) if limit else []
         return MemorySearch(query, "strict", terms,
                             self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
                memory_type: str | None = None, prefer_working: bool = False,
                narrow: Narrowing | None = None) -> MemorySearch:
-        """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend."""
+        """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend. A limit
+        of 0 checks everything and returns nothing."""
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_terms(query_terms(query))
-        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX)
-        hits = self.memories.tolerant(self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow))
+        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
+        chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
+        hits = self.memories.tolerant(chosen) if limit else []
         return MemorySearch(query, "tolerant", terms,
                             self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working), limit=limit))
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from notewell.records.memories import MemoryFilter, MemoryRecord, Narrowing
+from notewell.store.path_range import path_bounds
 
 # every MemoryRecord field, in order, on the memories table aliased ``m``
 MEMORY_COLUMNS = (
@@ -91,12 +92,3 @@ def narrowing_sql(narrowing: Narrowing, contains: str) -> tuple[list[str], list[
         where.append("m.created < ?")
         params.append(narrowing.created_until)
     return where, params
-
-
-def path_bounds(prefix: str, partial: bool) -> list[str]:
-    """Parameters for ``(path = ? OR (path >= ? AND path < ?))``: the path itself or anything below it, or
-    (partial) anything that starts with it. Byte order on both backends (BINARY, COLLATE "C") is code point
-    order, so the next code point after the last character bounds every continuation."""
-    if partial:
-        return [prefix, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
-    return [prefix, prefix + "/", prefix + "0"]

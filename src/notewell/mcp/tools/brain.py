@@ -91,9 +91,10 @@ _LEARNING = s.obj({
     "rationale": s.string("Why, e.g. \"Formik abandoned; team standard\"."),
     "type": s.string("The kind of rule; default heuristic.", enum=list(b.LEARNING_KINDS)),
     "source": s.string("Where it came from; default discovery.", enum=list(b.LEARNING_SOURCES)),
-    "confidence": {"type": "number", "minimum": 0, "maximum": 1,
-                   "description": "0 to 1; default 0.9; kept at most 0.95."},
-}, ["trigger", "rule"])
+    "confidence": {"type": "number",
+                   "description": "0 or more; default 0.9; kept at most 0.95 (a higher one is clamped to 0.95). A "
+                                  "negative one, or one that is not a number, drops the learning (counted)."},
+}, ["trigger", "rule"], closed=False)
 
 
 def _project(bp: BrainProject) -> JsonObject:
@@ -564,4 +565,5 @@ def resources(rt: Runtime) -> Sequence[ResourceSpec]:
 
 TOOLSET = Toolset(name="brain", summary="External Brain: coding sessions, taught knowledge, the confidence loop, "
                                         "skills, the oracle, and four resources (external-brain).",
-                  build=build, instructions=INSTRUCTIONS, resources=resources)
+                  build=build, instructions=INSTRUCTIONS, alone_instructions=True,
+                  resources=resources)

@@ -26,6 +26,11 @@ ANNOTATIONS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 META = {"anthropic/alwaysLoad": True}
 
 _REPO_DESCRIPTION = "The repository this call works in."
+# A repo or path that is hidden or missing: one sentence for both, in the style of the Sasha refusals (what is
+# wrong, the same either way, what to do next). The page words it so; this is the answer too.
+NOT_FOUND = ("Not found: the repository or folder you named does not exist, or this person cannot read it. The answer "
+             "is the same whether it is hidden or does not exist. Use a repo from the values of this tool's repo "
+             "argument (a path starts with one), or leave repo and path out to search every repository you can read.")
 
 
 def input_schema(repos: Sequence[tuple[str, str]]) -> JsonObject:
@@ -144,10 +149,9 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
     return [ToolSpec(
         name=NAME, title=TITLE, description=DESCRIPTION, scope=SCOPE, input_schema=input_schema([]),
         input_schema_for=schema_for, call=search_notes, output_schema=OUTPUT_SCHEMA, annotations=ANNOTATIONS,
-        meta=META,
+        meta=META, not_found=NOT_FOUND,
         refusals=(
-            "Error in search_notes: Not found: <repo or path>: the repository or folder is not one this person can "
-            "read, or does not exist. The answer is the same either way. Use a repo from the enum.",
+            f"Error in search_notes: {NOT_FOUND}",
             "A limit outside 1 to 100, a negative offset, a path that climbs out with .. or an invalid regular "
             "expression is refused as invalid arguments naming the argument. With repo given, a path relative to "
             "the repo (\"apollo\" in repo \"projects\") and one relative to the vault root (\"projects/apollo\") "

@@ -32,6 +32,7 @@ from notewell.records.documents import (
 )
 from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
+from notewell.store.path_range import path_bounds
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.matches import Matches
 from notewell.store.postgres.trigram_words import index_sql, indexed_words, words_sql
@@ -140,7 +141,7 @@ def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     params: list[Any] = [list(scope.projects)]
     if scope.prefix:
         clauses.append("(d.path = %s OR (d.path >= %s AND d.path < %s))")
-        params += [scope.prefix, scope.prefix + "/", scope.prefix + "0"]
+        params += path_bounds(scope.prefix, scope.prefix_partial)
     for folder in scope.exclude_prefixes:
         clauses.append("NOT (d.path >= %s AND d.path < %s)")
         params += [folder + "/", folder + "0"]

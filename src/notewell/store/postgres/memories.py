@@ -29,10 +29,10 @@ from notewell.store.memory_rows import (
     listing_sql,
     memory_from_row,
     narrowing_sql,
-    path_bounds,
     searched_fields,
     tags_json,
 )
+from notewell.store.path_range import path_bounds
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression

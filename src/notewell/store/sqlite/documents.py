@@ -29,6 +29,7 @@ from notewell.records.documents import (
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
+from notewell.store.path_range import path_bounds
 from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
@@ -137,7 +138,7 @@ def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     params: list[Any] = list(scope.projects)
     if scope.prefix:
         clauses.append("(d.path = ? OR (d.path >= ? AND d.path < ?))")
-        params += [scope.prefix, scope.prefix + "/", scope.prefix + "0"]
+        params += path_bounds(scope.prefix, scope.prefix_partial)
     for folder in scope.exclude_prefixes:
         clauses.append("NOT (d.path >= ? AND d.path < ?)")
         params += [folder + "/", folder + "0"]

@@ -27,10 +27,10 @@ from notewell.store.memory_rows import (
     listing_sql,
     memory_from_row,
     narrowing_sql,
-    path_bounds,
     searched_fields,
     tags_json,
 )
+from notewell.store.path_range import path_bounds
 from notewell.store.sqlite.database import SqliteDatabase
 
 MIGRATIONS = [
