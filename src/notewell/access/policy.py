@@ -242,16 +242,16 @@ def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None)
     wanted = _wanted_scopes(scopes)
     beyond_role = sorted(wanted - ROLE_SCOPES[p.role])
     if beyond_role:
-        raise Forbidden(f"Forbidden: scopes: a {p.role} may not hold {', '.join(beyond_role)}; "
-                        "only admins hold the admin scope")
+        raise Forbidden(f"a {p.role} may not hold {', '.join(beyond_role)}; only admins hold the admin scope",
+                        field="scopes")
     beyond_token = sorted(wanted - p.scopes)
     if beyond_token:
-        raise Forbidden(f"Forbidden: scopes: this token lacks {', '.join(beyond_token)}, so it cannot mint a token "
-                        "that holds it; a token never gives more than its holder has")
+        raise Forbidden(f"this token lacks {', '.join(beyond_token)}, so it cannot mint a token that holds it; "
+                        "a token never gives more than its holder has", field="scopes")
     if p.bound_project is not None and project_id != p.bound_project:
-        raise Forbidden(f"Forbidden: project: this token is bound to {p.bound_project}, so the tokens it mints "
-                        f"must be bound to {p.bound_project} too")
+        raise Forbidden(f"this token is bound to {p.bound_project}, so the tokens it mints must be bound to "
+                        f"{p.bound_project} too", field="project")
     if project_id is not None and ADMIN_SCOPE in wanted:
-        raise Forbidden("Forbidden: scopes: the admin scope needs a user-scoped token; drop the project or "
-                        "the admin scope")
+        raise Forbidden("the admin scope needs a user-scoped token; drop the project or the admin scope",
+                        field="scopes")
     return tuple(s for s in SCOPES if s in wanted)
