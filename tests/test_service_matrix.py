@@ -173,10 +173,10 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
         return True
 
     return {
-        "knowledge.list_projects": ("knowledge:read", lambda w, p, x: x in [
-            i.id for i in _or_empty(lambda: w.rt.knowledge.list_projects(p), refusals)]),
-        "knowledge.readable_projects": ("knowledge:read", lambda w, p, x: x in [
-            i.id for i in _or_empty(lambda: w.rt.knowledge.readable_projects(p), refusals)]),
+        "knowledge.projects_with_counts": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.projects_with_counts(p), refusals)]),
+        "knowledge.projects": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.projects(p), refusals)]),
         "knowledge.list_docs": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.knowledge.list_docs(p, x))),
         "knowledge.read_doc": ("knowledge:read", lambda w, p, x: ok(
             lambda: w.rt.knowledge.read_doc(p, f"{x}/note.md"))),
@@ -273,7 +273,7 @@ def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> Non
                                frozenset({"knowledge:write", "memory:read", "memory:write", "sessions", "admin"}))
     knowledge = world.rt.knowledge
     calls: list[Callable[[], object]] = [
-        lambda: knowledge.list_projects(everything_but), lambda: knowledge.readable_projects(everything_but),
+        lambda: knowledge.projects_with_counts(everything_but), lambda: knowledge.projects(everything_but),
         lambda: knowledge.list_docs(everything_but, "apollo"),
         lambda: knowledge.read_doc(everything_but, "apollo/note.md"),
         lambda: knowledge.search_knowledge(everything_but, NEEDLE), lambda: knowledge.list_brains(everything_but),

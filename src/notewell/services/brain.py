@@ -46,6 +46,7 @@ from notewell.services.brain_projects import (
     ordinary,
     personal,
 )
+from notewell.services.memory import MAX_TAG_CHARS
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store.base import Store
 from notewell.timestamps import iso, now_iso, parse_iso
@@ -74,7 +75,6 @@ MAX_RULE_CHARS = 2000
 MAX_TRIGGER_CHARS = 500
 MAX_SUMMARY_CHARS = 4000
 MAX_TAGS = 20
-MAX_TAG_CHARS = 64
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 50
 SESSION_HALF_LIFE_DAYS = 7.0
