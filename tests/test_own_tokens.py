@@ -62,19 +62,22 @@ def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None
 
 
 def test_a_token_never_mints_more_than_its_holder_has(env: Env) -> None:
+    """Each refusal names its field as every other refusal does (``field``, and the message starting with it)."""
     ada = env.principal("ada@example.com", "knowledge:read")
-    with pytest.raises(Forbidden, match="admin"):
+    with pytest.raises(Forbidden, match=r"^scopes: a member may not hold admin") as beyond_role:
         env.own.mint(env.principal("ada@example.com"), ["admin"])  # beyond the role
-    with pytest.raises(Forbidden, match="lacks memory:write"):
+    with pytest.raises(Forbidden, match=r"^scopes: this token lacks memory:write") as beyond_token:
         env.own.mint(ada, ["knowledge:read", "memory:write"])  # beyond the caller's token
     bound = env.principal("ada@example.com", "knowledge:read", project="apollo")
-    with pytest.raises(Forbidden, match="bound to apollo"):
+    with pytest.raises(Forbidden, match=r"^project: this token is bound to apollo") as elsewhere:
         env.own.mint(bound, ["knowledge:read"])
     assert env.own.mint(bound, ["knowledge:read"], project_id="apollo").token.project_id == "apollo"
     root = env.principal("root@example.com", "admin,knowledge:read")
     assert env.own.mint(root, ["admin"]).token.scopes == ("admin",)
-    with pytest.raises(Forbidden, match="user-scoped"):
+    with pytest.raises(Forbidden, match=r"^scopes: the admin scope needs a user-scoped token") as admin_bound:
         env.own.mint(root, ["admin"], project_id="apollo")
+    fields = [e.value.field for e in (beyond_role, beyond_token, elsewhere, admin_bound)]
+    assert fields == ["scopes", "scopes", "project", "scopes"]
 
 
 def test_bad_input_names_the_field(env: Env) -> None:

@@ -290,6 +290,8 @@ def test_own_tokens_through_rest(rest: RestWorld) -> None:
     assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["telepathy"]}), 422)["field"] == \
         "scopes.0"
     assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": []}), 422)["field"] == "scopes"
+    beyond = problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["admin"]}), 403)
+    assert beyond["field"] == "scopes" and beyond["detail"].startswith("scopes: a member may not hold admin")
 
 
 def test_unknown_paths_and_methods_are_problems_too(rest: RestWorld) -> None:

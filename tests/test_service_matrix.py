@@ -25,7 +25,7 @@ from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.errors import Forbidden, NotewellError, NotFound
 from notewell.records.identity import GrantLevel, Role
 from notewell.runtime import Runtime, open_runtime
-from test_access_matrix import CASES, GRANTS, ROLES, SCOPE_SETS, TOKEN_KINDS, expected
+from test_access_matrix import CASES, GRANTS, ROLES, SCOPE_SETS, TOKEN_KINDS, expected, mintable
 
 NEEDLE = "quokka"
 ORDINARY = ("apollo", "attic", "elsewhere")
@@ -36,6 +36,9 @@ class World:
     rt: Runtime
     users: dict[tuple[Role, GrantLevel | None], tuple[str, str, str]]  # -> (user id, email, handle)
     memories: dict[str, str] = field(default_factory=dict)  # project -> the ref of a memory kept there
+    knowledge: dict[str, str] = field(default_factory=dict)  # project -> an item the local owner taught there
+    recipes: dict[str, str] = field(default_factory=dict)  # project -> a recipe matured by successful use
+    olga_session: str = ""  # a coding session of someone no caller is
 
 
 def _handle(role: Role, grant: GrantLevel | None) -> str:
@@ -76,9 +79,22 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         owner = user_principal(user)
         kept = rt.memory.remember(owner, f"The {NEEDLE} note of {owner.handle}.")
         world.memories[owner.home_project] = kept.memory.ref
+    for project in ORDINARY:
+        world.knowledge[project] = _teach(rt, project)
+        recipe = rt.brain.teach(LOCAL_OWNER, rule=f"Cook the {NEEDLE} recipe of {project}.", kind="recipe",
+                                project_id=project)[0].ref
+        for _ in range(3):
+            rt.store.brain.record_use(recipe, True, 0.9, "2026-01-01T00:00:00Z")
+        world.recipes[project] = recipe
+    world.olga_session = rt.brain.start_session(user_principal(olga), prompt=f"The {NEEDLE}").session.id
     admin.archive_project(LOCAL_OWNER, "attic")
     yield world
     rt.close()
+
+
+def _teach(rt: Runtime, project: str) -> str:
+    return rt.brain.teach(LOCAL_OWNER, rule=f"Feed the {NEEDLE} of {project}.", trigger=f"when in {project}",
+                          project_id=project)[0].ref
 
 
 def _project_for(case: str, handle: str) -> str:
@@ -104,6 +120,9 @@ def _rights(role: Role, kind: str, scopes: tuple[str, ...], case: str, grant: Gr
         "memory:write": writes and "memory:write" in scopes,
         "memory:change": changes and "memory:write" in scopes,
         "sessions": sees and "sessions" in scopes and case == "active",
+        "sessions:write": writes and "sessions" in scopes and case == "active",
+        "knowledge:retire": changes and "sessions" in scopes and case == "active",
+        "brain-home": "sessions" in scopes and kind == "user-scoped",
         "manage": expected("manage", role, kind, scopes, "active", grant),
     }
 
@@ -134,11 +153,30 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
                                                    project=project).memory.ref
         return True
 
+    def session_round(w: World, p: Principal, x: str) -> bool:
+        """A session of p's own in x: log to it, read it and its events, find it, close it."""
+        brain = w.rt.brain
+        started = _or_empty(lambda: [brain.start_session(p, prompt=f"The {NEEDLE} round", project_id=x)], refusals)
+        if not started:
+            return False
+        sid = started[0].session.id  # type: ignore[attr-defined]
+        assert brain.log_event(p, sid, "file_edit", {"path": "a.py"})[1]
+        assert brain.session(p, sid).id == sid and len(brain.events(p, sid)) == 1
+        assert sid in [s.id for s in brain.recent_sessions(p, limit=500)]
+        assert sid in [f.session.id for f in brain.search_sessions(p, f"{NEEDLE} round", limit=50)]
+        return brain.report_outcome(p, sid, success=True).session.ended_at is not None
+
+    def retire(w: World, p: Principal, x: str) -> bool:
+        if not ok(lambda: w.rt.brain.retire(p, w.knowledge[x], "the matrix")):
+            return False
+        w.knowledge[x] = _teach(w.rt, x)
+        return True
+
     return {
-        "knowledge.list_projects": ("knowledge:read", lambda w, p, x: x in [
-            i.id for i in _or_empty(lambda: w.rt.knowledge.list_projects(p), refusals)]),
-        "knowledge.readable_projects": ("knowledge:read", lambda w, p, x: x in [
-            i.id for i in _or_empty(lambda: w.rt.knowledge.readable_projects(p), refusals)]),
+        "knowledge.projects_with_counts": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.projects_with_counts(p), refusals)]),
+        "knowledge.projects": ("knowledge:read", lambda w, p, x: x in [
+            i.id for i in _or_empty(lambda: w.rt.knowledge.projects(p), refusals)]),
         "knowledge.list_docs": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.knowledge.list_docs(p, x))),
         "knowledge.read_doc": ("knowledge:read", lambda w, p, x: ok(
             lambda: w.rt.knowledge.read_doc(p, f"{x}/note.md"))),
@@ -183,6 +221,21 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
         "memory.forget": ("memory:change", forget),
         "brain.projects": ("sessions", lambda w, p, x: x in [
             b.id for b in _or_empty(lambda: w.rt.brain.projects(p), refusals)]),
+        "brain.resolve": ("sessions", lambda w, p, x: ok(lambda: w.rt.brain.resolve(p, x))),
+        "brain.create_project": ("brain-home", lambda w, p, x: ok(
+            lambda: w.rt.brain.create_project(p, "Matrix"))),
+        "brain.start_session": ("sessions", lambda w, p, x: ok(
+            lambda: w.rt.brain.start_session(p, prompt=NEEDLE, project_id=x))),
+        "brain.session and its events": ("sessions", session_round),
+        "brain.teach": ("sessions:write", lambda w, p, x: ok(
+            lambda: w.rt.brain.teach(p, rule="Taught by the matrix.", project_id=x))),
+        "brain.retrieve": ("sessions", lambda w, p, x: w.knowledge[x] in [
+            s.item.ref for s in _or_empty(lambda: w.rt.brain.retrieve(p, NEEDLE, limit=50).items, refusals)]),
+        "brain.knowledge": ("sessions", lambda w, p, x: w.knowledge[x] in [
+            k.ref for k in _or_empty(lambda: w.rt.brain.knowledge(p, limit=500), refusals)]),
+        "brain.skills": ("sessions", lambda w, p, x: w.recipes[x] in [
+            s.item.ref for s in _or_empty(lambda: w.rt.brain.skills(p, NEEDLE, limit=20), refusals)]),
+        "brain.retire": ("knowledge:retire", retire),
         "administration.users": ("manage", lambda w, p, x: ok(lambda: w.rt.administration.users(p))),
     }
 
@@ -206,7 +259,7 @@ def test_every_service_method_follows_the_matrix(world: World) -> None:
         p = _principal(world, role, grant, kind, scopes, project)
         rights = _rights(role, kind, scopes, case, grant)
         for name, (right, check) in checks.items():
-            if right == "sessions" and case != "active":
+            if name.startswith("brain.") and case != "active":
                 continue  # the brain lists ordinary projects; homes hold personal brain projects instead
             decisions += 1
             got = check(world, p, project)
@@ -225,7 +278,7 @@ def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> Non
                                frozenset({"knowledge:write", "memory:read", "memory:write", "sessions", "admin"}))
     knowledge = world.rt.knowledge
     calls: list[Callable[[], object]] = [
-        lambda: knowledge.list_projects(everything_but), lambda: knowledge.readable_projects(everything_but),
+        lambda: knowledge.projects_with_counts(everything_but), lambda: knowledge.projects(everything_but),
         lambda: knowledge.list_docs(everything_but, "apollo"),
         lambda: knowledge.read_doc(everything_but, "apollo/note.md"),
         lambda: knowledge.search_knowledge(everything_but, NEEDLE), lambda: knowledge.list_brains(everything_but),
@@ -251,3 +304,85 @@ def test_the_memory_change_rule_is_the_policys(world: World) -> None:
     with pytest.raises(Forbidden, match="only the author"):
         rt.memory.forget(reader, kept.ref, "not mine")
     assert rt.memory.forget(writer, kept.ref, "mine").deleted_at
+
+
+def _olga_brain_ids(world: World) -> set[str]:
+    return {world.knowledge[x] for x in ORDINARY} | {world.recipes[x] for x in ORDINARY}
+
+
+def test_no_brain_method_answers_beyond_the_matrix(world: World) -> None:
+    """The brain's listings without a project argument show only what the table lets p use: another
+    person's session never, the local owner's knowledge only in a project p may use."""
+    brain = world.rt.brain
+    leaks: list[str] = []
+    for role, kind, scopes, grant in itertools.product(ROLES, TOKEN_KINDS, SCOPE_SETS, GRANTS):
+        if not mintable(role, kind, scopes, "active", grant):
+            continue  # no token is bound to a project its person cannot see
+        p = _principal(world, role, grant, kind, scopes, "apollo")
+        usable = {x for x in ORDINARY if _rights(role, kind, scopes, "active" if x != "attic" else "archived",
+                                                  grant)["sessions"]}
+        try:
+            style = brain.user_style(p)
+            active = brain.active_project(p)
+            sessions = [*brain.recent_sessions(p, limit=500),
+                        *(f.session for f in brain.search_sessions(p, NEEDLE, limit=50))]
+            items = [*brain.knowledge(p, limit=500), *(s.item for s in brain.retrieve(p, NEEDLE, limit=50).items),
+                     *(s.item for s in brain.skills(p, NEEDLE, limit=20))]
+        except Forbidden:
+            assert "sessions" not in scopes
+            continue
+        if kind == "bound-elsewhere":
+            usable = {"elsewhere"} if _rights(role, "bound-here", scopes, "active", grant)["sessions"] else set()
+        seen = {k.brain_project for k in items if k.ref in _olga_brain_ids(world)}
+        if not seen <= usable:
+            leaks.append(f"{role}/{kind}/{scopes}/{grant}: knowledge of {sorted(seen - usable)}")
+        if any(s.user_id != p.user_id for s in sessions) or world.olga_session in {s.id for s in sessions}:
+            leaks.append(f"{role}/{kind}/{scopes}/{grant}: another person's session")
+        if any(k.ref in _olga_brain_ids(world) for k in style.reflexes):
+            leaks.append(f"{role}/{kind}/{scopes}/{grant}: the local owner's reflexes in the user style")
+        if active is not None and active[0].id in ORDINARY and active[0].id not in usable:
+            leaks.append(f"{role}/{kind}/{scopes}/{grant}: active project {active[0].id}")
+    assert not leaks, "\n".join(leaks[:40])
+
+
+def test_another_persons_session_is_answered_as_a_missing_one(world: World) -> None:
+    """Every session method: olga's session gets, word for word, what a session that does not exist gets."""
+    brain = world.rt.brain
+    missing = "ses_00000000000000000000"
+    methods: dict[str, Callable[[Principal, str], object]] = {
+        "log_event": lambda p, sid: brain.log_event(p, sid, "file_edit", {}),
+        "report_outcome": lambda p, sid: brain.report_outcome(p, sid, success=True),
+        "session": lambda p, sid: brain.session(p, sid),
+        "events": lambda p, sid: brain.events(p, sid),
+        "retrieve(session)": lambda p, sid: brain.retrieve(p, NEEDLE, session_id=sid),
+    }
+    for role, kind, grant in itertools.product(ROLES, ("user-scoped", "bound-here"), GRANTS):
+        p = _principal(world, role, grant, kind, ("sessions",), "apollo")
+        for name, call in methods.items():
+            answers = []
+            for sid in (world.olga_session, missing):
+                with pytest.raises(NotFound) as refused:
+                    call(p, sid)
+                answers.append((type(refused.value), str(refused.value).replace(sid, "<id>")))
+            assert answers[0] == answers[1], f"{name} as {role}/{kind}/{grant}: {answers}"
+
+
+def test_the_action_item_rule_is_the_policys(world: World) -> None:
+    """Author, an assignee, or a writer of the project resolves an open action item; a reader who is none
+    of these leaves it open."""
+    rt = world.rt
+    reader = user_principal(rt.administration.user(LOCAL_OWNER, "member-read@example.com"))
+    writer = user_principal(rt.administration.user(LOCAL_OWNER, "member-write@example.com"))
+
+    def item(assignee: str) -> str:
+        return rt.brain.teach(LOCAL_OWNER, rule=f"Call the {NEEDLE} vet about {assignee}.", kind="action_item",
+                              tags=[f"for:{assignee}"], project_id="apollo")[0].ref
+
+    def resolved(p: Principal, ref: str) -> int | None:
+        sid = rt.brain.start_session(p, prompt="closing", project_id="apollo").session.id
+        return rt.brain.report_outcome(p, sid, success=True, resolved_action_item_ids=[ref]).resolved_action_items
+
+    assert rt.authorization.allowed(reader, "sessions:use", "apollo")
+    assert resolved(reader, item("olga@example.com")) == 0  # neither author, assignee nor writer
+    assert resolved(reader, item("Member-Read@example.com")) == 1  # the assignee, whatever the case of the tag
+    assert resolved(writer, item("olga@Example.com")) == 1  # a writer of the project

@@ -17,6 +17,7 @@ from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
 from notewell.services.brain import BrainService
+from notewell.services.brain_oracle import OracleService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
@@ -38,6 +39,7 @@ class Runtime:
     knowledge: KnowledgeService
     memory: MemoryService
     brain: BrainService  # coding sessions and taught knowledge
+    oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
 
@@ -51,6 +53,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     authorization = Authorization(store.identity)
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
+    brain = BrainService(store, authorization, audit)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -61,7 +64,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         sign_in=SignInService(store, authorization, administration, audit),
         knowledge=KnowledgeService(store, authorization, engine, settings.max_file_bytes),
         memory=MemoryService(store, authorization, audit, engine),
-        brain=BrainService(store, authorization, audit),
+        brain=brain,
+        oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),
         indexing=IndexingService(settings, store, administration),
     )

@@ -12,6 +12,7 @@ from typing import Protocol, overload
 from notewell.access.policy import ACTIONS, Action, Refusal, Target, refusal
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, MissingScope, NotFound
+from notewell.records.brain import KnowledgeRecord, SessionRecord
 from notewell.records.identity import GrantLevel, Project
 from notewell.store.base import IdentityRepository
 
@@ -32,7 +33,9 @@ class Authored(Protocol):
     def private_to(self) -> str | None: ...  # set when it is its author's alone
 
 
-Resource = str | Authored  # a project id, or a thing in a project
+# A project id; a thing in a project (a memory); taught knowledge or an action item; a coding session.
+Resource = str | Authored | KnowledgeRecord | SessionRecord
+ASSIGNEE_TAG = "for:"  # an action item's tag naming an assignee by email: for:ada@example.com
 
 
 def not_found(project_id: str) -> NotFound:
@@ -53,12 +56,24 @@ class Authorization:
     def _target(self, p: Principal, resource: Resource) -> Target:
         if isinstance(resource, str):
             return Target(self.identity.project(resource), self._grant_level(p, resource))
+        if isinstance(resource, SessionRecord):
+            return Target(None, author_user_id=resource.user_id, session_project=resource.brain_project)
+        if isinstance(resource, KnowledgeRecord):
+            assignees = tuple(t[len(ASSIGNEE_TAG):].strip().lower() for t in resource.tags
+                              if t.startswith(ASSIGNEE_TAG))
+            return Target(self.identity.project(resource.project), self._grant_level(p, resource.project),
+                          resource.owner_user_id, assignees=assignees)
         return Target(self.identity.project(resource.project), self._grant_level(p, resource.project),
                       resource.author_user_id, resource.private_to)
 
+    def refusal(self, p: Principal, action: Action, resource: Resource | None = None) -> Refusal | None:
+        """Why p may not do ``action`` on ``resource`` (None: p may), for a service that words its own refusals
+        (the External Brain's seed codes); the others use ``authorize``."""
+        return refusal(p, action, None if resource is None else self._target(p, resource))
+
     def allowed(self, p: Principal, action: Action, resource: Resource | None = None) -> bool:
         """Whether p may do ``action`` on ``resource`` (None: at all, i.e. p holds the scope, or manages)."""
-        return refusal(p, action, None if resource is None else self._target(p, resource)) is None
+        return self.refusal(p, action, resource) is None
 
     @overload
     def authorize(self, p: Principal, action: Action, resource: Resource) -> Project: ...
@@ -72,7 +87,7 @@ class Authorization:
         target = None if resource is None else self._target(p, resource)
         why = refusal(p, action, target)
         if why is not None:
-            project_id = resource if isinstance(resource, str) else resource.project if resource else ""
+            project_id = resource if isinstance(resource, str) else _project_of(resource)
             raise self._error(why, action, project_id)
         return target.project if target is not None else None
 
@@ -99,3 +114,9 @@ class Authorization:
             return Forbidden(f"Forbidden: you may read {project_id} but not write to it; "
                              "ask an admin for a write grant")
         return Forbidden(f"Forbidden: {action} on {project_id} is not allowed")
+
+
+def _project_of(resource: Resource | None) -> str:
+    if resource is None or isinstance(resource, str):
+        return resource or ""
+    return resource.brain_project if isinstance(resource, SessionRecord) else resource.project

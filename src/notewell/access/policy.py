@@ -12,9 +12,16 @@ Visibility (what a caller sees at all):
 - archived projects are hidden from everyone, except from an admin listing them (``project:list``).
 
 Rights on what is visible: reading needs nothing more; writing needs a write grant, ownership of the
-home, or the admin role; changing a memory (supersede, forget) needs to be its author, an admin, or a
-writer of its project; managing (users, grants, tokens, project settings) needs the admin role and the
-admin scope on a user-scoped token, and applies to ordinary projects only.
+home, or the admin role; changing a memory (supersede, forget) or retiring taught knowledge needs to be
+its author, an admin, or a writer of its project; resolving an action item needs that, or to be one of
+its assignees; managing (users, grants, tokens, project settings) needs the admin role and the admin
+scope on a user-scoped token, and applies to ordinary projects only.
+
+The External Brain's own rules are actions here too: a coding session is its owner's alone (another
+person's is answered as missing), and a project-scoped token works only in sessions of its project;
+personal brain projects are created in the caller's home, so only a person (not the local owner) on a
+user-scoped token who may write their home creates them; the confidence loop and ``supersedes`` touch
+only the caller's own knowledge.
 
 Beside the one rule, this module checks the scopes a token may be minted with (``check_token_scopes``,
 ``check_own_token``): they name fields by their domain name (``scopes``, ``project``), and each door
@@ -40,7 +47,12 @@ Action = Literal[
     "memory:write",  # keep a new memory in the project
     "memory:change",  # supersede or forget one memory (the target names its author)
     "sessions:use",  # coding sessions and taught knowledge in a project p sees (the External Brain)
-    "sessions:write",  # teach knowledge into the project, retire it
+    "sessions:write",  # teach knowledge into the project
+    "session:own",  # log to, close or read one coding session (the target names its owner and project)
+    "brain-project:create",  # create a personal brain project, in p's home (the target: the home)
+    "knowledge:retire",  # retire one taught item (the target names its author)
+    "knowledge:own",  # supersede an item, or move its confidence by a session's outcome: its author's alone
+    "action-item:resolve",  # retire an open action item (the target names its author and assignees)
     "project:manage",  # a project's settings, archiving and grants
     "access:manage",  # users, tokens and the audit log (no target)
 ]
@@ -49,7 +61,10 @@ Action = Literal[
 @dataclass(frozen=True)
 class ActionRule:
     scope: str | None  # the scope a token needs; None: none
-    right: Literal["see", "list", "write", "change", "manage"]  # what p needs on the target beyond the scope
+    # what p needs on the target beyond the scope: see it, list it, write there, change a thing there (author,
+    # admin or writer), resolve an item (that, or an assignee), own it (author alone), own the coding session,
+    # write the caller's own home as a person, or manage
+    right: Literal["see", "list", "write", "change", "resolve", "author", "session", "home", "manage"]
 
 
 ADMIN_SCOPE = "admin"
@@ -63,6 +78,11 @@ ACTIONS: dict[Action, ActionRule] = {
     "memory:change": ActionRule("memory:write", "change"),
     "sessions:use": ActionRule("sessions", "see"),
     "sessions:write": ActionRule("sessions", "write"),
+    "session:own": ActionRule("sessions", "session"),
+    "brain-project:create": ActionRule("sessions", "home"),
+    "knowledge:retire": ActionRule("sessions", "change"),
+    "knowledge:own": ActionRule("sessions", "author"),
+    "action-item:resolve": ActionRule("sessions", "resolve"),
     "project:manage": ActionRule(ADMIN_SCOPE, "manage"),
     "access:manage": ActionRule(ADMIN_SCOPE, "manage"),
 }
@@ -78,18 +98,23 @@ Refusal = Literal[
     "hidden",  # the project is missing or p may not see it (answered as missing)
     "home",  # a home takes no settings, archiving or grants
     "right",  # p sees the project but may not do this there
+    "bound",  # the token is bound to a project and the target lies outside it, or needs a user-scoped token
 ]
 
 
 @dataclass(frozen=True)
 class Target:
     """What an action applies to, as the rules need it: the project (None when it does not exist), the
-    caller's grant on it, and for a memory its author and, when it is private, whose alone it is."""
+    caller's grant on it, and for a memory its author and, when it is private, whose alone it is; for an
+    action item the emails of its assignees; for a coding session its owner (``author_user_id``) and the
+    brain project it belongs to (``session_project``)."""
 
     project: Project | None
     grant: GrantLevel | None = None
     author_user_id: str | None = None
     private_to: str | None = None
+    assignees: tuple[str, ...] = ()
+    session_project: str | None = None
 
 
 def refusal(p: Principal, action: Action, target: Target | None = None) -> Refusal | None:
@@ -108,21 +133,43 @@ def refusal(p: Principal, action: Action, target: Target | None = None) -> Refus
         return "scope"
     if target is None:
         return None
+    if rule.right == "session":
+        return _session_refusal(p, target)
+    if rule.right == "home" and (p.bound_project is not None or p.local_owner):
+        return "bound" if p.bound_project is not None else "right"
+    if rule.right == "resolve" and _is_author_or_assignee(p, target):
+        return None
     project, grant = target.project, target.grant
     if project is None or not _is_visible(p, project, grant, include_archived=rule.right == "list"):
         return "hidden"
     if not sees_memory(p, target.private_to):
         return "hidden"
-    if rule.right == "write" and not _may_write(p, project, grant):
+    if rule.right in ("write", "home", "resolve") and not _may_write(p, project, grant):
         return "right"
     if rule.right == "change" and not (target.author_user_id == p.user_id or p.role == "admin"
                                        or _may_write(p, project, grant)):
+        return "right"
+    if rule.right == "author" and target.author_user_id != p.user_id:
         return "right"
     return None
 
 
 def allowed(p: Principal, action: Action, target: Target | None = None) -> bool:
     return refusal(p, action, target) is None
+
+
+def _session_refusal(p: Principal, target: Target) -> Refusal | None:
+    """A coding session is its owner's alone (another's is hidden, as a missing one); a project-scoped token
+    works only in sessions of its own project."""
+    if target.author_user_id is None or target.author_user_id != p.user_id:
+        return "hidden"
+    if p.bound_project is not None and target.session_project != p.bound_project:
+        return "bound"
+    return None
+
+
+def _is_author_or_assignee(p: Principal, target: Target) -> bool:
+    return target.author_user_id == p.user_id or p.email.strip().lower() in target.assignees
 
 
 def _is_visible(p: Principal, project: Project, grant: GrantLevel | None, *, include_archived: bool) -> bool:
@@ -195,16 +242,16 @@ def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None)
     wanted = _wanted_scopes(scopes)
     beyond_role = sorted(wanted - ROLE_SCOPES[p.role])
     if beyond_role:
-        raise Forbidden(f"Forbidden: scopes: a {p.role} may not hold {', '.join(beyond_role)}; "
-                        "only admins hold the admin scope")
+        raise Forbidden(f"a {p.role} may not hold {', '.join(beyond_role)}; only admins hold the admin scope",
+                        field="scopes")
     beyond_token = sorted(wanted - p.scopes)
     if beyond_token:
-        raise Forbidden(f"Forbidden: scopes: this token lacks {', '.join(beyond_token)}, so it cannot mint a token "
-                        "that holds it; a token never gives more than its holder has")
+        raise Forbidden(f"this token lacks {', '.join(beyond_token)}, so it cannot mint a token that holds it; "
+                        "a token never gives more than its holder has", field="scopes")
     if p.bound_project is not None and project_id != p.bound_project:
-        raise Forbidden(f"Forbidden: project: this token is bound to {p.bound_project}, so the tokens it mints "
-                        f"must be bound to {p.bound_project} too")
+        raise Forbidden(f"this token is bound to {p.bound_project}, so the tokens it mints must be bound to "
+                        f"{p.bound_project} too", field="project")
     if project_id is not None and ADMIN_SCOPE in wanted:
-        raise Forbidden("Forbidden: scopes: the admin scope needs a user-scoped token; drop the project or "
-                        "the admin scope")
+        raise Forbidden("the admin scope needs a user-scoped token; drop the project or the admin scope",
+                        field="scopes")
     return tuple(s for s in SCOPES if s in wanted)

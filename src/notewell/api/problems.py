@@ -70,7 +70,7 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, MissingScope):
         return problem(403, str(exc), scope=exc.scope)
     if isinstance(exc, Forbidden):
-        return problem(403, str(exc))
+        return problem(403, str(exc), field=exc.field)
     if isinstance(exc, NotFound):
         return problem(404, str(exc))
     if isinstance(exc, InvalidArgument):

@@ -3,6 +3,8 @@
 Every method takes a Principal and needs the ``sessions`` scope. Projects: a user-scoped token works in
 the caller's personal projects (under their home) and the ordinary projects they see; a project-scoped
 token in its project only. Sessions are their owner's alone: another person's session id is NOT_FOUND.
+Who may do what is the policy's (session:own, brain-project:create, knowledge:retire, knowledge:own,
+action-item:resolve): this service asks Authorization and words the refusal in the seed's codes.
 Taught knowledge is a memory (so recall finds it, and whoever may read the memory's project sees it)
 plus a knowledge row with its structure and counts; writing one needs the write right on that project.
 """
@@ -44,12 +46,18 @@ from notewell.services.brain_projects import (
     ordinary,
     personal,
 )
+from notewell.services.memory import MAX_TAG_CHARS
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store.base import Store
 from notewell.timestamps import iso, now_iso, parse_iso
 
 USE: Action = "sessions:use"
 WRITE: Action = "sessions:write"
+OWN_SESSION: Action = "session:own"
+CREATE_PROJECT: Action = "brain-project:create"
+RETIRE: Action = "knowledge:retire"
+OWN_KNOWLEDGE: Action = "knowledge:own"
+RESOLVE: Action = "action-item:resolve"
 RELEVANT_LIMIT = 5
 RETRIEVE_LIMIT_DEFAULT = 10
 RETRIEVE_LIMIT_MAX = 50
@@ -67,7 +75,6 @@ MAX_RULE_CHARS = 2000
 MAX_TRIGGER_CHARS = 500
 MAX_SUMMARY_CHARS = 4000
 MAX_TAGS = 20
-MAX_TAG_CHARS = 64
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 50
 SESSION_HALF_LIFE_DAYS = 7.0
@@ -221,19 +228,20 @@ class BrainService:
     def create_project(self, p: Principal, name: str, framework: str | None = None,
                        language: str | None = None) -> tuple[BrainProject, bool]:
         self.authorization.authorize(p, USE)
-        if p.bound_project is not None:
-            raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
-                                   "user-scoped token to create projects")
+        self._require_home(p)
         clean = check_name(name)
         fw, lang = check_label(framework, "framework"), check_label(language, "language")
-        self._require_home(p)
         record, created = ensure_named(self.brain, p, clean, fw, lang)
         if created:
             self.audit.record(p, "brain.project.create", record.id, {"name": record.name})
         return personal(record, p), created
 
     def _require_home(self, p: Principal) -> None:
-        if p.local_owner or not self.authorization.allowed(p, WRITE, p.home_project):
+        why = self.authorization.refusal(p, CREATE_PROJECT, p.home_project)
+        if why == "bound":
+            raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
+                                   "user-scoped token to create projects")
+        if why is not None:
             raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
                                    "a user (a user-scoped token, or --as EMAIL on the command line)")
 
@@ -293,14 +301,9 @@ class BrainService:
         self._own_session(p, session_id)
 
     def _require_write(self, p: Principal, bp: BrainProject) -> None:
-        if not self._may_write(p, bp):
+        if not self.authorization.allowed(p, WRITE, bp.store_project):
             raise ForbiddenProject(f"you may read {bp.id} but not write to it; ask an admin for a write grant or "
                                    "teach into one of your own projects")
-
-    def _may_write(self, p: Principal, bp: BrainProject) -> bool:
-        if bp.personal:
-            return bp.owner_user_id == p.user_id and self.authorization.allowed(p, WRITE, bp.store_project)
-        return self.authorization.allowed(p, WRITE, bp.store_project)
 
     # --- sessions -------------------------------------------------------------------------------------
 
@@ -339,9 +342,10 @@ class BrainService:
         if not isinstance(session_id, str) or not session_id.strip():
             raise BrainValidation("sessionId", "must not be empty; pass the sessionId brain_start_session returned")
         session = self.brain.session(session_id.strip())
-        if session is None or session.user_id != p.user_id:
+        why = "hidden" if session is None else self.authorization.refusal(p, OWN_SESSION, session)
+        if session is None or why == "hidden":
             raise BrainNotFound(f"no session {session_id.strip()} of yours; start one with brain_start_session")
-        if p.bound_project is not None and session.brain_project != p.bound_project:
+        if why is not None:
             raise ForbiddenProject(f"session {session.id} belongs to {session.brain_project}, outside this token's "
                                    f"project {p.bound_project}; use a token for that project")
         return session
@@ -389,7 +393,7 @@ class BrainService:
         now = now_iso()
         injected = set(self.brain.applications(session.id, "injected"))
         owned = {ref: k for ref, k in self.brain.knowledge(list(dict.fromkeys(knowledge_used))).items()
-                 if k.owner_user_id == p.user_id and k.live and k.kind != "action_item"}
+                 if k.live and k.kind != "action_item" and self.authorization.allowed(p, OWN_KNOWLEDGE, k)}
         sqs = brain_scoring.session_quality(success, user_feedback, len(injected), len(injected & set(owned)),
                                             len(valid))
         texts = ["success" if success else "failure", user_feedback or "", clean_summary or "",
@@ -432,7 +436,7 @@ class BrainService:
             self.brain.add_event(EventRecord(id=f"evt_{secrets.token_hex(10)}", session_id=session.id,
                                              event_type="learning_captured", payload=lr, at=now_iso()),
                                  f"learning_captured {lr['trigger']} {lr['rule']} {lr['rationale']}")
-            if bp is None or not self._may_write(p, bp):
+            if bp is None or not self.authorization.allowed(p, WRITE, bp.store_project):
                 continue
             if self.brain.find_rule(p.user_id, bp.id, rule_key(lr["trigger"], lr["rule"])) is not None:
                 duplicates += 1
@@ -450,14 +454,12 @@ class BrainService:
                                deduplicated=duplicates)
 
     def _resolve_items(self, p: Principal, session: SessionRecord, ids: Sequence[str], now: str) -> int:
-        """Retire the ids that are live action items of the session's project which p may close: their
-        author, their assignee (for:<email>) or a writer of the project. Anything else is ignored."""
-        mine = f"for:{p.email.strip().lower()}"
+        """Retire the ids that are live action items of the session's project which p may resolve (the
+        policy's action-item:resolve: their author, an assignee or a writer). Anything else is ignored."""
         found = self.brain.knowledge([i for i in dict.fromkeys(ids) if isinstance(i, str)])
-        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
         retire = [ref for ref, k in found.items()
                   if k.live and k.kind == "action_item" and k.brain_project == session.brain_project
-                  and (k.owner_user_id == p.user_id or mine in k.tags or (bp is not None and self._may_write(p, bp)))]
+                  and self.authorization.allowed(p, RESOLVE, k)]
         return self.brain.retire(retire, p.user_id, f"resolved at the close of {session.id}", now) if retire else 0
 
     # --- knowledge ------------------------------------------------------------------------------------
@@ -513,7 +515,8 @@ class BrainService:
         target = None
         if supersedes:
             old = self.brain.knowledge([supersedes]).get(supersedes)
-            if old is not None and old.live and old.owner_user_id == p.user_id and old.brain_project == bp.id:
+            if old is not None and old.live and old.brain_project == bp.id \
+                    and self.authorization.allowed(p, OWN_KNOWLEDGE, old):
                 target = old.ref
         return self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule, rationale=clean_rationale,
                            source=clean_source, confidence=1.0, tags=clean_tags, supersedes=target)
@@ -642,9 +645,9 @@ class BrainService:
         brain_ids, _ = self._scope_ids(p)
         if item is None or not item.live or item.brain_project not in brain_ids:
             raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; list your knowledge for its id")
-        bp = self._project(p, item.brain_project)
-        if item.owner_user_id != p.user_id and not self._may_write(p, bp):
-            raise ForbiddenProject(f"only the author of {knowledge_id} or a writer of {bp.id} may retire it")
+        if not self.authorization.allowed(p, RETIRE, item):
+            raise ForbiddenProject(f"only the author of {knowledge_id}, a writer of {item.brain_project} or an "
+                                   "admin may retire it")
         self.brain.retire([item.ref], p.user_id, reason, now_iso())
         self.audit.record(p, "brain.retire", item.ref, {"project": item.brain_project, "reason": reason})
         return self.brain.knowledge([item.ref])[item.ref]

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
 from notewell.search.engine import SearchEngine
 from notewell.services import brain_injection
 from notewell.services.brain import BrainService, ScoredKnowledge, SessionFound
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.services.passages import document_passages
-from notewell.store.base import Store
+from notewell.store.base import DocumentRepository
 
 SESSIONS = 3
 KNOWLEDGE = 3
@@ -76,29 +77,47 @@ def compose(question: str, sentences: list[str]) -> str:
     return " ".join(sentences)
 
 
-def ask(brain: BrainService, store: Store, engine: SearchEngine | None, p: Principal, question: str) -> OracleAnswer:
-    terms = tolerant_terms(query_terms(question, "question"))
-    sentences: list[str] = []
-    citations: list[Citation] = []
-    for found in brain.search_sessions(p, question, limit=SESSIONS):
-        sentence, cite = _session_sentence(found, len(citations) + 1)
-        sentences.append(sentence)
-        citations.append(cite)
-    for item in brain.retrieve(p, question, limit=KNOWLEDGE).items:
-        sentence, cite = _knowledge_sentence(item, len(citations) + 1)
-        sentences.append(sentence)
-        citations.append(cite)
-    searched = ["sessions", "knowledge"]
-    if engine is not None and brain.authorization.allowed(p, "knowledge:read"):
-        searched.append("documents")
-        readable = [project.id for project in brain.authorization.projects(p, "knowledge:read")]
-        passages = sorted(document_passages(engine, store.documents, readable, terms), key=lambda i: -i.relevance)
+class OracleService:
+    """brain_ask_oracle's answers, from the brain service (sessions and knowledge, within p's scope) and,
+    when p holds knowledge:read, from the documents p may read."""
+
+    def __init__(self, brain: BrainService, documents: DocumentRepository, engine: SearchEngine,
+                 authorization: Authorization) -> None:
+        self.brain = brain
+        self.documents = documents
+        self.engine = engine
+        self.authorization = authorization
+
+    def ask(self, p: Principal, question: str) -> OracleAnswer:
+        terms = tolerant_terms(query_terms(question, "question"))
+        sentences: list[str] = []
+        citations: list[Citation] = []
+        for found in self.brain.search_sessions(p, question, limit=SESSIONS):
+            sentence, cite = _session_sentence(found, len(citations) + 1)
+            sentences.append(sentence)
+            citations.append(cite)
+        for item in self.brain.retrieve(p, question, limit=KNOWLEDGE).items:
+            sentence, cite = _knowledge_sentence(item, len(citations) + 1)
+            sentences.append(sentence)
+            citations.append(cite)
+        searched = ["sessions", "knowledge"]
+        if self.authorization.allowed(p, "knowledge:read"):
+            searched.append("documents")
+            for sentence, cite in self._documents(p, terms, len(citations)):
+                sentences.append(sentence)
+                citations.append(cite)
+        return OracleAnswer(question, compose(question, sentences), citations, searched)
+
+    def _documents(self, p: Principal, terms: list[str], cited: int) -> list[tuple[str, Citation]]:
+        readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
+        passages = sorted(document_passages(self.engine, self.documents, readable, terms), key=lambda i: -i.relevance)
+        out: list[tuple[str, Citation]] = []
         for passage in passages[:DOCUMENTS]:
-            n = len(citations) + 1
+            n = cited + len(out) + 1
             location = passage.ref.split("#", 1)[0]
             project, _, path = location.partition("/")
-            meta = store.documents.meta(project, path)
+            meta = self.documents.meta(project, path)
             date = (datetime.fromtimestamp(meta.mtime_ns / 1e9, UTC).strftime("%Y-%m-%d") if meta else "")
-            sentences.append(f"{passage.title} ({location}) says: \u201c{_snip(passage.text)}\u201d [{n}]")
-            citations.append(Citation(n, passage.ref, "document", date, _snip(passage.text), passage.title))
-    return OracleAnswer(question, compose(question, sentences), citations, searched)
+            out.append((f"{passage.title} ({location}) says: \u201c{_snip(passage.text)}\u201d [{n}]",
+                        Citation(n, passage.ref, "document", date, _snip(passage.text), passage.title)))
+        return out

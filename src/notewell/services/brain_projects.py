@@ -21,7 +21,7 @@ from notewell.store.base import BrainRepository
 from notewell.timestamps import now_iso
 
 MAX_NAME_CHARS = 120
-MAX_TAG_CHARS = 60  # framework, language
+MAX_LABEL_CHARS = 60  # framework, language (the seed's maxLength)
 MAX_SLUG_CHARS = 60
 DEFAULT_NAME = "Default"
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
@@ -81,8 +81,8 @@ def check_label(value: str | None, field: str) -> str | None:
     if value is None or not value.strip():
         return None
     cleaned = value.strip()
-    if len(cleaned) > MAX_TAG_CHARS or "\x00" in cleaned:
-        raise BrainValidation(field, f"must be at most {MAX_TAG_CHARS} characters without NUL, e.g. \"react\"")
+    if len(cleaned) > MAX_LABEL_CHARS or "\x00" in cleaned:
+        raise BrainValidation(field, f"must be at most {MAX_LABEL_CHARS} characters without NUL, e.g. \"react\"")
     return cleaned
 
 

@@ -216,24 +216,23 @@ class KnowledgeService:
 
     # projects and documents ------------------------------------------------------------------------
 
-    def _readable(self, p: Principal) -> list[Project]:
-        return self.authorization.projects(p, READ)
-
     def _project(self, p: Principal, project: str) -> Project:
         return self.authorization.authorize(p, READ, project)
 
     def _may_read(self, p: Principal, project: str) -> bool:
         return self.authorization.allowed(p, READ, project)
 
-    def readable_projects(self, p: Principal) -> list[Project]:
-        """The projects p may read, without counting their documents."""
+    def projects(self, p: Principal) -> list[Project]:
+        """The projects p may read (what a door lists, or offers to choose from)."""
         self.authorization.authorize(p, READ)
-        return self._readable(p)
+        return self.authorization.projects(p, READ)
 
-    def list_projects(self, p: Principal) -> list[ProjectInfo]:
+    def projects_with_counts(self, p: Principal) -> list[ProjectInfo]:
+        """The projects p may read with how many documents each holds: it counts them on every call, so only
+        the listings that show the count (listProjects, GET /projects) ask for it."""
         self.authorization.authorize(p, READ)
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, len(self.store.documents.metas(pr.id)))
-                for pr in self._readable(p)]
+                for pr in self.authorization.projects(p, READ)]
 
     def list_docs(self, p: Principal, project: str, path: str = "") -> DocList:
         pr = self._project(p, project)
@@ -279,7 +278,7 @@ class KnowledgeService:
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
         self.authorization.authorize(p, READ)
         _check_query(query)
-        projects = [self._project(p, project).id] if project else [pr.id for pr in self._readable(p)]
+        projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
         hits = [Hit(m.vault_path, m.line, m.text) for m in result.matches]
         return HitList(query, hits, truncated=result.has_more, complete=result.complete)
@@ -293,7 +292,7 @@ class KnowledgeService:
         _check_query(query)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= limits.SEARCH_MAX_RESULTS:
             raise InvalidArgument("limit", f"must be from 0 to {limits.SEARCH_MAX_RESULTS}")
-        where = location_filter(path_filter, [pr.id for pr in self._readable(p)])
+        where = location_filter(path_filter, [pr.id for pr in self.authorization.projects(p, READ)])
         scope = Scope(projects=where.projects, prefix=where.prefix, prefix_partial=where.partial)
         result = self._first_per_file(query, scope, max(limit, 1))
         hits = [DocumentHit(m.project, m.path, self._title(m.project, m.path), m.line, m.text)
@@ -311,7 +310,7 @@ class KnowledgeService:
 
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
         self.authorization.authorize(p, READ)
-        projects = [self._project(p, project).id] if project else [pr.id for pr in self._readable(p)]
+        projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
         return [_brain_info(b) for pid in projects for b in self.store.documents.brains(pid)]
 
     def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
@@ -408,7 +407,7 @@ class KnowledgeService:
         elif repo is not None:
             projects = [repo]
         else:
-            projects = [pr.id for pr in self._readable(p)]
+            projects = [pr.id for pr in self.authorization.projects(p, READ)]
         result = self.engine.search(SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix),
                                                   regex=regex, case=case, all_lines=True, limit=limit, offset=offset))
         matches = [NoteMatch(m.project, m.vault_path, m.line, m.text, m.shortened) for m in result.matches]
@@ -445,7 +444,7 @@ class KnowledgeService:
         return DocsSection("overview", "Overview", text)
 
     def _docs_permissions(self, p: Principal) -> DocsSection:
-        readable = ", ".join(pr.id for pr in self._readable(p)) or "none"
+        readable = ", ".join(pr.id for pr in self.authorization.projects(p, READ)) or "none"
         bound = f" It is bound to project {p.bound_project}: it sees that project only." if p.bound_project else ""
         who = "the local owner (every right)" if p.local_owner else f"{p.handle} ({p.role})"
         text = (

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from notewell.errors import InvalidArgument
 from notewell.fold import fold
+from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.timestamps import parse_iso
 
 RELEVANCE_WEIGHT = 0.70
@@ -31,7 +32,6 @@ HALF_LIFE_DAYS = 30.0
 KIND = {"durable": 1.0, "working": 0.5}
 KIND_PREFER_WORKING = {"durable": 0.0, "working": 1.0}
 
-MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 # Dropped from tolerant queries (never from strict ones) when other terms remain: they match almost

@@ -11,6 +11,7 @@ from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
 from notewell.api.problems import responses
 from notewell.api.shapes import record_model
+from notewell.paths import PATH_MAX_CHARS
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
 
 router = APIRouter(tags=["knowledge"])
@@ -20,7 +21,7 @@ DocPartModel = record_model(DocPart)
 SearchPage = record_model(NotePage, "SearchPage", next=(str | None, None))
 READ_ERRORS = responses(400, 401, 403, 404, 422)
 
-PathQuery = Annotated[str, Query(max_length=1000, description="A folder or file inside the project, e.g. "
+PathQuery = Annotated[str, Query(max_length=PATH_MAX_CHARS, description="A folder or file inside the project, e.g. "
                                                               "pricing or pricing/policy.md.")]
 
 
@@ -28,7 +29,7 @@ PathQuery = Annotated[str, Query(max_length=1000, description="A folder or file 
             summary="The projects the caller can read, by id")
 def projects(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
              offset: Offset = 0) -> Any:
-    items, more = window(svc.knowledge.list_projects(caller), offset, limit)
+    items, more = window(svc.knowledge.projects_with_counts(caller), offset, limit)
     return page(request, response, items, offset, limit, has_more=more)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
@@ -118,7 +119,7 @@ def sessions(caller: Caller, svc: Services, request: Request, response: Response
 @router.get("/sessions/search", response_model=FoundPage, responses=ERRORS,
             summary="Your sessions sharing a word with the query, by relevance and recency")
 def search_sessions(caller: Caller, svc: Services, request: Request, response: Response,
-                    q: Annotated[str, Query(min_length=1, max_length=1000)],
+                    q: Annotated[str, Query(min_length=1, max_length=limits.QUERY_MAX_CHARS)],
                     days: Annotated[int | None, Query(ge=1, le=3650, description="Only the last days.")] = None,
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
     found = svc.brain.search_sessions(caller, q, limit=limit, days=days)

@@ -21,7 +21,7 @@ from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpe
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
 from notewell.runtime import Runtime
 from notewell.services import brain as b
-from notewell.services import brain_injection, brain_oracle
+from notewell.services import brain_injection
 from notewell.services.brain_projects import MAX_NAME_CHARS, BrainProject
 
 SCOPE = "sessions"
@@ -229,7 +229,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
         return {"peerCard": style.peer_card, "reflexes": [_item(k) for k in style.reflexes]}
 
     def oracle(ctx: CallContext, args: Arguments) -> JsonObject:
-        answer = brain_oracle.ask(svc, rt.store, rt.engine, ctx.principal, args.required_string("question"))
+        answer = rt.oracle.ask(ctx.principal, args.required_string("question"))
         return {"answer": answer.answer, "searched": answer.searched,
                 "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
                                "snippet": c.snippet} for c in answer.citations]}

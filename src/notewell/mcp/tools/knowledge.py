@@ -79,7 +79,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
 
     def list_projects(ctx: CallContext, args: Arguments) -> JsonObject:
         return {"projects": [{"id": p.id, "name": p.name, "description": p.description, "kind": p.kind,
-                              "documents": p.documents} for p in svc.list_projects(ctx.principal)]}
+                              "documents": p.documents} for p in svc.projects_with_counts(ctx.principal)]}
 
     def list_docs(ctx: CallContext, args: Arguments) -> JsonObject:
         result = svc.list_docs(ctx.principal, args.required_string("project"), args.string("path") or "")

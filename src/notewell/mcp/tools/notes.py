@@ -135,7 +135,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
     svc = rt.knowledge
 
     def schema_for(principal: Principal) -> JsonObject:
-        return input_schema([(p.id, p.description) for p in svc.readable_projects(principal)])
+        return input_schema([(p.id, p.description) for p in svc.projects(principal)])
 
     def search_notes(ctx: CallContext, args: Arguments) -> JsonObject:
         page = svc.search_notes(

@@ -46,7 +46,7 @@ def doc_href(project: str, rel: str, line: int | None = None) -> str:
 
 async def projects_page(request: Request) -> Response:
     p = await signed_in(request)
-    projects = await call(services(request).knowledge.list_projects, p)
+    projects = await call(services(request).knowledge.projects_with_counts, p)
     return page(request, "projects.html", p, title="Projects", projects=projects)
 
 
@@ -104,7 +104,7 @@ async def search_page(request: Request) -> Response:
     project = request.query_params.get("project", "")
     page_param = request.query_params.get("page", "1")
     page_number = int(page_param) if page_param.isdigit() and 0 < len(page_param) < 7 and int(page_param) > 0 else 1
-    projects = await call(svc.knowledge.list_projects, p)
+    projects = await call(svc.knowledge.projects, p)
     context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
                                   "projects": projects, "result": None, "hits": [], "error": "",
                                   "prev_href": "", "next_href": ""}

@@ -41,7 +41,7 @@ async def memories_page(request: Request) -> Response:
         error = str(exc)
     message = request.session.pop("message", "")
     knowledge: list[KnowledgeRecord] = []
-    if not q and p.has_scope("sessions"):
+    if not q and services(request).authorization.allowed(p, "sessions:use"):
         knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
                 knowledge=knowledge, message=message if isinstance(message, str) else "")

@@ -44,7 +44,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
                   error: str = "", status: int = 200) -> Response:
     svc = services(request)
     tokens = await call(svc.own_tokens.list, p)
-    projects = await call(svc.knowledge.list_projects, p)
+    projects = await call(svc.knowledge.projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in SCOPES if s in policy.ROLE_SCOPES[p.role]]
     setups = client_setups(base_url(request), minted.secret, svc.store.url) if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
