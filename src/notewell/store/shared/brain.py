@@ -38,12 +38,13 @@ from notewell.store.brain_rows import (
     tag_pattern,
 )
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.migrations import Migration
 
 
 class SqlBrain(ABC):
     """The brain repository less its session index: a backend adds ``index`` and ``search_sessions``."""
 
-    def __init__(self, dialect: Dialect, memories: MemoryRepository, migrations: Sequence[str]) -> None:
+    def __init__(self, dialect: Dialect, memories: MemoryRepository, migrations: Sequence[Migration]) -> None:
         self.dialect = dialect
         self.memories = memories
         dialect.migrate("brain", migrations)

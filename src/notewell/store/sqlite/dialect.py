@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from typing import ClassVar
 
-from notewell.store.shared.dialect import Executor
+from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.sqlite.database import SqliteDatabase
 
-_WORDS = {"key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
-          "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
 
-
-class SqliteDialect:
+class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
+    words: ClassVar[Mapping[str, str]] = {
+        "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
 
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
 
-    def render(self, template: str) -> str:
-        return template.format_map(_WORDS)
-
-    def migrate(self, component: str, migrations: Sequence[str]) -> None:
-        self.db.migrate(component, migrations)
+    def migrating(self) -> AbstractContextManager[Executor]:
+        return self.transaction()  # BEGIN IMMEDIATE: a second process waits for the first's commit
 
     @contextmanager
     def reading(self) -> Iterator[Executor]:
@@ -33,6 +31,3 @@ class SqliteDialect:
     def transaction(self) -> Iterator[Executor]:
         with self.db.transaction() as conn:
             yield conn
-
-    def text(self, value: str) -> str:
-        return value

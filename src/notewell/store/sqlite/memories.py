@@ -31,61 +31,77 @@ from notewell.store.memory_rows import (
     searched_fields,
     tags_json,
 )
+from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
 
-MIGRATIONS = [
-    """
-    CREATE TABLE memories (
-        id INTEGER PRIMARY KEY,
-        ref TEXT NOT NULL UNIQUE,
-        project TEXT NOT NULL,
-        author_user_id TEXT NOT NULL,
-        author_token_id TEXT,
-        memory_type TEXT NOT NULL CHECK (memory_type IN ('durable', 'working')),
-        path TEXT NOT NULL,
-        title TEXT NOT NULL,
-        content TEXT NOT NULL,
-        tags TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        created TEXT NOT NULL,
-        updated TEXT NOT NULL,
-        expires_at TEXT,
-        superseded_by TEXT,
-        deleted_at TEXT,
-        deleted_by TEXT,
-        delete_reason TEXT
-    );
-    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash)
-        WHERE deleted_at IS NULL AND superseded_by IS NULL;
-    CREATE INDEX memories_project_path ON memories (project, path);
-    CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
-    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            ref TEXT NOT NULL UNIQUE,
+            project TEXT NOT NULL,
+            author_user_id TEXT NOT NULL,
+            author_token_id TEXT,
+            memory_type TEXT NOT NULL CHECK (memory_type IN ('durable', 'working')),
+            path TEXT NOT NULL,
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            expires_at TEXT,
+            superseded_by TEXT,
+            deleted_at TEXT,
+            deleted_by TEXT,
+            delete_reason TEXT
+        )
+        """,
+        """
+        CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash)
+            WHERE deleted_at IS NULL AND superseded_by IS NULL
+        """,
+        "CREATE INDEX memories_project_path ON memories (project, path)",
+        """
+        CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')
+        """,
+        """
+        CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
+        """,
+    ),
     # Prefix indexes for 3 to 8 characters: a prefix query then reads one precomputed doclist instead of
     # merging every matching term's (4 ms -> 1 ms for a common word over 100k memories; index +75%).
-    """
-    DROP TABLE memory_stems;
-    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8');
-    INSERT INTO memory_stems (memory_stems) VALUES ('rebuild');
-    INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
-        SELECT 'delete', id, title, content, tags, path FROM memories
-        WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
-    """,
+    (
+        "DROP TABLE memory_stems",
+        """
+        CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8')
+        """,
+        "INSERT INTO memory_stems (memory_stems) VALUES ('rebuild')",
+        """
+        INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
+            SELECT 'delete', id, title, content, tags, path FROM memories
+            WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
+        """,
+    ),
     # Listing a project's memories by creation (as PostgreSQL has had from its first step).
-    """
-    CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)
-    """,
+    (
+        "CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)",
+    ),
     # Private memories (only their author sees them): one live copy per place and content *and* audience,
     # so another person writing the same words there never receives the private memory's ref.
-    """
-    ALTER TABLE memories ADD COLUMN private_to TEXT;
-    DROP INDEX memories_one_live_copy;
-    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
-        WHERE deleted_at IS NULL AND superseded_by IS NULL
-    """,
+    (
+        "ALTER TABLE memories ADD COLUMN private_to TEXT",
+        "DROP INDEX memories_one_live_copy",
+        """
+        CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
+            WHERE deleted_at IS NULL AND superseded_by IS NULL
+        """,
+    ),
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
@@ -110,7 +126,7 @@ def tolerant_expression(terms: Sequence[str]) -> str:
 class SqliteMemories:
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
-        db.migrate("memories", MIGRATIONS)
+        SqliteDialect(db).migrate("memories", MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
 
