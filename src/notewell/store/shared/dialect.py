@@ -2,7 +2,9 @@
 
 Statements are written with ``?`` placeholders; a backend that binds another way (PostgreSQL: ``%s``)
 rewrites them. DDL templates name the types that differ: ``{key}`` (text compared and sorted by code point),
-``{flag}`` with ``{true}``/``{false}`` defaults, and ``{serial}`` (a generated integer primary key).
+``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{serial}`` (a generated integer
+primary key) and ``{rowid}`` (the same, which an insert may also set, and which SQLite may hand out again
+after the last row is deleted).
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ class Dialect(ABC):
     integrity_error: ClassVar[type[Exception]]
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
-    """The DDL words of ``render``: key, flag, true, false, serial."""
+    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid."""
 
     def render(self, template: str) -> str:
-        """A DDL template with its {key}, {flag}, {true}, {false} and {serial} words filled in."""
+        """A DDL template with its words ({key}, {flag}, ...) filled in."""
         return template.format_map(self.words)
 
     def rendered(self, migrations: Sequence[Migration]) -> list[Migration]:

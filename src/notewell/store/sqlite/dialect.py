@@ -14,8 +14,8 @@ from notewell.store.sqlite.database import SqliteDatabase
 class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
     words: ClassVar[Mapping[str, str]] = {
-        "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
-        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
+        "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
 
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
