@@ -15,18 +15,16 @@ concurrent supersedes of one memory cannot both win.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
-from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
     PRIVATE_TO_VIEWER,
-    listing_sql,
     memory_from_row,
     narrowing_sql,
     path_bounds,
@@ -36,6 +34,8 @@ from notewell.store.memory_rows import (
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
+from notewell.store.shared.dialect import Executor
+from notewell.store.shared.memories import LIVE, SqlMemories
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
 
@@ -86,7 +86,6 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
-_LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
 # random_page_cost for the search statement: the usual setting for data in memory or on SSD.
 SEARCH_RANDOM_PAGE_COST = 1.1
 
@@ -98,10 +97,10 @@ def _no_nul(memory: MemoryInput) -> None:
             raise InvalidArgument(field, "must not contain NUL characters (\\x00); remove them")
 
 
-class PostgresMemories:
+class PostgresMemories(SqlMemories):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
-        PostgresDialect(db).migrate("memories", MIGRATIONS)
+        super().__init__(PostgresDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
 
@@ -123,7 +122,7 @@ class PostgresMemories:
             if row is None:
                 found = conn.execute(
                     f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = %s AND m.path = %s"
-                    f" AND m.content_hash = %s AND COALESCE(m.private_to, '') = %s AND {_LIVE}",
+                    f" AND m.content_hash = %s AND COALESCE(m.private_to, '') = %s AND {LIVE}",
                     (memory.project, memory.path, memory.content_hash, memory.private_to or ""),
                 ).fetchone()
                 if found is None:  # the conflict was on the ref itself
@@ -135,36 +134,19 @@ class PostgresMemories:
             assert new is not None
             return memory_from_row(new), True
 
+    def _unindex(self, conn: Executor, row_id: int) -> None:
+        """Nothing to do: the word indexes are partial, over live rows only."""
+
     def _supersede(self, conn: psycopg.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(
-            f"SELECT m.id FROM memories m WHERE m.ref = %s AND {_LIVE} FOR UPDATE", (old_ref,)
+            f"SELECT m.id FROM memories m WHERE m.ref = %s AND {LIVE} FOR UPDATE", (old_ref,)
         ).fetchone()
         if row is None:
             raise Conflict(f"supersedes: {old_ref} was superseded or forgotten meanwhile; search again for "
                            "the current memory")
         conn.execute("UPDATE memories SET superseded_by = %s, updated = %s WHERE id = %s", (new_ref, at, row[0]))
 
-    def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
-        with self.db.transaction() as conn:
-            row = conn.execute(
-                "SELECT id FROM memories WHERE ref = %s AND deleted_at IS NULL FOR UPDATE", (ref,)
-            ).fetchone()
-            if row is None:
-                return None
-            conn.execute(
-                "UPDATE memories SET deleted_at = %s, deleted_by = %s, delete_reason = %s, updated = %s"
-                " WHERE id = %s", (at, by_user_id, reason.replace("\x00", "\ufffd"), at, row[0]),
-            )
-            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
-            assert found is not None
-            return memory_from_row(found)
-
     # --- reads ----------------------------------------------------------------------------------------
-
-    def get(self, ref: str) -> MemoryRecord | None:
-        with self.db.connection() as conn:
-            row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = %s", (ref,)).fetchone()
-        return memory_from_row(row) if row else None
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         tsquery = lexemes.strict_tsquery(query.terms) if query.terms else None
@@ -181,7 +163,7 @@ class PostgresMemories:
         # it matches (from the tsvector statistics) and walks the newest rows backwards when it matches
         # many, or takes the GIN index when it matches few. A parameter would get one generic plan.
         match = sql.SQL("CAST({} AS tsquery)").format(sql.Literal(tsquery))
-        where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(_LIVE),
+        where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(LIVE),
                  sql.SQL("m.project = ANY(%s)"), sql.SQL("(m.expires_at IS NULL OR m.expires_at > %s)")]
         params: list[Any] = [list(query.projects), query.now]
         if query.path_prefix:
@@ -217,33 +199,3 @@ class PostgresMemories:
                 f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
         matched = lexemes.matched(column, expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
-
-    def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
-        if not projects:
-            return
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project = ANY(%s)"
-        if not include_inactive:
-            sql += f" AND {_LIVE}"
-        with self.db.connection() as conn:
-            rows = conn.execute(sql + " ORDER BY m.created, m.id", (list(projects),)).fetchall()
-        yield from (memory_from_row(r) for r in rows)
-
-    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
-        if not chosen.projects:
-            return []
-        statement, params = listing_sql(chosen, limit, offset, "strpos")
-        with self.db.connection() as conn:
-            rows = conn.execute(statement.replace("?", "%s"), params).fetchall()
-        return [memory_from_row(r) for r in rows]
-
-    def count(self, projects: Sequence[str] | None = None) -> int:
-        sql = "SELECT count(*) FROM memories m WHERE " + _LIVE
-        params: list[Any] = []
-        if projects is not None:
-            if not projects:
-                return 0
-            sql += " AND m.project = ANY(%s)"
-            params.append(list(projects))
-        with self.db.connection() as conn:
-            row = conn.execute(sql, params).fetchone()
-        return int(row[0]) if row else 0

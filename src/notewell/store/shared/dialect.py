@@ -10,7 +10,7 @@ after the last row is deleted).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar, Protocol
 
@@ -39,6 +39,11 @@ class Dialect(ABC):
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
     """The DDL words of ``render``: key, flag, true, false, real, serial, rowid."""
+    position: ClassVar[str]
+    """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
+    lock: ClassVar[str]
+    """What a SELECT in a write transaction ends with to lock the rows it reads ('' where the transaction
+    locks the database)."""
 
     def render(self, template: str) -> str:
         """A DDL template with its words ({key}, {flag}, ...) filled in."""
@@ -68,6 +73,12 @@ class Dialect(ABC):
     def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """A condition that ``column`` is one of ``values`` (at least one), with its parameters."""
         return f"{column} IN ({marks(len(values))})", list(values)
+
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """The rows of a read, fetched before the first is handed over (the connection goes back first)."""
+        with self.reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        yield from rows
 
     def text(self, value: str) -> str:
         """``value`` as a text column can hold it (PostgreSQL's overrides: its text cannot hold NUL)."""

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.sqlite.database import SqliteDatabase
@@ -16,6 +16,8 @@ class SqliteDialect(Dialect):
     words: ClassVar[Mapping[str, str]] = {
         "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
         "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
+    position = "instr"
+    lock = ""  # BEGIN IMMEDIATE holds the whole database
 
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
@@ -26,6 +28,10 @@ class SqliteDialect(Dialect):
     @contextmanager
     def reading(self) -> Iterator[Executor]:
         yield self.db.conn
+
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """Rows as SQLite steps to them, on the thread's own connection."""
+        yield from self.db.conn.execute(sql, params)
 
     @contextmanager
     def transaction(self) -> Iterator[Executor]:

@@ -16,21 +16,22 @@ writers of the same content all get the same ref.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
     PRIVATE_TO_VIEWER,
-    listing_sql,
     memory_from_row,
     narrowing_sql,
     path_bounds,
     searched_fields,
     tags_json,
 )
+from notewell.store.shared.dialect import Executor
+from notewell.store.shared.memories import SqlMemories
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -123,10 +124,10 @@ def tolerant_expression(terms: Sequence[str]) -> str:
     return " OR ".join(_quote(t) + ("*" if len(t) >= 3 else "") for t in terms)
 
 
-class SqliteMemories:
+class SqliteMemories(SqlMemories):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
-        SqliteDialect(db).migrate("memories", MIGRATIONS)
+        super().__init__(SqliteDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ class SqliteMemories:
                 " SELECT id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
             )
 
-    def _unindex(self, conn: sqlite3.Connection, row_id: int) -> None:
+    def _unindex(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
             conn.execute(
                 f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
@@ -178,27 +179,7 @@ class SqliteMemories:
         self._unindex(conn, row[0])
         conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (new_ref, at, row[0]))
 
-    def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
-        with self.db.transaction() as conn:
-            row = conn.execute(
-                "SELECT id, superseded_by FROM memories WHERE ref = ? AND deleted_at IS NULL", (ref,)
-            ).fetchone()
-            if row is None:
-                return None
-            if row[1] is None:
-                self._unindex(conn, row[0])
-            conn.execute(
-                "UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ? WHERE id = ?",
-                (at, by_user_id, reason, at, row[0]),
-            )
-            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
-            return memory_from_row(found)
-
     # --- reads ----------------------------------------------------------------------------------------
-
-    def get(self, ref: str) -> MemoryRecord | None:
-        row = self.db.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,)).fetchone()
-        return memory_from_row(row) if row else None
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         return self._search("memory_words", strict_expression(query.terms), query)
@@ -241,27 +222,3 @@ class SqliteMemories:
         # highlight() over just these rows, in a scratch in-memory FTS5 table: cheap, unlike a second MATCH
         matched = lexemes.matched(_SCRATCH[table], expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
-
-    def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
-        if not projects:
-            return
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project IN ({','.join('?' * len(projects))})"
-        if not include_inactive:
-            sql += " AND m.deleted_at IS NULL AND m.superseded_by IS NULL"
-        yield from (memory_from_row(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
-
-    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
-        if not chosen.projects:
-            return []
-        sql, params = listing_sql(chosen, limit, offset, "instr")
-        return [memory_from_row(r) for r in self.db.conn.execute(sql, params)]
-
-    def count(self, projects: Sequence[str] | None = None) -> int:
-        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL"
-        params: list[str] = []
-        if projects is not None:
-            if not projects:
-                return 0
-            sql += f" AND project IN ({','.join('?' * len(projects))})"
-            params = list(projects)
-        return int(self.db.conn.execute(sql, params).fetchone()[0])
