@@ -18,13 +18,7 @@ from typing import Any
 
 import psycopg
 
-from notewell.records.documents import (
-    CandidateDoc,
-    DocKey,
-    Document,
-    DocumentInput,
-    Scope,
-)
+from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import Plan
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key

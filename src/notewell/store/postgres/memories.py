@@ -15,27 +15,17 @@ concurrent supersedes of one memory cannot both win.
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import (
-    MEMORY_COLUMNS,
-    PRIVATE_TO_VIEWER,
-    memory_from_row,
-    narrowing_sql,
-    path_bounds,
-    searched_fields,
-    tags_json,
-)
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.dialect import Executor
-from notewell.store.shared.memories import LIVE, SqlMemories
+from notewell.store.shared.memories import LIVE, SqlMemories, search_conditions
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
 
@@ -163,20 +153,9 @@ class PostgresMemories(SqlMemories):
         # it matches (from the tsvector statistics) and walks the newest rows backwards when it matches
         # many, or takes the GIN index when it matches few. A parameter would get one generic plan.
         match = sql.SQL("CAST({} AS tsquery)").format(sql.Literal(tsquery))
+        conditions, params = search_conditions(query, self.dialect)
         where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(LIVE),
-                 sql.SQL("m.project = ANY(%s)"), sql.SQL("(m.expires_at IS NULL OR m.expires_at > %s)")]
-        params: list[Any] = [list(query.projects), query.now]
-        if query.path_prefix:
-            where.append(sql.SQL("(m.path = %s OR (m.path >= %s AND m.path < %s))"))
-            params += path_bounds(query.path_prefix, query.path_prefix_partial)
-        if query.memory_type is not None:
-            where.append(sql.SQL("m.memory_type = %s"))
-            params.append(query.memory_type)
-        where.append(sql.SQL(PRIVATE_TO_VIEWER.replace("?", "%s")))
-        params.append(query.viewer)
-        narrowed, values = narrowing_sql(query.narrowing, "strpos")
-        where += [sql.SQL(condition.replace("?", "%s")) for condition in narrowed]
-        params += values
+                 *(sql.SQL(condition.replace("?", "%s")) for condition in conditions)]
         # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order).
         statement = sql.SQL(
             "SELECT id, relevance FROM (SELECT m.id, ts_rank({weights}, m.{column}, {match}) AS relevance"

@@ -13,11 +13,37 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, listing_sql, memory_from_row
+from notewell.store.memory_rows import (
+    MEMORY_COLUMNS,
+    PRIVATE_TO_VIEWER,
+    listing_sql,
+    memory_from_row,
+    narrowing_sql,
+    path_bounds,
+)
 from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.shared.migrations import Migration
 
 LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
+
+
+def search_conditions(query: MemoryQuery, dialect: Dialect) -> tuple[list[str], list[Any]]:
+    """The WHERE conditions (``?`` placeholders) both searches add to their index's match, with their
+    parameters: the query's projects, not expired, its path and type, the viewer's private memories only,
+    and its narrowing."""
+    clause, params = dialect.one_of("m.project", query.projects)
+    where = [clause, "(m.expires_at IS NULL OR m.expires_at > ?)"]
+    params.append(query.now)
+    if query.path_prefix:
+        where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
+        params += path_bounds(query.path_prefix, query.path_prefix_partial)
+    if query.memory_type is not None:
+        where.append("m.memory_type = ?")
+        params.append(query.memory_type)
+    where.append(PRIVATE_TO_VIEWER)
+    params.append(query.viewer)
+    narrowed, values = narrowing_sql(query.narrowing, dialect.position)
+    return where + narrowed, params + values
 
 
 class SqlMemories(ABC):

@@ -14,13 +14,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 
-from notewell.records.documents import (
-    CandidateDoc,
-    DocKey,
-    Document,
-    DocumentInput,
-    Scope,
-)
+from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text

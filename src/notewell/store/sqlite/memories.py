@@ -21,17 +21,9 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import (
-    MEMORY_COLUMNS,
-    PRIVATE_TO_VIEWER,
-    memory_from_row,
-    narrowing_sql,
-    path_bounds,
-    searched_fields,
-    tags_json,
-)
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.shared.dialect import Executor
-from notewell.store.shared.memories import SqlMemories
+from notewell.store.shared.memories import SqlMemories, search_conditions
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -190,19 +182,8 @@ class SqliteMemories(SqlMemories):
     def _search(self, table: str, expression: str, query: MemoryQuery) -> list[MemoryHit]:
         if not query.projects or not query.terms:
             return []
-        where = [f"m.project IN ({','.join('?' * len(query.projects))})", "(m.expires_at IS NULL OR m.expires_at > ?)"]
-        params: list[Any] = [expression, *query.projects, query.now]
-        if query.path_prefix:
-            where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
-            params += path_bounds(query.path_prefix, query.path_prefix_partial)
-        if query.memory_type is not None:
-            where.append("m.memory_type = ?")
-            params.append(query.memory_type)
-        where.append(PRIVATE_TO_VIEWER)
-        params.append(query.viewer)
-        narrowed, values = narrowing_sql(query.narrowing, "instr")
-        where += narrowed
-        params += values
+        where, values = search_conditions(query, self.dialect)
+        params: list[Any] = [expression, *values]
         sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
                     f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
         # bm25 costs a few microseconds per matching row: rank only the RANK_WINDOW newest matches (rows are
