@@ -5,20 +5,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
 from notewell.search.literals import regex_plan
 from notewell.store import open_store
+from notewell.store.postgres import PostgresStore
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import MIGRATIONS as PG_MIGRATIONS
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.shared.credentials import MIGRATIONS as CREDENTIAL_MIGRATIONS
+from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.identity import MIGRATIONS as IDENTITY_MIGRATIONS
+from notewell.store.shared.migrations import Migration
+from notewell.store.sqlite import SqliteStore
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import MIGRATIONS, SqliteDocuments
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
+from pg import BACKENDS
 
 TEXTS = ["Straße und MAXIMUM Rabatt\n", "nothing here\n", "İstanbul Σίσυφος\n"]
 
@@ -26,7 +33,7 @@ TEXTS = ["Straße und MAXIMUM Rabatt\n", "nothing here\n", "İstanbul Σίσυφ
 def _first_version_store(path: Path) -> None:
     """A store as the first schema wrote it: one trigram table, FTS5 folding the (already folded) text."""
     old = SqliteDatabase(path)
-    old.migrate("documents", MIGRATIONS[:1])
+    SqliteDialect(old).migrate("documents", MIGRATIONS[:1])
     with old.transaction() as conn:
         for n, text in enumerate(TEXTS, start=1):
             conn.execute("INSERT INTO documents (id, project, path, ext, title, summary, size, mtime_ns, sha256,"
@@ -65,7 +72,7 @@ def test_postgres_words_spelled_for_documents_stored_before(pg_url: str) -> None
     """A PostgreSQL store of the first schema (whole folded text under pg_trgm) gets its words column
     filled when opened, and punctuation in a literal now narrows the candidates."""
     old = PostgresDatabase(pg_url)
-    old.migrate("documents", PG_MIGRATIONS[:1])
+    PostgresDialect(old).migrate("documents", PG_MIGRATIONS[:1])
     with old.transaction() as conn:
         for n, text in enumerate([*TEXTS, "def on_callback(x):\n", "callback = None\n"], start=1):
             conn.execute("INSERT INTO documents (id, project, path, ext, title, summary, size, mtime_ns, sha256,"
@@ -101,8 +108,8 @@ def _old_sign_in_store(url: str) -> None:
         Path(url).parent.mkdir(parents=True, exist_ok=True)
         lite = SqliteDatabase(Path(url))
         dialect = SqliteDialect(lite)
-    dialect.migrate("identity", [dialect.render(step) for step in IDENTITY_MIGRATIONS[:3]])
-    dialect.migrate("credentials", [dialect.render(step) for step in CREDENTIAL_MIGRATIONS[:1]])
+    dialect.migrate("identity", dialect.rendered(IDENTITY_MIGRATIONS[:3]))
+    dialect.migrate("credentials", dialect.rendered(CREDENTIAL_MIGRATIONS[:1]))
     with dialect.transaction() as conn:
         conn.execute("INSERT INTO users (id, email, email_key, name, handle, role, active, created_at)"
                      " VALUES ('u_ada', 'ada@example.com', 'ada@example.com', 'Ada', 'ada', 'member', ?, ?)",
@@ -127,3 +134,80 @@ def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_ur
         assert store.credentials.count_attempt(limit, "attempt-3", at, since) is None
     finally:
         store.close()
+
+
+# A migration is a sequence of statements, each sent whole: ";\n" inside a string literal or a trigger's
+# body is part of its statement (the SQLite runner once cut scripts at every ";\n").
+_NOTES = "CREATE TABLE notes (body TEXT NOT NULL DEFAULT 'one;\ntwo')"
+_LOG = "CREATE TABLE log (n INTEGER NOT NULL, line TEXT NOT NULL)"
+STATEMENTS_HOLDING_SEPARATORS: dict[str, Migration] = {
+    "sqlite": (_NOTES, _LOG, """
+        CREATE TRIGGER notes_logged AFTER INSERT ON notes BEGIN
+            INSERT INTO log (n, line) VALUES (1, 'added;
+            first');
+            INSERT INTO log (n, line) VALUES (2, new.body);
+        END
+        """),
+    "postgres": (_NOTES, _LOG, """
+        CREATE FUNCTION notes_logged() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+            INSERT INTO log (n, line) VALUES (1, 'added;
+            first');
+            INSERT INTO log (n, line) VALUES (2, NEW.body);
+            RETURN NEW;
+        END $$
+        """, "CREATE TRIGGER notes_logged AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION notes_logged()"),
+}
+
+
+def _dialect(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Dialect:
+    if backend == "sqlite":
+        return SqliteDialect(SqliteDatabase(tmp_path / "index.db"))
+    return PostgresDialect(PostgresDatabase(request.getfixturevalue("pg_url")))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_statements_holding_semicolon_newline_migrate_whole(backend: str, tmp_path: Path,
+                                                            request: pytest.FixtureRequest) -> None:
+    dialect = _dialect(backend, tmp_path, request)
+    migrations = [STATEMENTS_HOLDING_SEPARATORS[backend]]
+    dialect.migrate("separators", migrations)
+    dialect.migrate("separators", migrations)  # applied once: a second run finds the step done
+    with dialect.transaction() as conn:
+        conn.execute("INSERT INTO notes DEFAULT VALUES")
+    with dialect.reading() as conn:
+        assert [r[0] for r in conn.execute("SELECT body FROM notes").fetchall()] == ["one;\ntwo"]
+        assert [r[0] for r in conn.execute("SELECT line FROM log ORDER BY n").fetchall()] == [
+            "added;\n            first", "one;\ntwo"]
+        assert conn.execute("SELECT version FROM schema_migrations WHERE component = ?",
+                            ("separators",)).fetchall() == [(1,)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_migration_written_as_one_script_is_refused(backend: str, tmp_path: Path,
+                                                      request: pytest.FixtureRequest) -> None:
+    dialect = _dialect(backend, tmp_path, request)
+    with pytest.raises(TypeError, match="migration 1 of separators: a migration is a sequence of statements"):
+        dialect.migrate("separators", ["CREATE TABLE a (x TEXT);\nCREATE TABLE b (y TEXT)"])
+    with pytest.raises(TypeError, match="migration 1 of separators"):
+        dialect.migrate("separators", dialect.rendered(["CREATE TABLE a (x {key})"]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_store_reopened_runs_no_step_again(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The steps a store has are read from schema_migrations as every earlier version wrote it (component,
+    version from 1): reopening applies none again, so a step that would fail twice (CREATE TABLE) passes."""
+    db = str(tmp_path / "index.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
+    open_store(db).close()
+    store = open_store(db)
+    dialect: Dialect
+    if isinstance(store, SqliteStore):
+        dialect = SqliteDialect(store.db)
+    else:
+        assert isinstance(store, PostgresStore)
+        dialect = PostgresDialect(store.db)
+    with dialect.reading() as conn:
+        steps = dict(conn.execute("SELECT component, max(version) FROM schema_migrations GROUP BY component"
+                                  " ORDER BY component").fetchall())
+    assert steps["documents"] == len(MIGRATIONS if backend == "sqlite" else PG_MIGRATIONS)
+    assert steps["identity"] == len(IDENTITY_MIGRATIONS)
+    store.close()

@@ -1,4 +1,4 @@
-"""PostgreSQL connections (a psycopg 3 pool) and versioned migrations per component.
+"""PostgreSQL connections: a psycopg 3 pool (the migrations: store/shared/migrations.py).
 
 Connections run in autocommit mode; ``transaction()`` opens an explicit transaction and binds its
 connection to the calling thread, so that reads made inside it (``connection()``) see its own
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
@@ -92,27 +92,6 @@ class PostgresDatabase:
                 yield conn
             finally:
                 self._local.conn = None
-
-    def migrate(self, component: str, migrations: Sequence[str]) -> None:
-        """Apply the missing steps of ``component`` in order.
-
-        A transaction-scoped advisory lock serialises servers that start at once: the second waits,
-        then finds the steps done. DDL is transactional on PostgreSQL, so a failed step leaves nothing.
-        """
-        with self.transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key("notewell:migrate"),))
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
-            )
-            done = {v for (v,) in conn.execute(
-                "SELECT version FROM schema_migrations WHERE component = %s", (component,))}
-            for version, script in enumerate(migrations, start=1):
-                if version in done:
-                    continue
-                conn.execute(script)
-                conn.execute("INSERT INTO schema_migrations (component, version) VALUES (%s, %s)",
-                             (component, version))
 
     def close(self) -> None:
         self.pool.close()

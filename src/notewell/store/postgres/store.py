@@ -7,23 +7,14 @@ from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
-from notewell.store.shared.audit import SqlAudit
-from notewell.store.shared.credentials import SqlCredentials
-from notewell.store.shared.idempotency import SqlIdempotency
-from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.store import SqlStore
 
 
-class PostgresStore:
+class PostgresStore(SqlStore):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
-        self.documents = PostgresDocuments(db)
-        self.memories = PostgresMemories(db)
-        dialect = PostgresDialect(db)
-        self.identity = SqlIdentity(dialect)
-        self.audit = SqlAudit(dialect)
-        self.credentials = SqlCredentials(dialect)
-        self.brain = PostgresBrain(db, self.memories)
-        self.idempotency = SqlIdempotency(dialect)
+        memories = PostgresMemories(db)
+        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories))
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -11,20 +11,23 @@ from typing import Any
 
 from notewell.records.identity import AuditEntry
 from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
 
-MIGRATIONS = [
-    """
-    CREATE TABLE audit_log (
-        id {serial},
-        at {key} NOT NULL,
-        user_id TEXT NOT NULL,
-        token_id TEXT,
-        action TEXT NOT NULL,
-        target TEXT NOT NULL,
-        detail TEXT NOT NULL
-    );
-    CREATE INDEX audit_log_at ON audit_log (at)
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE audit_log (
+            id {serial},
+            at {key} NOT NULL,
+            user_id TEXT NOT NULL,
+            token_id TEXT,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX audit_log_at ON audit_log (at)",
+    ),
 ]
 
 AUDIT_COLUMNS = "id, at, user_id, token_id, action, target, detail"
@@ -33,7 +36,7 @@ AUDIT_COLUMNS = "id, at, user_id, token_id, action, target, detail"
 class SqlAudit:
     def __init__(self, dialect: Dialect) -> None:
         self.sql = dialect
-        dialect.migrate("audit", [dialect.render(step) for step in MIGRATIONS])
+        dialect.migrate("audit", dialect.rendered(MIGRATIONS))
 
     def append(self, at: str, user_id: str, token_id: str | None, action: str, target: str,
                detail: dict[str, object] | None = None) -> AuditEntry:

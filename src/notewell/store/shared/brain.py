@@ -1,8 +1,8 @@
 """Brain rows in SQL both backends run: personal projects, knowledge beside its memories, sessions.
 
-Each backend keeps its own schema (its migration steps, already applied to existing databases) and what
-really differs: how a session's text is indexed and searched (FTS5 on SQLite, tsvector on PostgreSQL),
-and on PostgreSQL recording applications in one round trip.
+The tables are written once too (brain_schema.py); each backend adds what really differs: how a session's
+text is indexed and searched (FTS5 on SQLite, tsvector on PostgreSQL), and on PostgreSQL recording
+applications in one round trip.
 """
 
 from __future__ import annotations
@@ -37,16 +37,19 @@ from notewell.store.brain_rows import (
     session_from_row,
     tag_pattern,
 )
+from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.migrations import Migration
 
 
 class SqlBrain(ABC):
-    """The brain repository less its session index: a backend adds ``index`` and ``search_sessions``."""
+    """The brain repository less its session index: a backend adds the statements that make it
+    (``session_index``), ``index`` and ``search_sessions``."""
 
-    def __init__(self, dialect: Dialect, memories: MemoryRepository, migrations: Sequence[str]) -> None:
+    def __init__(self, dialect: Dialect, memories: MemoryRepository, session_index: Migration) -> None:
         self.dialect = dialect
         self.memories = memories
-        dialect.migrate("brain", migrations)
+        dialect.migrate("brain", brain_migrations(dialect, session_index))
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self.dialect.reading() as conn:

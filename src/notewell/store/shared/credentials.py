@@ -10,48 +10,59 @@ import secrets
 from collections.abc import Sequence
 
 from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
 
-MIGRATIONS = [
-    """
-    CREATE TABLE passwords (
-        user_id {key} PRIMARY KEY REFERENCES users (id),
-        hash TEXT NOT NULL,
-        updated_at {key} NOT NULL
-    );
-    CREATE TABLE sign_in_links (
-        hash {key} PRIMARY KEY,
-        user_id {key} NOT NULL REFERENCES users (id),
-        created_at {key} NOT NULL,
-        expires_at {key} NOT NULL,
-        used_at {key}
-    );
-    CREATE TABLE sign_in_failures (
-        key {key} NOT NULL,
-        at {key} NOT NULL
-    );
-    CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at);
-    CREATE TABLE web_keys (
-        name {key} PRIMARY KEY,
-        value TEXT NOT NULL
-    )
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE passwords (
+            user_id {key} PRIMARY KEY REFERENCES users (id),
+            hash TEXT NOT NULL,
+            updated_at {key} NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE sign_in_links (
+            hash {key} PRIMARY KEY,
+            user_id {key} NOT NULL REFERENCES users (id),
+            created_at {key} NOT NULL,
+            expires_at {key} NOT NULL,
+            used_at {key}
+        )
+        """,
+        """
+        CREATE TABLE sign_in_failures (
+            key {key} NOT NULL,
+            at {key} NOT NULL
+        )
+        """,
+        "CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at)",
+        """
+        CREATE TABLE web_keys (
+            name {key} PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
+    ),
     # Step 2: a sign-in attempt is counted before its password is checked, under an id of its own that a
     # success takes back; sign_in_keys has a row per counted key (an email, an address), locked while an
     # attempt is counted, so concurrent attempts on one key are counted one at a time on both backends.
-    """
-    ALTER TABLE sign_in_failures ADD COLUMN attempt {key};
-    CREATE INDEX sign_in_failures_attempt ON sign_in_failures (attempt);
-    CREATE TABLE sign_in_keys (
-        key {key} PRIMARY KEY
-    )
-    """,
+    (
+        "ALTER TABLE sign_in_failures ADD COLUMN attempt {key}",
+        "CREATE INDEX sign_in_failures_attempt ON sign_in_failures (attempt)",
+        """
+        CREATE TABLE sign_in_keys (
+            key {key} PRIMARY KEY
+        )
+        """,
+    ),
 ]
 
 
 class SqlCredentials:
     def __init__(self, dialect: Dialect) -> None:
         self.sql = dialect
-        dialect.migrate("credentials", [dialect.render(step) for step in MIGRATIONS])
+        dialect.migrate("credentials", dialect.rendered(MIGRATIONS))
 
     def set_password(self, user_id: str, password_hash: str, at: str) -> None:
         with self.sql.transaction() as conn:

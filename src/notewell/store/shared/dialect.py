@@ -2,14 +2,19 @@
 
 Statements are written with ``?`` placeholders; a backend that binds another way (PostgreSQL: ``%s``)
 rewrites them. DDL templates name the types that differ: ``{key}`` (text compared and sorted by code point),
-``{flag}`` with ``{true}``/``{false}`` defaults, and ``{serial}`` (a generated integer primary key).
+``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{serial}`` (a generated integer
+primary key) and ``{rowid}`` (the same, which an insert may also set, and which SQLite may hand out again
+after the last row is deleted).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
+
+from notewell.store.shared.migrations import Migration, migrate
 
 
 class Cursor(Protocol):
@@ -20,36 +25,64 @@ class Cursor(Protocol):
 
 
 class Executor(Protocol):
-    """A connection as a repository uses it: one statement at a time, ``?`` placeholders."""
+    """A connection as a repository uses it: one statement at a time, ``?`` placeholders. A statement
+    without parameters is sent as written (DDL may hold any text)."""
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Any: ...
 
 
-class Dialect(Protocol):
-    @property
-    def integrity_error(self) -> type[Exception]:
-        """What the driver raises on a duplicate key or a broken reference."""
-        ...
+class Dialect(ABC):
+    """A backend as the shared repositories see it; a backend's subclass supplies its connections."""
+
+    integrity_error: ClassVar[type[Exception]]
+    """What the driver raises on a duplicate key or a broken reference."""
+    words: ClassVar[Mapping[str, str]]
+    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid."""
+    position: ClassVar[str]
+    """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
+    lock: ClassVar[str]
+    """What a SELECT in a write transaction ends with to lock the rows it reads ('' where the transaction
+    locks the database)."""
 
     def render(self, template: str) -> str:
-        """A DDL template with its {key}, {flag}, {true}, {false} and {serial} words filled in."""
-        ...
+        """A DDL template with its words ({key}, {flag}, ...) filled in."""
+        return template.format_map(self.words)
 
-    def migrate(self, component: str, migrations: Sequence[str]) -> None:
-        """Apply the missing steps (already rendered) of ``component`` in order."""
-        ...
+    def rendered(self, migrations: Sequence[Migration]) -> list[Migration]:
+        """Migrations written as templates, each statement rendered (a step written as one string is left
+        for the runner to refuse)."""
+        return [steps if isinstance(steps, str) else tuple(self.render(s) for s in steps) for steps in migrations]
 
+    def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
+        """Apply the missing steps (already rendered) of ``component`` in order (shared/migrations.py)."""
+        migrate(self.migrating(), component, migrations)
+
+    @abstractmethod
+    def migrating(self) -> AbstractContextManager[Executor]:
+        """A write transaction holding the store's migration lock: one process migrates at a time."""
+
+    @abstractmethod
     def reading(self) -> AbstractContextManager[Executor]:
         """A connection for reads (inside a transaction of this thread: that transaction's)."""
-        ...
 
+    @abstractmethod
     def transaction(self) -> AbstractContextManager[Executor]:
         """A write transaction: committed on success, rolled back on error; nested calls join it."""
-        ...
+
+    def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """A condition that ``column`` is one of ``values`` (at least one), with its parameters."""
+        return f"{column} IN ({marks(len(values))})", list(values)
+
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """The rows of a read, fetched before the first is handed over (the connection goes back first)."""
+        with self.reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        yield from rows
 
     def text(self, value: str) -> str:
-        """``value`` as a text column can hold it (PostgreSQL text cannot hold NUL)."""
-        ...
+        """``value`` as a text column can hold it (PostgreSQL's overrides: its text cannot hold NUL)."""
+        return value
 
 
 def marks(n: int) -> str:

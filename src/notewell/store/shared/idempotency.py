@@ -7,28 +7,31 @@ from typing import Any
 
 from notewell.records.idempotency import StoredAnswer
 from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
 
-MIGRATIONS = [
-    """
-    CREATE TABLE idempotency_keys (
-        owner TEXT NOT NULL,
-        key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        status INTEGER,
-        location TEXT,
-        body TEXT NOT NULL,
-        created_at {key} NOT NULL,
-        PRIMARY KEY (owner, key)
-    );
-    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE idempotency_keys (
+            owner TEXT NOT NULL,
+            key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            status INTEGER,
+            location TEXT,
+            body TEXT NOT NULL,
+            created_at {key} NOT NULL,
+            PRIMARY KEY (owner, key)
+        )
+        """,
+        "CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)",
+    ),
 ]
 
 
 class SqlIdempotency:
     def __init__(self, dialect: Dialect) -> None:
         self.sql = dialect
-        dialect.migrate("idempotency", [dialect.render(step) for step in MIGRATIONS])
+        dialect.migrate("idempotency", dialect.rendered(MIGRATIONS))
 
     def reserve(self, owner: str, key: str, fingerprint: str, at: str, *, stale_before: str,
                 expired_before: str) -> StoredAnswer | None:

@@ -12,67 +12,76 @@ from typing import Any
 from notewell.errors import Conflict
 from notewell.records.identity import Grant, Project, TokenRecord, User, email_key
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.migrations import Migration
 
-MIGRATIONS = [
-    """
-    CREATE TABLE users (
-        id {key} PRIMARY KEY,
-        email TEXT NOT NULL,
-        email_key {key} NOT NULL UNIQUE,
-        name TEXT NOT NULL,
-        handle {key} NOT NULL UNIQUE,
-        role TEXT NOT NULL,
-        active {flag} NOT NULL DEFAULT {true},
-        created_at {key} NOT NULL
-    );
-    CREATE TABLE projects (
-        id {key} PRIMARY KEY,
-        name TEXT NOT NULL,
-        description TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        status TEXT NOT NULL,
-        framework TEXT,
-        language TEXT,
-        owner_user_id {key} REFERENCES users (id),
-        created_at {key} NOT NULL,
-        custom_name {flag} NOT NULL DEFAULT {false},
-        custom_description {flag} NOT NULL DEFAULT {false}
-    );
-    CREATE TABLE grants (
-        user_id {key} NOT NULL REFERENCES users (id),
-        project_id {key} NOT NULL REFERENCES projects (id),
-        level TEXT NOT NULL,
-        created_at {key} NOT NULL,
-        PRIMARY KEY (user_id, project_id)
-    );
-    CREATE TABLE tokens (
-        id {key} PRIMARY KEY,
-        user_id {key} NOT NULL REFERENCES users (id),
-        name TEXT NOT NULL,
-        secret_hash TEXT NOT NULL,
-        scopes TEXT NOT NULL,
-        project_id {key} REFERENCES projects (id),
-        created_at {key} NOT NULL,
-        expires_at {key},
-        last_used_at TEXT,
-        revoked_at TEXT
-    );
-    CREATE INDEX tokens_user ON tokens (user_id)
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE users (
+            id {key} PRIMARY KEY,
+            email TEXT NOT NULL,
+            email_key {key} NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            handle {key} NOT NULL UNIQUE,
+            role TEXT NOT NULL,
+            active {flag} NOT NULL DEFAULT {true},
+            created_at {key} NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE projects (
+            id {key} PRIMARY KEY,
+            name TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            framework TEXT,
+            language TEXT,
+            owner_user_id {key} REFERENCES users (id),
+            created_at {key} NOT NULL,
+            custom_name {flag} NOT NULL DEFAULT {false},
+            custom_description {flag} NOT NULL DEFAULT {false}
+        )
+        """,
+        """
+        CREATE TABLE grants (
+            user_id {key} NOT NULL REFERENCES users (id),
+            project_id {key} NOT NULL REFERENCES projects (id),
+            level TEXT NOT NULL,
+            created_at {key} NOT NULL,
+            PRIMARY KEY (user_id, project_id)
+        )
+        """,
+        """
+        CREATE TABLE tokens (
+            id {key} PRIMARY KEY,
+            user_id {key} NOT NULL REFERENCES users (id),
+            name TEXT NOT NULL,
+            secret_hash TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            project_id {key} REFERENCES projects (id),
+            created_at {key} NOT NULL,
+            expires_at {key},
+            last_used_at TEXT,
+            revoked_at TEXT
+        )
+        """,
+        "CREATE INDEX tokens_user ON tokens (user_id)",
+    ),
     # Steps 2 and 3 bring both backends to the same indexes: SQLite had the projects indexes and not
     # grants_project, PostgreSQL the other way round (created in its first step, hence IF NOT EXISTS).
-    """
-    CREATE INDEX IF NOT EXISTS projects_kind ON projects (kind, id);
-    CREATE INDEX IF NOT EXISTS projects_owner ON projects (owner_user_id)
-    """,
-    """
-    CREATE INDEX IF NOT EXISTS grants_project ON grants (project_id)
-    """,
+    (
+        "CREATE INDEX IF NOT EXISTS projects_kind ON projects (kind, id)",
+        "CREATE INDEX IF NOT EXISTS projects_owner ON projects (owner_user_id)",
+    ),
+    (
+        "CREATE INDEX IF NOT EXISTS grants_project ON grants (project_id)",
+    ),
     # Step 4: each user's session generation. A browser session carries the generation it began in;
     # signing out, a new password, a new role or deactivation moves it on, and an older session has ended.
-    """
-    ALTER TABLE users ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0
-    """,
+    (
+        "ALTER TABLE users ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 
 USER_COLUMNS = "id, email, name, handle, role, active, created_at"
@@ -85,7 +94,7 @@ TOKEN_COLUMNS = "id, user_id, name, scopes, project_id, created_at, expires_at, 
 class SqlIdentity:
     def __init__(self, dialect: Dialect) -> None:
         self.sql = dialect
-        dialect.migrate("identity", [dialect.render(step) for step in MIGRATIONS])
+        dialect.migrate("identity", dialect.rendered(MIGRATIONS))
 
     def _one(self, sql: str, params: Sequence[Any]) -> Any:
         with self.sql.reading() as conn:

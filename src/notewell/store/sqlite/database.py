@@ -1,4 +1,4 @@
-"""SQLite connections (one per thread, WAL) and versioned migrations per component.
+"""SQLite connections: one per thread, WAL (the migrations: store/shared/migrations.py).
 
 A thread's connection lives in its thread-local storage, inside a holder that closes it when dropped:
 when the thread ends (a server's idle worker thread retires), Python drops its thread-local storage and
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -112,23 +112,6 @@ class SqliteDatabase:
                 self._all.discard(held)
             held.close()
 
-    def migrate(self, component: str, migrations: Sequence[str]) -> None:
-        """Apply the missing steps of ``component`` in order; safe when several processes start at once."""
-        with self.transaction() as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
-            )
-            done = {v for (v,) in conn.execute(
-                "SELECT version FROM schema_migrations WHERE component = ?", (component,))}
-            for version, script in enumerate(migrations, start=1):
-                if version in done:
-                    continue
-                for statement in _statements(script):
-                    conn.execute(statement)
-                conn.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?)",
-                             (component, version))
-
     def close(self) -> None:
         with self._lock:
             for held in list(self._all):
@@ -148,6 +131,3 @@ def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
         raise
     conn.execute("COMMIT")
 
-
-def _statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";\n") if s.strip()]

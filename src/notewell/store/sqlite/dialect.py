@@ -3,36 +3,37 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, ClassVar
 
-from notewell.store.shared.dialect import Executor
+from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.sqlite.database import SqliteDatabase
 
-_WORDS = {"key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
-          "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
 
-
-class SqliteDialect:
+class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
+    words: ClassVar[Mapping[str, str]] = {
+        "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
+    position = "instr"
+    lock = ""  # BEGIN IMMEDIATE holds the whole database
 
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
 
-    def render(self, template: str) -> str:
-        return template.format_map(_WORDS)
-
-    def migrate(self, component: str, migrations: Sequence[str]) -> None:
-        self.db.migrate(component, migrations)
+    def migrating(self) -> AbstractContextManager[Executor]:
+        return self.transaction()  # BEGIN IMMEDIATE: a second process waits for the first's commit
 
     @contextmanager
     def reading(self) -> Iterator[Executor]:
         yield self.db.conn
 
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """Rows as SQLite steps to them, on the thread's own connection."""
+        yield from self.db.conn.execute(sql, params)
+
     @contextmanager
     def transaction(self) -> Iterator[Executor]:
         with self.db.transaction() as conn:
             yield conn
-
-    def text(self, value: str) -> str:
-        return value

@@ -13,25 +13,17 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
 
-from notewell.records.documents import (
-    BrainRecord,
-    CandidateDoc,
-    DocKey,
-    DocState,
-    Document,
-    DocumentInput,
-    DocumentMeta,
-    Scope,
-    SkippedRecord,
-)
+from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
-from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, line_count, meta_from_row
+from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
-from notewell.store.path_range import path_bounds
 from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
+from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
+from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
 from notewell.store.sqlite.trigram_counts import count_trigrams, rarest, trigram_counts
 from notewell.store.sqlite.trigram_shards import (
@@ -44,63 +36,78 @@ from notewell.store.sqlite.trigram_shards import (
     shard_params,
 )
 
-MIGRATIONS = [
-    """
-    CREATE TABLE documents (
-        id INTEGER PRIMARY KEY,
-        project TEXT NOT NULL,
-        path TEXT NOT NULL,
-        ext TEXT NOT NULL,
-        title TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL,
-        sha256 TEXT NOT NULL,
-        line_count INTEGER NOT NULL,
-        note TEXT NOT NULL DEFAULT '',
-        UNIQUE (project, path)
-    );
-    CREATE INDEX documents_sha ON documents (sha256);
-    CREATE TABLE document_text (id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE, body TEXT NOT NULL);
-    CREATE VIRTUAL TABLE document_trigrams USING fts5 (body, tokenize = 'trigram', detail = none, content = '');
-    CREATE TABLE skipped_files (project TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, reason TEXT NOT NULL,
-        PRIMARY KEY (project, path));
-    CREATE TABLE vault_projects (id TEXT PRIMARY KEY);
-    CREATE TABLE brains (
-        project TEXT NOT NULL, folder TEXT NOT NULL, title TEXT NOT NULL, summary TEXT NOT NULL,
-        parent TEXT, documents TEXT NOT NULL, PRIMARY KEY (project, folder)
-    )
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            project TEXT NOT NULL,
+            path TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            title TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            line_count INTEGER NOT NULL,
+            note TEXT NOT NULL DEFAULT '',
+            UNIQUE (project, path)
+        )
+        """,
+        "CREATE INDEX documents_sha ON documents (sha256)",
+        """
+        CREATE TABLE document_text (id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+            body TEXT NOT NULL)
+        """,
+        "CREATE VIRTUAL TABLE document_trigrams USING fts5 (body, tokenize = 'trigram', detail = none, content = '')",
+        """
+        CREATE TABLE skipped_files (project TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+            reason TEXT NOT NULL, PRIMARY KEY (project, path))
+        """,
+        "CREATE TABLE vault_projects (id TEXT PRIMARY KEY)",
+        """
+        CREATE TABLE brains (
+            project TEXT NOT NULL, folder TEXT NOT NULL, title TEXT NOT NULL, summary TEXT NOT NULL,
+            parent TEXT, documents TEXT NOT NULL, PRIMARY KEY (project, folder)
+        )
+        """,
+    ),
     # The indexed text is folded already: FTS5 folding it again only cost time (~7% of a build).
-    """
-    DROP TABLE document_trigrams;
-    CREATE VIRTUAL TABLE document_trigrams USING fts5 (
-        body, tokenize = 'trigram case_sensitive 1', detail = none, content = '');
-    INSERT INTO document_trigrams (rowid, body) SELECT id, notewell_indexed_text(body) FROM document_text ORDER BY id
-    """,
+    (
+        "DROP TABLE document_trigrams",
+        """
+        CREATE VIRTUAL TABLE document_trigrams USING fts5 (
+            body, tokenize = 'trigram case_sensitive 1', detail = none, content = '')
+        """,
+        """
+        INSERT INTO document_trigrams (rowid, body)
+            SELECT id, notewell_indexed_text(body) FROM document_text ORDER BY id
+        """,
+    ),
     # The index in shards by document id, so that a build of a fresh store fills them in parallel; each
     # holds a document's distinct words (indexed_text) rather than its whole folded text.
-    f"""
-    DROP TABLE document_trigrams;
-    {shard_ddl(shard_name(0))};
-    {shard_ddl(shard_name(1))};
-    INSERT INTO {shard_name(0)} (rowid, body)
-        SELECT id, notewell_indexed_text(body) FROM document_text WHERE id % 2 = 0 ORDER BY id;
-    INSERT INTO {shard_name(1)} (rowid, body)
-        SELECT id, notewell_indexed_text(body) FROM document_text WHERE id % 2 = 1 ORDER BY id
-    """,
+    (
+        "DROP TABLE document_trigrams",
+        shard_ddl(shard_name(0)),
+        shard_ddl(shard_name(1)),
+        f"""
+        INSERT INTO {shard_name(0)} (rowid, body)
+            SELECT id, notewell_indexed_text(body) FROM document_text WHERE id % 2 = 0 ORDER BY id
+        """,
+        f"""
+        INSERT INTO {shard_name(1)} (rowid, body)
+            SELECT id, notewell_indexed_text(body) FROM document_text WHERE id % 2 = 1 ORDER BY id
+        """,
+    ),
     # The text in compressed regions, each with its own trigram row (store/regions.py). SqliteDocuments
     # moves the texts of document_text over and re-indexes them, then drops it (_move_old_texts).
-    """
-    CREATE TABLE document_regions (id INTEGER PRIMARY KEY, first_line INTEGER NOT NULL, body BLOB NOT NULL)
-    """,
+    ("CREATE TABLE document_regions (id INTEGER PRIMARY KEY, first_line INTEGER NOT NULL, body BLOB NOT NULL)",),
     # How many regions hold each trigram: a query asks FTS5 for its rarest ones (trigram_counts.py).
-    TRIGRAM_COUNTS_DDL,
+    (TRIGRAM_COUNTS_DDL,),
     # Each project's first and last document id, so that a scoped query asks FTS5 for that range only.
-    "CREATE INDEX documents_project_id ON documents (project, id)",
+    ("CREATE INDEX documents_project_id ON documents (project, id)",),
 ]
 
-_META_COLUMNS = "project, path, title, summary, size, mtime_ns, sha256, line_count, note"
 _TEXT_BATCH = 16
 _OLD_TEXTS = "SELECT 1 FROM sqlite_master WHERE name = 'document_text'"
 FEW_MATCHES = 8192  # up to this many trigram matches, candidates are looked up by id (see candidates)
@@ -130,24 +137,6 @@ def plan_trigrams(plan: Plan) -> list[str]:
     return [g for part in plan.parts for g in plan_trigrams(part)]
 
 
-def scope_sql(scope: Scope) -> tuple[str, list[Any]]:
-    """A WHERE fragment (on documents d) for a scope, with its parameters."""
-    if not scope.projects:
-        return "0", []
-    clauses = [f"d.project IN ({','.join('?' * len(scope.projects))})"]
-    params: list[Any] = list(scope.projects)
-    if scope.prefix:
-        clauses.append("(d.path = ? OR (d.path >= ? AND d.path < ?))")
-        params += path_bounds(scope.prefix, scope.prefix_partial)
-    for folder in scope.exclude_prefixes:
-        clauses.append("NOT (d.path >= ? AND d.path < ?)")
-        params += [folder + "/", folder + "0"]
-    if scope.file_types:
-        clauses.append(f"d.ext IN ({','.join('?' * len(scope.file_types))})")
-        params += [t.lower() for t in scope.file_types]
-    return " AND ".join(clauses), params
-
-
 def _region_range(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
     """The first and last region id of the scope's projects' documents (every region id when the scope
     names more than ``RANGE_PROJECTS``). A query scoped to one of six copies of a vault read all six
@@ -169,13 +158,13 @@ def _words(data: bytes) -> str:
     return indexed_text(data.decode("utf-8", "surrogatepass"))
 
 
-class _Writer:
+class _Writer(SqlDocumentWriter):
     """Writes in one transaction; trigram rows go to the store's shards, or to a parallel build."""
 
-    def __init__(self, conn: sqlite3.Connection, build: ParallelShardBuild | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, dialect: Dialect, build: ParallelShardBuild | None = None) -> None:
+        super().__init__(conn, dialect)
         self.conn = conn
         self.build = build
-        self.changed = 0  # documents added, changed or deleted
 
     def add_text(self, doc_id: int, text: str) -> None:
         """Store the document's text in regions and index each."""
@@ -225,15 +214,6 @@ class _Writer:
             doc_id = int(cur.lastrowid or 0)
         self.add_text(doc_id, doc.text)
 
-    def touch(self, key: DocKey, mtime_ns: int) -> None:
-        self.conn.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
-
-    def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
-        self.conn.execute(
-            "UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ? WHERE project = ? AND path = ?",
-            (*new, extension(new[1]), mtime_ns, *old),
-        )
-
     def delete(self, key: DocKey) -> None:
         row = self.conn.execute("SELECT id FROM documents WHERE project = ? AND path = ?", key).fetchone()
         if not row:
@@ -242,30 +222,12 @@ class _Writer:
         self._unindex(row[0])
         self.conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
-    def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
-        self.conn.execute("DELETE FROM skipped_files")
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO skipped_files (project, path, size, reason) VALUES (?, ?, ?, ?)",
-            [(s.project, s.path, s.size, s.reason) for s in skipped],
-        )
 
-    def set_projects(self, projects: Sequence[str]) -> None:
-        self.conn.execute("DELETE FROM vault_projects")
-        self.conn.executemany("INSERT INTO vault_projects (id) VALUES (?)", [(p,) for p in projects])
-
-    def set_brains(self, brains: Sequence[BrainRecord]) -> None:
-        self.conn.execute("DELETE FROM brains")
-        self.conn.executemany(
-            f"INSERT INTO brains ({BRAIN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-            [(b.project, b.folder, b.title, b.summary, b.parent, json.dumps(b.documents)) for b in brains],
-        )
-
-
-class SqliteDocuments:
+class SqliteDocuments(SqlDocuments):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
-        db.migrate("documents", MIGRATIONS)
+        super().__init__(SqliteDialect(db), MIGRATIONS)
         self._move_old_texts()
 
     def _move_old_texts(self) -> None:
@@ -278,23 +240,11 @@ class SqliteDocuments:
             for shard in range(SHARDS):
                 conn.execute(f"INSERT INTO {shard_name(shard)} ({shard_name(shard)}) VALUES ('delete-all')")
             conn.execute("DELETE FROM document_regions")
-            writer = _Writer(conn)
+            writer = _Writer(conn, self.dialect)
             for doc_id, body in conn.execute("SELECT id, body FROM document_text ORDER BY id"):
                 writer.add_text(doc_id, body)
             conn.execute("DROP TABLE document_text")
             count_trigrams(conn)
-
-    def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
-        columns = "SELECT id, project, path, size, mtime_ns, sha256 FROM documents"
-        if under is None:
-            return {(r[1], r[2]): DocState(*r) for r in self.db.conn.execute(columns)}
-        found: dict[DocKey, DocState] = {}
-        for project, path in under:
-            rows = (self.db.conn.execute(f"{columns} WHERE project = ?", (project,)) if not path else
-                    self.db.conn.execute(f"{columns} WHERE project = ? AND (path = ? OR (path >= ? AND path < ?))",
-                                         (project, path, f"{path}/", f"{path}0")))  # "0" follows "/"
-            found.update({(r[1], r[2]): DocState(*r) for r in rows})
-        return found
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:
@@ -303,14 +253,14 @@ class SqliteDocuments:
         counts are taken again after a build, or a sync that changed a tenth of the documents or more."""
         if self.db.conn.in_transaction or self._has_documents(self.db.conn):
             with self.db.transaction() as conn:
-                yield from self._counted(_Writer(conn))
+                yield from self._counted(_Writer(conn, self.dialect))
             return
         with self.db.isolated_transaction() as conn:
             if self._has_documents(conn):  # another indexer filled the store while this one waited for the lock
-                yield from self._counted(_Writer(conn))
+                yield from self._counted(_Writer(conn, self.dialect))
                 return
             with ParallelShardBuild(self.db.path) as build:
-                yield _Writer(conn, build)
+                yield _Writer(conn, self.dialect, build)
                 build.copy_into(conn)
             count_trigrams(conn)
 
@@ -327,18 +277,9 @@ class SqliteDocuments:
     def _has_documents(conn: sqlite3.Connection) -> bool:
         return conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
 
-    def vault_projects(self) -> list[str]:
-        return [r[0] for r in self.db.conn.execute("SELECT id FROM vault_projects ORDER BY id")]
-
-    def meta(self, project: str, path: str) -> DocumentMeta | None:
-        row = self.db.conn.execute(
-            f"SELECT {_META_COLUMNS} FROM documents WHERE project = ? AND path = ?", (project, path)
-        ).fetchone()
-        return meta_from_row(row) if row else None
-
     def get(self, project: str, path: str) -> Document | None:
         row = self.db.conn.execute(
-            f"SELECT d.id, {_META_COLUMNS} FROM documents d WHERE d.project = ? AND d.path = ?", (project, path),
+            f"SELECT d.id, {META_COLUMNS} FROM documents d WHERE d.project = ? AND d.path = ?", (project, path),
         ).fetchone()
         if not row:
             return None
@@ -346,13 +287,6 @@ class SqliteDocuments:
             "SELECT body FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id", id_range(row[0]))
         text = b"".join(unpack(body) for (body,) in bodies).decode("utf-8", "surrogatepass")
         return Document(meta_from_row(row[1:]), text)
-
-    def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
-        where, params = scope_sql(Scope(projects=[project], prefix=prefix))
-        rows = self.db.conn.execute(
-            f"SELECT {_META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params
-        )
-        return [meta_from_row(r) for r in rows]
 
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
@@ -362,7 +296,7 @@ class SqliteDocuments:
         dozen documents; those candidates are read whole. (Walking for a rare literal read the whole
         scope's index: 11 ms on 165 MB, six times that on 1 GB; probing the index document by document
         instead of collecting the matches costs 0.1 ms a document.)"""
-        where, params = scope_sql(scope)
+        where, params = scope_sql(scope, self.dialect)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
             params += list(after)
@@ -405,19 +339,6 @@ class SqliteDocuments:
                 (json.dumps(spans),))
             for rid, first_line, body in rows:
                 yield doc_of(rid), first_line, unpack(body)
-
-    def brains(self, project: str | None = None) -> list[BrainRecord]:
-        sql = f"SELECT {BRAIN_COLUMNS} FROM brains"
-        params: list[str] = []
-        if project is not None:
-            sql += " WHERE project = ?"
-            params.append(project)
-        rows = self.db.conn.execute(sql + " ORDER BY project, folder", params)
-        return [brain_from_row(r) for r in rows]
-
-    def skipped(self) -> list[SkippedRecord]:
-        rows = self.db.conn.execute("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")
-        return [SkippedRecord(*r) for r in rows]
 
     def sizes(self) -> tuple[int, int, int]:
         count, text_bytes = self.db.conn.execute("SELECT count(*), coalesce(sum(size), 0) FROM documents").fetchone()

@@ -16,76 +16,85 @@ writers of the same content all get the same ref.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import (
-    MEMORY_COLUMNS,
-    PRIVATE_TO_VIEWER,
-    listing_sql,
-    memory_from_row,
-    narrowing_sql,
-    searched_fields,
-    tags_json,
-)
-from notewell.store.path_range import path_bounds
+from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
+from notewell.store.shared.dialect import Executor
+from notewell.store.shared.memories import SqlMemories, search_conditions
+from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
 
-MIGRATIONS = [
-    """
-    CREATE TABLE memories (
-        id INTEGER PRIMARY KEY,
-        ref TEXT NOT NULL UNIQUE,
-        project TEXT NOT NULL,
-        author_user_id TEXT NOT NULL,
-        author_token_id TEXT,
-        memory_type TEXT NOT NULL CHECK (memory_type IN ('durable', 'working')),
-        path TEXT NOT NULL,
-        title TEXT NOT NULL,
-        content TEXT NOT NULL,
-        tags TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        created TEXT NOT NULL,
-        updated TEXT NOT NULL,
-        expires_at TEXT,
-        superseded_by TEXT,
-        deleted_at TEXT,
-        deleted_by TEXT,
-        delete_reason TEXT
-    );
-    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash)
-        WHERE deleted_at IS NULL AND superseded_by IS NULL;
-    CREATE INDEX memories_project_path ON memories (project, path);
-    CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
-    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
-    """,
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            ref TEXT NOT NULL UNIQUE,
+            project TEXT NOT NULL,
+            author_user_id TEXT NOT NULL,
+            author_token_id TEXT,
+            memory_type TEXT NOT NULL CHECK (memory_type IN ('durable', 'working')),
+            path TEXT NOT NULL,
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            expires_at TEXT,
+            superseded_by TEXT,
+            deleted_at TEXT,
+            deleted_by TEXT,
+            delete_reason TEXT
+        )
+        """,
+        """
+        CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash)
+            WHERE deleted_at IS NULL AND superseded_by IS NULL
+        """,
+        "CREATE INDEX memories_project_path ON memories (project, path)",
+        """
+        CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')
+        """,
+        """
+        CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
+        """,
+    ),
     # Prefix indexes for 3 to 8 characters: a prefix query then reads one precomputed doclist instead of
     # merging every matching term's (4 ms -> 1 ms for a common word over 100k memories; index +75%).
-    """
-    DROP TABLE memory_stems;
-    CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
-        content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8');
-    INSERT INTO memory_stems (memory_stems) VALUES ('rebuild');
-    INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
-        SELECT 'delete', id, title, content, tags, path FROM memories
-        WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
-    """,
+    (
+        "DROP TABLE memory_stems",
+        """
+        CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
+            content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8')
+        """,
+        "INSERT INTO memory_stems (memory_stems) VALUES ('rebuild')",
+        """
+        INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
+            SELECT 'delete', id, title, content, tags, path FROM memories
+            WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL
+        """,
+    ),
     # Listing a project's memories by creation (as PostgreSQL has had from its first step).
-    """
-    CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)
-    """,
+    (
+        "CREATE INDEX IF NOT EXISTS memories_project_created ON memories (project, created)",
+    ),
     # Private memories (only their author sees them): one live copy per place and content *and* audience,
     # so another person writing the same words there never receives the private memory's ref.
-    """
-    ALTER TABLE memories ADD COLUMN private_to TEXT;
-    DROP INDEX memories_one_live_copy;
-    CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
-        WHERE deleted_at IS NULL AND superseded_by IS NULL
-    """,
+    (
+        "ALTER TABLE memories ADD COLUMN private_to TEXT",
+        "DROP INDEX memories_one_live_copy",
+        """
+        CREATE UNIQUE INDEX memories_one_live_copy ON memories (project, path, content_hash, COALESCE(private_to, ''))
+            WHERE deleted_at IS NULL AND superseded_by IS NULL
+        """,
+    ),
 ]
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
@@ -107,10 +116,10 @@ def tolerant_expression(terms: Sequence[str]) -> str:
     return " OR ".join(_quote(t) + ("*" if len(t) >= 3 else "") for t in terms)
 
 
-class SqliteMemories:
+class SqliteMemories(SqlMemories):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
-        db.migrate("memories", MIGRATIONS)
+        super().__init__(SqliteDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
 
@@ -145,7 +154,7 @@ class SqliteMemories:
                 " SELECT id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
             )
 
-    def _unindex(self, conn: sqlite3.Connection, row_id: int) -> None:
+    def _unindex(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
             conn.execute(
                 f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
@@ -162,27 +171,7 @@ class SqliteMemories:
         self._unindex(conn, row[0])
         conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (new_ref, at, row[0]))
 
-    def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
-        with self.db.transaction() as conn:
-            row = conn.execute(
-                "SELECT id, superseded_by FROM memories WHERE ref = ? AND deleted_at IS NULL", (ref,)
-            ).fetchone()
-            if row is None:
-                return None
-            if row[1] is None:
-                self._unindex(conn, row[0])
-            conn.execute(
-                "UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ? WHERE id = ?",
-                (at, by_user_id, reason, at, row[0]),
-            )
-            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
-            return memory_from_row(found)
-
     # --- reads ----------------------------------------------------------------------------------------
-
-    def get(self, ref: str) -> MemoryRecord | None:
-        row = self.db.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,)).fetchone()
-        return memory_from_row(row) if row else None
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         return self._search("memory_words", strict_expression(query.terms), query)
@@ -193,19 +182,8 @@ class SqliteMemories:
     def _search(self, table: str, expression: str, query: MemoryQuery) -> list[MemoryHit]:
         if not query.projects or not query.terms:
             return []
-        where = [f"m.project IN ({','.join('?' * len(query.projects))})", "(m.expires_at IS NULL OR m.expires_at > ?)"]
-        params: list[Any] = [expression, *query.projects, query.now]
-        if query.path_prefix:
-            where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
-            params += path_bounds(query.path_prefix, query.path_prefix_partial)
-        if query.memory_type is not None:
-            where.append("m.memory_type = ?")
-            params.append(query.memory_type)
-        where.append(PRIVATE_TO_VIEWER)
-        params.append(query.viewer)
-        narrowed, values = narrowing_sql(query.narrowing, "instr")
-        where += narrowed
-        params += values
+        where, values = search_conditions(query, self.dialect)
+        params: list[Any] = [expression, *values]
         sql_from = (f"FROM {table} JOIN memories m ON m.id = {table}.rowid"
                     f" WHERE {table} MATCH ? AND {' AND '.join(where)}")
         # bm25 costs a few microseconds per matching row: rank only the RANK_WINDOW newest matches (rows are
@@ -225,27 +203,3 @@ class SqliteMemories:
         # highlight() over just these rows, in a scratch in-memory FTS5 table: cheap, unlike a second MATCH
         matched = lexemes.matched(_SCRATCH[table], expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
-
-    def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
-        if not projects:
-            return
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.project IN ({','.join('?' * len(projects))})"
-        if not include_inactive:
-            sql += " AND m.deleted_at IS NULL AND m.superseded_by IS NULL"
-        yield from (memory_from_row(r) for r in self.db.conn.execute(sql + " ORDER BY m.created, m.id", list(projects)))
-
-    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
-        if not chosen.projects:
-            return []
-        sql, params = listing_sql(chosen, limit, offset, "instr")
-        return [memory_from_row(r) for r in self.db.conn.execute(sql, params)]
-
-    def count(self, projects: Sequence[str] | None = None) -> int:
-        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL"
-        params: list[str] = []
-        if projects is not None:
-            if not projects:
-                return 0
-            sql += f" AND project IN ({','.join('?' * len(projects))})"
-            params = list(projects)
-        return int(self.db.conn.execute(sql, params).fetchone()[0])

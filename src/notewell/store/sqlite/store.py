@@ -7,10 +7,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from notewell.errors import ConfigError
-from notewell.store.shared.audit import SqlAudit
-from notewell.store.shared.credentials import SqlCredentials
-from notewell.store.shared.idempotency import SqlIdempotency
-from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.store import SqlStore
 from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -18,17 +15,11 @@ from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.memories import SqliteMemories
 
 
-class SqliteStore:
+class SqliteStore(SqlStore):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
-        self.documents = SqliteDocuments(db)
-        self.memories = SqliteMemories(db)
-        dialect = SqliteDialect(db)
-        self.identity = SqlIdentity(dialect)
-        self.audit = SqlAudit(dialect)
-        self.credentials = SqlCredentials(dialect)
-        self.brain = SqliteBrain(db, self.memories)
-        self.idempotency = SqlIdempotency(dialect)
+        memories = SqliteMemories(db)
+        super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories))
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,96 @@
+"""The brain's tables, written once as DDL templates (shared/dialect.py's words), and its one migration
+step: these tables with the backend's session text index (an FTS5 table on SQLite, tsvector rows under
+a GIN index on PostgreSQL). A later step is appended to ``brain_migrations``, never written into step 1."""
+
+from __future__ import annotations
+
+from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
+
+TABLES = (
+    """
+    CREATE TABLE brain_projects (
+        id {key} PRIMARY KEY,
+        owner_user_id TEXT NOT NULL,
+        home {key} NOT NULL,
+        slug {key} NOT NULL,
+        name TEXT NOT NULL,
+        name_key {key} NOT NULL,
+        framework TEXT,
+        language TEXT,
+        created_at {key} NOT NULL,
+        UNIQUE (owner_user_id, name_key),
+        UNIQUE (home, slug)
+    )
+    """,
+    """
+    CREATE TABLE brain_knowledge (
+        ref {key} PRIMARY KEY,
+        brain_project {key} NOT NULL,
+        project {key} NOT NULL,
+        owner_user_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('reflex', 'recipe', 'heuristic', 'principle', 'anti_principle',
+                                           'action_item')),
+        trigger_text TEXT NOT NULL,
+        rule_text TEXT NOT NULL,
+        rationale TEXT NOT NULL,
+        source TEXT NOT NULL,
+        confidence {real} NOT NULL,
+        rule_key {key} NOT NULL,
+        injected_count INTEGER NOT NULL DEFAULT 0,
+        used_count INTEGER NOT NULL DEFAULT 0,
+        success_count INTEGER NOT NULL DEFAULT 0,
+        failure_count INTEGER NOT NULL DEFAULT 0,
+        created {key} NOT NULL,
+        last_used_at TEXT,
+        retired_at TEXT
+    )
+    """,
+    "CREATE INDEX brain_knowledge_project ON brain_knowledge (brain_project, kind, confidence)",
+    "CREATE INDEX brain_knowledge_rule ON brain_knowledge (owner_user_id, brain_project, rule_key)",
+    """
+    CREATE TABLE brain_sessions (
+        seq {rowid},
+        id {key} NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        token_id TEXT,
+        brain_project {key} NOT NULL,
+        client_type TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        framework TEXT,
+        started_at {key} NOT NULL,
+        ended_at TEXT,
+        success {flag},
+        user_feedback TEXT,
+        sqs {real},
+        summary TEXT,
+        event_count INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+    "CREATE INDEX brain_sessions_user ON brain_sessions (user_id, seq)",
+    """
+    CREATE TABLE brain_events (
+        seq {rowid},
+        id {key} NOT NULL UNIQUE,
+        session_id {key} NOT NULL,
+        event_type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        at TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX brain_events_session ON brain_events (session_id, seq)",
+    """
+    CREATE TABLE brain_applications (
+        session_id {key} NOT NULL,
+        knowledge_ref {key} NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('injected', 'used')),
+        at {key} NOT NULL,
+        PRIMARY KEY (session_id, knowledge_ref, role)
+    )
+    """,
+)
+
+
+def brain_migrations(dialect: Dialect, session_index: Migration) -> list[Migration]:
+    """The brain's steps on ``dialect``, whose session text index is made by the statements ``session_index``."""
+    return [(*(dialect.render(statement) for statement in TABLES), *session_index)]

@@ -1,0 +1,168 @@
+"""The documents repository in SQL both backends run, as basic-memory's SearchRepositoryBase: the plain
+statements written once over the Dialect, each backend's subclass adding what really differs.
+
+Written here: the rows of documents, skipped files, vault projects and brains (their writes, their state
+and metadata reads) and the scope of a query as a WHERE fragment. Each backend supplies its schema (its
+migration steps, already applied to existing databases), how text is kept and indexed (upsert, delete,
+reading regions), how candidates are found (FTS5 trigram shards on SQLite, pg_trgm on PostgreSQL), the
+write transaction (a parallel build on SQLite, a bulk GIN merge on PostgreSQL) and the sizes.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from notewell.records.documents import (
+    BrainRecord,
+    CandidateDoc,
+    DocKey,
+    DocState,
+    Document,
+    DocumentInput,
+    DocumentMeta,
+    Scope,
+    SkippedRecord,
+)
+from notewell.records.plan import Plan
+from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, meta_from_row
+from notewell.store.path_range import path_bounds
+from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.migrations import Migration
+
+META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
+_STATE = "SELECT d.id, d.project, d.path, d.size, d.mtime_ns, d.sha256 FROM documents d"
+
+
+def at_or_below(column: str, path: str, partial: bool = False) -> tuple[str, list[str]]:
+    """A condition that ``column`` is ``path`` or below it (``partial``: starts with its characters), as a
+    range of code points (store/path_range.py), never LIKE."""
+    return f"({column} = ? OR ({column} >= ? AND {column} < ?))", path_bounds(path, partial)
+
+
+def scope_sql(scope: Scope, dialect: Dialect) -> tuple[str, list[Any]]:
+    """A WHERE fragment (on documents d) for a scope, with its parameters."""
+    if not scope.projects:
+        return dialect.words["false"], []
+    clause, params = dialect.one_of("d.project", scope.projects)
+    clauses = [clause]
+    if scope.prefix:
+        clause, values = at_or_below("d.path", scope.prefix, scope.prefix_partial)
+        clauses.append(clause)
+        params += values
+    for folder in scope.exclude_prefixes:
+        clauses.append("NOT (d.path >= ? AND d.path < ?)")
+        params += [folder + "/", folder + "0"]
+    if scope.file_types:
+        clause, values = dialect.one_of("d.ext", [t.lower() for t in scope.file_types])
+        clauses.append(clause)
+        params += values
+    return " AND ".join(clauses), params
+
+
+class SqlDocumentWriter(ABC):
+    """One write transaction's writes; a backend adds how a document's text is stored and indexed."""
+
+    def __init__(self, sql: Executor, dialect: Dialect) -> None:
+        self.sql = sql
+        self.dialect = dialect
+        self.changed = 0  # documents added, changed or deleted
+
+    @abstractmethod
+    def upsert(self, doc: DocumentInput) -> None: ...
+
+    @abstractmethod
+    def delete(self, key: DocKey) -> None: ...
+
+    def touch(self, key: DocKey, mtime_ns: int) -> None:
+        self.sql.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
+
+    def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
+        self.sql.execute("UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ?"
+                         " WHERE project = ? AND path = ?", (*new, extension(new[1]), mtime_ns, *old))
+
+    def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
+        self.sql.execute("DELETE FROM skipped_files")
+        self.sql.executemany(
+            "INSERT INTO skipped_files (project, path, size, reason) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (project, path) DO UPDATE SET size = excluded.size, reason = excluded.reason",
+            [(s.project, s.path, s.size, s.reason) for s in skipped])
+
+    def set_projects(self, projects: Sequence[str]) -> None:
+        self.sql.execute("DELETE FROM vault_projects")
+        self.sql.executemany("INSERT INTO vault_projects (id) VALUES (?)", [(p,) for p in projects])
+
+    def set_brains(self, brains: Sequence[BrainRecord]) -> None:
+        text = self.dialect.text
+        self.sql.execute("DELETE FROM brains")
+        self.sql.executemany(
+            f"INSERT INTO brains ({BRAIN_COLUMNS}) VALUES ({marks(6)})",
+            [(b.project, b.folder, text(b.title), text(b.summary), b.parent, text(json.dumps(b.documents)))
+             for b in brains])
+
+
+class SqlDocuments(ABC):
+    """The documents repository less its text, index and write transaction (a backend's subclass)."""
+
+    def __init__(self, dialect: Dialect, migrations: Sequence[Migration]) -> None:
+        self.dialect = dialect
+        dialect.migrate("documents", migrations)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self.dialect.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    @abstractmethod
+    def writer(self) -> AbstractContextManager[SqlDocumentWriter]: ...
+
+    @abstractmethod
+    def get(self, project: str, path: str) -> Document | None: ...
+
+    @abstractmethod
+    def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
+                   limit: int | None = None) -> list[CandidateDoc]: ...
+
+    @abstractmethod
+    def texts(self, candidates: Sequence[CandidateDoc],
+              plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]: ...
+
+    @abstractmethod
+    def sizes(self) -> tuple[int, int, int]: ...
+
+    def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
+        if under is None:
+            return {(r[1], r[2]): DocState(*r) for r in self._rows(_STATE)}
+        found: dict[DocKey, DocState] = {}
+        for project, path in under:
+            where, params = "d.project = ?", [project]
+            if path:
+                below, values = at_or_below("d.path", path)
+                where, params = f"{where} AND {below}", params + values
+            found.update({(r[1], r[2]): DocState(*r) for r in self._rows(f"{_STATE} WHERE {where}", params)})
+        return found
+
+    def vault_projects(self) -> list[str]:
+        return [r[0] for r in self._rows("SELECT id FROM vault_projects ORDER BY id")]
+
+    def meta(self, project: str, path: str) -> DocumentMeta | None:
+        rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE d.project = ? AND d.path = ?",
+                          (project, path))
+        return meta_from_row(rows[0]) if rows else None
+
+    def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
+        where, params = scope_sql(Scope(projects=[project], prefix=prefix), self.dialect)
+        rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
+        return [meta_from_row(r) for r in rows]
+
+    def brains(self, project: str | None = None) -> list[BrainRecord]:
+        sql, params = f"SELECT {BRAIN_COLUMNS} FROM brains", []
+        if project is not None:
+            sql, params = sql + " WHERE project = ?", [project]
+        return [brain_from_row(r) for r in self._rows(sql + " ORDER BY project, folder", params)]
+
+    def skipped(self) -> list[SkippedRecord]:
+        rows = self._rows("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")
+        return [SkippedRecord(*r) for r in rows]

@@ -1,0 +1,111 @@
+"""Memories in SQL both backends run: forgetting one, and the reads (by ref, in order, a listing, a count).
+
+Forgetting is written here too. Each backend's subclass adds its schema (its migration steps, already
+applied to existing databases) and what really differs: adding and superseding (which keep the word
+indexes: FTS5 tables on SQLite, tsvector columns on PostgreSQL), taking a memory out of them, and the two
+searches over them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.store.memory_rows import (
+    MEMORY_COLUMNS,
+    PRIVATE_TO_VIEWER,
+    listing_sql,
+    memory_from_row,
+    narrowing_sql,
+)
+from notewell.store.path_range import path_bounds
+from notewell.store.shared.dialect import Dialect, Executor
+from notewell.store.shared.migrations import Migration
+
+LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
+
+
+def search_conditions(query: MemoryQuery, dialect: Dialect) -> tuple[list[str], list[Any]]:
+    """The WHERE conditions (``?`` placeholders) both searches add to their index's match, with their
+    parameters: the query's projects, not expired, its path and type, the viewer's private memories only,
+    and its narrowing."""
+    clause, params = dialect.one_of("m.project", query.projects)
+    where = [clause, "(m.expires_at IS NULL OR m.expires_at > ?)"]
+    params.append(query.now)
+    if query.path_prefix:
+        where.append("(m.path = ? OR (m.path >= ? AND m.path < ?))")
+        params += path_bounds(query.path_prefix, query.path_prefix_partial)
+    if query.memory_type is not None:
+        where.append("m.memory_type = ?")
+        params.append(query.memory_type)
+    where.append(PRIVATE_TO_VIEWER)
+    params.append(query.viewer)
+    narrowed, values = narrowing_sql(query.narrowing, dialect.position)
+    return where + narrowed, params + values
+
+
+class SqlMemories(ABC):
+    def __init__(self, dialect: Dialect, migrations: Sequence[Migration]) -> None:
+        self.dialect = dialect
+        dialect.migrate("memories", migrations)
+
+    @abstractmethod
+    def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]: ...
+
+    @abstractmethod
+    def _unindex(self, conn: Executor, row_id: int) -> None:
+        """Take a live memory out of the word indexes (in ``conn``'s transaction)."""
+
+    @abstractmethod
+    def strict(self, query: MemoryQuery) -> list[MemoryHit]: ...
+
+    @abstractmethod
+    def tolerant(self, query: MemoryQuery) -> list[MemoryHit]: ...
+
+    def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
+        with self.dialect.transaction() as conn:
+            row = conn.execute("SELECT id, superseded_by FROM memories WHERE ref = ? AND deleted_at IS NULL"
+                               f"{self.dialect.lock}", (ref,)).fetchone()
+            if row is None:
+                return None
+            if row[1] is None:
+                self._unindex(conn, row[0])
+            conn.execute("UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ?"
+                         " WHERE id = ?", (at, by_user_id, self.dialect.text(reason), at, row[0]))
+            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
+            return memory_from_row(found)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self.dialect.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def get(self, ref: str) -> MemoryRecord | None:
+        rows = self._rows(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.ref = ?", (ref,))
+        return memory_from_row(rows[0]) if rows else None
+
+    def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
+        if not projects:
+            return
+        where, params = self.dialect.one_of("m.project", projects)
+        if not include_inactive:
+            where += f" AND {LIVE}"
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created, m.id"
+        yield from (memory_from_row(r) for r in self.dialect.stream(sql, params))
+
+    def listing(self, chosen: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRecord]:
+        if not chosen.projects:
+            return []
+        sql, params = listing_sql(chosen, limit, offset, self.dialect.position)
+        return [memory_from_row(r) for r in self._rows(sql, params)]
+
+    def count(self, projects: Sequence[str] | None = None) -> int:
+        sql, params = f"SELECT count(*) FROM memories m WHERE {LIVE}", list[Any]()
+        if projects is not None:
+            if not projects:
+                return 0
+            where, params = self.dialect.one_of("m.project", projects)
+            sql += f" AND {where}"
+        rows = self._rows(sql, params)
+        return int(rows[0][0]) if rows else 0

@@ -1,0 +1,24 @@
+"""A store over its dialect: the repositories written once (identity, audit, credentials, idempotency)
+beside the backend's documents, memories and brain, which its subclass makes and passes in."""
+
+from __future__ import annotations
+
+from notewell.store.base import MemoryRepository
+from notewell.store.shared.audit import SqlAudit
+from notewell.store.shared.brain import SqlBrain
+from notewell.store.shared.credentials import SqlCredentials
+from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.documents import SqlDocuments
+from notewell.store.shared.idempotency import SqlIdempotency
+from notewell.store.shared.identity import SqlIdentity
+
+
+class SqlStore:
+    def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain) -> None:
+        self.documents = documents
+        self.memories = memories
+        self.identity = SqlIdentity(dialect)
+        self.audit = SqlAudit(dialect)
+        self.credentials = SqlCredentials(dialect)
+        self.brain = brain
+        self.idempotency = SqlIdempotency(dialect)
