@@ -22,6 +22,7 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.json_bounds import check_json_depth
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
     EventRecord,
@@ -173,13 +174,20 @@ def rule_key(trigger: str, rule: str) -> str:
 
 
 def _payload_text(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in [str(k), *_payload_text(v)]]
-    if isinstance(value, list):
-        return [t for v in value for t in _payload_text(v)]
-    return [] if value is None else [str(value)]
+    """The words of a payload for session search: its keys and scalar values, in document order, found
+    without recursion (a payload is bounded in depth, but its search text must not depend on that)."""
+    texts: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                stack += [child, str(key)]  # the key's text comes first, then its value's
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif item is not None:
+            texts.append(item if isinstance(item, str) else str(item))
+    return texts
 
 
 def _days_ago(at: str, now: datetime) -> float:
@@ -328,6 +336,7 @@ class BrainService:
             raise BrainValidation("eventType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. "
                                                "file_edit")
         body = payload or {}
+        check_json_depth("payload", body)
         encoded = payload_json(body)
         if len(encoded.encode("utf-8")) > PAYLOAD_MAX_BYTES:
             raise BrainValidation("payload", f"is {len(encoded.encode('utf-8'))} bytes as JSON; keep it to "

@@ -13,6 +13,7 @@ from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.services import brain as b
 from notewell.services.brain_projects import BrainProject
@@ -44,7 +45,8 @@ class SessionRequest(BaseModel):
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
     event_type: str = Field(min_length=1, max_length=64, description="e.g. file_edit, test_run, decision.")
-    payload: dict[str, Any] = Field(default_factory=dict, description="Any JSON object, at most 16 KB.")
+    payload: dict[str, Any] = Field(default_factory=dict, description=f"Any JSON object, at most {b.PAYLOAD_MAX_BYTES} "
+                                    f"bytes, nested at most {JSON_DEPTH_MAX} levels deep.")
 
 
 class EventAnswer(BaseModel):
