@@ -22,6 +22,7 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
 from notewell.json_bounds import check_json_depth
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
@@ -62,6 +63,7 @@ LEARNINGS_MAX = 5
 RESOLVED_IDS_MAX = 50
 USED_IDS_MAX = 100
 EVENTS_PER_SESSION_MAX = 1000
+EVENTS_PAGE_MAX = 100  # events per page (REST, the web page, the CLI's export pages through them all)
 PAYLOAD_MAX_BYTES = 16_384
 MAX_PROMPT_CHARS = 8000
 MAX_RULE_CHARS = 2000
@@ -606,9 +608,16 @@ class BrainService:
         self.authorization.authorize(p, USE)
         return self._own_session(p, session_id)
 
-    def events(self, p: Principal, session_id: str) -> list[EventRecord]:
+    def events(self, p: Principal, session_id: str, *, limit: int = EVENTS_PAGE_MAX,
+               offset: int = 0) -> tuple[list[EventRecord], bool]:
+        """A page of one of the caller's sessions' events, oldest first, and whether more follow."""
         self.authorization.authorize(p, USE)
-        return self.brain.events(self._own_session(p, session_id).id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= EVENTS_PAGE_MAX:
+            raise InvalidArgument("limit", f"must be a whole number from 1 to {EVENTS_PAGE_MAX}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidArgument("offset", "must be a whole number, 0 or more")
+        found = self.brain.events(self._own_session(p, session_id).id, limit + 1, offset)
+        return found[:limit], len(found) > limit
 
     def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:

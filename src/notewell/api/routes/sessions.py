@@ -128,7 +128,7 @@ def search_sessions(caller: Caller, svc: Services, request: Request, response: R
             summary="A session of yours: its events, oldest first")
 def session_events(caller: Caller, svc: Services, session_id: str, request: Request, response: Response,
                    limit: Limit = 20, offset: Offset = 0) -> Any:
-    items, more = window(svc.brain.events(caller, session_id), offset, limit)
+    items, more = svc.brain.events(caller, session_id, limit=limit, offset=offset)
     return page(request, response, items, offset, limit, has_more=more)
 
 
