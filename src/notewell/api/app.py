@@ -29,7 +29,8 @@ speak MCP. The same services and the same permission decisions as MCP and the we
 Authenticate with a token: `Authorization: Bearer nw_…` (mint one with `notewell token mint`, on the web
 page /settings/tokens, or with POST /me/tokens). Errors are RFC 9457 problem details
 (`application/problem+json`): 401 without a valid token, 403 when the token lacks a scope (named in
-`scope`), 404 alike for what is hidden and what is missing, 400 and 422 naming the `field`. Lists page
+`scope`; in the External Brain also a project outside yours, `FORBIDDEN_PROJECT`, alike for hidden and missing
+ones), 404 alike for what is hidden and what is missing, 400 and 422 naming the `field`. Lists page
 with `limit` and `offset`; `next` (and a `Link: rel="next"` header) names the next page. Creates answer
 201 with `Location`; repeat one with the same `Idempotency-Key` to get the first answer back.
 
