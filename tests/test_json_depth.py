@@ -124,3 +124,17 @@ async def test_mcp_refuses_a_deep_argument_naming_it(world: BrainWorld, server: 
     events = _rest(server, world, "GET", f"/sessions/{session}/events")
     assert events.status_code == 200 and len(events.json()["items"]) == 1, events.text
     _no_traceback(caplog)
+
+
+def test_a_payload_stored_deep_before_the_limit_still_reads(world: BrainWorld, server: ServerThread) -> None:
+    """A store written before the limit may hold a payload 450 deep: the session's events still read (the
+    payload is shown as a note), where GET answered 500 every time."""
+    from notewell.records.brain import EventRecord
+
+    session = _rest(server, world, "POST", "/sessions", "{}").json()["session"]["id"]
+    world.runtime.store.brain.add_event(EventRecord(id="evt_legacy", session_id=session, event_type="old",
+                                                    payload=nested_value(450), at="2026-01-01T00:00:00Z"), "old")
+    read = _rest(server, world, "GET", f"/sessions/{session}/events")
+    assert read.status_code == 200, read.text
+    [event] = read.json()["items"]
+    assert event["eventType"] == "old" and f"more than {JSON_DEPTH_MAX} levels" in event["payload"]["notewell"]

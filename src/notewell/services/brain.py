@@ -14,7 +14,7 @@ import json
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,7 +23,7 @@ from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
-from notewell.json_bounds import check_json_depth
+from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
     EventRecord,
@@ -190,6 +190,15 @@ def _payload_text(value: Any) -> list[str]:
         elif item is not None:
             texts.append(item if isinstance(item, str) else str(item))
     return texts
+
+
+def _readable(event: EventRecord) -> EventRecord:
+    """The event, or, for a payload stored deeper than JSON_DEPTH_MAX before that limit held, the event with a
+    note in its place: no door could encode it, so the whole session would not read."""
+    if json_depth(event.payload) <= JSON_DEPTH_MAX:
+        return event
+    return replace(event, payload={"notewell": f"this payload was nested more than {JSON_DEPTH_MAX} levels deep, "
+                                                "more than any door can show; it was kept before that limit"})
 
 
 def _days_ago(at: str, now: datetime) -> float:
@@ -617,7 +626,7 @@ class BrainService:
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidArgument("offset", "must be a whole number, 0 or more")
         found = self.brain.events(self._own_session(p, session_id).id, limit + 1, offset)
-        return found[:limit], len(found) > limit
+        return [_readable(e) for e in found[:limit]], len(found) > limit
 
     def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:
