@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("services", {"services", "indexer", "watcher", "doctor", "limits", "vault"}),
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
-    ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "notewell"}),
+    ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "json_bounds",
+                                   "notewell"}),
 ]
 
 # Upward imports still to remove (none).

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import run_cli
 from mcp_world import World, connect, serve_world
-from notewell.mcp.http import transport_security
+from notewell.http.hosts import AllowedHosts
 
 pytestmark = pytest.mark.anyio
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -84,11 +84,11 @@ def test_host_allow_list(mcp_world: World) -> None:
 
 
 def test_transport_security_settings() -> None:
-    settings = transport_security(["notes.example.com", "10.0.0.5:8443"])
+    settings = AllowedHosts(["notes.example.com", "10.0.0.5:8443"]).transport_security()
     assert {"127.0.0.1:*", "localhost:*", "notes.example.com", "notes.example.com:*", "10.0.0.5:8443"} <= set(
         settings.allowed_hosts)
     assert "https://notes.example.com" in settings.allowed_origins
-    assert transport_security(["*"]).enable_dns_rebinding_protection is False
+    assert AllowedHosts(["*"]).transport_security().enable_dns_rebinding_protection is False
 
 
 def test_serve_refuses_an_unknown_toolset_in_one_line(tmp_path: object) -> None:

@@ -167,8 +167,10 @@ def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
     world.service.forget(alice, ref, "wrong vendors")
     assert world.service.search_memory(alice, "vendor shortlist").results == []
     assert world.service.recall(alice, "vendor").results == []
-    with pytest.raises(NotFound, match=f"Not found: {ref}"):
-        world.service.get(alice, ref)
+    kept = world.service.get(alice, ref)  # whoever could have forgotten it still reads it, marked forgotten
+    assert kept.deleted_at is not None and kept.delete_reason == "wrong vendors"
+    with pytest.raises(NotFound, match=f"Not found: {ref}"):  # bob reads apollo but could not have forgotten it
+        world.service.get(world.user("bob"), ref)
     with pytest.raises(Conflict, match=f"^Already forgotten: {ref} was forgotten at "):  # said, not "Not found"
         world.service.forget(alice, ref, "again")
     actions = [(e.action, e.target) for e in world.store.audit.list_since() if e.action.startswith("memory.")]

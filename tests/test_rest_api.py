@@ -216,7 +216,9 @@ def test_remember_201_location_idempotency_and_forget(rest: RestWorld) -> None:
     assert again_forgotten["detail"].startswith("Already forgotten")
     documented = rest.get("/openapi.json").json()["paths"]["/memories/{ref}"]["delete"]["responses"]
     assert "409" in documented  # the fuzzer's schema check holds the server to what the document says
-    problem(rest.get(f"/memories/{ref}", "alice_rw"), 404)
+    kept = rest.get(f"/memories/{ref}", "alice_rw").json()  # its author could forget it: she still reads it
+    assert kept["deletedAt"] == forgotten["deletedAt"] and kept["deleteReason"] == "moved back"
+    problem(rest.get(f"/memories/{ref}", "alice_mem"), 404)  # the same person, a token that could not forget it
     problem(rest.call("DELETE", f"/memories/{rest.refs['advisory']}?reason=x", "alice_rw"), 403)  # read grant
 
 
@@ -268,6 +270,27 @@ def test_the_wider_memory_filters(rest: RestWorld) -> None:
     assert rest.refs["alice_home"] not in refs("&forgotten=true", "admin_all")  # a home stays its owner's
     page = rest.get("/memories?limit=1", "alice_rw").json()
     assert len(page["items"]) == 1 and "offset=1" in page["next"]
+
+
+def test_a_listed_forgotten_memory_is_readable_where_it_is_listed(rest: RestWorld) -> None:
+    """GET of a memory agrees with the listing of forgotten ones (issue 22, item 8): whoever the listing shows a
+    forgotten memory to reads it, marked forgotten; to anyone else it is the 404 of a missing ref."""
+    forgotten = rest.refs["forgotten"]
+    listed = rest.get("/memories?limit=100&forgotten=true", "admin_all").json()["items"]
+    assert forgotten in [m["ref"] for m in listed]
+    for memory in (m for m in listed if m["deletedAt"]):
+        answer = rest.get(f"/memories/{memory['ref']}", "admin_all")
+        assert answer.status_code == 200 and answer.json() == memory, answer.text
+    assert rest.get(f"/memories/{forgotten}", "admin_all").json()["deleteReason"] == "withdrawn draft"
+    hidden = problem(rest.get(f"/memories/{forgotten}", "alice_rw"), 404)  # she reads the project, may not forget
+    missing = problem(rest.get("/memories/mem_00000000000000000000", "alice_rw"), 404)
+    assert hidden["detail"].replace(forgotten, "<ref>") == missing["detail"].replace("mem_00000000000000000000",
+                                                                                      "<ref>")
+    for token in ("alice_rw", "alice_mem"):
+        listed_to_her = rest.get("/memories?limit=100&forgotten=true", token).json()["items"]
+        assert forgotten not in [m["ref"] for m in listed_to_her]
+        for memory in (m for m in listed_to_her if m["deletedAt"]):
+            assert rest.get(f"/memories/{memory['ref']}", token).status_code == 200
     assert problem(rest.get("/memories?path=x", "alice_rw"), 400)["field"] == "path"
 
 
@@ -396,3 +419,15 @@ def test_a_body_too_deep_or_too_large_is_a_problem_naming_the_body(rest: RestWor
     chunks = iter([b'{"content": "', b"a" * (5 * 1024 * 1024), b'"}'])  # no Content-Length: counted as read
     assert problem(rest.call("POST", "/memories", "alice_rw", content=chunks,
                              headers={"content-type": "application/json"}), 413)["field"] == "body"
+
+
+def test_a_project_outside_yours_is_forbidden_project_alike_for_hidden_and_missing(rest: RestWorld) -> None:
+    """The brain's seed code, as docs/api.md documents it (issue 22, item 8): bob has no grant on the advisory
+    project, and another person's personal project is hidden from him; both answer as a missing one does."""
+    answers = {}
+    for project in (BOUND, "~alice/anything", "no-such-project"):
+        for path, body in (("/sessions", {"projectId": project}), ("/knowledge", {"rule": "x", "projectId": project})):
+            refused = problem(rest.call("POST", path, "bob_sessions", json=body), 403)
+            assert refused["detail"].startswith("FORBIDDEN_PROJECT: "), refused
+            answers.setdefault(path, set()).add(refused["detail"].replace(repr(project), "<id>"))
+    assert all(len(details) == 1 for details in answers.values()), answers

@@ -161,7 +161,7 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
             return False
         sid = started[0].session.id  # type: ignore[attr-defined]
         assert brain.log_event(p, sid, "file_edit", {"path": "a.py"})[1]
-        assert brain.session(p, sid).id == sid and len(brain.events(p, sid)) == 1
+        assert brain.session(p, sid).id == sid and len(brain.events(p, sid)[0]) == 1
         assert sid in [s.id for s in brain.recent_sessions(p, limit=500)]
         assert sid in [f.session.id for f in brain.search_sessions(p, f"{NEEDLE} round", limit=50)]
         return brain.report_outcome(p, sid, success=True).session.ended_at is not None

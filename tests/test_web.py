@@ -339,6 +339,30 @@ def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: 
     other.close()
 
 
+def test_a_session_page_pages_through_every_event(page: Page, web_world: World) -> None:
+    """149 events: the page shows the first EVENTS_PAGE_MAX and "Next events" the rest (issue 22, item 5)."""
+    from notewell.services.brain import EVENTS_PAGE_MAX
+
+    rt = web_world.runtime
+    alice = user_principal(rt.administration.user(LOCAL_OWNER, email("alice")))
+    started = rt.brain.start_session(alice, prompt="A session of 149 steps", project_name="Pricing site")
+    for step in range(149):
+        rt.brain.log_event(alice, started.session.id, "step", {"n": f"step-{step:03}"})
+    sign_in(page, "alice")
+    page.goto(f"/sessions/{started.session.id}")
+    events = page.locator("ol.cards > li")
+    expect(events).to_have_count(EVENTS_PAGE_MAX)
+    expect(events.first).to_contain_text("step-000")
+    expect(events.last).to_contain_text(f"step-{EVENTS_PAGE_MAX - 1:03}")
+    page.get_by_role("link", name="Next events").click()
+    expect(events).to_have_count(149 - EVENTS_PAGE_MAX)
+    expect(events.first).to_contain_text(f"step-{EVENTS_PAGE_MAX:03}")
+    expect(events.last).to_contain_text("step-148")
+    expect(page.get_by_role("link", name="Next events")).to_have_count(0)
+    page.get_by_role("link", name="Previous events").click()
+    expect(events.first).to_contain_text("step-000")
+
+
 def test_vault_html_never_runs_in_the_page(page: Page, web_world: World) -> None:
     from notewell.indexer import sync
 

@@ -15,6 +15,7 @@ from pydantic.alias_generators import to_camel
 from notewell import __version__
 from notewell.api import problems, reference
 from notewell.api.body_limit import BodyLimit
+from notewell.api.json_depth import refuse_deep_json
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.request_log import RequestLog
@@ -28,7 +29,8 @@ speak MCP. The same services and the same permission decisions as MCP and the we
 Authenticate with a token: `Authorization: Bearer nw_…` (mint one with `notewell token mint`, on the web
 page /settings/tokens, or with POST /me/tokens). Errors are RFC 9457 problem details
 (`application/problem+json`): 401 without a valid token, 403 when the token lacks a scope (named in
-`scope`), 404 alike for what is hidden and what is missing, 400 and 422 naming the `field`. Lists page
+`scope`; in the External Brain also a project outside yours, `FORBIDDEN_PROJECT`, alike for hidden and missing
+ones), 404 alike for what is hidden and what is missing, 400 and 422 naming the `field`. Lists page
 with `limit` and `offset`; `next` (and a `Link: rel="next"` header) names the next page. Creates answer
 201 with `Location`; repeat one with the same `Idempotency-Key` to get the first answer back.
 
@@ -41,7 +43,7 @@ def build_api(services: Runtime | None = None) -> FastAPI:
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
                   servers=[{"url": PREFIX}], root_path_in_servers=False,
                   generate_unique_id_function=lambda route: to_camel(route.name),
-                  dependencies=[Depends(refuse_nul)])
+                  dependencies=[Depends(refuse_nul), Depends(refuse_deep_json)])
     api.state.services = services
     problems.install(api)
     for module in (me, knowledge, brains, memories, sessions):
@@ -65,7 +67,7 @@ def openapi_document(api: FastAPI) -> dict[str, Any]:
                    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
     for operations in doc.get("paths", {}).values():
         for operation in operations.values():
-            # refuse_nul guards every operation, so any of them may answer 400 naming the parameter
+            # refuse_nul and refuse_deep_json guard every operation: any of them may answer 400 naming the field
             operation.setdefault("responses", {}).setdefault("400", bad_request)
             if "requestBody" in operation:  # notewell.api.body_limit
                 operation["responses"].setdefault("413", {**bad_request, "description": "Request too large"})

@@ -17,8 +17,9 @@ from notewell.access.authentication import user_principal
 from notewell.access.principal import Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.errors import InvalidArgument, NotFound
-from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
+from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.runtime import Runtime
+from notewell.services.brain import EVENTS_PAGE_MAX, BrainService
 from notewell.services.brain_scoring import stage
 from notewell.timestamps import now_iso
 
@@ -44,6 +45,16 @@ def _knowledge_json(k: KnowledgeRecord) -> dict[str, Any]:
             "injected": k.injected_count, "used": k.used_count, "successes": k.success_count,
             "failures": k.failure_count, "created": k.created, "lastUsedAt": k.last_used_at,
             "retiredAt": k.retired_at}
+
+
+def _all_events(svc: BrainService, p: Principal, session_id: str) -> list[EventRecord]:
+    """Every event of a session, a page at a time."""
+    events: list[EventRecord] = []
+    more = True
+    while more:
+        page, more = svc.events(p, session_id, limit=EVENTS_PAGE_MAX, offset=len(events))
+        events += page
+    return events
 
 
 def _session_json(s: SessionRecord) -> dict[str, Any]:
@@ -165,7 +176,7 @@ def brain_export(
                 "knowledge": [_knowledge_json(k) for k in svc.knowledge(p, limit=1_000_000, include_action_items=True)],
                 "sessions": [{**_session_json(s), "events": [
                     {"id": e.id, "eventType": e.event_type, "payload": e.payload, "at": e.at}
-                    for e in svc.events(p, s.id)]} for s in sessions]}
+                    for e in _all_events(svc, p, s.id)]} for s in sessions]}
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if str(target) == "-":
         typer.echo(text, nl=False)

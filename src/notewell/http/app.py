@@ -7,6 +7,9 @@ last, because it matches every path.
 Adding a background task: write ``<name>_task(rt, options) -> BackgroundTask`` (notewell/http/tasks.py says what
 a task must do) and add it to BACKGROUND_TASKS below.
 
+Every request but those to a door's open paths (/healthz) first passes the Host check (notewell.http.hosts):
+the one middleware over the whole application, since DNS rebinding threatens every door alike.
+
 The lifespan enters each door's own lifespan (the MCP session manager), then starts the background tasks; at
 shutdown it cancels the tasks, waits for them, and leaves the doors' lifespans in reverse order.
 """
@@ -17,9 +20,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from notewell.http.door import Door, ServeOptions
 from notewell.http.doors import health_door, mcp_door, rest_door, web_door
+from notewell.http.hosts import AllowedHosts, HostCheck
 from notewell.http.tasks import BackgroundTask, running
 from notewell.http.watch_task import vault_watcher_task
 from notewell.runtime import Runtime
@@ -54,4 +59,8 @@ def build_app(rt: Runtime, options: ServeOptions, *, doors: Sequence[DoorFactory
             await stack.enter_async_context(running(background))
             yield
 
-    return Starlette(routes=[route for door in built for route in door.routes], lifespan=lifespan)
+    # The one middleware over every door: the Host check against DNS rebinding (notewell.http.hosts)
+    host_check = Middleware(HostCheck, hosts=AllowedHosts(options.allowed_hosts),
+                            open_paths=[path for door in built for path in door.open_paths])
+    return Starlette(routes=[route for door in built for route in door.routes], middleware=[host_check],
+                     lifespan=lifespan)

@@ -2,7 +2,8 @@
 
 A door's authentication belongs to its routes (``Route(..., middleware=[...])`` or ``Mount(..., middleware=[...])``),
 never to the whole application: /mcp takes bearer tokens, the browser pages take session cookies, and /healthz
-takes nothing.
+takes nothing. The one check in front of every door is the Host header's (notewell.http.hosts); a door names
+the paths that answer any Host in ``open_paths``.
 """
 
 from __future__ import annotations
@@ -41,3 +42,5 @@ class Door:
     lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = field(default=None, repr=False)
     # Background work the door needs for as long as the server serves (e.g. the MCP orphan-session sweeper).
     tasks: Sequence[BackgroundTask] = ()
+    # Paths answered whatever the Host header (notewell.http.hosts); every other path of every door checks it.
+    open_paths: Sequence[str] = ()

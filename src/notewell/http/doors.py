@@ -14,10 +14,13 @@ from starlette.routing import Mount, Route
 from notewell.api.app import PREFIX as API_PREFIX
 from notewell.api.app import build_api
 from notewell.http.door import Door, ServeOptions
+from notewell.http.hosts import AllowedHosts
 from notewell.http.tasks import BackgroundTask
 from notewell.mcp.http import build_mcp_http, sweep_sessions
 from notewell.runtime import Runtime
 from notewell.web.app import build_web_app
+
+HEALTH_PATH = "/healthz"
 
 
 def health_door(_rt: Runtime, options: ServeOptions) -> Door:
@@ -26,12 +29,13 @@ def health_door(_rt: Runtime, options: ServeOptions) -> Door:
     async def healthz(_request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets]})
 
-    return Door("health", [Route("/healthz", endpoint=healthz, methods=["GET"])])
+    # Open to any Host (notewell.http.hosts): a load balancer's probe names the instance by its address.
+    return Door("health", [Route(HEALTH_PATH, endpoint=healthz, methods=["GET"])], open_paths=[HEALTH_PATH])
 
 
 def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
     """MCP over Streamable HTTP at /mcp, for bearer tokens."""
-    mcp = build_mcp_http(rt, options.toolsets, allowed_hosts=options.allowed_hosts,
+    mcp = build_mcp_http(rt, options.toolsets, security=AllowedHosts(options.allowed_hosts).transport_security(),
                          json_response=options.json_response)
     sweeper = BackgroundTask("mcp.session_sweeper",
                              lambda: sweep_sessions(mcp.sessions, options.sweep_every, options.orphan_after))

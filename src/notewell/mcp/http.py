@@ -47,7 +47,6 @@ SESSION_TOKEN_MISMATCH = -32001
 MAX_TRACKED_SESSIONS = 10_000
 SWEEP_EVERY_S = 300.0  # the orphan sweeper's period (external-brain: every 5 minutes)
 ORPHAN_AFTER_S = 1800.0  # a session this old with no tool call is an orphan (external-brain: 30 minutes)
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass
@@ -205,21 +204,6 @@ class McpGate:
                           user=principal.handle, tokenId=principal.token_id)
 
 
-def transport_security(allowed_hosts: Sequence[str]) -> TransportSecuritySettings:
-    """DNS-rebinding protection: localhost always, plus each --allowed-host; "*" turns the check off."""
-    if "*" in allowed_hosts:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    hosts: list[str] = []
-    origins: list[str] = []
-    for host in (*LOCAL_HOSTS, *allowed_hosts):
-        has_port = host.rsplit(":", 1)[-1].isdigit() and not host.endswith("]")
-        hosts += [host] if has_port else [host, f"{host}:*"]
-        for scheme in ("http", "https"):
-            origins += [f"{scheme}://{host}"] if has_port else [f"{scheme}://{host}", f"{scheme}://{host}:*"]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
-
-
 @dataclass
 class McpHttp:
     """The MCP door's parts: the /mcp route, which carries its own bearer authentication, and the SDK's session
@@ -231,13 +215,14 @@ class McpHttp:
     sessions: SessionBook
 
 
-def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, allowed_hosts: Sequence[str] = (),
+def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, security: TransportSecuritySettings | None = None,
                    json_response: bool = True) -> McpHttp:
-    """MCP over Streamable HTTP at /mcp, for mounting in the server's one application (notewell.http.app)."""
+    """MCP over Streamable HTTP at /mcp, for mounting in the server's one application (notewell.http.app).
+    ``security``: the SDK's Host and Origin checks (notewell.http.hosts builds them from --allowed-host)."""
     book = SessionBook()
     mcp = NotewellMCP(rt, toolsets, current_principal, on_tool_call=book.tool_called)
     manager = StreamableHTTPSessionManager(app=mcp.server, json_response=json_response,
-                                           security_settings=transport_security(allowed_hosts),
+                                           security_settings=security,
                                            session_idle_timeout=SESSION_IDLE_S)
     bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(rt.authentication))),
               Middleware(AuthContextMiddleware)]

@@ -1,7 +1,8 @@
 """What a toolset is: named tools, each with its schemas, scope, docs and a plain function to call.
 
 A tool's ``call`` runs in a worker thread (the store is blocking) and gets a CallContext and the
-arguments; it returns the JSON object that becomes both structuredContent and the text block. It
+arguments; it returns the JSON object that becomes both structuredContent and the text block. Every
+argument nested deeper than notewell.json_bounds.JSON_DEPTH_MAX is refused before the tool runs. It
 raises InvalidArgument for bad arguments (an invalid-arguments error naming the argument) and any
 other NotewellError for a refusal ("Error in <tool>: <message>").
 """
@@ -16,6 +17,7 @@ from mcp_types import ToolAnnotations
 
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
+from notewell.json_bounds import check_json_depth
 
 if TYPE_CHECKING:
     from notewell.runtime import Runtime
@@ -38,6 +40,8 @@ class Arguments:
         unknown = sorted(set(raw) - set(known))
         if unknown:
             raise InvalidArgument(unknown[0], f"is not an argument of this tool; use {', '.join(known) or 'none'}")
+        for name, value in raw.items():
+            check_json_depth(name, value)
         self.raw = raw
 
     def string(self, name: str, *, required: bool = False, default: str | None = None) -> str | None:

@@ -16,7 +16,7 @@ import json
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -24,6 +24,8 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
+from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
     EventRecord,
@@ -69,6 +71,7 @@ LEARNINGS_MAX = 5
 RESOLVED_IDS_MAX = 50
 USED_IDS_MAX = 100
 EVENTS_PER_SESSION_MAX = 1000
+EVENTS_PAGE_MAX = 100  # events per page (REST, the web page, the CLI's export pages through them all)
 PAYLOAD_MAX_BYTES = 16_384
 MAX_PROMPT_CHARS = 8000
 MAX_RULE_CHARS = 2000
@@ -180,13 +183,29 @@ def rule_key(trigger: str, rule: str) -> str:
 
 
 def _payload_text(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in [str(k), *_payload_text(v)]]
-    if isinstance(value, list):
-        return [t for v in value for t in _payload_text(v)]
-    return [] if value is None else [str(value)]
+    """The words of a payload for session search: its keys and scalar values, in document order, found
+    without recursion (a payload is bounded in depth, but its search text must not depend on that)."""
+    texts: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                stack += [child, str(key)]  # the key's text comes first, then its value's
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif item is not None:
+            texts.append(item if isinstance(item, str) else str(item))
+    return texts
+
+
+def _readable(event: EventRecord) -> EventRecord:
+    """The event, or, for a payload stored deeper than JSON_DEPTH_MAX before that limit held, the event with a
+    note in its place: no door could encode it, so the whole session would not read."""
+    if json_depth(event.payload) <= JSON_DEPTH_MAX:
+        return event
+    return replace(event, payload={"notewell": f"this payload was nested more than {JSON_DEPTH_MAX} levels deep, "
+                                                "more than any door can show; it was kept before that limit"})
 
 
 def _days_ago(at: str, now: datetime) -> float:
@@ -359,6 +378,7 @@ class BrainService:
             raise BrainValidation("eventType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. "
                                                "file_edit")
         body = payload or {}
+        check_json_depth("payload", body)
         encoded = payload_json(body)
         if len(encoded.encode("utf-8")) > PAYLOAD_MAX_BYTES:
             raise BrainValidation("payload", f"is {len(encoded.encode('utf-8'))} bytes as JSON; keep it to "
@@ -625,9 +645,16 @@ class BrainService:
         self.authorization.authorize(p, USE)
         return self._own_session(p, session_id)
 
-    def events(self, p: Principal, session_id: str) -> list[EventRecord]:
+    def events(self, p: Principal, session_id: str, *, limit: int = EVENTS_PAGE_MAX,
+               offset: int = 0) -> tuple[list[EventRecord], bool]:
+        """A page of one of the caller's sessions' events, oldest first, and whether more follow."""
         self.authorization.authorize(p, USE)
-        return self.brain.events(self._own_session(p, session_id).id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= EVENTS_PAGE_MAX:
+            raise InvalidArgument("limit", f"must be a whole number from 1 to {EVENTS_PAGE_MAX}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidArgument("offset", "must be a whole number, 0 or more")
+        found = self.brain.events(self._own_session(p, session_id).id, limit + 1, offset)
+        return [_readable(e) for e in found[:limit]], len(found) > limit
 
     def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:

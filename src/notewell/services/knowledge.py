@@ -18,6 +18,7 @@ from notewell import limits
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
+from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.paths import normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocumentMeta, Scope
 from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
@@ -491,6 +492,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- A matching line longer than {limits.SNIPPET_MAX_CHARS} characters is cut around the match.",
         f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a query with no 3-character "
         "literal reads every document in scope until then) and says it is incomplete.",
+        f"- Every argument of every tool nests at most {JSON_DEPTH_MAX} levels of objects and arrays; a deeper one is "
+        "invalid arguments naming it.",
     ])
 
 

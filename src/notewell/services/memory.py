@@ -322,9 +322,14 @@ class MemoryService:
         return record
 
     def get(self, p: Principal, ref: str) -> Memory:
-        """A memory by ref, superseded ones included (they only leave search)."""
+        """A memory by ref, superseded ones included (they only leave search); a forgotten one (with when and
+        why) only to whoever could have forgotten it, as the listing with forgotten ones shows it: Not found to
+        anyone else."""
         self.authorization.authorize(p, "memory:read")
-        return _memory(self._visible(p, ref))
+        record = self._visible(p, ref, include_forgotten=True)
+        if record.deleted_at is not None and not self.authorization.allowed(p, "memory:change", record):
+            raise NotFound(f"Not found: {ref}")
+        return _memory(record)
 
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
@@ -421,6 +426,8 @@ class MemoryService:
             raise InvalidArgument("path", "needs project: a path is looked for inside one project")
         projects = [self.authorization.authorize(p, "memory:read", project).id] if project else self._readable(p)
         forgotten: list[str] = []
+        # forgotten ones where p could have forgotten them (memory:change): the same rule as get's and forget's
+        include_forgotten = include_forgotten and self.authorization.allowed(p, "memory:change")
         if include_forgotten:
             forgotten = [pid for pid in projects if self.authorization.allowed(p, "memory:change", pid)]
         chosen = MemoryFilter(

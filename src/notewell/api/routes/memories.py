@@ -134,7 +134,8 @@ def context(caller: Caller, svc: Services, q: Q, narrow: Narrow,
                                      path_filter=path_filter, memory_type=memory_type, narrow=narrow)
 
 
-@router.get("/memories/{ref}", response_model=MemoryModel, responses=ERRORS, summary="One memory (superseded too)")
+@router.get("/memories/{ref}", response_model=MemoryModel, responses=ERRORS,
+            summary="One memory (superseded too; a forgotten one to whoever could have forgotten it)")
 def memory(caller: Caller, svc: Services, ref: str) -> Any:
     return svc.memory.get(caller, ref)
 

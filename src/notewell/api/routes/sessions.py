@@ -14,6 +14,7 @@ from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.services import brain as b
 from notewell.services.brain_projects import BrainProject
@@ -45,7 +46,8 @@ class SessionRequest(BaseModel):
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
     event_type: str = Field(min_length=1, max_length=64, description="e.g. file_edit, test_run, decision.")
-    payload: dict[str, Any] = Field(default_factory=dict, description="Any JSON object, at most 16 KB.")
+    payload: dict[str, Any] = Field(default_factory=dict, description=f"Any JSON object, at most {b.PAYLOAD_MAX_BYTES} "
+                                    f"bytes, nested at most {JSON_DEPTH_MAX} levels deep.")
 
 
 class EventAnswer(BaseModel):
@@ -130,7 +132,7 @@ def search_sessions(caller: Caller, svc: Services, request: Request, response: R
             summary="A session of yours: its events, oldest first")
 def session_events(caller: Caller, svc: Services, session_id: str, request: Request, response: Response,
                    limit: Limit = 20, offset: Offset = 0) -> Any:
-    items, more = window(svc.brain.events(caller, session_id), offset, limit)
+    items, more = svc.brain.events(caller, session_id, limit=limit, offset=offset)
     return page(request, response, items, offset, limit, has_more=more)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from mcp_types import ToolAnnotations
 
 from notewell.errors import InvalidArgument
+from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.mcp import log
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
@@ -39,6 +40,8 @@ _SCOPE_REFUSAL = (f"Without the {SCOPE} scope the tool is not in the tool list a
                   "Tool {tool} not found. Mint a token with sessions and reconnect.")
 _SHAPE = ("A required argument missing, or one of the wrong type (a string where a list is expected, …), is "
           "MCP error -32602 naming the argument.")
+_DEEP = ("A {argument} nested more than " + str(JSON_DEPTH_MAX) + " levels deep (objects and arrays inside one "
+         "another) is MCP error -32602 naming {argument}, as for any argument of any tool.")
 _NOT_YOURS = ("Error in {tool}: NOT_FOUND: no session <id> of yours: the id is unknown or another person's (the "
               "same answer either way). Pass the sessionId brain_start_session returned to you.")
 _OUTSIDE = ("Error in {tool}: FORBIDDEN_PROJECT: the project is outside this token (another person's project, one "
@@ -407,7 +410,8 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
                       "project than this project-scoped token's.",
                       "Error in brain_report_session_outcome: VALIDATION: sessionId: the session was closed already "
                       "(start a new one); more than 50 resolvedActionItemIds or 100 knowledgeUsed ids.",
-                      _SHAPE, _SCOPE_REFUSAL.format(tool="brain_report_session_outcome")),
+                      _DEEP.format(argument="learnings"), _SHAPE,
+                      _SCOPE_REFUSAL.format(tool="brain_report_session_outcome")),
         ),
         ToolSpec(
             name="brain_teach_knowledge", title="Teach knowledge", scope=SCOPE, annotations=WRITE, call=teach,
@@ -485,7 +489,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
                 "eventType": s.string("A short identifier, e.g. file_edit, test_run, decision.", minLength=1,
                                       maxLength=64),
                 "payload": s.obj({}, [], closed=False, description=f"Any JSON object, at most "
-                                 f"{b.PAYLOAD_MAX_BYTES} bytes."),
+                                 f"{b.PAYLOAD_MAX_BYTES} bytes, nested at most {JSON_DEPTH_MAX} levels deep."),
             }, ["sessionId", "eventType"]),
             output_schema=s.tool_output({
                 "id": s.nullable(s.string("The event's id; null when not accepted.")),
@@ -494,7 +498,8 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
             }, ["id", "accepted"]),
             refusals=(_NOT_YOURS.format(tool="brain_log_event"),
                       "Error in brain_log_event: VALIDATION: eventType not a short identifier, or a payload over "
-                      "16384 bytes.", _SHAPE, _SCOPE_REFUSAL.format(tool="brain_log_event")),
+                      "16384 bytes.", _DEEP.format(argument="payload"), _SHAPE,
+                      _SCOPE_REFUSAL.format(tool="brain_log_event")),
         ),
         ToolSpec(
             name="brain_find_skill", title="Find a skill", scope=SCOPE, annotations=READ, call=find_skill,

@@ -208,10 +208,10 @@ class SqlBrain(ABC):
             assert row is not None
             self.index(int(row[0]), row[1], [text])
 
-    def events(self, session_id: str, limit: int = 100) -> list[EventRecord]:
+    def events(self, session_id: str, limit: int, offset: int = 0) -> list[EventRecord]:
         return [event_from_row(r) for r in self._rows(
-            f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = ? ORDER BY e.seq LIMIT ?",
-            (session_id, limit))]
+            f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = ? ORDER BY e.seq LIMIT ? OFFSET ?",
+            (session_id, limit, offset))]
 
     def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
         with self.dialect.transaction() as conn:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from notewell.errors import NotewellError
 from notewell.records.brain import SessionRecord
+from notewell.services.brain import EVENTS_PAGE_MAX
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
 
@@ -31,11 +34,19 @@ async def sessions_page(request: Request) -> Response:
 
 
 async def session_page(request: Request) -> Response:
+    """One session and a page of its events (``?page=2`` for the next EVENTS_PAGE_MAX)."""
     p = await signed_in(request)
     brain = services(request).brain
     session = await call(brain.session, p, request.path_params["session_id"])
-    events = await call(brain.events, p, session.id)
-    return page(request, "session.html", p, title=f"Session {session.id}", s=session, events=events)
+    page_param = request.query_params.get("page", "1")
+    number = int(page_param) if page_param.isdigit() and len(page_param) < 7 and int(page_param) > 0 else 1
+    events, more = await call(brain.events, p, session.id, limit=EVENTS_PAGE_MAX,
+                              offset=(number - 1) * EVENTS_PAGE_MAX)
+    here = f"/sessions/{quote(session.id, safe='')}"
+    return page(request, "session.html", p, title=f"Session {session.id}", s=session, events=events,
+                first_number=(number - 1) * EVENTS_PAGE_MAX + 1,
+                prev_href=f"{here}?page={number - 1}" if number > 1 else "",
+                next_href=f"{here}?page={number + 1}" if more else "")
 
 
 ROUTES = [
