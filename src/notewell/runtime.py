@@ -21,6 +21,7 @@ from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
+from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 
 
@@ -40,6 +41,7 @@ class Runtime:
     brain: BrainService  # coding sessions and taught knowledge
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
+    servers: ServerRegistry  # the notewell serve processes running on this store, and where
 
     def close(self) -> None:
         self.store.close()
@@ -64,6 +66,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         brain=BrainService(store, authorization, audit),
         idempotency=IdempotencyService(store),
         indexing=IndexingService(settings, store, administration),
+        servers=ServerRegistry(store.servers),
     )
 
 

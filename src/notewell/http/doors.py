@@ -21,10 +21,12 @@ from notewell.web.app import build_web_app
 
 
 def health_door(_rt: Runtime, options: ServeOptions) -> Door:
-    """GET /healthz, unauthenticated: the server is up, and which MCP toolsets it offers."""
+    """GET /healthz, unauthenticated: the server is up, which MCP toolsets it offers, and its id (the one it
+    records in the store it serves, so `notewell doctor` knows its own store's server)."""
 
     async def healthz(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets]})
+        return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets],
+                             "serverId": options.server_id})
 
     return Door("health", [Route("/healthz", endpoint=healthz, methods=["GET"])])
 

@@ -11,6 +11,7 @@ from notewell.store.shared.audit import SqlAudit
 from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.servers import SqlServers
 
 
 class PostgresStore:
@@ -24,6 +25,7 @@ class PostgresStore:
         self.credentials = SqlCredentials(dialect)
         self.brain = PostgresBrain(db, self.memories)
         self.idempotency = SqlIdempotency(dialect)
+        self.servers = SqlServers(dialect)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -11,6 +11,7 @@ from notewell.store.shared.audit import SqlAudit
 from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.servers import SqlServers
 from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -29,6 +30,7 @@ class SqliteStore:
         self.credentials = SqlCredentials(dialect)
         self.brain = SqliteBrain(db, self.memories)
         self.idempotency = SqlIdempotency(dialect)
+        self.servers = SqlServers(dialect)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
