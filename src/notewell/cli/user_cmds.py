@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, user_json, wrapping_table
+from notewell.cli.access_views import user_json
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, fail, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.runtime import Runtime
 
 user_app = typer.Typer(help="Add, list and deactivate users (each user gets a private home project ~handle).",
@@ -45,10 +46,10 @@ def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = Fals
         if json_out:
             print_json([user_json(u) for u in users])
             return
-        table = wrapping_table("email", "name", "handle", "role", "active", "home")
-        for u in users:
-            table.add_row(*cells(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project))
-        console.print(table)
+        show_rows([Col("email", whole=True), Col("name"), Col("handle", whole=True), Col("role"), Col("active"),
+                   Col("home", whole=True)],
+                  [(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project) for u in users],
+                  empty="No users; add one with 'notewell user add EMAIL --role member'")
 
 
 def _set_active(email: str, active: bool, vault: str | None, db: str | None, json_out: bool) -> None:
