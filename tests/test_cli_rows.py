@@ -44,7 +44,7 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
-    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n\nDeploys happen weekly.\n"})
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n\nDeploys happen\tweekly.\n"})
     db = tmp_path / "index.db"
     rt = open_runtime(str(vault), str(db))
     try:
@@ -72,6 +72,11 @@ def test_piped_search_is_one_grep_line_per_match(northwind: IndexedVault) -> Non
                                  "--json").stdout)
     assert result.stdout.splitlines() == [f"{m['path']}:{m['line']}: {m['text']}" for m in as_json["matches"]]
     assert result.stderr.strip() == "3 matches"
+
+
+def test_a_search_line_keeps_the_text_as_found(world: World) -> None:
+    result = run_cli("search", "weekly", *world.where)
+    assert result.stdout == "apollo/plan.md:3: Deploys happen\tweekly.\n" and result.stderr.strip() == "1 match"
 
 
 def test_every_listing_piped_is_one_tab_separated_line_per_row(world: World) -> None:

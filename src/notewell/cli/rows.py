@@ -36,8 +36,9 @@ def cell(value: object) -> str:
 
 
 def show_rows(columns: Sequence[Col], rows: Sequence[Row], *, empty: str, note: str = "",
-              line: Callable[[list[str]], str] | None = None) -> None:
-    """Print ``rows`` (one value per column) as a table or as plain lines; ``empty`` says there are none."""
+              line: Callable[[Row], str] | None = None) -> None:
+    """Print ``rows`` (one value per column) as a table or as plain lines (``line`` of the row's values, else
+    its cells joined by tabs); ``empty`` says there are none."""
     cells = [[cell(v) for v in row] for row in rows]
     if not cells:
         err_console.print(empty, highlight=False, markup=False, soft_wrap=True)
@@ -53,8 +54,8 @@ def show_rows(columns: Sequence[Col], rows: Sequence[Row], *, empty: str, note: 
             table.add_row(*(Text(c) for c in row))
         console.print(table)
     else:
-        for row in cells:
-            typer.echo(line(row) if line else "\t".join(row))
+        for values, row in zip(rows, cells, strict=True):
+            typer.echo(line(values) if line else "\t".join(row))
     if note:
         err_console.print(note, style="dim", highlight=False, markup=False, soft_wrap=True)
 
