@@ -336,6 +336,7 @@ def test_index_reports_what_it_left_out_as_counts_and_verbose_lists_them(tmp_pat
     assert lines[0].startswith("Indexed: 1 added")
     assert lines[1] == "Left out: 2 type, 1 size, 3 ignored (--verbose lists them)"
     verbose = run_cli("index", "--vault", str(vault), "--db", db, "--verbose")
+    assert verbose.stdout.splitlines()[1] == "Left out: 2 type, 1 size, 3 ignored"  # listed below, not pointed to
     listed = verbose.stdout.strip().splitlines()[2:]
     assert [line.split()[:2] for line in listed] == [
         ["ignored", "notewell.toml"], ["ignored", "p/.obsidian/"], ["size", "p/big.md"], ["type", "p/data.txt"],

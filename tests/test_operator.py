@@ -51,5 +51,17 @@ def test_index_off_a_terminal_prints_progress_lines_on_stderr(tmp_path: Path) ->
     vault = make_vault(tmp_path, {f"p/f{i}.md": "words\n" * 100 for i in range(5)})
     result = run_cli("index", "--vault", str(vault), "--db", str(tmp_path / "i.db"))
     assert result.exit_code == 0
-    assert result.stderr.startswith("Indexing: ") and " MB read" in result.stderr
+    assert result.stderr.startswith("Indexing: 3.0 KB to read")
     assert result.stdout.startswith("Indexed: 5 added")
+
+
+def test_the_progress_line_says_how_much_there_is_to_read_not_a_share_already_past(tmp_path: Path) -> None:
+    """The line when reading starts says what is to read; it was "0.0 of 3.1 MB read (0%)", written after the
+    first (small) file and never followed by another when the sync took less than 5 s."""
+    vault = make_vault(tmp_path, {"notes/a.md": "tiny\n", "notes/survey.md": "A long survey line.\n" * 160_000,
+                                  "notewell.toml": "[index]\nmax_file_bytes = 4_000_000\n"})
+    result = run_cli("index", "--vault", str(vault), "--db", str(tmp_path / "i.db"))
+    assert result.exit_code == 0 and result.stdout.startswith("Indexed: 2 added"), result.stdout
+    first, *later = result.stderr.splitlines()
+    assert first == "Indexing: 3.2 MB to read"
+    assert all(line.startswith("Indexing: ") and not line.endswith("(0%)") for line in later), later

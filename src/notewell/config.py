@@ -95,3 +95,9 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
                 else toml_db or str(vault_path / INDEX_DIR_NAME / "index.db"))
     extra = {k: v for k, v in conf.items() if k not in {"db", "index"}}
     return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra)
+
+
+def reload_settings(settings: Settings) -> Settings:
+    """``settings`` with the vault's notewell.toml read again, exactly as load_settings reads it (checked whole);
+    the vault and the store stay the ones this process opened. A running watcher calls it before each sync."""
+    return load_settings(settings.vault, settings.db)

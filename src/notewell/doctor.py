@@ -13,9 +13,12 @@ import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError
+from notewell.records.servers import RunningServer
+from notewell.services.servers import ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
 from notewell.store.health import trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
@@ -33,23 +36,26 @@ class Check:
     fix: str = ""
 
 
-def run_checks(vault: str | None, db: str | None, port: int) -> list[Check]:
-    """Every check, in order; those that need an earlier one to pass are left out when it fails."""
+def run_checks(vault: str | None, db: str | None, port: int | None, default_port: int) -> list[Check]:
+    """Every check, in order; those that need an earlier one to pass are left out when it fails. ``port``
+    None: the port of this store's running server on this machine, else ``default_port``."""
     try:
         settings = load_settings(vault, db)
     except NotewellError as exc:
         return [Check("settings", "fail", str(exc), "pass --vault DIR (a folder of notes) or set NOTEWELL_VAULT; "
                                                   "fix or remove a notewell.toml the message names"),
-                _port(port)]
+                _port(port or default_port, [])]
     checks = [Check("settings", "ok", f"vault {settings.vault}")]
     scan = _scan(settings, checks)
     store = _open(settings, checks)
+    servers: list[RunningServer] = []
     if store is not None:
         try:
             checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store)]
+            servers = ServerRegistry(store.servers).recorded()
         finally:
             store.close()
-    checks.append(_port(port))
+    checks.append(_port(port or _running_port(servers) or default_port, servers))
     return checks
 
 
@@ -171,11 +177,32 @@ def _inotify_limit() -> int | None:
         return None
 
 
-def _port(port: int) -> Check:
+def _running_port(servers: list[RunningServer]) -> int | None:
+    """The port of the newest server of this store on this machine that answers with its id."""
+    here = socket.gethostname()
+    for server in servers:
+        port = urlsplit(server.url).port
+        if server.host == here and port is not None and server_id_at(server.url) == server.id:
+            return port
+    return None
+
+
+def _port(port: int, servers: list[RunningServer]) -> Check:
+    """Is the port free for `notewell serve`, or does this store's own server already listen there?"""
     with socket.socket() as sock:
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
-            return Check("port", "fail", f"127.0.0.1:{port} is in use ({exc.strerror}): perhaps a running notewell "
-                                         "serve", "stop what listens there, or serve on another --port")
-    return Check("port", "ok", f"127.0.0.1:{port} is free")
+            in_use = exc.strerror
+        else:
+            return Check("port", "ok", f"127.0.0.1:{port} is free")
+    answered = server_id_at(local_url("127.0.0.1", port))
+    ours = next((s for s in servers if s.id == answered), None)
+    if ours is not None:
+        return Check("port", "ok", f"127.0.0.1:{port}: this store's notewell serve runs there (pid {ours.pid}, "
+                                   f"since {ours.started_at})")
+    if answered is not None:
+        return Check("port", "fail", f"127.0.0.1:{port} is in use by a notewell serve of another store",
+                     "stop it, or serve on another --port")
+    return Check("port", "fail", f"127.0.0.1:{port} is in use ({in_use}) by a program that is not a notewell "
+                                 "serve of this store", "stop what listens there, or serve on another --port")

@@ -38,7 +38,7 @@ BINARY_SNIFF_BYTES = 8192
 # keeping its size and mtime (git's "racy clean" case): its stored mtime is left one short of the real
 # one, so the next sync hashes it again, until it is older than this.
 RACY_WINDOW_NS = 2_000_000_000
-Progress = Callable[[int, int], None]  # (bytes done, bytes to do)
+Progress = Callable[[int, int], None]  # (bytes done, bytes to do): (0, total) first, then after each file
 LEFT_OUT_REASONS = ("type", "size", "ignored", "unreadable")
 
 
@@ -64,7 +64,8 @@ class IndexReport:
         counts = Counter(item.why for item in self.left_out)
         return {why: counts[why] for why in LEFT_OUT_REASONS}
 
-    def summary(self) -> str:
+    def summary(self, listed: bool = False) -> str:
+        """The run in one line, and a line of what was left out (pointing to --verbose unless ``listed``)."""
         mb = self.bytes_read / 1_000_000
         if not self.did_work:
             line = (f"Up to date: nothing changed ({self.unchanged} documents, {self.skipped} skipped, "
@@ -75,7 +76,7 @@ class IndexReport:
         if not self.left_out:
             return line
         counts = ", ".join(f"{n} {why}" for why, n in self.left_out_counts().items() if n)
-        return f"{line}\nLeft out: {counts} (--verbose lists them)"
+        return f"{line}\nLeft out: {counts}{'' if listed else ' (--verbose lists them)'}"
 
 
 @dataclass(frozen=True)
@@ -277,6 +278,8 @@ def sync(
     done = 0
     with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader:
         writing = _Writing(store, writer, plan, report, skipped, racy_from)
+        if progress and plan.to_read:
+            progress(0, total)  # reading starts: how much there is to read
         for file in plan.to_read:
             loaded = _load(reader, file)
             done += file.size

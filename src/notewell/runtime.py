@@ -22,6 +22,7 @@ from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
+from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 
 
@@ -42,6 +43,7 @@ class Runtime:
     oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
+    servers: ServerRegistry  # the notewell serve processes running on this store, and where
 
     def close(self) -> None:
         self.store.close()
@@ -68,6 +70,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),
         indexing=IndexingService(settings, store, administration),
+        servers=ServerRegistry(store.servers),
     )
 
 

@@ -5,9 +5,11 @@ first syncs the whole vault (what changed while nobody watched), then syncs each
 the file system reports, limited to the changed files and folders. A burst (a git checkout) arrives
 as one batch: changes are gathered until none came for STEP_MS, or for at most DEBOUNCE_MS. A
 change to an ignore file or to notewell.toml, or a batch too large to list, syncs the whole vault.
-A file that could not be read, or a sync that failed (the database busy or away), is tried again
-with a growing pause; nothing stops the watcher but its stop event. The others wait for the lease
-and keep serving: serving reads the store only.
+Each sync reads notewell.toml again first (as `notewell index` does), so every writer indexes with the
+vault's current settings; settings that changed sync the whole vault with them. A file that could not
+be read, or a sync that failed (the database busy or away), is tried again with a growing pause;
+nothing stops the watcher but its stop event. The others wait for the lease and keep serving: serving
+reads the store only.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Callable
 
 import watchfiles
 
-from notewell.config import CONFIG_FILE_NAME, INDEX_DIR_NAME, Settings
+from notewell.config import CONFIG_FILE_NAME, INDEX_DIR_NAME, Settings, reload_settings
+from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
 from notewell.store.base import Store
 from notewell.store.leadership import Leadership, open_leadership
@@ -55,6 +58,7 @@ class VaultWatcher:
         self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
         self._retry_at: float | None = None
         self._retry_pause = RETRY_FIRST_S
+        self._settings_error = ""  # the last notewell.toml problem logged, so it is logged once
 
     def run(self, stop: threading.Event) -> None:
         """Watch until ``stop`` is set; never raises."""
@@ -116,8 +120,26 @@ class VaultWatcher:
             paths = {p.split("/", 1)[0] for p in paths}
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
 
+    def _reload_settings(self) -> bool:
+        """Read notewell.toml again; True when the settings changed. A file that is not valid (a save in
+        progress, a typo) is logged once and the settings in force stay until it is fixed."""
+        try:
+            settings = reload_settings(self.settings)
+        except ConfigError as exc:
+            if str(exc) != self._settings_error:
+                self._settings_error = str(exc)
+                logger.warning("op=watch.settings error=%s kept=previous", _one_line(exc))
+            return False
+        self._settings_error = ""
+        if settings == self.settings:
+            return False
+        self.settings = settings
+        logger.info("op=watch.settings maxFileBytes=%d fileTypes=%s", settings.max_file_bytes,
+                    ",".join(settings.file_types))
+        return True
+
     def _sync_pending(self) -> None:
-        scope = self._scope()
+        scope = EVERYTHING if self._reload_settings() else self._scope()
         try:
             report = sync(self.settings, self.store, only=scope)
         except Exception as exc:  # the database is busy or away: keep the changes, try again later

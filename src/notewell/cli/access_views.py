@@ -1,9 +1,6 @@
-"""How users, projects, grants, tokens and audit entries look in --json output and in tables."""
+"""How users, projects, grants, tokens and audit entries look in --json output."""
 
 from __future__ import annotations
-
-from rich.table import Table
-from rich.text import Text
 
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
 from notewell.timestamps import now_iso
@@ -35,15 +32,3 @@ def audit_json(entry: AuditEntry, email: str | None) -> dict[str, object]:
     return {"id": entry.id, "at": entry.at, "user": entry.user_id, "email": email, "token": entry.token_id,
             "action": entry.action, "target": entry.target, "detail": entry.detail}
 
-
-def cells(*values: object) -> list[Text]:
-    """Table cells shown as plain text (no Rich markup: names and details may hold brackets)."""
-    return [Text("-" if v is None else str(v)) for v in values]
-
-
-def wrapping_table(*headers: str) -> Table:
-    """A table whose cells wrap instead of being cut short (ids and emails must stay whole)."""
-    grid = Table()
-    for header in headers:
-        grid.add_column(header, overflow="fold")
-    return grid

@@ -33,7 +33,7 @@ DbOpt = Annotated[
     typer.Option("--db", help="The store: a SQLite file or a postgresql:// URL (default: $NOTEWELL_DB, "
                               "else <vault>/.notewell/index.db)."),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (every field by name) instead of rows.")]
 PortOpt = Annotated[int, typer.Option("--port", min=1, max=65535, help="The port to listen on (1 to 65535).")]
 
 F = TypeVar("F", bound=Callable[..., Any])

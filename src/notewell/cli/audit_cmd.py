@@ -9,8 +9,9 @@ import typer
 
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.token_secrets import since_from
-from notewell.cli.access_views import audit_json, cells, wrapping_table
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.access_views import audit_json
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 
 
 @app.command("audit")
@@ -28,8 +29,8 @@ def audit_command(
         if json_out:
             print_json([audit_json(e, emails.get(e.user_id)) for e in entries])
             return
-        table = wrapping_table("at", "user", "token", "action", "target", "detail")
-        for e in entries:
-            table.add_row(*cells(e.at, emails.get(e.user_id, e.user_id), e.token_id or "-", e.action, e.target,
-                                 json.dumps(e.detail, ensure_ascii=False, sort_keys=True)))
-        console.print(table)
+        show_rows([Col("at"), Col("user", whole=True), Col("token", whole=True), Col("action"), Col("target"),
+                   Col("detail")],
+                  [(e.at, emails.get(e.user_id, e.user_id), e.token_id or "-", e.action, e.target,
+                    json.dumps(e.detail, ensure_ascii=False, sort_keys=True)) for e in entries],
+                  empty=f"No audit entries{' since ' + since if since else ''}")

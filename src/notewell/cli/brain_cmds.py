@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from notewell.access.authentication import user_principal
 from notewell.access.principal import Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.errors import InvalidArgument, NotFound
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.runtime import Runtime
@@ -73,10 +73,9 @@ def brain_projects(as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None, jso
                                   "framework": bp.framework, "language": bp.language, "createdAt": bp.created_at}
                                  for bp in found]})
         return
-    table = Table("id", "name", "own", "framework", "language", header_style="bold")
-    for bp in found:
-        table.add_row(bp.id, bp.name, "yes" if bp.is_own else "", bp.framework or "", bp.language or "")
-    console.print(table)
+    show_rows([Col("id", whole=True), Col("name"), Col("own"), Col("framework"), Col("language")],
+              [(bp.id, bp.name, "yes" if bp.is_own else "", bp.framework or "", bp.language or "") for bp in found],
+              empty=f"No projects for {as_user}")
 
 
 @brain_app.command("sessions")
@@ -94,12 +93,15 @@ def brain_sessions(
     if json_out:
         print_json({"sessions": [_session_json(s) for s in rows]})
         return
-    table = Table("session", "project", "started", "outcome", "sqs", "prompt", header_style="bold")
-    for s in rows:
-        outcome = "open" if s.ended_at is None else ("success" if s.success else "failure")
-        table.add_row(s.id, s.brain_project, s.started_at[:16], outcome, "" if s.sqs is None else f"{s.sqs:.2f}",
-                      s.prompt[:60])
-    console.print(table)
+    show_rows([Col("session", whole=True), Col("project", whole=True), Col("started"), Col("outcome"), Col("sqs"),
+               Col("prompt")],
+              [(s.id, s.brain_project, s.started_at[:16], _outcome(s), "" if s.sqs is None else f"{s.sqs:.2f}",
+                s.prompt[:60]) for s in rows],
+              empty=f"No sessions of {as_user}" + (f" match {query!r}" if query else ""))
+
+
+def _outcome(s: SessionRecord) -> str:
+    return "open" if s.ended_at is None else ("success" if s.success else "failure")
 
 
 @brain_app.command("knowledge")
@@ -118,11 +120,11 @@ def brain_knowledge(
     if json_out:
         print_json({"knowledge": [_knowledge_json(k) for k in found]})
         return
-    table = Table("id", "project", "type", "confidence", "stage", "rule", header_style="bold")
-    for k in found:
-        table.add_row(k.ref, k.brain_project, k.kind, f"{k.confidence:.2f}",
-                      stage(k.success_count, k.failure_count, k.confidence), k.rule[:70])
-    console.print(table)
+    show_rows([Col("id", whole=True), Col("project", whole=True), Col("type"), Col("confidence"), Col("stage"),
+               Col("rule")],
+              [(k.ref, k.brain_project, k.kind, f"{k.confidence:.2f}",
+                stage(k.success_count, k.failure_count, k.confidence), k.rule[:70]) for k in found],
+              empty=f"No taught knowledge {as_user} sees" + (f" of type {', '.join(kind)}" if kind else ""))
 
 
 @brain_app.command("teach")

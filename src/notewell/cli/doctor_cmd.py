@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from notewell.cli.app import DbOpt, JsonOpt, PortOpt, VaultOpt, app, console, print_json
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json
 from notewell.cli.serve_cmd import DEFAULT_PORT
 from notewell.doctor import run_checks
 
@@ -13,13 +15,15 @@ MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "
 
 @app.command("doctor")
 def doctor_command(
-    port: PortOpt = DEFAULT_PORT,
+    port: Annotated[int | None, typer.Option(
+        "--port", min=1, max=65535, help="The port to check (default: the port of the notewell serve running on "
+                                         f"this store, else {DEFAULT_PORT}).")] = None,
     vault: VaultOpt = None,
     db: DbOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Check that Notewell can run here, and say how to fix what is wrong (exit 1 when a check fails)."""
-    checks = run_checks(vault, db, port)
+    checks = run_checks(vault, db, port, DEFAULT_PORT)
     if json_out:
         print_json([{"check": c.name, "status": c.status, "found": c.found, "fix": c.fix} for c in checks])
     else:

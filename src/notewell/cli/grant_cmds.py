@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, grant_json, wrapping_table
+from notewell.cli.access_views import grant_json
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 
 EmailArg = Annotated[str, typer.Argument(metavar="EMAIL", help="The user's email.")]
 ProjectArg = Annotated[str, typer.Argument(metavar="PROJECT", help="An ordinary project's id.")]
@@ -61,7 +62,6 @@ def grants_command(user: Annotated[str | None, typer.Option("--user", help="The 
         if json_out:
             print_json(rows)
             return
-        grid = wrapping_table("user", "project", "level")
-        for row in rows:
-            grid.add_row(*cells(row["user"], row["project"], row["level"]))
-        console.print(grid)
+        show_rows([Col("user", whole=True), Col("project", whole=True), Col("level")],
+                  [(row["user"], row["project"], row["level"]) for row in rows],
+                  empty="No grants; give one with 'notewell grant EMAIL PROJECT'")

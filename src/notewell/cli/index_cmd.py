@@ -35,7 +35,7 @@ def index_command(
         if json_out:
             print_json(_as_json(report, verbose))
         else:
-            console.print(report.summary(), highlight=False, markup=False)
+            console.print(report.summary(listed=verbose), highlight=False, markup=False)
             if verbose:
                 for item in report.left_out:
                     console.print(f"  {item.why:<10} {item.path}  ({item.detail})", highlight=False, markup=False)
@@ -73,19 +73,29 @@ def _progress(enabled: bool) -> Iterator[ProgressCallback | None]:
 
 
 class _ProgressLines:
-    """The first line when reading starts, then one every PROGRESS_LINE_EVERY_S."""
+    """A line when reading starts (how much there is to read), then one every PROGRESS_LINE_EVERY_S while it
+    goes on (how far it is); the summary line says when it is done."""
 
     def __init__(self) -> None:
         self._next = 0.0
 
     def update(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if now < self._next:
+        if done == 0:
+            self._next = now + PROGRESS_LINE_EVERY_S
+            line = f"Indexing: {_size(total)} to read"
+        elif now < self._next or done >= total:
             return
-        self._next = now + PROGRESS_LINE_EVERY_S
-        share = f" ({100 * done // total}%)" if total else ""
-        err_console.print(f"Indexing: {done / 1e6:.1f} of {total / 1e6:.1f} MB read{share}", highlight=False,
-                          markup=False)
+        else:
+            self._next = now + PROGRESS_LINE_EVERY_S
+            line = f"Indexing: {_size(done)} of {_size(total)} read ({100 * done // total}%)"
+        err_console.print(line, highlight=False, markup=False)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} KB" if n >= 1_000 else f"{n} bytes"
+
+
 def _print_passed_over(lines: list[str]) -> None:
     """Each skipped file with its reason (a symlink not followed, a name that is not UTF-8, a size)."""
     for line in lines[:PASSED_OVER_SHOWN]:

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 import yaml
-from rich.table import Column, Table
 
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.errors import InvalidArgument, NotFound
 from notewell.runtime import Runtime
 from notewell.services import memory as m
@@ -58,12 +58,10 @@ def _show(found: m.MemorySearch, json_out: bool) -> None:
                     "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why} for r in found.results]})
         return
     # a ref is never cut: it is what `memory forget` takes
-    table = Table(Column("ref", no_wrap=True, min_width=len("mem_") + 20), "location", "type", "title", "why",
-                  header_style="bold")
-    for r in found.results:
-        table.add_row(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why)
-    console.print(table)
-    console.print(f"{len(found.results)} result(s), {found.mode} matching", style="dim", highlight=False)
+    show_rows([Col("ref", whole=True), Col("location", whole=True), Col("type"), Col("title"), Col("why")],
+              [(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why) for r in found.results],
+              empty=f"No results for {found.query!r} ({found.mode} matching)",
+              note=f"{len(found.results)} result(s), {found.mode} matching")
 
 
 @memory_app.command("add")

@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, project_json, wrapping_table
+from notewell.cli.access_views import project_json
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.records.identity import Project
 
 project_app = typer.Typer(help="List, add, archive and describe projects (homes stay private to their owners).",
@@ -38,10 +39,10 @@ def project_list(archived: Annotated[bool, typer.Option("--archived", help="Incl
         if json_out:
             print_json([project_json(p) for p in projects])
             return
-        table = wrapping_table("id", "name", "status", "description")
-        for p in projects:
-            table.add_row(*cells(p.id, p.name, p.status, p.description))
-        console.print(table)
+        show_rows([Col("id", whole=True), Col("name"), Col("status"), Col("description")],
+                  [(p.id, p.name, p.status, p.description) for p in projects],
+                  empty="No projects" + ("" if archived else " (archived ones are listed with --archived)")
+                        + "; each top-level folder of the vault is one once 'notewell index' ran")
 
 
 @project_app.command("add")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, fail, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.errors import InvalidArgument
 from notewell.paths import split_vault_path
 from notewell.records.documents import Scope
@@ -47,7 +47,7 @@ def search_command(
     if json_out:
         _print_json(result)
     else:
-        _print_table(result)
+        _print_rows(result)
 
 
 def _scope(known: list[str], projects: list[str], path: str, file_types: list[str]) -> Scope:
@@ -79,14 +79,9 @@ def _print_json(result: SearchResult) -> None:
     })
 
 
-def _print_table(result: SearchResult) -> None:
-    table = Table(show_lines=False, header_style="bold")
-    table.add_column("path", no_wrap=True)  # whole, so it can be copied and passed on as it is
-    table.add_column("line", justify="right", no_wrap=True)
-    table.add_column("text", ratio=1)
-    for m in result.matches:
-        table.add_row(m.vault_path, str(m.line), m.text + (" …" if m.shortened else ""))
-    console.print(table)
+def _print_rows(result: SearchResult) -> None:
+    """A table on a wide terminal; else ``path:line: text`` lines, as grep prints them."""
+    rows = [(m.vault_path, m.line, m.text + (" …" if m.shortened else "")) for m in result.matches]
     notes = [f"{len(result.matches)} match{'es' if len(result.matches) != 1 else ''}"]
     if result.has_more:
         notes.append(f"more after this page: --offset {result.offset + len(result.matches)}")
@@ -94,4 +89,8 @@ def _print_table(result: SearchResult) -> None:
         notes.append("scanned every document (no 3-character literal to narrow the search)")
     if not result.complete:
         notes.append("the scan stopped at its time budget: results are incomplete")
-    console.print("; ".join(notes), style="dim", highlight=False)
+    after = f" after --offset {result.offset}" if result.offset else ""
+    empty = "; ".join([f"No results for {result.query!r}{after}", *notes[1:]])
+    # the path whole, so it can be copied and passed on as it is
+    show_rows([Col("path", whole=True), Col("line", whole=True, justify="right"), Col("text")], rows,
+              empty=empty, note="; ".join(notes), line=lambda row: f"{row[0]}:{row[1]}: {row[2]}")

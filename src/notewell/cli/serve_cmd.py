@@ -15,6 +15,7 @@ from notewell.http.door import ServeOptions
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import Runtime
+from notewell.services.servers import local_url
 from notewell.watcher import start_watcher
 
 DEFAULT_HOST = "127.0.0.1"
@@ -103,6 +104,7 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     sock = bind_or_fail(host, port)
+    rt.servers.announce(options.server_id, local_url(host, port))  # login-link and doctor find it there
     watching = "watching the vault" if options.watch else "not watching the vault"
     err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
                       f"{', '.join(t.name for t in options.toolsets)}; {watching}); Ctrl-C stops it",
@@ -113,3 +115,14 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
         uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
     finally:
         sock.close()
+        _withdraw(rt, options.server_id)
+
+
+def _withdraw(rt: Runtime, server_id: str) -> None:
+    """Clear this server's record at a clean stop; a store gone away meanwhile leaves it to the next server on
+    this address (a record whose address does not answer with its id is not believed)."""
+    try:
+        rt.servers.withdraw(server_id)
+    except Exception as exc:  # the database went away during shutdown: say so, and stop anyway
+        err_console.print(f"note: this server's record stays in the store ({' '.join(str(exc).split())[:200]})",
+                          highlight=False, markup=False)

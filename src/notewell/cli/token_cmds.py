@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, token_json, wrapping_table
+from notewell.cli.access_views import token_json
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
+from notewell.cli.rows import Col, show_rows
 from notewell.timestamps import now_iso
 
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
@@ -52,11 +53,12 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
         if json_out:
             print_json([token_json(t, emails.get(t.user_id, t.user_id)) for t in tokens])
             return
-        table = wrapping_table("id", "user", "name", "scopes", "project", "expires", "last used", "state")
-        for t in tokens:
-            table.add_row(*cells(t.id, emails.get(t.user_id, t.user_id), t.name, " ".join(t.scopes), t.project_id,
-                                 t.expires_at or "never", t.last_used_at, t.state(now_iso())))
-        console.print(table)
+        now = now_iso()
+        show_rows([Col("id", whole=True), Col("user", whole=True), Col("name"), Col("scopes"),
+                   Col("project", whole=True), Col("expires"), Col("last used"), Col("state")],
+                  [(t.id, emails.get(t.user_id, t.user_id), t.name, " ".join(t.scopes), t.project_id,
+                    t.expires_at or "never", t.last_used_at, t.state(now)) for t in tokens],
+                  empty=f"No tokens{' of ' + user if user else ''}; mint one with 'notewell token mint'")
 
 
 @token_app.command("revoke")

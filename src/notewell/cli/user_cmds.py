@@ -10,8 +10,10 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import cells, user_json, wrapping_table
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.cli.access_views import user_json
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, fail, print_json, runtime
+from notewell.cli.rows import Col, show_rows
+from notewell.runtime import Runtime
 
 user_app = typer.Typer(help="Add, list and deactivate users (each user gets a private home project ~handle).",
                        no_args_is_help=True)
@@ -44,10 +46,10 @@ def user_list(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = Fals
         if json_out:
             print_json([user_json(u) for u in users])
             return
-        table = wrapping_table("email", "name", "handle", "role", "active", "home")
-        for u in users:
-            table.add_row(*cells(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project))
-        console.print(table)
+        show_rows([Col("email", whole=True), Col("name"), Col("handle", whole=True), Col("role"), Col("active"),
+                   Col("home", whole=True)],
+                  [(u.email, u.name, u.handle, u.role, "yes" if u.active else "no", u.home_project) for u in users],
+                  empty="No users; add one with 'notewell user add EMAIL --role member'")
 
 
 def _set_active(email: str, active: bool, vault: str | None, db: str | None, json_out: bool) -> None:
@@ -111,15 +113,36 @@ def user_passwd(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None) -> No
 def user_login_link(
     email: EmailArg,
     base_url: Annotated[str | None, typer.Option(
-        "--base-url", help="The server's address as browsers reach it (default: $NOTEWELL_PUBLIC_URL, "
-                           f"else {DEFAULT_BASE_URL}).")] = None,
+        "--url", "--base-url", help="The server's address as browsers reach it (default: $NOTEWELL_PUBLIC_URL, "
+                                    "else the address of the notewell serve running on this store, else "
+                                    f"{DEFAULT_BASE_URL}).")] = None,
     vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Print a one-time web sign-in link for the user: valid 15 minutes, used once."""
-    base = base_url or os.environ.get("NOTEWELL_PUBLIC_URL") or DEFAULT_BASE_URL
     with runtime(vault, db) as rt:
+        base, source, note = _base_url(rt, base_url)
         link = rt.sign_in.make_link(LOCAL_OWNER, email, base)
         if json_out:
-            print_json({"url": link.url, "expiresAt": link.expires_at})
-        else:
-            console.print(link.url, highlight=False, markup=False, soft_wrap=True)
+            print_json({"url": link.url, "expiresAt": link.expires_at, "baseUrl": base, "baseUrlFrom": source})
+            return
+        if note:
+            err_console.print(note, highlight=False, markup=False, soft_wrap=True)
+        console.print(link.url, highlight=False, markup=False, soft_wrap=True)
+
+
+def _base_url(rt: Runtime, given: str | None) -> tuple[str, str, str]:
+    """(the address, where it came from, a line saying so): --url, else $NOTEWELL_PUBLIC_URL, else the running
+    server of this store, else the default."""
+    if given:
+        return given.rstrip("/"), "flag", ""
+    public = os.environ.get("NOTEWELL_PUBLIC_URL")
+    if public:
+        return public.rstrip("/"), "environment", ""
+    running = rt.servers.answering()
+    if running:
+        server = running[0]
+        return server.url, "server", (f"The link goes to the notewell serve running on this store at {server.url} "
+                                      f"(pid {server.pid} on {server.host}); --url sets another address.")
+    return DEFAULT_BASE_URL, "default", (f"No notewell serve runs on this store now: the link uses the default "
+                                         f"address {DEFAULT_BASE_URL}; pass --url if the server will listen "
+                                         "elsewhere.")

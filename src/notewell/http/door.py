@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute
 from notewell.http.tasks import BackgroundTask
 from notewell.mcp.http import ORPHAN_AFTER_S, SWEEP_EVERY_S
 from notewell.mcp.toolset import Toolset
+from notewell.services.servers import new_server_id
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class ServeOptions:
     orphan_after: float = ORPHAN_AFTER_S  # an MCP session this old with no tool call is swept as an orphan
     watch: bool = False  # sync the vault's changes as they happen (notewell serve does, unless --no-watch)
     secure_cookies: bool = False  # the web session cookie is Secure (served behind HTTPS)
+    server_id: str = field(default_factory=new_server_id)  # /healthz answers it; notewell serve records it
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,12 @@ HEALTH_PATH = "/healthz"
 
 
 def health_door(_rt: Runtime, options: ServeOptions) -> Door:
-    """GET /healthz, unauthenticated: the server is up, and which MCP toolsets it offers."""
+    """GET /healthz, unauthenticated: the server is up, which MCP toolsets it offers, and its id (the one it
+    records in the store it serves, so `notewell doctor` knows its own store's server)."""
 
     async def healthz(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets]})
+        return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets],
+                             "serverId": options.server_id})
 
     # Open to any Host (notewell.http.hosts): a load balancer's probe names the instance by its address.
     return Door("health", [Route(HEALTH_PATH, endpoint=healthz, methods=["GET"])], open_paths=[HEALTH_PATH])

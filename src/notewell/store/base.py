@@ -36,6 +36,7 @@ from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
+from notewell.records.servers import RunningServer
 
 
 class DocumentWriter(Protocol):
@@ -160,6 +161,14 @@ class CredentialRepository(Protocol):
         ...
 
 
+class ServerRepository(Protocol):
+    """The `notewell serve` processes running on this store, each recorded while it listens."""
+
+    def add(self, server: RunningServer, replaces: Sequence[str] = ()) -> None: ...  # and drop the ids replaced
+    def remove(self, server_id: str) -> None: ...
+    def running(self) -> list[RunningServer]: ...  # the most recently started first
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -178,6 +187,8 @@ class Store(Protocol):
     def brain(self) -> BrainRepository: ...
     @property
     def idempotency(self) -> IdempotencyRepository: ...
+    @property
+    def servers(self) -> ServerRepository: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...

@@ -133,7 +133,10 @@ class _Reading:
         shown = _summary_text(stripped) if stripped else ""
         if not shown and stripped:
             return None
-        self.run = [*self.run, shown] if shown else []
+        if shown:
+            self.run.append(shown)
+        else:
+            self.run = []
         return shown
 
     def paragraph_line(self, stripped: str) -> None:

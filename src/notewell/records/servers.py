@@ -1,0 +1,14 @@
+"""A running `notewell serve`, as it records itself in the store it serves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    id: str  # random, made when the server starts; its /healthz answers it as serverId
+    url: str  # where a client on the server's own machine reaches it: http://127.0.0.1:8765
+    host: str  # the machine's name (socket.gethostname())
+    pid: int
+    started_at: str

@@ -1,0 +1,57 @@
+"""The running servers, in SQL both backends run: each `notewell serve` adds its row when it starts
+listening and deletes it when it stops cleanly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from notewell.records.servers import RunningServer
+from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
+
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE running_servers (
+            id {key} PRIMARY KEY,
+            url TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started_at {key} NOT NULL
+        )
+        """,
+    ),
+]
+
+COLUMNS = "id, url, host, pid, started_at"
+
+
+class SqlServers:
+    def __init__(self, dialect: Dialect) -> None:
+        self.sql = dialect
+        dialect.migrate("servers", dialect.rendered(MIGRATIONS))
+
+    def add(self, server: RunningServer, replaces: Sequence[str] = ()) -> None:
+        """Record ``server``, deleting the rows ``replaces`` names (servers known to be gone) in the same
+        transaction."""
+        with self.sql.transaction() as conn:
+            for gone in replaces:
+                conn.execute("DELETE FROM running_servers WHERE id = ?", (gone,))
+            conn.execute(f"INSERT INTO running_servers ({COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                         (server.id, server.url, server.host, server.pid, server.started_at))
+
+    def remove(self, server_id: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("DELETE FROM running_servers WHERE id = ?", (server_id,))
+
+    def running(self) -> list[RunningServer]:
+        """Every recorded server, the most recently started first."""
+        with self.sql.reading() as conn:
+            rows = conn.execute(f"SELECT {COLUMNS} FROM running_servers ORDER BY started_at DESC, id").fetchall()
+        return [_server(row) for row in rows]
+
+
+def _server(row: Sequence[Any]) -> RunningServer:
+    server_id, url, host, pid, started_at = row
+    return RunningServer(str(server_id), str(url), str(host), int(pid), str(started_at))

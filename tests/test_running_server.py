@@ -1,0 +1,118 @@
+"""A running `notewell serve` records its address in the store it serves, and the command line uses it:
+`user login-link` links to the port the server really listens on, and `doctor` knows its own store's
+server on a port from another program. On both backends, with real server processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from conftest import make_vault, run_cli
+from mcp_world import free_port
+from notewell.runtime import open_runtime
+
+STARTUP_S = 60
+EMAIL = "ada@example.com"
+
+
+def _store(tmp_path: Path, store_url: str, name: str = "vault") -> tuple[Path, str]:
+    vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"}, name=name)
+    assert run_cli("index", "--vault", str(vault), "--db", store_url).exit_code == 0
+    assert run_cli("user", "add", EMAIL, "--role", "member", "--vault", str(vault), "--db", store_url).exit_code == 0
+    return vault, store_url
+
+
+@contextmanager
+def _serving(vault: Path, db: str, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `notewell serve` on ``port``, healthy; stopped as Ctrl-C stops it (unless the test ended it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--no-watch", "--port", str(port), "--vault",
+                             str(vault), "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=30)
+
+
+def _login_link(vault: Path, db: str, *args: str) -> tuple[str, str]:
+    result = run_cli("user", "login-link", EMAIL, "--vault", str(vault), "--db", db, *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.strip(), result.stderr.strip()
+
+
+def _doctor(vault: Path, db: str, *args: str) -> tuple[int, dict[str, dict[str, str]]]:
+    result = run_cli("doctor", "--json", "--vault", str(vault), "--db", db, *args)
+    return result.exit_code, {c["check"]: c for c in json.loads(result.stdout)}
+
+
+def _recorded(vault: Path, db: str) -> list[str]:
+    rt = open_runtime(str(vault), db)
+    try:
+        return [s.url for s in rt.servers.recorded()]
+    finally:
+        rt.close()
+
+
+def test_login_link_and_doctor_follow_the_running_server(tmp_path: Path, store_url: str) -> None:
+    vault, db = _store(tmp_path, store_url)
+    port = free_port()
+    with _serving(vault, db, port, tmp_path / "serve.log"):
+        link, note = _login_link(vault, db)
+        assert link.startswith(f"http://127.0.0.1:{port}/signin/link/nwl_"), link
+        assert note.startswith(f"The link goes to the notewell serve running on this store at "
+                               f"http://127.0.0.1:{port} (pid "), note
+        as_json = json.loads(run_cli("user", "login-link", EMAIL, "--vault", str(vault), "--db", db,
+                                     "--json").stdout)
+        assert as_json["baseUrl"] == f"http://127.0.0.1:{port}" and as_json["baseUrlFrom"] == "server"
+        flagged, quiet = _login_link(vault, db, "--url", "https://notes.example")
+        assert flagged.startswith("https://notes.example/signin/link/nwl_") and quiet == ""
+        for args in ((), ("--port", str(port))):  # doctor checks the server's own port, and knows it for its own
+            code, checks = _doctor(vault, db, *args)
+            assert code == 0, checks
+            assert checks["port"]["status"] == "ok", checks["port"]
+            assert checks["port"]["found"].startswith(f"127.0.0.1:{port}: this store's notewell serve runs there")
+    assert _recorded(vault, db) == []  # a clean stop clears the record
+    link, note = _login_link(vault, db)
+    assert link.startswith("http://127.0.0.1:8765/signin/link/nwl_")
+    assert note.startswith("No notewell serve runs on this store now: the link uses the default address"), note
+
+
+def test_another_store_on_the_port_fails_doctor_and_a_killed_servers_record_is_not_believed(
+        tmp_path: Path, store_url: str) -> None:
+    vault, db = _store(tmp_path, store_url)
+    other_vault = make_vault(tmp_path, {"x/b.md": "A grebe.\n"}, name="other")
+    other_db = str(tmp_path / "other.db")
+    port = free_port()
+    with _serving(other_vault, other_db, port, tmp_path / "other.log"):
+        code, checks = _doctor(vault, db, "--port", str(port))
+        assert code == 1 and checks["port"]["status"] == "fail"
+        assert checks["port"]["found"] == f"127.0.0.1:{port} is in use by a notewell serve of another store"
+        assert "another --port" in checks["port"]["fix"]
+    with _serving(vault, db, port, tmp_path / "killed.log") as killed:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+    assert _recorded(vault, db) == [f"http://127.0.0.1:{port}"]  # a killed server cannot clear its record
+    link, note = _login_link(vault, db)  # nothing answers there with its id: not believed
+    assert link.startswith("http://127.0.0.1:8765/") and note.startswith("No notewell serve runs on this store")
+    with _serving(vault, db, port, tmp_path / "again.log"):  # the next server on that address replaces it
+        assert _recorded(vault, db) == [f"http://127.0.0.1:{port}"]
+        assert _login_link(vault, db)[0].startswith(f"http://127.0.0.1:{port}/")
