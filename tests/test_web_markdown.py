@@ -1,13 +1,18 @@
 """Documents as HTML (notewell.web.markdown): raw HTML and script links never reach the page, and every source
-line of a document lands in exactly one block, so a search hit's #L<n> anchor always exists."""
+line of a document lands in exactly one block, so a search hit's #L<n> anchor always exists; front matter,
+titles and summaries as the pages show them; and the notewell command the wizard gives spawning clients."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from itertools import pairwise
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from notewell.web.clients import notewell_executable
 from notewell.web.markdown import inline_summary, numbered_lines, render_markdown
 
 
@@ -68,3 +73,15 @@ def test_every_nonblank_line_is_in_exactly_one_block(lines: list[str]) -> None:
             assert sum(first <= n <= last for first, last in spans) == 1, (n, line, spans)
     for wanted in range(1, len(source) + 1):
         assert sum(b.marked for b in render_markdown(text, wanted)) <= 1
+
+
+def test_the_notewell_command_is_absolute_and_runs() -> None:
+    """What a client that starts Notewell itself (Claude Desktop) runs: the running notewell script by its
+    absolute path, else notewell beside this Python or on PATH, else this Python with -m notewell."""
+    script = Path(sys.executable).parent / "notewell"
+    assert notewell_executable(str(script)) == (str(script.absolute()),)
+    for argv0 in ("/usr/lib/python3/dist-packages/pytest/__main__.py", "notewell"):  # not a notewell script
+        command = notewell_executable(argv0)
+        assert Path(command[0]).is_absolute()
+        ran = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, check=False)
+        assert ran.returncode == 0 and ran.stdout.startswith("notewell "), ran
