@@ -312,9 +312,17 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
     check_and_shoot(page, "admin-audit")
     page.goto("/admin/projects")
     check_and_shoot(page, "admin-projects")
+    alice_token = web_world.tokens["alice_project"]
+
+    async def call() -> None:
+        async with connect(f"{web_url}/mcp", alice_token) as client:
+            await client.call_tool("searchKnowledge", {"query": "discount"})
+
+    in_thread(call)
     page.goto("/admin/tokens")  # every token, with its last tool call
-    listed = page.get_by_role("row").filter(has_text=web_world.tokens["alice"].split("_")[1])
+    listed = page.get_by_role("row").filter(has_text=alice_token.split("_")[1])
     expect(listed).to_contain_text("alice@northwind.test")
+    expect(listed.get_by_role("cell").nth(5)).to_contain_text("searchKnowledge")
     check_and_shoot(page, "admin-tokens")
 
     carol = browser.new_context(base_url=web_url)
