@@ -481,6 +481,22 @@ def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
     assert meta["desc.md"].summary == "Described."
 
 
+def test_a_summary_is_a_paragraph_never_a_list_items_continuation(tmp_path: Path, index_vault) -> None:
+    """A list item's wrapped line (and, after a blank line, its indented ones) is part of the list: the summary
+    is the first real paragraph after it (the handbook's leave policy began "ahead for longer. Tell ...")."""
+    vault = make_vault(tmp_path, {
+        "p/leave.md": ("# Leave\n\n## Annual\n\n- 27 days a year.\n- Book leave two weeks ahead, and a month\n"
+                       "  ahead for longer.\n- Carry over\nup to 5 days.\n\n  still the last item.\n\n"
+                       "We want you to take your leave.\n"),
+        "p/steps.md": "1. Open the form.\n   Fill it in.\n2) Send it.\n\nThat is all.\n",
+        "p/numbers.md": "1.5 million people use it.\n",
+    })
+    nv = index_vault(vault)
+    meta = {m.path: m.summary for m in nv.store.documents.metas("p")}
+    assert meta == {"leave.md": "We want you to take your leave.", "steps.md": "That is all.",
+                    "numbers.md": "1.5 million people use it."}
+
+
 def test_summary_is_cut(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {"p/long.md": "# T\n\n" + "word " * 200 + "\n"})
     nv = index_vault(vault)

@@ -87,6 +87,7 @@ def script(store: Store) -> list[object]:
     do(lambda: ident.revoke_token("tok1", "2026-11-29T12:00:00Z"))
     do(lambda: ident.revoke_token("nope", "2026-11-29T12:00:00Z"))
     do(lambda: ident.touch_token("tok0", "2026-11-29T11:30:00Z"))
+    do(lambda: ident.record_tool_call("tok0", "brain_get_user_style", "2026-11-29T11:31:00Z"))
     do(lambda: ident.token("tok1"))
     do(lambda: ident.token("tok0"))
     audit = store.audit
@@ -111,6 +112,8 @@ def test_identity_and_audit_answer_alike(tmp_path: Path, pg_url: str) -> None:
             store.close()
     lite, pg = answers
     assert "Conflict" in lite
+    last = [a for a in lite if isinstance(a, TokenRecord) and a.id == "tok0"][-1]
+    assert (last.last_tool, last.last_tool_at) == ("brain_get_user_style", "2026-11-29T11:31:00Z")
     for i, (a, b) in enumerate(zip(lite, pg, strict=True)):
         assert a == b, f"call {i}: {a!r} != {b!r}"
 
@@ -120,6 +123,17 @@ def rt(store_url: str, tmp_path: Path) -> Iterator[Runtime]:
     store = open_store(store_url)
     yield runtime_over(store, tmp_path)
     store.close()
+
+
+def test_the_last_tool_call_is_kept_with_the_token(rt: Runtime) -> None:
+    rt.administration.add_user(LOCAL_OWNER, "lee@example.com", "member", handle="lee")
+    minted = rt.administration.mint_token(LOCAL_OWNER, "lee@example.com", ["knowledge:read"])
+    caller = rt.authentication.authenticate(minted.secret)
+    rt.authentication.record_tool_call(LOCAL_OWNER, "listProjects")  # no token: nothing to keep
+    rt.authentication.record_tool_call(caller, "listProjects")
+    rt.authentication.record_tool_call(caller, "searchKnowledge")
+    kept = rt.store.identity.token(minted.token.id)
+    assert kept is not None and kept.last_tool == "searchKnowledge" and kept.last_tool_at is not None
 
 
 def test_a_revoked_token_fails_at_its_next_call(rt: Runtime) -> None:

@@ -1,14 +1,19 @@
 """The web pages in a real browser (Playwright driving Debian's chromium) against the whole HTTP app.
 
 Each test starts signed out in a fresh browser context; pages are found by their labels, button names and
-the stable test ids (data-testid="new-token", "install-command"). Main pages are screenshotted at desktop
-and 400 px widths into web_world.SCREENSHOTS, and checked for labels and for fitting in 400 px.
+the stable test ids (data-testid="new-token", "install-command"). Every page is screenshotted at desktop
+and 400 px widths into web_world.SCREENSHOTS and checked at both: every field labelled, no sideways scroll
+(of the page or of any box in it), every control inside the screen, and every control reached by Tab.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,7 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from typer.testing import CliRunner
 
 from conftest import run_cli
-from mcp_world import World, connect
+from mcp_world import REPO_ROOT, World, connect
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import app
@@ -46,15 +51,68 @@ def sign_in(page: Page, handle: str, password: str | None = None) -> None:
     page.get_by_role("button", name="Sign in").click()
 
 
+# The controls a keyboard user must reach: visible, enabled, not taken out of the tab order.
+CONTROLS = """() => {
+  const all = Array.from(document.querySelectorAll(
+    'a[href], button, input:not([type=hidden]), select, textarea, [tabindex]'));
+  // a radio group is one stop for Tab (the arrow keys move inside it): its checked radio stands for it
+  const radio = el => el.type !== 'radio' || el.checked
+    || !document.querySelector(`input[type=radio][name="${el.name}"]:checked`);
+  const shown = all.filter(el => el.getClientRects().length > 0 && !el.disabled && el.tabIndex >= 0
+                                 && getComputedStyle(el).visibility !== 'hidden' && radio(el));
+  shown.forEach((el, i) => { el.dataset.kb = String(i); });
+  return shown.map(el => (el.innerText || el.getAttribute('aria-label') || el.name || el.id || el.tagName).trim());
+}"""
+# What sticks out sideways: the page itself, any box that scrolls sideways, any control past the screen's edge.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth, out = [];
+  if (document.documentElement.scrollWidth > width) out.push('the page: ' + document.documentElement.scrollWidth);
+  for (const el of document.querySelectorAll('body *')) {
+    const style = getComputedStyle(el);
+    if (['auto', 'scroll'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1)
+      out.push(`a scrolling ${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  for (const el of document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')) {
+    const box = el.getBoundingClientRect();
+    if (el.classList.contains('skip') || !el.getClientRects().length || box.width === 0) continue;
+    if (box.left < -0.5 || box.right > width + 0.5)
+      out.push(`${(el.innerText || el.name || el.tagName).trim()}: ${Math.round(box.left)}..${Math.round(box.right)}`);
+  }
+  return out;
+}"""
+FOCUSED = """() => { const el = document.activeElement, box = el.getBoundingClientRect();
+  return [el.dataset.kb ?? null, box.left >= -0.5 && box.right <= document.documentElement.clientWidth + 0.5
+          || el.classList.contains('skip')]; }"""
+
+
+def check_keyboard(page: Page, name: str) -> None:
+    """Tab from the top of the page reaches every control, each inside the screen when it has focus."""
+    names = page.evaluate(CONTROLS)
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    reached: set[int] = set()
+    for _ in range(2 * len(names) + 5):  # from wherever focus last was, round past the end to the top
+        page.keyboard.press("Tab")
+        kb, inside = page.evaluate(FOCUSED)
+        if kb is not None:
+            assert inside, f"{name}: {names[int(kb)]!r} is off the screen when it has focus"
+            reached.add(int(kb))
+        if len(reached) == len(names):
+            break
+    missed = [names[i] for i in range(len(names)) if i not in reached]
+    assert not missed, f"{name}: Tab never reaches {missed}"
+
+
 def check_and_shoot(page: Page, name: str) -> None:
-    """Every field labelled; the page fits 400 px without sideways scrolling; screenshots at both widths."""
+    """At 1280 and 400 px: every field labelled, nothing sticks out sideways, Tab reaches every control;
+    screenshots at both widths."""
     assert page.evaluate(UNLABELLED) == [], f"{name}: fields without a label"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}-desktop.png"), full_page=True)
-    page.set_viewport_size(NARROW)
     try:
-        page.screenshot(path=str(SCREENSHOTS / f"{name}-400px.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"], f"{name}: wider than 400 px"
+        for size, label in ((DESKTOP, "desktop"), (NARROW, "400px")):
+            page.set_viewport_size(size)
+            page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=True)
+            assert page.evaluate(OVERFLOW) == [], f"{name} at {size['width']} px: sticks out sideways"
+            check_keyboard(page, f"{name} at {size['width']} px")
     finally:
         page.set_viewport_size(DESKTOP)
 
@@ -87,6 +145,7 @@ def test_a_sign_in_link_works_once(browser: Browser, web_world: World, web_url: 
     page = first.new_page()
     page.goto(link)
     expect(page.get_by_text(f"signs you in as {email('bob')}")).to_be_visible()
+    check_and_shoot(page, "sign-in-link")
     page.get_by_role("button", name="Sign in").click()
     expect(page).to_have_url(f"{web_url}/projects")
     expect(page.get_by_text(email("bob"), exact=True)).to_be_visible()
@@ -103,6 +162,9 @@ def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str)
     sign_in(page, "alice")
     page.goto("/settings/tokens")
     check_and_shoot(page, "tokens")
+    # by default a new token holds every scope a member may hold (sessions too: the brain tools), never admin
+    checked = page.locator("input[name=scopes]:checked").evaluate_all("els => els.map(el => el.value)")
+    assert checked == ["knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions"]
     page.get_by_label("Name").fill("laptop")
     for scope in ("memory:read", "memory:write"):
         page.get_by_label(scope).uncheck()
@@ -117,8 +179,8 @@ def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str)
     page.get_by_role("tab", name="Claude Code").click()
     claude = page.get_by_role("tabpanel", name="Claude Code").get_by_test_id("install-command")
     commands = [c.strip() for c in claude.all_inner_texts()]
-    assert f"claude mcp add --transport http notewell {web_url}/mcp --header \"Authorization: Bearer {secret}\"" \
-        in commands
+    assert (f"claude mcp add --transport http --scope user notewell {web_url}/mcp "
+            f"--header 'Authorization: Bearer {secret}'") in commands
     one_liner = f"curl -fsSL '{web_url}/install.sh?client=claude-code' | NOTEWELL_TOKEN="
     assert any(c.startswith(one_liner) for c in commands)
     page.get_by_role("tab", name="Claude Code").press("ArrowRight")
@@ -127,15 +189,38 @@ def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str)
     expect(page.get_by_role("tabpanel", name="Claude Code")).to_be_hidden()
     check_and_shoot(page, "token-minted")
 
+    # Claude Desktop starts Notewell itself: by the absolute path of an executable that runs
+    page.get_by_role("tab", name="Claude Desktop").click()
+    desktop = page.get_by_role("tabpanel", name="Claude Desktop").get_by_test_id("install-command")
+    entry = json.loads(desktop.first.inner_text())["mcpServers"]["notewell"]
+    command = [entry["command"], *entry["args"][: entry["args"].index("serve")]]
+    assert Path(command[0]).is_absolute() and os.access(command[0], os.X_OK), command
+    ran = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    assert ran.returncode == 0 and ran.stdout.startswith("notewell "), ran
+    assert any(c.startswith(f"curl -fsSL '{web_url}/install.sh?client=claude-desktop' | ")
+               for c in desktop.all_inner_texts())
+    # the Inspector's command, pinned to the release the tests run (tests/js/package.json)
+    page.get_by_role("tab", name="Any HTTP client").click()
+    pinned = json.loads((REPO_ROOT / "tests" / "js" / "package.json").read_text())["dependencies"][
+        "@modelcontextprotocol/inspector"]
+    expect(page.get_by_role("tabpanel", name="Any HTTP client").get_by_test_id("install-command").filter(
+        has_text="inspector")).to_have_text(
+        f"npx -y @modelcontextprotocol/inspector@{pinned} --cli {web_url}/mcp --transport http "
+        f"--header 'Authorization: Bearer {secret}' --method tools/list")
+
     async def tools() -> list[str]:
         async with connect(f"{web_url}/mcp", secret) as client:
-            return [t.name for t in (await client.list_tools()).tools]
+            names = [t.name for t in (await client.list_tools()).tools]
+            await client.call_tool("listProjects", {})
+            return names
 
     names = in_thread(tools)
-    assert "listProjects" in names and "search_notes" in names
+    assert "listProjects" in names and "search_notes" in names and "brain_get_user_style" in names
     assert not any(n in names for n in ("remember", "search_memory"))  # no memory scope on this token
 
+    page.goto("/settings/tokens")  # the token's last tool call, in its row
     row = page.get_by_role("row").filter(has_text="laptop")
+    expect(row.get_by_role("cell").nth(4)).to_contain_text("listProjects")
     row.get_by_role("button", name="Revoke").click()
     expect(page.get_by_role("row").filter(has_text="laptop")).to_contain_text("revoked")
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -177,6 +262,7 @@ def test_hidden_is_the_same_404_as_missing(page: Page, web_url: str) -> None:
         assert response is not None and response.status == 404, path
         seen.append(page.locator("main").inner_text())
     assert len(set(seen)) == 1
+    check_and_shoot(page, "not-found")
     response = page.goto("/admin/users")  # a member has no admin pages at all
     assert response is not None and response.status == 404
     assert page.locator("main").inner_text() == seen[0]
@@ -215,9 +301,32 @@ def test_admin_adds_a_user_and_grants_a_project(browser: Browser, page: Page, we
     page.get_by_role("button", name="Grant", exact=True).click()
     expect(page.get_by_role("row").filter(has_text="carol@northwind.test")).to_contain_text("read")
     check_and_shoot(page, "admin-project")
+    save = page.get_by_role("button", name="Save").bounding_box()
+    archive = page.get_by_role("button", name="Archive").bounding_box()
+    assert save is not None and archive is not None
+    assert archive["y"] - (save["y"] + save["height"]) >= 12, (save, archive)  # not touching: apart
     page.goto("/admin/audit?action=grant.")
-    expect(page.get_by_role("row").filter(has_text="carol@northwind.test")).to_contain_text("grant.set")
+    granted = page.get_by_role("row").filter(has_text="carol@northwind.test")
+    expect(granted).to_contain_text("grant.set")
+    # the detail as "key: value" lines, not JSON
+    detail = granted.locator("ul.detail")
+    expect(detail.get_by_role("listitem").filter(has_text="level:")).to_have_text("level: read")
+    assert "{" not in detail.inner_text() and '"' not in detail.inner_text()
     check_and_shoot(page, "admin-audit")
+    page.goto("/admin/projects")
+    check_and_shoot(page, "admin-projects")
+    alice_token = web_world.tokens["alice_project"]
+
+    async def call() -> None:
+        async with connect(f"{web_url}/mcp", alice_token) as client:
+            await client.call_tool("searchKnowledge", {"query": "discount"})
+
+    in_thread(call)
+    page.goto("/admin/tokens")  # every token, with its last tool call
+    listed = page.get_by_role("row").filter(has_text=alice_token.split("_")[1])
+    expect(listed).to_contain_text("alice@northwind.test")
+    expect(listed.get_by_role("cell").nth(5)).to_contain_text("searchKnowledge")
+    check_and_shoot(page, "admin-tokens")
 
     carol = browser.new_context(base_url=web_url)
     member = carol.new_page()
@@ -318,6 +427,7 @@ def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: 
                                project_id=started.project.id)
     sign_in(page, "alice")
     page.get_by_role("link", name="Sessions").click()
+    check_and_shoot(page, "sessions")
     page.get_by_role("link", name="Fix the pricing table layout").click()
     expect(page.locator("dl.meta")).to_contain_text("success")
     expect(page.get_by_role("listitem").filter(has_text="file_edit")).to_contain_text('"file": "pricing.tsx"')
@@ -380,3 +490,36 @@ def test_vault_html_never_runs_in_the_page(page: Page, web_world: World) -> None
     assert page.locator("a[href^='javascript:']").count() == 0
     page.get_by_text("click me", exact=False).first.click()
     assert dialogs == []
+
+
+def test_a_document_shows_its_title_once_and_its_front_matter_as_fields(page: Page) -> None:
+    sign_in(page, "alice")
+    page.goto("/p/northwind-advisory/doc/pricing-policy.md?line=3")
+    check_and_shoot(page, "document-front-matter")
+    expect(page.get_by_role("heading", level=1)).to_have_count(1)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pricing policy")
+    front = page.get_by_label("Front matter")
+    expect(front).to_contain_text("owner")
+    expect(front.locator("dd").first).to_have_text("Commercial lead")
+    expect(page.locator("pre.front-matter")).to_have_count(0)
+    expect(page.get_by_text("title: Pricing policy")).to_have_count(0)
+    expect(page.locator(".block.hit")).to_contain_text("Commercial lead")  # line 3 is in the front matter
+    page.goto("/p/northwind-advisory/doc/pricing-policy.md?line=7#L7")  # the heading's line: the page's title
+    expect(page.locator("h1.hit")).to_have_text("Pricing policy")
+
+
+def test_a_project_lists_summaries_from_real_paragraphs(page: Page) -> None:
+    sign_in(page, "staff")
+    page.goto("/p/handbook")
+    item = page.get_by_role("listitem").filter(has=page.get_by_role("link", name="Leave policy", exact=True))
+    expect(item.locator("p.summary")).to_have_text(re.compile(r"^We want you to take your leave\."))
+    week = page.get_by_role("listitem").filter(has=page.get_by_role("link", name="Your first week", exact=True))
+    expect(week.locator("p.summary code")).to_have_text("onboarding-checklist.md")
+    assert "`" not in week.locator("p.summary").inner_text()
+    check_and_shoot(page, "project-handbook")
+
+
+def test_the_favicon_is_served(web_url: str) -> None:
+    icon = httpx.get(f"{web_url}/favicon.ico", timeout=10)
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+    assert icon.content[:4] == b"\x00\x00\x01\x00"  # an ICO file

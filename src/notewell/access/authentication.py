@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 from notewell.access.policy import ROLE_SCOPES
@@ -25,6 +26,22 @@ def user_principal(user: User) -> Principal:
 class Authentication:
     def __init__(self, identity: IdentityRepository) -> None:
         self.identity = identity
+        self._tool_calls: dict[str, tuple[str, datetime]] = {}  # token id -> the last tool call written
+        self._tool_lock = threading.Lock()
+
+    def record_tool_call(self, p: Principal, tool: str) -> None:
+        """Keep ``tool`` as the last MCP tool ``p``'s token called (the token lists show it): written when the
+        tool differs from the one this process wrote last for the token, or TOUCH_INTERVAL after it, so a busy
+        agent costs a write a minute. Nothing is kept for a caller without a token (the local owner)."""
+        if p.token_id is None:
+            return
+        now = datetime.now(UTC)
+        with self._tool_lock:
+            written = self._tool_calls.get(p.token_id)
+            if written is not None and written[0] == tool and now - written[1] < TOUCH_INTERVAL:
+                return
+            self._tool_calls[p.token_id] = (tool, now)
+        self.identity.record_tool_call(p.token_id, tool, iso(now))
 
     def authenticate(self, secret: str) -> Principal:
         """The Principal for a token secret; Unauthenticated for a bad, revoked or expired token or a

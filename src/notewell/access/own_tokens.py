@@ -42,6 +42,14 @@ class OwnTokenService:
             raise Forbidden("Forbidden: only an active user has tokens")
         return user.id
 
+    def grantable_scopes(self, p: Principal) -> tuple[str, ...]:
+        """The scopes p may give a token of their own, in canonical order."""
+        return policy.grantable_scopes(p)
+
+    def default_scopes(self, p: Principal) -> tuple[str, ...]:
+        """The scopes a new token of p's holds unless p chooses others: all p may grant but admin."""
+        return policy.default_token_scopes(p)
+
     def list(self, p: Principal) -> list[TokenRecord]:
         """The caller's tokens, oldest first, revoked and expired ones included (never a secret)."""
         return self.identity.tokens(self._user_id(p))

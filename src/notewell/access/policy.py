@@ -236,6 +236,16 @@ def check_token_scopes(role: Role, scopes: Iterable[str], *, project_bound: bool
     return tuple(s for s in SCOPES if s in wanted)
 
 
+def grantable_scopes(p: Principal) -> tuple[str, ...]:
+    """The scopes, in canonical order, p may give a token of their own: those of the role and of p's token."""
+    return tuple(s for s in SCOPES if s in ROLE_SCOPES[p.role] and s in p.scopes)
+
+
+def default_token_scopes(p: Principal) -> tuple[str, ...]:
+    """What a new token of p's holds unless p chooses: every grantable scope but admin (which is asked for)."""
+    return tuple(s for s in grantable_scopes(p) if s != ADMIN_SCOPE)
+
+
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
     """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
     none beyond p's own token, and a project-bound caller binds the new token to the same project."""

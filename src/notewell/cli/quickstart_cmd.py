@@ -24,13 +24,11 @@ from notewell.cli.serve_cmd import DEFAULT_HOST, DEFAULT_PORT, bind_or_fail, ser
 from notewell.config import INDEX_DIR_NAME
 from notewell.errors import NotFound, Unauthenticated
 from notewell.runtime import Runtime
+from notewell.web.clients import INSPECTOR_VERSION
 
 ADMIN_EMAIL = "admin@localhost"
 TOKEN_FILE = "token"
 OLD_TOKEN_FILE = "quickstart-token"  # where older versions kept it: <vault>/.notewell/quickstart-token
-# The MCP Inspector release the printed command pins (npx would otherwise pick whatever it has cached, and
-# older releases lack --header); the test suite runs this same release (tests/js/package.json) on Node 20.
-INSPECTOR_VERSION = "2.12.0"
 TOKEN_SCOPES = ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions")
 
 

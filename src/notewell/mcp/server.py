@@ -93,6 +93,7 @@ class NotewellMCP:
         self.resources: list[ResourceSpec] = [r for t in toolsets for r in self.resources_of[t.name]]
         self._principal_of = principal_of
         self._on_tool_call = on_tool_call
+        self._authentication = rt.authentication
         self.instructions = instructions_for(self.toolsets)
         self.server: Server[Any] = Server(
             "notewell", version=__version__, title="Notewell",
@@ -203,6 +204,7 @@ class NotewellMCP:
 
     def run_tool(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
         """Call one tool (in a worker thread). InvalidArgument propagates; other refusals become is_error."""
+        self._authentication.record_tool_call(principal, spec.name)  # the token lists' "last tool call"
         args = Arguments(raw, spec.argument_names)
         try:
             data = spec.call(CallContext(principal, self.visible(principal)), args)

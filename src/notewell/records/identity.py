@@ -79,6 +79,8 @@ class TokenRecord:
     expires_at: str | None = None
     last_used_at: str | None = None
     revoked_at: str | None = None
+    last_tool: str | None = None  # the name of the last MCP tool called with this token
+    last_tool_at: str | None = None
 
     def state(self, now: str) -> Literal["active", "revoked", "expired"]:
         if self.revoked_at is not None:

@@ -30,6 +30,7 @@ _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 _HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")
 _LINK = re.compile(r"\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 _LINK_SEPARATORS = " \t|·•–—-,;/"
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _md = MarkdownIt("commonmark")
 
 
@@ -104,6 +105,8 @@ class _Reading:
     fence: str = ""  # the fence of the code block being passed over
     comment: bool = False  # inside an HTML comment
     run: list[str] = field(default_factory=list)  # the plain lines just read: a setext underline makes them a heading
+    in_list: bool = False  # inside a list before the first paragraph: its items' lines are no paragraph
+    after_blank: bool = False  # the line before was blank
 
     def markdown_line(self, line: str) -> str | None:
         """The line as the summary reads it, or None when markdown structure used it up (code, comments,
@@ -139,15 +142,25 @@ class _Reading:
             self.run = []
         return shown
 
-    def paragraph_line(self, stripped: str) -> None:
+    def paragraph_line(self, stripped: str, indented: bool = False) -> None:
         """A line of text towards the first paragraph: a blank line ends it, a list, table or quote before
-        it is passed over."""
+        it is passed over, a list item's every line too (its continuation lines, and after a blank line the
+        indented ones)."""
+        blank_before, self.after_blank = self.after_blank, not stripped
         if not stripped:
             self.para_done = bool(self.first_para)
             return
-        if not self.first_para and self.markdown and stripped.startswith(("- ", "* ", "|", ">")):
-            self.run = []
-            return
+        if not self.first_para and self.markdown:
+            if _LIST_ITEM.match(stripped):
+                self.in_list, self.run = True, []
+                return
+            if self.in_list and (indented or not blank_before):
+                self.run = []
+                return
+            self.in_list = False
+            if stripped.startswith(("|", ">")):
+                self.run = []
+                return
         self.first_para = f"{self.first_para} {stripped}".strip()
         self.para_done = len(self.first_para) > SUMMARY_MAX_CHARS
 
@@ -174,7 +187,7 @@ def parse_document(path: str, text: str) -> ParsedDocument:
             if title or reading.heading_title or not markdown:
                 break
             continue
-        reading.paragraph_line(stripped)
+        reading.paragraph_line(stripped, line[:1] in (" ", "\t"))
     title = title or reading.heading_title or posixpath.splitext(posixpath.basename(path))[0]
     summary = _clean(meta.get("summary") or meta.get("description")) or reading.first_para
     if len(summary) > SUMMARY_MAX_CHARS:

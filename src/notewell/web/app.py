@@ -3,18 +3,21 @@ and one error page per failure (the same 404 for hidden and missing)."""
 
 from __future__ import annotations
 
+from importlib.resources import files
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Mount
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
 from notewell.runtime import Runtime
+from notewell.web.clients import notewell_executable
 from notewell.web.pages import admin, auth, browse, memories, sessions, tokens
 from notewell.web.render import page
 from notewell.web.session import (
@@ -90,11 +93,18 @@ async def _on_http(request: Request, exc: Exception) -> Response:
     return await _error(request, exc.status_code, "Not accepted", str(exc.detail))
 
 
+_FAVICON = files("notewell.web").joinpath("static", "favicon.ico").read_bytes()
+
+
+async def _favicon(_request: Request) -> Response:
+    return Response(_FAVICON, media_type="image/x-icon", headers={"Cache-Control": "public, max-age=86400"})
+
+
 def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
     """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
     app = Starlette(
         routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *sessions.ROUTES,
-                *admin.ROUTES,
+                *admin.ROUTES, Route("/favicon.ico", _favicon, methods=["GET"]),
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),
                     Middleware(SessionMiddleware, secret_key=services.sign_in.cookie_key().decode("ascii"),
@@ -104,4 +114,5 @@ def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
                             NotewellError: _on_notewell_error, HTTPException: _on_http},
     )
     app.state.services = services
+    app.state.notewell = notewell_executable()  # at start: what the wizard's Claude Desktop entry runs
     return app

@@ -8,10 +8,17 @@ installer script never carries it (it is passed as NOTEWELL_TOKEN).
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 SERVER_NAME = "notewell"
+# The MCP Inspector release the printed commands pin (npx would otherwise pick whatever it has cached, and
+# older releases lack --header); the test suite runs this same release (tests/js/package.json).
+INSPECTOR_VERSION = "2.12.0"
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,20 @@ class ClientSetup:
     note: str = ""
 
 
+def notewell_executable(argv0: str | None = None) -> tuple[str, ...]:
+    """How this machine starts Notewell, as an absolute command (for a client that starts it, such as Claude
+    Desktop, whose PATH has no virtualenv in it): the running ``notewell`` script (``sys.argv[0]``), else
+    ``notewell`` on PATH or beside this Python, else this Python with ``-m notewell``."""
+    first = Path(argv0 if argv0 is not None else sys.argv[0])
+    if first.name == "notewell" and first.is_file() and os.access(first, os.X_OK):
+        return (str(first.absolute()),)
+    beside = Path(sys.executable).parent / "notewell"
+    for found in (shutil.which("notewell"), str(beside) if beside.is_file() else None):
+        if found and os.access(found, os.X_OK):
+            return (str(Path(found).absolute()),)
+    return (str(Path(sys.executable).absolute()), "-m", "notewell")
+
+
 def _json(data: object) -> str:
     return json.dumps(data, indent=2)
 
@@ -39,16 +60,24 @@ def installer_command(base_url: str, client: str, secret: str) -> str:
 
 
 def claude_code_command(mcp_url: str, secret: str) -> str:
-    return (f"claude mcp add --transport http {SERVER_NAME} {mcp_url} "
-            f'--header "Authorization: Bearer {secret}"')
+    return (f"claude mcp add --transport http --scope user {SERVER_NAME} {mcp_url} "
+            f"--header {shlex.quote('Authorization: Bearer ' + secret)}")
 
 
-def client_setups(base_url: str, secret: str, store_url: str) -> list[ClientSetup]:
-    """Every client's set-up for a server reached at ``base_url`` (no trailing slash) and this token."""
+def inspector_command(mcp_url: str, secret: str) -> str:
+    """The MCP Inspector's CLI, pinned, listing the tools (a refused token shows as an OAuth prompt there: see
+    docs/web.md for the 401 the server sends)."""
+    return (f"npx -y @modelcontextprotocol/inspector@{INSPECTOR_VERSION} --cli {mcp_url} --transport http "
+            f"--header {shlex.quote('Authorization: Bearer ' + secret)} --method tools/list")
+
+
+def client_setups(base_url: str, secret: str, store_url: str, notewell: tuple[str, ...]) -> list[ClientSetup]:
+    """Every client's set-up for a server reached at ``base_url`` (no trailing slash) and this token;
+    ``notewell`` is how this machine starts Notewell (notewell_executable())."""
     mcp_url = f"{base_url}/mcp"
     bearer = {"Authorization": f"Bearer {secret}"}
     http_entry = {"type": "http", "url": mcp_url, "headers": bearer}
-    stdio_entry = {"command": "notewell", "args": ["serve", "--stdio", "--db", store_url],
+    stdio_entry = {"command": notewell[0], "args": [*notewell[1:], "serve", "--stdio", "--db", store_url],
                    "env": {"NOTEWELL_TOKEN": secret}}
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                   "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -79,8 +108,11 @@ def client_setups(base_url: str, secret: str, store_url: str) -> list[ClientSetu
                  _json({"mcpServers": {SERVER_NAME: stdio_entry}}), "macOS"),
             Step("%APPDATA%\\Claude\\claude_desktop_config.json",
                  _json({"mcpServers": {SERVER_NAME: stdio_entry}}), "Windows"),
-        ), note="Claude Desktop starts Notewell itself over stdio, acting for NOTEWELL_TOKEN: Notewell must be "
-                "installed on that machine and reach the store named after --db."),
+            Step("Then check the connection", installer_command(base_url, "claude-desktop", secret),
+                 "macOS / Linux"),
+        ), note=f"Claude Desktop starts Notewell itself over stdio, acting for NOTEWELL_TOKEN: {notewell[0]} is "
+                "where this server's Notewell is installed; on another machine, install Notewell there, put its "
+                "absolute path in \"command\", and let it reach the store named after --db."),
         ClientSetup("codex", "Codex CLI", (
             Step("Add it from the command line",
                  f"export NOTEWELL_TOKEN={shlex.quote(secret)}\n"
@@ -97,6 +129,8 @@ def client_setups(base_url: str, secret: str, store_url: str) -> list[ClientSetu
                  f"curl -sS -X POST {mcp_url} -H {shlex.quote('Authorization: Bearer ' + secret)} "
                  "-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' "
                  f"--data {shlex.quote(json.dumps(initialize))}"),
+            Step(f"Or list the tools with the MCP Inspector (version {INSPECTOR_VERSION}, pinned)",
+                 inspector_command(mcp_url, secret)),
             Step("Smoke-test the connection", installer_command(base_url, "generic", secret), "macOS / Linux"),
         )),
     ]

@@ -5,6 +5,10 @@ its link check refuses javascript:, vbscript:, file: and data: (but images) URLs
 Content-Security-Policy blocks anything else. Each top-level block carries an anchor ``L<n>`` for every
 source line it covers, so a search hit links to ``#L<n>`` and lands on the block holding that line; the
 block with the wanted line is marked.
+
+A leading YAML front matter block becomes a small list of its fields (kind "front"; shown as the raw text
+when it is not a mapping), and a first heading that says the document's title is the page's title (kind
+"title"), so the title shows once.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
+
+from notewell.vault.parse import split_front_matter
+from notewell.web.readable import plain
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
     ["table", "strikethrough"])
@@ -26,6 +33,8 @@ class Block:
     last: int
     html: Markup
     marked: bool  # holds the line the reader asked for
+    kind: str = ""  # "front": the front matter; "title": the heading that is the page's title; "": the body
+    fields: tuple[tuple[str, str], ...] = ()  # the front matter's fields, when it is a YAML mapping
 
 
 def is_markdown(path: str) -> bool:
@@ -60,21 +69,53 @@ def _top_level_blocks(tokens: list[Token]) -> list[tuple[int, int, list[Token]]]
     return blocks
 
 
-def render_markdown(text: str, wanted_line: int | None = None) -> list[Block]:
+def _front_fields(text: str, title: str) -> tuple[tuple[str, str], ...] | None:
+    """The front matter's fields as (key, text), the title left out when it is the page's; None when the
+    block is not a YAML mapping."""
+    meta, _body, _start = split_front_matter(text)
+    if not meta:
+        return None
+    return tuple((key, plain(value)) for key, value in meta.items()
+                 if not (key == "title" and _same(plain(value), title)))
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def _is_title(tokens: list[Token], title: str) -> bool:
+    """A level-1 heading whose text is ``title`` (what the index took as the title)."""
+    return bool(title) and len(tokens) == 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1" \
+        and _same(tokens[1].content, title)
+
+
+def render_markdown(text: str, wanted_line: int | None = None, title: str = "") -> list[Block]:
+    """The blocks of a markdown text; when ``title`` is given, a first heading saying it is kind "title"."""
     lines = text.split("\n")
     skip = _front_matter_end(lines)
     out: list[Block] = []
     if skip:
-        front = escape("\n".join(lines[:skip]))
-        out.append(Block(1, skip, Markup(f'<pre class="front-matter">{front}</pre>'),
-                         wanted_line is not None and 1 <= wanted_line <= skip))
+        fields = _front_fields(text, title)
+        raw = fields is None and "".join(lines[1:skip - 1]).strip()
+        html = Markup(f'<pre class="front-matter">{escape(chr(10).join(lines[:skip]))}</pre>') if raw else Markup("")
+        out.append(Block(1, skip, html, wanted_line is not None and 1 <= wanted_line <= skip, "front", fields or ()))
     body = "\n".join(lines[skip:])
     env: dict[str, object] = {}
-    for begin, stop, tokens in _top_level_blocks(_MD.parse(body, env)):
+    for n, (begin, stop, tokens) in enumerate(_top_level_blocks(_MD.parse(body, env))):
         first, last = begin + 1 + skip, max(stop, begin + 1) + skip
         html = Markup(_MD.renderer.render(tokens, _MD.options, env))
-        out.append(Block(first, last, html, wanted_line is not None and first <= wanted_line <= last))
+        kind = "title" if n == 0 and _is_title(tokens, title) else ""
+        out.append(Block(first, last, html, wanted_line is not None and first <= wanted_line <= last, kind))
     return out
+
+
+def inline_summary(text: str) -> Markup:
+    """A document's summary as one line of HTML: its inline markdown rendered (code, emphasis), links shown as
+    their text (a summary's relative link would point nowhere from a listing), raw HTML as text."""
+    tokens = _MD.parseInline(text)
+    for token in tokens:
+        token.children = [c for c in token.children or [] if c.type not in ("link_open", "link_close")]
+    return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
 def numbered_lines(text: str) -> list[str]:

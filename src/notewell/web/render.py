@@ -12,6 +12,8 @@ from starlette.responses import HTMLResponse
 
 from notewell.access import policy
 from notewell.access.principal import Principal
+from notewell.web.markdown import inline_summary
+from notewell.web.readable import readable
 from notewell.web.session import csrf_token
 
 ENV = Environment(loader=PackageLoader("notewell.web", "templates"), autoescape=select_autoescape(default=True),
@@ -31,6 +33,8 @@ def urlpath(value: str) -> str:
 
 
 ENV.filters["when"] = when
+ENV.filters["readable"] = readable
+ENV.filters["summary"] = inline_summary
 ENV.filters["urlpath"] = urlpath
 
 

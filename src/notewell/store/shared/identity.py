@@ -82,13 +82,19 @@ MIGRATIONS: list[Migration] = [
     (
         "ALTER TABLE users ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0",
     ),
+    # Step 5: each token's last MCP tool call (its name and when), the signal the token lists show.
+    (
+        "ALTER TABLE tokens ADD COLUMN last_tool TEXT",
+        "ALTER TABLE tokens ADD COLUMN last_tool_at TEXT",
+    ),
 ]
 
 USER_COLUMNS = "id, email, name, handle, role, active, created_at"
 PROJECT_COLUMNS = ("id, name, description, kind, status, framework, language, owner_user_id, created_at, "
                    "custom_name, custom_description")
 GRANT_COLUMNS = "user_id, project_id, level, created_at"
-TOKEN_COLUMNS = "id, user_id, name, scopes, project_id, created_at, expires_at, last_used_at, revoked_at"
+TOKEN_COLUMNS = ("id, user_id, name, scopes, project_id, created_at, expires_at, last_used_at, revoked_at, last_tool, "
+                 "last_tool_at")
 
 
 class SqlIdentity:
@@ -211,7 +217,7 @@ class SqlIdentity:
     # tokens
     def add_token(self, token: TokenRecord, secret_hash: str) -> None:
         with self.sql.transaction() as conn:
-            conn.execute(f"INSERT INTO tokens ({TOKEN_COLUMNS}, secret_hash) VALUES ({marks(10)})",
+            conn.execute(f"INSERT INTO tokens ({TOKEN_COLUMNS}, secret_hash) VALUES ({marks(12)})",
                          (*_token_values(token), secret_hash))
 
     def token(self, token_id: str) -> TokenRecord | None:
@@ -221,7 +227,7 @@ class SqlIdentity:
     def token_with_hash(self, token_id: str) -> tuple[TokenRecord, str] | None:
         """The token and its stored secret hash, for authentication."""
         row = self._one(f"SELECT {TOKEN_COLUMNS}, secret_hash FROM tokens WHERE id = ?", (token_id,))
-        return (_token(row), row[9]) if row else None
+        return (_token(row), row[11]) if row else None
 
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]:
         if user_id is None:
@@ -240,6 +246,10 @@ class SqlIdentity:
     def touch_token(self, token_id: str, at: str) -> None:
         with self.sql.transaction() as conn:
             conn.execute("UPDATE tokens SET last_used_at = ? WHERE id = ?", (at, token_id))
+
+    def record_tool_call(self, token_id: str, tool: str, at: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE tokens SET last_tool = ?, last_tool_at = ? WHERE id = ?", (tool, at, token_id))
 
 
 # Rows <-> records. Flags are bound as Python bools, which SQLite stores as 0/1 and PostgreSQL as BOOLEAN;
@@ -263,7 +273,8 @@ def _grant(row: Sequence[Any]) -> Grant:
 def _token(row: Sequence[Any]) -> TokenRecord:
     """Scopes are stored space-separated."""
     return TokenRecord(id=row[0], user_id=row[1], name=row[2], scopes=tuple(row[3].split()), project_id=row[4],
-                       created_at=row[5], expires_at=row[6], last_used_at=row[7], revoked_at=row[8])
+                       created_at=row[5], expires_at=row[6], last_used_at=row[7], revoked_at=row[8],
+                       last_tool=row[9], last_tool_at=row[10])
 
 
 def _project_values(p: Project) -> tuple[Any, ...]:
@@ -273,4 +284,4 @@ def _project_values(p: Project) -> tuple[Any, ...]:
 
 def _token_values(token: TokenRecord) -> tuple[Any, ...]:
     return (token.id, token.user_id, token.name, " ".join(token.scopes), token.project_id, token.created_at,
-            token.expires_at, token.last_used_at, token.revoked_at)
+            token.expires_at, token.last_used_at, token.revoked_at, token.last_tool, token.last_tool_at)

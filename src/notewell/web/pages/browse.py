@@ -79,10 +79,13 @@ async def doc_page(request: Request) -> Response:
     line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
     markdown = is_markdown(rel)
     rendered = markdown and request.query_params.get("view") != "source"
-    blocks = render_markdown("\n".join(lines), line) if rendered else None
-    return page(request, "doc.html", p, title=first.title or rel, project=project, rel=rel, total=first.total_lines,
-                shown=len(lines), cut=cut, blocks=blocks, lines=None if rendered else numbered_lines("\n".join(lines)),
-                line=line, markdown=markdown)
+    title = first.title or rel
+    blocks = render_markdown("\n".join(lines), line, title) if rendered else None
+    heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
+    return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
+                shown=len(lines), cut=cut, heading=heading,
+                blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
+                lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown)
 
 
 def _split(vault_path: str) -> tuple[str, str]:

@@ -8,9 +8,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from notewell.access import policy
 from notewell.access.administration import MintedToken
-from notewell.access.principal import SCOPES, Principal
+from notewell.access.principal import Principal
 from notewell.errors import NotewellError
 from notewell.timestamps import now_iso
 from notewell.web.clients import client_setups
@@ -28,16 +27,18 @@ SCOPE_HELP = {
 }
 EXPIRIES = (("7d", "in 7 days"), ("30d", "in 30 days"), ("90d", "in 90 days"), ("365d", "in a year"),
             ("never", "never"))
-DEFAULT_SCOPES = ("knowledge:read", "memory:read", "memory:write")
 
 
 @dataclass
 class MintForm:
+    scopes: tuple[str, ...]  # checked: at first, the scopes the token service gives a new token by default
     name: str = ""
-    scopes: tuple[str, ...] = DEFAULT_SCOPES
     project: str = ""
     expires: str = "90d"
 
+
+def _fresh_form(request: Request, p: Principal) -> MintForm:
+    return MintForm(scopes=services(request).own_tokens.default_scopes(p))
 
 
 async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
@@ -45,8 +46,9 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
     svc = services(request)
     tokens = await call(svc.own_tokens.list, p)
     projects = await call(svc.knowledge.projects, p)
-    allowed = [(s, SCOPE_HELP.get(s, "")) for s in SCOPES if s in policy.ROLE_SCOPES[p.role]]
-    setups = client_setups(base_url(request), minted.secret, svc.store.url) if minted else []
+    allowed = [(s, SCOPE_HELP.get(s, "")) for s in svc.own_tokens.grantable_scopes(p)]
+    setups = client_setups(base_url(request), minted.secret, svc.store.url, request.app.state.notewell) \
+        if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
                 status=status, no_store=minted is not None)
@@ -54,7 +56,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
 
 async def tokens_page(request: Request) -> Response:
     p = await signed_in(request)
-    return await _render(request, p, MintForm())
+    return await _render(request, p, _fresh_form(request, p))
 
 
 async def mint(request: Request) -> Response:
@@ -67,7 +69,7 @@ async def mint(request: Request) -> Response:
                             name=form.name, expires=None if form.expires == "never" else form.expires)
     except NotewellError as exc:
         return await _render(request, p, form, error=str(exc), status=400)
-    return await _render(request, p, MintForm(), minted=minted)
+    return await _render(request, p, _fresh_form(request, p), minted=minted)
 
 
 async def revoke(request: Request) -> Response:
