@@ -113,7 +113,7 @@ def index_into(vault: Path, db: Path | str) -> IndexedVault:
     """Sync ``vault`` into the store at ``db`` (a SQLite file, created when missing, or a PostgreSQL URL).
     The caller closes it."""
     rt = open_runtime(str(vault), str(db))
-    return IndexedVault(rt, sync(rt.settings, rt.store))
+    return IndexedVault(rt, rt.indexing.sync())
 
 
 @pytest.fixture

@@ -150,3 +150,24 @@ def test_the_cycle_check_sees_a_cycle() -> None:
     edges = {("store", "access"): ["x:1"], ("access", "store"): ["y:2"], ("records", "store"): ["z:3"],
              ("search", "records"): ["w:4"]}
     assert _cycles(edges) == [["access", "store"]]
+
+
+DOORS = {"__main__", "cli", "http", "mcp", "api", "web"}
+WIRED_BY_THE_ROOT = {"notewell.store", "notewell.search"}  # only runtime.py wires the store and the engine
+
+
+def test_no_door_reaches_past_the_services() -> None:
+    """Doors build nothing: no door imports the store or the search engine, or reads the runtime's store or
+    engine; they call the services the composition root built (docs/architecture.md)."""
+    found: list[str] = []
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        if _unit(module) not in DOORS:
+            continue
+        for target, line in _imported(path, module):
+            if any(target == w or target.startswith(f"{w}.") for w in WIRED_BY_THE_ROOT):
+                found.append(f"{module}:{line} imports {target}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in ("store", "engine"):
+                found.append(f"{module}:{node.lineno} reads .{node.attr}")
+    assert not found, "\n".join(found)

@@ -45,6 +45,11 @@ class Runtime:
     indexing: IndexingService
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
 
+    @property
+    def store_url(self) -> str:
+        """Where the store is, as ``--db`` takes it (a stdio client's set-up names it)."""
+        return self.store.url
+
     def close(self) -> None:
         self.store.close()
 

@@ -6,9 +6,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 from notewell.access.policy import ROLE_SCOPES
-from notewell.access.principal import Principal
+from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import secret_matches, token_id_of
-from notewell.errors import Unauthenticated
+from notewell.errors import NotFound, Unauthenticated
 from notewell.records.identity import User
 from notewell.store.base import IdentityRepository
 from notewell.timestamps import iso
@@ -42,6 +42,16 @@ class Authentication:
                 return
             self._tool_calls[p.token_id] = (tool, now)
         self.identity.record_tool_call(p.token_id, tool, iso(now))
+
+    def acting_as(self, email: str | None) -> Principal:
+        """Who a command at the local terminal acts for: the local owner, or (``email``, the command line's
+        --as) that active user with every scope their role allows."""
+        if email is None:
+            return LOCAL_OWNER
+        user = self.identity.user_by_email(email)
+        if user is None or not user.active:
+            raise NotFound(f"no active user with email {email}", field="as", remedy="list-users")
+        return user_principal(user)
 
     def authenticate(self, secret: str) -> Principal:
         """The Principal for a token secret; Unauthenticated for a bad, revoked or expired token or a

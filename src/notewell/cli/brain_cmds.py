@@ -12,13 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
-from notewell.access.authentication import user_principal
 from notewell.access.principal import Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.cli.rows import Col, show_rows
-from notewell.errors import InvalidArgument, NotFound
+from notewell.errors import InvalidArgument
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
-from notewell.runtime import Runtime
 from notewell.services.brain import EVENTS_PAGE_MAX, BrainService
 from notewell.services.brain_scoring import stage
 from notewell.timestamps import now_iso
@@ -29,13 +27,6 @@ app.add_typer(brain_app, name="brain")
 
 AsOpt = Annotated[str, typer.Option("--as", help="The user whose brain this is (their email).")]
 LimitOpt = Annotated[int, typer.Option("--limit", help="At most this many (1-500).", min=1, max=500)]
-
-
-def _principal(rt: Runtime, email: str) -> Principal:
-    user = rt.store.identity.user_by_email(email)
-    if user is None or not user.active:
-        raise NotFound(f"--as: no active user with email {email}; see 'notewell user list'")
-    return user_principal(user)
 
 
 def _knowledge_json(k: KnowledgeRecord) -> dict[str, Any]:
@@ -67,7 +58,7 @@ def _session_json(s: SessionRecord) -> dict[str, Any]:
 def brain_projects(as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """The projects sessions can be filed under: personal ones first, then the shared ones the user sees."""
     with runtime(vault, db) as rt:
-        found = rt.brain.projects(_principal(rt, as_user))
+        found = rt.brain.projects(rt.authentication.acting_as(as_user))
     if json_out:
         print_json({"projects": [{"id": bp.id, "slug": bp.slug, "name": bp.name, "isOwn": bp.is_own,
                                   "framework": bp.framework, "language": bp.language, "createdAt": bp.created_at}
@@ -87,7 +78,7 @@ def brain_sessions(
 ) -> None:
     """The user's sessions, newest first (with --query: best matches first)."""
     with runtime(vault, db) as rt:
-        svc, p = rt.brain, _principal(rt, as_user)
+        svc, p = rt.brain, rt.authentication.acting_as(as_user)
         rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, 50))] if query
                 else svc.recent_sessions(p, limit))
     if json_out:
@@ -116,7 +107,7 @@ def brain_knowledge(
         unknown = [k for k in kind or [] if k not in KNOWLEDGE_KINDS]
         if unknown:
             raise InvalidArgument("--type", f"unknown type {unknown[0]!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
-        found = rt.brain.knowledge(_principal(rt, as_user), kinds=kind or (), limit=limit)
+        found = rt.brain.knowledge(rt.authentication.acting_as(as_user), kinds=kind or (), limit=limit)
     if json_out:
         print_json({"knowledge": [_knowledge_json(k) for k in found]})
         return
@@ -141,8 +132,8 @@ def brain_teach(
 ) -> None:
     """Teach a rule (confidence 1.0); it is also a memory, so recall finds it."""
     with runtime(vault, db) as rt:
-        item, created = rt.brain.teach(_principal(rt, as_user), rule=rule, trigger=trigger, rationale=rationale,
-                                           kind=kind, source="cli", tags=tag, project_id=project)
+        item, created = rt.brain.teach(rt.authentication.acting_as(as_user), rule=rule, trigger=trigger,
+                                       rationale=rationale, kind=kind, source="cli", tags=tag, project_id=project)
     if json_out:
         print_json({**_knowledge_json(item), "created": created})
         return
@@ -158,7 +149,7 @@ def brain_retire(
 ) -> None:
     """Retire an item: it leaves retrieval, skills and every memory search."""
     with runtime(vault, db) as rt:
-        item = rt.brain.retire(_principal(rt, as_user), knowledge_id, reason)
+        item = rt.brain.retire(rt.authentication.acting_as(as_user), knowledge_id, reason)
     if json_out:
         print_json(_knowledge_json(item))
         return
@@ -172,7 +163,7 @@ def brain_export(
 ) -> None:
     """Export the user's knowledge (action items included) and sessions with their events, as JSON."""
     with runtime(vault, db) as rt:
-        svc, p = rt.brain, _principal(rt, as_user)
+        svc, p = rt.brain, rt.authentication.acting_as(as_user)
         sessions = svc.recent_sessions(p, 100_000)
         data = {"exportedAt": now_iso(), "user": p.email,
                 "knowledge": [_knowledge_json(k) for k in svc.knowledge(p, limit=1_000_000, include_action_items=True)],

@@ -8,12 +8,9 @@ from typing import Annotated
 import typer
 import yaml
 
-from notewell.access.authentication import user_principal
-from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
 from notewell.cli.rows import Col, show_rows
-from notewell.errors import InvalidArgument, NotFound
-from notewell.runtime import Runtime
+from notewell.errors import InvalidArgument
 from notewell.services import memory as m
 
 memory_app = typer.Typer(help="Agent memory: add, search (strict), recall (tolerant), context packs, forget, export.",
@@ -26,15 +23,6 @@ PathFilterOpt = Annotated[str | None, typer.Option("--path-filter", help="Only l
                                                                         "project first: projects/apollo/dec.")]
 TypeOpt = Annotated[str | None, typer.Option("--type", help="Only durable or working memories.")]
 PreferWorkingOpt = Annotated[bool, typer.Option("--prefer-working", help="Recent working memories first.")]
-
-
-def _principal(rt: Runtime, email: str | None) -> Principal:
-    if email is None:
-        return LOCAL_OWNER
-    user = rt.store.identity.user_by_email(email)
-    if user is None or not user.active:
-        raise NotFound(f"--as: no active user with email {email}; see 'notewell user list'")
-    return user_principal(user)
 
 
 def _memory_json(mem: m.Memory) -> dict[str, object]:
@@ -85,11 +73,9 @@ def memory_add(
     """Remember something. The same content at the same project and path returns the existing ref."""
     text = typer.get_text_stream("stdin").read() if content == "-" else content
     with runtime(vault, db) as rt:
-        p = _principal(rt, as_user)
-        if p.local_owner and not project:
-            raise InvalidArgument("--project", "name the project to write to; the local owner has no home")
-        done = rt.memory.remember(p, text, path=path, memory_type=memory_type, title=title, tags=tag,
-                                  project=project, supersedes=supersedes, expires_at=expires_at, private=private)
+        done = rt.memory.remember(rt.authentication.acting_as(as_user), text, path=path, memory_type=memory_type,
+                                  title=title, tags=tag, project=project, supersedes=supersedes,
+                                  expires_at=expires_at, private=private)
     if json_out:
         print_json({**_memory_json(done.memory), "deduplicated": not done.created, "superseded": done.superseded})
         return
@@ -107,8 +93,9 @@ def memory_search(
 ) -> None:
     """Strict search: only memories holding every word of the query."""
     with runtime(vault, db) as rt:
-        found = rt.memory.search_memory(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
-                                           memory_type=memory_type, prefer_working=prefer_working)
+        found = rt.memory.search_memory(rt.authentication.acting_as(as_user), query, limit=limit,
+                                        path_filter=path_filter, memory_type=memory_type,
+                                        prefer_working=prefer_working)
     _show(found, json_out)
 
 
@@ -122,7 +109,7 @@ def memory_recall(
 ) -> None:
     """Tolerant recall, ranked by relevance blended with recency and memory type."""
     with runtime(vault, db) as rt:
-        found = rt.memory.recall(_principal(rt, as_user), query, limit=limit, path_filter=path_filter,
+        found = rt.memory.recall(rt.authentication.acting_as(as_user), query, limit=limit, path_filter=path_filter,
                                     memory_type=memory_type, prefer_working=prefer_working)
     _show(found, json_out)
 
@@ -138,7 +125,7 @@ def memory_context(
 ) -> None:
     """Pack the best memories (and passages) into one block of at most --max-tokens."""
     with runtime(vault, db) as rt:
-        pack = rt.memory.recall_context(_principal(rt, as_user), query, max_tokens=max_tokens,
+        pack = rt.memory.recall_context(rt.authentication.acting_as(as_user), query, max_tokens=max_tokens,
                                            include_documents=documents, path_filter=path_filter,
                                            memory_type=memory_type)
     if json_out:
@@ -159,7 +146,7 @@ def memory_forget(
 ) -> None:
     """Forget a memory: it leaves every search."""
     with runtime(vault, db) as rt:
-        gone = rt.memory.forget(_principal(rt, as_user), ref, reason)
+        gone = rt.memory.forget(rt.authentication.acting_as(as_user), ref, reason)
     if json_out:
         print_json({"ref": gone.ref, "project": gone.project, "forgotten": True, "forgottenAt": gone.deleted_at})
         return
@@ -183,7 +170,7 @@ def memory_export(
     """Export the memories you may read as markdown files with YAML front matter."""
     written: list[str] = []
     with runtime(vault, db) as rt:
-        for mem in rt.memory.export(_principal(rt, as_user), include_inactive=everything):
+        for mem in rt.memory.export(rt.authentication.acting_as(as_user), include_inactive=everything):
             target = folder / mem.project / f"{mem.ref}.md"
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)

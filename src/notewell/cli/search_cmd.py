@@ -1,4 +1,5 @@
-"""notewell search: the engine from the command line, as the local owner (every project)."""
+"""notewell search: KnowledgeService's search from the command line, as the local owner (every ordinary
+project) or, with --as EMAIL, as that person (their home and grants too)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ import typer
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, fail, print_json, runtime
 from notewell.cli.rows import Col, show_rows
-from notewell.errors import InvalidArgument
-from notewell.paths import split_vault_path
-from notewell.records.documents import Scope
-from notewell.search.engine import CaseMode, SearchRequest, SearchResult
+from notewell.services.knowledge import CaseMode, SearchResult
 
 
 @app.command("search")
@@ -32,6 +30,9 @@ def search_command(
     case_sensitive: Annotated[bool, typer.Option("--case-sensitive", help="Match case exactly.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="How many matches at most.")] = 40,
     offset: Annotated[int, typer.Option("--offset", help="How many matches to skip.")] = 0,
+    as_user: Annotated[str | None, typer.Option("--as", help="Search as this user (their email): their home and "
+                                                "grants; default: the local owner, every ordinary project.")]
+    = None,
     vault: VaultOpt = None,
     db: DbOpt = None,
     json_out: JsonOpt = False,
@@ -41,30 +42,13 @@ def search_command(
         raise fail("--smart-case and --case-sensitive: choose one")
     case: CaseMode = "sensitive" if case_sensitive else "smart" if smart_case else "insensitive"
     with runtime(vault, db, create=False) as rt:
-        scope = _scope(rt.store.documents.vault_projects(), project or [], path or "", file_type or [])
-        result = rt.engine.search(SearchRequest(query=query, scope=scope, regex=regex, case=case,
-                                                all_lines=all_lines, limit=limit, offset=offset))
+        result = rt.knowledge.search(rt.authentication.acting_as(as_user), query, projects=project or [],
+                                     path=path or "", file_types=file_type or [], regex=regex, case=case,
+                                     all_lines=all_lines, limit=limit, offset=offset)
     if json_out:
         _print_json(result)
     else:
         _print_rows(result)
-
-
-def _scope(known: list[str], projects: list[str], path: str, file_types: list[str]) -> Scope:
-    """What --project, --path and --type select, checked against the vault's projects."""
-    for name in projects:
-        if name not in known:
-            raise InvalidArgument("--project", f"no project {name} in the vault; its projects: {', '.join(known)}")
-    chosen = list(projects or known)
-    path_project, prefix = split_vault_path(path, "--path")
-    if path_project:
-        if path_project not in known:
-            raise InvalidArgument("--path", f"{path} is in no project; the vault's projects: {', '.join(known)}")
-        if projects and path_project not in projects:
-            raise InvalidArgument("--path", f"{path} is not inside --project {', '.join(projects)}")
-        chosen = [path_project]
-    types = tuple(t if t.startswith(".") else f".{t}" for t in file_types)
-    return Scope(projects=chosen, prefix=prefix, file_types=types)
 
 
 def _print_json(result: SearchResult) -> None:

@@ -16,7 +16,6 @@ from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import Runtime
 from notewell.services.servers import local_url
-from notewell.watcher import start_watcher
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -63,7 +62,7 @@ def serve_command(
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
             principal = stdio_principal(rt)
-            watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects) if watch else None
+            watcher = rt.indexing.watch() if watch else None
             try:
                 anyio.run(serve_stdio, rt, chosen, principal)
             finally:

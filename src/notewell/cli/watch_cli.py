@@ -7,13 +7,12 @@ import threading
 from notewell.cli.app import err_console
 from notewell.mcp import log
 from notewell.runtime import Runtime
-from notewell.watcher import start_watcher
 
 
 def watch_until_interrupted(rt: Runtime) -> None:
     """Watch until Ctrl-C (SIGTERM ends the process, which frees the writer's lease as well)."""
     log.setup(log.resolve_level(None, "info"))
-    watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects)
+    watcher = rt.indexing.watch()
     err_console.print(f"Watching {rt.settings.vault}; Ctrl-C stops it", highlight=False, markup=False)
     try:
         threading.Event().wait()

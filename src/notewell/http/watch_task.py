@@ -7,7 +7,6 @@ import anyio
 from notewell.http.door import ServeOptions
 from notewell.http.tasks import BackgroundTask
 from notewell.runtime import Runtime
-from notewell.watcher import start_watcher
 
 
 def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
@@ -16,7 +15,7 @@ def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
     async def run() -> None:
         if not options.watch:
             return
-        watcher = start_watcher(rt.settings, rt.store, rt.indexing.sync_projects)
+        watcher = rt.indexing.watch()
         try:
             await anyio.sleep_forever()
         finally:

@@ -1,8 +1,9 @@
 """Indexing: the one operation that brings the store in line with the vault, its projects included.
 
-Every door that indexes (``notewell index``, the quickstart, the docs generator, a live watcher) calls
-``sync()``; ``notewell serve`` calls ``sync_projects()`` at start. It takes no Principal: the vault is the
-source of truth and only the process that owns it indexes; no request of a person reaches it.
+Every door that indexes (``notewell index``, the quickstart, the docs generator) calls ``sync()``, and every
+door that keeps watching the vault calls ``watch()``; ``notewell serve`` calls ``sync_projects()`` at start.
+It takes no Principal: the vault is the source of truth and only the process that owns it indexes; no
+request of a person reaches it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from notewell.config import Settings
 from notewell.indexer import IndexReport, Progress, sync
 from notewell.store.base import Store
 from notewell.vault.readme import readme_fields
+from notewell.watcher import WatcherThread, start_watcher
 
 
 class IndexingService:
@@ -27,6 +29,11 @@ class IndexingService:
         report = sync(self.settings, self.store, progress)
         self.sync_projects()
         return report
+
+    def watch(self) -> WatcherThread:
+        """Keep the store in line with the vault on a thread of its own (the one writer of the store by its
+        lease), the projects following the vault's top-level folders."""
+        return start_watcher(self.settings, self.store, self.sync_projects)
 
     def sync_projects(self, ids: Sequence[str] | None = None) -> None:
         """Each top-level folder of the index (``ids``, when the caller has just read them) is a project,

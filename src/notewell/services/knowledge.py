@@ -21,7 +21,9 @@ from notewell.errors import InvalidArgument, NotFound
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.paths import normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocumentMeta, Scope
-from notewell.search.engine import CaseMode, SearchEngine, SearchRequest, SearchResult
+from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
+from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
+from notewell.search.engine import SearchResult as SearchResult
 from notewell.services.location_filter import location_filter
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE
@@ -300,6 +302,31 @@ class KnowledgeService:
                 for m in result.matches[:limit]]
         return DocumentHits(query, hits, truncated=result.has_more or len(result.matches) > limit,
                             complete=result.complete)
+
+    def search(self, p: Principal, query: str, *, projects: Sequence[str] = (), path: str = "",
+               file_types: Sequence[str] = (), regex: bool = False, case: CaseMode = "insensitive",
+               all_lines: bool = False, limit: int = limits.SEARCH_MAX_RESULTS, offset: int = 0) -> SearchResult:
+        """Every option of the engine (the command line's search), within what p may read: the ``projects``
+        named (each one p may read; a hidden one is answered as a missing one), a vault-relative folder or
+        file ``path`` inside them, and file types (``md`` or ``.md``)."""
+        self.authorization.authorize(p, READ)
+        readable = [pr.id for pr in self.authorization.projects(p, READ)]
+        for name in projects:
+            if name not in readable:
+                raise InvalidArgument("project", f"no project {name} you may read; yours: {', '.join(readable)}")
+        chosen = list(projects or readable)
+        path_project, prefix = split_vault_path(normalize_path(path), "path")
+        if path_project:
+            if path_project not in readable:
+                raise InvalidArgument("path", f"{path} is in no project you may read; yours: {', '.join(readable)}")
+            if projects and path_project not in projects:
+                raise InvalidArgument("path", f"{path} is not inside the project named ({', '.join(projects)})")
+            chosen = [path_project]
+        types = tuple(t if t.startswith(".") else f".{t}" for t in file_types)
+        return self.engine.search(SearchRequest(query=query, scope=Scope(projects=chosen, prefix=prefix,
+                                                                          file_types=types),
+                                                regex=regex, case=case, all_lines=all_lines, limit=limit,
+                                                offset=offset))
 
     def _first_per_file(self, query: str, scope: Scope, limit: int) -> SearchResult:
         return self.engine.search(SearchRequest(query=query, scope=scope, limit=limit))

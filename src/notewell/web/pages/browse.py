@@ -18,8 +18,7 @@ from starlette.routing import Route
 from notewell import limits
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
-from notewell.search.engine import CaseMode
-from notewell.services.knowledge import DocPart, KnowledgeService
+from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
 from notewell.web.highlight import highlight
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page

@@ -47,7 +47,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
     tokens = await call(svc.own_tokens.list, p)
     projects = await call(svc.knowledge.projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in svc.own_tokens.grantable_scopes(p)]
-    setups = client_setups(base_url(request), minted.secret, svc.store.url, request.app.state.notewell) \
+    setups = client_setups(base_url(request), minted.secret, svc.store_url, request.app.state.notewell) \
         if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
