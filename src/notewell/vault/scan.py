@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pathspec
 
+from notewell.config import CONFIG_FILE_NAME
 from notewell.vault.links import OTHER_TYPE, Folder, Followed, judge_link
 
 IGNORE_FILES = (".gitignore", ".notewellignore")
 ROOT_PROJECT = "_root"  # the project of the files at the vault root; a top-level folder of this name is left out
-SETTINGS_FILE = "notewell.toml"  # Notewell's settings at the vault root: never a document
 TEXT_SNIFF_BYTES = 8192
 
 
@@ -229,7 +229,7 @@ def scan_vault(
             if only.leads_to(entry.name):
                 _walk_project(root, Path(entry.path), entry.name, types, max_file_bytes, excluded, ignores, result,
                               only)
-        elif entry.name == SETTINGS_FILE:
+        elif entry.name == CONFIG_FILE_NAME:  # Notewell's settings at the vault root: never a document
             _leave_out(result, only, LeftOut(shown, "ignored", "Notewell's settings"))
         elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
             root_files.append(entry.name)
