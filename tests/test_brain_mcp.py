@@ -285,7 +285,7 @@ async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_a
     stored = world.runtime.store.brain.knowledge(closed["learnings"]["captured"])
     by_rule = {k.rule: k.confidence for k in stored.values()}
     assert by_rule == {f"rule {i}": want for i, (_, want) in enumerate(given[:5])}
-    events = world.runtime.store.brain.events(session)
+    events = world.runtime.store.brain.events(session, 100, 0)
     assert sorted(e.payload["confidence"] for e in events if e.event_type == "learning_captured") \
         == sorted(want for _, want in given[:5] if want is not None)
     assert all("unknownField" not in e.payload for e in events)
