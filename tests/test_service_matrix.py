@@ -200,9 +200,6 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
                                            refusals))),
         "knowledge.search_notes(repo)": ("knowledge:read", lambda w, p, x: ok(
             lambda: w.rt.knowledge.search_notes(p, NEEDLE, repo=x))),
-        "knowledge.get_docs": ("knowledge:read", lambda w, p, x: any(
-            x in s.text.split("readable projects: ", 1)[-1].split(".", 1)[0].split(", ")
-            for s in _or_empty(lambda: w.rt.knowledge.get_docs(p, [], "permissions").sections, refusals))),
         "memory.get": ("memory:read", lambda w, p, x: ok(lambda: w.rt.memory.get(p, w.memories[x]))),
         "memory.search_memory": ("memory:read", lambda w, p, x: w.memories[x] in [
             r.memory.ref for r in _or_empty(lambda: w.rt.memory.search_memory(p, NEEDLE, limit=50).results,
@@ -285,7 +282,7 @@ def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> Non
         lambda: knowledge.find_documents(everything_but, NEEDLE),
         lambda: knowledge.get_brain(everything_but, "apollo"),
         lambda: knowledge.search_brain(everything_but, "apollo", NEEDLE),
-        lambda: knowledge.search_notes(everything_but, NEEDLE), lambda: knowledge.get_docs(everything_but, []),
+        lambda: knowledge.search_notes(everything_but, NEEDLE),
         lambda: world.rt.memory.recall_context(everything_but, NEEDLE, include_documents=True),
     ]
     for call in calls:

@@ -69,7 +69,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         audit=audit,
         own_tokens=OwnTokenService(store.identity, authorization, audit),
         sign_in=SignInService(store, authorization, administration, audit),
-        knowledge=KnowledgeService(store, authorization, engine, settings.max_file_bytes),
+        knowledge=KnowledgeService(store, authorization, engine),
         memory=MemoryService(store, authorization, audit, engine),
         brain=brain,
         oracle=OracleService(brain, store.documents, engine, authorization),

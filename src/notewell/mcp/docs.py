@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from notewell.access.principal import LOCAL_OWNER
+from notewell.mcp.getdocs import limits_text
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.toolset import JsonObject, Toolset, ToolSpec
-from notewell.services.knowledge import limits_text
 
 _ANNOTATION_NAMES = (("title", "title"), ("read_only_hint", "readOnlyHint"), ("destructive_hint", "destructiveHint"),
                      ("idempotent_hint", "idempotentHint"), ("open_world_hint", "openWorldHint"))
