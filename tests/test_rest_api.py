@@ -337,7 +337,8 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     assert (repeat.status_code, repeat.json(), repeat.headers["idempotent-replayed"]) == (201, logged.json(), "true")
     events = rest.get(f"/sessions/{session_id}/events", "alice_sessions").json()["items"]
     assert [(e["eventType"], e["payload"]) for e in events] == [("test_run", {"passed": 41, "failed": 1})]
-    problem(rest.get(f"/sessions/{session_id}/events", "bob_sessions"), 404)  # another person's session
+    other = problem(rest.get(f"/sessions/{session_id}/events", "bob_sessions"), 404)  # another person's session
+    assert other["detail"] == f"NOT_FOUND: no session {session_id} of yours; open one with POST /api/v1/sessions"
     rule = {"rule": f"Freeze the clock in pricing tests ({rest.backend})", "trigger": "flaky pricing test",
             "kind": "recipe"}
     taught = rest.call("POST", "/knowledge", "alice_sessions", json=rule)

@@ -18,6 +18,9 @@ Remedy = Literal[
     "grant",  # the user cannot see the project: show how to grant access
     "mint-token",  # the token no longer works: show how to get a new one
     "choose-handle",  # the handle is taken: show how to choose another
+    "start-session",  # the coding session named is not the caller's: show how to open one
+    "list-brain-projects",  # the brain project named is not one the caller may use: show how to list them
+    "user-scoped",  # the action needs a person: show how to act as one (a user-scoped token, --as)
 ]
 
 

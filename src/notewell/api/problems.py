@@ -26,6 +26,7 @@ from notewell.errors import (
     MissingScope,
     NotewellError,
     NotFound,
+    Remedy,
     Unauthenticated,
 )
 
@@ -62,26 +63,41 @@ def problem(status: int, detail: str, *, field: str | None = None, scope: str | 
                         media_type=PROBLEM_JSON)
 
 
+# How a script gets out of a refusal, in this door's words (a service names the way out by a remedy key).
+REST_REMEDIES: dict[Remedy, str] = {
+    "start-session": "open one with POST /api/v1/sessions",
+    "list-brain-projects": "see GET /api/v1/brain-projects",
+    "user-scoped": "use a user-scoped token",
+}
+
+
+def worded(exc: NotewellError) -> str:
+    """The service's message, then the way out in this API's terms when it names one."""
+    way_out = REST_REMEDIES.get(exc.remedy) if exc.remedy else None
+    return f"{exc}; {way_out}" if way_out else str(exc)
+
+
 def response_for(exc: NotewellError) -> JSONResponse:
+    text = worded(exc)
     if isinstance(exc, Unauthenticated):
-        error = "invalid_token" if "no token" not in str(exc) else None
+        error = "invalid_token" if "no token" not in text else None
         header = REALM if error is None else f'{REALM}, error="{error}"'
-        return problem(401, str(exc), headers={"WWW-Authenticate": header})
+        return problem(401, text, headers={"WWW-Authenticate": header})
     if isinstance(exc, MissingScope):
-        return problem(403, str(exc), scope=exc.scope)
+        return problem(403, text, scope=exc.scope)
     if isinstance(exc, Forbidden):
-        return problem(403, str(exc), field=exc.field)
+        return problem(403, text, field=exc.field)
     if isinstance(exc, NotFound):
-        return problem(404, str(exc))
+        return problem(404, text)
     if isinstance(exc, InvalidArgument):
         field = _request_name(exc.field)
-        detail = str(exc)
+        detail = text
         if field != exc.field and detail.startswith(f"{exc.field}:"):
             detail = field + detail[len(exc.field):]
         return problem(400, detail, field=field)
     if isinstance(exc, Conflict):
-        return problem(409, str(exc))
-    return problem(400, str(exc), field=getattr(exc, "field", None))
+        return problem(409, text)
+    return problem(400, text, field=getattr(exc, "field", None))
 
 
 def _request_name(field: str) -> str:

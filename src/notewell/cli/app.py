@@ -50,6 +50,9 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "grant": "grant access first with 'notewell grant'",
     "mint-token": "mint a new one with 'notewell token mint'",
     "choose-handle": "choose another with --handle",
+    "start-session": "an agent opens sessions (brain_start_session); list yours with 'notewell brain sessions'",
+    "list-brain-projects": "see 'notewell brain projects'",
+    "user-scoped": "act as a user with --as EMAIL",
 }
 
 

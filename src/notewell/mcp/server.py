@@ -37,7 +37,7 @@ from mcp_types import (
 
 from notewell import __version__
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError, NotFound, Unauthenticated
+from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated
 from notewell.mcp import log
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.runtime import Runtime
@@ -211,15 +211,29 @@ class NotewellMCP:
         except InvalidArgument:
             raise
         except NotFound as exc:
-            return _error_result(spec.name, spec.not_found or str(exc))
+            return _error_result(spec.name, spec.not_found or refusal_text(exc))
         except NotewellError as exc:
-            return _error_result(spec.name, str(exc))
+            return _error_result(spec.name, refusal_text(exc))
         return _ok_result(data)
 
 
 def _ok_result(data: JsonObject) -> CallToolResult:
     text = json.dumps(data, ensure_ascii=False)  # compact: the C encoder, and fewer tokens for the model
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+# How an agent gets out of a refusal, in this door's words (a service names the way out by a remedy key).
+MCP_REMEDIES: dict[Remedy, str] = {
+    "start-session": "start one with brain_start_session",
+    "list-brain-projects": "see brain_list_projects",
+    "user-scoped": "use a user-scoped token",
+}
+
+
+def refusal_text(exc: NotewellError) -> str:
+    """A refusal as a tool answers it: the service's message, then the way out in the tools' names."""
+    way_out = MCP_REMEDIES.get(exc.remedy) if exc.remedy else None
+    return f"{exc}; {way_out}" if way_out else str(exc)
 
 
 def _error_result(tool: str, message: str) -> CallToolResult:

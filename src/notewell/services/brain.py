@@ -262,7 +262,7 @@ class BrainService:
                                    "user-scoped token to create projects")
         if why is not None:
             raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
-                                   "a user (a user-scoped token, or --as EMAIL on the command line)")
+                                   "a user", remedy="user-scoped")
 
     def _project(self, p: Principal, project_id: str, projects: list[BrainProject] | None = None) -> BrainProject:
         found = next((bp for bp in (self.projects(p) if projects is None else projects) if bp.id == project_id), None)
@@ -270,7 +270,7 @@ class BrainService:
             if p.bound_project is not None:
                 raise ForbiddenProject(f"this token is bound to {p.bound_project}; {project_id!r} is outside it. "
                                        "Drop projectId or use a user-scoped token")
-            raise ForbiddenProject(f"{project_id!r} is not a project you can use; see brain_list_projects")
+            raise ForbiddenProject(f"{project_id!r} is not a project you can use", remedy="list-brain-projects")
         return found
 
     def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
@@ -359,11 +359,12 @@ class BrainService:
 
     def _own_session(self, p: Principal, session_id: object) -> SessionRecord:
         if not isinstance(session_id, str) or not session_id.strip():
-            raise BrainValidation("sessionId", "must not be empty; pass the sessionId brain_start_session returned")
+            raise BrainValidation("sessionId", "must not be empty; pass the id your session was opened with",
+                                  remedy="start-session")
         session = self.brain.session(session_id.strip())
         why = "hidden" if session is None else self.authorization.refusal(p, OWN_SESSION, session)
         if session is None or why == "hidden":
-            raise BrainNotFound(f"no session {session_id.strip()} of yours; start one with brain_start_session")
+            raise BrainNotFound(f"no session {session_id.strip()} of yours", remedy="start-session")
         if why is not None:
             raise ForbiddenProject(f"session {session.id} belongs to {session.brain_project}, outside this token's "
                                    f"project {p.bound_project}; use a token for that project")

@@ -6,7 +6,7 @@ shape (a missing required argument, a wrong type) are not refusals but InvalidAr
 
 from __future__ import annotations
 
-from notewell.errors import Forbidden, NotewellError, NotFound
+from notewell.errors import Forbidden, NotewellError, NotFound, Remedy
 
 
 class BrainNotFound(NotFound):
@@ -14,8 +14,8 @@ class BrainNotFound(NotFound):
 
     code = "NOT_FOUND"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(f"NOT_FOUND: {message}")
+    def __init__(self, message: str, *, remedy: Remedy | None = None) -> None:
+        super().__init__(f"NOT_FOUND: {message}", remedy=remedy)
 
 
 class ForbiddenProject(Forbidden):
@@ -23,8 +23,8 @@ class ForbiddenProject(Forbidden):
 
     code = "FORBIDDEN_PROJECT"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(f"FORBIDDEN_PROJECT: {message}")
+    def __init__(self, message: str, *, remedy: Remedy | None = None) -> None:
+        super().__init__(f"FORBIDDEN_PROJECT: {message}", remedy=remedy)
 
 
 class BrainValidation(NotewellError):
@@ -32,6 +32,6 @@ class BrainValidation(NotewellError):
 
     code = "VALIDATION"
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"VALIDATION: {field}: {message}")
+    def __init__(self, field: str, message: str, *, remedy: Remedy | None = None) -> None:
+        super().__init__(f"VALIDATION: {field}: {message}", remedy=remedy)
         self.field = field
