@@ -177,6 +177,26 @@ def test_who_may_forget(world: MemoryWorld) -> None:
         world.service.forget(bob, by_bob, "mine")
 
 
+
+def test_the_author_changes_their_own_memory_without_a_write_grant(world: MemoryWorld) -> None:
+    """Issue 22 (mutant M1): the author may supersede and forget what they wrote, though they are neither an
+    admin nor a writer of the project any more; another reader of the project may do neither."""
+    alice, bob = world.user("alice"), world.user("bob")
+    first = world.service.remember(alice, "Apollo retro is on Thursday.", project="apollo").memory.ref
+    second = world.service.remember(alice, "Apollo demo needs the staging box.", project="apollo").memory.ref
+    world.rt.administration.grant(LOCAL_OWNER, world.emails["alice"], "apollo", "read")  # no longer a writer
+    with pytest.raises(Forbidden, match="not write to it"):
+        world.service.remember(alice, "A new apollo note.", project="apollo")
+    for attempt in (lambda: world.service.forget(bob, first, "not mine"),
+                    lambda: world.service.remember(bob, "Retro moved.", supersedes=first)):
+        with pytest.raises(Forbidden, match=f"^Forbidden: only the author of {first}, a writer of apollo"):
+            attempt()
+    moved = world.service.remember(alice, "Apollo retro moved to Friday.", supersedes=first)  # into her home
+    assert moved.superseded == first and moved.memory.project == "~alice"
+    assert world.service.get(alice, first).superseded_by == moved.memory.ref
+    assert world.service.forget(alice, second, "done").deleted_at
+    assert [r.memory.ref for r in world.service.search_memory(bob, "apollo").results] == []
+
 # --- visibility: roles x token kinds x project kinds ---------------------------------------------
 
 
