@@ -354,8 +354,9 @@ class Runner:
         seconds = time.monotonic() - started
         if proc.returncode == 0:
             return "passed", seconds, ""
-        failed = [line for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
-        return "failed", seconds, (failed[0] if failed else proc.stdout.strip().splitlines()[-1:] or ["?"])[0]
+        lines = proc.stdout.splitlines()
+        failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))] or lines[-1:] or ["?"]
+        return "failed", seconds, failed[0][:150]
 
     def check_baseline(self, module: str) -> str | None:
         """Run the module's tests unmutated: None when they pass, else what failed."""
