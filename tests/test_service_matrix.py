@@ -320,3 +320,19 @@ def test_hidden_is_answered_exactly_as_missing_by_every_knowledge_method(world: 
                 differences.append(f"read_doc role={role} token={kind} project={case}: {hidden} != {absent}")
     assert compared > 1000
     assert not differences, f"{len(differences)} differences:\n" + "\n".join(differences[:40])
+
+
+def test_the_author_retires_their_own_knowledge_without_a_write_grant(world: World) -> None:
+    """The brain's rule for retiring, as memory's for forgetting: the author, or a writer of the project. A member
+    who taught an item and then lost the write grant still retires it; a reader who did not teach it may not."""
+    rt = world.rt
+    author = rt.administration.add_user(LOCAL_OWNER, "teacher@example.com", "member", handle="teacher")
+    rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "write")
+    teacher = user_principal(author)
+    mine, _ = rt.brain.teach(teacher, rule="Run the migrations before the seed.", project_id="elsewhere")
+    other, _ = rt.brain.teach(teacher, rule="Pin the linter's version.", project_id="elsewhere")
+    rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "read")  # no longer a writer
+    reader = user_principal(rt.administration.user(LOCAL_OWNER, "member-read@example.com"))
+    with pytest.raises(Forbidden, match=f"only the author of {other.ref} or a writer of elsewhere"):
+        rt.brain.retire(reader, other.ref, "not mine")
+    assert rt.brain.retire(teacher, mine.ref, "done with it").retired_at
