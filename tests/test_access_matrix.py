@@ -25,10 +25,10 @@ import pytest
 
 from conftest import runtime_over
 from notewell.access.authorization import Authorization
-from notewell.access.policy import Action
+from notewell.access.policy import Action, Target, allowed, refusal
 from notewell.access.principal import LOCAL_OWNER, SCOPES, Principal
 from notewell.errors import Forbidden, NotewellError, NotFound
-from notewell.records.identity import Grant, GrantLevel, Role
+from notewell.records.identity import Grant, GrantLevel, Project, Role
 from notewell.runtime import Runtime
 from notewell.store import open_store
 
@@ -285,3 +285,25 @@ def test_docs_security_shows_this_matrix() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "security.md").read_text(encoding="utf-8")
     missing = [row for row in docs_table() if row not in docs.splitlines()]
     assert not missing, "docs/security.md lacks these rows of the matrix:\n" + "\n".join(missing)
+
+
+def test_who_may_change_a_memory_by_the_rule_itself() -> None:
+    """memory:change, asked of the policy directly over role x grant x author: its author, an admin, or a writer of
+    the project. The author counts on their own: a member whose write grant became a read grant still changes what
+    they wrote, and nobody else who only reads may (issue 22, mutant M1: the author clause dropped survived)."""
+    apollo = Project("apollo", "Apollo", "", "ordinary", "active")
+    differences = []
+    for role, grant, authored in itertools.product(ROLES, GRANTS, (True, False)):
+        p = Principal(f"u-{role}", f"{role}@example.com", role, role, frozenset({"memory:read", "memory:write"}))
+        target = Target(apollo, grant, author_user_id=p.user_id if authored else "someone-else")
+        sees = role in ("staff", "admin") or grant is not None
+        want = None if sees and (authored or role == "admin" or grant == "write") else "right" if sees else "hidden"
+        got = refusal(p, "memory:change", target)
+        if got != want or allowed(p, "memory:change", target) != (want is None):
+            differences.append(f"role={role} grant={grant} authored={authored}: got {got}, rule says {want}")
+    assert not differences, "\n".join(differences)
+    reader = Principal("u-bob", "bob@example.com", "bob", "member", frozenset({"memory:read", "memory:write"}))
+    assert refusal(reader, "memory:change", Target(apollo, "read", author_user_id="u-bob")) is None
+    assert refusal(reader, "memory:change", Target(apollo, "read", author_user_id="u-alice")) == "right"
+    without_write = Principal("u-bob", "bob@example.com", "bob", "member", frozenset({"memory:read"}))
+    assert refusal(without_write, "memory:change", Target(apollo, "read", author_user_id="u-bob")) == "scope"

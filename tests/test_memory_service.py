@@ -11,6 +11,7 @@ from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.services.location_filter import ScopeDivergence
+from notewell.services.memory import MAX_CONTENT_CHARS
 
 # A fixed set: (path, title, content). Words chosen so that strict and tolerant answers differ.
 FIXED = [
@@ -119,6 +120,10 @@ def test_prefer_working_ranks_recent_working_memories_first(world: MemoryWorld) 
     assert plain.results[0].memory.memory_type == "durable"
     preferred = world.service.search_memory(alice, "release", prefer_working=True)
     assert preferred.results[0].memory.memory_type == "working"
+    # the blend re-ranks more candidates than it returns: the weakest text match still comes first with limit 1
+    for search in (world.service.search_memory, world.service.recall):
+        assert [r.memory.memory_type for r in search(alice, "release", prefer_working=True, limit=1).results] == [
+            "working"]
 
 
 def test_expired_working_memories_leave_search(world: MemoryWorld) -> None:
@@ -179,6 +184,21 @@ def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
         world.service.forget(alice, "mem_x", "  ")
 
 
+def test_a_forgotten_memory_is_said_forgotten_to_every_reader_and_listed_to_its_author(world: MemoryWorld) -> None:
+    """A reader who could never have forgotten it still hears "Already forgotten" (not a refusal of the right);
+    with include_forgotten, the listing shows it to its author and not to that reader (mutants of issue 22)."""
+    alice, bob = world.user("alice"), world.user("bob")
+    ref = world.service.remember(alice, "The apollo vendor is Initech.", project="apollo").memory.ref
+    world.service.forget(alice, ref, "wrong vendor")
+    with pytest.raises(Conflict, match=f"^Already forgotten: {ref} was forgotten at "):
+        world.service.forget(bob, ref, "tidy")
+
+    def listed(p: object) -> list[str]:
+        page, _ = world.service.list_memories(p, project="apollo", include_forgotten=True)  # type: ignore[arg-type]
+        return [m.ref for m in page]
+    assert listed(alice) == [ref]
+    assert listed(bob) == []
+
 def test_who_may_forget(world: MemoryWorld) -> None:
     alice, bob, ada, sam = (world.user(h) for h in ("alice", "bob", "ada", "sam"))
     world.rt.administration.grant(user_principal(world.store.identity.user_by_email(world.emails["ada"])),
@@ -195,6 +215,26 @@ def test_who_may_forget(world: MemoryWorld) -> None:
     with pytest.raises(NotFound):  # bob no longer sees hermes: not even its author may touch it
         world.service.forget(bob, by_bob, "mine")
 
+
+
+def test_the_author_changes_their_own_memory_without_a_write_grant(world: MemoryWorld) -> None:
+    """Issue 22 (mutant M1): the author may supersede and forget what they wrote, though they are neither an
+    admin nor a writer of the project any more; another reader of the project may do neither."""
+    alice, bob = world.user("alice"), world.user("bob")
+    first = world.service.remember(alice, "Apollo retro is on Thursday.", project="apollo").memory.ref
+    second = world.service.remember(alice, "Apollo demo needs the staging box.", project="apollo").memory.ref
+    world.rt.administration.grant(LOCAL_OWNER, world.emails["alice"], "apollo", "read")  # no longer a writer
+    with pytest.raises(Forbidden, match="not write to it"):
+        world.service.remember(alice, "A new apollo note.", project="apollo")
+    for attempt in (lambda: world.service.forget(bob, first, "not mine"),
+                    lambda: world.service.remember(bob, "Retro moved.", supersedes=first)):
+        with pytest.raises(Forbidden, match=f"^Forbidden: only the author of {first}, a writer of apollo"):
+            attempt()
+    moved = world.service.remember(alice, "Apollo retro moved to Friday.", supersedes=first)  # into her home
+    assert moved.superseded == first and moved.memory.project == "~alice"
+    assert world.service.get(alice, first).superseded_by == moved.memory.ref
+    assert world.service.forget(alice, second, "done").deleted_at
+    assert [r.memory.ref for r in world.service.search_memory(bob, "apollo").results] == []
 
 # --- visibility: roles x token kinds x project kinds ---------------------------------------------
 
@@ -286,6 +326,14 @@ def test_validation_names_the_field(world: MemoryWorld, kwargs: dict[str, object
         with pytest.raises(InvalidArgument) as err:
             search(alice, **kwargs)  # type: ignore[arg-type]
         assert err.value.field == field and str(err.value).startswith(f"{field}: ")
+
+
+def test_the_content_limit_is_exact(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    kept = world.service.remember(alice, "x" * MAX_CONTENT_CHARS, project="apollo")
+    assert kept.created and len(kept.memory.content) == MAX_CONTENT_CHARS
+    with pytest.raises(InvalidArgument, match=f"^content: is {MAX_CONTENT_CHARS + 1} characters; keep a memory to "):
+        world.service.remember(alice, "y" * (MAX_CONTENT_CHARS + 1), project="apollo")
 
 
 def test_remember_validation(world: MemoryWorld) -> None:

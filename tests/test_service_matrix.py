@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import pytest
 
@@ -383,3 +384,93 @@ def test_the_action_item_rule_is_the_policys(world: World) -> None:
     assert resolved(reader, item("olga@example.com")) == 0  # neither author, assignee nor writer
     assert resolved(reader, item("Member-Read@example.com")) == 1  # the assignee, whatever the case of the tag
     assert resolved(writer, item("olga@Example.com")) == 1  # a writer of the project
+
+
+MISSING = "no-such-project"
+Named = Callable[[Principal, str], tuple[Callable[[], object], str]]  # (principal, project) -> (call, name given)
+
+
+def _named_calls(world: World) -> dict[str, Named]:
+    """Every KnowledgeService method that is given a project, document or brain by name, as a call on ``project``
+    and the words the caller named it with."""
+    k = world.rt.knowledge
+    return {
+        "list_docs": lambda p, x: (lambda: k.list_docs(p, x), x),
+        "list_docs(path)": lambda p, x: (lambda: k.list_docs(p, x, "sub"), x),
+        "read_doc": lambda p, x: (lambda: k.read_doc(p, f"{x}/note.md"), f"{x}/note.md"),
+        "read_doc(offset)": lambda p, x: (lambda: k.read_doc(p, f"{x}/note.md", offset=2, limit=1), f"{x}/note.md"),
+        "search_knowledge(project)": lambda p, x: (lambda: k.search_knowledge(p, NEEDLE, x), x),
+        "list_brains(project)": lambda p, x: (lambda: k.list_brains(p, x), x),
+        "get_brain": lambda p, x: (lambda: k.get_brain(p, x), x),
+        "search_brain": lambda p, x: (lambda: k.search_brain(p, x, NEEDLE), x),
+        "search_brain(parents)": lambda p, x: (lambda: k.search_brain(p, x, NEEDLE, include_parents=True), x),
+        "search_notes(repo)": lambda p, x: (lambda: k.search_notes(p, NEEDLE, repo=x), x),
+        "search_notes(path)": lambda p, x: (lambda: k.search_notes(p, NEEDLE, path=f"{x}/note.md"), f"{x}/note.md"),
+        "search_notes(folder)": lambda p, x: (lambda: k.search_notes(p, NEEDLE, path=x), x),
+        "search_notes(repo, path)": lambda p, x: (lambda: k.search_notes(p, NEEDLE, repo=x, path="note.md"), x),
+        # named as a person may type them: the answer names what was given, hidden or missing alike
+        "read_doc(spelled)": lambda p, x: (lambda: k.read_doc(p, f"/{x}/./note.md"), f"/{x}/./note.md"),
+        "search_notes(spelled)": lambda p, x: (lambda: k.search_notes(p, NEEDLE, path=f"{x}//note.md"),
+                                               f"{x}//note.md"),
+        "get_brain(spelled)": lambda p, x: (lambda: k.get_brain(p, f"/{x}/"), f"/{x}/"),
+    }
+
+
+def _refusal(call: Callable[[], object], named: str) -> tuple[object, ...]:
+    """Everything a refusal carries (its type, message, field, detail, remedy and args), with the name the caller
+    gave replaced by a placeholder, so a hidden thing and a missing one can be compared."""
+    try:
+        call()
+    except NotewellError as exc:
+        def anon(value: object) -> object:
+            return value.replace(named, "<named>") if isinstance(value, str) else value
+        return (type(exc).__name__, anon(str(exc)), *sorted((k, anon(v)) for k, v in vars(exc).items()),
+                tuple(anon(a) for a in exc.args))
+    return ("answered",)
+
+
+def test_hidden_is_answered_exactly_as_missing_by_every_knowledge_method(world: World) -> None:
+    """Issue 22 (mutant M3): for every principal that may read documents but not this project (archived, another
+    person's home, no grant, a token bound elsewhere), every KnowledgeService method given a hidden project,
+    document or brain refuses with what it says for a missing one: the same error type, message, field, detail and
+    remedy, once the name given is set aside; and a hidden document gets what a missing document of a project the
+    caller reads gets."""
+    calls = _named_calls(world)
+    differences: list[str] = []
+    compared = 0
+    for role, kind, scopes, case, grant in itertools.product(ROLES, TOKEN_KINDS, SCOPE_SETS, CASES, GRANTS):
+        project = _project_for(case, _handle(role, grant))
+        if "knowledge:read" not in scopes or expected("read", role, kind, ("knowledge:read",), case, grant):
+            continue
+        p = _principal(world, role, grant, kind, scopes, project)
+        readable = [pr.id for pr in world.rt.knowledge.projects(p)]
+        for name, named_call in calls.items():
+            hidden = _refusal(*named_call(p, project))
+            missing = _refusal(*named_call(p, MISSING))
+            compared += 1
+            if hidden != missing or hidden[:2] != ("NotFound", "Not found: <named>"):
+                differences.append(f"{name:26} role={role} token={kind} project={case} grant={grant or '-'}: "
+                                   f"hidden {hidden} != missing {missing}")
+        for doc, absent_doc in ((f"{project}/note.md", f"{other}/no-such.md") for other in readable[:1]):
+            hidden = _refusal(partial(world.rt.knowledge.read_doc, p, doc), doc)  # hidden, and missing where p reads
+            absent = _refusal(partial(world.rt.knowledge.read_doc, p, absent_doc), absent_doc)
+            if hidden != absent:
+                differences.append(f"read_doc role={role} token={kind} project={case}: {hidden} != {absent}")
+    assert compared > 1000
+    assert not differences, f"{len(differences)} differences:\n" + "\n".join(differences[:40])
+
+
+def test_the_author_retires_their_own_knowledge_without_a_write_grant(world: World) -> None:
+    """The brain's rule for retiring, as memory's for forgetting: the author, or a writer of the project. A member
+    who taught an item and then lost the write grant still retires it; a reader who did not teach it may not."""
+    rt = world.rt
+    author = rt.administration.add_user(LOCAL_OWNER, "teacher@example.com", "member", handle="teacher")
+    rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "write")
+    teacher = user_principal(author)
+    mine, _ = rt.brain.teach(teacher, rule="Run the migrations before the seed.", project_id="elsewhere")
+    other, _ = rt.brain.teach(teacher, rule="Pin the linter's version.", project_id="elsewhere")
+    rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "read")  # no longer a writer
+    reader = user_principal(rt.administration.user(LOCAL_OWNER, "member-read@example.com"))
+    with pytest.raises(Forbidden, match=f"only the author of {other.ref}, a writer of elsewhere or an admin"):
+        rt.brain.retire(reader, other.ref, "not mine")
+    assert rt.brain.retire(teacher, mine.ref, "done with it").retired_at

@@ -159,6 +159,27 @@ async def _observe_changes(url: str, token: str, vault: Path) -> None:
     await _until(url, token, "curlew-1999", [], within=30)
 
 
+
+async def test_a_changed_ignore_file_resyncs_the_whole_vault(tmp_path: Path) -> None:
+    """Issue 22 (mutant M5): an edited .notewellignore, or a new .gitignore at the vault root, changes what the
+    vault holds beyond the ignore file itself: a file newly ignored leaves search, one no longer ignored joins it."""
+    vault = make_vault(tmp_path, {"notes/keep.md": "The heron nests by the weir.\n",
+                                  "notes/draft.md": "A grebe, not yet checked.\n",
+                                  "notes/old.md": "A coot, set aside.\n",
+                                  "notes/.notewellignore": "old.md\n",
+                                  "other/plan.md": "A plover plan.\n"})
+    db = str(tmp_path / "index.db")
+    token = _prepare(vault, db)
+    with _served(vault, db, watch=True) as url:
+        assert await _paths(url, token, "coot") == []
+        assert await _paths(url, token, "grebe") == ["notes/draft.md"]
+        (vault / "notes/.notewellignore").write_text("draft.md\n")
+        await _until(url, token, "grebe", [])  # newly ignored
+        await _until(url, token, "coot", ["notes/old.md"])  # no longer ignored
+        (vault / ".gitignore").write_text("plan.md\n")
+        await _until(url, token, "plover", [])  # an ignore file at the vault root reaches every project
+        assert await _paths(url, token, "heron") == ["notes/keep.md"]
+
 async def test_no_watch_serves_the_store_as_it_is(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
     db = str(tmp_path / "index.db")
