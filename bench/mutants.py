@@ -93,6 +93,11 @@ class Mutant:
     find: str
     replace: str
     why: str  # the rule it breaks, in words
+    file: str | None = None  # below src/notewell, when the rule lives beside its module's main file
+
+    @property
+    def path(self) -> str:
+        return self.file or MODULES[self.module].path
 
     def apply(self, source: str) -> str | None:
         """The mutated module, or None when the function is gone or the pattern does not match it once."""
@@ -117,7 +122,8 @@ CURATED: tuple[Mutant, ...] = (
            r"if rule\.scope is not None and not p\.has_scope\(rule\.scope\):",
            "if rule.scope is not None and not p.has_scope(rule.scope) and target is None:",
            "the scope is checked only when no project is named"),
-    Mutant("policy.write-right", "policy", "refusal", r"if rule\.right == \"write\" and not _may_write",
+    Mutant("policy.write-right", "policy", "refusal",
+           r"if rule\.right in \(\"write\", \"home\", \"resolve\"\) and not _may_write",
            "if False and not _may_write", "writing needs a write right: dropped"),
     Mutant("policy.manage-home", "policy", "refusal", r"return \"home\" if target\.project\.kind == \"home\" else None",
            "return None", "a home takes no settings, archiving or grants: dropped"),
@@ -150,7 +156,7 @@ CURATED: tuple[Mutant, ...] = (
     Mutant("memory.supersede-right", "memory", "MemoryService.remember",
            r"\n\s+self\._require_change_right\(p, old, \"supersede\"\)", "",
            "supersede asks for the change right: dropped"),
-    Mutant("memory.write-as-read", "memory", "MemoryService.remember",
+    Mutant("memory.write-as-read", "memory", "MemoryService._write_target",
            r"authorize\(p, \"memory:write\", project or p\.default_project\)",
            "authorize(p, \"memory:read\", project or p.default_project)", "a reader of the project writes to it"),
     Mutant("memory.supersede-live", "memory", "MemoryService.remember", r"if not old\.live:", ALWAYS,
@@ -162,11 +168,12 @@ CURATED: tuple[Mutant, ...] = (
     Mutant("memory.get-forgotten", "memory", "MemoryService._visible",
            r"if record\.deleted_at is not None and not include_forgotten:", ALWAYS,
            "a forgotten memory is not found: it is read"),
-    Mutant("memory.path-filter-outside", "memory", "MemoryService._query", r"if project not in readable:", ALWAYS,
-           "a path_filter outside the readable projects is refused: it is searched"),
+    Mutant("memory.path-filter-outside", "memory", "location_filter", r"if project not in readable:", ALWAYS,
+           "a path_filter outside the readable projects is refused: it is searched", "services/location_filter.py"),
     Mutant("memory.limit-max", "memory", "_check_limit", r"limit > maximum", "limit > maximum + 1",
            "a limit's maximum, off by one"),
-    Mutant("memory.limit-min", "memory", "_check_limit", r"limit < 1", "limit < 0", "a limit of 0 accepted"),
+    Mutant("memory.limit-min", "memory", "_check_limit", r"limit < minimum", "limit < minimum - 1",
+           "a limit below the minimum accepted"),
     Mutant("memory.candidates", "memory", "_candidates", r"max\(3 \* limit, CANDIDATES_MIN\)", "limit",
            "the blend re-ranks max(3 x limit, 20) candidates: only limit"),
     Mutant("memory.expiry-working", "memory", "_check_expiry", r"if memory_type != \"working\":", ALWAYS,
@@ -188,14 +195,16 @@ CURATED: tuple[Mutant, ...] = (
            "a learning's confidence is checked to be a number from 0 to 1: any number passes"),
     Mutant("brain.learnings-max", "brain", "BrainService._valid_learnings", r"\[:LEARNINGS_MAX\]", "",
            "at most LEARNINGS_MAX learnings per outcome: all of them"),
-    Mutant("brain.own-session", "brain", "BrainService._own_session", r" or session\.user_id != p\.user_id", "",
-           "a session is its person's alone: anyone's"),
-    Mutant("brain.bound-session", "brain", "BrainService._own_session",
-           r"if p\.bound_project is not None and session\.brain_project != p\.bound_project:", ALWAYS,
-           "a project-scoped token reaches its project's sessions only: dropped"),
-    Mutant("brain.retire-author", "brain", "BrainService.retire",
-           r"if item\.owner_user_id != p\.user_id and not self\._may_write\(p, bp\):",
-           "if not self._may_write(p, bp):", "the author may retire their own knowledge: dropped"),
+    # the brain's rules live in the policy (session:own, knowledge:retire): mutated there, against the brain's tests
+    Mutant("brain.own-session", "brain", "_session_refusal",
+           r"if target\.author_user_id is None or target\.author_user_id != p\.user_id:", ALWAYS,
+           "a session is its person's alone: anyone's", "access/policy.py"),
+    Mutant("brain.bound-session", "brain", "_session_refusal",
+           r"if p\.bound_project is not None and target\.session_project != p\.bound_project:", ALWAYS,
+           "a project-scoped token reaches its project's sessions only: dropped", "access/policy.py"),
+    Mutant("brain.retire-author", "brain", "refusal", r"target\.author_user_id == p\.user_id or ", "",
+           "the author may retire their own knowledge (knowledge:retire, as memory:change): dropped",
+           "access/policy.py"),
     # --- search/engine.py -----------------------------------------------------------------------------
     Mutant("engine.limit", "engine", "SearchEngine.search", r"if seen >= wanted:", "if seen > wanted:",
            "a page holds limit matches: one more"),
@@ -366,7 +375,7 @@ class Runner:
         return None if status == "passed" else f"{status}: {detail}"
 
     def run(self, mutant: AnyMutant) -> Outcome:
-        path = self.copy / "src" / "notewell" / MODULES[mutant.module].path
+        path = self.copy / "src" / "notewell" / mutant.path
         original = path.read_text(encoding="utf-8")
         mutated = mutant.apply(original)
         if mutated is None or mutated == original:
@@ -397,9 +406,9 @@ def _chosen(args: argparse.Namespace) -> list[AnyMutant]:
 
 def _list(mutants: Sequence[AnyMutant]) -> None:
     for m in mutants:
-        source = (ROOT / "src" / "notewell" / MODULES[m.module].path).read_text(encoding="utf-8")
+        source = (ROOT / "src" / "notewell" / m.path).read_text(encoding="utf-8")
         state = "applies" if (m.apply(source) or source) != source else "STALE"
-        print(f"{m.id:32} {MODULES[m.module].path:22} {m.where:30} {state:8} {m.why}")
+        print(f"{m.id:32} {m.path:22} {m.where:30} {state:8} {m.why}")
 
 
 def _report(outcomes: Sequence[Outcome]) -> None:
@@ -417,7 +426,7 @@ def _report(outcomes: Sequence[Outcome]) -> None:
           f"{len(outcomes) - len(counted)} stale or invalid)")
     print("survivors:" + ("" if survivors else " none"))
     for o in survivors:
-        print(f"  {o.mutant.id} ({MODULES[o.mutant.module].path} {o.mutant.where}): {o.mutant.why}")
+        print(f"  {o.mutant.id} ({o.mutant.path} {o.mutant.where}): {o.mutant.why}")
     for o in outcomes:
         if o.status in ("stale", "invalid"):
             print(f"  {o.status}: {o.mutant.id}: {o.detail}")
