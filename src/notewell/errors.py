@@ -9,6 +9,7 @@ link to its form). Doors show the message and never a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 Remedy = Literal[
@@ -68,3 +69,9 @@ class MissingScope(Forbidden):
 
 class Conflict(NotewellError):
     """The thing to create exists already (an email, a handle, a project id)."""
+
+
+def with_way_out(exc: NotewellError, ways_out: Mapping[Remedy, str]) -> str:
+    """The error's message, then the way out in a door's own words (``ways_out``) when it names one."""
+    way_out = ways_out.get(exc.remedy) if exc.remedy else None
+    return f"{exc}; {way_out}" if way_out else str(exc)

@@ -28,6 +28,7 @@ from notewell.errors import (
     NotFound,
     Remedy,
     Unauthenticated,
+    with_way_out,
 )
 
 PROBLEM_JSON = "application/problem+json"
@@ -71,14 +72,8 @@ REST_REMEDIES: dict[Remedy, str] = {
 }
 
 
-def worded(exc: NotewellError) -> str:
-    """The service's message, then the way out in this API's terms when it names one."""
-    way_out = REST_REMEDIES.get(exc.remedy) if exc.remedy else None
-    return f"{exc}; {way_out}" if way_out else str(exc)
-
-
 def response_for(exc: NotewellError) -> JSONResponse:
-    text = worded(exc)
+    text = with_way_out(exc, REST_REMEDIES)
     if isinstance(exc, Unauthenticated):
         error = "invalid_token" if "no token" not in text else None
         header = REALM if error is None else f'{REALM}, error="{error}"'

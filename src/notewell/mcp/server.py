@@ -37,7 +37,7 @@ from mcp_types import (
 
 from notewell import __version__
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated
+from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated, with_way_out
 from notewell.mcp import log
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.runtime import Runtime
@@ -211,9 +211,9 @@ class NotewellMCP:
         except InvalidArgument:
             raise
         except NotFound as exc:
-            return _error_result(spec.name, spec.not_found or refusal_text(exc))
+            return _error_result(spec.name, spec.not_found or with_way_out(exc, MCP_REMEDIES))
         except NotewellError as exc:
-            return _error_result(spec.name, refusal_text(exc))
+            return _error_result(spec.name, with_way_out(exc, MCP_REMEDIES))
         return _ok_result(data)
 
 
@@ -228,12 +228,6 @@ MCP_REMEDIES: dict[Remedy, str] = {
     "list-brain-projects": "see brain_list_projects",
     "user-scoped": "use a user-scoped token",
 }
-
-
-def refusal_text(exc: NotewellError) -> str:
-    """A refusal as a tool answers it: the service's message, then the way out in the tools' names."""
-    way_out = MCP_REMEDIES.get(exc.remedy) if exc.remedy else None
-    return f"{exc}; {way_out}" if way_out else str(exc)
 
 
 def _error_result(tool: str, message: str) -> CallToolResult:
