@@ -49,7 +49,7 @@ MODULES: dict[str, Module] = {
     "brain": Module("services/brain.py", ("test_brain_scoring.py", "test_service_matrix.py", "test_brain_mcp.py",
                                           "test_brain_cli.py")),
     "engine": Module("search/engine.py", ("test_search.py", "test_query_bounds.py", "test_search_property.py")),
-    "watcher": Module("watcher.py", ("test_watch.py",)),
+    "watcher": Module("watcher.py", ("test_watch.py", "test_watch_settings.py")),
     "knowledge": Module("services/knowledge.py", ("test_service_matrix.py", "test_mcp_tools.py")),
 }
 
@@ -167,7 +167,10 @@ CURATED: tuple[Mutant, ...] = (
            "forgetting a forgotten memory is a conflict: dropped"),
     Mutant("memory.get-forgotten", "memory", "MemoryService._visible",
            r"if record\.deleted_at is not None and not include_forgotten:", ALWAYS,
-           "a forgotten memory is not found: it is read"),
+           "a forgotten memory is not found (superseding it): it is superseded"),
+    Mutant("memory.get-forgotten-reader", "memory", "MemoryService.get",
+           r"if record\.deleted_at is not None and not self\.authorization\.allowed\(p, \"memory:change\", record\):",
+           ALWAYS, "a forgotten memory is read only by whoever could have forgotten it: by every reader"),
     Mutant("memory.path-filter-outside", "memory", "location_filter", r"if project not in readable:", ALWAYS,
            "a path_filter outside the readable projects is refused: it is searched", "services/location_filter.py"),
     Mutant("memory.limit-max", "memory", "_check_limit", r"limit > maximum", "limit > maximum + 1",

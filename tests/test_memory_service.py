@@ -178,6 +178,8 @@ def test_forget_leaves_search_and_is_audited(world: MemoryWorld) -> None:
         world.service.get(world.user("bob"), ref)
     with pytest.raises(Conflict, match=f"^Already forgotten: {ref} was forgotten at "):  # said, not "Not found"
         world.service.forget(alice, ref, "again")
+    with pytest.raises(NotFound, match=f"^Not found: {ref}$"):  # a forgotten memory is superseded by nothing
+        world.service.remember(alice, "The shortlist is Acme and Initech.", project="apollo", supersedes=ref)
     actions = [(e.action, e.target) for e in world.store.audit.list_since() if e.action.startswith("memory.")]
     assert actions == [("memory.remember", ref), ("memory.forget", ref)]
     with pytest.raises(NotFound, match=r"^Not found: mem_x$"):  # a blank reason is no reason: allowed
