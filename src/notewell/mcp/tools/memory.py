@@ -99,9 +99,7 @@ _SEARCH_OUTPUT = s.tool_output({
 }, ["query", "mode", "results"])
 
 
-def build(rt: Runtime) -> Sequence[ToolSpec]:
-    svc = rt.memory
-
+def _remember(svc: m.MemoryService) -> ToolSpec:
     def remember(ctx: CallContext, args: Arguments) -> JsonObject:
         tags = args.raw.get("tags")
         if tags is not None and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
@@ -115,6 +113,52 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
                 "title": mem.title, "created": mem.created, "deduplicated": not done.created,
                 "superseded": done.superseded, "private": mem.private}
 
+    return ToolSpec(
+        name="remember", title="Remember", scope=WRITE, annotations=WRITE_ANNOTATIONS, call=remember,
+        description="Store a memory verbatim in a project you may write (default: the token's project, else "
+                    "your home). Writing the same content to the same project and path again returns the "
+                    "existing ref. With supersedes, the old memory stays readable by ref but leaves every "
+                    "search.",
+        input_schema=s.tool_input({
+            "content": s.string("The text to keep, verbatim.", minLength=1),
+            "path": s.string("Logical path inside the project, e.g. \"apollo/decisions\"."),
+            "memory_type": {**_MEMORY_TYPE, "default": "durable"},
+            "title": s.string("Short title; defaults to the first line of the content."),
+            "tags": s.array(s.string("A tag."), "Tags, searched like the text."),
+            "project": s.string("The project to write to; default: the token's project, else your home."),
+            "supersedes": s.string("Ref of a memory this one replaces."),
+            "expires_at": s.string("Working memories only: ISO 8601 time after which it leaves search."),
+            "private": s.boolean("True: only you will see it, whatever anyone's role (admins included); by "
+                                 "default every reader of the project sees it.", default=False),
+        }, ["content"]),
+        output_schema=s.tool_output({
+            "ref": s.string("The memory's ref (the existing one when deduplicated)."),
+            "project": s.string("The project it was written to."),
+            "path": s.string("Its logical path."),
+            "memory_type": _MEMORY_TYPE,
+            "title": s.string("Its title."),
+            "created": s.string("When it was first written."),
+            "deduplicated": s.boolean("True when this content was already there: nothing new was written."),
+            "superseded": s.nullable(s.string("The ref this memory superseded, if any.")),
+            "private": s.boolean("True when only its author sees it."),
+        }, ["ref", "project", "path", "memory_type", "title", "created", "deduplicated", "superseded",
+            "private"]),
+        refusals=(
+            "Error in remember: Not found: <project>: the project does not exist or this person cannot see "
+            "it (the same answer either way).",
+            "Error in remember: Forbidden: you may read <project> but not write to it: ask an admin for a "
+            "write grant, or write to your home.",
+            "An empty content, an unknown memory_type, a path climbing out with '..', or expires_at on a "
+            "durable memory is refused as invalid arguments naming the argument.",
+            _SCOPE_REFUSAL.format(scope=WRITE, tool="remember"),
+        ),
+        example={"content": "Apollo phase 2 keeps the common forms platform; the legacy CRM is switched off "
+                            "at the end of March.", "project": "projects", "path": "apollo/decisions",
+                 "title": "Apollo platform decision", "tags": ["apollo", "crm"]},
+    )
+
+
+def _search_memory(svc: m.MemoryService) -> ToolSpec:
     def search_memory(ctx: CallContext, args: Arguments) -> JsonObject:
         limit = xmemo.limit_of(args, m.SEARCH_LIMIT_DEFAULT, m.SEARCH_LIMIT_MAX)
         found = svc.search_memory(ctx.principal, args.required_string("query"),
@@ -122,12 +166,41 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
         return _search_dict(found, limit, "No authorised memory contains every word of the query as a whole word. "
                                           "That is the answer, not an error; use recall for tolerant matching.")
 
+    return ToolSpec(
+        name="search_memory", title="Search memory", scope=READ, annotations=READ_ANNOTATIONS,
+        call=search_memory, input_schema=_search_input(m.SEARCH_LIMIT_DEFAULT, "Targeted search terms: every "
+                                                       "word must appear as a whole word."),
+        output_schema=_SEARCH_OUTPUT,
+        description="Search authorised memories with strict targeted matching: every query word must appear "
+                    "as a whole word (case and accents ignored) in the title, content, tags or path, so weak "
+                    "matches are never presented as the answer; zero results is an honest answer. Use recall "
+                    "for tolerant matching and recall_context for a token-bounded pack. " + DATA,
+        refusals=(_DIVERGENCE.format(tool="search_memory"), _VALIDATION,
+                  _SCOPE_REFUSAL.format(scope=READ, tool="search_memory")),
+        example={"query": "legacy CRM", "path_filter": "projects/apollo", "limit": 5},
+    )
+
+
+def _recall(svc: m.MemoryService) -> ToolSpec:
     def recall(ctx: CallContext, args: Arguments) -> JsonObject:
         limit = xmemo.limit_of(args, m.RECALL_LIMIT_DEFAULT, m.SEARCH_LIMIT_MAX)
         found = svc.recall(ctx.principal, args.required_string("query"),
                            **_search_args(args, limit))  # type: ignore[arg-type]
         return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query.")
 
+    return ToolSpec(
+        name="recall", title="Recall", scope=READ, annotations=READ_ANNOTATIONS, call=recall,
+        input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by: any word, its English stem "
+                                                         "or (3+ letters) a prefix."),
+        output_schema=_SEARCH_OUTPUT,
+        description="Tolerant recall of authorised memories: any query word, English stems and word prefixes "
+                    "match; ranked by full-text relevance blended with recency and memory type. " + DATA,
+        refusals=(_DIVERGENCE.format(tool="recall"), _VALIDATION, _SCOPE_REFUSAL.format(scope=READ, tool="recall")),
+        example={"query": "platform decide"},
+    )
+
+
+def _recall_context(svc: m.MemoryService) -> ToolSpec:
     def recall_context(ctx: CallContext, args: Arguments) -> JsonObject:
         pack = svc.recall_context(
             ctx.principal, args.required_string("query"),
@@ -137,140 +210,86 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
             memory_type=args.string("memory_type"))
         return _pack_dict(pack)
 
+    return ToolSpec(
+        name="recall_context", title="Recall context", scope=READ, annotations=READ_ANNOTATIONS,
+        call=recall_context,
+        input_schema=s.tool_input({
+            "query": s.string("What the context is for: words, stems and prefixes match.", minLength=1),
+            "max_tokens": s.integer("The pack's budget in tokens (estimated offline).",
+                                    default=m.CONTEXT_TOKENS_DEFAULT, minimum=m.CONTEXT_TOKENS_MIN,
+                                    maximum=m.CONTEXT_TOKENS_MAX),
+            "include_documents": s.boolean("Also pack the best passages of documents you may read (needs "
+                                           "knowledge:read).", default=False),
+            "path_filter": _PATH_FILTER,
+            "memory_type": _MEMORY_TYPE_FILTER,
+        }, ["query"]),
+        output_schema=s.tool_output({
+            "query": s.string("The query as given."),
+            "context": s.string(f"The pack: each item headed by [ref] (a memory ref or project/path#Lm-n), "
+                                f"best first, never cut mid-sentence. {DATA}"),
+            "tokens_used": s.integer("Tokens of the pack, at most max_tokens."),
+            "max_tokens": s.integer("The budget asked for."),
+            "items": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
+                                    "title": s.string("Title."), "tokens": s.integer("Tokens it takes."),
+                                    "complete": s.boolean("False when it ends early, at a sentence end.")})),
+            "left_out": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
+                                       "title": s.string("Title."), "tokens": s.integer("Tokens it needed."),
+                                       "reason": s.string("Why it is missing or shortened.")})),
+            "token_count": s.string("How tokens are counted."),
+        }, ["query", "context", "tokens_used", "max_tokens", "items", "left_out", "token_count"]),
+        description="Assemble the best authorised memories for a query (and, with include_documents, the best "
+                    "document passages you may read) into one block of at most max_tokens, ordered by "
+                    "relevance, each item with its ref or path and never cut mid-sentence; reports the tokens "
+                    "used and what was left out. " + DATA,
+        refusals=(_DIVERGENCE.format(tool="recall_context"),
+                  "A max_tokens outside 50 to 100000, an empty query or an unknown memory_type is refused as "
+                  "invalid arguments naming the argument.",
+                  "Error in recall_context: Forbidden: this token lacks the knowledge:read scope: asked for "
+                  "include_documents without knowledge:read; drop include_documents or use a token with it.",
+                  _SCOPE_REFUSAL.format(scope=READ, tool="recall_context")),
+        example={"query": "apollo crm switch", "max_tokens": 300, "include_documents": True},
+    )
+
+
+def _forget(svc: m.MemoryService) -> ToolSpec:
     def forget(ctx: CallContext, args: Arguments) -> JsonObject:
         gone = svc.forget(ctx.principal, args.required_string("ref"), args.string("reason"))
         return {"ref": gone.ref, "project": gone.project, "forgotten": True, "forgotten_at": gone.deleted_at}
 
+    return ToolSpec(
+        name="forget", title="Forget", scope=WRITE, annotations=FORGET_ANNOTATIONS, call=forget,
+        input_schema=s.tool_input({
+            "ref": s.string("The ref of the memory to forget.", minLength=1),
+            "reason": s.string("Optional: why it is forgotten (kept in the audit log, which says when none "
+                               "was given)."),
+        }, ["ref"]),
+        output_schema=s.tool_output({
+            "ref": s.string("The forgotten memory."),
+            "project": s.string("Its project."),
+            "forgotten": s.boolean("Always true."),
+            "forgotten_at": s.string("When, ISO 8601 UTC."),
+        }, ["ref", "project", "forgotten", "forgotten_at"]),
+        description="Forget a memory found after review, by ref, with an optional reason: it leaves every "
+                    "search. Only its author, a writer of its project or an admin may forget it.",
+        refusals=("Error in forget: Not found: <ref>: no such memory, or not one this person may see (the "
+                  "same answer either way).",
+                  "Error in forget: Already forgotten: <ref> was forgotten at <time>; it is in no search any "
+                  "more, so there is nothing left to do (said to whoever may see its project).",
+                  "Error in forget: Forbidden: only the author, a writer of the project or an admin may "
+                  "forget it.",
+                  "An empty ref is refused as invalid arguments naming the argument.",
+                  _SCOPE_REFUSAL.format(scope=WRITE, tool="forget")),
+    )
+
+
+def build(rt: Runtime) -> Sequence[ToolSpec]:
+    svc = rt.memory
     return [
-        ToolSpec(
-            name="remember", title="Remember", scope=WRITE, annotations=WRITE_ANNOTATIONS, call=remember,
-            description="Store a memory verbatim in a project you may write (default: the token's project, else "
-                        "your home). Writing the same content to the same project and path again returns the "
-                        "existing ref. With supersedes, the old memory stays readable by ref but leaves every "
-                        "search.",
-            input_schema=s.tool_input({
-                "content": s.string("The text to keep, verbatim.", minLength=1),
-                "path": s.string("Logical path inside the project, e.g. \"apollo/decisions\"."),
-                "memory_type": {**_MEMORY_TYPE, "default": "durable"},
-                "title": s.string("Short title; defaults to the first line of the content."),
-                "tags": s.array(s.string("A tag."), "Tags, searched like the text."),
-                "project": s.string("The project to write to; default: the token's project, else your home."),
-                "supersedes": s.string("Ref of a memory this one replaces."),
-                "expires_at": s.string("Working memories only: ISO 8601 time after which it leaves search."),
-                "private": s.boolean("True: only you will see it, whatever anyone's role (admins included); by "
-                                     "default every reader of the project sees it.", default=False),
-            }, ["content"]),
-            output_schema=s.tool_output({
-                "ref": s.string("The memory's ref (the existing one when deduplicated)."),
-                "project": s.string("The project it was written to."),
-                "path": s.string("Its logical path."),
-                "memory_type": _MEMORY_TYPE,
-                "title": s.string("Its title."),
-                "created": s.string("When it was first written."),
-                "deduplicated": s.boolean("True when this content was already there: nothing new was written."),
-                "superseded": s.nullable(s.string("The ref this memory superseded, if any.")),
-                "private": s.boolean("True when only its author sees it."),
-            }, ["ref", "project", "path", "memory_type", "title", "created", "deduplicated", "superseded",
-                "private"]),
-            refusals=(
-                "Error in remember: Not found: <project>: the project does not exist or this person cannot see "
-                "it (the same answer either way).",
-                "Error in remember: Forbidden: you may read <project> but not write to it: ask an admin for a "
-                "write grant, or write to your home.",
-                "An empty content, an unknown memory_type, a path climbing out with '..', or expires_at on a "
-                "durable memory is refused as invalid arguments naming the argument.",
-                _SCOPE_REFUSAL.format(scope=WRITE, tool="remember"),
-            ),
-            example={"content": "Apollo phase 2 keeps the common forms platform; the legacy CRM is switched off "
-                                "at the end of March.", "project": "projects", "path": "apollo/decisions",
-                     "title": "Apollo platform decision", "tags": ["apollo", "crm"]},
-        ),
-        ToolSpec(
-            name="search_memory", title="Search memory", scope=READ, annotations=READ_ANNOTATIONS,
-            call=search_memory, input_schema=_search_input(m.SEARCH_LIMIT_DEFAULT, "Targeted search terms: every "
-                                                           "word must appear as a whole word."),
-            output_schema=_SEARCH_OUTPUT,
-            description="Search authorised memories with strict targeted matching: every query word must appear "
-                        "as a whole word (case and accents ignored) in the title, content, tags or path, so weak "
-                        "matches are never presented as the answer; zero results is an honest answer. Use recall "
-                        "for tolerant matching and recall_context for a token-bounded pack. " + DATA,
-            refusals=(_DIVERGENCE.format(tool="search_memory"), _VALIDATION,
-                      _SCOPE_REFUSAL.format(scope=READ, tool="search_memory")),
-            example={"query": "legacy CRM", "path_filter": "projects/apollo", "limit": 5},
-        ),
-        ToolSpec(
-            name="recall", title="Recall", scope=READ, annotations=READ_ANNOTATIONS, call=recall,
-            input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by: any word, its English stem "
-                                                             "or (3+ letters) a prefix."),
-            output_schema=_SEARCH_OUTPUT,
-            description="Tolerant recall of authorised memories: any query word, English stems and word prefixes "
-                        "match; ranked by full-text relevance blended with recency and memory type. " + DATA,
-            refusals=(_DIVERGENCE.format(tool="recall"), _VALIDATION, _SCOPE_REFUSAL.format(scope=READ, tool="recall")),
-            example={"query": "platform decide"},
-        ),
-        ToolSpec(
-            name="recall_context", title="Recall context", scope=READ, annotations=READ_ANNOTATIONS,
-            call=recall_context,
-            input_schema=s.tool_input({
-                "query": s.string("What the context is for: words, stems and prefixes match.", minLength=1),
-                "max_tokens": s.integer("The pack's budget in tokens (estimated offline).",
-                                        default=m.CONTEXT_TOKENS_DEFAULT, minimum=m.CONTEXT_TOKENS_MIN,
-                                        maximum=m.CONTEXT_TOKENS_MAX),
-                "include_documents": s.boolean("Also pack the best passages of documents you may read (needs "
-                                               "knowledge:read).", default=False),
-                "path_filter": _PATH_FILTER,
-                "memory_type": _MEMORY_TYPE_FILTER,
-            }, ["query"]),
-            output_schema=s.tool_output({
-                "query": s.string("The query as given."),
-                "context": s.string(f"The pack: each item headed by [ref] (a memory ref or project/path#Lm-n), "
-                                    f"best first, never cut mid-sentence. {DATA}"),
-                "tokens_used": s.integer("Tokens of the pack, at most max_tokens."),
-                "max_tokens": s.integer("The budget asked for."),
-                "items": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
-                                        "title": s.string("Title."), "tokens": s.integer("Tokens it takes."),
-                                        "complete": s.boolean("False when it ends early, at a sentence end.")})),
-                "left_out": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
-                                           "title": s.string("Title."), "tokens": s.integer("Tokens it needed."),
-                                           "reason": s.string("Why it is missing or shortened.")})),
-                "token_count": s.string("How tokens are counted."),
-            }, ["query", "context", "tokens_used", "max_tokens", "items", "left_out", "token_count"]),
-            description="Assemble the best authorised memories for a query (and, with include_documents, the best "
-                        "document passages you may read) into one block of at most max_tokens, ordered by "
-                        "relevance, each item with its ref or path and never cut mid-sentence; reports the tokens "
-                        "used and what was left out. " + DATA,
-            refusals=(_DIVERGENCE.format(tool="recall_context"),
-                      "A max_tokens outside 50 to 100000, an empty query or an unknown memory_type is refused as "
-                      "invalid arguments naming the argument.",
-                      "Error in recall_context: Forbidden: this token lacks the knowledge:read scope: asked for "
-                      "include_documents without knowledge:read; drop include_documents or use a token with it.",
-                      _SCOPE_REFUSAL.format(scope=READ, tool="recall_context")),
-            example={"query": "apollo crm switch", "max_tokens": 300, "include_documents": True},
-        ),
-        ToolSpec(
-            name="forget", title="Forget", scope=WRITE, annotations=FORGET_ANNOTATIONS, call=forget,
-            input_schema=s.tool_input({
-                "ref": s.string("The ref of the memory to forget.", minLength=1),
-                "reason": s.string("Optional: why it is forgotten (kept in the audit log, which says when none "
-                                   "was given)."),
-            }, ["ref"]),
-            output_schema=s.tool_output({
-                "ref": s.string("The forgotten memory."),
-                "project": s.string("Its project."),
-                "forgotten": s.boolean("Always true."),
-                "forgotten_at": s.string("When, ISO 8601 UTC."),
-            }, ["ref", "project", "forgotten", "forgotten_at"]),
-            description="Forget a memory found after review, by ref, with an optional reason: it leaves every "
-                        "search. Only its author, a writer of its project or an admin may forget it.",
-            refusals=("Error in forget: Not found: <ref>: no such memory, or not one this person may see (the "
-                      "same answer either way).",
-                      "Error in forget: Already forgotten: <ref> was forgotten at <time>; it is in no search any "
-                      "more, so there is nothing left to do (said to whoever may see its project).",
-                      "Error in forget: Forbidden: only the author, a writer of the project or an admin may "
-                      "forget it.",
-                      "An empty ref is refused as invalid arguments naming the argument.",
-                      _SCOPE_REFUSAL.format(scope=WRITE, tool="forget")),
-        ),
+        _remember(svc),
+        _search_memory(svc),
+        _recall(svc),
+        _recall_context(svc),
+        _forget(svc),
         memory_knowledge.search_knowledge(rt),
     ]
 
