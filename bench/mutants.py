@@ -230,8 +230,6 @@ CURATED: tuple[Mutant, ...] = (
            "a changed ignore file re-syncs the whole vault: only the file"),
     Mutant("watcher.ignore-files-watched", "watcher", "VaultWatcher._wanted", r" or parts\[-1\] in IGNORE_FILES", "",
            "the ignore files are watched although their names are hidden: not watched"),
-    Mutant("watcher.config-resync", "watcher", "VaultWatcher._scope", r"p == CONFIG_FILE_NAME or ", "",
-           "a changed notewell.toml re-syncs the whole vault: only the file"),
     Mutant("watcher.moved-vault", "watcher", "VaultWatcher._lead", r"if not _same_folder\(self\._vault, watched\):",
            ALWAYS, "a vault folder moved away and replaced is watched again: dropped"),
     Mutant("watcher.unreadable-retry", "watcher", "VaultWatcher._sync_pending", r"self\._pending = unreadable",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import watchfiles
 
-from notewell.config import CONFIG_FILE_NAME, INDEX_DIR_NAME, Settings, reload_settings
+from notewell.config import INDEX_DIR_NAME, Settings, reload_settings
 from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
 from notewell.store.base import Store
@@ -114,7 +114,7 @@ class VaultWatcher:
 
     def _scope(self) -> Subtrees:
         paths = self._pending
-        if "" in paths or any(p == CONFIG_FILE_NAME or p.rsplit("/", 1)[-1] in IGNORE_FILES for p in paths):
+        if "" in paths or any(p.rsplit("/", 1)[-1] in IGNORE_FILES for p in paths):
             return EVERYTHING
         if len(paths) > MAX_LISTED_PATHS:
             paths = {p.split("/", 1)[0] for p in paths}
