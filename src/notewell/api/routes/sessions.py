@@ -16,19 +16,21 @@ from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
-from notewell.services import brain as b
+from notewell.services import brain_limits as b
 from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_retrieval import Retrieval
+from notewell.services.brain_sessions import Outcome, SessionFound, StartedSession
 from notewell.services.idempotency import Answer
 
 router = APIRouter(tags=["sessions and knowledge"])
 ERRORS = responses(400, 401, 403, 404, 422)
 SessionModel = record_model(SessionRecord)
 KnowledgeModel = record_model(KnowledgeRecord)
-StartedModel = record_model(b.StartedSession)
+StartedModel = record_model(StartedSession)
 SessionPage = page_model(SessionModel, "SessionPage")
 KnowledgePage = page_model(KnowledgeModel, "KnowledgePage")
 ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
-FoundPage = page_model(record_model(b.SessionFound), "SessionSearchPage")
+FoundPage = page_model(record_model(SessionFound), "SessionSearchPage")
 EventPage = page_model(record_model(EventRecord), "EventPage")
 
 
@@ -154,7 +156,7 @@ def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest
     return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
-@router.post("/sessions/{session_id}/outcome", response_model=record_model(b.Outcome), responses=ERRORS,
+@router.post("/sessions/{session_id}/outcome", response_model=record_model(Outcome), responses=ERRORS,
              summary="Close a session with its outcome: confidence moves, learnings are kept")
 def report_outcome(caller: Caller, svc: Services, session_id: str, body: OutcomeRequest) -> Any:
     return svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
@@ -191,7 +193,7 @@ def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, r
     return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
-@router.get("/knowledge/retrieve", response_model=record_model(b.Retrieval), responses=ERRORS,
+@router.get("/knowledge/retrieve", response_model=record_model(Retrieval), responses=ERRORS,
             summary="The best knowledge for a prompt, ranked, and the block to inject")
 def retrieve(caller: Caller, svc: Services,
              prompt: Annotated[str, Query(min_length=1, max_length=b.MAX_PROMPT_CHARS)],

@@ -21,8 +21,8 @@ from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
 from notewell.runtime import Runtime
-from notewell.services import brain as b
 from notewell.services import brain_injection
+from notewell.services import brain_limits as b
 from notewell.services.brain_projects import MAX_NAME_CHARS, BrainProject
 
 SCOPE = "sessions"
