@@ -21,6 +21,8 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_scoring import CAPTURE_CONFIDENCE_MAX
 
+LEARNING_CONFIDENCE_DEFAULT = 0.9
+
 
 def rule_key(trigger: str, rule: str) -> str:
     """What close-capture compares: trigger and rule, case-folded, punctuation and spacing ignored."""
@@ -50,7 +52,7 @@ class Learning:
                 or "\x00" in trigger + rule + rationale:
             return None
         kind, source, confidence = raw.get("type", "heuristic"), raw.get("source", "discovery"), \
-            raw.get("confidence", 0.9)
+            raw.get("confidence", LEARNING_CONFIDENCE_DEFAULT)
         if kind not in LEARNING_KINDS or source not in LEARNING_SOURCES:
             return None
         if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not confidence >= 0.0:  # NaN

@@ -30,6 +30,7 @@ from notewell.services.brain_limits import (
     EVENTS_PAGE_MAX,
     EVENTS_PER_SESSION_MAX,
     FEEDBACK,
+    IDENTIFIER_MAX_CHARS,
     INJECTION_TOKENS_DEFAULT,
     MAX_PROMPT_CHARS,
     MAX_SUMMARY_CHARS,
@@ -47,8 +48,7 @@ from notewell.services.brain_scope import OWN_KNOWLEDGE, USE, WRITE
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
-_EVENT_TYPE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-_CLIENT_TYPE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_IDENTIFIER = re.compile(rf"^[A-Za-z0-9_.:-]{{1,{IDENTIFIER_MAX_CHARS}}}$")
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,9 @@ class SessionsPart(RetrievalPart, KnowledgePart):
         self.authorization.authorize(p, USE)
         clean_prompt = check_text("prompt", prompt, MAX_PROMPT_CHARS)
         client = (client_type or "unknown").strip() or "unknown"
-        if not _CLIENT_TYPE.match(client):
-            raise BrainValidation("clientType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. claude_code")
+        if not _IDENTIFIER.match(client):
+            raise BrainValidation("clientType", f"must be 1-{IDENTIFIER_MAX_CHARS} letters, digits, '.', '_', ':' or "
+                                                "'-', e.g. claude_code")
         fw = check_label(framework, "framework")
         projects = self.projects(p)
         bp = self.resolve(p, project_id, project_name, fw, language, projects)
@@ -147,9 +148,9 @@ class SessionsPart(RetrievalPart, KnowledgePart):
         """(event id, accepted, why not): a closed or full session does not accept events."""
         self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id)
-        if not _EVENT_TYPE.match(event_type or ""):
-            raise BrainValidation("eventType", "must be 1-64 letters, digits, '.', '_', ':' or '-', e.g. "
-                                               "file_edit")
+        if not _IDENTIFIER.match(event_type or ""):
+            raise BrainValidation("eventType", f"must be 1-{IDENTIFIER_MAX_CHARS} letters, digits, '.', '_', ':' or "
+                                               "'-', e.g. file_edit")
         body = payload or {}
         check_json_depth("payload", body)
         encoded = payload_json(body)
