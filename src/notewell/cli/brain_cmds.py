@@ -18,7 +18,7 @@ from notewell.cli.rows import Col, show_rows
 from notewell.errors import InvalidArgument
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.services.brain import BrainService
-from notewell.services.brain_limits import EVENTS_PAGE_MAX
+from notewell.services.brain_limits import EVENTS_PAGE_MAX, SEARCH_LIMIT_MAX
 from notewell.services.brain_scoring import knowledge_stage
 from notewell.timestamps import now_iso
 
@@ -80,7 +80,7 @@ def brain_sessions(
     """The user's sessions, newest first (with --query: best matches first)."""
     with runtime(vault, db) as rt:
         svc, p = rt.brain, rt.authentication.acting_as(as_user)
-        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, 50))] if query
+        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, SEARCH_LIMIT_MAX))] if query
                 else svc.recent_sessions(p, limit))
     if json_out:
         print_json({"sessions": [_session_json(s) for s in rows]})

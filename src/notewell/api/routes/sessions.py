@@ -36,7 +36,8 @@ EventPage = page_model(record_model(EventRecord), "EventPage")
 
 class SessionRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    client_type: str | None = Field(default=None, max_length=64, description="The client, e.g. claude_code.")
+    client_type: str | None = Field(default=None, max_length=b.IDENTIFIER_MAX_CHARS,
+                                     description="The client, e.g. claude_code.")
     prompt: str | None = Field(default=None, max_length=b.MAX_PROMPT_CHARS,
                                description="The task: relevant knowledge comes back with the session.")
     framework: str | None = Field(default=None, max_length=64)
@@ -47,7 +48,8 @@ class SessionRequest(BaseModel):
 
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    event_type: str = Field(min_length=1, max_length=64, description="e.g. file_edit, test_run, decision.")
+    event_type: str = Field(min_length=1, max_length=b.IDENTIFIER_MAX_CHARS,
+                            description="e.g. file_edit, test_run, decision.")
     payload: dict[str, Any] = Field(default_factory=dict, description=f"Any JSON object, at most {b.PAYLOAD_MAX_BYTES} "
                                     f"bytes, nested at most {JSON_DEPTH_MAX} levels deep.")
 
@@ -124,7 +126,8 @@ def sessions(caller: Caller, svc: Services, request: Request, response: Response
             summary="Your sessions sharing a word with the query, by relevance and recency")
 def search_sessions(caller: Caller, svc: Services, request: Request, response: Response,
                     q: Annotated[str, Query(min_length=1, max_length=limits.QUERY_MAX_CHARS)],
-                    days: Annotated[int | None, Query(ge=1, le=3650, description="Only the last days.")] = None,
+                    days: Annotated[int | None, Query(ge=1, le=b.SEARCH_DAYS_MAX,
+                                                      description="Only the last days.")] = None,
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
     found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
     return page(request, response, found, 0, limit, has_more=False)
@@ -208,5 +211,5 @@ def retrieve(caller: Caller, svc: Services,
 @router.delete("/knowledge/{knowledge_id}", response_model=KnowledgeModel, responses=ERRORS,
                summary="Retire an item, saying why: it leaves every search")
 def retire(caller: Caller, svc: Services, knowledge_id: str,
-           reason: Annotated[str, Query(min_length=1, max_length=500)]) -> Any:
+           reason: Annotated[str, Query(min_length=1, max_length=b.MAX_REASON_CHARS)]) -> Any:
     return svc.brain.retire(caller, knowledge_id, reason)
