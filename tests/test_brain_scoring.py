@@ -57,3 +57,21 @@ def test_injection_stays_within_its_budget(rules: list[tuple[str, str]], budget:
     sections = [line for line in built.text.splitlines() if line.startswith("### ")]
     titles = [title for title, _ in brain_injection.SECTIONS]
     assert sections == sorted(sections, key=lambda s: titles.index(s[4:]))  # unconditional rules first
+
+
+def test_a_learning_is_parsed_once_with_the_close_capture_rules() -> None:
+    from notewell.services.brain_learnings import Learning, Learnings
+
+    good = {"trigger": " when testing ", "rule": " use pytest ", "extra": "ignored"}
+    assert Learning.parse(good) == Learning("when testing", "use pytest", "", "heuristic", "discovery", 0.9)
+    assert Learning.parse({**good, "confidence": 3}) == Learning("when testing", "use pytest", "", "heuristic",
+                                                                 "discovery", 0.95)  # clamped, not dropped
+    assert Learning.parse({**good, "confidence": 0}) is not None
+    for bad in ({**good, "confidence": -0.1}, {**good, "confidence": "high"}, {**good, "confidence": True},
+                {**good, "confidence": float("nan")}, {**good, "type": "action_item"}, {**good, "source": "x"},
+                {**good, "rule": "  "}, {**good, "trigger": 3}, {**good, "rationale": None}, ["not", "an object"],
+                {**good, "rule": "a" * 2001}, {**good, "trigger": "a\x00b"}):
+        assert Learning.parse(bad) is None, bad
+    given_ = Learnings.parse([good, {"rule": "no trigger"}, good, good, good, good, good])
+    assert (len(given_.valid), given_.dropped, given_.submitted, given_.truncated) == (4, 1, 7, 2)
+    assert Learnings.parse(None) == Learnings((), 0, 0)

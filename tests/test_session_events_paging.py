@@ -89,7 +89,7 @@ def test_the_export_holds_every_event(world: BrainWorld, session: str, tmp_path:
 
 def test_the_service_refuses_a_page_it_does_not_serve(world: BrainWorld, session: str) -> None:
     from notewell.errors import InvalidArgument
-    from notewell.services.brain import EVENTS_PAGE_MAX
+    from notewell.services.brain_limits import EVENTS_PAGE_MAX
 
     rt = world.runtime
     user = rt.store.identity.user_by_email("alice@example.test")

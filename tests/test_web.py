@@ -451,7 +451,7 @@ def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: 
 
 def test_a_session_page_pages_through_every_event(page: Page, web_world: World) -> None:
     """149 events: the page shows the first EVENTS_PAGE_MAX and "Next events" the rest (issue 22, item 5)."""
-    from notewell.services.brain import EVENTS_PAGE_MAX
+    from notewell.services.brain_limits import EVENTS_PAGE_MAX
 
     rt = web_world.runtime
     alice = user_principal(rt.administration.user(LOCAL_OWNER, email("alice")))

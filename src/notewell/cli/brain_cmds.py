@@ -17,8 +17,9 @@ from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print
 from notewell.cli.rows import Col, show_rows
 from notewell.errors import InvalidArgument
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
-from notewell.services.brain import EVENTS_PAGE_MAX, BrainService
-from notewell.services.brain_scoring import stage
+from notewell.services.brain import BrainService
+from notewell.services.brain_limits import EVENTS_PAGE_MAX, SEARCH_LIMIT_MAX
+from notewell.services.brain_scoring import knowledge_stage
 from notewell.timestamps import now_iso
 
 brain_app = typer.Typer(help="The External Brain: a person's coding sessions and taught knowledge.",
@@ -32,7 +33,7 @@ LimitOpt = Annotated[int, typer.Option("--limit", help="At most this many (1-500
 def _knowledge_json(k: KnowledgeRecord) -> dict[str, Any]:
     return {"id": k.ref, "projectId": k.brain_project, "type": k.kind, "trigger": k.trigger, "rule": k.rule,
             "rationale": k.rationale, "source": k.source, "confidence": k.confidence,
-            "stage": stage(k.success_count, k.failure_count, k.confidence), "tags": list(k.tags),
+            "stage": knowledge_stage(k), "tags": list(k.tags),
             "injected": k.injected_count, "used": k.used_count, "successes": k.success_count,
             "failures": k.failure_count, "created": k.created, "lastUsedAt": k.last_used_at,
             "retiredAt": k.retired_at}
@@ -79,7 +80,7 @@ def brain_sessions(
     """The user's sessions, newest first (with --query: best matches first)."""
     with runtime(vault, db) as rt:
         svc, p = rt.brain, rt.authentication.acting_as(as_user)
-        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, 50))] if query
+        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, SEARCH_LIMIT_MAX))] if query
                 else svc.recent_sessions(p, limit))
     if json_out:
         print_json({"sessions": [_session_json(s) for s in rows]})
@@ -114,7 +115,7 @@ def brain_knowledge(
     show_rows([Col("id", whole=True), Col("project", whole=True), Col("type"), Col("confidence"), Col("stage"),
                Col("rule")],
               [(k.ref, k.brain_project, k.kind, f"{k.confidence:.2f}",
-                stage(k.success_count, k.failure_count, k.confidence), k.rule[:70]) for k in found],
+                knowledge_stage(k), k.rule[:70]) for k in found],
               empty=f"No taught knowledge {as_user} sees" + (f" of type {', '.join(kind)}" if kind else ""))
 
 

@@ -15,7 +15,9 @@ from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
 from notewell.search.engine import SearchEngine
 from notewell.services import brain_injection
-from notewell.services.brain import BrainService, ScoredKnowledge, SessionFound
+from notewell.services.brain import BrainService
+from notewell.services.brain_retrieval import ScoredKnowledge
+from notewell.services.brain_sessions import SessionFound
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import DocumentRepository

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from notewell.records.brain import KnowledgeRecord
 from notewell.services.memory_rank import recency
 
 RELEVANCE_WEIGHT = 0.60
@@ -52,6 +53,11 @@ def stage(successes: int, failures: int, confidence: float) -> str:
     if successes >= KNOWLEDGE_MIN_SUCCESSES and rate >= KNOWLEDGE_MIN_RATE:
         return "knowledge"
     return "seed"
+
+
+def knowledge_stage(item: KnowledgeRecord) -> str:
+    """The stage of a knowledge item: how far successful use has matured it (what every door shows)."""
+    return stage(item.success_count, item.failure_count, item.confidence)
 
 
 def session_quality(success: bool, feedback: str | None, injected: int, used_of_injected: int,

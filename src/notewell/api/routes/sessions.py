@@ -16,25 +16,28 @@ from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
-from notewell.services import brain as b
+from notewell.services import brain_limits as b
 from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_retrieval import Retrieval
+from notewell.services.brain_sessions import Outcome, SessionFound, StartedSession
 from notewell.services.idempotency import Answer
 
 router = APIRouter(tags=["sessions and knowledge"])
 ERRORS = responses(400, 401, 403, 404, 422)
 SessionModel = record_model(SessionRecord)
 KnowledgeModel = record_model(KnowledgeRecord)
-StartedModel = record_model(b.StartedSession)
+StartedModel = record_model(StartedSession)
 SessionPage = page_model(SessionModel, "SessionPage")
 KnowledgePage = page_model(KnowledgeModel, "KnowledgePage")
 ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
-FoundPage = page_model(record_model(b.SessionFound), "SessionSearchPage")
+FoundPage = page_model(record_model(SessionFound), "SessionSearchPage")
 EventPage = page_model(record_model(EventRecord), "EventPage")
 
 
 class SessionRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    client_type: str | None = Field(default=None, max_length=64, description="The client, e.g. claude_code.")
+    client_type: str | None = Field(default=None, max_length=b.IDENTIFIER_MAX_CHARS,
+                                     description="The client, e.g. claude_code.")
     prompt: str | None = Field(default=None, max_length=b.MAX_PROMPT_CHARS,
                                description="The task: relevant knowledge comes back with the session.")
     framework: str | None = Field(default=None, max_length=64)
@@ -45,7 +48,8 @@ class SessionRequest(BaseModel):
 
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    event_type: str = Field(min_length=1, max_length=64, description="e.g. file_edit, test_run, decision.")
+    event_type: str = Field(min_length=1, max_length=b.IDENTIFIER_MAX_CHARS,
+                            description="e.g. file_edit, test_run, decision.")
     payload: dict[str, Any] = Field(default_factory=dict, description=f"Any JSON object, at most {b.PAYLOAD_MAX_BYTES} "
                                     f"bytes, nested at most {JSON_DEPTH_MAX} levels deep.")
 
@@ -122,7 +126,8 @@ def sessions(caller: Caller, svc: Services, request: Request, response: Response
             summary="Your sessions sharing a word with the query, by relevance and recency")
 def search_sessions(caller: Caller, svc: Services, request: Request, response: Response,
                     q: Annotated[str, Query(min_length=1, max_length=limits.QUERY_MAX_CHARS)],
-                    days: Annotated[int | None, Query(ge=1, le=3650, description="Only the last days.")] = None,
+                    days: Annotated[int | None, Query(ge=1, le=b.SEARCH_DAYS_MAX,
+                                                      description="Only the last days.")] = None,
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
     found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
     return page(request, response, found, 0, limit, has_more=False)
@@ -154,7 +159,7 @@ def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest
     return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
-@router.post("/sessions/{session_id}/outcome", response_model=record_model(b.Outcome), responses=ERRORS,
+@router.post("/sessions/{session_id}/outcome", response_model=record_model(Outcome), responses=ERRORS,
              summary="Close a session with its outcome: confidence moves, learnings are kept")
 def report_outcome(caller: Caller, svc: Services, session_id: str, body: OutcomeRequest) -> Any:
     return svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
@@ -191,7 +196,7 @@ def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, r
     return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
-@router.get("/knowledge/retrieve", response_model=record_model(b.Retrieval), responses=ERRORS,
+@router.get("/knowledge/retrieve", response_model=record_model(Retrieval), responses=ERRORS,
             summary="The best knowledge for a prompt, ranked, and the block to inject")
 def retrieve(caller: Caller, svc: Services,
              prompt: Annotated[str, Query(min_length=1, max_length=b.MAX_PROMPT_CHARS)],
@@ -206,5 +211,5 @@ def retrieve(caller: Caller, svc: Services,
 @router.delete("/knowledge/{knowledge_id}", response_model=KnowledgeModel, responses=ERRORS,
                summary="Retire an item, saying why: it leaves every search")
 def retire(caller: Caller, svc: Services, knowledge_id: str,
-           reason: Annotated[str, Query(min_length=1, max_length=500)]) -> Any:
+           reason: Annotated[str, Query(min_length=1, max_length=b.MAX_REASON_CHARS)]) -> Any:
     return svc.brain.retire(caller, knowledge_id, reason)

@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from notewell.errors import NotewellError
 from notewell.records.brain import SessionRecord
-from notewell.services.brain import EVENTS_PAGE_MAX
+from notewell.services.brain_limits import EVENTS_PAGE_MAX
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
 

@@ -1,0 +1,364 @@
+"""The brain toolset's twelve tools as ToolSpecs, one function each: its text, schemas and refusals, given the
+call that serves it (mcp/tools/brain.py). Every limit in the text is quoted from the service's constants."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from notewell.json_bounds import JSON_DEPTH_MAX
+from notewell.mcp import schema as s
+from notewell.mcp.tools.brain_shapes import (
+    DATA,
+    DEEP,
+    IDEMPOTENT_WRITE,
+    INJECTION,
+    ITEM,
+    LEARNING,
+    NOT_YOURS,
+    OUTSIDE,
+    PICKED,
+    PROJECT,
+    READ,
+    SCOPE,
+    SCOPE_REFUSAL,
+    SESSION,
+    SHAPE,
+    WRITE,
+)
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
+from notewell.records.brain import KNOWLEDGE_KINDS
+from notewell.services import brain_limits as b
+from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS
+from notewell.services.brain_scoring import (
+    KNOWLEDGE_MIN_RATE,
+    KNOWLEDGE_MIN_SUCCESSES,
+    WISDOM_MIN_CONFIDENCE,
+    WISDOM_MIN_RATE,
+    WISDOM_MIN_SUCCESSES,
+)
+
+Call = Callable[[CallContext, Arguments], JsonObject]
+
+
+def start_session(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_start_session", title="Start a coding session", scope=SCOPE, annotations=WRITE,
+        call=call,
+        description="Call ONCE at the start of a coding task. Files the session under a project: the token's "
+                    "project, else projectId, else projectName (created on demand), else your first project, "
+                    "else a new \"Default\". With a prompt, the answer carries relevantKnowledge (the top "
+                    f"{b.RELEVANT_LIMIT} items for the task and a ready injection: apply it) and openActionItems "
+                    "(your open to-dos in the project). Save sessionId for brain_log_event and "
+                    "brain_report_session_outcome. "
+                    + DATA,
+        input_schema=s.tool_input({
+            "clientType": s.string("The client, e.g. claude_code, cursor, windsurf, copilot."),
+            "prompt": s.string(f"The task, in the person's words (up to {b.MAX_PROMPT_CHARS} characters)."),
+            "framework": s.string("The framework in use, e.g. react."),
+            "language": s.string("The language, e.g. typescript; kept only if projectName creates a project."),
+            "projectId": s.string("A project from brain_list_projects."),
+            "projectName": s.string("A personal project by name, case-insensitive; created when missing.",
+                                    minLength=1, maxLength=MAX_NAME_CHARS),
+        }, []),
+        output_schema=s.tool_output({
+            "sessionId": s.string("Keep it: brain_log_event and brain_report_session_outcome need it."),
+            "startedAt": s.string("ISO 8601 UTC."),
+            "projectId": s.string("The project the session was filed under."),
+            "relevantKnowledge": {**PICKED, "description": "With a prompt, when anything matched: the items "
+                                  "recorded as injected into this session."},
+            "openActionItems": {**PICKED, "description": "Your open action items in the project (tag "
+                                f"for:<your email>), blockers first then oldest, at most {b.ACTION_ITEMS_MAX}."},
+        }, ["sessionId", "startedAt", "projectId"]),
+        refusals=(OUTSIDE.format(tool="brain_start_session"),
+                  "Error in brain_start_session: VALIDATION: projectName: empty or longer than "
+                  f"{MAX_NAME_CHARS} characters; prompt longer than {b.MAX_PROMPT_CHARS} characters; a clientType "
+                  "that is not a short identifier.",
+                  SHAPE, SCOPE_REFUSAL.format(tool="brain_start_session")),
+    )
+
+
+def create_project(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_create_project", title="Create a project", scope=SCOPE, annotations=IDEMPOTENT_WRITE,
+        call=call,
+        description="Create a personal project (in your home, visible to you alone) before work on a new "
+                    "codebase or client. Idempotent on the name, case-insensitive: the same name returns the "
+                    "existing project with created false. framework and language are kept only on creation. "
+                    "Call brain_list_projects first to avoid duplicates.",
+        input_schema=s.tool_input({
+            "name": s.string("The project's name.", minLength=1, maxLength=MAX_NAME_CHARS),
+            "framework": s.string("Framework.", maxLength=MAX_LABEL_CHARS, examples=["react", "nextjs", "vue"]),
+            "language": s.string("Language.", maxLength=MAX_LABEL_CHARS, examples=["typescript", "python"]),
+        }, ["name"]),
+        output_schema=s.tool_output({
+            "projectId": s.string("The project's id, ~<handle>/<slug>."),
+            "slug": s.string("Its slug, unique in your home."),
+            "created": s.boolean("False when a project of that name existed already."),
+        }, ["projectId", "slug", "created"]),
+        refusals=("Error in brain_create_project: FORBIDDEN_PROJECT: the token is project-scoped: the token IS "
+                  "the project. Use a user-scoped token.",
+                  "Error in brain_create_project: VALIDATION: name: empty (after trimming) or longer than "
+                  f"{MAX_NAME_CHARS} characters; framework or language longer than {MAX_LABEL_CHARS}.",
+                  SHAPE, SCOPE_REFUSAL.format(tool="brain_create_project")),
+    )
+
+
+def list_projects(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_list_projects", title="List projects", scope=SCOPE, annotations=READ, call=call,
+        description="Every project you can file sessions under: your personal projects first (isOwn true), then "
+                    "the shared projects you can see. A project-scoped token sees its project only. Call it "
+                    "before brain_create_project to avoid duplicates.",
+        input_schema=s.tool_input({}, []),
+        output_schema=s.tool_output({"projects": s.array(PROJECT, "Owned first.")}, ["projects"]),
+        refusals=(SCOPE_REFUSAL.format(tool="brain_list_projects"),),
+        example={},
+    )
+
+
+def get_active_project(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_get_active_project", title="Get the active project", scope=SCOPE, annotations=READ,
+        call=call,
+        description="The project brain_start_session would use now without projectId or projectName: the "
+                    "token's project (source token_scope) or your first project (source "
+                    "first_project_fallback); null when you have none yet.",
+        input_schema=s.tool_input({}, []),
+        output_schema=s.tool_output({"project": s.nullable(s.obj({
+            "id": s.string("Project id."), "slug": s.string("Slug."), "name": s.string("Name."),
+            "orgName": s.string("Org name (your email for your personal org)."),
+            "source": s.string("How it was chosen.", enum=["token_scope", "first_project_fallback"]),
+        }))}, ["project"]),
+        refusals=(SCOPE_REFUSAL.format(tool="brain_get_active_project"),),
+        example={},
+    )
+
+
+def retrieve_knowledge(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_retrieve_knowledge", title="Retrieve knowledge", scope=SCOPE, annotations=READ,
+        call=call,
+        description="Call BEFORE generating code: the knowledge that fits the prompt (rules, reflexes, recipes, "
+                    "heuristics; never action items), ranked by text relevance, confidence and recency, and a "
+                    "ready injection to add to the context. Pass context.sessionId to record the injected items "
+                    "against the session, then report the ones you used as knowledgeUsed at the close. " + DATA,
+        input_schema=s.tool_input({
+            "prompt": s.string("What you are about to do.", minLength=1),
+            "context": s.obj({"sessionId": s.string("Your open session.")}, [], closed=False,
+                             description="Optional context; sessionId records the injection."),
+            "limit": s.integer("Items in the bundle.", default=b.RETRIEVE_LIMIT_DEFAULT, minimum=1,
+                               maximum=b.RETRIEVE_LIMIT_MAX),
+            "maxTokens": s.integer("Budget of the injection in tokens (estimated offline).",
+                                   default=b.INJECTION_TOKENS_DEFAULT, minimum=b.INJECTION_TOKENS_MIN,
+                                   maximum=b.INJECTION_TOKENS_MAX),
+        }, ["prompt"]),
+        output_schema=s.tool_output({
+            "bundle": s.obj({"items": s.array(ITEM, "Best first."),
+                             "injectedIds": s.array(s.string("Knowledge id."), "The items in the injection: "
+                                                    "pass the ones you used as knowledgeUsed."),
+                             "injectionTokens": s.integer("Tokens of the injection.")}),
+            "injection": INJECTION,
+        }, ["bundle", "injection"]),
+        refusals=(NOT_YOURS.format(tool="brain_retrieve_knowledge"),
+                  "A prompt with no letters or digits, a limit outside 1 to "
+                  f"{b.RETRIEVE_LIMIT_MAX} or a maxTokens outside {b.INJECTION_TOKENS_MIN} to "
+                  f"{b.INJECTION_TOKENS_MAX} is MCP error -32602 naming the argument.",
+                  SCOPE_REFUSAL.format(tool="brain_retrieve_knowledge")),
+    )
+
+
+def report_session_outcome(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_report_session_outcome", title="Report the session's outcome", scope=SCOPE,
+        annotations=WRITE, call=call,
+        description="Call AFTER the person accepts or rejects the work: closes the session with its outcome. "
+                    "knowledgeUsed (ids from relevantKnowledge or the bundle) moves the confidence of your own "
+                    f"items; learnings (0 to {b.LEARNINGS_MAX} durable rules you distilled) become knowledge; "
+                    "resolvedActionItemIds retires done to-dos. Without learnings the answer carries a hint: act "
+                    "on it with brain_teach_knowledge.",
+        input_schema=s.tool_input({
+            "sessionId": s.string("From brain_start_session.", minLength=1),
+            "success": s.boolean("True when the person accepted the work."),
+            "userFeedback": s.string("The person's vote.", enum=list(b.FEEDBACK)),
+            "knowledgeUsed": s.array(s.string("Knowledge id."), f"Items you applied (at most {b.USED_IDS_MAX})."),
+            "learnings": s.array(LEARNING, f"0 to {b.LEARNINGS_MAX} durable rules from this session; beyond "
+                                           f"{b.LEARNINGS_MAX} only the first {b.LEARNINGS_MAX} "
+                                            "are kept; an invalid one is dropped and counted, never blocking the "
+                                            "close."),
+            "resolvedActionItemIds": s.array(s.string("Knowledge id."), "Action items done or obsolete (at most "
+                                             f"{b.RESOLVED_IDS_MAX}); only action items of the session's project "
+                                             "are retired."),
+            "summary": s.string("What was done, in a few sentences (searchable later)."),
+        }, ["sessionId", "success"]),
+        output_schema=s.tool_output({
+            "sqs": {"type": "number", "description": "Session quality score 0..1: 0.50 outcome + 0.20 feedback "
+                    "+ 0.15 reuse + 0.15 capture (docs/brain.md)."},
+            "queued": s.boolean("Always true: Notewell processes the close (confidence, learnings) in the same "
+                                "call; no worker queue is involved."),
+            "confidenceUpdates": s.integer("Your own knowledgeUsed items whose confidence and counts moved."),
+            "learnings": s.obj({"submitted": s.integer("Items given."), "kept": s.integer("Valid ones among the "
+                                f"first {b.LEARNINGS_MAX}."),
+                                "dropped": s.integer(f"Invalid ones among the first {b.LEARNINGS_MAX}."),
+                                "truncated": s.integer(f"Items beyond the first {b.LEARNINGS_MAX}."),
+                                "captured": s.array(s.string("Knowledge id."),
+                                                    "New knowledge (tag close_capture)."),
+                                "deduplicated": s.integer("Valid ones you already had.")}),
+            "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
+                                             "given)."),
+            "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "
+                             "or a down vote, gentle otherwise."),
+        }, ["sqs", "queued", "confidenceUpdates", "learnings"]),
+        refusals=(NOT_YOURS.format(tool="brain_report_session_outcome"),
+                  "Error in brain_report_session_outcome: FORBIDDEN_PROJECT: your session belongs to another "
+                  "project than this project-scoped token's.",
+                  "Error in brain_report_session_outcome: VALIDATION: sessionId: the session was closed already "
+                  f"(start a new one); more than {b.RESOLVED_IDS_MAX} resolvedActionItemIds or {b.USED_IDS_MAX} "
+                  "knowledgeUsed ids.",
+                  DEEP.format(argument="learnings"), SHAPE,
+                  SCOPE_REFUSAL.format(tool="brain_report_session_outcome")),
+    )
+
+
+def teach_knowledge(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_teach_knowledge", title="Teach knowledge", scope=SCOPE, annotations=WRITE, call=call,
+        description="When the person says \"remember …\": keep a rule (trigger, rule, rationale) in the active "
+                    "project, or projectId. It is also a memory, so recall finds it. type action_item records a "
+                    "meeting to-do (tags action-item or open-question, for:<assignee email>, blocker); "
+                    "supersedesKnowledgeId retires your earlier item in the same project (otherwise ignored).",
+        input_schema=s.tool_input({
+            "trigger": s.string("When it applies, e.g. \"when writing SQL migrations\"."),
+            "rule": s.string("What to do.", minLength=1),
+            "rationale": s.string("Why."),
+            "type": s.string("Kind of knowledge; default heuristic.", enum=list(KNOWLEDGE_KINDS)),
+            "source": s.string("Where it came from; default user_teach."),
+            "tags": s.array(s.string("A tag."), f"At most {b.MAX_TAGS} tags."),
+            "projectId": s.string("A project you may write; default: the active project."),
+            "supersedesKnowledgeId": s.string("Your earlier item, in the same project, that this replaces."),
+        }, ["rule"]),
+        output_schema=s.tool_output({
+            "id": s.string("Knowledge id."),
+            "confidence": {"type": "number", "description": "1.0 for a newly taught item."},
+            "projectId": s.string("The project it was taught in."),
+            "created": s.boolean("False when exactly this item was taught there already (its id is returned)."),
+        }, ["id", "confidence", "projectId", "created"]),
+        refusals=(OUTSIDE.format(tool="brain_teach_knowledge"),
+                  "Error in brain_teach_knowledge: FORBIDDEN_PROJECT: you may read the project but not write to "
+                  "it: ask for a write grant or teach into your own project.",
+                  "Error in brain_teach_knowledge: VALIDATION: rule empty, a field too long, an unknown type or "
+                  f"more than {b.MAX_TAGS} tags.", SHAPE, SCOPE_REFUSAL.format(tool="brain_teach_knowledge")),
+    )
+
+
+def get_user_style(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_get_user_style", title="Get the user's style", scope=SCOPE, annotations=READ, call=call,
+        description="When scaffolding new files (and first, to check the connection): the person's peer card "
+                    "(hard rules, frameworks, languages) and their reflexes, most confident first. " + DATA,
+        input_schema=s.tool_input({}, []),
+        output_schema=s.tool_output({
+            "peerCard": s.obj({
+                "email": s.string("Who."), "handle": s.string("Their handle."),
+                "hardRules": s.array(s.obj({"id": s.string("Knowledge id."), "kind": s.string("principle or "
+                                     "anti_principle."), "rule": s.string("The rule."),
+                                     "confidence": {"type": "number", "description": "Confidence."}}),
+                                     "Principles and anti-principles: hard overrides."),
+                "frameworks": s.array(s.string("Framework."), "From recent sessions and projects."),
+                "languages": s.array(s.string("Language."), "From projects."),
+                "projects": s.integer("Projects in scope."),
+                "recentSessions": s.integer(f"Of the last {b.STYLE_SESSIONS}."),
+            }),
+            "reflexes": s.array(ITEM, f"Up to {b.STYLE_REFLEXES}, most confident first."),
+        }, ["peerCard", "reflexes"]),
+        refusals=(SCOPE_REFUSAL.format(tool="brain_get_user_style"),),
+    )
+
+
+def ask_oracle(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_ask_oracle", title="Ask the oracle", scope=SCOPE, annotations=READ, call=call,
+        description="\"How did I solve X?\": an answer assembled from your best matching sessions, knowledge "
+                    "and (with knowledge:read) documents; every sentence ends with [n], its citation (id, kind, "
+                    "date, snippet). No language model is involved. " + DATA,
+        input_schema=s.tool_input({"question": s.string("The question, in words.", minLength=1)}, ["question"]),
+        output_schema=s.tool_output({
+            "answer": s.string("Cited sentences, one per source. " + DATA),
+            "citations": s.array(s.obj({"n": s.integer("The mark [n] in the answer."),
+                                        "id": s.string("Session id, knowledge id or document location#Lm-n."),
+                                        "kind": s.string("session, knowledge or document."),
+                                        "date": s.string("YYYY-MM-DD."), "title": s.string("Title."),
+                                        "snippet": s.string("The source's words.")})),
+            "searched": s.array(s.string("A kind of source."), "documents only with knowledge:read."),
+        }, ["answer", "citations", "searched"]),
+        refusals=("A question with no letters or digits is MCP error -32602 naming question.",
+                  SCOPE_REFUSAL.format(tool="brain_ask_oracle")),
+        example={"question": "how did we handle the CRM migration?"},
+    )
+
+
+def log_event(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_log_event", title="Log a session event", scope=SCOPE, annotations=WRITE, call=call,
+        description="During the session, once per event (a file edit, a test run, a decision): keeps it with "
+                    "the session, searchable later. A closed session accepts no more events (accepted false).",
+        input_schema=s.tool_input({
+            "sessionId": s.string("From brain_start_session.", minLength=1),
+            "eventType": s.string("A short identifier, e.g. file_edit, test_run, decision.", minLength=1,
+                                  maxLength=b.IDENTIFIER_MAX_CHARS),
+            "payload": s.obj({}, [], closed=False, description=f"Any JSON object, at most "
+                             f"{b.PAYLOAD_MAX_BYTES} bytes, nested at most {JSON_DEPTH_MAX} levels deep."),
+        }, ["sessionId", "eventType"]),
+        output_schema=s.tool_output({
+            "id": s.nullable(s.string("The event's id; null when not accepted.")),
+            "accepted": s.boolean(f"False for a closed session or one holding {b.EVENTS_PER_SESSION_MAX} events."),
+            "reason": s.string("Why it was not accepted."),
+        }, ["id", "accepted"]),
+        refusals=(NOT_YOURS.format(tool="brain_log_event"),
+                  "Error in brain_log_event: VALIDATION: eventType not a short identifier, or a payload over "
+                  f"{b.PAYLOAD_MAX_BYTES} bytes.", DEEP.format(argument="payload"), SHAPE,
+                  SCOPE_REFUSAL.format(tool="brain_log_event")),
+    )
+
+
+def find_skill(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_find_skill", title="Find a skill", scope=SCOPE, annotations=READ, call=call,
+        description="When the person asks for a complete recipe: skills are recipes matured by successful use "
+                    f"(stage knowledge: {KNOWLEDGE_MIN_SUCCESSES}+ successful uses at a "
+                    f"{KNOWLEDGE_MIN_RATE:.0%} success rate; wisdom: {WISDOM_MIN_SUCCESSES}+ at "
+                    f"{WISDOM_MIN_RATE:.0%} and confidence {WISDOM_MIN_CONFIDENCE}). With a query, ranked like "
+                    "brain_retrieve_knowledge; without, by "
+                    "confidence. " + DATA,
+        input_schema=s.tool_input({
+            "query": s.string("What the recipe is for."),
+            "limit": s.integer("Skills to return.", default=b.SKILL_LIMIT_DEFAULT, minimum=1,
+                               maximum=b.SKILL_LIMIT_MAX),
+        }, []),
+        output_schema=s.tool_output({"skills": s.array(ITEM, "Best first.")}, ["skills"]),
+        refusals=(SCOPE_REFUSAL.format(tool="brain_find_skill"),),
+        example={"query": "release checklist"},
+    )
+
+
+def session_search(call: Call) -> ToolSpec:
+    return ToolSpec(
+        name="brain_session_search", title="Search sessions", scope=SCOPE, annotations=READ, call=call,
+        description="\"What did I do last week?\": your sessions whose prompt, events, outcome or learnings "
+                    "share a word (English stem, or prefix of 3+ letters) with the query, by relevance and "
+                    "recency (full-text search: FTS5 on SQLite, tsvector on PostgreSQL). " + DATA,
+        input_schema=s.tool_input({
+            "query": s.string("Words to look for.", minLength=1),
+            "limit": s.integer("Sessions to return.", default=b.SEARCH_LIMIT_DEFAULT, minimum=1,
+                               maximum=b.SEARCH_LIMIT_MAX),
+            "days": s.integer("Only sessions started in the last N days.", minimum=1, maximum=b.SEARCH_DAYS_MAX),
+        }, ["query"]),
+        output_schema=s.tool_output({"sessions": s.array(
+            {**SESSION, "properties": {**SESSION["properties"],
+                                        "score": {"type": "number", "description": "0.6 relevance + 0.4 "
+                                                  f"recency (half-life {b.SESSION_HALF_LIFE_DAYS:g} days)."}}},
+            "Best first.")},
+            ["sessions"]),
+        refusals=("A query with no letters or digits, a limit outside 1 to "
+                  f"{b.SEARCH_LIMIT_MAX} or days outside 1 to {b.SEARCH_DAYS_MAX} is MCP error -32602 naming the "
+                  "argument.", SCOPE_REFUSAL.format(tool="brain_session_search")),
+    )

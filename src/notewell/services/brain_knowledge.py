@@ -1,0 +1,137 @@
+"""Taught knowledge: teach, list and retire items, and resolve action items at a session's close.
+
+Taught knowledge is a memory (so recall finds it, and whoever may read the memory's project sees it) plus a
+knowledge row with its structure and counts; writing one needs the write right on that project. Who may
+retire or supersede an item, or resolve an action item, is the policy's (knowledge:retire, knowledge:own,
+action-item:resolve).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Sequence
+
+from notewell.access.principal import Principal
+from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeFilter, KnowledgeInput, KnowledgeRecord, SessionRecord
+from notewell.records.memories import MemoryInput
+from notewell.services import brain_injection
+from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
+from notewell.services.brain_learnings import rule_key
+from notewell.services.brain_limits import (
+    MAX_REASON_CHARS,
+    MAX_RULE_CHARS,
+    MAX_SOURCE_CHARS,
+    MAX_TRIGGER_CHARS,
+    check_tags,
+    check_text,
+)
+from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_scope import OWN_KNOWLEDGE, RESOLVE, RETIRE, USE, ScopePart
+from notewell.timestamps import now_iso
+
+MAX_TITLE_CHARS = 200
+
+
+class KnowledgePart(ScopePart):
+    def _write(self, p: Principal, bp: BrainProject, *, kind: str, trigger: str, rule: str, rationale: str,
+               source: str, confidence: float, tags: Sequence[str],
+               supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        action = kind == "action_item"
+        path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
+        if action and bp.personal:
+            path = f"brain-actions/{bp.slug}"
+        lines = [f"{brain_injection.when(trigger)}: {rule}" if trigger else rule]
+        if rationale:
+            lines.append(f"Why: {rationale}")
+        content = "\n".join(lines)
+        all_tags = tuple(dict.fromkeys([kind, *tags]))
+        title = rule if len(rule) <= MAX_TITLE_CHARS else rule[:MAX_TITLE_CHARS - 1] + "…"
+        now = now_iso()
+        memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=bp.store_project, author_user_id=p.user_id,
+                             author_token_id=p.token_id, memory_type="durable", path=path, title=title,
+                             content=content, tags=all_tags,
+                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
+        knowledge = KnowledgeInput(brain_project=bp.id, owner_user_id=p.user_id, kind=kind, trigger=trigger, rule=rule,
+                                   rationale=rationale, source=source, confidence=confidence,
+                                   rule_key=rule_key(trigger, rule), created=now)
+        item, created = self.brain.add_knowledge(memory, knowledge, supersedes)
+        if created:
+            self.audit.record(p, "brain.teach", item.ref, {"project": bp.id, "kind": kind, "source": source,
+                                                             "supersedes": supersedes})
+        return item, created
+
+    def may_teach(self, p: Principal, *, project_id: str | None = None) -> None:
+        """Raise what ``teach`` would refuse this caller for, writing nothing (as ``may_open``)."""
+        projects = self.projects(p)
+        if p.bound_project is None and not project_id and not projects:
+            self._require_home(p)  # a first teach makes the Default project in the caller's home
+            return
+        self._require_write(p, self.resolve(p, project_id, projects=projects))
+
+    def teach(self, p: Principal, *, rule: str, trigger: str = "", rationale: str = "", kind: str = "heuristic",
+              source: str = "user_teach", tags: Sequence[str] | None = None, project_id: str | None = None,
+              supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+        """Teach an item (confidence 1.0). supersedes is honoured only for a live item of the caller in the
+        same project; otherwise it is ignored and the item is still created."""
+        self.authorization.authorize(p, USE)
+        clean_rule = check_text("rule", rule, MAX_RULE_CHARS, required=True)
+        clean_trigger = check_text("trigger", trigger, MAX_TRIGGER_CHARS)
+        clean_rationale = check_text("rationale", rationale, MAX_RULE_CHARS)
+        if kind not in KNOWLEDGE_KINDS:
+            raise BrainValidation("type", f"unknown type {kind!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
+        clean_source = check_text("source", source, MAX_SOURCE_CHARS) or "user_teach"
+        clean_tags = check_tags(tags)
+        if kind == "action_item":
+            clean_tags = _action_tags(clean_tags, p.email)
+        bp = self.resolve(p, project_id)
+        self._require_write(p, bp)
+        target = None
+        if supersedes:
+            old = self.brain.knowledge([supersedes]).get(supersedes)
+            if old is not None and old.live and old.brain_project == bp.id \
+                    and self.authorization.allowed(p, OWN_KNOWLEDGE, old):
+                target = old.ref
+        return self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule, rationale=clean_rationale,
+                           source=clean_source, confidence=1.0, tags=clean_tags, supersedes=target)
+
+    def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
+                  include_action_items: bool = False) -> list[KnowledgeRecord]:
+        """Live knowledge in p's scope, newest first (for people: the CLI's list and export)."""
+        self.authorization.authorize(p, USE)
+        brain_ids, _ = self._scope_ids(p)
+        chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
+        return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, order="created", limit=limit))
+
+    def retire(self, p: Principal, knowledge_id: str, reason: str) -> KnowledgeRecord:
+        """Retire an item p may write (its memory is forgotten with the reason): it leaves every search."""
+        self.authorization.authorize(p, USE)
+        reason = check_text("reason", reason, MAX_REASON_CHARS, required=True)
+        item = self.brain.knowledge([knowledge_id]).get(knowledge_id)
+        brain_ids, _ = self._scope_ids(p)
+        if item is None or not item.live or item.brain_project not in brain_ids:
+            raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; list your knowledge for its id")
+        if not self.authorization.allowed(p, RETIRE, item):
+            raise ForbiddenProject(f"only the author of {knowledge_id}, a writer of {item.brain_project} or an "
+                                   "admin may retire it")
+        self.brain.retire([item.ref], p.user_id, reason, now_iso())
+        self.audit.record(p, "brain.retire", item.ref, {"project": item.brain_project, "reason": reason})
+        return self.brain.knowledge([item.ref])[item.ref]
+
+    def _resolve_items(self, p: Principal, session: SessionRecord, ids: Sequence[str], now: str) -> int:
+        """Retire the ids that are live action items of the session's project which p may resolve (the
+        policy's action-item:resolve: their author, an assignee or a writer). Anything else is ignored."""
+        found = self.brain.knowledge([i for i in dict.fromkeys(ids) if isinstance(i, str)])
+        retire = [ref for ref, k in found.items()
+                  if k.live and k.kind == "action_item" and k.brain_project == session.brain_project
+                  and self.authorization.allowed(p, RESOLVE, k)]
+        return self.brain.retire(retire, p.user_id, f"resolved at the close of {session.id}", now) if retire else 0
+
+
+def _action_tags(tags: list[str], email: str) -> list[str]:
+    """An action item's tags: action-item unless it is an open question, and for:<the teacher> unless assigned."""
+    if not any(t in ("action-item", "open-question") for t in tags):
+        tags.insert(0, "action-item")
+    if not any(t.startswith("for:") for t in tags):
+        tags.append(f"for:{email.strip().lower()}")
+    return [t.lower() if t.startswith("for:") else t for t in tags]

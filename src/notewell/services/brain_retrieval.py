@@ -1,0 +1,132 @@
+"""Retrieval: the best live knowledge for a prompt and its injection, matured skills, the user's style.
+
+Ranking is brain_scoring.rank over the memory full-text relevance (docs/brain.md); action items are never
+retrieved. Only knowledge of the caller's projects is seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from notewell.access.principal import Principal
+from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
+from notewell.records.memories import MemoryQuery
+from notewell.services import brain_injection, brain_scoring
+from notewell.services.brain_limits import (
+    INJECTION_TOKENS_DEFAULT,
+    RETRIEVE_LIMIT_DEFAULT,
+    SKILL_LIMIT_DEFAULT,
+    STYLE_HARD_RULES,
+    STYLE_REFLEXES,
+    STYLE_SESSIONS,
+)
+from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_scope import USE, ScopePart
+from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.timestamps import now_iso
+
+STYLE_LABELS = 5  # frameworks and languages on the peer card
+SKILL_CANDIDATES = 500
+SKILL_HITS = 200
+
+
+@dataclass(frozen=True)
+class ScoredKnowledge:
+    item: KnowledgeRecord
+    score: float
+
+    @property
+    def stage(self) -> str:
+        return brain_scoring.knowledge_stage(self.item)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    items: list[ScoredKnowledge]
+    injection: brain_injection.Injection
+
+
+@dataclass(frozen=True)
+class UserStyle:
+    peer_card: dict[str, Any]
+    reflexes: list[KnowledgeRecord]
+
+
+def _ranked(item: KnowledgeRecord, relevance: float, now: datetime) -> ScoredKnowledge:
+    """``relevance`` already normalised to (0, 1]."""
+    return ScoredKnowledge(item, round(brain_scoring.rank(relevance, item.confidence,
+                                                          max(item.created, item.last_used_at or ""), now), 4))
+
+
+class RetrievalPart(ScopePart):
+    def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
+                  projects: list[BrainProject] | None = None) -> Retrieval:
+        terms = tolerant_terms(query_terms(prompt, "prompt"))
+        brain_ids, store_ids = self._scope_ids(p, projects)
+        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
+                                                        limit=max(3 * limit, 30), path_prefix="brain",
+                                                        explain=False))
+        found = self.brain.knowledge([h.record.ref for h in hits])
+        allowed = set(brain_ids)
+        kept = [(h, found[h.record.ref]) for h in hits
+                if h.record.ref in found and found[h.record.ref].live and found[h.record.ref].kind != "action_item"
+                and found[h.record.ref].brain_project in allowed]
+        if not kept:
+            return Retrieval([], brain_injection.build([], max_tokens))
+        best = max(h.relevance for h, _ in kept)
+        now = datetime.now(UTC)
+        scored = sorted((_ranked(k, h.relevance / best, now) for h, k in kept),
+                        key=lambda s: (-s.score, s.item.ref))[:limit]
+        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens))
+
+    def retrieve(self, p: Principal, prompt: str, *, limit: int = RETRIEVE_LIMIT_DEFAULT,
+                 max_tokens: int = INJECTION_TOKENS_DEFAULT, session_id: str | None = None) -> Retrieval:
+        """The best live knowledge for a prompt (action items excluded) and its injection; with a session id
+        of the caller's, the injected items are recorded against that session."""
+        self.authorization.authorize(p, USE)
+        session = self._own_session(p, session_id) if session_id else None
+        found = self._retrieve(p, prompt, limit, max_tokens)
+        if session is not None and found.injection.ids:
+            self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
+        return found
+
+    def user_style(self, p: Principal) -> UserStyle:
+        self.authorization.authorize(p, USE)
+        brain_ids, _ = self._scope_ids(p)
+        hard = self.brain.list_knowledge(KnowledgeFilter(brain_ids, ("principle", "anti_principle"), p.user_id,
+                                                         limit=STYLE_HARD_RULES))
+        reflexes = self.brain.list_knowledge(KnowledgeFilter(brain_ids, ("reflex",), p.user_id,
+                                                             limit=STYLE_REFLEXES))
+        projects = self.projects(p)
+        recent = self.brain.recent_sessions(p.user_id, brain_ids, STYLE_SESSIONS)
+        frameworks = list(dict.fromkeys([*(s.framework for s in recent if s.framework),
+                                         *(bp.framework for bp in projects if bp.framework)]))[:STYLE_LABELS]
+        languages = list(dict.fromkeys(bp.language for bp in projects if bp.language))[:STYLE_LABELS]
+        card = {
+            "email": p.email, "handle": p.handle,
+            "hardRules": [{"id": k.ref, "kind": k.kind, "rule": k.rule, "confidence": k.confidence} for k in hard],
+            "frameworks": frameworks, "languages": languages, "projects": len(projects),
+            "recentSessions": len(recent),
+        }
+        return UserStyle(card, reflexes)
+
+    def skills(self, p: Principal, query: str | None = None, limit: int = SKILL_LIMIT_DEFAULT) -> list[ScoredKnowledge]:
+        """Recipes matured by successful use (stage knowledge or wisdom), best first: with a query, ranked as
+        retrieval ranks; without, by confidence."""
+        self.authorization.authorize(p, USE)
+        brain_ids, store_ids = self._scope_ids(p)
+        matured = [k for k in self.brain.list_knowledge(KnowledgeFilter(
+            brain_ids, ("recipe",), min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES, limit=SKILL_CANDIDATES))
+            if brain_scoring.knowledge_stage(k) != "seed"]
+        if not query:
+            return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
+        terms = tolerant_terms(query_terms(query))
+        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
+                                                        limit=SKILL_HITS, path_prefix="brain", explain=False))
+        relevance = {h.record.ref: h.relevance for h in hits}
+        best = max(relevance.values(), default=1.0)
+        now = datetime.now(UTC)
+        scored = [_ranked(k, relevance[k.ref] / best, now) for k in matured if k.ref in relevance]
+        return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]

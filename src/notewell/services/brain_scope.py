@@ -1,0 +1,151 @@
+"""Where a brain caller may work: their projects, the one a request goes to, and the sessions that are theirs.
+
+The base of the brain service's parts (docs/brain.md). Projects: a user-scoped token works in the caller's
+personal projects (under their home) and the ordinary projects they see; a project-scoped token in its
+project only. Sessions are their owner's alone: another person's session id is NOT_FOUND. Who may do what is
+the policy's (session:own, brain-project:create): this part asks Authorization and words the refusal.
+"""
+
+from __future__ import annotations
+
+from notewell.access.audit import AuditTrail
+from notewell.access.authorization import Authorization
+from notewell.access.policy import Action
+from notewell.access.principal import Principal
+from notewell.records.brain import SessionRecord
+from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
+from notewell.services.brain_projects import (
+    DEFAULT_NAME,
+    BrainProject,
+    check_label,
+    check_name,
+    ensure_named,
+    ordinary,
+    personal,
+)
+from notewell.store.base import Store
+
+USE: Action = "sessions:use"
+WRITE: Action = "sessions:write"
+OWN_SESSION: Action = "session:own"
+CREATE_PROJECT: Action = "brain-project:create"
+RETIRE: Action = "knowledge:retire"
+OWN_KNOWLEDGE: Action = "knowledge:own"
+RESOLVE: Action = "action-item:resolve"
+
+
+class ScopePart:
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail) -> None:
+        self.store = store
+        self.brain = store.brain
+        self.authorization = authorization
+        self.audit = audit
+
+    def projects(self, p: Principal) -> list[BrainProject]:
+        """Owned first (personal projects, oldest first), then the ordinary projects p sees (by id);
+        a project-scoped token: its project only."""
+        self.authorization.authorize(p, USE)
+        if p.bound_project is not None:
+            return [ordinary(self.authorization.authorize(p, USE, p.bound_project), p)]
+        own = [personal(r, p) for r in self.brain.personal_projects(p.user_id)]
+        if not self.authorization.allowed(p, USE, p.home_project):
+            own = []
+        shared = [ordinary(project, p) for project in self.authorization.projects(p, USE) if project.kind == "ordinary"]
+        return own + shared
+
+    def active_project(self, p: Principal) -> tuple[BrainProject, str] | None:
+        """Where a session would go now: (project, "token_scope" | "first_project_fallback"), None when none."""
+        projects = self.projects(p)
+        if not projects:
+            return None
+        return projects[0], "token_scope" if p.bound_project is not None else "first_project_fallback"
+
+    def create_project(self, p: Principal, name: str, framework: str | None = None,
+                       language: str | None = None) -> tuple[BrainProject, bool]:
+        self.authorization.authorize(p, USE)
+        self._require_home(p)
+        clean = check_name(name)
+        fw, lang = check_label(framework, "framework"), check_label(language, "language")
+        record, created = ensure_named(self.brain, p, clean, fw, lang)
+        if created:
+            self.audit.record(p, "brain.project.create", record.id, {"name": record.name})
+        return personal(record, p), created
+
+    def _require_home(self, p: Principal) -> None:
+        why = self.authorization.refusal(p, CREATE_PROJECT, p.home_project)
+        if why == "bound":
+            raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
+                                   "user-scoped token to create projects")
+        if why is not None:
+            raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
+                                   "a user", remedy="user-scoped")
+
+    def _project(self, p: Principal, project_id: str, projects: list[BrainProject] | None = None) -> BrainProject:
+        found = next((bp for bp in (self.projects(p) if projects is None else projects) if bp.id == project_id), None)
+        if found is None:
+            if p.bound_project is not None:
+                raise ForbiddenProject(f"this token is bound to {p.bound_project}; {project_id!r} is outside it. "
+                                       "Drop projectId or use a user-scoped token")
+            raise ForbiddenProject(f"{project_id!r} is not a project you can use", remedy="list-brain-projects")
+        return found
+
+    def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
+                framework: str | None = None, language: str | None = None,
+                projects: list[BrainProject] | None = None) -> BrainProject:
+        """The seed's precedence: token scope, projectId, projectName (created on demand), the first project,
+        a lazily created "Default". ``projects``: p's projects when the caller has them already."""
+        projects = self.projects(p) if projects is None else projects
+        if p.bound_project is not None:
+            if project_id and project_id != p.bound_project:
+                self._project(p, project_id, projects)  # raises FORBIDDEN_PROJECT
+            return projects[0]
+        if project_id:
+            return self._project(p, project_id, projects)
+        if project_name is not None:
+            name = check_name(project_name, "projectName")
+            self._require_home(p)
+            record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
+                                     check_label(language, "language"))
+            return personal(record, p)
+        if projects:
+            return projects[0]
+        self._require_home(p)
+        record, _ = ensure_named(self.brain, p, DEFAULT_NAME, None, None)
+        return personal(record, p)
+
+    def may_open(self, p: Principal, *, project_id: str | None = None, project_name: str | None = None) -> None:
+        """Raise what ``start_session`` would refuse this caller for, creating nothing: a kept answer to a
+        repeated request (Idempotency-Key) is handed back only past this check."""
+        projects = self.projects(p)
+        if p.bound_project is not None or project_id:
+            self.resolve(p, project_id, projects=projects)
+        elif project_name is not None or not projects:
+            self._require_home(p)  # the session's project is made in the caller's home
+
+    def may_log(self, p: Principal, session_id: str) -> None:
+        """Raise what ``log_event`` would refuse this caller for (the scope, a session of theirs)."""
+        self.authorization.authorize(p, USE)
+        self._own_session(p, session_id)
+
+    def _require_write(self, p: Principal, bp: BrainProject) -> None:
+        if not self.authorization.allowed(p, WRITE, bp.store_project):
+            raise ForbiddenProject(f"you may read {bp.id} but not write to it; ask an admin for a write grant or "
+                                   "teach into one of your own projects")
+
+    def _scope_ids(self, p: Principal, projects: list[BrainProject] | None = None) -> tuple[list[str], list[str]]:
+        """(brain project ids, Notewell project ids) p's scope filter covers."""
+        projects = self.projects(p) if projects is None else projects
+        return [bp.id for bp in projects], list(dict.fromkeys(bp.store_project for bp in projects))
+
+    def _own_session(self, p: Principal, session_id: object) -> SessionRecord:
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise BrainValidation("sessionId", "must not be empty; pass the id your session was opened with",
+                                  remedy="start-session")
+        session = self.brain.session(session_id.strip())
+        why = "hidden" if session is None else self.authorization.refusal(p, OWN_SESSION, session)
+        if session is None or why == "hidden":
+            raise BrainNotFound(f"no session {session_id.strip()} of yours", remedy="start-session")
+        if why is not None:
+            raise ForbiddenProject(f"session {session.id} belongs to {session.brain_project}, outside this token's "
+                                   f"project {p.bound_project}; use a token for that project")
+        return session
