@@ -17,7 +17,7 @@ from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.services import brain_limits as b
-from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS, BrainProject
 from notewell.services.brain_retrieval import Retrieval
 from notewell.services.brain_sessions import Outcome, SessionFound, StartedSession
 from notewell.services.idempotency import Answer
@@ -40,10 +40,11 @@ class SessionRequest(BaseModel):
                                      description="The client, e.g. claude_code.")
     prompt: str | None = Field(default=None, max_length=b.MAX_PROMPT_CHARS,
                                description="The task: relevant knowledge comes back with the session.")
-    framework: str | None = Field(default=None, max_length=64)
-    language: str | None = Field(default=None, max_length=64)
+    framework: str | None = Field(default=None, max_length=MAX_LABEL_CHARS)
+    language: str | None = Field(default=None, max_length=MAX_LABEL_CHARS)
     project_id: str | None = Field(default=None, max_length=200, description="A brain project id.")
-    project_name: str | None = Field(default=None, max_length=200, description="A personal project, made on demand.")
+    project_name: str | None = Field(default=None, max_length=MAX_NAME_CHARS,
+                                     description="A personal project, made on demand.")
 
 
 class EventRequest(BaseModel):
