@@ -36,6 +36,7 @@ from mcp_types import (
 )
 
 from notewell import __version__
+from notewell.access import policy
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated, with_way_out
 from notewell.mcp import log
@@ -107,8 +108,9 @@ class NotewellMCP:
     # who may see what --------------------------------------------------------------------------------
 
     def visible(self, principal: Principal) -> list[ToolSpec]:
-        """The tools whose scope the token holds (the services check every call again)."""
-        return [t for t in self.tools if principal.has_scope(t.scope)]
+        """The tools whose action the policy allows the caller (its token's scope; the services check every
+        call again)."""
+        return [t for t in self.tools if policy.allowed(principal, t.action)]
 
     def tool_entry(self, spec: ToolSpec, principal: Principal) -> Tool:
         return Tool(name=spec.name, title=spec.title, description=spec.description,
@@ -180,7 +182,7 @@ class NotewellMCP:
         principal = self._principal(ctx)
         _refuse_cursor("resources/list", params)
         listed = [Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
-                  for r in self.resources if principal.has_scope(r.scope)]
+                  for r in self.resources if policy.allowed(principal, r.action)]
         log.event("mcp.resources.list", count=len(listed), **_who(principal, ctx))
         return ListResourcesResult(resources=listed)
 
@@ -188,7 +190,7 @@ class NotewellMCP:
                              params: ReadResourceRequestParams) -> ReadResourceResult:
         started = time.perf_counter()
         principal = self._principal(ctx)
-        spec = next((r for r in self.resources if r.uri == params.uri and principal.has_scope(r.scope)), None)
+        spec = next((r for r in self.resources if r.uri == params.uri and policy.allowed(principal, r.action)), None)
         if spec is None:
             raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}",
                            data={"uri": params.uri})

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import ToolAnnotations
 
+from notewell.access.policy import ACTIONS, Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import check_json_depth
@@ -90,7 +91,7 @@ class ToolSpec:
     name: str
     title: str
     description: str  # what the model reads
-    scope: str  # the scope a token needs to see and call the tool
+    action: Action  # the policy's action a caller needs to see and call the tool (as Datasette names them)
     input_schema: JsonObject
     call: Callable[[CallContext, Arguments], JsonObject]
     output_schema: JsonObject | None = None
@@ -110,6 +111,11 @@ class ToolSpec:
     def schema_for(self, principal: Principal) -> JsonObject:
         return self.input_schema_for(principal) if self.input_schema_for else self.input_schema
 
+    @property
+    def scope(self) -> str:
+        """The token scope the action needs (what the docs and getDocs name)."""
+        return ACTIONS[self.action].scope or ""
+
 
 @dataclass(frozen=True)
 class ResourceSpec:
@@ -119,9 +125,13 @@ class ResourceSpec:
     name: str
     title: str
     description: str
-    scope: str  # listed and readable only with this scope
+    action: Action  # listed and readable only by a caller the policy allows this action
     read: Callable[[CallContext], JsonObject]
     mime_type: str = "application/json"
+
+    @property
+    def scope(self) -> str:
+        return ACTIONS[self.action].scope or ""
 
 
 @dataclass(frozen=True)

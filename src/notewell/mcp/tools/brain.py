@@ -15,7 +15,7 @@ from notewell.errors import InvalidArgument
 from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
 from notewell.mcp.tools.brain_shapes import (
-    SCOPE,
+    ACTION,
     item_json,
     json_object,
     project_json,
@@ -182,14 +182,14 @@ def resources(rt: Runtime) -> Sequence[ResourceSpec]:
 
     return [
         ResourceSpec("brain://user/style-profile", "style-profile", "Style profile",
-                     "Your reflexes and peer card, as brain_get_user_style returns them.", SCOPE, style),
+                     "Your reflexes and peer card, as brain_get_user_style returns them.", ACTION, style),
         ResourceSpec("brain://user/active-skills", "active-skills", "Active skills",
                      "Skills in knowledge or wisdom stage (recipes matured by successful use), most confident first.",
-                     SCOPE, skills),
+                     ACTION, skills),
         ResourceSpec("brain://user/recent-sessions", "recent-sessions", "Recent sessions",
-                     f"Your last {b.RECENT_SESSIONS} sessions, newest first.", SCOPE, recent),
+                     f"Your last {b.RECENT_SESSIONS} sessions, newest first.", ACTION, recent),
         ResourceSpec("brain://user/peer-card", "peer-card", "Peer card",
-                     "Hard-override facts: your principles and anti-principles, frameworks and languages.", SCOPE,
+                     "Hard-override facts: your principles and anti-principles, frameworks and languages.", ACTION,
                      peer_card),
     ]
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from mcp_types import ToolAnnotations
 
+from notewell.access.policy import Action
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.mcp import schema as s
@@ -25,6 +26,7 @@ from notewell.services.brain_scoring import (
 )
 
 SCOPE = "sessions"
+ACTION: Action = "sessions:use"
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                    open_world_hint=False)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.mcp import schema as s
 from notewell.mcp.tools.brain_shapes import (
+    ACTION,
     DATA,
     DEEP,
     IDEMPOTENT_WRITE,
@@ -19,7 +20,6 @@ from notewell.mcp.tools.brain_shapes import (
     PICKED,
     PROJECT,
     READ,
-    SCOPE,
     SCOPE_REFUSAL,
     SESSION,
     SHAPE,
@@ -42,7 +42,7 @@ Call = Callable[[CallContext, Arguments], JsonObject]
 
 def start_session(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_start_session", title="Start a coding session", scope=SCOPE, annotations=WRITE,
+        name="brain_start_session", title="Start a coding session", action=ACTION, annotations=WRITE,
         call=call,
         description="Call ONCE at the start of a coding task. Files the session under a project: the token's "
                     "project, else projectId, else projectName (created on demand), else your first project, "
@@ -79,7 +79,7 @@ def start_session(call: Call) -> ToolSpec:
 
 def create_project(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_create_project", title="Create a project", scope=SCOPE, annotations=IDEMPOTENT_WRITE,
+        name="brain_create_project", title="Create a project", action=ACTION, annotations=IDEMPOTENT_WRITE,
         call=call,
         description="Create a personal project (in your home, visible to you alone) before work on a new "
                     "codebase or client. Idempotent on the name, case-insensitive: the same name returns the "
@@ -105,7 +105,7 @@ def create_project(call: Call) -> ToolSpec:
 
 def list_projects(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_list_projects", title="List projects", scope=SCOPE, annotations=READ, call=call,
+        name="brain_list_projects", title="List projects", action=ACTION, annotations=READ, call=call,
         description="Every project you can file sessions under: your personal projects first (isOwn true), then "
                     "the shared projects you can see. A project-scoped token sees its project only. Call it "
                     "before brain_create_project to avoid duplicates.",
@@ -118,7 +118,7 @@ def list_projects(call: Call) -> ToolSpec:
 
 def get_active_project(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_get_active_project", title="Get the active project", scope=SCOPE, annotations=READ,
+        name="brain_get_active_project", title="Get the active project", action=ACTION, annotations=READ,
         call=call,
         description="The project brain_start_session would use now without projectId or projectName: the "
                     "token's project (source token_scope) or your first project (source "
@@ -136,7 +136,7 @@ def get_active_project(call: Call) -> ToolSpec:
 
 def retrieve_knowledge(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_retrieve_knowledge", title="Retrieve knowledge", scope=SCOPE, annotations=READ,
+        name="brain_retrieve_knowledge", title="Retrieve knowledge", action=ACTION, annotations=READ,
         call=call,
         description="Call BEFORE generating code: the knowledge that fits the prompt (rules, reflexes, recipes, "
                     "heuristics; never action items), ranked by text relevance, confidence and recency, and a "
@@ -169,7 +169,7 @@ def retrieve_knowledge(call: Call) -> ToolSpec:
 
 def report_session_outcome(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_report_session_outcome", title="Report the session's outcome", scope=SCOPE,
+        name="brain_report_session_outcome", title="Report the session's outcome", action=ACTION,
         annotations=WRITE, call=call,
         description="Call AFTER the person accepts or rejects the work: closes the session with its outcome. "
                     "knowledgeUsed (ids from relevantKnowledge or the bundle) moves the confidence of your own "
@@ -221,7 +221,7 @@ def report_session_outcome(call: Call) -> ToolSpec:
 
 def teach_knowledge(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_teach_knowledge", title="Teach knowledge", scope=SCOPE, annotations=WRITE, call=call,
+        name="brain_teach_knowledge", title="Teach knowledge", action=ACTION, annotations=WRITE, call=call,
         description="When the person says \"remember …\": keep a rule (trigger, rule, rationale) in the active "
                     "project, or projectId. It is also a memory, so recall finds it. type action_item records a "
                     "meeting to-do (tags action-item or open-question, for:<assignee email>, blocker); "
@@ -252,7 +252,7 @@ def teach_knowledge(call: Call) -> ToolSpec:
 
 def get_user_style(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_get_user_style", title="Get the user's style", scope=SCOPE, annotations=READ, call=call,
+        name="brain_get_user_style", title="Get the user's style", action=ACTION, annotations=READ, call=call,
         description="When scaffolding new files (and first, to check the connection): the person's peer card "
                     "(hard rules, frameworks, languages) and their reflexes, most confident first. " + DATA,
         input_schema=s.tool_input({}, []),
@@ -276,7 +276,7 @@ def get_user_style(call: Call) -> ToolSpec:
 
 def ask_oracle(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_ask_oracle", title="Ask the oracle", scope=SCOPE, annotations=READ, call=call,
+        name="brain_ask_oracle", title="Ask the oracle", action=ACTION, annotations=READ, call=call,
         description="\"How did I solve X?\": an answer assembled from your best matching sessions, knowledge "
                     "and (with knowledge:read) documents; every sentence ends with [n], its citation (id, kind, "
                     "date, snippet). No language model is involved. " + DATA,
@@ -298,7 +298,7 @@ def ask_oracle(call: Call) -> ToolSpec:
 
 def log_event(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_log_event", title="Log a session event", scope=SCOPE, annotations=WRITE, call=call,
+        name="brain_log_event", title="Log a session event", action=ACTION, annotations=WRITE, call=call,
         description="During the session, once per event (a file edit, a test run, a decision): keeps it with "
                     "the session, searchable later. A closed session accepts no more events (accepted false).",
         input_schema=s.tool_input({
@@ -322,7 +322,7 @@ def log_event(call: Call) -> ToolSpec:
 
 def find_skill(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_find_skill", title="Find a skill", scope=SCOPE, annotations=READ, call=call,
+        name="brain_find_skill", title="Find a skill", action=ACTION, annotations=READ, call=call,
         description="When the person asks for a complete recipe: skills are recipes matured by successful use "
                     f"(stage knowledge: {KNOWLEDGE_MIN_SUCCESSES}+ successful uses at a "
                     f"{KNOWLEDGE_MIN_RATE:.0%} success rate; wisdom: {WISDOM_MIN_SUCCESSES}+ at "
@@ -342,7 +342,7 @@ def find_skill(call: Call) -> ToolSpec:
 
 def session_search(call: Call) -> ToolSpec:
     return ToolSpec(
-        name="brain_session_search", title="Search sessions", scope=SCOPE, annotations=READ, call=call,
+        name="brain_session_search", title="Search sessions", action=ACTION, annotations=READ, call=call,
         description="\"What did I do last week?\": your sessions whose prompt, events, outcome or learnings "
                     "share a word (English stem, or prefix of 3+ letters) with the query, by relevance and "
                     "recency (full-text search: FTS5 on SQLite, tsvector on PostgreSQL). " + DATA,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from mcp_types import ToolAnnotations
 
+from notewell.access.policy import Action
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.tools import memory_knowledge, xmemo
@@ -18,6 +19,9 @@ from notewell.services.context_pack import ContextPack
 
 READ = "memory:read"
 WRITE = "memory:write"
+READ_ACTION: Action = "memory:read"
+WRITE_ACTION: Action = "memory:write"
+CHANGE_ACTION: Action = "memory:change"  # forget: the policy's memory:change (scope memory:write)
 WRITE_ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                     open_world_hint=False)
 FORGET_ANNOTATIONS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
@@ -114,7 +118,7 @@ def _remember(svc: m.MemoryService) -> ToolSpec:
                 "superseded": done.superseded, "private": mem.private}
 
     return ToolSpec(
-        name="remember", title="Remember", scope=WRITE, annotations=WRITE_ANNOTATIONS, call=remember,
+        name="remember", title="Remember", action=WRITE_ACTION, annotations=WRITE_ANNOTATIONS, call=remember,
         description="Store a memory verbatim in a project you may write (default: the token's project, else "
                     "your home). Writing the same content to the same project and path again returns the "
                     "existing ref. With supersedes, the old memory stays readable by ref but leaves every "
@@ -167,7 +171,7 @@ def _search_memory(svc: m.MemoryService) -> ToolSpec:
                                           "That is the answer, not an error; use recall for tolerant matching.")
 
     return ToolSpec(
-        name="search_memory", title="Search memory", scope=READ, annotations=READ_ANNOTATIONS,
+        name="search_memory", title="Search memory", action=READ_ACTION, annotations=READ_ANNOTATIONS,
         call=search_memory, input_schema=_search_input(m.SEARCH_LIMIT_DEFAULT, "Targeted search terms: every "
                                                        "word must appear as a whole word."),
         output_schema=_SEARCH_OUTPUT,
@@ -189,7 +193,7 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
         return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query.")
 
     return ToolSpec(
-        name="recall", title="Recall", scope=READ, annotations=READ_ANNOTATIONS, call=recall,
+        name="recall", title="Recall", action=READ_ACTION, annotations=READ_ANNOTATIONS, call=recall,
         input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by: any word, its English stem "
                                                          "or (3+ letters) a prefix."),
         output_schema=_SEARCH_OUTPUT,
@@ -211,7 +215,7 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
         return _pack_dict(pack)
 
     return ToolSpec(
-        name="recall_context", title="Recall context", scope=READ, annotations=READ_ANNOTATIONS,
+        name="recall_context", title="Recall context", action=READ_ACTION, annotations=READ_ANNOTATIONS,
         call=recall_context,
         input_schema=s.tool_input({
             "query": s.string("What the context is for: words, stems and prefixes match.", minLength=1),
@@ -257,7 +261,7 @@ def _forget(svc: m.MemoryService) -> ToolSpec:
         return {"ref": gone.ref, "project": gone.project, "forgotten": True, "forgotten_at": gone.deleted_at}
 
     return ToolSpec(
-        name="forget", title="Forget", scope=WRITE, annotations=FORGET_ANNOTATIONS, call=forget,
+        name="forget", title="Forget", action=CHANGE_ACTION, annotations=FORGET_ANNOTATIONS, call=forget,
         input_schema=s.tool_input({
             "ref": s.string("The ref of the memory to forget.", minLength=1),
             "reason": s.string("Optional: why it is forgotten (kept in the audit log, which says when none "

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from mcp_types import ToolAnnotations
 
 from notewell import limits
+from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.mcp.schema import JSON_SCHEMA
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
@@ -20,6 +21,7 @@ from notewell.services.knowledge import NotePage
 
 NAME = "search_notes"
 SCOPE = "knowledge:read"
+ACTION: Action = "knowledge:read"
 TITLE = "Search the notes"
 DESCRIPTION = "Searches the notes for a word or phrase and returns the matching passages."
 ANNOTATIONS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -147,7 +149,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
         return page_dict(page)
 
     return [ToolSpec(
-        name=NAME, title=TITLE, description=DESCRIPTION, scope=SCOPE, input_schema=input_schema([]),
+        name=NAME, title=TITLE, description=DESCRIPTION, action=ACTION, input_schema=input_schema([]),
         input_schema_for=schema_for, call=search_notes, output_schema=OUTPUT_SCHEMA, annotations=ANNOTATIONS,
         meta=META, not_found=NOT_FOUND,
         refusals=(
