@@ -10,6 +10,7 @@ alice_shared and alice_readonly (sessions, bound to those projects); alice_memor
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
+from pg import PgCluster
 
 SCOPES = "sessions,memory:read,knowledge:read"
 FILES = {
@@ -58,6 +60,22 @@ def build_brain_world(tmp: Path, db: str) -> BrainWorld:
     tokens["alice_readonly"] = mint("alice", "sessions", "readonly")
     tokens["alice_memory"] = mint("alice", "memory:read")
     return BrainWorld(rt, tokens)
+
+
+def brain_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[BrainWorld]:
+    """A module fixture's brain world on the backend ``request.param`` names ("sqlite" or "postgres": a fresh
+    database of the session's throwaway cluster), closed (and dropped) after the module."""
+    if request.param == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        name = cluster.create_database()
+        built = build_brain_world(tmp, cluster.url(name))
+        yield built
+        built.runtime.close()
+        cluster.drop_database(name)
+        return
+    built = build_brain_world(tmp, str(tmp / "index.db"))
+    yield built
+    built.runtime.close()
 
 
 def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from brain_world import BrainWorld, build_brain_world, call, invalid, refusal, serve_brain
+from brain_world import BrainWorld, brain_world_on, build_brain_world, call, invalid, refusal, serve_brain
 from mcp_world import connect
-from pg import PgCluster
 
 pytestmark = pytest.mark.anyio
 BRAIN_TOOLS = ["brain_start_session", "brain_create_project", "brain_list_projects", "brain_get_active_project",
@@ -30,18 +29,7 @@ RESOURCES = ["brain://user/style-profile", "brain://user/active-skills", "brain:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
-    tmp = tmp_path_factory.mktemp("brain")
-    if request.param == "postgres":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database()
-        built = build_brain_world(tmp, cluster.url(name))
-        yield built
-        built.runtime.close()
-        cluster.drop_database(name)
-        return
-    built = build_brain_world(tmp, str(tmp / "index.db"))
-    yield built
-    built.runtime.close()
+    yield from brain_world_on(request, tmp_path_factory.mktemp("brain"))
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from brain_world import BrainWorld, build_brain_world, invalid, serve_brain
+from brain_world import BrainWorld, brain_world_on, invalid, serve_brain
 from mcp_world import ServerThread, connect
 from notewell.json_bounds import JSON_DEPTH_MAX, json_depth
-from pg import PgCluster
 
 pytestmark = pytest.mark.anyio
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -38,18 +37,7 @@ def nested_value(depth: int) -> dict[str, Any]:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
-    tmp = tmp_path_factory.mktemp("deep")
-    if request.param == "postgres":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database()
-        built = build_brain_world(tmp, cluster.url(name))
-        yield built
-        built.runtime.close()
-        cluster.drop_database(name)
-        return
-    built = build_brain_world(tmp, str(tmp / "index.db"))
-    yield built
-    built.runtime.close()
+    yield from brain_world_on(request, tmp_path_factory.mktemp("deep"))
 
 
 @pytest.fixture(scope="module")

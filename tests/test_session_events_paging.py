@@ -11,29 +11,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from brain_world import BrainWorld, build_brain_world, serve_brain
+from brain_world import BrainWorld, brain_world_on, serve_brain
 from conftest import run_cli
 from mcp_world import ServerThread
 from notewell.access.authentication import user_principal
-from pg import PgCluster
 
 EVENTS = 149
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
-    tmp = tmp_path_factory.mktemp("events")
-    if request.param == "postgres":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database()
-        built = build_brain_world(tmp, cluster.url(name))
-        yield built
-        built.runtime.close()
-        cluster.drop_database(name)
-        return
-    built = build_brain_world(tmp, str(tmp / "index.db"))
-    yield built
-    built.runtime.close()
+    yield from brain_world_on(request, tmp_path_factory.mktemp("events"))
 
 
 @pytest.fixture(scope="module")
