@@ -6,6 +6,8 @@ Add new shared fixtures here in their own section; keep each one small and indep
 from __future__ import annotations
 
 import logging
+import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -132,6 +134,24 @@ def index_vault(tmp_path: Path) -> Iterator[Callable[[Path], IndexedVault]]:
 
 
 # --- the command line -------------------------------------------------------------------------------
+
+
+def run_on_terminal(args: Sequence[str], env: dict[str, str]) -> tuple[int, bytes]:
+    """``python -m notewell ARGS`` on a real pseudo-terminal: its exit code and everything it wrote there."""
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", *args], stdout=terminal, stderr=terminal, env=env)
+    os.close(terminal)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(controller)
+    return proc.wait(timeout=60), output
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> Result:

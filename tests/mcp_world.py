@@ -14,8 +14,8 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +105,18 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+
+
+@contextmanager
+def served_vault(vault: Path, db: str, *, watch: bool = True) -> Iterator[str]:
+    """The app `notewell serve` runs over ``vault`` (watching it unless told not to), on a thread of this
+    process; its MCP URL."""
+    rt = open_runtime(str(vault), db)
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=watch))) as server:
+            yield server.url
+    finally:
+        rt.close()
 
 
 def serve_world(world: World, toolsets: list[str] | None = None) -> ServerThread:

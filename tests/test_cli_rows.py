@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import NORTHWIND, IndexedVault, make_vault, run_cli
+from conftest import NORTHWIND, IndexedVault, make_vault, run_cli, run_on_terminal
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
@@ -140,22 +137,9 @@ def test_nothing_in_a_brain_is_said_in_words(world: World) -> None:
 
 def _on_terminal(columns: int, *args: str) -> str:
     """The command's output on a terminal ``columns`` wide (a real pseudo-terminal), its styles taken out."""
-    controller, terminal = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
-    proc = subprocess.Popen([sys.executable, "-m", "notewell", *args], stdout=terminal, stderr=terminal,
-                            env={**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "NO_COLOR": "1"})
-    os.close(terminal)
-    output = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the terminal closed: the process has ended
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(controller)
-    assert proc.wait(timeout=60) == 0, output
+    code, output = run_on_terminal(args, {**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "NO_COLOR": "1"})
+    assert code == 0, output
     return re.sub(r"\x1b\[[0-9;]*m", "", output.decode("utf-8")).replace("\r\n", "\n")  # without its styles
 
 

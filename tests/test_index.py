@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import IndexedVault, index_into, make_vault, run_cli, run_module
+from conftest import IndexedVault, index_into, make_vault, run_cli, run_module, run_on_terminal
 from notewell.config import DEFAULT_MAX_FILE_BYTES, load_settings
 from notewell.errors import ConfigError
 
@@ -696,22 +693,9 @@ def test_bad_db_is_one_clear_line(tmp_path: Path) -> None:
 def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     """On a terminal the index shows a Rich progress bar, then the one summary line."""
     vault = make_vault(tmp_path, {f"p/f{i}.md": "words\n" * 50 for i in range(20)})
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "notewell", "index", "--vault", str(vault), "--db",
-                             str(tmp_path / "i.db")], stdout=terminal, stderr=terminal,
-                            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"})
-    os.close(terminal)
-    output = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the terminal closed: the process has ended
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(controller)
-    assert proc.wait(timeout=60) == 0
+    code, output = run_on_terminal(["index", "--vault", str(vault), "--db", str(tmp_path / "i.db")],
+                                   {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"})
+    assert code == 0
     text = output.decode("utf-8", "replace")
     assert "Indexing" in text and "\x1b[" in text  # the bar, drawn for a terminal
     assert "Indexed: 20 added" in text

@@ -15,8 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +24,9 @@ import httpx
 import pytest
 
 from conftest import make_vault
-from mcp_world import ServerThread, connect, free_port
+from mcp_world import connect, free_port, served_vault
 from notewell.access.principal import LOCAL_OWNER
-from notewell.http.app import build_app
-from notewell.http.door import ServeOptions
 from notewell.indexer import sync
-from notewell.mcp.registry import choose
 from notewell.runtime import open_runtime
 from notewell.watcher import start_watcher
 
@@ -114,22 +110,13 @@ async def _until(url: str, token: str, query: str, expected: list[str], within: 
         await anyio.sleep(0.05)
 
 
-@contextmanager
-def _served(vault: Path, db: str, watch: bool) -> Iterator[str]:
-    """The app `notewell serve` runs, on a thread of this process; its MCP URL."""
-    rt = open_runtime(str(vault), db)
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=watch))) as server:
-            yield server.url
-    finally:
-        rt.close()
 
 
 async def test_changes_are_searchable_without_indexing(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"notes/first.md": "# First\nThe heron nests by the weir.\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    with _served(vault, db, watch=True) as url:
+    with served_vault(vault, db, watch=True) as url:
         await _observe_changes(url, token, vault)
 
 
@@ -170,7 +157,7 @@ async def test_a_changed_ignore_file_resyncs_the_whole_vault(tmp_path: Path) -> 
                                   "other/plan.md": "A plover plan.\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    with _served(vault, db, watch=True) as url:
+    with served_vault(vault, db, watch=True) as url:
         assert await _paths(url, token, "coot") == []
         assert await _paths(url, token, "grebe") == ["notes/draft.md"]
         (vault / "notes/.notewellignore").write_text("draft.md\n")
@@ -184,7 +171,7 @@ async def test_no_watch_serves_the_store_as_it_is(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    with _served(vault, db, watch=False) as url:
+    with served_vault(vault, db, watch=False) as url:
         (vault / "notes/b.md").write_text("A grebe.\n")
         await anyio.sleep(1.5)
         assert await _paths(url, token, "grebe") == []

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 
 from conftest import make_vault, run_cli
-from mcp_world import ServerThread, connect
+from mcp_world import connect, served_vault
 from notewell.access.principal import LOCAL_OWNER
-from notewell.http.app import build_app
-from notewell.http.door import ServeOptions
-from notewell.mcp.registry import choose
 from notewell.runtime import open_runtime
 
 pytestmark = pytest.mark.anyio
@@ -40,14 +36,6 @@ def _prepare(vault: Path, db: str) -> str:
         rt.close()
 
 
-@contextmanager
-def _served(vault: Path, db: str) -> Iterator[str]:
-    rt = open_runtime(str(vault), db)
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=True))) as server:
-            yield server.url
-    finally:
-        rt.close()
 
 
 async def _paths(url: str, token: str, query: str) -> list[str]:
@@ -77,7 +65,7 @@ async def test_a_raised_size_limit_indexes_the_large_file_and_every_writer_keeps
     vault = make_vault(tmp_path, {"notes/heron.md": "The heron nests by the weir.\n", "notes/survey.md": BIG})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)  # the survey is over the 2 MB default: skipped
-    with _served(vault, db) as url:
+    with served_vault(vault, db) as url:
         assert await _paths(url, token, "bittern") == []
         (vault / "notewell.toml").write_text("[index]\nmax_file_bytes = 4_000_000\n", encoding="utf-8")
         await _until(url, token, "bittern", ["notes/survey.md"])  # the server read the new limit
@@ -106,7 +94,7 @@ async def test_a_broken_notewell_toml_is_logged_once_and_the_settings_in_force_s
                                   "notewell.toml": "[index]\nmax_file_bytes = 4_000_000\n"})
     db = str(tmp_path / "index.db")
     token = _prepare(vault, db)
-    with _served(vault, db) as url:
+    with served_vault(vault, db) as url:
         assert await _paths(url, token, "bittern") == ["notes/survey.md"]
         (vault / "notewell.toml").write_text("[index]\nmax_file_bytes = 'big'\n", encoding="utf-8")
         await _logged(caplog, lambda m: m.startswith("op=watch.settings error=") and "max_file_bytes" in m)
