@@ -32,6 +32,7 @@ class Settings:
     db: str
     file_types: tuple[str, ...] = DEFAULT_FILE_TYPES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    semantic: bool = True  # meaning in the tolerant tools (docs/memory.md); notewell.toml: semantic = false
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -93,8 +94,12 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
     given_db = db or os.environ.get("NOTEWELL_DB")
     db_value = (_absolute_db(given_db, Path.cwd()) if given_db
                 else toml_db or str(vault_path / INDEX_DIR_NAME / "index.db"))
-    extra = {k: v for k, v in conf.items() if k not in {"db", "index"}}
-    return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra)
+    semantic = conf.get("semantic", True)
+    if not isinstance(semantic, bool):
+        raise ConfigError("notewell.toml: semantic must be true or false (false: the tolerant tools use words only)")
+    extra = {k: v for k, v in conf.items() if k not in {"db", "index", "semantic"}}
+    return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes,
+                    semantic=semantic, extra=extra)
 
 
 def reload_settings(settings: Settings) -> Settings:

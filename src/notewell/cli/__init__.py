@@ -7,6 +7,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     brain_cmds,
     docs_cmd,
     doctor_cmd,
+    embed_cmd,
     grant_cmds,
     index_cmd,
     memory_cmds,

@@ -46,6 +46,8 @@ def serve_command(
                                                         "acts for the token in NOTEWELL_TOKEN, else the local "
                                                         "owner.")] = False,
     watch: WatchOpt = True,
+    semantic: Annotated[bool, typer.Option("--semantic/--no-semantic", help="Find memories, knowledge and sessions "
+                                           "by meaning as well as by words (default), or by words only.")] = True,
     log_level: LogLevelOpt = None,
     secure_cookies: Annotated[bool, typer.Option(
         "--secure-cookies", help="Mark the web pages' session cookie Secure: use it when browsers reach the "
@@ -58,14 +60,18 @@ def serve_command(
         chosen = choose(toolsets)
         log.setup(log.resolve_level(log_level, "warning" if stdio else "info"))
         rt.indexing.sync_projects()
+        if not semantic:
+            rt.meaning.turn_off("this server runs with --no-semantic")
         if stdio:
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
             principal = stdio_principal(rt)
             watcher = rt.indexing.watch() if watch else None
+            embedder = rt.meaning.run_in_background()
             try:
                 anyio.run(serve_stdio, rt, chosen, principal)
             finally:
+                embedder.stop()
                 if watcher is not None:
                     watcher.stop()
             return

@@ -24,6 +24,7 @@ from starlette.middleware import Middleware
 
 from notewell.http.door import Door, ServeOptions
 from notewell.http.doors import health_door, mcp_door, rest_door, web_door
+from notewell.http.embedding_task import embedding_task
 from notewell.http.hosts import AllowedHosts, HostCheck
 from notewell.http.tasks import BackgroundTask, running
 from notewell.http.watch_task import vault_watcher_task
@@ -41,6 +42,7 @@ DOORS: tuple[DoorFactory, ...] = (
 
 BACKGROUND_TASKS: tuple[TaskFactory, ...] = (
     vault_watcher_task,  # syncs the vault's changes (ServeOptions.watch)
+    embedding_task,  # embeds the memories, knowledge and sessions the store queues (services/meaning.py)
 )
 
 

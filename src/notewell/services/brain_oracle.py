@@ -18,7 +18,7 @@ from notewell.services import brain_injection
 from notewell.services.brain import BrainService
 from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_sessions import SessionFound
-from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.services.memory_rank import tolerant_query_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import DocumentRepository
 
@@ -91,7 +91,7 @@ class OracleService:
         self.authorization = authorization
 
     def ask(self, p: Principal, question: str) -> OracleAnswer:
-        terms = tolerant_terms(query_terms(question, "question"))
+        terms = tolerant_query_terms(question, "question")
         sentences: list[str] = []
         citations: list[Citation] = []
         for found in self.brain.search_sessions(p, question, limit=SESSIONS):

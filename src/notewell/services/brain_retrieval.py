@@ -24,7 +24,7 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
-from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import now_iso
 
 STYLE_LABELS = 5  # frameworks and languages on the peer card
@@ -63,7 +63,7 @@ def _ranked(item: KnowledgeRecord, relevance: float, now: datetime) -> ScoredKno
 class RetrievalPart(ScopePart):
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:
-        terms = tolerant_terms(query_terms(prompt, "prompt"))
+        terms = tolerant_query_terms(prompt, "prompt")
         brain_ids, store_ids = self._scope_ids(p, projects)
         hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
                                                         limit=max(3 * limit, 30), path_prefix="brain",
@@ -122,7 +122,7 @@ class RetrievalPart(ScopePart):
             if brain_scoring.knowledge_stage(k) != "seed"]
         if not query:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
-        terms = tolerant_terms(query_terms(query))
+        terms = tolerant_query_terms(query)
         hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
                                                         limit=SKILL_HITS, path_prefix="brain", explain=False))
         relevance = {h.record.ref: h.relevance for h in hits}

@@ -45,7 +45,7 @@ from notewell.services.brain_limits import (
 from notewell.services.brain_projects import BrainProject, check_label
 from notewell.services.brain_retrieval import RetrievalPart
 from notewell.services.brain_scope import OWN_KNOWLEDGE, USE, WRITE
-from notewell.services.memory_rank import query_terms, tolerant_terms
+from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
 _IDENTIFIER = re.compile(rf"^[A-Za-z0-9_.:-]{{1,{IDENTIFIER_MAX_CHARS}}}$")
@@ -249,7 +249,7 @@ class SessionsPart(RetrievalPart, KnowledgePart):
         """The caller's sessions whose prompt, events, outcome or learnings share a word (stem or prefix)
         with the query: score = 0.6 x relevance + 0.4 x recency (half-life 7 days)."""
         self.authorization.authorize(p, USE)
-        terms = tolerant_terms(query_terms(query))
+        terms = tolerant_query_terms(query)
         brain_ids, _ = self._scope_ids(p)
         now = datetime.now(UTC)
         since = iso(now - timedelta(days=days)) if days else None

@@ -40,8 +40,9 @@ from notewell.records.memories import (
     Narrowing,
 )
 from notewell.services.context_pack import ContextPack, PackItem, pack
+from notewell.services.hybrid import Fused, fuse
 from notewell.services.location_filter import ANY, location_filter
-from notewell.services.memory_rank import blend, query_terms, tolerant_terms
+from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
 from notewell.timestamps import iso, now_iso, parse_iso
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from notewell.access.audit import AuditTrail
     from notewell.access.authorization import Authorization
     from notewell.search.engine import SearchEngine
+    from notewell.services.meaning import MeaningService
 
 SEARCH_LIMIT_DEFAULT = 5
 SEARCH_LIMIT_MAX = 50
@@ -98,6 +100,8 @@ class MemoryResult:
     score: float
     why: str
     matched: dict[str, list[str]]  # field -> the words of that field that matched
+    found_by: tuple[str, ...] = ("words",)  # "words", "meaning" or both (services.hybrid)
+    similarity: float | None = None  # cosine similarity to the query, when meaning found it
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ class MemorySearch:
     mode: str  # "strict" or "tolerant"
     terms: list[str]
     results: list[MemoryResult] = field(default_factory=list)
+    words_only: str | None = None  # why a tolerant search could not use meaning (off, or no model)
 
 
 def _memory(r: MemoryRecord) -> Memory:
@@ -213,14 +218,22 @@ def _why(hit: MemoryHit, terms: Sequence[str], strict: bool) -> str:
     return f"matched words (stems and prefixes of {', '.join(terms)}) — {fields}"
 
 
+def _why_fused(found: Fused[MemoryRecord, MemoryHit], terms: Sequence[str]) -> str:
+    parts = [_why(found.hit, terms, False)] if found.hit is not None else []
+    if "meaning" in found.matched:
+        parts.append(f"close in meaning (similarity {found.similarity:.2f})")
+    return "; ".join(parts)
+
+
 class MemoryService:
     def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
-                 engine: SearchEngine | None = None) -> None:
+                 engine: SearchEngine | None = None, meaning: MeaningService | None = None) -> None:
         self.store = store
         self.memories = store.memories
         self.authorization = authorization
         self.audit = audit
         self.engine = engine
+        self.meaning = meaning
 
     def _readable(self, p: Principal) -> list[str]:
         return [project.id for project in self.authorization.projects(p, "memory:read")]
@@ -262,6 +275,8 @@ class MemoryService:
             expires_at=expiry, private_to=p.user_id if private else None,
         ), supersedes=old.ref if old else None)
         superseded = old.ref if old and created else None
+        if created and self.meaning is not None:
+            self.meaning.work.set()  # its vector is queued with it: the runner takes it now
         self.audit.record(p, "memory.remember", record.ref, {
             "project": record.project, "path": record.path, "memory_type": record.memory_type,
             "created": created, "supersedes": superseded, "private": record.private_to is not None,
@@ -374,12 +389,30 @@ class MemoryService:
         """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend. A limit
         of 0 checks everything and returns nothing."""
         self.authorization.authorize(p, "memory:read")
-        terms = tolerant_terms(query_terms(query))
+        terms = tolerant_query_terms(query)
         limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
-        hits = self.memories.tolerant(chosen) if limit else []
-        return MemorySearch(query, "tolerant", terms,
-                            self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working), limit=limit))
+        if not limit:
+            return MemorySearch(query, "tolerant", terms)
+        hits = self.memories.tolerant(chosen)
+        if self.meaning is None:
+            return MemorySearch(query, "tolerant", terms,
+                                self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working),
+                                           limit=limit), words_only="meaning is not set up on this server")
+        near = self.meaning.nearest_memories(chosen, query)
+        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref)
+        return MemorySearch(query, "tolerant", terms, self._rank_fused(found, terms, bool(prefer_working), limit),
+                            words_only=self.meaning.unavailable)
+
+    def _rank_fused(self, found: list[Fused[MemoryRecord, MemoryHit]], terms: list[str], prefer_working: bool,
+                    limit: int) -> list[MemoryResult]:
+        now = datetime.now(UTC)
+        scored = sorted(((blend(f.relevance, f.item.created, f.item.memory_type, now, prefer_working=prefer_working),
+                          i, f) for i, f in enumerate(found)), key=lambda t: (-t[0], t[1]))
+        return [MemoryResult(_memory(f.item), round(score, 4), _why_fused(f, terms),
+                             {name: list(words) for name, words in f.hit.matched} if f.hit else {},
+                             tuple(f.matched), f.similarity)
+                for score, _, f in scored[:limit]]
 
     def recall_context(self, p: Principal, query: str, *, max_tokens: int = CONTEXT_TOKENS_DEFAULT,
                        include_documents: bool = False, path_filter: str | None = None,
@@ -387,7 +420,7 @@ class MemoryService:
         """The best memories (and with include_documents the best readable document passages) for a query,
         packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
         self.authorization.authorize(p, "memory:read")
-        terms = tolerant_terms(query_terms(query))
+        terms = tolerant_query_terms(query)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not (
                 CONTEXT_TOKENS_MIN <= max_tokens <= CONTEXT_TOKENS_MAX):
             raise InvalidArgument("max_tokens", f"must be from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_MAX} "

@@ -43,8 +43,9 @@ _STOP_WORDS_TEXT = (
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
 
 
-def query_terms(query: object, field: str = "query") -> list[str]:
-    """The distinct case-folded words of a query, in order; InvalidArgument when there are none."""
+def query_terms(query: object, field: str = "query", *, most: int | None = MAX_TERMS) -> list[str]:
+    """The distinct case-folded words of a query, in order; InvalidArgument when there are none, or more than
+    ``most`` (None: any number)."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidArgument(field, "must not be empty; give the words to look for, e.g. \"token fallback\"")
     if len(query) > MAX_QUERY_CHARS:
@@ -52,7 +53,7 @@ def query_terms(query: object, field: str = "query") -> list[str]:
     terms = list(dict.fromkeys(_WORD.findall(fold(query))))
     if not terms:
         raise InvalidArgument(field, "has no words (letters or digits) to match; punctuation alone is not a query")
-    if len(terms) > MAX_TERMS:
+    if most is not None and len(terms) > most:
         raise InvalidArgument(field, f"has {len(terms)} distinct words; use at most {MAX_TERMS}")
     return terms
 
@@ -60,6 +61,12 @@ def query_terms(query: object, field: str = "query") -> list[str]:
 def tolerant_terms(terms: list[str]) -> list[str]:
     kept = [t for t in terms if t not in STOP_WORDS]
     return kept or terms
+
+
+def tolerant_query_terms(query: object, field: str = "query") -> list[str]:
+    """The words a tolerant search looks for: stop words dropped, then the first MAX_TERMS kept (a question
+    asked in a long sentence is served, not refused: its meaning is taken from the whole of it)."""
+    return tolerant_terms(query_terms(query, field, most=None))[:MAX_TERMS]
 
 
 def age_days(created: str, now: datetime) -> float:

@@ -34,9 +34,11 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
+from notewell.store.vector_search import Nearest
 
 
 class DocumentWriter(Protocol):
@@ -170,6 +172,17 @@ class ServerRepository(Protocol):
     def running(self) -> list[RunningServer]: ...  # the most recently started first
 
 
+class MeaningRepository(Protocol):
+    """The embedding queue and the vectors (store/shared/meaning.py)."""
+
+    def claim(self, now: str, lease_until: str, limit: int) -> list[Job]: ...
+    def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]]) -> None:
+        ...
+    def failed(self, jobs: Sequence[Job], error: str, next_at: str) -> None: ...
+    def requeue_other_models(self, model: str) -> int: ...
+    def state(self, model: str) -> QueueState: ...
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -191,6 +204,8 @@ class Store(Protocol):
     @property
     def servers(self) -> ServerRepository: ...
     @property
+    def meaning(self) -> MeaningRepository: ...
+    @property
     def url(self) -> str: ...
     def close(self) -> None: ...
 
@@ -208,6 +223,8 @@ class MemoryRepository(Protocol):
         ...
     def strict(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def tolerant(self, query: MemoryQuery) -> list[MemoryHit]: ...
+    def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
+        """The query.limit memories of the query's scope nearest in meaning to ``vector``, best first."""
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         """Every memory of ``projects`` by creation; superseded and forgotten ones only when asked."""
         ...

@@ -23,8 +23,9 @@ from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, Memor
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
-from notewell.store.postgres.dialect import PostgresDialect
+from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
 from notewell.store.shared.dialect import Executor
+from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import LIVE, SqlMemories, search_conditions
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
@@ -118,6 +119,7 @@ class PostgresMemories(SqlMemories):
                 if found is None:  # the conflict was on the ref itself
                     raise Conflict(f"memory {memory.ref} exists already")
                 return memory_from_row(found), False
+            PgExecutor(conn).execute(QUEUE_ITEM, ("memory", row[0]))
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             new = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
@@ -134,6 +136,7 @@ class PostgresMemories(SqlMemories):
         if row is None:
             raise Conflict(f"supersedes: {old_ref} was superseded or forgotten meanwhile; search again for "
                            "the current memory")
+        drop_vector(PgExecutor(conn), "memory", row[0])
         conn.execute("UPDATE memories SET superseded_by = %s, updated = %s WHERE id = %s", (new_ref, at, row[0]))
 
     # --- reads ----------------------------------------------------------------------------------------

@@ -22,7 +22,9 @@ from notewell.store.memory_rows import (
 )
 from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor
+from notewell.store.shared.meaning import drop_vector
 from notewell.store.shared.migrations import Migration
+from notewell.store.vector_search import Nearest, nearest_rows
 
 LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
 
@@ -72,10 +74,31 @@ class SqlMemories(ABC):
                 return None
             if row[1] is None:
                 self._unindex(conn, row[0])
+            drop_vector(conn, "memory", row[0])
             conn.execute("UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ?"
                          " WHERE id = ?", (at, by_user_id, self.dialect.text(reason), at, row[0]))
             found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
             return memory_from_row(found)
+
+    def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
+        """The ``query.limit`` memories of ``query``'s scope (its projects, path, type, the viewer's private
+        ones, not expired, live: the same conditions as the word searches, applied before ranking) whose
+        vectors of ``model`` are nearest to ``vector`` (float16 bytes), by cosine similarity, best first."""
+        if not query.projects or query.limit <= 0:
+            return []
+        where, params = search_conditions(query, self.dialect)
+        with self.dialect.reading() as conn:
+            best = nearest_rows(conn.execute(
+                "SELECT m.id, v.vector FROM memories m JOIN vectors v ON v.kind = 'memory' AND v.item_id = m.id"
+                f" WHERE v.model = ? AND {LIVE} AND {' AND '.join(where)}", [model, *params]).fetchall(),
+                vector, query.limit)
+            if not best:
+                return []
+            ids = [item_id for item_id, _ in best]
+            rows = {int(r[0]): memory_from_row(r[1:]) for r in conn.execute(
+                f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(ids))})",
+                ids).fetchall()}
+        return [Nearest(rows[i], similarity) for i, similarity in best if i in rows]
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self.dialect.reading() as conn:

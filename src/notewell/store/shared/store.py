@@ -11,6 +11,7 @@ from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.servers import SqlServers
 
 
@@ -24,3 +25,4 @@ class SqlStore:
         self.brain = brain
         self.idempotency = SqlIdempotency(dialect)
         self.servers = SqlServers(dialect)
+        self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows

@@ -23,6 +23,7 @@ from notewell.errors import Conflict
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
 from notewell.store.shared.dialect import Executor
+from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import SqlMemories, search_conditions
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
@@ -142,6 +143,7 @@ class SqliteMemories(SqlMemories):
                 return memory_from_row(row), False
             new_id = int(cur.lastrowid or 0)
             self._index(conn, new_id)
+            conn.execute(QUEUE_ITEM, ("memory", new_id))
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
@@ -169,6 +171,7 @@ class SqliteMemories(SqlMemories):
             raise Conflict(f"supersedes: {old_ref} was superseded or forgotten meanwhile; search again for "
                            "the current memory")
         self._unindex(conn, row[0])
+        drop_vector(conn, "memory", row[0])
         conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (new_ref, at, row[0]))
 
     # --- reads ----------------------------------------------------------------------------------------

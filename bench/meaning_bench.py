@@ -1,0 +1,124 @@
+"""Meaning benchmark: does recall find the answer to a question asked in other words?
+
+    .venv/bin/python bench/meaning_bench.py [--db URL_OR_PATH] [--distractors N]
+
+The pairs are bench/data/faq_pairs.jsonl (public FAQs, bench/meaning_pairs.py names them). Every answer is
+remembered as one memory (plus N distractor memories from the example vault, default 300), the queue is
+embedded, then each question is asked five ways, and the rank of its own answer is scored (top-1, top-3, MRR):
+
+- words:   recall with meaning off (the full-text path alone)
+- meaning: the vector search alone (MeaningService.nearest_memories)
+- hybrid:  recall as served (services/hybrid.py's calibrated blend)
+- rrf:     reciprocal rank fusion of the same two lists, for comparison
+- strict:  search_memory (XMemo's strict search, unchanged)
+
+"shares words" is the subset whose question has a word of 5+ letters in its answer (exact-term queries: the
+hybrid must not lose there). The similarity of each question to its answer, and to the best wrong memory, is
+summarised too: it is what the thresholds in services/hybrid.py were fitted on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from harness import VaultText
+from notewell.access.principal import LOCAL_OWNER
+from notewell.config import load_settings
+from notewell.errors import InvalidArgument
+from notewell.runtime import build_runtime
+from notewell.services import hybrid
+from notewell.services.meaning import embed_all
+from notewell.services.memory_rank import tolerant_query_terms
+from notewell.store.factory import open_store
+
+PAIRS = Path(__file__).with_name("data") / "faq_pairs.jsonl"
+PROJECT = "faq"
+
+
+def score(ranks: Sequence[int | None]) -> str:
+    n = len(ranks)
+    top1 = sum(1 for r in ranks if r == 1)
+    top3 = sum(1 for r in ranks if r is not None and r <= 3)
+    mrr = sum(1 / r for r in ranks if r) / n if n else 0.0
+    return f"top-1 {top1}/{n} ({100 * top1 / n:.0f}%)  top-3 {top3}/{n} ({100 * top3 / n:.0f}%)  MRR {mrr:.3f}"
+
+
+def rank_of(refs: Sequence[str], wanted: str) -> int | None:
+    return refs.index(wanted) + 1 if wanted in refs else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None)
+    parser.add_argument("--distractors", type=int, default=300)
+    args = parser.parse_args(argv)
+    pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
+    tmp = tempfile.TemporaryDirectory()
+    store = open_store(args.db or str(Path(tmp.name) / "meaning.db"))
+    rt = build_runtime(load_settings(tmp.name), store)
+    if store.identity.project(PROJECT) is None:
+        rt.administration.add_project(LOCAL_OWNER, PROJECT)
+    refs = [rt.memory.remember(LOCAL_OWNER, p["answer"], project=PROJECT, path=p["source"].split()[0]).memory.ref
+            for p in pairs]
+    corpus, rng = VaultText(), random.Random(7)
+    for n in range(args.distractors):
+        rt.memory.remember(LOCAL_OWNER, " ".join(rng.sample(corpus.sentences, 2)) + f" ({n})", project=PROJECT,
+                           path="notes")
+    taken, seconds = embed_all(rt.meaning)
+    print(f"{len(pairs)} questions; {len(pairs) + args.distractors} memories; embedded {taken} in {seconds:.1f} s")
+
+    def words(q: str) -> list[str]:
+        rt.meaning.turn_off("benchmark: words only")
+        try:
+            return [r.memory.ref for r in rt.memory.recall(LOCAL_OWNER, q, limit=10).results]
+        finally:
+            rt.meaning._off = None
+
+    def chosen(q: str):  # type: ignore[no-untyped-def]
+        return rt.memory._query(LOCAL_OWNER, tolerant_query_terms(q), None, None, 30)
+
+    def meaning(q: str) -> list[str]:
+        return [n.item.ref for n in rt.meaning.nearest_memories(chosen(q), q)][:10]
+
+    def served(q: str) -> list[str]:
+        return [r.memory.ref for r in rt.memory.recall(LOCAL_OWNER, q, limit=10).results]
+
+    def rrf(q: str) -> list[str]:
+        hits = store.memories.tolerant(chosen(q))
+        near = rt.meaning.nearest_memories(chosen(q), q)
+        return [f.item.ref for f in hybrid.rrf(hits, lambda h: h.record, near, lambda r: r.ref)][:10]
+
+    def strict(q: str) -> list[str]:
+        try:
+            return [r.memory.ref for r in rt.memory.search_memory(LOCAL_OWNER, q, limit=10).results]
+        except InvalidArgument:  # more words than the strict search takes: it finds nothing
+            return []
+
+    ways: dict[str, Callable[[str], list[str]]] = {"words": words, "meaning": meaning, "hybrid": served,
+                                                    "rrf": rrf, "strict": strict}
+    sharing = [i for i, p in enumerate(pairs)
+               if set(re.findall(r"[a-z]{5,}", p["question"].lower())) & set(re.findall(r"[a-z]{5,}", p["answer"].lower()))]
+    results = {name: [rank_of(way(p["question"]), ref) for p, ref in zip(pairs, refs)] for name, way in ways.items()}
+    for name, ranks in results.items():
+        print(f"{name:8} all: {score(ranks)}")
+        print(f"{'':8} shares words ({len(sharing)}): {score([ranks[i] for i in sharing])}")
+    own, wrong = [], []
+    for p, ref in zip(pairs, refs):
+        near = rt.meaning.nearest_memories(chosen(p["question"]), p["question"])
+        own += [n.similarity for n in near if n.item.ref == ref]
+        wrong += [next((n.similarity for n in near if n.item.ref != ref), 0.0)]
+    print(f"similarity question -> own answer: median {statistics.median(own):.3f}, p10 "
+          f"{sorted(own)[len(own) // 10]:.3f}; -> best wrong memory: median {statistics.median(wrong):.3f}, p90 "
+          f"{sorted(wrong)[9 * len(wrong) // 10]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

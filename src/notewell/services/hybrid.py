@@ -1,0 +1,92 @@
+"""Words and meaning fused into one relevance, from 0 to 1 (docs/memory.md, "Meaning").
+
+Each candidate comes from the full-text search (its text relevance over the best text match's), from the
+vector search (its cosine similarity to the query), or from both:
+
+    meaning   = clip((similarity - SIMILARITY_FLOOR) / (SIMILARITY_FULL - SIMILARITY_FLOOR), 0, 1)
+    words     = text relevance / best text relevance of this query   (0 when no word matched)
+    relevance = MEANING_WEIGHT x meaning + (1 - MEANING_WEIGHT) x words
+
+The meaning part is calibrated across queries: a similarity of 0.8 or more counts in full, 0.3 or less not at
+all, whatever was asked, so a caller can cut on it. A candidate found by meaning alone is kept only from
+``MEANING_MIN``: the nearest vectors of an unrelated query are still someone's nearest, and "nothing found"
+beats a confident wrong answer. The weights were chosen on the paraphrase benchmark (bench/meaning_bench.py,
+docs/performance.md) among blends and reciprocal rank fusion (``rrf``, kept for that comparison): this blend
+gave the best top-3 without losing a single exact-identifier query that full text finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from notewell.store.vector_search import Nearest
+
+SIMILARITY_FLOOR = 0.30
+SIMILARITY_FULL = 0.80
+MEANING_MIN = 0.35
+MEANING_WEIGHT = 0.6
+RRF_K = 60
+
+T = TypeVar("T")
+H = TypeVar("H")
+
+
+@dataclass(frozen=True)
+class Fused(Generic[T, H]):
+    item: T
+    relevance: float  # 0 to 1, calibrated as the module says
+    hit: H | None  # the full-text hit, when words found it
+    similarity: float | None  # the cosine similarity, when meaning found it
+
+    @property
+    def matched(self) -> list[str]:
+        """How it was found: "words", "meaning" or both."""
+        return [*(["words"] if self.hit is not None else []),
+                *(["meaning"] if self.similarity is not None and self.similarity >= MEANING_MIN else [])]
+
+
+def meaning_relevance(similarity: float) -> float:
+    return min(1.0, max(0.0, (similarity - SIMILARITY_FLOOR) / (SIMILARITY_FULL - SIMILARITY_FLOOR)))
+
+
+def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[H], T],
+         near: Sequence[Nearest[T]], key: Callable[[T], Hashable]) -> list[Fused[T, H]]:
+    """The candidates of both searches, each once, with their fused relevance, best first (then by key)."""
+    best = max((relevance(h) for h in hits), default=0.0) or 1.0
+    words = {key(item_of(h)): (h, relevance(h) / best) for h in hits}
+    similarity = {key(n.item): n for n in near}
+    out: list[Fused[T, H]] = []
+    for k in [*words, *(k for k in similarity if k not in words)]:
+        hit, text = words.get(k, (None, 0.0))
+        nearest = similarity.get(k)
+        sim = nearest.similarity if nearest is not None else None
+        if hit is not None:
+            item = item_of(hit)
+        elif nearest is not None and nearest.similarity >= MEANING_MIN:
+            item = nearest.item
+        else:
+            continue
+        meaning = meaning_relevance(sim) if sim is not None else 0.0
+        out.append(Fused(item, round(MEANING_WEIGHT * meaning + (1 - MEANING_WEIGHT) * text, 6), hit, sim))
+    return sorted(out, key=lambda f: (-f.relevance, str(key(f.item))))
+
+
+def rrf(hits: Sequence[H], item_of: Callable[[H], T], near: Sequence[Nearest[T]],
+        key: Callable[[T], Hashable]) -> list[Fused[T, H]]:
+    """Reciprocal rank fusion of the two lists (each in its own best-first order), normalised to 0..1."""
+    scores: dict[Hashable, float] = {}
+    found: dict[Hashable, tuple[T, H | None, float | None]] = {}
+    for rank, h in enumerate(hits):
+        k = key(item_of(h))
+        scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
+        found[k] = (item_of(h), h, None)
+    for rank, n in enumerate(near):
+        k = key(n.item)
+        scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
+        item, hit, _ = found.get(k, (n.item, None, None))
+        found[k] = (item, hit, n.similarity)
+    top = 2.0 / (RRF_K + 1)
+    fused = [Fused(found[k][0], s / top, found[k][1], found[k][2]) for k, s in scores.items()]
+    return sorted(fused, key=lambda f: (-f.relevance, str(key(f.item))))

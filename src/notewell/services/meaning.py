@@ -1,0 +1,187 @@
+"""Meaning: query vectors for the tolerant tools, and the runner that embeds what the store has queued.
+
+The model (meaning/model.py) is loaded on first use, once per process. When it is off (``semantic = false``
+in notewell.toml, ``notewell serve --no-semantic``) or cannot be loaded, every tolerant tool answers by full
+text alone and says so in its ``note`` (`unavailable`); nothing fails.
+
+The runner (`EmbeddingRunner`) is a thread of `notewell serve` (and of `notewell embed` in the foreground):
+it claims due queue rows with a lease, embeds them in sub-batches, writes the vectors, and counts a failure
+as an attempt with a growing delay (``RETRY_BASE_SECONDS`` doubled per attempt, at most
+``RETRY_MAX_SECONDS``). A write in this process wakes it at once; another process's is seen within
+``POLL_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
+
+from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
+from notewell.records.meaning import Job, QueueState
+from notewell.records.memories import MemoryQuery, MemoryRecord
+from notewell.store.base import Store
+from notewell.store.vector_search import Nearest, to_half
+from notewell.timestamps import iso
+
+BATCH = 32  # queue rows claimed per step
+LEASE_SECONDS = 120  # a runner killed mid-batch: its rows are claimed again after this
+RETRY_BASE_SECONDS = 5.0
+RETRY_MAX_SECONDS = 3600.0
+POLL_SECONDS = 0.5
+QUERY_CACHE = 256  # query vectors kept (an agent repeats its queries)
+
+_log = logging.getLogger("notewell.meaning")
+
+
+def _at(seconds: float = 0.0) -> str:
+    return iso(datetime.now(UTC) + timedelta(seconds=seconds))
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds before the next try of a job that has failed ``attempts`` times (1 or more)."""
+    return float(min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** max(0, attempts - 1)))
+
+
+class MeaningService:
+    def __init__(self, store: Store, enabled: bool = True, off_reason: str = "semantic = false in notewell.toml"):
+        self.store = store
+        self._off: str | None = None if enabled else off_reason
+        self._embedder: Embedder | None = None
+        self._failed: str | None = None
+        self._loading = threading.Lock()
+        self._queries: OrderedDict[str, bytes] = OrderedDict()
+        self._queries_lock = threading.Lock()
+        self.work = threading.Event()  # set by a write in this process: the runner looks at once
+
+    # --- the model --------------------------------------------------------------------------------------
+
+    def turn_off(self, reason: str) -> None:
+        self._off = reason
+
+    def embedder(self) -> Embedder | None:
+        """The loaded model, or None when meaning is off or the model cannot be loaded (`unavailable` says why)."""
+        if self._off is not None:
+            return None
+        if self._embedder is None and self._failed is None:
+            with self._loading:
+                if self._embedder is None and self._failed is None:
+                    try:
+                        self._embedder = load()
+                    except ModelMissing as exc:
+                        self._failed = str(exc)
+                        _log.warning("op=meaning.load outcome=error reason=%s", exc)
+        return self._embedder
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the tolerant tools answer by words alone, or None when meaning is on."""
+        if self.embedder() is not None:
+            return None
+        return self._off or self._failed
+
+    def query_vector(self, text: str) -> bytes | None:
+        """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable."""
+        model = self.embedder()
+        if model is None:
+            return None
+        with self._queries_lock:
+            if text in self._queries:
+                self._queries.move_to_end(text)
+                return self._queries[text]
+        vector = to_half(model.embed_one(text))
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def nearest_memories(self, query: MemoryQuery, text: str) -> list[Nearest[MemoryRecord]]:
+        """The memories of ``query``'s scope nearest in meaning to ``text`` (none when meaning is unavailable)."""
+        vector = self.query_vector(text)
+        if vector is None:
+            return []
+        return self.store.memories.nearest(query, vector, MODEL_ID)
+
+    # --- the queue --------------------------------------------------------------------------------------
+
+    def state(self) -> QueueState:
+        return self.store.meaning.state(MODEL_ID)
+
+    def embed_due(self, batch: int = BATCH) -> int:
+        """One step of the runner: embed up to ``batch`` due items; how many were taken off the queue."""
+        model = self.embedder()
+        if model is None:
+            return 0
+        jobs = self.store.meaning.claim(_at(), _at(LEASE_SECONDS), batch)
+        if not jobs:
+            return 0
+        present = [j for j in jobs if j.text]
+        gone = [(j.kind, j.item_id) for j in jobs if not j.text]
+        try:
+            vectors = model.embed([j.text for j in present])
+        except Exception as exc:  # the model failed on this batch: retry it later, log it, keep running
+            self._fail(present, exc)
+            self.store.meaning.done(MODEL_ID, [], gone)
+            return len(gone)
+        made = [(j.kind, j.item_id, to_half(v)) for j, v in zip(present, vectors, strict=True)]
+        self.store.meaning.done(MODEL_ID, made, gone)
+        return len(jobs)
+
+    def _fail(self, jobs: list[Job], exc: Exception) -> None:
+        for job in jobs:
+            delay = retry_delay(job.attempts + 1)
+            self.store.meaning.failed([job], f"{type(exc).__name__}: {exc}", _at(delay))
+        _log.warning("op=meaning.embed outcome=error items=%d error=%s", len(jobs), type(exc).__name__)
+
+    def run_in_background(self) -> EmbeddingRunner:
+        runner = EmbeddingRunner(self)
+        runner.start()
+        return runner
+
+
+class EmbeddingRunner:
+    """The thread that empties the queue while a server runs; ``stop`` ends it after its current batch."""
+
+    def __init__(self, meaning: MeaningService) -> None:
+        self.meaning = meaning
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="notewell-embedding", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self.meaning.embedder() is None:
+            return  # off or missing: said once by the load, and by doctor
+        self.meaning.store.meaning.requeue_other_models(MODEL_ID)
+        while not self._stopping.is_set():
+            try:
+                taken = self.meaning.embed_due()
+            except Exception:  # the store was unreachable for a moment: try again after a pause
+                _log.exception("op=meaning.runner outcome=error")
+                taken = 0
+                self._stopping.wait(5 * POLL_SECONDS)
+            if taken == 0:
+                self.meaning.work.wait(POLL_SECONDS)
+                self.meaning.work.clear()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping.set()
+        self.meaning.work.set()
+        self._thread.join(timeout)
+
+
+def embed_all(meaning: MeaningService, progress: object = None) -> tuple[int, float]:
+    """Empty the queue in the foreground (``notewell embed``): (items taken, seconds)."""
+    started = time.monotonic()
+    total = 0
+    while True:
+        taken = meaning.embed_due()
+        if taken == 0:
+            return total, time.monotonic() - started
+        total += taken
+        if callable(progress):
+            progress(total)

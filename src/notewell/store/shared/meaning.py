@@ -1,0 +1,141 @@
+"""Vectors and the embedding queue, in SQL both backends run.
+
+An item to embed is a memory (taught knowledge is a memory too) or a brain session. Whatever writes one puts
+a row in ``embedding_queue`` in the same transaction (``QUEUE_ITEM``), so a committed item is queued work that
+no crash can lose. A runner claims due rows with a lease (their ``next_at`` moved past now: a runner killed
+mid-batch leaves them to be claimed again when it runs out), embeds them outside any transaction, and then in
+one transaction writes each vector and deletes its queue row. A failure counts an attempt and sets the next
+try further off (the runner decides when).
+
+``vectors`` holds one float16 vector per item and model (little-endian, ``DIMENSIONS`` values); reading a
+vector of another model is never done, so a new model re-embeds rather than mixes. Forgetting or superseding
+a memory deletes its vector in the same transaction, and every read joins the live row anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from notewell.records.meaning import Job, QueueState
+from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.migrations import Migration
+
+KINDS = ("memory", "session")
+_LIVE_MEMORY = "deleted_at IS NULL AND superseded_by IS NULL"
+
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE vectors (
+            kind {key} NOT NULL,
+            item_id BIGINT NOT NULL,
+            model {key} NOT NULL,
+            vector {blob} NOT NULL,
+            PRIMARY KEY (kind, item_id)
+        )
+        """,
+        """
+        CREATE TABLE embedding_queue (
+            kind {key} NOT NULL,
+            item_id BIGINT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_at {key} NOT NULL,
+            error TEXT,
+            PRIMARY KEY (kind, item_id)
+        )
+        """,
+        "CREATE INDEX embedding_queue_due ON embedding_queue (next_at, kind, item_id)",
+        # a store made before vectors: every live memory and every session is queued (the backfill)
+        f"INSERT INTO embedding_queue (kind, item_id, attempts, next_at) SELECT 'memory', id, 0, '' FROM memories"
+        f" WHERE {_LIVE_MEMORY}",
+        "INSERT INTO embedding_queue (kind, item_id, attempts, next_at)"
+        " SELECT 'session', seq, 0, '' FROM brain_sessions",
+    ),
+]
+
+QUEUE_ITEM = ("INSERT INTO embedding_queue (kind, item_id, attempts, next_at) VALUES (?, ?, 0, '')"
+              " ON CONFLICT (kind, item_id) DO UPDATE SET attempts = 0, next_at = '', error = NULL")
+"""Queue (or queue again: a closed session's text changed) one item, in the writer's transaction."""
+
+
+def drop_vector(conn: Executor, kind: str, item_id: int) -> None:
+    """Take an item out of the vector path (forgotten, superseded), in the caller's transaction."""
+    conn.execute("DELETE FROM vectors WHERE kind = ? AND item_id = ?", (kind, item_id))
+    conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
+
+
+def _memory_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
+    rows = conn.execute(f"SELECT id, title, content, tags, path FROM memories WHERE id IN ({marks(len(ids))})"
+                        f" AND {_LIVE_MEMORY}", list(ids)).fetchall()
+    return {int(r[0]): memory_text(r[1], r[2], r[3]) for r in rows}
+
+
+def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
+    rows = conn.execute(f"SELECT seq, prompt, summary FROM brain_sessions WHERE seq IN ({marks(len(ids))})",
+                        list(ids)).fetchall()
+    return {int(r[0]): "\n".join(t for t in (r[1], r[2]) if t) for r in rows}
+
+
+def memory_text(title: str, content: str, tags_json: str) -> str:
+    """What a memory's vector is made of: its title, its text, and its tags (the stored JSON array's words)."""
+    tags = tags_json.strip("[]").replace('"', "").replace(",", " ")
+    head = title if not content.startswith(title) else ""
+    return "\n".join(part for part in (head, content, tags) if part.strip())
+
+
+class SqlMeaning:
+    def __init__(self, dialect: Dialect) -> None:
+        self.sql = dialect
+        dialect.migrate("meaning", dialect.rendered(MIGRATIONS))
+
+    def claim(self, now: str, lease_until: str, limit: int) -> list[Job]:
+        """Up to ``limit`` due items, leased until ``lease_until``, with their texts (oldest first)."""
+        skip = " SKIP LOCKED" if self.sql.lock else ""
+        with self.sql.transaction() as conn:
+            rows = conn.execute(f"SELECT kind, item_id, attempts FROM embedding_queue WHERE next_at <= ?"
+                                f" ORDER BY next_at, kind, item_id LIMIT ?{self.sql.lock}{skip}",
+                                (now, limit)).fetchall()
+            for kind, item_id, _ in rows:
+                conn.execute("UPDATE embedding_queue SET next_at = ? WHERE kind = ? AND item_id = ?",
+                             (lease_until, kind, item_id))
+            texts: dict[str, dict[int, str]] = {}
+            for kind, reader in (("memory", _memory_texts), ("session", _session_texts)):
+                ids = [int(r[1]) for r in rows if r[0] == kind]
+                texts[kind] = reader(conn, ids) if ids else {}
+        return [Job(str(k), int(i), int(a), texts.get(str(k), {}).get(int(i), "")) for k, i, a in rows]
+
+    def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]]) -> None:
+        """Write each vector and take its item off the queue; ``gone``: items that no longer exist."""
+        with self.sql.transaction() as conn:
+            for kind, item_id, vector in vectors:
+                conn.execute("INSERT INTO vectors (kind, item_id, model, vector) VALUES (?, ?, ?, ?)"
+                             " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
+                             " vector = excluded.vector", (kind, item_id, model, vector))
+            for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
+                conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
+
+    def failed(self, jobs: Sequence[Job], error: str, next_at: str) -> None:
+        with self.sql.transaction() as conn:
+            for job in jobs:
+                conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = ?, error = ?"
+                             " WHERE kind = ? AND item_id = ?", (next_at, error[:500], job.kind, job.item_id))
+
+    def requeue_other_models(self, model: str) -> int:
+        """Queue every item whose vector was made by another model (after a model change); how many."""
+        with self.sql.transaction() as conn:
+            cur = conn.execute("INSERT INTO embedding_queue (kind, item_id, attempts, next_at)"
+                               " SELECT kind, item_id, 0, '' FROM vectors WHERE model <> ?"
+                               " ON CONFLICT (kind, item_id) DO NOTHING", (model,))
+            return int(cur.rowcount or 0)
+
+    def state(self, model: str) -> QueueState:
+        with self.sql.reading() as conn:
+            queued, failing = conn.execute(
+                "SELECT count(*), COALESCE(sum(CASE WHEN attempts > 0 THEN 1 ELSE 0 END), 0)"
+                " FROM embedding_queue").fetchone()
+            vectors = conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
+            items = conn.execute(f"SELECT (SELECT count(*) FROM memories WHERE {_LIVE_MEMORY})"
+                                 " + (SELECT count(*) FROM brain_sessions)").fetchone()[0]
+            error = conn.execute("SELECT error FROM embedding_queue WHERE error IS NOT NULL"
+                                 " ORDER BY attempts DESC, kind, item_id LIMIT 1").fetchone()
+        return QueueState(int(queued), int(failing), int(vectors), int(items), error[0] if error else None)

@@ -1,0 +1,60 @@
+"""Exact nearest-vector search in the app, the same arithmetic on both backends.
+
+Vectors are stored as float16 (half the bytes of float32; cosine similarities move by less than 0.001) and
+compared as float32: the dot product of two unit vectors is their cosine similarity. The scope (who may see
+what, live, not expired, path, type) is the SQL's: only rows already allowed reach this module, so a top-k
+here never drops an allowed result for a hidden one (the failure of a filter applied after a vector index).
+Ties are broken by the lower id, so both backends give the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+HALF = np.dtype("<f2")
+CHUNK_ROWS = 16_384  # rows converted and scored at a time: bounded memory whatever the scope's size
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Nearest(Generic[T]):
+    item: T
+    similarity: float  # cosine similarity, -1 to 1
+
+
+def to_half(vector: npt.NDArray[np.float32]) -> bytes:
+    """A vector as the store keeps it."""
+    return np.asarray(vector, dtype=HALF).tobytes()
+
+
+def from_half(data: bytes) -> npt.NDArray[np.float32]:
+    return np.frombuffer(data, dtype=HALF).astype(np.float32)
+
+
+def nearest_rows(rows: Sequence[tuple[int, bytes]], query: bytes, limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` (id, similarity) of ``rows`` nearest to ``query``, best first; rows whose vector is not
+    of the query's length are skipped."""
+    if not rows or limit <= 0:
+        return []
+    q = from_half(query)
+    width = len(query)
+    kept = [(int(i), bytes(v)) for i, v in rows if len(v) == width]
+    if not kept:
+        return []
+    ids = np.fromiter((i for i, _ in kept), dtype=np.int64, count=len(kept))
+    scores = np.empty(len(kept), dtype=np.float32)
+    for start in range(0, len(kept), CHUNK_ROWS):
+        chunk = kept[start:start + CHUNK_ROWS]
+        matrix = np.frombuffer(b"".join(v for _, v in chunk), dtype=HALF).reshape(len(chunk), -1)
+        scores[start:start + len(chunk)] = matrix.astype(np.float32) @ q
+    take = min(limit, len(kept))
+    cut = np.partition(scores, len(kept) - take)[len(kept) - take]  # the take-th best score
+    tied_or_better = np.flatnonzero(scores >= cut)  # all rows tied with the last one too: the id decides
+    order = tied_or_better[np.lexsort((ids[tied_or_better], -scores[tied_or_better]))][:take]
+    return [(int(ids[k]), round(float(scores[k]), 6)) for k in order]
