@@ -12,7 +12,8 @@ embedded, then each question is asked five ways, and the rank of its own answer 
 - rrf:     reciprocal rank fusion of the same two lists, for comparison
 - strict:  search_memory (XMemo's strict search, unchanged)
 
-"shares words" is the subset whose question has a word of 5+ letters in its answer (exact-term queries: the
+"identifier alone" asks, for each answer holding an identifier no other answer has (Z_FULL_FLUSH,
+--track-origins), that identifier alone. "shares words" is the subset whose question has a word of 5+ letters in its answer (exact-term queries: the
 hybrid must not lose there). The similarity of each question to its answer, and to the best wrong memory, is
 summarised too: it is what the thresholds in services/hybrid.py were fitted on.
 """
@@ -52,6 +53,29 @@ def score(ranks: Sequence[int | None]) -> str:
 
 def rank_of(refs: Sequence[str], wanted: str) -> int | None:
     return refs.index(wanted) + 1 if wanted in refs else None
+
+
+def _long_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{5,}", text.lower()))
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z]+\b|--[a-z][a-z-]{3,}")
+
+
+def _identifier_queries(pairs: Sequence[dict[str, str]], refs: Sequence[str]) -> list[tuple[str, str]]:
+    """For each answer holding an identifier (snake_case, camelCase, --an-option) found in no other answer,
+    that identifier alone as the query: the exact-term case full text is made for."""
+    found = [set(_IDENTIFIER.findall(p["answer"])) for p in pairs]
+    counts: dict[str, int] = {}
+    for names in found:
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    out = []
+    for names, ref in zip(found, refs, strict=True):
+        unique = sorted(n for n in names if counts[n] == 1)
+        if unique:
+            out.append((unique[0], ref))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,14 +127,17 @@ def main(argv: list[str] | None = None) -> int:
 
     ways: dict[str, Callable[[str], list[str]]] = {"words": words, "meaning": meaning, "hybrid": served,
                                                     "rrf": rrf, "strict": strict}
-    sharing = [i for i, p in enumerate(pairs)
-               if set(re.findall(r"[a-z]{5,}", p["question"].lower())) & set(re.findall(r"[a-z]{5,}", p["answer"].lower()))]
-    results = {name: [rank_of(way(p["question"]), ref) for p, ref in zip(pairs, refs)] for name, way in ways.items()}
+    sharing = [i for i, p in enumerate(pairs) if _long_words(p["question"]) & _long_words(p["answer"])]
+    identifiers = _identifier_queries(pairs, refs)
+    results = {name: [rank_of(way(p["question"]), ref) for p, ref in zip(pairs, refs, strict=True)]
+               for name, way in ways.items()}
     for name, ranks in results.items():
+        exact = [rank_of(ways[name](q), ref) for q, ref in identifiers]
         print(f"{name:8} all: {score(ranks)}")
         print(f"{'':8} shares words ({len(sharing)}): {score([ranks[i] for i in sharing])}")
+        print(f"{'':8} identifier alone ({len(identifiers)}): {score(exact)}")
     own, wrong = [], []
-    for p, ref in zip(pairs, refs):
+    for p, ref in zip(pairs, refs, strict=True):
         near = rt.meaning.nearest_memories(chosen(p["question"]), p["question"])
         own += [n.similarity for n in near if n.item.ref == ref]
         wrong += [next((n.similarity for n in near if n.item.ref != ref), 0.0)]

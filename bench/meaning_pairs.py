@@ -25,20 +25,25 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _gunzip(path: str) -> str:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return f.read()
+
+
 def xz() -> list[tuple[str, str]]:
-    text = gzip.open("/usr/share/doc/xz-utils/faq.txt.gz", "rt").read()
+    text = _gunzip("/usr/share/doc/xz-utils/faq.txt.gz")
     pairs = re.findall(r"\nQ:\s+(.*?)\n\s*\nA:\s+(.*?)(?=\n\s*\nQ:|\Z)", text, re.S)
     return [(_clean(q), _clean(a)) for q, a in pairs]
 
 
 def zlib() -> list[tuple[str, str]]:
-    text = gzip.open("/usr/share/doc/zlib1g-dev/FAQ.gz", "rt").read()
+    text = _gunzip("/usr/share/doc/zlib1g-dev/FAQ.gz")
     pairs = re.findall(r"\n\s*\d+\. (.*?)\n\s*\n(.*?)(?=\n\s*\d+\. |\Z)", text, re.S)
     return [(_clean(q), _clean(a)) for q, a in pairs]
 
 
 def valgrind() -> list[tuple[str, str]]:
-    text = gzip.open("/usr/share/doc/valgrind/FAQ.txt.gz", "rt").read()
+    text = _gunzip("/usr/share/doc/valgrind/FAQ.txt.gz")
     pairs = re.findall(r"\n(\d+\.\d+)\. (.*?\?)\s*\n(.*?)(?=\n-{20,}|\Z)", text, re.S)
     return [(_clean(q), _clean(a)) for _, q, a in pairs]
 

@@ -108,9 +108,21 @@ class Embedder:
         return result
 
 
+_loaded: dict[Path, Embedder] = {}
+_loading = threading.Lock()
+
+
 def load() -> Embedder:
-    """Load and check the model (about 0.3 s); raises ModelMissing with the fix."""
-    path = _verified(model_file())
+    """The model, loaded and checked once per process and file (about 0.3 s; immutable and thread-safe, so
+    every runtime of the process shares it); raises ModelMissing with the fix."""
+    path = model_file()
+    with _loading:
+        if path not in _loaded:
+            _loaded[path] = _load(_verified(path))
+        return _loaded[path]
+
+
+def _load(path: Path) -> Embedder:
     try:
         import onnxruntime
         from tokenizers import Tokenizer

@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
@@ -174,14 +175,16 @@ class EmbeddingRunner:
         self._thread.join(timeout)
 
 
-def embed_all(meaning: MeaningService, progress: object = None) -> tuple[int, float]:
-    """Empty the queue in the foreground (``notewell embed``): (items taken, seconds)."""
+def embed_all(meaning: MeaningService, progress: Callable[[int], None] | None = None) -> tuple[int, float]:
+    """Empty the queue in the foreground (``notewell embed``): every queued item, those a stopped runner left
+    leased and those waiting to be retried included; (items taken, seconds)."""
     started = time.monotonic()
     total = 0
+    meaning.store.meaning.all_due()
     while True:
         taken = meaning.embed_due()
         if taken == 0:
             return total, time.monotonic() - started
         total += taken
-        if callable(progress):
+        if progress is not None:
             progress(total)

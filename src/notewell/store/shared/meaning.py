@@ -120,6 +120,12 @@ class SqlMeaning:
                 conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = ?, error = ?"
                              " WHERE kind = ? AND item_id = ?", (next_at, error[:500], job.kind, job.item_id))
 
+    def all_due(self) -> int:
+        """Make every queued item due now: the leases of a runner that was stopped and the delays of failures
+        are dropped (a foreground `notewell embed`); how many were waiting."""
+        with self.sql.transaction() as conn:
+            return int(conn.execute("UPDATE embedding_queue SET next_at = '' WHERE next_at <> ''").rowcount or 0)
+
     def requeue_other_models(self, model: str) -> int:
         """Queue every item whose vector was made by another model (after a model change); how many."""
         with self.sql.transaction() as conn:

@@ -1,0 +1,233 @@
+"""Meaning: the packaged model, the vector store and queue on both backends, exact search over the allowed
+scope, and the fusion of words and meaning (services/hybrid.py) with its properties."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_world import MemoryWorld, build_world
+from notewell.meaning.model import DIMENSIONS, MODEL_ID, ModelMissing, load
+from notewell.services import hybrid
+from notewell.services.meaning import embed_all, retry_delay
+from notewell.store.vector_search import Nearest, nearest_rows, to_half
+
+DEPLOY = "We deploy on Tuesdays and Thursdays only, never on Fridays."
+DEPLOY_QUESTION = "which weekdays are releases allowed"
+ACQUISITION = "Our acquisition target is Kestrel Logistics; the deal closes in March."
+ACQUISITION_QUESTION = "which company are we buying"
+BACKUPS = "Backups of the billing database run nightly at 02:00 UTC and are kept for 35 days."
+
+
+@pytest.fixture
+def world(store_url: str, tmp_path: Path) -> MemoryWorld:
+    return build_world(store_url, tmp_path)
+
+
+def embedded(world: MemoryWorld) -> None:
+    embed_all(world.rt.meaning)
+    state = world.rt.meaning.state()
+    assert state.queued == 0 and state.vectors == state.items
+
+
+# --- the model ------------------------------------------------------------------------------------------
+
+
+def test_the_packaged_model_loads_offline_and_puts_a_paraphrase_nearer_than_an_unrelated_text() -> None:
+    model = load()
+    vectors = model.embed([DEPLOY, DEPLOY_QUESTION, "favourite pizza topping"])
+    assert vectors.shape == (3, DIMENSIONS)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    assert float(vectors[0] @ vectors[1]) > 0.45 > float(vectors[0] @ vectors[2])
+    assert np.allclose(model.embed_one(DEPLOY), vectors[0], atol=1e-5)  # batched or alone: the same vector
+
+
+def test_a_model_file_that_is_not_the_pinned_one_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "missing.onnx"))
+    with pytest.raises(ModelMissing, match="missing.onnx: the embedding model file is missing; reinstall"):
+        load()
+    (tmp_path / "other.onnx").write_bytes(b"not a model")
+    monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "other.onnx"))
+    with pytest.raises(ModelMissing, match="not the pinned embedding model"):
+        load()
+
+
+# --- the queue and the vectors, both backends -----------------------------------------------------------
+
+
+def test_a_memory_is_queued_with_its_write_and_embedded_by_the_runner(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    world.service.remember(alice, DEPLOY, project="apollo")
+    state = world.rt.meaning.state()
+    assert (state.queued, state.vectors) == (1, 0)  # queued in the memory's own transaction, not embedded yet
+    runner = world.rt.meaning.run_in_background()
+    try:
+        world.rt.meaning.work.set()
+        for _ in range(400):
+            if world.rt.meaning.state().vectors == 1:
+                break
+            runner._stopping.wait(0.05)
+    finally:
+        runner.stop()
+    assert world.rt.meaning.state().vectors == 1 and world.rt.meaning.state().queued == 0
+
+
+def test_recall_finds_by_meaning_what_words_miss_and_says_how(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    deploy = world.service.remember(alice, DEPLOY, project="apollo").memory.ref
+    world.service.remember(alice, ACQUISITION, project="apollo")
+    embedded(world)
+    found = world.service.recall(alice, DEPLOY_QUESTION)
+    assert found.results[0].memory.ref == deploy and found.words_only is None
+    assert found.results[0].found_by == ("meaning",) and found.results[0].similarity > 0.45
+    assert "close in meaning (similarity" in found.results[0].why
+    assert world.service.search_memory(alice, DEPLOY_QUESTION).results == []  # strict stays strict
+    world.rt.meaning.turn_off("test: words only")
+    words = world.service.recall(alice, DEPLOY_QUESTION)
+    assert deploy not in [r.memory.ref for r in words.results] and words.words_only == "test: words only"
+
+
+def test_a_memory_found_both_ways_says_both_and_ranks_first(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    backups = world.service.remember(alice, BACKUPS, project="apollo").memory.ref
+    world.service.remember(alice, "The billing team meets on Mondays.", project="apollo")
+    embedded(world)
+    top = world.service.recall(alice, "how long are billing database backups kept").results[0]
+    assert top.memory.ref == backups and top.found_by == ("words", "meaning")
+
+
+def test_forget_and_supersede_take_a_memory_out_of_the_vector_path(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    deploy = world.service.remember(alice, DEPLOY, project="apollo").memory.ref
+    acquisition = world.service.remember(alice, ACQUISITION, project="apollo").memory.ref
+    embedded(world)
+    world.service.forget(alice, deploy, "wrong")
+    newer = world.service.remember(alice, "Our acquisition target is now Harbor Lines; the deal closes in May.",
+                                   project="apollo", supersedes=acquisition).memory.ref
+    embedded(world)
+    refs = {r.memory.ref for q in (DEPLOY, DEPLOY_QUESTION, ACQUISITION, ACQUISITION_QUESTION)
+            for r in world.service.recall(alice, q).results}
+    assert deploy not in refs and acquisition not in refs and newer in refs
+    assert world.rt.meaning.state().vectors == 1
+
+
+USERS = ("alice", "bob", "carol", "sam", "ada")
+
+
+def test_meaning_never_shows_a_memory_its_reader_may_not_see(world: MemoryWorld) -> None:
+    """The access matrix on the vector path: a home is its owner's, a private memory its author's, a project
+    its readers'; the paraphrase that finds each of them for its owner finds none for anyone else."""
+    alice, bob = world.user("alice"), world.user("bob")
+    home = world.service.remember(bob, ACQUISITION).memory  # bob's home
+    private = world.service.remember(alice, DEPLOY, project="apollo", private=True).memory
+    shared = world.service.remember(alice, BACKUPS, project="apollo").memory
+    embedded(world)
+    question = {home.ref: ACQUISITION_QUESTION, private.ref: DEPLOY_QUESTION,
+                shared.ref: "how long do we keep copies of payment data"}
+    may_see = {home.ref: {"bob"}, private.ref: {"alice"}, shared.ref: {"alice", "bob", "sam", "ada"}}
+    for handle in USERS:
+        p = world.user(handle)
+        for ref, q in question.items():
+            refs = [r.memory.ref for r in world.service.recall(p, q).results]
+            assert (ref in refs) == (handle in may_see[ref]), (handle, q, refs)
+
+
+def test_foreground_embedding_takes_over_what_a_killed_runner_left_leased(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    for n in range(40):
+        world.service.remember(alice, f"{DEPLOY} ({n})", project="apollo")
+    store = world.store.meaning
+    leased = store.claim("2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z", 32)  # a runner claims, then dies
+    assert len(leased) == 32
+    assert world.rt.meaning.embed_due() == 8  # a running runner leaves the leased rows alone
+    taken, _ = embed_all(world.rt.meaning)
+    assert taken == 32 and world.rt.meaning.state().vectors == 40
+
+
+def test_a_failed_batch_is_retried_later_and_counted(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    alice = world.user("alice")
+    world.service.remember(alice, DEPLOY, project="apollo")
+    model = world.rt.meaning.embedder()
+    assert model is not None
+
+    def broken(texts: object) -> object:
+        raise RuntimeError("the model broke")
+
+    monkeypatch.setattr(model, "embed", broken)
+    assert world.rt.meaning.embed_due() == 0
+    state = world.rt.meaning.state()
+    assert (state.queued, state.failing, state.vectors) == (1, 1, 0) and "the model broke" in (state.last_error or "")
+    assert world.rt.meaning.embed_due() == 0  # not due again at once: it waits retry_delay(1)
+    monkeypatch.undo()
+    taken, _ = embed_all(world.rt.meaning)  # the foreground run retries it now
+    assert taken == 1 and world.rt.meaning.state().failing == 0
+
+
+def test_retries_back_off_to_a_ceiling() -> None:
+    assert [retry_delay(n) for n in (1, 2, 3)] == [5.0, 10.0, 20.0]
+    assert retry_delay(40) == 3600.0
+
+
+def test_both_backends_rank_the_same_memories_in_the_same_order(pg_url: str, tmp_path: Path) -> None:
+    orders = []
+    for db in (str(tmp_path / "s.db"), pg_url):
+        (tmp_path / f"vault-{len(orders)}").mkdir()
+        w = build_world(db, tmp_path / f"vault-{len(orders)}")
+        alice = w.user("alice")
+        for text in (DEPLOY, ACQUISITION, BACKUPS, "The billing team meets on Mondays.", DEPLOY + " Really."):
+            w.service.remember(alice, text, project="apollo")
+        embedded(w)
+        near = w.rt.meaning.nearest_memories(w.service._query(alice, [], None, None, 10), "when can we ship")
+        orders.append([(n.item.content, n.similarity) for n in near])
+        orders.append([r.memory.content for r in w.service.recall(alice, "when can we deploy the billing database")
+                       .results])
+        w.rt.close()
+    # the vector path is the same arithmetic on the same float16 bytes: the same order and similarities; the
+    # fused order too (the full-text scores differ between FTS5 and tsvector, not the order here)
+    assert orders[0] == orders[2] and len(orders[0]) == 5
+    assert orders[1] == orders[3] and len(orders[1]) >= 3
+
+
+# --- exact search and the fusion --------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(-8, 8)), min_size=1, max_size=40), st.integers(1, 10))
+def test_exact_search_is_brute_force_with_ties_to_the_lower_id(rows: list[tuple[int, int]], limit: int) -> None:
+    query = np.zeros(4, dtype=np.float32)
+    query[0] = 1.0
+    unique = dict(rows)
+    stored = [(i, to_half(np.array([x / 8, 0, 0, 0], dtype=np.float32))) for i, x in unique.items()]
+    expected = sorted(((i, x / 8) for i, x in unique.items()), key=lambda t: (-t[1], t[0]))[:limit]
+    assert [(i, round(s, 3)) for i, s in nearest_rows(stored, to_half(query), limit)] == \
+        [(i, round(s, 3)) for i, s in expected]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.integers(0, 30), st.floats(0.01, 20), max_size=15),
+       st.dictionaries(st.integers(0, 30), st.floats(-1, 1), max_size=15))
+def test_fusion_keeps_every_word_match_and_only_close_meanings(words: dict[int, float],
+                                                               near: dict[int, float]) -> None:
+    hits = sorted(words.items(), key=lambda t: -t[1])
+    nearest = [Nearest(k, s) for k, s in sorted(near.items(), key=lambda t: -t[1])]
+    fused = hybrid.fuse(hits, lambda h: h[1], lambda h: h[0], nearest, lambda k: k)
+    kept = {f.item for f in fused}
+    assert set(words) <= kept
+    assert kept - set(words) == {k for k, s in near.items() if k not in words and s >= hybrid.MEANING_MIN}
+    assert all(0.0 <= f.relevance <= 1.0 for f in fused)
+    assert [f.relevance for f in fused] == sorted((f.relevance for f in fused), reverse=True)
+    for f in fused:
+        assert f.matched == [*(["words"] if f.item in words else []),
+                             *(["meaning"] if near.get(f.item, -1) >= hybrid.MEANING_MIN else [])]
+
+
+def test_meaning_relevance_is_calibrated_on_the_similarity_alone() -> None:
+    assert hybrid.meaning_relevance(hybrid.SIMILARITY_FLOOR) == 0.0
+    assert hybrid.meaning_relevance(hybrid.SIMILARITY_FULL) == 1.0
+    assert hybrid.meaning_relevance(0.55) == pytest.approx(0.5)
+    assert MODEL_ID == "all-MiniLM-L6-v2-int8"
