@@ -49,7 +49,7 @@ def test_the_packaged_model_loads_offline_and_puts_a_paraphrase_nearer_than_an_u
 def test_a_model_file_that_is_not_the_pinned_one_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "missing.onnx"))
-    with pytest.raises(ModelMissing, match="missing.onnx: the embedding model file is missing; reinstall"):
+    with pytest.raises(ModelMissing, match=r"missing\.onnx: the embedding model file is missing; reinstall"):
         load()
     (tmp_path / "other.onnx").write_bytes(b"not a model")
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "other.onnx"))

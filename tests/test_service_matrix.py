@@ -83,7 +83,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     for project in ORDINARY:
         world.knowledge[project] = _teach(rt, project)
         recipe = rt.brain.teach(LOCAL_OWNER, rule=f"Cook the {NEEDLE} recipe of {project}.", kind="recipe",
-                                project_id=project)[0].ref
+                                project_id=project).item.ref
         for _ in range(3):
             rt.store.brain.record_use(recipe, True, 0.9, "2026-01-01T00:00:00Z")
         world.recipes[project] = recipe
@@ -95,7 +95,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 def _teach(rt: Runtime, project: str) -> str:
     return rt.brain.teach(LOCAL_OWNER, rule=f"Feed the {NEEDLE} of {project}.", trigger=f"when in {project}",
-                          project_id=project)[0].ref
+                          project_id=project).item.ref
 
 
 def _project_for(case: str, handle: str) -> str:
@@ -374,7 +374,7 @@ def test_the_action_item_rule_is_the_policys(world: World) -> None:
 
     def item(assignee: str) -> str:
         return rt.brain.teach(LOCAL_OWNER, rule=f"Call the {NEEDLE} vet about {assignee}.", kind="action_item",
-                              tags=[f"for:{assignee}"], project_id="apollo")[0].ref
+                              tags=[f"for:{assignee}"], project_id="apollo").item.ref
 
     def resolved(p: Principal, ref: str) -> int | None:
         sid = rt.brain.start_session(p, prompt="closing", project_id="apollo").session.id
@@ -467,8 +467,8 @@ def test_the_author_retires_their_own_knowledge_without_a_write_grant(world: Wor
     author = rt.administration.add_user(LOCAL_OWNER, "teacher@example.com", "member", handle="teacher")
     rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "write")
     teacher = user_principal(author)
-    mine, _ = rt.brain.teach(teacher, rule="Run the migrations before the seed.", project_id="elsewhere")
-    other, _ = rt.brain.teach(teacher, rule="Pin the linter's version.", project_id="elsewhere")
+    mine = rt.brain.teach(teacher, rule="Run the migrations before the seed.", project_id="elsewhere").item
+    other = rt.brain.teach(teacher, rule="Pin the linter's version.", project_id="elsewhere").item
     rt.administration.grant(LOCAL_OWNER, author.email, "elsewhere", "read")  # no longer a writer
     reader = user_principal(rt.administration.user(LOCAL_OWNER, "member-read@example.com"))
     with pytest.raises(Forbidden, match=f"only the author of {other.ref}, a writer of elsewhere or an admin"):

@@ -423,8 +423,8 @@ def test_sessions_and_taught_knowledge(browser: Browser, page: Page, web_world: 
                                      project_name="Pricing site")
     rt.brain.log_event(alice, started.session.id, "file_edit", {"file": "pricing.tsx", "lines": 12})
     rt.brain.report_outcome(alice, started.session.id, success=True, summary="Table fixed")
-    taught, _ = rt.brain.teach(alice, rule="Use CSS grid for pricing tables", trigger="when laying out tables",
-                               project_id=started.project.id)
+    taught = rt.brain.teach(alice, rule="Use CSS grid for pricing tables", trigger="when laying out tables",
+                            project_id=started.project.id).item
     sign_in(page, "alice")
     page.get_by_role("link", name="Sessions").click()
     check_and_shoot(page, "sessions")

@@ -62,8 +62,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     authorization = Authorization(store.identity)
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
-    brain = BrainService(store, authorization, audit)
     meaning = MeaningService(store, enabled=settings.semantic)
+    brain = BrainService(store, authorization, audit, meaning)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),

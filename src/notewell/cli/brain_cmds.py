@@ -133,12 +133,16 @@ def brain_teach(
 ) -> None:
     """Teach a rule (confidence 1.0); it is also a memory, so recall finds it."""
     with runtime(vault, db) as rt:
-        item, created = rt.brain.teach(rt.authentication.acting_as(as_user), rule=rule, trigger=trigger,
-                                       rationale=rationale, kind=kind, source="cli", tags=tag, project_id=project)
+        taught = rt.brain.teach(rt.authentication.acting_as(as_user), rule=rule, trigger=trigger,
+                                rationale=rationale, kind=kind, source="cli", tags=tag, project_id=project)
+    item = taught.item
     if json_out:
-        print_json({**_knowledge_json(item), "created": created})
+        print_json({**_knowledge_json(item), "created": taught.created, "sameMeaning": taught.same_meaning})
         return
-    console.print(f"{item.ref} {'taught' if created else 'already taught'} in {item.brain_project}", highlight=False)
+    said = "taught" if taught.created else "already taught"
+    if taught.same_meaning is not None:
+        said = f"already taught in other words (similarity {taught.same_meaning:.2f}; its confidence raised)"
+    console.print(f"{item.ref} {said} in {item.brain_project}", highlight=False)
 
 
 @brain_app.command("retire")

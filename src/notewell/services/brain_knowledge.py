@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from notewell.access.principal import Principal
+from notewell.meaning.model import MODEL_ID
+from notewell.meaning.texts import memory_text
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeFilter, KnowledgeInput, KnowledgeRecord, SessionRecord
-from notewell.records.memories import MemoryInput
-from notewell.services import brain_injection
+from notewell.records.memories import MemoryInput, MemoryQuery
+from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
 from notewell.services.brain_learnings import rule_key
 from notewell.services.brain_limits import (
@@ -31,9 +34,53 @@ from notewell.services.brain_scope import OWN_KNOWLEDGE, RESOLVE, RETIRE, USE, S
 from notewell.timestamps import now_iso
 
 MAX_TITLE_CHARS = 200
+DEDUP_SIMILARITY = 0.80  # a reworded rule above it reinforces the existing one (docs/brain.md: how it was chosen)
+DEDUP_CANDIDATES = 5
+
+
+def _content(trigger: str, rule: str, rationale: str) -> str:
+    """A knowledge item's memory text."""
+    lines = [f"{brain_injection.when(trigger)}: {rule}" if trigger else rule]
+    if rationale:
+        lines.append(f"Why: {rationale}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Taught:
+    item: KnowledgeRecord
+    created: bool  # False: the item returned was there already (the same text, or the same meaning)
+    same_meaning: float | None = None  # the similarity when an existing rule of the same meaning was reinforced
 
 
 class KnowledgePart(ScopePart):
+    def _same_meaning(self, p: Principal, bp: BrainProject, trigger: str, rule: str,
+                      rationale: str) -> tuple[KnowledgeRecord, float] | None:
+        """p's live rule in ``bp`` whose meaning duplicates this one (cosine >= DEDUP_SIMILARITY), if any."""
+        if self.meaning is None:
+            return None
+        text = memory_text(rule, _content(trigger, rule, rationale), "")
+        vector = self.meaning.query_vector(text)
+        if vector is None:
+            return None
+        query = MemoryQuery(projects=[bp.store_project], terms=[], now=now_iso(), limit=DEDUP_CANDIDATES,
+                            path_prefix=bp.knowledge_path, viewer=p.user_id, explain=False)
+        near = self.store.memories.nearest(query, vector, MODEL_ID)
+        known = self.brain.knowledge([n.item.ref for n in near])
+        for n in near:
+            k = known.get(n.item.ref)
+            if (k is not None and k.live and k.kind != "action_item" and k.brain_project == bp.id
+                    and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY):
+                return k, n.similarity
+        return None
+
+    def _reinforce(self, p: Principal, existing: KnowledgeRecord, similarity: float) -> KnowledgeRecord:
+        """The same rule learned again: the existing one's confidence takes a success step (no use counted)."""
+        self.brain.reinforce(existing.ref, brain_scoring.after_use(existing.confidence, True), now_iso())
+        self.audit.record(p, "brain.reinforce", existing.ref, {"project": existing.brain_project,
+                                                                "similarity": round(similarity, 3)})
+        return self.brain.knowledge([existing.ref])[existing.ref]
+
     def _write(self, p: Principal, bp: BrainProject, *, kind: str, trigger: str, rule: str, rationale: str,
                source: str, confidence: float, tags: Sequence[str],
                supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
@@ -41,10 +88,7 @@ class KnowledgePart(ScopePart):
         path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
         if action and bp.personal:
             path = f"brain-actions/{bp.slug}"
-        lines = [f"{brain_injection.when(trigger)}: {rule}" if trigger else rule]
-        if rationale:
-            lines.append(f"Why: {rationale}")
-        content = "\n".join(lines)
+        content = _content(trigger, rule, rationale)
         all_tags = tuple(dict.fromkeys([kind, *tags]))
         title = rule if len(rule) <= MAX_TITLE_CHARS else rule[:MAX_TITLE_CHARS - 1] + "…"
         now = now_iso()
@@ -56,6 +100,7 @@ class KnowledgePart(ScopePart):
                                    rationale=rationale, source=source, confidence=confidence,
                                    rule_key=rule_key(trigger, rule), created=now)
         item, created = self.brain.add_knowledge(memory, knowledge, supersedes)
+        self._wake()
         if created:
             self.audit.record(p, "brain.teach", item.ref, {"project": bp.id, "kind": kind, "source": source,
                                                              "supersedes": supersedes})
@@ -71,9 +116,10 @@ class KnowledgePart(ScopePart):
 
     def teach(self, p: Principal, *, rule: str, trigger: str = "", rationale: str = "", kind: str = "heuristic",
               source: str = "user_teach", tags: Sequence[str] | None = None, project_id: str | None = None,
-              supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+              supersedes: str | None = None) -> Taught:
         """Teach an item (confidence 1.0). supersedes is honoured only for a live item of the caller in the
-        same project; otherwise it is ignored and the item is still created."""
+        same project; otherwise it is ignored and the item is still created. A rule (not an action item) whose
+        meaning duplicates one of the caller's in the project reinforces that one instead (Taught.same_meaning)."""
         self.authorization.authorize(p, USE)
         clean_rule = check_text("rule", rule, MAX_RULE_CHARS, required=True)
         clean_trigger = check_text("trigger", trigger, MAX_TRIGGER_CHARS)
@@ -92,8 +138,14 @@ class KnowledgePart(ScopePart):
             if old is not None and old.live and old.brain_project == bp.id \
                     and self.authorization.allowed(p, OWN_KNOWLEDGE, old):
                 target = old.ref
-        return self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule, rationale=clean_rationale,
-                           source=clean_source, confidence=1.0, tags=clean_tags, supersedes=target)
+        if kind != "action_item" and target is None:
+            same = self._same_meaning(p, bp, clean_trigger, clean_rule, clean_rationale)
+            if same is not None:
+                return Taught(self._reinforce(p, *same), False, same[1])
+        item, created = self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule,
+                                    rationale=clean_rationale, source=clean_source, confidence=1.0, tags=clean_tags,
+                                    supersedes=target)
+        return Taught(item, created)
 
     def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from notewell.services.brain_limits import (
@@ -102,4 +102,5 @@ class LearningsReport:
     dropped: int  # invalid among the first five
     truncated: int  # beyond the first five
     captured: list[str]  # knowledge ids created
-    deduplicated: int  # valid but already known
+    deduplicated: int  # valid but already known (the same rule, or one of the same meaning)
+    reinforced: list[str] = field(default_factory=list)  # ids of known rules of the same meaning, reinforced

@@ -1,7 +1,7 @@
 """Retrieval: the best live knowledge for a prompt and its injection, matured skills, the user's style.
 
-Ranking is brain_scoring.rank over the memory full-text relevance (docs/brain.md); action items are never
-retrieved. Only knowledge of the caller's projects is seen.
+Ranking is brain_scoring.rank over the fused relevance of words and meaning (services/hybrid.py,
+docs/brain.md); action items are never retrieved. Only knowledge of the caller's projects is seen.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
+from notewell.services.hybrid import fuse
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import now_iso
 
@@ -61,23 +62,30 @@ def _ranked(item: KnowledgeRecord, relevance: float, now: datetime) -> ScoredKno
 
 
 class RetrievalPart(ScopePart):
+    def _knowledge_found(self, text: str, brain_ids: list[str], store_ids: list[str], candidates: int,
+                         field: str = "query") -> list[tuple[KnowledgeRecord, float]]:
+        """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
+        projects found by words or by meaning, with their fused relevance (services/hybrid.py)."""
+        query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
+                            limit=candidates, path_prefix="brain", explain=False)
+        hits = self.store.memories.tolerant(query)
+        near = self.meaning.nearest_memories(query, text) if self.meaning is not None else []
+        fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref,
+                     lookup=len(query.terms) == 1)
+        known = self.brain.knowledge([f.item.ref for f in fused])
+        allowed = set(brain_ids)
+        return [(known[f.item.ref], f.relevance) for f in fused
+                if f.item.ref in known and known[f.item.ref].live and known[f.item.ref].kind != "action_item"
+                and known[f.item.ref].brain_project in allowed]
+
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:
-        terms = tolerant_query_terms(prompt, "prompt")
         brain_ids, store_ids = self._scope_ids(p, projects)
-        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
-                                                        limit=max(3 * limit, 30), path_prefix="brain",
-                                                        explain=False))
-        found = self.brain.knowledge([h.record.ref for h in hits])
-        allowed = set(brain_ids)
-        kept = [(h, found[h.record.ref]) for h in hits
-                if h.record.ref in found and found[h.record.ref].live and found[h.record.ref].kind != "action_item"
-                and found[h.record.ref].brain_project in allowed]
-        if not kept:
+        found = self._knowledge_found(prompt, brain_ids, store_ids, max(3 * limit, 30), "prompt")
+        if not found:
             return Retrieval([], brain_injection.build([], max_tokens))
-        best = max(h.relevance for h, _ in kept)
         now = datetime.now(UTC)
-        scored = sorted((_ranked(k, h.relevance / best, now) for h, k in kept),
+        scored = sorted((_ranked(k, relevance, now) for k, relevance in found),
                         key=lambda s: (-s.score, s.item.ref))[:limit]
         return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens))
 
@@ -122,11 +130,7 @@ class RetrievalPart(ScopePart):
             if brain_scoring.knowledge_stage(k) != "seed"]
         if not query:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
-        terms = tolerant_query_terms(query)
-        hits = self.store.memories.tolerant(MemoryQuery(projects=store_ids, terms=terms, now=now_iso(),
-                                                        limit=SKILL_HITS, path_prefix="brain", explain=False))
-        relevance = {h.record.ref: h.relevance for h in hits}
-        best = max(relevance.values(), default=1.0)
+        relevance = {k.ref: r for k, r in self._knowledge_found(query, brain_ids, store_ids, SKILL_HITS)}
         now = datetime.now(UTC)
-        scored = [_ranked(k, relevance[k.ref] / best, now) for k in matured if k.ref in relevance]
+        scored = [_ranked(k, relevance[k.ref], now) for k in matured if k.ref in relevance]
         return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]

@@ -23,6 +23,7 @@ from notewell.services.brain_projects import (
     ordinary,
     personal,
 )
+from notewell.services.meaning import MeaningService
 from notewell.store.base import Store
 
 USE: Action = "sessions:use"
@@ -35,11 +36,18 @@ RESOLVE: Action = "action-item:resolve"
 
 
 class ScopePart:
-    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail) -> None:
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
+                 meaning: MeaningService | None = None) -> None:
         self.store = store
         self.brain = store.brain
         self.authorization = authorization
         self.audit = audit
+        self.meaning = meaning  # None: words only (services/meaning.py)
+
+    def _wake(self) -> None:
+        """Something was queued for embedding: the runner of this process takes it now."""
+        if self.meaning is not None:
+            self.meaning.work.set()
 
     def projects(self, p: Principal) -> list[BrainProject]:
         """Owned first (personal projects, oldest first), then the ordinary projects p sees (by id);

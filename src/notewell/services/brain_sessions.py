@@ -45,6 +45,7 @@ from notewell.services.brain_limits import (
 from notewell.services.brain_projects import BrainProject, check_label
 from notewell.services.brain_retrieval import RetrievalPart
 from notewell.services.brain_scope import OWN_KNOWLEDGE, USE, WRITE
+from notewell.services.hybrid import fuse
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
@@ -136,6 +137,7 @@ class SessionsPart(RetrievalPart, KnowledgePart):
                                 brain_project=bp.id, client_type=client, prompt=clean_prompt, framework=fw,
                                 started_at=now_iso())
         self.brain.add_session(session, relevant.ids if relevant else ())
+        self._wake()
         try:
             open_items = self.brain.open_action_items(bp.id, f"for:{p.email.strip().lower()}", ACTION_ITEMS_MAX)
             items = open_items or None
@@ -186,7 +188,9 @@ class SessionsPart(RetrievalPart, KnowledgePart):
                  *(learning.text for learning in given.valid)]
         close = SessionClose(success=success, user_feedback=user_feedback, sqs=sqs, summary=clean_summary,
                              ended_at=now)
-        if not self.brain.close_session(session.id, close, texts):
+        ended = self.brain.close_session(session.id, close, texts)
+        self._wake()
+        if not ended:
             raise BrainValidation("sessionId", f"session {session.id} was closed meanwhile; start a new session")
         good = success and user_feedback != "down"
         for ref, item in owned.items():
@@ -221,6 +225,7 @@ class SessionsPart(RetrievalPart, KnowledgePart):
         """Each valid learning: a learning_captured event, then knowledge tagged close_capture (its confidence
         already clamped to at most 0.95) unless the person already has that rule in the project."""
         captured: list[str] = []
+        reinforced: list[str] = []
         duplicates = 0
         bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
         for learning in given.valid:
@@ -233,6 +238,11 @@ class SessionsPart(RetrievalPart, KnowledgePart):
             if self.brain.find_rule(p.user_id, bp.id, learning.key) is not None:
                 duplicates += 1
                 continue
+            same = self._same_meaning(p, bp, learning.trigger, learning.rule, learning.rationale)
+            if same is not None:  # the seed's semantic dedup: the known rule is reinforced, not copied
+                reinforced.append(self._reinforce(p, *same).ref)
+                duplicates += 1
+                continue
             item, created = self._write(p, bp, kind=learning.type, trigger=learning.trigger, rule=learning.rule,
                                         rationale=learning.rationale, source=learning.source,
                                         confidence=learning.confidence,
@@ -242,23 +252,26 @@ class SessionsPart(RetrievalPart, KnowledgePart):
             else:
                 duplicates += 1
         return LearningsReport(submitted=given.submitted, kept=len(given.valid), dropped=given.dropped,
-                               truncated=given.truncated, captured=captured, deduplicated=duplicates)
+                               truncated=given.truncated, captured=captured, deduplicated=duplicates,
+                               reinforced=reinforced)
 
     def search_sessions(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
                         days: int | None = None) -> list[SessionFound]:
         """The caller's sessions whose prompt, events, outcome or learnings share a word (stem or prefix)
-        with the query: score = 0.6 x relevance + 0.4 x recency (half-life 7 days)."""
+        with the query, or whose prompt and summary are close to it in meaning: score = 0.6 x relevance (of
+        words and meaning fused, services/hybrid.py) + 0.4 x recency (half-life 7 days)."""
         self.authorization.authorize(p, USE)
         terms = tolerant_query_terms(query)
         brain_ids, _ = self._scope_ids(p)
         now = datetime.now(UTC)
         since = iso(now - timedelta(days=days)) if days else None
-        hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, max(3 * limit, 30))
-        if not hits:
-            return []
-        best = max(h.relevance for h in hits)
-        scored = [SessionFound(h.session, round(0.6 * h.relevance / best + 0.4 * 0.5 ** (
-            _days_ago(h.session.started_at, now) / SESSION_HALF_LIFE_DAYS), 4)) for h in hits]
+        candidates = max(3 * limit, 30)
+        hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates)
+        near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
+                if self.meaning is not None else [])
+        fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=len(terms) == 1)
+        scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
+            _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4)) for f in fused]
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
 
     def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:

@@ -7,12 +7,13 @@ vector search (its cosine similarity to the query), or from both:
     words     = text relevance / best text relevance of this query   (0 when no word matched)
     relevance = MEANING_WEIGHT x meaning + (1 - MEANING_WEIGHT) x words
 
-The meaning part is calibrated across queries: a similarity of 0.8 or more counts in full, 0.3 or less not at
-all, whatever was asked, so a caller can cut on it. A candidate found by meaning alone is kept only from
-``MEANING_MIN``: the nearest vectors of an unrelated query are still someone's nearest, and "nothing found"
-beats a confident wrong answer. The weights were chosen on the paraphrase benchmark (bench/meaning_bench.py,
-docs/performance.md) among blends and reciprocal rank fusion (``rrf``, kept for that comparison): this blend
-gave the best top-3 without losing a single exact-identifier query that full text finds.
+Without a single vector in the scope (meaning off, or nothing embedded yet), the relevance is the words part
+alone, as it was before meaning. The meaning part is calibrated across queries: a similarity of 0.8 or more
+counts in full, 0.3 or less not at all, whatever was asked, so a caller can cut on it. A candidate found by
+meaning alone is kept only from ``MEANING_MIN``: the nearest vectors of an unrelated query are still someone's
+nearest, and "nothing found" beats a confident wrong answer. The weights were chosen on the paraphrase benchmark
+(bench/meaning_bench.py, docs/performance.md) among blends and reciprocal rank fusion (``rrf``, kept for that
+comparison): this blend gave the best top-3 without losing a single exact-identifier query that full text finds.
 """
 
 from __future__ import annotations
@@ -52,10 +53,15 @@ def meaning_relevance(similarity: float) -> float:
 
 
 def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[H], T],
-         near: Sequence[Nearest[T]], key: Callable[[T], Hashable]) -> list[Fused[T, H]]:
-    """The candidates of both searches, each once, with their fused relevance, best first (then by key)."""
+         near: Sequence[Nearest[T]], key: Callable[[T], Hashable], *, lookup: bool = False) -> list[Fused[T, H]]:
+    """The candidates of both searches, each once, with their fused relevance, best first (then by key).
+    ``lookup``: the query is one word; when words found it, candidates of meaning alone are left out (a file
+    name or an identifier that full text answers has no neighbours worth showing)."""
     best = max((relevance(h) for h in hits), default=0.0) or 1.0
     words = {key(item_of(h)): (h, relevance(h) / best) for h in hits}
+    if not near:  # meaning off, or nothing in scope embedded yet: words alone, weighed as they always were
+        alone = [Fused(item_of(h), round(text, 6), h, None) for h, text in words.values()]
+        return sorted(alone, key=lambda f: (-f.relevance, str(key(f.item))))
     similarity = {key(n.item): n for n in near}
     out: list[Fused[T, H]] = []
     for k in [*words, *(k for k in similarity if k not in words)]:
@@ -64,7 +70,7 @@ def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[
         sim = nearest.similarity if nearest is not None else None
         if hit is not None:
             item = item_of(hit)
-        elif nearest is not None and nearest.similarity >= MEANING_MIN:
+        elif nearest is not None and nearest.similarity >= MEANING_MIN and not (lookup and hits):
             item = nearest.item
         else:
             continue

@@ -17,10 +17,11 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
+from notewell.records.brain import SessionRecord
 from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryQuery, MemoryRecord
 from notewell.store.base import Store
@@ -105,6 +106,14 @@ class MeaningService:
         if vector is None:
             return []
         return self.store.memories.nearest(query, vector, MODEL_ID)
+
+    def nearest_sessions(self, user_id: str, brain_projects: Sequence[str] | None, since: str | None, text: str,
+                         limit: int) -> list[Nearest[SessionRecord]]:
+        """One person's sessions nearest in meaning to ``text`` (none when meaning is unavailable)."""
+        vector = self.query_vector(text)
+        if vector is None:
+            return []
+        return self.store.brain.nearest_sessions(user_id, brain_projects, since, vector, MODEL_ID, limit)
 
     # --- the queue --------------------------------------------------------------------------------------
 

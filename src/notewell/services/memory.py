@@ -395,14 +395,11 @@ class MemoryService:
         if not limit:
             return MemorySearch(query, "tolerant", terms)
         hits = self.memories.tolerant(chosen)
-        if self.meaning is None:
-            return MemorySearch(query, "tolerant", terms,
-                                self._rank(hits, terms, strict=False, prefer_working=bool(prefer_working),
-                                           limit=limit), words_only="meaning is not set up on this server")
-        near = self.meaning.nearest_memories(chosen, query)
-        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref)
+        near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
+        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
+        words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
         return MemorySearch(query, "tolerant", terms, self._rank_fused(found, terms, bool(prefer_working), limit),
-                            words_only=self.meaning.unavailable)
+                            words_only=words_only)
 
     def _rank_fused(self, found: list[Fused[MemoryRecord, MemoryHit]], terms: list[str], prefer_working: bool,
                     limit: int) -> list[MemoryResult]:

@@ -89,6 +89,8 @@ class TaughtAnswer(BaseModel):
     model_config = CAMEL
     knowledge: KnowledgeModel  # type: ignore[valid-type]
     created: bool
+    same_meaning: float | None = Field(None, description="Set when the rule duplicated one of yours in meaning: "
+                                                         "its similarity; that rule was reinforced instead")
 
 
 @router.get("/brain-projects", response_model=ProjectPage, responses=ERRORS,
@@ -185,10 +187,13 @@ def knowledge(caller: Caller, svc: Services, request: Request, response: Respons
 def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, response: Response,
           idempotency_key: IdempotencyKey = None) -> Any:
     def create() -> Answer:
-        item, created = svc.brain.teach(caller, rule=body.rule, trigger=body.trigger, rationale=body.rationale,
-                                        kind=body.kind, tags=body.tags, project_id=body.project_id,
-                                        supersedes=body.supersedes)
-        return Answer(201 if created else 200, {"knowledge": dump(KnowledgeModel, item), "created": created},
+        taught = svc.brain.teach(caller, rule=body.rule, trigger=body.trigger, rationale=body.rationale,
+                                 kind=body.kind, tags=body.tags, project_id=body.project_id,
+                                 supersedes=body.supersedes)
+        item = taught.item
+        return Answer(201 if taught.created else 200,
+                      {"knowledge": dump(KnowledgeModel, item), "created": taught.created,
+                       "sameMeaning": round(taught.same_meaning, 3) if taught.same_meaning is not None else None},
                       request.url_for("memory", ref=item.ref).path)
 
     def permit() -> None:

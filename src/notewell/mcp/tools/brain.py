@@ -115,14 +115,19 @@ class _Calls:
         return out
 
     def teach(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        item, created = self.svc.teach(ctx.principal, rule=args.required_string("rule"),
-                                       trigger=args.string("trigger") or "",
-                                       rationale=args.string("rationale") or "",
-                                       kind=args.string("type") or "heuristic",
-                                       source=args.string("source") or "user_teach", tags=strings(args, "tags"),
-                                       project_id=args.string("projectId"),
-                                       supersedes=args.string("supersedesKnowledgeId"))
-        return {"id": item.ref, "confidence": item.confidence, "projectId": item.brain_project, "created": created}
+        taught = self.svc.teach(ctx.principal, rule=args.required_string("rule"),
+                                trigger=args.string("trigger") or "",
+                                rationale=args.string("rationale") or "",
+                                kind=args.string("type") or "heuristic",
+                                source=args.string("source") or "user_teach", tags=strings(args, "tags"),
+                                project_id=args.string("projectId"),
+                                supersedes=args.string("supersedesKnowledgeId"))
+        item = taught.item
+        out: JsonObject = {"id": item.ref, "confidence": item.confidence, "projectId": item.brain_project,
+                           "created": taught.created}
+        if taught.same_meaning is not None:
+            out["sameMeaning"] = round(taught.same_meaning, 3)
+        return out
 
     def user_style(self, ctx: CallContext, args: Arguments) -> JsonObject:
         style = self.svc.user_style(ctx.principal)

@@ -39,7 +39,9 @@ from notewell.store.brain_rows import (
 )
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.shared.migrations import Migration
+from notewell.store.vector_search import Nearest, nearest_rows
 
 
 class SqlBrain(ABC):
@@ -192,6 +194,7 @@ class SqlBrain(ABC):
                  s.started_at)).fetchone()
             assert row is not None
             self.index(int(row[0]), s.user_id, [s.prompt])
+            conn.execute(QUEUE_ITEM, ("session", int(row[0])))
             if injected:
                 self.record_applications(s.id, injected, "injected", s.started_at)
 
@@ -223,6 +226,7 @@ class SqlBrain(ABC):
             if row is None:
                 return False
             self.index(int(row[0]), row[1], texts)
+            conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
             return True
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
@@ -241,6 +245,28 @@ class SqlBrain(ABC):
         return [r[0] for r in self._rows(
             "SELECT knowledge_ref FROM brain_applications WHERE session_id = ? AND role = ?"
             " ORDER BY at, knowledge_ref", (session_id, role))]
+
+    def nearest_sessions(self, user_id: str, brain_projects: Sequence[str] | None, since: str | None,
+                         vector: bytes, model: str, limit: int) -> list[Nearest[SessionRecord]]:
+        """The user's sessions (in these projects, since then) nearest in meaning to ``vector``, best first."""
+        where, params = session_scope(user_id, brain_projects, since)
+        with self.dialect.reading() as conn:
+            best = nearest_rows(conn.execute(
+                "SELECT s.seq, v.vector FROM brain_sessions s JOIN vectors v ON v.kind = 'session'"
+                f" AND v.item_id = s.seq WHERE v.model = ? AND {where}", [model, *params]).fetchall(), vector, limit)
+            if not best:
+                return []
+            seqs = [seq for seq, _ in best]
+            rows = {int(r[0]): session_from_row(r[1:]) for r in conn.execute(
+                f"SELECT s.seq, {SESSION_COLUMNS} FROM brain_sessions s WHERE s.seq IN ({marks(len(seqs))})",
+                seqs).fetchall()}
+        return [Nearest(rows[seq], similarity) for seq, similarity in best if seq in rows]
+
+    def reinforce(self, ref: str, confidence: float, at: str) -> None:
+        """A rule learned again (semantic dedup): its confidence raised, its use date renewed; no use counted."""
+        with self.dialect.transaction() as conn:
+            conn.execute("UPDATE brain_knowledge SET confidence = ?, last_used_at = ? WHERE ref = ?",
+                         (confidence, at, ref))
 
     def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int) -> list[SessionRecord]:
         where, params = session_scope(user_id, brain_projects)

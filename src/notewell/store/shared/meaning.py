@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from notewell.meaning.texts import memory_text
 from notewell.records.meaning import Job, QueueState
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.migrations import Migration
@@ -74,13 +75,6 @@ def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
     rows = conn.execute(f"SELECT seq, prompt, summary FROM brain_sessions WHERE seq IN ({marks(len(ids))})",
                         list(ids)).fetchall()
     return {int(r[0]): "\n".join(t for t in (r[1], r[2]) if t) for r in rows}
-
-
-def memory_text(title: str, content: str, tags_json: str) -> str:
-    """What a memory's vector is made of: its title, its text, and its tags (the stored JSON array's words)."""
-    tags = tags_json.strip("[]").replace('"', "").replace(",", " ")
-    head = title if not content.startswith(title) else ""
-    return "\n".join(part for part in (head, content, tags) if part.strip())
 
 
 class SqlMeaning:

@@ -1,0 +1,1 @@
+"""Meaning: the packaged sentence-embedding model and the texts it embeds (docs/memory.md, "Meaning")."""
