@@ -12,10 +12,10 @@ embedded, then each question is asked five ways, and the rank of its own answer 
 - rrf:     reciprocal rank fusion of the same two lists, for comparison
 - strict:  search_memory (XMemo's strict search, unchanged)
 
-"identifier alone" asks, for each answer holding an identifier no other answer has (Z_FULL_FLUSH,
---track-origins), that identifier alone. "shares words" is the subset whose question has a word of 5+ letters in its answer (exact-term queries: the
-hybrid must not lose there). The similarity of each question to its answer, and to the best wrong memory, is
-summarised too: it is what the thresholds in services/hybrid.py were fitted on.
+"identifier alone" asks, for each answer holding an identifier no other answer has (Z_FULL_FLUSH, --track-
+origins), that identifier alone. "shares words" is the subset whose question has a word of 5+ letters in its
+answer (exact-term queries: the hybrid must not lose there). The similarity of each question to its answer, and
+to the best wrong memory, is summarised too: it is what the thresholds in services/hybrid.py were fitted on.
 """
 
 from __future__ import annotations
