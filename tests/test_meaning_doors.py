@@ -1,0 +1,208 @@
+"""Meaning through the doors a user has: MCP over HTTP, REST, the CLI (notewell embed, doctor), on both backends.
+
+A served app runs the embedding runner as `notewell serve` does; a test waits for the queue to empty (a
+condition, not a clock) before it asks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from conftest import run_cli, run_module
+from mcp_world import ServerThread, connect
+from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from notewell.runtime import Runtime, open_runtime
+
+pytestmark = pytest.mark.anyio
+
+DEPLOY = "We deploy on Tuesdays and Thursdays only, never on Fridays."
+DEPLOY_QUESTION = "which weekdays are releases allowed"
+ACQUISITION = "Our acquisition target is Kestrel Logistics; the deal closes in March."
+SCOPES = ["memory:read", "memory:write", "sessions"]
+
+
+@dataclass
+class Served:
+    rt: Runtime
+    mcp: str  # the MCP URL
+    api: str  # the REST base URL
+    tokens: dict[str, str]
+
+    def embedded(self) -> None:
+        """Wait until the runner has emptied the queue (at most 60 s)."""
+        for _ in range(1200):
+            if self.rt.meaning.state().queued == 0:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the queue did not empty: {self.rt.meaning.state()}")
+
+
+@contextmanager
+def served(tmp: Path, db: str) -> Iterator[Served]:
+    vault = tmp / "vault"
+    (vault / "apollo").mkdir(parents=True, exist_ok=True)
+    (vault / "apollo" / "readme.md").write_text("# Apollo\n", encoding="utf-8")
+    rt = open_runtime(str(vault), db)
+    rt.indexing.sync()
+    tokens = {}
+    for handle in ("alice", "bob"):
+        rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.com", "member", handle=handle)
+        rt.administration.grant(LOCAL_OWNER, f"{handle}@example.com", "apollo", "write")
+        tokens[handle] = rt.administration.mint_token(LOCAL_OWNER, f"{handle}@example.com", SCOPES).secret
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
+            yield Served(rt, server.url, server.url.removesuffix("/mcp") + "/api/v1", tokens)
+    finally:
+        rt.close()
+
+
+@pytest.fixture
+def world(store_url: str, tmp_path: Path) -> Iterator[Served]:
+    with served(tmp_path, store_url) as w:
+        yield w
+
+
+async def call(url: str, token: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    async with connect(url, token) as client:
+        result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    return result.structured_content  # type: ignore[return-value]
+
+
+async def test_mcp_and_rest_recall_find_a_paraphrase_by_meaning(world: Served) -> None:
+    alice = world.tokens["alice"]
+    deploy = (await call(world.mcp, alice, "remember", {"content": DEPLOY, "project": "apollo"}))["ref"]
+    await call(world.mcp, alice, "remember", {"content": ACQUISITION, "project": "apollo"})
+    world.embedded()
+    found = await call(world.mcp, alice, "recall", {"query": DEPLOY_QUESTION})
+    top = found["results"][0]
+    assert top["ref"] == deploy and top["matched"] == ["meaning"] and top["similarity"] > 0.45
+    assert "note" not in found
+    strict = await call(world.mcp, alice, "search_memory", {"query": DEPLOY_QUESTION})
+    assert strict["results"] == []  # XMemo's strict search stays strict
+    rest = httpx.get(f"{world.api}/memories/recall", params={"q": DEPLOY_QUESTION},
+                     headers={"Authorization": f"Bearer {alice}"}, timeout=30).json()
+    assert rest["results"][0]["memory"]["ref"] == deploy
+    assert rest["results"][0]["foundBy"] == ["meaning"] and rest["results"][0]["similarity"] > 0.45
+    assert rest["wordsOnly"] is None
+
+
+async def test_another_persons_private_memory_never_comes_back_by_meaning(world: Served) -> None:
+    alice, bob = world.tokens["alice"], world.tokens["bob"]
+    private = (await call(world.mcp, alice, "remember", {"content": DEPLOY, "project": "apollo",
+                                                          "private": True}))["ref"]
+    home = (await call(world.mcp, alice, "remember", {"content": ACQUISITION}))["ref"]  # alice's home
+    world.embedded()
+    for query in (DEPLOY_QUESTION, "which company are we buying", DEPLOY, ACQUISITION):
+        refs = [r["ref"] for r in (await call(world.mcp, bob, "recall", {"query": query}))["results"]]
+        assert private not in refs and home not in refs
+        pack = await call(world.mcp, bob, "recall_context", {"query": query})
+        assert private not in [i["ref"] for i in pack["items"]] and home not in [i["ref"] for i in pack["items"]]
+    mine = [r["ref"] for r in (await call(world.mcp, alice, "recall", {"query": DEPLOY_QUESTION}))["results"]]
+    assert mine[0] == private
+
+
+async def test_a_reworded_rule_reinforces_the_one_taught_before(world: Served) -> None:
+    alice = world.tokens["alice"]
+    first = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Use react-hook-form with zod for forms, not Formik", "type": "reflex"})
+    world.embedded()
+    again = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Build forms with react-hook-form and zod rather than Formik", "type": "reflex"})
+    assert again["id"] == first["id"] and again["created"] is False and again["sameMeaning"] >= 0.80
+    other = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Use TanStack Query for data fetching, not SWR", "type": "reflex"})
+    assert other["created"] is True and "sameMeaning" not in other
+    world.embedded()
+    started = await call(world.mcp, alice, "brain_start_session", {"prompt": "set up the signup form"})
+    closed = await call(world.mcp, alice, "brain_report_session_outcome", {
+        "sessionId": started["sessionId"], "success": True,
+        "learnings": [{"trigger": "when building a form", "rule": "Forms use react-hook-form plus zod, never Formik",
+                       "rationale": "team standard", "type": "reflex", "source": "decision"},
+                      {"trigger": "when naming branches", "rule": "Prefix branches with the ticket number",
+                       "rationale": "links in Jira", "type": "reflex", "source": "decision"}]})
+    learnings = closed["learnings"]
+    assert learnings["deduplicated"] == 1 and learnings["reinforced"] == [first["id"]]
+    assert len(learnings["captured"]) == 1
+
+
+async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "gone" / "model.onnx"))
+    with served(tmp_path, str(tmp_path / "index.db")) as world:
+        alice = world.tokens["alice"]
+        deploy = (await call(world.mcp, alice, "remember", {"content": DEPLOY, "project": "apollo"}))["ref"]
+        words = await call(world.mcp, alice, "recall", {"query": "deploy Tuesdays"})
+        assert [r["ref"] for r in words["results"]] == [deploy] and words["results"][0]["matched"] == ["words"]
+        assert "by words only" in words["note"] and "model.onnx" in words["note"]
+        missed = await call(world.mcp, alice, "recall", {"query": DEPLOY_QUESTION})
+        assert missed["results"] == [] and "by words only" in missed["note"]
+    doctor = run_cli("doctor", "--vault", str(tmp_path / "vault"), "--db", str(tmp_path / "index.db"),
+                     env={"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "gone" / "model.onnx")})
+    line = next(ln for ln in doctor.stdout.splitlines() if "meaning" in ln)
+    assert "the embedding model does not load" in line and "model.onnx" in doctor.stdout
+    assert "reinstall Notewell" in doctor.stdout
+
+
+def test_a_kill_9_with_1000_queued_embeddings_loses_none(store_url: str, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    rt = open_runtime(str(vault), store_url)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        for n in range(1000):
+            rt.memory.remember(LOCAL_OWNER, f"Release note {n}: {DEPLOY}", project="apollo", path=f"notes/{n % 7}")
+        assert rt.meaning.state().queued == 1000
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        runner = subprocess.Popen([sys.executable, "-m", "notewell", "embed", "--vault", str(vault), "--db", store_url],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            for _ in range(2400):  # until some are embedded, at most 120 s
+                if rt.meaning.state().vectors >= 64:
+                    break
+                time.sleep(0.05)
+            runner.send_signal(signal.SIGKILL)
+        finally:
+            runner.wait(timeout=30)
+        state = rt.meaning.state()
+        assert 64 <= state.vectors < 1000 and state.vectors + state.queued == 1000  # each embedded or still queued
+        again = run_module("embed", "--vault", str(vault), "--db", store_url, "--json")
+        assert again.returncode == 0, again.stderr
+        assert json.loads(again.stdout) == {"vectors": 1000, "items": 1000, "queued": 0, "failing": 0,
+                                            "lastError": None}
+    finally:
+        rt.close()
+
+
+def test_embed_status_says_how_far_the_queue_has_come(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    rt = open_runtime(str(vault), str(tmp_path / "index.db"))
+    rt.administration.add_project(LOCAL_OWNER, "apollo")
+    rt.memory.remember(LOCAL_OWNER, DEPLOY, project="apollo")
+    rt.close()
+    args = ("--vault", str(vault), "--db", str(tmp_path / "index.db"))
+    assert run_cli("embed", "--status", *args).stdout.strip() == "0 of 1 memories and sessions embedded; 1 queued"
+    done = run_cli("embed", *args)
+    assert done.exit_code == 0 and done.stdout.splitlines()[-1] == "1 of 1 memories and sessions embedded; 0 queued"
+    off = tmp_path / "off"
+    off.mkdir()
+    (off / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
+    refused = run_cli("embed", "--vault", str(off), "--db", str(tmp_path / "index.db"))
+    assert refused.exit_code == 1 and "semantic = false in notewell.toml" in refused.stderr
