@@ -358,6 +358,9 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     closed = rest.call("POST", f"/sessions/{session_id}/outcome", "alice_sessions",
                        json={"success": True, "knowledgeUsed": [ref], "summary": "clock frozen"})
     assert closed.status_code == 200 and closed.json()["session"]["success"] is True
+    assert closed.json()["hint"] == ("No learnings were captured. If this session taught you a durable rule about "
+                                     "how this person works, save it with POST /api/v1/knowledge (trigger, rule, "
+                                     "rationale).")  # the service's ask-back key in this door's words
     assert session_id in [x["id"] for x in rest.get("/sessions", "alice_sessions").json()["items"]]
     assert session_id in [x["session"]["id"] for x in rest.get("/sessions/search?q=flaky",
                                                                "alice_sessions").json()["items"]]

@@ -16,6 +16,8 @@ from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
 from notewell.mcp.tools.brain_shapes import (
     ACTION,
+    ASK_BACK,
+    ORACLE_NEXT_STEPS,
     item_json,
     json_object,
     project_json,
@@ -108,7 +110,7 @@ class _Calls:
         if done.resolved_action_items is not None:
             out["resolvedActionItems"] = done.resolved_action_items
         if done.hint is not None:
-            out["hint"] = done.hint
+            out["hint"] = ASK_BACK[done.hint]
         if lr.submitted:
             log.event("report.learnings_captured", session=done.session.id[:12], submitted=lr.submitted,
                       kept=lr.kept, dropped=lr.dropped, captured=len(lr.captured))
@@ -130,7 +132,8 @@ class _Calls:
 
     def oracle_call(self, ctx: CallContext, args: Arguments) -> JsonObject:
         answer = self.oracle.ask(ctx.principal, args.required_string("question"))
-        return {"answer": answer.answer, "searched": answer.searched,
+        text = f"{answer.answer} {ORACLE_NEXT_STEPS[answer.next_step]}" if answer.next_step else answer.answer
+        return {"answer": text, "searched": answer.searched,
                 "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
                                "snippet": c.snippet} for c in answer.citations]}
 

@@ -15,6 +15,7 @@ from notewell.mcp.toolset import Arguments, JsonObject
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
 from notewell.services import brain_limits as b
 from notewell.services.brain_learnings import LEARNING_CONFIDENCE_DEFAULT
+from notewell.services.brain_oracle import NextStep
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scoring import (
     CAPTURE_CONFIDENCE_MAX,
@@ -22,6 +23,7 @@ from notewell.services.brain_scoring import (
     CONFIDENCE_WEIGHT,
     RECENCY_WEIGHT,
     RELEVANCE_WEIGHT,
+    AskBack,
     knowledge_stage,
 )
 
@@ -42,6 +44,17 @@ NOT_YOURS = ("Error in {tool}: NOT_FOUND: no session <id> of yours: the id is un
               "same answer either way). Pass the sessionId brain_start_session returned to you.")
 OUTSIDE = ("Error in {tool}: FORBIDDEN_PROJECT: the project is outside this token (another person's project, one "
             "you cannot see, or not the project a project-scoped token is bound to). Use brain_list_projects.")
+# The service's keys in this door's words: the close's ask-back nudge (the External Brain page quotes "capture the
+# correction NOW with brain_teach_knowledge") and what the oracle suggests when nothing matched.
+ASK_BACK: dict[AskBack, str] = {
+    "capture-correction": "This session failed or was voted down and no learnings were captured: capture the "
+                          "correction NOW with brain_teach_knowledge (trigger, rule, rationale) so the same mistake "
+                          "is not repeated.",
+    "capture-rule": "No learnings were captured. If this session taught you a durable rule about how this person "
+                    "works, save it with brain_teach_knowledge (trigger, rule, rationale).",
+}
+ORACLE_NEXT_STEPS: dict[NextStep, str] = {"search-sessions": "Try other words, or brain_session_search for a wider "
+                                                             "look."}
 
 PROJECT = s.obj({
     "id": s.string("Project id: ~<handle>/<slug> for a personal project, the project id for an ordinary one."),
