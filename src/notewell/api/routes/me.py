@@ -12,7 +12,7 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.records.models import CAMEL, dump, record_model
 from notewell.records.identity import TokenRecord
 from notewell.services.idempotency import Answer
 

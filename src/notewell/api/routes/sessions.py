@@ -13,7 +13,7 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import CAMEL, dump, record_model
+from notewell.records.models import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.services import brain_limits as b
