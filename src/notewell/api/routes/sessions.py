@@ -13,9 +13,9 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.records.models import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
+from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import brain_limits as b
 from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS, BrainProject
 from notewell.services.brain_retrieval import Retrieval
