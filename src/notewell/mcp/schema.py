@@ -88,23 +88,25 @@ class View:
     each a description or a ``Shown``; a value that is a schema is a field this door adds (the record has
     no such field). ``omit`` names the record's fields this door leaves out: every field of the record is
     either shown or omitted, so a field added to the record fails here until each door has decided.
-    ``required`` defaults to every field shown (but those absent when null)."""
+    ``required`` defaults to every field shown (but those absent when null). ``by_alias`` False: the fields
+    go by the record's own (snake_case) names, as XMemo's page has them, here and in the views inside."""
 
     words: Mapping[str, str | Shown | JsonObject]
     omit: Sequence[str] = ()
     required: Sequence[str] | None = None
     closed: bool = True
+    by_alias: bool = True
 
 
 def properties(model: type[BaseModel], view: View) -> dict[str, Any]:
     """The properties of ``model``'s record as ``view`` shows them, in this door's dialect."""
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(by_alias=view.by_alias)
     return _properties(schema, schema.get("$defs", {}), view)
 
 
 def record(model: type[BaseModel], view: View, description: str = "") -> dict[str, Any]:
     """The object schema of ``model``'s record as ``view`` shows it."""
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(by_alias=view.by_alias)
     return _record(schema, schema.get("$defs", {}), view, description)
 
 

@@ -26,10 +26,12 @@ from notewell.mcp.tools.brain_shapes import (
     strings,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
+from notewell.records.models import dump, record_model
 from notewell.runtime import Runtime
 from notewell.services import brain_injection
 from notewell.services import brain_limits as b
 from notewell.services.brain import BrainService
+from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_oracle import OracleService
 
 INSTRUCTIONS = (
@@ -104,9 +106,7 @@ class _Calls:
                                        summary=args.string("summary"))
         lr = done.learnings
         out: JsonObject = {"sqs": done.sqs, "queued": True, "confidenceUpdates": done.confidence_updates,
-                           "learnings": {"submitted": lr.submitted, "kept": lr.kept, "dropped": lr.dropped,
-                                         "truncated": lr.truncated, "captured": lr.captured,
-                                         "deduplicated": lr.deduplicated}}
+                           "learnings": dump(record_model(LearningsReport), lr)}
         if done.resolved_action_items is not None:
             out["resolvedActionItems"] = done.resolved_action_items
         if done.hint is not None:
