@@ -257,6 +257,7 @@ class Scale:
     (s.View({"name": "Its name.", "weight": "g", "size": "cm"}), r"unknown \['size'\]"),
     (s.View({"name": "Its name."}, omit=("weight", "mass")), r"unknown \['mass'\]"),
     (s.View({"name": "Its name.", "weight": s.integer("shadowed")}), r"added but the record's \['weight'\]"),
+    (s.View({"name": "Its name.", "weight": "g"}, omit=("weight",)), r"both shown and omitted \['weight'\]"),
 ])
 def test_a_view_that_does_not_match_its_record_fails_loudly(view: s.View, says: str) -> None:
     with pytest.raises(ValueError, match=says):

@@ -6,7 +6,7 @@ closed and its fields required), with this door's descriptions."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -129,12 +129,15 @@ def _record(schema: JsonObject, defs: JsonObject, view: View, description: str) 
 def _properties(schema: JsonObject, defs: JsonObject, view: View) -> dict[str, Any]:
     fields: JsonObject = _resolve(schema, defs)["properties"]
     shown = {key for key, said in view.words.items() if not isinstance(said, dict)}
-    unknown = sorted((shown | set(view.omit)) - set(fields))
-    undecided = sorted(set(fields) - shown - set(view.omit))
-    added = sorted(key for key, said in view.words.items() if isinstance(said, dict) and key in fields)
-    if unknown or undecided or added or shown & set(view.omit):
-        raise ValueError(f"{schema.get('title')}: the view does not match the record's fields: unknown {unknown}, "
-                         f"neither shown nor omitted {undecided}, added but the record's {added}")
+    problems = {
+        "unknown": sorted((shown | set(view.omit)) - set(fields)),
+        "neither shown nor omitted": sorted(set(fields) - shown - set(view.omit)),
+        "both shown and omitted": sorted(shown & set(view.omit)),
+        "added but the record's": sorted(k for k, said in view.words.items() if isinstance(said, dict) and k in fields),
+    }
+    if any(problems.values()):
+        wrong = "; ".join(f"{what} {names}" for what, names in problems.items() if names)
+        raise ValueError(f"{schema.get('title')}: the view does not match the record's fields: {wrong}")
     out: dict[str, Any] = {}
     for key, said in view.words.items():
         if isinstance(said, dict):
@@ -156,7 +159,7 @@ def _field(schema: JsonObject, defs: JsonObject, said: Shown) -> JsonObject:
         if len(values) != 1 or len(branches) != 2:
             raise ValueError(f"{schema}: only a type or null is shown")
         if said.absent_when_null:
-            return _field(values[0], defs, Shown(said.description, items=said.items, of=said.of, extra=said.extra))
+            return _field(values[0], defs, replace(said, absent_when_null=False))
         return nullable(_field(values[0], defs, said))
     schema = _resolve(schema, defs)
     kind = schema.get("type")
