@@ -369,6 +369,23 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     assert rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "alice_sessions").json()["retiredAt"]
 
 
+def test_the_ask_back_hint_names_the_rest_route_to_teach(rest: RestWorld) -> None:
+    """The service's ask-back key, in this door's words: POST /api/v1/knowledge, never an MCP tool."""
+    def close(**outcome: object) -> dict[str, object]:
+        opened = rest.call("POST", "/sessions", "alice_sessions", json={"projectName": "notewell"})
+        closed = rest.call("POST", f"/sessions/{opened.json()['session']['id']}/outcome", "alice_sessions",
+                           json=outcome)
+        assert closed.status_code == 200
+        answer: dict[str, object] = closed.json()
+        return answer
+
+    strong = ("This session failed or was voted down and no learnings were captured: capture the correction NOW "
+              "with POST /api/v1/knowledge (trigger, rule, rationale) so the same mistake is not repeated.")
+    assert close(success=False)["hint"] == strong
+    assert close(success=True, userFeedback="down")["hint"] == strong
+    assert close(success=True, learnings=[{"trigger": "t", "rule": "r"}])["hint"] is None
+
+
 def test_a_private_memory_is_its_authors_alone_over_rest(rest: RestWorld) -> None:
     made = rest.call("POST", "/memories", "admin_all", json={
         "content": "Numbat retainer discount ceiling stays confidential.", "project": BOUND, "private": True})
