@@ -76,8 +76,8 @@ def session_quality(success: bool, feedback: str | None, injected: int, used_of_
     return math.floor(score * 100 + 0.5 + 1e-9) / 100  # half up: 0.675 is 0.68, whatever binary makes of it
 
 
-# The close's ask-back nudge as a key each door words with its own way to teach (the MCP door names
-# brain_teach_knowledge, the REST door POST /api/v1/knowledge): no door's words in here.
+# The close's ask-back nudge as a key each door words with its own way to teach (mcp/tools/brain_shapes.py
+# ASK_BACK, api/routes/sessions.py REST_ASK_BACK): no door's words in here.
 AskBack = Literal["capture-correction", "capture-rule"]
 
 
