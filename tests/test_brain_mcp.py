@@ -231,11 +231,14 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
                                        "captured": report["learnings"]["captured"], "deduplicated": 1}
         assert len(report["learnings"]["captured"]) == 2 and "hint" not in report
         assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
-        gentle = (await close(success=True))["hint"]
-        assert gentle.startswith("No learnings were captured.") and "brain_teach_knowledge" in gentle
+        gentle = (await close(success=True))["hint"]  # the service's key, in this door's words
+        assert gentle == ("No learnings were captured. If this session taught you a durable rule about how this "
+                          "person works, save it with brain_teach_knowledge (trigger, rule, rationale).")
         for args in ({"success": False}, {"success": True, "userFeedback": "down"}):
             strong = (await close(**args))["hint"]
-            assert "capture the correction NOW with brain_teach_knowledge" in strong
+            assert strong == ("This session failed or was voted down and no learnings were captured: capture the "
+                              "correction NOW with brain_teach_knowledge (trigger, rule, rationale) so the same "
+                              "mistake is not repeated.")  # the seed quotes "capture the correction NOW with …"
         session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
         await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
         assert "VALIDATION: sessionId" in await refusal(c, "brain_report_session_outcome",
@@ -327,6 +330,10 @@ async def test_search_oracle_skills_style_and_resources(world: BrainWorld, url: 
         assert answer["searched"] == ["sessions", "knowledge", "documents"]
         for cite in answer["citations"]:
             assert f"[{cite['n']}]" in answer["answer"] and cite["date"] and cite["snippet"]
+        nothing = await call(c, "brain_ask_oracle", {"question": f"zq{word} xylograph"})
+        assert nothing["citations"] == [] and nothing["answer"] == (
+            f"Nothing in your sessions or knowledge matches \u201czq{word} xylograph\u201d. Try other words, or "
+            "brain_session_search for a wider look.")  # the service says what it found, the door what to try
         style = await call(c, "brain_get_user_style", {})
         assert any(r["rule"] == f"never push {word} to main" for r in style["peerCard"]["hardRules"])
         listed = await c.list_resources()

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord
 from notewell.services import brain_injection
-from notewell.services.brain_scoring import GENTLE_HINT, STRONG_HINT, after_use, ask_back_hint, session_quality, stage
+from notewell.services.brain_scoring import after_use, ask_back_hint, session_quality, stage
 from notewell.services.token_count import count_tokens
 
 
@@ -25,11 +25,11 @@ def test_confidence_and_stages() -> None:
     assert stage(5, 1, 0.95) == "wisdom" and stage(5, 1, 0.85) == "knowledge"
 
 
-def test_the_hint() -> None:
+def test_the_hint_is_a_key_each_door_words() -> None:
     assert ask_back_hint(True, None, learnings_given=True) is None
-    assert ask_back_hint(True, "up", learnings_given=False) == GENTLE_HINT
-    assert ask_back_hint(False, None, learnings_given=False) == STRONG_HINT
-    assert ask_back_hint(True, "down", learnings_given=False) == STRONG_HINT
+    assert ask_back_hint(True, "up", learnings_given=False) == "capture-rule"
+    assert ask_back_hint(False, None, learnings_given=False) == "capture-correction"
+    assert ask_back_hint(True, "down", learnings_given=False) == "capture-correction"
 
 
 def item(n: int, kind: str, rule: str) -> KnowledgeRecord:

@@ -8,6 +8,7 @@ the type checker sees is still two packages that cannot be understood apart). A 
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -171,3 +172,27 @@ def test_no_door_reaches_past_the_services() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("store", "engine"):
                 found.append(f"{module}:{node.lineno} reads .{node.attr}")
     assert not found, "\n".join(found)
+
+
+TOOL_PAGES = SRC.parent.parent / "docs" / "tools"  # one generated page per MCP tool (test_mcp_docs keeps them true)
+
+
+def _said(tree: ast.AST) -> list[ast.Constant]:
+    """The string literals of a module but its docstrings (which may say which tool a service serves)."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_service_words_an_answer_in_mcp_tools() -> None:
+    """No MCP words in services: a service names a way out by a key (errors.Remedy, brain_scoring.AskBack,
+    brain_oracle.NextStep) and each door words it; no string a service answers names an MCP tool."""
+    tools = sorted(p.stem for p in TOOL_PAGES.glob("*.md") if "_" in p.stem or p.stem != p.stem.lower())
+    assert "brain_teach_knowledge" in tools and "searchKnowledge" in tools
+    named = re.compile(r"\b(" + "|".join(map(re.escape, tools)) + r")\b")
+    found = [f"{path.relative_to(SRC)}:{node.lineno}: {node.value[:80]!r}"
+             for unit in ("services", "access") for path in sorted((SRC / unit).rglob("*.py"))
+             for node in _said(ast.parse(path.read_text(encoding="utf-8"), str(path))) if named.search(node.value)]
+    assert not found, "MCP tool names in services (return a key the doors word):\n" + "\n".join(found)

@@ -358,12 +358,32 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     closed = rest.call("POST", f"/sessions/{session_id}/outcome", "alice_sessions",
                        json={"success": True, "knowledgeUsed": [ref], "summary": "clock frozen"})
     assert closed.status_code == 200 and closed.json()["session"]["success"] is True
+    assert closed.json()["hint"] == ("No learnings were captured. If this session taught you a durable rule about "
+                                     "how this person works, save it with POST /api/v1/knowledge (trigger, rule, "
+                                     "rationale).")  # the service's ask-back key in this door's words
     assert session_id in [x["id"] for x in rest.get("/sessions", "alice_sessions").json()["items"]]
     assert session_id in [x["session"]["id"] for x in rest.get("/sessions/search?q=flaky",
                                                                "alice_sessions").json()["items"]]
     assert "~alice/notewell" in [x["id"] for x in rest.get("/brain-projects", "alice_sessions").json()["items"]]
     problem(rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "bob_sessions"), 404)
     assert rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "alice_sessions").json()["retiredAt"]
+
+
+def test_the_ask_back_hint_names_the_rest_route_to_teach(rest: RestWorld) -> None:
+    """The service's ask-back key, in this door's words: POST /api/v1/knowledge, never an MCP tool."""
+    def close(**outcome: object) -> dict[str, object]:
+        opened = rest.call("POST", "/sessions", "alice_sessions", json={"projectName": "notewell"})
+        closed = rest.call("POST", f"/sessions/{opened.json()['session']['id']}/outcome", "alice_sessions",
+                           json=outcome)
+        assert closed.status_code == 200
+        answer: dict[str, object] = closed.json()
+        return answer
+
+    strong = ("This session failed or was voted down and no learnings were captured: capture the correction NOW "
+              "with POST /api/v1/knowledge (trigger, rule, rationale) so the same mistake is not repeated.")
+    assert close(success=False)["hint"] == strong
+    assert close(success=True, userFeedback="down")["hint"] == strong
+    assert close(success=True, learnings=[{"trigger": "t", "rule": "r"}])["hint"] is None
 
 
 def test_a_private_memory_is_its_authors_alone_over_rest(rest: RestWorld) -> None:

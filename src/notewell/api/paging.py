@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import Query, Request, Response
 from pydantic import BaseModel, Field, create_model
 
-from notewell.api.shapes import CAMEL
 from notewell.limits import NOTES_OFFSET_MAX
+from notewell.records.models import CAMEL
 
 LIMIT_MAX = 100
 

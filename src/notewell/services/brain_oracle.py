@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
@@ -26,6 +27,8 @@ SESSIONS = 3
 KNOWLEDGE = 3
 DOCUMENTS = 2
 SNIPPET_CHARS = 200
+# What to try when nothing matched, as a key each door words with its own tools (no door's words in here).
+NextStep = Literal["search-sessions"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class OracleAnswer:
     answer: str
     citations: list[Citation]
     searched: list[str]  # the kinds of source searched (documents only with knowledge:read)
+    next_step: NextStep | None = None  # when nothing matched: what to try next, for the door to word
 
 
 def _snip(text: str) -> str:
@@ -72,10 +76,10 @@ def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
 
 
 def compose(question: str, sentences: list[str]) -> str:
-    """The answer text from cited sentences (the place a language model would plug in)."""
+    """The answer text from cited sentences (the place a language model would plug in); with none, what
+    was not found (the door adds what to try next: ``OracleAnswer.next_step``)."""
     if not sentences:
-        return (f"Nothing in your sessions or knowledge matches \u201c{_snip(question)}\u201d. Try other words, "
-                "or brain_session_search for a wider look.")
+        return f"Nothing in your sessions or knowledge matches \u201c{_snip(question)}\u201d."
     return " ".join(sentences)
 
 
@@ -108,7 +112,8 @@ class OracleService:
             for sentence, cite in self._documents(p, terms, len(citations)):
                 sentences.append(sentence)
                 citations.append(cite)
-        return OracleAnswer(question, compose(question, sentences), citations, searched)
+        return OracleAnswer(question, compose(question, sentences), citations, searched,
+                            None if sentences else "search-sessions")
 
     def _documents(self, p: Principal, terms: list[str], cited: int) -> list[tuple[str, Citation]]:
         readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]

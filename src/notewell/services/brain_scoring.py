@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from typing import Literal
 
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.memory_rank import recency
@@ -75,14 +76,14 @@ def session_quality(success: bool, feedback: str | None, injected: int, used_of_
     return math.floor(score * 100 + 0.5 + 1e-9) / 100  # half up: 0.675 is 0.68, whatever binary makes of it
 
 
-STRONG_HINT = ("This session failed or was voted down and no learnings were captured: capture the correction NOW "
-               "with brain_teach_knowledge (trigger, rule, rationale) so the same mistake is not repeated.")
-GENTLE_HINT = ("No learnings were captured. If this session taught you a durable rule about how this person works, "
-               "save it with brain_teach_knowledge (trigger, rule, rationale).")
+# The close's ask-back nudge as a key each door words with its own way to teach (mcp/tools/brain_shapes.py
+# ASK_BACK, api/routes/sessions.py REST_ASK_BACK): no door's words in here.
+AskBack = Literal["capture-correction", "capture-rule"]
 
 
-def ask_back_hint(success: bool, feedback: str | None, learnings_given: bool) -> str | None:
-    """The close's ask-back nudge: strong after a failure or a down vote, gentle otherwise, none with learnings."""
+def ask_back_hint(success: bool, feedback: str | None, learnings_given: bool) -> AskBack | None:
+    """The close's ask-back nudge: strong ("capture-correction") after a failure or a down vote, gentle
+    ("capture-rule") otherwise, none with learnings."""
     if learnings_given:
         return None
-    return STRONG_HINT if not success or feedback == "down" else GENTLE_HINT
+    return "capture-correction" if not success or feedback == "down" else "capture-rule"

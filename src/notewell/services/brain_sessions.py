@@ -68,7 +68,7 @@ class Outcome:
     learnings: LearningsReport
     confidence_updates: int
     resolved_action_items: int | None
-    hint: str | None
+    hint: brain_scoring.AskBack | None  # the ask-back nudge, a key each door words
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import record_model
+from notewell.records.models import record_model
 from notewell.services.knowledge import BrainHitList, BrainInfo, BrainPage
 
 router = APIRouter(tags=["brains"])

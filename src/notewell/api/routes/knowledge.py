@@ -10,8 +10,8 @@ from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import record_model
 from notewell.paths import PATH_MAX_CHARS
+from notewell.records.models import record_model
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
 
 router = APIRouter(tags=["knowledge"])

@@ -12,8 +12,8 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.records.identity import TokenRecord
+from notewell.records.models import CAMEL, dump, record_model
 from notewell.services.idempotency import Answer
 
 router = APIRouter(tags=["me"])

@@ -13,12 +13,13 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
-from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
+from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import brain_limits as b
 from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS, BrainProject
 from notewell.services.brain_retrieval import Retrieval
+from notewell.services.brain_scoring import AskBack
 from notewell.services.brain_sessions import Outcome, SessionFound, StartedSession
 from notewell.services.idempotency import Answer
 
@@ -32,6 +33,15 @@ KnowledgePage = page_model(KnowledgeModel, "KnowledgePage")
 ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
 FoundPage = page_model(record_model(SessionFound), "SessionSearchPage")
 EventPage = page_model(record_model(EventRecord), "EventPage")
+OutcomeModel = record_model(Outcome, "Outcome", hint=(str | None, ...))  # the ask-back key, worded below
+# The close's ask-back nudge (the service's key) in this door's words: teaching is POST /api/v1/knowledge.
+REST_ASK_BACK: dict[AskBack, str] = {
+    "capture-correction": "This session failed or was voted down and no learnings were captured: capture the "
+                          "correction NOW with POST /api/v1/knowledge (trigger, rule, rationale) so the same "
+                          "mistake is not repeated.",
+    "capture-rule": "No learnings were captured. If this session taught you a durable rule about how this person "
+                    "works, save it with POST /api/v1/knowledge (trigger, rule, rationale).",
+}
 
 
 class SessionRequest(BaseModel):
@@ -162,12 +172,13 @@ def log_event(caller: Caller, svc: Services, session_id: str, body: EventRequest
     return create_once(svc, caller, request, response, body.model_dump(), idempotency_key, permit, create)
 
 
-@router.post("/sessions/{session_id}/outcome", response_model=record_model(Outcome), responses=ERRORS,
+@router.post("/sessions/{session_id}/outcome", response_model=OutcomeModel, responses=ERRORS,
              summary="Close a session with its outcome: confidence moves, learnings are kept")
 def report_outcome(caller: Caller, svc: Services, session_id: str, body: OutcomeRequest) -> Any:
-    return svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
+    done = svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
                                     knowledge_used=body.knowledge_used, learnings=body.learnings,
                                     resolved_action_item_ids=body.resolved_action_item_ids, summary=body.summary)
+    return {**OutcomeModel.model_validate(done).model_dump(), "hint": REST_ASK_BACK[done.hint] if done.hint else None}
 
 
 @router.get("/knowledge", response_model=KnowledgePage, responses=ERRORS,

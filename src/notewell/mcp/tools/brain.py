@@ -16,6 +16,8 @@ from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
 from notewell.mcp.tools.brain_shapes import (
     ACTION,
+    ASK_BACK,
+    ORACLE_NEXT_STEPS,
     item_json,
     json_object,
     project_json,
@@ -24,10 +26,12 @@ from notewell.mcp.tools.brain_shapes import (
     strings,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
+from notewell.records.models import dump, record_model
 from notewell.runtime import Runtime
 from notewell.services import brain_injection
 from notewell.services import brain_limits as b
 from notewell.services.brain import BrainService
+from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_oracle import OracleService
 
 INSTRUCTIONS = (
@@ -102,13 +106,11 @@ class _Calls:
                                        summary=args.string("summary"))
         lr = done.learnings
         out: JsonObject = {"sqs": done.sqs, "queued": True, "confidenceUpdates": done.confidence_updates,
-                           "learnings": {"submitted": lr.submitted, "kept": lr.kept, "dropped": lr.dropped,
-                                         "truncated": lr.truncated, "captured": lr.captured,
-                                         "deduplicated": lr.deduplicated}}
+                           "learnings": dump(record_model(LearningsReport), lr)}
         if done.resolved_action_items is not None:
             out["resolvedActionItems"] = done.resolved_action_items
         if done.hint is not None:
-            out["hint"] = done.hint
+            out["hint"] = ASK_BACK[done.hint]
         if lr.submitted:
             log.event("report.learnings_captured", session=done.session.id[:12], submitted=lr.submitted,
                       kept=lr.kept, dropped=lr.dropped, captured=len(lr.captured))
@@ -135,7 +137,8 @@ class _Calls:
 
     def oracle_call(self, ctx: CallContext, args: Arguments) -> JsonObject:
         answer = self.oracle.ask(ctx.principal, args.required_string("question"))
-        return {"answer": answer.answer, "searched": answer.searched,
+        text = f"{answer.answer} {ORACLE_NEXT_STEPS[answer.next_step]}" if answer.next_step else answer.answer
+        return {"answer": text, "searched": answer.searched,
                 "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
                                "snippet": c.snippet} for c in answer.citations]}
 

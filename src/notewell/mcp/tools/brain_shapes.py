@@ -13,8 +13,10 @@ from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, JsonObject
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeRecord, SessionRecord
+from notewell.records.models import record_model
 from notewell.services import brain_limits as b
 from notewell.services.brain_learnings import LEARNING_CONFIDENCE_DEFAULT
+from notewell.services.brain_oracle import NextStep
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scoring import (
     CAPTURE_CONFIDENCE_MAX,
@@ -22,6 +24,7 @@ from notewell.services.brain_scoring import (
     CONFIDENCE_WEIGHT,
     RECENCY_WEIGHT,
     RELEVANCE_WEIGHT,
+    AskBack,
     knowledge_stage,
 )
 
@@ -42,50 +45,69 @@ NOT_YOURS = ("Error in {tool}: NOT_FOUND: no session <id> of yours: the id is un
               "same answer either way). Pass the sessionId brain_start_session returned to you.")
 OUTSIDE = ("Error in {tool}: FORBIDDEN_PROJECT: the project is outside this token (another person's project, one "
             "you cannot see, or not the project a project-scoped token is bound to). Use brain_list_projects.")
+# The service's keys in this door's words: the close's ask-back nudge (the External Brain page quotes "capture the
+# correction NOW with brain_teach_knowledge") and what the oracle suggests when nothing matched.
+ASK_BACK: dict[AskBack, str] = {
+    "capture-correction": "This session failed or was voted down and no learnings were captured: capture the "
+                          "correction NOW with brain_teach_knowledge (trigger, rule, rationale) so the same mistake "
+                          "is not repeated.",
+    "capture-rule": "No learnings were captured. If this session taught you a durable rule about how this person "
+                    "works, save it with brain_teach_knowledge (trigger, rule, rationale).",
+}
+ORACLE_NEXT_STEPS: dict[NextStep, str] = {"search-sessions": "Try other words, or brain_session_search for a wider "
+                                                             "look."}
 
-PROJECT = s.obj({
-    "id": s.string("Project id: ~<handle>/<slug> for a personal project, the project id for an ordinary one."),
-    "slug": s.string("URL-safe name, unique within its org."),
-    "name": s.string("Display name."),
-    "orgId": s.string("The org: your home (~handle) for a personal project; an ordinary project is its own org."),
-    "orgSlug": s.string("personal-<handle> for your personal org."),
-    "orgName": s.string("Your email for your personal org; the project's name for an ordinary project."),
-    "framework": s.nullable(s.string("Framework, kept from creation.")),
-    "language": s.nullable(s.string("Language, kept from creation.")),
-    "isOwn": s.boolean("True for your personal projects."),
-    "createdAt": s.string("ISO 8601 UTC."),
-})
-ITEM = s.obj({
-    "id": s.string("Knowledge id (the ref of the memory holding it): pass it back as knowledgeUsed."),
-    "type": s.string("reflex, recipe, heuristic, principle or anti_principle.", enum=list(KNOWLEDGE_KINDS[:-1])),
-    "trigger": s.string("When it applies."),
-    "rule": s.string("What to do."),
-    "rationale": s.string("Why."),
-    "confidence": {"type": "number",
-                   "description": f"{CONFIDENCE_FLOOR} to 1.0; moves with reported use (docs/brain.md)."},
+# The records this toolset shows (REST shows the same models), in the External Brain page's names and words.
+_PROJECT_INTERNALS = ("storeProject", "knowledgePath", "ownerUserId")  # where its knowledge lives, not shown here
+PROJECT = s.record(record_model(BrainProject), s.View({
+    "id": "Project id: ~<handle>/<slug> for a personal project, the project id for an ordinary one.",
+    "slug": "URL-safe name, unique within its org.",
+    "name": "Display name.",
+    "orgId": "The org: your home (~handle) for a personal project; an ordinary project is its own org.",
+    "orgSlug": "personal-<handle> for your personal org.",
+    "orgName": "Your email for your personal org; the project's name for an ordinary project.",
+    "framework": "Framework, kept from creation.",
+    "language": "Language, kept from creation.",
+    "isOwn": "True for your personal projects.",
+    "createdAt": "ISO 8601 UTC.",
+}, omit=_PROJECT_INTERNALS))
+ACTIVE_PROJECT = s.record(record_model(BrainProject), s.View({
+    "id": "Project id.", "slug": "Slug.", "name": "Name.", "orgName": "Org name (your email for your personal org).",
+    "source": s.string("How it was chosen.", enum=["token_scope", "first_project_fallback"]),
+}, omit=("orgId", "orgSlug", "framework", "language", "isOwn", "createdAt", *_PROJECT_INTERNALS)))
+ITEM = s.record(record_model(KnowledgeRecord), s.View({
+    "ref": s.Shown("Knowledge id (the ref of the memory holding it): pass it back as knowledgeUsed.", name="id"),
+    "kind": s.Shown("reflex, recipe, heuristic, principle or anti_principle.", name="type",
+                    extra={"enum": list(KNOWLEDGE_KINDS[:-1])}),
+    "trigger": "When it applies.",
+    "rule": "What to do.",
+    "rationale": "Why.",
+    "confidence": f"{CONFIDENCE_FLOOR} to 1.0; moves with reported use (docs/brain.md).",
     "score": {"type": "number", "description": f"{RELEVANCE_WEIGHT:.2f} relevance + {CONFIDENCE_WEIGHT:.2f} "
                                                 f"confidence + {RECENCY_WEIGHT:.2f} recency."},
     "stage": s.string("seed, knowledge or wisdom: how far successful use has matured it."),
-    "projectId": s.string("The project it was taught in."),
-    "tags": s.array(s.string("A tag.")),
-}, ["id", "type", "trigger", "rule", "rationale", "confidence", "stage", "projectId", "tags"])
+    "brainProject": s.Shown("The project it was taught in.", name="projectId"),
+    "tags": s.Shown(items="A tag."),
+}, omit=("project", "ownerUserId", "source", "ruleKey", "injectedCount", "usedCount", "successCount", "failureCount",
+         "created", "lastUsedAt", "retiredAt"),
+    required=["id", "type", "trigger", "rule", "rationale", "confidence", "stage", "projectId", "tags"]))
 INJECTION = s.string("Markdown to add to the model's context: \"## What I've Learned About You\", unconditional rules "
                       "first, then reflexes, recipes and heuristics; each line ends with its [id]. " + DATA)
 PICKED = s.obj({"knowledgeIds": s.array(s.string("Knowledge id."), "The items in the injection."),
                  "injection": s.string("Markdown to add to the model's context. " + DATA)})
-SESSION = s.obj({
-    "sessionId": s.string("Session id."),
-    "projectId": s.string("Its project."),
-    "clientType": s.string("The client that opened it."),
-    "prompt": s.string("The task as given at the start."),
-    "startedAt": s.string("ISO 8601 UTC."),
-    "endedAt": s.nullable(s.string("ISO 8601 UTC; null while open.")),
-    "success": s.nullable(s.boolean("The reported outcome; null while open.")),
-    "userFeedback": s.nullable(s.string("up, down or null.")),
-    "sqs": s.nullable({"type": "number", "description": "Session quality score, 0 to 1 (docs/brain.md)."}),
-    "summary": s.nullable(s.string("The summary given at the close.")),
-    "eventCount": s.integer("Events logged."),
-}, closed=False)
+SESSION = s.record(record_model(SessionRecord), s.View({
+    "id": s.Shown("Session id.", name="sessionId"),
+    "brainProject": s.Shown("Its project.", name="projectId"),
+    "clientType": "The client that opened it.",
+    "prompt": "The task as given at the start.",
+    "startedAt": "ISO 8601 UTC.",
+    "endedAt": "ISO 8601 UTC; null while open.",
+    "success": "The reported outcome; null while open.",
+    "userFeedback": "up, down or null.",
+    "sqs": "Session quality score, 0 to 1 (docs/brain.md).",
+    "summary": "The summary given at the close.",
+    "eventCount": "Events logged.",
+}, omit=("userId", "tokenId", "framework"), closed=False))
 LEARNING = s.obj({
     "trigger": s.string("When the rule applies, e.g. \"when scaffolding a React form in this repo\".", minLength=1),
     "rule": s.string("The rule, e.g. \"use react-hook-form + zod, not Formik\".", minLength=1),

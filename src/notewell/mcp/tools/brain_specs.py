@@ -9,6 +9,7 @@ from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.mcp import schema as s
 from notewell.mcp.tools.brain_shapes import (
     ACTION,
+    ACTIVE_PROJECT,
     DATA,
     DEEP,
     IDEMPOTENT_WRITE,
@@ -27,7 +28,9 @@ from notewell.mcp.tools.brain_shapes import (
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
 from notewell.records.brain import KNOWLEDGE_KINDS
+from notewell.records.models import record_model
 from notewell.services import brain_limits as b
+from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS
 from notewell.services.brain_scoring import (
     KNOWLEDGE_MIN_RATE,
@@ -124,11 +127,7 @@ def get_active_project(call: Call) -> ToolSpec:
                     "token's project (source token_scope) or your first project (source "
                     "first_project_fallback); null when you have none yet.",
         input_schema=s.tool_input({}, []),
-        output_schema=s.tool_output({"project": s.nullable(s.obj({
-            "id": s.string("Project id."), "slug": s.string("Slug."), "name": s.string("Name."),
-            "orgName": s.string("Org name (your email for your personal org)."),
-            "source": s.string("How it was chosen.", enum=["token_scope", "first_project_fallback"]),
-        }))}, ["project"]),
+        output_schema=s.tool_output({"project": s.nullable(ACTIVE_PROJECT)}, ["project"]),
         refusals=(SCOPE_REFUSAL.format(tool="brain_get_active_project"),),
         example={},
     )
@@ -196,13 +195,12 @@ def report_session_outcome(call: Call) -> ToolSpec:
             "queued": s.boolean("Always true: Notewell processes the close (confidence, learnings) in the same "
                                 "call; no worker queue is involved."),
             "confidenceUpdates": s.integer("Your own knowledgeUsed items whose confidence and counts moved."),
-            "learnings": s.obj({"submitted": s.integer("Items given."), "kept": s.integer("Valid ones among the "
-                                f"first {b.LEARNINGS_MAX}."),
-                                "dropped": s.integer(f"Invalid ones among the first {b.LEARNINGS_MAX}."),
-                                "truncated": s.integer(f"Items beyond the first {b.LEARNINGS_MAX}."),
-                                "captured": s.array(s.string("Knowledge id."),
-                                                    "New knowledge (tag close_capture)."),
-                                "deduplicated": s.integer("Valid ones you already had.")}),
+            "learnings": s.record(record_model(LearningsReport), s.View({
+                "submitted": "Items given.", "kept": f"Valid ones among the first {b.LEARNINGS_MAX}.",
+                "dropped": f"Invalid ones among the first {b.LEARNINGS_MAX}.",
+                "truncated": f"Items beyond the first {b.LEARNINGS_MAX}.",
+                "captured": s.Shown("New knowledge (tag close_capture).", items="Knowledge id."),
+                "deduplicated": "Valid ones you already had."})),
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "

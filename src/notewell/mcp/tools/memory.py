@@ -13,6 +13,7 @@ from notewell.mcp import schema as s
 from notewell.mcp.tools import memory_knowledge, xmemo
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.records.memories import MEMORY_TYPES
+from notewell.records.models import record_model
 from notewell.runtime import Runtime
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
@@ -35,17 +36,37 @@ _PATH_FILTER = xmemo.path_filter_schema("memory", "~alice/auth/tok", "~alice/aut
 _MEMORY_TYPE_FILTER = s.string("Optional memory category: durable, working, or % (the default) for any.",
                                enum=[*MEMORY_TYPES, "%"], default="%")
 _PREFER_WORKING = s.boolean("When true, recent working memories rank above older durable ones.", default=False)
+# A memory result as XMemo's page shows it: the memory's fields (REST's Memory model) beside why and score (the
+# result's, REST's MemoryResult), flat and by their own snake_case names.
 _RESULT = s.obj({
-    "ref": s.string("Opaque memory reference: pass it to forget, or to remember as supersedes."),
-    "project": s.string("The project that owns the memory."),
-    "path": s.string("Logical path inside the project (may be empty)."),
-    "memory_type": _MEMORY_TYPE,
-    "title": s.string("The memory's title."),
-    "content": s.string(f"The memory, verbatim. {DATA}"),
-    "created": s.string("When it was written, ISO 8601 UTC."),
-    "why": s.string("Why it matched: the words of each field that matched."),
-    "score": {"type": "number", "description": "The blended ranking score (higher first)."},
+    **s.properties(record_model(m.Memory), s.View({
+        "ref": "Opaque memory reference: pass it to forget, or to remember as supersedes.",
+        "project": "The project that owns the memory.",
+        "path": "Logical path inside the project (may be empty).",
+        "memory_type": s.Shown(_MEMORY_TYPE["description"], extra={"enum": _MEMORY_TYPE["enum"]}),
+        "title": "The memory's title.",
+        "content": f"The memory, verbatim. {DATA}",
+        "created": "When it was written, ISO 8601 UTC.",
+    }, omit=("tags", "updated", "author", "expires_at", "author_token", "superseded_by", "deleted_at",
+             "delete_reason", "private"), by_alias=False)),
+    **s.properties(record_model(m.MemoryResult), s.View({
+        "why": "Why it matched: the words of each field that matched.",
+        "score": "The blended ranking score (higher first).",
+    }, omit=("memory", "matched"), by_alias=False)),
 })
+_PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text is "context" here
+    "query": "The query as given.",
+    "text": s.Shown(f"The pack: each item headed by [ref] (a memory ref or project/path#Lm-n), best first, never cut "
+                    f"mid-sentence. {DATA}", name="context"),
+    "tokens_used": "Tokens of the pack, at most max_tokens.",
+    "max_tokens": "The budget asked for.",
+    "items": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
+                                "tokens": "Tokens it takes.", "complete": "False when it ends early, at a sentence "
+                                                                          "end."})),
+    "left_out": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
+                                   "tokens": "Tokens it needed.", "reason": "Why it is missing or shortened."})),
+    "token_count": s.string("How tokens are counted."),
+}, by_alias=False)
 _SCOPE_REFUSAL = ("If the connection does not hold {scope}, the tool is not in the tool list, and a call to it returns "
                   "MCP error -32602: Tool {tool} not found. Mint a token with {scope} and reconnect.")
 _VALIDATION = ("An empty query (or one with no letters or digits), a negative limit, an unknown memory_type or a % "
@@ -227,20 +248,7 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
             "path_filter": _PATH_FILTER,
             "memory_type": _MEMORY_TYPE_FILTER,
         }, ["query"]),
-        output_schema=s.tool_output({
-            "query": s.string("The query as given."),
-            "context": s.string(f"The pack: each item headed by [ref] (a memory ref or project/path#Lm-n), "
-                                f"best first, never cut mid-sentence. {DATA}"),
-            "tokens_used": s.integer("Tokens of the pack, at most max_tokens."),
-            "max_tokens": s.integer("The budget asked for."),
-            "items": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
-                                    "title": s.string("Title."), "tokens": s.integer("Tokens it takes."),
-                                    "complete": s.boolean("False when it ends early, at a sentence end.")})),
-            "left_out": s.array(s.obj({"kind": s.string("memory or document"), "ref": s.string("Ref or location."),
-                                       "title": s.string("Title."), "tokens": s.integer("Tokens it needed."),
-                                       "reason": s.string("Why it is missing or shortened.")})),
-            "token_count": s.string("How tokens are counted."),
-        }, ["query", "context", "tokens_used", "max_tokens", "items", "left_out", "token_count"]),
+        output_schema=s.tool_output(s.properties(record_model(ContextPack), _PACK), s.required_of(_PACK)),
         description="Assemble the best authorised memories for a query (and, with include_documents, the best "
                     "document passages you may read) into one block of at most max_tokens, ordered by "
                     "relevance, each item with its ref or path and never cut mid-sentence; reports the tokens "

@@ -1,8 +1,12 @@
-"""The JSON shapes of the REST API: the services' own records, field for field, in camelCase.
+"""One pydantic model per record: the shape both doors show of it, in camelCase.
 
-``record_model(Record)`` derives a pydantic model from a record dataclass (nested records become
-nested models), so the OpenAPI schema and the answers follow the records without a second copy to
-keep in step; MCP results and the CLI's --json use the same camelCase names.
+``record_model(Record)`` derives the model from a record dataclass (nested records become nested
+models), once per record and cached, so every door that shows a record shows the same model: the REST
+door answers with it and publishes it in its OpenAPI document, and the MCP door derives the output
+schemas of its tools from its JSON Schema (``notewell.mcp.schema.record``), each door adding only its
+own words (descriptions, the names a product's page fixes). The field set, types and nullability are
+the record's, never a second copy to keep in step. The CLI's --json uses the same camelCase names.
+Like the rest of ``notewell.records`` it imports nothing of notewell: a record is handed in.
 """
 
 from __future__ import annotations
