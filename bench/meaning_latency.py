@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({args.memories} memories)")
 
     jobs = store.meaning.claim("9999", "9999", args.memories)  # take every queued row off the model's path
-    real, synthetic = jobs[:args.embed], jobs[args.embed:]
+    synthetic = jobs[args.embed:]  # the first --embed rows stay queued for the model
     store.meaning.all_due()
     vectors = np.random.default_rng(SEED).standard_normal((len(synthetic), DIMENSIONS)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

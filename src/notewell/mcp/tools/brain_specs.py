@@ -200,7 +200,9 @@ def report_session_outcome(call: Call) -> ToolSpec:
                 "dropped": f"Invalid ones among the first {b.LEARNINGS_MAX}.",
                 "truncated": f"Items beyond the first {b.LEARNINGS_MAX}.",
                 "captured": s.Shown("New knowledge (tag close_capture).", items="Knowledge id."),
-                "deduplicated": "Valid ones you already had."})),
+                "deduplicated": "Valid ones you already had (the same rule, or one of the same meaning).",
+                "reinforced": s.Shown("Ids of your rules of the same meaning, reinforced instead of copied.",
+                                      items="A knowledge id.")})),
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "
@@ -238,7 +240,10 @@ def teach_knowledge(call: Call) -> ToolSpec:
             "id": s.string("Knowledge id."),
             "confidence": {"type": "number", "description": "1.0 for a newly taught item."},
             "projectId": s.string("The project it was taught in."),
-            "created": s.boolean("False when exactly this item was taught there already (its id is returned)."),
+            "created": s.boolean("False when this item was there already: the same text, or (sameMeaning) one of "
+                                 "your rules of the same meaning, reinforced instead (its id is returned)."),
+            "sameMeaning": {"type": "number", "description": "Present when a rule of the same meaning was "
+                                                             "reinforced: the similarity (0.80 or more)."},
         }, ["id", "confidence", "projectId", "created"]),
         refusals=(OUTSIDE.format(tool="brain_teach_knowledge"),
                   "Error in brain_teach_knowledge: FORBIDDEN_PROJECT: you may read the project but not write to "

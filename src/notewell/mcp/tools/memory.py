@@ -38,8 +38,7 @@ _MEMORY_TYPE_FILTER = s.string("Optional memory category: durable, working, or %
 _PREFER_WORKING = s.boolean("When true, recent working memories rank above older durable ones.", default=False)
 # A memory result as XMemo's page shows it: the memory's fields (REST's Memory model) beside why and score (the
 # result's, REST's MemoryResult), flat and by their own snake_case names.
-_RESULT = s.obj({
-    **s.properties(record_model(m.Memory), s.View({
+_MEMORY_FIELDS = s.properties(record_model(m.Memory), s.View({
         "ref": "Opaque memory reference: pass it to forget, or to remember as supersedes.",
         "project": "The project that owns the memory.",
         "path": "Logical path inside the project (may be empty).",
@@ -48,10 +47,23 @@ _RESULT = s.obj({
         "content": f"The memory, verbatim. {DATA}",
         "created": "When it was written, ISO 8601 UTC.",
     }, omit=("tags", "updated", "author", "expires_at", "author_token", "superseded_by", "deleted_at",
-             "delete_reason", "private"), by_alias=False)),
+             "delete_reason", "private"), by_alias=False))
+_RESULT = s.obj({  # search_memory: strict, by words alone (XMemo's page)
+    **_MEMORY_FIELDS,
     **s.properties(record_model(m.MemoryResult), s.View({
         "why": "Why it matched: the words of each field that matched.",
         "score": "The blended ranking score (higher first).",
+    }, omit=("memory", "matched", "found_by", "similarity"), by_alias=False)),
+})
+_RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Meaning")
+    **_MEMORY_FIELDS,
+    **s.properties(record_model(m.MemoryResult), s.View({
+        "why": "Why it was found: the words of each field that matched, and how close in meaning.",
+        "score": "The blended ranking score (higher first).",
+        "found_by": s.Shown("How it was found: words, meaning, or both.", name="matched",
+                            items="words or meaning"),
+        "similarity": "Cosine similarity of its meaning to the query's (about 0.45 and above: a close "
+                      "paraphrase; calibrated, so it may be cut on); null when meaning did not find it.",
     }, omit=("memory", "matched"), by_alias=False)),
 })
 _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text is "context" here
@@ -81,9 +93,21 @@ def _result(r: m.MemoryResult) -> JsonObject:
             "title": mem.title, "content": mem.content, "created": mem.created, "why": r.why, "score": r.score}
 
 
+def _recall_result(r: m.MemoryResult) -> JsonObject:
+    return {**_result(r), "matched": list(r.found_by), "similarity": r.similarity}
+
+
+def _words_only_note(found: m.MemorySearch) -> str | None:
+    if found.mode != "tolerant" or found.words_only is None:
+        return None
+    return f"Found by words only, not by meaning: {found.words_only}."
+
+
 def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> JsonObject:
-    out: JsonObject = {"query": found.query, "mode": found.mode, "results": [_result(r) for r in found.results]}
-    return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None)
+    shown = _recall_result if found.mode == "tolerant" else _result
+    out: JsonObject = {"query": found.query, "mode": found.mode, "results": [shown(r) for r in found.results]}
+    return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None,
+                            _words_only_note(found))
 
 
 def _pack_dict(pack: ContextPack) -> JsonObject:
@@ -121,6 +145,14 @@ _SEARCH_OUTPUT = s.tool_output({
     "results": s.array(_RESULT, "Best first."),
     "note": s.string("Present when nothing matched, with what to try next, or when the limit was served as the "
                      "maximum or was 0."),
+}, ["query", "mode", "results"])
+_RECALL_OUTPUT = s.tool_output({
+    "query": s.string("The query as given."),
+    "mode": s.string("tolerant."),
+    "results": s.array(_RECALL_RESULT, "Best first."),
+    "note": s.string("Present when nothing matched, with what to try next, when the limit was served as the "
+                     "maximum or was 0, or when meaning could not be used (off, or the model missing): found by "
+                     "words only."),
 }, ["query", "mode", "results"])
 
 
@@ -211,15 +243,19 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
         limit = xmemo.limit_of(args, m.RECALL_LIMIT_DEFAULT, m.SEARCH_LIMIT_MAX)
         found = svc.recall(ctx.principal, args.required_string("query"),
                            **_search_args(args, limit))  # type: ignore[arg-type]
-        return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query.")
+        return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query, or "
+                                          "is close to it in meaning.")
 
     return ToolSpec(
         name="recall", title="Recall", action=READ_ACTION, annotations=READ_ANNOTATIONS, call=recall,
-        input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by: any word, its English stem "
-                                                         "or (3+ letters) a prefix."),
-        output_schema=_SEARCH_OUTPUT,
-        description="Tolerant recall of authorised memories: any query word, English stems and word prefixes "
-                    "match; ranked by full-text relevance blended with recency and memory type. " + DATA,
+        input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by (any word, its English stem or, "
+                                                         "3+ letters, a prefix), or a question in your own "
+                                                         "words."),
+        output_schema=_RECALL_OUTPUT,
+        description="Tolerant recall of authorised memories, by words and by meaning: any query word, English "
+                    "stems and word prefixes match, and so does a memory that says the same thing in other words "
+                    "(a local embedding model); ranked by both, blended with recency and memory type. Each result "
+                    "says how it was found (matched) and how close in meaning (similarity). " + DATA,
         refusals=(_DIVERGENCE.format(tool="recall"), _VALIDATION, _SCOPE_REFUSAL.format(scope=READ, tool="recall")),
         example={"query": "platform decide"},
     )
