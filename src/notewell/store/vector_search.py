@@ -9,7 +9,7 @@ Ties are broken by the lower id, so both backends give the same order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -58,3 +58,34 @@ def nearest_rows(rows: Sequence[tuple[int, bytes]], query: bytes, limit: int) ->
     tied_or_better = np.flatnonzero(scores >= cut)  # all rows tied with the last one too: the id decides
     order = tied_or_better[np.lexsort((ids[tied_or_better], -scores[tied_or_better]))][:take]
     return [(int(ids[k]), round(float(scores[k]), 6)) for k in order]
+
+
+IN_LIST_MAX = 8192  # candidates checked by id; beyond, the whole allowed scope is read once instead
+FIRST_LOOK = 256
+
+
+def best_allowed(ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], limit: int,
+                 allowed: Callable[[list[int] | None], set[int]]) -> list[tuple[int, float]]:
+    """The ``limit`` best (id, similarity) among those ``allowed`` says may be answered, exactly.
+
+    The best candidates by score are checked first (``allowed(ids)``), widening eightfold until ``limit`` of
+    them pass or every candidate has been looked at; past ``IN_LIST_MAX`` the whole allowed set is asked for
+    once (``allowed(None)``). Exact: an allowed id left unchecked scores below every one returned. Ties are
+    broken by the lower id, as nearest_rows breaks them."""
+    n = len(ids)
+    if n == 0 or limit <= 0:
+        return []
+    take = min(n, max(limit * 8, FIRST_LOOK))
+    everything: set[int] | None = None
+    while True:
+        cut = np.partition(scores, n - take)[n - take]
+        chosen = np.flatnonzero(scores >= cut)
+        order = chosen[np.lexsort((ids[chosen], -scores[chosen]))]
+        candidates = [int(ids[k]) for k in order]
+        if everything is None and len(candidates) > IN_LIST_MAX:
+            everything = allowed(None)
+        ok = everything if everything is not None else allowed(candidates)
+        kept = [(i, k) for i, k in zip(candidates, order, strict=True) if i in ok][:limit]
+        if len(kept) >= limit or take >= n:
+            return [(i, round(float(scores[k]), 6)) for i, k in kept]
+        take = min(n, take * 8)

@@ -4,7 +4,7 @@ Statements are written with ``?`` placeholders; a backend that binds another way
 rewrites them. DDL templates name the types that differ: ``{key}`` (text compared and sorted by code point),
 ``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{serial}`` (a generated integer
 primary key), ``{rowid}`` (the same, which an insert may also set, and which SQLite may hand out again
-after the last row is deleted) and ``{blob}`` (bytes).
+after the last row is deleted), ``{blob}`` (bytes) and ``{bigint}`` (a 64-bit integer).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Dialect(ABC):
     integrity_error: ClassVar[type[Exception]]
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
-    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid, blob."""
+    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid, blob, bigint."""
     position: ClassVar[str]
     """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
     lock: ClassVar[str]
@@ -73,6 +73,11 @@ class Dialect(ABC):
     def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """A condition that ``column`` is one of ``values`` (at least one), with its parameters."""
         return f"{column} IN ({marks(len(values))})", list(values)
+
+    def unindexed(self, column: str) -> str:
+        """``column`` as a condition the planner should not pick an index for (SQLite: ``+column``), where a
+        narrower condition on the primary key is meant to lead."""
+        return column
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
         """The rows of a read, fetched before the first is handed over (the connection goes back first)."""

@@ -7,9 +7,10 @@ mid-batch leaves them to be claimed again when it runs out), embeds them outside
 one transaction writes each vector and deletes its queue row. A failure counts an attempt and sets the next
 try further off (the runner decides when).
 
-``vectors`` holds one float16 vector per item and model (little-endian, ``DIMENSIONS`` values); reading a
-vector of another model is never done, so a new model re-embeds rather than mixes. Forgetting or superseding
-a memory deletes its vector in the same transaction, and every read joins the live row anyway.
+``vectors`` holds one float16 vector per item and model, with the generation that wrote it (little-endian,
+``DIMENSIONS`` values); reading a vector of another model is never done, so a new model re-embeds rather than
+mixes. Forgetting or superseding a memory deletes its vector in the same transaction, and every read joins the
+live row anyway.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MIGRATIONS: list[Migration] = [
         """
         CREATE TABLE vectors (
             kind {key} NOT NULL,
-            item_id BIGINT NOT NULL,
+            item_id {bigint} NOT NULL,
             model {key} NOT NULL,
             vector {blob} NOT NULL,
             PRIMARY KEY (kind, item_id)
@@ -38,7 +39,7 @@ MIGRATIONS: list[Migration] = [
         """
         CREATE TABLE embedding_queue (
             kind {key} NOT NULL,
-            item_id BIGINT NOT NULL,
+            item_id {bigint} NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
             next_at {key} NOT NULL,
             error TEXT,
@@ -51,6 +52,14 @@ MIGRATIONS: list[Migration] = [
         f" WHERE {_LIVE_MEMORY}",
         "INSERT INTO embedding_queue (kind, item_id, attempts, next_at)"
         " SELECT 'session', seq, 0, '' FROM brain_sessions",
+    ),
+    # The vectors' generation: each write of vectors takes the next one (serialised on this row, so a reader
+    # that sees generation g sees every vector of g and before), and a process's cache loads only the new ones.
+    (
+        "CREATE TABLE meaning_generation (id INTEGER PRIMARY KEY, value {bigint} NOT NULL)",
+        "INSERT INTO meaning_generation (id, value) VALUES (1, 0)",
+        "ALTER TABLE vectors ADD COLUMN gen {bigint} NOT NULL DEFAULT 0",
+        "CREATE INDEX vectors_generation ON vectors (kind, gen)",
     ),
 ]
 
@@ -101,10 +110,13 @@ class SqlMeaning:
     def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]]) -> None:
         """Write each vector and take its item off the queue; ``gone``: items that no longer exist."""
         with self.sql.transaction() as conn:
+            if vectors:
+                gen = conn.execute("UPDATE meaning_generation SET value = value + 1 WHERE id = 1"
+                                   " RETURNING value").fetchone()[0]
             for kind, item_id, vector in vectors:
-                conn.execute("INSERT INTO vectors (kind, item_id, model, vector) VALUES (?, ?, ?, ?)"
+                conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES (?, ?, ?, ?, ?)"
                              " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
-                             " vector = excluded.vector", (kind, item_id, model, vector))
+                             " vector = excluded.vector, gen = excluded.gen", (kind, item_id, model, vector, gen))
             for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
                 conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
 

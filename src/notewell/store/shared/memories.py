@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from notewell.meaning.model import DIMENSIONS
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
@@ -24,16 +25,18 @@ from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.shared.meaning import drop_vector
 from notewell.store.shared.migrations import Migration
-from notewell.store.vector_search import Nearest, nearest_rows
+from notewell.store.vector_cache import VectorCache
+from notewell.store.vector_search import Nearest, best_allowed, from_half
 
 LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
 
 
-def search_conditions(query: MemoryQuery, dialect: Dialect) -> tuple[list[str], list[Any]]:
+def search_conditions(query: MemoryQuery, dialect: Dialect, *, by_id: bool = False) -> tuple[list[str], list[Any]]:
     """The WHERE conditions (``?`` placeholders) both searches add to their index's match, with their
     parameters: the query's projects, not expired, its path and type, the viewer's private memories only,
-    and its narrowing."""
-    clause, params = dialect.one_of("m.project", query.projects)
+    and its narrowing. ``by_id``: the caller adds a condition on ``m.id`` that should lead (the project
+    index is not to be chosen)."""
+    clause, params = dialect.one_of(dialect.unindexed("m.project") if by_id else "m.project", query.projects)
     where = [clause, "(m.expires_at IS NULL OR m.expires_at > ?)"]
     params.append(query.now)
     if query.path_prefix:
@@ -52,6 +55,7 @@ class SqlMemories(ABC):
     def __init__(self, dialect: Dialect, migrations: Sequence[Migration]) -> None:
         self.dialect = dialect
         dialect.migrate("memories", migrations)
+        self._vectors = VectorCache("memory", DIMENSIONS)
 
     @abstractmethod
     def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]: ...
@@ -82,22 +86,34 @@ class SqlMemories(ABC):
 
     def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
         """The ``query.limit`` memories of ``query``'s scope (its projects, path, type, the viewer's private
-        ones, not expired, live: the same conditions as the word searches, applied before ranking) whose
-        vectors of ``model`` are nearest to ``vector`` (float16 bytes), by cosine similarity, best first."""
+        ones, not expired, live: the same conditions as the word searches) whose vectors of ``model`` are
+        nearest to ``vector`` (float16 bytes), by cosine similarity, best first. Every vector is scored in
+        this process (store/vector_cache.py); only candidates the scope's SQL allows are answered, checked
+        best first until enough pass (vector_search.best_allowed), so an allowed memory is never dropped."""
         if not query.projects or query.limit <= 0:
             return []
         where, params = search_conditions(query, self.dialect)
+        scope = f"SELECT m.id FROM memories m WHERE {LIVE} AND {' AND '.join(where)}"
+        by_id, by_id_params = search_conditions(query, self.dialect, by_id=True)
         with self.dialect.reading() as conn:
-            best = nearest_rows(conn.execute(
-                "SELECT m.id, v.vector FROM memories m JOIN vectors v ON v.kind = 'memory' AND v.item_id = m.id"
-                f" WHERE v.model = ? AND {LIVE} AND {' AND '.join(where)}", [model, *params]).fetchall(),
-                vector, query.limit)
+            self._vectors.refresh(conn, model)
+            ids, scores = self._vectors.scores(from_half(vector))
+
+            def allowed(candidates: list[int] | None) -> set[int]:
+                if candidates is None:
+                    return {int(r[0]) for r in conn.execute(scope, params).fetchall()}
+                among, ids_param = self.dialect.one_of("m.id", candidates)
+                return {int(r[0]) for r in conn.execute(
+                    f"SELECT m.id FROM memories m WHERE {among} AND {LIVE} AND {' AND '.join(by_id)}",
+                    [*ids_param, *by_id_params]).fetchall()}
+
+            best = best_allowed(ids, scores, query.limit, allowed)
             if not best:
                 return []
-            ids = [item_id for item_id, _ in best]
+            found = [item_id for item_id, _ in best]
             rows = {int(r[0]): memory_from_row(r[1:]) for r in conn.execute(
-                f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(ids))})",
-                ids).fetchall()}
+                f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(found))})",
+                found).fetchall()}
         return [Nearest(rows[i], similarity) for i, similarity in best if i in rows]
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:

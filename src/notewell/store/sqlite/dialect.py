@@ -15,7 +15,8 @@ class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
     words: ClassVar[Mapping[str, str]] = {
         "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
-        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY", "blob": "BLOB"}
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY", "blob": "BLOB",
+        "bigint": "INTEGER"}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
 
@@ -28,6 +29,9 @@ class SqliteDialect(Dialect):
     @contextmanager
     def reading(self) -> Iterator[Executor]:
         yield self.db.conn
+
+    def unindexed(self, column: str) -> str:
+        return f"+{column}"  # SQLite's way to keep a term from choosing the index
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
         """Rows as SQLite steps to them, on the thread's own connection."""
