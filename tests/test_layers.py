@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("services", {"services", "indexer", "watcher", "doctor", "limits", "vault"}),
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
+    ("the embedding model", {"meaning"}),
     ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "json_bounds",
                                    "notewell"}),
 ]
