@@ -228,7 +228,7 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
                      {"trigger": f"when {word} six", "rule": "beyond the first five"}]
         report = await close(success=True, learnings=learnings)  # an unknown field ("extra") is ignored, as the seed's
         assert report["learnings"] == {"submitted": 6, "kept": 3, "dropped": 2, "truncated": 1,
-                                       "captured": report["learnings"]["captured"], "deduplicated": 1}
+                                       "captured": report["learnings"]["captured"], "deduplicated": 1, "reinforced": []}
         assert len(report["learnings"]["captured"]) == 2 and "hint" not in report
         assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
         gentle = (await close(success=True))["hint"]  # the service's key, in this door's words
@@ -272,7 +272,7 @@ async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_a
                                                                  "learnings": learnings[5:]})
     assert closed["learnings"]["kept"] == 5 and closed["learnings"]["dropped"] == 0
     assert dropped["learnings"] == {"submitted": 4, "kept": 0, "dropped": 4, "truncated": 0, "captured": [],
-                                    "deduplicated": 0}
+                                    "deduplicated": 0, "reinforced": []}
     stored = world.runtime.store.brain.knowledge(closed["learnings"]["captured"])
     by_rule = {k.rule: k.confidence for k in stored.values()}
     assert by_rule == {f"rule {i}": want for i, (_, want) in enumerate(given[:5])}
