@@ -326,7 +326,9 @@ async def test_search_oracle_skills_style_and_resources(world: BrainWorld, url: 
         assert len(found) == 2 and all(s["summary"] == "shipped" for s in found)
         answer = await call(c, "brain_ask_oracle", {"question": f"how did I release {word}?"})
         kinds = [cite["kind"] for cite in answer["citations"]]
-        assert kinds.count("session") == 2 and "knowledge" in kinds
+        # the two sessions that say it; a third close in meaning may join them (the oracle cites the 3 best)
+        cited = {cite["id"] for cite in answer["citations"]}
+        assert {f["sessionId"] for f in found} <= cited and "knowledge" in kinds
         assert answer["searched"] == ["sessions", "knowledge", "documents"]
         for cite in answer["citations"]:
             assert f"[{cite['n']}]" in answer["answer"] and cite["date"] and cite["snippet"]
