@@ -22,6 +22,9 @@ from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
+from notewell.services.note_journal import NoteJournalService
+from notewell.services.note_vault import NoteVault
+from notewell.services.note_writing import NoteWritingService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 
@@ -43,6 +46,8 @@ class Runtime:
     oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
+    notes: NoteWritingService  # agents and people writing notes into the vault
+    journal: NoteJournalService  # the journal of those writes, and undo
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
 
     @property
@@ -61,6 +66,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
     brain = BrainService(store, authorization, audit)
+    indexing = IndexingService(settings, store, administration)
+    note_vault = NoteVault(settings, store.journal, indexing, audit)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -74,7 +81,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         brain=brain,
         oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),
-        indexing=IndexingService(settings, store, administration),
+        indexing=indexing,
+        notes=NoteWritingService(note_vault, authorization),
+        journal=NoteJournalService(note_vault, authorization),
         servers=ServerRegistry(store.servers),
     )
 
