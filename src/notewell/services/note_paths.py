@@ -29,8 +29,9 @@ class NotePath:
         return f"{self.project}/{self.rel}"
 
 
-def note_path(vault: Path, path: str, file_types: tuple[str, ...], field: str = "path") -> NotePath:
-    """The checked path, or InvalidArgument naming ``field`` and what to write instead."""
+def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> NotePath:
+    """The path checked as written (it reads nothing), or InvalidArgument naming ``field`` and what to write
+    instead; ``check_not_ignored`` asks the vault's ignore files once the caller may write there."""
     norm = normalize_path(path, field)
     project, _, rel = norm.partition("/")
     if not rel:
@@ -54,7 +55,10 @@ def note_path(vault: Path, path: str, file_types: tuple[str, ...], field: str = 
     if ext not in file_types:
         raise InvalidArgument(field, f"{path!r} is not of a type the vault indexes; end it with one of "
                                      f"{', '.join(file_types)}")
-    if is_ignored(vault, norm):
-        raise InvalidArgument(field, f"{path!r} is excluded by an ignore file (.gitignore or .notewellignore), so "
-                                     "it would never be indexed; choose another path")
     return NotePath(project, rel)
+
+
+def check_not_ignored(vault: Path, target: NotePath, field: str = "path") -> None:
+    if is_ignored(vault, target.vault_path):
+        raise InvalidArgument(field, f"{target.vault_path!r} is excluded by an ignore file (.gitignore or "
+                                     ".notewellignore), so it would never be indexed; choose another path")

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
-from notewell.paths import normalize_path
 from notewell.services.note_edits import Edit, apply_edit
-from notewell.services.note_paths import NotePath, note_path
+from notewell.services.note_paths import NotePath, check_not_ignored, note_path
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
 
 if TYPE_CHECKING:
@@ -38,12 +37,12 @@ class NoteWritingService:
         """The checked path of a note p may write; NotFound naming ``path`` when its project is hidden or
         missing, Forbidden when p may read it but not write there."""
         self.authorization.authorize(p, WRITE)
-        project = normalize_path(path, field).partition("/")[0]
-        if not project or not self.authorization.allowed(p, "knowledge:read", project):
+        target = note_path(path, self.vault.settings.file_types, field)
+        if not self.authorization.allowed(p, "knowledge:read", target.project):
             raise NotFound(f"Not found: {path}")
-        self.authorization.authorize(p, WRITE, project)
-        settings = self.vault.settings
-        return note_path(settings.vault, path, settings.file_types, field)
+        self.authorization.authorize(p, WRITE, target.project)
+        check_not_ignored(self.vault.settings.vault, target, field)
+        return target
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
                    expected_version: str | None = None) -> NoteChange:
