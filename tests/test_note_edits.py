@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from notewell.errors import InvalidArgument
-from notewell.services.note_diff import change
 from notewell.services.note_edits import Edit, apply_edit
 from notewell.services.note_text import (
     as_lines,
@@ -77,7 +76,8 @@ def test_prepend_goes_after_the_front_matter_and_loses_nothing(note: str, conten
 
 @settings(max_examples=300, deadline=None)
 @given(notes(), CONTENT, st.data())
-def test_insert_under_a_heading_only_adds_lines_inside_its_section(note: str, content: str, data: st.DataObject) -> None:
+def test_insert_under_a_heading_only_adds_lines_inside_its_section(note: str, content: str,
+                                                                   data: st.DataObject) -> None:
     found = _unique_headings(note)
     if not found:
         return

@@ -192,7 +192,7 @@ async def test_paths_that_escape_are_refused(admin: Client, world: World) -> Non
 
 async def test_delete_goes_to_the_trash_and_undo_restores_byte_for_byte(admin: Client, world: World) -> None:
     path = "handbook/doomed.md"
-    original = "# Doomed\r\n\r\nOrbweaver notes\r\nno final newline".encode()
+    original = b"# Doomed\r\n\r\nOrbweaver notes\r\nno final newline"
     (world.vault / path).write_bytes(original)
     world.runtime.indexing.sync_paths([path])
     gone = await call(admin, "delete_note", {"path": path})
