@@ -1,7 +1,8 @@
 """The note-writing test world: the MCP world (tests/mcp_world.py) plus tokens that hold knowledge:write.
 
 People (as in the MCP world) and their writing tokens:
-- admin (admin): writes every ordinary project; staff (staff): reads every ordinary project, writes none.
+- admin (admin): a write grant on handbook, so writes there only (the role adds no write right to documents);
+  staff (staff): reads every ordinary project, writes none.
 - alice (member): a read grant on northwind-advisory, a write grant on projects, and her home ~alice.
 - bob (member): only his home.
 Tokens: ``<handle>_write`` (knowledge:read + knowledge:write, user-scoped) for each; ``alice_bound`` bound to
@@ -25,6 +26,7 @@ def build_notes_world(tmp: Path, db: str | None = None) -> World:
     world = build_world(tmp, db)
     administration = world.runtime.administration
     administration.grant(LOCAL_OWNER, "alice@northwind.test", "projects", "write")
+    administration.grant(LOCAL_OWNER, "admin@northwind.test", "handbook", "write")
 
     def mint(handle: str, scopes: str, project: str | None = None) -> str:
         return administration.mint_token(LOCAL_OWNER, f"{handle}@northwind.test", scopes.split(","),

@@ -157,6 +157,7 @@ async def test_edit_refusals_name_the_argument(admin: Client) -> None:
 
 @pytest.mark.parametrize(("token", "path", "answer"), [
     ("staff_write", "handbook/staff.md", "Forbidden: you may read handbook but not write to it"),
+    ("admin_write", "projects/admin.md", "Forbidden: you may read projects but not write to it"),
     ("alice_write", "northwind-advisory/alice.md", "Forbidden: you may read northwind-advisory but not write"),
     ("bob_write", "handbook/bob.md", "Not found: there is no note at this path"),
     ("bob_write", "no-such-project/bob.md", "Not found: there is no note at this path"),
@@ -220,8 +221,8 @@ async def test_move_keeps_the_bytes_and_never_overwrites(admin: Client, world: W
     moved = await call(admin, "move_note", {"path": "handbook/draft-mango.md", "new_path": "handbook/done/mango.md"})
     assert moved["moved_from"] == "handbook/draft-mango.md"
     assert await found(admin, "mangosteen") == ["handbook/done/mango.md"]
-    assert (await invalid(admin, "move_note", {"path": "handbook/done/mango.md",
-                                               "new_path": "projects/mango.md"}))[1] == "new_path"
+    assert "Forbidden" in await refusal(admin, "move_note", {"path": "handbook/done/mango.md",
+                                                             "new_path": "projects/mango.md"})
     await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
     assert (world.vault / "handbook/draft-mango.md").read_text() == "mangosteen plan\n"
 

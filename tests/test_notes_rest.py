@@ -15,6 +15,12 @@ from rest_world import BOUND, RestWorld, rest  # noqa: F401
 DOC = "/projects/handbook/documents/rest/plan.md"
 
 
+@pytest.fixture(autouse=True)
+def _admin_writes_the_handbook(rest: RestWorld) -> None:  # noqa: F811
+    """The admin writes the handbook through a write grant: the role alone gives no write right to documents."""
+    rest.runtime.administration.grant(LOCAL_OWNER, "admin@northwind.test", "handbook", "write")
+
+
 def _dave(rest: RestWorld) -> str:  # noqa: F811
     """A member's token with knowledge:write; dave holds a write grant on northwind-advisory."""
     if "dave_write" not in rest.tokens:
@@ -51,6 +57,8 @@ def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorl
 def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811
     assert rest.call("PUT", "/projects/handbook/documents/x.md", "alice_rw",
                      json={"content": "x"}).json()["scope"] == "knowledge:write"
+    admin = rest.call("PUT", "/projects/projects/documents/x.md", "admin_all", json={"content": "x"})
+    assert admin.status_code == 403 and "write grant" in admin.json()["detail"]  # admin, yet no grant there
     dave = _dave(rest)
     hidden = rest.call("PUT", "/projects/handbook/documents/x.md", dave, json={"content": "x"})
     missing = rest.call("PUT", "/projects/nowhere/documents/x.md", dave, json={"content": "x"})

@@ -1,7 +1,7 @@
 """The journal of note writes, and undo (docs/writing.md).
 
 Listing the journal needs ``knowledge:read`` and shows only the projects the caller reads. Undoing an entry
-needs ``knowledge:write`` on its project and is a write like any other (locked, journaled, indexed): it puts
+needs ``note:write`` on its project and is a write like any other (locked, journaled, indexed): it puts
 back what the entry replaced, only if the note is still exactly as the entry left it (its version), and
 each entry is undone at most once. An undo is itself an entry, so it can be undone in turn.
 """
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
 
 READ: Action = "knowledge:read"
-WRITE: Action = "knowledge:write"
+WRITE: Action = "note:write"
 JOURNAL_LIMIT_DEFAULT = 50
 JOURNAL_LIMIT_MAX = 500
 

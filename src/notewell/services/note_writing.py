@@ -1,7 +1,7 @@
 """Writing notes into the vault: create, edit, move and delete, for agents and people alike (docs/writing.md).
 
-Every method asks Authorization for ``knowledge:write`` on the note's project first (the scope on the token,
-then a write grant, the caller's own home, or the admin role); a project the caller may not see answers
+Every method asks Authorization for ``note:write`` on the note's project first (the knowledge:write scope on
+the token, then a write grant or the caller's own home: the role adds nothing); a project the caller may not see answers
 ``Not found: <path>`` exactly as a missing note does. Paths are checked by note_paths.py, the files written
 by note_files.py (atomic, through the vault's descriptor), each write done under the note's lock by
 note_vault.py, which journals it and indexes it before the method returns: a search right after a write
@@ -25,7 +25,7 @@ from notewell.services.note_vault import NoteChange, NoteVault, Write, check_ver
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
 
-WRITE: Action = "knowledge:write"
+WRITE: Action = "note:write"
 
 
 class NoteWritingService:

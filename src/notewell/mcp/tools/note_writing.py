@@ -3,7 +3,8 @@ mapped onto the note writing and journal services (docs/writing.md).
 
 They sit in the "notes" toolset beside search_notes (as the issue and DESIGN.md's "notes (writing)" row
 name them) but in a module of their own, so Major Vault's seed tool stays as its page words it; each needs
-the action knowledge:write, so a token without that scope lists search_notes alone.
+the policy's action note:write (the knowledge:write scope and a write grant or the home), so a token without
+that scope lists search_notes alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from notewell.services.note_journal import NoteJournalService
 from notewell.services.note_vault import NoteChange
 from notewell.services.note_writing import NoteWritingService
 
-ACTION: Action = "knowledge:write"
+ACTION: Action = "note:write"
 # A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                               open_world_hint=False)
