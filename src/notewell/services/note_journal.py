@@ -27,6 +27,7 @@ READ: Action = "knowledge:read"
 WRITE: Action = "note:write"
 JOURNAL_LIMIT_DEFAULT = 50
 JOURNAL_LIMIT_MAX = 500
+JOURNAL_ID_MAX = 2**63 - 1  # an entry id is a 64-bit integer in both stores
 
 
 class NoteJournalService:
@@ -59,6 +60,8 @@ class NoteJournalService:
     def undo(self, p: Principal, entry_id: int, *, tool: str) -> NoteChange:
         """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since."""
         self.authorization.authorize(p, WRITE)
+        if not 1 <= entry_id <= JOURNAL_ID_MAX:
+            raise InvalidArgument("journal_id", f"must be a journal entry's id, from 1 to {JOURNAL_ID_MAX}")
         entry = self.vault.journal.get(entry_id)
         if entry is None or not self.authorization.allowed(p, READ, entry.project):
             raise NotFound(f"Not found: journal entry {entry_id}")

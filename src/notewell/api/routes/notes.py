@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from notewell.api.context import Caller, Services
@@ -15,7 +15,7 @@ from notewell.api.problems import responses
 from notewell.api.shapes import CAMEL, dump, record_model
 from notewell.errors import InvalidArgument
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
-from notewell.services.note_journal import JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX
+from notewell.services.note_journal import JOURNAL_ID_MAX, JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX
 from notewell.services.note_vault import NoteChange
 
 router = APIRouter(tags=["writing"])
@@ -135,5 +135,6 @@ def journal(caller: Caller, svc: Services,
 
 @router.post("/journal/{entry_id}/undo", response_model=ChangeModel, responses=WRITE_ERRORS,
              summary="Undo one write, if the document is still as that write left it")
-def undo(caller: Caller, svc: Services, entry_id: int, response: Response) -> Any:
+def undo(caller: Caller, svc: Services, entry_id: Annotated[int, Path(ge=1, le=JOURNAL_ID_MAX)],
+         response: Response) -> Any:
     return _answer(response, svc.journal.undo(caller, entry_id, tool="POST undo"))

@@ -20,7 +20,7 @@ from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
 from notewell.runtime import Runtime
 from notewell.services.note_diff import DIFF_MAX_CHARS, VERSION_CHARS
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
-from notewell.services.note_journal import NoteJournalService
+from notewell.services.note_journal import JOURNAL_ID_MAX, NoteJournalService
 from notewell.services.note_vault import NoteChange
 from notewell.services.note_writing import NoteWritingService
 
@@ -179,7 +179,7 @@ def _delete_note(svc: NoteWritingService) -> ToolSpec:
 
 def _undo(journal: NoteJournalService) -> ToolSpec:
     def undo_note_write(ctx: CallContext, args: Arguments) -> JsonObject:
-        entry = args.integer("journal_id", 0, 1, None)
+        entry = args.integer("journal_id", 0, 1, JOURNAL_ID_MAX)
         return change_dict(journal.undo(ctx.principal, entry, tool="undo_note_write"))
 
     return ToolSpec(
@@ -187,7 +187,8 @@ def _undo(journal: NoteJournalService) -> ToolSpec:
         description="Undoes one write of the journal (journal_id, as a write answered it): the note gets back the "
                     "bytes it had before, a deleted note comes back, a moved one moves back. Refused when the note "
                     "changed since that write; undo the later writes first.",
-        input_schema=s.tool_input({"journal_id": s.integer("The journal entry to undo.", minimum=1)},
+        input_schema=s.tool_input({"journal_id": s.integer("The journal entry to undo.", minimum=1,
+                                                           maximum=JOURNAL_ID_MAX)},
                                   ["journal_id"]),
         output_schema=_CHANGE_OUTPUT,
         refusals=("Error in undo_note_write: Not found: journal entry <id>: it does not exist or is in a project "
