@@ -27,6 +27,7 @@ from notewell.services.note_vault import NoteVault
 from notewell.services.note_writing import NoteWritingService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
+from notewell.store.note_lease import open_note_lease
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     administration = Administration(store.identity, authorization, audit, settings.vault)
     brain = BrainService(store, authorization, audit)
     indexing = IndexingService(settings, store, administration)
-    note_vault = NoteVault(settings, store.journal, indexing, audit)
+    note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),

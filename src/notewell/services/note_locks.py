@@ -4,7 +4,8 @@ Within a process a lock per note (threads); across processes an exclusive ``floc
 note in ``.notewell/locks/`` (named by a hash of the note's path, so any path has a short, safe name). Two
 agents editing one note serialise: the second reads the note only after the first has written it, so it
 sees the first's change, or is refused when it named the version the first replaced. A move holds both
-paths, taken in sorted order, so two moves never wait on each other in a circle.
+paths, taken in sorted order, so two moves never wait on each other in a circle. On PostgreSQL the store's
+lease (store/note_lease.py: an advisory lock per note) is held too, for servers on other machines.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from notewell.store.note_lease import NoteLease
+
 
 class NoteLocks:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, lease: NoteLease) -> None:
         self.folder = folder  # .notewell/locks of the vault
+        self.lease = lease
         self._guard = threading.Lock()
         self._threads: dict[str, threading.Lock] = {}
 
@@ -44,6 +48,7 @@ class NoteLocks:
             fd = os.open(self.folder / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-                yield
+                with self.lease.holding(path):
+                    yield
             finally:
                 os.close(fd)  # closing the descriptor releases the flock

@@ -23,6 +23,7 @@ from notewell.services.note_files import NoteFiles
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath
 from notewell.store.base import JournalRepository
+from notewell.store.note_lease import NoteLease
 from notewell.timestamps import now_iso
 
 _VERSION = re.compile(f"^[0-9a-f]{{{VERSION_CHARS}}}$")
@@ -79,10 +80,10 @@ def decode_note(data: bytes, path: str) -> tuple[str, bytes]:
 
 class NoteVault:
     def __init__(self, settings: Settings, journal: JournalRepository, indexing: IndexingService,
-                 audit: AuditTrail) -> None:
+                 audit: AuditTrail, lease: NoteLease) -> None:
         self.settings = settings
         self.files = NoteFiles(settings.vault)
-        self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER)
+        self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER, lease)
         self.journal = journal
         self.indexing = indexing
         self.audit = audit
