@@ -8,6 +8,7 @@ each entry is undone at most once. An undo is itself an entry, so it can be undo
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
@@ -15,7 +16,7 @@ from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
 from notewell.paths import normalize_path
 from notewell.records.journal import JournalEntry
-from notewell.services.note_diff import version_of
+from notewell.services.note_diff import change, version_of
 from notewell.services.note_paths import NotePath
 from notewell.services.note_vault import NoteChange, NoteVault, Write
 from notewell.timestamps import parse_iso
@@ -28,6 +29,18 @@ WRITE: Action = "note:write"
 JOURNAL_LIMIT_DEFAULT = 50
 JOURNAL_LIMIT_MAX = 500
 JOURNAL_ID_MAX = 2**63 - 1  # an entry id is a 64-bit integer in both stores
+HISTORY_MAX = 20  # the writes a document's history shows, each with its diff
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One write of a document's history: the entry, its diff when both texts are still known (a move has
+    none), and whether the caller may undo it."""
+
+    entry: JournalEntry
+    diff: str
+    diff_truncated: bool
+    may_undo: bool
 
 
 class NoteJournalService:
@@ -56,6 +69,34 @@ class NoteJournalService:
                 return []
             projects = [project]
         return self.vault.journal.entries(projects, path=rel, since=since, limit=limit)
+
+    def history(self, p: Principal, path: str) -> list[HistoryItem]:
+        """The newest writes of the document at ``path`` (vault path), each with the diff it made: the text
+        after a write is the text the next write replaced (the journal keeps it), or the note as it is now."""
+        entries = self.entries(p, path=path, limit=HISTORY_MAX)
+        if not entries:
+            return []
+        place = NotePath(entries[0].project, normalize_path(path).partition("/")[2])
+        known: dict[str, bytes] = {}
+        current = self.vault.read(place)
+        if current is not None:
+            known[version_of(current)] = current
+        full = [self.vault.journal.get(e.id) or e for e in entries]
+        for e in full:
+            if e.before is not None and e.before_version is not None:
+                known[e.before_version] = e.before
+        may_undo = self.authorization.allowed(p, WRITE, place.project)
+        items = []
+        for e in full:
+            before = b"" if e.before_version is None else known.get(e.before_version)
+            after = b"" if e.after_version is None else known.get(e.after_version)
+            diff, cut = "", False
+            if e.new_path is None and before is not None and after is not None:
+                made = change(before.decode("utf-8", errors="replace"), after.decode("utf-8", errors="replace"),
+                              place.vault_path)
+                diff, cut = made.diff, made.truncated
+            items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo))
+        return items
 
     def undo(self, p: Principal, entry_id: int, *, tool: str) -> NoteChange:
         """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
+from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
@@ -43,6 +44,12 @@ class NoteWritingService:
         self.authorization.authorize(p, WRITE, target.project)
         check_not_ignored(self.vault.settings.vault, target, field)
         return target
+
+    def read_for_edit(self, p: Principal, path: str) -> tuple[str, str]:
+        """(the note's text as it is on disk, its version), for an editor: only for a caller who may write it."""
+        target = self.writable(p, path)
+        data = self._existing(target, path)
+        return decode_note(data, target.vault_path)[0], version_of(data)
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
                    expected_version: str | None = None) -> NoteChange:
