@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKS = ("#", "`", "~")  # the first character of a heading or a fence line
 FRONT_MATTER_FENCE = "---"
 _FRONT_MATTER_ENDS = ("---", "...")
 
@@ -87,7 +88,11 @@ def headings(lines: list[str]) -> list[Heading]:
     found: list[Heading] = []
     fence: str | None = None
     for i in range(front_matter_end(lines), len(lines)):
-        line = bare(lines[i])
+        raw = lines[i]
+        first = raw.lstrip(" ")[:1]
+        if first not in _MARKS:  # most lines: neither a heading nor a fence (a 1 MB note has 10,000 of them)
+            continue
+        line = bare(raw)
         opening = _FENCE.match(line)
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
