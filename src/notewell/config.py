@@ -33,6 +33,7 @@ class Settings:
     file_types: tuple[str, ...] = DEFAULT_FILE_TYPES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     extra: dict[str, object] = field(default_factory=dict)
+    git_commit: bool = False  # [writing] git_commit: commit each note write when the vault is a git work tree
 
     @property
     def is_postgres(self) -> bool:
@@ -93,8 +94,22 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
     given_db = db or os.environ.get("NOTEWELL_DB")
     db_value = (_absolute_db(given_db, Path.cwd()) if given_db
                 else toml_db or str(vault_path / INDEX_DIR_NAME / "index.db"))
-    extra = {k: v for k, v in conf.items() if k not in {"db", "index"}}
-    return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra)
+    extra = {k: v for k, v in conf.items() if k not in {"db", "index", "writing"}}
+    return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes, extra=extra,
+                    git_commit=_git_commit(conf))
+
+
+def _git_commit(conf: dict[str, object]) -> bool:
+    writing = conf.get("writing", {})
+    if not isinstance(writing, dict):
+        raise ConfigError("notewell.toml: writing must be a table: [writing] with git_commit = true or false")
+    value = writing.get("git_commit", False)
+    if not isinstance(value, bool):
+        raise ConfigError("notewell.toml: [writing] git_commit must be true or false")
+    unknown = sorted(set(writing) - {"git_commit"})
+    if unknown:
+        raise ConfigError(f"notewell.toml: [writing] has no setting {unknown[0]}; it takes git_commit")
+    return value
 
 
 def reload_settings(settings: Settings) -> Settings:

@@ -20,6 +20,7 @@ from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
 from notewell.services.note_diff import VERSION_CHARS, change, version_of
 from notewell.services.note_files import NoteFiles
+from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath
 from notewell.store.base import JournalRepository
@@ -84,6 +85,7 @@ class NoteVault:
         self.settings = settings
         self.files = NoteFiles(settings.vault)
         self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER, lease)
+        self.git = NoteGit(settings.vault, settings.git_commit)
         self.journal = journal
         self.indexing = indexing
         self.audit = audit
@@ -165,6 +167,8 @@ class NoteVault:
         self.audit.record(p, f"note.{write.action}", target.vault_path,
                           {"journal": entry.id, "tool": write.tool, "version": entry.after_version,
                            **({"to": moved_to.vault_path} if moved_to else {})})
+        self.git.commit([target.vault_path, *([moved_to.vault_path] if moved_to else [])], (p.handle, p.email),
+                        f"notewell: {write.action} {target.vault_path} (journal {entry.id}, {write.tool})")
         return entry
 
     @staticmethod
