@@ -28,7 +28,7 @@ MIGRATIONS: list[Migration] = [
             new_path {key},
             before_version TEXT,
             after_version TEXT,
-            undoes BIGINT,
+            undoes {int64},
             before_bytes {blob}
         )
         """,
