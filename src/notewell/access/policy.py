@@ -248,9 +248,13 @@ def grantable_scopes(p: Principal) -> tuple[str, ...]:
     return tuple(s for s in SCOPES if s in ROLE_SCOPES[p.role] and s in p.scopes)
 
 
+ASKED_FOR_SCOPES = frozenset({ADMIN_SCOPE, "knowledge:write"})  # never on a new token unless its person asks
+
+
 def default_token_scopes(p: Principal) -> tuple[str, ...]:
-    """What a new token of p's holds unless p chooses: every grantable scope but admin (which is asked for)."""
-    return tuple(s for s in grantable_scopes(p) if s != ADMIN_SCOPE)
+    """What a new token of p's holds unless p chooses: every grantable scope but admin and knowledge:write,
+    which are asked for (an agent changes the team's documents only when its person chose that)."""
+    return tuple(s for s in grantable_scopes(p) if s not in ASKED_FOR_SCOPES)
 
 
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
