@@ -97,3 +97,11 @@ def test_a_post_without_the_csrf_token_writes_nothing(world: World, base: str) -
         refused = alice.post("/p/projects/edit/apollo/csrf.md", data={"content": "x", "version": "0" * 16})
         assert refused.status_code == 403
     assert not (world.vault / "projects/apollo/csrf.md").exists()
+
+
+def test_the_token_page_offers_knowledge_write_unchecked(base: str) -> None:
+    with browser(base, "alice") as alice:
+        form = alice.get("/settings/tokens").text
+    boxes = dict(re.findall(r'name="scopes" value="([^"]+)"( checked)?', form))
+    assert boxes["knowledge:write"] == "" and boxes["knowledge:read"] == " checked"
+    assert "write, edit, move and delete documents" in form
