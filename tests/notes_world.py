@@ -6,7 +6,8 @@ People (as in the MCP world) and their writing tokens:
 - alice (member): a read grant on northwind-advisory, a write grant on projects, and her home ~alice.
 - bob (member): only his home.
 Tokens: ``<handle>_write`` (knowledge:read + knowledge:write, user-scoped) for each; ``alice_bound`` bound to
-projects; ``alice_read`` (knowledge:read only). Each module gets its own world: the tests write into it.
+projects; ``alice_read`` (knowledge:read only); ``alice_write_only`` (knowledge:write only). Each module gets
+its own world: the tests write into it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def build_notes_world(tmp: Path, db: str | None = None) -> World:
         world.tokens[f"{handle}_write"] = mint(handle, WRITE_SCOPES)
     world.tokens["alice_bound"] = mint("alice", WRITE_SCOPES, "projects")
     world.tokens["alice_read"] = mint("alice", "knowledge:read")
+    world.tokens["alice_write_only"] = mint("alice", "knowledge:write")
     return world
 
 

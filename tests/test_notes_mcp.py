@@ -178,6 +178,14 @@ async def test_members_write_where_they_hold_write_and_in_their_home(server: Ser
         await call(client, "edit_note", {"path": "projects/apollo/alice.md", "operation": "append", "content": "!"})
 
 
+async def test_a_write_only_token_writes_where_its_person_may(server: ServerThread, world: World) -> None:
+    async with connect(server.url, world.tokens["alice_write_only"]) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "write_note" in names and "readDoc" not in names
+        await call(client, "write_note", {"path": "projects/apollo/blind.md", "content": "written unseen\n"})
+        assert "Not found" in await refusal(client, "write_note", {"path": "handbook/blind.md", "content": "x"})
+
+
 async def test_paths_that_escape_are_refused(admin: Client, world: World) -> None:
     outside = world.vault.parent / "outside"
     outside.mkdir(exist_ok=True)

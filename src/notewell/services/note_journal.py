@@ -104,7 +104,7 @@ class NoteJournalService:
         if not 1 <= entry_id <= JOURNAL_ID_MAX:
             raise InvalidArgument("journal_id", f"must be a journal entry's id, from 1 to {JOURNAL_ID_MAX}")
         entry = self.vault.journal.get(entry_id)
-        if entry is None or not self.authorization.allowed(p, READ, entry.project):
+        if entry is None or not self.authorization.allowed(p, "project:see", entry.project):
             raise NotFound(f"Not found: journal entry {entry_id}")
         self.authorization.authorize(p, WRITE, entry.project)
         place = NotePath(entry.project, entry.path)

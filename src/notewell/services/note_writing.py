@@ -39,7 +39,7 @@ class NoteWritingService:
         missing, Forbidden when p may read it but not write there."""
         self.authorization.authorize(p, WRITE)
         target = note_path(path, self.vault.settings.file_types, field)
-        if not self.authorization.allowed(p, "knowledge:read", target.project):
+        if not self.authorization.allowed(p, "project:see", target.project):  # hidden: as a missing note
             raise NotFound(f"Not found: {path}")
         self.authorization.authorize(p, WRITE, target.project)
         check_not_ignored(self.vault.settings.vault, target, field)
