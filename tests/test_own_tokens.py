@@ -123,16 +123,18 @@ def test_the_local_owner_and_deactivated_users_have_no_own_tokens(env: Env) -> N
 
 def test_a_new_token_holds_every_scope_the_person_may_grant_but_admin(env: Env) -> None:
     """The web's mint form asks the service which scopes to offer and which to check: with the defaults a
-    new token has sessions (the brain tools), and admin only when asked for."""
+    new token has sessions (the brain tools), and admin and knowledge:write only when asked for."""
     from notewell.access.authentication import user_principal
 
     ada = user_principal(env.rt.administration.user(LOCAL_OWNER, "ada@example.com"))
     root = user_principal(env.rt.administration.user(LOCAL_OWNER, "root@example.com"))
     every_but_admin = ("knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions")
-    assert env.own.grantable_scopes(ada) == env.own.default_scopes(ada) == every_but_admin
+    defaults = ("knowledge:read", "memory:read", "memory:write", "sessions")
+    assert env.own.grantable_scopes(ada) == every_but_admin
+    assert env.own.default_scopes(ada) == defaults
     assert env.own.grantable_scopes(root) == (*every_but_admin, "admin")
-    assert env.own.default_scopes(root) == every_but_admin
+    assert env.own.default_scopes(root) == defaults
     narrow = env.principal("ada@example.com", "knowledge:read,sessions")  # never beyond the caller's token
     assert env.own.default_scopes(narrow) == ("knowledge:read", "sessions")
     minted = env.own.mint(ada, env.own.default_scopes(ada))
-    assert minted.token.scopes == every_but_admin
+    assert minted.token.scopes == defaults

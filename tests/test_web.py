@@ -162,9 +162,11 @@ def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str)
     sign_in(page, "alice")
     page.goto("/settings/tokens")
     check_and_shoot(page, "tokens")
-    # by default a new token holds every scope a member may hold (sessions too: the brain tools), never admin
+    # by default a new token holds every scope a member may hold (sessions too: the brain tools), but
+    # knowledge:write (offered, asked for) and never admin
     checked = page.locator("input[name=scopes]:checked").evaluate_all("els => els.map(el => el.value)")
-    assert checked == ["knowledge:read", "knowledge:write", "memory:read", "memory:write", "sessions"]
+    assert checked == ["knowledge:read", "memory:read", "memory:write", "sessions"]
+    assert page.get_by_label("knowledge:write").count() == 1
     page.get_by_label("Name").fill("laptop")
     for scope in ("memory:read", "memory:write"):
         page.get_by_label(scope).uncheck()

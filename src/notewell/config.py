@@ -34,6 +34,7 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     semantic: bool = True  # meaning in the tolerant tools (docs/memory.md); notewell.toml: semantic = false
     extra: dict[str, object] = field(default_factory=dict)
+    git_commit: bool = False  # [writing] git_commit: commit each note write when the vault is a git work tree
 
     @property
     def is_postgres(self) -> bool:
@@ -97,9 +98,22 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
     semantic = conf.get("semantic", True)
     if not isinstance(semantic, bool):
         raise ConfigError("notewell.toml: semantic must be true or false (false: the tolerant tools use words only)")
-    extra = {k: v for k, v in conf.items() if k not in {"db", "index", "semantic"}}
+    extra = {k: v for k, v in conf.items() if k not in {"db", "index", "semantic", "writing"}}
     return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes,
-                    semantic=semantic, extra=extra)
+                    semantic=semantic, extra=extra, git_commit=_git_commit(conf))
+
+
+def _git_commit(conf: dict[str, object]) -> bool:
+    writing = conf.get("writing", {})
+    if not isinstance(writing, dict):
+        raise ConfigError("notewell.toml: writing must be a table: [writing] with git_commit = true or false")
+    value = writing.get("git_commit", False)
+    if not isinstance(value, bool):
+        raise ConfigError("notewell.toml: [writing] git_commit must be true or false")
+    unknown = sorted(set(writing) - {"git_commit"})
+    if unknown:
+        raise ConfigError(f"notewell.toml: [writing] has no setting {unknown[0]}; it takes git_commit")
+    return value
 
 
 def reload_settings(settings: Settings) -> Settings:

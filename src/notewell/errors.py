@@ -71,6 +71,18 @@ class Conflict(NotewellError):
     """The thing to create exists already (an email, a handle, a project id)."""
 
 
+class VersionConflict(Conflict):
+    """A write named a version of a document that is no longer its version: ``current_version`` is the one it
+    has now ("" when it is gone), ``summary`` says in a line how the two differ."""
+
+    def __init__(self, path: str, expected: str, current_version: str, summary: str) -> None:
+        now = f"it is at version {current_version}" if current_version else "it no longer exists"
+        super().__init__(f"Conflict: {path} changed since version {expected}: {now} ({summary}); read it again "
+                         "and redo the change on what it says now", field="expected_version")
+        self.current_version = current_version
+        self.summary = summary
+
+
 def with_way_out(exc: NotewellError, ways_out: Mapping[Remedy, str]) -> str:
     """The error's message, then the way out in a door's own words (``ways_out``) when it names one."""
     way_out = ways_out.get(exc.remedy) if exc.remedy else None

@@ -23,8 +23,12 @@ from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.meaning import MeaningService
 from notewell.services.memory import MemoryService
+from notewell.services.note_journal import NoteJournalService
+from notewell.services.note_vault import NoteVault
+from notewell.services.note_writing import NoteWritingService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
+from notewell.store.note_lease import open_note_lease
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class Runtime:
     oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
+    notes: NoteWritingService  # agents and people writing notes into the vault
+    journal: NoteJournalService  # the journal of those writes, and undo
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
 
     @property
@@ -64,6 +70,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     administration = Administration(store.identity, authorization, audit, settings.vault)
     meaning = MeaningService(store, enabled=settings.semantic)
     brain = BrainService(store, authorization, audit, meaning)
+    indexing = IndexingService(settings, store, administration)
+    note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -78,7 +86,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         brain=brain,
         oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),
-        indexing=IndexingService(settings, store, administration),
+        indexing=indexing,
+        notes=NoteWritingService(note_vault, authorization),
+        journal=NoteJournalService(note_vault, authorization),
         servers=ServerRegistry(store.servers),
     )
 

@@ -110,7 +110,7 @@ class Authorization:
         if why == "home":
             return Forbidden(f"Forbidden: {project_id} is a home: it belongs to its owner and takes no settings, "
                              "archiving or grants")
-        if action in ("knowledge:write", "memory:write"):
+        if action in ("knowledge:write", "note:write", "memory:write"):
             return Forbidden(f"Forbidden: you may read {project_id} but not write to it; "
                              "ask an admin for a write grant")
         return Forbidden(f"Forbidden: {action} on {project_id} is not allowed")

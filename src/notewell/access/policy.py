@@ -12,7 +12,9 @@ Visibility (what a caller sees at all):
 - archived projects are hidden from everyone, except from an admin listing them (``project:list``).
 
 Rights on what is visible: reading needs nothing more; writing needs a write grant, ownership of the
-home, or the admin role; changing a memory (supersede, forget) or retiring taught knowledge needs to be
+home, or the admin role; writing a document of the vault needs a write grant or the home whatever the
+role (admins and staff write only where they hold write; the local owner, the vault's own command line,
+everywhere); changing a memory (supersede, forget) or retiring taught knowledge needs to be
 its author, an admin, or a writer of its project; resolving an action item needs that, or to be one of
 its assignees; managing (users, grants, tokens, project settings) needs the admin role and the admin
 scope on a user-scoped token, and applies to ordinary projects only.
@@ -42,7 +44,8 @@ Action = Literal[
     "project:see",  # the project exists for p (binding a token to it); no scope needed
     "project:list",  # the project is in p's listing: archived ones too, for an admin
     "knowledge:read",  # list, read and search the project's documents and brains
-    "knowledge:write",  # reserved for writing documents: no tool or endpoint does yet
+    "knowledge:write",  # the write right with the knowledge:write scope (a write grant, the home, or admin)
+    "note:write",  # write, edit, move, delete a document, undo a write: a write grant or the home, admins included
     "memory:read",  # read and search the project's memories
     "memory:write",  # keep a new memory in the project
     "memory:change",  # supersede or forget one memory (the target names its author)
@@ -63,8 +66,9 @@ class ActionRule:
     scope: str | None  # the scope a token needs; None: none
     # what p needs on the target beyond the scope: see it, list it, write there, change a thing there (author,
     # admin or writer), resolve an item (that, or an assignee), own it (author alone), own the coding session,
-    # write the caller's own home as a person, or manage
-    right: Literal["see", "list", "write", "change", "resolve", "author", "session", "home", "manage"]
+    # write the caller's own home as a person, write where a write grant or the home says so (the role adds
+    # nothing: a team's handbook is written by its writers, admins too only with a grant), or manage
+    right: Literal["see", "list", "write", "change", "resolve", "author", "session", "home", "granted", "manage"]
 
 
 ADMIN_SCOPE = "admin"
@@ -73,6 +77,7 @@ ACTIONS: dict[Action, ActionRule] = {
     "project:list": ActionRule("knowledge:read", "list"),
     "knowledge:read": ActionRule("knowledge:read", "see"),
     "knowledge:write": ActionRule("knowledge:write", "write"),
+    "note:write": ActionRule("knowledge:write", "granted"),
     "memory:read": ActionRule("memory:read", "see"),
     "memory:write": ActionRule("memory:write", "write"),
     "memory:change": ActionRule("memory:write", "change"),
@@ -145,6 +150,8 @@ def refusal(p: Principal, action: Action, target: Target | None = None) -> Refus
     if not sees_memory(p, target.private_to):
         return "hidden"
     if rule.right in ("write", "home", "resolve") and not _may_write(p, project, grant):
+        return "right"
+    if rule.right == "granted" and not (grant == "write" or _owns_home(p, project) or p.local_owner):
         return "right"
     if rule.right == "change" and not (target.author_user_id == p.user_id or p.role == "admin"
                                        or _may_write(p, project, grant)):
@@ -241,9 +248,13 @@ def grantable_scopes(p: Principal) -> tuple[str, ...]:
     return tuple(s for s in SCOPES if s in ROLE_SCOPES[p.role] and s in p.scopes)
 
 
+ASKED_FOR_SCOPES = frozenset({ADMIN_SCOPE, "knowledge:write"})  # never on a new token unless its person asks
+
+
 def default_token_scopes(p: Principal) -> tuple[str, ...]:
-    """What a new token of p's holds unless p chooses: every grantable scope but admin (which is asked for)."""
-    return tuple(s for s in grantable_scopes(p) if s != ADMIN_SCOPE)
+    """What a new token of p's holds unless p chooses: every grantable scope but admin and knowledge:write,
+    which are asked for (an agent changes the team's documents only when its person chose that)."""
+    return tuple(s for s in grantable_scopes(p) if s not in ASKED_FOR_SCOPES)
 
 
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:

@@ -3,8 +3,8 @@
 Every refusal a service raises maps to one status: Unauthenticated 401 (with WWW-Authenticate),
 Forbidden 403 (a missing scope is named in ``scope``), NotFound 404 (the same for hidden and missing),
 InvalidArgument 400 (naming the ``field``), a request the schema refuses 422 (naming the field),
-Conflict 409. Anything unforeseen is a 500 whose body says nothing of the inside; the traceback goes to
-the server's log, never to the caller.
+Conflict 409, a stale If-Match (VersionConflict) 412 with the current ETag. Anything unforeseen is a 500
+whose body says nothing of the inside; the traceback goes to the server's log, never to the caller.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from notewell.errors import (
     NotFound,
     Remedy,
     Unauthenticated,
+    VersionConflict,
     with_way_out,
 )
 
@@ -38,9 +39,11 @@ TOO_LARGE = "body: is larger than the 4 MB a request may carry; send less"
 log = logging.getLogger("notewell.api")
 
 _TITLES = {400: "Bad request", 401: "Unauthenticated", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
-           409: "Conflict", 413: "Request too large", 422: "Unprocessable request", 500: "Internal server error"}
+           409: "Conflict", 412: "Precondition failed", 413: "Request too large", 422: "Unprocessable request",
+           500: "Internal server error"}
 _TYPES = {400: "invalid-argument", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
-          405: "method-not-allowed", 409: "conflict", 413: "too-large", 422: "invalid-request", 500: "internal"}
+          405: "method-not-allowed", 409: "conflict", 412: "version-conflict", 413: "too-large",
+          422: "invalid-request", 500: "internal"}
 
 
 class Problem(BaseModel):
@@ -90,6 +93,9 @@ def response_for(exc: NotewellError) -> JSONResponse:
         if field != exc.field and detail.startswith(f"{exc.field}:"):
             detail = field + detail[len(exc.field):]
         return problem(400, detail, field=field)
+    if isinstance(exc, VersionConflict):  # If-Match named a version the document no longer has
+        return problem(412, text, field="If-Match", headers={"ETag": f'"{exc.current_version}"'}
+                       if exc.current_version else None)
     if isinstance(exc, Conflict):
         return problem(409, text)
     return problem(400, text, field=getattr(exc, "field", None))

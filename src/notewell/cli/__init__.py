@@ -11,6 +11,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     grant_cmds,
     index_cmd,
     memory_cmds,
+    note_cmds,
     project_cmds,
     quickstart_cmd,
     search_cmd,

@@ -42,7 +42,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The services name fields and remedies in their own terms; the command line words them as its flags and commands.
 CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--role", "name": "--name",
               "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires",
-              "as": "--as", "path": "--path"}
+              "as": "--as", "path": "--path", "expected_version": "--expected-version", "fields": "--field",
+              "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",

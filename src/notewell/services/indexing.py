@@ -1,7 +1,8 @@
 """Indexing: the one operation that brings the store in line with the vault, its projects included.
 
 Every door that indexes (``notewell index``, the quickstart, the docs generator) calls ``sync()``, and every
-door that keeps watching the vault calls ``watch()``; ``notewell serve`` calls ``sync_projects()`` at start.
+door that keeps watching the vault calls ``watch()``, the note writers call ``sync_paths()`` for what they
+wrote; ``notewell serve`` calls ``sync_projects()`` at start.
 It takes no Principal: the vault is the source of truth and only the process that owns it indexes; no
 request of a person reaches it.
 """
@@ -15,6 +16,7 @@ from notewell.config import Settings
 from notewell.indexer import IndexReport, Progress, sync
 from notewell.store.base import Store
 from notewell.vault.readme import readme_fields
+from notewell.vault.scan import Subtrees
 from notewell.watcher import WatcherThread, start_watcher
 
 
@@ -29,6 +31,11 @@ class IndexingService:
         report = sync(self.settings, self.store, progress)
         self.sync_projects()
         return report
+
+    def sync_paths(self, paths: Sequence[str]) -> IndexReport:
+        """Sync only these vault paths (a note just written, moved or deleted), so that the change is in the
+        index when the write returns; the watcher, seeing the same file later, finds it unchanged."""
+        return sync(self.settings, self.store, only=Subtrees(paths))
 
     def watch(self) -> WatcherThread:
         """Keep the store in line with the vault on a thread of its own (the one writer of the store by its

@@ -24,6 +24,7 @@ from notewell.search.engine import CaseMode as CaseMode  # what a door names of 
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
 from notewell.search.engine import SearchResult as SearchResult
 from notewell.services.location_filter import location_filter
+from notewell.services.note_diff import VERSION_CHARS
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE
 
@@ -71,6 +72,7 @@ class DocPart:
     total_lines: int
     next_offset: int | None  # the offset of the next part, or None at the end
     shortened: bool  # a single line longer than the character budget was cut
+    version: str = ""  # the version a write's expected_version names (services/note_diff.py)
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,8 @@ class KnowledgeService:
             size += len(line) + 1
         last = start + len(taken)
         return DocPart(vault_path, doc.meta.title, "\n".join(taken), offset, last, total,
-                       next_offset=last + 1 if last < total else None, shortened=shortened)
+                       next_offset=last + 1 if last < total else None, shortened=shortened,
+                       version=doc.meta.sha256[:VERSION_CHARS])
 
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
         self.authorization.authorize(p, READ)

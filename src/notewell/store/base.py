@@ -34,6 +34,7 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.journal import JournalEntry
 from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
@@ -126,6 +127,16 @@ class AuditRepository(Protocol):
     def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
 
 
+class JournalRepository(Protocol):
+    """Append-only journal of note writes (store/shared/journal.py); ``entries`` newest first, without bytes."""
+
+    def append(self, entry: JournalEntry) -> JournalEntry: ...
+    def get(self, entry_id: int) -> JournalEntry | None: ...
+    def undone(self, entry_id: int) -> JournalEntry | None: ...
+    def entries(self, projects: Sequence[str], *, path: str | None = None, since: str | None = None,
+                limit: int) -> list[JournalEntry]: ...
+
+
 class IdempotencyRepository(Protocol):
     """First answers to create requests, by (owner, key): a repeat gets the kept answer back."""
 
@@ -204,6 +215,8 @@ class Store(Protocol):
     def idempotency(self) -> IdempotencyRepository: ...
     @property
     def servers(self) -> ServerRepository: ...
+    @property
+    def journal(self) -> JournalRepository: ...
     @property
     def meaning(self) -> MeaningRepository: ...
     @property

@@ -187,6 +187,12 @@ def _path_excluded(root: Path, rel: str, excluded: set[str]) -> bool:
     return ignores.excluded(rel, False)
 
 
+def is_ignored(root: Path, rel: str) -> bool:
+    """Would an index of the vault ``root`` pass over the file ``rel`` (vault-relative) because an ignore
+    file excludes it or a folder on its way? (Hidden names are the caller's to refuse.)"""
+    return _path_excluded(root, rel, set())
+
+
 def _valid_name(name: str) -> bool:
     """Can the name be stored and shown? A name of bytes that are not UTF-8 comes with surrogates."""
     try:

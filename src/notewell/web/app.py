@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
 from notewell.runtime import Runtime
 from notewell.web.clients import notewell_executable
-from notewell.web.pages import admin, auth, browse, memories, sessions, tokens
+from notewell.web.pages import admin, auth, browse, memories, sessions, tokens, writing
 from notewell.web.render import page
 from notewell.web.session import (
     SESSION_COOKIE,
@@ -103,7 +103,7 @@ async def _favicon(_request: Request) -> Response:
 def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
     """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
     app = Starlette(
-        routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *memories.ROUTES, *sessions.ROUTES,
+        routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *writing.ROUTES, *memories.ROUTES, *sessions.ROUTES,
                 *admin.ROUTES, Route("/favicon.ico", _favicon, methods=["GET"]),
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),

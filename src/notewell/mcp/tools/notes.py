@@ -3,6 +3,9 @@
 The vault root holds the projects, so a "repository" is a project and a path relative to the vault
 root starts with the project id ("projects/apollo"). The repo enum lists exactly the projects this
 token can read, each with its description, so tools/list differs from token to token.
+
+The toolset also serves the writing tools (write_note, edit_note, move_note, delete_note, undo_note_write:
+mcp/tools/note_writing.py), which need knowledge:write; search_notes itself is unchanged by them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from notewell import limits
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.mcp.schema import JSON_SCHEMA
+from notewell.mcp.tools import note_writing
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.runtime import Runtime
 from notewell.services.knowledge import NotePage
@@ -162,11 +166,12 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
             "returns MCP error -32602: Tool search_notes not found.",
         ),
         example={"query": r"TODO\(\w+\)", "regex": True, "path": "projects/apollo", "limit": 3},
-    )]
+    ), *note_writing.tools(rt)]
 
 
 TOOLSET = Toolset(
-    name="notes", summary="Plain or regex search with paging, per-token repositories (Major Vault).", build=build,
+    name="notes", summary=("Plain or regex search with paging, per-token repositories (Major Vault); with "
+                           "knowledge:write, writing notes."), build=build,
     instructions=("search_notes finds every matching line, plain text or a regular expression, a page at a time "
                   "(offset and hasMore); read a whole note with readDoc when it is served."),
 )

@@ -30,7 +30,7 @@ MIGRATIONS: list[Migration] = [
         """
         CREATE TABLE vectors (
             kind {key} NOT NULL,
-            item_id {bigint} NOT NULL,
+            item_id {int64} NOT NULL,
             model {key} NOT NULL,
             vector {blob} NOT NULL,
             PRIMARY KEY (kind, item_id)
@@ -39,7 +39,7 @@ MIGRATIONS: list[Migration] = [
         """
         CREATE TABLE embedding_queue (
             kind {key} NOT NULL,
-            item_id {bigint} NOT NULL,
+            item_id {int64} NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
             next_at {key} NOT NULL,
             error TEXT,
@@ -56,9 +56,9 @@ MIGRATIONS: list[Migration] = [
     # The vectors' generation: each write of vectors takes the next one (serialised on this row, so a reader
     # that sees generation g sees every vector of g and before), and a process's cache loads only the new ones.
     (
-        "CREATE TABLE meaning_generation (id INTEGER PRIMARY KEY, value {bigint} NOT NULL)",
+        "CREATE TABLE meaning_generation (id INTEGER PRIMARY KEY, value {int64} NOT NULL)",
         "INSERT INTO meaning_generation (id, value) VALUES (1, 0)",
-        "ALTER TABLE vectors ADD COLUMN gen {bigint} NOT NULL DEFAULT 0",
+        "ALTER TABLE vectors ADD COLUMN gen {int64} NOT NULL DEFAULT 0",
         "CREATE INDEX vectors_generation ON vectors (kind, gen)",
     ),
 ]

@@ -1,5 +1,5 @@
-"""A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers)
-beside the backend's documents, memories and brain, which its subclass makes and passes in."""
+"""A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
+the notes' journal) beside the backend's documents, memories and brain, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.journal import SqlJournal
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.servers import SqlServers
 
@@ -26,3 +27,4 @@ class SqlStore:
         self.idempotency = SqlIdempotency(dialect)
         self.servers = SqlServers(dialect)
         self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows
+        self.journal = SqlJournal(dialect)

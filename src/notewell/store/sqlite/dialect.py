@@ -14,9 +14,8 @@ from notewell.store.sqlite.database import SqliteDatabase
 class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
     words: ClassVar[Mapping[str, str]] = {
-        "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
-        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY", "blob": "BLOB",
-        "bigint": "INTEGER"}
+        "int64": "INTEGER", "blob": "BLOB", "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
+        "real": "REAL", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
 

@@ -81,7 +81,9 @@ async def doc_page(request: Request) -> Response:
     title = first.title or rel
     blocks = render_markdown("\n".join(lines), line, title) if rendered else None
     heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
+    may_write = services(request).authorization.allowed(p, "note:write", project)
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
+                may_write=may_write,
                 shown=len(lines), cut=cut, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
                 lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown)

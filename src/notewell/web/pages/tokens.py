@@ -19,7 +19,7 @@ from notewell.web.session import base_url, call, checked_form, services, signed_
 
 SCOPE_HELP = {
     "knowledge:read": "list, read and search documents",
-    "knowledge:write": "reserved: nothing writes documents yet (notes are edited in the vault)",
+    "knowledge:write": "write, edit, move and delete documents where you hold a write grant, and in your home",
     "memory:read": "search and recall memories",
     "memory:write": "remember and forget",
     "sessions": "coding sessions (External Brain)",

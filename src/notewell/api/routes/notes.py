@@ -1,0 +1,140 @@
+"""Writing documents (docs/writing.md): create or replace (PUT), edit (PATCH, the operations of edit_note),
+delete (DELETE, into the trash), move, and the journal with undo. A write names the version it is meant for
+in ``If-Match`` (the ETag a read or the last write answered with); a document changed since is refused with
+412 and its current ETag, never overwritten."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path, Query, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from notewell.api.context import Caller, Services
+from notewell.api.problems import responses
+from notewell.errors import InvalidArgument
+from notewell.records.models import CAMEL, dump, record_model
+from notewell.services.note_edits import OPERATIONS, Edit, check_operation
+from notewell.services.note_journal import JOURNAL_ID_MAX, JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX
+from notewell.services.note_vault import NoteChange
+
+router = APIRouter(tags=["writing"])
+ChangeModel = record_model(NoteChange, "DocumentChange")
+WRITE_ERRORS = responses(400, 401, 403, 404, 409, 412, 422)
+CONTENT_MAX_CHARS = 4_000_000  # the body limit bounds it first; the service caps the note's bytes
+IfMatch = Annotated[str | None, Header(alias="If-Match", max_length=100,
+                                       description="The version (ETag) the write is meant for.")]
+
+
+class PutDocument(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    content: str = Field(max_length=CONTENT_MAX_CHARS, description="The whole text of the document.")
+    overwrite: bool = Field(default=False, description="Replace the document if it exists (send If-Match too).")
+
+
+class PatchDocument(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    operation: str = Field(description=f"One of {', '.join(OPERATIONS)} (as edit_note).")
+    content: str = Field(default="", max_length=CONTENT_MAX_CHARS, description="The text to add or put in place.")
+    old: str | None = Field(default=None, max_length=CONTENT_MAX_CHARS,
+                            description="replace: the exact passage, occurring exactly once.")
+    heading: str | None = Field(default=None, max_length=1000, description="The heading with its level: ## Plan.")
+    fields: dict[str, Any] = Field(default_factory=dict, description="set_front_matter: fields; null removes one.")
+
+
+class MoveDocument(BaseModel):
+    model_config = ConfigDict(extra="forbid", **CAMEL)
+    path: str = Field(min_length=1, max_length=4096, description="The document's path inside the project.")
+    new_path: str = Field(min_length=1, max_length=4096, description="Where it goes, inside the same project.")
+
+
+class JournalEntryModel(BaseModel):
+    """One write of the journal: who, through which call, what it did, the versions before and after."""
+
+    model_config = ConfigDict(**CAMEL)
+    id: int
+    at: str
+    user_id: str
+    token_id: str | None
+    tool: str
+    action: str
+    project: str
+    path: str
+    new_path: str | None
+    before_version: str | None
+    after_version: str | None
+    undoes: int | None
+
+
+class JournalPage(BaseModel):
+    model_config = ConfigDict(**CAMEL)
+    entries: list[JournalEntryModel]
+
+
+def expected(if_match: str | None) -> str | None:
+    """The version an If-Match header names ("v", W/"v" or v); None without one."""
+    if if_match is None or not if_match.strip():
+        return None
+    value = if_match.strip().removeprefix("W/").strip('"')
+    if not value or value == "*" or "," in value:
+        raise InvalidArgument("If-Match", "name one version, as the ETag of the last read or write gave it")
+    return value
+
+
+def _answer(response: Response, change: NoteChange) -> Any:
+    if change.version:
+        response.headers["ETag"] = f'"{change.version}"'
+    return dump(ChangeModel, change)
+
+
+@router.put("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+            summary="Create a document, or replace it whole with overwrite (and If-Match)")
+def put_document(caller: Caller, svc: Services, project: str, path: str, body: PutDocument, response: Response,
+                 if_match: IfMatch = None) -> Any:
+    change = svc.notes.write_note(caller, f"{project}/{path}", body.content, tool="PUT", overwrite=body.overwrite,
+                                  expected_version=expected(if_match))
+    response.status_code = 201 if change.previous_version is None else 200
+    return _answer(response, change)
+
+
+@router.patch("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+              summary="Edit part of a document: append, prepend, replace, a heading's section, front matter")
+def patch_document(caller: Caller, svc: Services, project: str, path: str, body: PatchDocument, response: Response,
+                   if_match: IfMatch = None) -> Any:
+    edit = Edit(check_operation(body.operation), body.content, old=body.old, heading=body.heading, fields=body.fields)
+    return _answer(response, svc.notes.edit_note(caller, f"{project}/{path}", edit, tool="PATCH",
+                                                 expected_version=expected(if_match)))
+
+
+@router.delete("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+               summary="Delete a document into the trash (the journal's undo brings it back)")
+def delete_document(caller: Caller, svc: Services, project: str, path: str, response: Response,
+                    if_match: IfMatch = None) -> Any:
+    return _answer(response, svc.notes.delete_note(caller, f"{project}/{path}", tool="DELETE",
+                                                   expected_version=expected(if_match)))
+
+
+@router.post("/projects/{project}/moves", response_model=ChangeModel, responses=WRITE_ERRORS,
+             summary="Move or rename a document inside its project; never over another")
+def move_document(caller: Caller, svc: Services, project: str, body: MoveDocument, response: Response,
+                  if_match: IfMatch = None) -> Any:
+    return _answer(response, svc.notes.move_note(caller, f"{project}/{body.path}", f"{project}/{body.new_path}",
+                                                 tool="POST moves", expected_version=expected(if_match)))
+
+
+@router.get("/journal", response_model=JournalPage, responses=responses(400, 401, 403, 422),
+            summary="The journal of document writes, newest first, in the projects the caller reads")
+def journal(caller: Caller, svc: Services,
+            path: Annotated[str | None, Query(max_length=4096, description="One document, project first.")] = None,
+            since: Annotated[str | None, Query(max_length=40, description="At or after: ISO 8601.")] = None,
+            limit: Annotated[int, Query(ge=1, le=JOURNAL_LIMIT_MAX)] = JOURNAL_LIMIT_DEFAULT) -> Any:
+    entries = svc.journal.entries(caller, path=path, since=since, limit=limit)
+    return {"entries": [JournalEntryModel.model_validate(e, from_attributes=True).model_dump(by_alias=True)
+                        for e in entries]}
+
+
+@router.post("/journal/{entry_id}/undo", response_model=ChangeModel, responses=WRITE_ERRORS,
+             summary="Undo one write, if the document is still as that write left it")
+def undo(caller: Caller, svc: Services, entry_id: Annotated[int, Path(ge=1, le=JOURNAL_ID_MAX)],
+         response: Response) -> Any:
+    return _answer(response, svc.journal.undo(caller, entry_id, tool="POST undo"))

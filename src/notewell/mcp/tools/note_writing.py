@@ -1,0 +1,205 @@
+"""The writing tools of toolset "notes": write_note, edit_note, move_note, delete_note and undo_note_write,
+mapped onto the note writing and journal services (docs/writing.md).
+
+They sit in the "notes" toolset beside search_notes (as the issue and DESIGN.md's "notes (writing)" row
+name them) but in a module of their own, so Major Vault's seed tool stays as its page words it; each needs
+the policy's action note:write (the knowledge:write scope and a write grant or the home), so a token without
+that scope lists search_notes alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mcp_types import ToolAnnotations
+
+from notewell.access.policy import Action
+from notewell.errors import InvalidArgument
+from notewell.mcp import schema as s
+from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
+from notewell.runtime import Runtime
+from notewell.services.note_diff import DIFF_MAX_CHARS, VERSION_CHARS
+from notewell.services.note_edits import OPERATIONS, Edit, check_operation
+from notewell.services.note_journal import JOURNAL_ID_MAX, NoteJournalService
+from notewell.services.note_vault import NoteChange
+from notewell.services.note_writing import NoteWritingService
+
+ACTION: Action = "note:write"
+# A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                              open_world_hint=False)
+KEEPING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+NOTE_NOT_FOUND = ("Not found: there is no note at this path, or no project of that name, that this person can "
+                  "see. The answer is the same whether it is hidden or does not exist. Pass a path exactly as "
+                  "searchKnowledge, listDocs or search_notes return it, project first.")
+_SCOPE_REFUSAL = ("If the connection does not hold knowledge:write, the tool is not in the tool list, and a call to "
+                  "it returns MCP error -32602: Tool {tool} not found.")
+_CONFLICT = ("Error in {tool}: Conflict: <path> changed since version <expected>: it is at version <current> "
+             "(<how they differ>); read it again and redo the change.")
+_FORBIDDEN = ("Error in {tool}: Forbidden: you may read <project> but not write to it; ask an admin for a write "
+              "grant (or write in your home, ~<handle>).")
+
+_PATH = s.string("The note's path, project first, as searchKnowledge returns it: handbook/decisions.md.")
+_EXPECTED = s.string(f"The version the change is meant for ({VERSION_CHARS} hex digits, from readDoc or the last "
+                     "write). If the note has changed since, nothing is written and the error names the current "
+                     "version. Leave it out to change the note as it is now.")
+_CHANGE_OUTPUT = s.tool_output({
+    "path": s.string("Where the note is now (for delete_note: where it was)."),
+    "version": s.nullable(s.string("The note's new version; null once deleted.")),
+    "previous_version": s.nullable(s.string("Its version before; null when it was created.")),
+    "changed_lines": s.obj({"first": s.integer("First changed line of the new text, from 1."),
+                            "last": s.integer("Last changed line; first - 1 when lines were only removed.")}),
+    "summary": s.string("The change in a line."),
+    "diff": s.string(f"A unified diff of the change, at most {DIFF_MAX_CHARS} characters."),
+    "diff_truncated": s.boolean("True when the diff was cut."),
+    "journal_id": s.integer("The journal entry recording the change; undo_note_write takes it."),
+    "moved_from": s.string("move_note: where the note was."),
+    "trash": s.string("delete_note: the copy kept in the trash, vault-relative."),
+}, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
+
+
+def change_dict(c: NoteChange) -> JsonObject:
+    out: JsonObject = {"path": c.path, "version": c.version, "previous_version": c.previous_version,
+                       "changed_lines": {"first": c.first_line, "last": c.last_line}, "summary": c.summary,
+                       "diff": c.diff, "diff_truncated": c.diff_truncated, "journal_id": c.journal_id}
+    if c.moved_from is not None:
+        out["moved_from"] = c.moved_from
+    if c.trash is not None:
+        out["trash"] = c.trash
+    return out
+
+
+def _refusals(tool: str, *extra: str) -> tuple[str, ...]:
+    return (f"Error in {tool}: {NOTE_NOT_FOUND}", _FORBIDDEN.format(tool=tool), _CONFLICT.format(tool=tool), *extra,
+            "A path that climbs out with .., names a hidden file or folder (.notewell/ among them), is excluded by "
+            "an ignore file, passes through a symlink or is not of an indexed type is refused as invalid "
+            "arguments naming the argument.", _SCOPE_REFUSAL.format(tool=tool))
+
+
+def _write_note(svc: NoteWritingService) -> ToolSpec:
+    def write_note(ctx: CallContext, args: Arguments) -> JsonObject:
+        return change_dict(svc.write_note(ctx.principal, args.required_string("path"), args.required_string("content"),
+                                          tool="write_note", overwrite=args.boolean("overwrite"),
+                                          expected_version=args.string("expected_version")))
+
+    return ToolSpec(
+        name="write_note", title="Write a note", action=ACTION, annotations=DESTRUCTIVE, call=write_note,
+        description="Creates a note with this content (and its folders) in a project you may write. It refuses to "
+                    "replace an existing note unless overwrite is true; then pass expected_version too, so a note "
+                    "changed since you read it is not lost. The change is searchable when the call returns.",
+        input_schema=s.tool_input({
+            "path": _PATH,
+            "content": s.string("The whole text of the note (markdown)."),
+            "overwrite": s.boolean("True: replace the note if it exists.", default=False),
+            "expected_version": _EXPECTED,
+        }, ["path", "content"]),
+        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        refusals=_refusals("write_note", "Error in write_note: Conflict: <path> exists already; edit it with "
+                                         "edit_note, or pass overwrite (with its expected_version)."),
+    )
+
+
+def _fields(args: Arguments) -> Mapping[str, object]:
+    fields = args.raw.get("fields")
+    if fields is None:
+        return {}
+    if not isinstance(fields, dict) or not all(isinstance(k, str) for k in fields):
+        raise InvalidArgument("fields", "must be an object of front matter fields, such as {\"status\": \"done\"}")
+    return fields
+
+
+def _edit_note(svc: NoteWritingService) -> ToolSpec:
+    def edit_note(ctx: CallContext, args: Arguments) -> JsonObject:
+        operation = check_operation(args.required_string("operation"))
+        content = args.string("content", default="") or ""
+        if operation not in ("set_front_matter",) and "content" not in args.raw:
+            raise InvalidArgument("content", f"is required for {operation}: the text to add or put in place")
+        edit = Edit(operation, content, old=args.string("old"), heading=args.string("heading"), fields=_fields(args))
+        return change_dict(svc.edit_note(ctx.principal, args.required_string("path"), edit, tool="edit_note",
+                                         expected_version=args.string("expected_version")))
+
+    return ToolSpec(
+        name="edit_note", title="Edit a note", action=ACTION, annotations=DESTRUCTIVE, call=edit_note,
+        description="Changes part of a note and keeps every other line as it is. operation: append (at the end), "
+                    "prepend (at the start, after the front matter), replace (old, an exact passage that must occur "
+                    "exactly once, becomes content), insert_under_heading (content goes at the end of the text "
+                    "directly under heading), replace_section (the section under heading, up to the next heading of "
+                    "the same or a higher level, becomes content), set_front_matter (fields set; null removes one). "
+                    "A heading is named with its level, as written: '## Decisions'; headings inside code blocks do "
+                    "not count.",
+        input_schema=s.tool_input({
+            "path": _PATH,
+            "operation": s.string("What to do.", enum=list(OPERATIONS)),
+            "content": s.string("The text to add or put in place (every operation but set_front_matter)."),
+            "old": s.string("replace: the exact passage to replace; it must occur exactly once."),
+            "heading": s.string("insert_under_heading, replace_section: the heading with its level, '## Decisions'."),
+            "fields": {"type": "object", "description": "set_front_matter: the fields to set, such as "
+                                                        "{\"status\": \"done\"}; a null value removes the field."},
+            "expected_version": _EXPECTED,
+        }, ["path", "operation"]),
+        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        refusals=_refusals("edit_note", "A passage that occurs no time or several times, a heading the note lacks "
+                                        "(the error lists its headings) or has twice, or an edit that changes "
+                                        "nothing is refused as invalid arguments naming the argument."),
+    )
+
+
+def _move_note(svc: NoteWritingService) -> ToolSpec:
+    def move_note(ctx: CallContext, args: Arguments) -> JsonObject:
+        return change_dict(svc.move_note(ctx.principal, args.required_string("path"), args.required_string("new_path"),
+                                         tool="move_note", expected_version=args.string("expected_version")))
+
+    return ToolSpec(
+        name="move_note", title="Move or rename a note", action=ACTION, annotations=KEEPING, call=move_note,
+        description="Moves or renames a note within its project; it never replaces a note already at new_path.",
+        input_schema=s.tool_input({
+            "path": _PATH,
+            "new_path": s.string("Where it goes, project first (the same project)."),
+            "expected_version": _EXPECTED,
+        }, ["path", "new_path"]),
+        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        refusals=_refusals("move_note", "Error in move_note: Conflict: <new_path> exists already; a move never "
+                                        "overwrites a note."),
+    )
+
+
+def _delete_note(svc: NoteWritingService) -> ToolSpec:
+    def delete_note(ctx: CallContext, args: Arguments) -> JsonObject:
+        return change_dict(svc.delete_note(ctx.principal, args.required_string("path"), tool="delete_note",
+                                           expected_version=args.string("expected_version")))
+
+    return ToolSpec(
+        name="delete_note", title="Delete a note", action=ACTION, annotations=DESTRUCTIVE, call=delete_note,
+        description="Deletes a note: its bytes go to the trash (.notewell/trash/) and the journal, and "
+                    "undo_note_write with the answer's journal_id brings it back.",
+        input_schema=s.tool_input({"path": _PATH, "expected_version": _EXPECTED}, ["path"]),
+        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND, refusals=_refusals("delete_note"),
+    )
+
+
+def _undo(journal: NoteJournalService) -> ToolSpec:
+    def undo_note_write(ctx: CallContext, args: Arguments) -> JsonObject:
+        entry = args.integer("journal_id", 0, 1, JOURNAL_ID_MAX)
+        return change_dict(journal.undo(ctx.principal, entry, tool="undo_note_write"))
+
+    return ToolSpec(
+        name="undo_note_write", title="Undo a note write", action=ACTION, annotations=DESTRUCTIVE, call=undo_note_write,
+        description="Undoes one write of the journal (journal_id, as a write answered it): the note gets back the "
+                    "bytes it had before, a deleted note comes back, a moved one moves back. Refused when the note "
+                    "changed since that write; undo the later writes first.",
+        input_schema=s.tool_input({"journal_id": s.integer("The journal entry to undo.", minimum=1,
+                                                           maximum=JOURNAL_ID_MAX)},
+                                  ["journal_id"]),
+        output_schema=_CHANGE_OUTPUT,
+        refusals=("Error in undo_note_write: Not found: journal entry <id>: it does not exist or is in a project "
+                  "this person cannot see.",
+                  "Error in undo_note_write: Conflict: <path> changed since journal entry <id> (...); undo the "
+                  "later entries first, or edit it.",
+                  "Error in undo_note_write: Conflict: journal entry <id> was undone already, by entry <id>.",
+                  _SCOPE_REFUSAL.format(tool="undo_note_write")),
+    )
+
+
+def tools(rt: Runtime) -> Sequence[ToolSpec]:
+    return [_write_note(rt.notes), _edit_note(rt.notes), _move_note(rt.notes), _delete_note(rt.notes),
+            _undo(rt.journal)]

@@ -1,0 +1,128 @@
+"""The edit operations on a note's text, pure: text in, text out, nothing else touched.
+
+Each operation changes only the lines it names and keeps every other byte (line endings included): a
+CRLF note stays CRLF, and added lines take the note's ending (note_text.newline_of).
+
+- ``append``: the content after the last line (the last line gets an ending first, if it has none).
+- ``prepend``: the content before the first line, after the front matter when there is one.
+- ``replace``: ``old``, an exact passage that must occur exactly once, becomes the content.
+- ``insert_under_heading``: the content goes directly under the heading, after the text already there
+  (before its trailing blank lines and its first sub-heading).
+- ``replace_section``: the heading's section (the lines after it up to the next heading of the same or a
+  higher level) becomes the content; the heading stays, and so do the section's trailing blank lines.
+- ``set_front_matter``: fields set in the front matter (note_front_matter.py).
+
+A heading is named with its level and text, as written: ``## Decisions``. It must be exactly one of the
+note's headings (note_text: code fences and front matter hold none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from notewell.errors import InvalidArgument
+from notewell.services.note_front_matter import set_fields
+from notewell.services.note_text import (
+    Heading,
+    as_lines,
+    bare,
+    body_end,
+    ensure_ended,
+    front_matter_end,
+    headings,
+    newline_of,
+    parse_heading,
+    section_end,
+    split_lines,
+)
+
+Operation = Literal["append", "prepend", "replace", "insert_under_heading", "replace_section", "set_front_matter"]
+OPERATIONS: tuple[str, ...] = get_args(Operation)
+HEADINGS_LISTED_MAX = 20  # how many of the note's headings a refusal lists
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One operation with what it needs: ``content`` (all but set_front_matter), ``old`` (replace),
+    ``heading`` (the two heading operations), ``fields`` (set_front_matter; a null value removes a field)."""
+
+    operation: Operation
+    content: str = ""
+    old: str | None = None
+    heading: str | None = None
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+
+def check_operation(value: str) -> Operation:
+    for known in get_args(Operation):
+        if value == known:
+            return known  # type: ignore[no-any-return]
+    raise InvalidArgument("operation", f"{value!r} is not an operation; choose one of {', '.join(OPERATIONS)}")
+
+
+def apply_edit(text: str, edit: Edit) -> str:
+    """The text after ``edit``; InvalidArgument naming the argument when it cannot apply."""
+    if edit.operation == "set_front_matter":
+        return set_fields(text, edit.fields)
+    if edit.operation == "replace":
+        return _replace(text, edit.old, edit.content)
+    lines = split_lines(text)
+    newline = newline_of(text)
+    added = as_lines(edit.content, newline)
+    if edit.operation == "append":
+        return "".join([*ensure_ended(lines, newline), *added])
+    if edit.operation == "prepend":
+        at = front_matter_end(lines)
+        head = ensure_ended(lines[:at], newline)
+        return "".join([*head, *(ensure_ended(added, newline) if lines[at:] else added), *lines[at:]])
+    found = headings(lines)
+    heading = _the_heading(found, edit.heading)
+    end = section_end(lines, found, heading)
+    if edit.operation == "insert_under_heading":
+        at = body_end(found, heading, end)
+        while at > heading.index + 1 and not bare(lines[at - 1]).strip():
+            at -= 1
+        return "".join([*ensure_ended(lines[:at], newline), *added, *lines[at:]])
+    start = heading.index + 1
+    trailing = end
+    while trailing > start and not bare(lines[trailing - 1]).strip():
+        trailing -= 1
+    kept = lines[trailing:end]
+    if end == len(lines) and kept:
+        kept = ensure_ended(kept, newline)
+    return "".join([*ensure_ended(lines[:start], newline), *added, *kept, *lines[end:]])
+
+
+def _replace(text: str, old: str | None, content: str) -> str:
+    if not old:
+        raise InvalidArgument("old", "is required for replace: the exact passage to replace, as the note has it")
+    passage = old
+    if old not in text and "\r\n" in text and newline_of(text) == "\r\n":
+        passage = old.replace("\r\n", "\n").replace("\n", "\r\n")  # a CRLF note, the passage sent with "\n"
+        content = content.replace("\r\n", "\n").replace("\n", "\r\n")
+    count = text.count(passage)
+    if count != 1:
+        where = "does not occur in the note" if count == 0 else f"occurs {count} times in the note"
+        raise InvalidArgument("old", f"{where}; give a passage that occurs exactly once (add the lines around it)")
+    return text.replace(passage, content, 1)
+
+
+def _the_heading(found: list[Heading], wanted: str | None) -> Heading:
+    if not wanted or parse_heading(wanted.strip()) is None:
+        raise InvalidArgument("heading", "is required: the heading as written, with its level, such as '## Decisions'")
+    parsed = parse_heading(wanted.strip())
+    assert parsed is not None
+    level, text = parsed
+    matches = [h for h in found if h.level == level and h.text == text]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        lines = ", ".join(str(h.index + 1) for h in matches)
+        raise InvalidArgument("heading", f"{wanted.strip()!r} is on {len(matches)} lines ({lines}); "
+                                         "rename one, or use replace with the passage around it")
+    listed = ", ".join(repr(h.label) for h in found[:HEADINGS_LISTED_MAX]) or "none"
+    more = " …" if len(found) > HEADINGS_LISTED_MAX else ""
+    raise InvalidArgument("heading", f"{wanted.strip()!r} is not a heading of the note (outside code blocks); "
+                                     f"its headings: {listed}{more}")

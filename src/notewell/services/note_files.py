@@ -1,0 +1,141 @@
+"""Reading and writing vault files so that no reader ever sees half a note and no symlink leads out.
+
+Every path is opened from the vault's own descriptor one component at a time with O_NOFOLLOW (as
+vault/verified_read.py reads): a folder that is a symlink fails to open instead of being followed, and a
+note that is a symlink is refused. A write goes to a temporary file in the note's own folder (created
+O_EXCL, so never over anything), is fsynced, renamed over the note with ``os.replace`` (atomic: a reader
+sees the old bytes or the new, never a mix, and a crash leaves one or the other), and the folder is
+fsynced so the rename itself survives a power cut. A move links the note at its new path (which fails if
+anything is there: a move never overwrites) and then unlinks the old one.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from notewell.errors import InvalidArgument
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+TEMP_PREFIX = ".notewell-write-"  # hidden, so a scan that sees one mid-write passes over it
+FILE_MODE = 0o644
+FOLDER_MODE = 0o755
+
+
+class NoteFiles:
+    """The files of one vault, reached only through verified descriptors."""
+
+    def __init__(self, vault: Path) -> None:
+        self.vault = vault
+
+    @contextmanager
+    def _folder(self, parts: list[str], *, create: bool, field: str) -> Iterator[int]:
+        """A descriptor of the folder ``parts`` below the vault (made when ``create``); InvalidArgument when a
+        part is a symlink or not a folder."""
+        fd = os.open(self.vault, _DIR_FLAGS)
+        try:
+            for part in parts:
+                try:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    with suppress(FileExistsError):
+                        os.mkdir(part, FOLDER_MODE, dir_fd=fd)
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as err:
+                    if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                        raise InvalidArgument(field, f"{part} on the way is a symlink or not a folder; notes are "
+                                                     "written only through real folders of the vault") from err
+                    raise
+                os.close(fd)
+                fd = child
+            yield fd
+        finally:
+            os.close(fd)
+
+    def read(self, rel: str, max_bytes: int, field: str = "path") -> bytes | None:
+        """The note's bytes, None when there is none; InvalidArgument for a symlink, a folder or an oversized
+        file at that path."""
+        parts = rel.split("/")
+        try:
+            with self._folder(parts[:-1], create=False, field=field) as folder:
+                fd = os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR):
+                raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note") from err
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidArgument(field, f"{rel} is not a regular file")
+            if info.st_size > max_bytes:
+                raise InvalidArgument(field, f"{rel} is {info.st_size} bytes, over the {max_bytes} byte limit of "
+                                             "the notes agents write")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def write(self, rel: str, data: bytes, field: str = "path") -> None:
+        """Replace (or create) the note with ``data``, atomically and durably (the module's docstring)."""
+        parts = rel.split("/")
+        with self._folder(parts[:-1], create=True, field=field) as folder:
+            self._refuse_non_file(folder, parts[-1], rel, field)
+            temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+            fd = os.open(temp, _TEMP_FLAGS, FILE_MODE, dir_fd=folder)
+            try:
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(temp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                _unlink_quietly(temp, folder)
+                raise
+            os.fsync(folder)
+
+    def move(self, rel: str, new_rel: str, field: str = "new_path") -> None:
+        """Move the note to ``new_rel``; FileExistsError when anything is there already."""
+        parts, new_parts = rel.split("/"), new_rel.split("/")
+        with self._folder(parts[:-1], create=False, field="path") as source, \
+                self._folder(new_parts[:-1], create=True, field=field) as target:
+            os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
+            os.unlink(parts[-1], dir_fd=source)
+            os.fsync(target)
+            os.fsync(source)
+
+    def remove(self, rel: str) -> None:
+        """Remove the note (its bytes are kept by the caller: in the trash and the journal)."""
+        parts = rel.split("/")
+        with self._folder(parts[:-1], create=False, field="path") as folder:
+            os.unlink(parts[-1], dir_fd=folder)
+            os.fsync(folder)
+
+    @staticmethod
+    def _refuse_non_file(folder: int, name: str, rel: str, field: str) -> None:
+        try:
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
+
+
+def _unlink_quietly(name: str, folder: int) -> None:
+    with suppress(OSError):
+        os.unlink(name, dir_fd=folder)

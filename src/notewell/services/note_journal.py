@@ -1,0 +1,139 @@
+"""The journal of note writes, and undo (docs/writing.md).
+
+Listing the journal needs ``knowledge:read`` and shows only the projects the caller reads. Undoing an entry
+needs ``note:write`` on its project and is a write like any other (locked, journaled, indexed): it puts
+back what the entry replaced, only if the note is still exactly as the entry left it (its version), and
+each entry is undone at most once. An undo is itself an entry, so it can be undone in turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from notewell.access.policy import Action
+from notewell.access.principal import Principal
+from notewell.errors import Conflict, InvalidArgument, NotFound
+from notewell.paths import normalize_path
+from notewell.records.journal import JournalEntry
+from notewell.services.note_diff import change, version_of
+from notewell.services.note_paths import NotePath
+from notewell.services.note_vault import NoteChange, NoteVault, Write
+from notewell.timestamps import parse_iso
+
+if TYPE_CHECKING:
+    from notewell.access.authorization import Authorization
+
+READ: Action = "knowledge:read"
+WRITE: Action = "note:write"
+JOURNAL_LIMIT_DEFAULT = 50
+JOURNAL_LIMIT_MAX = 500
+JOURNAL_ID_MAX = 2**63 - 1  # an entry id is a 64-bit integer in both stores
+HISTORY_MAX = 20  # the writes a document's history shows, each with its diff
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One write of a document's history: the entry, its diff when both texts are still known (a move has
+    none), and whether the caller may undo it."""
+
+    entry: JournalEntry
+    diff: str
+    diff_truncated: bool
+    may_undo: bool
+
+
+class NoteJournalService:
+    def __init__(self, vault: NoteVault, authorization: Authorization) -> None:
+        self.vault = vault
+        self.authorization = authorization
+
+    def entries(self, p: Principal, *, path: str | None = None, since: str | None = None,
+                limit: int = JOURNAL_LIMIT_DEFAULT) -> list[JournalEntry]:
+        """The newest entries first, in the projects p reads: of one note (``path``, a vault path: where it was
+        or where it went), at or after ``since`` (ISO 8601), at most ``limit``."""
+        self.authorization.authorize(p, READ)
+        if not 1 <= limit <= JOURNAL_LIMIT_MAX:
+            raise InvalidArgument("limit", f"must be between 1 and {JOURNAL_LIMIT_MAX}")
+        if since is not None:
+            try:
+                parse_iso(since)
+            except ValueError as err:
+                raise InvalidArgument("since", f"{since!r} is not a time; write it as 2026-05-01 or "
+                                               "2026-05-01T09:00:00Z") from err
+        projects = [pr.id for pr in self.authorization.projects(p, READ)]
+        rel = None
+        if path:
+            project, _, rel = normalize_path(path).partition("/")
+            if project not in projects or not rel:
+                return []
+            projects = [project]
+        return self.vault.journal.entries(projects, path=rel, since=since, limit=limit)
+
+    def history(self, p: Principal, path: str) -> list[HistoryItem]:
+        """The newest writes of the document at ``path`` (vault path), each with the diff it made: the text
+        after a write is the text the next write replaced (the journal keeps it), or the note as it is now."""
+        entries = self.entries(p, path=path, limit=HISTORY_MAX)
+        if not entries:
+            return []
+        place = NotePath(entries[0].project, normalize_path(path).partition("/")[2])
+        known: dict[str, bytes] = {}
+        current = self.vault.read(place)
+        if current is not None:
+            known[version_of(current)] = current
+        full = [self.vault.journal.get(e.id) or e for e in entries]
+        for e in full:
+            if e.before is not None and e.before_version is not None:
+                known[e.before_version] = e.before
+        may_undo = self.authorization.allowed(p, WRITE, place.project)
+        items = []
+        for e in full:
+            before = b"" if e.before_version is None else known.get(e.before_version)
+            after = b"" if e.after_version is None else known.get(e.after_version)
+            diff, cut = "", False
+            if e.new_path is None and before is not None and after is not None:
+                made = change(before.decode("utf-8", errors="replace"), after.decode("utf-8", errors="replace"),
+                              place.vault_path)
+                diff, cut = made.diff, made.truncated
+            items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo))
+        return items
+
+    def undo(self, p: Principal, entry_id: int, *, tool: str) -> NoteChange:
+        """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since."""
+        self.authorization.authorize(p, WRITE)
+        if not 1 <= entry_id <= JOURNAL_ID_MAX:
+            raise InvalidArgument("journal_id", f"must be a journal entry's id, from 1 to {JOURNAL_ID_MAX}")
+        entry = self.vault.journal.get(entry_id)
+        if entry is None or not self.authorization.allowed(p, "project:see", entry.project):
+            raise NotFound(f"Not found: journal entry {entry_id}")
+        self.authorization.authorize(p, WRITE, entry.project)
+        place = NotePath(entry.project, entry.path)
+        moved = NotePath(entry.project, entry.new_path) if entry.new_path else None
+        write = Write(p, tool, "undo", undoes=entry.id)
+        with self.vault.locks.holding(place.vault_path, *([moved.vault_path] if moved else [])):
+            done = self.vault.journal.undone(entry.id)
+            if done is not None:
+                raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
+            now = self.vault.read(moved or place)
+            self._still_as_left(entry, moved or place, now)
+            if moved is not None and now is not None:
+                if self.vault.read(place) is not None:
+                    raise Conflict(f"Conflict: cannot move {moved.vault_path} back: {place.vault_path} exists again")
+                return self.vault.move(write, moved, place, now)
+            if entry.before is None:
+                assert now is not None
+                return self.vault.remove(write, place, now)
+            return self.vault.put(write, place, now, entry.before)
+
+    @staticmethod
+    def _still_as_left(entry: JournalEntry, where: NotePath, now: bytes | None) -> None:
+        current = version_of(now) if now is not None else None
+        if current == entry.after_version:
+            return
+        if current is None:
+            raise Conflict(f"Conflict: {where.vault_path} is gone since journal entry {entry.id}; nothing to undo")
+        if entry.after_version is None:
+            raise Conflict(f"Conflict: {where.vault_path} exists again (version {current}) since journal entry "
+                           f"{entry.id} deleted it; it is not written over")
+        raise Conflict(f"Conflict: {where.vault_path} changed since journal entry {entry.id} (it was version "
+                       f"{entry.after_version}, it is {current} now); undo the later entries first, or edit it")

@@ -1,0 +1,179 @@
+"""The steps every note write shares, under the note's lock: read what is there, check the version, write,
+keep the old bytes in the trash and the journal, index the change, and answer with what changed.
+
+The note writing service (note_writing.py) and the journal's undo (note_journal.py) are both made of these
+steps, so an undo is a write like any other: locked, version-checked, journaled and indexed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from notewell.access.audit import AuditTrail
+from notewell.access.principal import Principal
+from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.errors import InvalidArgument, VersionConflict
+from notewell.records.journal import JournalAction, JournalEntry
+from notewell.services.indexing import IndexingService
+from notewell.services.note_diff import VERSION_CHARS, change, version_of
+from notewell.services.note_files import NoteFiles
+from notewell.services.note_git import NoteGit
+from notewell.services.note_locks import NoteLocks
+from notewell.services.note_paths import NotePath
+from notewell.store.base import JournalRepository
+from notewell.store.note_lease import NoteLease
+from notewell.timestamps import now_iso
+
+_VERSION = re.compile(f"^[0-9a-f]{{{VERSION_CHARS}}}$")
+TRASH_FOLDER = "trash"  # in .notewell/: a deleted note's bytes, at <trash id>/<vault path>
+LOCKS_FOLDER = "locks"
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """What one write did: where the note is, its version after (None: deleted) and before, the changed lines
+    of the new text, a unified diff (capped: ``diff_truncated``) and the journal entry that records it."""
+
+    path: str  # vault path, where the note is now (for a delete: where it was)
+    version: str | None
+    previous_version: str | None
+    first_line: int
+    last_line: int  # first_line - 1 when lines were only removed
+    summary: str
+    diff: str
+    diff_truncated: bool
+    journal_id: int
+    moved_from: str | None = None
+    trash: str | None = None  # a deleted note's copy in the trash (vault-relative)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write as the journal records it: who, through which door's call, what it does."""
+
+    principal: Principal
+    tool: str
+    action: JournalAction
+    undoes: int | None = None
+
+
+def check_version(expected: str | None) -> str | None:
+    if expected is None:
+        return None
+    cleaned = expected.strip().lower()
+    if not _VERSION.match(cleaned):
+        raise InvalidArgument("expected_version", f"{expected!r} is not a version: pass the {VERSION_CHARS} hex "
+                                                  "digits readDoc or a previous write returned")
+    return cleaned
+
+
+def decode_note(data: bytes, path: str) -> tuple[str, bytes]:
+    """(text, the byte order mark it had or b"") of a note to edit; a note that is not UTF-8 is refused."""
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    try:
+        return data[len(bom):].decode("utf-8"), bom
+    except UnicodeDecodeError as err:
+        raise InvalidArgument("path", f"{path} is not valid UTF-8 text, so it is not edited here") from err
+
+
+class NoteVault:
+    def __init__(self, settings: Settings, journal: JournalRepository, indexing: IndexingService,
+                 audit: AuditTrail, lease: NoteLease) -> None:
+        self.settings = settings
+        self.files = NoteFiles(settings.vault)
+        self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER, lease)
+        self.git = NoteGit(settings.vault, settings.git_commit)
+        self.journal = journal
+        self.indexing = indexing
+        self.audit = audit
+
+    @property
+    def max_bytes(self) -> int:
+        return self.settings.max_file_bytes
+
+    def read(self, target: NotePath, field: str = "path") -> bytes | None:
+        return self.files.read(target.vault_path, self.max_bytes, field)
+
+    def check(self, target: NotePath, current: bytes | None, expected: str | None) -> None:
+        """Refuse the write when ``expected`` names a version the note no longer has (VersionConflict with the
+        current version and how the two differ, when the journal still holds the expected text)."""
+        if expected is None:
+            return
+        now = version_of(current) if current is not None else ""
+        if now == expected:
+            return
+        raise VersionConflict(target.vault_path, expected, now, self._difference(target, expected, current))
+
+    def _difference(self, target: NotePath, expected: str, current: bytes | None) -> str:
+        replaced = self.journal.entries([target.project], path=target.rel, limit=200)
+        old = next((e for e in replaced if e.before_version == expected), None)
+        full = self.journal.get(old.id) if old is not None else None
+        if current is None:
+            return "deleted since"
+        text = current.decode("utf-8", errors="replace")
+        if full is None or full.before is None:
+            return f"changed outside this journal; it now has {text.count(chr(10)) + 1} lines"
+        by = f", first by {full.user_id} ({full.tool}, journal {full.id})"
+        return change(full.before.decode("utf-8", errors="replace"), text, target.vault_path).summary + by
+
+    def check_size(self, data: bytes) -> None:
+        if len(data) > self.max_bytes:
+            raise InvalidArgument("content", f"the note would be {len(data)} bytes, over the {self.max_bytes} byte "
+                                             "limit of the vault's index; split it into several notes")
+
+    def put(self, write: Write, target: NotePath, before: bytes | None, after: bytes) -> NoteChange:
+        """Write ``after`` over ``before`` (held under the lock), journal it and index it."""
+        self.check_size(after)
+        self.files.write(target.vault_path, after)
+        entry = self._record(write, target, None, before, after)
+        self.indexing.sync_paths([target.vault_path])
+        return self._answer(entry, target, before, after)
+
+    def remove(self, write: Write, target: NotePath, before: bytes) -> NoteChange:
+        """Delete the note, its bytes kept in the trash and the journal."""
+        trash = f"{TRASH_FOLDER}/{secrets.token_hex(6)}/{target.vault_path}"
+        NoteFiles(self._index_folder()).write(trash, before, field="path")
+        self.files.remove(target.vault_path)
+        entry = self._record(write, target, None, before, None)
+        self.indexing.sync_paths([target.vault_path])
+        answer = self._answer(entry, target, before, b"")
+        return replace(answer, version=None, trash=f"{INDEX_DIR_NAME}/{trash}")
+
+    def move(self, write: Write, source: NotePath, target: NotePath, data: bytes) -> NoteChange:
+        """Move the note (never over another: FileExistsError), journal it and index both places."""
+        self.files.move(source.vault_path, target.vault_path)
+        entry = self._record(write, source, target, data, data)
+        self.indexing.sync_paths([source.vault_path, target.vault_path])
+        version = version_of(data)
+        return NoteChange(target.vault_path, version, version, 1, 0, "moved, no line changed", "", False, entry.id,
+                          moved_from=source.vault_path)
+
+    def _index_folder(self) -> Path:
+        folder = self.settings.vault / INDEX_DIR_NAME
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    def _record(self, write: Write, target: NotePath, moved_to: NotePath | None, before: bytes | None,
+                after: bytes | None) -> JournalEntry:
+        p = write.principal
+        keep = before if moved_to is None else None  # a move changes no byte
+        entry = self.journal.append(JournalEntry(
+            0, now_iso(), p.user_id, p.token_id, write.tool, write.action, target.project, target.rel,
+            moved_to.rel if moved_to else None, version_of(before) if before is not None else None,
+            version_of(after) if after is not None else None, write.undoes, keep))
+        self.audit.record(p, f"note.{write.action}", target.vault_path,
+                          {"journal": entry.id, "tool": write.tool, "version": entry.after_version,
+                           **({"to": moved_to.vault_path} if moved_to else {})})
+        self.git.commit([target.vault_path, *([moved_to.vault_path] if moved_to else [])], (p.handle, p.email),
+                        f"notewell: {write.action} {target.vault_path} (journal {entry.id}, {write.tool})")
+        return entry
+
+    @staticmethod
+    def _answer(entry: JournalEntry, target: NotePath, before: bytes | None, after: bytes) -> NoteChange:
+        old = (before or b"").decode("utf-8", errors="replace")
+        diff = change(old, after.decode("utf-8", errors="replace"), target.vault_path)
+        return NoteChange(target.vault_path, version_of(after), entry.before_version, diff.first_line, diff.last_line,
+                          diff.summary, diff.diff, diff.truncated, entry.id)

@@ -1,0 +1,119 @@
+"""Writing notes into the vault: create, edit, move and delete, for agents and people alike (docs/writing.md).
+
+Every method asks Authorization for ``note:write`` on the note's project first (the knowledge:write scope on
+the token, then a write grant or the caller's own home: the role adds nothing); a project the caller may not see answers
+``Not found: <path>`` exactly as a missing note does. Paths are checked by note_paths.py, the files written
+by note_files.py (atomic, through the vault's descriptor), each write done under the note's lock by
+note_vault.py, which journals it and indexes it before the method returns: a search right after a write
+finds the new text.
+
+``expected_version`` (the version readDoc and every write answer with) makes a write conditional: a note
+changed since is refused with its current version (VersionConflict), never silently overwritten.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from notewell.access.policy import Action
+from notewell.access.principal import Principal
+from notewell.errors import Conflict, InvalidArgument, NotFound
+from notewell.services.note_diff import version_of
+from notewell.services.note_edits import Edit, apply_edit
+from notewell.services.note_paths import NotePath, check_not_ignored, note_path
+from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
+
+if TYPE_CHECKING:
+    from notewell.access.authorization import Authorization
+
+WRITE: Action = "note:write"
+
+
+class NoteWritingService:
+    def __init__(self, vault: NoteVault, authorization: Authorization) -> None:
+        self.vault = vault
+        self.authorization = authorization
+
+    def writable(self, p: Principal, path: str, field: str = "path") -> NotePath:
+        """The checked path of a note p may write; NotFound naming ``path`` when its project is hidden or
+        missing, Forbidden when p may read it but not write there."""
+        self.authorization.authorize(p, WRITE)
+        target = note_path(path, self.vault.settings.file_types, field)
+        if not self.authorization.allowed(p, "project:see", target.project):  # hidden: as a missing note
+            raise NotFound(f"Not found: {path}")
+        self.authorization.authorize(p, WRITE, target.project)
+        check_not_ignored(self.vault.settings.vault, target, field)
+        return target
+
+    def read_for_edit(self, p: Principal, path: str) -> tuple[str, str]:
+        """(the note's text as it is on disk, its version), for an editor: only for a caller who may write it."""
+        target = self.writable(p, path)
+        data = self._existing(target, path)
+        return decode_note(data, target.vault_path)[0], version_of(data)
+
+    def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
+                   expected_version: str | None = None) -> NoteChange:
+        """Create the note (its folders too); over an existing note only with ``overwrite``."""
+        target = self.writable(p, path)
+        expected = check_version(expected_version)
+        data = content.encode("utf-8")
+        self.vault.check_size(data)
+        with self.vault.locks.holding(target.vault_path):
+            before = self.vault.read(target)
+            if before is not None and not overwrite:
+                raise Conflict(f"Conflict: {target.vault_path} exists already; edit it with edit_note, or pass "
+                               "overwrite (with its expected_version) to replace it whole", field="path")
+            self.vault.check(target, before, expected)
+            return self.vault.put(Write(p, tool, "write"), target, before, data)
+
+    def edit_note(self, p: Principal, path: str, edit: Edit, *, tool: str,
+                  expected_version: str | None = None) -> NoteChange:
+        """Apply one edit operation (note_edits.py) to the note as it is on disk now."""
+        target = self.writable(p, path)
+        expected = check_version(expected_version)
+        with self.vault.locks.holding(target.vault_path):
+            before = self._existing(target, path)
+            self.vault.check(target, before, expected)
+            text, bom = decode_note(before, target.vault_path)
+            after = bom + apply_edit(text, edit).encode("utf-8")
+            if after == before:
+                raise InvalidArgument("content", "the edit changes nothing: the note already reads so")
+            return self.vault.put(Write(p, tool, "edit"), target, before, after)
+
+    def move_note(self, p: Principal, path: str, new_path: str, *, tool: str,
+                  expected_version: str | None = None) -> NoteChange:
+        """Move (or rename) the note within its project; never over another note."""
+        source = self.writable(p, path)
+        target = self.writable(p, new_path, "new_path")
+        if target.project != source.project:
+            raise InvalidArgument("new_path", f"must stay in the project {source.project}; a note moves between "
+                                              "projects as a write_note there and a delete_note here")
+        if target == source:
+            raise InvalidArgument("new_path", "is the note's own path; name where it should go")
+        expected = check_version(expected_version)
+        with self.vault.locks.holding(source.vault_path, target.vault_path):
+            data = self._existing(source, path)
+            self.vault.check(source, data, expected)
+            if self.vault.read(target, "new_path") is not None:
+                raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
+                               field="new_path")
+            try:
+                return self.vault.move(Write(p, tool, "move"), source, target, data)
+            except FileExistsError as err:
+                raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
+                               field="new_path") from err
+
+    def delete_note(self, p: Principal, path: str, *, tool: str, expected_version: str | None = None) -> NoteChange:
+        """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""
+        target = self.writable(p, path)
+        expected = check_version(expected_version)
+        with self.vault.locks.holding(target.vault_path):
+            before = self._existing(target, path)
+            self.vault.check(target, before, expected)
+            return self.vault.remove(Write(p, tool, "delete"), target, before)
+
+    def _existing(self, target: NotePath, path: str) -> bytes:
+        data = self.vault.read(target)
+        if data is None:
+            raise NotFound(f"Not found: {path}")
+        return data

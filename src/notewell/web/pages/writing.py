@@ -1,0 +1,85 @@
+"""A document's history (its writes, each with its diff, and undo for those who may write) and a plain editor
+(a textarea with the version held in the form; a conflict shows both texts). The note writing and journal
+services decide everything: a document you may not see is the same 404 as a missing one."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.errors import Conflict, InvalidArgument, VersionConflict
+from notewell.web.pages.browse import doc_href
+from notewell.web.render import page
+from notewell.web.session import call, checked_form, services, signed_in
+
+CONTENT_MAX_CHARS = 2_000_000  # what the editor's form may carry; the service caps the note's bytes
+
+
+def history_href(project: str, rel: str) -> str:
+    return doc_href(project, rel).replace("/doc/", "/history/", 1)
+
+
+async def history_page(request: Request) -> Response:
+    p = await signed_in(request)
+    project, rel = request.path_params["project"], request.path_params["path"]
+    items = await call(services(request).journal.history, p, f"{project}/{rel}")
+    if not items:  # no write through Notewell yet: the document must still be one p reads
+        await call(services(request).knowledge.read_doc, p, f"{project}/{rel}", 1, 1)
+    message = request.session.pop("message", "")
+    return page(request, "history.html", p, title=f"History of {rel}", project=project, rel=rel, items=items,
+                doc=doc_href(project, rel), message=message if isinstance(message, str) else "")
+
+
+async def undo(request: Request) -> Response:
+    p = await signed_in(request)
+    await checked_form(request)
+    project, rel = request.path_params["project"], request.path_params["path"]
+    entry = request.path_params["entry"]
+    try:
+        done = await call(services(request).journal.undo, p, entry, tool="web undo")
+    except Conflict as exc:
+        request.session["message"] = str(exc)
+    else:
+        request.session["message"] = f"Undone: journal entry {entry} ({done.summary})"
+    return RedirectResponse(history_href(project, rel), status_code=303)
+
+
+async def edit_page(request: Request) -> Response:
+    p = await signed_in(request)
+    project, rel = request.path_params["project"], request.path_params["path"]
+    text, version = await call(services(request).notes.read_for_edit, p, f"{project}/{rel}")
+    return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=text, version=version,
+                crlf="\r\n" in text, current=None, error="", doc=doc_href(project, rel))
+
+
+async def save(request: Request) -> Response:
+    p = await signed_in(request)
+    form = await checked_form(request)
+    project, rel = request.path_params["project"], request.path_params["path"]
+    content = str(form.get("content", ""))[:CONTENT_MAX_CHARS].replace("\r\n", "\n")  # browsers send CRLF
+    crlf = form.get("crlf") == "1"
+    if crlf:
+        content = content.replace("\n", "\r\n")
+    version = str(form.get("version", ""))
+    notes = services(request).notes
+    try:
+        await call(notes.write_note, p, f"{project}/{rel}", content, tool="web editor", overwrite=True,
+                   expected_version=version)
+    except VersionConflict as exc:  # both texts: what was sent stays in the textarea, the current one below
+        current, now = await call(notes.read_for_edit, p, f"{project}/{rel}")
+        return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
+                    version=now, crlf=crlf, current=current, error=str(exc), doc=doc_href(project, rel), status=409)
+    except (InvalidArgument, Conflict) as exc:
+        return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
+                    version=version, crlf=crlf, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
+    request.session["message"] = f"Saved {rel}"
+    return RedirectResponse(history_href(project, rel), status_code=303)
+
+
+ROUTES = [
+    Route("/p/{project}/history/{path:path}", history_page, methods=["GET"]),
+    Route("/p/{project}/undo/{entry:int}/{path:path}", undo, methods=["POST"]),
+    Route("/p/{project}/edit/{path:path}", edit_page, methods=["GET"]),
+    Route("/p/{project}/edit/{path:path}", save, methods=["POST"]),
+]

@@ -1,0 +1,198 @@
+"""The edit operations on a note's text (services/note_edits.py): examples, and properties over generated
+notes with front matter, headings of every level, code fences holding lines that look like headings, CRLF
+and LF endings, non-ASCII text and notes without a final newline."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from notewell.errors import InvalidArgument
+from notewell.services.note_edits import Edit, apply_edit
+from notewell.services.note_text import (
+    as_lines,
+    bare,
+    front_matter_end,
+    headings,
+    newline_of,
+    section_end,
+    split_lines,
+)
+
+WORDS = st.sampled_from(["alpha", "Beta", "gamma", "déjà vu", "日本", "x", "## not", "# faux", "---"])
+TITLES = st.sampled_from(["Intro", "Decisions", "Risks", "Ünïcode", "Next steps"])
+
+
+@st.composite
+def notes(draw: st.DrawFn) -> str:
+    """A note as lines: optional front matter, then headings, paragraphs, blank lines and fenced code."""
+    lines: list[str] = []
+    if draw(st.booleans()):
+        lines += ["---", f"title: {draw(TITLES)}", "tags:", "- a", "---"]
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["heading", "text", "blank", "fence"]))
+        if kind == "heading":
+            lines.append(f"{'#' * draw(st.integers(1, 4))} {draw(TITLES)}")
+        elif kind == "text":
+            lines.append(" ".join(draw(st.lists(WORDS, min_size=1, max_size=4))))
+        elif kind == "blank":
+            lines.append("")
+        else:
+            fence = draw(st.sampled_from(["```", "~~~", "````"]))
+            lines += [fence + "python", f"## {draw(TITLES)}", "# inside", fence]
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = newline.join(lines)
+    return text + newline if lines and draw(st.booleans()) else text
+
+
+CONTENT = st.lists(WORDS, min_size=0, max_size=3).map(lambda ws: "\n".join(ws))
+# content holding no heading, so a section replaced with it ends where it did
+PLAIN = st.lists(WORDS.filter(lambda w: not w.startswith("#")), max_size=3).map(lambda ws: "\n".join(ws))
+
+
+def _unified(text: str) -> list[str]:
+    return [bare(line) for line in split_lines(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), CONTENT)
+def test_append_keeps_every_line_and_adds_the_content_at_the_end(note: str, content: str) -> None:
+    after = apply_edit(note, Edit("append", content))
+    assert after.startswith(note)
+    assert _unified(after) == _unified(note) + _unified(content)
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), CONTENT)
+def test_prepend_goes_after_the_front_matter_and_loses_nothing(note: str, content: str) -> None:
+    after = apply_edit(note, Edit("prepend", content))
+    old, new, added = _unified(note), _unified(after), _unified(content)
+    at = front_matter_end(split_lines(note))
+    assert new[:at] == old[:at]
+    assert new[at:at + len(added)] == added
+    assert new[at + len(added):] == old[at:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), CONTENT, st.data())
+def test_insert_under_a_heading_only_adds_lines_inside_its_section(note: str, content: str,
+                                                                   data: st.DataObject) -> None:
+    found = _unique_headings(note)
+    if not found:
+        return
+    heading = data.draw(st.sampled_from(found))
+    after = apply_edit(note, Edit("insert_under_heading", content, heading=heading.label))
+    lines = split_lines(note)
+    end = section_end(lines, headings(lines), heading)
+    old, new, added = _unified(note), _unified(after), _unified(content)
+    places = [i for i in range(heading.index + 1, end + 1)
+              if new[i:i + len(added)] == added and new[:i] + new[i + len(added):] == old]
+    assert places  # the content, whole, directly inside the section; every other line kept in its order
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), PLAIN, st.data())
+def test_replace_section_round_trips_and_keeps_the_rest(note: str, content: str, data: st.DataObject) -> None:
+    found = _unique_headings(note)
+    if not found:
+        return
+    heading = data.draw(st.sampled_from(found))
+    after = apply_edit(note, Edit("replace_section", content, heading=heading.label))
+    old_lines, new_lines = split_lines(note), split_lines(after)
+    end = section_end(old_lines, headings(old_lines), heading)
+    assert _unified(after)[:heading.index + 1] == _unified(note)[:heading.index + 1]
+    new_heading = next(h for h in headings(new_lines) if h.label == heading.label)
+    new_end = section_end(new_lines, headings(new_lines), new_heading)
+    body = [bare(line) for line in new_lines[new_heading.index + 1:new_end]]
+    while body and not body[-1].strip():
+        body.pop()
+    wanted = [bare(line) for line in as_lines(content, "\n")]
+    while wanted and not wanted[-1].strip():
+        wanted.pop()
+    assert body == wanted
+    assert _unified(after)[new_end:] == _unified(note)[end:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(notes(), st.data())
+def test_replace_changes_exactly_the_one_passage(note: str, data: st.DataObject) -> None:
+    words = [w for w in ["alpha", "Beta", "déjà vu", "日本"] if note.count(w) == 1]
+    if not words:
+        return
+    word = data.draw(st.sampled_from(words))
+    assert apply_edit(note, Edit("replace", "REPLACED", old=word)) == note.replace(word, "REPLACED")
+
+
+@settings(max_examples=200, deadline=None)
+@given(notes())
+def test_an_edit_keeps_the_notes_line_endings(note: str) -> None:
+    after = apply_edit(note, Edit("append", "one\ntwo"))
+    if newline_of(note) == "\r\n":
+        assert after.count("\r\n") == after.count("\n")
+    else:
+        assert "\r\n" not in after.replace(note, "", 1)
+
+
+def _unique_headings(note: str) -> list:  # type: ignore[type-arg]
+    found = headings(split_lines(note))
+    labels = [h.label for h in found]
+    return [h for h in found if labels.count(h.label) == 1]
+
+
+# --- examples --------------------------------------------------------------------------------------------
+
+NOTE = ("---\ntitle: Plan\n---\n# Plan\nintro\n\n## Decisions\n- ship\n\n```md\n## Decisions\n```\n"
+        "### Old\nold\n\n## Risks\nnone\n")
+
+
+def test_a_heading_inside_a_code_fence_is_not_a_heading() -> None:
+    after = apply_edit(NOTE, Edit("replace_section", "- none yet", heading="## Decisions"))
+    assert after == "---\ntitle: Plan\n---\n# Plan\nintro\n\n## Decisions\n- none yet\n\n## Risks\nnone\n"
+
+
+def test_insert_under_a_heading_goes_before_its_sub_headings_and_blank_lines() -> None:
+    after = apply_edit(NOTE, Edit("insert_under_heading", "- ask legal", heading="## Risks"))
+    assert after.endswith("## Risks\nnone\n- ask legal\n")
+    inner = apply_edit("## A\n- one\n\n### B\nb\n", Edit("insert_under_heading", "- two", heading="## A"))
+    assert inner == "## A\n- one\n- two\n\n### B\nb\n"
+
+
+def test_prepend_goes_after_front_matter() -> None:
+    assert apply_edit(NOTE, Edit("prepend", "Draft.")).startswith("---\ntitle: Plan\n---\nDraft.\n# Plan\n")
+
+
+def test_set_front_matter_sets_adds_and_removes_fields_keeping_the_others() -> None:
+    note = "---\ntitle: Plan\ntags:\n- a\n- b\nowner: ada # the lead\n---\nbody\n"
+    after = apply_edit(note, Edit("set_front_matter", fields={"tags": ["x"], "status": "done", "title": None}))
+    assert after == "---\ntags:\n- x\nowner: ada # the lead\nstatus: done\n---\nbody\n"
+    assert apply_edit("body\r\n", Edit("set_front_matter", fields={"n": 2})) == "---\r\nn: 2\r\n---\r\nbody\r\n"
+
+
+def test_crlf_note_replace_with_lf_passage() -> None:
+    assert apply_edit("a\r\nb\r\nc\r\n", Edit("replace", "B\nB2", old="b\nc")) == "a\r\nB\r\nB2\r\n"
+
+
+@pytest.mark.parametrize(("edit", "field", "words"), [
+    (Edit("replace", "x", old="## Decisions"), "old", "occurs 2 times"),
+    (Edit("replace", "x", old="absent"), "old", "does not occur"),
+    (Edit("replace_section", "x", heading="## Missing"), "heading", "its headings: '# Plan'"),
+    (Edit("replace_section", "x", heading="Decisions"), "heading", "with its level"),
+    (Edit("insert_under_heading", "x", heading="### Decisions"), "heading", "is not a heading"),
+    (Edit("set_front_matter", fields={"bad key": 1}), "fields", "not a field name"),
+    (Edit("set_front_matter"), "fields", "at least one"),
+])
+def test_an_edit_that_cannot_apply_names_the_argument(edit: Edit, field: str, words: str) -> None:
+    with pytest.raises(InvalidArgument) as err:
+        apply_edit(NOTE, edit)
+    assert err.value.field == field and words in str(err.value)
+
+
+def test_two_headings_of_the_same_text_and_level_are_refused_with_their_lines() -> None:
+    with pytest.raises(InvalidArgument, match=r"is on 2 lines \(1, 3\)"):
+        apply_edit("## A\nx\n## A\ny\n", Edit("replace_section", "z", heading="## A"))
+
+
+def test_broken_front_matter_is_not_edited() -> None:
+    with pytest.raises(InvalidArgument, match="not valid YAML"):
+        apply_edit("---\ntitle: [unclosed\n---\nbody\n", Edit("set_front_matter", fields={"a": 1}))

@@ -1,0 +1,51 @@
+"""Where a note may be written (services/note_paths.py, note_files.py), through the writing service as the
+local owner: ignore files, symlinks to files and folders, the vault root, names, types, sizes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import make_vault
+from notewell.access.principal import LOCAL_OWNER
+from notewell.errors import InvalidArgument
+from notewell.runtime import Runtime, open_runtime
+
+
+@pytest.fixture
+def rt(tmp_path: Path) -> Iterator[Runtime]:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n", "apollo/.gitignore": "drafts/\nsecret.md\n",
+                                  "apollo/real.md": "real\n", "notewell.toml": "[index]\nmax_file_bytes = 100\n"})
+    os.symlink(vault / "apollo" / "real.md", vault / "apollo" / "link.md")
+    runtime = open_runtime(str(vault), str(tmp_path / "index.db"))
+    runtime.indexing.sync()
+    yield runtime
+    runtime.close()
+
+
+@pytest.mark.parametrize(("path", "words"), [
+    ("apollo/drafts/x.md", "excluded by an ignore file"),
+    ("apollo/secret.md", "excluded by an ignore file"),
+    ("apollo/link.md", "symlink"),
+    ("apollo/.gitignore", "hidden"),
+    ("README.md", "names no file inside a project"),
+    ("_root/x.md", "vault root"),
+    ("apollo/" + "n" * 300 + ".md", "longer than 255 bytes"),
+    ("apollo/tab\there.md", "control character"),
+    ("apollo/plan.MD.exe", "type the vault indexes"),
+])
+def test_a_write_is_refused_with_the_reason(rt: Runtime, path: str, words: str) -> None:
+    with pytest.raises(InvalidArgument) as err:
+        rt.notes.write_note(LOCAL_OWNER, path, "x\n", tool="test", overwrite=True)
+    assert err.value.field == "path" and words in str(err.value)
+    assert (rt.settings.vault / "apollo/real.md").read_text() == "real\n"  # the link's target is untouched
+
+
+def test_a_note_over_the_index_limit_is_refused(rt: Runtime) -> None:
+    with pytest.raises(InvalidArgument, match="over the 100 byte limit"):
+        rt.notes.write_note(LOCAL_OWNER, "apollo/big.md", "x" * 101, tool="test")
+    rt.notes.write_note(LOCAL_OWNER, "apollo/small.md", "x" * 100, tool="test")
+    assert not [p for p in (rt.settings.vault / "apollo").iterdir() if p.name.startswith(".notewell-write-")]

@@ -1,0 +1,49 @@
+"""notewell note write | edit | move | delete, notewell journal and notewell undo, in-process, as the local owner
+and as a person (--as) whose grants decide."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import make_vault, run_cli
+
+
+def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n\n## Steps\n- draft\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    made = run_cli("note", "write", "apollo/log.md", "# Log\n", *base, "--json")
+    assert made.exit_code == 0, made.stderr
+    version = json.loads(made.stdout)["version"]
+    edited = run_cli("note", "edit", "apollo/plan.md", "insert_under_heading", "--heading", "## Steps",
+                     "--content", "- wombat review", *base)
+    assert edited.exit_code == 0 and "+- wombat review" in edited.stdout
+    fields = run_cli("note", "edit", "apollo/plan.md", "set_front_matter", "--field", "status=done", *base)
+    assert fields.exit_code == 0 and (vault / "apollo/plan.md").read_text().startswith("---\nstatus: done\n---\n")
+    hits = json.loads(run_cli("search", "wombat", *base, "--json").stdout)
+    assert [h["path"] for h in hits["matches"]] == ["apollo/plan.md"]
+    stale = run_cli("note", "edit", "apollo/log.md", "append", "-c", "x", "--expected-version", "0" * 16, *base)
+    assert stale.exit_code == 1 and f"it is at version {version}" in stale.stderr
+    assert run_cli("note", "move", "apollo/log.md", "apollo/old/log.md", *base).exit_code == 0
+    gone = run_cli("note", "delete", "apollo/old/log.md", *base, "--json")
+    assert gone.exit_code == 0 and not (vault / "apollo/old/log.md").exists()
+    listed = json.loads(run_cli("journal", "--path", "apollo/old/log.md", *base, "--json").stdout)
+    assert [e["action"] for e in listed] == ["delete", "move"]
+    undone = run_cli("undo", str(json.loads(gone.stdout)["journalId"]), *base)
+    assert undone.exit_code == 0 and (vault / "apollo/old/log.md").read_text() == "# Log\n"
+    again = run_cli("undo", str(json.loads(gone.stdout)["journalId"]), *base)
+    assert again.exit_code == 1 and "undone already" in again.stderr
+
+
+def test_as_a_person_the_grant_decides(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("user", "add", "ada@example.com", "--role", "admin", *base).exit_code == 0
+    assert run_cli("index", *base).exit_code == 0
+    refused = run_cli("note", "write", "apollo/ada.md", "x\n", "--as", "ada@example.com", *base)
+    assert refused.exit_code == 1 and "write grant" in refused.stderr
+    assert run_cli("grant", "ada@example.com", "apollo", "--write", *base).exit_code == 0
+    assert run_cli("note", "write", "apollo/ada.md", "x\n", "--as", "ada@example.com", *base).exit_code == 0
+    bad = run_cli("note", "write", "apollo/../../x.md", "x\n", *base)
+    assert bad.exit_code == 1 and "inside the vault" in bad.stderr

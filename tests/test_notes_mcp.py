@@ -1,0 +1,243 @@
+"""Writing notes through the MCP door, on both backends: the SDK's client over real HTTP with real tokens.
+
+Each edit operation (headings, code fences that look like headings, front matter, CRLF, non-ASCII), a stale
+version refused with the current one, who may write where (hidden == missing; a bound token stays in its
+project), paths that would escape, the trash and undo byte for byte, and the index following every write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from mcp_world import ServerThread, World, connect, serve_world
+from notes_world import notes_world_on
+from pg import BACKENDS
+
+pytestmark = pytest.mark.anyio
+WRITING_TOOLS = ["write_note", "edit_note", "move_note", "delete_note", "undo_note_write"]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from notes_world_on(request, tmp_path_factory.mktemp("notes"))
+
+
+@pytest.fixture(scope="module")
+def server(world: World) -> Iterator[ServerThread]:
+    with serve_world(world) as running:
+        yield running
+
+
+@pytest.fixture
+async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
+    async with connect(server.url, world.tokens["admin_write"]) as client:
+        yield client
+
+
+async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error and result.structured_content is None
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+async def invalid(client: Client, name: str, args: dict[str, Any]) -> tuple[str, str]:
+    with pytest.raises(MCPError) as err:
+        await client.call_tool(name, args)
+    assert err.value.error.code == -32602
+    return err.value.error.message, (err.value.error.data or {}).get("argument", "")
+
+
+async def found(client: Client, query: str) -> list[str]:
+    hits = await call(client, "searchKnowledge", {"query": query})
+    return [h["path"] for h in hits["results"]]
+
+
+async def test_the_writing_tools_need_knowledge_write(server: ServerThread, world: World) -> None:
+    async with connect(server.url, world.tokens["alice_read"]) as reader:
+        names = [t.name for t in (await reader.list_tools()).tools]
+        assert not set(WRITING_TOOLS) & set(names) and "search_notes" in names
+        with pytest.raises(MCPError, match="Tool write_note not found"):
+            await reader.call_tool("write_note", {"path": "projects/x.md", "content": "x"})
+    async with connect(server.url, world.tokens["alice_write"]) as writer:
+        tools = {t.name: t for t in (await writer.list_tools()).tools}
+        assert set(WRITING_TOOLS) <= set(tools)
+        assert tools["delete_note"].annotations.destructive_hint is True  # type: ignore[union-attr]
+        assert tools["move_note"].annotations.destructive_hint is False  # type: ignore[union-attr]
+        assert not any(tools[n].annotations.read_only_hint for n in WRITING_TOOLS)  # type: ignore[union-attr]
+
+
+async def test_a_written_note_is_searchable_when_the_call_returns(admin: Client, world: World) -> None:
+    done = await call(admin, "write_note", {"path": "handbook/agents/kiwi-log.md",
+                                            "content": "# Kiwi log\n\nThe quokkafruit decision.\n"})
+    assert done["previous_version"] is None and done["changed_lines"] == {"first": 1, "last": 3}
+    assert "+The quokkafruit decision." in done["diff"]
+    assert await found(admin, "quokkafruit") == ["handbook/agents/kiwi-log.md"]
+    read = await call(admin, "readDoc", {"path": "handbook/agents/kiwi-log.md"})
+    assert read["version"] == done["version"]
+    assert (world.vault / "handbook/agents/kiwi-log.md").read_text("utf-8").startswith("# Kiwi log")
+
+
+async def test_write_refuses_to_overwrite_unless_told_and_then_checks_the_version(admin: Client) -> None:
+    first = await call(admin, "write_note", {"path": "handbook/overwrite.md", "content": "one\n"})
+    text = await refusal(admin, "write_note", {"path": "handbook/overwrite.md", "content": "two\n"})
+    assert "exists already" in text
+    second = await call(admin, "write_note", {"path": "handbook/overwrite.md", "content": "two\n", "overwrite": True,
+                                              "expected_version": first["version"]})
+    stale = await refusal(admin, "write_note", {"path": "handbook/overwrite.md", "content": "three\n",
+                                                "overwrite": True, "expected_version": first["version"]})
+    assert f"it is at version {second['version']}" in stale and "1 removed, 1 added" in stale
+
+
+EDITED = ("---\r\ntitle: Entscheidungen\r\n---\r\n# Entscheidungen\r\n\r\n## Beschlüsse\r\n- Café öffnet\r\n\r\n"
+          "```markdown\r\n## Risiken\r\n```\r\n\r\n## Risiken\r\n- keine\r\n")
+
+
+async def test_each_edit_operation_keeps_the_rest_byte_for_byte(admin: Client, world: World) -> None:
+    path = "handbook/entscheidungen.md"
+    note = world.vault / path
+    note.write_bytes(EDITED.encode("utf-8"))
+    world.runtime.indexing.sync_paths([path])
+    version = (await call(admin, "readDoc", {"path": path}))["version"]
+    steps: list[tuple[dict[str, Any], str]] = [
+        ({"operation": "insert_under_heading", "heading": "## Beschlüsse", "content": "- Tee bleibt"},
+         EDITED.replace("```\r\n\r\n## Risiken", "```\r\n- Tee bleibt\r\n\r\n## Risiken")),
+        ({"operation": "replace_section", "heading": "## Risiken", "content": "- Regen\n- Wind"}, ""),
+        ({"operation": "replace", "old": "Café öffnet", "content": "Café schließt"}, ""),
+        ({"operation": "set_front_matter", "fields": {"status": "entschieden"}}, ""),
+        ({"operation": "append", "content": "Ende."}, ""),
+        ({"operation": "prepend", "content": "Entwurf."}, ""),
+    ]
+    for args, expected in steps:
+        done = await call(admin, "edit_note", {"path": path, "expected_version": version, **args})
+        version = done["version"]
+        if expected:
+            assert note.read_bytes().decode("utf-8") == expected
+    assert note.read_bytes().decode("utf-8") == (
+        "---\r\ntitle: Entscheidungen\r\nstatus: entschieden\r\n---\r\nEntwurf.\r\n# Entscheidungen\r\n\r\n"
+        "## Beschlüsse\r\n- Café schließt\r\n\r\n```markdown\r\n## Risiken\r\n```\r\n- Tee bleibt\r\n\r\n"
+        "## Risiken\r\n- Regen\r\n- Wind\r\nEnde.\r\n")
+    assert await found(admin, "Café schließt") == [path]
+
+
+async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, world: World) -> None:
+    first = await call(admin, "write_note", {"path": "handbook/stale.md", "content": "# S\n\nline\n"})
+    second = await call(admin, "edit_note", {"path": "handbook/stale.md", "operation": "append", "content": "more",
+                                             "expected_version": first["version"]})
+    text = await refusal(admin, "edit_note", {"path": "handbook/stale.md", "operation": "append", "content": "x",
+                                              "expected_version": first["version"]})
+    assert f"it is at version {second['version']}" in text and "lines 4-4: 0 removed, 1 added" in text
+    assert (world.vault / "handbook/stale.md").read_text() == "# S\n\nline\nmore\n"
+
+
+async def test_edit_refusals_name_the_argument(admin: Client) -> None:
+    await call(admin, "write_note", {"path": "handbook/refusals.md", "content": "## A\nx\n## A\ny\n"})
+    assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "replace_section",
+                                               "heading": "## A", "content": "z"}))[1] == "heading"
+    assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "replace",
+                                               "old": "nope", "content": "z"}))[1] == "old"
+    assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "shuffle",
+                                               "content": "z"}))[1] == "operation"
+    assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "append",
+                                               "content": "z", "expected_version": "v1"}))[1] == "expected_version"
+
+
+@pytest.mark.parametrize(("token", "path", "answer"), [
+    ("staff_write", "handbook/staff.md", "Forbidden: you may read handbook but not write to it"),
+    ("admin_write", "projects/admin.md", "Forbidden: you may read projects but not write to it"),
+    ("alice_write", "northwind-advisory/alice.md", "Forbidden: you may read northwind-advisory but not write"),
+    ("bob_write", "handbook/bob.md", "Not found: there is no note at this path"),
+    ("bob_write", "no-such-project/bob.md", "Not found: there is no note at this path"),
+    ("bob_write", "~alice/bob.md", "Not found: there is no note at this path"),
+    ("alice_bound", "~alice/bound.md", "Not found: there is no note at this path"),
+])
+async def test_who_may_write_where(server: ServerThread, world: World, token: str, path: str, answer: str) -> None:
+    async with connect(server.url, world.tokens[token]) as client:
+        assert answer in await refusal(client, "write_note", {"path": path, "content": "x\n"})
+    assert not (world.vault / path).exists()
+
+
+async def test_members_write_where_they_hold_write_and_in_their_home(server: ServerThread, world: World) -> None:
+    async with connect(server.url, world.tokens["alice_write"]) as client:
+        await call(client, "write_note", {"path": "~alice/todo.md", "content": "- milk\n"})
+        await call(client, "write_note", {"path": "projects/apollo/alice.md", "content": "alice was here\n"})
+    async with connect(server.url, world.tokens["alice_bound"]) as client:
+        await call(client, "edit_note", {"path": "projects/apollo/alice.md", "operation": "append", "content": "!"})
+
+
+async def test_a_write_only_token_writes_where_its_person_may(server: ServerThread, world: World) -> None:
+    async with connect(server.url, world.tokens["alice_write_only"]) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "write_note" in names and "readDoc" not in names
+        await call(client, "write_note", {"path": "projects/apollo/blind.md", "content": "written unseen\n"})
+        assert "Not found" in await refusal(client, "write_note", {"path": "handbook/blind.md", "content": "x"})
+
+
+async def test_paths_that_escape_are_refused(admin: Client, world: World) -> None:
+    outside = world.vault.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    os.symlink(outside, world.vault / "handbook" / "escape", target_is_directory=True)
+    for path, words in [("handbook/../../x.md", "inside the vault"), ("handbook/.notewell/x.md", "hidden"),
+                        (".notewell/x.md", "hidden"), ("handbook/.hidden.md", "hidden"),
+                        ("handbook/escape/x.md", "symlink"), ("handbook/tool.exe", "type the vault indexes"),
+                        ("handbook", "names no file")]:
+        message, argument = await invalid(admin, "write_note", {"path": path, "content": "x\n"})
+        assert argument == "path" and words in message, (path, message)
+    assert list(outside.iterdir()) == []
+
+
+async def test_delete_goes_to_the_trash_and_undo_restores_byte_for_byte(admin: Client, world: World) -> None:
+    path = "handbook/doomed.md"
+    original = b"# Doomed\r\n\r\nOrbweaver notes\r\nno final newline"
+    (world.vault / path).write_bytes(original)
+    world.runtime.indexing.sync_paths([path])
+    gone = await call(admin, "delete_note", {"path": path})
+    assert gone["version"] is None and (world.vault / gone["trash"]).read_bytes() == original
+    assert not (world.vault / path).exists() and await found(admin, "Orbweaver") == []
+    back = await call(admin, "undo_note_write", {"journal_id": gone["journal_id"]})
+    assert (world.vault / path).read_bytes() == original and await found(admin, "Orbweaver") == [path]
+    assert "undone already" in await refusal(admin, "undo_note_write", {"journal_id": gone["journal_id"]})
+    assert back["version"] == gone["previous_version"]
+
+
+async def test_undo_is_refused_when_the_note_changed_since(admin: Client) -> None:
+    first = await call(admin, "write_note", {"path": "handbook/undo.md", "content": "one\n"})
+    edit = await call(admin, "edit_note", {"path": "handbook/undo.md", "operation": "append", "content": "two"})
+    await call(admin, "edit_note", {"path": "handbook/undo.md", "operation": "append", "content": "three"})
+    assert "changed since journal entry" in await refusal(admin, "undo_note_write", {"journal_id": edit["journal_id"]})
+    assert "changed since" in await refusal(admin, "undo_note_write", {"journal_id": first["journal_id"]})
+
+
+async def test_move_keeps_the_bytes_and_never_overwrites(admin: Client, world: World) -> None:
+    await call(admin, "write_note", {"path": "handbook/draft-mango.md", "content": "mangosteen plan\n"})
+    await call(admin, "write_note", {"path": "handbook/taken.md", "content": "taken\n"})
+    assert "exists already" in await refusal(admin, "move_note", {"path": "handbook/draft-mango.md",
+                                                                  "new_path": "handbook/taken.md"})
+    moved = await call(admin, "move_note", {"path": "handbook/draft-mango.md", "new_path": "handbook/done/mango.md"})
+    assert moved["moved_from"] == "handbook/draft-mango.md"
+    assert await found(admin, "mangosteen") == ["handbook/done/mango.md"]
+    assert "Forbidden" in await refusal(admin, "move_note", {"path": "handbook/done/mango.md",
+                                                             "new_path": "projects/mango.md"})
+    await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+    assert (world.vault / "handbook/draft-mango.md").read_text() == "mangosteen plan\n"
+
+
+def test_the_watcher_finds_a_written_note_unchanged(world: World) -> None:
+    """What a write indexed is what the vault holds: a later sync of the whole vault rewrites nothing."""
+    world.runtime.notes.write_note(world.runtime.authentication.authenticate(world.tokens["admin_write"]),
+                                   "handbook/watched.md", "seen once\n", tool="test")
+    report = world.runtime.indexing.sync()
+    assert (report.added, report.changed, report.removed, report.renamed) == (0, 0, 0, 0)

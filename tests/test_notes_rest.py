@@ -1,0 +1,121 @@
+"""Writing documents through REST, on both backends: PUT, PATCH, DELETE with If-Match (412 on a stale
+version), moves, the journal and undo; and writers racing on one document (exactly one of two with the same
+version wins; concurrent appends all land, each once)."""
+
+from __future__ import annotations
+
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from notewell.access.principal import LOCAL_OWNER
+from rest_world import BOUND, RestWorld, rest  # noqa: F401
+
+DOC = "/projects/handbook/documents/rest/plan.md"
+
+
+@pytest.fixture(autouse=True)
+def _admin_writes_the_handbook(rest: RestWorld) -> None:  # noqa: F811
+    """The admin writes the handbook through a write grant: the role alone gives no write right to documents."""
+    rest.runtime.administration.grant(LOCAL_OWNER, "admin@northwind.test", "handbook", "write")
+
+
+def _dave(rest: RestWorld) -> str:  # noqa: F811
+    """A member's token with knowledge:write; dave holds a write grant on northwind-advisory."""
+    if "dave_write" not in rest.tokens:
+        rest.tokens["dave_write"] = rest.runtime.administration.mint_token(
+            LOCAL_OWNER, "dave@northwind.test", ["knowledge:read", "knowledge:write"]).secret
+    return "dave_write"
+
+
+def test_put_creates_and_refuses_to_overwrite_unless_told(rest: RestWorld) -> None:  # noqa: F811
+    made = rest.call("PUT", DOC, "admin_all", json={"content": "# Plan\n\n## Steps\n- draft\n"})
+    assert made.status_code == 201, made.text
+    version = made.json()["version"]
+    assert made.headers["ETag"] == f'"{version}"'
+    assert rest.call("PUT", DOC, "admin_all", json={"content": "x"}).status_code == 409
+    read = rest.get(DOC, "admin_all").json()
+    assert read["version"] == version
+    hits = rest.get("/search", "admin_all", params={"q": "draft", "project": "handbook"}).json()["matches"]
+    assert any(m["path"] == "handbook/rest/plan.md" for m in hits)
+
+
+def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorld) -> None:  # noqa: F811
+    version = rest.get(DOC, "admin_all").json()["version"]
+    edited = rest.call("PATCH", DOC, "admin_all", headers={"If-Match": f'"{version}"'},
+                       json={"operation": "insert_under_heading", "heading": "## Steps", "content": "- review"})
+    assert edited.status_code == 200, edited.text
+    body = edited.json()
+    assert (body["firstLine"], body["lastLine"]) == (5, 5) and "+- review" in body["diff"]
+    stale = rest.call("PATCH", DOC, "admin_all", headers={"If-Match": version},
+                      json={"operation": "append", "content": "late"})
+    assert stale.status_code == 412 and stale.headers["ETag"] == f'"{body["version"]}"'
+    assert stale.json()["field"] == "If-Match" and body["version"] in stale.json()["detail"]
+
+
+def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811
+    assert rest.call("PUT", "/projects/handbook/documents/x.md", "alice_rw",
+                     json={"content": "x"}).json()["scope"] == "knowledge:write"
+    admin = rest.call("PUT", "/projects/projects/documents/x.md", "admin_all", json={"content": "x"})
+    assert admin.status_code == 403 and "write grant" in admin.json()["detail"]  # admin, yet no grant there
+    dave = _dave(rest)
+    hidden = rest.call("PUT", "/projects/handbook/documents/x.md", dave, json={"content": "x"})
+    missing = rest.call("PUT", "/projects/nowhere/documents/x.md", dave, json={"content": "x"})
+    assert (hidden.status_code, missing.status_code) == (404, 404)
+    assert hidden.json()["detail"].replace("handbook", "P") == missing.json()["detail"].replace("nowhere", "P")
+    assert rest.call("PUT", f"/projects/{BOUND}/documents/dave.md", dave, json={"content": "x\n"}).status_code == 201
+    refused = rest.call("PUT", f"/projects/{BOUND}/documents/..%2F..%2Fescape.md", dave, json={"content": "x"})
+    assert refused.status_code in (400, 404)
+
+
+def test_delete_move_journal_and_undo(rest: RestWorld) -> None:  # noqa: F811
+    made = rest.call("PUT", "/projects/handbook/documents/rest/gone.md", "admin_all", json={"content": "bye\r\n"})
+    assert made.status_code == 201
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": "rest/gone.md", "newPath": "rest/archive/gone.md"})
+    assert moved.status_code == 200 and moved.json()["movedFrom"] == "handbook/rest/gone.md"
+    deleted = rest.call("DELETE", "/projects/handbook/documents/rest/archive/gone.md", "admin_all",
+                        headers={"If-Match": made.json()["version"]})
+    assert deleted.status_code == 200 and deleted.json()["version"] is None
+    journal = rest.get("/journal", "admin_all", params={"path": "handbook/rest/archive/gone.md"}).json()["entries"]
+    assert [e["action"] for e in journal] == ["delete", "move"]
+    undone = rest.call("POST", f"/journal/{deleted.json()['journalId']}/undo", "admin_all")
+    assert undone.status_code == 200
+    assert (rest.runtime.settings.vault / "handbook/rest/archive/gone.md").read_bytes() == b"bye\r\n"
+    again = rest.call("POST", f"/journal/{deleted.json()['journalId']}/undo", "admin_all")
+    assert again.status_code == 409 and "undone already" in again.json()["detail"]
+    assert rest.get("/journal", _dave(rest), params={"path": "handbook/rest/archive/gone.md"}).json() == {"entries": []}
+
+
+def test_two_writers_with_the_same_version_exactly_one_wins(rest: RestWorld) -> None:  # noqa: F811
+    doc = "/projects/handbook/documents/rest/race.md"
+    version = rest.call("PUT", doc, "admin_all", json={"content": "start\n"}).json()["version"]
+
+    def edit(word: str) -> int:
+        return rest.call("PATCH", doc, "admin_all", headers={"If-Match": version},
+                         json={"operation": "append", "content": word}).status_code
+
+    with ThreadPoolExecutor(2) as pool:
+        codes = sorted(pool.map(edit, ["left", "right"]))
+    assert codes == [200, 412]
+    text = (rest.runtime.settings.vault / "handbook/rest/race.md").read_text()
+    assert text in ("start\nleft\n", "start\nright\n")
+
+
+@pytest.mark.timeout(120)
+def test_concurrent_appends_all_land_each_once_in_journal_order(rest: RestWorld) -> None:  # noqa: F811
+    doc = "/projects/handbook/documents/rest/appends.md"
+    assert rest.call("PUT", doc, "admin_all", json={"content": "# Appends\n"}).status_code == 201
+    words = [f"append-{i:02d}" for i in range(24)]
+
+    def append(word: str) -> int:
+        return rest.call("PATCH", doc, "admin_all", json={"operation": "append", "content": word}).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(append, words)) == {200}
+    lines = (rest.runtime.settings.vault / "handbook/rest/appends.md").read_text().splitlines()[1:]
+    assert sorted(lines) == words
+    journal = rest.get("/journal", "admin_all", params={"path": "handbook/rest/appends.md", "limit": 100}).json()
+    versions = [(e["beforeVersion"], e["afterVersion"]) for e in reversed(journal["entries"])]
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(versions))  # one chain: none lost

@@ -1,0 +1,107 @@
+"""The web pages for writing: a document's history (its writes with their diffs, undo for those who may write)
+and the plain editor (the version held in the form; a conflict shows both texts), over real HTTP with a
+signed-in browser session (httpx: the form posts a browser sends, CSRF token included)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html import unescape
+
+import httpx
+import pytest
+
+from mcp_world import World, serve_world
+from notes_world import build_notes_world
+from web_world import email
+
+PASSWORD = "a long pass phrase"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    built = build_notes_world(tmp_path_factory.mktemp("notes-web"))
+    for handle in ("admin", "alice", "bob"):
+        built.runtime.sign_in.set_password(built.runtime.authentication.acting_as(None), email(handle), PASSWORD)
+    yield built
+    built.runtime.close()
+
+
+@pytest.fixture(scope="module")
+def base(world: World) -> Iterator[str]:
+    with serve_world(world) as server:
+        yield f"http://127.0.0.1:{server.port}"
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field in the page"
+    return found.group(1)
+
+
+@contextmanager
+def browser(base: str, handle: str) -> Iterator[httpx.Client]:
+    """A client signed in as ``handle`` with a password, as a browser is (its session cookie kept)."""
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as client:
+        form = client.get("/signin").text
+        signed = client.post("/signin", data={"csrf": _csrf(form), "email": email(handle), "password": PASSWORD,
+                                              "next": "/projects"})
+        assert signed.status_code == 200, signed.text
+        yield client
+
+
+def test_edit_then_history_then_undo(world: World, base: str) -> None:
+    note = world.vault / "projects/apollo/web.md"
+    note.write_bytes(b"# Web\r\n\r\nfirst line\r\n")
+    world.runtime.indexing.sync_paths(["projects/apollo/web.md"])
+    with browser(base, "alice") as alice:
+        doc = alice.get("/p/projects/doc/apollo/web.md").text
+        assert 'href="/p/projects/edit/apollo/web.md"' in doc and 'href="/p/projects/history/apollo/web.md"' in doc
+        editor = alice.get("/p/projects/edit/apollo/web.md").text
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version and 'name="crlf" value="1"' in editor
+        saved = alice.post("/p/projects/edit/apollo/web.md", data={
+            "csrf": _csrf(editor), "version": version.group(1), "crlf": "1",
+            "content": "# Web\r\n\r\nfirst line\r\nsecond line\r\n"})
+        assert saved.status_code == 200 and "Saved apollo/web.md" in saved.text
+        assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\nsecond line\r\n"
+        assert "+second line" in unescape(saved.text)  # the history page shows the write's diff
+        stale = alice.post("/p/projects/edit/apollo/web.md", data={
+            "csrf": _csrf(editor), "version": version.group(1), "crlf": "1", "content": "# Web\r\nmine\r\n"})
+        assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text
+        entry = re.search(r'action="/p/projects/undo/(\d+)/apollo/web.md"', saved.text)
+        assert entry
+        undone = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/web.md", data={"csrf": _csrf(saved.text)})
+        assert undone.status_code == 200 and f"Undone: journal entry {entry.group(1)}" in undone.text
+        assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\n"
+
+
+def test_readers_see_history_without_edit_or_undo_and_hidden_is_404(world: World, base: str) -> None:
+    world.runtime.notes.write_note(world.runtime.authentication.acting_as(None), "northwind-advisory/web.md",
+                                   "advice\n", tool="test")
+    with browser(base, "alice") as alice:  # a read grant on northwind-advisory
+        doc = alice.get("/p/northwind-advisory/doc/web.md").text
+        assert "/edit/" not in doc
+        history = alice.get("/p/northwind-advisory/history/web.md").text
+        assert "+advice" in unescape(history) and "/undo/" not in history
+        assert alice.get("/p/northwind-advisory/edit/web.md").status_code == 403
+    with browser(base, "bob") as bob:  # sees neither
+        hidden = bob.get("/p/northwind-advisory/history/web.md")
+        missing = bob.get("/p/nowhere/history/web.md")
+        assert hidden.status_code == missing.status_code == 404
+
+
+def test_a_post_without_the_csrf_token_writes_nothing(world: World, base: str) -> None:
+    with browser(base, "alice") as alice:
+        refused = alice.post("/p/projects/edit/apollo/csrf.md", data={"content": "x", "version": "0" * 16})
+        assert refused.status_code == 403
+    assert not (world.vault / "projects/apollo/csrf.md").exists()
+
+
+def test_the_token_page_offers_knowledge_write_unchecked(base: str) -> None:
+    with browser(base, "alice") as alice:
+        form = alice.get("/settings/tokens").text
+    boxes = dict(re.findall(r'name="scopes" value="([^"]+)"( checked)?', form))
+    assert boxes["knowledge:write"] == "" and boxes["knowledge:read"] == " checked"
+    assert "write, edit, move and delete documents" in form
