@@ -5,7 +5,7 @@ and LF endings, non-ASCII text and notes without a final newline."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from notewell.errors import InvalidArgument
@@ -19,6 +19,16 @@ from notewell.services.note_text import (
     section_end,
     split_lines,
 )
+
+
+def edited(note: str, edit: Edit) -> str:
+    """apply_edit, where a generated edit that would move the front matter (refused) is no example."""
+    try:
+        return apply_edit(note, edit)
+    except InvalidArgument as exc:
+        if "front matter" in str(exc):
+            reject()
+        raise
 
 WORDS = st.sampled_from(["alpha", "Beta", "gamma", "déjà vu", "日本", "x", "## not", "# faux", "---"])
 TITLES = st.sampled_from(["Intro", "Decisions", "Risks", "Ünïcode", "Next steps"])
@@ -58,7 +68,7 @@ def _unified(text: str) -> list[str]:
 @settings(max_examples=300, deadline=None)
 @given(notes(), CONTENT)
 def test_append_keeps_every_line_and_adds_the_content_at_the_end(note: str, content: str) -> None:
-    after = apply_edit(note, Edit("append", content))
+    after = edited(note, Edit("append", content))
     assert after.startswith(note)
     assert _unified(after) == _unified(note) + _unified(content)
 
@@ -66,7 +76,7 @@ def test_append_keeps_every_line_and_adds_the_content_at_the_end(note: str, cont
 @settings(max_examples=300, deadline=None)
 @given(notes(), CONTENT)
 def test_prepend_goes_after_the_front_matter_and_loses_nothing(note: str, content: str) -> None:
-    after = apply_edit(note, Edit("prepend", content))
+    after = edited(note, Edit("prepend", content))
     old, new, added = _unified(note), _unified(after), _unified(content)
     at = front_matter_end(split_lines(note))
     assert new[:at] == old[:at]
@@ -82,7 +92,7 @@ def test_insert_under_a_heading_only_adds_lines_inside_its_section(note: str, co
     if not found:
         return
     heading = data.draw(st.sampled_from(found))
-    after = apply_edit(note, Edit("insert_under_heading", content, heading=heading.label))
+    after = edited(note, Edit("insert_under_heading", content, heading=heading.label))
     lines = split_lines(note)
     end = section_end(lines, headings(lines), heading)
     old, new, added = _unified(note), _unified(after), _unified(content)
@@ -98,7 +108,7 @@ def test_replace_section_round_trips_and_keeps_the_rest(note: str, content: str,
     if not found:
         return
     heading = data.draw(st.sampled_from(found))
-    after = apply_edit(note, Edit("replace_section", content, heading=heading.label))
+    after = edited(note, Edit("replace_section", content, heading=heading.label))
     old_lines, new_lines = split_lines(note), split_lines(after)
     end = section_end(old_lines, headings(old_lines), heading)
     assert _unified(after)[:heading.index + 1] == _unified(note)[:heading.index + 1]
@@ -196,3 +206,12 @@ def test_two_headings_of_the_same_text_and_level_are_refused_with_their_lines() 
 def test_broken_front_matter_is_not_edited() -> None:
     with pytest.raises(InvalidArgument, match="not valid YAML"):
         apply_edit("---\ntitle: [unclosed\n---\nbody\n", Edit("set_front_matter", fields={"a": 1}))
+
+
+def test_an_edit_that_would_swallow_a_heading_into_front_matter_is_refused() -> None:
+    """Found by hypothesis: "---" put under the heading of "---\n# Intro" pairs with the first line."""
+    with pytest.raises(InvalidArgument, match="front matter"):
+        apply_edit("---\n# Intro", Edit("replace_section", "---", heading="# Intro"))
+    with pytest.raises(InvalidArgument, match="front matter"):
+        apply_edit("---\nno fence yet\n", Edit("append", "---"))
+    assert apply_edit("# Intro\n", Edit("append", "---")) == "# Intro\n---\n"  # a rule, not front matter

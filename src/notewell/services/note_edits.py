@@ -63,9 +63,25 @@ def check_operation(value: str) -> Operation:
 
 
 def apply_edit(text: str, edit: Edit) -> str:
-    """The text after ``edit``; InvalidArgument naming the argument when it cannot apply."""
+    """The text after ``edit``; InvalidArgument naming the argument when it cannot apply. Only
+    set_front_matter changes the front matter: an edit whose text would open, close or move it (a "---"
+    line landing where it would pair with one above) is refused, so no heading or line is swallowed."""
     if edit.operation == "set_front_matter":
         return set_fields(text, edit.fields)
+    after = _applied(text, edit)
+    if _front_matter(after) != _front_matter(text):
+        raise InvalidArgument("content", "would change the note's front matter (a \"---\" line pairing with "
+                                         "the one at the top); set its fields with set_front_matter, or write "
+                                         "the line differently")
+    return after
+
+
+def _front_matter(text: str) -> list[str]:
+    lines = split_lines(text)
+    return [bare(line) for line in lines[:front_matter_end(lines)]]
+
+
+def _applied(text: str, edit: Edit) -> str:
     if edit.operation == "replace":
         return _replace(text, edit.old, edit.content)
     lines = split_lines(text)

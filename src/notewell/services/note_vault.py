@@ -66,7 +66,7 @@ def check_version(expected: str | None) -> str | None:
     cleaned = expected.strip().lower()
     if not _VERSION.match(cleaned):
         raise InvalidArgument("expected_version", f"{expected!r} is not a version: pass the {VERSION_CHARS} hex "
-                                                  "digits readDoc or a previous write returned")
+                                                  "digits that reading the document or a previous write returned")
     return cleaned
 
 

@@ -61,8 +61,8 @@ class NoteWritingService:
         with self.vault.locks.holding(target.vault_path):
             before = self.vault.read(target)
             if before is not None and not overwrite:
-                raise Conflict(f"Conflict: {target.vault_path} exists already; edit it with edit_note, or pass "
-                               "overwrite (with its expected_version) to replace it whole", field="path")
+                raise Conflict(f"Conflict: {target.vault_path} exists already; edit it, or pass overwrite (with its "
+                               "expected_version) to replace it whole", field="path")
             self.vault.check(target, before, expected)
             return self.vault.put(Write(p, tool, "write"), target, before, data)
 
@@ -86,8 +86,8 @@ class NoteWritingService:
         source = self.writable(p, path)
         target = self.writable(p, new_path, "new_path")
         if target.project != source.project:
-            raise InvalidArgument("new_path", f"must stay in the project {source.project}; a note moves between "
-                                              "projects as a write_note there and a delete_note here")
+            raise InvalidArgument("new_path", f"must stay in the project {source.project}; to move a note to another "
+                                              "project, write it there and delete it here")
         if target == source:
             raise InvalidArgument("new_path", "is the note's own path; name where it should go")
         expected = check_version(expected_version)
