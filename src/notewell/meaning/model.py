@@ -7,8 +7,8 @@ names the file and the fix, and the tools fall back to full text (docs/memory.md
 
 A vector is the mean of the last hidden states over the real tokens, L2-normalised, so the dot product of two
 vectors is their cosine similarity. Texts are cut to ``MAX_TOKENS`` word pieces (the model was trained on 256)
-and run in sub-batches of ``SUB_BATCH``; at most ``RUNNERS`` calls run at once, each on one thread, so a burst
-of embeddings never takes every core from the searches.
+and run in sub-batches of ``SUB_BATCH`` on a pool of ``RUNNERS`` threads; at most ``RUNNERS`` model calls run at
+once, each on one thread, whoever asks (the runner's batches, a query's own vector).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,14 +81,20 @@ class Embedder:
 
     def __post_init__(self) -> None:
         self._runners = threading.BoundedSemaphore(RUNNERS)
+        self._pool = ThreadPoolExecutor(RUNNERS, thread_name_prefix="notewell-embed")
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """Sub-batches of texts of like length (padding costs as much as text), rows in ``texts``' order."""
+        """Sub-batches of texts of like length (padding costs as much as text), run on the bounded pool (at
+        most ``RUNNERS`` at once, a core each); rows in ``texts``' order."""
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), SUB_BATCH):
-            chosen = order[start:start + SUB_BATCH]
-            out[chosen] = self._run([texts[i] for i in chosen])
+        batches = [order[start:start + SUB_BATCH] for start in range(0, len(order), SUB_BATCH)]
+        if len(batches) == 1:
+            out[batches[0]] = self._run([texts[i] for i in batches[0]])
+            return out
+        for chosen, vectors in zip(batches, self._pool.map(lambda b: self._run([texts[i] for i in b]), batches),
+                                   strict=True):
+            out[chosen] = vectors
         return out
 
     def embed_one(self, text: str) -> Vectors:
