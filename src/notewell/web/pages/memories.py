@@ -33,7 +33,7 @@ async def memories_page(request: Request) -> Response:
     memories: list[Memory] = []
     try:
         if q:
-            found = await call(svc.search_memory, p, q, limit=NEWEST)
+            found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
             memories = [r.memory for r in found.results]
         else:
             memories = await call(_newest, svc, p)
