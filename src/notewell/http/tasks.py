@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import anyio
 
@@ -22,6 +23,27 @@ _log = logging.getLogger("notewell.server")
 class BackgroundTask:
     name: str
     run: Callable[[], Awaitable[None]] = field(repr=False)
+
+
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+def thread_task(name: str, start: Callable[[], Stoppable | None]) -> BackgroundTask:
+    """A task for work that runs on a thread of its own: ``start`` starts it (None: nothing to run) when the
+    server is up; its ``stop`` is called, off the event loop, at shutdown."""
+
+    async def run() -> None:
+        started = start()
+        if started is None:
+            return
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(started.stop)
+
+    return BackgroundTask(name, run)
 
 
 async def _supervised(task: BackgroundTask) -> None:

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import anyio
-
 from notewell.http.door import ServeOptions
-from notewell.http.tasks import BackgroundTask
+from notewell.http.tasks import BackgroundTask, thread_task
 from notewell.runtime import Runtime
 
 
 def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
     """Runs the watcher's thread while the server runs (when ``options.watch``); stops it at shutdown."""
-
-    async def run() -> None:
-        if not options.watch:
-            return
-        watcher = rt.indexing.watch()
-        try:
-            await anyio.sleep_forever()
-        finally:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(watcher.stop)
-
-    return BackgroundTask("vault-watcher", run)
+    return thread_task("vault-watcher", lambda: rt.indexing.watch() if options.watch else None)
