@@ -21,6 +21,8 @@ from notewell.services.brain_oracle import OracleService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
+from notewell.services.link_context import LinkContextService
+from notewell.services.links import LinkService
 from notewell.services.memory import MemoryService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
@@ -38,6 +40,8 @@ class Runtime:
     own_tokens: OwnTokenService  # each person's own tokens
     sign_in: SignInService  # passwords, sign-in links, browser sessions
     knowledge: KnowledgeService
+    links: LinkService  # a document's links and backlinks
+    link_context: LinkContextService  # buildContext: what the links reach from a start, packed into a budget
     memory: MemoryService
     brain: BrainService  # coding sessions and taught knowledge
     oracle: OracleService  # "how did I solve X?" from sessions, knowledge and documents
@@ -61,6 +65,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
     brain = BrainService(store, authorization, audit)
+    knowledge = KnowledgeService(store, authorization, engine)
+    memory = MemoryService(store, authorization, audit, engine)
+    links = LinkService(store, authorization)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -69,8 +76,10 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         audit=audit,
         own_tokens=OwnTokenService(store.identity, authorization, audit),
         sign_in=SignInService(store, authorization, administration, audit),
-        knowledge=KnowledgeService(store, authorization, engine),
-        memory=MemoryService(store, authorization, audit, engine),
+        knowledge=knowledge,
+        links=links,
+        link_context=LinkContextService(store, authorization, links, knowledge, memory),
+        memory=memory,
         brain=brain,
         oracle=OracleService(brain, store.documents, engine, authorization),
         idempotency=IdempotencyService(store),

@@ -49,7 +49,7 @@ class Resolver:
             self._projects[project] = ProjectIndex(self._paths(project))
         return self._projects[project]
 
-    def resolve(self, kind: LinkKind, target: str, source: DocKey) -> int | None:
+    def resolve(self, kind: LinkKind | str, target: str, source: DocKey) -> int | None:
         """The id of the document the link names, or None (nothing, ambiguous, or out of the vault)."""
         project, path = source
         if kind == "wikilink":

@@ -1,4 +1,4 @@
-"""A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers)
+"""A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers, links)
 beside the backend's documents, memories and brain, which its subclass makes and passes in."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
+from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.servers import SqlServers
 
@@ -17,6 +18,7 @@ from notewell.store.shared.servers import SqlServers
 class SqlStore:
     def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain) -> None:
         self.documents = documents
+        self.links = SqlLinks(dialect)  # after the documents: its table refers to theirs
         self.memories = memories
         self.identity = SqlIdentity(dialect)
         self.audit = SqlAudit(dialect)
