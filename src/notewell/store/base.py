@@ -34,8 +34,8 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
-from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
+from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
 

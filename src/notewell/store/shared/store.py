@@ -10,8 +10,8 @@ from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
-from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.servers import SqlServers
 
 
