@@ -12,6 +12,7 @@ Each item says why it is there: "the document asked for", "linked from <path> li
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -142,16 +143,14 @@ class LinkContextService:
         found.memories[m.ref] = ("the memory asked for", 0, m.title, m.content)
         if m.project in readable and m.path and self.store.documents.meta(m.project, m.path) is not None:
             found.add_document((m.project, m.path), "the memory's path", 1)
-        if m.project not in readable:
-            return
         documents = self.store.documents
         resolver = Resolver(lambda project: {k[1]: s.id for k, s in documents.state(under=[(project, "")]).items()}
                             if project in readable else {})
-        ids = {s.id: k for k, s in documents.state(under=[(m.project, "")]).items()}
-        for link in parse_links(m.project, m.path or "memory.md", m.content):
-            target = resolver.resolve(link.kind, link.target, (m.project, m.path or "memory.md"))
-            if target in ids:
-                found.add_document(ids[target], f"named by the memory (line {link.line})", 1)
+        source = (m.project, posixpath.join(m.path, "memory.md"))  # links read as from a note at the memory's path
+        for link in parse_links(*source, m.content):
+            target = resolver.locate(link.kind, link.target, source)
+            if target is not None:
+                found.add_document(target, f"named by the memory (line {link.line})", 1)
 
     def _from_query(self, p: Principal, query: str, found: _Found) -> None:
         for hit in self.knowledge.find_documents(p, query, limit=QUERY_SEEDS).hits:

@@ -51,15 +51,20 @@ class Resolver:
 
     def resolve(self, kind: LinkKind | str, target: str, source: DocKey) -> int | None:
         """The id of the document the link names, or None (nothing, ambiguous, or out of the vault)."""
+        found = self.locate(kind, target, source)
+        return None if found is None else self.project(found[0]).ids[found[1]]
+
+    def locate(self, kind: LinkKind | str, target: str, source: DocKey) -> DocKey | None:
+        """The (project, path) of the document the link names, or None."""
         project, path = source
         if kind == "wikilink":
             found = wikilink_target(target, path, self.project(project).by_key)
-            return None if found is None else self.project(project).ids[found]
+            return None if found is None else (project, found)
         candidates = [target] if kind == "markdown" else mention_paths(project, path, target)
         for candidate in candidates:
             key = self._exists(candidate)
             if key is not None:
-                return self.project(key[0]).ids[key[1]]
+                return key
         return None
 
     def _exists(self, location: str) -> DocKey | None:
