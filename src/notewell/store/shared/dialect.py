@@ -3,8 +3,8 @@
 Statements are written with ``?`` placeholders; a backend that binds another way (PostgreSQL: ``%s``)
 rewrites them. DDL templates name the types that differ: ``{key}`` (text compared and sorted by code point),
 ``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{serial}`` (a generated integer
-primary key) and ``{rowid}`` (the same, which an insert may also set, and which SQLite may hand out again
-after the last row is deleted).
+primary key), ``{rowid}`` (the same, which an insert may also set, and which SQLite may hand out again
+after the last row is deleted) and ``{bigint}`` (a 64-bit integer, as a reference to a documents id).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Dialect(ABC):
     integrity_error: ClassVar[type[Exception]]
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
-    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid."""
+    """The DDL words of ``render``: key, flag, true, false, real, serial, rowid, bigint."""
     position: ClassVar[str]
     """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
     lock: ClassVar[str]

@@ -23,7 +23,7 @@ LINK_MIGRATIONS: list[Migration] = [
     (
         """
         CREATE TABLE document_links (
-            source_id BIGINT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            source_id {bigint} NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
             seq INTEGER NOT NULL,
             line INTEGER NOT NULL,
             kind {key} NOT NULL,
@@ -32,13 +32,13 @@ LINK_MIGRATIONS: list[Migration] = [
             label TEXT NOT NULL,
             snippet TEXT NOT NULL,
             name_key {key} NOT NULL,
-            target_id BIGINT REFERENCES documents (id) ON DELETE SET NULL,
+            target_id {bigint} REFERENCES documents (id) ON DELETE SET NULL,
             PRIMARY KEY (source_id, seq)
         )
         """,
         "CREATE INDEX document_links_target ON document_links (target_id)",
         "CREATE INDEX document_links_name ON document_links (name_key)",
-        "CREATE TABLE document_links_pending (id BIGINT PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE)",
+        "CREATE TABLE document_links_pending (id {bigint} PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE)",
         "INSERT INTO document_links_pending (id) SELECT id FROM documents",
     ),
 ]

@@ -15,7 +15,7 @@ class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
     words: ClassVar[Mapping[str, str]] = {
         "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0", "real": "REAL",
-        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY", "bigint": "INTEGER"}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
 
