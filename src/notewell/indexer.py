@@ -232,7 +232,9 @@ class _Writing:
             self._rename(file, loaded, content)
             return
         self.writer.upsert(self._document(file, loaded, content))
-        self.linked[key] = parse_links(file.project, file.path, content.text)
+        links = parse_links(file.project, file.path, content.text)
+        if links or old is not None:  # a new document without links has none to replace
+            self.linked[key] = links
         if old is None:
             self.names.add(name_key(file.path))
             self.report.added += 1

@@ -1,4 +1,5 @@
-"""Browse and search: the projects you can see, a project's documents, a document with line anchors, search.
+"""Browse and search: the projects you can see, a project's documents, a document with line anchors (and its
+links and backlinks), search.
 
 Every page asks the knowledge service, so a project or document you may not see answers exactly as a
 missing one (the same 404 page).
@@ -19,6 +20,7 @@ from notewell import limits
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
+from notewell.services.links import DocLinks, Link
 from notewell.web.highlight import highlight
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
@@ -58,6 +60,35 @@ async def project_page(request: Request) -> Response:
     return page(request, "project.html", p, title=project.name, project=project, docs=docs)
 
 
+@dataclass(frozen=True)
+class LinkView:
+    """A link as the document page lists it: the other document (or the target as written), where, and the line."""
+
+    text: str
+    href: str  # "" for an unresolved link
+    line: int
+    line_href: str
+    snippet: str
+
+
+DOC_LINKS_SHOWN = 50  # each list on the document page; getLinks and the REST route page through the rest
+
+
+def _link_views(found: DocLinks) -> tuple[list[LinkView], list[LinkView]]:
+    """(outgoing, backlinks) for the page: outgoing lead to their targets, backlinks to the linking line."""
+    here = _split(found.path)
+
+    def target(link: Link) -> LinkView:
+        href = doc_href(*_split(link.path)) if link.path else ""
+        return LinkView(link.path or link.target, href, link.line, doc_href(*here, link.line), link.snippet)
+
+    def backlink(link: Link) -> LinkView:
+        at = doc_href(*_split(link.source), link.line)
+        return LinkView(link.source, doc_href(*_split(link.source)), link.line, at, link.snippet)
+
+    return [target(link) for link in found.outgoing], [backlink(link) for link in found.backlinks]
+
+
 def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
     """The document's first MAX_DOC_LINES lines, read part by part through the service."""
     read = knowledge.read_doc
@@ -74,6 +105,8 @@ async def doc_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
     first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
+    found = await call(services(request).links.links, p, f"{project}/{rel}", limit=DOC_LINKS_SHOWN)
+    outgoing, backlinks = _link_views(found)
     line_param = request.query_params.get("line", "")
     line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
     markdown = is_markdown(rel)
@@ -84,7 +117,8 @@ async def doc_page(request: Request) -> Response:
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
                 shown=len(lines), cut=cut, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
-                lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown)
+                lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown,
+                outgoing=outgoing, backlinks=backlinks, links=found)
 
 
 def _split(vault_path: str) -> tuple[str, str]:

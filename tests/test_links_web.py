@@ -1,0 +1,50 @@
+"""The web's document page lists a document's backlinks and links, within what the signed-in person may read
+(over plain HTTP: a person's session as a browser holds it, without a browser)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from links_world import opened_world
+from mcp_world import World, serve_world
+from notewell.access.principal import LOCAL_OWNER
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    yield from opened_world(tmp_path, str(tmp_path / "index.db"))
+
+
+def _signed_in(base: str, world: World, handle: str) -> httpx.Client:
+    world.runtime.sign_in.set_password(LOCAL_OWNER, f"{handle}@example.test", f"{handle} pass phrase")
+    client = httpx.Client(base_url=base, timeout=30, follow_redirects=True)
+    form = client.get("/signin").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert csrf is not None
+    signed = client.post("/signin", data={"email": f"{handle}@example.test", "password": f"{handle} pass phrase",
+                                          "csrf": csrf.group(1), "next": "/projects"})
+    assert signed.status_code == 200 and signed.url.path == "/projects"
+    return client
+
+
+def test_the_document_page_lists_backlinks_and_links(world: World) -> None:
+    with serve_world(world) as server:
+        base = server.url.removesuffix("/mcp")
+        mia, ada = _signed_in(base, world, "mia"), _signed_in(base, world, "ada")
+        policy = mia.get("/p/team/doc/pricing-policy.md").text
+        review = mia.get("/p/team/doc/notes/review.md").text
+        admin_review = ada.get("/p/team/doc/notes/review.md").text
+        mia.close()
+        ada.close()
+    assert "Backlinks <span class=\"hint\">(2)</span>" in policy
+    assert ('<a href="/p/team/doc/notes/review.md">team/notes/review.md</a> · '
+            '<a href="/p/team/doc/notes/review.md?line=2#L2">line 2</a>') in policy
+    assert "No document you can read links here." in review  # secret/plan.md links here: mia may not read it
+    assert '<span class="unresolved">secret/plan.md</span>' in review  # exactly as secret/lost.md
+    assert '<span class="unresolved">secret/lost.md</span>' in review
+    assert "secret/plan.md</a>" in admin_review and "Backlinks <span class=\"hint\">(1)</span>" in admin_review
