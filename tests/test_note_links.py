@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from notewell.vault.link_resolution import ProjectIndex, Resolver, mention_paths, wikilink_target
-from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT, SNIPPET_CHARS, name_key, parse_links, vault_path
+from notewell.vault.note_links import (
+    MAX_LINKS_PER_DOCUMENT,
+    SNIPPET_CHARS,
+    name_key,
+    parse_links,
+    snippet,
+    vault_path,
+)
 
 
 def links(text: str, path: str = "notes/review.md", project: str = "p") -> list[tuple[str, int, str, str, str]]:
@@ -55,7 +62,10 @@ def test_only_markdown_documents_have_links() -> None:
 def test_links_are_bounded() -> None:
     many = parse_links("p", "a.md", "[[x]] " * (MAX_LINKS_PER_DOCUMENT + 5))
     assert len(many) == MAX_LINKS_PER_DOCUMENT
-    assert all(len(link.snippet) <= SNIPPET_CHARS for link in many)
+    long_line = "word " * 100 + "[[target]]" + " more" * 100
+    cut = snippet(long_line, "target")
+    assert len(cut) == SNIPPET_CHARS and "[[target]]" in cut
+    assert snippet("  short [[x]]  ", "x") == "short [[x]]"
 
 
 def test_vault_paths_stay_in_the_vault() -> None:

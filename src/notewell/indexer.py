@@ -278,8 +278,8 @@ class _Writing:
                                              in documents.state(under=[(project, "")]).items()} if project else {})
         for key, links in self.linked.items():
             self.writer.set_links(key, [LinkInput(link.kind, link.line, link.target, link.anchor, link.label,
-                                                  link.snippet, name_key(link.target),
-                                                  resolver.resolve(link.kind, link.target, key)) for link in links])
+                                                  name_key(link.target), resolver.resolve(link.kind, link.target, key))
+                                        for link in links])
         changes = []
         for stored in self.writer.links_named(sorted(self.names)) if self.names else []:
             if stored.source not in self.linked:

@@ -22,7 +22,6 @@ class LinkInput:
     target: str
     anchor: str
     label: str
-    snippet: str
     name_key: str  # what re-resolution finds the link by: its target's file name, folded (note_links.name_key)
     target_id: int | None
 
@@ -39,6 +38,9 @@ class LinkToResolve:
     target_id: int | None
 
 
+LINE_TEXT_MAX = 2000
+
+
 @dataclass(frozen=True)
 class LinkRecord:
     """A stored link as a read returns it: where it is written and what it resolved to."""
@@ -49,5 +51,5 @@ class LinkRecord:
     target: str
     anchor: str
     label: str
-    snippet: str
+    line_text: str  # the line the link is on, as the document has it now (at most LINE_TEXT_MAX characters)
     resolved: DocKey | None  # the target document; None when the link names nothing (or nothing unique)

@@ -10,6 +10,7 @@ the answer is readDoc's ``Not found``.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -20,6 +21,7 @@ from notewell.records.documents import DocKey
 from notewell.records.links import LinkRecord
 from notewell.services.knowledge import READ
 from notewell.store.base import Store
+from notewell.vault.note_links import snippet
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -65,8 +67,9 @@ class DocLinks:
 
 def _link(record: LinkRecord) -> Link:
     path = f"{record.resolved[0]}/{record.resolved[1]}" if record.resolved else None
+    near = record.label or posixpath.basename(record.target)  # what the line most likely holds of the link
     return Link(f"{record.source[0]}/{record.source[1]}", record.line, record.kind, record.target, record.anchor,
-                record.label, record.snippet, path)
+                record.label, snippet(record.line_text, near), path)
 
 
 class LinkService:

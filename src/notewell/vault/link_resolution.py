@@ -43,6 +43,7 @@ class Resolver:
     def __init__(self, paths: ProjectPaths) -> None:
         self._paths = paths
         self._projects: dict[str, ProjectIndex] = {}
+        self._located: dict[tuple[str, str, str, str], DocKey | None] = {}
 
     def project(self, project: str) -> ProjectIndex:
         if project not in self._projects:
@@ -55,7 +56,14 @@ class Resolver:
         return None if found is None else self.project(found[0]).ids[found[1]]
 
     def locate(self, kind: LinkKind | str, target: str, source: DocKey) -> DocKey | None:
-        """The (project, path) of the document the link names, or None."""
+        """The (project, path) of the document the link names, or None (each answer kept: a link resolves
+        alike from every document of a folder)."""
+        asked = (kind, target, source[0], posixpath.dirname(source[1]) if kind != "markdown" else "")
+        if asked not in self._located:
+            self._located[asked] = self._locate(kind, target, source)
+        return self._located[asked]
+
+    def _locate(self, kind: LinkKind | str, target: str, source: DocKey) -> DocKey | None:
         project, path = source
         if kind == "wikilink":
             found = wikilink_target(target, path, self.project(project).by_key)

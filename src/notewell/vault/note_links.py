@@ -13,7 +13,7 @@ Code is respected: nothing inside a fenced block (``` or ~~~) is a link, and a l
 inline code span is not one either (the span may be a mention). Code spans are taken one line at a time.
 A path is normalised (``.`` and ``..`` folded away) and confined to the vault: one that climbs out of it
 is no link at all. Every answer is bounded: at most MAX_LINKS_PER_DOCUMENT links, targets of at most
-MAX_TARGET_CHARS characters, snippets of at most SNIPPET_CHARS.
+MAX_TARGET_CHARS characters; an answer's snippet (``snippet``) is at most SNIPPET_CHARS.
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ class ParsedLink:
     target: str
     anchor: str  # the heading or block after "#", "" when none
     label: str  # the text shown: a wikilink's "|label", a markdown link's [label]; "" when none
-    snippet: str  # the source line, cut to SNIPPET_CHARS around the link
 
 
 def is_markdown(path: str) -> bool:
@@ -85,12 +84,13 @@ def vault_path(project: str, source: str, target: str) -> str | None:
     return norm
 
 
-def _snippet(line: str, column: int) -> str:
+def snippet(line: str, near: str = "") -> str:
+    """The line, stripped, cut to SNIPPET_CHARS around the first place it holds ``near`` (else its start)."""
     text = line.strip()
     if len(text) <= SNIPPET_CHARS:
         return text
-    offset = len(line) - len(line.lstrip())
-    start = max(0, min(column - offset - SNIPPET_CHARS // 3, len(text) - SNIPPET_CHARS))
+    column = text.find(near) if near else 0
+    start = max(0, min(column - SNIPPET_CHARS // 3, len(text) - SNIPPET_CHARS))
     return text[start : start + SNIPPET_CHARS]
 
 
@@ -143,31 +143,30 @@ def looks_like_path(text: str) -> bool:
 
 
 def _line_links(project: str, source: str, number: int, line: str) -> list[tuple[int, ParsedLink]]:
-    masked, spans = _code_spans(line)
+    masked, spans = _code_spans(line) if "`" in line else (line, [])
     found: list[tuple[int, ParsedLink]] = []
-    for m in _WIKILINK.finditer(masked):
+    for m in _WIKILINK.finditer(masked) if "[[" in masked else ():
         parts = _wikilink(m.group(1))
         if parts is not None:
-            found.append((m.start(), ParsedLink("wikilink", number, *parts, _snippet(line, m.start()))))
-    for m in _MARKDOWN.finditer(masked):
+            found.append((m.start(), ParsedLink("wikilink", number, *parts)))
+    for m in _MARKDOWN.finditer(masked) if "](" in masked else ():
         resolved = _markdown_target(project, source, m.group(2) or m.group(3))
         if resolved is not None:
-            found.append((m.start(), ParsedLink("markdown", number, resolved[0], resolved[1], m.group(1).strip(),
-                                                _snippet(line, m.start()))))
+            found.append((m.start(), ParsedLink("markdown", number, resolved[0], resolved[1], m.group(1).strip())))
     for column, content in spans:
         if looks_like_path(content):
-            found.append((column, ParsedLink("mention", number, content, "", "", _snippet(line, column))))
+            found.append((column, ParsedLink("mention", number, content, "", "")))
     return sorted(found, key=lambda item: item[0])
 
 
 def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
     """The links of the markdown document ``project/source`` in reading order (none for another type)."""
-    if not is_markdown(source):
+    if not is_markdown(source) or ("[[" not in text and "](" not in text and "`" not in text):
         return []
     links: list[ParsedLink] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n"), start=1):
-        opening = _FENCE.match(line)
+        opening = _FENCE.match(line) if line[:4].lstrip(" ")[:1] in ("`", "~") else None
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
                     and not line[opening.end():].strip():
@@ -176,7 +175,7 @@ def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
         if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
             fence = opening.group(1)
             continue
-        if "[" not in line and "`" not in line:
+        if "[[" not in line and "](" not in line and "`" not in line:
             continue
         links += [link for _, link in _line_links(project, source, number, line)]
         if len(links) >= MAX_LINKS_PER_DOCUMENT:

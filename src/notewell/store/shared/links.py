@@ -1,8 +1,10 @@
 """The links between documents in SQL both backends run: one table written once over the Dialect.
 
 ``document_links`` holds each markdown document's links in reading order (``seq``), with the line, the kind,
-the target as written, the anchor, label and snippet, the target's folded file name (``name_key``: what
+the target as written, the anchor and label, the target's folded file name (``name_key``: what
 re-resolution finds a link by) and the document it resolved to (``target_id``; NULL when it names nothing).
+No text of the line is kept (a snippet per link would cost about as much as the links themselves): a read
+takes each link's line from the source's stored regions (``_line_texts``), which both backends keep alike.
 A deleted source takes its links with it and a deleted target leaves them unresolved (foreign keys), inside
 the indexer's transaction. The indexer resolves (vault/link_resolution.py); this module only keeps the rows.
 ``document_links_pending`` names the documents stored before links were kept: the indexer parses their
@@ -15,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from notewell.records.documents import DocKey
-from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
+from notewell.records.links import LINE_TEXT_MAX, LinkInput, LinkRecord, LinkToResolve
+from notewell.store.regions import id_range, unpack
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.migrations import Migration
 
@@ -30,7 +33,6 @@ LINK_MIGRATIONS: list[Migration] = [
             target TEXT NOT NULL,
             anchor TEXT NOT NULL,
             label TEXT NOT NULL,
-            snippet TEXT NOT NULL,
             name_key {key} NOT NULL,
             target_id {bigint} REFERENCES documents (id) ON DELETE SET NULL,
             PRIMARY KEY (source_id, seq)
@@ -43,13 +45,18 @@ LINK_MIGRATIONS: list[Migration] = [
     ),
 ]
 _BATCH = 500  # names or rows per statement
-_COLUMNS = "s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.snippet, t.project, t.path"
+_COLUMNS = "s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id, t.project, t.path"
 _FROM = "FROM document_links l JOIN documents s ON s.id = l.source_id LEFT JOIN documents t ON t.id = l.target_id"
 
 
-def _record(row: Sequence[Any]) -> LinkRecord:
-    resolved = (row[8], row[9]) if row[8] is not None else None
-    return LinkRecord((row[0], row[1]), row[2], row[3], row[4], row[5], row[6], row[7], resolved)
+def _line_of(regions: Sequence[tuple[int, bytes]], line: int) -> str:
+    """Line ``line`` of a document from its regions ((first line, packed text) in order), "" if beyond them."""
+    chosen = [(first, body) for first, body in regions if first <= line]
+    if not chosen:
+        return ""
+    first, body = chosen[-1]
+    lines = unpack(bytes(body)).decode("utf-8", "replace").split("\n")
+    return lines[line - first][:LINE_TEXT_MAX] if line - first < len(lines) else ""
 
 
 class LinkWrites:
@@ -67,10 +74,10 @@ class LinkWrites:
         text = self.dialect.text
         self.sql.execute("DELETE FROM document_links WHERE source_id = ?", (row[0],))
         self.sql.executemany(
-            f"INSERT INTO document_links (source_id, seq, line, kind, target, anchor, label, snippet, name_key,"
-            f" target_id) VALUES ({marks(10)})",
+            f"INSERT INTO document_links (source_id, seq, line, kind, target, anchor, label, name_key, target_id)"
+            f" VALUES ({marks(9)})",
             [(row[0], seq, link.line, link.kind, text(link.target), text(link.anchor), text(link.label),
-              text(link.snippet), text(link.name_key), link.target_id) for seq, link in enumerate(links)])
+              text(link.name_key), link.target_id) for seq, link in enumerate(links)])
 
     def links_named(self, name_keys: Sequence[str]) -> list[LinkToResolve]:
         """The stored links whose target's file name (folded) is one of ``name_keys``."""
@@ -108,6 +115,16 @@ class SqlLinks:
         with self.dialect.reading() as conn:
             return conn.execute(sql, params).fetchall()
 
+    def _records(self, rows: Sequence[Any]) -> list[LinkRecord]:
+        """Link rows (as _COLUMNS) as records, each with its line's text read from the source's regions."""
+        regions: dict[int, list[tuple[int, bytes]]] = {}
+        for source_id in dict.fromkeys(r[7] for r in rows):
+            regions[source_id] = [(first, body) for first, body in self._rows(
+                "SELECT first_line, body FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id",
+                id_range(source_id))]
+        return [LinkRecord((r[0], r[1]), r[2], r[3], r[4], r[5], r[6], _line_of(regions[r[7]], r[2]),
+                           (r[8], r[9]) if r[8] is not None else None) for r in rows]
+
     def _outgoing(self, columns: str, source: DocKey, projects: Sequence[str], rest: str = "",
                   page: Sequence[Any] = ()) -> list[Any]:
         """The document's links, their targets shown only inside ``projects`` and mentions only of documents
@@ -121,10 +138,10 @@ class SqlLinks:
     def outgoing(self, source: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]:
         """The document's links in reading order, a page of ``limit`` from ``offset``; a target outside
         ``projects`` is left unresolved, and a mention of one left out."""
-        columns = ("s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.snippet,"
+        columns = ("s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id,"
                    " CASE WHEN {visible} THEN t.project END, CASE WHEN {visible} THEN t.path END")
-        return [_record(r) for r in self._outgoing(columns, source, projects, " ORDER BY l.seq LIMIT ? OFFSET ?",
-                                                   (limit, offset))]
+        return self._records(self._outgoing(columns, source, projects, " ORDER BY l.seq LIMIT ? OFFSET ?",
+                                            (limit, offset)))
 
     def count_outgoing(self, source: DocKey, projects: Sequence[str]) -> int:
         return int(self._outgoing("count(*)", source, projects)[0][0])
@@ -138,9 +155,9 @@ class SqlLinks:
         if not projects:
             return []
         where, params = self._backlinks_where(target, projects)
-        return [_record(r) for r in self._rows(
+        return self._records(self._rows(
             f"SELECT {_COLUMNS} {_FROM} WHERE {where} ORDER BY s.project, s.path, l.seq LIMIT ? OFFSET ?",
-            [*params, limit, offset])]
+            [*params, limit, offset]))
 
     def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
         if not projects:
