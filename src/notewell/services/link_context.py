@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Final
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.records.documents import DocKey
-from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack
+from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
 from notewell.services.knowledge import READ, KnowledgeService
 from notewell.services.links import LinkService
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
+from notewell.services.token_count import count_tokens
 from notewell.store.base import Store
 from notewell.vault.link_resolution import Resolver
 from notewell.vault.note_links import parse_links
@@ -38,9 +39,11 @@ LINKS_PER_DOCUMENT: Final = 50
 """Each document visited contributes at most this many outgoing links and this many backlinks."""
 QUERY_SEEDS: Final = 5
 """A query starts from at most this many documents and this many memories."""
-DOCUMENT_CHARS: Final = 8_000
+DOCUMENT_CHARS: Final = 4_000
 """A document enters the pack as at most its first this many characters (cut at a line end)."""
 MEMORIES_AT_PATH: Final = 5
+TRY_TOKENS_FACTOR: Final = 1.25
+CHARS_PER_TOKEN: Final = 4
 
 
 @dataclass(frozen=True)
@@ -194,8 +197,27 @@ class LinkContextService:
         for order, (ref, (why, distance, title, text)) in enumerate(found.memories.items()):
             items.append((distance, order, PackItem("memory", ref, title, why, text, 1 / (1 + distance)), why))
         items.sort(key=lambda item: (item[0], item[1]))
-        packed: ContextPack = pack(start, [item for _, _, item, _ in items], max_tokens)
+        tried, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
+        packed: ContextPack = pack(start, tried, max_tokens)
         why_of = {item.ref: (why, distance) for distance, _, item, why in items}
         return LinkContext(start, depth, max_tokens, packed.text, packed.tokens_used,
                            [ContextItem(i.kind, i.ref, i.title, *why_of[i.ref], i.tokens, i.complete)
-                            for i in packed.items], packed.left_out, found.truncated)
+                            for i in packed.items], [*packed.left_out, *untried], found.truncated)
+
+
+def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[LeftOut]]:
+    """The items the packer is given: the nearest ones until their whole cost reaches TRY_TOKENS_FACTOR times the
+    budget (room for the packer to end one early and fit smaller ones after). The rest are reported left out
+    without being counted (their tokens estimated as CHARS_PER_TOKEN characters each): counting, and ending an
+    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in."""
+    tried: list[PackItem] = []
+    untried: list[LeftOut] = []
+    spent = 0
+    for item in items:
+        if spent >= TRY_TOKENS_FACTOR * max_tokens:
+            untried.append(LeftOut(item.kind, item.ref, item.title, -(-len(render(item, item.text)) // CHARS_PER_TOKEN),
+                                   "not tried: nearer items filled the budget (tokens estimated)"))
+            continue
+        tried.append(item)
+        spent += count_tokens(render(item, item.text))
+    return tried, untried

@@ -150,7 +150,7 @@ def build_context(rt: Runtime) -> ToolSpec:
                 "complete": s.boolean("False when it ends early, at a sentence end."),
             })),
             "left_out": s.array(s.obj({"kind": s.string("document or memory"), "ref": s.string("Path or ref."),
-                                       "title": s.string("Title."), "tokens": s.integer("Tokens it needed."),
+                                       "title": s.string("Title."), "tokens": s.integer("Tokens it needed (estimated when not tried)."),
                                        "reason": s.string("Why it is missing or shortened.")})),
             "truncated": s.boolean(f"True when the walk stopped at {lc.MAX_DOCUMENTS} documents."),
         }, ["start", "depth", "context", "tokens_used", "max_tokens", "items", "left_out", "truncated"]),
