@@ -189,3 +189,20 @@ def test_build_context_never_exceeds_its_budget(context_runtime: Runtime, max_to
     assert found.tokens_used == count_tokens(found.text) <= max_tokens
     assert all(item.distance <= depth for item in found.items)
     assert (found.items and found.items[0].ref == start) or found.left_out[0].ref == start
+
+
+async def test_the_links_resource_answers_as_get_links_and_hides_as_missing(world: World) -> None:
+    with serve_world(world) as server:
+        async with connect(server.url, world.tokens["mia"]) as client:
+            listed = await client.list_resource_templates()
+            assert [t.uri_template for t in listed.resource_templates] == ["notewell://doc/{path}/links"]
+            read = await client.read_resource("notewell://doc/team/clients/Kestrel%20Logistics.md/links")
+            assert read.contents[0].mime_type == "application/json"
+            tool = await client.call_tool("getLinks", {"path": "team/clients/Kestrel Logistics.md"})
+            assert read.contents[0].text == tool.content[0].text  # type: ignore[union-attr]
+            refusals = []
+            for uri in ("notewell://doc/secret/plan.md/links", "notewell://doc/secret/none.md/links"):
+                with pytest.raises(MCPError) as err:
+                    await client.read_resource(uri)
+                refusals.append((err.value.error.code, err.value.error.message.replace(uri, "<uri>")))
+            assert refusals[0] == refusals[1] == (-32002, "Resource not found: <uri>")

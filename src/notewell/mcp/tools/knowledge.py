@@ -386,6 +386,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
 
 TOOLSET = Toolset(
     name="knowledge", summary="List, read and search the documents and brains of the vault (Sasha).", build=build,
+    resource_templates=knowledge_links.templates,
     instructions=("Begin with a search: searchKnowledge across every project you can see (searchBrain inside one "
                   "brain), then read what you found with readDoc, passing the path exactly as the search returned "
                   "it. listProjects, listDocs, listBrains and getBrain show what is there; getLinks shows what a "
