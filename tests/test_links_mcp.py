@@ -1,27 +1,28 @@
-"""Links and backlinks through the MCP door on both backends (getLinks, buildContext; docs/links.md).
-
-A small vault of tricky names: the same name in two folders, spaces, non-ASCII, case, anchors, a fenced
-block; a project ``secret`` that mia (a member with a read grant on ``team`` only) may not read, which links
-into ``team`` and is linked from it. Every answer mia gets must be the one she would get if ``secret`` did
-not exist at all, byte for byte.
+"""Links and backlinks through the MCP door on both backends (getLinks, buildContext, the links resource;
+docs/links.md), over the vault of tests/links_world.py: the same name in two folders, spaces, non-ASCII, case,
+anchors, a fenced block, and a project ``secret`` that mia may not read, which links into ``team`` and is
+linked from it. Every answer mia gets must be the one she would get if ``secret`` did not exist at all, byte
+for byte.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import MCPError
 
 from conftest import make_vault
-from links_world import FILES, opened_world
-from mcp_world import World, connect, serve_world
+from links_world import FILES, links_world, opened_world
+from mcp_world import World, connect, serve_world, served_vault
 from notewell.access.principal import LOCAL_OWNER
 from notewell.indexer import sync
 from notewell.runtime import Runtime, open_runtime
@@ -29,6 +30,7 @@ from notewell.services.token_count import count_tokens
 from notewell.vault.scan import Subtrees
 
 pytestmark = pytest.mark.anyio
+
 
 @pytest.fixture
 def world(tmp_path: Path, store_url: str) -> Iterator[World]:
@@ -206,3 +208,27 @@ async def test_the_links_resource_answers_as_get_links_and_hides_as_missing(worl
                     await client.read_resource(uri)
                 refusals.append((err.value.error.code, err.value.error.message.replace(uri, "<uri>")))
             assert refusals[0] == refusals[1] == (-32002, "Resource not found: <uri>")
+
+
+async def test_the_running_watcher_re_resolves_a_rename(tmp_path: Path, store_url: str) -> None:
+    """`notewell serve`'s own watcher (served_vault): a renamed target's links follow within its second (10 s
+    allowed on a loaded machine), and a deleted one leaves them unresolved."""
+    world = links_world(tmp_path, store_url)
+    token, vault = world.tokens["mia"], world.vault
+    world.runtime.close()
+
+    async def until(expected: str | None, within: float = 10.0) -> float:
+        started = time.monotonic()
+        while True:
+            got = _outgoing(await _links(url, token, "team/notes/review.md"))[0][4]
+            if got == expected:
+                return time.monotonic() - started
+            assert time.monotonic() - started < within, f"still {got}, expected {expected}"
+            await anyio.sleep(0.05)
+
+    with served_vault(vault, store_url, watch=True) as url:
+        await until("team/pricing-policy.md")
+        (vault / "team/pricing-policy.md").rename(vault / "team/plans/pricing-policy.md")
+        await until("team/plans/pricing-policy.md")
+        (vault / "team/plans/pricing-policy.md").unlink()
+        await until(None)
