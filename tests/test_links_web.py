@@ -48,3 +48,22 @@ def test_the_document_page_lists_backlinks_and_links(world: World) -> None:
     assert '<span class="unresolved">secret/plan.md</span>' in review  # exactly as secret/lost.md
     assert '<span class="unresolved">secret/lost.md</span>' in review
     assert "secret/plan.md</a>" in admin_review and "Backlinks <span class=\"hint\">(1)</span>" in admin_review
+
+
+def test_the_link_map_draws_the_neighbourhood_within_what_may_be_read(world: World) -> None:
+    with serve_world(world) as server:
+        base = server.url.removesuffix("/mcp")
+        mia, ada = _signed_in(base, world, "mia"), _signed_in(base, world, "ada")
+        mine = mia.get("/p/team/doc/notes/review.md").text
+        admins = ada.get("/p/team/doc/notes/review.md").text
+        lonely = mia.get("/p/team/other/plan.md").text
+        mia.close()
+        ada.close()
+    drawn = re.search(r'<svg class="link-map".*?</svg>', mine, re.S)
+    assert drawn is not None and 'aria-hidden="true"' in drawn.group()
+    nodes = re.findall(r'<a href="([^"]+)" tabindex="-1">', drawn.group())
+    assert nodes == ["/p/team/doc/pricing-policy.md", "/p/team/doc/clients/Kestrel%20Logistics.md",
+                     "/p/team/doc/plans/plan.md", "/p/team/doc/clients/acme.md", "/p/team/doc/menus/Caf%C3%A9%20Menu.md"]
+    admin_nodes = re.findall(r'<a href="([^"]+)" tabindex="-1">', admins)
+    assert admin_nodes == [*nodes[:4], "/p/secret/doc/plan.md", nodes[4]]  # a link both ways is one node
+    assert 'class="edge both"' in admins and "link-map" not in lonely

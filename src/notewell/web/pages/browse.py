@@ -22,6 +22,7 @@ from notewell.errors import InvalidArgument
 from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
 from notewell.services.links import DocLinks, Link
 from notewell.web.highlight import highlight
+from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
@@ -107,6 +108,8 @@ async def doc_page(request: Request) -> Response:
     first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
     found = await call(services(request).links.links, p, f"{project}/{rel}", limit=DOC_LINKS_SHOWN)
     outgoing, backlinks = _link_views(found)
+    drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
+                                            [(b.text, b.href) for b in backlinks if b.text != found.path]))
     line_param = request.query_params.get("line", "")
     line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
     markdown = is_markdown(rel)
@@ -118,7 +121,7 @@ async def doc_page(request: Request) -> Response:
                 shown=len(lines), cut=cut, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
                 lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown,
-                outgoing=outgoing, backlinks=backlinks, links=found)
+                outgoing=outgoing, backlinks=backlinks, links=found, link_map=drawn)
 
 
 def _split(vault_path: str) -> tuple[str, str]:
