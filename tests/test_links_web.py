@@ -63,7 +63,8 @@ def test_the_link_map_draws_the_neighbourhood_within_what_may_be_read(world: Wor
     assert drawn is not None and 'aria-hidden="true"' in drawn.group()
     nodes = re.findall(r'<a href="([^"]+)" tabindex="-1">', drawn.group())
     assert nodes == ["/p/team/doc/pricing-policy.md", "/p/team/doc/clients/Kestrel%20Logistics.md",
-                     "/p/team/doc/plans/plan.md", "/p/team/doc/clients/acme.md", "/p/team/doc/menus/Caf%C3%A9%20Menu.md"]
+                     "/p/team/doc/plans/plan.md", "/p/team/doc/clients/acme.md",
+                     "/p/team/doc/menus/Caf%C3%A9%20Menu.md"]
     admin_nodes = re.findall(r'<a href="([^"]+)" tabindex="-1">', admins)
     assert admin_nodes == [*nodes[:4], "/p/secret/doc/plan.md", nodes[4]]  # a link both ways is one node
     assert 'class="edge both"' in admins and "link-map" not in lonely
