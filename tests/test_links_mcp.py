@@ -232,3 +232,17 @@ async def test_the_running_watcher_re_resolves_a_rename(tmp_path: Path, store_ur
         await until("team/plans/pricing-policy.md")
         (vault / "team/plans/pricing-policy.md").unlink()
         await until(None)
+
+
+async def test_the_oracle_cites_the_best_documents_neighbours(world: World) -> None:
+    admin = world.runtime.administration
+    token = admin.mint_token(LOCAL_OWNER, "mia@example.test", ["sessions", "knowledge:read"]).secret
+    with serve_world(world) as server:
+        async with connect(server.url, token) as client:
+            result = await client.call_tool("brain_ask_oracle", {"question": "maximum discount"})
+    answer = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    cited = [(c["kind"], c["id"].split("#")[0]) for c in answer["citations"]]
+    assert cited[0] == ("document", "team/pricing-policy.md")
+    assert ("document", "team/clients/Kestrel Logistics.md") in cited[1:]  # it links to the policy
+    assert "team/clients/Kestrel Logistics.md) links to team/pricing-policy.md at line 3." in answer["answer"]
+    assert not any(path.startswith("secret/") for _, path in cited)

@@ -81,7 +81,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         link_context=LinkContextService(store, authorization, links, knowledge, memory),
         memory=memory,
         brain=brain,
-        oracle=OracleService(brain, store.documents, engine, authorization),
+        oracle=OracleService(brain, store.documents, engine, authorization, links),
         idempotency=IdempotencyService(store),
         indexing=IndexingService(settings, store, administration),
         servers=ServerRegistry(store.servers),
