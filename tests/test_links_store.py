@@ -33,5 +33,9 @@ def test_a_store_from_before_links_gets_them_at_its_next_sync(tmp_path: Path, st
         assert not again.report.did_work
         assert isinstance(again.store, SqlStore) and _links(again.store) == expected
         assert not again.sync().did_work and _links(again.store) == expected
+        (vault / "p/b.md").write_text("Rewritten, and back to `a.md` on line 2.\n`a.md`\n")
+        assert again.sync().changed == 1  # a changed document keeps its row: the links to it stay resolved
+        assert _links(again.store) == [("a.md", 1, "b.md"), ("a.md", 1, "sub/c.md"), ("b.md", 1, "a.md"),
+                                       ("b.md", 2, "a.md")]
     finally:
         again.runtime.close()

@@ -7,7 +7,7 @@ appears at a new place is a rename: its row moves, and its text and index entrie
 Brains are derived from the brain.md files and rebuilt whenever anything changed. Links are parsed from
 each markdown document written (or moved: a relative link reads differently from a new folder) and
 resolved once the sync's documents are in place; the stored links a document's arrival, departure or
-move may resolve differently (the ones naming its file name) are resolved again (``_relink``).
+move may resolve differently (the ones naming its file name) are resolved again (``_Writing.relink``).
 """
 
 from __future__ import annotations
