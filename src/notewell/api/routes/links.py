@@ -1,7 +1,8 @@
 """A document's links and backlinks, and the context its links reach (docs/links.md).
 
 Registered before the knowledge routes: ``/projects/{project}/documents/{path}/links`` would otherwise be read
-as a document whose path ends in ``/links`` (a file named ``links`` without an ending, which is not indexed).
+as a document whose path ends in ``/links``; such a document (a file named ``links``, with no ending) is
+therefore not readable at that URL (docs/links.md says so).
 """
 
 from __future__ import annotations
