@@ -68,3 +68,13 @@ def test_the_link_map_draws_the_neighbourhood_within_what_may_be_read(world: Wor
     admin_nodes = re.findall(r'<a href="([^"]+)" tabindex="-1">', admins)
     assert admin_nodes == [*nodes[:4], "/p/secret/doc/plan.md", nodes[4]]  # a link both ways is one node
     assert 'class="edge both"' in admins and "link-map" not in lonely
+
+
+def test_map_labels_name_the_folder_when_two_files_share_a_name() -> None:
+    from notewell.web.link_map import Neighbour, link_map
+
+    drawn = link_map("p/a.md", [Neighbour("p/plans/plan.md", "/x", True, False),
+                                Neighbour("q/other/plan.md", "/y", False, True),
+                                Neighbour("p/<b>.md", "/z", True, False)])
+    assert ">plans/plan.md</text>" in drawn and ">other/plan.md</text>" in drawn
+    assert "&lt;b&gt;.md" in drawn and "<b>" not in drawn  # names are escaped
