@@ -171,3 +171,29 @@ def test_a_path_never_leaves_the_vault(source: list[str], target: list[str], abs
 @given(_NAME)
 def test_a_file_name_and_its_link_share_a_key(name: str) -> None:
     assert name_key(name + ".md") == name_key(name) == name_key(f"folder/{name}.MD")
+
+
+_PATHS = st.lists(st.builds(lambda folders, name: "/".join([*folders, name]),
+                            st.lists(st.sampled_from(["a", "b", "A", "sub"]), max_size=3),
+                            st.sampled_from(["plan.md", "Plan.md", "plan.txt", "notes.md", "plan"])),
+                  min_size=1, max_size=12, unique=True)
+
+
+@given(_PATHS, st.sampled_from(["plan", "PLAN", "a/plan", "notes", "plan.md", "sub/plan"]),
+       st.sampled_from(["x.md", "a/x.md", "a/b/x.md", "sub/x.md"]))
+def test_a_wikilink_resolves_to_a_candidate_by_the_rules(paths: list[str], name: str, source: str) -> None:
+    found = wikilink_target(name, source, ProjectIndex({p: i for i, p in enumerate(paths)}).by_key)
+    candidates = [p for p in paths if name_key(p) == name_key(name)
+                  and ("/" not in name or f"/{p.lower()}".removesuffix(".md").endswith(f"/{name.lower()}"
+                                                                                        .removesuffix(".md")))]
+    if found is None:
+        here = [c for c in candidates if posixpath.dirname(c) == posixpath.dirname(source)]
+        shallowest = [c for c in candidates if c.count("/") == min((x.count("/") for x in candidates), default=0)]
+        assert not here and (not candidates or len(shallowest) > 1)  # nothing, or an ambiguous tie
+        return
+    assert found in candidates
+    here = [c for c in candidates if posixpath.dirname(c) == posixpath.dirname(source)]
+    if here:
+        assert found in here  # the linking note's folder first
+    else:
+        assert found.count("/") == min(c.count("/") for c in candidates)  # else the shortest path
