@@ -111,7 +111,7 @@ def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
     return "".join(masked), spans
 
 
-def _wikilink(inner: str) -> tuple[str, str, str] | None:
+def wikilink_parts(inner: str) -> tuple[str, str, str] | None:
     """(name, anchor, label) of the inside of ``[[...]]``; None for a link to a heading of the same note."""
     target, _, label = inner.partition("|")
     target = target.removesuffix("\\")  # [[name\|label]] inside a table
@@ -146,7 +146,7 @@ def _line_links(project: str, source: str, number: int, line: str) -> list[tuple
     masked, spans = _code_spans(line) if "`" in line else (line, [])
     found: list[tuple[int, ParsedLink]] = []
     for m in _WIKILINK.finditer(masked) if "[[" in masked else ():
-        parts = _wikilink(m.group(1))
+        parts = wikilink_parts(m.group(1))
         if parts is not None:
             found.append((m.start(), ParsedLink("wikilink", number, *parts)))
     for m in _MARKDOWN.finditer(masked) if "](" in masked else ():

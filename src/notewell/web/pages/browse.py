@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 from starlette.requests import Request
@@ -20,12 +20,13 @@ from notewell import limits
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
-from notewell.services.links import DocLinks, Link
+from notewell.services.links import LINKS_LIMIT_MAX, DocLinks, Link
 from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
+from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
 MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
@@ -42,7 +43,7 @@ class HitView:
 
 
 def doc_href(project: str, rel: str, line: int | None = None) -> str:
-    href = f"/p/{quote(project, safe='')}/doc/{quote(rel)}"
+    href = document_page(f"{project}/{rel}")
     return f"{href}?line={line}#L{line}" if line else href
 
 
@@ -87,7 +88,8 @@ def _link_views(found: DocLinks) -> tuple[list[LinkView], list[LinkView]]:
         at = doc_href(*_split(link.source), link.line)
         return LinkView(link.source, doc_href(*_split(link.source)), link.line, at, link.snippet)
 
-    return [target(link) for link in found.outgoing], [backlink(link) for link in found.backlinks]
+    return ([target(link) for link in found.outgoing[:DOC_LINKS_SHOWN]],
+            [backlink(link) for link in found.backlinks[:DOC_LINKS_SHOWN]])
 
 
 def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
@@ -106,8 +108,8 @@ async def doc_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
     first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
-    found = await call(services(request).links.links, p, f"{project}/{rel}", limit=DOC_LINKS_SHOWN)
-    outgoing, backlinks = _link_views(found)
+    found = await call(services(request).links.links, p, f"{project}/{rel}", limit=LINKS_LIMIT_MAX)
+    outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
     drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
                                             [(b.text, b.href) for b in backlinks if b.text != found.path]))
     line_param = request.query_params.get("line", "")
@@ -115,7 +117,9 @@ async def doc_page(request: Request) -> Response:
     markdown = is_markdown(rel)
     rendered = markdown and request.query_params.get("view") != "source"
     title = first.title or rel
-    blocks = render_markdown("\n".join(lines), line, title) if rendered else None
+    wikilinks = {link.target: doc_href(*_split(link.path)) if link.path else None
+                 for link in found.outgoing if link.kind == "wikilink"}
+    blocks = render_markdown("\n".join(lines), line, title, wikilinks) if rendered else None
     heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
                 shown=len(lines), cut=cut, heading=heading,
