@@ -49,14 +49,15 @@ _COLUMNS = "s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.so
 _FROM = "FROM document_links l JOIN documents s ON s.id = l.source_id LEFT JOIN documents t ON t.id = l.target_id"
 
 
-def _line_of(regions: Sequence[tuple[int, bytes]], line: int) -> str:
-    """Line ``line`` of a document from its regions ((first line, packed text) in order), "" if beyond them."""
-    chosen = [(first, body) for first, body in regions if first <= line]
-    if not chosen:
-        return ""
-    first, body = chosen[-1]
+def _region_of(heads: Sequence[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    """The (region id, first line) of the region holding ``line``, from a document's regions in order."""
+    holding = [head for head in heads if head[1] <= line]
+    return holding[-1] if holding else None
+
+
+def _line_in(body: bytes, first: int, line: int) -> str:
     lines = unpack(bytes(body)).decode("utf-8", "replace").split("\n")
-    return lines[line - first][:LINE_TEXT_MAX] if line - first < len(lines) else ""
+    return lines[line - first][:LINE_TEXT_MAX] if 0 <= line - first < len(lines) else ""
 
 
 class LinkWrites:
@@ -116,13 +117,22 @@ class SqlLinks:
             return conn.execute(sql, params).fetchall()
 
     def _records(self, rows: Sequence[Any]) -> list[LinkRecord]:
-        """Link rows (as _COLUMNS) as records, each with its line's text read from the source's regions."""
-        regions: dict[int, list[tuple[int, bytes]]] = {}
+        """Link rows (as _COLUMNS) as records, each with its line's text read from the one region of its source
+        that holds it (the regions' first lines are read first: a large source is not read whole)."""
+        wanted: dict[tuple[int, int], tuple[int, int] | None] = {}  # (source id, line) -> (region id, first line)
         for source_id in dict.fromkeys(r[7] for r in rows):
-            regions[source_id] = [(first, body) for first, body in self._rows(
-                "SELECT first_line, body FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id",
+            heads = [(rid, first) for rid, first in self._rows(
+                "SELECT id, first_line FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id",
                 id_range(source_id))]
-        return [LinkRecord((r[0], r[1]), r[2], r[3], r[4], r[5], r[6], _line_of(regions[r[7]], r[2]),
+            wanted.update({(source_id, r[2]): _region_of(heads, r[2]) for r in rows if r[7] == source_id})
+        region_ids = sorted({region[0] for region in wanted.values() if region is not None})
+        bodies: dict[int, bytes] = {}
+        for start in range(0, len(region_ids), _BATCH):
+            clause, params = self.dialect.one_of("id", region_ids[start : start + _BATCH])
+            bodies.update(self._rows(f"SELECT id, body FROM document_regions WHERE {clause}", params))
+        texts = {key: _line_in(bodies[region[0]], region[1], key[1]) if region is not None else ""
+                 for key, region in wanted.items()}
+        return [LinkRecord((r[0], r[1]), r[2], r[3], r[4], r[5], r[6], texts[(r[7], r[2])],
                            (r[8], r[9]) if r[8] is not None else None) for r in rows]
 
     def _outgoing(self, columns: str, source: DocKey, projects: Sequence[str], rest: str = "",
