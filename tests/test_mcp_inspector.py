@@ -91,8 +91,8 @@ def test_inspector_cli_searches_the_running_server(served: str, mcp_world: World
 def test_inspector_cli_lists_this_tokens_tools(served: str, mcp_world: World) -> None:
     alice = inspector(served, mcp_world.tokens["alice"], "--method", "tools/list")
     names = [t["name"] for t in alice["tools"]]  # type: ignore[index]
-    assert names[:9] == ["listProjects", "listDocs", "readDoc", "searchKnowledge", "listBrains", "getBrain",
-                         "searchBrain", "getDocs", "search_notes"]
+    assert names[:11] == ["listProjects", "listDocs", "readDoc", "searchKnowledge", "listBrains", "getBrain",
+                          "searchBrain", "getLinks", "buildContext", "getDocs", "search_notes"]
     notes = next(t for t in alice["tools"] if t["name"] == "search_notes")  # type: ignore[index]
     assert [r["const"] for r in notes["inputSchema"]["properties"]["repo"]["anyOf"]] == ["northwind-advisory",
                                                                                          "~alice"]

@@ -1,4 +1,4 @@
-"""The permission matrix at the service layer: every knowledge, memory and brain method, no door in between.
+"""The permission matrix at the service layer: every knowledge, links, memory and brain method, no door in between.
 
 The same dimensions as tests/test_access_matrix.py (role x token kind x scopes x project x grant) and the
 same table of expectations (``expected`` there, written from the rules, not from the code), asked of the
@@ -201,6 +201,15 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
                                            refusals))),
         "knowledge.search_notes(repo)": ("knowledge:read", lambda w, p, x: ok(
             lambda: w.rt.knowledge.search_notes(p, NEEDLE, repo=x))),
+        "links.links": ("knowledge:read", lambda w, p, x: ok(lambda: w.rt.links.links(p, f"{x}/note.md"))),
+        "links.links(backlinks)": ("knowledge:read", lambda w, p, x: any(
+            b.source == f"{x}/brain.md" for b in _or_empty(lambda: w.rt.links.links(p, f"{x}/note.md").backlinks,
+                                                          refusals))),
+        "link_context.build_context": ("knowledge:read", lambda w, p, x: ok(
+            lambda: w.rt.link_context.build_context(p, path=f"{x}/brain.md"))),
+        "link_context.build_context(query)": ("knowledge:read", lambda w, p, x: any(
+            i.ref == f"{x}/note.md" for i in _or_empty(
+                lambda: w.rt.link_context.build_context(p, query=NEEDLE, max_tokens=100_000).items, refusals))),
         "memory.get": ("memory:read", lambda w, p, x: ok(lambda: w.rt.memory.get(p, w.memories[x]))),
         "memory.search_memory": ("memory:read", lambda w, p, x: w.memories[x] in [
             r.memory.ref for r in _or_empty(lambda: w.rt.memory.search_memory(p, NEEDLE, limit=50).results,
@@ -285,6 +294,8 @@ def test_without_knowledge_read_no_knowledge_method_answers(world: World) -> Non
         lambda: knowledge.search_brain(everything_but, "apollo", NEEDLE),
         lambda: knowledge.search_notes(everything_but, NEEDLE),
         lambda: world.rt.memory.recall_context(everything_but, NEEDLE, include_documents=True),
+        lambda: world.rt.links.links(everything_but, "apollo/note.md"),
+        lambda: world.rt.link_context.build_context(everything_but, path="apollo/note.md"),
     ]
     for call in calls:
         with pytest.raises(Forbidden, match="knowledge:read") as refused:

@@ -4,7 +4,10 @@ A file is unchanged when its size and mtime match the store; otherwise its sha25
 but identical file only gets its mtime updated). A file modified in the last seconds is hashed again at
 the next sync (see RACY_WINDOW_NS). A file gone from one place whose exact content
 appears at a new place is a rename: its row moves, and its text and index entries stay as they are.
-Brains are derived from the brain.md files and rebuilt whenever anything changed.
+Brains are derived from the brain.md files and rebuilt whenever anything changed. Links are parsed from
+each markdown document written (or moved: a relative link reads differently from a new folder) and
+resolved once the sync's documents are in place; the stored links a document's arrival, departure or
+move may resolve differently (the ones naming its file name) are resolved again (``_Writing.relink``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord
+from notewell.records.links import LinkInput
 from notewell.store.base import DocumentWriter, Store
+from notewell.vault.link_resolution import Resolver
+from notewell.vault.note_links import ParsedLink, name_key, parse_links
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
 from notewell.vault.scan import (
     EVERYTHING,
@@ -193,6 +199,8 @@ class _Writing:
     report: IndexReport
     skipped: list[SkippedRecord]
     racy_from: int  # a file modified at or after this (ns) may change again within its clock tick
+    linked: dict[DocKey, list[ParsedLink]] = field(default_factory=dict)  # documents whose links are new
+    names: set[str] = field(default_factory=set)  # file names (name_key) of documents added, removed or moved
 
     def stored_mtime(self, file: VaultFile) -> int:
         """The mtime to store: one short of the real one while an edit could still share its clock tick."""
@@ -217,13 +225,18 @@ class _Writing:
             self.skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
             if old is not None:
                 self.writer.delete(key)
+                self.names.add(name_key(file.path))
                 self.report.removed += 1
             return
         if old is None and self.plan.gone_by_sha.get(loaded.sha256):
             self._rename(file, loaded, content)
             return
         self.writer.upsert(self._document(file, loaded, content))
+        links = parse_links(file.project, file.path, content.text)
+        if links or old is not None:  # a new document without links has none to replace
+            self.linked[key] = links
         if old is None:
+            self.names.add(name_key(file.path))
             self.report.added += 1
         else:
             self.report.changed += 1
@@ -233,6 +246,8 @@ class _Writing:
         source = self.plan.gone_by_sha[loaded.sha256].pop(0)
         before = self.store.documents.meta(*source)
         self.writer.rename(source, (file.project, file.path), self.stored_mtime(file))
+        self.linked[(file.project, file.path)] = parse_links(file.project, file.path, content.text)
+        self.names.update((name_key(source[1]), name_key(file.path)))
         self.report.renamed += 1
         parsed = content.parsed
         if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
@@ -248,7 +263,30 @@ class _Writing:
         for keys in self.plan.gone_by_sha.values():
             for key in keys:
                 self.writer.delete(key)
+                self.names.add(name_key(key[1]))
                 self.report.removed += 1
+
+    def relink(self) -> None:
+        """Store the new documents' links and resolve again the stored ones their names may change."""
+        for key in self.writer.take_pending_links():  # stored before links were kept: parsed once
+            if key not in self.linked and (doc := self.store.documents.get(*key)) is not None:
+                self.linked[key] = parse_links(*key, doc.text)
+        if not self.linked and not self.names:
+            return
+        documents = self.store.documents
+        resolver = Resolver(lambda project: {path: state.id for (_, path), state
+                                             in documents.state(under=[(project, "")]).items()} if project else {})
+        for key, links in self.linked.items():
+            self.writer.set_links(key, [LinkInput(link.kind, link.line, link.target, link.anchor, link.label,
+                                                  name_key(link.target), resolver.resolve(link.kind, link.target, key))
+                                        for link in links])
+        changes = []
+        for stored in self.writer.links_named(sorted(self.names)) if self.names else []:
+            if stored.source not in self.linked:
+                target = resolver.resolve(stored.kind, stored.target, stored.source)
+                if target != stored.target_id:
+                    changes.append((stored.source_id, stored.seq, target))
+        self.writer.retarget_links(changes)
 
     def keep_skipped(self, only: Subtrees) -> None:
         """The skipped files of the paths this sync covers replace the ones stored for them."""
@@ -287,6 +325,7 @@ def sync(
                 progress(done, total)
             writing.apply(file, loaded)
         writing.remove_gone()
+        writing.relink()
         report.unchanged += len(plan.on_disk) - len(plan.to_read)
         report.skipped = len(skipped)
         report.passed_over = [f"{disk_path(s.project, s.path)}: {s.reason}" for s in skipped]

@@ -21,6 +21,8 @@ from notewell.services.brain_oracle import OracleService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
+from notewell.services.link_context import LinkContextService
+from notewell.services.links import LinkService
 from notewell.services.meaning import MeaningService
 from notewell.services.memory import MemoryService
 from notewell.services.note_journal import NoteJournalService
@@ -43,6 +45,8 @@ class Runtime:
     own_tokens: OwnTokenService  # each person's own tokens
     sign_in: SignInService  # passwords, sign-in links, browser sessions
     knowledge: KnowledgeService
+    links: LinkService  # a document's links and backlinks
+    link_context: LinkContextService  # buildContext: what the links reach from a start, packed into a budget
     memory: MemoryService
     meaning: MeaningService  # the embedding model, query vectors and the embedding queue's runner
     brain: BrainService  # coding sessions and taught knowledge
@@ -72,6 +76,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     brain = BrainService(store, authorization, audit, meaning)
     indexing = IndexingService(settings, store, administration)
     note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
+    knowledge = KnowledgeService(store, authorization, engine)
+    memory = MemoryService(store, authorization, audit, engine, meaning)
+    links = LinkService(store, authorization)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -80,11 +87,13 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         audit=audit,
         own_tokens=OwnTokenService(store.identity, authorization, audit),
         sign_in=SignInService(store, authorization, administration, audit),
-        knowledge=KnowledgeService(store, authorization, engine),
-        memory=MemoryService(store, authorization, audit, engine, meaning),
+        knowledge=knowledge,
+        links=links,
+        link_context=LinkContextService(store, authorization, links, knowledge, memory),
+        memory=memory,
         meaning=meaning,
         brain=brain,
-        oracle=OracleService(brain, store.documents, engine, authorization),
+        oracle=OracleService(brain, store.documents, engine, authorization, links),
         idempotency=IdempotencyService(store),
         indexing=indexing,
         notes=NoteWritingService(note_vault, authorization),

@@ -163,12 +163,13 @@ def _quoted(text: str) -> list[str]:
 
 def _resources(toolset: Toolset, mcp: NotewellMCP) -> list[str]:
     """The toolset's resources (resources/list and resources/read), listed only for a token with their scope."""
-    if toolset.resources is None:
+    if toolset.resources is None and toolset.resource_templates is None:
         return []
-    lines = [f"Resources of `{toolset.name}` (resources/list, resources/read; JSON, computed for the token that "
-             "reads them, listed only when it holds the scope):", "", "| uri | scope | what it holds |",
-             "| --- | --- | --- |"]
+    lines = [f"Resources of `{toolset.name}` (resources/list or resources/templates/list, resources/read; JSON, "
+             "computed for the token that reads them, listed only when it holds the scope):", "",
+             "| uri | scope | what it holds |", "| --- | --- | --- |"]
     lines += [f"| `{r.uri}` | `{r.scope}` | {_cell(r.description)} |" for r in mcp.resources_of[toolset.name]]
+    lines += [f"| `{t.uri_template}` | `{t.scope}` | {_cell(t.description)} |" for t in mcp.templates_of[toolset.name]]
     return [*lines, ""]
 
 

@@ -15,6 +15,8 @@ from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.identity import Project
+from notewell.services import link_context, links
+from notewell.vault import note_links
 
 SECTIONS: tuple[str, ...] = ("overview", "tools", "permissions", "limits")
 
@@ -74,13 +76,15 @@ def _permissions(p: Principal, readable: Sequence[Project]) -> Section:
         "Archived projects are hidden.\n\n"
         "Tokens: a user-scoped token acts for its person; a project-scoped token sees its one project only.\n\n"
         "Scopes decide which tools a connection has: knowledge:read (listProjects, listDocs, readDoc, "
-        "searchKnowledge, listBrains, getBrain, searchBrain, getDocs, search_notes), memory:read and "
+        "searchKnowledge, listBrains, getBrain, searchBrain, getLinks, buildContext, getDocs, search_notes), "
+        "memory:read and "
         "memory:write (memory tools), sessions (the brain_* tools and brain:// resources), admin. A tool whose "
         "scope the token lacks is not in the tool "
         "list, and calling it is MCP error -32602 \"Tool <name> not found\". A scope is never added to an "
         "existing connection: reconnect, or mint a new token, with the scope.\n\n"
         "Hidden and missing are the same: a project, document or brain this person cannot see gives the same "
-        "\"Not found\" as one that does not exist.\n\n"
+        "\"Not found\" as one that does not exist; a link into a project this person cannot see reads as a link "
+        "to nothing, and a backlink from a document they cannot see is neither listed nor counted.\n\n"
         f"This connection: {who}; scopes: {', '.join(sorted(p.scopes)) or 'none'}; "
         f"readable projects: {projects}.{bound}"
     )
@@ -109,6 +113,11 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- readDoc: at most {limits.READ_DOC_LINES_MAX} lines (default {limits.READ_DOC_LINES_DEFAULT}) and "
         f"{limits.READ_DOC_MAX_CHARS} characters per part; the answer names the offset of the next part.",
         f"- listDocs: at most {limits.LIST_DOCS_MAX} documents; name a folder with path for the rest.",
+        f"- getLinks: at most {links.LINKS_LIMIT_MAX} links per list and page (default {links.LINKS_LIMIT_DEFAULT}); "
+        f"a document keeps at most {note_links.MAX_LINKS_PER_DOCUMENT} links.",
+        f"- buildContext: depth from 0 to {link_context.MAX_DEPTH} hops (default {link_context.DEPTH_DEFAULT}), "
+        f"at most {link_context.MAX_DOCUMENTS} documents, each packed from its first "
+        f"{link_context.DOCUMENT_CHARS} characters; max_tokens as recall_context's.",
         f"- Files larger than {size} are not indexed, so no tool finds or reads them.",
         f"- A matching line longer than {limits.SNIPPET_MAX_CHARS} characters is cut around the match.",
         f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a query with no 3-character "

@@ -25,11 +25,13 @@ from mcp_types import (
     CallToolRequestParams,
     CallToolResult,
     ListResourcesResult,
+    ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
+    ResourceTemplate,
     TextContent,
     TextResourceContents,
     Tool,
@@ -40,7 +42,15 @@ from notewell.access import policy
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated, with_way_out
 from notewell.mcp import log
-from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
+from notewell.mcp.toolset import (
+    Arguments,
+    CallContext,
+    JsonObject,
+    ResourceSpec,
+    ResourceTemplateSpec,
+    Toolset,
+    ToolSpec,
+)
 from notewell.runtime import Runtime
 
 INSTRUCTIONS_OPENING = "Notewell is connected: the team's documents and memories, within what this person may see."
@@ -92,6 +102,9 @@ class NotewellMCP:
         self.resources_of: dict[str, list[ResourceSpec]] = {  # toolset name -> its resources
             t.name: list(t.resources(rt)) if t.resources else [] for t in toolsets}
         self.resources: list[ResourceSpec] = [r for t in toolsets for r in self.resources_of[t.name]]
+        self.templates_of: dict[str, list[ResourceTemplateSpec]] = {  # toolset name -> its resource templates
+            t.name: list(t.resource_templates(rt)) if t.resource_templates else [] for t in toolsets}
+        self.templates: list[ResourceTemplateSpec] = [r for t in toolsets for r in self.templates_of[t.name]]
         self._principal_of = principal_of
         self._on_tool_call = on_tool_call
         self._authentication = rt.authentication
@@ -101,8 +114,9 @@ class NotewellMCP:
             description="Knowledge and memory server for AI agents.", instructions=self.instructions,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             get_tool_input_schema=self._input_schema,
-            on_list_resources=self._list_resources if self.resources else None,
-            on_read_resource=self._read_resource if self.resources else None,
+            on_list_resources=self._list_resources if self.resources or self.templates else None,
+            on_list_resource_templates=self._list_templates if self.templates else None,
+            on_read_resource=self._read_resource if self.resources or self.templates else None,
         )
 
     # who may see what --------------------------------------------------------------------------------
@@ -191,15 +205,40 @@ class NotewellMCP:
         started = time.perf_counter()
         principal = self._principal(ctx)
         spec = next((r for r in self.resources if r.uri == params.uri and policy.allowed(principal, r.action)), None)
-        if spec is None:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}",
-                           data={"uri": params.uri})
+        template, named = next(((t, n) for t in self.templates if policy.allowed(principal, t.action)
+                                and (n := t.match(params.uri)) is not None), (None, ""))
+        not_found = MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}",
+                             data={"uri": params.uri})
+        if spec is None and template is None:
+            raise not_found
         try:
-            data = await anyio.to_thread.run_sync(self.read_resource, spec, principal)
+            if spec is not None:
+                data = await anyio.to_thread.run_sync(self.read_resource, spec, principal)
+            else:
+                assert template is not None
+                data = await anyio.to_thread.run_sync(self.read_template, template, principal, named)
+        except NotFound:  # what the URI names is hidden or missing: the same answer as an unknown URI
+            raise not_found from None
+        except InvalidArgument as exc:
+            raise MCPError(code=INVALID_PARAMS, message=f"Invalid resource URI {params.uri}: {exc}",
+                           data={"uri": params.uri}) from None
         finally:
             log.event("mcp.resource", uri=params.uri, durMs=_ms(started), **_who(principal, ctx))
-        return ReadResourceResult(contents=[TextResourceContents(uri=spec.uri, mime_type=spec.mime_type,
+        mime = spec.mime_type if spec is not None else template.mime_type if template is not None else ""
+        return ReadResourceResult(contents=[TextResourceContents(uri=params.uri, mime_type=mime,
                                                                  text=json.dumps(data, ensure_ascii=False))])
+
+    async def _list_templates(self, ctx: ServerRequestContext[Any, Any],
+                              params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+        principal = self._principal(ctx)
+        _refuse_cursor("resources/templates/list", params)
+        listed = [ResourceTemplate(uri_template=t.uri_template, name=t.name, title=t.title,
+                                   description=t.description, mime_type=t.mime_type)
+                  for t in self.templates if policy.allowed(principal, t.action)]
+        return ListResourceTemplatesResult(resource_templates=listed)
+
+    def read_template(self, template: ResourceTemplateSpec, principal: Principal, named: str) -> JsonObject:
+        return template.read(CallContext(principal, self.visible(principal)), named)
 
     def read_resource(self, spec: ResourceSpec, principal: Principal) -> JsonObject:
         return spec.read(CallContext(principal, self.visible(principal)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from mcp_types import ToolAnnotations
 
@@ -135,6 +136,32 @@ class ResourceSpec:
 
 
 @dataclass(frozen=True)
+class ResourceTemplateSpec:
+    """A read-only resource per thing named in its URI (resources/templates/list, resources/read): ``uri_template``
+    holds one ``{name}`` between a fixed start and end, and ``read`` gets what stands there (percent-decoded)."""
+
+    uri_template: str
+    name: str
+    title: str
+    description: str
+    action: Action
+    read: Callable[[CallContext, str], JsonObject]
+    mime_type: str = "application/json"
+
+    @property
+    def scope(self) -> str:
+        return ACTIONS[self.action].scope or ""
+
+    def match(self, uri: str) -> str | None:
+        """What the URI names in the template's place, or None when it is not one of this template's."""
+        start, _, rest = self.uri_template.partition("{")
+        end = rest.partition("}")[2]
+        if len(uri) <= len(start) + len(end) or not uri.startswith(start) or not uri.endswith(end):
+            return None
+        return unquote(uri[len(start) : len(uri) - len(end)])
+
+
+@dataclass(frozen=True)
 class Toolset:
     """A named group of tools, chosen with ``notewell serve --toolsets``."""
 
@@ -144,3 +171,4 @@ class Toolset:
     instructions: str = ""  # what the initialize instructions say about this toolset (a paragraph), when served
     alone_instructions: bool = False  # served alone, the instructions are this toolset's paragraph and nothing else
     resources: Callable[[Runtime], Sequence[ResourceSpec]] | None = field(default=None, repr=False)
+    resource_templates: Callable[[Runtime], Sequence[ResourceTemplateSpec]] | None = field(default=None, repr=False)

@@ -4,6 +4,8 @@ No language model is called. The answer is extractive: one sentence per source, 
 and the source's own words, each ending with its citation mark [n]; a citation gives the source's id,
 kind (session, knowledge or document), date and a snippet. A model would plug in at ``compose``: given
 the same citations, it could write a freer answer, provided every sentence keeps its [n] (docs/brain.md).
+The best document's neighbours (the documents it links to, then those that link to it, as buildContext walks
+them: services.links, within what the caller may read) are cited after it, LINKED of them at most.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from notewell.services import brain_injection
 from notewell.services.brain import BrainService
 from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_sessions import SessionFound
+from notewell.services.links import LinkService
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import DocumentRepository
@@ -26,6 +29,7 @@ from notewell.store.base import DocumentRepository
 SESSIONS = 3
 KNOWLEDGE = 3
 DOCUMENTS = 2
+LINKED = 2
 SNIPPET_CHARS = 200
 # What to try when nothing matched, as a key each door words with its own tools (no door's words in here).
 NextStep = Literal["search-sessions"]
@@ -88,11 +92,12 @@ class OracleService:
     when p holds knowledge:read, from the documents p may read."""
 
     def __init__(self, brain: BrainService, documents: DocumentRepository, engine: SearchEngine,
-                 authorization: Authorization) -> None:
+                 authorization: Authorization, links: LinkService) -> None:
         self.brain = brain
         self.documents = documents
         self.engine = engine
         self.authorization = authorization
+        self.links = links
 
     def ask(self, p: Principal, question: str) -> OracleAnswer:
         terms = tolerant_query_terms(question, "question")
@@ -127,4 +132,32 @@ class OracleService:
             date = (datetime.fromtimestamp(meta.mtime_ns / 1e9, UTC).strftime("%Y-%m-%d") if meta else "")
             out.append((f"{passage.title} ({location}) says: \u201c{_snip(passage.text)}\u201d [{n}]",
                         Citation(n, passage.ref, "document", date, _snip(passage.text), passage.title)))
+        if out:
+            out += self._linked(readable, passages[0].ref.split("#", 1)[0], {c.id.split("#", 1)[0] for _, c in out},
+                                cited + len(out))
+        return out
+
+    def _linked(self, readable: list[str], location: str, cited_paths: set[str],
+                cited: int) -> list[tuple[str, Citation]]:
+        """The best document's neighbours, as sentences saying how they are linked to it."""
+        project, _, path = location.partition("/")
+        found: list[tuple[str, int, bool]] = []  # (neighbour, line of the link, whether the best document links)
+        found += [(link.path, link.line, True) for link in self.links.outgoing((project, path), readable, 20)
+                  if link.path is not None]
+        found += [(link.source, link.line, False) for link in self.links.backlinks((project, path), readable, 20)]
+        out: list[tuple[str, Citation]] = []
+        for neighbour, line, outgoing in found:
+            if neighbour in cited_paths or len(out) >= LINKED:
+                continue
+            cited_paths.add(neighbour)
+            n = cited + len(out) + 1
+            n_project, _, n_path = neighbour.partition("/")
+            meta = self.documents.meta(n_project, n_path)
+            if meta is None:
+                continue
+            date = datetime.fromtimestamp(meta.mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
+            sentence = (f"{location} links to {meta.title} ({neighbour}) at line {line}." if outgoing else
+                        f"{meta.title} ({neighbour}) links to {location} at line {line}.")
+            out.append((f"{sentence} [{n}]",
+                        Citation(n, neighbour, "document", date, _snip(meta.summary), meta.title)))
         return out

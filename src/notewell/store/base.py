@@ -35,6 +35,7 @@ from notewell.records.documents import (
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
 from notewell.records.journal import JournalEntry
+from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
 from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.records.plan import Plan
@@ -50,6 +51,18 @@ class DocumentWriter(Protocol):
     def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None: ...
     def set_projects(self, projects: Sequence[str]) -> None: ...
     def set_brains(self, brains: Sequence[BrainRecord]) -> None: ...
+    def set_links(self, key: DocKey, links: Sequence[LinkInput]) -> None:
+        """The document's links, replacing the ones it had."""
+        ...
+    def links_named(self, name_keys: Sequence[str]) -> list[LinkToResolve]:
+        """The stored links whose target's folded file name is one of ``name_keys``."""
+        ...
+    def retarget_links(self, changes: Sequence[tuple[int, int, int | None]]) -> None:
+        """New targets for stored links: (source id, seq, target id or None) each."""
+        ...
+    def take_pending_links(self) -> list[DocKey]:
+        """The documents stored before links were kept (emptying that list): their links are to be parsed."""
+        ...
 
 
 class DocumentRepository(Protocol):
@@ -77,6 +90,20 @@ class DocumentRepository(Protocol):
     def brains(self, project: str | None = None) -> list[BrainRecord]: ...
     def skipped(self) -> list[SkippedRecord]: ...
     def sizes(self) -> tuple[int, int, int]: ...  # (documents, text bytes, index bytes)
+
+
+class LinkRepository(Protocol):
+    """The links between documents (records/links.py). Targets are shown and backlinks come only within the
+    ``projects`` named: which those are is the caller's decision (the services ask the policy), never the
+    store's."""
+
+    def outgoing(self, source: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]:
+        """The document's links in reading order; a target outside ``projects`` is unresolved, a mention of one
+        left out."""
+        ...
+    def count_outgoing(self, source: DocKey, projects: Sequence[str]) -> int: ...
+    def backlinks(self, target: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]: ...
+    def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int: ...
 
 
 class IdentityRepository(Protocol):
@@ -201,6 +228,8 @@ class Store(Protocol):
 
     @property
     def documents(self) -> DocumentRepository: ...
+    @property
+    def links(self) -> LinkRepository: ...
     @property
     def identity(self) -> IdentityRepository: ...
     @property

@@ -13,6 +13,7 @@ when it is not a mapping), and a first heading that says the document's title is
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -21,9 +22,10 @@ from markupsafe import Markup, escape
 
 from notewell.vault.parse import split_front_matter
 from notewell.web.readable import plain
+from notewell.web.wikilinks import ENV_KEY, use_wikilinks
 
-_MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
-    ["table", "strikethrough"])
+_MD = use_wikilinks(MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
+    ["table", "strikethrough"]))
 MARKDOWN_ENDINGS = (".md", ".markdown", ".mdx")
 
 
@@ -89,8 +91,11 @@ def _is_title(tokens: list[Token], title: str) -> bool:
         and _same(tokens[1].content, title)
 
 
-def render_markdown(text: str, wanted_line: int | None = None, title: str = "") -> list[Block]:
-    """The blocks of a markdown text; when ``title`` is given, a first heading saying it is kind "title"."""
+def render_markdown(text: str, wanted_line: int | None = None, title: str = "",
+                    wikilinks: Mapping[str, str | None] | None = None) -> list[Block]:
+    """The blocks of a markdown text; when ``title`` is given, a first heading saying it is kind "title". With
+    ``wikilinks`` (a wikilink's name as written -> its target's page, or None), wikilinks are links or marked
+    unresolved (web/wikilinks.py)."""
     lines = text.split("\n")
     skip = _front_matter_end(lines)
     out: list[Block] = []
@@ -100,7 +105,7 @@ def render_markdown(text: str, wanted_line: int | None = None, title: str = "") 
         html = Markup(f'<pre class="front-matter">{escape(chr(10).join(lines[:skip]))}</pre>') if raw else Markup("")
         out.append(Block(1, skip, html, wanted_line is not None and 1 <= wanted_line <= skip, "front", fields or ()))
     body = "\n".join(lines[skip:])
-    env: dict[str, object] = {}
+    env: dict[str, object] = {} if wikilinks is None else {ENV_KEY: wikilinks}
     for n, (begin, stop, tokens) in enumerate(_top_level_blocks(_MD.parse(body, env))):
         first, last = begin + 1 + skip, max(stop, begin + 1) + skip
         html = Markup(_MD.renderer.render(tokens, _MD.options, env))

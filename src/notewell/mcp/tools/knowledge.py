@@ -1,5 +1,6 @@
 """Toolset "knowledge": the Sasha surface (listProjects, listDocs, readDoc, searchKnowledge, listBrains,
-getBrain, searchBrain, getDocs), mapped onto the knowledge service."""
+getBrain, searchBrain, getDocs), mapped onto the knowledge service, and the graph tools getLinks and
+buildContext (knowledge_links.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from notewell import limits
 from notewell.access.policy import Action
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
+from notewell.mcp.tools import knowledge_links
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.records.models import dump, record_model
 from notewell.runtime import Runtime
@@ -392,14 +394,18 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
         _list_brains(svc),
         _get_brain(svc),
         _search_brain(svc),
+        knowledge_links.get_links(rt, DOC_NOT_FOUND),
+        knowledge_links.build_context(rt),
         _get_docs(rt),
     ]
 
 
 TOOLSET = Toolset(
     name="knowledge", summary="List, read and search the documents and brains of the vault (Sasha).", build=build,
+    resource_templates=knowledge_links.templates,
     instructions=("Begin with a search: searchKnowledge across every project you can see (searchBrain inside one "
                   "brain), then read what you found with readDoc, passing the path exactly as the search returned "
-                  "it. listProjects, listDocs, listBrains and getBrain show what is there; getDocs explains "
-                  "permissions and limits."),
+                  "it. listProjects, listDocs, listBrains and getBrain show what is there; getLinks shows what a "
+                  "document links to and what links to it, and buildContext gathers a document's neighbourhood "
+                  "into one token budget; getDocs explains permissions and limits."),
 )

@@ -27,10 +27,12 @@ from notewell.records.documents import (
     Scope,
     SkippedRecord,
 )
+from notewell.records.links import LinkInput, LinkToResolve
 from notewell.records.plan import Plan
 from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, meta_from_row
 from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.links import LinkWrites
 from notewell.store.shared.migrations import Migration
 
 META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
@@ -70,6 +72,7 @@ class SqlDocumentWriter(ABC):
         self.sql = sql
         self.dialect = dialect
         self.changed = 0  # documents added, changed or deleted
+        self.links = LinkWrites(sql, dialect)
 
     @abstractmethod
     def upsert(self, doc: DocumentInput) -> None: ...
@@ -83,6 +86,18 @@ class SqlDocumentWriter(ABC):
     def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
         self.sql.execute("UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ?"
                          " WHERE project = ? AND path = ?", (*new, extension(new[1]), mtime_ns, *old))
+
+    def set_links(self, key: DocKey, links: Sequence[LinkInput]) -> None:
+        self.links.set_links(key, links)
+
+    def links_named(self, name_keys: Sequence[str]) -> list[LinkToResolve]:
+        return self.links.links_named(name_keys)
+
+    def retarget_links(self, changes: Sequence[tuple[int, int, int | None]]) -> None:
+        self.links.retarget(changes)
+
+    def take_pending_links(self) -> list[DocKey]:
+        return self.links.take_pending()
 
     def set_skipped(self, skipped: Sequence[SkippedRecord]) -> None:
         self.sql.execute("DELETE FROM skipped_files")

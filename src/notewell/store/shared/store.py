@@ -1,5 +1,6 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
-the notes' journal) beside the backend's documents, memories and brain, which its subclass makes and passes in."""
+the notes' journal, links, meaning) beside the backend's documents, memories and brain, which its subclass makes
+and passes in."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.journal import SqlJournal
+from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.servers import SqlServers
 
@@ -19,6 +21,7 @@ from notewell.store.shared.servers import SqlServers
 class SqlStore:
     def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain) -> None:
         self.documents = documents
+        self.links = SqlLinks(dialect)  # after the documents: its table refers to theirs
         self.memories = memories
         self.identity = SqlIdentity(dialect)
         self.audit = SqlAudit(dialect)

@@ -1,4 +1,5 @@
-"""Browse and search: the projects you can see, a project's documents, a document with line anchors, search.
+"""Browse and search: the projects you can see, a project's documents, a document with line anchors (and its
+links and backlinks), search.
 
 Every page asks the knowledge service, so a project or document you may not see answers exactly as a
 missing one (the same 404 page).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 from starlette.requests import Request
@@ -19,10 +20,13 @@ from notewell import limits
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
+from notewell.services.links import LINKS_LIMIT_MAX, DocLinks, Link
 from notewell.web.highlight import highlight
+from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
+from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
 MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
@@ -39,7 +43,7 @@ class HitView:
 
 
 def doc_href(project: str, rel: str, line: int | None = None) -> str:
-    href = f"/p/{quote(project, safe='')}/doc/{quote(rel)}"
+    href = document_page(f"{project}/{rel}")
     return f"{href}?line={line}#L{line}" if line else href
 
 
@@ -58,6 +62,36 @@ async def project_page(request: Request) -> Response:
     return page(request, "project.html", p, title=project.name, project=project, docs=docs)
 
 
+@dataclass(frozen=True)
+class LinkView:
+    """A link as the document page lists it: the other document (or the target as written), where, and the line."""
+
+    text: str
+    href: str  # "" for an unresolved link
+    line: int
+    line_href: str
+    snippet: str
+
+
+DOC_LINKS_SHOWN = 50  # each list on the document page; getLinks and the REST route page through the rest
+
+
+def _link_views(found: DocLinks) -> tuple[list[LinkView], list[LinkView]]:
+    """(outgoing, backlinks) for the page: outgoing lead to their targets, backlinks to the linking line."""
+    here = _split(found.path)
+
+    def target(link: Link) -> LinkView:
+        href = doc_href(*_split(link.path)) if link.path else ""
+        return LinkView(link.path or link.target, href, link.line, doc_href(*here, link.line), link.snippet)
+
+    def backlink(link: Link) -> LinkView:
+        at = doc_href(*_split(link.source), link.line)
+        return LinkView(link.source, doc_href(*_split(link.source)), link.line, at, link.snippet)
+
+    return ([target(link) for link in found.outgoing[:DOC_LINKS_SHOWN]],
+            [backlink(link) for link in found.backlinks[:DOC_LINKS_SHOWN]])
+
+
 def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
     """The document's first MAX_DOC_LINES lines, read part by part through the service."""
     read = knowledge.read_doc
@@ -74,19 +108,26 @@ async def doc_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
     first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
+    found = await call(services(request).links.links, p, f"{project}/{rel}", limit=LINKS_LIMIT_MAX)
+    outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
+    drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
+                                            [(b.text, b.href) for b in backlinks if b.text != found.path]))
     line_param = request.query_params.get("line", "")
     line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
     markdown = is_markdown(rel)
     rendered = markdown and request.query_params.get("view") != "source"
     title = first.title or rel
-    blocks = render_markdown("\n".join(lines), line, title) if rendered else None
+    wikilinks = {link.target: doc_href(*_split(link.path)) if link.path else None
+                 for link in found.outgoing if link.kind == "wikilink"}
+    blocks = render_markdown("\n".join(lines), line, title, wikilinks) if rendered else None
     heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
     may_write = services(request).authorization.allowed(p, "note:write", project)
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
                 may_write=may_write,
                 shown=len(lines), cut=cut, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
-                lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown)
+                lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown,
+                outgoing=outgoing, backlinks=backlinks, links=found, link_map=drawn)
 
 
 def _split(vault_path: str) -> tuple[str, str]:

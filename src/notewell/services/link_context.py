@@ -1,0 +1,223 @@
+"""buildContext: the documents and memories around a start, found by following links, packed into a budget.
+
+The start is a document (``path``), a memory (``ref``) or a ``query``. From the start's documents the walk
+follows links both ways (outgoing links and backlinks, through services.links, so only what the caller may
+read is ever reached) for ``depth`` hops (default 1, at most MAX_DEPTH), visiting at most MAX_DOCUMENTS
+documents. Items are ranked by distance, then by the order they were reached (the start's own order first:
+a query's best match first), and packed as recall_context packs (services/context_pack.py): whole when they
+fit, else ended at a sentence boundary, else left out and reported; ``tokens_used <= max_tokens`` always.
+Each item says why it is there: "the document asked for", "linked from <path> line 33", "links here from
+<path> at line 12" (a backlink), "matches the query", "kept at this document's path".
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
+from notewell.records.documents import DocKey
+from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
+from notewell.services.knowledge import READ, KnowledgeService
+from notewell.services.links import LinkService
+from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
+from notewell.services.token_count import count_tokens
+from notewell.store.base import Store
+from notewell.vault.link_resolution import Resolver
+from notewell.vault.note_links import parse_links
+
+if TYPE_CHECKING:
+    from notewell.access.authorization import Authorization
+
+DEPTH_DEFAULT: Final = 1
+MAX_DEPTH: Final = 3
+MAX_DOCUMENTS: Final = 30
+"""buildContext reaches at most this many documents, however many hops."""
+LINKS_PER_DOCUMENT: Final = 50
+"""Each document visited contributes at most this many outgoing links and this many backlinks."""
+QUERY_SEEDS: Final = 5
+"""A query starts from at most this many documents and this many memories."""
+DOCUMENT_CHARS: Final = 4_000
+"""A document enters the pack as at most its first this many characters (cut at a line end)."""
+MEMORIES_AT_PATH: Final = 5
+TRY_TOKENS_FACTOR: Final = 1.25
+CHARS_PER_TOKEN: Final = 4
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    kind: str  # "document" or "memory"
+    ref: str  # a vault path, or a memory ref
+    title: str
+    why: str
+    distance: int  # hops from the start (0: the start itself)
+    tokens: int
+    complete: bool  # False: ended at a sentence boundary
+
+
+@dataclass(frozen=True)
+class LinkContext:
+    start: str  # what the walk started from: "path ...", "ref ...", "query ..."
+    depth: int
+    max_tokens: int
+    text: str
+    tokens_used: int
+    items: list[ContextItem]
+    left_out: list[LeftOut]
+    truncated: bool  # the walk stopped at MAX_DOCUMENTS
+
+
+@dataclass
+class _Found:
+    """What the walk reached, in order, each with why and how far."""
+
+    documents: dict[DocKey, tuple[str, int]] = field(default_factory=dict)
+    memories: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)  # ref -> why, distance, title, text
+    truncated: bool = False
+
+    def add_document(self, key: DocKey, why: str, distance: int) -> None:
+        if key in self.documents:
+            return
+        if len(self.documents) >= MAX_DOCUMENTS:
+            self.truncated = True
+            return
+        self.documents[key] = (why, distance)
+
+
+def _check(depth: object, max_tokens: object) -> tuple[int, int]:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
+        raise InvalidArgument("depth", f"must be from 0 to {MAX_DEPTH} hops (got {depth!r})")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not (
+            CONTEXT_TOKENS_MIN <= max_tokens <= CONTEXT_TOKENS_MAX):
+        raise InvalidArgument("max_tokens", f"must be from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_MAX} "
+                                            f"(got {max_tokens!r})")
+    return depth, max_tokens
+
+
+def _beginning(text: str) -> str:
+    if len(text) <= DOCUMENT_CHARS:
+        return text
+    cut = text.rfind("\n", 0, DOCUMENT_CHARS)
+    return text[: cut if cut > 0 else DOCUMENT_CHARS]
+
+
+class LinkContextService:
+    def __init__(self, store: Store, authorization: Authorization, links: LinkService, knowledge: KnowledgeService,
+                 memory: MemoryService) -> None:
+        self.store = store
+        self.authorization = authorization
+        self.links = links
+        self.knowledge = knowledge
+        self.memory = memory
+
+    def build_context(self, p: Principal, *, path: str | None = None, ref: str | None = None,
+                      query: str | None = None, depth: int = DEPTH_DEFAULT,
+                      max_tokens: int = CONTEXT_TOKENS_DEFAULT) -> LinkContext:
+        self.authorization.authorize(p, READ)
+        given = [(name, value) for name, value in (("path", path), ("ref", ref), ("query", query)) if value]
+        if len(given) != 1:
+            raise InvalidArgument("path", "give exactly one of path (a document), ref (a memory) or query")
+        depth, max_tokens = _check(depth, max_tokens)
+        readable = self.links.readable(p)
+        found = _Found()
+        name, value = given[0]
+        if name == "path":
+            self._from_document(p, self.links.document(p, value, readable), found)
+        elif name == "ref":
+            self._from_memory(p, value, readable, found)
+        else:
+            self._from_query(p, value, found)
+        self._walk(readable, found, depth)
+        return self._packed(f"{name} {value}", depth, max_tokens, found)
+
+    def _from_document(self, p: Principal, key: DocKey, found: _Found) -> None:
+        found.add_document(key, "the document asked for", 0)
+        if not self.authorization.allowed(p, "memory:read", key[0]):
+            return
+        kept, _ = self.memory.list_memories(p, project=key[0], path=key[1], limit=MEMORIES_AT_PATH)
+        for m in kept:
+            if m.path == key[1]:
+                found.memories[m.ref] = ("kept at this document's path", 1, m.title, m.content)
+
+    def _from_memory(self, p: Principal, ref: str, readable: list[str], found: _Found) -> None:
+        m = self.memory.get(p, ref)  # memory:read, and Not found for a memory p may not see
+        found.memories[m.ref] = ("the memory asked for", 0, m.title, m.content)
+        if m.project in readable and m.path and self.store.documents.meta(m.project, m.path) is not None:
+            found.add_document((m.project, m.path), "the memory's path", 1)
+        documents = self.store.documents
+        resolver = Resolver(lambda project: {k[1]: s.id for k, s in documents.state(under=[(project, "")]).items()}
+                            if project in readable else {})
+        source = (m.project, posixpath.join(m.path, "memory.md"))  # links read as from a note at the memory's path
+        for link in parse_links(*source, m.content):
+            target = resolver.locate(link.kind, link.target, source)
+            if target is not None:
+                found.add_document(target, f"named by the memory (line {link.line})", 1)
+
+    def _from_query(self, p: Principal, query: str, found: _Found) -> None:
+        for hit in self.knowledge.find_documents(p, query, limit=QUERY_SEEDS).hits:
+            found.add_document((hit.project, hit.path), f"matches the query (line {hit.line})", 0)
+        if self.authorization.allowed(p, "memory:read"):
+            for r in self.memory.recall(p, query, limit=QUERY_SEEDS).results:
+                found.memories[r.memory.ref] = ("a memory matching the query", 0, r.memory.title, r.memory.content)
+
+    def _walk(self, readable: list[str], found: _Found, depth: int) -> None:
+        frontier = list(found.documents)
+        for distance in range(1, depth + 1):
+            reached: list[DocKey] = []
+            for key in frontier:
+                source = f"{key[0]}/{key[1]}"
+                for link in self.links.outgoing(key, readable, LINKS_PER_DOCUMENT):
+                    if link.path is not None:
+                        reached.append(self._reach(found, link.path, f"linked from {source} line {link.line}",
+                                                   distance))
+                for link in self.links.backlinks(key, readable, LINKS_PER_DOCUMENT):
+                    reached.append(self._reach(found, link.source, f"links to {source} at line {link.line}",
+                                               distance))
+            frontier = [k for k in dict.fromkeys(reached) if k in found.documents
+                        and found.documents[k][1] == distance]
+            if not frontier:
+                return
+
+    @staticmethod
+    def _reach(found: _Found, vault_path: str, why: str, distance: int) -> DocKey:
+        project, _, rel = vault_path.partition("/")
+        found.add_document((project, rel), why, distance)
+        return project, rel
+
+    def _packed(self, start: str, depth: int, max_tokens: int, found: _Found) -> LinkContext:
+        items: list[tuple[int, int, PackItem, str]] = []
+        for order, (key, (why, distance)) in enumerate(found.documents.items()):
+            doc = self.store.documents.get(*key)
+            if doc is not None:
+                location = f"{key[0]}/{key[1]}"
+                items.append((distance, order, PackItem("document", location, doc.meta.title, why,
+                                                        _beginning(doc.text), 1 / (1 + distance)), why))
+        for order, (ref, (why, distance, title, text)) in enumerate(found.memories.items()):
+            items.append((distance, order, PackItem("memory", ref, title, why, text, 1 / (1 + distance)), why))
+        items.sort(key=lambda item: (item[0], item[1]))
+        tried, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
+        packed: ContextPack = pack(start, tried, max_tokens)
+        why_of = {item.ref: (why, distance) for distance, _, item, why in items}
+        return LinkContext(start, depth, max_tokens, packed.text, packed.tokens_used,
+                           [ContextItem(i.kind, i.ref, i.title, *why_of[i.ref], i.tokens, i.complete)
+                            for i in packed.items], [*packed.left_out, *untried], found.truncated)
+
+
+def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[LeftOut]]:
+    """The items the packer is given: the nearest ones until their whole cost reaches TRY_TOKENS_FACTOR times the
+    budget (room for the packer to end one early and fit smaller ones after). The rest are reported left out
+    without being counted (their tokens estimated as CHARS_PER_TOKEN characters each): counting, and ending an
+    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in."""
+    tried: list[PackItem] = []
+    untried: list[LeftOut] = []
+    spent = 0
+    for item in items:
+        if spent >= TRY_TOKENS_FACTOR * max_tokens:
+            untried.append(LeftOut(item.kind, item.ref, item.title, -(-len(render(item, item.text)) // CHARS_PER_TOKEN),
+                                   "not tried: nearer items filled the budget (tokens estimated)"))
+            continue
+        tried.append(item)
+        spent += count_tokens(render(item, item.text))
+    return tried, untried

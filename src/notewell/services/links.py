@@ -1,0 +1,119 @@
+"""A document's links and backlinks within what a Principal may read (docs/links.md).
+
+Links never cross a permission boundary: the service asks ``Authorization`` which projects the caller may
+read, and the store answers from those alone, so a link into a project or home the caller may not read is
+reported exactly as a link to nothing (unresolved, its target as written), a mention of a document the
+caller may not read is not listed (as a mention of nothing is not), and a backlink from a document the
+caller may not read is neither listed nor counted. The document asked about must itself be readable, else
+the answer is readDoc's ``Not found``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal
+
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument, NotFound
+from notewell.paths import normalize_path, split_vault_path
+from notewell.records.documents import DocKey
+from notewell.records.links import LinkRecord
+from notewell.services.knowledge import READ
+from notewell.store.base import Store
+from notewell.vault.note_links import snippet
+
+if TYPE_CHECKING:
+    from notewell.access.authorization import Authorization
+
+LINKS_LIMIT_DEFAULT: Final = 50
+LINKS_LIMIT_MAX: Final = 200
+"""getLinks: links per list and page."""
+LINKS_OFFSET_MAX: Final = 1_000_000
+
+Direction = Literal["both", "outgoing", "backlinks"]
+DIRECTIONS: Final[tuple[Direction, ...]] = ("both", "outgoing", "backlinks")
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link as an answer gives it: where it is written (``source``, ``line``, ``snippet``) and the
+    document it names (``path``, a vault path; None when it names none the caller may read)."""
+
+    source: str  # vault path of the linking document
+    line: int
+    kind: str
+    target: str  # as written: a wikilink's name, a markdown link's vault path, a mention's text
+    anchor: str
+    label: str
+    snippet: str
+    path: str | None
+
+
+@dataclass(frozen=True)
+class DocLinks:
+    path: str  # the document, project first
+    outgoing: list[Link]
+    outgoing_total: int
+    backlinks: list[Link]
+    backlinks_total: int
+    offset: int
+    limit: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.offset + self.limit < max(self.outgoing_total, self.backlinks_total)
+
+
+def _link(record: LinkRecord) -> Link:
+    path = f"{record.resolved[0]}/{record.resolved[1]}" if record.resolved else None
+    near = record.label or posixpath.basename(record.target)  # what the line most likely holds of the link
+    return Link(f"{record.source[0]}/{record.source[1]}", record.line, record.kind, record.target, record.anchor,
+                record.label, snippet(record.line_text, near), path)
+
+
+class LinkService:
+    def __init__(self, store: Store, authorization: Authorization) -> None:
+        self.store = store
+        self.authorization = authorization
+
+    def readable(self, p: Principal) -> list[str]:
+        """The projects whose documents p may read (what every answer here is confined to)."""
+        return [pr.id for pr in self.authorization.projects(p, READ)]
+
+    def document(self, p: Principal, path: str, readable: list[str]) -> DocKey:
+        """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""
+        project, rel = split_vault_path(normalize_path(path))
+        if not rel or project not in readable or self.store.documents.meta(project, rel) is None:
+            raise NotFound(f"Not found: {path}")
+        return project, rel
+
+    def outgoing(self, key: DocKey, readable: list[str], limit: int, offset: int = 0) -> list[Link]:
+        return [_link(r) for r in self.store.links.outgoing(key, readable, limit, offset)]
+
+    def backlinks(self, key: DocKey, readable: list[str], limit: int, offset: int = 0) -> list[Link]:
+        return [_link(r) for r in self.store.links.backlinks(key, readable, limit, offset)]
+
+    def links(self, p: Principal, path: str, *, direction: str = "both", limit: int = LINKS_LIMIT_DEFAULT,
+              offset: int = 0) -> DocLinks:
+        """The document's outgoing links (reading order) and backlinks (by source), each a page of ``limit``
+        from ``offset``, with how many there are in all that p may see."""
+        self.authorization.authorize(p, READ)
+        if direction not in DIRECTIONS:
+            raise InvalidArgument("direction", f"must be one of {', '.join(DIRECTIONS)}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LINKS_LIMIT_MAX:
+            raise InvalidArgument("limit", f"must be from 1 to {LINKS_LIMIT_MAX}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= LINKS_OFFSET_MAX:
+            raise InvalidArgument("offset", f"must be from 0 to {LINKS_OFFSET_MAX}")
+        readable = self.readable(p)
+        key = self.document(p, path, readable)
+        links = self.store.links
+        outgoing, backlinks = [], []
+        out_total = back_total = 0
+        if direction != "backlinks":
+            outgoing = self.outgoing(key, readable, limit, offset)
+            out_total = links.count_outgoing(key, readable)
+        if direction != "outgoing":
+            backlinks = self.backlinks(key, readable, limit, offset)
+            back_total = links.count_backlinks(key, readable)
+        return DocLinks(f"{key[0]}/{key[1]}", outgoing, out_total, backlinks, back_total, offset, limit)

@@ -1,0 +1,176 @@
+"""The links between documents in SQL both backends run: one table written once over the Dialect.
+
+``document_links`` holds each markdown document's links in reading order (``seq``), with the line, the kind,
+the target as written, the anchor and label, the target's folded file name (``name_key``: what
+re-resolution finds a link by) and the document it resolved to (``target_id``; NULL when it names nothing).
+No text of the line is kept (a snippet per link would cost about as much as the links themselves): a read
+takes each link's line from the source's stored regions (``_line_texts``), which both backends keep alike.
+A deleted source takes its links with it and a deleted target leaves them unresolved (foreign keys), inside
+the indexer's transaction. The indexer resolves (vault/link_resolution.py); this module only keeps the rows.
+``document_links_pending`` names the documents stored before links were kept: the indexer parses their
+texts once (indexer._relink) and empties it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from notewell.records.documents import DocKey
+from notewell.records.links import LINE_TEXT_MAX, LinkInput, LinkRecord, LinkToResolve
+from notewell.store.regions import id_range, unpack
+from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.migrations import Migration
+
+LINK_MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE document_links (
+            source_id {int64} NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            kind {key} NOT NULL,
+            target TEXT NOT NULL,
+            anchor TEXT NOT NULL,
+            label TEXT NOT NULL,
+            name_key {key} NOT NULL,
+            target_id {int64} REFERENCES documents (id) ON DELETE SET NULL,
+            PRIMARY KEY (source_id, seq)
+        )
+        """,
+        "CREATE INDEX document_links_target ON document_links (target_id)",
+        "CREATE INDEX document_links_name ON document_links (name_key)",
+        "CREATE TABLE document_links_pending (id {int64} PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE)",
+        "INSERT INTO document_links_pending (id) SELECT id FROM documents",
+    ),
+]
+_BATCH = 500  # names or rows per statement
+_COLUMNS = "s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id, t.project, t.path"
+_FROM = "FROM document_links l JOIN documents s ON s.id = l.source_id LEFT JOIN documents t ON t.id = l.target_id"
+
+
+def _region_of(heads: Sequence[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    """The (region id, first line) of the region holding ``line``, from a document's regions in order."""
+    holding = [head for head in heads if head[1] <= line]
+    return holding[-1] if holding else None
+
+
+def _line_in(body: bytes, first: int, line: int) -> str:
+    lines = unpack(bytes(body)).decode("utf-8", "replace").split("\n")
+    return lines[line - first][:LINE_TEXT_MAX] if 0 <= line - first < len(lines) else ""
+
+
+class LinkWrites:
+    """The links' writes inside a document write transaction (a SqlDocumentWriter holds one)."""
+
+    def __init__(self, sql: Executor, dialect: Dialect) -> None:
+        self.sql = sql
+        self.dialect = dialect
+
+    def set_links(self, key: DocKey, links: Sequence[LinkInput]) -> None:
+        """The document's links, replacing the ones it had (none for a document not stored)."""
+        row = self.sql.execute("SELECT id FROM documents WHERE project = ? AND path = ?", key).fetchone()
+        if row is None:
+            return
+        text = self.dialect.text
+        self.sql.execute("DELETE FROM document_links WHERE source_id = ?", (row[0],))
+        self.sql.executemany(
+            f"INSERT INTO document_links (source_id, seq, line, kind, target, anchor, label, name_key, target_id)"
+            f" VALUES ({marks(9)})",
+            [(row[0], seq, link.line, link.kind, text(link.target), text(link.anchor), text(link.label),
+              text(link.name_key), link.target_id) for seq, link in enumerate(links)])
+
+    def links_named(self, name_keys: Sequence[str]) -> list[LinkToResolve]:
+        """The stored links whose target's file name (folded) is one of ``name_keys``."""
+        found: list[LinkToResolve] = []
+        for start in range(0, len(name_keys), _BATCH):
+            clause, params = self.dialect.one_of("l.name_key", list(name_keys[start : start + _BATCH]))
+            rows = self.sql.execute(
+                "SELECT l.source_id, l.seq, s.project, s.path, l.kind, l.target, l.target_id FROM document_links l"
+                f" JOIN documents s ON s.id = l.source_id WHERE {clause}", params).fetchall()
+            found += [LinkToResolve(r[0], r[1], (r[2], r[3]), r[4], r[5], r[6]) for r in rows]
+        return found
+
+    def retarget(self, changes: Sequence[tuple[int, int, int | None]]) -> None:
+        """New targets for stored links: (source id, seq, target id or None) each."""
+        self.sql.executemany("UPDATE document_links SET target_id = ? WHERE source_id = ? AND seq = ?",
+                             [(target, source, seq) for source, seq, target in changes])
+
+    def take_pending(self) -> list[DocKey]:
+        """The documents stored before links were kept, taken off the list (their links are the caller's now)."""
+        rows = self.sql.execute("SELECT d.project, d.path FROM document_links_pending p"
+                                " JOIN documents d ON d.id = p.id ORDER BY d.project, d.path").fetchall()
+        self.sql.execute("DELETE FROM document_links_pending")
+        return [(r[0], r[1]) for r in rows]
+
+
+class SqlLinks:
+    """The links repository: a document's outgoing links and its backlinks, within the projects named (which
+    ones is the caller's decision: the store knows no permission)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        dialect.migrate("links", dialect.rendered(LINK_MIGRATIONS))
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self.dialect.reading() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def _records(self, rows: Sequence[Any]) -> list[LinkRecord]:
+        """Link rows (as _COLUMNS) as records, each with its line's text read from the one region of its source
+        that holds it (the regions' first lines are read first: a large source is not read whole)."""
+        wanted: dict[tuple[int, int], tuple[int, int] | None] = {}  # (source id, line) -> (region id, first line)
+        for source_id in dict.fromkeys(r[7] for r in rows):
+            heads = [(rid, first) for rid, first in self._rows(
+                "SELECT id, first_line FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id",
+                id_range(source_id))]
+            wanted.update({(source_id, r[2]): _region_of(heads, r[2]) for r in rows if r[7] == source_id})
+        region_ids = sorted({region[0] for region in wanted.values() if region is not None})
+        bodies: dict[int, bytes] = {}
+        for start in range(0, len(region_ids), _BATCH):
+            clause, params = self.dialect.one_of("id", region_ids[start : start + _BATCH])
+            bodies.update(self._rows(f"SELECT id, body FROM document_regions WHERE {clause}", params))
+        texts = {key: _line_in(bodies[region[0]], region[1], key[1]) if region is not None else ""
+                 for key, region in wanted.items()}
+        return [LinkRecord((r[0], r[1]), r[2], r[3], r[4], r[5], r[6], texts[(r[7], r[2])],
+                           (r[8], r[9]) if r[8] is not None else None) for r in rows]
+
+    def _outgoing(self, columns: str, source: DocKey, projects: Sequence[str], rest: str = "",
+                  page: Sequence[Any] = ()) -> list[Any]:
+        """The document's links, their targets shown only inside ``projects`` and mentions only of documents
+        there (a mention of nothing is no link); ``columns`` may use ``{visible}``, the target's project test."""
+        visible, params = self.dialect.one_of("t.project", list(projects) or [""])
+        select = columns.format(visible=visible)
+        return self._rows(f"SELECT {select} {_FROM} WHERE s.project = ? AND s.path = ?"
+                          f" AND (l.kind <> 'mention' OR {visible}){rest}",
+                          [*(params * select.count(visible)), *source, *params, *page])
+
+    def outgoing(self, source: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]:
+        """The document's links in reading order, a page of ``limit`` from ``offset``; a target outside
+        ``projects`` is left unresolved, and a mention of one left out."""
+        columns = ("s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id,"
+                   " CASE WHEN {visible} THEN t.project END, CASE WHEN {visible} THEN t.path END")
+        return self._records(self._outgoing(columns, source, projects, " ORDER BY l.seq LIMIT ? OFFSET ?",
+                                            (limit, offset)))
+
+    def count_outgoing(self, source: DocKey, projects: Sequence[str]) -> int:
+        return int(self._outgoing("count(*)", source, projects)[0][0])
+
+    def _backlinks_where(self, target: DocKey, projects: Sequence[str]) -> tuple[str, list[Any]]:
+        clause, params = self.dialect.one_of("s.project", list(projects))
+        return f"t.project = ? AND t.path = ? AND {clause}", [*target, *params]
+
+    def backlinks(self, target: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]:
+        """The links to the document from documents of ``projects`` (by source, then line), a page of them."""
+        if not projects:
+            return []
+        where, params = self._backlinks_where(target, projects)
+        return self._records(self._rows(
+            f"SELECT {_COLUMNS} {_FROM} WHERE {where} ORDER BY s.project, s.path, l.seq LIMIT ? OFFSET ?",
+            [*params, limit, offset]))
+
+    def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
+        if not projects:
+            return 0
+        where, params = self._backlinks_where(target, projects)
+        return int(self._rows(f"SELECT count(*) {_FROM} WHERE {where}", params)[0][0])

@@ -1,0 +1,75 @@
+"""Wikilinks on the rendered document page: ``[[name|label]]`` as a link to the document it resolves to, or as
+marked text when it names none the reader may read (what the links service answered for this document).
+
+A markdown-it inline rule, run before the link rule (so ``[[x]]`` is not read as a link reference) and after
+code spans (so a wikilink in code stays code). Its targets come in the render's ``env`` under ``wikilinks``: the
+name as written to the page of its target, or None. A markdown link written vault-absolute (``/project/path``)
+is pointed at that document's page too; a relative one already works, the page's URL mirroring the vault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from urllib.parse import quote, unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import escape
+
+from notewell.vault.note_links import MAX_TARGET_CHARS, wikilink_parts
+
+ENV_KEY = "wikilinks"
+
+
+def document_page(vault_path: str) -> str:
+    """The URL of the page of the document at ``vault_path`` (project first)."""
+    project, _, rel = vault_path.partition("/")
+    return f"/p/{quote(project, safe='')}/doc/{quote(rel)}"
+
+
+def _wikilink(state: StateInline, silent: bool) -> bool:
+    src, start = state.src, state.pos
+    if ENV_KEY not in state.env or not src.startswith("[[", start):  # a summary: no targets, left as written
+        return False
+    end = src.find("]]", start + 2)
+    if end < 0 or end - start > MAX_TARGET_CHARS * 2 or "\n" in src[start:end] or "[" in src[start + 2 : end]:
+        return False
+    parts = wikilink_parts(src[start + 2 : end])
+    if parts is None or parts[0] not in state.env[ENV_KEY]:  # beyond the links the page knows: left as written
+        return False
+    if not silent:
+        name, anchor, label = parts
+        shown = label or (f"{name}#{anchor}" if anchor else name)
+        targets: Mapping[str, str | None] = state.env[ENV_KEY]
+        href = targets[name]
+        if href is None:
+            token = state.push("html_inline", "", 0)  # escaped here: never the vault's markup
+            token.content = f'<span class="unresolved" title="unresolved">{escape(shown)}</span>'
+        else:
+            opening = state.push("link_open", "a", 1)
+            opening.attrSet("href", href + (f"#{anchor}" if anchor and not anchor.startswith("^") else ""))
+            opening.meta["wikilink"] = True  # its href is a page already
+            state.push("text", "", 0).content = shown
+            state.push("link_close", "a", -1)
+    state.pos = end + 2
+    return True
+
+
+def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
+    """``md`` reading wikilinks, and pointing vault-absolute markdown links (``/project/path``) at the page of
+    that document."""
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+
+    def link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: EnvType) -> str:
+        href = tokens[idx].attrGet("href")
+        if isinstance(href, str) and href.startswith("/") and not href.startswith("//") \
+                and not tokens[idx].meta.get("wikilink"):
+            tokens[idx].attrSet("href", document_page(unquote(href.lstrip("/"))))
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("link_open", link_open)
+    return md

@@ -1,0 +1,41 @@
+"""The links table on both backends: a store made before links were kept gets them at its next sync, and a
+sync that changes nothing keeps them as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import index_into, make_vault
+from notewell.store.shared.store import SqlStore
+
+FILES = {"p/a.md": "See [[b]] and [c](sub/c.md).\n", "p/b.md": "Back to `a.md`.\n", "p/sub/c.md": "# C\n"}
+
+
+def _links(store: SqlStore) -> list[tuple[str, int, str | None]]:
+    return [(r.source[1], r.line, r.resolved[1] if r.resolved else None)
+            for path in ("a.md", "b.md") for r in store.links.outgoing(("p", path), ["p"], 50)]
+
+
+def test_a_store_from_before_links_gets_them_at_its_next_sync(tmp_path: Path, store_url: str) -> None:
+    vault = make_vault(tmp_path, FILES)
+    indexed = index_into(vault, store_url)
+    store = indexed.store
+    assert isinstance(store, SqlStore)
+    expected = [("a.md", 1, "b.md"), ("a.md", 1, "sub/c.md"), ("b.md", 1, "a.md")]
+    assert _links(store) == expected
+    with store.links.dialect.transaction() as conn:  # as an older version left it: no links, no step
+        for statement in ("DROP TABLE document_links_pending", "DROP TABLE document_links",
+                          "DELETE FROM schema_migrations WHERE component = 'links'"):
+            conn.execute(statement)
+    indexed.runtime.close()
+    again = index_into(vault, store_url)  # the migration runs; the sync finds nothing changed on disk
+    try:
+        assert not again.report.did_work
+        assert isinstance(again.store, SqlStore) and _links(again.store) == expected
+        assert not again.sync().did_work and _links(again.store) == expected
+        (vault / "p/b.md").write_text("Rewritten, and back to `a.md` on line 2.\n`a.md`\n")
+        assert again.sync().changed == 1  # a changed document keeps its row: the links to it stay resolved
+        assert _links(again.store) == [("a.md", 1, "b.md"), ("a.md", 1, "sub/c.md"), ("b.md", 1, "a.md"),
+                                       ("b.md", 2, "a.md")]
+    finally:
+        again.runtime.close()
