@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 DEPTH_DEFAULT: Final = 1
 MAX_DEPTH: Final = 3
 MAX_DOCUMENTS: Final = 30
-"""buildContext reaches at most this many documents, however many hops."""
+"""A context reaches at most this many documents, however many hops."""
 LINKS_PER_DOCUMENT: Final = 50
 """Each document visited contributes at most this many outgoing links and this many backlinks."""
 QUERY_SEEDS: Final = 5

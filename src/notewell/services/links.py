@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 LINKS_LIMIT_DEFAULT: Final = 50
 LINKS_LIMIT_MAX: Final = 200
-"""getLinks: links per list and page."""
+"""Links per list and page."""
 LINKS_OFFSET_MAX: Final = 1_000_000
 
 Direction = Literal["both", "outgoing", "backlinks"]
