@@ -22,6 +22,7 @@ from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.memory import MemoryService
+from notewell.services.portability import PortabilityService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 
@@ -44,6 +45,7 @@ class Runtime:
     idempotency: IdempotencyService  # answers kept for Idempotency-Key retries (REST)
     indexing: IndexingService
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
+    portability: PortabilityService  # export, import and migrate the whole store
 
     @property
     def store_url(self) -> str:
@@ -76,6 +78,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         idempotency=IdempotencyService(store),
         indexing=IndexingService(settings, store, administration),
         servers=ServerRegistry(store.servers),
+        portability=PortabilityService(store, authorization),
     )
 
 

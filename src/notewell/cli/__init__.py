@@ -5,6 +5,7 @@ from __future__ import annotations
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
     brain_cmds,
+    carry_cmds,
     docs_cmd,
     doctor_cmd,
     grant_cmds,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+if TYPE_CHECKING:  # every table as rows (export, import, migrate): one class over both backends' catalogs
+    from notewell.store.shared.tables import SqlTables
 from notewell.records.brain import (
     BrainProjectRecord,
     EventRecord,
@@ -190,6 +192,8 @@ class Store(Protocol):
     def idempotency(self) -> IdempotencyRepository: ...
     @property
     def servers(self) -> ServerRepository: ...
+    @property
+    def tables(self) -> SqlTables: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...

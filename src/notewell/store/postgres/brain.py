@@ -29,20 +29,30 @@ SESSION_INDEX: Migration = (
     """,
     "CREATE INDEX brain_session_words_gin ON brain_session_words USING gin (words)",
 )
+# Step 2: each piece's text beside its words (as SQLite's FTS5 table keeps it), so that an export carries
+# the text and any backend can index it again; pieces written before have none (docs/operations.md).
+LATER: list[Migration] = [
+    ("ALTER TABLE brain_session_words ADD COLUMN body TEXT",),
+]
+
+
+def session_words(body: str) -> str:
+    """The tsvector (as text) of one piece of a session's text: FTS5's porter stems of it."""
+    return lexemes.tsvector("stems", body, "", "", "")
 
 
 class PostgresBrain(SqlBrain):
     def __init__(self, db: PostgresDatabase, memories: PostgresMemories) -> None:
         self.db = db
-        super().__init__(PostgresDialect(db), memories, SESSION_INDEX)
+        super().__init__(PostgresDialect(db), memories, SESSION_INDEX, LATER)
 
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
-        rows = [(seq, user_id, lexemes.tsvector("stems", t.replace("\x00", " "), "", "", ""))
-                for t in texts if t.strip()]
+        pieces = [t.replace("\x00", " ") for t in texts if t.strip()]
+        rows = [(seq, user_id, body, session_words(body)) for body in pieces]
         if rows:
             with self.db.transaction() as conn, conn.cursor() as cur:
-                cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, words)"
-                                " VALUES (%s, %s, %s::tsvector)", rows)
+                cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, body, words)"
+                                " VALUES (%s, %s, %s, %s::tsvector)", rows)
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """One statement (one round trip): the new rows, and for injected ones their items' counts."""

@@ -7,6 +7,7 @@ from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
+from notewell.store.postgres.tables import PostgresTables
 from notewell.store.shared.store import SqlStore
 
 
@@ -14,7 +15,8 @@ class PostgresStore(SqlStore):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         memories = PostgresMemories(db)
-        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories))
+        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
+                         PostgresTables(db))
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

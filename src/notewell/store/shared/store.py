@@ -1,5 +1,5 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers)
-beside the backend's documents, memories and brain, which its subclass makes and passes in."""
+beside the backend's documents, memories, brain and table walk, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.servers import SqlServers
+from notewell.store.shared.tables import SqlTables
 
 
 class SqlStore:
-    def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain) -> None:
+    def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain,
+                 tables: SqlTables) -> None:
         self.documents = documents
         self.memories = memories
         self.identity = SqlIdentity(dialect)
@@ -24,3 +26,4 @@ class SqlStore:
         self.brain = brain
         self.idempotency = SqlIdempotency(dialect)
         self.servers = SqlServers(dialect)
+        self.tables = tables

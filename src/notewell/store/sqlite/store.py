@@ -13,13 +13,15 @@ from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.memories import SqliteMemories
+from notewell.store.sqlite.tables import SqliteTables
 
 
 class SqliteStore(SqlStore):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         memories = SqliteMemories(db)
-        super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories))
+        super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories),
+                         SqliteTables(db))
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,176 @@
+"""Carrying a whole store through the command line: notewell export, import and migrate (docs/operations.md).
+
+The world is the brain world (people, grants, tokens) with memories written, superseded, forgotten and kept
+private, a coding session with events, an outcome and a captured learning, taught knowledge, a password and
+a failed sign-in: every carried table holds rows. The round trip goes SQLite -> export -> PostgreSQL ->
+export -> SQLite -> export, and every export's files and manifest are byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from brain_world import BrainWorld, build_brain_world
+from conftest import run_cli
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.errors import Unauthenticated
+from notewell.runtime import Runtime, open_runtime
+from notewell.services.idempotency import Answer
+from notewell.store import open_store
+from notewell.store.shared.tables import EXCLUDED_TABLES
+from pg import PgCluster
+from schema_dump import postgres_schema, sqlite_schema
+
+RECALLED = "gripper"
+# SQLite's FTS5 tables keep shadow tables named after them (document_trigrams_0 is the documents' index)
+FTS_SHADOWS_OF = ("memory_words_", "memory_stems_", "brain_session_words_", "document_trigrams_")
+
+
+def person(rt: Runtime, email: str) -> Principal:
+    """The user with every scope their role allows."""
+    found = rt.store.identity.user_by_email(email)
+    assert found is not None
+    return user_principal(found)
+
+
+def populate(world: BrainWorld) -> None:
+    rt = world.runtime
+    alice, bob = (person(rt, f"{h}@example.test") for h in ("alice", "bob"))
+    first = rt.memory.remember(alice, "The gripper firmware is flashed with the staging key.", project="shared",
+                               path="deploy", tags=["firmware"])
+    rt.memory.remember(alice, "The gripper firmware is flashed with the production key now.", project="shared",
+                       path="deploy", supersedes=first.memory.ref)
+    gone = rt.memory.remember(bob, "A gripper note nobody needs", project="shared", path="scratch")
+    rt.memory.forget(bob, gone.memory.ref, "obsolete")
+    rt.memory.remember(alice, "My private gripper reminder \u00e9\u4e2d\U0001f600", private=True)
+    taught, _ = rt.brain.teach(alice, rule="Flash with the staging key first", trigger="deploying gripper firmware",
+                               project_id="shared")
+    started = rt.brain.start_session(alice, client_type="claude-code", prompt="fix the gripper stall",
+                                     project_name="Robot Arm")
+    sid = started.session.id
+    rt.brain.log_event(alice, sid, "file_edit", {"path": "arm.py", "lines": 3, "ok": True})
+    rt.brain.report_outcome(alice, sid, success=True, user_feedback="up", summary="lowered the limit",
+                            knowledge_used=[taught.ref],
+                            learnings=[{"trigger": "when the gripper stalls", "rule": "lower the acceleration limit",
+                                        "rationale": "the servo overheats", "type": "recipe",
+                                        "source": "discovery", "confidence": 0.7}])
+    rt.sign_in.make_link(LOCAL_OWNER, "bob@example.test", "http://localhost:8765")
+    rt.idempotency.once(alice, "key-1", "fingerprint", lambda: None, lambda: Answer(201, {"ref": "m"}, "/m"))
+    rt.sign_in.set_password(LOCAL_OWNER, "alice@example.test", "correct horse battery staple")
+    with pytest.raises(Unauthenticated):
+        rt.sign_in.sign_in_with_password("alice@example.test", "wrong password", "127.0.0.1")
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A populated SQLite store (closed), shared by the module's tests: they only read it."""
+    tmp = tmp_path_factory.mktemp("carry")
+    world = build_brain_world(tmp, str(tmp / "source.db"))
+    populate(world)
+    world.runtime.close()
+    return tmp / "source.db"
+
+
+def export(db: str, folder: Path) -> dict[str, object]:
+    result = run_cli("export", str(folder), "--db", db, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)  # type: ignore[no-any-return]
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_every_carried_table_holds_rows_in_the_world(source: Path, tmp_path: Path) -> None:
+    """The round trip below proves something only if every table it carries has rows to lose."""
+    exported = export(str(source), tmp_path / "e")
+    empty = [t["table"] for t in exported["tables"] if not t["rows"]]  # type: ignore[attr-defined, index]
+    assert not empty
+
+
+def test_sqlite_to_postgres_and_back_is_byte_identical(source: Path, tmp_path: Path, pg_cluster: PgCluster) -> None:
+    first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
+    export(str(source), first)
+    pg = pg_cluster.url(pg_cluster.create_database())
+    result = run_cli("import", str(first), "--db", pg)
+    assert result.exit_code == 0, result.output
+    assert "counts and SHA-256 checked" in result.output
+    export(pg, second)
+    assert files(second) == files(first)
+    back = str(tmp_path / "back.db")
+    assert run_cli("import", str(second), "--db", back).exit_code == 0
+    export(back, third)
+    assert files(third) == files(first)
+
+
+def test_the_imported_store_answers_as_the_source(source: Path, tmp_path: Path, pg_cluster: PgCluster) -> None:
+    """Search indexes are rebuilt on import: recall, strict search, session search and passwords work on the
+    target, private memories stay private, and forgotten ones stay out (the same sets: each backend ranks its own
+    way)."""
+    export(str(source), tmp_path / "e")
+    pg = pg_cluster.url(pg_cluster.create_database())
+    lite = str(tmp_path / "imported.db")
+    for target in (pg, lite):
+        assert run_cli("import", str(tmp_path / "e"), "--db", target).exit_code == 0
+    answers = []
+    for db in (str(source), pg, lite):
+        rt = open_runtime(str(tmp_path), db)
+        try:
+            as_alice, bob = person(rt, "alice@example.test"), person(rt, "bob@example.test")
+            answers.append((
+                sorted(h.memory.ref for h in rt.memory.recall(as_alice, RECALLED).results),
+                sorted(h.memory.ref for h in rt.memory.recall(bob, RECALLED).results),
+                sorted(h.memory.ref for h in rt.memory.search_memory(as_alice, "production").results),
+                sorted(s.session.id for s in rt.brain.search_sessions(as_alice, "acceleration")),
+                rt.sign_in.sign_in_with_password("alice@example.test", "correct horse battery staple",
+                                                 "127.0.0.1").id,
+            ))
+        finally:
+            rt.close()
+    assert answers[0] == answers[1] == answers[2]
+    mine, bobs, strict, sessions, _ = answers[0]
+    # alice: the shared ones bob sees, her private memory and the learning captured in her own brain project
+    assert set(bobs) < set(mine) and len(mine) == len(bobs) + 2 and len(strict) == 1 and sessions
+
+
+def test_every_table_is_carried_or_excluded_with_a_reason_alike_on_both_backends(tmp_path: Path,
+                                                                                 pg_url: str) -> None:
+    """Read from each fresh database's own catalog: every table is in the export or excluded with a reason, and
+    both backends carry the same tables with the same columns."""
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    manifests = []
+    open_store(pg_url).close()
+    for store, tables in ((str(db), set(sqlite_schema(db))), (pg_url, set(postgres_schema(pg_url)))):
+        export(store, tmp_path / str(len(manifests)))
+        manifest = json.loads((tmp_path / str(len(manifests)) / "manifest.json").read_text())
+        carried = set(manifest["tables"])
+        excluded = {t for t in tables - carried if t in EXCLUDED_TABLES or t.startswith(FTS_SHADOWS_OF)}
+        assert carried | excluded == tables, tables - carried - excluded
+        assert all(EXCLUDED_TABLES[t] for t in excluded if t in EXCLUDED_TABLES)  # each with its reason
+        manifests.append(manifest)
+    assert manifests[0] == manifests[1]
+    assert {"users", "tokens", "memories", "brain_sessions", "brain_session_words", "audit_log"} <= set(
+        manifests[0]["tables"])
+
+
+def test_a_new_table_is_carried_and_a_column_it_cannot_carry_stops_the_export(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE future_things (id TEXT PRIMARY KEY, what TEXT NOT NULL)")
+        conn.execute("INSERT INTO future_things VALUES ('1', 'a row an export must not lose')")
+        conn.execute("CREATE TABLE odd_things (id TEXT PRIMARY KEY, shape GEOMETRY)")
+    result = run_cli("export", str(tmp_path / "e"), "--db", str(db))
+    assert result.exit_code == 1
+    assert "odd_things" in result.output and "DERIVED_COLUMNS" in result.output
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE odd_things")
+    exported = export(str(db), tmp_path / "e2")
+    assert {"table": "future_things", "rows": 1} in [{k: t[k] for k in ("table", "rows")}
+                                                      for t in exported["tables"]]  # type: ignore[attr-defined]
