@@ -9,6 +9,7 @@ export -> SQLite -> export, and every export's files and manifest are byte-ident
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from brain_world import BrainWorld, build_brain_world
 from conftest import run_cli
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.errors import Unauthenticated
+from notewell.errors import Forbidden, Unauthenticated
 from notewell.runtime import Runtime, open_runtime
 from notewell.services.idempotency import Answer
 from notewell.store import open_store
@@ -174,3 +175,102 @@ def test_a_new_table_is_carried_and_a_column_it_cannot_carry_stops_the_export(tm
     exported = export(str(db), tmp_path / "e2")
     assert {"table": "future_things", "rows": 1} in [{k: t[k] for k in ("table", "rows")}
                                                       for t in exported["tables"]]  # type: ignore[attr-defined]
+
+
+def test_an_import_refuses_a_non_empty_store_a_newer_format_and_a_changed_file(source: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "e"
+    export(str(source), folder)
+    result = run_cli("import", str(folder), "--db", str(source))
+    assert result.exit_code == 1 and re.search(r"the target store is not empty: audit_log \(\d+\), ", result.output)
+    assert "import into a new store, or merge" in result.output
+
+    target = tmp_path / "target.db"
+    memories = folder / "memories.jsonl"
+    original = memories.read_bytes()
+    memories.write_bytes(original.replace(b"production key", b"productiom key"))
+    result = run_cli("import", str(folder), "--db", str(target))
+    assert result.exit_code == 1 and "memories.jsonl holds 6 rows with SHA-256" in result.output
+    assert "nothing was imported" in result.output
+    assert all(not t["rows"] for t in export(str(target), tmp_path / "after2")["tables"])  # type: ignore[attr-defined]
+
+    memories.write_bytes(original)
+    manifest = folder / "manifest.json"
+    newer = json.loads(manifest.read_text()) | {"version": 99}
+    manifest.write_text(json.dumps(newer))
+    result = run_cli("import", str(folder), "--db", str(target))
+    assert result.exit_code == 1 and "format version 99, newer than this Notewell reads (1); upgrade" in result.output
+
+    result = run_cli("export", str(folder), "--db", str(source))
+    assert result.exit_code == 1 and "is not an empty folder; name a new folder" in result.output
+
+
+def test_only_the_local_owner_carries_the_store(tmp_path: Path) -> None:
+    rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
+    try:
+        admin = rt.administration.add_user(LOCAL_OWNER, "root@example.test", "admin", handle="root")
+        with pytest.raises(Forbidden, match="local owner alone"):
+            rt.portability.export(user_principal(admin), tmp_path / "e")
+        assert not (tmp_path / "e").exists()
+    finally:
+        rt.close()
+
+
+def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source: Path, tmp_path: Path,
+                                                                         pg_cluster: PgCluster) -> None:
+    """Another store with its own person, memory and session takes the export with --merge: every row of both is
+    there after (generated numbers renumbered past the target's, session pieces following their session), and
+    merging the same export again adds only the rows that have no key to recognise them by."""
+    export(str(source), tmp_path / "e")
+    pg = pg_cluster.url(pg_cluster.create_database())
+    rt = open_runtime(str(tmp_path), pg)
+    try:
+        dana = user_principal(rt.administration.add_user(LOCAL_OWNER, "dana@example.org", "member", handle="dana"))
+        rt.memory.remember(dana, "Dana's gripper calibration notes")
+        rt.brain.start_session(dana, client_type="cursor", prompt="calibrate the gripper acceleration")
+    finally:
+        rt.close()
+    before = {t["table"]: t["rows"] for t in export(pg, tmp_path / "before")["tables"]}  # type: ignore[attr-defined]
+    first = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
+    assert first.exit_code == 0, first.output
+    loaded = {t["table"]: t["loaded"] for t in json.loads(first.output)["tables"]}
+    assert {t: loaded[t] for t in ("users", "memories", "brain_sessions")} == {"users": 3, "memories": 6,
+                                                                              "brain_sessions": 1}
+    again = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
+    assert again.exit_code == 0, again.output
+    # rows without a key of their own (audit entries, counted sign-in failures) are appended again; no other
+    unkeyed = {"audit_log": loaded["audit_log"], "sign_in_failures": loaded["sign_in_failures"]}
+    assert {t["table"]: t["loaded"] for t in json.loads(again.output)["tables"]} == dict.fromkeys(loaded, 0) | unkeyed
+    after = {t["table"]: t["rows"] for t in export(pg, tmp_path / "after")["tables"]}  # type: ignore[attr-defined]
+    assert after == {name: before[name] + loaded[name] + unkeyed.get(name, 0) for name in before}
+    rt = open_runtime(str(tmp_path), pg)
+    try:
+        for email, prompt in (("dana@example.org", "calibrate"), ("alice@example.test", "fix")):
+            found = rt.brain.search_sessions(person(rt, email), "gripper")
+            assert [s.session.prompt.split()[0] for s in found] == [prompt], email
+        new = rt.memory.remember(person(rt, "dana@example.org"), "A note written after the merge")
+        assert new.created  # the renumbered memories left the id sequence past them
+    finally:
+        rt.close()
+
+
+def test_a_merge_that_names_a_missing_person_is_refused_whole(tmp_path: Path) -> None:
+    """A grant of a person the target lacks (a users file cut by hand here) cannot be merged: nothing is."""
+    db = tmp_path / "index.db"
+    rt = open_runtime(str(tmp_path), str(db))
+    try:
+        rt.administration.add_user(LOCAL_OWNER, "erin@example.org", "member", handle="erin")
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.administration.grant(LOCAL_OWNER, "erin@example.org", "apollo", "read")
+    finally:
+        rt.close()
+    export(str(db), tmp_path / "e")
+    target = tmp_path / "target.db"
+    assert run_cli("import", str(tmp_path / "e"), "--db", str(target)).exit_code == 0
+    with sqlite3.connect(target) as conn:
+        conn.execute("DELETE FROM grants")
+        conn.execute("UPDATE users SET id = 'u_other'")
+    before = files(tmp_path / "e")
+    result = run_cli("import", str(tmp_path / "e"), "--db", str(target), "--merge")
+    assert result.exit_code == 1, result.output
+    assert "table grants: a row names a row the target lacks" in result.output
+    assert files(tmp_path / "e") == before

@@ -45,8 +45,17 @@ DERIVED_COLUMNS: Mapping[tuple[str, str], str] = {
     ("brain_session_words", "id"): "a piece's place in PostgreSQL's table, which nothing refers to",
     ("brain_session_words", "words"): "the piece's stems (PostgreSQL), computed from its body on import",
 }
+NUMBERED_BY: Mapping[tuple[str, str], tuple[str, str]] = {
+    ("brain_session_words", "session_seq"): ("brain_sessions", "seq"),
+}
+"""Columns holding another table's generated number without a foreign key: a merge renumbers them with it,
+and loads a row only when the row it names was loaded (a session the target holds keeps its own pieces)."""
 KINDS = ("text", "integer", "real", "flag", "blob")
 BATCH_ROWS = 500
+
+
+class LoadRefused(NotewellError):
+    """A loaded row breaks a rule of the target (a reference to a row it lacks, a CHECK)."""
 
 
 class UnclassifiedTable(NotewellError):
@@ -66,6 +75,8 @@ class Table:
     name: str
     columns: tuple[Column, ...]
     order: tuple[str, ...]
+    keyed: bool = False  # it has a primary key (a merge skips a row whose key the target holds)
+    numbered: str | None = None  # the generated integer key (a merge renumbers it past the target's)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -144,9 +155,12 @@ class SqlTables(ABC):
                     f"table {name}: column(s) {', '.join(odd) or '(none)'} of a type an export cannot carry; "
                     "name them in DERIVED_COLUMNS (store/shared/tables.py) with the reason, or carry them")
             by_name = {c.name: c for c in columns}
-            key = [k for k in self._key(conn, name) if k in by_name] or sorted(by_name)
-            tables[name] = Table(name, tuple(sorted(columns, key=lambda c: c.name)), tuple(key))
-        return _referenced_first(tables, self._references(conn))
+            key = [k for k in self._key(conn, name) if k in by_name]
+            numbered = key[0] if len(key) == 1 and by_name[key[0]].kind == "integer" else None
+            tables[name] = Table(name, tuple(sorted(columns, key=lambda c: c.name)), tuple(key or sorted(by_name)),
+                                 bool(key), numbered)
+        named = [(table, by[0]) for (table, _), by in NUMBERED_BY.items()]
+        return _referenced_first(tables, [*self._references(conn), *named])
 
     def unclassified(self) -> list[str]:
         """Tables of the store that are neither carried nor excluded ([] for a store of this code)."""
@@ -197,32 +211,68 @@ class TableLoader(TableReader):
         super().__init__(tables, conn)
         self.merge = merge
         self.loaded: list[str] = []
+        self._shifts: dict[tuple[str, str], int] = {}  # under merge: (table, column) -> what its numbers move by
 
     def target(self) -> dict[str, Table]:
         """The carried tables of the store being loaded, by name."""
         return {t.name: t for t in self._tables._classified(self.conn)}
 
     def insert(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
-        """Insert ``rows`` (values by column name, for ``columns``) in batches; the rows inserted (under
-        merge, a row whose key is taken is skipped)."""
+        """Insert ``rows`` (values by column name, for ``columns``) in batches; the rows inserted. Under merge a
+        row whose key the target holds is skipped, and generated numbers move past the target's."""
         kinds = {c.name: c.kind for c in table.columns}
         derived = self._tables._derived(table.name)
         names = [*columns, *derived]
         values = [*(marks(1) for _ in columns), *(sql for sql, _ in derived.values())]
         sql = f"{self._tables._insert_head(table.name, names)} VALUES ({', '.join(values)})"
-        if self.merge:
+        if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
+        shifts = self._merge_shifts(table, columns) if self.merge else {}
         before = self.count(table.name)
         batch: list[list[Any]] = []
-        for row in rows:
+        for given in rows:
+            row = {**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}}
             batch.append([*(_stored(row[c], kinds[c]) for c in columns), *(f(row) for _, f in derived.values())])
             if len(batch) == BATCH_ROWS:
-                self.conn.executemany(sql, batch)
+                self._insert(table, sql, batch)
                 batch.clear()
         if batch:
-            self.conn.executemany(sql, batch)
+            self._insert(table, sql, batch)
+        if self.merge:
+            self._drop_orphans(table, columns, shifts)
         self.loaded.append(table.name)
         return self.count(table.name) - before
+
+    def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
+        try:
+            self.conn.executemany(sql, batch)
+        except self._tables.dialect.integrity_error as exc:
+            reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            raise LoadRefused(f"table {table.name}: a row names a row the target lacks, or breaks one of its rules "
+                              f"({reason}); nothing was loaded") from None
+
+    def _drop_orphans(self, table: Table, columns: Sequence[str], shifts: Mapping[str, int]) -> None:
+        """The merged rows naming a number of another table that was not loaded (its row was the target's)."""
+        for column in columns:
+            named = NUMBERED_BY.get((table.name, column))
+            if named is not None:
+                other, key = named
+                self.conn.execute(f"DELETE FROM {table.name} WHERE {column} > ? AND NOT EXISTS"
+                                  f" (SELECT 1 FROM {other} WHERE {other}.{key} = {table.name}.{column})",
+                                  (shifts[column],))
+
+    def _merge_shifts(self, table: Table, columns: Sequence[str]) -> dict[str, int]:
+        """What each generated number of ``table`` moves by: past the target's largest (recorded for the
+        columns that name it, loaded later)."""
+        shifts: dict[str, int] = {}
+        if table.numbered is not None and table.numbered in columns:
+            row = self.conn.execute(f"SELECT coalesce(max({table.numbered}), 0) FROM {table.name}").fetchone()
+            shifts[table.numbered] = self._shifts[(table.name, table.numbered)] = int(row[0]) if row else 0
+        for column in columns:
+            named = NUMBERED_BY.get((table.name, column))
+            if named is not None:
+                shifts[column] = self._shifts.get(named, 0)
+        return shifts
 
 
 def _stored(value: Any, kind: str) -> Any:
