@@ -16,6 +16,7 @@ from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
+from notewell.services.backups import BackupService
 from notewell.services.brain import BrainService
 from notewell.services.brain_oracle import OracleService
 from notewell.services.idempotency import IdempotencyService
@@ -46,6 +47,7 @@ class Runtime:
     indexing: IndexingService
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
     portability: PortabilityService  # export, import and migrate the whole store
+    backups: BackupService  # consistent copies of the running store, and their restore
 
     @property
     def store_url(self) -> str:
@@ -79,6 +81,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         indexing=IndexingService(settings, store, administration),
         servers=ServerRegistry(store.servers),
         portability=PortabilityService(store, authorization),
+        backups=BackupService(store, authorization),
     )
 
 

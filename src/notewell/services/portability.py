@@ -80,7 +80,7 @@ class PortabilityService:
             target = loader.target()
             _check_fits(manifest, target)
             if not merge:
-                _refuse_non_empty(loader, target)
+                _refuse_non_empty(self.store)
             for table in target.values():
                 entry = manifest.get(table.name)
                 if entry is None:
@@ -102,7 +102,7 @@ class PortabilityService:
             target = loader.target()
             tables = source.store.tables.tables()
             _check_fits({t.name: TableEntry(t.name, t.names, 0, "") for t in tables}, target)
-            _refuse_non_empty(loader, target)
+            _refuse_non_empty(self.store)
             for table in tables:
                 sums = Checksum()
                 loaded = loader.insert(target[table.name], table.names, _summed(reader, table, sums))
@@ -172,8 +172,8 @@ def _check_fits(manifest: Mapping[str, TableEntry], target: Mapping[str, Table])
                                             "this store; the export was made by a newer Notewell: upgrade, then import")
 
 
-def _refuse_non_empty(loader: TableLoader, target: Mapping[str, Table]) -> None:
-    held = [f"{name} ({n})" for name in target if (n := loader.count(name))]
+def _refuse_non_empty(store: Store) -> None:
+    held = store.tables.held()
     if held:
         raise InvalidArgument("import", f"the target store is not empty: {', '.join(held[:5])}"
                                         f"{' …' if len(held) > 5 else ''}; import into a new store, or merge")

@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:  # every table as rows (export, import, migrate): one class over both backends' catalogs
+if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, migrate), backups
+    from notewell.store.shared.backups import SqlBackups
     from notewell.store.shared.tables import SqlTables
 from notewell.records.brain import (
     BrainProjectRecord,
@@ -194,6 +195,8 @@ class Store(Protocol):
     def servers(self) -> ServerRepository: ...
     @property
     def tables(self) -> SqlTables: ...
+    @property
+    def backups(self) -> SqlBackups: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...

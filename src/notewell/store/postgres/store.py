@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
@@ -16,7 +17,7 @@ class PostgresStore(SqlStore):
         self.db = db
         memories = PostgresMemories(db)
         super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
-                         PostgresTables(db))
+                         PostgresTables(db), PostgresBackups(db))
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -1,10 +1,11 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers)
-beside the backend's documents, memories, brain and table walk, which its subclass makes and passes in."""
+beside the backend's documents, memories, brain, table walk and backups, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
 from notewell.store.base import MemoryRepository
 from notewell.store.shared.audit import SqlAudit
+from notewell.store.shared.backups import SqlBackups
 from notewell.store.shared.brain import SqlBrain
 from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.dialect import Dialect
@@ -17,7 +18,7 @@ from notewell.store.shared.tables import SqlTables
 
 class SqlStore:
     def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain,
-                 tables: SqlTables) -> None:
+                 tables: SqlTables, backups: SqlBackups) -> None:
         self.documents = documents
         self.memories = memories
         self.identity = SqlIdentity(dialect)
@@ -27,3 +28,4 @@ class SqlStore:
         self.idempotency = SqlIdempotency(dialect)
         self.servers = SqlServers(dialect)
         self.tables = tables
+        self.backups = backups

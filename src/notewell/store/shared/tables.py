@@ -171,6 +171,12 @@ class SqlTables(ABC):
                 return [str(exc)]
         return []
 
+    def held(self) -> list[str]:
+        """The carried tables holding rows, each as "name (rows)" ([]: an empty store)."""
+        with self.dialect.reading() as conn:
+            reader = TableReader(self, conn)
+            return [f"{t.name} ({n})" for t in self._classified(conn) if (n := reader.count(t.name))]
+
     @contextmanager
     def reading(self) -> Iterator[TableReader]:
         """A reader over one snapshot of the store."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from notewell.errors import ConfigError
 from notewell.store.shared.store import SqlStore
+from notewell.store.sqlite.backups import SqliteBackups
 from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -21,7 +22,7 @@ class SqliteStore(SqlStore):
         self.db = db
         memories = SqliteMemories(db)
         super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories),
-                         SqliteTables(db))
+                         SqliteTables(db), SqliteBackups(db))
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
