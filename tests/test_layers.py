@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
     ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "json_bounds",
-                                   "notewell"}),
+                                   "metrics", "notewell"}),
 ]
 
 # Upward imports still to remove (none).

@@ -19,6 +19,7 @@ from notewell.search.engine import SearchEngine
 from notewell.services.backups import BackupService
 from notewell.services.brain import BrainService
 from notewell.services.brain_oracle import OracleService
+from notewell.services.health import HealthService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
@@ -48,6 +49,7 @@ class Runtime:
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
     portability: PortabilityService  # export, import and migrate the whole store
     backups: BackupService  # consistent copies of the running store, and their restore
+    health: HealthService  # is the store reachable, and how much it holds (/readyz, /metrics)
 
     @property
     def store_url(self) -> str:
@@ -82,6 +84,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         servers=ServerRegistry(store.servers),
         portability=PortabilityService(store, authorization),
         backups=BackupService(store, authorization),
+        health=HealthService(store),
     )
 
 

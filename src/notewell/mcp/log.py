@@ -15,6 +15,7 @@ import os
 import sys
 from typing import TextIO
 
+from notewell import metrics
 from notewell.errors import ConfigError
 
 logger = logging.getLogger("notewell.mcp")
@@ -32,6 +33,8 @@ def line(op: str, **fields: object) -> str:
 
 
 def event(op: str, **fields: object) -> None:
+    """Log the line, and count it into the metrics it feeds (notewell.metrics), whether logged or not."""
+    metrics.observe(op, fields)
     logger.info(line(op, **fields))
 
 

@@ -171,11 +171,15 @@ class SqlTables(ABC):
                 return [str(exc)]
         return []
 
-    def held(self) -> list[str]:
-        """The carried tables holding rows, each as "name (rows)" ([]: an empty store)."""
+    def counts(self) -> dict[str, int]:
+        """The rows of each carried table, referenced tables first."""
         with self.dialect.reading() as conn:
             reader = TableReader(self, conn)
-            return [f"{t.name} ({n})" for t in self._classified(conn) if (n := reader.count(t.name))]
+            return {t.name: reader.count(t.name) for t in self._classified(conn)}
+
+    def held(self) -> list[str]:
+        """The carried tables holding rows, each as "name (rows)" ([]: an empty store)."""
+        return [f"{name} ({n})" for name, n in self.counts().items() if n]
 
     @contextmanager
     def reading(self) -> Iterator[TableReader]:

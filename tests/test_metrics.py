@@ -1,0 +1,111 @@
+"""GET /metrics and /readyz of a served app (docs/operations.md, "Metrics and health"): scraped over HTTP and
+read with prometheus-client's own parser, every family documented; /readyz answering 503 while the database
+refuses connections and 200 again once it takes them."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from brain_world import BrainWorld, build_brain_world, call
+from mcp_world import ServerThread, connect
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from pg import PgCluster
+
+pytestmark = pytest.mark.anyio
+SECRET = "scraper-secret-0123456789"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "operations.md"
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[BrainWorld]:
+    built = build_brain_world(tmp_path, str(tmp_path / "index.db"))
+    yield built
+    built.runtime.close()
+
+
+def served(world: BrainWorld, *, metrics: bool = True) -> ServerThread:
+    secret = hashlib.sha256(SECRET.encode()).hexdigest() if metrics else None
+    return ServerThread(build_app(world.runtime, ServeOptions(choose(None), metrics_secret_hash=secret)))
+
+
+def base(server: ServerThread) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+def scrape(server: ServerThread) -> dict[str, list[tuple[dict[str, str], float]]]:
+    answer = httpx.get(base(server) + "/metrics", headers={"Authorization": f"Bearer {SECRET}"})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain; version=0.0.4")
+    return {family.name: [(s.labels, s.value) for s in family.samples]
+            for family in text_string_to_metric_families(answer.text)}
+
+
+async def test_metrics_count_tool_calls_and_requests_and_show_the_store(world: BrainWorld) -> None:
+    with served(world) as server:
+        before = scrape(server)
+        async with connect(server.url, world.tokens["alice"]) as client:
+            await call(client, "brain_get_user_style", {})
+            refused = await client.call_tool("brain_log_event", {"sessionId": "ses_nope", "eventType": "x"})
+            assert refused.is_error
+        me = httpx.get(base(server) + "/api/v1/me", headers={"Authorization": f"Bearer {world.tokens['bob']}"})
+        assert me.status_code == 200
+        families = scrape(server)
+    calls = {(s["tool"], s["outcome"], s["reason"]): v for s, v in families["notewell_tool_calls"]
+             if "tool" in s}
+    earlier = {(s["tool"], s["outcome"], s["reason"]): v for s, v in before.get("notewell_tool_calls", [])
+               if "tool" in s}
+    assert calls[("brain_get_user_style", "ok", "-")] - earlier.get(("brain_get_user_style", "ok", "-"), 0) == 1
+    assert calls[("brain_log_event", "error", "refused")] - earlier.get(("brain_log_event", "error", "refused"), 0) == 1
+    assert any(s.get("route") == "/me" and s.get("status") == "200" for s, _ in families["notewell_requests"])
+    buckets = [s for s, _ in families["notewell_tool_call_seconds"] if s.get("tool") == "brain_get_user_style"]
+    assert any(s.get("le") == "+Inf" for s in buckets)
+    rows = {s["table"]: v for s, v in families["notewell_store_rows"]}
+    assert rows["users"] == 3 and rows["tokens"] == 6 and "memories" in rows
+    assert families["notewell_index_documents"][0][1] == 3
+    documented = set(re.findall(r"`(notewell_[a-z_]+)`", DOCS.read_text()))
+    assert {name for name in families if name.startswith("notewell_")} <= documented
+
+
+def test_metrics_want_the_secret_and_are_off_unless_asked_for(world: BrainWorld) -> None:
+    with served(world) as server:
+        for headers in ({}, {"Authorization": "Bearer wrong-secret-0123456789"}, {"Authorization": SECRET}):
+            answer = httpx.get(base(server) + "/metrics", headers=headers)
+            assert answer.status_code == 401 and answer.headers["www-authenticate"].startswith("Bearer")
+            assert "notewell_" not in answer.text
+        # a scraper names the server by its address: /metrics and /readyz answer any Host
+        assert httpx.get(base(server) + "/readyz", headers={"Host": "10.0.0.7:8765"}).status_code == 200
+    with served(world, metrics=False) as server:
+        assert "notewell_" not in httpx.get(base(server) + "/metrics",
+                                            headers={"Authorization": f"Bearer {SECRET}"}).text
+
+
+def test_readyz_fails_while_the_database_refuses_and_recovers(tmp_path: Path, pg_cluster: PgCluster) -> None:
+    name = pg_cluster.create_database()
+    world = build_brain_world(tmp_path, pg_cluster.url(name))
+    try:
+        with served(world) as server:
+            ready = httpx.get(base(server) + "/readyz")
+            assert ready.status_code == 200 and ready.json()["documents"] == 3
+            with pg_cluster.admin() as admin:
+                admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+                admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+            down = httpx.get(base(server) + "/readyz", timeout=30)
+            assert down.status_code == 503 and down.json()["reason"].startswith("store unreachable")
+            assert "postgresql://" not in down.text
+            with pg_cluster.admin() as admin:
+                admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+            deadline = time.monotonic() + 30
+            while (answer := httpx.get(base(server) + "/readyz", timeout=30)).status_code != 200:
+                assert time.monotonic() < deadline, answer.text
+                time.sleep(0.5)
+    finally:
+        world.runtime.close()
