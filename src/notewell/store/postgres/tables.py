@@ -4,12 +4,11 @@ as rows are loaded (lexemes.py, as the memories and brain stores compute them)."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from notewell.store.postgres import lexemes
-from notewell.store.postgres.brain import session_words
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
 from notewell.store.shared.dialect import Executor
@@ -20,15 +19,20 @@ _KINDS = {"text": "text", "integer": "integer", "bigint": "integer", "smallint":
 CURSOR_ROWS = 1000
 
 
-def _memory_words(table: str) -> Any:
-    def computed(row: Mapping[str, Any]) -> str:
-        return lexemes.tsvector(table, row["title"], row["content"], row["tags"], row["path"])
+def _memory_words(table: str) -> Callable[[Sequence[Mapping[str, Any]]], list[Any]]:
+    def computed(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        return list(lexemes.tsvectors(table, [(r["title"], r["content"], r["tags"], r["path"]) for r in rows]))
     return computed
+
+
+def _piece_words(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """As PostgresBrain.index computes a piece's words (session_words), a batch at once."""
+    return list(lexemes.tsvectors("stems", [(r["body"] or "", "", "", "") for r in rows]))
 
 
 _DERIVED: dict[str, Derived] = {
     "memories": {"words": ("?::tsvector", _memory_words("words")), "stems": ("?::tsvector", _memory_words("stems"))},
-    "brain_session_words": {"words": ("?::tsvector", lambda row: session_words(row["body"] or ""))},
+    "brain_session_words": {"words": ("?::tsvector", _piece_words)},
 }
 
 

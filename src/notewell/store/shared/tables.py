@@ -83,8 +83,9 @@ class Table:
         return tuple(c.name for c in self.columns)
 
 
-Derived = Mapping[str, tuple[str, Callable[[Mapping[str, Any]], Any]]]
-"""A table's derived columns: name -> (the placeholder's SQL, the value computed from the row's columns)."""
+Derived = Mapping[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], list[Any]]]]
+"""A table's derived columns: name -> (the placeholder's SQL, the values computed from a batch of rows, one per
+row: a backend's tokenizer works faster on many rows at once)."""
 
 
 class SqlTables(ABC):
@@ -239,19 +240,25 @@ class TableLoader(TableReader):
             sql += " ON CONFLICT DO NOTHING"
         shifts = self._merge_shifts(table, columns) if self.merge else {}
         before = self.count(table.name)
-        batch: list[list[Any]] = []
+        batch: list[Mapping[str, Any]] = []
         for given in rows:
-            row = {**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}}
-            batch.append([*(_stored(row[c], kinds[c]) for c in columns), *(f(row) for _, f in derived.values())])
+            batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
             if len(batch) == BATCH_ROWS:
-                self._insert(table, sql, batch)
+                self._insert(table, sql, self._params(batch, columns, kinds, derived))
                 batch.clear()
         if batch:
-            self._insert(table, sql, batch)
+            self._insert(table, sql, self._params(batch, columns, kinds, derived))
         if self.merge:
             self._drop_orphans(table, columns, shifts)
         self.loaded.append(table.name)
         return self.count(table.name) - before
+
+    @staticmethod
+    def _params(batch: Sequence[Mapping[str, Any]], columns: Sequence[str], kinds: Mapping[str, str],
+                derived: Derived) -> list[list[Any]]:
+        computed = [compute(batch) for _, compute in derived.values()]
+        return [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
+                for i, row in enumerate(batch)]
 
     def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
         try:
