@@ -28,7 +28,9 @@ from typing import Any
 from notewell.store import open_store
 
 SEED = 20261201
-WORDS = ["gripper", "firmware", "staging", "key", "deploy", "servo", "arm", "limit", "acceleration", "calibrate", "robot", "vault", "note", "memory", "session", "index", "search", "token", "grant", "project", "review", "release", "branch", "test", "failure", "retry", "timeout"]
+WORDS = ("gripper", "firmware", "staging", "key", "deploy", "servo", "arm", "limit", "acceleration", "calibrate",
+         "robot", "vault", "note", "memory", "session", "index", "search", "token", "grant", "project", "review",
+         "release", "branch", "test", "failure", "retry", "timeout")
 
 
 def _text(rng: random.Random, n: int) -> str:
