@@ -299,3 +299,14 @@ def test_migrate_sqlite_to_postgres_and_back_checks_every_table(source: Path, tm
         rt.close()
     again = run_cli("migrate", "--from", f"sqlite:{source}", "--to", f"sqlite:{back}")
     assert again.exit_code == 1 and "the target store is not empty" in again.output
+
+
+def test_a_value_postgres_cannot_hold_is_named_and_nothing_is_migrated(tmp_path: Path, pg_url: str) -> None:
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO sign_in_keys (key) VALUES (?)", ("a\x00b",))
+    result = run_cli("migrate", "--from", f"sqlite:{db}", "--to", pg_url)
+    assert result.exit_code == 1
+    assert "table sign_in_keys: a row's key holds a NUL character" in result.output
+    assert all(not t["rows"] for t in export(pg_url, tmp_path / "e")["tables"])  # type: ignore[attr-defined]

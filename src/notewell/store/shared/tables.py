@@ -244,21 +244,27 @@ class TableLoader(TableReader):
         for given in rows:
             batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
             if len(batch) == BATCH_ROWS:
-                self._insert(table, sql, self._params(batch, columns, kinds, derived))
+                self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
                 batch.clear()
         if batch:
-            self._insert(table, sql, self._params(batch, columns, kinds, derived))
+            self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
         if self.merge:
             self._drop_orphans(table, columns, shifts)
         self.loaded.append(table.name)
         return self.count(table.name) - before
 
-    @staticmethod
-    def _params(batch: Sequence[Mapping[str, Any]], columns: Sequence[str], kinds: Mapping[str, str],
-                derived: Derived) -> list[list[Any]]:
+    def _params(self, table: Table, batch: Sequence[Mapping[str, Any]], columns: Sequence[str],
+                kinds: Mapping[str, str], derived: Derived) -> list[list[Any]]:
         computed = [compute(batch) for _, compute in derived.values()]
-        return [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
-                for i, row in enumerate(batch)]
+        params = [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
+                  for i, row in enumerate(batch)]
+        for row in batch:
+            for column in columns:
+                value = row[column]
+                if isinstance(value, str) and "\x00" in value and self._tables.dialect.text(value) != value:
+                    raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), which "
+                                      "this store's text cannot hold; remove it on the source, then try again")
+        return params
 
     def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
         try:
