@@ -31,7 +31,8 @@ SESSION_INDEX: Migration = (
 )
 # Step 2: each piece's text beside its words (as SQLite's FTS5 table keeps it), so that an export carries
 # the text and any backend can index it again. A piece written before keeps only its stems, which stand in
-# for its text (a session search asks for any of its words, so their order does not matter).
+# for its text (a session search asks for any of its words, so their order does not matter; on SQLite, a stem
+# its porter tokenizer shortens again no longer matches: docs/operations.md).
 LATER: list[Migration] = [
     ("ALTER TABLE brain_session_words ADD COLUMN body TEXT",
      "UPDATE brain_session_words SET body = array_to_string(tsvector_to_array(words), ' ')"),
