@@ -10,7 +10,7 @@ secrets and passwords are carried as the hashes the store keeps. The local owner
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -192,8 +192,3 @@ def _write_atomically(path: Path, text: str) -> None:
     scratch = path.with_name(path.name + ".part")
     scratch.write_text(text, encoding="utf-8")
     os.replace(scratch, path)
-
-
-def summary(carried: Sequence[Carried]) -> tuple[int, int]:
-    """(tables, rows) carried."""
-    return len(carried), sum(c.rows for c in carried)

@@ -163,15 +163,6 @@ class SqlTables(ABC):
         named = [(table, by[0]) for (table, _), by in NUMBERED_BY.items()]
         return _referenced_first(tables, [*self._references(conn), *named])
 
-    def unclassified(self) -> list[str]:
-        """Tables of the store that are neither carried nor excluded ([] for a store of this code)."""
-        with self.dialect.reading() as conn:
-            try:
-                self._classified(conn)
-            except UnclassifiedTable as exc:
-                return [str(exc)]
-        return []
-
     def counts(self) -> dict[str, int]:
         """The rows of each carried table, referenced tables first."""
         with self.dialect.reading() as conn:
