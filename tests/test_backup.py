@@ -98,17 +98,19 @@ def test_a_backup_taken_while_writing_restores_every_acknowledged_write(stores: 
 def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
     db = str(tmp_path / "index.db")
-    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db).exit_code == 0
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
     assert run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)).exit_code == 0
     result = run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault))
     assert result.exit_code == 1 and "exists; name a new file" in result.output
     result = run_cli("restore", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault))
     assert result.exit_code == 1
     assert "the store is not empty (audit_log (1), users (1), projects (1)); stop its servers" in result.output
-    assert run_cli("user", "add", "erin@example.org", "--role", "member", "--db", db).exit_code == 0
+    assert run_cli("user", "add", "erin@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
     result = run_cli("restore", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault), "--replace")
     assert result.exit_code == 0, result.output
-    listed = run_cli("user", "list", "--db", db, "--json").output
+    listed = run_cli("user", "list", "--db", db, "--vault", str(vault), "--json").output
     assert "dana@example.org" in listed and "erin@example.org" not in listed  # the store as it was backed up
     (tmp_path / "notes.txt").write_text("not a database at all, just some text that is long enough" * 20)
     result = run_cli("restore", str(tmp_path / "notes.txt"), "--db", str(tmp_path / "new.db"), "--vault", str(vault))
