@@ -49,6 +49,9 @@ def serve_command(
                                                         "owner.")] = False,
     watch: WatchOpt = True,
     log_level: LogLevelOpt = None,
+    log_format: Annotated[str | None, typer.Option(
+        "--log-format", help=f"{' or '.join(log.FORMATS)}: each line with its UTC time, as op=… text or one JSON "
+                             f"object (default: ${log.LOG_FORMAT_ENV}, else text).")] = None,
     secure_cookies: Annotated[bool, typer.Option(
         "--secure-cookies", help="Mark the web pages' session cookie Secure: use it when browsers reach the "
                                  "server over HTTPS (a TLS proxy in front).")] = False,
@@ -61,7 +64,7 @@ def serve_command(
     """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
-        log.setup(log.resolve_level(log_level, "warning" if stdio else "info"))
+        log.setup(log.resolve_level(log_level, "warning" if stdio else "info"), log.resolve_format(log_format))
         rt.indexing.sync_projects()
         if stdio:
             from notewell.mcp.stdio import serve_stdio, stdio_principal
