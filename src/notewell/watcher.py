@@ -50,7 +50,7 @@ class VaultWatcher:
         self.store = store
         self.leadership = leadership
         self.on_synced = on_synced
-        self.leading = False
+        self.leading: bool | None = None  # None until the first try for the lease, which is logged either way
         self._vault = str(settings.vault)
         self._index_dir = str(settings.vault / INDEX_DIR_NAME)
         # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
@@ -80,9 +80,10 @@ class VaultWatcher:
             self._set_leading(False)
 
     def _set_leading(self, leading: bool) -> None:
+        """Log the lease's state at the first try and at every change: a server that follows says so."""
         if leading != self.leading:
             self.leading = leading
-            logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "waiting", self._vault)
+            logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "following", self._vault)
 
     def _lead(self, stop: threading.Event) -> None:
         self._pending = {""}  # catch up with what changed while nobody watched, once the watch is armed
