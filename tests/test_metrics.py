@@ -33,9 +33,9 @@ def world(tmp_path: Path) -> Iterator[BrainWorld]:
     built.runtime.close()
 
 
-def served(world: BrainWorld, *, metrics: bool = True) -> ServerThread:
+def served(world: BrainWorld, *, metrics: bool = True, watch: bool = False) -> ServerThread:
     secret = hashlib.sha256(SECRET.encode()).hexdigest() if metrics else None
-    return ServerThread(build_app(world.runtime, ServeOptions(choose(None), metrics_secret_hash=secret)))
+    return ServerThread(build_app(world.runtime, ServeOptions(choose(None), metrics_secret_hash=secret, watch=watch)))
 
 
 def base(server: ServerThread) -> str:
@@ -45,7 +45,7 @@ def base(server: ServerThread) -> str:
 def scrape(server: ServerThread) -> dict[str, list[tuple[dict[str, str], float]]]:
     answer = httpx.get(base(server) + "/metrics", headers={"Authorization": f"Bearer {SECRET}"})
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/plain; version=0.0.4")
-    return {family.name: [(s.labels, s.value) for s in family.samples]
+    return {family.name: [({**s.labels, "sample": s.name}, s.value) for s in family.samples]
             for family in text_string_to_metric_families(answer.text)}
 
 
@@ -73,6 +73,25 @@ async def test_metrics_count_tool_calls_and_requests_and_show_the_store(world: B
     assert families["notewell_index_documents"][0][1] == 3
     documented = set(re.findall(r"`(notewell_[a-z_]+)`", DOCS.read_text()))
     assert {name for name in families if name.startswith("notewell_")} <= documented
+
+
+def test_metrics_show_the_watcher_leading_and_its_last_sync(world: BrainWorld) -> None:
+    def value(families: dict[str, list[tuple[dict[str, str], float]]], name: str, **labels: str) -> float:
+        return sum(v for s, v in families.get(name, []) if all(s.get(k) == x for k, x in labels.items()))
+
+    with served(world, watch=True) as server:
+        deadline = time.monotonic() + 20
+        while value(families := scrape(server), "notewell_watch_last_sync_timestamp_seconds") == 0:
+            assert time.monotonic() < deadline, "the watcher never synced"
+            time.sleep(0.2)
+        assert value(families, "notewell_watch_leading") == 1
+        changed = value(families, "notewell_watch_syncs", changed="yes")
+        (world.runtime.settings.vault / "shared" / "new.md").write_text("# New\n\nA kingfisher.\n")
+        while value(families := scrape(server), "notewell_watch_syncs", changed="yes") == changed:
+            assert time.monotonic() < deadline + 20, "the change was never synced"
+            time.sleep(0.2)
+        assert value(families, "notewell_index_documents") == 4
+        assert value(families, "notewell_watch_sync_seconds", sample="notewell_watch_sync_seconds_count") >= 2
 
 
 def test_metrics_want_the_secret_and_are_off_unless_asked_for(world: BrainWorld) -> None:

@@ -39,6 +39,16 @@ UNAUTHENTICATED = Counter("notewell_unauthenticated_requests", "Requests refused
                           "by door.", ["door"], registry=REGISTRY)
 STORE_ERRORS = Counter("notewell_store_errors", "Store reads that failed (a readiness probe or a scrape's sizes).",
                        registry=REGISTRY)
+WATCH_LEADING = Gauge("notewell_watch_leading", "1 while this server holds the store's writer lease and watches the "
+                      "vault, else 0 (it follows, or does not watch).", registry=REGISTRY)
+WATCH_SYNCS = Counter("notewell_watch_syncs", "Syncs of the vault's changes by this server's watcher, by whether they "
+                      "changed the store.", ["changed"], registry=REGISTRY)
+WATCH_SYNC_SECONDS = Histogram("notewell_watch_sync_seconds", "How long the watcher's syncs took.", buckets=SECONDS,
+                               registry=REGISTRY)
+WATCH_LAST_SYNC = Gauge("notewell_watch_last_sync_timestamp_seconds", "When the watcher's last sync ended (Unix "
+                        "time): time() minus it is how far behind the vault the store may be.", registry=REGISTRY)
+WATCH_FAILURES = Counter("notewell_watch_sync_failures", "Watcher syncs that failed and will be tried again.",
+                         registry=REGISTRY)
 _SESSION_OPS = ("mcp.session.open", "mcp.session.close", "mcp.session.orphan", "mcp.session.evicted")
 
 
@@ -73,6 +83,13 @@ def observe(op: str, fields: Mapping[str, object]) -> None:
         MCP_SESSIONS.set(float(fields["total"]))  # type: ignore[arg-type]
     elif op == "mcp.unauth":
         UNAUTHENTICATED.labels("mcp").inc()
+
+
+def watch_synced(seconds: float, changed: bool) -> None:
+    """One sync of the watcher done."""
+    WATCH_SYNCS.labels("yes" if changed else "no").inc()
+    WATCH_SYNC_SECONDS.observe(seconds)
+    WATCH_LAST_SYNC.set_to_current_time()
 
 
 def _seconds(ms: object) -> float | None:

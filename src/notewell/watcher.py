@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import watchfiles
 
+from notewell import metrics
 from notewell.config import INDEX_DIR_NAME, Settings, reload_settings
 from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
@@ -83,6 +84,7 @@ class VaultWatcher:
         """Log the lease's state at the first try and at every change: a server that follows says so."""
         if leading != self.leading:
             self.leading = leading
+            metrics.WATCH_LEADING.set(1.0 if leading else 0.0)
             logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "following", self._vault)
 
     def _lead(self, stop: threading.Event) -> None:
@@ -144,6 +146,7 @@ class VaultWatcher:
         try:
             report = sync(self.settings, self.store, only=scope)
         except Exception as exc:  # the database is busy or away: keep the changes, try again later
+            metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
         unreadable = {item.path for item in report.left_out if item.why == "unreadable"}
@@ -152,6 +155,7 @@ class VaultWatcher:
             self._schedule_retry(f"{len(unreadable)} unreadable")
         else:
             self._retry_at, self._retry_pause = None, RETRY_FIRST_S
+        metrics.watch_synced(report.seconds, report.did_work)
         if report.did_work:
             logger.info("op=watch.sync added=%d changed=%d removed=%d renamed=%d durMs=%d", report.added,
                         report.changed, report.removed, report.renamed, round(report.seconds * 1000))
