@@ -5,7 +5,10 @@ refuses connections and 200 again once it takes them."""
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +18,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from brain_world import BrainWorld, build_brain_world, call
+from conftest import run_cli
 from mcp_world import ServerThread, connect
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
@@ -34,8 +38,12 @@ def world(tmp_path: Path) -> Iterator[BrainWorld]:
 
 
 def served(world: BrainWorld, *, metrics: bool = True, watch: bool = False) -> ServerThread:
+    """The app on a thread, recorded in the store as `notewell serve` records itself (server id "srv-test")."""
     secret = hashlib.sha256(SECRET.encode()).hexdigest() if metrics else None
-    return ServerThread(build_app(world.runtime, ServeOptions(choose(None), metrics_secret_hash=secret, watch=watch)))
+    options = ServeOptions(choose(None), metrics_secret_hash=secret, watch=watch, server_id="srv-test")
+    server = ServerThread(build_app(world.runtime, options))
+    world.runtime.servers.announce(options.server_id, base(server))
+    return server
 
 
 def base(server: ServerThread) -> str:
@@ -85,6 +93,14 @@ def test_metrics_show_the_watcher_leading_and_its_last_sync(world: BrainWorld) -
             assert time.monotonic() < deadline, "the watcher never synced"
             time.sleep(0.2)
         assert value(families, "notewell_watch_leading") == 1
+        # the lease's holder, named by the store's record: /metrics, /readyz and doctor alike
+        assert value(families, "notewell_writer_lease_since_timestamp_seconds", server_id="srv-test") > 0
+        leader = httpx.get(base(server) + "/readyz").json()["leader"]
+        assert leader["serverId"] == "srv-test" and leader["pid"] == os.getpid() and leader["since"].endswith("Z")
+        doctor = run_cli("doctor", "--db", world.runtime.store_url, "--vault", str(world.runtime.settings.vault),
+                         "--json")
+        watcher = next(c for c in json.loads(doctor.output) if c["check"] == "watcher")
+        assert f"the lease is held by {socket.gethostname()} pid {os.getpid()}" in watcher["found"], watcher
         changed = value(families, "notewell_watch_syncs", changed="yes")
         (world.runtime.settings.vault / "shared" / "new.md").write_text("# New\n\nA kingfisher.\n")
         while value(families := scrape(server), "notewell_watch_syncs", changed="yes") == changed:

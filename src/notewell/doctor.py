@@ -166,6 +166,9 @@ def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check
     finally:
         lease.release()
     who = "no watcher runs now (a server started now would lead)" if free else "a watcher runs (it holds the lease)"
+    leader = None if free else ServerRegistry(store.servers).leader()
+    if leader is not None:
+        who = f"the lease is held by {leader.host} pid {leader.pid} ({leader.url}) since {leader.leading_since}"
     return Check("watcher", "ok", f"watchfiles {watchfiles.__version__}, {folders} folders; {who}")
 
 

@@ -17,6 +17,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disa
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from notewell.timestamps import parse_iso
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 LABEL_MAX_CHARS = 100
@@ -60,6 +62,7 @@ class Sizes:
     documents: int
     text_bytes: int  # the documents' text, compressed
     index_bytes: int  # their search index
+    leader: Mapping[str, str] | None = None  # the writer lease's holder: server_id, host, pid, url, since
 
 
 def _label(value: object) -> str:
@@ -124,6 +127,13 @@ class _Sizes(Collector):
         index.add_metric(["text"], float(found.text_bytes))
         index.add_metric(["index"], float(found.index_bytes))
         yield index
+        if found.leader is not None:
+            leader = GaugeMetricFamily("notewell_writer_lease_since_timestamp_seconds", "When the server these labels "
+                                       "name took the store's writer lease (Unix time), as the store records it.",
+                                       labels=["server_id", "host", "pid", "url"])
+            labels = [found.leader[k][:LABEL_MAX_CHARS] for k in ("server_id", "host", "pid", "url")]
+            leader.add_metric(labels, parse_iso(found.leader["since"]).timestamp())
+            yield leader
 
 
 def render(sizes: Callable[[], Sizes]) -> bytes:

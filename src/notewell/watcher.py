@@ -46,11 +46,12 @@ class VaultWatcher:
     """Watches ``settings.vault`` and syncs ``store``, while it holds ``leadership``, until stopped."""
 
     def __init__(self, settings: Settings, store: Store, leadership: Leadership,
-                 on_synced: OnSynced | None = None) -> None:
+                 on_synced: OnSynced | None = None, on_leading: Callable[[bool], None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.leadership = leadership
         self.on_synced = on_synced
+        self.on_leading = on_leading  # told at the first try for the lease and at every change
         self.leading: bool | None = None  # None until the first try for the lease, which is logged either way
         self._vault = str(settings.vault)
         self._index_dir = str(settings.vault / INDEX_DIR_NAME)
@@ -86,6 +87,11 @@ class VaultWatcher:
             self.leading = leading
             metrics.WATCH_LEADING.set(1.0 if leading else 0.0)
             logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "following", self._vault)
+            if self.on_leading is not None:
+                try:
+                    self.on_leading(leading)
+                except Exception as exc:  # a record of who leads; the lease itself is what counts
+                    logger.warning("op=watch.error error=%s", _one_line(exc))
 
     def _lead(self, stop: threading.Event) -> None:
         self._pending = {""}  # catch up with what changed while nobody watched, once the watch is armed
@@ -185,9 +191,11 @@ class WatcherThread:
         self._thread.join(timeout)
 
 
-def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[list[str]], None]) -> WatcherThread:
+def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[list[str]], None],
+                  on_leading: Callable[[bool], None] | None = None) -> WatcherThread:
     """Watch the vault on a thread; ``sync_projects`` gets the vault's projects whenever they change (a new
-    top-level folder becomes a project as soon as the watcher finds it)."""
+    top-level folder becomes a project as soon as the watcher finds it); ``on_leading`` whether it holds
+    the lease, at the start and at every change."""
     known = store.documents.vault_projects()
 
     def on_synced(_report: IndexReport) -> None:
@@ -197,7 +205,7 @@ def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[lis
             sync_projects(projects)
             known = projects
 
-    return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced)).start()
+    return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced, on_leading)).start()
 
 
 def _same_folder(path: str, before: os.stat_result) -> bool:

@@ -52,8 +52,12 @@ def ops_door(rt: Runtime, options: ServeOptions) -> Door:
             reason = "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
             return JSONResponse({"status": "unready", "reason": f"store unreachable ({reason})",
                                  "serverId": options.server_id}, status_code=503)
+        leader = ready.leader
         return JSONResponse({"status": "ready", "documents": ready.documents, "indexBytes": ready.index_bytes,
-                             "serverId": options.server_id})
+                             "serverId": options.server_id,
+                             "leader": None if leader is None else {"serverId": leader.id, "host": leader.host,
+                                                                    "pid": leader.pid, "url": leader.url,
+                                                                    "since": leader.leading_since}})
 
     async def scrape(request: Request) -> Response:
         expected = options.metrics_secret_hash

@@ -15,7 +15,7 @@ def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
     async def run() -> None:
         if not options.watch:
             return
-        watcher = rt.indexing.watch()
+        watcher = rt.indexing.watch(lambda leading: rt.servers.leading(options.server_id, leading))
         try:
             await anyio.sleep_forever()
         finally:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from notewell.metrics import Sizes
+from notewell.records.servers import RunningServer
+from notewell.services.servers import ServerRegistry
 from notewell.store.base import Store
 
 
@@ -14,6 +16,7 @@ class Readiness:
     documents: int  # documents indexed
     text_bytes: int
     index_bytes: int
+    leader: RunningServer | None  # the server that says it holds the writer lease
 
 
 class HealthService:
@@ -23,9 +26,13 @@ class HealthService:
     def ready(self) -> Readiness:
         """The index's size, read from the store: raises when the store cannot be reached."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
-        return Readiness(documents, text_bytes, index_bytes)
+        return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader())
 
     def sizes(self) -> Sizes:
         """Rows per carried table, and the documents' index (documents, their text and index bytes)."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
-        return Sizes(self.store.tables.counts(), documents, text_bytes, index_bytes)
+        leader = ServerRegistry(self.store.servers).leader()
+        return Sizes(self.store.tables.counts(), documents, text_bytes, index_bytes,
+                     None if leader is None or leader.leading_since is None else
+                     {"server_id": leader.id, "host": leader.host, "pid": str(leader.pid), "url": leader.url,
+                      "since": leader.leading_since})

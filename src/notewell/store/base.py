@@ -170,6 +170,7 @@ class ServerRepository(Protocol):
 
     def add(self, server: RunningServer, replaces: Sequence[str] = ()) -> None: ...  # and drop the ids replaced
     def remove(self, server_id: str) -> None: ...
+    def set_leading(self, server_id: str, since: str | None) -> None: ...  # took the writer lease then (None: let go)
     def running(self) -> list[RunningServer]: ...  # the most recently started first
 
 
