@@ -9,6 +9,7 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,6 +122,20 @@ def test_metrics_want_the_secret_and_are_off_unless_asked_for(world: BrainWorld)
     with served(world, metrics=False) as server:
         assert "notewell_" not in httpx.get(base(server) + "/metrics",
                                             headers={"Authorization": f"Bearer {SECRET}"}).text
+
+
+def test_readyz_fails_while_a_newer_notewell_has_upgraded_the_store(world: BrainWorld) -> None:
+    with served(world) as server:
+        assert httpx.get(base(server) + "/readyz").status_code == 200
+        with sqlite3.connect(world.runtime.store_url) as conn:
+            conn.execute("INSERT INTO schema_migrations (component, version) VALUES ('documents', 99)")
+        ahead = httpx.get(base(server) + "/readyz")
+        assert ahead.status_code == 503
+        assert re.fullmatch(r"the store's schema is newer than this server's \(documents 99 > \d+\): upgrade this "
+                            "server", ahead.json()["reason"])
+        with sqlite3.connect(world.runtime.store_url) as conn:
+            conn.execute("DELETE FROM schema_migrations WHERE version = 99")
+        assert httpx.get(base(server) + "/readyz").status_code == 200
 
 
 def test_readyz_fails_while_the_database_refuses_and_recovers(tmp_path: Path, pg_cluster: PgCluster) -> None:

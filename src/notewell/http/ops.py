@@ -1,7 +1,8 @@
 """The operator's door: GET /readyz for load balancers, and GET /metrics for a Prometheus scraper.
 
-/readyz answers 200 when the store answers within ``READY_TIMEOUT_S`` (with the index's size), 503 otherwise,
-so a balancer takes a server whose database is gone out of rotation and back when it returns. /metrics is off
+/readyz answers 200 when the store answers within ``READY_TIMEOUT_S`` (with the index's size and the writer
+lease's holder), 503 otherwise, or when a newer Notewell has upgraded the store's schema past this server's
+code: a balancer takes such a server out of rotation, and back when it returns or is upgraded. /metrics is off
 unless ``notewell serve --metrics`` is given, and then wants ``Authorization: Bearer`` with the secret of
 ``$NOTEWELL_METRICS_TOKEN`` (kept here as its SHA-256 only, compared in constant time): the sizes and routes
 it shows are the operator's business. Both answer any Host (a scraper names a server by its address).
@@ -51,6 +52,10 @@ def ops_door(rt: Runtime, options: ServeOptions) -> Door:
             metrics.STORE_ERRORS.inc()
             reason = "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
             return JSONResponse({"status": "unready", "reason": f"store unreachable ({reason})",
+                                 "serverId": options.server_id}, status_code=503)
+        if ready.schema_ahead:  # a newer Notewell upgraded the store: this server may misread it
+            return JSONResponse({"status": "unready", "reason": "the store's schema is newer than this server's ("
+                                 f"{', '.join(ready.schema_ahead)}): upgrade this server",
                                  "serverId": options.server_id}, status_code=503)
         leader = ready.leader
         return JSONResponse({"status": "ready", "documents": ready.documents, "indexBytes": ready.index_bytes,

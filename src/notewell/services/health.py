@@ -17,6 +17,7 @@ class Readiness:
     text_bytes: int
     index_bytes: int
     leader: RunningServer | None  # the server that says it holds the writer lease
+    schema_ahead: list[str]  # components a newer Notewell upgraded past this code ("documents 7 > 6")
 
 
 class HealthService:
@@ -24,9 +25,11 @@ class HealthService:
         self.store = store
 
     def ready(self) -> Readiness:
-        """The index's size, read from the store: raises when the store cannot be reached."""
+        """The index's size, the lease's holder and whether the schema is newer than this code, read from the
+        store: raises when the store cannot be reached."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
-        return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader())
+        return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader(),
+                         self.store.tables.schema_ahead())
 
     def sizes(self) -> Sizes:
         """Rows per carried table, and the documents' index (documents, their text and index bytes)."""

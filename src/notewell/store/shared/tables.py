@@ -163,6 +163,10 @@ class SqlTables(ABC):
         named = [(table, by[0]) for (table, _), by in NUMBERED_BY.items()]
         return _referenced_first(tables, [*self._references(conn), *named])
 
+    def schema_ahead(self) -> list[str]:
+        """The components a newer Notewell upgraded this store past ([]: its schema is this code's)."""
+        return self.dialect.schema_ahead()
+
     def counts(self) -> dict[str, int]:
         """The rows of each carried table, referenced tables first."""
         with self.dialect.reading() as conn:
