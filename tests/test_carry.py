@@ -175,6 +175,13 @@ def test_a_new_table_is_carried_and_a_column_it_cannot_carry_stops_the_export(tm
     exported = export(str(db), tmp_path / "e2")
     assert {"table": "future_things", "rows": 1} in [{k: t[k] for k in ("table", "rows")}
                                                       for t in exported["tables"]]  # type: ignore[attr-defined]
+    rt = open_runtime(str(tmp_path), str(db))
+    try:
+        rt.administration.add_user(LOCAL_OWNER, "dana@example.org", "member", handle="dana")
+    finally:
+        rt.close()
+    mine = run_cli("export", str(tmp_path / "e3"), "--db", str(db), "--person", "dana@example.org")
+    assert mine.exit_code == 1 and "table future_things: no rule says which of its rows are a person's" in mine.output
 
 
 def test_an_import_refuses_a_non_empty_store_a_newer_format_and_a_changed_file(source: Path, tmp_path: Path) -> None:
@@ -310,3 +317,39 @@ def test_a_value_postgres_cannot_hold_is_named_and_nothing_is_migrated(tmp_path:
     assert result.exit_code == 1
     assert "table sign_in_keys: a row's key holds a NUL character" in result.output
     assert all(not t["rows"] for t in export(pg_url, tmp_path / "e")["tables"])  # type: ignore[attr-defined]
+
+
+def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_path: Path, pg_url: str) -> None:
+    """What alice may take with her: her user and home, the memories she wrote (her private one included), her
+    brain project, knowledge, session with its events and pieces, her audit entries; no one else's, and no
+    grant, token or password."""
+    result = run_cli("export", str(tmp_path / "alice"), "--db", str(source), "--person", "alice@example.test",
+                     "--json")
+    assert result.exit_code == 0, result.output
+    rows = {t["table"]: t["rows"] for t in json.loads(result.output)["tables"]}
+    assert rows["users"] == 1 and rows["projects"] == 1 and rows["brain_sessions"] == 1
+    assert rows["memories"] == 5  # two on deploy (one superseded), the private one, taught and captured knowledge
+    assert rows["grants"] == rows["tokens"] == rows["passwords"] == rows["sign_in_failures"] == 0
+    users = [json.loads(line) for line in (tmp_path / "alice" / "users.jsonl").read_text().splitlines()]
+    assert [u["email"] for u in users] == ["alice@example.test"]
+    memories = [json.loads(line) for line in (tmp_path / "alice" / "memories.jsonl").read_text().splitlines()]
+    assert {m["author_user_id"] for m in memories} == {users[0]["id"]}
+    assert json.loads((tmp_path / "alice" / "manifest.json").read_text())["person"] == "alice@example.test"
+    target = str(tmp_path / "alice.db")
+    assert run_cli("import", str(tmp_path / "alice"), "--db", target).exit_code == 0
+    rt = open_runtime(str(tmp_path), target)
+    try:
+        alice = person(rt, "alice@example.test")
+        # in her home: the private one and the learning captured in her brain project (what she wrote in "shared"
+        # is carried, and seen once that project and a grant exist on the target)
+        assert len(rt.memory.recall(alice, RECALLED).results) == 2
+        assert [s.session.prompt for s in rt.brain.search_sessions(alice, "acceleration")] == ["fix the gripper stall"]
+    finally:
+        rt.close()
+    export(str(source), tmp_path / "whole")  # the same person's export from PostgreSQL: the same bytes
+    assert run_cli("import", str(tmp_path / "whole"), "--db", pg_url).exit_code == 0
+    again = run_cli("export", str(tmp_path / "alice-pg"), "--db", pg_url, "--person", "alice@example.test")
+    assert again.exit_code == 0, again.output
+    assert files(tmp_path / "alice-pg") == files(tmp_path / "alice")
+    missing = run_cli("export", str(tmp_path / "nobody"), "--db", str(source), "--person", "nobody@example.test")
+    assert missing.exit_code == 1 and "--person: no user has the email nobody@example.test" in missing.output

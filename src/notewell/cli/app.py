@@ -42,7 +42,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The services name fields and remedies in their own terms; the command line words them as its flags and commands.
 CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--role", "name": "--name",
               "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires",
-              "as": "--as", "path": "--path"}
+              "as": "--as", "path": "--path", "person": "--person"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",

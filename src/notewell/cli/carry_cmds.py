@@ -30,11 +30,17 @@ def _show(carried: Sequence[Carried], verb: str, json_out: bool) -> None:
 
 
 @app.command("export")
-def export_command(folder: FolderArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+def export_command(
+    folder: FolderArg,
+    person: Annotated[str | None, typer.Option("--person", help="Only what this person (an email) may take with "
+                                                              "them: their memories, sessions, knowledge, home.")]
+    = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
     """Write everything the store holds that the vault does not (users, grants, token hashes, memories, sessions,
     knowledge, the audit log, ...) as JSON Lines per table plus a manifest with counts and SHA-256."""
     with runtime(vault, db, create=False) as rt:
-        _show(rt.portability.export(LOCAL_OWNER, folder), f"Exported to {folder}:", json_out)
+        _show(rt.portability.export(LOCAL_OWNER, folder, person=person), f"Exported to {folder}:", json_out)
 
 
 @app.command("import")

@@ -82,9 +82,13 @@ class Checksum:
         return self._hash.hexdigest()
 
 
-def manifest_text(entries: Sequence[TableEntry]) -> str:
+def manifest_text(entries: Sequence[TableEntry], person: str | None = None) -> str:
+    """The manifest; ``person``: the email of the one person whose rows alone the export holds."""
     tables = {e.name: {"columns": list(e.columns), "rows": e.rows, HASH_NAME: e.sha256} for e in entries}
-    return json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "tables": tables}, indent=2, sort_keys=True) + "\n"
+    data: dict[str, object] = {"format": FORMAT, "version": FORMAT_VERSION, "tables": tables}
+    if person is not None:
+        data["person"] = person
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
 def read_manifest(folder: Path) -> dict[str, TableEntry]:

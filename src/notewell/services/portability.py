@@ -10,7 +10,7 @@ secrets and passwords are carried as the hashes the store keeps. The local owner
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError
+from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.services.export_format import (
     LINE_MAX_BYTES,
     MANIFEST,
@@ -56,16 +56,24 @@ class PortabilityService:
 
     # --- export -------------------------------------------------------------------------------------------
 
-    def export(self, p: Principal, folder: Path) -> list[Carried]:
-        """Every carried table into ``folder`` (new or empty), the manifest written last."""
+    def export(self, p: Principal, folder: Path, *, person: str | None = None) -> list[Carried]:
+        """Every carried table into ``folder`` (new or empty), the manifest written last; with ``person`` (an
+        email), only that person's rows (store/shared/person.py: what a person may take with them)."""
         self.authorization.authorize(p, CARRY)
+        user_id = None
+        if person is not None:
+            found = self.store.identity.user_by_email(person)
+            if found is None:
+                raise NotFound(f"no user has the email {person}", field="person", remedy="list-users")
+            user_id = found.id
         _empty_folder(folder)
         entries: list[TableEntry] = []
         with self.store.tables.reading() as reader:
             for table in self.store.tables.tables():
+                rows = reader.rows(table) if user_id is None else reader.person_rows(table, user_id)
                 with (folder / f"{table.name}.jsonl").open("xb") as out:
-                    entries.append(_write_table(reader, table, out))
-        _write_atomically(folder / MANIFEST, manifest_text(entries))
+                    entries.append(_write_table(table, rows, out))
+        _write_atomically(folder / MANIFEST, manifest_text(entries, person))
         return [Carried(e.name, e.rows, e.sha256) for e in entries]
 
     # --- import -------------------------------------------------------------------------------------------
@@ -112,9 +120,9 @@ class PortabilityService:
         return done
 
 
-def _write_table(reader: TableReader, table: Table, out: BinaryIO) -> TableEntry:
+def _write_table(table: Table, rows: Iterator[Sequence[Any]], out: BinaryIO) -> TableEntry:
     sums = Checksum()
-    for row in reader.rows(table):
+    for row in rows:
         raw = line(table.names, row)
         sums.add(raw)
         out.write(raw)

@@ -10,7 +10,7 @@ from typing import Any
 
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
-from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
+from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.tables import Column, Derived, SqlTables
 
@@ -68,11 +68,14 @@ class PostgresTables(SqlTables):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield PgExecutor(conn)
 
-    def _walk(self, conn: Executor, sql: str) -> Iterator[Sequence[Any]]:
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
         assert isinstance(conn, PgExecutor)
         with conn.conn.cursor(name="notewell_walk") as cur:
             cur.itersize = CURSOR_ROWS
-            cur.execute(sql)
+            if params:
+                cur.execute(bound(sql), params)
+            else:
+                cur.execute(sql)
             yield from cur
 
     def _ordered(self, column: Column) -> str:

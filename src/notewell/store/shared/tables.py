@@ -23,6 +23,7 @@ from typing import Any
 
 from notewell.errors import NotewellError
 from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.person import person_rows
 
 VAULT = "the vault holds it: 'notewell index' rebuilds it on the target"
 EXCLUDED_TABLES: Mapping[str, str] = {
@@ -115,8 +116,8 @@ class SqlTables(ABC):
         """A read-only transaction: every read in it sees the same moment, whatever is written meanwhile."""
 
     @abstractmethod
-    def _walk(self, conn: Executor, sql: str) -> Iterator[Sequence[Any]]:
-        """The rows of ``sql`` streamed (never all in memory)."""
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
+        """The rows of ``sql`` (``?`` placeholders) streamed (never all in memory)."""
 
     @abstractmethod
     def _ordered(self, column: Column) -> str:
@@ -192,10 +193,11 @@ class SqlTables(ABC):
             yield loader
             self._after_load(conn, loader.loaded)
 
-    def select(self, table: Table) -> str:
+    def select(self, table: Table, where: str | None = None) -> str:
         by_name = {c.name: c for c in table.columns}
         order = ", ".join(f"{self._ordered(by_name[k])} NULLS FIRST" for k in table.order)  # as SQLite's default
-        return f"SELECT {', '.join(table.names)} FROM {table.name} ORDER BY {order}"
+        condition = f" WHERE {where}" if where else ""
+        return f"SELECT {', '.join(table.names)} FROM {table.name}{condition} ORDER BY {order}"
 
 
 class TableReader:
@@ -206,6 +208,12 @@ class TableReader:
     def rows(self, table: Table) -> Iterator[Sequence[Any]]:
         """The table's rows in its order, each a sequence of values in ``table.names`` order."""
         yield from self._tables._walk(self.conn, self._tables.select(table))
+
+    def person_rows(self, table: Table, user_id: str) -> Iterator[Sequence[Any]]:
+        """The rows of ``table`` that are the person ``user_id``'s (store/shared/person.py), in its order."""
+        where = person_rows(table.name)
+        if where is not None:
+            yield from self._tables._walk(self.conn, self._tables.select(table, where), [user_id] * where.count("?"))
 
     def count(self, table: str) -> int:
         row = self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()

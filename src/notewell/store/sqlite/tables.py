@@ -56,8 +56,8 @@ class SqliteTables(SqlTables):
         finally:
             conn.execute("ROLLBACK")
 
-    def _walk(self, conn: Executor, sql: str) -> Iterator[Sequence[Any]]:
-        yield from self.db.conn.execute(sql)
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
+        yield from self.db.conn.execute(sql, params)
 
     def _ordered(self, column: Column) -> str:
         return column.name  # BINARY: code point order, as UTF-8 bytes compare
