@@ -34,6 +34,7 @@ def _healthy(tmp_path: Path, db: str | None = None) -> tuple[Path, str]:
         assert run_cli("index", "--vault", str(vault), "--db", db).exit_code == 0
         rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "member", handle="ann")
         rt.administration.mint_token(LOCAL_OWNER, "ann@example.test", ["knowledge:read"])
+        rt.backups.backup(LOCAL_OWNER, tmp_path / "store.backup")
     finally:
         rt.close()
     return vault, db
@@ -44,6 +45,7 @@ def test_healthy(tmp_path: Path) -> None:
     code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
     assert code == 0
     assert list(checks) == ["settings", "vault", "store", "search index", "index", "tokens", "watcher", "meaning",
+                            "backup",
                             "port"]
     assert {c["status"] for c in checks.values()} == {"ok"}, checks
     assert checks["vault"]["found"] == "2 documents in 3 projects"  # _root, p and the home ~ann

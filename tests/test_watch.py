@@ -10,6 +10,7 @@ documents), and when it is killed the other takes over and indexes the next chan
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -195,6 +196,9 @@ async def test_postgres_leader_handover(tmp_path: Path, pg_url: str) -> None:
         for server in servers:  # the leader writes; both serve it
             await _until(server.url, token, "kingfisher", ["notes/second.md"])
         assert not other.leading()
+        following = [line for line in other.log.read_text(errors="replace").splitlines() if "op=watch.leader" in line]
+        assert len(following) == 1 and re.match(r"\d{4}-\d\d-\d\dT[\d:.]+Z op=watch\.leader state=following ",
+                                                 following[0]), following  # said at start, with its UTC time
         leader.proc.send_signal(signal.SIGKILL)
         leader.proc.wait()
         (vault / "notes/third.md").write_text("A dipper.\n")

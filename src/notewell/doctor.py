@@ -12,6 +12,7 @@ import socket
 import stat
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -24,10 +25,11 @@ from notewell.services.servers import ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
 from notewell.store.health import trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
-from notewell.timestamps import now_iso
+from notewell.timestamps import now_iso, parse_iso
 from notewell.vault.scan import ScanResult, scan_vault
 
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
+BACKUP_STALE_HOURS = 26  # a daily backup, with two hours to spare
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     if store is not None:
         try:
             checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store),
-                       _meaning(settings, store)]
+                       _meaning(settings, store), _backup(store, datetime.now(UTC))]
             servers = ServerRegistry(store.servers).recorded()
         finally:
             store.close()
@@ -166,6 +168,9 @@ def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check
     finally:
         lease.release()
     who = "no watcher runs now (a server started now would lead)" if free else "a watcher runs (it holds the lease)"
+    leader = None if free else ServerRegistry(store.servers).leader()
+    if leader is not None:
+        who = f"the lease is held by {leader.host} pid {leader.pid} ({leader.url}) since {leader.leading_since}"
     return Check("watcher", "ok", f"watchfiles {watchfiles.__version__}, {folders} folders; {who}")
 
 
@@ -187,6 +192,23 @@ def _meaning(settings: Settings, store: Store) -> Check:
     if state.queued:
         return Check("meaning", "ok", f"{found}: `notewell serve` embeds them as it runs, or `notewell embed` now")
     return Check("meaning", "ok", found)
+
+
+def _backup(store: Store, now: datetime) -> Check:
+    """How old the last backup recorded in the store is (docs/operations.md: take one daily)."""
+    last = store.backups.latest()
+    fix = "take one with 'notewell backup FILE', and schedule it daily (docs/operations.md)"
+    if last is None:
+        return Check("backup", "warn", "no backup of this store is recorded", fix)
+    hours = (now - parse_iso(last.at)).total_seconds() / 3600
+    found = f"last backup {_age(hours)} ago, at {last.at}: {last.path} ({last.bytes} bytes)"
+    if hours > BACKUP_STALE_HOURS:
+        return Check("backup", "warn", found, fix)
+    return Check("backup", "ok", found)
+
+
+def _age(hours: float) -> str:
+    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.0f} days"
 
 
 def _folder_count(vault: Path) -> int:

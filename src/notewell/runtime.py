@@ -16,8 +16,10 @@ from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
+from notewell.services.backups import BackupService
 from notewell.services.brain import BrainService
 from notewell.services.brain_oracle import OracleService
+from notewell.services.health import HealthService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.knowledge import KnowledgeService
@@ -28,6 +30,7 @@ from notewell.services.memory import MemoryService
 from notewell.services.note_journal import NoteJournalService
 from notewell.services.note_vault import NoteVault
 from notewell.services.note_writing import NoteWritingService
+from notewell.services.portability import PortabilityService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 from notewell.store.note_lease import open_note_lease
@@ -56,6 +59,9 @@ class Runtime:
     notes: NoteWritingService  # agents and people writing notes into the vault
     journal: NoteJournalService  # the journal of those writes, and undo
     servers: ServerRegistry  # the notewell serve processes running on this store, and where
+    portability: PortabilityService  # export, import and migrate the whole store
+    backups: BackupService  # consistent copies of the running store, and their restore
+    health: HealthService  # is the store reachable, and how much it holds (/readyz, /metrics)
 
     @property
     def store_url(self) -> str:
@@ -99,6 +105,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         notes=NoteWritingService(note_vault, authorization),
         journal=NoteJournalService(note_vault, authorization),
         servers=ServerRegistry(store.servers),
+        portability=PortabilityService(store, authorization),
+        backups=BackupService(store, authorization),
+        health=HealthService(store),
     )
 
 

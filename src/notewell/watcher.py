@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import watchfiles
 
+from notewell import metrics
 from notewell.config import INDEX_DIR_NAME, Settings, reload_settings
 from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
@@ -45,12 +46,13 @@ class VaultWatcher:
     """Watches ``settings.vault`` and syncs ``store``, while it holds ``leadership``, until stopped."""
 
     def __init__(self, settings: Settings, store: Store, leadership: Leadership,
-                 on_synced: OnSynced | None = None) -> None:
+                 on_synced: OnSynced | None = None, on_leading: Callable[[bool], None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.leadership = leadership
         self.on_synced = on_synced
-        self.leading = False
+        self.on_leading = on_leading  # told at the first try for the lease and at every change
+        self.leading: bool | None = None  # None until the first try for the lease, which is logged either way
         self._vault = str(settings.vault)
         self._index_dir = str(settings.vault / INDEX_DIR_NAME)
         # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
@@ -80,9 +82,16 @@ class VaultWatcher:
             self._set_leading(False)
 
     def _set_leading(self, leading: bool) -> None:
+        """Log the lease's state at the first try and at every change: a server that follows says so."""
         if leading != self.leading:
             self.leading = leading
-            logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "waiting", self._vault)
+            metrics.WATCH_LEADING.set(1.0 if leading else 0.0)
+            logger.info("op=watch.leader state=%s vault=%s", "leading" if leading else "following", self._vault)
+            if self.on_leading is not None:
+                try:
+                    self.on_leading(leading)
+                except Exception as exc:  # a record of who leads; the lease itself is what counts
+                    logger.warning("op=watch.error error=%s", _one_line(exc))
 
     def _lead(self, stop: threading.Event) -> None:
         self._pending = {""}  # catch up with what changed while nobody watched, once the watch is armed
@@ -143,6 +152,7 @@ class VaultWatcher:
         try:
             report = sync(self.settings, self.store, only=scope)
         except Exception as exc:  # the database is busy or away: keep the changes, try again later
+            metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
         unreadable = {item.path for item in report.left_out if item.why == "unreadable"}
@@ -151,6 +161,7 @@ class VaultWatcher:
             self._schedule_retry(f"{len(unreadable)} unreadable")
         else:
             self._retry_at, self._retry_pause = None, RETRY_FIRST_S
+        metrics.watch_synced(report.seconds, report.did_work)
         if report.did_work:
             logger.info("op=watch.sync added=%d changed=%d removed=%d renamed=%d durMs=%d", report.added,
                         report.changed, report.removed, report.renamed, round(report.seconds * 1000))
@@ -180,9 +191,11 @@ class WatcherThread:
         self._thread.join(timeout)
 
 
-def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[list[str]], None]) -> WatcherThread:
+def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[list[str]], None],
+                  on_leading: Callable[[bool], None] | None = None) -> WatcherThread:
     """Watch the vault on a thread; ``sync_projects`` gets the vault's projects whenever they change (a new
-    top-level folder becomes a project as soon as the watcher finds it)."""
+    top-level folder becomes a project as soon as the watcher finds it); ``on_leading`` whether it holds
+    the lease, at the start and at every change."""
     known = store.documents.vault_projects()
 
     def on_synced(_report: IndexReport) -> None:
@@ -192,7 +205,7 @@ def start_watcher(settings: Settings, store: Store, sync_projects: Callable[[lis
             sync_projects(projects)
             known = projects
 
-    return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced)).start()
+    return WatcherThread(VaultWatcher(settings, store, open_leadership(settings.db), on_synced, on_leading)).start()
 
 
 def _same_folder(path: str, before: os.stat_result) -> bool:

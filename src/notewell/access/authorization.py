@@ -105,6 +105,9 @@ class Authorization:
             return not_found(project_id)
         if why == "manager":
             return Forbidden(MANAGE_REFUSAL)
+        if why == "operator":
+            return Forbidden("Forbidden: the whole store (every home included) is carried by the local owner "
+                             "alone: run the command on the server without --as")
         if why == "scope":
             return MissingScope(str(ACTIONS[action].scope))
         if why == "home":

@@ -17,7 +17,8 @@ role (admins and staff write only where they hold write; the local owner, the va
 everywhere); changing a memory (supersede, forget) or retiring taught knowledge needs to be
 its author, an admin, or a writer of its project; resolving an action item needs that, or to be one of
 its assignees; managing (users, grants, tokens, project settings) needs the admin role and the admin
-scope on a user-scoped token, and applies to ordinary projects only.
+scope on a user-scoped token, and applies to ordinary projects only; carrying the whole store (export,
+import, migrate), every home included, is the local owner's alone.
 
 The External Brain's own rules are actions here too: a coding session is its owner's alone (another
 person's is answered as missing), and a project-scoped token works only in sessions of its project;
@@ -58,6 +59,7 @@ Action = Literal[
     "action-item:resolve",  # retire an open action item (the target names its author and assignees)
     "project:manage",  # a project's settings, archiving and grants
     "access:manage",  # users, tokens and the audit log (no target)
+    "store:carry",  # export, import or migrate the whole store, every home included: the local owner alone
 ]
 
 
@@ -68,7 +70,8 @@ class ActionRule:
     # admin or writer), resolve an item (that, or an assignee), own it (author alone), own the coding session,
     # write the caller's own home as a person, write where a write grant or the home says so (the role adds
     # nothing: a team's handbook is written by its writers, admins too only with a grant), or manage
-    right: Literal["see", "list", "write", "change", "resolve", "author", "session", "home", "granted", "manage"]
+    right: Literal["see", "list", "write", "change", "resolve", "author", "session", "home", "granted", "manage",
+                   "operator"]
 
 
 ADMIN_SCOPE = "admin"
@@ -90,6 +93,7 @@ ACTIONS: dict[Action, ActionRule] = {
     "action-item:resolve": ActionRule("sessions", "resolve"),
     "project:manage": ActionRule(ADMIN_SCOPE, "manage"),
     "access:manage": ActionRule(ADMIN_SCOPE, "manage"),
+    "store:carry": ActionRule(ADMIN_SCOPE, "operator"),
 }
 ROLE_SCOPES: dict[Role, frozenset[str]] = {
     "member": frozenset(SCOPES) - {ADMIN_SCOPE},
@@ -100,6 +104,7 @@ ROLE_SCOPES: dict[Role, frozenset[str]] = {
 Refusal = Literal[
     "scope",  # the token lacks the action's scope
     "manager",  # managing needs an admin's user-scoped token with the admin scope
+    "operator",  # the whole store is the local owner's alone (the command line on the server)
     "hidden",  # the project is missing or p may not see it (answered as missing)
     "home",  # a home takes no settings, archiving or grants
     "right",  # p sees the project but may not do this there
@@ -126,6 +131,8 @@ def refusal(p: Principal, action: Action, target: Target | None = None) -> Refus
     """Why p may not do ``action`` on ``target``, or None when p may. Without a target: whether p may do
     the action at all (on some project), which is the scope, and for managing the manager's rights."""
     rule = ACTIONS[action]
+    if rule.right == "operator":  # every home's memories and sessions: no person's token reaches them all
+        return None if p.local_owner else "operator"
     if rule.right == "manage":
         if not _is_manager(p):
             return "manager"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
+    backup_cmds,
     brain_cmds,
+    carry_cmds,
     docs_cmd,
     doctor_cmd,
     embed_cmd,

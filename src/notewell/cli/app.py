@@ -43,7 +43,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--role", "name": "--name",
               "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires",
               "as": "--as", "path": "--path", "expected_version": "--expected-version", "fields": "--field",
-              "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH"}
+              "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH",
+              "person": "--person"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",

@@ -3,6 +3,7 @@ either watches the vault unless --no-watch."""
 
 from __future__ import annotations
 
+import os
 import socket
 from typing import Annotated
 
@@ -12,6 +13,7 @@ import typer
 from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, cli_message, err_console, fail, runtime
 from notewell.errors import NotewellError
 from notewell.http.door import ServeOptions
+from notewell.http.ops import METRICS_TOKEN_ENV, metrics_secret_hash
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import Runtime
@@ -49,16 +51,22 @@ def serve_command(
     semantic: Annotated[bool, typer.Option("--semantic/--no-semantic", help="Find memories, knowledge and sessions "
                                            "by meaning as well as by words (default), or by words only.")] = True,
     log_level: LogLevelOpt = None,
+    log_format: Annotated[str | None, typer.Option(
+        "--log-format", help=f"{' or '.join(log.FORMATS)}: each line with its UTC time, as op=… text or one JSON "
+                             f"object (default: ${log.LOG_FORMAT_ENV}, else text).")] = None,
     secure_cookies: Annotated[bool, typer.Option(
         "--secure-cookies", help="Mark the web pages' session cookie Secure: use it when browsers reach the "
                                  "server over HTTPS (a TLS proxy in front).")] = False,
+    serve_metrics: Annotated[bool, typer.Option(
+        "--metrics", help="Serve GET /metrics (Prometheus text) to a scraper sending the secret in "
+                          "$NOTEWELL_METRICS_TOKEN as a bearer token.")] = False,
     vault: VaultOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
-        log.setup(log.resolve_level(log_level, "warning" if stdio else "info"))
+        log.setup(log.resolve_level(log_level, "warning" if stdio else "info"), log.resolve_format(log_format))
         rt.indexing.sync_projects()
         if not semantic:
             rt.meaning.turn_off("this server runs with --no-semantic")
@@ -75,8 +83,9 @@ def serve_command(
                 if watcher is not None:
                     watcher.stop()
             return
-        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, secure_cookies=secure_cookies), host,
-                    port)
+        secret = metrics_secret_hash(os.environ.get(METRICS_TOKEN_ENV)) if serve_metrics else None
+        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, secure_cookies=secure_cookies,
+                                     metrics_secret_hash=secret), host, port)
 
 
 def bind_or_fail(host: str, port: int) -> socket.socket:

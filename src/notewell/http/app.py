@@ -7,7 +7,8 @@ last, because it matches every path.
 Adding a background task: write ``<name>_task(rt, options) -> BackgroundTask`` (notewell/http/tasks.py says what
 a task must do) and add it to BACKGROUND_TASKS below.
 
-Every request but those to a door's open paths (/healthz) first passes the Host check (notewell.http.hosts):
+Every request but those to a door's open paths (/healthz, /readyz, /metrics) first passes the Host check
+(notewell.http.hosts):
 the one middleware over the whole application, since DNS rebinding threatens every door alike.
 
 The lifespan enters each door's own lifespan (the MCP session manager), then starts the background tasks; at
@@ -26,6 +27,7 @@ from notewell.http.door import Door, ServeOptions
 from notewell.http.doors import health_door, mcp_door, rest_door, web_door
 from notewell.http.embedding_task import embedding_task
 from notewell.http.hosts import AllowedHosts, HostCheck
+from notewell.http.ops import ops_door
 from notewell.http.tasks import BackgroundTask, running
 from notewell.http.watch_task import vault_watcher_task
 from notewell.runtime import Runtime
@@ -35,6 +37,7 @@ TaskFactory = Callable[[Runtime, ServeOptions], BackgroundTask]
 
 DOORS: tuple[DoorFactory, ...] = (
     health_door,  # GET /healthz, unauthenticated
+    ops_door,  # GET /readyz (unauthenticated), GET /metrics (with --metrics, a bearer secret)
     mcp_door,  # /mcp, bearer tokens
     rest_door,  # /api/v1, bearer tokens
     web_door,  # / (browser pages, session cookies and CSRF), last

@@ -32,6 +32,7 @@ class ServeOptions:
     watch: bool = False  # sync the vault's changes as they happen (notewell serve does, unless --no-watch)
     secure_cookies: bool = False  # the web session cookie is Secure (served behind HTTPS)
     server_id: str = field(default_factory=new_server_id)  # /healthz answers it; notewell serve records it
+    metrics_secret_hash: str | None = None  # GET /metrics is served, to this bearer secret's holder (http/ops.py)
 
 
 @dataclass(frozen=True)

@@ -9,4 +9,5 @@ from notewell.runtime import Runtime
 
 def vault_watcher_task(rt: Runtime, options: ServeOptions) -> BackgroundTask:
     """Runs the watcher's thread while the server runs (when ``options.watch``); stops it at shutdown."""
-    return thread_task("vault-watcher", lambda: rt.indexing.watch() if options.watch else None)
+    return thread_task("vault-watcher", lambda: rt.indexing.watch(
+        lambda leading: rt.servers.leading(options.server_id, leading)) if options.watch else None)

@@ -5,16 +5,23 @@ mcp.tools.list, mcp.tool, mcp.session.close, mcp.session.orphan, mcp.session.tok
 names: a session appears as ``sessionPrefix`` (its id's first 8 characters, never the whole id),
 mcp.session.open carries ``total`` (live sessions), and mcp.tool's ``outcome`` is ``ok`` or ``error``, an
 error followed by ``reason`` (unknown_tool, invalid_args, refused or internal). A token secret is never
-logged: callers pass the token id.
+logged: callers pass the token id. On stderr each line starts with its UTC time (ISO 8601, milliseconds), or
+with ``--log-format json`` is one JSON object of the same fields; every line is also counted into the
+metrics it feeds (notewell.metrics).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
+import shlex
 import sys
+from datetime import UTC, datetime
 from typing import TextIO
 
+from notewell import metrics
 from notewell.errors import ConfigError
 
 logger = logging.getLogger("notewell.mcp")
@@ -32,6 +39,8 @@ def line(op: str, **fields: object) -> str:
 
 
 def event(op: str, **fields: object) -> None:
+    """Log the line, and count it into the metrics it feeds (notewell.metrics), whether logged or not."""
+    metrics.observe(op, fields)
     logger.info(line(op, **fields))
 
 
@@ -65,13 +74,67 @@ def resolve_level(given: str | None, default: str) -> str:
     return level
 
 
-def setup(level: str = "info") -> None:
+FORMATS = ("text", "json")
+LOG_FORMAT_ENV = "NOTEWELL_LOG_FORMAT"
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def resolve_format(given: str | None) -> str:
+    """The format --log-format gives, else $NOTEWELL_LOG_FORMAT, else text; a wrong one names its source."""
+    chosen = (given or os.environ.get(LOG_FORMAT_ENV) or "text").strip().lower()
+    if chosen not in FORMATS:
+        source = "--log-format" if given else LOG_FORMAT_ENV
+        raise ConfigError(f"{source}: {chosen!r} is not a log format; use one of {', '.join(FORMATS)}")
+    return chosen
+
+
+def _at(created: float) -> str:
+    """A record's time in ISO 8601 UTC to the millisecond: lines of several servers sort into one story."""
+    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class TextLines(logging.Formatter):
+    """``2026-12-01T23:20:20.123Z op=mcp.tool tool=… …``: the time, then the line as written."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{_at(record.created)} {record.getMessage()}"
+        return f"{text}\n{self.formatException(record.exc_info)}" if record.exc_info else text
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line for log shippers: at, level, logger and the line's own fields (op=…), the same
+    fields as the text lines; a line that is not ``key=value`` pairs goes whole as ``message``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        data: dict[str, object] = {"at": _at(record.created), "level": record.levelname.lower(),
+                                   "logger": record.name}
+        data.update(_fields(message) or {"message": message})
+        if record.exc_info:
+            data["error"] = self.formatException(record.exc_info)
+        return json.dumps(data, ensure_ascii=False)
+
+
+def _fields(message: str) -> dict[str, str]:
+    """The ``key=value`` pairs of a line (values quoted as ``line`` quotes them), or {} for any other text."""
+    try:
+        parts = shlex.split(message, posix=True)
+    except ValueError:
+        return {}
+    pairs = [part.partition("=") for part in parts]
+    if not pairs or any(not sep or not _KEY.fullmatch(key) for key, sep, _ in pairs):
+        return {}
+    return {key: value for key, _, value in pairs}
+
+
+def setup(level: str = "info", fmt: str = "text") -> None:
     """Send Notewell's lines (notewell.mcp requests at info, notewell.watch, ...) at ``level`` and above
-    to stderr as they are (idempotent: a second call only changes the level)."""
+    to stderr, each with its UTC time, as text or JSON (idempotent: a second call changes level and format)."""
     root = logging.getLogger("notewell")
     root.setLevel(level.upper())
     root.propagate = False
-    if not any(isinstance(h, _StderrHandler) for h in root.handlers):
+    handler = next((h for h in root.handlers if isinstance(h, _StderrHandler)), None)
+    if handler is None:
         handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter("%(message)s"))
         root.addHandler(handler)
+    handler.setFormatter(JsonLines() if fmt == "json" else TextLines())

@@ -12,3 +12,4 @@ class RunningServer:
     host: str  # the machine's name (socket.gethostname())
     pid: int
     started_at: str
+    leading_since: str | None = None  # when it took the store's writer lease (it watches the vault); None: it follows

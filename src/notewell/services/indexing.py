@@ -9,7 +9,7 @@ request of a person reaches it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from notewell.access.administration import Administration
 from notewell.config import Settings
@@ -37,10 +37,11 @@ class IndexingService:
         index when the write returns; the watcher, seeing the same file later, finds it unchanged."""
         return sync(self.settings, self.store, only=Subtrees(paths))
 
-    def watch(self) -> WatcherThread:
+    def watch(self, on_leading: Callable[[bool], None] | None = None) -> WatcherThread:
         """Keep the store in line with the vault on a thread of its own (the one writer of the store by its
-        lease), the projects following the vault's top-level folders."""
-        return start_watcher(self.settings, self.store, self.sync_projects)
+        lease), the projects following the vault's top-level folders; ``on_leading``: told whether it holds the
+        lease, at the start and at every change."""
+        return start_watcher(self.settings, self.store, self.sync_projects, on_leading)
 
     def sync_projects(self, ids: Sequence[str] | None = None) -> None:
         """Each top-level folder of the index (``ids``, when the caller has just read them) is a project,

@@ -67,6 +67,14 @@ class ServerRegistry:
     def withdraw(self, server_id: str) -> None:
         self.servers.remove(server_id)
 
+    def leading(self, server_id: str, leading: bool) -> None:
+        """This process's server ``server_id`` took (or let go of) the writer lease now."""
+        self.servers.set_leading(server_id, now_iso() if leading else None)
+
+    def leader(self) -> RunningServer | None:
+        """The recorded server that holds the writer lease, if one says so."""
+        return next((s for s in self.recorded() if s.leading_since is not None), None)
+
     def recorded(self) -> list[RunningServer]:
         """Every record, the most recently started first, whether or not its server still answers."""
         return self.servers.running()

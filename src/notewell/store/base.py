@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, migrate), backups
+    from notewell.store.shared.backups import SqlBackups
+    from notewell.store.shared.tables import SqlTables
 from notewell.records.brain import (
     BrainProjectRecord,
     EventRecord,
@@ -207,6 +210,7 @@ class ServerRepository(Protocol):
 
     def add(self, server: RunningServer, replaces: Sequence[str] = ()) -> None: ...  # and drop the ids replaced
     def remove(self, server_id: str) -> None: ...
+    def set_leading(self, server_id: str, since: str | None) -> None: ...  # took the writer lease then (None: let go)
     def running(self) -> list[RunningServer]: ...  # the most recently started first
 
 
@@ -248,6 +252,10 @@ class Store(Protocol):
     def journal(self) -> JournalRepository: ...
     @property
     def meaning(self) -> MeaningRepository: ...
+    @property
+    def tables(self) -> SqlTables: ...
+    @property
+    def backups(self) -> SqlBackups: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...

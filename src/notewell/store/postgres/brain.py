@@ -29,20 +29,33 @@ SESSION_INDEX: Migration = (
     """,
     "CREATE INDEX brain_session_words_gin ON brain_session_words USING gin (words)",
 )
+# Step 2: each piece's text beside its words (as SQLite's FTS5 table keeps it), so that an export carries
+# the text and any backend can index it again. A piece written before keeps only its stems, which stand in
+# for its text (a session search asks for any of its words, so their order does not matter; on SQLite, a stem
+# its porter tokenizer shortens again no longer matches: docs/operations.md).
+LATER: list[Migration] = [
+    ("ALTER TABLE brain_session_words ADD COLUMN body TEXT",
+     "UPDATE brain_session_words SET body = array_to_string(tsvector_to_array(words), ' ')"),
+]
+
+
+def session_words(body: str) -> str:
+    """The tsvector (as text) of one piece of a session's text: FTS5's porter stems of it."""
+    return lexemes.tsvector("stems", body, "", "", "")
 
 
 class PostgresBrain(SqlBrain):
     def __init__(self, db: PostgresDatabase, memories: PostgresMemories) -> None:
         self.db = db
-        super().__init__(PostgresDialect(db), memories, SESSION_INDEX)
+        super().__init__(PostgresDialect(db), memories, SESSION_INDEX, LATER)
 
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
-        rows = [(seq, user_id, lexemes.tsvector("stems", t.replace("\x00", " "), "", "", ""))
-                for t in texts if t.strip()]
+        pieces = [t.replace("\x00", " ") for t in texts if t.strip()]
+        rows = [(seq, user_id, body, session_words(body)) for body in pieces]
         if rows:
             with self.db.transaction() as conn, conn.cursor() as cur:
-                cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, words)"
-                                " VALUES (%s, %s, %s::tsvector)", rows)
+                cur.executemany("INSERT INTO brain_session_words (session_seq, user_id, body, words)"
+                                " VALUES (%s, %s, %s, %s::tsvector)", rows)
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """One statement (one round trip): the new rows, and for injected ones their items' counts."""

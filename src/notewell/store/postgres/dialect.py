@@ -22,7 +22,7 @@ def pg_text(value: str) -> str:
 
 
 @lru_cache(maxsize=512)
-def _bound(sql: str) -> str:
+def bound(sql: str) -> str:
     """The statement with psycopg's placeholders (a literal % doubled)."""
     return sql.replace("%", "%%").replace("?", "%s")
 
@@ -36,11 +36,11 @@ class PgExecutor:
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor:
         if not params:
             return self.conn.execute(sql)
-        return self.conn.execute(_bound(sql), params)
+        return self.conn.execute(bound(sql), params)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> None:
         with self.conn.cursor() as cur:
-            cur.executemany(_bound(sql), rows)
+            cur.executemany(bound(sql), rows)
 
 
 class PostgresDialect(Dialect):

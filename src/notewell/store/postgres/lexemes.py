@@ -25,6 +25,7 @@ FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 FIELD_WEIGHTS = {"title": "A", "tags": "B", "path": "B", "content": "D"}
 TS_RANK_WEIGHTS = "{0.25, 0.25, 0.5, 1.0}"  # {D, C, B, A}
 _LAYOUT = ("title", "tags", "path", "content")  # position order in the tsvector; the long field last
+TOKENIZE_BATCH = 50
 _MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 _MAX_POSITIONS_PER_LEXEME = 256
 _MAX_LEXEME_BYTES = 2046
@@ -52,13 +53,18 @@ class _Tokenizers:
 
     def tokens(self, table: str, fields: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
         """Per field, the (token, position) pairs FTS5 makes of it."""
+        return self.tokens_of(table, [fields])[0]
+
+    def tokens_of(self, table: str, rows: Sequence[Sequence[str]]) -> list[dict[str, list[tuple[str, int]]]]:
+        """``tokens`` of each row's fields, in one transaction (a bulk load tokenizes a batch at once)."""
         conn = self.conn
         conn.execute("BEGIN")
         try:
-            conn.execute(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (1, ?, ?, ?, ?)", list(fields))
-            out: dict[str, list[tuple[str, int]]] = {f: [] for f in FIELDS}
-            for term, col, offset in conn.execute(f"SELECT term, col, offset FROM {table}_vocab"):
-                out[col].append((term, offset))
+            conn.executemany(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)",
+                             [(i, *fields) for i, fields in enumerate(rows, start=1)])
+            out: list[dict[str, list[tuple[str, int]]]] = [{f: [] for f in FIELDS} for _ in rows]
+            for term, doc, col, offset in conn.execute(f"SELECT term, doc, col, offset FROM {table}_vocab"):
+                out[doc - 1][col].append((term, offset))
         finally:
             conn.execute("ROLLBACK")
         return out
@@ -97,7 +103,17 @@ def _quote(lexeme: str) -> str:
 
 def tsvector(table: str, title: str, content: str, tags: str, path: str) -> str:
     """The tsvector (as text) of a memory's fields, tokenized as the FTS5 table ``table`` would."""
-    tokens = _TOKENIZERS.tokens(table, (title, content, tags, path))
+    return _tsvector(_TOKENIZERS.tokens(table, (title, content, tags, path)))
+
+
+def tsvectors(table: str, rows: Sequence[tuple[str, str, str, str]]) -> list[str]:
+    """``tsvector`` of each (title, content, tags, path), tokenized a few dozen at a time (a third faster than
+    one by one; larger batches make FTS5's vocabulary scan slower again)."""
+    return [_tsvector(tokens) for start in range(0, len(rows), TOKENIZE_BATCH)
+            for tokens in _TOKENIZERS.tokens_of(table, rows[start:start + TOKENIZE_BATCH])]
+
+
+def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
     positions: dict[str, list[str]] = {}
     base = 1
     for field in _LAYOUT:

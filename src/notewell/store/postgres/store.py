@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
+from notewell.store.postgres.tables import PostgresTables
 from notewell.store.shared.store import SqlStore
 
 
@@ -14,7 +16,8 @@ class PostgresStore(SqlStore):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         memories = PostgresMemories(db)
-        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories))
+        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
+                         PostgresTables(db), PostgresBackups(db))
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -48,10 +48,11 @@ class SqlBrain(ABC):
     """The brain repository less its session index: a backend adds the statements that make it
     (``session_index``), ``index`` and ``search_sessions``."""
 
-    def __init__(self, dialect: Dialect, memories: MemoryRepository, session_index: Migration) -> None:
+    def __init__(self, dialect: Dialect, memories: MemoryRepository, session_index: Migration,
+                 later: Sequence[Migration] = ()) -> None:
         self.dialect = dialect
         self.memories = memories
-        dialect.migrate("brain", brain_migrations(dialect, session_index))
+        dialect.migrate("brain", brain_migrations(dialect, session_index, later))
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self.dialect.reading() as conn:

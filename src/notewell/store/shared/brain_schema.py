@@ -4,6 +4,8 @@ a GIN index on PostgreSQL). A later step is appended to ``brain_migrations``, ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.migrations import Migration
 
@@ -91,6 +93,7 @@ TABLES = (
 )
 
 
-def brain_migrations(dialect: Dialect, session_index: Migration) -> list[Migration]:
-    """The brain's steps on ``dialect``, whose session text index is made by the statements ``session_index``."""
-    return [(*(dialect.render(statement) for statement in TABLES), *session_index)]
+def brain_migrations(dialect: Dialect, session_index: Migration, later: Sequence[Migration] = ()) -> list[Migration]:
+    """The brain's steps on ``dialect``, whose session text index is made by the statements ``session_index``;
+    ``later``: the backend's own steps after the first (its session index's)."""
+    return [(*(dialect.render(statement) for statement in TABLES), *session_index), *later]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar, Protocol
 
-from notewell.store.shared.migrations import Migration, migrate
+from notewell.store.shared.migrations import Migration, ahead, migrate
 
 
 class Cursor(Protocol):
@@ -56,7 +56,12 @@ class Dialect(ABC):
 
     def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
         """Apply the missing steps (already rendered) of ``component`` in order (shared/migrations.py)."""
-        migrate(self.migrating(), component, migrations)
+        migrate(self.migrating(), component, migrations, type(self).__name__)
+
+    def schema_ahead(self) -> list[str]:
+        """The components a newer Notewell has upgraded past this code (shared/migrations.py's ``ahead``)."""
+        with self.reading() as conn:
+            return ahead(conn, type(self).__name__)
 
     @abstractmethod
     def migrating(self) -> AbstractContextManager[Executor]:

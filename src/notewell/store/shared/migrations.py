@@ -16,14 +16,19 @@ if TYPE_CHECKING:  # the dialect runs this module; it needs nothing else of the 
     from notewell.store.shared.dialect import Executor
 
 Migration = Sequence[str]
+KNOWN: dict[tuple[str, str], int] = {}
+"""(backend, component) -> how many steps this code has: a database holding more was upgraded by a newer
+Notewell (``ahead`` says so; /readyz answers 503 until this server is upgraded too)."""
 
 _BOOKKEEPING = ("CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))")
 
 
-def migrate(migrating: AbstractContextManager[Executor], component: str, migrations: Sequence[Migration]) -> None:
+def migrate(migrating: AbstractContextManager[Executor], component: str, migrations: Sequence[Migration],
+            backend: str = "") -> None:
     """Apply the steps of ``component`` the database lacks, in one transaction holding the migration lock
     (``migrating``), so that processes starting at once apply each step once."""
+    KNOWN[(backend, component)] = len(migrations)
     for version, steps in enumerate(migrations, start=1):
         if isinstance(steps, str):
             raise TypeError(f"migration {version} of {component}: a migration is a sequence of statements, "
@@ -38,3 +43,11 @@ def migrate(migrating: AbstractContextManager[Executor], component: str, migrati
             for statement in steps:
                 conn.execute(statement)
             conn.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?)", (component, version))
+
+
+def ahead(conn: Executor, backend: str) -> list[str]:
+    """The components whose database holds steps this code lacks, as "component N > M" ([]: the schema is
+    this code's, or older and upgraded at open)."""
+    found = conn.execute("SELECT component, max(version) FROM schema_migrations GROUP BY component").fetchall()
+    return [f"{component} {version} > {KNOWN.get((backend, component), 0)}" for component, version in sorted(found)
+            if int(version) > KNOWN.get((backend, component), 0)]

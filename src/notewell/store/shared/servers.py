@@ -22,9 +22,13 @@ MIGRATIONS: list[Migration] = [
         )
         """,
     ),
+    # Step 2: which server holds the writer lease, and since when (doctor, /readyz and /metrics name it).
+    (
+        "ALTER TABLE running_servers ADD COLUMN leading_since TEXT",
+    ),
 ]
 
-COLUMNS = "id, url, host, pid, started_at"
+COLUMNS = "id, url, host, pid, started_at, leading_since"
 
 
 class SqlServers:
@@ -38,8 +42,16 @@ class SqlServers:
         with self.sql.transaction() as conn:
             for gone in replaces:
                 conn.execute("DELETE FROM running_servers WHERE id = ?", (gone,))
-            conn.execute(f"INSERT INTO running_servers ({COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-                         (server.id, server.url, server.host, server.pid, server.started_at))
+            conn.execute(f"INSERT INTO running_servers ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                         (server.id, server.url, server.host, server.pid, server.started_at, server.leading_since))
+
+    def set_leading(self, server_id: str, since: str | None) -> None:
+        """Record that ``server_id`` took the writer lease at ``since`` (None: it let go); a server taking it
+        clears every other's claim (one holds it at a time, and a killed holder never cleared its own)."""
+        with self.sql.transaction() as conn:
+            if since is not None:
+                conn.execute("UPDATE running_servers SET leading_since = NULL WHERE id <> ?", (server_id,))
+            conn.execute("UPDATE running_servers SET leading_since = ? WHERE id = ?", (since, server_id))
 
     def remove(self, server_id: str) -> None:
         with self.sql.transaction() as conn:
@@ -53,5 +65,6 @@ class SqlServers:
 
 
 def _server(row: Sequence[Any]) -> RunningServer:
-    server_id, url, host, pid, started_at = row
-    return RunningServer(str(server_id), str(url), str(host), int(pid), str(started_at))
+    server_id, url, host, pid, started_at, leading_since = row
+    return RunningServer(str(server_id), str(url), str(host), int(pid), str(started_at),
+                         str(leading_since) if leading_since is not None else None)

@@ -1,11 +1,12 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
-the notes' journal, links, meaning) beside the backend's documents, memories and brain, which its subclass makes
-and passes in."""
+the notes' journal, links, meaning) beside the backend's documents, memories, brain, table walk and backups,
+which its subclass makes and passes in."""
 
 from __future__ import annotations
 
 from notewell.store.base import MemoryRepository
 from notewell.store.shared.audit import SqlAudit
+from notewell.store.shared.backups import SqlBackups
 from notewell.store.shared.brain import SqlBrain
 from notewell.store.shared.credentials import SqlCredentials
 from notewell.store.shared.dialect import Dialect
@@ -16,10 +17,12 @@ from notewell.store.shared.journal import SqlJournal
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.servers import SqlServers
+from notewell.store.shared.tables import SqlTables
 
 
 class SqlStore:
-    def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain) -> None:
+    def __init__(self, dialect: Dialect, documents: SqlDocuments, memories: MemoryRepository, brain: SqlBrain,
+                 tables: SqlTables, backups: SqlBackups) -> None:
         self.documents = documents
         self.links = SqlLinks(dialect)  # after the documents: its table refers to theirs
         self.memories = memories
@@ -31,3 +34,5 @@ class SqlStore:
         self.servers = SqlServers(dialect)
         self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows
         self.journal = SqlJournal(dialect)
+        self.tables = tables
+        self.backups = backups

@@ -8,18 +8,21 @@ from pathlib import Path
 
 from notewell.errors import ConfigError
 from notewell.store.shared.store import SqlStore
+from notewell.store.sqlite.backups import SqliteBackups
 from notewell.store.sqlite.brain import SqliteBrain
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.memories import SqliteMemories
+from notewell.store.sqlite.tables import SqliteTables
 
 
 class SqliteStore(SqlStore):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         memories = SqliteMemories(db)
-        super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories))
+        super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories),
+                         SqliteTables(db), SqliteBackups(db))
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:

@@ -1,0 +1,39 @@
+"""notewell backup | restore: a consistent copy of the running store, and putting one back (docs/operations.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+
+FileArg = Annotated[Path, typer.Argument(help="The backup file (backup: a new one).")]
+
+
+@app.command("backup")
+def backup_command(file: FileArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Copy the whole store to FILE while it serves and writes (SQLite: its online backup API; PostgreSQL:
+    pg_dump), and record the backup so 'notewell doctor' reports its age."""
+    with runtime(vault, db, create=False) as rt:
+        taken = rt.backups.backup(LOCAL_OWNER, file)
+        if json_out:
+            print_json({"at": taken.at, "path": taken.path, "bytes": taken.bytes})
+            return
+        console.print(f"Backed up {rt.store_url} to {taken.path} ({taken.bytes} bytes) as of {taken.at}",
+                      highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("restore")
+def restore_command(
+    file: FileArg,
+    replace: Annotated[bool, typer.Option("--replace", help="Replace a store that holds rows (stop its servers "
+                                                            "first).")] = False,
+    vault: VaultOpt = None, db: DbOpt = None,
+) -> None:
+    """Put a backup back: into a new store, or with --replace over one that holds rows."""
+    with runtime(vault, db) as rt:
+        rt.backups.restore(LOCAL_OWNER, file, replace=replace)
+        console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)

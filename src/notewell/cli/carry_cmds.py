@@ -1,0 +1,82 @@
+"""notewell export | import | migrate: the whole store as files (docs/operations.md), and from one store to another."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from notewell.access.principal import LOCAL_OWNER
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.rows import Col, show_rows
+from notewell.services.portability import Carried
+
+FolderArg = Annotated[Path, typer.Argument(help="The export's folder (export: a new or empty one).")]
+SQLITE_PREFIX = "sqlite:"
+
+
+def _show(carried: Sequence[Carried], verb: str, json_out: bool) -> None:
+    if json_out:
+        print_json({"tables": [{"table": c.name, "rows": c.rows, "sha256": c.sha256, "loaded": c.loaded}
+                               for c in carried]})
+        return
+    loaded = any(c.loaded is not None for c in carried)
+    show_rows([Col("table", whole=True), Col("rows"), *([Col("loaded")] if loaded else []), Col("sha256", whole=True)],
+              [(c.name, str(c.rows), *([str(c.loaded)] if loaded else []), c.sha256) for c in carried],
+              empty="No tables",
+              note=f"{verb} {len(carried)} tables, {sum(c.rows for c in carried)} rows; counts and SHA-256 checked")
+
+
+@app.command("export")
+def export_command(
+    folder: FolderArg,
+    person: Annotated[str | None, typer.Option("--person", help="Only what this person (an email) may take with "
+                                                              "them: their memories, sessions, knowledge, home.")]
+    = None,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Write everything the store holds that the vault does not (users, grants, token hashes, memories, sessions,
+    knowledge, the audit log, ...) as JSON Lines per table plus a manifest with counts and SHA-256."""
+    with runtime(vault, db, create=False) as rt:
+        _show(rt.portability.export(LOCAL_OWNER, folder, person=person), f"Exported to {folder}:", json_out)
+
+
+@app.command("import")
+def import_command(
+    folder: FolderArg,
+    merge: Annotated[bool, typer.Option("--merge", help="Load into a store that holds rows already, skipping "
+                                                        "rows whose key it has (see docs/operations.md).")] = False,
+    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Load an export into an empty store of either backend, checking every table against the manifest;
+    then run 'notewell index' to index the vault's documents."""
+    with runtime(vault, db) as rt:
+        _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out)
+
+
+def _store(value: str) -> str:
+    """A --from/--to value as --db takes it: sqlite:PATH is PATH."""
+    return value[len(SQLITE_PREFIX):] if value.startswith(SQLITE_PREFIX) else value
+
+
+@app.command("migrate")
+def migrate_command(
+    source: Annotated[str, typer.Option("--from", help="The store to copy: sqlite:PATH or postgresql://...")],
+    target: Annotated[str, typer.Option("--to", help="The empty store to fill: sqlite:PATH or postgresql://...")],
+    vault: VaultOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Copy every table from one store to another (SQLite to PostgreSQL or back), checking counts and SHA-256
+    table by table; with --vault, then index the vault's documents into the target."""
+    with runtime(vault, _store(source), create=False) as src, runtime(vault, _store(target)) as dst:
+        carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
+        _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
+        if vault is None:
+            if not json_out:
+                console.print(f"Now index the vault into the target: notewell index --db {target}", highlight=False,
+                              markup=False)
+            return
+        report = dst.indexing.sync()
+        if not json_out:
+            console.print(report.summary(listed=False), highlight=False, markup=False)

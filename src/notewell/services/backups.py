@@ -1,0 +1,51 @@
+"""Backups of a running store and their restore (docs/operations.md, "Backup and restore").
+
+The copy is the backend's (SQLite's online backup API, PostgreSQL's pg_dump): consistent while servers go on
+writing. Each backup taken is recorded in the store with its time, so ``notewell doctor`` reports the age of
+the last one. Like an export, a backup holds every home: the local owner alone takes or restores one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from notewell.access.authorization import Authorization
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
+from notewell.records.backups import BackupRecord
+from notewell.services.portability import CARRY
+from notewell.store.base import Store
+from notewell.timestamps import now_iso
+
+
+class BackupService:
+    def __init__(self, store: Store, authorization: Authorization) -> None:
+        self.store = store
+        self.authorization = authorization
+
+    def backup(self, p: Principal, path: Path) -> BackupRecord:
+        """A consistent copy of the store at ``path`` (a new file), recorded in the store."""
+        self.authorization.authorize(p, CARRY)
+        if path.exists():
+            raise InvalidArgument("backup", f"{path} exists; name a new file (a backup never overwrites one)")
+        if not path.parent.is_dir():
+            raise InvalidArgument("backup", f"{path.parent} is not a folder; create it or name another file")
+        at = now_iso()  # the moment the copy holds: every write acknowledged before it is in the copy
+        size = self.store.backups.copy_to(path)
+        record = BackupRecord(at, str(path.resolve()), size)
+        self.store.backups.record(record)
+        return record
+
+    def restore(self, p: Principal, path: Path, *, replace: bool = False) -> None:
+        """The store replaced by the backup at ``path``; a store holding rows only with ``replace``."""
+        self.authorization.authorize(p, CARRY)
+        held = self.store.tables.held()
+        if held and not replace:
+            raise InvalidArgument("restore", f"the store is not empty ({', '.join(held[:3])}"
+                                             f"{' …' if len(held) > 3 else ''}); stop its servers and replace it, "
+                                             "or restore into a new store")
+        self.store.backups.restore_from(path)
+
+    def latest(self) -> BackupRecord | None:
+        """The last backup recorded (no person asks: the doctor reports its age)."""
+        return self.store.backups.latest()

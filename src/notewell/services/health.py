@@ -1,0 +1,41 @@
+"""What a load balancer and a scraper ask of the store: is it reachable (``ready``), and how much it holds
+(``sizes``). No person asks: the answers name no project, memory or user."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from notewell.metrics import Sizes
+from notewell.records.servers import RunningServer
+from notewell.services.servers import ServerRegistry
+from notewell.store.base import Store
+
+
+@dataclass(frozen=True)
+class Readiness:
+    documents: int  # documents indexed
+    text_bytes: int
+    index_bytes: int
+    leader: RunningServer | None  # the server that says it holds the writer lease
+    schema_ahead: list[str]  # components a newer Notewell upgraded past this code ("documents 7 > 6")
+
+
+class HealthService:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def ready(self) -> Readiness:
+        """The index's size, the lease's holder and whether the schema is newer than this code, read from the
+        store: raises when the store cannot be reached."""
+        documents, text_bytes, index_bytes = self.store.documents.sizes()
+        return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader(),
+                         self.store.tables.schema_ahead())
+
+    def sizes(self) -> Sizes:
+        """Rows per carried table, and the documents' index (documents, their text and index bytes)."""
+        documents, text_bytes, index_bytes = self.store.documents.sizes()
+        leader = ServerRegistry(self.store.servers).leader()
+        return Sizes(self.store.tables.counts(), documents, text_bytes, index_bytes,
+                     None if leader is None or leader.leading_since is None else
+                     {"server_id": leader.id, "host": leader.host, "pid": str(leader.pid), "url": leader.url,
+                      "since": leader.leading_since})

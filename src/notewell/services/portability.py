@@ -1,0 +1,202 @@
+"""Carrying a whole store: export to the format of export_format.py, import into a store of either backend,
+and migrate from one store to another, each verified table by table (row counts and SHA-256 of the rows).
+
+What is carried is every table the store's catalog holds but those store/shared/tables.py excludes with a
+reason (the documents, which the vault holds; search indexes, rebuilt; the cookie key, a secret). Token
+secrets and passwords are carried as the hashes the store keeps. The local owner alone carries a store
+(``store:carry``): it holds every home, private memories included.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from notewell.access.authorization import Authorization
+from notewell.access.policy import Action
+from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument, NotewellError, NotFound
+from notewell.services.export_format import (
+    LINE_MAX_BYTES,
+    MANIFEST,
+    Checksum,
+    TableEntry,
+    line,
+    manifest_text,
+    parsed,
+    read_manifest,
+)
+from notewell.store.base import Store
+from notewell.store.shared.tables import Table, TableLoader, TableReader
+
+CARRY: Action = "store:carry"
+
+
+@dataclass(frozen=True)
+class Carried:
+    """One table as carried: its rows and checksum, and (import, migrate) the rows now in the target."""
+
+    name: str
+    rows: int
+    sha256: str
+    loaded: int | None = None
+
+
+class ChecksumMismatch(NotewellError):
+    """What was loaded differs from what was exported (a damaged file, or a store that changed a value)."""
+
+
+class PortabilityService:
+    def __init__(self, store: Store, authorization: Authorization) -> None:
+        self.store = store
+        self.authorization = authorization
+
+    # --- export -------------------------------------------------------------------------------------------
+
+    def export(self, p: Principal, folder: Path, *, person: str | None = None) -> list[Carried]:
+        """Every carried table into ``folder`` (new or empty), the manifest written last; with ``person`` (an
+        email), only that person's rows (store/shared/person.py: what a person may take with them)."""
+        self.authorization.authorize(p, CARRY)
+        user_id = None
+        if person is not None:
+            found = self.store.identity.user_by_email(person)
+            if found is None:
+                raise NotFound(f"no user has the email {person}", field="person", remedy="list-users")
+            user_id = found.id
+        _empty_folder(folder)
+        entries: list[TableEntry] = []
+        with self.store.tables.reading() as reader:
+            for table in self.store.tables.tables():
+                rows = reader.rows(table) if user_id is None else reader.person_rows(table, user_id)
+                with (folder / f"{table.name}.jsonl").open("xb") as out:
+                    entries.append(_write_table(table, rows, out))
+        _write_atomically(folder / MANIFEST, manifest_text(entries, person))
+        return [Carried(e.name, e.rows, e.sha256) for e in entries]
+
+    # --- import -------------------------------------------------------------------------------------------
+
+    def import_(self, p: Principal, folder: Path, *, merge: bool = False) -> list[Carried]:
+        """The export in ``folder`` loaded in one transaction: every file checked against the manifest as it
+        is read, and (into an empty store) every table read back and checked again before the commit."""
+        self.authorization.authorize(p, CARRY)
+        manifest = read_manifest(folder)
+        done: list[Carried] = []
+        with self.store.tables.loading(merge=merge) as loader:
+            target = loader.target()
+            _check_fits(manifest, target)
+            if not merge:
+                _refuse_non_empty(self.store)
+            for table in target.values():
+                entry = manifest.get(table.name)
+                if entry is None:
+                    continue
+                loaded = loader.insert(table, entry.columns, _file_rows(folder, table, entry))
+                if not merge:
+                    _verify(loader, table, entry)
+                done.append(Carried(entry.name, entry.rows, entry.sha256, loaded))
+        return done
+
+    # --- migrate ------------------------------------------------------------------------------------------
+
+    def migrate_from(self, p: Principal, source: PortabilityService) -> list[Carried]:
+        """Every carried table of ``source`` copied into this store (empty), then read back and compared."""
+        self.authorization.authorize(p, CARRY)
+        source.authorization.authorize(p, CARRY)
+        done: list[Carried] = []
+        with source.store.tables.reading() as reader, self.store.tables.loading() as loader:
+            target = loader.target()
+            tables = source.store.tables.tables()
+            _check_fits({t.name: TableEntry(t.name, t.names, 0, "") for t in tables}, target)
+            _refuse_non_empty(self.store)
+            for table in tables:
+                sums = Checksum()
+                loaded = loader.insert(target[table.name], table.names, _summed(reader, table, sums))
+                entry = TableEntry(table.name, table.names, sums.rows, sums.hexdigest)
+                _verify(loader, target[table.name], entry)
+                done.append(Carried(table.name, sums.rows, sums.hexdigest, loaded))
+        return done
+
+
+def _write_table(table: Table, rows: Iterator[Sequence[Any]], out: BinaryIO) -> TableEntry:
+    sums = Checksum()
+    for row in rows:
+        raw = line(table.names, row)
+        sums.add(raw)
+        out.write(raw)
+    return TableEntry(table.name, table.names, sums.rows, sums.hexdigest)
+
+
+def _summed(reader: TableReader, table: Table, sums: Checksum) -> Iterator[dict[str, Any]]:
+    """The source's rows by column, each counted into ``sums`` as its line."""
+    for row in reader.rows(table):
+        sums.add(line(table.names, row))
+        yield dict(zip(table.names, row, strict=True))
+
+
+def _file_rows(folder: Path, table: Table, entry: TableEntry) -> Iterator[dict[str, Any]]:
+    """The rows of a table's file, its count and SHA-256 checked against the manifest once it is read."""
+    path = folder / f"{table.name}.jsonl"
+    if not path.is_file():
+        raise InvalidArgument("import", f"{path} is missing though the manifest names it; export again")
+    blobs = [c.name for c in table.columns if c.kind == "blob" and c.name in entry.columns]
+    sums = Checksum()
+    with path.open("rb") as lines:
+        while raw := lines.readline(LINE_MAX_BYTES + 1):
+            if len(raw) > LINE_MAX_BYTES or not raw.endswith(b"\n"):
+                raise InvalidArgument("import", f"{path} line {sums.rows + 1} is cut short or over "
+                                                f"{LINE_MAX_BYTES} bytes; export again")
+            sums.add(raw)
+            yield parsed(raw, table.name, sums.rows, blobs)
+    if (sums.rows, sums.hexdigest) != (entry.rows, entry.sha256):
+        raise ChecksumMismatch(f"import: {path} holds {sums.rows} rows with SHA-256 {sums.hexdigest}, the manifest "
+                               f"says {entry.rows} with {entry.sha256}: the file was changed or cut; nothing was "
+                               "imported")
+
+
+def _verify(loader: TableLoader, table: Table, entry: TableEntry) -> None:
+    """The target's rows of ``table`` (the carried columns) hash as the source's did."""
+    carried = Table(table.name, tuple(c for c in table.columns if c.name in entry.columns), table.order)
+    sums = Checksum()
+    for row in loader.rows(carried):
+        sums.add(line(carried.names, row))
+    if (sums.rows, sums.hexdigest) != (entry.rows, entry.sha256):
+        raise ChecksumMismatch(f"table {table.name}: the target holds {sums.rows} rows with SHA-256 {sums.hexdigest} "
+                               f"after loading {entry.rows} with {entry.sha256}; nothing was written")
+
+
+def _check_fits(manifest: Mapping[str, TableEntry], target: Mapping[str, Table]) -> None:
+    """Every carried table and column has its place in the target (a newer export's would not)."""
+    for entry in manifest.values():
+        table = target.get(entry.name)
+        if table is None:
+            raise InvalidArgument("import", f"table {entry.name} has no place in this store; the export was made "
+                                            "by a newer Notewell: upgrade, then import")
+        missing = sorted(set(entry.columns) - set(table.names))
+        if missing:
+            raise InvalidArgument("import", f"table {entry.name}: column(s) {', '.join(missing)} have no place in "
+                                            "this store; the export was made by a newer Notewell: upgrade, then import")
+
+
+def _refuse_non_empty(store: Store) -> None:
+    held = store.tables.held()
+    if held:
+        raise InvalidArgument("import", f"the target store is not empty: {', '.join(held[:5])}"
+                                        f"{' …' if len(held) > 5 else ''}; import into a new store, or merge")
+
+
+def _empty_folder(folder: Path) -> None:
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InvalidArgument("export", f"{folder} exists and is not an empty folder; name a new folder")
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds every home's memories
+    except OSError as exc:
+        raise InvalidArgument("export", f"cannot create {folder} ({exc.strerror}); name another folder") from None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    scratch = path.with_name(path.name + ".part")
+    scratch.write_text(text, encoding="utf-8")
+    os.replace(scratch, path)

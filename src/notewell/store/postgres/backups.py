@@ -1,0 +1,65 @@
+"""PostgreSQL backups through pg_dump (one REPEATABLE READ snapshot: consistent while servers write) in its custom
+format, restored by pg_restore in one transaction. The password goes in the environment, never on a command line
+another user could read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from notewell.errors import ConfigError, InvalidArgument
+from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.dialect import PostgresDialect
+from notewell.store.shared.backups import SqlBackups
+
+TOOL_TIMEOUT_S = 6 * 3600
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise ConfigError(f"{name} is not on PATH; install the PostgreSQL client tools (postgresql-client) of the "
+                          "server's major version or newer")
+    return found
+
+
+def _without_password(url: str) -> tuple[str, dict[str, str]]:
+    parts = urlsplit(url)
+    env = dict(os.environ)
+    if parts.password is None:
+        return url, env
+    env["PGPASSWORD"] = parts.password
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host)), env
+
+
+class PostgresBackups(SqlBackups):
+    def __init__(self, db: PostgresDatabase) -> None:
+        self.db = db
+        super().__init__(PostgresDialect(db))
+
+    def _run(self, args: list[str]) -> None:
+        url, env = _without_password(self.db.url)
+        proc = subprocess.run([*args, "--dbname", url], env=env, capture_output=True, text=True, check=False,
+                              timeout=TOOL_TIMEOUT_S)
+        if proc.returncode != 0:
+            lines = [line for line in proc.stderr.splitlines() if line.strip()]
+            raise InvalidArgument("backup", f"{Path(args[0]).name} failed ({lines[0] if lines else proc.returncode}); "
+                                            "see docs/operations.md, 'Backup and restore'")
+
+    def copy_to(self, path: Path) -> int:
+        scratch = path.with_name(path.name + ".part")
+        scratch.unlink(missing_ok=True)
+        os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        self._run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch)])
+        os.replace(scratch, path)
+        return path.stat().st_size
+
+    def restore_from(self, path: Path) -> None:
+        if not path.is_file():
+            raise InvalidArgument("backup", f"{path} is not a file; name a file 'notewell backup' wrote")
+        self._run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction", str(path)])

@@ -1,0 +1,98 @@
+"""The table walk on PostgreSQL: the catalog from information_schema and pg_catalog, a REPEATABLE READ
+read-only transaction for the snapshot, a server-side cursor for streaming, and the word columns computed
+as rows are loaded (lexemes.py, as the memories and brain stores compute them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from notewell.store.postgres import lexemes
+from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
+from notewell.store.shared.dialect import Executor
+from notewell.store.shared.tables import Column, Derived, SqlTables
+
+_KINDS = {"text": "text", "integer": "integer", "bigint": "integer", "smallint": "integer", "boolean": "flag",
+          "double precision": "real", "real": "real", "bytea": "blob"}
+CURSOR_ROWS = 1000
+
+
+def _memory_words(table: str) -> Callable[[Sequence[Mapping[str, Any]]], list[Any]]:
+    def computed(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        return list(lexemes.tsvectors(table, [(r["title"], r["content"], r["tags"], r["path"]) for r in rows]))
+    return computed
+
+
+def _piece_words(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """As PostgresBrain.index computes a piece's words (session_words), a batch at once."""
+    return list(lexemes.tsvectors("stems", [(r["body"] or "", "", "", "") for r in rows]))
+
+
+_DERIVED: dict[str, Derived] = {
+    "memories": {"words": ("?::tsvector", _memory_words("words")), "stems": ("?::tsvector", _memory_words("stems"))},
+    "brain_session_words": {"words": ("?::tsvector", _piece_words)},
+}
+
+
+class PostgresTables(SqlTables):
+    def __init__(self, db: PostgresDatabase) -> None:
+        self.db = db
+        super().__init__(PostgresDialect(db))
+
+    def _table_names(self, conn: Executor) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+            " AND table_type = 'BASE TABLE'").fetchall()]
+
+    def _columns(self, conn: Executor, table: str) -> list[Column]:
+        return [Column(r[0], _KINDS.get(r[1], r[1])) for r in conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()"
+            " AND table_name = ? ORDER BY ordinal_position", (table,)).fetchall()]
+
+    def _key(self, conn: Executor, table: str) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+            " AND a.attnum = ANY(i.indkey) WHERE i.indrelid = to_regclass(?) AND i.indisprimary"
+            " ORDER BY array_position(i.indkey::int2[], a.attnum)", (table,)).fetchall()]
+
+    def _references(self, conn: Executor) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in conn.execute(
+            "SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint"
+            " WHERE contype = 'f' AND connamespace = current_schema()::regnamespace").fetchall()]
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Executor]:
+        with self.db.transaction() as conn:
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield PgExecutor(conn)
+
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
+        assert isinstance(conn, PgExecutor)
+        with conn.conn.cursor(name="notewell_walk") as cur:
+            cur.itersize = CURSOR_ROWS
+            if params:
+                cur.execute(bound(sql), params)
+            else:
+                cur.execute(sql)
+            yield from cur
+
+    def _ordered(self, column: Column) -> str:
+        return f'{column.name} COLLATE "C"' if column.kind == "text" else column.name
+
+    def _derived(self, table: str) -> Derived:
+        return _DERIVED.get(table, {})
+
+    def _insert_head(self, table: str, columns: Sequence[str]) -> str:
+        # a key GENERATED ALWAYS (the audit log's) takes the carried value only when told to
+        return f"INSERT INTO {table} ({', '.join(columns)}) OVERRIDING SYSTEM VALUE"
+
+    def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
+        """Each generated key's sequence moved past the largest loaded value, so new rows never collide."""
+        for table, column in conn.execute(
+                "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND is_identity = 'YES'").fetchall():
+            if table in tables:
+                conn.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce(max({column}), 0) + 1, false)"
+                             f" FROM {table}", (table, column))

@@ -1,0 +1,52 @@
+"""Backups of the whole store: the record of each one taken (SQL both backends run), beside the copy itself,
+which is each backend's own (SQLite's online backup API; PostgreSQL's pg_dump and pg_restore).
+
+The record lives in the store it describes, so ``notewell doctor`` can say how old the last backup is; it is
+not carried by an export (store/shared/tables.py): it is this store's history, not its data.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from notewell.records.backups import BackupRecord
+from notewell.store.shared.dialect import Dialect
+from notewell.store.shared.migrations import Migration
+
+MIGRATIONS: list[Migration] = [
+    (
+        """
+        CREATE TABLE backups (
+            at {key} PRIMARY KEY,
+            path TEXT NOT NULL,
+            bytes INTEGER NOT NULL
+        )
+        """,
+    ),
+]
+
+
+class SqlBackups(ABC):
+    def __init__(self, dialect: Dialect) -> None:
+        self.sql = dialect
+        dialect.migrate("backups", dialect.rendered(MIGRATIONS))
+
+    @abstractmethod
+    def copy_to(self, path: Path) -> int:
+        """A consistent copy of the whole store at ``path`` (a new file), taken while others read and write;
+        its size in bytes."""
+
+    @abstractmethod
+    def restore_from(self, path: Path) -> None:
+        """Replace the whole store by the copy at ``path``."""
+
+    def record(self, backup: BackupRecord) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("INSERT INTO backups (at, path, bytes) VALUES (?, ?, ?) ON CONFLICT (at) DO NOTHING",
+                         (backup.at, backup.path, backup.bytes))
+
+    def latest(self) -> BackupRecord | None:
+        with self.sql.reading() as conn:
+            row = conn.execute("SELECT at, path, bytes FROM backups ORDER BY at DESC LIMIT 1").fetchone()
+        return BackupRecord(str(row[0]), str(row[1]), int(row[2])) if row else None

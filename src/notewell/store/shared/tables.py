@@ -1,0 +1,328 @@
+"""Every table of a store as plain rows: the walk behind export, import and migrate.
+
+Which tables there are is read from the database itself (its catalog), never from a list kept by hand:
+a table is carried unless ``EXCLUDED_TABLES`` (or ``TRIGRAM_SHARD``) says why not, or it is one of
+the tables SQLite keeps for a full-text table (the backend names them), and a table that is
+neither carried nor excluded stops the walk with an error naming it, so that a table a later migration
+adds cannot be left out of an export silently. The same holds for columns: every column is carried but
+the ones ``DERIVED_COLUMNS`` names (the search indexes a store computes from the others).
+
+Rows are read in key order (text compared by code point on both backends) inside one snapshot, streamed;
+they are written back in the order of the tables' references, and each backend then rebuilds what it
+derives (``_derived`` and ``_after_load`` of its subclass).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from notewell.errors import NotewellError
+from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.person import person_rows
+
+VAULT = "the vault holds it: 'notewell index' rebuilds it on the target"
+EXCLUDED_TABLES: Mapping[str, str] = {
+    "schema_migrations": "the target's own migrations make its schema",
+    "running_servers": "which servers run now: each server records itself when it starts",
+    "web_keys": "the browser cookie key is a secret, never exported: the target makes its own, and browser "
+                "users sign in again",
+    "backups": "this store's own backup history, not the data's",
+    "documents": VAULT, "document_regions": VAULT, "brains": VAULT, "skipped_files": VAULT,
+    "vault_projects": VAULT,
+    "trigram_counts": "derived from the document index",
+    "memory_words": "the memories' word index (SQLite): rebuilt from the memories on import",
+    "memory_stems": "the memories' stem index (SQLite): rebuilt from the memories on import",
+}
+TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
+"""The document trigram index's shards (SQLite): the vault holds what they index."""
+DERIVED_COLUMNS: Mapping[tuple[str, str], str] = {
+    ("memories", "words"): "the word index (PostgreSQL), computed from the memory on import",
+    ("memories", "stems"): "the stem index (PostgreSQL), computed from the memory on import",
+    ("brain_session_words", "id"): "a piece's place in PostgreSQL's table, which nothing refers to",
+    ("brain_session_words", "words"): "the piece's stems (PostgreSQL), computed from its body on import",
+}
+NUMBERED_BY: Mapping[tuple[str, str], tuple[str, str]] = {
+    ("brain_session_words", "session_seq"): ("brain_sessions", "seq"),
+}
+"""Columns holding another table's generated number without a foreign key: a merge renumbers them with it,
+and loads a row only when the row it names was loaded (a session the target holds keeps its own pieces)."""
+KINDS = ("text", "integer", "real", "flag", "blob")
+BATCH_ROWS = 500
+
+
+class LoadRefused(NotewellError):
+    """A loaded row breaks a rule of the target (a reference to a row it lacks, a CHECK)."""
+
+
+class UnclassifiedTable(NotewellError):
+    """The store holds a table that is neither carried nor excluded with a reason."""
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str  # one of KINDS, or the backend's own type (a derived column)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A carried table: its carried columns (by name) and the columns its rows are ordered by."""
+
+    name: str
+    columns: tuple[Column, ...]
+    order: tuple[str, ...]
+    keyed: bool = False  # it has a primary key (a merge skips a row whose key the target holds)
+    numbered: str | None = None  # the generated integer key (a merge renumbers it past the target's)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+Derived = Mapping[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], list[Any]]]]
+"""A table's derived columns: name -> (the placeholder's SQL, the values computed from a batch of rows, one per
+row: a backend's tokenizer works faster on many rows at once)."""
+
+
+class SqlTables(ABC):
+    """The walk over a backend's catalog: a backend supplies the catalog reads and what it derives."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+
+    # --- what a backend supplies ------------------------------------------------------------------------
+
+    @abstractmethod
+    def _table_names(self, conn: Executor) -> list[str]: ...
+
+    @abstractmethod
+    def _columns(self, conn: Executor, table: str) -> list[Column]: ...
+
+    @abstractmethod
+    def _key(self, conn: Executor, table: str) -> list[str]:
+        """The primary key's columns, in order ([] when there is none)."""
+
+    @abstractmethod
+    def _references(self, conn: Executor) -> list[tuple[str, str]]:
+        """(table, table it references) for every foreign key."""
+
+    @abstractmethod
+    def _snapshot(self) -> AbstractContextManager[Executor]:
+        """A read-only transaction: every read in it sees the same moment, whatever is written meanwhile."""
+
+    @abstractmethod
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
+        """The rows of ``sql`` (``?`` placeholders) streamed (never all in memory)."""
+
+    @abstractmethod
+    def _ordered(self, column: Column) -> str:
+        """``column`` as an ORDER BY term comparing text by code point."""
+
+    def _shadows(self, conn: Executor) -> set[str]:
+        """The tables the backend keeps for its own indexes (SQLite's FTS5 shadow tables)."""
+        return set()
+
+    def _derived(self, table: str) -> Derived:
+        return {}
+
+    def _insert_head(self, table: str, columns: Sequence[str]) -> str:
+        return f"INSERT INTO {table} ({', '.join(columns)})"
+
+    @abstractmethod
+    def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
+        """Rebuild what the backend derives from the loaded tables; bring generated keys past the loaded ones."""
+
+    # --- the walk ---------------------------------------------------------------------------------------
+
+    def tables(self) -> list[Table]:
+        """Every carried table, referenced tables first (then by name); raises on an unclassified table."""
+        with self.dialect.reading() as conn:
+            return self._classified(conn)
+
+    def _classified(self, conn: Executor) -> list[Table]:
+        shadows = self._shadows(conn)
+        names = sorted(n for n in self._table_names(conn)
+                       if n not in EXCLUDED_TABLES and n not in shadows and not TRIGRAM_SHARD.fullmatch(n))
+        tables: dict[str, Table] = {}
+        for name in names:
+            columns = [c for c in self._columns(conn, name) if (name, c.name) not in DERIVED_COLUMNS]
+            odd = [c.name for c in columns if c.kind not in KINDS]
+            if odd or not columns:
+                raise UnclassifiedTable(
+                    f"table {name}: column(s) {', '.join(odd) or '(none)'} of a type an export cannot carry; "
+                    "name them in DERIVED_COLUMNS (store/shared/tables.py) with the reason, or carry them")
+            by_name = {c.name: c for c in columns}
+            key = [k for k in self._key(conn, name) if k in by_name]
+            numbered = key[0] if len(key) == 1 and by_name[key[0]].kind == "integer" else None
+            tables[name] = Table(name, tuple(sorted(columns, key=lambda c: c.name)), tuple(key or sorted(by_name)),
+                                 bool(key), numbered)
+        named = [(table, by[0]) for (table, _), by in NUMBERED_BY.items()]
+        return _referenced_first(tables, [*self._references(conn), *named])
+
+    def schema_ahead(self) -> list[str]:
+        """The components a newer Notewell upgraded this store past ([]: its schema is this code's)."""
+        return self.dialect.schema_ahead()
+
+    def counts(self) -> dict[str, int]:
+        """The rows of each carried table, referenced tables first."""
+        with self.dialect.reading() as conn:
+            reader = TableReader(self, conn)
+            return {t.name: reader.count(t.name) for t in self._classified(conn)}
+
+    def held(self) -> list[str]:
+        """The carried tables holding rows, each as "name (rows)" ([]: an empty store)."""
+        return [f"{name} ({n})" for name, n in self.counts().items() if n]
+
+    @contextmanager
+    def reading(self) -> Iterator[TableReader]:
+        """A reader over one snapshot of the store."""
+        with self._snapshot() as conn:
+            yield TableReader(self, conn)
+
+    @contextmanager
+    def loading(self, *, merge: bool = False) -> Iterator[TableLoader]:
+        """A loader in one write transaction: rolled back whole if anything fails, derived indexes rebuilt
+        before the commit."""
+        with self.dialect.transaction() as conn:
+            loader = TableLoader(self, conn, merge)
+            yield loader
+            self._after_load(conn, loader.loaded)
+
+    def select(self, table: Table, where: str | None = None) -> str:
+        by_name = {c.name: c for c in table.columns}
+        order = ", ".join(f"{self._ordered(by_name[k])} NULLS FIRST" for k in table.order)  # as SQLite's default
+        condition = f" WHERE {where}" if where else ""
+        return f"SELECT {', '.join(table.names)} FROM {table.name}{condition} ORDER BY {order}"
+
+
+class TableReader:
+    def __init__(self, tables: SqlTables, conn: Executor) -> None:
+        self._tables = tables
+        self.conn = conn
+
+    def rows(self, table: Table) -> Iterator[Sequence[Any]]:
+        """The table's rows in its order, each a sequence of values in ``table.names`` order."""
+        yield from self._tables._walk(self.conn, self._tables.select(table))
+
+    def person_rows(self, table: Table, user_id: str) -> Iterator[Sequence[Any]]:
+        """The rows of ``table`` that are the person ``user_id``'s (store/shared/person.py), in its order."""
+        where = person_rows(table.name)
+        if where is not None:
+            yield from self._tables._walk(self.conn, self._tables.select(table, where), [user_id] * where.count("?"))
+
+    def count(self, table: str) -> int:
+        row = self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+        return int(row[0]) if row else 0
+
+
+class TableLoader(TableReader):
+    def __init__(self, tables: SqlTables, conn: Executor, merge: bool) -> None:
+        super().__init__(tables, conn)
+        self.merge = merge
+        self.loaded: list[str] = []
+        self._shifts: dict[tuple[str, str], int] = {}  # under merge: (table, column) -> what its numbers move by
+
+    def target(self) -> dict[str, Table]:
+        """The carried tables of the store being loaded, by name."""
+        return {t.name: t for t in self._tables._classified(self.conn)}
+
+    def insert(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert ``rows`` (values by column name, for ``columns``) in batches; the rows inserted. Under merge a
+        row whose key the target holds is skipped, and generated numbers move past the target's."""
+        kinds = {c.name: c.kind for c in table.columns}
+        derived = self._tables._derived(table.name)
+        names = [*columns, *derived]
+        values = [*(marks(1) for _ in columns), *(sql for sql, _ in derived.values())]
+        sql = f"{self._tables._insert_head(table.name, names)} VALUES ({', '.join(values)})"
+        if self.merge and table.keyed:
+            sql += " ON CONFLICT DO NOTHING"
+        shifts = self._merge_shifts(table, columns) if self.merge else {}
+        before = self.count(table.name)
+        batch: list[Mapping[str, Any]] = []
+        for given in rows:
+            batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
+            if len(batch) == BATCH_ROWS:
+                self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
+                batch.clear()
+        if batch:
+            self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
+        if self.merge:
+            self._drop_orphans(table, columns, shifts)
+        self.loaded.append(table.name)
+        return self.count(table.name) - before
+
+    def _params(self, table: Table, batch: Sequence[Mapping[str, Any]], columns: Sequence[str],
+                kinds: Mapping[str, str], derived: Derived) -> list[list[Any]]:
+        computed = [compute(batch) for _, compute in derived.values()]
+        params = [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
+                  for i, row in enumerate(batch)]
+        for row in batch:
+            for column in columns:
+                value = row[column]
+                if isinstance(value, str) and "\x00" in value and self._tables.dialect.text(value) != value:
+                    raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), which "
+                                      "this store's text cannot hold; remove it on the source, then try again")
+        return params
+
+    def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
+        try:
+            self.conn.executemany(sql, batch)
+        except self._tables.dialect.integrity_error as exc:
+            reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            raise LoadRefused(f"table {table.name}: a row names a row the target lacks, or breaks one of its rules "
+                              f"({reason}); nothing was loaded") from None
+
+    def _drop_orphans(self, table: Table, columns: Sequence[str], shifts: Mapping[str, int]) -> None:
+        """The merged rows naming a number of another table that was not loaded (its row was the target's)."""
+        for column in columns:
+            named = NUMBERED_BY.get((table.name, column))
+            if named is not None:
+                other, key = named
+                self.conn.execute(f"DELETE FROM {table.name} WHERE {column} > ? AND NOT EXISTS"
+                                  f" (SELECT 1 FROM {other} WHERE {other}.{key} = {table.name}.{column})",
+                                  (shifts[column],))
+
+    def _merge_shifts(self, table: Table, columns: Sequence[str]) -> dict[str, int]:
+        """What each generated number of ``table`` moves by: past the target's largest (recorded for the
+        columns that name it, loaded later)."""
+        shifts: dict[str, int] = {}
+        if table.numbered is not None and table.numbered in columns:
+            row = self.conn.execute(f"SELECT coalesce(max({table.numbered}), 0) FROM {table.name}").fetchone()
+            shifts[table.numbered] = self._shifts[(table.name, table.numbered)] = int(row[0]) if row else 0
+        for column in columns:
+            named = NUMBERED_BY.get((table.name, column))
+            if named is not None:
+                shifts[column] = self._shifts.get(named, 0)
+        return shifts
+
+
+def _stored(value: Any, kind: str) -> Any:
+    """A carried value as the target column takes it (a flag is 0/1 in a file and a boolean on PostgreSQL,
+    whose driver binds Python's bool)."""
+    if kind == "flag" and value is not None:
+        return bool(value)
+    return value
+
+
+def _referenced_first(tables: Mapping[str, Table], references: Iterable[tuple[str, str]]) -> list[Table]:
+    """The tables in an order where each comes after those it references (by name where free)."""
+    needs: dict[str, set[str]] = {name: set() for name in tables}
+    for table, referenced in references:
+        if table in needs and referenced in needs and referenced != table:
+            needs[table].add(referenced)
+    ordered: list[Table] = []
+    while needs:
+        ready = sorted(name for name, wanted in needs.items() if not wanted)
+        if not ready:
+            raise UnclassifiedTable(f"tables {', '.join(sorted(needs))} reference one another in a cycle")
+        for name in ready:
+            ordered.append(tables[name])
+            del needs[name]
+        for wanted in needs.values():
+            wanted.difference_update(ready)
+    return ordered

@@ -1,0 +1,56 @@
+"""SQLite backups through the online backup API: one step copies every page under one read snapshot, so the copy
+is consistent while servers go on writing (WAL lets them), and no writer waits for it."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from notewell.errors import InvalidArgument
+from notewell.store.shared.backups import SqlBackups
+from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
+
+
+def _checked(conn: sqlite3.Connection, path: Path) -> None:
+    """A copy that is whole (quick_check) and a Notewell store (it has migrations)."""
+    try:
+        ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        ours = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone() is not None
+    except sqlite3.DatabaseError as exc:
+        raise InvalidArgument("backup", f"{path} is not a SQLite database ({exc}); name a file 'notewell backup' "
+                                        "wrote") from None
+    if not ok or not ours:
+        raise InvalidArgument("backup", f"{path} is {'damaged' if not ok else 'not a Notewell store'}; name a file "
+                                        "'notewell backup' wrote")
+
+
+class SqliteBackups(SqlBackups):
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        super().__init__(SqliteDialect(db))
+
+    def copy_to(self, path: Path) -> int:
+        scratch = path.with_name(path.name + ".part")
+        scratch.unlink(missing_ok=True)
+        os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # it holds every home
+        copy = sqlite3.connect(scratch, isolation_level=None)
+        try:
+            self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
+            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+            _checked(copy, path)
+        finally:
+            copy.close()
+        os.replace(scratch, path)
+        return path.stat().st_size
+
+    def restore_from(self, path: Path) -> None:
+        if not path.is_file():
+            raise InvalidArgument("backup", f"{path} is not a file; name a file 'notewell backup' wrote")
+        copy = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        try:
+            _checked(copy, path)
+            copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
+        finally:
+            copy.close()

@@ -1,0 +1,75 @@
+"""The table walk on SQLite: the catalog from sqlite_master and PRAGMAs, a read transaction for the snapshot
+(WAL keeps it whole while others write), and the memories' FTS5 indexes rebuilt after a load."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from notewell.store.shared.dialect import Executor
+from notewell.store.shared.tables import Column, SqlTables
+from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.dialect import SqliteDialect
+
+_KINDS = {"TEXT": "text", "INTEGER": "integer", "REAL": "real", "BLOB": "blob", "": "text"}  # FTS5's columns: ""
+_FTS5_SHADOWS = ("config", "content", "data", "docsize", "idx")
+_MEMORY_INDEXES = ("memory_words", "memory_stems")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class SqliteTables(SqlTables):
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+        super().__init__(SqliteDialect(db))
+
+    def _table_names(self, conn: Executor) -> list[str]:
+        return [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall()]
+
+    def _shadows(self, conn: Executor) -> set[str]:
+        virtual = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                              " AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'").fetchall()]
+        return {f"{name}_{part}" for name in virtual for part in _FTS5_SHADOWS}
+
+    def _columns(self, conn: Executor, table: str) -> list[Column]:
+        return [Column(r[1], _KINDS.get(str(r[2]).upper(), str(r[2])))
+                for r in conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()]
+
+    def _key(self, conn: Executor, table: str) -> list[str]:
+        rows = conn.execute(f"PRAGMA table_info({_quoted(table)})").fetchall()
+        return [r[1] for r in sorted((r for r in rows if r[5]), key=lambda r: r[5])]
+
+    def _references(self, conn: Executor) -> list[tuple[str, str]]:
+        return [(table, r[2]) for table in self._table_names(conn)
+                for r in conn.execute(f"PRAGMA foreign_key_list({_quoted(table)})").fetchall()]
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Executor]:
+        conn = self.db.conn
+        conn.execute("BEGIN")  # deferred: the first read fixes the snapshot, and no write lock is taken
+        try:
+            yield conn
+        finally:
+            conn.execute("ROLLBACK")
+
+    def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
+        yield from self.db.conn.execute(sql, params)
+
+    def _ordered(self, column: Column) -> str:
+        return column.name  # BINARY: code point order, as UTF-8 bytes compare
+
+    def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
+        """The memories' word indexes hold live rows only: rebuilt from every row, then the others taken out
+        (as migration 2 of store/sqlite/memories.py does). The session pieces were inserted into their FTS5
+        table directly; AUTOINCREMENT keys follow explicit ones by themselves."""
+        if "memories" not in tables:
+            return
+        for index in _MEMORY_INDEXES:
+            conn.execute(f"INSERT INTO {index} ({index}) VALUES ('rebuild')")
+            conn.execute(f"INSERT INTO {index} ({index}, rowid, title, content, tags, path)"
+                         " SELECT 'delete', id, title, content, tags, path FROM memories"
+                         " WHERE deleted_at IS NOT NULL OR superseded_by IS NOT NULL")

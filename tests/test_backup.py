@@ -1,0 +1,133 @@
+"""notewell backup and restore through the command line, taken while a writer keeps writing (docs/operations.md).
+
+A writer thread keeps a memory after memory, numbered in order, each acknowledged once its transaction has
+committed. A backup taken meanwhile holds a prefix of them: every write acknowledged before the backup began,
+none half-written, and the restored store's word index agrees with its rows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import make_vault, run_cli
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import open_runtime
+from notewell.store.sqlite.database import SqliteDatabase
+from pg import BACKENDS, PgCluster
+
+WRITES_AT_LEAST = 40  # the writer has kept this many before the backup starts, and goes on meanwhile
+
+
+class Writer(threading.Thread):
+    """Keeps numbered memories in project apollo until stopped; ``acknowledged`` counts the committed ones."""
+
+    def __init__(self, vault: Path, db: str) -> None:
+        super().__init__(daemon=True)
+        self.rt = open_runtime(str(vault), db)
+        self.rt.administration.add_project(LOCAL_OWNER, "apollo")
+        self.acknowledged = 0
+        self.stop = threading.Event()
+        self.started_enough = threading.Event()
+        self.failure: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            db = getattr(self.rt.store, "db", None)
+            if isinstance(db, SqliteDatabase):  # no checkpoint meanwhile: the writes are in the WAL alone, which
+                db.conn.execute("PRAGMA wal_autocheckpoint=0")  # a copy of the database file would miss
+            while not self.stop.is_set():
+                n = self.acknowledged + 1
+                self.rt.memory.remember(LOCAL_OWNER, f"writer note n{n}", project="apollo", path=f"n{n}")
+                self.acknowledged = n
+                if n >= WRITES_AT_LEAST:
+                    self.started_enough.set()
+        except BaseException as exc:  # reported by the test
+            self.failure = exc
+            self.started_enough.set()
+        finally:
+            self.rt.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """(the store written to, a new store to restore into) on the backend named."""
+    if request.param == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        yield cluster.url(cluster.create_database()), cluster.url(cluster.create_database())
+        return
+    yield str(tmp_path / "index.db"), str(tmp_path / "restored.db")
+
+
+def test_a_backup_taken_while_writing_restores_every_acknowledged_write(stores: tuple[str, str],
+                                                                       tmp_path: Path) -> None:
+    db, restored = stores
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    writer = Writer(vault, db)
+    writer.start()
+    assert writer.started_enough.wait(60) and writer.failure is None, writer.failure
+    before = writer.acknowledged
+    result = run_cli("backup", str(tmp_path / "store.backup"), "--db", db, "--vault", str(vault), "--json")
+    after = writer.acknowledged
+    writer.stop.set()
+    writer.join(30)
+    assert result.exit_code == 0, result.output
+    assert writer.failure is None, writer.failure
+    taken = json.loads(result.output)
+    assert taken["path"] == str(tmp_path / "store.backup") and taken["bytes"] > 0
+
+    result = run_cli("restore", str(tmp_path / "store.backup"), "--db", restored, "--vault", str(vault))
+    assert result.exit_code == 0, result.output
+    rt = open_runtime(str(vault), restored)
+    try:
+        kept = [m.content for m in rt.memory.export(LOCAL_OWNER)]
+        k = len(kept)
+        assert before <= k <= after
+        assert kept == [f"writer note n{i}" for i in range(1, k + 1)]  # a prefix: nothing half-written, no gap
+        for n in (1, k):
+            hits = rt.memory.search_memory(LOCAL_OWNER, f"n{n}").results
+            assert [h.memory.content for h in hits] == [f"writer note n{n}"]
+    finally:
+        rt.close()
+
+
+def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    db = str(tmp_path / "index.db")
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
+    assert run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)).exit_code == 0
+    result = run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault))
+    assert result.exit_code == 1 and "exists; name a new file" in result.output
+    result = run_cli("restore", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault))
+    assert result.exit_code == 1
+    assert "the store is not empty (audit_log (1), users (1), projects (1)); stop its servers" in result.output
+    assert run_cli("user", "add", "erin@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
+    result = run_cli("restore", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault), "--replace")
+    assert result.exit_code == 0, result.output
+    listed = run_cli("user", "list", "--db", db, "--vault", str(vault), "--json").output
+    assert "dana@example.org" in listed and "erin@example.org" not in listed  # the store as it was backed up
+    (tmp_path / "notes.txt").write_text("not a database at all, just some text that is long enough" * 20)
+    result = run_cli("restore", str(tmp_path / "notes.txt"), "--db", str(tmp_path / "new.db"), "--vault", str(vault))
+    assert result.exit_code == 1 and "is not a SQLite database" in result.output
+
+
+def test_doctor_reports_the_last_backup(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    db = str(tmp_path / "index.db")
+    assert run_cli("index", "--db", db, "--vault", str(vault)).exit_code == 0
+
+    def backup_check() -> dict[str, str]:
+        result = run_cli("doctor", "--db", db, "--vault", str(vault), "--json")
+        return next(c for c in json.loads(result.output) if c["check"] == "backup")  # type: ignore[no-any-return]
+
+    assert backup_check()["status"] == "warn" and "no backup" in backup_check()["found"]
+    assert run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)).exit_code == 0
+    check = backup_check()
+    assert check["status"] == "ok" and check["found"].startswith("last backup ")
+    assert str(tmp_path / "b.db") in check["found"]

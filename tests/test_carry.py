@@ -1,0 +1,355 @@
+"""Carrying a whole store through the command line: notewell export, import and migrate (docs/operations.md).
+
+The world is the brain world (people, grants, tokens) with memories written, superseded, forgotten and kept
+private, a coding session with events, an outcome and a captured learning, taught knowledge, a password and
+a failed sign-in: every carried table holds rows. The round trip goes SQLite -> export -> PostgreSQL ->
+export -> SQLite -> export, and every export's files and manifest are byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from brain_world import BrainWorld, build_brain_world
+from conftest import run_cli
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.errors import Forbidden, Unauthenticated
+from notewell.runtime import Runtime, open_runtime
+from notewell.services.idempotency import Answer
+from notewell.store import open_store
+from notewell.store.shared.tables import EXCLUDED_TABLES
+from pg import PgCluster
+from schema_dump import postgres_schema, sqlite_schema
+
+RECALLED = "gripper"
+# SQLite's FTS5 tables keep shadow tables named after them (document_trigrams_0 is the documents' index)
+FTS_SHADOWS_OF = ("memory_words_", "memory_stems_", "brain_session_words_", "document_trigrams_")
+
+
+def person(rt: Runtime, email: str) -> Principal:
+    """The user with every scope their role allows."""
+    found = rt.store.identity.user_by_email(email)
+    assert found is not None
+    return user_principal(found)
+
+
+def populate(world: BrainWorld) -> None:
+    rt = world.runtime
+    alice, bob = (person(rt, f"{h}@example.test") for h in ("alice", "bob"))
+    first = rt.memory.remember(alice, "The gripper firmware is flashed with the staging key.", project="shared",
+                               path="deploy", tags=["firmware"])
+    rt.memory.remember(alice, "The gripper firmware is flashed with the production key now.", project="shared",
+                       path="deploy", supersedes=first.memory.ref)
+    gone = rt.memory.remember(bob, "A gripper note nobody needs", project="shared", path="scratch")
+    rt.memory.forget(bob, gone.memory.ref, "obsolete")
+    rt.memory.remember(alice, "My private gripper reminder \u00e9\u4e2d\U0001f600", private=True)
+    taught, _ = rt.brain.teach(alice, rule="Flash with the staging key first", trigger="deploying gripper firmware",
+                               project_id="shared")
+    started = rt.brain.start_session(alice, client_type="claude-code", prompt="fix the gripper stall",
+                                     project_name="Robot Arm")
+    sid = started.session.id
+    rt.brain.log_event(alice, sid, "file_edit", {"path": "arm.py", "lines": 3, "ok": True})
+    rt.brain.report_outcome(alice, sid, success=True, user_feedback="up", summary="lowered the limit",
+                            knowledge_used=[taught.ref],
+                            learnings=[{"trigger": "when the gripper stalls", "rule": "lower the acceleration limit",
+                                        "rationale": "the servo overheats", "type": "recipe",
+                                        "source": "discovery", "confidence": 0.7}])
+    rt.sign_in.make_link(LOCAL_OWNER, "bob@example.test", "http://localhost:8765")
+    rt.idempotency.once(alice, "key-1", "fingerprint", lambda: None, lambda: Answer(201, {"ref": "m"}, "/m"))
+    rt.sign_in.set_password(LOCAL_OWNER, "alice@example.test", "correct horse battery staple")
+    with pytest.raises(Unauthenticated):
+        rt.sign_in.sign_in_with_password("alice@example.test", "wrong password", "127.0.0.1")
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A populated SQLite store (closed), shared by the module's tests: they only read it."""
+    tmp = tmp_path_factory.mktemp("carry")
+    world = build_brain_world(tmp, str(tmp / "source.db"))
+    populate(world)
+    world.runtime.close()
+    return tmp / "source.db"
+
+
+def export(db: str, folder: Path) -> dict[str, object]:
+    result = run_cli("export", str(folder), "--db", db, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)  # type: ignore[no-any-return]
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_every_carried_table_holds_rows_in_the_world(source: Path, tmp_path: Path) -> None:
+    """The round trip below proves something only if every table it carries has rows to lose."""
+    exported = export(str(source), tmp_path / "e")
+    empty = [t["table"] for t in exported["tables"] if not t["rows"]]  # type: ignore[attr-defined, index]
+    assert not empty
+
+
+def test_sqlite_to_postgres_and_back_is_byte_identical(source: Path, tmp_path: Path, pg_cluster: PgCluster) -> None:
+    first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
+    export(str(source), first)
+    pg = pg_cluster.url(pg_cluster.create_database())
+    result = run_cli("import", str(first), "--db", pg)
+    assert result.exit_code == 0, result.output
+    assert "counts and SHA-256 checked" in result.output
+    export(pg, second)
+    assert files(second) == files(first)
+    back = str(tmp_path / "back.db")
+    assert run_cli("import", str(second), "--db", back).exit_code == 0
+    export(back, third)
+    assert files(third) == files(first)
+
+
+def test_the_imported_store_answers_as_the_source(source: Path, tmp_path: Path, pg_cluster: PgCluster) -> None:
+    """Search indexes are rebuilt on import: recall, strict search, session search and passwords work on the
+    target, private memories stay private, and forgotten ones stay out (the same sets: each backend ranks its own
+    way)."""
+    export(str(source), tmp_path / "e")
+    pg = pg_cluster.url(pg_cluster.create_database())
+    lite = str(tmp_path / "imported.db")
+    for target in (pg, lite):
+        assert run_cli("import", str(tmp_path / "e"), "--db", target).exit_code == 0
+    answers = []
+    for db in (str(source), pg, lite):
+        rt = open_runtime(str(tmp_path), db)
+        try:
+            as_alice, bob = person(rt, "alice@example.test"), person(rt, "bob@example.test")
+            answers.append((
+                sorted(h.memory.ref for h in rt.memory.recall(as_alice, RECALLED).results),
+                sorted(h.memory.ref for h in rt.memory.recall(bob, RECALLED).results),
+                sorted(h.memory.ref for h in rt.memory.search_memory(as_alice, "production").results),
+                sorted(s.session.id for s in rt.brain.search_sessions(as_alice, "acceleration")),
+                rt.sign_in.sign_in_with_password("alice@example.test", "correct horse battery staple",
+                                                 "127.0.0.1").id,
+            ))
+        finally:
+            rt.close()
+    assert answers[0] == answers[1] == answers[2]
+    mine, bobs, strict, sessions, _ = answers[0]
+    # alice: the shared ones bob sees, her private memory and the learning captured in her own brain project
+    assert set(bobs) < set(mine) and len(mine) == len(bobs) + 2 and len(strict) == 1 and sessions
+
+
+def test_every_table_is_carried_or_excluded_with_a_reason_alike_on_both_backends(tmp_path: Path,
+                                                                                 pg_url: str) -> None:
+    """Read from each fresh database's own catalog: every table is in the export or excluded with a reason, and
+    both backends carry the same tables with the same columns."""
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    manifests = []
+    open_store(pg_url).close()
+    for store, tables in ((str(db), set(sqlite_schema(db))), (pg_url, set(postgres_schema(pg_url)))):
+        export(store, tmp_path / str(len(manifests)))
+        manifest = json.loads((tmp_path / str(len(manifests)) / "manifest.json").read_text())
+        carried = set(manifest["tables"])
+        excluded = {t for t in tables - carried if t in EXCLUDED_TABLES or t.startswith(FTS_SHADOWS_OF)}
+        assert carried | excluded == tables, tables - carried - excluded
+        assert all(EXCLUDED_TABLES[t] for t in excluded if t in EXCLUDED_TABLES)  # each with its reason
+        manifests.append(manifest)
+    assert manifests[0] == manifests[1]
+    assert {"users", "tokens", "memories", "brain_sessions", "brain_session_words", "audit_log"} <= set(
+        manifests[0]["tables"])
+
+
+def test_a_new_table_is_carried_and_a_column_it_cannot_carry_stops_the_export(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE future_things (id TEXT PRIMARY KEY, what TEXT NOT NULL)")
+        conn.execute("INSERT INTO future_things VALUES ('1', 'a row an export must not lose')")
+        conn.execute("CREATE TABLE odd_things (id TEXT PRIMARY KEY, shape GEOMETRY)")
+    result = run_cli("export", str(tmp_path / "e"), "--db", str(db))
+    assert result.exit_code == 1
+    assert "odd_things" in result.output and "DERIVED_COLUMNS" in result.output
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE odd_things")
+    exported = export(str(db), tmp_path / "e2")
+    assert {"table": "future_things", "rows": 1} in [{k: t[k] for k in ("table", "rows")}
+                                                      for t in exported["tables"]]  # type: ignore[attr-defined]
+    rt = open_runtime(str(tmp_path), str(db))
+    try:
+        rt.administration.add_user(LOCAL_OWNER, "dana@example.org", "member", handle="dana")
+    finally:
+        rt.close()
+    mine = run_cli("export", str(tmp_path / "e3"), "--db", str(db), "--person", "dana@example.org")
+    assert mine.exit_code == 1 and "table future_things: no rule says which of its rows are a person's" in mine.output
+
+
+def test_an_import_refuses_a_non_empty_store_a_newer_format_and_a_changed_file(source: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "e"
+    export(str(source), folder)
+    result = run_cli("import", str(folder), "--db", str(source))
+    assert result.exit_code == 1 and re.search(r"the target store is not empty: audit_log \(\d+\), ", result.output)
+    assert "import into a new store, or merge" in result.output
+
+    target = tmp_path / "target.db"
+    memories = folder / "memories.jsonl"
+    original = memories.read_bytes()
+    memories.write_bytes(original.replace(b"production key", b"productiom key"))
+    result = run_cli("import", str(folder), "--db", str(target))
+    assert result.exit_code == 1 and "memories.jsonl holds 6 rows with SHA-256" in result.output
+    assert "nothing was imported" in result.output
+    assert all(not t["rows"] for t in export(str(target), tmp_path / "after2")["tables"])  # type: ignore[attr-defined]
+
+    memories.write_bytes(original)
+    manifest = folder / "manifest.json"
+    newer = json.loads(manifest.read_text()) | {"version": 99}
+    manifest.write_text(json.dumps(newer))
+    result = run_cli("import", str(folder), "--db", str(target))
+    assert result.exit_code == 1 and "format version 99, newer than this Notewell reads (1); upgrade" in result.output
+
+    result = run_cli("export", str(folder), "--db", str(source))
+    assert result.exit_code == 1 and "is not an empty folder; name a new folder" in result.output
+
+
+def test_only_the_local_owner_carries_the_store(tmp_path: Path) -> None:
+    rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
+    try:
+        admin = rt.administration.add_user(LOCAL_OWNER, "root@example.test", "admin", handle="root")
+        with pytest.raises(Forbidden, match="local owner alone"):
+            rt.portability.export(user_principal(admin), tmp_path / "e")
+        assert not (tmp_path / "e").exists()
+    finally:
+        rt.close()
+
+
+def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source: Path, tmp_path: Path,
+                                                                         pg_cluster: PgCluster) -> None:
+    """Another store with its own person, memory and session takes the export with --merge: every row of both is
+    there after (generated numbers renumbered past the target's, session pieces following their session), and
+    merging the same export again adds only the rows that have no key to recognise them by."""
+    export(str(source), tmp_path / "e")
+    pg = pg_cluster.url(pg_cluster.create_database())
+    rt = open_runtime(str(tmp_path), pg)
+    try:
+        dana = user_principal(rt.administration.add_user(LOCAL_OWNER, "dana@example.org", "member", handle="dana"))
+        rt.memory.remember(dana, "Dana's gripper calibration notes")
+        rt.brain.start_session(dana, client_type="cursor", prompt="calibrate the gripper acceleration")
+    finally:
+        rt.close()
+    before = {t["table"]: t["rows"] for t in export(pg, tmp_path / "before")["tables"]}  # type: ignore[attr-defined]
+    first = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
+    assert first.exit_code == 0, first.output
+    loaded = {t["table"]: t["loaded"] for t in json.loads(first.output)["tables"]}
+    assert {t: loaded[t] for t in ("users", "memories", "brain_sessions")} == {"users": 3, "memories": 6,
+                                                                              "brain_sessions": 1}
+    again = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
+    assert again.exit_code == 0, again.output
+    # rows without a key of their own (audit entries, counted sign-in failures) are appended again; no other
+    unkeyed = {"audit_log": loaded["audit_log"], "sign_in_failures": loaded["sign_in_failures"]}
+    assert {t["table"]: t["loaded"] for t in json.loads(again.output)["tables"]} == dict.fromkeys(loaded, 0) | unkeyed
+    after = {t["table"]: t["rows"] for t in export(pg, tmp_path / "after")["tables"]}  # type: ignore[attr-defined]
+    assert after == {name: before[name] + loaded[name] + unkeyed.get(name, 0) for name in before}
+    rt = open_runtime(str(tmp_path), pg)
+    try:
+        for email, prompt in (("dana@example.org", "calibrate"), ("alice@example.test", "fix")):
+            found = rt.brain.search_sessions(person(rt, email), "gripper")
+            assert [s.session.prompt.split()[0] for s in found] == [prompt], email
+        new = rt.memory.remember(person(rt, "dana@example.org"), "A note written after the merge")
+        assert new.created  # the renumbered memories left the id sequence past them
+    finally:
+        rt.close()
+
+
+def test_a_merge_that_names_a_missing_person_is_refused_whole(tmp_path: Path) -> None:
+    """A grant of a person the target lacks (a users file cut by hand here) cannot be merged: nothing is."""
+    db = tmp_path / "index.db"
+    rt = open_runtime(str(tmp_path), str(db))
+    try:
+        rt.administration.add_user(LOCAL_OWNER, "erin@example.org", "member", handle="erin")
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.administration.grant(LOCAL_OWNER, "erin@example.org", "apollo", "read")
+    finally:
+        rt.close()
+    export(str(db), tmp_path / "e")
+    target = tmp_path / "target.db"
+    assert run_cli("import", str(tmp_path / "e"), "--db", str(target)).exit_code == 0
+    with sqlite3.connect(target) as conn:
+        conn.execute("DELETE FROM grants")
+        conn.execute("UPDATE users SET id = 'u_other'")
+    before = files(tmp_path / "e")
+    result = run_cli("import", str(tmp_path / "e"), "--db", str(target), "--merge")
+    assert result.exit_code == 1, result.output
+    assert "table grants: a row names a row the target lacks" in result.output
+    assert files(tmp_path / "e") == before
+
+
+def test_migrate_sqlite_to_postgres_and_back_checks_every_table(source: Path, tmp_path: Path,
+                                                                  pg_cluster: PgCluster) -> None:
+    pg = pg_cluster.url(pg_cluster.create_database())
+    there = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg, "--json")
+    assert there.exit_code == 0, there.output
+    moved = json.loads(there.output)["tables"]
+    assert all(t["rows"] == t["loaded"] for t in moved) and sum(t["rows"] for t in moved) > 50
+    back = tmp_path / "back.db"
+    result = run_cli("migrate", "--from", pg, "--to", f"sqlite:{back}", "--vault", str(source.parent / "vault"))
+    assert result.exit_code == 0, result.output
+    assert "counts and SHA-256 checked" in result.output and "added" in result.output  # the vault indexed
+    export(str(source), tmp_path / "a")
+    export(str(back), tmp_path / "b")
+    assert files(tmp_path / "a") == files(tmp_path / "b")
+    assert [t["sha256"] for t in moved] == [json.loads((tmp_path / "a" / "manifest.json").read_text())["tables"][
+        t["table"]]["sha256"] for t in moved]
+    rt = open_runtime(str(source.parent / "vault"), str(back))
+    try:
+        assert rt.knowledge.search(LOCAL_OWNER, "gripper firmware").matches  # documents re-indexed from the vault
+    finally:
+        rt.close()
+    again = run_cli("migrate", "--from", f"sqlite:{source}", "--to", f"sqlite:{back}")
+    assert again.exit_code == 1 and "the target store is not empty" in again.output
+
+
+def test_a_value_postgres_cannot_hold_is_named_and_nothing_is_migrated(tmp_path: Path, pg_url: str) -> None:
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO sign_in_keys (key) VALUES (?)", ("a\x00b",))
+    result = run_cli("migrate", "--from", f"sqlite:{db}", "--to", pg_url)
+    assert result.exit_code == 1
+    assert "table sign_in_keys: a row's key holds a NUL character" in result.output
+    assert all(not t["rows"] for t in export(pg_url, tmp_path / "e")["tables"])  # type: ignore[attr-defined]
+
+
+def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_path: Path, pg_url: str) -> None:
+    """What alice may take with her: her user and home, the memories she wrote (her private one included), her
+    brain project, knowledge, session with its events and pieces, her audit entries; no one else's, and no
+    grant, token or password."""
+    result = run_cli("export", str(tmp_path / "alice"), "--db", str(source), "--person", "alice@example.test",
+                     "--json")
+    assert result.exit_code == 0, result.output
+    rows = {t["table"]: t["rows"] for t in json.loads(result.output)["tables"]}
+    assert rows["users"] == 1 and rows["projects"] == 1 and rows["brain_sessions"] == 1
+    assert rows["memories"] == 5  # two on deploy (one superseded), the private one, taught and captured knowledge
+    assert rows["grants"] == rows["tokens"] == rows["passwords"] == rows["sign_in_failures"] == 0
+    users = [json.loads(line) for line in (tmp_path / "alice" / "users.jsonl").read_text().splitlines()]
+    assert [u["email"] for u in users] == ["alice@example.test"]
+    memories = [json.loads(line) for line in (tmp_path / "alice" / "memories.jsonl").read_text().splitlines()]
+    assert {m["author_user_id"] for m in memories} == {users[0]["id"]}
+    assert json.loads((tmp_path / "alice" / "manifest.json").read_text())["person"] == "alice@example.test"
+    target = str(tmp_path / "alice.db")
+    assert run_cli("import", str(tmp_path / "alice"), "--db", target).exit_code == 0
+    rt = open_runtime(str(tmp_path), target)
+    try:
+        alice = person(rt, "alice@example.test")
+        # in her home: the private one and the learning captured in her brain project (what she wrote in "shared"
+        # is carried, and seen once that project and a grant exist on the target)
+        assert len(rt.memory.recall(alice, RECALLED).results) == 2
+        assert [s.session.prompt for s in rt.brain.search_sessions(alice, "acceleration")] == ["fix the gripper stall"]
+    finally:
+        rt.close()
+    export(str(source), tmp_path / "whole")  # the same person's export from PostgreSQL: the same bytes
+    assert run_cli("import", str(tmp_path / "whole"), "--db", pg_url).exit_code == 0
+    again = run_cli("export", str(tmp_path / "alice-pg"), "--db", pg_url, "--person", "alice@example.test")
+    assert again.exit_code == 0, again.output
+    assert files(tmp_path / "alice-pg") == files(tmp_path / "alice")
+    missing = run_cli("export", str(tmp_path / "nobody"), "--db", str(source), "--person", "nobody@example.test")
+    assert missing.exit_code == 1 and "--person: no user has the email nobody@example.test" in missing.output

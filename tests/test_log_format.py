@@ -1,0 +1,51 @@
+"""Log lines on stderr carry their UTC time, as text or (--log-format json) as one JSON object of the same fields."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from notewell.mcp import log
+
+ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+
+
+@pytest.fixture(autouse=True)
+def restored_logging() -> Iterator[None]:
+    root = logging.getLogger("notewell")
+    handlers, level, propagate = list(root.handlers), root.level, root.propagate
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    root.propagate = propagate
+
+
+def test_a_text_line_starts_with_its_utc_time(capsys: pytest.CaptureFixture[str]) -> None:
+    log.setup("info", "text")
+    log.event("mcp.tool", tool="searchKnowledge", durMs="1.25", outcome="ok")
+    logging.getLogger("notewell.watch").info("op=watch.leader state=%s vault=%s", "following", "/srv/my vault")
+    first, second = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(rf"{ISO} op=mcp\.tool tool=searchKnowledge durMs=1\.25 outcome=ok", first), first
+    assert re.fullmatch(rf"{ISO} op=watch\.leader state=following vault=/srv/my vault", second), second
+
+
+def test_a_json_line_holds_the_same_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    log.setup("info", "json")
+    log.event("mcp.tool", tool="recall", durMs="3.5", outcome="error", reason="refused", user='ann "a" b')
+    logging.getLogger("notewell.server").warning("task %s failed", "watcher")
+    first, second = (json.loads(line) for line in capsys.readouterr().err.splitlines())
+    assert re.fullmatch(ISO, first.pop("at"))
+    assert first == {"level": "info", "logger": "notewell.mcp", "op": "mcp.tool", "tool": "recall", "durMs": "3.5",
+                     "outcome": "error", "reason": "refused", "user": 'ann "a" b'}
+    assert second["message"] == "task watcher failed" and second["level"] == "warning"
+
+
+def test_a_wrong_log_format_names_its_source(tmp_path: Path) -> None:
+    result = run_cli("serve", "--log-format", "xml", "--db", f"{tmp_path}/index.db", "--vault", str(tmp_path))
+    assert result.exit_code == 1 and "--log-format: 'xml' is not a log format; use one of text, json" in result.output
