@@ -49,8 +49,8 @@ def populate(world: BrainWorld) -> None:
     gone = rt.memory.remember(bob, "A gripper note nobody needs", project="shared", path="scratch")
     rt.memory.forget(bob, gone.memory.ref, "obsolete")
     rt.memory.remember(alice, "My private gripper reminder \u00e9\u4e2d\U0001f600", private=True)
-    taught, _ = rt.brain.teach(alice, rule="Flash with the staging key first", trigger="deploying gripper firmware",
-                               project_id="shared")
+    taught = rt.brain.teach(alice, rule="Flash with the staging key first", trigger="deploying gripper firmware",
+                            project_id="shared").item
     started = rt.brain.start_session(alice, client_type="claude-code", prompt="fix the gripper stall",
                                      project_name="Robot Arm")
     sid = started.session.id
@@ -60,6 +60,7 @@ def populate(world: BrainWorld) -> None:
                             learnings=[{"trigger": "when the gripper stalls", "rule": "lower the acceleration limit",
                                         "rationale": "the servo overheats", "type": "recipe",
                                         "source": "discovery", "confidence": 0.7}])
+    rt.notes.write_note(alice, "shared/gripper-runbook.md", "# Gripper\n\nFlash, then test.\n", tool="test")
     rt.sign_in.make_link(LOCAL_OWNER, "bob@example.test", "http://localhost:8765")
     rt.idempotency.once(alice, "key-1", "fingerprint", lambda: None, lambda: Answer(201, {"ref": "m"}, "/m"))
     rt.sign_in.set_password(LOCAL_OWNER, "alice@example.test", "correct horse battery staple")
@@ -131,6 +132,9 @@ def test_the_imported_store_answers_as_the_source(source: Path, tmp_path: Path, 
                 rt.sign_in.sign_in_with_password("alice@example.test", "correct horse battery staple",
                                                  "127.0.0.1").id,
             ))
+            if db != str(source):  # vectors are not carried: every live memory and session waits to be embedded
+                state = rt.meaning.state()
+                assert state.vectors == 0 and state.queued == state.items > 0
         finally:
             rt.close()
     assert answers[0] == answers[1] == answers[2]
@@ -244,8 +248,10 @@ def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source:
                                                                               "brain_sessions": 1}
     again = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
     assert again.exit_code == 0, again.output
-    # rows without a key of their own (audit entries, counted sign-in failures) are appended again; no other
-    unkeyed = {"audit_log": loaded["audit_log"], "sign_in_failures": loaded["sign_in_failures"]}
+    # rows without a key of their own (audit entries, counted sign-in failures, the notes' journal) are appended
+    # again; no other
+    unkeyed = {"audit_log": loaded["audit_log"], "sign_in_failures": loaded["sign_in_failures"],
+               "note_journal": loaded["note_journal"]}
     assert {t["table"]: t["loaded"] for t in json.loads(again.output)["tables"]} == dict.fromkeys(loaded, 0) | unkeyed
     after = {t["table"]: t["rows"] for t in export(pg, tmp_path / "after")["tables"]}  # type: ignore[attr-defined]
     assert after == {name: before[name] + loaded[name] + unkeyed.get(name, 0) for name in before}

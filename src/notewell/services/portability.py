@@ -97,6 +97,7 @@ class PortabilityService:
                 if not merge:
                     _verify(loader, table, entry)
                 done.append(Carried(entry.name, entry.rows, entry.sha256, loaded))
+        self.store.meaning.queue_missing()  # vectors are not carried: the imported memories are embedded again
         return done
 
     # --- migrate ------------------------------------------------------------------------------------------
@@ -117,6 +118,7 @@ class PortabilityService:
                 entry = TableEntry(table.name, table.names, sums.rows, sums.hexdigest)
                 _verify(loader, target[table.name], entry)
                 done.append(Carried(table.name, sums.rows, sums.hexdigest, loaded))
+        self.store.meaning.queue_missing()
         return done
 
 

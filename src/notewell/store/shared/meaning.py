@@ -132,6 +132,18 @@ class SqlMeaning:
         with self.sql.transaction() as conn:
             return int(conn.execute("UPDATE embedding_queue SET next_at = '' WHERE next_at <> ''").rowcount or 0)
 
+    def queue_missing(self) -> int:
+        """Queue every live memory and every session that has no vector (after an import); how many."""
+        with self.sql.transaction() as conn:
+            queued = 0
+            for kind, table, key, live in (("memory", "memories", "id", f" AND {_LIVE_MEMORY}"),
+                                           ("session", "brain_sessions", "seq", "")):
+                queued += int(conn.execute(
+                    f"INSERT INTO embedding_queue (kind, item_id, attempts, next_at) SELECT '{kind}', t.{key}, 0, ''"
+                    f" FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = '{kind}'"
+                    f" AND v.item_id = t.{key}){live} ON CONFLICT (kind, item_id) DO NOTHING").rowcount or 0)
+            return queued
+
     def requeue_other_models(self, model: str) -> int:
         """Queue every item whose vector was made by another model (after a model change); how many."""
         with self.sql.transaction() as conn:

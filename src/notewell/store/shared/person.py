@@ -32,6 +32,7 @@ PERSON_ROWS: Mapping[str, str | None] = {
     "sign_in_failures": None,
     "sign_in_keys": None,
     "idempotency_keys": None,  # answers kept for a client's retries
+    "note_journal": None,  # the history of the team's documents (their earlier text), not the person's
 }
 
 

@@ -37,6 +37,12 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "trigram_counts": "derived from the document index",
     "memory_words": "the memories' word index (SQLite): rebuilt from the memories on import",
     "memory_stems": "the memories' stem index (SQLite): rebuilt from the memories on import",
+    "document_links": "the links the vault's documents hold: parsed again when the target indexes the vault",
+    "document_links_pending": "the documents whose links wait to be parsed: the target's own indexing",
+    "vectors": "made from the memories and sessions by the embedding model: every live one is queued again on "
+               "import and re-embedded (notewell embed, or the server's runner)",
+    "embedding_queue": "derived: the import queues every memory and session that has no vector",
+    "meaning_generation": "the target's own count of vector writes",
 }
 TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
 """The document trigram index's shards (SQLite): the vault holds what they index."""
