@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from notewell.services.brain_errors import BrainValidation
-from notewell.services.memory import MAX_TAG_CHARS
+from notewell.services.memory_checks import MAX_TAG_CHARS
 
 RELEVANT_LIMIT = 5
 RETRIEVE_LIMIT_DEFAULT = 10

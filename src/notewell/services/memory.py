@@ -17,7 +17,6 @@ refusal whether that project exists or not).
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -26,12 +25,10 @@ from typing import TYPE_CHECKING
 
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
-from notewell.access.token_secrets import since_from
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.paths import normalize_path
 from notewell.records.identity import Project
 from notewell.records.memories import (
-    MEMORY_TYPES,
     MemoryFilter,
     MemoryHit,
     MemoryInput,
@@ -42,10 +39,18 @@ from notewell.records.memories import (
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.hybrid import Fused, fuse
 from notewell.services.location_filter import ANY, location_filter
+from notewell.services.memory_checks import (
+    check_expiry,
+    check_limit,
+    check_memory_type,
+    check_tags,
+    check_text,
+    default_title,
+)
 from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
-from notewell.timestamps import iso, now_iso, parse_iso
+from notewell.timestamps import now_iso
 
 if TYPE_CHECKING:
     from notewell.access.audit import AuditTrail
@@ -57,17 +62,13 @@ SEARCH_LIMIT_DEFAULT = 5
 SEARCH_LIMIT_MAX = 50
 RECALL_LIMIT_DEFAULT = 10
 LIST_LIMIT_MAX = 100
-MAX_FILTER_CHARS = 200
 CANDIDATES_MIN = 20  # the blend re-ranks the best max(3 x limit, 20) full-text candidates
 CONTEXT_TOKENS_DEFAULT = 2000
 CONTEXT_TOKENS_MIN = 50
 CONTEXT_TOKENS_MAX = 100_000
 MAX_CONTENT_CHARS = 100_000
 MAX_TITLE_CHARS = 200
-MAX_TAGS = 20
-MAX_TAG_CHARS = 64
 MAX_REASON_CHARS = 500
-_TITLE_FROM_CONTENT = 80
 
 
 @dataclass(frozen=True)
@@ -127,22 +128,6 @@ def _memory(r: MemoryRecord) -> Memory:
                   deleted_at=r.deleted_at, delete_reason=r.delete_reason, private=r.private_to is not None)
 
 
-def _default_title(content: str) -> str:
-    line = next((ln.strip().lstrip("#").strip() for ln in content.splitlines() if ln.strip()), "")
-    if len(line) <= _TITLE_FROM_CONTENT:
-        return line
-    cut = line[:_TITLE_FROM_CONTENT].rsplit(" ", 1)[0]
-    return (cut or line[:_TITLE_FROM_CONTENT]) + "…"
-
-
-def _check_limit(limit: object, field_name: str, maximum: int, minimum: int = 1) -> int:
-    if not isinstance(limit, int) or isinstance(limit, bool):
-        raise InvalidArgument(field_name, f"must be a whole number from {minimum} to {maximum}")
-    if limit < minimum or limit > maximum:
-        raise InvalidArgument(field_name, f"must be from {minimum} to {maximum} (got {limit})")
-    return limit
-
-
 def _candidates(limit: int) -> int:
     return max(3 * limit, CANDIDATES_MIN)
 
@@ -150,65 +135,6 @@ def _candidates(limit: int) -> int:
 def _already_forgotten(record: MemoryRecord) -> Conflict:
     return Conflict(f"Already forgotten: {record.ref} was forgotten at {record.deleted_at}; it is in no search any "
                     "more, so there is nothing left to do")
-
-
-def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
-    if memory_type not in MEMORY_TYPES:
-        raise InvalidArgument(field_name, f"unknown memory_type {memory_type!r}; use one of {', '.join(MEMORY_TYPES)}")
-    return str(memory_type)
-
-
-def _check_text(field_name: str, value: str) -> None:
-    """A NUL character has no place in a memory, and PostgreSQL cannot store one: refuse it on every backend."""
-    if "\x00" in value:
-        raise InvalidArgument(field_name, "contains a NUL character (\\x00); remove it")
-
-
-def _check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
-    if tags is None:
-        return ()
-    if isinstance(tags, str):
-        tags = [t for t in re.split(r"[,\s]+", tags) if t]
-    cleaned = list(dict.fromkeys(t.strip() for t in tags if isinstance(t, str) and t.strip()))
-    if len(cleaned) > MAX_TAGS:
-        raise InvalidArgument("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
-    for tag in cleaned:
-        _check_text("tags", tag)
-    long = [t for t in cleaned if len(t) > MAX_TAG_CHARS]
-    if long:
-        raise InvalidArgument("tags", f"{long[0][:20]!r}… is longer than {MAX_TAG_CHARS} characters")
-    return tuple(cleaned)
-
-
-def _check_expiry(expires_at: str | None, memory_type: str) -> str | None:
-    if expires_at is None or expires_at == "":
-        return None
-    if memory_type != "working":
-        raise InvalidArgument("expires_at", "only a working memory expires; drop expires_at or use memory_type working")
-    try:
-        at = parse_iso(expires_at)
-    except ValueError:
-        raise InvalidArgument("expires_at", f"{expires_at!r} is not an ISO 8601 time such as 2026-12-31T18:00:00Z") \
-            from None
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    if at <= datetime.now(UTC):
-        raise InvalidArgument("expires_at", "is in the past; give a future time")
-    return iso(at)
-
-
-def narrowing(*, author: str | None = None, token: str | None = None, tags: Sequence[str] = (),
-              created_since: str | None = None, created_until: str | None = None) -> Narrowing:
-    """The wider filters (author's user id, token id, tags that must all be there, creation time from and
-    until: ISO 8601 or a duration ago such as 7d), checked, each refusal naming its field."""
-    for name, value in (("author", author), ("token", token), *(("tags", t) for t in tags)):
-        if value is not None:
-            _check_text(name, value)
-            if len(value) > MAX_FILTER_CHARS:
-                raise InvalidArgument(name, f"is longer than {MAX_FILTER_CHARS} characters")
-    return Narrowing(author_user_id=author or None, author_token_id=token or None, tags=_check_tags(tags),
-                     created_since=since_from(created_since, field="createdSince") if created_since else None,
-                     created_until=since_from(created_until, field="createdUntil") if created_until else None)
 
 
 def _why(hit: MemoryHit, terms: Sequence[str], strict: bool) -> str:
@@ -251,15 +177,15 @@ class MemoryService:
             raise InvalidArgument("content", "must not be empty; give the text to remember")
         if len(content) > MAX_CONTENT_CHARS:
             raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
-        _check_text("content", content)
+        check_text("content", content)
         kind = check_memory_type(memory_type)
         clean_path = normalize_path(path or "", "path")
-        clean_title = (title or "").strip() or _default_title(content)
-        _check_text("title", clean_title)
+        clean_title = (title or "").strip() or default_title(content)
+        check_text("title", clean_title)
         if len(clean_title) > MAX_TITLE_CHARS:
             raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
-        clean_tags = _check_tags(tags)
-        expiry = _check_expiry(expires_at, kind)
+        clean_tags = check_tags(tags)
+        expiry = check_expiry(expires_at, kind)
         target = self._write_target(p, project)
         old: MemoryRecord | None = None
         if supersedes:
@@ -377,7 +303,7 @@ class MemoryService:
         (XMemo refuses only a negative one) checks everything and returns nothing."""
         self.authorization.authorize(p, "memory:read")
         terms = query_terms(query)
-        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
+        limit = check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         hits = self.memories.strict(chosen) if limit else []
         return MemorySearch(query, "strict", terms,
@@ -390,7 +316,7 @@ class MemoryService:
         of 0 checks everything and returns nothing."""
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_query_terms(query)
-        limit = _check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
+        limit = check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         if not limit:
             return MemorySearch(query, "tolerant", terms)
@@ -448,10 +374,10 @@ class MemoryService:
         request and only where the caller could have forgotten them (their own, a project they may write,
         or any for an admin): the same rule as forget's. Returns the page and whether more follow."""
         self.authorization.authorize(p, "memory:read")
-        limit = _check_limit(limit, "limit", LIST_LIMIT_MAX)
+        limit = check_limit(limit, "limit", LIST_LIMIT_MAX)
         if not isinstance(offset, int) or offset < 0:
             raise InvalidArgument("offset", "must be 0 or more")
-        _check_text("path", path)
+        check_text("path", path)
         if path and not project:
             raise InvalidArgument("path", "needs project: a path is looked for inside one project")
         projects = [self.authorization.authorize(p, "memory:read", project).id] if project else self._readable(p)

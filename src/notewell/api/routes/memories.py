@@ -17,6 +17,7 @@ from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
 from notewell.services.idempotency import Answer
+from notewell.services.memory_checks import MAX_TAGS, narrowing
 
 router = APIRouter(tags=["memories"])
 MemoryModel = record_model(m.Memory)
@@ -36,7 +37,7 @@ PreferWorking = Annotated[bool, Query(alias="preferWorking", description="Rank r
 def _narrowing(
     author: Annotated[str | None, Query(max_length=200, description="Written by this user (their user id).")] = None,
     token: Annotated[str | None, Query(max_length=200, description="Written with this token (its id).")] = None,
-    tag: Annotated[list[str] | None, Query(max_length=m.MAX_TAGS, description="Has this tag (repeat: every one).")]
+    tag: Annotated[list[str] | None, Query(max_length=MAX_TAGS, description="Has this tag (repeat: every one).")]
     = None,
     created_since: Annotated[str | None, Query(alias="createdSince", max_length=40,
                                                description="Created at or after: ISO 8601, or 7d for a week ago.")]
@@ -45,7 +46,7 @@ def _narrowing(
                                                description="Created before: ISO 8601 or a duration ago.")] = None,
 ) -> Narrowing:
     """The wider filters every memory read takes: provenance (author, token), tags and creation time."""
-    return m.narrowing(author=author, token=token, tags=tag or (), created_since=created_since,
+    return narrowing(author=author, token=token, tags=tag or (), created_since=created_since,
                        created_until=created_until)
 
 
@@ -58,7 +59,7 @@ class RememberRequest(BaseModel):
     path: str = Field(default="", max_length=1000, description="A logical path inside the project: decisions/pricing.")
     memory_type: str = Field(default="durable", description=f"One of {', '.join(MEMORY_TYPES)}.")
     title: str | None = Field(default=None, max_length=m.MAX_TITLE_CHARS, description="Defaults to the first line.")
-    tags: list[str] = Field(default_factory=list, max_length=m.MAX_TAGS)
+    tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
     project: str | None = Field(default=None, max_length=64,
                                 description="Where it lands; default the token's project, else your home.")
     supersedes: str | None = Field(default=None, max_length=100, description="The ref this memory replaces.")
