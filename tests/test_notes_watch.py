@@ -1,7 +1,7 @@
 """The watcher does not index the server's own write again, on both backends.
 
 The server runs as `notewell serve` runs it (the vault watcher on, in this process); an agent creates a note of
-about 1 MB through write_note and edits it through edit_note. Each write indexes the note itself (it is found
+about 1.8 MB through write_note, rewrites it whole and appends to it. Each write indexes the note itself (it is found
 by search when the tool returns); the watcher sees the same files change, finds them as the store already has
 them, and writes nothing of the index: its only syncs that did work are the two files written beside the tools
 (one before, to know it watches; one after, so that it has seen every write by then).
