@@ -309,12 +309,14 @@ def sync(
     racy_from = time.time_ns() - RACY_WINDOW_NS
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
-    plan = _plan(store, scan, only)
     report = IndexReport()
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
-    total = sum(f.size for f in plan.to_read)
     done = 0
     with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader:
+        # planned under the writer's lock: a sync that ran meanwhile (a note writer indexing what it wrote
+        # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
+        plan = _plan(store, scan, only)
+        total = sum(f.size for f in plan.to_read)
         writing = _Writing(store, writer, plan, report, skipped, racy_from)
         if progress and plan.to_read:
             progress(0, total)  # reading starts: how much there is to read

@@ -3,6 +3,12 @@ keep the old bytes in the trash and the journal, index the change, and answer wi
 
 The note writing service (note_writing.py) and the journal's undo (note_journal.py) are both made of these
 steps, so an undo is a write like any other: locked, version-checked, journaled and indexed.
+
+A write indexes what it wrote right after the file is in place, then journals it (the journal entry, its
+audit entry and a git commit), the journal even when the indexing failed: the vault watcher sees the same
+file change and syncs it STEP_MS later, and had the journal (a git commit can take long) come first, the
+watcher's sync could run before the write's own and index the note in its stead. A sync plans under the
+store's writer lock, so whichever comes second finds the note current and indexes nothing.
 """
 
 from __future__ import annotations
@@ -128,8 +134,10 @@ class NoteVault:
         """Write ``after`` over ``before`` (held under the lock), journal it and index it."""
         self.check_size(after)
         self.files.write(target.vault_path, after)
-        entry = self._record(write, target, None, before, after)
-        self.indexing.sync_paths([target.vault_path])
+        try:
+            self.indexing.sync_paths([target.vault_path])  # before the journal: see the module's docstring
+        finally:
+            entry = self._record(write, target, None, before, after)
         return self._answer(entry, target, before, after)
 
     def remove(self, write: Write, target: NotePath, before: bytes) -> NoteChange:
@@ -137,16 +145,20 @@ class NoteVault:
         trash = f"{TRASH_FOLDER}/{secrets.token_hex(6)}/{target.vault_path}"
         NoteFiles(self._index_folder()).write(trash, before, field="path")
         self.files.remove(target.vault_path)
-        entry = self._record(write, target, None, before, None)
-        self.indexing.sync_paths([target.vault_path])
+        try:
+            self.indexing.sync_paths([target.vault_path])
+        finally:
+            entry = self._record(write, target, None, before, None)
         answer = self._answer(entry, target, before, b"")
         return replace(answer, version=None, trash=f"{INDEX_DIR_NAME}/{trash}")
 
     def move(self, write: Write, source: NotePath, target: NotePath, data: bytes) -> NoteChange:
         """Move the note (never over another: FileExistsError), journal it and index both places."""
         self.files.move(source.vault_path, target.vault_path)
-        entry = self._record(write, source, target, data, data)
-        self.indexing.sync_paths([source.vault_path, target.vault_path])
+        try:
+            self.indexing.sync_paths([source.vault_path, target.vault_path])
+        finally:
+            entry = self._record(write, source, target, data, data)
         version = version_of(data)
         return NoteChange(target.vault_path, version, version, 1, 0, "moved, no line changed", "", False, entry.id,
                           moved_from=source.vault_path)

@@ -83,6 +83,29 @@ def split(data: bytes) -> list[Region]:
         start = end
 
 
+class RegionChanges(NamedTuple):
+    """What a new text changes of a document's stored regions: a rewrite touches only these."""
+
+    stale: list[Region]  # stored regions to take out of the index and the store (their text changed, or gone)
+    fresh: list[Region]  # new regions to store and index (in the places of stale ones, or past the old end)
+    moved: list[Region]  # stored regions whose text stays but whose first line is now another
+
+
+def region_changes(stored: Sequence[Region], new: Sequence[Region]) -> RegionChanges:
+    """How ``new`` (a text's regions, from split) differs from ``stored`` (the document's regions as stored).
+
+    A region is kept when the one in its place holds the same bytes: an edit of a long note changes the
+    regions it touches (an append its last one), not the other 31, so only those are indexed again. A
+    region whose bytes stay but whose first line moved (lines added or removed above it) keeps its words;
+    only its line number is rewritten.
+    """
+    old = {r.seq: r for r in stored}
+    stale = [r for r in stored if r.seq >= len(new) or new[r.seq].data != r.data]
+    fresh = [r for r in new if r.seq not in old or old[r.seq].data != r.data]
+    moved = [r for r in new if r.seq in old and old[r.seq].data == r.data and old[r.seq].first_line != r.first_line]
+    return RegionChanges(stale, fresh, moved)
+
+
 def pack(data: bytes) -> bytes:
     return bytes(lz4.block.compress(data, store_size=True))
 

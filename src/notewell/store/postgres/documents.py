@@ -25,7 +25,19 @@ from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.matches import Matches
 from notewell.store.postgres.trigram_words import index_sql, indexed_words, words_sql
-from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
+from notewell.store.regions import (
+    LAST_SEQ,
+    REGION_BITS,
+    Region,
+    doc_of,
+    id_range,
+    pack,
+    region_changes,
+    region_id,
+    region_spans,
+    split,
+    unpack,
+)
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
 from notewell.store.shared.migrations import Migration
@@ -139,8 +151,12 @@ def pg_scope_sql(scope: Scope, dialect: Dialect) -> tuple[str, list[Any]]:
 
 def _region_rows(doc_id: int, data: bytes) -> list[tuple[int, int, bytes, str]]:
     """The rows of document_regions for a document's text (UTF-8)."""
+    return _rows_of(doc_id, split(data))
+
+
+def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[tuple[int, int, bytes, str]]:
     return [(region_id(doc_id, r.seq), r.first_line, pack(r.data),
-             indexed_words(r.data.decode("utf-8", "surrogatepass"))) for r in split(data)]
+             indexed_words(r.data.decode("utf-8", "surrogatepass"))) for r in regions]
 
 
 def _insert_regions(conn: psycopg.Connection, rows: list[tuple[int, int, bytes, str]]) -> None:
@@ -168,8 +184,21 @@ class _Writer(SqlDocumentWriter):
              doc.sha256, lines, pg_text(doc.note)),
         ).fetchone()
         assert row is not None
-        self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN %s AND %s", id_range(row[0]))
-        _insert_regions(self.conn, _region_rows(row[0], doc.text.encode("utf-8", "surrogatepass")))
+        doc_id = row[0]
+        changes = region_changes(self._stored(doc_id), split(doc.text.encode("utf-8", "surrogatepass")))
+        # only the regions the new text changed: the others keep their rows and their index entries
+        if changes.stale:
+            self.conn.execute("DELETE FROM document_regions WHERE id = ANY(%s)",
+                              ([region_id(doc_id, r.seq) for r in changes.stale],))
+        with self.conn.cursor() as cur:
+            cur.executemany("UPDATE document_regions SET first_line = %s WHERE id = %s",
+                            [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
+        _insert_regions(self.conn, _rows_of(doc_id, changes.fresh))
+
+    def _stored(self, doc_id: int) -> list[Region]:
+        rows = self.conn.execute("SELECT id, first_line, body FROM document_regions WHERE id BETWEEN %s AND %s"
+                                 " ORDER BY id", id_range(doc_id), binary=True).fetchall()
+        return [Region(rid & LAST_SEQ, first_line, unpack(bytes(body))) for rid, first_line, body in rows]
 
     def delete(self, key: DocKey) -> None:
         self.changed += 1

@@ -18,7 +18,19 @@ from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentI
 from notewell.records.plan import And, Lit, Or, Plan, trigrams
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
-from notewell.store.regions import LAST_SEQ, REGION_BITS, doc_of, id_range, pack, region_id, region_spans, split, unpack
+from notewell.store.regions import (
+    LAST_SEQ,
+    REGION_BITS,
+    Region,
+    doc_of,
+    id_range,
+    pack,
+    region_changes,
+    region_id,
+    region_spans,
+    split,
+    unpack,
+)
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
 from notewell.store.shared.migrations import Migration
@@ -168,8 +180,12 @@ class _Writer(SqlDocumentWriter):
 
     def add_text(self, doc_id: int, text: str) -> None:
         """Store the document's text in regions and index each."""
+        self._index(doc_id, split(text.encode("utf-8", "surrogatepass")))
+
+    def _index(self, doc_id: int, regions: Sequence[Region]) -> None:
+        """Store these regions of the document and index each."""
         rows = []
-        for region in split(text.encode("utf-8", "surrogatepass")):
+        for region in regions:
             rid = region_id(doc_id, region.seq)
             rows.append((rid, region.first_line, pack(region.data)))
             if self.build is not None:
@@ -179,17 +195,21 @@ class _Writer(SqlDocumentWriter):
                                   (rid, _words(region.data)))
         self.conn.executemany("INSERT INTO document_regions (id, first_line, body) VALUES (?, ?, ?)", rows)
 
-    def _unindex(self, doc_id: int) -> None:
-        """Take the document's regions out of the index (their old words, as FTS5 wants) and the store."""
+    def _stored(self, doc_id: int) -> list[Region]:
+        return [Region(rid & LAST_SEQ, first_line, unpack(body)) for rid, first_line, body in self.conn.execute(
+            "SELECT id, first_line, body FROM document_regions WHERE id BETWEEN ? AND ? ORDER BY id", id_range(doc_id))]
+
+    def _unindex(self, doc_id: int, regions: Sequence[Region]) -> None:
+        """Take these regions of the document out of the index (their old words, as FTS5 wants) and the store."""
         table = shard_of(doc_id)
-        for rid, body in self.conn.execute(
-                "SELECT id, body FROM document_regions WHERE id BETWEEN ? AND ?", id_range(doc_id)).fetchall():
-            words = _words(unpack(body))
+        for region in regions:
+            rid, words = region_id(doc_id, region.seq), _words(region.data)
             if self.build is not None:
                 self.build.delete(rid, words)
             else:
                 self.conn.execute(f"INSERT INTO {table} ({table}, rowid, body) VALUES ('delete', ?, ?)", (rid, words))
-        self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN ? AND ?", id_range(doc_id))
+        self.conn.executemany("DELETE FROM document_regions WHERE id = ?",
+                              [(region_id(doc_id, r.seq),) for r in regions])
 
     def upsert(self, doc: DocumentInput) -> None:
         ext = extension(doc.path)
@@ -200,8 +220,7 @@ class _Writer(SqlDocumentWriter):
         values = (doc.title, doc.summary, doc.size, doc.mtime_ns, doc.sha256, lines, doc.note, ext)
         self.changed += 1
         if row:
-            doc_id = row[0]
-            self._unindex(doc_id)
+            doc_id, stored = row[0], self._stored(row[0])
             self.conn.execute(
                 "UPDATE documents SET title=?, summary=?, size=?, mtime_ns=?, sha256=?, line_count=?, note=?, ext=?"
                 " WHERE id = ?", (*values, doc_id),
@@ -211,15 +230,19 @@ class _Writer(SqlDocumentWriter):
                 "INSERT INTO documents (title, summary, size, mtime_ns, sha256, line_count, note, ext, project, path)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, doc.project, doc.path),
             )
-            doc_id = int(cur.lastrowid or 0)
-        self.add_text(doc_id, doc.text)
+            doc_id, stored = int(cur.lastrowid or 0), []
+        changes = region_changes(stored, split(doc.text.encode("utf-8", "surrogatepass")))
+        self._unindex(doc_id, changes.stale)  # only the regions the new text changed
+        self.conn.executemany("UPDATE document_regions SET first_line = ? WHERE id = ?",
+                              [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
+        self._index(doc_id, changes.fresh)
 
     def delete(self, key: DocKey) -> None:
         row = self.conn.execute("SELECT id FROM documents WHERE project = ? AND path = ?", key).fetchone()
         if not row:
             return
         self.changed += 1
-        self._unindex(row[0])
+        self._unindex(row[0], self._stored(row[0]))
         self.conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
 
