@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
-def memory_text(title: str, content: str, tags_json: str) -> str:
-    """What a memory's vector is made of: its title, its text, and its tags (the stored JSON array's words)."""
-    tags = tags_json.strip("[]").replace('"', "").replace(",", " ")
+
+def memory_text(title: str, content: str, tags: Sequence[str]) -> str:
+    """What a memory's vector is made of: its title (when its text does not begin with it), its text, its tags."""
     head = title if not content.startswith(title) else ""
-    return "\n".join(part for part in (head, content, tags) if part.strip())
+    return "\n".join(part for part in (head, content, " ".join(tags)) if part.strip())

@@ -59,7 +59,7 @@ class KnowledgePart(ScopePart):
         """p's live rule in ``bp`` whose meaning duplicates this one (cosine >= DEDUP_SIMILARITY), if any."""
         if self.meaning is None:
             return None
-        text = memory_text(rule, _content(trigger, rule, rationale), "")
+        text = memory_text(rule, _content(trigger, rule, rationale), ())
         vector = self.meaning.query_vector(text)
         if vector is None:
             return None

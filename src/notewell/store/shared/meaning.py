@@ -15,6 +15,7 @@ live row anyway.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from notewell.meaning.texts import memory_text
@@ -77,7 +78,7 @@ def drop_vector(conn: Executor, kind: str, item_id: int) -> None:
 def _memory_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
     rows = conn.execute(f"SELECT id, title, content, tags, path FROM memories WHERE id IN ({marks(len(ids))})"
                         f" AND {_LIVE_MEMORY}", list(ids)).fetchall()
-    return {int(r[0]): memory_text(r[1], r[2], r[3]) for r in rows}
+    return {int(r[0]): memory_text(r[1], r[2], json.loads(r[3])) for r in rows}
 
 
 def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:

@@ -92,16 +92,16 @@ class SqlMemories(ABC):
         best first until enough pass (vector_search.best_allowed), so an allowed memory is never dropped."""
         if not query.projects or query.limit <= 0:
             return []
-        where, params = search_conditions(query, self.dialect)
-        scope = f"SELECT m.id FROM memories m WHERE {LIVE} AND {' AND '.join(where)}"
         by_id, by_id_params = search_conditions(query, self.dialect, by_id=True)
         with self.dialect.reading() as conn:
             self._vectors.refresh(conn, model)
             ids, scores = self._vectors.scores(from_half(vector))
 
             def allowed(candidates: list[int] | None) -> set[int]:
-                if candidates is None:
-                    return {int(r[0]) for r in conn.execute(scope, params).fetchall()}
+                if candidates is None:  # the whole allowed scope, once: here the project index should lead
+                    where, params = search_conditions(query, self.dialect)
+                    return {int(r[0]) for r in conn.execute(
+                        f"SELECT m.id FROM memories m WHERE {LIVE} AND {' AND '.join(where)}", params).fetchall()}
                 among, ids_param = self.dialect.one_of("m.id", candidates)
                 return {int(r[0]) for r in conn.execute(
                     f"SELECT m.id FROM memories m WHERE {among} AND {LIVE} AND {' AND '.join(by_id)}",
