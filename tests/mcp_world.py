@@ -119,6 +119,16 @@ def served_vault(vault: Path, db: str, *, watch: bool = True) -> Iterator[str]:
         rt.close()
 
 
+def embedded(rt: Runtime, seconds: float = 60.0) -> None:
+    """Wait until the served app's embedding runner has emptied the queue (a condition, not a clock): a
+    test that compares two answers of a tolerant tool asks both after the vectors landed."""
+    deadline = time.monotonic() + seconds
+    while rt.meaning.state().queued:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the embedding queue did not empty: {rt.meaning.state()}")
+        time.sleep(0.05)
+
+
 def serve_world(world: World, toolsets: list[str] | None = None) -> ServerThread:
     return ServerThread(build_app(world.runtime, ServeOptions(choose(toolsets))))
 

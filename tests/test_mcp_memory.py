@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_world import World, connect
+from mcp_world import World, connect, embedded
 from notewell.access.principal import LOCAL_OWNER
 
 pytestmark = pytest.mark.anyio
@@ -193,7 +193,8 @@ async def test_twenty_clients_writing_in_parallel_over_http(mcp_url: str, mcp_wo
 # --- XMemo's documented defaults and flow (issue 15) -------------------------------------------------------
 
 
-async def test_percent_is_any_and_a_trailing_percent_a_prefix(mcp_url: str, tokens: dict[str, str]) -> None:
+async def test_percent_is_any_and_a_trailing_percent_a_prefix(mcp_world: World, mcp_url: str,
+                                                              tokens: dict[str, str]) -> None:
     """The page gives path_filter and memory_type the default %; passing it explicitly means "any"."""
     async with connect(mcp_url, tokens["alice"]) as client:
         deep = await call(client, "remember", {"content": "The echidna rollout is frozen until Q3.",
@@ -201,6 +202,7 @@ async def test_percent_is_any_and_a_trailing_percent_a_prefix(mcp_url: str, toke
         other = await call(client, "remember", {"content": "Echidna rollout notes for the atlas team.",
                                                 "project": "projects", "path": "atlas"})
         mine = await call(client, "remember", {"content": "My echidna rollout checklist.", "memory_type": "working"})
+        embedded(mcp_world.runtime)  # recall's answers are compared below: both after the vectors landed
         everything = {deep["ref"], other["ref"], mine["ref"]}
         for tool in ("search_memory", "recall"):
             plain = await call(client, tool, {"query": "echidna rollout", "limit": 50})

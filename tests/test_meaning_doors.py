@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from conftest import run_cli, run_module
-from mcp_world import ServerThread, connect
+from mcp_world import ServerThread, connect, embedded
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
@@ -46,11 +46,7 @@ class Served:
 
     def embedded(self) -> None:
         """Wait until the runner has emptied the queue (at most 60 s)."""
-        for _ in range(1200):
-            if self.rt.meaning.state().queued == 0:
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"the queue did not empty: {self.rt.meaning.state()}")
+        embedded(self.rt)
 
 
 @contextmanager
