@@ -48,6 +48,9 @@ async def invalid(client: Client, name: str, args: dict[str, Any]) -> tuple[str,
 async def test_seed_search_knowledge_example(mcp_url: str, mcp_world: World, mode: str) -> None:
     async with connect(mcp_url, mcp_world.tokens["alice"], mode) as client:
         got = await call(client, "searchKnowledge", {"query": "maximum discount", "project": "northwind-advisory"})
+        for hit in got["results"]:  # the seed's fields and one more: the version the writing tools take
+            read = await call(client, "readDoc", {"path": hit["path"], "limit": 1})
+            assert hit.pop("version") == read["version"]
     assert got == {
         "query": "maximum discount",
         "results": [

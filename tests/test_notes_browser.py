@@ -95,6 +95,20 @@ def found(page: Page, word: str) -> int:
     return page.locator("li a code", has_text="projects/apollo/browser.md").count()
 
 
+def test_a_save_keeps_the_byte_order_mark(world: World, context: BrowserContext) -> None:
+    note = world.vault / "projects/apollo/marked.md"
+    note.write_bytes("\ufeff# Marked\n\nnoted\n".encode())
+    world.runtime.indexing.sync_paths(["projects/apollo/marked.md"])
+    page = signed_in(context, "alice")
+    page.goto("/p/projects/edit/apollo/marked.md")
+    text = page.get_by_label("Text")
+    expect(text).to_have_value("# Marked\n\nnoted\n")  # the mark is the file's, not the text's
+    text.fill("# Marked\n\nnoted, twice\n")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_have_text("Saved apollo/marked.md")
+    assert note.read_bytes() == "\ufeff# Marked\n\nnoted, twice\n".encode()
+
+
 def test_two_tabs_meet_a_conflict_that_shows_both_texts(world: World, context: BrowserContext) -> None:
     note = world.vault / "projects/apollo/tabs.md"
     world.runtime.notes.write_note(LOCAL_OWNER, "projects/apollo/tabs.md", "# Tabs\n\nplan A\n", tool="test")

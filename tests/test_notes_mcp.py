@@ -88,6 +88,8 @@ async def test_a_written_note_is_searchable_when_the_call_returns(admin: Client,
     assert await found(admin, "quokkafruit") == ["handbook/agents/kiwi-log.md"]
     read = await call(admin, "readDoc", {"path": "handbook/agents/kiwi-log.md"})
     assert read["version"] == done["version"]
+    hits = (await call(admin, "searchKnowledge", {"query": "quokkafruit"}))["results"]
+    assert [h["version"] for h in hits] == [done["version"]]  # what an edit found by search passes on
     assert (world.vault / "handbook/agents/kiwi-log.md").read_text("utf-8").startswith("# Kiwi log")
 
 

@@ -38,7 +38,7 @@ def test_put_creates_and_refuses_to_overwrite_unless_told(rest: RestWorld) -> No
     read = rest.get(DOC, "admin_all").json()
     assert read["version"] == version
     hits = rest.get("/search", "admin_all", params={"q": "draft", "project": "handbook"}).json()["matches"]
-    assert any(m["path"] == "handbook/rest/plan.md" for m in hits)
+    assert [m["version"] for m in hits if m["path"] == "handbook/rest/plan.md"] == [version]  # a search's version
 
 
 def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorld) -> None:  # noqa: F811

@@ -86,7 +86,8 @@ TWINS = [
     Twin("remember", (), "Memory", added=frozenset({"deduplicated", "superseded"}),
          omitted=MEMORY_OMITTED - {"private"} | {"content"}),
     Twin("brain_log_event", (), "EventAnswer", renamed={"id": "eventId"}, optional=frozenset({"reason"})),
-    Twin("search_notes", (P, "matches", "items"), "NoteMatch", seed_types={"line": "number"}),
+    Twin("search_notes", (P, "matches", "items"), "NoteMatch", seed_types={"line": "number"},
+         omitted=frozenset({"version"})),  # Major Vault's matches, exactly as its seed shows them
 ]
 
 

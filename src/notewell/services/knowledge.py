@@ -19,7 +19,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
 from notewell.paths import normalize_path, split_vault_path
-from notewell.records.documents import BrainRecord, DocumentMeta, Scope
+from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
 from notewell.search.engine import SearchResult as SearchResult
@@ -80,6 +80,7 @@ class Hit:
     path: str  # vault path, project first
     line: int
     snippet: str
+    version: str  # the document's version when answered ("" if it was deleted meanwhile), as readDoc's
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ class NoteMatch:
     line: int
     text: str
     shortened: bool
+    version: str  # as Hit's
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,8 @@ class KnowledgeService:
         _check_query(query)
         projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
-        hits = [Hit(m.vault_path, m.line, m.text) for m in result.matches]
+        versions = self._versions(result)
+        hits = [Hit(m.vault_path, m.line, m.text, versions.get((m.project, m.path), "")) for m in result.matches]
         return HitList(query, hits, truncated=result.has_more, complete=result.complete)
 
     def find_documents(self, p: Principal, query: str, *, path_filter: str | None = None,
@@ -305,6 +308,11 @@ class KnowledgeService:
                                                                           file_types=types),
                                                 regex=regex, case=case, all_lines=all_lines, limit=limit,
                                                 offset=offset))
+
+    def _versions(self, result: SearchResult) -> dict[DocKey, str]:
+        """Each matched document's version, read after the search: one query for the page's documents."""
+        sums = self.store.documents.checksums([(m.project, m.path) for m in result.matches])
+        return {key: sha256[:VERSION_CHARS] for key, sha256 in sums.items()}
 
     def _first_per_file(self, query: str, scope: Scope, limit: int) -> SearchResult:
         return self.engine.search(SearchRequest(query=query, scope=scope, limit=limit))
@@ -416,7 +424,9 @@ class KnowledgeService:
             projects = [pr.id for pr in self.authorization.projects(p, READ)]
         result = self.engine.search(SearchRequest(query=query, scope=Scope(projects=projects, prefix=prefix),
                                                   regex=regex, case=case, all_lines=True, limit=limit, offset=offset))
-        matches = [NoteMatch(m.project, m.vault_path, m.line, m.text, m.shortened) for m in result.matches]
+        versions = self._versions(result)
+        matches = [NoteMatch(m.project, m.vault_path, m.line, m.text, m.shortened,
+                             versions.get((m.project, m.path), "")) for m in result.matches]
         return NotePage(query, matches, offset, result.has_more, repo, result.complete, result.scanned)
 
 

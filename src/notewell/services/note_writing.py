@@ -45,11 +45,14 @@ class NoteWritingService:
         check_not_ignored(self.vault.settings.vault, target, field)
         return target
 
-    def read_for_edit(self, p: Principal, path: str) -> tuple[str, str]:
-        """(the note's text as it is on disk, its version), for an editor: only for a caller who may write it."""
+    def read_for_edit(self, p: Principal, path: str) -> tuple[str, str, bool]:
+        """(the note's text as it is on disk, its version, whether it starts with a byte-order mark), for an
+        editor: only for a caller who may write it. The mark is not in the text; an editor that saves the
+        whole note puts it back (as "\ufeff" first), so a save changes only what the person changed."""
         target = self.writable(p, path)
         data = self._existing(target, path)
-        return decode_note(data, target.vault_path)[0], version_of(data)
+        text, bom = decode_note(data, target.vault_path)
+        return text, version_of(data), bool(bom)
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
                    expected_version: str | None = None) -> NoteChange:

@@ -97,6 +97,8 @@ _HIT = s.View({
     "path": "The document's path, project first. Pass it to readDoc as it is.",
     "line": "The line of the first match, counting from 1.",
     "snippet": _SNIPPET,
+    "version": "The document's version when the search answered, as readDoc gives it: pass it as "
+               "expected_version to the writing tools.",
 })
 _BRAIN_DOCUMENT = s.View({
     "path": "The document's path, project first. Pass it to readDoc.",

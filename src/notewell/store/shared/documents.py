@@ -172,6 +172,18 @@ class SqlDocuments(ABC):
         rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
         return [meta_from_row(r) for r in rows]
 
+    def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
+        by_project: dict[str, list[str]] = {}
+        for project, path in dict.fromkeys(keys):
+            by_project.setdefault(project, []).append(path)
+        found: dict[DocKey, str] = {}
+        for project, paths in by_project.items():
+            clause, params = self.dialect.one_of("d.path", paths)
+            rows = self._rows(f"SELECT d.path, d.sha256 FROM documents d WHERE d.project = ? AND {clause}",
+                              [project, *params])
+            found.update({(project, path): sha256 for path, sha256 in rows})
+        return found
+
     def brains(self, project: str | None = None) -> list[BrainRecord]:
         sql, params = f"SELECT {BRAIN_COLUMNS} FROM brains", []
         if project is not None:

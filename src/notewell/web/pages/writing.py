@@ -48,9 +48,9 @@ async def undo(request: Request) -> Response:
 async def edit_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
-    text, version = await call(services(request).notes.read_for_edit, p, f"{project}/{rel}")
+    text, version, bom = await call(services(request).notes.read_for_edit, p, f"{project}/{rel}")
     return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=text, version=version,
-                crlf="\r\n" in text, current=None, error="", doc=doc_href(project, rel))
+                crlf="\r\n" in text, bom=bom, current=None, error="", doc=doc_href(project, rel))
 
 
 async def save(request: Request) -> Response:
@@ -58,21 +58,24 @@ async def save(request: Request) -> Response:
     form = await checked_form(request)
     project, rel = request.path_params["project"], request.path_params["path"]
     content = str(form.get("content", ""))[:CONTENT_MAX_CHARS].replace("\r\n", "\n")  # browsers send CRLF
-    crlf = form.get("crlf") == "1"
+    crlf, bom = form.get("crlf") == "1", form.get("bom") == "1"
     if crlf:
         content = content.replace("\n", "\r\n")
+    saved = "\ufeff" + content if bom else content  # the note's byte-order mark, kept (read_for_edit)
     version = str(form.get("version", ""))
     notes = services(request).notes
     try:
-        await call(notes.write_note, p, f"{project}/{rel}", content, tool="web editor", overwrite=True,
+        await call(notes.write_note, p, f"{project}/{rel}", saved, tool="web editor", overwrite=True,
                    expected_version=version)
     except VersionConflict as exc:  # both texts: what was sent stays in the textarea, the current one below
-        current, now = await call(notes.read_for_edit, p, f"{project}/{rel}")
+        current, now, bom = await call(notes.read_for_edit, p, f"{project}/{rel}")
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
-                    version=now, crlf=crlf, current=current, error=str(exc), doc=doc_href(project, rel), status=409)
+                    version=now, crlf=crlf, bom=bom, current=current, error=str(exc), doc=doc_href(project, rel),
+                    status=409)
     except (InvalidArgument, Conflict) as exc:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
-                    version=version, crlf=crlf, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
+                    version=version, crlf=crlf, bom=bom, current=None, error=str(exc), doc=doc_href(project, rel),
+                    status=400)
     request.session["message"] = f"Saved {rel}"
     return RedirectResponse(history_href(project, rel), status_code=303)
 
