@@ -237,6 +237,32 @@ async def test_move_keeps_the_bytes_and_never_overwrites(admin: Client, world: W
     assert (world.vault / "handbook/draft-mango.md").read_text() == "mangosteen plan\n"
 
 
+async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: ServerThread, world: World) -> None:
+    async with connect(server.url, world.tokens["alice_write"]) as client:
+        made = await call(client, "write_note", {"path": "projects/apollo/journal.md", "content": "# J\n"})
+        edited = await call(client, "edit_note", {"path": "projects/apollo/journal.md", "operation": "append",
+                                                  "content": "kumquat"})
+        moved = await call(client, "move_note", {"path": "projects/apollo/journal.md",
+                                                 "new_path": "projects/apollo/journal-2.md"})
+    async with connect(server.url, world.tokens["alice_read"]) as reader:  # reading the journal needs no write
+        listed = await call(reader, "note_journal", {"path": "projects/apollo/journal.md"})  # where it was
+        assert [(e["id"], e["action"], e["before_version"], e["after_version"]) for e in listed["entries"]] == [
+            (moved["journal_id"], "move", edited["version"], edited["version"]),
+            (edited["journal_id"], "edit", made["version"], edited["version"]),
+            (made["journal_id"], "write", None, made["version"])]
+        assert listed["entries"][0]["new_path"] == "apollo/journal-2.md" and listed["entries"][1]["tool"] == "edit_note"
+        assert "note" not in listed
+        went = await call(reader, "note_journal", {"path": "projects/apollo/journal-2.md"})  # where it went
+        assert [e["id"] for e in went["entries"]] == [moved["journal_id"]]
+        one = await call(reader, "note_journal", {"path": "projects/apollo/journal.md", "limit": 1})
+        assert len(one["entries"]) == 1 and "older ones may follow" in one["note"]
+        message, argument = await invalid(reader, "note_journal", {"since": "last tuesday"})
+        assert argument == "since" and "is not a time" in message
+    async with connect(server.url, world.tokens["bob_write"]) as other:  # bob reads only his home
+        assert (await call(other, "note_journal", {"path": "projects/apollo/journal-2.md"}))["entries"] == []
+        assert all(e["project"] == "~bob" for e in (await call(other, "note_journal", {}))["entries"])
+
+
 def test_the_watcher_finds_a_written_note_unchanged(world: World) -> None:
     """What a write indexed is what the vault holds: a later sync of the whole vault rewrites nothing."""
     world.runtime.notes.write_note(world.runtime.authentication.authenticate(world.tokens["admin_write"]),

@@ -1,10 +1,11 @@
 """The writing tools of toolset "notes": write_note, edit_note, move_note, delete_note and undo_note_write,
-mapped onto the note writing and journal services (docs/writing.md).
+and note_journal that lists what they wrote, mapped onto the note writing and journal services
+(docs/writing.md).
 
 They sit in the "notes" toolset beside search_notes (as the issue and DESIGN.md's "notes (writing)" row
 name them) but in a module of their own, so Major Vault's seed tool stays as its page words it; each needs
 the policy's action note:write (the knowledge:write scope and a write grant or the home), so a token without
-that scope lists search_notes alone.
+that scope lists search_notes and note_journal (which reads, as REST's journal does) alone.
 """
 
 from __future__ import annotations
@@ -17,10 +18,17 @@ from notewell.access.policy import Action
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
+from notewell.records.journal import JournalEntry
+from notewell.records.models import record_model
 from notewell.runtime import Runtime
 from notewell.services.note_diff import DIFF_MAX_CHARS, VERSION_CHARS
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
-from notewell.services.note_journal import JOURNAL_ID_MAX, NoteJournalService
+from notewell.services.note_journal import (
+    JOURNAL_ID_MAX,
+    JOURNAL_LIMIT_DEFAULT,
+    JOURNAL_LIMIT_MAX,
+    NoteJournalService,
+)
 from notewell.services.note_vault import NoteChange
 from notewell.services.note_writing import NoteWritingService
 
@@ -28,6 +36,7 @@ ACTION: Action = "note:write"
 # A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                               open_world_hint=False)
+READING = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 KEEPING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 NOTE_NOT_FOUND = ("Not found: there is no note at this path, or no project of that name, that this person can "
                   "see. The answer is the same whether it is hidden or does not exist. Pass a path exactly as "
@@ -200,6 +209,56 @@ def _undo(journal: NoteJournalService) -> ToolSpec:
     )
 
 
+_ENTRY = s.View({
+    "id": "The entry's id: undo_note_write takes it.",
+    "at": "When the write was made (UTC, ISO 8601).",
+    "user_id": "Who wrote: the person's user id.",
+    "token_id": "The token the write came through; null for a web session or the command line.",
+    "tool": "The call that wrote: write_note, PATCH, web editor, notewell undo, ...",
+    "action": s.Shown("What the write did.", extra={"enum": ["write", "edit", "move", "delete", "undo"]}),
+    "project": "The note's project.",
+    "path": "Where the note was before the write, inside the project.",
+    "new_path": "A move's destination inside the project; null otherwise.",
+    "before_version": "The note's version before the write; null when it was created.",
+    "after_version": "Its version after; null when it was deleted.",
+    "undoes": "For an undo: the entry it undid; null otherwise.",
+}, omit=("before",), by_alias=False)
+
+
+def _journal(journal: NoteJournalService) -> ToolSpec:
+    def note_journal(ctx: CallContext, args: Arguments) -> JsonObject:
+        limit = args.integer("limit", JOURNAL_LIMIT_DEFAULT, 1, JOURNAL_LIMIT_MAX)
+        entries = journal.entries(ctx.principal, path=args.string("path"), since=args.string("since"), limit=limit)
+        model = record_model(JournalEntry)
+        out: JsonObject = {"entries": [model.model_validate(e).model_dump(mode="json", exclude={"before"},
+                                                                          by_alias=False) for e in entries]}
+        if len(entries) == limit:
+            out["note"] = (f"{limit} entries, the newest; older ones may follow: ask with a larger limit (at most "
+                           f"{JOURNAL_LIMIT_MAX}), a path, or since.")
+        return out
+
+    return ToolSpec(
+        name="note_journal", title="The journal of note writes", action="knowledge:read", annotations=READING,
+        call=note_journal,
+        description="Lists the writes made to notes through Notewell (by agents and people), newest first, in the "
+                    "projects this person reads: who wrote, through which call, what it did and the versions "
+                    "before and after. Give path for one note's history (where it was or where a move took it), "
+                    "since for the writes at or after a time. undo_note_write takes an entry's id.",
+        input_schema=s.tool_input({
+            "path": s.string("One note, project first, as searchKnowledge returns it."),
+            "since": s.string("Only writes at or after this time (ISO 8601: 2026-05-01 or 2026-05-01T09:00:00Z)."),
+            "limit": s.integer("At most this many entries.", minimum=1, maximum=JOURNAL_LIMIT_MAX,
+                               default=JOURNAL_LIMIT_DEFAULT),
+        }, []),
+        output_schema=s.tool_output({
+            "entries": s.array(s.record(record_model(JournalEntry), _ENTRY)),
+            "note": s.string("Present when older entries may follow, and how to ask for them."),
+        }, ["entries"]),
+        refusals=("A since that is not a time is refused as invalid arguments naming since.",
+                  "A path in a project this person cannot see gives an empty list, as a note never written."),
+    )
+
+
 def tools(rt: Runtime) -> Sequence[ToolSpec]:
     return [_write_note(rt.notes), _edit_note(rt.notes), _move_note(rt.notes), _delete_note(rt.notes),
-            _undo(rt.journal)]
+            _undo(rt.journal), _journal(rt.journal)]

@@ -5,7 +5,8 @@ root starts with the project id ("projects/apollo"). The repo enum lists exactly
 token can read, each with its description, so tools/list differs from token to token.
 
 The toolset also serves the writing tools (write_note, edit_note, move_note, delete_note, undo_note_write:
-mcp/tools/note_writing.py), which need knowledge:write; search_notes itself is unchanged by them.
+mcp/tools/note_writing.py), which need knowledge:write, and note_journal, which lists their writes;
+search_notes itself is unchanged by them.
 """
 
 from __future__ import annotations
