@@ -41,6 +41,7 @@ from notewell.store.regions import (
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
 from notewell.store.shared.migrations import Migration
+from notewell.store.shared.project_counts import project_counts_ddl
 
 MIGRATIONS: list[Migration] = [
     (
@@ -123,6 +124,8 @@ MIGRATIONS: list[Migration] = [
         'CREATE INDEX document_regions_trigrams ON document_regions USING gin ((show_trgm(words)) COLLATE "C")',
         "DROP INDEX document_regions_words_trgm",
     ),
+    # Each project's count and bytes, kept by the writer (store/shared/project_counts.py).
+    project_counts_ddl(PostgresDialect.words),
 ]
 
 _TEXT_BATCH = 64
@@ -173,18 +176,20 @@ class _Writer(SqlDocumentWriter):
         self.changed += 1
         ext = extension(doc.path)
         lines = line_count(doc.text)
-        row = self.conn.execute(
-            "INSERT INTO documents (project, path, ext, title, summary, size, mtime_ns, sha256, line_count, note)"
+        row = self.conn.execute(  # the size it had: the CTE reads the row as it was before this statement
+            "WITH old AS (SELECT size FROM documents WHERE project = %s AND path = %s)"
+            " INSERT INTO documents (project, path, ext, title, summary, size, mtime_ns, sha256, line_count, note)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (project, path) DO UPDATE SET ext = EXCLUDED.ext, title = EXCLUDED.title,"
             " summary = EXCLUDED.summary, size = EXCLUDED.size, mtime_ns = EXCLUDED.mtime_ns,"
             " sha256 = EXCLUDED.sha256, line_count = EXCLUDED.line_count, note = EXCLUDED.note"
-            " RETURNING id",
-            (doc.project, doc.path, ext, pg_text(doc.title), pg_text(doc.summary), doc.size, doc.mtime_ns,
-             doc.sha256, lines, pg_text(doc.note)),
+            " RETURNING id, (SELECT size FROM old)",
+            (doc.project, doc.path, doc.project, doc.path, ext, pg_text(doc.title), pg_text(doc.summary), doc.size,
+             doc.mtime_ns, doc.sha256, lines, pg_text(doc.note)),
         ).fetchone()
         assert row is not None
-        doc_id = row[0]
+        doc_id, old_size = row
+        self.counts.add(doc.project, 0 if old_size is not None else 1, doc.size - (old_size or 0))
         changes = region_changes(self._stored(doc_id), split(doc.text.encode("utf-8", "surrogatepass")))
         # only the regions the new text changed: the others keep their rows and their index entries
         if changes.stale:
@@ -202,8 +207,10 @@ class _Writer(SqlDocumentWriter):
 
     def delete(self, key: DocKey) -> None:
         self.changed += 1
-        row = self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s RETURNING id", key).fetchone()
+        row = self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s RETURNING id, size",
+                                key).fetchone()
         if row:
+            self.counts.add(key[0], -1, -row[1])
             self.conn.execute("DELETE FROM document_regions WHERE id BETWEEN %s AND %s", id_range(row[0]))
 
 class PostgresDocuments(SqlDocuments):
@@ -241,6 +248,7 @@ class PostgresDocuments(SqlDocuments):
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             writer = _Writer(conn, self.dialect)
             yield writer
+            writer.counts.write(writer.sql)
             conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
             if writer.changed >= _ANALYZE_AFTER_CHANGES:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between
@@ -367,8 +375,5 @@ class PostgresDocuments(SqlDocuments):
             size = min(size * 2, _TEXT_BATCH_MAX)
 
     def sizes(self) -> tuple[int, int, int]:
-        rows = self._rows(
-            "SELECT count(*), coalesce(sum(size), 0), pg_relation_size('document_regions_trigrams') FROM documents"
-        )
-        count, text_bytes, index_bytes = rows[0]
-        return int(count), int(text_bytes), int(index_bytes)
+        count, text_bytes = self._totals()
+        return count, text_bytes, int(self._rows("SELECT pg_relation_size('document_regions_trigrams')")[0][0])

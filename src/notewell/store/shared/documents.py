@@ -34,6 +34,7 @@ from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.links import LinkWrites
 from notewell.store.shared.migrations import Migration
+from notewell.store.shared.project_counts import ProjectCounts
 
 META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _STATE = "SELECT d.id, d.project, d.path, d.size, d.mtime_ns, d.sha256 FROM documents d"
@@ -73,6 +74,7 @@ class SqlDocumentWriter(ABC):
         self.dialect = dialect
         self.changed = 0  # documents added, changed or deleted
         self.links = LinkWrites(sql, dialect)
+        self.counts = ProjectCounts()  # a backend's upsert and delete add to it; its writer writes it last
 
     @abstractmethod
     def upsert(self, doc: DocumentInput) -> None: ...
@@ -84,8 +86,12 @@ class SqlDocumentWriter(ABC):
         self.sql.execute("UPDATE documents SET mtime_ns = ? WHERE project = ? AND path = ?", (mtime_ns, *key))
 
     def rename(self, old: DocKey, new: DocKey, mtime_ns: int) -> None:
-        self.sql.execute("UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ?"
-                         " WHERE project = ? AND path = ?", (*new, extension(new[1]), mtime_ns, *old))
+        moved = self.sql.execute("UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ?"
+                                 " WHERE project = ? AND path = ? RETURNING size",
+                                 (*new, extension(new[1]), mtime_ns, *old)).fetchone()
+        if moved is not None and old[0] != new[0]:
+            self.counts.add(old[0], -1, -moved[0])
+            self.counts.add(new[0], 1, moved[0])
 
     def set_links(self, key: DocKey, links: Sequence[LinkInput]) -> None:
         self.links.set_links(key, links)
@@ -158,6 +164,20 @@ class SqlDocuments(ABC):
                 where, params = f"{where} AND {below}", params + values
             found.update({(r[1], r[2]): DocState(*r) for r in self._rows(f"{_STATE} WHERE {where}", params)})
         return found
+
+    def project_counts(self, projects: Sequence[str]) -> dict[str, int]:
+        """How many documents each of ``projects`` holds (kept as documents change: store/shared/project_counts)."""
+        if not projects:
+            return {}
+        clause, params = self.dialect.one_of("project", projects)
+        rows = self._rows(f"SELECT project, documents FROM project_documents WHERE {clause}", params)
+        return {project: int(count) for project, count in rows}
+
+    def _totals(self) -> tuple[int, int]:
+        """(documents, text bytes) of the whole store, from the projects' counts."""
+        count, size = self._rows(
+            "SELECT coalesce(sum(documents), 0), coalesce(sum(bytes), 0) FROM project_documents")[0]
+        return int(count), int(size)
 
     def vault_projects(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT id FROM vault_projects ORDER BY id")]

@@ -33,7 +33,7 @@ EXCLUDED_TABLES: Mapping[str, str] = {
                 "users sign in again",
     "backups": "this store's own backup history, not the data's",
     "documents": VAULT, "document_regions": VAULT, "brains": VAULT, "skipped_files": VAULT,
-    "vault_projects": VAULT,
+    "vault_projects": VAULT, "project_documents": VAULT,
     "trigram_counts": "derived from the document index",
     "memory_words": "the memories' word index (SQLite): rebuilt from the memories on import",
     "memory_stems": "the memories' stem index (SQLite): rebuilt from the memories on import",

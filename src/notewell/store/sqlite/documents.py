@@ -34,6 +34,7 @@ from notewell.store.regions import (
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
 from notewell.store.shared.migrations import Migration
+from notewell.store.shared.project_counts import project_counts_ddl
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
@@ -118,6 +119,8 @@ MIGRATIONS: list[Migration] = [
     (TRIGRAM_COUNTS_DDL,),
     # Each project's first and last document id, so that a scoped query asks FTS5 for that range only.
     ("CREATE INDEX documents_project_id ON documents (project, id)",),
+    # Each project's count and bytes, kept by the writer (store/shared/project_counts.py).
+    project_counts_ddl(SqliteDialect.words),
 ]
 
 _TEXT_BATCH = 16
@@ -215,10 +218,11 @@ class _Writer(SqlDocumentWriter):
         ext = extension(doc.path)
         lines = line_count(doc.text)
         row = self.conn.execute(
-            "SELECT id FROM documents WHERE project = ? AND path = ?", (doc.project, doc.path)
+            "SELECT id, size FROM documents WHERE project = ? AND path = ?", (doc.project, doc.path)
         ).fetchone()
         values = (doc.title, doc.summary, doc.size, doc.mtime_ns, doc.sha256, lines, doc.note, ext)
         self.changed += 1
+        self.counts.add(doc.project, 0 if row else 1, doc.size - (row[1] if row else 0))
         if row:
             doc_id, stored = row[0], self._stored(row[0])
             self.conn.execute(
@@ -238,10 +242,11 @@ class _Writer(SqlDocumentWriter):
         self._index(doc_id, changes.fresh)
 
     def delete(self, key: DocKey) -> None:
-        row = self.conn.execute("SELECT id FROM documents WHERE project = ? AND path = ?", key).fetchone()
+        row = self.conn.execute("SELECT id, size FROM documents WHERE project = ? AND path = ?", key).fetchone()
         if not row:
             return
         self.changed += 1
+        self.counts.add(key[0], -1, -row[1])
         self._unindex(row[0], self._stored(row[0]))
         self.conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
@@ -283,13 +288,16 @@ class SqliteDocuments(SqlDocuments):
                 yield from self._counted(_Writer(conn, self.dialect))
                 return
             with ParallelShardBuild(self.db.path) as build:
-                yield _Writer(conn, self.dialect, build)
+                writer = _Writer(conn, self.dialect, build)
+                yield writer
+                writer.counts.write(writer.sql)
                 build.copy_into(conn)
             count_trigrams(conn)
 
     @staticmethod
     def _counted(writer: _Writer) -> Iterator[_Writer]:
         yield writer
+        writer.counts.write(writer.sql)
         if not writer.changed:
             return
         documents = writer.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
@@ -364,7 +372,7 @@ class SqliteDocuments(SqlDocuments):
                 yield doc_of(rid), first_line, unpack(body)
 
     def sizes(self) -> tuple[int, int, int]:
-        count, text_bytes = self.db.conn.execute("SELECT count(*), coalesce(sum(size), 0) FROM documents").fetchone()
+        count, text_bytes = self._totals()
         index_bytes = 0
         with suppress(sqlite3.OperationalError):  # dbstat is a compile-time option of SQLite
             index_bytes = self.db.conn.execute(
