@@ -116,6 +116,23 @@ async def test_list_projects_per_token(mcp_url: str, mcp_world: World, who: str,
         assert advisory["documents"] == len(mcp_world.runtime.store.documents.metas("northwind-advisory"))
 
 
+async def test_list_docs_pages_with_offset_until_the_whole_project(mcp_url: str, mcp_world: World) -> None:
+    async with connect(mcp_url, mcp_world.tokens["alice"]) as client:
+        whole = await call(client, "listDocs", {"project": "northwind-advisory"})
+        assert whole["truncated"] is False and "note" not in whole and len(whole["documents"]) > 3
+        paged, offset = [], 0
+        while True:
+            part = await call(client, "listDocs", {"project": "northwind-advisory", "offset": offset, "limit": 2})
+            paged += part["documents"]
+            if not part["truncated"]:
+                break
+            offset += 2
+            assert f"Documents {offset - 1}-{offset}, by path" in part["note"] and f"offset {offset}." in part["note"]
+        assert paged == whole["documents"]
+        message, argument = await invalid(client, "listDocs", {"project": "northwind-advisory", "limit": 1001})
+        assert argument == "limit"
+
+
 async def test_list_docs_paths_have_no_project_prefix_and_read_doc_takes_search_paths(mcp_url: str,
                                                                                      mcp_world: World) -> None:
     async with connect(mcp_url, mcp_world.tokens["alice"]) as client:

@@ -59,7 +59,8 @@ class DocList:
     project: str
     path: str
     documents: list[DocInfo]
-    truncated: bool
+    truncated: bool  # more documents follow this page
+    offset: int = 0  # how many documents came before this page
 
 
 @dataclass(frozen=True)
@@ -216,12 +217,18 @@ class KnowledgeService:
         counts = self.store.documents.project_counts([pr.id for pr in projects])
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, counts.get(pr.id, 0)) for pr in projects]
 
-    def list_docs(self, p: Principal, project: str, path: str = "") -> DocList:
+    def list_docs(self, p: Principal, project: str, path: str = "", *, offset: int = 0,
+                  limit: int = limits.LIST_DOCS_MAX) -> DocList:
+        """A page of the project's documents (under the folder ``path``) by path: ``limit`` after ``offset``."""
         pr = self._project(p, project)
+        if not 1 <= limit <= limits.LIST_DOCS_MAX:
+            raise InvalidArgument("limit", f"must be from 1 to {limits.LIST_DOCS_MAX}")
+        if not 0 <= offset <= limits.NOTES_OFFSET_MAX:
+            raise InvalidArgument("offset", f"must be from 0 to {limits.NOTES_OFFSET_MAX}")
         prefix = normalize_path(path)
-        metas = self.store.documents.metas(pr.id, prefix)
-        docs = [_doc_info(m) for m in metas[: limits.LIST_DOCS_MAX]]
-        return DocList(pr.id, prefix, docs, truncated=len(metas) > limits.LIST_DOCS_MAX)
+        metas = self.store.documents.metas(pr.id, prefix, limit=limit + 1, offset=offset)
+        docs = [_doc_info(m) for m in metas[:limit]]
+        return DocList(pr.id, prefix, docs, truncated=len(metas) > limit, offset=offset)
 
     def read_doc(self, p: Principal, path: str, offset: int = 1,
                  limit: int = limits.READ_DOC_LINES_DEFAULT) -> DocPart:

@@ -37,9 +37,8 @@ def projects(caller: Caller, svc: Services, request: Request, response: Response
             summary="A project's documents (under a folder), by path")
 def documents(caller: Caller, svc: Services, project: str, request: Request, response: Response,
               path: PathQuery = "", limit: Limit = 20, offset: Offset = 0) -> Any:
-    listed = svc.knowledge.list_docs(caller, project, path)
-    items, more = window(listed.documents, offset, limit)
-    return page(request, response, items, offset, limit, has_more=more)
+    listed = svc.knowledge.list_docs(caller, project, path, offset=offset, limit=limit)
+    return page(request, response, listed.documents, offset, limit, has_more=listed.truncated)
 
 
 @router.get("/projects/{project}/documents/{path:path}", response_model=DocPartModel, responses=READ_ERRORS,

@@ -78,8 +78,9 @@ _DOC_LIST = s.View({
         "size": "Size in bytes.",
         "lines": "Number of lines.",
     })),
-    "truncated": f"True when there were more than {limits.LIST_DOCS_MAX} documents; name a folder with path.",
-})
+    "truncated": "True when more documents follow this page; the note says which offset asks for them.",
+    "note": s.string("Present when more documents follow: which ones these are and the offset of the next page."),
+}, omit=("offset",), required=("project", "path", "documents", "truncated"))
 _DOC_PART = s.View({  # the note says what "shortened" would, in words
     "path": "The document's path, project first.",
     "title": "The document's title.",
@@ -157,19 +158,32 @@ def _list_projects(svc: KnowledgeService) -> ToolSpec:
 
 def _list_docs(svc: KnowledgeService) -> ToolSpec:
     def list_docs(ctx: CallContext, args: Arguments) -> JsonObject:
-        return dump(record_model(DocList), svc.list_docs(ctx.principal, args.required_string("project"),
-                                                         args.string("path") or ""))
+        listed = svc.list_docs(ctx.principal, args.required_string("project"), args.string("path") or "",
+                               offset=args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX),
+                               limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
+        out = dump(record_model(DocList), listed)
+        del out["offset"]
+        if listed.truncated:
+            following = listed.offset + len(listed.documents)
+            out["note"] = (f"Documents {listed.offset + 1}-{following}, by path; more follow: call listDocs again "
+                           f"with the same project and path and offset {following}.")
+        return out
 
     return ToolSpec(
         name="listDocs", title="List the documents of a project",
         description=("Lists every document in one project: path, title, summary, size and lines. The paths "
                      "have no project prefix; to read one, call readDoc with <project>/<path>. "
-                     "Optionally name a folder with path. " + DATA_NOT_INSTRUCTIONS),
+                     f"Optionally name a folder with path. A call answers {limits.LIST_DOCS_DEFAULT} documents "
+                     "(limit for more or fewer); offset pages through the rest. " + DATA_NOT_INSTRUCTIONS),
         action=ACTION,
         input_schema=s.tool_input({
             "project": s.string("A project id from listProjects."),
             "path": s.string("A folder inside the project, for example meetings. Leave it out for the whole "
                              "project."),
+            "offset": s.integer("How many documents to skip, by path (the note of a truncated answer names it).",
+                                minimum=0, default=0),
+            "limit": s.integer("At most this many documents.", minimum=1, maximum=limits.LIST_DOCS_MAX,
+                               default=limits.LIST_DOCS_DEFAULT),
         }, ["project"]),
         call=list_docs,
         output_schema=s.tool_output(s.properties(record_model(DocList), _DOC_LIST), s.required_of(_DOC_LIST)),

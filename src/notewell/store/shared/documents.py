@@ -187,9 +187,11 @@ class SqlDocuments(ABC):
                           (project, path))
         return meta_from_row(rows[0]) if rows else None
 
-    def metas(self, project: str, prefix: str = "") -> list[DocumentMeta]:
+    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0) -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix), self.dialect)
-        rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path", params)
+        page, page_params = ("", []) if limit is None else (" LIMIT ? OFFSET ?", [limit, offset])
+        rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path{page}",
+                          [*params, *page_params])
         return [meta_from_row(r) for r in rows]
 
     def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
