@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -359,3 +360,38 @@ def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_p
     assert files(tmp_path / "alice-pg") == files(tmp_path / "alice")
     missing = run_cli("export", str(tmp_path / "nobody"), "--db", str(source), "--person", "nobody@example.test")
     assert missing.exit_code == 1 and "--person: no user has the email nobody@example.test" in missing.output
+
+
+def test_an_export_as_one_file_is_the_same_bytes_each_time_and_imports_on_both_backends(
+        source: Path, tmp_path: Path, pg_url: str) -> None:
+    folder, archive, again = tmp_path / "folder", tmp_path / "store.tar", tmp_path / "again.tar"
+    export(str(source), folder)
+    one = export(str(source), archive)
+    export(str(source), again)
+    assert archive.read_bytes() == again.read_bytes() and archive.stat().st_mode & 0o777 == 0o600
+    assert one == export(str(source), tmp_path / "folder-2")  # the same tables, rows and checksums
+    with tarfile.open(archive) as tar:
+        assert tar.getnames()[-1] == "manifest.json"
+        assert {n: tar.extractfile(n).read() for n in tar.getnames()} == files(folder)  # type: ignore[union-attr]
+    assert "exists already" in run_cli("export", str(archive), "--db", str(source)).output
+    for target in (pg_url, str(tmp_path / "from-file.db")):
+        result = run_cli("import", str(archive), "--db", target)
+        assert result.exit_code == 0 and "counts and SHA-256 checked" in result.output, result.output
+        export(target, tmp_path / f"check-{len(target)}")
+        assert files(tmp_path / f"check-{len(target)}") == files(folder)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".notewell-")]  # no scratch folder is left
+
+
+def test_an_archive_holding_anything_an_export_never_writes_is_refused(source: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.tar"
+    evil = tmp_path / "evil.jsonl"
+    evil.write_text("{}\n")
+    with tarfile.open(bad, "w") as tar:
+        tar.add(evil, arcname="../escape.jsonl")
+    result = run_cli("import", str(bad), "--db", str(tmp_path / "target.db"))
+    assert result.exit_code != 0 and "which no export writes" in result.output, result.output
+    assert not (tmp_path.parent / "escape.jsonl").exists()
+    (tmp_path / "cut.tar").write_bytes(b"not a tar at all" * 64)
+    result = run_cli("import", str(tmp_path / "cut.tar"), "--db", str(tmp_path / "target.db"))
+    assert result.exit_code != 0 and "is not an export's archive" in result.output
+    assert "Traceback" not in result.output

@@ -13,7 +13,8 @@ from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json,
 from notewell.cli.rows import Col, show_rows
 from notewell.services.portability import Carried
 
-FolderArg = Annotated[Path, typer.Argument(help="The export's folder (export: a new or empty one).")]
+FolderArg = Annotated[Path, typer.Argument(help="The export's folder (export: a new or empty one), or one file "
+                                                "ending in .tar (export: a new one).")]
 SQLITE_PREFIX = "sqlite:"
 
 

@@ -10,6 +10,7 @@ secrets and passwords are carried as the hashes the store keeps. The local owner
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotewellError, NotFound
+from notewell.services.export_archive import is_archive, pack, unpack
 from notewell.services.export_format import (
     LINE_MAX_BYTES,
     MANIFEST,
@@ -58,8 +60,14 @@ class PortabilityService:
 
     def export(self, p: Principal, folder: Path, *, person: str | None = None) -> list[Carried]:
         """Every carried table into ``folder`` (new or empty), the manifest written last; with ``person`` (an
-        email), only that person's rows (store/shared/person.py: what a person may take with them)."""
+        email), only that person's rows (store/shared/person.py: what a person may take with them). A path
+        ending in .tar is one file instead (services/export_archive.py)."""
         self.authorization.authorize(p, CARRY)
+        if is_archive(folder):
+            with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".notewell-export-") as scratch:
+                carried = self.export(p, Path(scratch) / "export", person=person)
+                pack(Path(scratch) / "export", folder)
+            return carried
         user_id = None
         if person is not None:
             found = self.store.identity.user_by_email(person)
@@ -80,8 +88,15 @@ class PortabilityService:
 
     def import_(self, p: Principal, folder: Path, *, merge: bool = False) -> list[Carried]:
         """The export in ``folder`` loaded in one transaction: every file checked against the manifest as it
-        is read, and (into an empty store) every table read back and checked again before the commit."""
+        is read, and (into an empty store) every table read back and checked again before the commit. A file
+        is an export's archive, unpacked first into a private scratch folder beside it."""
         self.authorization.authorize(p, CARRY)
+        if is_archive(folder):
+            if not folder.is_file():
+                raise InvalidArgument("import", f"{folder} does not exist; name the file 'notewell export' wrote")
+            with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".notewell-import-") as scratch:
+                unpack(folder, Path(scratch))
+                return self.import_(p, Path(scratch), merge=merge)
         manifest = read_manifest(folder)
         done: list[Carried] = []
         with self.store.tables.loading(merge=merge) as loader:
