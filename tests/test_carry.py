@@ -62,6 +62,8 @@ def populate(world: BrainWorld) -> None:
                                         "rationale": "the servo overheats", "type": "recipe",
                                         "source": "discovery", "confidence": 0.7}])
     rt.notes.write_note(alice, "shared/gripper-runbook.md", "# Gripper\n\nFlash, then test.\n", tool="test")
+    rt.memory.remember(alice, "The gripper runbook skips the torque test.", project="shared",
+                       about="shared/gripper-runbook.md")
     rt.sign_in.make_link(LOCAL_OWNER, "bob@example.test", "http://localhost:8765")
     rt.idempotency.once(alice, "key-1", "fingerprint", lambda: None, lambda: Answer(201, {"ref": "m"}, "/m"))
     rt.sign_in.set_password(LOCAL_OWNER, "alice@example.test", "correct horse battery staple")
@@ -201,7 +203,7 @@ def test_an_import_refuses_a_non_empty_store_a_newer_format_and_a_changed_file(s
     original = memories.read_bytes()
     memories.write_bytes(original.replace(b"production key", b"productiom key"))
     result = run_cli("import", str(folder), "--db", str(target))
-    assert result.exit_code == 1 and "memories.jsonl holds 6 rows with SHA-256" in result.output
+    assert result.exit_code == 1 and "memories.jsonl holds 7 rows with SHA-256" in result.output
     assert "nothing was imported" in result.output
     assert all(not t["rows"] for t in export(str(target), tmp_path / "after2")["tables"])  # type: ignore[attr-defined]
 
@@ -245,7 +247,7 @@ def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source:
     first = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
     assert first.exit_code == 0, first.output
     loaded = {t["table"]: t["loaded"] for t in json.loads(first.output)["tables"]}
-    assert {t: loaded[t] for t in ("users", "memories", "brain_sessions")} == {"users": 3, "memories": 6,
+    assert {t: loaded[t] for t in ("users", "memories", "brain_sessions")} == {"users": 3, "memories": 7,
                                                                               "brain_sessions": 1}
     again = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
     assert again.exit_code == 0, again.output
@@ -335,7 +337,9 @@ def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_p
     assert result.exit_code == 0, result.output
     rows = {t["table"]: t["rows"] for t in json.loads(result.output)["tables"]}
     assert rows["users"] == 1 and rows["projects"] == 1 and rows["brain_sessions"] == 1
-    assert rows["memories"] == 5  # two on deploy (one superseded), the private one, taught and captured knowledge
+    assert rows["memories"] == 6  # two on deploy (one superseded), the private one, the one about the runbook,
+    # taught and captured knowledge
+    assert rows["memory_documents"] == 1
     assert rows["grants"] == rows["tokens"] == rows["passwords"] == rows["sign_in_failures"] == 0
     users = [json.loads(line) for line in (tmp_path / "alice" / "users.jsonl").read_text().splitlines()]
     assert [u["email"] for u in users] == ["alice@example.test"]

@@ -93,3 +93,22 @@ def test_wikilinks_in_the_text_lead_to_their_targets_or_are_marked(world: World)
     assert "<code>[[in-code]]</code>" in review and "[[in-fence]]" in review  # code stays code
     assert '<a href="/p/secret/doc/plan.md">their plan</a>' in review  # vault-absolute: that document's page
     assert '<a href="../plans/plan.md#goals">The plan</a>' in review  # relative: already right from this page
+
+
+def test_the_document_page_lists_the_memories_about_it_that_the_reader_may_see(world: World) -> None:
+    rt = world.runtime
+    rt.administration.grant(LOCAL_OWNER, "mia@example.test", "team", "write")  # a memory is written where one writes
+    mia = rt.authentication.authenticate(world.tokens["mia_all"])
+    shared = rt.memory.remember(mia, "The policy's discount table is out of date.", project="team",
+                                about="team/pricing-policy.md", title="Discount table stale")
+    rt.memory.remember(mia, "My own note on team/pricing-policy.md", project="team", private=True,
+                       title="Private pricing note")
+    with serve_world(world) as server:
+        base = server.url.removesuffix("/mcp")
+        hers, admins = (_signed_in(base, world, h) for h in ("mia", "ada"))
+        mine, theirs = (c.get("/p/team/doc/pricing-policy.md").text for c in (hers, admins))
+        hers.close()
+        admins.close()
+    assert "Memories about it" in mine and "Private pricing note" in mine and "(names it," in mine
+    assert f'href="/memories/{shared.memory.ref}">Discount table stale</a>' in mine
+    assert "Discount table stale" in theirs and "Private pricing note" not in theirs  # another's private memory

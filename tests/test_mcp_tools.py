@@ -129,7 +129,7 @@ async def test_list_docs_pages_with_offset_until_the_whole_project(mcp_url: str,
             offset += 2
             assert f"Documents {offset - 1}-{offset}, by path" in part["note"] and f"offset {offset}." in part["note"]
         assert paged == whole["documents"]
-        message, argument = await invalid(client, "listDocs", {"project": "northwind-advisory", "limit": 1001})
+        _, argument = await invalid(client, "listDocs", {"project": "northwind-advisory", "limit": 1001})
         assert argument == "limit"
 
 

@@ -56,7 +56,7 @@ P = "properties"
 TWINS = [
     Twin("listProjects", (P, "projects", "items"), "ProjectInfo"),
     Twin("listDocs", (P, "documents", "items"), "DocInfo"),
-    Twin("readDoc", (), "DocPart", omitted=frozenset({"shortened"}), added=frozenset({"hasMore", "note"}),
+    Twin("readDoc", (), "DocPart", omitted=frozenset({"shortened"}), added=frozenset({"hasMore", "note", "memories"}),
          optional=frozenset({"nextOffset"})),
     Twin("listBrains", (P, "brains", "items"), "BrainInfo"),
     Twin("getBrain", (), "BrainPage", omitted=frozenset({"brain"}),

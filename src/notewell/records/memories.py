@@ -6,6 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 MEMORY_TYPES: tuple[str, ...] = ("durable", "working")
+TIES: tuple[str, ...] = ("about", "mention")  # how a memory is tied to a document: remember's about, or its text
+
+
+@dataclass(frozen=True)
+class DocumentTie:
+    """A document a memory is about (``how``: one of TIES), by its project and project-relative path."""
+
+    project: str
+    path: str
+    how: str
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,7 @@ class MemoryInput:
     created: str  # ISO 8601 UTC, sorts as text
     expires_at: str | None = None  # working memories only
     private_to: str | None = None  # a user id: only that author sees it; None: every reader of the project
+    documents: tuple[DocumentTie, ...] = ()  # written with it, in its transaction
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
-from notewell.paths import normalize_path
+from notewell.paths import normalize_path, split_vault_path
 from notewell.records.identity import Project
 from notewell.records.memories import (
     MemoryFilter,
@@ -47,6 +47,7 @@ from notewell.services.memory_checks import (
     check_text,
     default_title,
 )
+from notewell.services.memory_documents import document_ties
 from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
@@ -63,6 +64,7 @@ SEARCH_LIMIT_MAX = 50
 RECALL_LIMIT_DEFAULT = 10
 LIST_LIMIT_MAX = 100
 CANDIDATES_MIN = 20  # the blend re-ranks the best max(3 x limit, 20) full-text candidates
+ABOUT_SHOWN = 10  # memories about a document that readDoc and the document page show
 CONTEXT_TOKENS_DEFAULT = 2000
 CONTEXT_TOKENS_MIN = 50
 CONTEXT_TOKENS_MAX = 100_000
@@ -110,6 +112,14 @@ class Remembered:
     memory: Memory
     created: bool  # False: this content was already at this project and path; its ref is returned
     superseded: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryAbout:
+    """A memory about a document, and how: ``about`` (remember named it) or ``mention`` (its text does)."""
+
+    memory: Memory
+    how: str
 
 
 @dataclass(frozen=True)
@@ -168,10 +178,12 @@ class MemoryService:
 
     def remember(self, p: Principal, content: str, *, path: str = "", memory_type: str = "durable",
                  title: str | None = None, tags: Sequence[str] | None = None, project: str | None = None,
-                 supersedes: str | None = None, expires_at: str | None = None, private: bool = False) -> Remembered:
+                 supersedes: str | None = None, expires_at: str | None = None, private: bool = False,
+                 about: str | None = None) -> Remembered:
         """Keep ``content`` verbatim; the same content at the same project and path returns the existing ref.
         ``private``: only the author will see it (every memory tool, every door, whatever anyone's role); by
-        default a memory is seen by every reader of its project."""
+        default a memory is seen by every reader of its project. ``about``: the document (a vault path) it is
+        about; the documents its text names are tied to it too (services/memory_documents.py)."""
         self.authorization.authorize(p, "memory:write")
         if not isinstance(content, str) or not content.strip():
             raise InvalidArgument("content", "must not be empty; give the text to remember")
@@ -194,11 +206,12 @@ class MemoryService:
                 raise InvalidArgument("supersedes", f"{supersedes} is already superseded by {old.superseded_by}; "
                                                     "supersede that one instead")
             self._require_change_right(p, old, "supersede")
+        ties = document_ties(self.store, self.authorization, p, about, content, target.id)
         record, created = self.memories.add(MemoryInput(
             ref=f"mem_{secrets.token_hex(10)}", project=target.id, author_user_id=p.user_id,
             author_token_id=p.token_id, memory_type=kind, path=clean_path, title=clean_title, content=content,
             tags=clean_tags, content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now_iso(),
-            expires_at=expiry, private_to=p.user_id if private else None,
+            expires_at=expiry, private_to=p.user_id if private else None, documents=ties,
         ), supersedes=old.ref if old else None)
         superseded = old.ref if old and created else None
         if created and self.meaning is not None:
@@ -208,6 +221,15 @@ class MemoryService:
             "created": created, "supersedes": superseded, "private": record.private_to is not None,
         })
         return Remembered(_memory(record), created, superseded)
+
+    def about_document(self, p: Principal, path: str, limit: int = ABOUT_SHOWN) -> list[MemoryAbout]:
+        """The live memories p may see that are about the document at ``path`` (a vault path), newest first;
+        none for a caller who may not read memories (a document's reader without the scope)."""
+        if not self.authorization.allowed(p, "memory:read"):
+            return []
+        project, rel = split_vault_path(normalize_path(path, "path"), "path")
+        found = self.store.memory_documents.about((project, rel), self._readable(p), p.user_id, now_iso(), limit)
+        return [MemoryAbout(_memory(record), how) for record, how in found]
 
     def may_remember(self, p: Principal, *, project: str | None = None, supersedes: str | None = None) -> None:
         """Raise what ``remember`` would refuse this caller for, writing nothing: the scope, the project, and

@@ -40,7 +40,14 @@ from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, U
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
 from notewell.records.meaning import Job, QueueState
-from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
+from notewell.records.memories import (
+    DocumentTie,
+    MemoryFilter,
+    MemoryHit,
+    MemoryInput,
+    MemoryQuery,
+    MemoryRecord,
+)
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
 from notewell.store.vector_search import Nearest
@@ -262,12 +269,23 @@ class Store(Protocol):
     @property
     def meaning(self) -> MeaningRepository: ...
     @property
+    def memory_documents(self) -> MemoryDocumentRepository: ...
+    @property
     def tables(self) -> SqlTables: ...
     @property
     def backups(self) -> SqlBackups: ...
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...
+
+
+class MemoryDocumentRepository(Protocol):
+    """The documents memories are about (store/shared/memory_documents.py); which memories a caller may see
+    is the caller's decision (``projects``, ``viewer``)."""
+
+    def about(self, document: DocKey, projects: Sequence[str], viewer: str, now: str,
+              limit: int) -> list[tuple[MemoryRecord, str]]: ...
+    def ties(self, memory_ref: str) -> list[DocumentTie]: ...
 
 
 class MemoryRepository(Protocol):

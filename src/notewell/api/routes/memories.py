@@ -66,6 +66,8 @@ class RememberRequest(BaseModel):
     expires_at: str | None = Field(default=None, max_length=40, description="Working memories only: ISO 8601 UTC.")
     private: bool = Field(default=False, description="Only its author will see it, whatever anyone's role; by "
                                                      "default every reader of the project sees it.")
+    about: str | None = Field(default=None, max_length=4096, description="A document it is about, project first: "
+                                                                         "handbook/pricing.md.")
 
 
 @router.post("/memories", status_code=201, response_model=RememberedModel,
@@ -77,7 +79,8 @@ def remember(caller: Caller, svc: Services, body: RememberRequest, request: Requ
     def create() -> Answer:
         done = svc.memory.remember(caller, body.content, path=body.path, memory_type=body.memory_type,
                                    title=body.title, tags=body.tags, project=body.project,
-                                   supersedes=body.supersedes, expires_at=body.expires_at, private=body.private)
+                                   supersedes=body.supersedes, expires_at=body.expires_at, private=body.private,
+                                   about=body.about)
         return Answer(201 if done.created else 200, dump(RememberedModel, done),
                       request.url_for("memory", ref=done.memory.ref).path)
 

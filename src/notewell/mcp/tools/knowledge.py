@@ -25,6 +25,7 @@ from notewell.services.knowledge import (
     KnowledgeService,
     ProjectInfo,
 )
+from notewell.services.memory import MemoryService
 
 SCOPE = "knowledge:read"
 ACTION: Action = "knowledge:read"
@@ -93,7 +94,15 @@ _DOC_PART = s.View({  # the note says what "shortened" would, in words
     "note": s.string("Which lines these are and how to get the next part."),
     "version": "The document's version: pass it as expected_version to the writing tools, so a change made "
                "since is never overwritten.",
-}, omit=("shortened",))
+    "memories": s.array(s.obj({
+        "ref": s.string("The memory's ref: recall or search_memory find it; forget takes it."),
+        "title": s.string("Its title."),
+        "how": s.string("about: it was remembered about this document; mention: its text names the document.",
+                        enum=["about", "mention"]),
+        "created": s.string("When it was written."),
+    }), "On the first part, the newest memories you may see that are about the document (at most 10)."),
+}, omit=("shortened",), required=("path", "title", "firstLine", "lastLine", "totalLines", "hasMore", "text", "note",
+                                  "version"))
 _HIT = s.View({
     "path": "The document's path, project first. Pass it to readDoc as it is.",
     "line": "The line of the first match, counting from 1.",
@@ -195,7 +204,7 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
     )
 
 
-def _read_doc(svc: KnowledgeService) -> ToolSpec:
+def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
     def read_doc(ctx: CallContext, args: Arguments) -> JsonObject:
         part = svc.read_doc(ctx.principal, args.required_string("path"),
                             offset=args.integer("offset", 1, 1, limits.NOTES_OFFSET_MAX),
@@ -211,6 +220,11 @@ def _read_doc(svc: KnowledgeService) -> ToolSpec:
                            "lastLine": part.last_line, "totalLines": part.total_lines,
                            "hasMore": part.next_offset is not None, "text": part.text, "note": note,
                            "version": part.version}
+        if part.first_line == 1:
+            about = memories.about_document(ctx.principal, part.path)
+            if about:
+                out["memories"] = [{"ref": a.memory.ref, "title": a.memory.title, "how": a.how,
+                                    "created": a.memory.created} for a in about]
         if part.next_offset is not None:
             out["nextOffset"] = part.next_offset
         return out
@@ -405,7 +419,7 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
     return [
         _list_projects(svc),
         _list_docs(svc),
-        _read_doc(svc),
+        _read_doc(svc, rt.memory),
         _search_knowledge(svc),
         _list_brains(svc),
         _get_brain(svc),

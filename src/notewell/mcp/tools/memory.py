@@ -164,7 +164,8 @@ def _remember(svc: m.MemoryService) -> ToolSpec:
         done = svc.remember(ctx.principal, args.required_string("content"), path=args.string("path") or "",
                             memory_type=args.string("memory_type") or "durable", title=args.string("title"),
                             tags=tags, project=args.string("project"), supersedes=args.string("supersedes"),
-                            expires_at=args.string("expires_at"), private=args.boolean("private"))
+                            expires_at=args.string("expires_at"), private=args.boolean("private"),
+                            about=args.string("about"))
         mem = done.memory
         return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
                 "title": mem.title, "created": mem.created, "deduplicated": not done.created,
@@ -187,6 +188,9 @@ def _remember(svc: m.MemoryService) -> ToolSpec:
             "expires_at": s.string("Working memories only: ISO 8601 time after which it leaves search."),
             "private": s.boolean("True: only you will see it, whatever anyone's role (admins included); by "
                                  "default every reader of the project sees it.", default=False),
+            "about": s.string("A document this memory is about, as searchKnowledge returns its path (project "
+                              "first); readDoc then lists the memory. Documents the content names by path are "
+                              "tied to it too.", maxLength=4096),
         }, ["content"]),
         output_schema=s.tool_output({
             "ref": s.string("The memory's ref (the existing one when deduplicated)."),
@@ -205,6 +209,8 @@ def _remember(svc: m.MemoryService) -> ToolSpec:
             "it (the same answer either way).",
             "Error in remember: Forbidden: you may read <project> but not write to it: ask an admin for a "
             "write grant, or write to your home.",
+            "Error in remember: Not found: <about>: there is no such document, or this person cannot read it "
+            "(the same answer either way); pass a path exactly as searchKnowledge returns it.",
             "An empty content, an unknown memory_type, a path climbing out with '..', or expires_at on a "
             "durable memory is refused as invalid arguments naming the argument.",
             _SCOPE_REFUSAL.format(scope=WRITE, tool="remember"),

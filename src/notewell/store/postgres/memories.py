@@ -27,6 +27,7 @@ from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import LIVE, SqlMemories, search_conditions
+from notewell.store.shared.memory_documents import tie
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
 
@@ -120,6 +121,7 @@ class PostgresMemories(SqlMemories):
                     raise Conflict(f"memory {memory.ref} exists already")
                 return memory_from_row(found), False
             PgExecutor(conn).execute(QUEUE_ITEM, ("memory", row[0]))
+            tie(PgExecutor(conn), row[0], memory.documents)
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             new = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()

@@ -33,6 +33,7 @@ from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extensio
 from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.links import LinkWrites
+from notewell.store.shared.memory_documents import follow_rename
 from notewell.store.shared.migrations import Migration
 from notewell.store.shared.project_counts import ProjectCounts
 
@@ -89,6 +90,8 @@ class SqlDocumentWriter(ABC):
         moved = self.sql.execute("UPDATE documents SET project = ?, path = ?, ext = ?, mtime_ns = ?"
                                  " WHERE project = ? AND path = ? RETURNING size",
                                  (*new, extension(new[1]), mtime_ns, *old)).fetchone()
+        if moved is not None:
+            follow_rename(self.sql, old, new)
         if moved is not None and old[0] != new[0]:
             self.counts.add(old[0], -1, -moved[0])
             self.counts.add(new[0], 1, moved[0])

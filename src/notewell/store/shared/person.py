@@ -18,6 +18,7 @@ PERSON_ROWS: Mapping[str, str | None] = {
     "users": "id = ?",
     "projects": "kind = 'home' AND owner_user_id = ?",
     "memories": "author_user_id = ?",
+    "memory_documents": "memory_id IN (SELECT id FROM memories WHERE author_user_id = ?)",
     "brain_projects": "owner_user_id = ?",
     "brain_knowledge": "owner_user_id = ?",
     "brain_sessions": "user_id = ?",

@@ -1,6 +1,6 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
-the notes' journal, links, meaning) beside the backend's documents, memories, brain, table walk and backups,
-which its subclass makes and passes in."""
+the notes' journal, links, meaning, memories' documents) beside the backend's documents, memories, brain, table
+walk and backups, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.journal import SqlJournal
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
+from notewell.store.shared.memory_documents import SqlMemoryDocuments
 from notewell.store.shared.servers import SqlServers
 from notewell.store.shared.tables import SqlTables
 
@@ -26,6 +27,7 @@ class SqlStore:
         self.documents = documents
         self.links = SqlLinks(dialect)  # after the documents: its table refers to theirs
         self.memories = memories
+        self.memory_documents = SqlMemoryDocuments(dialect)  # after memories and documents: it refers to both
         self.identity = SqlIdentity(dialect)
         self.audit = SqlAudit(dialect)
         self.credentials = SqlCredentials(dialect)

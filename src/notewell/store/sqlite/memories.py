@@ -25,6 +25,7 @@ from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import SqlMemories, search_conditions
+from notewell.store.shared.memory_documents import tie
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -144,6 +145,7 @@ class SqliteMemories(SqlMemories):
             new_id = int(cur.lastrowid or 0)
             self._index(conn, new_id)
             conn.execute(QUEUE_ITEM, ("memory", new_id))
+            tie(conn, new_id, memory.documents)
             if supersedes is not None and supersedes != memory.ref:
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()

@@ -109,6 +109,7 @@ async def doc_page(request: Request) -> Response:
     project, rel = request.path_params["project"], request.path_params["path"]
     first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
     found = await call(services(request).links.links, p, f"{project}/{rel}", limit=LINKS_LIMIT_MAX)
+    about = await call(services(request).memory.about_document, p, f"{project}/{rel}")
     outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
     drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
                                             [(b.text, b.href) for b in backlinks if b.text != found.path]))
@@ -127,7 +128,7 @@ async def doc_page(request: Request) -> Response:
                 shown=len(lines), cut=cut, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
                 lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown,
-                outgoing=outgoing, backlinks=backlinks, links=found, link_map=drawn)
+                outgoing=outgoing, backlinks=backlinks, links=found, link_map=drawn, about=about)
 
 
 def _split(vault_path: str) -> tuple[str, str]:

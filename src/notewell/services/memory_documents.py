@@ -1,0 +1,61 @@
+"""Which documents a memory is about (docs/links.md, "Memories about a document").
+
+``remember``'s ``about`` names one document (a vault path, project first, as searchKnowledge gives it): it
+must be one the caller may read, or remember refuses it exactly as a missing one (hidden == missing). A
+memory's text that names a document's path (vault-relative, or relative to the memory's project) is tied
+to it too, as a mention, when the document exists and the author may read it; at most MENTIONS_MAX of them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from notewell.access.policy import Action
+from notewell.access.principal import Principal
+from notewell.errors import NotFound
+from notewell.paths import normalize_path, split_vault_path
+from notewell.records.documents import DocKey
+from notewell.records.memories import DocumentTie
+
+if TYPE_CHECKING:
+    from notewell.access.authorization import Authorization
+    from notewell.store.base import Store
+
+MENTIONS_MAX = 20  # documents a memory's text may tie it to
+_CANDIDATES_MAX = 100  # path-like words looked up
+_PATH_WORD = re.compile(r"[\w~][\w.~/-]*\.[A-Za-z0-9]{1,10}")  # a word with an extension: a file's name or path
+READ: Action = "knowledge:read"
+
+
+def document_ties(store: Store, authorization: Authorization, p: Principal, about: str | None, content: str,
+                  project: str) -> tuple[DocumentTie, ...]:
+    """The ties a memory of ``p`` in ``project`` gets: ``about`` first, then the documents its text names."""
+    ties: dict[DocKey, DocumentTie] = {}
+    if about is not None:
+        doc_project, rel = split_vault_path(normalize_path(about, "about"), "about")
+        if not rel or not authorization.allowed(p, READ, doc_project) or store.documents.meta(doc_project, rel) is None:
+            raise NotFound(f"Not found: {about}", field="about")
+        ties[(doc_project, rel)] = DocumentTie(doc_project, rel, "about")
+    named = _named_paths(content, project)
+    existing = store.documents.checksums(named) if named else {}
+    for key in named:
+        if len(ties) > MENTIONS_MAX:
+            break
+        if key in existing and key not in ties and authorization.allowed(p, READ, key[0]):
+            ties[key] = DocumentTie(key[0], key[1], "mention")
+    return tuple(ties.values())
+
+
+def _named_paths(content: str, project: str) -> list[DocKey]:
+    """The (project, path) keys the text's path-like words could name, in order, each once."""
+    keys: dict[DocKey, None] = {}
+    for match in _PATH_WORD.finditer(content[:200_000]):
+        word = match.group(0).rstrip(".")
+        if "/" in word:
+            first, _, rest = word.partition("/")
+            keys[(first, rest)] = None
+        keys[(project, word)] = None
+        if len(keys) >= _CANDIDATES_MAX:
+            break
+    return list(keys)
