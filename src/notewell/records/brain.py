@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
+VAULT_AUTHOR = "system:vault"  # who writes (and retires) the action items meeting notes yield: the vault itself
+MEETING_SOURCE = "meeting_note"  # the source of those items; their memory path is brain-actions/<note path>
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,15 @@ class KnowledgeRecord:
     @property
     def live(self) -> bool:
         return self.retired_at is None
+
+
+@dataclass(frozen=True)
+class NoteItemRecord:
+    """An action item a meeting note yielded, live or retired, and who retired it (VAULT_AUTHOR when the
+    line left the note; a person when they resolved it at a session's close)."""
+
+    item: KnowledgeRecord
+    retired_by: str | None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from notewell.records.brain import (
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemRecord,
     SessionClose,
     SessionHit,
     SessionRecord,
@@ -315,6 +316,12 @@ class BrainRepository(Protocol):
     def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]: ...
     def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
         """Live action items of the project tagged ``assignee_tag``: tagged blocker first, then oldest."""
+        ...
+    def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
+        """The action items (live and retired) a meeting note yielded at memory path ``path``, oldest first."""
+        ...
+    def noted_paths(self) -> set[tuple[str, str]]:
+        """(project, memory path) of every live action item a meeting note yielded."""
         ...
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         """Retire live items (their memories are forgotten with ``reason``); the number retired."""

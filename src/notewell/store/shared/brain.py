@@ -13,11 +13,13 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.records.brain import (
+    MEETING_SOURCE,
     BrainProjectRecord,
     EventRecord,
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemRecord,
     SessionClose,
     SessionHit,
     SessionRecord,
@@ -165,6 +167,18 @@ class SqlBrain(ABC):
             " AND k.retired_at IS NULL AND m.tags LIKE ? ESCAPE '\\'"
             " ORDER BY (m.tags LIKE '%\"blocker\"%') DESC, k.created, k.ref LIMIT ?",
             (brain_project, tag_pattern(assignee_tag), limit))]
+
+    def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
+        """The action items (live and retired) of memory path ``path`` in ``project`` that a meeting note yielded."""
+        return [NoteItemRecord(knowledge_from_row(r[:-1]), r[-1]) for r in self._rows(
+            f"SELECT {KNOWLEDGE_COLUMNS}, m.deleted_by FROM {KNOWLEDGE_FROM} WHERE m.project = ? AND m.path = ?"
+            " AND k.source = ? AND k.kind = 'action_item' ORDER BY k.created, k.ref", (project, path, MEETING_SOURCE))]
+
+    def noted_paths(self) -> set[tuple[str, str]]:
+        """(project, memory path) of every live action item a meeting note yielded."""
+        return {(r[0], r[1]) for r in self._rows(
+            "SELECT DISTINCT m.project, m.path FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
+            " WHERE k.source = ? AND k.kind = 'action_item' AND k.retired_at IS NULL", (MEETING_SOURCE,))}
 
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         done = 0
