@@ -4,12 +4,14 @@ removed or edited or the note deleted, what is no meeting note, and a store from
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conftest import make_vault
+from mcp_world import REPO_ROOT
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import VAULT_AUTHOR, NoteItemRecord
 from notewell.runtime import Runtime, open_runtime
@@ -159,3 +161,25 @@ def test_a_store_from_before_meeting_items_gets_them_at_its_next_sync(rt: Runtim
         assert len(items(again)) == 5
     finally:
         again.close()
+
+
+def test_the_example_vaults_meeting_notes_show_it(tmp_path: Path, store_url: str) -> None:
+    """examples/northwind: its meeting notes' Actions (TODO(owner), checkboxes, a ticked line, a blocker, an open
+    question) reach the people they name once they are on the team."""
+    vault = tmp_path / "northwind"
+    shutil.copytree(REPO_ROOT / "examples" / "northwind", vault, ignore=shutil.ignore_patterns(".notewell"))
+    rt = open_runtime(str(vault), store_url)
+    try:
+        for email, name, handle in (("tom@northwind.test", "Tom Whitcombe", "tom"),
+                                    ("eleanor@northwind.test", "Eleanor Vance", "eleanor")):
+            rt.administration.add_user(LOCAL_OWNER, email, "member", name=name, handle=handle, home_folder=False)
+        rt.indexing.sync()
+        tom = [(k.rule, k.tags[-1]) for k in rt.store.brain.open_action_items("projects", "for:tom@northwind.test", 10)]
+        assert tom == [("TODO(tom): send the updated plan once the call-off is signed.", "blocker"),
+                       ("Tom Whitcombe: one-page plan to the client lead by 2025-06-13.", "meeting:2025-06-09-kickoff")]
+        phase_2 = items(rt, "projects/apollo/meetings/2026-09-17-phase-2-mobilisation.md")
+        assert sorted(n.item.tags[1] for n in phase_2) == ["action-item", "action-item", "action-item", "open-question"]
+        assert "Tom Whitcombe: book the phase 1 close-out review for 2026-09-25." not in {n.item.rule for n in phase_2}
+        assert len(rt.store.brain.open_action_items("projects", "for:eleanor@northwind.test", 10)) == 3
+    finally:
+        rt.close()

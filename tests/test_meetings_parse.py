@@ -36,6 +36,7 @@ Tom Whitcombe: send the plan by 2026-03-10.
 - Is the API stable?
   - nested: also an item
 1. Blocker: Tom & eve@x.test: fix the build
+- TODO(tom, eve): write it up
 
 ```
 - [ ] Tom: not an item, it is code
@@ -70,8 +71,9 @@ def test_a_note_reads_as_its_lines_say() -> None:
         (15, "Is the API stable?", (), None, True, False, False, False),
         (16, "nested: also an item", ("nested",), None, False, False, False, False),
         (17, "Tom & eve@x.test: fix the build", ("Tom", "eve@x.test"), None, False, True, False, False),
-        (25, "write the minutes", (), None, False, False, False, False),
-        (34, "Who owns the budget", (), None, True, False, False, False),
+        (18, "TODO(tom, eve): write it up", ("tom", "eve"), None, False, False, False, False),
+        (26, "write the minutes", (), None, False, False, False, False),
+        (35, "Who owns the budget", (), None, True, False, False, False),
     ]
 
 

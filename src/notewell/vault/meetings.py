@@ -7,7 +7,7 @@ or one whose front matter says ``type: meeting``. Its items are:
 - every list item under an actions heading (``## Actions``, ``Action items``, ``Next steps``, ``To do``, …;
   or ``Open questions``, whose items are questions), up to the next heading of the same or a higher level:
   ``- [ ] task`` open, ``- [x] task`` ticked (done), ``- task`` open; ``Name: task`` names the assignee
-  (several with ``,``, ``&``, ``and`` or ``/``), and so does a leading ``@handle``;
+  (several with ``,``, ``&``, ``and`` or ``/``), and so do a leading ``@handle`` and ``TODO(name): task``;
 - anywhere else in the note, a line ``Name: task by YYYY-MM-DD`` (a list item or not). Such a line is an item
   only when its name is one of the team's (the sync decides: ``MeetingLine.needs_assignee``), since
   ``Date: …`` or ``Decision: …`` lines have the same shape.
@@ -45,6 +45,7 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\](?:\s+|$))?(.*)$")
 _ASSIGNED = re.compile(r"^(?:\*\*|__)?([^:`\[\]()]{1,80}?)(?:\*\*|__)?\s*:\s+(\S.*)$")
 _MENTION = re.compile(r"^@([\w.+-]{1,64})\s+(\S.*)$")
+_TODO = re.compile(r"^TODO\(([^()\n]{1,80})\)\s*:?\s+(\S.*)$")
 _NAME = re.compile(r"^@?[\w.'+-]+(?: [\w.'+-]+){0,4}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _SPLIT = re.compile(r"\s*(?:,|&|/|\band\b)\s*")
@@ -164,6 +165,8 @@ def read_line(number: int, raw: str, *, in_actions: bool, in_questions: bool) ->
         assignees = found
     elif mention is not None:
         assignees = (f"@{mention.group(1)}",)
+    elif (todo := _TODO.match(text)) is not None and (found := _assignees(todo.group(1))) is not None:
+        assignees = found
     due_found = list(_DUE.finditer(text))
     due = _valid_date(due_found[-1].group(1)) if due_found else None
     if not in_actions and not (named is not None and assignees and due):
