@@ -85,6 +85,19 @@ class NoteItemRecord:
 
 
 @dataclass(frozen=True)
+class HealthCounts:
+    """The loop's raw counts for one person (or the whole team) since a moment (docs/brain.md, "The loop's
+    health"); action items are in none of them but ``open_action_items``."""
+
+    closed_per_day: tuple[tuple[str, int], ...]  # (YYYY-MM-DD, sessions closed that day), days with any
+    injected: int  # knowledge injected into sessions started since
+    used: int  # knowledge reported used by those sessions
+    captured: tuple[tuple[str, int], ...]  # (close_capture | mined | cross | taught, rules created since)
+    rules: tuple[tuple[int, int, float], ...]  # (successes, failures, confidence) of each live rule
+    open_action_items: int
+
+
+@dataclass(frozen=True)
 class KnowledgeFilter:
     """Live knowledge of some projects, newest or most confident first."""
 

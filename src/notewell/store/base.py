@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, mig
 from notewell.records.brain import (
     BrainProjectRecord,
     EventRecord,
+    HealthCounts,
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
@@ -322,6 +323,10 @@ class BrainRepository(Protocol):
         ...
     def noted_paths(self) -> set[tuple[str, str]]:
         """(project, memory path) of every live action item a meeting note yielded."""
+        ...
+    def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
+               assignee_tag: str | None) -> HealthCounts:
+        """The loop's counts since ``since`` for one user in these projects (None: everyone, everywhere)."""
         ...
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         """Retire live items (their memories are forgotten with ``reason``); the number retired."""

@@ -16,6 +16,7 @@ from notewell.records.brain import (
     MEETING_SOURCE,
     BrainProjectRecord,
     EventRecord,
+    HealthCounts,
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
@@ -39,6 +40,7 @@ from notewell.store.brain_rows import (
     session_from_row,
     tag_pattern,
 )
+from notewell.store.shared.brain_health import health_counts
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
 from notewell.store.shared.meaning import QUEUE_ITEM
@@ -179,6 +181,10 @@ class SqlBrain(ABC):
         return {(r[0], r[1]) for r in self._rows(
             "SELECT DISTINCT m.project, m.path FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
             " WHERE k.source = ? AND k.kind = 'action_item' AND k.retired_at IS NULL", (MEETING_SOURCE,))}
+
+    def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
+               assignee_tag: str | None) -> HealthCounts:
+        return health_counts(self.dialect, since, user_id, brain_projects, assignee_tag)
 
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         done = 0
