@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_vault
+from conftest import make_vault, run_cli
 from mcp_world import REPO_ROOT
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import VAULT_AUTHOR, NoteItemRecord
@@ -124,6 +124,21 @@ def test_deleting_the_note_or_its_meeting_type_retires_its_items(rt: Runtime) ->
     write(rt, "acme/notes/standup.md", "## Actions\n\n- [ ] @eve ship it\n")  # no longer type: meeting
     assert items(rt, "acme/notes/standup.md") == []
     assert rt.store.brain.open_action_items("acme", "for:eve@x.test", 10) == []
+
+
+def test_a_moved_note_takes_its_items_along_and_notewell_index_does_it_too(rt: Runtime) -> None:
+    moved = "acme/archive/meetings/2026-03-04-kickoff.md"
+    (rt.settings.vault / "acme/archive/meetings").mkdir(parents=True)
+    (rt.settings.vault / NOTE).rename(rt.settings.vault / moved)
+    assert rt.indexing.sync().renamed == 1
+    assert items(rt) == [] and {m.delete_reason for n in items(rt, live=False)
+                                if (m := rt.store.memories.get(n.item.ref)) is not None} \
+        == {f"{NOTE}: the note moved to {moved}"}
+    assert len(items(rt, moved)) == 5
+    (rt.settings.vault / moved).write_text(KICKOFF.replace("- [ ] Eve Adams", "- [x] Eve Adams"), encoding="utf-8")
+    result = run_cli("index", "--vault", str(rt.settings.vault), "--db", str(rt.settings.db))
+    assert result.exit_code == 0 and "1 changed" in result.output
+    assert "Eve Adams: book the room" not in {n.item.rule for n in items(rt, moved)} and len(items(rt, moved)) == 4
 
 
 def test_an_item_a_person_resolved_stays_resolved_while_its_line_stands(rt: Runtime) -> None:
