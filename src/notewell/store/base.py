@@ -321,8 +321,8 @@ class BrainRepository(Protocol):
     def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
         """The action items (live and retired) a meeting note yielded at memory path ``path``, oldest first."""
         ...
-    def noted_paths(self) -> set[tuple[str, str]]:
-        """(project, memory path) of every live action item a meeting note yielded."""
+    def noted_paths(self) -> dict[tuple[str, str], str]:
+        """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
         ...
     def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
                assignee_tag: str | None) -> HealthCounts:

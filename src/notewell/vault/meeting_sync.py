@@ -9,7 +9,8 @@ item, and an item whose line was ticked, removed or edited, or whose note was de
 meeting note, is retired. An item a person resolved at a session's close stays retired while its line is
 unchanged. Items are written and retired by the vault itself (``VAULT_AUTHOR``), in the note's project, so
 the project's readers see them (the one policy, as every memory). A full sync reads again the notes that
-hold live items (so a person added to the team since gets the items that name them).
+hold live items when someone joined the team after the newest of them was written (so the items naming them
+are assigned to them).
 """
 
 from __future__ import annotations
@@ -94,14 +95,21 @@ class MeetingItems:
     now: Callable[[], str] = now_iso
     added: int = 0
     retired: int = 0
+    _users: list[User] | None = None
     _team: Team | None = None
-    _noted: set[tuple[str, str]] | None = None  # (project, memory path) holding live items
+    _noted: dict[tuple[str, str], str] | None = None  # (project, memory path) holding live items -> newest
     _seen: set[DocKey] = field(default_factory=set)
+
+    @property
+    def users(self) -> list[User]:
+        if self._users is None:
+            self._users = self.store.identity.users()
+        return self._users
 
     @property
     def team(self) -> Team:
         if self._team is None:
-            self._team = Team(self.store.identity.users())
+            self._team = Team(self.users)
         return self._team
 
     def _has_items(self, key: DocKey) -> bool:
@@ -128,9 +136,13 @@ class MeetingItems:
             self._reconcile(key, [], set(), why)
 
     def revisit(self) -> None:
-        """Read again every note holding live items that this sync did not touch (the team may have changed)."""
+        """Read again every note holding live items that this sync did not touch, when someone joined the team
+        after the newest of those items was written (they may be named in them); else nothing to do."""
         if self._noted is None:
             self._noted = self.store.brain.noted_paths()
+        newest_item = max(self._noted.values(), default="")
+        if not self._noted or max((u.created_at for u in self.users), default="") <= newest_item:
+            return
         prefix = f"{MEMORY_FOLDER}/"
         for project, path in sorted(self._noted):
             key = (project, path.removeprefix(prefix))
@@ -172,4 +184,4 @@ class MeetingItems:
         _, created = self.store.brain.add_knowledge(memory, knowledge)
         self.added += int(created)
         if self._noted is not None:
-            self._noted.add((project, memory_path(path)))
+            self._noted[(project, memory_path(path))] = now

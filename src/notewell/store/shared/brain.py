@@ -176,11 +176,12 @@ class SqlBrain(ABC):
             f"SELECT {KNOWLEDGE_COLUMNS}, m.deleted_by FROM {KNOWLEDGE_FROM} WHERE m.project = ? AND m.path = ?"
             " AND k.source = ? AND k.kind = 'action_item' ORDER BY k.created, k.ref", (project, path, MEETING_SOURCE))]
 
-    def noted_paths(self) -> set[tuple[str, str]]:
-        """(project, memory path) of every live action item a meeting note yielded."""
-        return {(r[0], r[1]) for r in self._rows(
-            "SELECT DISTINCT m.project, m.path FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
-            " WHERE k.source = ? AND k.kind = 'action_item' AND k.retired_at IS NULL", (MEETING_SOURCE,))}
+    def noted_paths(self) -> dict[tuple[str, str], str]:
+        """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
+        return {(r[0], r[1]): r[2] for r in self._rows(
+            "SELECT m.project, m.path, max(k.created) FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
+            " WHERE k.source = ? AND k.kind = 'action_item' AND k.retired_at IS NULL GROUP BY m.project, m.path",
+            (MEETING_SOURCE,))}
 
     def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
                assignee_tag: str | None) -> HealthCounts:
