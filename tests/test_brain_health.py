@@ -35,7 +35,10 @@ def rest(base: str, world: BrainWorld, who: str, method: str, path: str, **kw: A
 
 @pytest.fixture(scope="module")
 def looped(base: str, world: BrainWorld) -> str:
-    """The world after the loop below ran once; the server's base URL."""
+    """The world after the loop below ran once, with an admin (token: sessions and admin); the server's base URL."""
+    admin = world.runtime.administration
+    admin.add_user(LOCAL_OWNER, "admin@example.test", "admin", handle="admin", home_folder=False)
+    world.tokens["admin"] = admin.mint_token(LOCAL_OWNER, "admin@example.test", ["sessions", "admin"]).secret
     _loop(base, world)
     return base
 
@@ -82,24 +85,30 @@ def test_the_loop_health_of_a_person_and_of_the_team(looped: str, world: BrainWo
     assert refused.status_code == 403 and "admin" in refused.text
     too_many = rest(base, world, "alice", "GET", "/brain/health?days=91")
     assert too_many.status_code == 422 and "days" in too_many.text
-    team = world.runtime.brain.health(LOCAL_OWNER, team=True)
-    assert sum(d.count for d in team.sessions_closed) == 3 and team.open_action_items == 1
+    team = rest(base, world, "admin", "GET", "/brain/health?scope=team").json()
+    assert team["scope"] == "team" and sum(d["count"] for d in team["sessionsClosed"]) == 3
+    assert (team["injected"], team["used"], team["openActionItems"]) == (1, 1, 1)
+    assert team["capture"] == {"close_capture": 1, "mined": 0, "cross": 0, "taught": 1}
     later = world.runtime.brain.health(LOCAL_OWNER, team=True, days=3, now=datetime.now(UTC) + timedelta(days=30))
     assert [d.count for d in later.sessions_closed] == [0, 0, 0] and later.injected == 0
     with pytest.raises(InvalidArgument, match="days"):
         world.runtime.brain.health(LOCAL_OWNER, days=0)
 
 
-def test_the_health_page_draws_the_signals(looped: str, world: BrainWorld) -> None:
-    base = looped
-    world.runtime.sign_in.set_password(LOCAL_OWNER, "alice@example.test", "alice pass phrase")
+def _pages(base: str, world: BrainWorld, handle: str, *paths: str) -> list[httpx.Response]:
+    """``paths`` as ``handle`` signed in to the web pages sees them."""
+    world.runtime.sign_in.set_password(LOCAL_OWNER, f"{handle}@example.test", f"{handle} pass phrase")
     with httpx.Client(base_url=base, timeout=30, follow_redirects=True) as client:
         csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/signin").text)
         assert csrf is not None
-        client.post("/signin", data={"email": "alice@example.test", "password": "alice pass phrase",
-                                     "csrf": csrf.group(1), "next": "/brain/health"})
-        page = client.get("/brain/health")
-        team = client.get("/brain/health?scope=team")
+        client.post("/signin", data={"email": f"{handle}@example.test", "password": f"{handle} pass phrase",
+                                     "csrf": csrf.group(1), "next": "/projects"})
+        return [client.get(path) for path in paths]
+
+
+def test_the_health_page_draws_the_signals(looped: str, world: BrainWorld) -> None:
+    base = looped
+    page, team = _pages(base, world, "alice", "/brain/health", "/brain/health?scope=team")
     assert page.status_code == 200
     html = page.text
     svgs = re.findall(r"<svg.*?</svg>", html, re.S)
@@ -112,3 +121,10 @@ def test_the_health_page_draws_the_signals(looped: str, world: BrainWorld) -> No
     assert team.status_code == 403
     with pytest.raises(Forbidden):
         world.runtime.brain.health(world.runtime.authentication.authenticate(world.tokens["alice"]), team=True)
+
+
+def test_an_admin_sees_the_teams_page(looped: str, world: BrainWorld) -> None:
+    (team,) = _pages(looped, world, "admin", "/brain/health?scope=team&days=3")
+    assert team.status_code == 200 and "Loop health · the team" in team.text
+    assert 'aria-label="Injected and used: injected 1, used 1"' in team.text and "1 open in every project" in team.text
+    assert team.text.count('<rect class="bar"') == 3 + 2 + 4 + 3  # 3 days; injected, used; 4 sources; 3 stages
