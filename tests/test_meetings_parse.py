@@ -37,6 +37,8 @@ Tom Whitcombe: send the plan by 2026-03-10.
   - nested: also an item
 1. Blocker: Tom & eve@x.test: fix the build
 - TODO(tom, eve): write it up
+The owners confirm by Friday; a paragraph, no item.
+Eve: a line that names its assignee
 
 ```
 - [ ] Tom: not an item, it is code
@@ -72,8 +74,9 @@ def test_a_note_reads_as_its_lines_say() -> None:
         (16, "nested: also an item", ("nested",), None, False, False, False, False),
         (17, "Tom & eve@x.test: fix the build", ("Tom", "eve@x.test"), None, False, True, False, False),
         (18, "TODO(tom, eve): write it up", ("tom", "eve"), None, False, False, False, False),
-        (26, "write the minutes", (), None, False, False, False, False),
-        (35, "Who owns the budget", (), None, True, False, False, False),
+        (20, "Eve: a line that names its assignee", ("Eve",), None, False, False, False, False),
+        (28, "write the minutes", (), None, False, False, False, False),
+        (37, "Who owns the budget", (), None, True, False, False, False),
     ]
 
 

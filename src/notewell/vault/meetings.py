@@ -5,7 +5,8 @@ A meeting note is a markdown document in a folder named ``meetings`` (any case, 
 or one whose front matter says ``type: meeting``. Its items are:
 
 - every list item under an actions heading (``## Actions``, ``Action items``, ``Next steps``, ``To do``, …;
-  or ``Open questions``, whose items are questions), up to the next heading of the same or a higher level:
+  or ``Open questions``, whose items are questions), up to the next heading of the same or a higher level,
+  and every line there that names its assignee (a paragraph that does not is no item):
   ``- [ ] task`` open, ``- [x] task`` ticked (done), ``- task`` open; ``Name: task`` names the assignee
   (several with ``,``, ``&``, ``and`` or ``/``), and so do a leading ``@handle`` and ``TODO(name): task``;
 - anywhere else in the note, a line ``Name: task by YYYY-MM-DD`` (a list item or not). Such a line is an item
@@ -149,7 +150,8 @@ def _cleaned(text: str) -> tuple[str, bool]:
 
 def read_line(number: int, raw: str, *, in_actions: bool, in_questions: bool) -> MeetingLine | None:
     """The item a line of a meeting note makes, or None. ``in_actions``: under an actions (or questions)
-    heading, where every list item is one; elsewhere only ``Name: task by YYYY-MM-DD``."""
+    heading, where every list item is one, and every line naming its assignee; elsewhere only ``Name: task by
+    YYYY-MM-DD``."""
     listed = _LIST_ITEM.match(raw)
     box = listed.group(1) if listed else None
     body = (listed.group(2) if listed else raw).strip()
@@ -169,7 +171,10 @@ def read_line(number: int, raw: str, *, in_actions: bool, in_questions: bool) ->
         assignees = found
     due_found = list(_DUE.finditer(text))
     due = _valid_date(due_found[-1].group(1)) if due_found else None
-    if not in_actions and not (named is not None and assignees and due):
+    if in_actions:
+        if listed is None and not assignees:
+            return None  # a paragraph under the heading, not a list item nor "Name: task"
+    elif not (named is not None and assignees and due):
         return None  # elsewhere only "Name: task by YYYY-MM-DD" (a checkbox list of the note's own is no item)
     return MeetingLine(number, text, assignees, due, in_questions or text.endswith("?"), blocker,
                        box in ("x", "X"), needs_assignee=not in_actions)
