@@ -38,7 +38,7 @@ OPERATIONS = [
     ("DELETE", "/me/tokens/x"), ("GET", "/brain-projects"), ("POST", "/sessions"), ("GET", "/sessions"),
     ("GET", "/sessions/search?q=x"), ("GET", "/sessions/ses_x/events"), ("POST", "/sessions/ses_x/events"),
     ("POST", "/sessions/ses_x/outcome"), ("GET", "/knowledge"), ("POST", "/knowledge"),
-    ("GET", "/knowledge/retrieve?prompt=x"), ("DELETE", "/knowledge/mem_x?reason=r"),
+    ("GET", "/knowledge/retrieve?prompt=x"), ("DELETE", "/knowledge/mem_x?reason=r"), ("GET", "/brain/health"),
 ]
 
 

@@ -8,6 +8,8 @@ Brains are derived from the brain.md files and rebuilt whenever anything changed
 each markdown document written (or moved: a relative link reads differently from a new folder) and
 resolved once the sync's documents are in place; the stored links a document's arrival, departure or
 move may resolve differently (the ones naming its file name) are resolved again (``_Writing.relink``).
+Meeting notes' action items follow each document written, moved or removed, in the same transaction
+(vault/meeting_sync.py); a full sync reads again the notes holding live items.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentIn
 from notewell.records.links import LinkInput
 from notewell.store.base import DocumentWriter, Store
 from notewell.vault.link_resolution import Resolver
+from notewell.vault.meeting_sync import MeetingItems
 from notewell.vault.note_links import ParsedLink, name_key, parse_links
 from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_document
 from notewell.vault.scan import (
@@ -199,6 +202,7 @@ class _Writing:
     report: IndexReport
     skipped: list[SkippedRecord]
     racy_from: int  # a file modified at or after this (ns) may change again within its clock tick
+    meetings: MeetingItems  # the action items of the meeting notes written, moved and removed
     linked: dict[DocKey, list[ParsedLink]] = field(default_factory=dict)  # documents whose links are new
     names: set[str] = field(default_factory=set)  # file names (name_key) of documents added, removed or moved
 
@@ -225,6 +229,7 @@ class _Writing:
             self.skipped.append(SkippedRecord(file.project, file.path, file.size, "binary file"))
             if old is not None:
                 self.writer.delete(key)
+                self.meetings.gone(key, "it is no longer a text file")
                 self.names.add(name_key(file.path))
                 self.report.removed += 1
             return
@@ -232,6 +237,7 @@ class _Writing:
             self._rename(file, loaded, content)
             return
         self.writer.upsert(self._document(file, loaded, content))
+        self.meetings.written(key, content.text)
         links = parse_links(file.project, file.path, content.text)
         if links or old is not None:  # a new document without links has none to replace
             self.linked[key] = links
@@ -246,6 +252,8 @@ class _Writing:
         source = self.plan.gone_by_sha[loaded.sha256].pop(0)
         before = self.store.documents.meta(*source)
         self.writer.rename(source, (file.project, file.path), self.stored_mtime(file))
+        self.meetings.gone(source, f"the note moved to {file.project}/{file.path}")
+        self.meetings.written((file.project, file.path), content.text)
         self.linked[(file.project, file.path)] = parse_links(file.project, file.path, content.text)
         self.names.update((name_key(source[1]), name_key(file.path)))
         self.report.renamed += 1
@@ -263,14 +271,16 @@ class _Writing:
         for keys in self.plan.gone_by_sha.values():
             for key in keys:
                 self.writer.delete(key)
+                self.meetings.gone(key, "the note was deleted")
                 self.names.add(name_key(key[1]))
                 self.report.removed += 1
 
     def relink(self) -> None:
         """Store the new documents' links and resolve again the stored ones their names may change."""
-        for key in self.writer.take_pending_links():  # stored before links were kept: parsed once
+        for key in self.writer.take_pending_links():  # stored before links (or meeting items) were kept: read once
             if key not in self.linked and (doc := self.store.documents.get(*key)) is not None:
                 self.linked[key] = parse_links(*key, doc.text)
+                self.meetings.written(key, doc.text)
         if not self.linked and not self.names:
             return
         documents = self.store.documents
@@ -317,7 +327,7 @@ def sync(
         # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
         plan = _plan(store, scan, only)
         total = sum(f.size for f in plan.to_read)
-        writing = _Writing(store, writer, plan, report, skipped, racy_from)
+        writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store))
         if progress and plan.to_read:
             progress(0, total)  # reading starts: how much there is to read
         for file in plan.to_read:
@@ -328,6 +338,8 @@ def sync(
             writing.apply(file, loaded)
         writing.remove_gone()
         writing.relink()
+        if only.everything:
+            writing.meetings.revisit()
         report.unchanged += len(plan.on_disk) - len(plan.to_read)
         report.skipped = len(skipped)
         report.passed_over = [f"{disk_path(s.project, s.path)}: {s.reason}" for s in skipped]

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
+VAULT_AUTHOR = "system:vault"  # who writes (and retires) the action items meeting notes yield: the vault itself
+MEETING_SOURCE = "meeting_note"  # the source of those items; their memory path is brain-actions/<note path>
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,28 @@ class KnowledgeRecord:
     @property
     def live(self) -> bool:
         return self.retired_at is None
+
+
+@dataclass(frozen=True)
+class NoteItemRecord:
+    """An action item a meeting note yielded, live or retired, and who retired it (VAULT_AUTHOR when the
+    line left the note; a person when they resolved it at a session's close)."""
+
+    item: KnowledgeRecord
+    retired_by: str | None
+
+
+@dataclass(frozen=True)
+class HealthCounts:
+    """The loop's raw counts for one person (or the whole team) since a moment (docs/brain.md, "The loop's
+    health"); action items are in none of them but ``open_action_items``."""
+
+    closed_per_day: tuple[tuple[str, int], ...]  # (YYYY-MM-DD, sessions closed that day), days with any
+    injected: int  # knowledge injected into sessions started since
+    used: int  # knowledge reported used by those sessions
+    captured: tuple[tuple[str, int], ...]  # (close_capture | mined | cross | taught, rules created since)
+    rules: tuple[tuple[int, int, float], ...]  # (successes, failures, confidence) of each live rule
+    open_action_items: int
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ composed of the concept parts, each in its own module:
 - brain_knowledge  teach, list and retire knowledge; resolve action items
 - brain_retrieval  retrieve for a prompt, skills, the user's style
 - brain_sessions   open, log, close (the confidence loop, close-capture of learnings), find sessions
+- brain_health     the loop's health: the seed's signals, per person or for the team
 
 Every method takes a Principal and needs the ``sessions`` scope; who may do what is the policy's, asked
 through Authorization. The limits are brain_limits', the numbers brain_scoring's, the oracle brain_oracle's.
@@ -14,8 +15,9 @@ through Authorization. The limits are brain_limits', the numbers brain_scoring's
 
 from __future__ import annotations
 
+from notewell.services.brain_health import HealthPart
 from notewell.services.brain_sessions import SessionsPart
 
 
-class BrainService(SessionsPart):
+class BrainService(SessionsPart, HealthPart):
     """Projects, sessions, knowledge and retrieval of the External Brain, for one store."""

@@ -17,9 +17,11 @@ if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, mig
 from notewell.records.brain import (
     BrainProjectRecord,
     EventRecord,
+    HealthCounts,
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemRecord,
     SessionClose,
     SessionHit,
     SessionRecord,
@@ -341,6 +343,16 @@ class BrainRepository(Protocol):
     def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]: ...
     def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
         """Live action items of the project tagged ``assignee_tag``: tagged blocker first, then oldest."""
+        ...
+    def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
+        """The action items (live and retired) a meeting note yielded at memory path ``path``, oldest first."""
+        ...
+    def noted_paths(self) -> dict[tuple[str, str], str]:
+        """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
+        ...
+    def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
+               assignee_tag: str | None) -> HealthCounts:
+        """The loop's counts since ``since`` for one user in these projects (None: everyone, everywhere)."""
         ...
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         """Retire live items (their memories are forgotten with ``reason``); the number retired."""

@@ -3,7 +3,7 @@ knowledge (teach, list, retrieve for a prompt, retire). Every operation needs th
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +17,7 @@ from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import brain_limits as b
+from notewell.services.brain_health import HEALTH_DAYS_DEFAULT, HEALTH_DAYS_MAX, LoopHealth
 from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS, BrainProject
 from notewell.services.brain_retrieval import Retrieval
 from notewell.services.brain_scoring import AskBack
@@ -230,3 +231,14 @@ def retrieve(caller: Caller, svc: Services,
 def retire(caller: Caller, svc: Services, knowledge_id: str,
            reason: Annotated[str, Query(min_length=1, max_length=b.MAX_REASON_CHARS)]) -> Any:
     return svc.brain.retire(caller, knowledge_id, reason)
+
+
+@router.get("/brain/health", response_model=record_model(LoopHealth), responses=ERRORS,
+            summary="The loop's health: sessions closed per day, knowledge injected against used, rules captured "
+                    "by source, rules by stage, open action items (scope=team: everyone's, for an admin)")
+def brain_health(caller: Caller, svc: Services,
+                 days: Annotated[int, Query(ge=1, le=HEALTH_DAYS_MAX, description="The last days, today "
+                                                                                   "included.")] = HEALTH_DAYS_DEFAULT,
+                 scope: Annotated[Literal["me", "team"], Query(description="me: yours; team: everyone's "
+                                                                           "(admin scope).")] = "me") -> Any:
+    return svc.brain.health(caller, days=days, team=scope == "team")

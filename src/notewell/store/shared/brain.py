@@ -13,11 +13,14 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.records.brain import (
+    MEETING_SOURCE,
     BrainProjectRecord,
     EventRecord,
+    HealthCounts,
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemRecord,
     SessionClose,
     SessionHit,
     SessionRecord,
@@ -37,6 +40,7 @@ from notewell.store.brain_rows import (
     session_from_row,
     tag_pattern,
 )
+from notewell.store.shared.brain_health import health_counts
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
 from notewell.store.shared.meaning import QUEUE_ITEM
@@ -165,6 +169,23 @@ class SqlBrain(ABC):
             " AND k.retired_at IS NULL AND m.tags LIKE ? ESCAPE '\\'"
             " ORDER BY (m.tags LIKE '%\"blocker\"%') DESC, k.created, k.ref LIMIT ?",
             (brain_project, tag_pattern(assignee_tag), limit))]
+
+    def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
+        """The action items (live and retired) of memory path ``path`` in ``project`` that a meeting note yielded."""
+        return [NoteItemRecord(knowledge_from_row(r[:-1]), r[-1]) for r in self._rows(
+            f"SELECT {KNOWLEDGE_COLUMNS}, m.deleted_by FROM {KNOWLEDGE_FROM} WHERE m.project = ? AND m.path = ?"
+            " AND k.source = ? AND k.kind = 'action_item' ORDER BY k.created, k.ref", (project, path, MEETING_SOURCE))]
+
+    def noted_paths(self) -> dict[tuple[str, str], str]:
+        """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
+        return {(r[0], r[1]): r[2] for r in self._rows(
+            "SELECT m.project, m.path, max(k.created) FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
+            " WHERE k.source = ? AND k.kind = 'action_item' AND k.retired_at IS NULL GROUP BY m.project, m.path",
+            (MEETING_SOURCE,))}
+
+    def health(self, since: str, user_id: str | None, brain_projects: Sequence[str] | None,
+               assignee_tag: str | None) -> HealthCounts:
+        return health_counts(self.dialect, since, user_id, brain_projects, assignee_tag)
 
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
         done = 0

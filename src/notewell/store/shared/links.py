@@ -7,8 +7,8 @@ No text of the line is kept (a snippet per link would cost about as much as the 
 takes each link's line from the source's stored regions (``_line_texts``), which both backends keep alike.
 A deleted source takes its links with it and a deleted target leaves them unresolved (foreign keys), inside
 the indexer's transaction. The indexer resolves (vault/link_resolution.py); this module only keeps the rows.
-``document_links_pending`` names the documents stored before links were kept: the indexer parses their
-texts once (indexer._relink) and empties it.
+``document_links_pending`` names the documents stored before links (or, in a ``meetings`` folder, their
+action items) were kept: the indexer reads their texts once (indexer._relink) and empties it.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ LINK_MIGRATIONS: list[Migration] = [
         "CREATE INDEX document_links_name ON document_links (name_key)",
         "CREATE TABLE document_links_pending (id {int64} PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE)",
         "INSERT INTO document_links_pending (id) SELECT id FROM documents",
+    ),
+    (  # meeting notes stored before their action items were kept: the indexer reads them once (vault/meeting_sync.py)
+        "INSERT INTO document_links_pending (id) SELECT id FROM documents WHERE lower(path) LIKE '%meetings/%'"
+        " AND id NOT IN (SELECT id FROM document_links_pending)",
     ),
 ]
 _BATCH = 500  # names or rows per statement

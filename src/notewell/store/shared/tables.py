@@ -38,7 +38,8 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "memory_words": "the memories' word index (SQLite): rebuilt from the memories on import",
     "memory_stems": "the memories' stem index (SQLite): rebuilt from the memories on import",
     "document_links": "the links the vault's documents hold: parsed again when the target indexes the vault",
-    "document_links_pending": "the documents whose links wait to be parsed: the target's own indexing",
+    "document_links_pending": "the documents whose links (or meeting items) wait to be read: the target's own "
+                              "indexing",
     "vectors": "made from the memories and sessions by the embedding model: every live one is queued again on "
                "import and re-embedded (notewell embed, or the server's runner)",
     "embedding_queue": "derived: the import queues every memory and session that has no vector",

@@ -1,0 +1,187 @@
+"""Meeting notes' action items kept in the brain, inside the indexer's write transaction (docs/brain.md,
+"Meeting action items").
+
+Each markdown document a sync writes, moves or removes is reconciled: the items its lines make now
+(vault/meetings.py) against the items it yielded before (``brain.note_items``, found by their memory path
+``brain-actions/<note path>`` and their source ``meeting_note``). An item is keyed by what it says (its
+text and tags, ``rule_key``): the same line yields the same item at every sync, a new or edited line a new
+item, and an item whose line was ticked, removed or edited, or whose note was deleted or stopped being a
+meeting note, is retired. An item a person resolved at a session's close stays retired while its line is
+unchanged. Items are written and retired by the vault itself (``VAULT_AUTHOR``), in the note's project, so
+the project's readers see them (the one policy, as every memory). A full sync reads again the notes that
+hold live items when someone joined the team after the newest of them was written (so the items naming them
+are assigned to them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from notewell.fold import fold
+from notewell.records.brain import MEETING_SOURCE, VAULT_AUTHOR, KnowledgeInput
+from notewell.records.documents import DocKey
+from notewell.records.identity import User, email_key
+from notewell.records.memories import MemoryInput
+from notewell.store.base import Store
+from notewell.timestamps import now_iso
+from notewell.vault.meetings import Meeting, parse_meeting
+
+MEMORY_FOLDER = "brain-actions"
+MAX_TITLE_CHARS = 200
+
+
+def memory_path(note_path: str) -> str:
+    """Where a note's items live among the project's memories."""
+    return f"{MEMORY_FOLDER}/{note_path}"
+
+
+class Team:
+    """The team's active users as a meeting note names them: by email, full name, handle (``@tom`` or
+    ``tom``), or first name; a name two people share names nobody."""
+
+    def __init__(self, users: Sequence[User]) -> None:
+        named: dict[str, set[str]] = {}
+        first: dict[str, set[str]] = {}
+        for user in users:
+            if not user.active:
+                continue
+            email = email_key(user.email)
+            words = user.name.split()
+            for key in (email, fold(" ".join(words)), fold(user.handle), f"@{fold(user.handle)}"):
+                named.setdefault(key, set()).add(email)
+            if words:
+                first.setdefault(fold(words[0]), set()).add(email)
+        self._named = {k: next(iter(v)) for k, v in named.items() if len(v) == 1}
+        self._first = {k: next(iter(v)) for k, v in first.items() if len(v) == 1}
+
+    def email(self, who: str) -> str | None:
+        key = fold(" ".join(who.split()))
+        return self._named.get(key) or self._first.get(key)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    key: str  # the item's identity: its text and tags
+    rule: str
+    tags: tuple[str, ...]
+
+
+def wanted_items(meeting: Meeting, team: Team) -> tuple[list[Wanted], set[str]]:
+    """(the open items, the keys of the ticked ones) the meeting's lines make with this team."""
+    items: dict[str, Wanted] = {}
+    ticked: set[str] = set()
+    for line in meeting.items:
+        emails = list(dict.fromkeys(e for e in (team.email(a) for a in line.assignees) if e is not None))
+        if line.needs_assignee and not emails:
+            continue
+        tags = ("action_item", "open-question" if line.question else "action-item",
+                *(f"for:{e}" for e in emails), meeting.tag, *(("blocker",) if line.blocker else ()))
+        key = "meeting:" + hashlib.sha256("\x00".join([line.text, *tags]).encode("utf-8")).hexdigest()[:40]
+        if line.done:
+            ticked.add(key)
+        else:
+            items.setdefault(key, Wanted(key, line.text, tags))
+    return list(items.values()), ticked - set(items)
+
+
+@dataclass
+class MeetingItems:
+    """One sync's meeting-note work, run inside its write transaction (the store's writes join it)."""
+
+    store: Store
+    now: Callable[[], str] = now_iso
+    added: int = 0
+    retired: int = 0
+    _users: list[User] | None = None
+    _team: Team | None = None
+    _noted: dict[tuple[str, str], str] | None = None  # (project, memory path) holding live items -> newest
+    _seen: set[DocKey] = field(default_factory=set)
+
+    @property
+    def users(self) -> list[User]:
+        if self._users is None:
+            self._users = self.store.identity.users()
+        return self._users
+
+    @property
+    def team(self) -> Team:
+        if self._team is None:
+            self._team = Team(self.users)
+        return self._team
+
+    def _has_items(self, key: DocKey) -> bool:
+        if self._noted is None:
+            self._noted = self.store.brain.noted_paths()
+        return (key[0], memory_path(key[1])) in self._noted
+
+    def written(self, key: DocKey, text: str) -> None:
+        """A document stored with this text (added, changed, or moved here)."""
+        self._seen.add(key)
+        meeting = parse_meeting(key[1], text)
+        if meeting is None:
+            if self._has_items(key):
+                self._reconcile(key, [], set(), "it is no longer a meeting note")
+            return
+        wanted, ticked = wanted_items(meeting, self.team)
+        if wanted or ticked or self._has_items(key):
+            self._reconcile(key, wanted, ticked, "its line was removed or edited")
+
+    def gone(self, key: DocKey, why: str) -> None:
+        """A document removed from the index (deleted, moved away, no longer indexed)."""
+        self._seen.add(key)
+        if self._has_items(key):
+            self._reconcile(key, [], set(), why)
+
+    def revisit(self) -> None:
+        """Read again every note holding live items that this sync did not touch, when someone joined the team
+        after the newest of those items was written (they may be named in them); else nothing to do."""
+        if self._noted is None:
+            self._noted = self.store.brain.noted_paths()
+        newest_item = max(self._noted.values(), default="")
+        if not self._noted or max((u.created_at for u in self.users), default="") <= newest_item:
+            return
+        prefix = f"{MEMORY_FOLDER}/"
+        for project, path in sorted(self._noted):
+            key = (project, path.removeprefix(prefix))
+            if key in self._seen:
+                continue
+            doc = self.store.documents.get(*key)
+            if doc is None:
+                self.gone(key, "the note is no longer indexed")
+            else:
+                self.written(key, doc.text)
+
+    def _reconcile(self, key: DocKey, wanted: list[Wanted], ticked: set[str], why_gone: str) -> None:
+        project, path = key
+        mpath = memory_path(path)
+        existing = self.store.brain.note_items(project, mpath)
+        live = {n.item.rule_key: n.item for n in existing if n.item.live}
+        resolved = {n.item.rule_key for n in existing if not n.item.live and n.retired_by not in (None, VAULT_AUTHOR)}
+        now = self.now()
+        for item in wanted:
+            if item.key not in live and item.key not in resolved:
+                self._add(project, path, item, now)
+        keep = {w.key for w in wanted}
+        for rule_key, old in live.items():
+            if rule_key not in keep:
+                reason = f"ticked in {project}/{path}" if rule_key in ticked else f"{project}/{path}: {why_gone}"
+                self.retired += self.store.brain.retire([old.ref], VAULT_AUTHOR, reason, now)
+
+    def _add(self, project: str, path: str, item: Wanted, now: str) -> None:
+        source = f"{project}/{path}"
+        content = f"{item.rule}\nFrom the meeting note {source} ({', '.join(item.tags[1:])})"
+        title = item.rule if len(item.rule) <= MAX_TITLE_CHARS else item.rule[: MAX_TITLE_CHARS - 1] + "…"
+        memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=project, author_user_id=VAULT_AUTHOR,
+                             author_token_id=None, memory_type="durable", path=memory_path(path), title=title,
+                             content=content, tags=item.tags,
+                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
+        knowledge = KnowledgeInput(brain_project=project, owner_user_id=VAULT_AUTHOR, kind="action_item", trigger="",
+                                   rule=item.rule, rationale=f"from the meeting note {source}", source=MEETING_SOURCE,
+                                   confidence=1.0, rule_key=item.key, created=now)
+        _, created = self.store.brain.add_knowledge(memory, knowledge)
+        self.added += int(created)
+        if self._noted is not None:
+            self._noted[(project, memory_path(path))] = now

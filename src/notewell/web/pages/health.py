@@ -1,0 +1,36 @@
+"""The loop's health (External Brain): the seed's signals drawn as charts, for the signed-in person, or for the
+whole team (``?scope=team``, admins only); the same numbers as GET /api/v1/brain/health."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from notewell.services.brain_health import HEALTH_DAYS_DEFAULT, HEALTH_DAYS_MAX
+from notewell.web.health_charts import day_bars, row_bars
+from notewell.web.render import page
+from notewell.web.session import call, services, signed_in
+
+
+async def health_page(request: Request) -> Response:
+    p = await signed_in(request)
+    team = request.query_params.get("scope") == "team"
+    given = request.query_params.get("days", "")
+    days = int(given) if given.isdigit() and 1 <= int(given) <= HEALTH_DAYS_MAX else HEALTH_DAYS_DEFAULT
+    health = await call(services(request).brain.health, p, days=days, team=team)
+    closed = [(d.day, d.count) for d in health.sessions_closed]
+    loop = [("injected", health.injected), ("used", health.used)]
+    capture = list(health.capture.items())
+    stages = list(health.stages.items())
+    charts = {
+        "closed": day_bars("Sessions closed per day", closed),
+        "loop": row_bars("Injected and used", loop),
+        "capture": row_bars("Capture yield by source", capture),
+        "stages": row_bars("Skills by stage", stages),
+    }
+    return page(request, "health.html", p, title="Loop health", health=health, team=team, charts=charts,
+                closed=closed, loop=loop, capture=capture, stages=stages, days_max=HEALTH_DAYS_MAX)
+
+
+ROUTES = [Route("/brain/health", health_page, methods=["GET"])]
