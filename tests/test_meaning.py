@@ -231,3 +231,63 @@ def test_meaning_relevance_is_calibrated_on_the_similarity_alone() -> None:
     assert hybrid.meaning_relevance(hybrid.SIMILARITY_FULL) == 1.0
     assert hybrid.meaning_relevance(0.55) == pytest.approx(0.5)
     assert MODEL_ID == "all-MiniLM-L6-v2-int8"
+
+
+# --- pgvector on PostgreSQL ---------------------------------------------------------------------------------
+
+
+def _unit(rng: np.random.Generator, toward: float) -> np.ndarray:
+    """A random unit vector whose first coordinate is about ``toward`` (its similarity to the query e0)."""
+    v = rng.standard_normal(DIMENSIONS).astype(np.float32)
+    v[0] = 0.0
+    v *= np.sqrt(1 - toward ** 2) / np.linalg.norm(v)
+    v[0] = toward
+    return v
+
+
+def _scoped_world(url: str, tmp_path: Path, hidden: int, shown: int) -> tuple[MemoryWorld, dict[int, bytes]]:
+    """alice's ``hidden`` private memories in apollo, all nearer the query (e0) than any bob may see, and
+    ``shown`` shared ones there (bob reads apollo), their vectors written straight into the store. Returns
+    the world and bob's allowed memories: id -> vector."""
+    w = build_world(url, tmp_path)
+    alice, rng = w.user("alice"), np.random.default_rng(7)
+    for n in range(hidden):
+        w.service.remember(alice, f"hidden note {n}", project="apollo", private=True)
+    for n in range(shown):
+        w.service.remember(alice, f"shared note {n}", project="apollo")
+    w.store.meaning.claim("9999", "9999", hidden + shown)  # off the model's path: these vectors are made here
+    with w.store.meaning.sql.reading() as conn:
+        private = {int(i): p is not None for i, p in conn.execute("SELECT id, private_to FROM memories").fetchall()}
+    vectors = {i: to_half(_unit(rng, 0.9 if p else rng.uniform(0.2, 0.7))) for i, p in private.items()}
+    w.store.meaning.done(MODEL_ID, [("memory", i, v) for i, v in vectors.items()], [])
+    with w.store.meaning.sql.transaction() as conn:
+        conn.execute("ANALYZE memories")  # as autovacuum does after a bulk write: the planner then knows the sizes
+        conn.execute("ANALYZE vectors")
+    return w, {i: v for i, v in vectors.items() if not private[i]}
+
+
+def _e0() -> bytes:
+    query = np.zeros(DIMENSIONS, dtype=np.float32)
+    query[0] = 1.0
+    return to_half(query)
+
+
+@pytest.mark.parametrize(("shown", "path"), [(2000, "the index"), (5, "the exact fallback")])
+def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: object, pg_url: str, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture, shown: int,
+                                                        path: str) -> None:
+    """bob may see ``shown`` memories, and the 1,000 he may not see are all nearer the query: he still gets
+    his 10 nearest (or all 5), exactly those of a brute-force search over what he may see. With 2,000 the
+    planner takes the HNSW index and its iterative scan goes past the 1,000 (with ``hnsw.iterative_scan``
+    off it stops after ``ef_search`` of them and this test fails); with 5 the search cannot give the 30
+    candidates asked, and the scope is scored exactly."""
+    w, allowed = _scoped_world(pg_url, tmp_path, hidden=1000, shown=shown)
+    assert w.store.memories.index is not None  # type: ignore[attr-defined]
+    caplog.set_level("DEBUG", logger="notewell.store")
+    near = w.store.memories.nearest(w.service._query(w.user("bob"), [], None, None, 10), _e0(), MODEL_ID)
+    assert ("scored exactly" in caplog.text) == (path == "the exact fallback")
+    expected = nearest_rows(list(allowed.items()), _e0(), 10)
+    assert len(near) == min(10, shown)
+    assert [n.similarity for n in near] == [s for _, s in expected]
+    assert all(n.item.private_to is None for n in near)
+    w.rt.close()
