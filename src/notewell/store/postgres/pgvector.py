@@ -51,9 +51,10 @@ _COLUMN = (
     f"ALTER TABLE vectors ADD COLUMN near halfvec({DIMENSIONS})",
     # the memory vectors still to fill from their bytes: found at once whatever the store's size
     "CREATE INDEX vectors_near_missing ON vectors (item_id) WHERE kind = 'memory' AND near IS NULL",
-    # m and ef_construction: pgvector's defaults (16, 64)
-    "CREATE INDEX vectors_near ON vectors USING hnsw (near halfvec_cosine_ops) WHERE kind = 'memory'",
 )
+# Made after the column is filled (built over every vector at once is faster than one insert each); m and
+# ef_construction are pgvector's defaults (16, 64).
+_HNSW = "CREATE INDEX vectors_near ON vectors USING hnsw (near halfvec_cosine_ops) WHERE kind = 'memory'"
 
 
 class HalfVector(bytes):
@@ -116,8 +117,11 @@ class PgVectorIndex:
                     conn.execute(statement)
         index = cls(db, str(row[0]))
         filled = index.fill_missing()
-        if filled:
-            _log.info("pgvector: %d memory vectors copied into the index", filled)
+        with db.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_MIGRATION_LOCK),))
+            if conn.execute("SELECT 1 WHERE to_regclass('vectors_near') IS NULL").fetchone() is not None:
+                conn.execute(_HNSW)
+                _log.info("pgvector: the index was built over %d memory vectors", filled)
         return index
 
     def write(self, conn: Executor, vectors: Sequence[tuple[str, int, bytes]]) -> None:
