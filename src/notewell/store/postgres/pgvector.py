@@ -130,11 +130,6 @@ class PgVectorIndex:
         if rows:
             conn.executemany("UPDATE vectors SET near = ?::halfvec WHERE kind = 'memory' AND item_id = ?", rows)
 
-    def missing(self, conn: Executor) -> bool:
-        """Whether a memory vector still lacks its halfvec (found through a partial index: ~0.1 ms)."""
-        return conn.execute("SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL LIMIT 1").fetchone() \
-            is not None
-
     def fill_missing(self) -> int:
         """Copy every memory vector without its halfvec into it, a batch per transaction; how many."""
         filled = 0
@@ -154,16 +149,19 @@ class PgVectorIndex:
         """The (id, similarity) of the ``query.limit`` memories of ``query``'s scope nearest to ``vector``, best
         first: the index's nearest allowed candidates scored again exactly, or the whole scope scored exactly
         when the index gives fewer than asked."""
-        with dialect.reading() as conn:
-            if self.missing(conn):
-                self.fill_missing()
         where, params = search_conditions(query, dialect)
         scope = (f"FROM vectors v JOIN memories m ON m.id = v.item_id WHERE v.kind = 'memory' AND v.model = ?"
                  f" AND {LIVE} AND {' AND '.join(where)}")
         take = candidates(query.limit)
-        with dialect.transaction() as conn:  # SET LOCAL: these settings end with it
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            conn.execute(f"SET LOCAL hnsw.ef_search = {take}")
+        with dialect.transaction() as conn:
+            # set_config(..., true) is SET LOCAL: the settings end with this transaction; one round trip with
+            # the check for vectors not yet copied into the index (an older server wrote them meanwhile)
+            missing = conn.execute(
+                "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ?,"
+                " true), EXISTS (SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL)", (str(take),)
+            ).fetchone()[2]
+            if missing:
+                self.fill_missing()
             rows = conn.execute(f"SELECT v.item_id, v.vector {scope} ORDER BY v.near <=> ?::halfvec LIMIT ?",
                                 [model, *params, HalfVector(vector), take]).fetchall()
             if len(rows) < take:
