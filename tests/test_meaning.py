@@ -186,6 +186,9 @@ def test_both_backends_rank_the_same_memories_in_the_same_order(pg_cluster: PgCl
         if n:
             index = w.store.memories.index  # type: ignore[attr-defined]
             assert (index is not None) == (n == 1 and pg_cluster.pgvector)
+            # what doctor says of it
+            assert ("HNSW index" in w.store.memories.vector_search()) == (index is not None)
+            assert ("CREATE EXTENSION vector" in w.store.memories.vector_search()) == (index is None)
         alice = w.user("alice")
         for text in (DEPLOY, ACQUISITION, BACKUPS, "The billing team meets on Mondays.", DEPLOY + " Really."):
             w.service.remember(alice, text, project="apollo")

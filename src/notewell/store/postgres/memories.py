@@ -144,6 +144,12 @@ class PostgresMemories(SqlMemories):
 
     # --- reads ----------------------------------------------------------------------------------------
 
+    def vector_search(self) -> str:
+        if self.index is None:
+            return (f"{super().vector_search()}: the database has no pgvector 0.8+ (docs/operations.md: a superuser"
+                    " runs CREATE EXTENSION vector, and the next open builds its index)")
+        return f"searched in PostgreSQL through pgvector {self.index.version}'s HNSW index"
+
     def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
         """In SQL through pgvector's index when the database has it (postgres/pgvector.py), otherwise the
         exact search of both backends."""
