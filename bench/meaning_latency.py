@@ -45,31 +45,36 @@ from notewell.store.vector_search import to_half
 SEED = 20261201
 
 
-def fill(store: Store, rt: Runtime, memories: int, embed: int, writers: int) -> None:
-    """Write the memories (timing each remember), their vectors (synthetic past the first ``embed``), and on
-    PostgreSQL with pgvector build the index as an upgrade would."""
+def write(rt: Runtime, memories: int, writers: int) -> None:
+    """Write the memories, timing each remember."""
     corpus, rng = Corpus(), random.Random(SEED)
     batch = [(n, *corpus.memory(rng, n)) for n in range(memories)]
     write_ms: list[float] = []
 
-    def write(chunk: list[tuple[int, str, str, list[str]]]) -> None:
+    def write_chunk(chunk: list[tuple[int, str, str, list[str]]]) -> None:
         for n, title, content, tags in chunk:
             start = time.perf_counter()
             rt.memory.remember(LOCAL_OWNER, content, title=title, tags=tags, project=PROJECTS[n % 4], path="notes")
             write_ms.append((time.perf_counter() - start) * 1000)
 
     with ThreadPoolExecutor(writers) as pool:
-        list(pool.map(write, [batch[i::writers] for i in range(writers)]))
+        list(pool.map(write_chunk, [batch[i::writers] for i in range(writers)]))
     print(f"remember: p50 {percentile(write_ms, 0.5):.2f} ms, p95 {percentile(write_ms, 0.95):.2f} ms "
           f"({memories} memories, {writers} writer threads)")
 
+
+def add_vectors(store: Store, rt: Runtime, embed: int) -> None:
+    """The queued memories' vectors (synthetic past the first ``embed``); on PostgreSQL with pgvector, the
+    index built over them as an upgrade would."""
     index = isinstance(store, PostgresStore) and store.memories.index is not None
     if index:  # as in a store made before pgvector: vectors without the index, which the next open builds
         assert isinstance(store, PostgresStore)
         store.memories.index = store.meaning.index = None
         with store.meaning.sql.transaction() as conn:
             conn.execute("DROP INDEX vectors_near")
-    jobs = store.meaning.claim("9999", "9999", memories)  # take every queued row off the model's path
+    jobs = []  # every queued row taken off the model's path, 10,000 at a time (a statement's parameters)
+    while claimed := store.meaning.claim("9998", "9999", 10_000):
+        jobs += claimed
     synthetic = jobs[embed:]  # the first --embed rows stay queued for the model
     store.meaning.all_due()
     vectors = np.random.default_rng(SEED).standard_normal((len(synthetic), DIMENSIONS)).astype(np.float32)
@@ -101,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed", type=int, default=2_000)
     parser.add_argument("--writers", type=int, default=1)
     parser.add_argument("--db", default=None)
-    parser.add_argument("--queries-only", action="store_true", help="time the queries on a store filled before")
+    parser.add_argument("--queries-only", action="store_true",
+                        help="write no memories: a store filled before (whose queued memories get their vectors)")
     args = parser.parse_args(argv)
     tmp = tempfile.TemporaryDirectory()
     store = open_store(args.db or str(Path(tmp.name) / "meaning.db"))
@@ -110,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         if store.identity.project(project) is None:
             rt.administration.add_project(LOCAL_OWNER, project)
     if not args.queries_only:
-        fill(store, rt, args.memories, args.embed, args.writers)
+        write(rt, args.memories, args.writers)
+    if rt.meaning.state().queued:
+        add_vectors(store, rt, args.embed)
     state = rt.meaning.state()
     print(f"vectors: {state.vectors} of {state.items}")
     corpus = Corpus()

@@ -232,6 +232,12 @@ def test_a_store_made_without_pgvector_is_indexed_when_the_extension_appears(pgv
     after = [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)]
     assert after == before and len(after) == 3
     assert w.rt.meaning.state().queued == 0  # nothing embedded again
+    with psycopg.connect(plain_pg_url, autocommit=True) as conn:  # as a server without the index writes one
+        conn.execute("UPDATE vectors SET near = NULL WHERE item_id = (SELECT min(item_id) FROM vectors)")
+    w.rt.meaning._queries.clear()
+    assert [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)] == before
+    with psycopg.connect(plain_pg_url) as conn:  # the search copied it first
+        assert conn.execute("SELECT count(near) FROM vectors").fetchone() == (3,)
     w.rt.close()
 
 
