@@ -153,7 +153,28 @@ def main(argv: list[str] | None = None) -> int:
     for name in paths[:-1]:
         print(f"{name} / words: p50 x{statistics.median(runs[name]) / statistics.median(words):.1f}, "
               f"p95 x{percentile(runs[name], 0.95) / percentile(words, 0.95):.1f}")
+    if index is not None:
+        agreement(store, rt, queries[:100])
     return 0
+
+
+def agreement(store: Store, rt: Runtime, queries: list[str]) -> None:
+    """How many of the exact search's 10 nearest memories pgvector's index finds too (HNSW is approximate)."""
+    assert isinstance(store, PostgresStore)
+    index, found, same = store.memories.index, 0, 0
+    for q in queries:
+        chosen = rt.memory._query(LOCAL_OWNER, [], None, None, 10)
+        vector = rt.meaning.query_vector(q)
+        assert vector is not None
+        answers = []
+        for path in (index, None):
+            store.memories.index = path
+            answers.append([n.item.ref for n in store.memories.nearest(chosen, vector, MODEL_ID)])
+        found += len(set(answers[0]) & set(answers[1]))
+        same += answers[0] == answers[1]
+    store.memories.index = index
+    print(f"pgvector against the exact search, {len(queries)} queries, 10 nearest: {found / len(queries):.2f} of 10 "
+          f"found on average, the same 10 in the same order for {same}")
 
 
 if __name__ == "__main__":

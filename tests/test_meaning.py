@@ -327,7 +327,7 @@ def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: PgCluster, pg_
     """bob may see ``shown`` memories, and the 1,000 he may not see are all nearer the query: he still gets
     his 10 nearest (or all 5), exactly those of a brute-force search over what he may see. With 2,000 the
     planner takes the HNSW index and its iterative scan goes past the 1,000 (with ``hnsw.iterative_scan``
-    off it stops after ``ef_search`` of them and this test fails); with 5 the search cannot give the 30
+    off it stops after ``ef_search`` of them and this test fails); with 5 the search cannot give the 40
     candidates asked, and the scope is scored exactly."""
     w, allowed = _scoped_world(pg_url, tmp_path, hidden=1000, shown=shown)
     assert w.store.memories.index is not None  # type: ignore[attr-defined]

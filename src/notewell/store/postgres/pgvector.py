@@ -15,10 +15,11 @@ private memories, path, type, live, not expired) are in its WHERE, so permission
 (a filter applied after a top-k index search silently drops allowed results: mcp-memory-service #214). An
 HNSW scan under a WHERE stops at ``hnsw.ef_search`` candidates, of which the WHERE may keep few; pgvector
 0.8's iterative scan (``hnsw.iterative_scan = relaxed_order``) goes on scanning until enough rows pass, up to
-``hnsw.max_scan_tuples`` (20,000 by default). Relaxed order is enough: the candidates, twice the limit, are
-scored again in the app with the exact arithmetic of the other path (vector_search.nearest_rows: the same
-similarities, ties to the lower id), so both backends give the same top results whenever the index finds
-them, which HNSW does for all but a rare one (it is approximate). When fewer candidates than asked come back
+``hnsw.max_scan_tuples`` (20,000 by default). Relaxed order is enough: the candidates (10 more than the limit,
+at least 40, found with ``ef_search`` 160) are scored again in the app with the exact arithmetic of the other
+path (vector_search.nearest_rows: the same similarities, ties to the lower id), so both backends give the
+same top results whenever the index finds them. HNSW is approximate: at 100k memories it found 94% of the
+exact 10 nearest (bench/meaning_latency.py, docs/performance.md). When fewer candidates than asked come back
 (a scope smaller than that, or so sparse that the scan gave up), the scope is read and scored exactly.
 """
 
@@ -44,6 +45,7 @@ _log = logging.getLogger("notewell.store")
 
 MIN_VERSION = (0, 8)
 FILL_BATCH = 1000
+EF_SEARCH = 160
 EF_SEARCH_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 _MIGRATION_LOCK = "notewell:migrate"  # the migrations' lock (postgres/dialect.py): one process adds the column
 
@@ -77,9 +79,15 @@ psycopg.adapters.register_dumper(HalfVector, _HalfVectorDumper)
 
 
 def candidates(limit: int) -> int:
-    """How many nearest rows the index is asked for, to be scored again exactly: twice the limit, at least 20
-    more, within ef_search's ceiling (a larger limit is answered from that many)."""
-    return min(max(2 * limit, limit + 20), EF_SEARCH_MAX)
+    """How many nearest rows the index is asked for, to be scored again exactly: 10 more than the limit, at
+    least 40, within ef_search's ceiling (a larger limit is answered from that many)."""
+    return min(max(limit + 10, 40), EF_SEARCH_MAX)
+
+
+def ef_search(take: int) -> int:
+    """The HNSW search's breadth for ``take`` rows: at least EF_SEARCH (bench/meaning_latency.py measures what
+    it finds of the exact top 10)."""
+    return min(max(take, EF_SEARCH), EF_SEARCH_MAX)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -158,7 +166,7 @@ class PgVectorIndex:
             # the check for vectors not yet copied into the index (an older server wrote them meanwhile)
             missing = conn.execute(
                 "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ?,"
-                " true), EXISTS (SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL)", (str(take),)
+                " true), EXISTS (SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL)", (str(ef_search(take)),)
             ).fetchone()[2]
             if missing:
                 self.fill_missing()
