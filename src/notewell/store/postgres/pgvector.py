@@ -37,6 +37,7 @@ from psycopg.pq import Format
 from notewell.meaning.model import DIMENSIONS
 from notewell.records.memories import MemoryQuery
 from notewell.store.postgres.database import PostgresDatabase, lock_key
+from notewell.store.postgres.dialect import MIGRATION_LOCK  # one process at a time adds the column, the index
 from notewell.store.shared.dialect import Dialect, Executor
 from notewell.store.shared.memories import LIVE, search_conditions
 from notewell.store.vector_search import HALF, nearest_rows
@@ -47,7 +48,6 @@ MIN_VERSION = (0, 8)
 FILL_BATCH = 1000
 EF_SEARCH = 160
 EF_SEARCH_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
-_MIGRATION_LOCK = "notewell:migrate"  # the migrations' lock (postgres/dialect.py): one process adds the column
 
 _COLUMN = (
     f"ALTER TABLE vectors ADD COLUMN near halfvec({DIMENSIONS})",
@@ -117,7 +117,7 @@ class PgVectorIndex:
                 _log.warning("pgvector %s is older than 0.8 (no iterative index scans): meaning is searched exactly "
                              "in the app; ALTER EXTENSION vector UPDATE after installing 0.8 or later", row[0])
                 return None
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_MIGRATION_LOCK),))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(MIGRATION_LOCK),))
             present = conn.execute("SELECT 1 FROM pg_attribute WHERE attrelid = 'vectors'::regclass"
                                    " AND attname = 'near' AND NOT attisdropped").fetchone()
             if present is None:
@@ -126,7 +126,7 @@ class PgVectorIndex:
         index = cls(db, str(row[0]))
         filled = index.fill_missing()
         with db.transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_MIGRATION_LOCK),))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(MIGRATION_LOCK),))
             if conn.execute("SELECT 1 WHERE to_regclass('vectors_near') IS NULL").fetchone() is not None:
                 conn.execute(_HNSW)
                 _log.info("pgvector: the index was built over %d memory vectors", filled)
