@@ -189,7 +189,7 @@ def rg() -> str:
 
 # --- PostgreSQL: a throwaway cluster, fresh databases, the store_url backend parameter (tests/pg.py) ---
 
-from pg import pg_cluster, pg_url, store_url  # noqa: E402, F401
+from pg import pg_cluster, pg_url, pgvector, plain_pg_url, store_url  # noqa: E402, F401
 
 # --- MCP: the example vault with people and real tokens, served over real HTTP (tests/mcp_world.py) ---
 

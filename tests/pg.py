@@ -4,8 +4,10 @@ The cluster lives in a fresh temporary folder (initdb, pg_ctl), listens on a fre
 and on a unix socket in that folder, and is stopped and removed when the session ends. As root,
 PostgreSQL refuses to run, so the folder is given to the ``postgres`` system user and the binaries
 run through ``runuser``. Each test gets its own database, cloned from a template that already has
-pg_trgm. Where the binaries are missing the PostgreSQL tests skip, except in CI (CI=true), where
-they fail: a PostgreSQL test must never pass silently there.
+pg_trgm, and pgvector's ``vector`` extension where it is installed (the store then searches meaning through
+its index: store/postgres/pgvector.py). Where the binaries are missing the PostgreSQL tests skip, except in
+CI (CI=true), where they fail: a PostgreSQL test must never pass silently there. pgvector missing skips only
+the tests that need it (``pgvector`` fixture), and fails them in CI too.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ _SETTINGS = {
 }
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -51,6 +57,7 @@ class PgCluster:
         self.data = root / "data"
         self.port = _free_port()
         self._as_postgres = os.geteuid() == 0
+        self.pgvector = False  # whether the template (so every test database) has the vector extension
 
     def _run(self, *args: str) -> None:
         cmd = [str(PG_BIN / args[0]), *args[1:]]
@@ -74,6 +81,9 @@ class PgCluster:
             conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
         with psycopg.connect(self.url(TEMPLATE_DB), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION pg_trgm")
+            if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+                conn.execute("CREATE EXTENSION vector")
+                self.pgvector = True
 
     def stop(self) -> None:
         try:
@@ -96,13 +106,20 @@ class PgCluster:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}")
         return name
 
+    def create_plain_database(self) -> str:
+        """A fresh database without the vector extension (as on a server without pgvector)."""
+        name = self.create_database()
+        with psycopg.connect(self.url(name), autocommit=True) as conn:
+            conn.execute("DROP EXTENSION IF EXISTS vector")
+        return name
+
     def drop_database(self, name: str) -> None:
         with self.admin() as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+    if _in_ci():
         pytest.fail(f"PostgreSQL tests cannot run in CI: {reason}; .ci/run must install postgresql-15", pytrace=False)
     pytest.skip(f"PostgreSQL 15 is not available ({reason}); .ci/run installs it")
 
@@ -137,6 +154,26 @@ def pg_cluster() -> Iterator[PgCluster]:
 def pg_url(pg_cluster: PgCluster) -> Iterator[str]:
     """A URL to a fresh, empty database (pg_trgm installed) of the session cluster; dropped after the test."""
     name = pg_cluster.create_database()
+    yield pg_cluster.url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture
+def pgvector(pg_cluster: PgCluster) -> PgCluster:
+    """The session cluster, whose test databases have pgvector; its tests skip where pgvector is not installed,
+    except in CI, where they fail (.ci/run builds it)."""
+    if not pg_cluster.pgvector:
+        reason = "the vector extension (pgvector) is not installed for PostgreSQL 15"
+        if _in_ci():
+            pytest.fail(f"pgvector tests cannot run in CI: {reason}; .ci/run must build it", pytrace=False)
+        pytest.skip(f"{reason}; .ci/run builds it from Debian's source package")
+    return pg_cluster
+
+
+@pytest.fixture
+def plain_pg_url(pg_cluster: PgCluster) -> Iterator[str]:
+    """A URL to a fresh database without the vector extension; dropped after the test."""
+    name = pg_cluster.create_plain_database()
     yield pg_cluster.url(name)
     pg_cluster.drop_database(name)
 

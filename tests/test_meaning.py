@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from notewell.meaning.model import DIMENSIONS, MODEL_ID, ModelMissing, load
 from notewell.services import hybrid
 from notewell.services.meaning import embed_all, retry_delay
 from notewell.store.vector_search import Nearest, nearest_rows, to_half
+from pg import PgCluster
 
 DEPLOY = "We deploy on Tuesdays and Thursdays only, never on Fridays."
 DEPLOY_QUESTION = "which weekdays are releases allowed"
@@ -173,24 +175,70 @@ def test_retries_back_off_to_a_ceiling() -> None:
     assert retry_delay(40) == 3600.0
 
 
-def test_both_backends_rank_the_same_memories_in_the_same_order(pg_url: str, tmp_path: Path) -> None:
+def test_both_backends_rank_the_same_memories_in_the_same_order(pg_cluster: PgCluster, pg_url: str,
+                                                                plain_pg_url: str, tmp_path: Path) -> None:
+    """SQLite, PostgreSQL through pgvector's index (where the cluster has it) and PostgreSQL without the
+    extension (the app's exact search): one order, the same similarities."""
     orders = []
-    for db in (str(tmp_path / "s.db"), pg_url):
-        (tmp_path / f"vault-{len(orders)}").mkdir()
-        w = build_world(db, tmp_path / f"vault-{len(orders)}")
+    for n, db in enumerate((str(tmp_path / "s.db"), pg_url, plain_pg_url)):
+        (tmp_path / f"vault-{n}").mkdir()
+        w = build_world(db, tmp_path / f"vault-{n}")
+        if n:
+            index = w.store.memories.index  # type: ignore[attr-defined]
+            assert (index is not None) == (n == 1 and pg_cluster.pgvector)
+            # what doctor says of it
+            assert ("HNSW index" in w.store.memories.vector_search()) == (index is not None)
+            assert ("CREATE EXTENSION vector" in w.store.memories.vector_search()) == (index is None)
         alice = w.user("alice")
         for text in (DEPLOY, ACQUISITION, BACKUPS, "The billing team meets on Mondays.", DEPLOY + " Really."):
             w.service.remember(alice, text, project="apollo")
         embedded(w)
+        if n == 1 and pg_cluster.pgvector:  # each vector went into the index with its write
+            with psycopg.connect(db) as conn:
+                assert conn.execute("SELECT count(near) FROM vectors WHERE kind = 'memory'").fetchone() == (5,)
         near = w.rt.meaning.nearest_memories(w.service._query(alice, [], None, None, 10), "when can we ship")
         orders.append([(n.item.content, n.similarity) for n in near])
         orders.append([r.memory.content for r in w.service.recall(alice, "when can we deploy the billing database")
                        .results])
         w.rt.close()
-    # the vector path is the same arithmetic on the same float16 bytes: the same order and similarities; the
-    # fused order too (the full-text scores differ between FTS5 and tsvector, not the order here)
-    assert orders[0] == orders[2] and len(orders[0]) == 5
-    assert orders[1] == orders[3] and len(orders[1]) >= 3
+    # the vector path is the same arithmetic on the same float16 bytes (pgvector's candidates are scored again
+    # by it): the same order and similarities; the fused order too (the full-text scores differ between FTS5
+    # and tsvector, not the order here)
+    assert orders[0] == orders[2] == orders[4] and len(orders[0]) == 5
+    assert orders[1] == orders[3] == orders[5] and len(orders[1]) >= 3
+
+
+def test_a_store_made_without_pgvector_is_indexed_when_the_extension_appears(pgvector: PgCluster,
+                                                                             plain_pg_url: str,
+                                                                             tmp_path: Path) -> None:
+    """A store whose vectors are only float16 bytes (made before pgvector, or on a server without it) keeps
+    them; once the extension is created, the next open copies them into the index (no model run) and the
+    answers stay the same."""
+    w = build_world(plain_pg_url, tmp_path)
+    alice = w.user("alice")
+    for text in (DEPLOY, ACQUISITION, BACKUPS):
+        w.service.remember(alice, text, project="apollo")
+    embedded(w)
+    assert w.store.memories.index is None  # type: ignore[attr-defined]
+    query = w.service._query(alice, [], None, None, 10)
+    before = [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)]
+    w.rt.close()
+    with psycopg.connect(plain_pg_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")
+    w = build_world(plain_pg_url, tmp_path)
+    assert w.store.memories.index is not None  # type: ignore[attr-defined]
+    with psycopg.connect(plain_pg_url) as conn:
+        assert conn.execute("SELECT count(*), count(near) FROM vectors").fetchone() == (3, 3)
+    after = [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)]
+    assert after == before and len(after) == 3
+    assert w.rt.meaning.state().queued == 0  # nothing embedded again
+    with psycopg.connect(plain_pg_url, autocommit=True) as conn:  # as a server without the index writes one
+        conn.execute("UPDATE vectors SET near = NULL WHERE item_id = (SELECT min(item_id) FROM vectors)")
+    w.rt.meaning._queries.clear()
+    assert [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)] == before
+    with psycopg.connect(plain_pg_url) as conn:  # the search copied it first
+        assert conn.execute("SELECT count(near) FROM vectors").fetchone() == (3,)
+    w.rt.close()
 
 
 # --- exact search and the fusion --------------------------------------------------------------------------
@@ -231,3 +279,63 @@ def test_meaning_relevance_is_calibrated_on_the_similarity_alone() -> None:
     assert hybrid.meaning_relevance(hybrid.SIMILARITY_FULL) == 1.0
     assert hybrid.meaning_relevance(0.55) == pytest.approx(0.5)
     assert MODEL_ID == "all-MiniLM-L6-v2-int8"
+
+
+# --- pgvector on PostgreSQL ---------------------------------------------------------------------------------
+
+
+def _unit(rng: np.random.Generator, toward: float) -> np.ndarray:
+    """A random unit vector whose first coordinate is about ``toward`` (its similarity to the query e0)."""
+    v = rng.standard_normal(DIMENSIONS).astype(np.float32)
+    v[0] = 0.0
+    v *= np.sqrt(1 - toward ** 2) / np.linalg.norm(v)
+    v[0] = toward
+    return v
+
+
+def _scoped_world(url: str, tmp_path: Path, hidden: int, shown: int) -> tuple[MemoryWorld, dict[int, bytes]]:
+    """alice's ``hidden`` private memories in apollo, all nearer the query (e0) than any bob may see, and
+    ``shown`` shared ones there (bob reads apollo), their vectors written straight into the store. Returns
+    the world and bob's allowed memories: id -> vector."""
+    w = build_world(url, tmp_path)
+    alice, rng = w.user("alice"), np.random.default_rng(7)
+    for n in range(hidden):
+        w.service.remember(alice, f"hidden note {n}", project="apollo", private=True)
+    for n in range(shown):
+        w.service.remember(alice, f"shared note {n}", project="apollo")
+    w.store.meaning.claim("9999", "9999", hidden + shown)  # off the model's path: these vectors are made here
+    with w.store.meaning.sql.reading() as conn:
+        private = {int(i): p is not None for i, p in conn.execute("SELECT id, private_to FROM memories").fetchall()}
+    vectors = {i: to_half(_unit(rng, 0.9 if p else rng.uniform(0.2, 0.7))) for i, p in private.items()}
+    w.store.meaning.done(MODEL_ID, [("memory", i, v) for i, v in vectors.items()], [])
+    with w.store.meaning.sql.transaction() as conn:
+        conn.execute("ANALYZE memories")  # as autovacuum does after a bulk write: the planner then knows the sizes
+        conn.execute("ANALYZE vectors")
+    return w, {i: v for i, v in vectors.items() if not private[i]}
+
+
+def _e0() -> bytes:
+    query = np.zeros(DIMENSIONS, dtype=np.float32)
+    query[0] = 1.0
+    return to_half(query)
+
+
+@pytest.mark.parametrize(("shown", "path"), [(2000, "the index"), (5, "the exact fallback")])
+def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: PgCluster, pg_url: str, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture, shown: int,
+                                                        path: str) -> None:
+    """bob may see ``shown`` memories, and the 1,000 he may not see are all nearer the query: he still gets
+    his 10 nearest (or all 5), exactly those of a brute-force search over what he may see. With 2,000 the
+    planner takes the HNSW index and its iterative scan goes past the 1,000 (with ``hnsw.iterative_scan``
+    off it stops after ``ef_search`` of them and this test fails); with 5 the search cannot give the 40
+    candidates asked, and the scope is scored exactly."""
+    w, allowed = _scoped_world(pg_url, tmp_path, hidden=1000, shown=shown)
+    assert w.store.memories.index is not None  # type: ignore[attr-defined]
+    caplog.set_level("DEBUG", logger="notewell.store")
+    near = w.store.memories.nearest(w.service._query(w.user("bob"), [], None, None, 10), _e0(), MODEL_ID)
+    assert ("scored exactly" in caplog.text) == (path == "the exact fallback")
+    expected = nearest_rows(list(allowed.items()), _e0(), 10)
+    assert len(near) == min(10, shown)
+    assert [n.similarity for n in near] == [s for _, s in expected]
+    assert all(n.item.private_to is None for n in near)
+    w.rt.close()

@@ -185,7 +185,7 @@ def _meaning(settings: Settings, store: Store) -> Check:
                      "until then recall and the brain answer by words only, with a note saying so")
     state = meaning.state()
     found = (f"model {MODEL_ID} loads; {state.vectors} of {state.items} memories and sessions embedded, "
-             f"{state.queued} queued")
+             f"{state.queued} queued; memories are {store.memories.vector_search()}")
     if state.failing:
         return Check("meaning", "warn", f"{found}, {state.failing} failing ({state.last_error})",
                      "see the server log (op=meaning.embed); `notewell embed` retries them in the foreground")

@@ -305,6 +305,8 @@ class MemoryRepository(Protocol):
     def tolerant(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
         """The query.limit memories of the query's scope nearest in meaning to ``vector``, best first."""
+    def vector_search(self) -> str:
+        """How ``nearest`` searches here, for doctor (exact in this process, or the database's index)."""
     def all(self, projects: Sequence[str], include_inactive: bool = False) -> Iterator[MemoryRecord]:
         """Every memory of ``projects`` by creation; superseded and forgotten ones only when asked."""
         ...

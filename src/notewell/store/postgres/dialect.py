@@ -13,7 +13,7 @@ import psycopg
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.shared.dialect import Cursor, Dialect, Executor
 
-_MIGRATION_LOCK = "notewell:migrate"
+MIGRATION_LOCK = "notewell:migrate"
 
 
 def pg_text(value: str) -> str:
@@ -61,7 +61,7 @@ class PostgresDialect(Dialect):
         """A transaction-scoped advisory lock serialises servers that start at once: the second waits, then
         finds the steps done. DDL is transactional on PostgreSQL, so a failed step leaves nothing."""
         with self.db.transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_MIGRATION_LOCK),))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(MIGRATION_LOCK),))
             yield PgExecutor(conn)
 
     @contextmanager

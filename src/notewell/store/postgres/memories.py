@@ -24,12 +24,14 @@ from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched
 from notewell.store.postgres import lexemes
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
+from notewell.store.postgres.pgvector import PgVectorIndex
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import LIVE, SqlMemories, search_conditions
 from notewell.store.shared.memory_documents import tie
 from notewell.store.shared.migrations import Migration
 from notewell.store.sqlite.memories import RANK_WINDOW, strict_expression, tolerant_expression
+from notewell.store.vector_search import Nearest
 
 MIGRATIONS: list[Migration] = [
     (
@@ -92,6 +94,7 @@ def _no_nul(memory: MemoryInput) -> None:
 class PostgresMemories(SqlMemories):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
+        self.index: PgVectorIndex | None = None  # pgvector's, when the database has it (postgres/store.py)
         super().__init__(PostgresDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
@@ -142,6 +145,23 @@ class PostgresMemories(SqlMemories):
         conn.execute("UPDATE memories SET superseded_by = %s, updated = %s WHERE id = %s", (new_ref, at, row[0]))
 
     # --- reads ----------------------------------------------------------------------------------------
+
+    def vector_search(self) -> str:
+        if self.index is None:
+            return (f"{super().vector_search()}: the database has no pgvector 0.8+ (docs/operations.md: a superuser"
+                    " runs CREATE EXTENSION vector, and the next open builds its index)")
+        return f"searched in PostgreSQL through pgvector {self.index.version}'s HNSW index"
+
+    def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
+        """In SQL through pgvector's index when the database has it (postgres/pgvector.py), otherwise the
+        exact search of both backends."""
+        if self.index is None:
+            return super().nearest(query, vector, model)
+        if not query.projects or query.limit <= 0:
+            return []
+        best = self.index.nearest(self.dialect, query, vector, model)
+        with self.dialect.reading() as conn:
+            return self._answer(conn, best)
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
         tsquery = lexemes.strict_tsquery(query.terms) if query.terms else None

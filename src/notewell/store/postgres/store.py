@@ -8,6 +8,7 @@ from notewell.store.postgres.database import PostgresDatabase, redact
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
+from notewell.store.postgres.pgvector import PgVectorIndex
 from notewell.store.postgres.tables import PostgresTables
 from notewell.store.shared.store import SqlStore
 
@@ -18,6 +19,8 @@ class PostgresStore(SqlStore):
         memories = PostgresMemories(db)
         super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
                          PostgresTables(db), PostgresBackups(db))
+        # after the meaning's tables: its column goes into their vectors
+        memories.index = self.meaning.index = PgVectorIndex.attach(db)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

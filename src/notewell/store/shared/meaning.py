@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Protocol
 
 from notewell.meaning.texts import memory_text
 from notewell.records.meaning import Job, QueueState
@@ -87,9 +88,17 @@ def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
     return {int(r[0]): "\n".join(t for t in (r[1], r[2]) if t) for r in rows}
 
 
+class VectorIndex(Protocol):
+    """A backend's own index of the vectors (pgvector's on PostgreSQL), kept by the writes of vectors."""
+
+    def write(self, conn: Executor, vectors: Sequence[tuple[str, int, bytes]]) -> None:
+        """Index the vectors just written, in the writer's transaction."""
+
+
 class SqlMeaning:
     def __init__(self, dialect: Dialect) -> None:
         self.sql = dialect
+        self.index: VectorIndex | None = None  # set by the backend's store when it has one
         dialect.migrate("meaning", dialect.rendered(MIGRATIONS))
 
     def claim(self, now: str, lease_until: str, limit: int) -> list[Job]:
@@ -118,6 +127,8 @@ class SqlMeaning:
                 conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES (?, ?, ?, ?, ?)"
                              " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
                              " vector = excluded.vector, gen = excluded.gen", (kind, item_id, model, vector, gen))
+            if self.index is not None:
+                self.index.write(conn, vectors)
             for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
                 conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
 

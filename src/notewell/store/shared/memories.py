@@ -107,13 +107,19 @@ class SqlMemories(ABC):
                     f"SELECT m.id FROM memories m WHERE {among} AND {LIVE} AND {' AND '.join(by_id)}",
                     [*ids_param, *by_id_params]).fetchall()}
 
-            best = best_allowed(ids, scores, query.limit, allowed)
-            if not best:
-                return []
-            found = [item_id for item_id, _ in best]
-            rows = {int(r[0]): memory_from_row(r[1:]) for r in conn.execute(
-                f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(found))})",
-                found).fetchall()}
+            return self._answer(conn, best_allowed(ids, scores, query.limit, allowed))
+
+    def vector_search(self) -> str:
+        return "searched exactly in this process (1.5 KB of RAM per memory)"
+
+    def _answer(self, conn: Executor, best: list[tuple[int, float]]) -> list[Nearest[MemoryRecord]]:
+        """The memories of ``best`` (id, similarity), in its order."""
+        if not best:
+            return []
+        found = [item_id for item_id, _ in best]
+        rows = {int(r[0]): memory_from_row(r[1:]) for r in conn.execute(
+            f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({','.join('?' * len(found))})",
+            found).fetchall()}
         return [Nearest(rows[i], similarity) for i, similarity in best if i in rows]
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
