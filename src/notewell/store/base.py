@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, migrate), backups
     from notewell.store.shared.backups import SqlBackups
+    from notewell.store.shared.jobs import Completion
     from notewell.store.shared.tables import SqlTables
 from notewell.records.brain import (
     BrainProjectRecord,
@@ -37,6 +38,7 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.jobs import JobCounts, JobRecord, JobState
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
 from notewell.records.meaning import Job, QueueState
@@ -227,6 +229,23 @@ class MeaningRepository(Protocol):
     def state(self, model: str) -> QueueState: ...
 
 
+class JobRepository(Protocol):
+    """The job queue of the brain's learning loop (store/shared/jobs.py)."""
+
+    def enqueue(self, kind: str, payload: dict[str, Any], now: str, due: str = "") -> int: ...
+    def schedule(self, kind: str, once_key: str, payload: dict[str, Any], now: str, due: str = "") -> bool: ...
+    def claim(self, owner: str, now: str, lease_until: str, limit: int, max_attempts: int) -> list[JobRecord]: ...
+    def completing(self, job_id: int, owner: str, now: str) -> AbstractContextManager[Completion]:
+        """A transaction for the job's writes that marks it done as it commits (LeaseLost: nothing written)."""
+        ...
+    def failed(self, job_id: int, owner: str, error: str, now: str, next_at: str | None) -> None: ...
+    def release_orphans(self) -> int: ...
+    def retry(self, job_id: int, now: str) -> JobRecord | None: ...
+    def get(self, job_id: int) -> JobRecord | None: ...
+    def listing(self, state: JobState | None, limit: int, kind: str | None = None) -> list[JobRecord]: ...
+    def counts(self) -> JobCounts: ...
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -253,6 +272,8 @@ class Store(Protocol):
     def journal(self) -> JournalRepository: ...
     @property
     def meaning(self) -> MeaningRepository: ...
+    @property
+    def jobs(self) -> JobRepository: ...
     @property
     def tables(self) -> SqlTables: ...
     @property

@@ -39,6 +39,7 @@ from notewell.store.brain_rows import (
 )
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.jobs import ENQUEUE, payload_text
 from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.shared.migrations import Migration
 from notewell.store.vector_search import Nearest, nearest_rows
@@ -217,7 +218,9 @@ class SqlBrain(ABC):
             f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = ? ORDER BY e.seq LIMIT ? OFFSET ?",
             (session_id, limit, offset))]
 
-    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
+                      job: tuple[str, dict[str, Any]] | None = None) -> bool:
+        """Close the session if it is open (False otherwise), queueing ``job`` (kind, payload) with the close."""
         with self.dialect.transaction() as conn:
             row = conn.execute(
                 "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
@@ -228,6 +231,8 @@ class SqlBrain(ABC):
                 return False
             self.index(int(row[0]), row[1], texts)
             conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
+            if job is not None:
+                conn.execute(ENQUEUE, (job[0], payload_text(job[1]), "", close.ended_at)).fetchone()
             return True
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:

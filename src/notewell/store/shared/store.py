@@ -1,6 +1,6 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
-the notes' journal, links, meaning) beside the backend's documents, memories, brain, table walk and backups,
-which its subclass makes and passes in."""
+the notes' journal, links, meaning, the job queue) beside the backend's documents, memories, brain, table walk
+and backups, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.jobs import SqlJobs
 from notewell.store.shared.journal import SqlJournal
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
@@ -34,5 +35,6 @@ class SqlStore:
         self.servers = SqlServers(dialect)
         self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows
         self.journal = SqlJournal(dialect)
+        self.jobs = SqlJobs(dialect)
         self.tables = tables
         self.backups = backups
