@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from notewell.records.jobs import NewJob
 from notewell.store import Store, open_store
 from notewell.store.shared.jobs import LeaseLost
 
@@ -22,12 +23,12 @@ def store(store_url: str) -> Iterator[Store]:
 
 
 def test_a_job_is_claimed_run_and_done_with_its_writes(store: Store) -> None:
-    job_id = store.jobs.enqueue("kea.extract", {"sessionId": "ses_1"}, T0)
+    job_id = store.jobs.enqueue(NewJob("kea.extract", {"sessionId": "ses_1"}), T0)
     [job] = store.jobs.claim("runner-a", T1, LATER, 10, 5)
     assert (job.id, job.state, job.attempts, job.payload) == (job_id, "running", 1, {"sessionId": "ses_1"})
     assert store.jobs.claim("runner-b", T1, LATER, 10, 5) == []  # leased: nobody else takes it
     with store.jobs.completing(job.id, "runner-a", T2) as done:
-        store.jobs.enqueue("follow.up", {}, T2)  # a write of the job's own, in its transaction
+        store.jobs.enqueue(NewJob("follow.up", {}), T2)  # a write of the job's own, in its transaction
         done.result = "skipped_session_gone"
     finished = store.jobs.get(job.id)
     assert finished is not None and (finished.state, finished.result, finished.finished_at) == (
@@ -36,12 +37,12 @@ def test_a_job_is_claimed_run_and_done_with_its_writes(store: Store) -> None:
 
 
 def test_a_runner_that_lost_its_lease_writes_nothing(store: Store) -> None:
-    store.jobs.enqueue("kea.extract", {}, T0)
+    store.jobs.enqueue(NewJob("kea.extract", {}), T0)
     [job] = store.jobs.claim("runner-a", T1, T2, 10, 5)
     [taken] = store.jobs.claim("runner-b", LATER, "2026-01-01T02:00:00Z", 10, 5)  # a's lease ran out
     assert (taken.id, taken.attempts) == (job.id, 2)
     with pytest.raises(LeaseLost), store.jobs.completing(job.id, "runner-a", LATER):
-        store.jobs.enqueue("written.by.a", {}, LATER)
+        store.jobs.enqueue(NewJob("written.by.a", {}), LATER)
     assert store.jobs.listing(None, 10, kind="written.by.a") == []  # rolled back with the lost completion
     with store.jobs.completing(taken.id, "runner-b", LATER):
         pass
@@ -49,7 +50,7 @@ def test_a_runner_that_lost_its_lease_writes_nothing(store: Store) -> None:
 
 
 def test_a_failure_waits_then_fails_for_good_and_a_person_retries_it(store: Store) -> None:
-    store.jobs.enqueue("kea.extract", {}, T0)
+    store.jobs.enqueue(NewJob("kea.extract", {}), T0)
     [job] = store.jobs.claim("r", T1, LATER, 10, 2)
     store.jobs.failed(job.id, "r", "ValueError: bad", T1, next_at=T2)
     assert store.jobs.claim("r", T1, LATER, 10, 2) == []  # not due before its delay
@@ -65,7 +66,7 @@ def test_a_failure_waits_then_fails_for_good_and_a_person_retries_it(store: Stor
 
 
 def test_a_job_that_kills_its_runner_each_try_ends_failed(store: Store) -> None:
-    store.jobs.enqueue("kea.extract", {}, T0)
+    store.jobs.enqueue(NewJob("kea.extract", {}), T0)
     store.jobs.claim("r1", T0, T1, 10, 2)
     store.jobs.claim("r2", T1, T2, 10, 2)  # r1's lease ran out: the second try
     assert store.jobs.claim("r3", T2, LATER, 10, 2) == []  # r2's ran out too, on the last try
@@ -75,7 +76,7 @@ def test_a_job_that_kills_its_runner_each_try_ends_failed(store: Store) -> None:
 
 def test_an_elected_runner_takes_back_what_a_killed_one_held(store: Store) -> None:
     for n in range(3):
-        store.jobs.enqueue("kea.extract", {"n": n}, T0)
+        store.jobs.enqueue(NewJob("kea.extract", {"n": n}), T0)
     store.jobs.claim("killed", T1, LATER, 2, 5)
     assert store.jobs.release_orphans() == 2
     assert len(store.jobs.claim("elected", T1, LATER, 10, 5)) == 3
@@ -88,7 +89,7 @@ def test_a_scheduled_job_is_queued_once_for_its_key(store: Store) -> None:
 
 
 def test_runners_claiming_at_once_take_each_job_once(store: Store, store_url: str) -> None:
-    ids = {store.jobs.enqueue("kea.extract", {"n": n}, T0) for n in range(120)}
+    ids = {store.jobs.enqueue(NewJob("kea.extract", {"n": n}), T0) for n in range(120)}
     taken: list[int] = []
     lock = threading.Lock()
 

@@ -32,3 +32,14 @@ class JobCounts:
     done: int
     failed: int
     oldest_due: str | None  # the oldest pending job's due time: the queue's lag
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """A job to queue. ``leased_to``: the process queueing it runs it at once (a refine at a session's close),
+    holding it until ``lease_until``; should it die, the job is taken over as any other."""
+
+    kind: str
+    payload: dict[str, Any]
+    leased_to: str | None = None
+    lease_until: str | None = None

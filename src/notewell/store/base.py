@@ -38,7 +38,7 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
-from notewell.records.jobs import JobCounts, JobRecord, JobState
+from notewell.records.jobs import JobCounts, JobRecord, JobState, NewJob
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
 from notewell.records.meaning import Job, QueueState
@@ -232,7 +232,7 @@ class MeaningRepository(Protocol):
 class JobRepository(Protocol):
     """The job queue of the brain's learning loop (store/shared/jobs.py)."""
 
-    def enqueue(self, kind: str, payload: dict[str, Any], now: str, due: str = "") -> int: ...
+    def enqueue(self, job: NewJob, now: str) -> int: ...
     def schedule(self, kind: str, once_key: str, payload: dict[str, Any], now: str, due: str = "") -> bool: ...
     def claim(self, owner: str, now: str, lease_until: str, limit: int, max_attempts: int) -> list[JobRecord]: ...
     def completing(self, job_id: int, owner: str, now: str) -> AbstractContextManager[Completion]:
@@ -354,8 +354,10 @@ class BrainRepository(Protocol):
     def events(self, session_id: str, limit: int, offset: int = 0) -> list[EventRecord]:
         """A page of a session's events, oldest first."""
         ...
-    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
-        """Record the outcome of an open session; False when it was closed already."""
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
+                      job: NewJob | None = None) -> tuple[bool, int | None]:
+        """Record the outcome of an open session, queueing ``job`` with it: (closed, the job's id); (False,
+        None) when it was closed already."""
         ...
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """Remember that ``refs`` were injected into (or used by) the session; injected ones count up once."""

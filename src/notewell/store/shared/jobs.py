@@ -2,7 +2,7 @@
 
 A job is a row of ``jobs``: its kind (what runs it), a JSON payload, its state (pending, running, done,
 failed), the tries started, when it is next due, and while it runs a lease (``lease_until``, ``lease_owner``).
-Whatever makes work queues its job in its own transaction (``ENQUEUE``; a session's close does), so committed
+Whatever makes work queues its job in its own transaction (``insert_job``; a session's close does), so committed
 work is queued work that no crash can lose. A runner claims due jobs (``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL; under the writer lock on SQLite, whose write transactions lock the database), runs each, and
 marks it done in the same transaction as the job's own writes (``completing``): that commit is conditional on
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from notewell.errors import Conflict
-from notewell.records.jobs import JOB_STATES, JobCounts, JobRecord, JobState
-from notewell.store.shared.dialect import Dialect, marks
+from notewell.records.jobs import JOB_STATES, JobCounts, JobRecord, JobState, NewJob
+from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.migrations import Migration
 
 MIGRATIONS: list[Migration] = [
@@ -53,8 +53,14 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
-ENQUEUE = "INSERT INTO jobs (kind, payload, next_at, created_at) VALUES (?, ?, ?, ?) RETURNING id"
-"""Queue a job (kind, payload as JSON, due, now) in the writer's transaction."""
+def insert_job(conn: Executor, job: NewJob, now: str) -> int:
+    """Queue ``job`` in the writer's transaction (``conn``); its id."""
+    state = "running" if job.leased_to else "pending"
+    return int(conn.execute("INSERT INTO jobs (kind, payload, state, attempts, next_at, lease_until, lease_owner,"
+                            f" created_at) VALUES ({marks(8)}) RETURNING id",
+                            (job.kind, payload_text(job.payload), state, 1 if job.leased_to else 0, "",
+                             job.lease_until, job.leased_to, now)).fetchone()[0])
+
 
 _COLUMNS = ("id, kind, payload, state, attempts, next_at, lease_until, last_error, result, created_at,"
             " finished_at, once_key")
@@ -87,9 +93,9 @@ class SqlJobs:
         self.sql = dialect
         dialect.migrate("jobs", dialect.rendered(MIGRATIONS))
 
-    def enqueue(self, kind: str, payload: dict[str, Any], now: str, due: str = "") -> int:
+    def enqueue(self, job: NewJob, now: str) -> int:
         with self.sql.transaction() as conn:
-            return int(conn.execute(ENQUEUE, (kind, payload_text(payload), due, now)).fetchone()[0])
+            return insert_job(conn, job, now)
 
     def schedule(self, kind: str, once_key: str, payload: dict[str, Any], now: str, due: str = "") -> bool:
         """Queue a job once for its key; False when a job of that key was queued already (by anyone)."""
