@@ -164,12 +164,13 @@ class RuleMiner:
     def mine(self, material: SessionMaterial) -> list[Learning]:
         s = material.session
         trigger = task_of(s)
-        found = down_vote_reasons(material, trigger)
+        found: list[Learning] = []
         for event in material.events:
             if event.event_type == "learning_captured" or not isinstance(event.payload, dict):
                 continue
             evidence = "correction" if _CORRECTION_TYPE.search(event.event_type) else "stated"
             found += stated_rules(" ".join(_strings(event.payload)), trigger, evidence)
+        found += down_vote_reasons(material, trigger)  # after: a correction's own rule keeps its confidence
         found += failure_fixes(material.events)
         found += stated_rules(f"{s.prompt}\n{s.summary or ''}", trigger, "stated")
         return found
