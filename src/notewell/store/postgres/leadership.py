@@ -36,8 +36,10 @@ class AdvisoryLockLeadership:
         return self._held
 
     def release(self) -> None:
-        self._held = False
+        held, self._held = self._held, False
         if self._conn is not None:
             with suppress(psycopg.Error):
+                if held:  # at once: a closed connection's backend lets go of its locks only as it exits
+                    self._conn.execute("SELECT pg_advisory_unlock(%s)", (self._lock,))
                 self._conn.close()
             self._conn = None
