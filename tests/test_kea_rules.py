@@ -21,8 +21,8 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=12)
 def session(prompt: str = "set up the billing service", summary: str | None = None,
             feedback: str | None = None) -> SessionRecord:
     return SessionRecord(id="ses_1", user_id="u", token_id=None, brain_project="~dana/ops", client_type="x",
-                         prompt=prompt, framework=None, started_at="2026-01-01T00:00:00Z", ended_at="2026-01-01T01:00:00Z",
-                         success=False, user_feedback=feedback, summary=summary)
+                         prompt=prompt, framework=None, started_at="2026-01-01T00:00:00Z",
+                         ended_at="2026-01-01T01:00:00Z", success=False, user_feedback=feedback, summary=summary)
 
 
 def events(*given_events: tuple[str, dict[str, Any]]) -> list[EventRecord]:
@@ -102,9 +102,8 @@ PAYLOAD = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_s
        given_events=st.lists(st.tuples(st.sampled_from(["error", "fix", "user_correction", "note", "review"]),
                                        st.dictionaries(st.sampled_from(["text", "error", "fix", "reason"]), PAYLOAD,
                                                        max_size=3)), max_size=6))
-def test_whatever_a_session_holds_the_mined_rules_are_well_formed(prompt: str, summary: str | None,
-                                                                 feedback: str | None,
-                                                                 given_events: list[tuple[str, dict[str, Any]]]) -> None:
+def test_whatever_a_session_holds_the_mined_rules_are_well_formed(
+        prompt: str, summary: str | None, feedback: str | None, given_events: list[tuple[str, dict[str, Any]]]) -> None:
     found = MINER.mine(SessionMaterial(session(prompt, summary, feedback), events(*given_events)))
     for rule in found:
         assert rule.type in LEARNING_KINDS and rule.source in LEARNING_SOURCES
