@@ -108,3 +108,13 @@ def test_runners_claiming_at_once_take_each_job_once(store: Store, store_url: st
     for t in threads:
         t.join()
     assert sorted(taken) == sorted(ids)
+
+
+def test_a_job_taken_back_after_its_last_try_ends_failed(store: Store) -> None:
+    store.jobs.enqueue(NewJob("kea.extract", {}), T0)
+    for owner in ("r1", "r2"):
+        store.jobs.claim(owner, T1, LATER, 10, 2)
+        store.jobs.release_orphans()  # each runner killed mid-try, the next one elected
+    assert store.jobs.claim("r3", T1, LATER, 10, 2) == []
+    [job] = store.jobs.listing("failed", 10)
+    assert job.attempts == 2

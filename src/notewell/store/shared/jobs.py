@@ -106,15 +106,15 @@ class SqlJobs:
 
     def claim(self, owner: str, now: str, lease_until: str, limit: int, max_attempts: int) -> list[JobRecord]:
         """Up to ``limit`` jobs that are due, or whose runner's lease ran out, leased to ``owner`` (oldest due
-        first); each counts a try. A job whose lease ran out on its last try is failed instead (a job that
-        kills its runner each time must not be tried for ever)."""
+        first); each counts a try. A job whose last try was cut off (its lease ran out, or an elected runner
+        took it back) is failed instead: a job that kills its runner each time must not be tried for ever."""
         skip = " SKIP LOCKED" if self.sql.lock else ""
         with self.sql.transaction() as conn:
             rows = conn.execute(
-                "SELECT id, attempts, state FROM jobs WHERE (state = 'pending' AND next_at <= ?)"
+                "SELECT id, attempts FROM jobs WHERE (state = 'pending' AND next_at <= ?)"
                 " OR (state = 'running' AND lease_until <= ?) ORDER BY next_at, id"
                 f" LIMIT ?{self.sql.lock}{skip}", (now, now, limit)).fetchall()
-            spent = [int(r[0]) for r in rows if r[2] == "running" and int(r[1]) >= max_attempts]
+            spent = [int(r[0]) for r in rows if int(r[1]) >= max_attempts]  # only a cut-off try leaves one
             taken = [int(r[0]) for r in rows if int(r[0]) not in spent]
             for job_id in spent:
                 conn.execute("UPDATE jobs SET state = 'failed', lease_until = NULL, lease_owner = NULL,"
