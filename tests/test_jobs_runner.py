@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -133,12 +134,14 @@ def test_a_kill_9_of_the_worker_with_500_queued_jobs_loses_and_repeats_none(rt: 
     finally:
         worker.wait(timeout=30)
     counts = rt.store.jobs.counts()
-    assert 50 <= counts.done < 500 and counts.done + counts.pending + counts.running == 500
+    assert 50 <= counts.done < 500 and counts.done + counts.pending + counts.running == 500  # no cross job yet:
+    # the worker queues the day's cross extraction only once nothing is due
     again = run_module("worker", "--drain", "--vault", str(vault), "--db", store_url)
     assert again.returncode == 0, again.stderr
     assert "worker stopped: 0 pending, 0 failed" in again.stderr
     counts = rt.store.jobs.counts()
-    assert (counts.done, counts.pending, counts.running, counts.failed) == (500, 0, 0, 0)
+    assert (counts.pending, counts.running, counts.failed) == (0, 0, 0)
+    assert len(rt.store.jobs.listing("done", 1000, kind="kea.extract")) == 500
     project = rt.brain.projects(p)[0].id
     mined = rt.store.brain.list_knowledge(KnowledgeFilter([project], limit=1000))
     by_session = sorted(t for k in mined for t in k.tags if t.startswith("session:"))
@@ -160,7 +163,7 @@ def test_the_worker_stops_cleanly_on_sigterm(vault: Path, store_url: str) -> Non
     worker.send_signal(signal.SIGTERM)
     _, rest = worker.communicate(timeout=30)
     assert worker.returncode == 0, "".join(lines) + rest
-    assert "worker stopped: 0 pending, 0 failed" in rest
+    assert re.search(r"worker stopped: [01] pending, 0 failed", rest), rest  # the day's cross job, if queued
 
 
 def test_time_is_the_runners_clock(rt: Runtime) -> None:

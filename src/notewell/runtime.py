@@ -25,6 +25,7 @@ from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.jobs import LEASE_SECONDS, Clock, JobRunner, JobService, utc_now
 from notewell.services.kea import EXTRACT
+from notewell.services.kea_cross import CROSS, DailySchedule
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.link_context import LinkContextService
 from notewell.services.links import LinkService
@@ -75,8 +76,9 @@ class Runtime:
 
     def job_runner(self, clock: Clock = utc_now, lease_seconds: float = LEASE_SECONDS) -> JobRunner:
         """A runner of the job queue (not started), elected with the store's job lease."""
-        return JobRunner(self.store, {EXTRACT: self.brain.kea_kind()}, open_leadership(self.settings.db, "jobs"),
-                         self.jobs.wake, clock, lease_seconds)
+        return JobRunner(self.store, {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind()},
+                         open_leadership(self.settings.db, "jobs"), self.jobs.wake, clock, lease_seconds,
+                         on_idle=DailySchedule(self.store, clock))
 
     def close(self) -> None:
         self.store.close()

@@ -7,6 +7,7 @@ composed of the concept parts, each in its own module:
 - brain_knowledge  teach, list and retire knowledge; resolve action items
 - brain_retrieval  retrieve for a prompt, skills, the user's style
 - brain_sessions   open, log, close (the confidence loop, close-capture of learnings), find sessions
+- kea, kea_cross   the learning loop's jobs: a closed session's extraction, the daily cross-session one
 
 Every method takes a Principal and needs the ``sessions`` scope; who may do what is the policy's, asked
 through Authorization. The limits are brain_limits', the numbers brain_scoring's, the oracle brain_oracle's.
@@ -15,7 +16,8 @@ through Authorization. The limits are brain_limits', the numbers brain_scoring's
 from __future__ import annotations
 
 from notewell.services.brain_sessions import SessionsPart
+from notewell.services.kea_cross import KeaCrossPart
 
 
-class BrainService(SessionsPart):
+class BrainService(SessionsPart, KeaCrossPart):
     """Projects, sessions, knowledge and retrieval of the External Brain, for one store."""

@@ -102,14 +102,14 @@ class JobRunner:
 
     def __init__(self, store: Store, kinds: Mapping[str, JobKind], leadership: Leadership, wake: threading.Event,
                  clock: Clock = utc_now, lease_seconds: float = LEASE_SECONDS,
-                 on_idle: Callable[[], None] | None = None) -> None:
+                 on_idle: Callable[[], bool] | None = None) -> None:
         self.store = store
         self.kinds = kinds
         self.leadership = leadership
         self.wake = wake
         self.clock = clock
         self.lease_seconds = lease_seconds
-        self.on_idle = on_idle  # called when the queue is empty (the daily schedule looks then)
+        self.on_idle = on_idle  # called when nothing is due (the daily schedule); True: it queued a job
         self.owner = f"runner-{secrets.token_hex(6)}"
         self.leading = False
         self._stop = threading.Event()
@@ -135,8 +135,8 @@ class JobRunner:
                     continue
                 try:
                     taken = self.run_due()
-                    if taken == 0 and self.on_idle is not None:
-                        self.on_idle()
+                    if taken == 0 and self.on_idle is not None and self.on_idle():
+                        continue  # it queued a job: run it now
                 except Exception:  # the store was unreachable for a moment: try again after a pause
                     _log.exception(line("jobs.runner", outcome="error"))
                     taken = 0

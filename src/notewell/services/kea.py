@@ -39,7 +39,7 @@ EXTRACT = "kea.extract"
 SESSION_GONE = "skipped_session_gone"
 
 _log = logging.getLogger("notewell.kea")
-_Plan = list[tuple[Learning, tuple[KnowledgeRecord, float] | None]]  # a rule, and the known one of its meaning
+Plan = list[tuple[Learning, tuple[KnowledgeRecord, float] | None]]  # a rule, and the known one of its meaning
 
 
 @dataclass
@@ -86,7 +86,7 @@ class KeaPart(KnowledgePart):
         funnel.findings, funnel.passed = len(found), len(passed)
         bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
         writable = bp is not None and self.authorization.allowed(p, WRITE, bp.store_project)
-        plan: _Plan = []
+        plan: Plan = []
         if bp is not None and writable:
             plan = [(c, self._same_meaning(p, bp, c.trigger, c.rule, c.rationale)) for c in passed]
         tag = CLOSE_CAPTURE_TAG if given else MINED_TAG
@@ -104,7 +104,7 @@ class KeaPart(KnowledgePart):
 
         return Step(write=write, after=after), funnel
 
-    def _persist(self, p: Principal, bp: BrainProject, plan: _Plan, tags: list[str], funnel: Funnel) -> None:
+    def _persist(self, p: Principal, bp: BrainProject, plan: Plan, tags: list[str], funnel: Funnel) -> None:
         """Each planned rule, in the job's transaction: counted when known, reinforcing the known rule of its
         meaning, or written as knowledge."""
         for rule, same in plan:

@@ -246,6 +246,14 @@ class JobRepository(Protocol):
     def counts(self) -> JobCounts: ...
 
 
+class KeaRepository(Protocol):
+    """How far the daily cross-session extraction has read each person's sessions (store/shared/kea.py)."""
+
+    def new_sessions(self, through: str, per_user: int, users_max: int) -> dict[str, tuple[int, list[SessionRecord]]]:
+        ...
+    def mark(self, user_id: str, through: str) -> None: ...
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -274,6 +282,8 @@ class Store(Protocol):
     def meaning(self) -> MeaningRepository: ...
     @property
     def jobs(self) -> JobRepository: ...
+    @property
+    def kea(self) -> KeaRepository: ...
     @property
     def tables(self) -> SqlTables: ...
     @property

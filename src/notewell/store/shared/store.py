@@ -15,6 +15,7 @@ from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.jobs import SqlJobs
 from notewell.store.shared.journal import SqlJournal
+from notewell.store.shared.kea import SqlKea
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.servers import SqlServers
@@ -36,5 +37,6 @@ class SqlStore:
         self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows
         self.journal = SqlJournal(dialect)
         self.jobs = SqlJobs(dialect)
+        self.kea = SqlKea(dialect)  # after the brain: it reads its sessions
         self.tables = tables
         self.backups = backups
