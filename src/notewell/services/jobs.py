@@ -40,6 +40,7 @@ POLL_SECONDS = 1.0  # another process's new job is seen within this
 LEADER_POLL_SECONDS = 5.0
 LIST_MAX = 500
 MANAGE: Action = "jobs:manage"
+RUNNER_PREFIX = "runner-"  # a runner's lease owner starts so (a close refining at once leases as close-…)
 
 _log = logging.getLogger("notewell.jobs")
 Clock = Callable[[], datetime]
@@ -110,7 +111,7 @@ class JobRunner:
         self.clock = clock
         self.lease_seconds = lease_seconds
         self.on_idle = on_idle  # called when nothing is due (the daily schedule); True: it queued a job
-        self.owner = f"runner-{secrets.token_hex(6)}"
+        self.owner = f"{RUNNER_PREFIX}{secrets.token_hex(6)}"
         self.leading = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -160,7 +161,7 @@ class JobRunner:
             self._set_leading(False)
             return False
         if not self.leading:
-            released = self.store.jobs.release_orphans()  # no other runner holds the lease: theirs are orphans
+            released = self.store.jobs.release_orphans(RUNNER_PREFIX)  # no other runner leads: theirs are orphans
             self._set_leading(True, released)
         return True
 

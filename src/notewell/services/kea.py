@@ -8,7 +8,8 @@ extractor's candidate rules from the prompt, events, outcome, vote and summary; 
 the quality filter (kea_filter) and the dedup every captured rule goes through: the person's same rule in the
 project (trigger and rule compared word by word) is counted, not copied; a rule of the same meaning
 (DEDUP_SIMILARITY, when meaning is available) reinforces the existing one. Rules are written as the session's
-owner, through the knowledge service, if the policy lets that person write the project.
+owner, through the knowledge service, if the policy lets that person write the project (a deactivated person's
+sessions are read, and nothing is written).
 
 The writes are the job's ``write`` step: they commit with the job's completion or not at all. Log lines, as
 the seed's table: ``op=kea.extract outcome=ok|error|skipped_session_gone items=<persisted>`` and, after each
@@ -84,7 +85,7 @@ class KeaPart(KnowledgePart):
         found = self.extractor.refine(given, material) if given else self.extractor.mine(material)
         passed = quality_filter(found)
         funnel.findings, funnel.passed = len(found), len(passed)
-        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
+        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None) if owner.active else None
         writable = bp is not None and self.authorization.allowed(p, WRITE, bp.store_project)
         plan: Plan = []
         if bp is not None and writable:

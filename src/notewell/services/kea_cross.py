@@ -98,9 +98,10 @@ class KeaCrossPart(KeaPart):
         people: dict[str, _Person] = {}
         for user_id, (count, sessions) in unread.items():
             owner = self.store.identity.user(user_id)
-            if count < CROSS_MIN_SESSIONS or owner is None:
-                _log.info(line("kea.cross.skip", reason="fewer_than_2_new_sessions" if owner else "owner_gone",
-                               newSessionCount=count, user=user_id, job=job.id))
+            if count < CROSS_MIN_SESSIONS or owner is None or not owner.active:
+                reason = "owner_gone" if owner is None else "owner_inactive" if not owner.active else \
+                    "fewer_than_2_new_sessions"
+                _log.info(line("kea.cross.skip", reason=reason, newSessionCount=count, user=user_id, job=job.id))
                 continue
             people[user_id] = self._plan_person(user_principal(owner), sessions)
         total: list[int] = []

@@ -8,9 +8,9 @@ PostgreSQL; under the writer lock on SQLite, whose write transactions lock the d
 marks it done in the same transaction as the job's own writes (``completing``): that commit is conditional on
 the runner still holding the job's lease, so a job is done exactly when its writes are, and a runner that lost
 its lease (killed, or too slow) has its writes rolled back. A job a runner was killed in is taken over when its
-lease runs out, or at once by the next runner elected (``release_orphans``). A failure counts against
-``max_attempts`` and waits a growing delay (the runner decides it); the last one leaves the job ``failed``
-until a person retries it.
+lease runs out, or at once by the next runner elected (``release_orphans``: the jobs runners held). A failure
+counts against ``max_attempts`` and waits a growing delay (the runner decides it); the last one leaves the job
+``failed`` until a person retries it.
 
 A scheduled job carries a ``once_key`` (``kea.cross_extract:2026-12-02``): two servers that wake at once queue
 it once.
@@ -154,12 +154,15 @@ class SqlJobs:
                              " lease_owner = NULL WHERE id = ? AND lease_owner = ?",
                              (error[:ERROR_MAX_CHARS], next_at, job_id, owner))
 
-    def release_orphans(self) -> int:
-        """Make every running job pending again: called by a runner just elected, when no other runner can
-        hold one (their writes, if any, were rolled back or marked them done). How many."""
+    def release_orphans(self, owner_prefix: str) -> int:
+        """Make every running job leased to a runner (its owner starting with ``owner_prefix``) pending again:
+        called by a runner just elected, when no other runner can hold one (their writes, if any, were rolled
+        back or marked them done). A job leased to another holder (a close refining its learnings) keeps its
+        lease until it runs out. How many."""
         with self.sql.transaction() as conn:
             return int(conn.execute("UPDATE jobs SET state = 'pending', lease_until = NULL, lease_owner = NULL"
-                                    " WHERE state = 'running'").rowcount or 0)
+                                    " WHERE state = 'running' AND substr(lease_owner, 1, ?) = ?",
+                                    (len(owner_prefix), owner_prefix)).rowcount or 0)
 
     def retry(self, job_id: int, now: str) -> JobRecord | None:
         """A failed job due again at once with its tries counted afresh; None when there is no failed job ``id``."""
