@@ -99,7 +99,7 @@ class KeaPart(KnowledgePart):
 
         def after(result: str) -> None:
             _log.info(line("kea.extract", outcome=result, items=funnel.persisted, job=job.id,
-                           sessionPrefix=session.id[:12]))
+                           session=session.id[:12]))
             _log.info(line("kea.funnel", mode=funnel.mode, submitted=funnel.submitted, llmFindings=funnel.findings,
                            filterPassed=funnel.passed, persisted=funnel.persisted, job=job.id))
 
