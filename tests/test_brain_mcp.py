@@ -228,7 +228,8 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
                      {"trigger": f"when {word} six", "rule": "beyond the first five"}]
         report = await close(success=True, learnings=learnings)  # an unknown field ("extra") is ignored, as the seed's
         assert report["learnings"] == {"submitted": 6, "kept": 3, "dropped": 2, "truncated": 1,
-                                       "captured": report["learnings"]["captured"], "deduplicated": 1, "reinforced": []}
+                                       "captured": report["learnings"]["captured"], "deduplicated": 1, "reinforced": [],
+                                       "rejected": 0}
         assert len(report["learnings"]["captured"]) == 2 and "hint" not in report
         assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
         gentle = (await close(success=True))["hint"]  # the service's key, in this door's words
@@ -263,7 +264,7 @@ async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_a
         session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
         given: list[tuple[object, float | None]] = [(3, 0.95), (0.5, 0.5), (1.0, 0.95), (0, 0.0), (0.95, 0.95),
                                                      (-0.1, None), ("high", None), (True, None), (None, None)]
-        learnings = [{"trigger": f"when {word} case {i}", "rule": f"rule {i}", "confidence": value,
+        learnings = [{"trigger": f"when {word} case {i}", "rule": f"keep the {word} knob at {i}", "confidence": value,
                       "unknownField": {"ignored": True}} for i, (value, _) in enumerate(given)]
         closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True,
                                                                 "learnings": learnings[:5]})
@@ -272,10 +273,10 @@ async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_a
                                                                  "learnings": learnings[5:]})
     assert closed["learnings"]["kept"] == 5 and closed["learnings"]["dropped"] == 0
     assert dropped["learnings"] == {"submitted": 4, "kept": 0, "dropped": 4, "truncated": 0, "captured": [],
-                                    "deduplicated": 0, "reinforced": []}
+                                    "deduplicated": 0, "reinforced": [], "rejected": 0}
     stored = world.runtime.store.brain.knowledge(closed["learnings"]["captured"])
     by_rule = {k.rule: k.confidence for k in stored.values()}
-    assert by_rule == {f"rule {i}": want for i, (_, want) in enumerate(given[:5])}
+    assert by_rule == {f"keep the {word} knob at {i}": want for i, (_, want) in enumerate(given[:5])}
     events = world.runtime.store.brain.events(session, 100, 0)
     assert sorted(e.payload["confidence"] for e in events if e.event_type == "learning_captured") \
         == sorted(want for _, want in given[:5] if want is not None)

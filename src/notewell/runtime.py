@@ -6,6 +6,7 @@ service is built here, once, from the store and the services it needs.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from notewell.access.administration import Administration
@@ -22,6 +23,9 @@ from notewell.services.brain_oracle import OracleService
 from notewell.services.health import HealthService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
+from notewell.services.jobs import LEASE_SECONDS, Clock, JobRunner, JobService, utc_now
+from notewell.services.kea import EXTRACT
+from notewell.services.kea_cross import CROSS, DailySchedule
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.link_context import LinkContextService
 from notewell.services.links import LinkService
@@ -33,6 +37,7 @@ from notewell.services.note_writing import NoteWritingService
 from notewell.services.portability import PortabilityService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
+from notewell.store.leadership import open_leadership
 from notewell.store.note_lease import open_note_lease
 
 
@@ -62,11 +67,18 @@ class Runtime:
     portability: PortabilityService  # export, import and migrate the whole store
     backups: BackupService  # consistent copies of the running store, and their restore
     health: HealthService  # is the store reachable, and how much it holds (/readyz, /metrics)
+    jobs: JobService  # the learning loop's job queue, for operators (notewell jobs)
 
     @property
     def store_url(self) -> str:
         """Where the store is, as ``--db`` takes it (a stdio client's set-up names it)."""
         return self.store.url
+
+    def job_runner(self, clock: Clock = utc_now, lease_seconds: float = LEASE_SECONDS) -> JobRunner:
+        """A runner of the job queue (not started), elected with the store's job lease."""
+        return JobRunner(self.store, {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind()},
+                         open_leadership(self.settings.db, "jobs"), self.jobs.wake, clock, lease_seconds,
+                         on_idle=DailySchedule(self.store, clock))
 
     def close(self) -> None:
         self.store.close()
@@ -79,7 +91,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     audit = AuditTrail(store.audit)
     administration = Administration(store.identity, authorization, audit, settings.vault)
     meaning = MeaningService(store, enabled=settings.semantic)
-    brain = BrainService(store, authorization, audit, meaning)
+    job_work = threading.Event()  # a job queued in this process: its runner looks at once
+    brain = BrainService(store, authorization, audit, meaning, job_work)
     indexing = IndexingService(settings, store, administration)
     note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
     knowledge = KnowledgeService(store, authorization, engine)
@@ -108,6 +121,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         portability=PortabilityService(store, authorization),
         backups=BackupService(store, authorization),
         health=HealthService(store),
+        jobs=JobService(store, authorization, job_work),
     )
 
 

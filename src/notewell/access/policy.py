@@ -60,6 +60,7 @@ Action = Literal[
     "project:manage",  # a project's settings, archiving and grants
     "access:manage",  # users, tokens and the audit log (no target)
     "store:carry",  # export, import or migrate the whole store, every home included: the local owner alone
+    "jobs:manage",  # list and retry the learning loop's jobs (no target): an admin
 ]
 
 
@@ -93,6 +94,7 @@ ACTIONS: dict[Action, ActionRule] = {
     "action-item:resolve": ActionRule("sessions", "resolve"),
     "project:manage": ActionRule(ADMIN_SCOPE, "manage"),
     "access:manage": ActionRule(ADMIN_SCOPE, "manage"),
+    "jobs:manage": ActionRule(ADMIN_SCOPE, "manage"),
     "store:carry": ActionRule(ADMIN_SCOPE, "operator"),
 }
 ROLE_SCOPES: dict[Role, frozenset[str]] = {

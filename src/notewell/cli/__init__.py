@@ -12,6 +12,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     embed_cmd,
     grant_cmds,
     index_cmd,
+    jobs_cmds,
     memory_cmds,
     note_cmds,
     project_cmds,

@@ -1,5 +1,5 @@
 """notewell serve: the HTTP server (notewell.http.app: /mcp and every other door), or MCP over stdio (--stdio);
-either watches the vault unless --no-watch."""
+either watches the vault unless --no-watch, and runs the learning loop's jobs unless --no-jobs."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ DEFAULT_PORT = 8765
 
 WatchOpt = Annotated[bool, typer.Option("--watch/--no-watch", help="Sync each change of the vault as it happens "
                                                                    "(default), or serve the store as it is.")]
+JobsOpt = Annotated[bool, typer.Option("--jobs/--no-jobs", help="Run the brain's learning loop (KEA's jobs) while "
+                                                                "this server holds the store's job lease (default), "
+                                                                "or leave them to `notewell worker`.")]
 LogLevelOpt = Annotated[
     str | None,
     typer.Option("--log-level", help=f"{', '.join(log.LEVELS)}: request lines are info (default: "
@@ -48,6 +51,7 @@ def serve_command(
                                                         "acts for the token in NOTEWELL_TOKEN, else the local "
                                                         "owner.")] = False,
     watch: WatchOpt = True,
+    jobs: JobsOpt = True,
     semantic: Annotated[bool, typer.Option("--semantic/--no-semantic", help="Find memories, knowledge and sessions "
                                            "by meaning as well as by words (default), or by words only.")] = True,
     log_level: LogLevelOpt = None,
@@ -76,15 +80,18 @@ def serve_command(
             principal = stdio_principal(rt)
             watcher = rt.indexing.watch() if watch else None
             embedder = rt.meaning.run_in_background()
+            runner = rt.job_runner().start() if jobs else None
             try:
                 anyio.run(serve_stdio, rt, chosen, principal)
             finally:
+                if runner is not None:
+                    runner.stop()
                 embedder.stop()
                 if watcher is not None:
                     watcher.stop()
             return
         secret = metrics_secret_hash(os.environ.get(METRICS_TOKEN_ENV)) if serve_metrics else None
-        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, secure_cookies=secure_cookies,
+        _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, jobs=jobs, secure_cookies=secure_cookies,
                                      metrics_secret_hash=secret), host, port)
 
 

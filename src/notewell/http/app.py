@@ -27,6 +27,7 @@ from notewell.http.door import Door, ServeOptions
 from notewell.http.doors import health_door, mcp_door, rest_door, web_door
 from notewell.http.embedding_task import embedding_task
 from notewell.http.hosts import AllowedHosts, HostCheck
+from notewell.http.job_task import job_task
 from notewell.http.ops import ops_door
 from notewell.http.tasks import BackgroundTask, running
 from notewell.http.watch_task import vault_watcher_task
@@ -46,6 +47,7 @@ DOORS: tuple[DoorFactory, ...] = (
 BACKGROUND_TASKS: tuple[TaskFactory, ...] = (
     vault_watcher_task,  # syncs the vault's changes (ServeOptions.watch)
     embedding_task,  # embeds the memories, knowledge and sessions the store queues (services/meaning.py)
+    job_task,  # runs the learning loop's jobs (ServeOptions.jobs; services/jobs.py)
 )
 
 

@@ -30,6 +30,7 @@ class ServeOptions:
     sweep_every: float = SWEEP_EVERY_S  # the MCP orphan-session sweeper's period, seconds
     orphan_after: float = ORPHAN_AFTER_S  # an MCP session this old with no tool call is swept as an orphan
     watch: bool = False  # sync the vault's changes as they happen (notewell serve does, unless --no-watch)
+    jobs: bool = False  # run the learning loop's job queue (notewell serve does, unless --no-jobs)
     secure_cookies: bool = False  # the web session cookie is Secure (served behind HTTPS)
     server_id: str = field(default_factory=new_server_id)  # /healthz answers it; notewell serve records it
     metrics_secret_hash: str | None = None  # GET /metrics is served, to this bearer secret's holder (http/ops.py)

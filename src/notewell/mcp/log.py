@@ -23,19 +23,9 @@ from typing import TextIO
 
 from notewell import metrics
 from notewell.errors import ConfigError
+from notewell.log_lines import line as line  # re-exported: the doors write log.line(...)
 
 logger = logging.getLogger("notewell.mcp")
-
-
-def _value(value: object) -> str:
-    text = str(value)
-    if not text or any(c in text for c in ' "=\n\r\t'):
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
-    return text
-
-
-def line(op: str, **fields: object) -> str:
-    return " ".join([f"op={op}", *(f"{k}={_value(v)}" for k, v in fields.items() if v is not None)])
 
 
 def event(op: str, **fields: object) -> None:

@@ -104,3 +104,4 @@ class LearningsReport:
     captured: list[str]  # knowledge ids created
     deduplicated: int  # valid but already known (the same rule, or one of the same meaning)
     reinforced: list[str] = field(default_factory=list)  # ids of known rules of the same meaning, reinforced
+    rejected: int = 0  # valid, but judged not durable or not specific by KEA's refine: not kept as knowledge

@@ -45,6 +45,7 @@ FEEDBACK = ("up", "down")
 LEARNING_KINDS = ("reflex", "recipe", "heuristic", "principle", "anti_principle")
 LEARNING_SOURCES = ("user_correction", "decision", "discovery")
 CLOSE_CAPTURE_TAG = "close_capture"
+MINED_TAG = "mined"  # knowledge KEA mined from a session closed without learnings
 
 
 def check_text(field_name: str, value: object, maximum: int, *, required: bool = False) -> str:

@@ -8,6 +8,8 @@ the policy's (session:own, brain-project:create): this part asks Authorization a
 
 from __future__ import annotations
 
+import threading
+
 from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
@@ -37,8 +39,9 @@ RESOLVE: Action = "action-item:resolve"
 
 class ScopePart:
     def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
-                 meaning: MeaningService | None = None) -> None:
+                 meaning: MeaningService | None = None, job_work: threading.Event | None = None) -> None:
         self.store = store
+        self.job_work = job_work or threading.Event()  # set when a job is queued: this process's runner looks
         self.brain = store.brain
         self.authorization = authorization
         self.audit = audit

@@ -20,13 +20,12 @@ from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import EventRecord, KnowledgeRecord, SessionClose, SessionRecord, payload_json
+from notewell.records.jobs import JobRecord, NewJob
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_errors import BrainValidation
-from notewell.services.brain_knowledge import KnowledgePart
 from notewell.services.brain_learnings import Learnings, LearningsReport
 from notewell.services.brain_limits import (
     ACTION_ITEMS_MAX,
-    CLOSE_CAPTURE_TAG,
     EVENTS_PAGE_MAX,
     EVENTS_PER_SESSION_MAX,
     FEEDBACK,
@@ -44,8 +43,10 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_projects import BrainProject, check_label
 from notewell.services.brain_retrieval import RetrievalPart
-from notewell.services.brain_scope import OWN_KNOWLEDGE, USE, WRITE
+from notewell.services.brain_scope import OWN_KNOWLEDGE, USE
 from notewell.services.hybrid import fuse
+from notewell.services.jobs import LEASE_SECONDS, JobKind, Step, run_job, utc_now
+from notewell.services.kea import EXTRACT, Funnel, KeaPart, extract_payload
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
@@ -69,6 +70,7 @@ class Outcome:
     confidence_updates: int
     resolved_action_items: int | None
     hint: brain_scoring.AskBack | None  # the ask-back nudge, a key each door words
+    queued: bool = False  # a kea.extract job was queued with the close
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,15 @@ def _readable(event: EventRecord) -> EventRecord:
                                                 "more than any door can show; it was kept before that limit"})
 
 
+def _extract_job(session: SessionRecord, close: SessionClose, given: Learnings, runner: str) -> NewJob | None:
+    """The kea.extract job a close queues: leased to the close itself when it carried learnings (it refines
+    them at once), for the runner otherwise (mining); none when there is nothing to learn from."""
+    if not (given.valid or session.prompt or session.event_count or close.summary or close.user_feedback):
+        return None
+    lease = iso(parse_iso(close.ended_at) + timedelta(seconds=LEASE_SECONDS)) if given.valid else None
+    return NewJob(EXTRACT, extract_payload(session.id, given.valid), runner if given.valid else None, lease)
+
+
 def _days_ago(at: str, now: datetime) -> float:
     try:
         when = parse_iso(at)
@@ -111,7 +122,7 @@ def _days_ago(at: str, now: datetime) -> float:
     return max(0.0, (now - when).total_seconds() / 86400)
 
 
-class SessionsPart(RetrievalPart, KnowledgePart):
+class SessionsPart(RetrievalPart, KeaPart):
     def start_session(self, p: Principal, *, client_type: str | None = None, prompt: str | None = None,
                       framework: str | None = None, project_id: str | None = None,
                       project_name: str | None = None, language: str | None = None) -> StartedSession:
@@ -188,21 +199,25 @@ class SessionsPart(RetrievalPart, KnowledgePart):
                  *(learning.text for learning in given.valid)]
         close = SessionClose(success=success, user_feedback=user_feedback, sqs=sqs, summary=clean_summary,
                              ended_at=now)
-        ended = self.brain.close_session(session.id, close, texts)
+        runner = f"close-{secrets.token_hex(6)}"
+        ended, job_id = self.brain.close_session(session.id, close, texts,
+                                                 _extract_job(session, close, given, runner))
         self._wake()
+        if job_id is not None and not given.valid:
+            self.job_work.set()  # a mine job: the runner takes it
         if not ended:
             raise BrainValidation("sessionId", f"session {session.id} was closed meanwhile; start a new session")
         good = success and user_feedback != "down"
         for ref, item in owned.items():
             self.brain.record_use(ref, good, brain_scoring.after_use(item.confidence, good), now)
         self.brain.record_applications(session.id, list(owned), "used", now)
-        report = self._capture(p, session, given)
+        report = self._capture(session, given, job_id, runner)
         resolved = None
         if resolved_action_item_ids is not None:
             resolved = self._resolve_items(p, session, resolved_action_item_ids, now)
         closed = self.brain.session(session.id) or session
         return Outcome(closed, sqs, report, len(owned), resolved,
-                       brain_scoring.ask_back_hint(success, user_feedback, given.submitted > 0))
+                       brain_scoring.ask_back_hint(success, user_feedback, given.submitted > 0), job_id is not None)
 
     @staticmethod
     def _check_close(session: SessionRecord, user_feedback: str | None, knowledge_used: Sequence[str],
@@ -221,39 +236,33 @@ class SessionsPart(RetrievalPart, KnowledgePart):
                                                "new session for new work")
         return clean_summary
 
-    def _capture(self, p: Principal, session: SessionRecord, given: Learnings) -> LearningsReport:
-        """Each valid learning: a learning_captured event, then knowledge tagged close_capture (its confidence
-        already clamped to at most 0.95) unless the person already has that rule in the project."""
-        captured: list[str] = []
-        reinforced: list[str] = []
-        duplicates = 0
-        bp = next((b for b in self.projects(p) if b.id == session.brain_project), None)
+    def _capture(self, session: SessionRecord, given: Learnings, job_id: int | None,
+                 runner: str) -> LearningsReport:
+        """Each valid learning becomes a learning_captured event; then KEA's refine runs here, as the runner of
+        the job the close queued leased to it (kea.py), so the answer names what it kept. Should that run
+        fail, the job is retried by the job runner and the answer names nothing captured."""
         for learning in given.valid:
             self.brain.add_event(EventRecord(id=f"evt_{secrets.token_hex(10)}", session_id=session.id,
                                              event_type="learning_captured", payload=learning.payload(),
                                              at=now_iso()),
                                  f"learning_captured {learning.text}")
-            if bp is None or not self.authorization.allowed(p, WRITE, bp.store_project):
-                continue
-            if self.brain.find_rule(p.user_id, bp.id, learning.key) is not None:
-                duplicates += 1
-                continue
-            same = self._same_meaning(p, bp, learning.trigger, learning.rule, learning.rationale)
-            if same is not None:  # the seed's semantic dedup: the known rule is reinforced, not copied
-                reinforced.append(self._reinforce(p, *same).ref)
-                duplicates += 1
-                continue
-            item, created = self._write(p, bp, kind=learning.type, trigger=learning.trigger, rule=learning.rule,
-                                        rationale=learning.rationale, source=learning.source,
-                                        confidence=learning.confidence,
-                                        tags=[CLOSE_CAPTURE_TAG, f"session:{session.id}"])
-            if created:
-                captured.append(item.ref)
-            else:
-                duplicates += 1
+        funnels: list[Funnel] = []
+        job = self.store.jobs.get(job_id) if job_id is not None and given.valid else None
+        if job is not None:
+
+            def prepare(j: JobRecord) -> Step:
+                step, funnel = self.prepare_extract(j)
+                funnels.extend([funnel] if funnel is not None else [])
+                return step
+
+            if run_job(self.store, {EXTRACT: JobKind(prepare, self.kea_kind().failed)}, job, runner, utc_now) != "ok":
+                funnels.clear()
+        done = funnels[0] if funnels else None
         return LearningsReport(submitted=given.submitted, kept=len(given.valid), dropped=given.dropped,
-                               truncated=given.truncated, captured=captured, deduplicated=duplicates,
-                               reinforced=reinforced)
+                               truncated=given.truncated, captured=done.captured if done else [],
+                               deduplicated=done.duplicates if done else 0,
+                               reinforced=done.reinforced if done else [],
+                               rejected=len(given.valid) - done.passed if done else 0)
 
     def search_sessions(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
                         days: int | None = None) -> list[SessionFound]:

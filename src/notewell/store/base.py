@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, migrate), backups
     from notewell.store.shared.backups import SqlBackups
+    from notewell.store.shared.jobs import Completion
     from notewell.store.shared.tables import SqlTables
 from notewell.records.brain import (
     BrainProjectRecord,
@@ -39,6 +40,7 @@ from notewell.records.documents import (
 )
 from notewell.records.idempotency import StoredAnswer
 from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.jobs import JobCounts, JobRecord, JobState, NewJob
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
 from notewell.records.meaning import Job, QueueState
@@ -244,6 +246,31 @@ class MeaningRepository(Protocol):
     def state(self, model: str) -> QueueState: ...
 
 
+class JobRepository(Protocol):
+    """The job queue of the brain's learning loop (store/shared/jobs.py)."""
+
+    def enqueue(self, job: NewJob, now: str) -> int: ...
+    def schedule(self, kind: str, once_key: str, payload: dict[str, Any], now: str, due: str = "") -> bool: ...
+    def claim(self, owner: str, now: str, lease_until: str, limit: int, max_attempts: int) -> list[JobRecord]: ...
+    def completing(self, job_id: int, owner: str, now: str) -> AbstractContextManager[Completion]:
+        """A transaction for the job's writes that marks it done as it commits (LeaseLost: nothing written)."""
+        ...
+    def failed(self, job_id: int, owner: str, error: str, now: str, next_at: str | None) -> None: ...
+    def release_orphans(self, owner_prefix: str) -> int: ...
+    def retry(self, job_id: int, now: str) -> JobRecord | None: ...
+    def get(self, job_id: int) -> JobRecord | None: ...
+    def listing(self, state: JobState | None, limit: int, kind: str | None = None) -> list[JobRecord]: ...
+    def counts(self) -> JobCounts: ...
+
+
+class KeaRepository(Protocol):
+    """How far the daily cross-session extraction has read each person's sessions (store/shared/kea.py)."""
+
+    def new_sessions(self, through: str, per_user: int, users_max: int) -> dict[str, tuple[int, list[SessionRecord]]]:
+        ...
+    def mark(self, user_id: str, through: str) -> None: ...
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -272,6 +299,10 @@ class Store(Protocol):
     def meaning(self) -> MeaningRepository: ...
     @property
     def memory_documents(self) -> MemoryDocumentRepository: ...
+    @property
+    def jobs(self) -> JobRepository: ...
+    @property
+    def kea(self) -> KeaRepository: ...
     @property
     def tables(self) -> SqlTables: ...
     @property
@@ -373,8 +404,10 @@ class BrainRepository(Protocol):
     def events(self, session_id: str, limit: int, offset: int = 0) -> list[EventRecord]:
         """A page of a session's events, oldest first."""
         ...
-    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
-        """Record the outcome of an open session; False when it was closed already."""
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
+                      job: NewJob | None = None) -> tuple[bool, int | None]:
+        """Record the outcome of an open session, queueing ``job`` with it: (closed, the job's id); (False,
+        None) when it was closed already."""
         ...
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """Remember that ``refs`` were injected into (or used by) the session; injected ones count up once."""

@@ -105,7 +105,7 @@ class _Calls:
                                        resolved_action_item_ids=strings(args, "resolvedActionItemIds"),
                                        summary=args.string("summary"))
         lr = done.learnings
-        out: JsonObject = {"sqs": done.sqs, "queued": True, "confidenceUpdates": done.confidence_updates,
+        out: JsonObject = {"sqs": done.sqs, "queued": done.queued, "confidenceUpdates": done.confidence_updates,
                            "learnings": dump(record_model(LearningsReport), lr)}
         if done.resolved_action_items is not None:
             out["resolvedActionItems"] = done.resolved_action_items

@@ -192,8 +192,8 @@ def report_session_outcome(call: Call) -> ToolSpec:
         output_schema=s.tool_output({
             "sqs": {"type": "number", "description": "Session quality score 0..1: 0.50 outcome + 0.20 feedback "
                     "+ 0.15 reuse + 0.15 capture (docs/brain.md)."},
-            "queued": s.boolean("Always true: Notewell processes the close (confidence, learnings) in the same "
-                                "call; no worker queue is involved."),
+            "queued": s.boolean("True when the close queued a kea.extract job: KEA refines the learnings given "
+                                "(at once, in this call) or mines the session for rules (in the background)."),
             "confidenceUpdates": s.integer("Your own knowledgeUsed items whose confidence and counts moved."),
             "learnings": s.record(record_model(LearningsReport), s.View({
                 "submitted": "Items given.", "kept": f"Valid ones among the first {b.LEARNINGS_MAX}.",
@@ -202,7 +202,9 @@ def report_session_outcome(call: Call) -> ToolSpec:
                 "captured": s.Shown("New knowledge (tag close_capture).", items="Knowledge id."),
                 "deduplicated": "Valid ones you already had (the same rule, or one of the same meaning).",
                 "reinforced": s.Shown("Ids of your rules of the same meaning, reinforced instead of copied.",
-                                      items="A knowledge id.")})),
+                                      items="A knowledge id."),
+                "rejected": "Valid ones KEA judged not durable (\"for now\", \"this time\") or not specific: "
+                            "not kept as knowledge."})),
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "

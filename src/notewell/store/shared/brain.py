@@ -26,6 +26,7 @@ from notewell.records.brain import (
     SessionRecord,
     payload_json,
 )
+from notewell.records.jobs import NewJob
 from notewell.records.memories import MemoryInput
 from notewell.store.base import MemoryRepository
 from notewell.store.brain_rows import (
@@ -43,6 +44,7 @@ from notewell.store.brain_rows import (
 from notewell.store.shared.brain_health import health_counts
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.jobs import insert_job
 from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.shared.migrations import Migration
 from notewell.store.vector_search import Nearest, nearest_rows
@@ -238,7 +240,9 @@ class SqlBrain(ABC):
             f"SELECT {EVENT_COLUMNS} FROM brain_events e WHERE e.session_id = ? ORDER BY e.seq LIMIT ? OFFSET ?",
             (session_id, limit, offset))]
 
-    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str]) -> bool:
+    def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
+                      job: NewJob | None = None) -> tuple[bool, int | None]:
+        """Close the session if it is open (False otherwise), queueing ``job`` with the close (its id)."""
         with self.dialect.transaction() as conn:
             row = conn.execute(
                 "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
@@ -246,10 +250,10 @@ class SqlBrain(ABC):
                 (close.ended_at, close.success, close.user_feedback, close.sqs, close.summary,
                  session_id)).fetchone()
             if row is None:
-                return False
+                return False, None
             self.index(int(row[0]), row[1], texts)
             conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
-            return True
+            return True, (insert_job(conn, job, close.ended_at) if job is not None else None)
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         added = 0

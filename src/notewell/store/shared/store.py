@@ -1,6 +1,6 @@
 """A store over its dialect: the repositories written once (identity, audit, credentials, idempotency, servers,
-the notes' journal, links, meaning, memories' documents) beside the backend's documents, memories, brain, table
-walk and backups, which its subclass makes and passes in."""
+the notes' journal, links, meaning, memories' documents, the job queue) beside the backend's documents, memories,
+brain, table walk and backups, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import SqlDocuments
 from notewell.store.shared.idempotency import SqlIdempotency
 from notewell.store.shared.identity import SqlIdentity
+from notewell.store.shared.jobs import SqlJobs
 from notewell.store.shared.journal import SqlJournal
+from notewell.store.shared.kea import SqlKea
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.memory_documents import SqlMemoryDocuments
@@ -36,5 +38,7 @@ class SqlStore:
         self.servers = SqlServers(dialect)
         self.meaning = SqlMeaning(dialect)  # after memories and brain: its first step queues their rows
         self.journal = SqlJournal(dialect)
+        self.jobs = SqlJobs(dialect)
+        self.kea = SqlKea(dialect)  # after the brain: it reads its sessions
         self.tables = tables
         self.backups = backups

@@ -44,6 +44,10 @@ EXCLUDED_TABLES: Mapping[str, str] = {
                "import and re-embedded (notewell embed, or the server's runner)",
     "embedding_queue": "derived: the import queues every memory and session that has no vector",
     "meaning_generation": "the target's own count of vector writes",
+    "jobs": "this store's work queue (the brain's learning loop): what its jobs wrote (knowledge) is carried; "
+            "a job still pending is this store's to run",
+    "kea_cross_marks": "how far this store's daily cross-session extraction has read each person's sessions: "
+                       "the target's first run reads them again, and its dedup keeps what is known",
 }
 TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
 """The document trigram index's shards (SQLite): the vault holds what they index."""

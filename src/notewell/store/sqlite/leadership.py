@@ -1,4 +1,5 @@
-"""The documents writer's lease on SQLite: an exclusive flock on ``<database>.watch-lock``."""
+"""A role's lease on SQLite: an exclusive flock on ``<database>.watch-lock`` (the documents writer) or
+``<database>.jobs-lock`` (the job runner)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import os
 
 
 class FileLockLeadership:
-    def __init__(self, db: str) -> None:
-        self._path = f"{db}.watch-lock"
+    def __init__(self, db: str, role: str = "watcher") -> None:
+        self._path = f"{db}.{'watch' if role == 'watcher' else role}-lock"
         self._fd: int | None = None
 
     def try_acquire(self) -> bool:

@@ -1,0 +1,184 @@
+"""KEA's extractors: what turns a closed session into candidate rules, behind one interface.
+
+``Extractor`` is the interface a language-model extractor can implement later; ``RuleMiner`` is the default:
+deterministic, offline, no model. In *mine* mode (a close without learnings) it reads the session's prompt,
+events, outcome, vote and summary for corrections: "use X, not Y" (also "X instead of Y", "prefer X over Y"),
+"never …" / "don't …", "always …", a failure event followed by a fix event, and a down vote with its reason.
+Each rule's trigger is the session's task (its prompt's first sentence), so the rule comes back when the
+same task does. Mined rules are less sure than a close-captured one (``MINED_CONFIDENCE`` < 0.9, the
+close-capture default). In *refine* mode (the close carried learnings) it judges each learning: durable (no
+"for now", "this time", "today" …) and specific (kea_filter's test), its confidence clamped to at most 0.95.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from notewell.records.brain import EventRecord, SessionRecord
+from notewell.services.brain_learnings import Learning
+from notewell.services.brain_limits import MAX_RULE_CHARS, MAX_TRIGGER_CHARS
+from notewell.services.brain_scoring import CAPTURE_CONFIDENCE_MAX
+from notewell.services.kea_filter import specific
+
+MINED_CONFIDENCE = {"correction": 0.7, "stated": 0.6, "fix": 0.6, "down_vote": 0.5}
+"""A mined rule's confidence by its evidence: a person's correction, a rule stated in the session, a failure
+and its fix, the reason of a down vote. All below a close-captured rule's 0.9."""
+TASK_CHARS = 160  # the part of the prompt a mined rule's trigger names
+REASON_CHARS = 300
+
+_EPHEMERAL = re.compile(r"\b(for now|this time|just this once|today|tonight|tomorrow|temporar(y|ily)|right now"
+                        r"|this (session|task|ticket|pr|branch|sprint|week))\b", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n;]+")
+_INSTEAD = re.compile(r"\b(?:use|prefer|choose|pick)\s+(?P<x>[^,;:.!?]{1,80}?)\s*,?\s*"
+                      r"(?:not|instead of|rather than|over)\s+(?P<y>[^,;:.!?]{1,80})", re.IGNORECASE)
+_NEVER = re.compile(r"\b(?P<w>never|don't|do not)\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
+_ALWAYS = re.compile(r"\balways\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
+_FAILURE_TYPE = re.compile(r"error|fail|exception|crash", re.IGNORECASE)
+_FIX_TYPE = re.compile(r"fix|resolv|solution|workaround|recover", re.IGNORECASE)
+_CORRECTION_TYPE = re.compile(r"feedback|correct|reject|review", re.IGNORECASE)
+_FAILURE_KEYS = ("error", "failure", "exception", "message")
+_FIX_KEYS = ("fix", "solution", "resolution", "workaround", "message", "summary", "text")
+_REASON_KEYS = ("reason", "comment", "feedback", "correction", "text", "message")
+
+
+@dataclass(frozen=True)
+class SessionMaterial:
+    """What KEA reads of one closed session."""
+
+    session: SessionRecord
+    events: Sequence[EventRecord]
+
+
+class Extractor(Protocol):
+    """Turns a closed session into candidate rules (a language model may implement it)."""
+
+    name: str  # logged as the model (kea.cross.daily_done); "deterministic" for RuleMiner
+
+    def mine(self, material: SessionMaterial) -> list[Learning]:
+        """Candidate rules from a session closed without learnings."""
+        ...
+
+    def refine(self, learnings: Sequence[Learning], material: SessionMaterial) -> list[Learning]:
+        """The learnings a close carried that are durable and specific, confidence at most 0.95."""
+        ...
+
+
+def durable(learning: Learning) -> bool:
+    return not _EPHEMERAL.search(f"{learning.trigger} {learning.rule}")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split()).strip(" ,:-")
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """The string values of a payload, in document order (bounded: a payload is at most 16 KB)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _field(payload: dict[str, Any], keys: Sequence[str]) -> str:
+    """The first of ``keys`` the payload holds as text, else all its text joined."""
+    for key in keys:
+        if isinstance(payload.get(key), str) and payload[key].strip():
+            return str(payload[key])
+    return " ".join(_strings(payload))
+
+
+def task_of(session: SessionRecord) -> str:
+    """A mined rule's trigger: the session's task, its prompt's first sentence."""
+    first = _SENTENCES.split(session.prompt.strip(), maxsplit=1)[0] if session.prompt.strip() else ""
+    return _clip(f"working on {first}" if first else "working in this project", min(TASK_CHARS, MAX_TRIGGER_CHARS))
+
+
+def stated_rules(text: str, trigger: str, evidence: str) -> list[Learning]:
+    """The rules a text states in so many words: use X not Y, never/don't, always."""
+    found: list[Learning] = []
+    confidence = MINED_CONFIDENCE[evidence]
+    source = "user_correction" if evidence in ("correction", "down_vote") else "decision"
+    for sentence in _SENTENCES.split(text):
+        for m in _INSTEAD.finditer(sentence):
+            found.append(Learning(trigger, _clip(f"use {m['x']}, not {m['y']}", MAX_RULE_CHARS), "", "reflex",
+                                  source, confidence))
+        for m in _NEVER.finditer(sentence):
+            word = "never" if m["w"].lower() == "never" else "do not"
+            found.append(Learning(trigger, _clip(f"{word} {m['r']}", MAX_RULE_CHARS), "", "anti_principle", source,
+                                  confidence))
+        for m in _ALWAYS.finditer(sentence):
+            found.append(Learning(trigger, _clip(f"always {m['r']}", MAX_RULE_CHARS), "", "principle", source,
+                                  confidence))
+    return found
+
+
+def failure_fixes(events: Sequence[EventRecord]) -> list[Learning]:
+    """A failure event followed (later in the session) by a fix event: when <the failure>, <the fix>."""
+    found: list[Learning] = []
+    failure: str | None = None
+    for event in events:
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if _FAILURE_TYPE.search(event.event_type) or any(k in payload for k in ("error", "failure", "exception")):
+            failure = _field(payload, _FAILURE_KEYS) or event.event_type
+        elif failure is not None and (_FIX_TYPE.search(event.event_type)
+                                      or any(k in payload for k in ("fix", "solution", "resolution"))):
+            fix = _field(payload, _FIX_KEYS)
+            if fix.strip():
+                found.append(Learning(_clip(f"you hit {failure}", MAX_TRIGGER_CHARS), _clip(fix, MAX_RULE_CHARS),
+                                      f"it fixed {_clip(failure, REASON_CHARS)}", "recipe", "discovery",
+                                      MINED_CONFIDENCE["fix"]))
+            failure = None
+    return found
+
+
+def down_vote_reasons(material: SessionMaterial, trigger: str) -> list[Learning]:
+    """A down vote's reason (a feedback event's, or the summary's "because …"): a rule to heed next time."""
+    s = material.session
+    if s.user_feedback != "down":
+        return []
+    reasons = [_field(e.payload, _REASON_KEYS) for e in material.events
+               if _CORRECTION_TYPE.search(e.event_type) and isinstance(e.payload, dict)]
+    reasons += [part for part in _SENTENCES.split(s.summary or "") if re.search(r"\bbecause\b", part, re.I)]
+    found: list[Learning] = []
+    for reason in reasons:
+        stated = stated_rules(reason, trigger, "down_vote")
+        found += stated or [Learning(trigger, _clip(f"avoid what was voted down: {reason}", MAX_RULE_CHARS),
+                                     "the person voted the session down for it", "heuristic", "user_correction",
+                                     MINED_CONFIDENCE["down_vote"])]
+    return found
+
+
+class RuleMiner:
+    """The default extractor: deterministic and offline (module docstring)."""
+
+    name = "deterministic"
+
+    def mine(self, material: SessionMaterial) -> list[Learning]:
+        s = material.session
+        trigger = task_of(s)
+        found: list[Learning] = []
+        for event in material.events:
+            if event.event_type == "learning_captured" or not isinstance(event.payload, dict):
+                continue
+            evidence = "correction" if _CORRECTION_TYPE.search(event.event_type) else "stated"
+            found += stated_rules(" ".join(_strings(event.payload)), trigger, evidence)
+        found += down_vote_reasons(material, trigger)  # after: a correction's own rule keeps its confidence
+        found += failure_fixes(material.events)
+        found += stated_rules(f"{s.prompt}\n{s.summary or ''}", trigger, "stated")
+        return found
+
+    def refine(self, learnings: Sequence[Learning], material: SessionMaterial) -> list[Learning]:
+        kept: list[Learning] = []
+        for learning in learnings:
+            if durable(learning) and specific(learning.rule):
+                kept.append(Learning(learning.trigger, learning.rule, learning.rationale, learning.type,
+                                     learning.source, min(learning.confidence, CAPTURE_CONFIDENCE_MAX)))
+        return kept

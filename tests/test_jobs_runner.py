@@ -1,0 +1,179 @@
+"""The job runner and its commands, on both backends: a job whose session is gone completes without a retry, a
+failing job waits its doubling delay and ends failed for `notewell jobs retry`, one runner leads per store, and
+kill -9 of `notewell worker` in a queue of 500 jobs loses and repeats none."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, run_module
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.records.brain import KnowledgeFilter
+from notewell.records.jobs import NewJob
+from notewell.runtime import Runtime, open_runtime
+from notewell.services.jobs import MAX_ATTEMPTS, RETRY_BASE_SECONDS
+from notewell.timestamps import iso, parse_iso
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")  # exact-rule dedup, no model
+    return folder
+
+
+@pytest.fixture
+def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
+    opened = open_runtime(str(vault), store_url)
+    yield opened
+    opened.close()
+
+
+def person(rt: Runtime) -> Principal:
+    user = rt.administration.add_user(LOCAL_OWNER, "dana@example.test", "member", handle="dana")
+    return user_principal(user)
+
+
+def close_corrected(rt: Runtime, p: Principal, n: int) -> str:
+    """A session closed without learnings whose one correction the miner turns into one rule."""
+    session = rt.brain.start_session(p, prompt=f"deploy service {n}", project_name="ops").session.id
+    rt.brain.log_event(p, session, "user_correction", {"text": f"use tool{n}x, not legacy{n}y"})
+    assert rt.brain.report_outcome(p, session, success=True).queued
+    return session
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_a_job_whose_session_is_gone_completes_as_skipped(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    job_id = rt.store.jobs.enqueue(NewJob("kea.extract", {"sessionId": "ses_deleted0000000000", "learnings": []}),
+                                   iso(datetime.now(UTC)))
+    with caplog.at_level(logging.INFO, logger="notewell.kea"):
+        rt.job_runner().run(drain=True)
+    job = rt.store.jobs.get(job_id)
+    assert job is not None and (job.state, job.result, job.attempts) == ("done", "skipped_session_gone", 1)
+    assert f"op=kea.extract outcome=skipped_session_gone items=0 job={job_id}" in caplog.messages
+
+
+def test_a_failing_job_waits_a_doubling_delay_then_fails_for_good_and_is_retried(rt: Runtime, vault: Path,
+                                                                                 store_url: str) -> None:
+    clock = Clock()
+    job_id = rt.store.jobs.enqueue(NewJob("kea.unknown", {}), iso(clock.now))
+    runner = rt.job_runner(clock=clock)
+    delays = []
+    for _ in range(MAX_ATTEMPTS):
+        assert runner._lead() and runner.run_due() == 1
+        job = rt.store.jobs.get(job_id)
+        assert job is not None and "no runner knows jobs of kind 'kea.unknown'" in (job.last_error or "")
+        if job.state == "pending":
+            delays.append((parse_iso(job.next_at) - clock.now).total_seconds())
+            assert runner.run_due() == 0  # not due before its delay
+            clock.now = parse_iso(job.next_at)
+    runner.leadership.release()
+    assert delays == [RETRY_BASE_SECONDS * 2 ** n for n in range(MAX_ATTEMPTS - 1)]
+    args = ("--vault", str(vault), "--db", store_url)
+    listed = run_cli("jobs", "--state", "failed", "--json", *args)
+    assert listed.exit_code == 0, listed.stderr
+    answer = json.loads(listed.stdout)
+    assert [(j["id"], j["kind"], j["attempts"]) for j in answer["jobs"]] == [(job_id, "kea.unknown", MAX_ATTEMPTS)]
+    assert answer["counts"] == {"pending": 0, "running": 0, "done": 0, "failed": 1}
+    retried = run_cli("jobs", "retry", str(job_id), *args)
+    assert retried.exit_code == 0 and f"job {job_id} (kea.unknown) is due again" in retried.stdout
+    again = run_cli("jobs", "retry", str(job_id), *args)
+    assert again.exit_code == 1 and f"job {job_id} is pending, not failed" in again.stderr
+    missing = run_cli("jobs", "retry", "999999", *args)
+    assert missing.exit_code == 1 and "no job 999999" in missing.stderr
+    wrong = run_cli("jobs", "--state", "stuck", *args)
+    assert wrong.exit_code == 1 and "--state" in wrong.stderr and "pending, running, done, failed" in wrong.stderr
+
+
+def test_one_runner_leads_per_store(rt: Runtime) -> None:
+    first, second = rt.job_runner(), rt.job_runner()
+    try:
+        assert first._lead() and not second._lead()
+        first.leadership.release()
+        assert second._lead()
+    finally:
+        first.leadership.release()
+        second.leadership.release()
+
+
+def test_a_kill_9_of_the_worker_with_500_queued_jobs_loses_and_repeats_none(rt: Runtime, vault: Path,
+                                                                           store_url: str) -> None:
+    p = person(rt)
+    sessions = [close_corrected(rt, p, n) for n in range(500)]
+    assert rt.store.jobs.counts().pending == 500
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    worker = subprocess.Popen([sys.executable, "-m", "notewell", "worker", "--vault", str(vault), "--db", store_url],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        for _ in range(2400):  # until some are done, at most 120 s
+            if rt.store.jobs.counts().done >= 50:
+                break
+            time.sleep(0.05)
+        worker.send_signal(signal.SIGKILL)
+    finally:
+        worker.wait(timeout=30)
+    counts = rt.store.jobs.counts()
+    assert 50 <= counts.done < 500 and counts.done + counts.pending + counts.running == 500  # no cross job yet:
+    # the worker queues the day's cross extraction only once nothing is due
+    again = run_module("worker", "--drain", "--vault", str(vault), "--db", store_url)
+    assert again.returncode == 0, again.stderr
+    assert "worker stopped: 0 pending, 0 failed" in again.stderr
+    counts = rt.store.jobs.counts()
+    assert (counts.pending, counts.running, counts.failed) == (0, 0, 0)
+    assert len(rt.store.jobs.listing("done", 1000, kind="kea.extract")) == 500
+    project = rt.brain.projects(p)[0].id
+    mined = rt.store.brain.list_knowledge(KnowledgeFilter([project], limit=1000))
+    by_session = sorted(t for k in mined for t in k.tags if t.startswith("session:"))
+    assert by_session == sorted(f"session:{s}" for s in sessions)  # each session's rule once: none lost, none twice
+    teach = [e for e in rt.administration.audit_log(LOCAL_OWNER) if e.action == "brain.teach"]
+    assert len(teach) == 500
+
+
+def test_the_worker_stops_cleanly_on_sigterm(vault: Path, store_url: str) -> None:
+    worker = subprocess.Popen([sys.executable, "-m", "notewell", "worker", "--vault", str(vault), "--db", store_url],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert worker.stderr is not None
+    lines = []
+    for got in worker.stderr:  # wait until it leads: it then runs the queue
+        lines.append(got)
+        if "op=jobs.leader state=leading" in got:
+            break
+    worker.send_signal(signal.SIGTERM)
+    _, rest = worker.communicate(timeout=30)
+    assert worker.returncode == 0, "".join(lines) + rest
+    assert re.search(r"worker stopped: [01] pending, 0 failed", rest), rest  # the day's cross job, if queued
+
+
+def test_time_is_the_runners_clock(rt: Runtime) -> None:
+    """A job queued due later is not run before the runner's clock reaches it."""
+    clock = Clock()
+    rt.store.jobs.schedule("kea.unknown", "once", {}, iso(clock.now), due=iso(clock.now + timedelta(hours=1)))
+    runner = rt.job_runner(clock=clock)
+    try:
+        assert runner._lead() and runner.run_due() == 0
+        clock.now += timedelta(hours=1)
+        assert runner.run_due() == 1
+    finally:
+        runner.leadership.release()

@@ -1,0 +1,150 @@
+"""KEA through the doors, on SQLite and PostgreSQL: a session closed without learnings is mined by the served
+job runner and its rule comes back at the next brain_start_session for the same task; a close with learnings is
+refined at once (clamped, judged, deduplicated); the log lines carry the seed's fields."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from brain_world import BrainWorld, brain_world_on, call, serve_brain
+from mcp_world import connect
+from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
+from notewell.records.jobs import JobRecord
+
+pytestmark = pytest.mark.anyio
+SEED_FIELDS = {"kea.extract": ["outcome", "items"],
+               "kea.funnel": ["mode", "submitted", "llmFindings", "filterPassed", "persisted"]}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
+    yield from brain_world_on(request, tmp_path_factory.mktemp("kea"))
+
+
+@pytest.fixture(scope="module")
+def url(world: BrainWorld) -> Iterator[str]:
+    with serve_brain(world, jobs=True) as server:  # as notewell serve: the job runner runs beside the doors
+        yield server.url
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def kea_lines() -> Iterator[list[str]]:
+    logger = logging.getLogger("notewell.kea")
+    handler, level = _Lines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler.lines
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+def unique(word: str) -> str:
+    return f"{word}{uuid.uuid4().hex[:6]}"
+
+
+def seed_line(lines: list[str], op: str, job: int) -> dict[str, str]:
+    """The job's line of ``op``, checked to name the seed's fields first, in the seed's order; its fields."""
+    found = next(ln for ln in lines if ln.startswith(f"op={op} ") and f" job={job} " in f"{ln} ")
+    assert re.match(rf"op={re.escape(op)} " + " ".join(f"{n}=\\S+" for n in SEED_FIELDS[op]), found), found
+    return dict(pair.split("=", 1) for pair in found.split())
+
+
+def knowledge_of(world: BrainWorld, project: str, session_id: str) -> list[KnowledgeRecord]:
+    found = world.runtime.store.brain.list_knowledge(KnowledgeFilter([project], order="created"))
+    return [k for k in found if f"session:{session_id}" in k.tags]
+
+
+def job_of(world: BrainWorld, session_id: str, seconds: float = 60.0) -> JobRecord:
+    """The session's kea.extract job once it is done (a condition, not a clock)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        jobs = [j for j in world.runtime.store.jobs.listing(None, 500, kind="kea.extract")
+                if j.payload.get("sessionId") == session_id]
+        if jobs and jobs[0].state in ("done", "failed"):
+            return jobs[0]
+        time.sleep(0.05)
+    raise AssertionError(f"the job of {session_id} did not finish")
+
+
+async def test_a_session_closed_without_learnings_is_mined_and_its_rule_injected_next_time(
+        world: BrainWorld, url: str, kea_lines: list[str]) -> None:
+    topic = unique("ledger")
+    prompt = f"migrate the {topic} schema to the new billing tables"
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": topic}))["projectId"]
+        first = await call(c, "brain_start_session", {"prompt": prompt, "projectId": project})
+        assert "relevantKnowledge" not in first
+        await call(c, "brain_log_event", {"sessionId": first["sessionId"], "eventType": "user_correction",
+                                          "payload": {"text": "Use alembic revisions, not hand-written SQL files."}})
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": first["sessionId"], "success": False, "userFeedback": "down",
+            "summary": "The migration was rejected."})
+        assert closed["queued"] is True and closed["learnings"]["captured"] == [] and "hint" in closed
+        job = job_of(world, first["sessionId"])
+        assert (job.state, job.result, job.attempts) == ("done", "ok", 1)
+        mined = knowledge_of(world, project, first["sessionId"])
+        assert [(k.rule, k.kind, k.confidence) for k in mined] == [
+            ("use alembic revisions, not hand-written SQL files", "reflex", 0.7)]
+        assert {"mined", f"session:{first['sessionId']}"} <= set(mined[0].tags)
+        again = await call(c, "brain_start_session", {"prompt": prompt, "projectId": project})
+        assert again["relevantKnowledge"]["knowledgeIds"] == [mined[0].ref]
+        assert "use alembic revisions, not hand-written SQL files" in again["relevantKnowledge"]["injection"]
+    extract, funnel = seed_line(kea_lines, "kea.extract", job.id), seed_line(kea_lines, "kea.funnel", job.id)
+    assert (extract["outcome"], extract["items"]) == ("ok", "1")
+    assert (funnel["mode"], funnel["submitted"], funnel["persisted"]) == ("mine", "0", "1")
+    assert int(funnel["llmFindings"]) >= int(funnel["filterPassed"]) >= 1
+
+
+async def test_refine_clamps_judges_and_deduplicates_the_learnings_of_a_close(
+        world: BrainWorld, url: str, kea_lines: list[str]) -> None:
+    topic = unique("payroll")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": topic}))["projectId"]
+        known = await call(c, "brain_teach_knowledge", {"trigger": f"when exporting {topic} reports",
+                                                        "rule": "round amounts to cents before summing",
+                                                        "projectId": project})
+        session = (await call(c, "brain_start_session", {"prompt": f"export the {topic} report",
+                                                         "projectId": project}))["sessionId"]
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True, "learnings": [
+            {"trigger": f"when exporting {topic} reports", "rule": "write the CSV with a UTF-8 byte order mark",
+             "type": "reflex", "source": "discovery", "confidence": 3},
+            {"trigger": f"when exporting {topic} reports", "rule": "skip the flaky totals check for now"},
+            {"trigger": f"When exporting {topic} reports!", "rule": "Round amounts to cents before summing."}]})
+    report = closed["learnings"]
+    assert closed["queued"] is True
+    assert (report["kept"], len(report["captured"]), report["rejected"], report["deduplicated"]) == (3, 1, 1, 1)
+    item = world.runtime.store.brain.knowledge(report["captured"])[report["captured"][0]]
+    assert (item.rule, item.confidence, item.source) == ("write the CSV with a UTF-8 byte order mark", 0.95,
+                                                         "discovery")
+    assert {"close_capture", f"session:{session}"} <= set(item.tags)
+    assert known["id"] not in report["captured"]
+    job = job_of(world, session)
+    assert (job.state, job.result, job.attempts) == ("done", "ok", 1)  # run once, by the close itself
+    assert seed_line(kea_lines, "kea.extract", job.id)["items"] == "1"
+    funnel = seed_line(kea_lines, "kea.funnel", job.id)
+    assert {k: funnel[k] for k in SEED_FIELDS["kea.funnel"]} == {
+        "mode": "refine", "submitted": "3", "llmFindings": "2", "filterPassed": "2", "persisted": "1"}
+
+
+async def test_a_close_with_nothing_to_learn_from_queues_nothing(world: BrainWorld, url: str) -> None:
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": unique("empty")}))["projectId"]
+        session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
+    assert closed["queued"] is False
+    assert not [j for j in world.runtime.store.jobs.listing(None, 500) if j.payload.get("sessionId") == session]

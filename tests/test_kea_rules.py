@@ -1,0 +1,122 @@
+"""The deterministic extractor and the quality filter, where the rules are dense: examples of each correction it
+mines, and properties over any text (Hypothesis)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from notewell.records.brain import EventRecord, SessionRecord
+from notewell.services.brain_learnings import Learning
+from notewell.services.brain_limits import LEARNING_KINDS, LEARNING_SOURCES, MAX_RULE_CHARS, MAX_TRIGGER_CHARS
+from notewell.services.kea_extractor import RuleMiner, SessionMaterial
+from notewell.services.kea_filter import passes, quality_filter
+
+MINER = RuleMiner()
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=12)
+
+
+def session(prompt: str = "set up the billing service", summary: str | None = None,
+            feedback: str | None = None) -> SessionRecord:
+    return SessionRecord(id="ses_1", user_id="u", token_id=None, brain_project="~dana/ops", client_type="x",
+                         prompt=prompt, framework=None, started_at="2026-01-01T00:00:00Z",
+                         ended_at="2026-01-01T01:00:00Z", success=False, user_feedback=feedback, summary=summary)
+
+
+def events(*given_events: tuple[str, dict[str, Any]]) -> list[EventRecord]:
+    return [EventRecord(id=f"evt_{n}", session_id="ses_1", event_type=kind, payload=payload, at="2026-01-01T00:00:00Z")
+            for n, (kind, payload) in enumerate(given_events)]
+
+
+def mined(material: SessionMaterial) -> list[tuple[str, str, float]]:
+    return [(r.rule, r.type, r.confidence) for r in quality_filter(MINER.mine(material))]
+
+
+def test_each_correction_the_miner_knows() -> None:
+    found = mined(SessionMaterial(session(summary="Always run the linter before pushing. It works."), events(
+        ("user_correction", {"text": "Use pnpm instead of npm for installs"}),
+        ("note", {"text": "Never commit the generated client code"}),
+        ("test_failure", {"error": "ModuleNotFoundError: no module named yaml"}),
+        ("fix_applied", {"fix": "add pyyaml to the dev requirements"}))))
+    assert found == [("use pnpm, not npm for installs", "reflex", 0.7),
+                     ("never commit the generated client code", "anti_principle", 0.6),
+                     ("add pyyaml to the dev requirements", "recipe", 0.6),
+                     ("always run the linter before pushing", "principle", 0.6)]
+    fix = next(r for r in MINER.mine(SessionMaterial(session(), events(
+        ("build_error", {"error": "the cache key collides"}), ("resolved", {"solution": "hash the lockfile"})))))
+    assert fix.trigger == "you hit the cache key collides" and fix.source == "discovery"
+
+
+def test_a_down_vote_with_a_reason_becomes_a_rule_to_heed() -> None:
+    voted = SessionMaterial(session(feedback="down", summary="Rejected because the tests were skipped."), events(
+        ("review", {"reason": "do not skip the integration tests"})))
+    assert mined(voted) == [("do not skip the integration tests", "anti_principle", 0.7),  # a reviewer's correction
+                            ("avoid what was voted down: Rejected because the tests were skipped.", "heuristic",
+                             0.5)]
+    assert mined(SessionMaterial(session(summary="Rejected because the tests were skipped."), [])) == []  # no vote
+
+
+def test_the_trigger_is_the_sessions_task() -> None:
+    [rule] = MINER.mine(SessionMaterial(session(prompt="Port the exporter to Rust. Keep the API."), events(
+        ("user_correction", {"text": "use serde, not hand-rolled JSON"}))))
+    assert rule.trigger == "working on Port the exporter to Rust."
+    [anywhere] = MINER.mine(SessionMaterial(session(prompt=""), events(("x", {"t": "always pin versions"}))))
+    assert anywhere.trigger == "working in this project"
+
+
+def test_the_filter_drops_vague_session_only_and_repeated_rules() -> None:
+    base = Learning("when deploying", "use blue green deploys", "", "reflex", "decision", 0.6)
+    assert passes(base)
+    for rule in ("be careful", "fix it", "use it", "retry ses_0123456789abcdef", "look at line 42",
+                 "clean /tmp/build-3 first"):
+        assert not passes(Learning("when deploying", rule, "", "reflex", "decision", 0.6)), rule
+    assert quality_filter([base, Learning("When deploying!", "Use blue-green deploys.", "", "reflex", "decision",
+                                          0.6)]) == [base]
+
+
+def test_refine_clamps_and_judges_durability_and_specificity() -> None:
+    material = SessionMaterial(session(), [])
+    kept = MINER.refine([Learning("when paying", "charge in minor units", "", "reflex", "decision", 0.99),
+                         Learning("when paying", "skip the fraud check for now", "", "reflex", "decision", 0.9),
+                         Learning("when paying", "do better", "", "reflex", "decision", 0.9)], material)
+    assert [(r.rule, r.confidence) for r in kept] == [("charge in minor units", 0.95)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=WORD, y=WORD)
+def test_any_use_x_not_y_is_mined_as_that_reflex(x: str, y: str) -> None:
+    [rule] = MINER.mine(SessionMaterial(session(prompt=""), events(("user_correction", {"text": f"use {x} not {y}"}))))
+    assert (rule.rule, rule.type, rule.source) == (f"use {x}, not {y}", "reflex", "user_correction")
+
+
+PAYLOAD = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=80),
+                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                    max_size=4), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(prompt=st.text(max_size=300), summary=st.none() | st.text(max_size=300),
+       feedback=st.sampled_from([None, "up", "down"]),
+       given_events=st.lists(st.tuples(st.sampled_from(["error", "fix", "user_correction", "note", "review"]),
+                                       st.dictionaries(st.sampled_from(["text", "error", "fix", "reason"]), PAYLOAD,
+                                                       max_size=3)), max_size=6))
+def test_whatever_a_session_holds_the_mined_rules_are_well_formed(
+        prompt: str, summary: str | None, feedback: str | None, given_events: list[tuple[str, dict[str, Any]]]) -> None:
+    found = MINER.mine(SessionMaterial(session(prompt, summary, feedback), events(*given_events)))
+    for rule in found:
+        assert rule.type in LEARNING_KINDS and rule.source in LEARNING_SOURCES
+        assert 0 < rule.confidence < 0.9  # below a close-captured rule
+        assert rule.rule.strip() and len(rule.rule) <= MAX_RULE_CHARS and len(rule.trigger) <= MAX_TRIGGER_CHARS
+    kept = quality_filter(found)
+    assert quality_filter(kept) == kept and len({r.key for r in kept}) == len(kept)
+    assert all(passes(r) for r in kept)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rule=st.text(max_size=200), confidence=st.floats(min_value=0, max_value=10))
+def test_refine_never_keeps_a_confidence_above_095(rule: str, confidence: float) -> None:
+    kept = MINER.refine([Learning("when it applies", rule or "x", "", "heuristic", "discovery", confidence)],
+                        SessionMaterial(session(), []))
+    assert all(r.confidence <= 0.95 for r in kept)
