@@ -24,6 +24,7 @@ from mcp_world import ServerThread, connect
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
+from notewell.timestamps import parse_iso
 from pg import PgCluster
 
 pytestmark = pytest.mark.anyio
@@ -159,3 +160,20 @@ def test_readyz_fails_while_the_database_refuses_and_recovers(tmp_path: Path, pg
                 time.sleep(0.5)
     finally:
         world.runtime.close()
+
+
+def test_metrics_show_the_queues_depth_and_the_oldest_due(world: BrainWorld) -> None:
+    rt = world.runtime
+    alice = rt.authentication.authenticate(world.tokens["alice"])
+    started = rt.brain.start_session(alice, client_type="claude-code", prompt="fix the flaky upload test")
+    rt.brain.log_event(alice, started.session.id, "command", {"cmd": "pytest", "ok": False})
+    closed = rt.brain.report_outcome(alice, started.session.id, success=True, summary="use tmp_path, not /tmp")
+    assert closed.queued  # a kea.extract job waits: this app runs no job runner
+    with served(world) as server:
+        families = scrape(server)
+    queued = {(s["queue"], s["state"]): v for s, v in families["notewell_queue_items"]}
+    assert queued[("jobs", "pending")] == 1 and queued[("jobs", "failed")] == 0
+    assert {"queued", "failing"} == {state for queue, state in queued if queue == "embedding"}
+    due = {s["queue"]: v for s, v in families["notewell_queue_oldest_due_timestamp_seconds"]}
+    (job,) = rt.store.jobs.listing(state="pending", limit=5)
+    assert set(due) == {"jobs"} and due["jobs"] == parse_iso(job.next_at or job.created_at).timestamp()

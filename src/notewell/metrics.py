@@ -11,7 +11,7 @@ query or token.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -63,6 +63,8 @@ class Sizes:
     text_bytes: int  # the documents' text, compressed
     index_bytes: int  # their search index
     leader: Mapping[str, str] | None = None  # the writer lease's holder: server_id, host, pid, url, since
+    queues: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # queue -> state -> items
+    oldest_due: Mapping[str, str] = field(default_factory=dict)  # queue -> its oldest waiting item's due time
 
 
 def _label(value: object) -> str:
@@ -127,6 +129,18 @@ class _Sizes(Collector):
         index.add_metric(["text"], float(found.text_bytes))
         index.add_metric(["index"], float(found.index_bytes))
         yield index
+        queued = GaugeMetricFamily("notewell_queue_items", "Items waiting in the store's queues, by queue (embedding: "
+                                   "vectors to make; jobs: the learning loop's) and state.", labels=["queue", "state"])
+        for queue, states in sorted(found.queues.items()):
+            for state, count in sorted(states.items()):
+                queued.add_metric([queue, state], float(count))
+        yield queued
+        due = GaugeMetricFamily("notewell_queue_oldest_due_timestamp_seconds", "When the oldest item waiting in the "
+                                "queue was due (Unix time): time() minus this is how far the queue lags.",
+                                labels=["queue"])
+        for queue, at in sorted(found.oldest_due.items()):
+            due.add_metric([queue], parse_iso(at).timestamp())
+        yield due
         if found.leader is not None:
             leader = GaugeMetricFamily("notewell_writer_lease_since_timestamp_seconds", "When the server these labels "
                                        "name took the store's writer lease (Unix time), as the store records it.",

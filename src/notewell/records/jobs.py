@@ -31,7 +31,7 @@ class JobCounts:
     running: int
     done: int
     failed: int
-    oldest_due: str | None  # the oldest pending job's due time: the queue's lag
+    oldest_due: str | None  # the oldest pending job's due time (its queueing, if due at once): the queue's lag
 
 
 @dataclass(frozen=True)

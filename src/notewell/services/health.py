@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from notewell.meaning.model import MODEL_ID
 from notewell.metrics import Sizes
 from notewell.records.servers import RunningServer
 from notewell.services.servers import ServerRegistry
@@ -35,7 +36,11 @@ class HealthService:
         """Rows per carried table, and the documents' index (documents, their text and index bytes)."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
         leader = ServerRegistry(self.store.servers).leader()
+        embedding, jobs = self.store.meaning.state(MODEL_ID), self.store.jobs.counts()
+        queues = {"embedding": {"queued": embedding.queued, "failing": embedding.failing},
+                  "jobs": {"pending": jobs.pending, "running": jobs.running, "failed": jobs.failed}}
         return Sizes(self.store.tables.counts(), documents, text_bytes, index_bytes,
                      None if leader is None or leader.leading_since is None else
                      {"server_id": leader.id, "host": leader.host, "pid": str(leader.pid), "url": leader.url,
-                      "since": leader.leading_since})
+                      "since": leader.leading_since},
+                     queues, {"jobs": jobs.oldest_due} if jobs.oldest_due else {})

@@ -197,6 +197,8 @@ class SqlJobs:
             by_state = dict.fromkeys(JOB_STATES, 0)
             for state, n in conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall():
                 by_state[state] = int(n)
-            oldest = conn.execute("SELECT min(next_at) FROM jobs WHERE state = 'pending'").fetchone()
+            oldest = conn.execute(  # a job due at once ('') was due when it was queued
+                "SELECT min(CASE WHEN next_at = '' THEN created_at ELSE next_at END) FROM jobs"
+                " WHERE state = 'pending'").fetchone()
         return JobCounts(by_state["pending"], by_state["running"], by_state["done"], by_state["failed"],
                          oldest[0] if oldest else None)
