@@ -63,6 +63,7 @@ class Query:
 QUERIES: tuple[Query, ...] = (
     Query("rare literal", "levenshtein", False, "a word in a handful of files: the selective case"),
     Query("common word", "return", False, "in most files: the first 40 files in order answer it"),
+    Query("common 3 letters", "the", False, "a trigram most regions hold: PostgreSQL once scanned them all for it"),
     Query("2 characters", "qz", False, "no trigram: a scan of every file until 40 match"),
     Query("regex with a literal", r"def \w+_callback\(", True, "candidates from the literal '_callback('"),
     Query("regex without a literal", r"\b[0-9a-f]{32}\b", True, "no literal: a scan until 40 files match"),

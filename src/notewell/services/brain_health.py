@@ -5,7 +5,7 @@ by source, rules by stage, open action items. Action items are in no count but t
 A person sees their own sessions and the rules they own in their projects (a project-scoped token: that
 project), and the action items assigned to them there; the team's view counts everyone's, and is a
 manager's (the policy's access:manage, as the audit log): counts only, never a session's content.
-The KEA funnel joins these once the extraction worker lands.
+The KEA funnel is not among them: the extraction worker logs it (op=kea.funnel) and no store keeps its counts.
 """
 
 from __future__ import annotations
