@@ -8,13 +8,12 @@ one no more); a move of the document takes its memories along; a deleted documen
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from mcp import Client
 
+from brain_world import call, refusal
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import notes_world_on
 from notewell.access.principal import LOCAL_OWNER
@@ -37,19 +36,6 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 def server(world: World) -> Iterator[ServerThread]:
     with serve_world(world) as running:
         yield running
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
-
-
-async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(name, args)
-    assert result.is_error
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 async def about(client: Client, path: str) -> list[tuple[str, str]]:
