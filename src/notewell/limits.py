@@ -46,8 +46,9 @@ READ_DOC_LINES_DEFAULT: Final = 200
 READ_DOC_LINES_MAX: Final = 2000
 """readDoc: lines per part."""
 
-READ_DOC_MAX_CHARS: Final = 100_000
-"""readDoc: characters per part; a part ends early rather than exceed it."""
+READ_DOC_MAX_BYTES: Final = 24 * 1024
+"""readDoc: a part's text is at most this many bytes as JSON (UTF-8, escapes counted); a part ends early rather
+than exceed it, so the whole answer stays within notewell.answer_bound.ANSWER_BYTES_MAX."""
 
 MAX_FILE_BYTES: Final = DEFAULT_MAX_FILE_BYTES
 """Files larger than this are not indexed (a vault's notewell.toml may set another value)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from notewell import limits
 from notewell.access.principal import Principal
+from notewell.answer_bound import ANSWER_BYTES_MAX
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.identity import Project
@@ -111,8 +112,12 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- search_notes: limit from 1 to {limits.NOTES_LIMIT_MAX} (default {limits.NOTES_LIMIT_DEFAULT}), "
         "offset from 0; hasMore and note name the next offset.",
         f"- readDoc: at most {limits.READ_DOC_LINES_MAX} lines (default {limits.READ_DOC_LINES_DEFAULT}) and "
-        f"{limits.READ_DOC_MAX_CHARS} characters per part; the answer names the offset of the next part.",
-        f"- listDocs: at most {limits.LIST_DOCS_MAX} documents; name a folder with path for the rest.",
+        f"{limits.READ_DOC_MAX_BYTES // 1024} KB of text (as JSON) per part; the answer names the offset of the "
+        "next part.",
+        f"- listDocs: at most {limits.LIST_DOCS_MAX} documents a call ({limits.LIST_DOCS_DEFAULT} by default) and "
+        f"{ANSWER_BYTES_MAX // 1024} KB; the note of a truncated answer names the next offset.",
+        f"- Every answer: at most {ANSWER_BYTES_MAX // 1024} KB of JSON. A longer one comes cut, with truncated "
+        "true and a note saying what was left out and how to get it.",
         f"- getLinks: at most {links.LINKS_LIMIT_MAX} links per list and page (default {links.LINKS_LIMIT_DEFAULT}); "
         f"a document keeps at most {note_links.MAX_LINKS_PER_DOCUMENT} links.",
         f"- buildContext: depth from 0 to {link_context.MAX_DEPTH} hops (default {link_context.DEPTH_DEFAULT}), "

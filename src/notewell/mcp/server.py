@@ -40,6 +40,7 @@ from mcp_types import (
 from notewell import __version__
 from notewell.access import policy
 from notewell.access.principal import Principal
+from notewell.answer_bound import fit_answer
 from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated, with_way_out
 from notewell.mcp import log
 from notewell.mcp.toolset import (
@@ -238,10 +239,10 @@ class NotewellMCP:
         return ListResourceTemplatesResult(resource_templates=listed)
 
     def read_template(self, template: ResourceTemplateSpec, principal: Principal, named: str) -> JsonObject:
-        return template.read(CallContext(principal, self.visible(principal)), named)
+        return fit_answer(template.read(CallContext(principal, self.visible(principal)), named))
 
     def read_resource(self, spec: ResourceSpec, principal: Principal) -> JsonObject:
-        return spec.read(CallContext(principal, self.visible(principal)))
+        return fit_answer(spec.read(CallContext(principal, self.visible(principal))))
 
     def run_tool(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
         """Call one tool (in a worker thread). InvalidArgument propagates; other refusals become is_error."""
@@ -255,7 +256,7 @@ class NotewellMCP:
             return _error_result(spec.name, spec.not_found or with_way_out(exc, MCP_REMEDIES))
         except NotewellError as exc:
             return _error_result(spec.name, with_way_out(exc, MCP_REMEDIES))
-        return _ok_result(data)
+        return _ok_result(fit_answer(data))
 
 
 def _ok_result(data: JsonObject) -> CallToolResult:

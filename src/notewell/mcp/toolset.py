@@ -1,7 +1,8 @@
 """What a toolset is: named tools, each with its schemas, scope, docs and a plain function to call.
 
 A tool's ``call`` runs in a worker thread (the store is blocking) and gets a CallContext and the
-arguments; it returns the JSON object that becomes both structuredContent and the text block. Every
+arguments; it returns the JSON object that becomes both structuredContent and the text block (cut to
+notewell.answer_bound.ANSWER_BYTES_MAX on the way out, saying so). Every
 argument nested deeper than notewell.json_bounds.JSON_DEPTH_MAX is refused before the tool runs. It
 raises InvalidArgument for bad arguments (an invalid-arguments error naming the argument) and any
 other NotewellError for a refusal ("Error in <tool>: <message>").
@@ -18,6 +19,7 @@ from mcp_types import ToolAnnotations
 
 from notewell.access.policy import ACTIONS, Action
 from notewell.access.principal import Principal
+from notewell.answer_bound import with_cut_fields
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import check_json_depth
 
@@ -104,6 +106,10 @@ class ToolSpec:
     not_found: str | None = None
     refusals: tuple[str, ...] = ()  # for the generated docs: each refusal and what to do
     example: JsonObject | None = None  # arguments of the documented example, run on the example vault
+
+    def __post_init__(self) -> None:
+        # Any answer may come cut to notewell.answer_bound's size, saying so: the schema a client checks allows it.
+        object.__setattr__(self, "output_schema", with_cut_fields(self.output_schema))
 
     @property
     def argument_names(self) -> list[str]:

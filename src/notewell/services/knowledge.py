@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from notewell import limits
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
 from notewell.paths import normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
@@ -250,16 +251,18 @@ class KnowledgeService:
             raise InvalidArgument("offset", f"is past the end: {vault_path} has {total} lines")
         start = offset - 1
         taken: list[str] = []
-        size = 0
+        size = 0  # the text as JSON: its lines' lengths as JSON (one's quotes stand for an escaped newline)
         shortened = False
         for line in lines[start : start + limit]:
             line = line.rstrip("\r")
-            if taken and size + len(line) + 1 > limits.READ_DOC_MAX_CHARS:
+            cost = json_bytes(line)
+            if taken and size + cost > limits.READ_DOC_MAX_BYTES:
                 break
-            if len(line) > limits.READ_DOC_MAX_CHARS:
-                line, shortened = line[: limits.READ_DOC_MAX_CHARS], True
+            if cost > limits.READ_DOC_MAX_BYTES:
+                line, shortened = text_within(line, limits.READ_DOC_MAX_BYTES), True
+                cost = json_bytes(line)
             taken.append(line)
-            size += len(line) + 1
+            size += cost
         last = start + len(taken)
         return DocPart(vault_path, doc.meta.title, "\n".join(taken), offset, last, total,
                        next_offset=last + 1 if last < total else None, shortened=shortened,

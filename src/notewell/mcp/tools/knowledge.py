@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from notewell import limits
 from notewell.access.policy import Action
+from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
 from notewell.mcp.tools import knowledge_links
@@ -172,8 +173,12 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
                                limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
         out = dump(record_model(DocList), listed)
         del out["offset"]
-        if listed.truncated:
-            following = listed.offset + len(listed.documents)
+        fits = leading_items_within(out, out["documents"], ANSWER_BYTES_MAX - 300)  # room for the note
+        if fits < len(out["documents"]):
+            del out["documents"][fits:]
+            out["truncated"] = True
+        if out["truncated"]:
+            following = listed.offset + len(out["documents"])
             out["note"] = (f"Documents {listed.offset + 1}-{following}, by path; more follow: call listDocs again "
                            f"with the same project and path and offset {following}.")
         return out
@@ -215,7 +220,7 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
         else:
             note = f"Lines {part.first_line}-{part.last_line} of {part.total_lines}: the end of the document."
         if part.shortened:
-            note += f" The line was longer than {limits.READ_DOC_MAX_CHARS} characters and was cut."
+            note += f" The line was longer than {limits.READ_DOC_MAX_BYTES // 1024} KB (as JSON) and was cut."
         out: JsonObject = {"path": part.path, "title": part.title, "firstLine": part.first_line,
                            "lastLine": part.last_line, "totalLines": part.total_lines,
                            "hasMore": part.next_offset is not None, "text": part.text, "note": note,

@@ -1,0 +1,124 @@
+"""How large one tool answer may be, on every tool: one limit, kept by the tools and guarded at the door.
+
+An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 documents once) costs some
+47,000 tokens. So no tool answer is longer than ANSWER_BYTES_MAX bytes of JSON (UTF-8, as the MCP text block
+carries it). The tools that page (listDocs, readDoc) keep the bound themselves, so their own note names the
+exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound loses the
+tail of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and
+says so in ``truncated`` and ``note`` with how to get the rest. Every tool's output schema carries those two
+fields (``with_cut_fields``), so a client that validates answers accepts a cut one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+ANSWER_BYTES_MAX: Final = 32 * 1024
+"""No tool answer is longer than this many bytes of JSON (UTF-8, compact, as the MCP text block is)."""
+
+CUT_NOTE: Final = (f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. To get "
+                   "the rest, ask for less at a time (a smaller limit or max_tokens, a narrower path or query).")
+
+
+def json_bytes(value: Any) -> int:
+    """The length of ``value`` as the door sends it: compact JSON, UTF-8."""
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+def text_within(text: str, budget: int) -> str:
+    """The longest start of ``text`` whose JSON string (quotes included) is at most ``budget`` bytes."""
+    if json_bytes(text) <= budget:
+        return text
+    low, high = 0, len(text)  # json_bytes(text[:low]) <= budget < json_bytes(text[:high])
+    while high - low > 1:
+        middle = (low + high) // 2
+        if json_bytes(text[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle
+    return text[:low]
+
+
+def leading_items_within(answer: dict[str, Any], items: list[Any], budget: int = ANSWER_BYTES_MAX) -> int:
+    """How many leading items of ``items`` (a list inside ``answer``) keep the answer within ``budget`` bytes."""
+    size = json_bytes(answer) - json_bytes(items) + 2  # the answer with the list emptied
+    taken = 0
+    for item in items:
+        size += json_bytes(item) + (1 if taken else 0)  # the comma between items
+        if size > budget:
+            break
+        taken += 1
+    return taken
+
+
+def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX) -> dict[str, Any]:
+    """``answer`` itself when it is within ``budget`` bytes of JSON; otherwise a copy cut to fit, saying so."""
+    if json_bytes(answer) <= budget:
+        return answer
+    cut: dict[str, Any] = json.loads(json.dumps(answer))  # a deep copy of plain JSON: the tool's own data is kept
+    cut["truncated"] = True
+    cut["note"] = CUT_NOTE.format(what="see what follows")  # as long as the final note, near enough
+    said: list[str] = []
+    spare = budget - 200  # room for the final note's numbers and names
+    while json_bytes(cut) > spare:
+        largest = max(_lists(cut), key=lambda found: json_bytes(found[1]), default=None)
+        if largest is not None and largest[1]:
+            name, items = largest
+            keep = leading_items_within(cut, items, spare)
+            said.append(f"the first {keep} of {len(items)} items of {name}")
+            del items[keep:]
+            continue
+        text = max(_texts(cut), key=lambda found: len(found[2]), default=None)
+        if text is None or not text[2]:
+            break
+        holder, slot, value = text
+        over = json_bytes(cut) - spare
+        kept = text_within(value, max(json_bytes(value) - over, 2))
+        holder[slot] = kept
+        said.append(f"the first {len(kept)} of {len(value)} characters of a text")
+    what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
+    cut["note"] = CUT_NOTE.format(what=what or "nothing could be cut")
+    return cut
+
+
+def with_cut_fields(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A tool's output schema with the optional ``truncated`` and ``note`` a cut answer carries."""
+    if schema is None or "properties" not in schema:
+        return schema
+    properties = dict(schema["properties"])
+    properties.setdefault("truncated", {"type": "boolean", "description": (
+        f"True when this answer is not all there is (it was cut to stay within {ANSWER_BYTES_MAX // 1024} KB "
+        "of JSON, or the tool says more follow); the note says how to get the rest.")})
+    properties.setdefault("note", {"type": "string", "description": "What was left out and how to get it."})
+    return {**schema, "properties": properties}
+
+
+def _lists(value: Any, name: str = "") -> Iterator[tuple[str, list[Any]]]:
+    """Every list inside ``value``, named by where it is (``documents``, ``results[3].lines``)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _lists(child, f"{name}.{key}" if name else key)
+    elif isinstance(value, list):
+        yield name or "the answer", value
+        for index, child in enumerate(value):
+            yield from _lists(child, f"{name}[{index}]")
+
+
+def _texts(value: Any, top: bool = True) -> Iterator[tuple[Any, Any, str]]:
+    """Every string inside ``value`` (but the answer's own note) with what holds it and where: (holder, key or
+    index, text)."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if isinstance(child, str):
+                if not (top and key == "note"):
+                    yield value, key, child
+            else:
+                yield from _texts(child, False)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            if isinstance(child, str):
+                yield value, index, child
+            else:
+                yield from _texts(child, False)

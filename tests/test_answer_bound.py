@@ -1,0 +1,203 @@
+"""No tool answer is longer than notewell.answer_bound.ANSWER_BYTES_MAX bytes of JSON, and a cut one says how
+to get the rest (issue 27, "bounded answers with a way on").
+
+Through the MCP door on a vault made to overflow every listing (1,200 documents with long titles, a
+document of 2,000 long lines with CJK, quotes and backslashes, a line of 100 KB) and memories of 9 KB: the
+paging tools keep the bound themselves and their notes' offsets walk the whole without a gap; every other
+answer is cut at the door. The rule itself is a property test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from conftest import make_vault
+from mcp_world import ServerThread, connect
+from notewell.access.principal import LOCAL_OWNER
+from notewell.answer_bound import ANSWER_BYTES_MAX, fit_answer, json_bytes, text_within
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from notewell.runtime import open_runtime
+from pg import BACKENDS
+
+pytestmark = pytest.mark.anyio
+
+DOCUMENTS = 1200
+LINES = 2000
+WIDE_LINE = 'ab"c\\ 中文 ' * 10_000  # 100,000 characters; escapes and CJK make it longer as JSON
+
+
+def _line(n: int) -> str:
+    return f'line {n:04d} "quoted" back\\slash 東京の会議 and the word lantern ' + "x" * 200
+
+
+def _files() -> dict[str, str]:
+    files = {f"big/docs/note-{i:04d}.md": (f"# A long title for note {i:04d} that goes on for a while "
+                                           f"about the {'lantern ' * 8}\n\nlantern text {i}\n")
+             for i in range(DOCUMENTS)}
+    files["big/long.md"] = "\n".join(_line(n) for n in range(1, LINES + 1)) + "\n"
+    files["big/wide.md"] = "# Wide\n" + WIDE_LINE + "\nafter\n"
+    return files
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The served vault on one backend (a fresh database of the session's cluster for PostgreSQL) and a token."""
+    database = None
+    if request.param == "postgres":
+        cluster = request.getfixturevalue("pg_cluster")
+        database = cluster.create_database()
+        db = cluster.url(database)
+    else:
+        db = str(tmp_path_factory.mktemp("bound") / "index.db")
+    rt = open_runtime(str(make_vault(tmp_path_factory.mktemp("bound-vault"), _files())), db)
+    try:
+        rt.indexing.sync()
+        rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "admin", handle="ann")
+        token = rt.administration.mint_token(
+            LOCAL_OWNER, "ann@example.test", ["knowledge:read", "memory:read", "memory:write"]).secret
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as running:
+            yield running.url, token
+    finally:
+        rt.close()
+        if database is not None:
+            cluster.drop_database(database)
+
+
+@pytest.fixture
+async def client(server: tuple[str, str]) -> AsyncIterator[Client]:
+    async with connect(*server) as connected:
+        yield connected
+
+
+async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The answer's text block, checked against the bound; the client has validated it against the schema."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert len(text.encode()) <= ANSWER_BYTES_MAX, (tool, len(text.encode()))
+    answer: dict[str, Any] = json.loads(text)
+    assert answer == result.structured_content
+    return answer
+
+
+async def test_list_docs_pages_within_the_bound_and_its_offsets_skip_nothing(client: Client) -> None:
+    seen: list[str] = []
+    offset = 0
+    while True:
+        page = await _call(client, "listDocs", {"project": "big", "limit": 1000, "offset": offset})
+        seen += [d["path"] for d in page["documents"]]
+        if not page["truncated"]:
+            break
+        assert len(page["documents"]) < 1000  # the bytes ended the page, not the limit
+        offset += len(page["documents"])
+        assert f"offset {offset}." in page["note"]
+    assert len(seen) == len(set(seen)) == DOCUMENTS + 2
+    assert seen == sorted(seen)
+
+
+async def test_read_doc_parts_stay_within_the_bound_and_read_back_the_whole(client: Client) -> None:
+    lines: list[str] = []
+    offset = 1
+    while True:
+        part = await _call(client, "readDoc", {"path": "big/long.md", "offset": offset, "limit": 2000})
+        lines += part["text"].split("\n")
+        if not part["hasMore"]:
+            break
+        assert part["lastLine"] - part["firstLine"] + 1 < 2000
+        offset = part["nextOffset"]
+        assert f"offset {offset}." in part["note"]
+    assert lines == [_line(n) for n in range(1, LINES + 1)]
+
+
+async def test_a_line_longer_than_a_part_is_cut_and_said(client: Client) -> None:
+    part = await _call(client, "readDoc", {"path": "big/wide.md", "offset": 2, "limit": 5})
+    assert WIDE_LINE.startswith(part["text"]) and len(part["text"]) < len(WIDE_LINE)
+    assert part["lastLine"] == 2 and part["nextOffset"] == 3
+    assert "was cut" in part["note"]
+
+
+async def test_memories_too_large_for_one_answer_come_cut_with_a_way_on(client: Client) -> None:
+    for n in range(12):
+        await _call(client, "remember", {"title": f"lantern note {n}", "content": f"lantern {n} " + "y" * 9000})
+    found = await _call(client, "search_memory", {"query": "lantern", "limit": 12})
+    assert found["truncated"] is True
+    assert 0 < len(found["results"]) < 12
+    assert "cut to stay within 32 KB" in found["note"] and "smaller limit" in found["note"]
+
+
+async def test_search_answers_stay_within_the_bound(client: Client) -> None:
+    await _call(client, "searchKnowledge", {"query": "lantern"})
+    await _call(client, "search_notes", {"query": "lantern", "limit": 100})
+    await _call(client, "listProjects", {})
+
+
+async def test_every_tool_may_say_it_was_cut(client: Client) -> None:
+    for tool in (await client.list_tools()).tools:
+        if tool.output_schema is not None:
+            properties = tool.output_schema["properties"]
+            assert {"truncated", "note"} <= set(properties), tool.name
+
+
+# --- the rule --------------------------------------------------------------------------------------------
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=300),
+                    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                 max_size=6), max_leaves=200)
+
+
+@settings(max_examples=200, deadline=None)
+@given(answer=st.dictionaries(st.sampled_from(["results", "text", "documents", "ref"]), JSON, min_size=1),
+       budget=st.integers(min_value=600, max_value=6000))
+def test_a_cut_answer_fits_and_keeps_a_start_of_what_it_had(answer: dict[str, Any], budget: int) -> None:
+    cut = fit_answer(answer, budget)
+    if json_bytes(answer) <= budget:
+        assert cut is answer
+        return
+    assert json_bytes(cut) <= budget or not any(_cuttable(v) for k, v in cut.items() if k not in ("truncated", "note"))
+    assert cut["truncated"] is True and "cut to stay within" in cut["note"]
+    assert set(answer) <= set(cut)
+    for key, value in answer.items():
+        if key in ("truncated", "note"):
+            continue
+        _assert_a_start_of(cut[key], value)
+
+
+def _cuttable(value: Any) -> bool:
+    """Whether ``value`` still holds an item of a list or a character of a text (all the rule may cut)."""
+    if isinstance(value, list):
+        return bool(value)
+    if isinstance(value, dict):
+        return any(_cuttable(child) for child in value.values())
+    return isinstance(value, str) and bool(value)
+
+
+def _assert_a_start_of(cut: Any, whole: Any) -> None:
+    """``cut`` is ``whole`` with list tails and text ends taken away, nothing added or reordered."""
+    if isinstance(whole, list):
+        assert isinstance(cut, list) and len(cut) <= len(whole)
+        for part, item in zip(cut, whole, strict=False):
+            _assert_a_start_of(part, item)
+    elif isinstance(whole, dict):
+        assert isinstance(cut, dict) and set(cut) == set(whole)
+        for key in whole:
+            _assert_a_start_of(cut[key], whole[key])
+    elif isinstance(whole, str):
+        assert isinstance(cut, str) and whole.startswith(cut)
+    else:
+        assert cut == whole
+
+
+@given(text=st.text(max_size=400), budget=st.integers(min_value=2, max_value=900))
+def test_text_within_is_the_longest_start_that_fits(text: str, budget: int) -> None:
+    kept = text_within(text, budget)
+    assert text.startswith(kept) and json_bytes(kept) <= budget
+    assert kept == text or json_bytes(text[: len(kept) + 1]) > budget
