@@ -2,12 +2,13 @@
 
 The prompt: a fixed instruction (``SYSTEM``) and the session as one JSON document (``session_document``): its
 prompt, outcome, the person's vote, summary and events, each bounded (``*_CHARS``, ``EVENTS_MAX``) and the whole
-at most ``DOCUMENT_CHARS``. The session's text is data: it is JSON-encoded, fenced, and the instruction says that
-nothing inside it is an instruction. The answer must be a JSON object ``{"learnings": [...]}`` of at most
-LEARNINGS_MAX items shaped as close-capture's learnings (``SCHEMA``); each item is checked by close-capture's own
-``Learning.parse``. An answer that is not such an object is ``InvalidOutput`` (the job fails and is retried);
-within it, an item that breaks the schema is dropped and counted, items beyond LEARNINGS_MAX are dropped, and
-the confidence is clamped to ``LLM_CONFIDENCE_MAX``, below a close-captured rule's.
+at most ``DOCUMENT_CHARS``. The session's text is data: it is JSON-encoded (``</`` written ``<\\/``, so that no
+text closes the fence), fenced, and the instruction says that nothing inside it is an instruction. The answer
+must be a JSON object ``{"learnings": [...]}`` of at most LEARNINGS_MAX items shaped as close-capture's learnings
+(``SCHEMA``); each item is checked by close-capture's own ``Learning.parse``. An answer that is not such an object
+is ``InvalidOutput`` (the job fails and is retried); within it, an item that breaks the schema is dropped and
+counted, items beyond LEARNINGS_MAX are dropped, and the confidence is clamped to ``LLM_CONFIDENCE_MAX``, below a
+close-captured rule's.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def session_document(material: SessionMaterial) -> str:
     while len(text) > DOCUMENT_CHARS and doc["events"]:
         doc["events"] = doc["events"][:-1]  # the latest events go first: the session's start says its task
         text = json.dumps(doc, ensure_ascii=False)
-    return f"<session>\n{text}\n</session>"
+    fenced = text.replace("</", "<\\/")  # JSON's own escape of "/": no text inside closes the fence
+    return f"<session>\n{fenced}\n</session>"
 
 
 def read_answer(text: str) -> Findings:

@@ -79,7 +79,7 @@ def _openai(route: Route, client: Any) -> Ask:
 def _anthropic(route: Route, client: Any) -> Ask:
     def ask(system: str, user: str, schema: dict[str, Any]) -> Reply:
         answer = client.messages.create(
-            model=route.model, max_tokens=OUTPUT_TOKENS, system=system, temperature=0,
+            model=route.model, max_tokens=OUTPUT_TOKENS, system=system,
             messages=[{"role": "user", "content": user}],
             tools=[{"name": TOOL_NAME, "description": "Record the durable rules the session teaches.",
                     "input_schema": schema}],
