@@ -8,7 +8,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: serve test lint install clean docs bench
 
-# The product alone (what `make serve` needs); the test and lint tools come with the dev extra.
+# The product alone (what `make serve` needs); the test and lint tools come with the dev extra, and the
+# language-model SDKs (the llm extra) with them, so that the KEA extractor's tests run.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -16,7 +17,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[dev,llm]"
 	touch $(DEV_STAMP)
 
 install: $(DEV_STAMP)

@@ -1,13 +1,15 @@
-"""Where the vault and the store are, and the indexing limits.
+"""Where the vault and the store are, the indexing limits, and KEA's extractor.
 
 Precedence, highest first: command-line flags, environment (NOTEWELL_VAULT, NOTEWELL_DB), the vault's
-notewell.toml, built-in defaults.
+notewell.toml, built-in defaults. KEA's extractor is set in the environment only (``KeaSettings``: its keys
+are secrets, kept out of files a vault may share).
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +21,52 @@ DEFAULT_FILE_TYPES: tuple[str, ...] = (
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 INDEX_DIR_NAME = ".notewell"
 CONFIG_FILE_NAME = "notewell.toml"
+
+
+KEA_DAILY_CALLS_DEFAULT = 500
+KEA_DAILY_TOKENS_DEFAULT = 2_000_000
+KEA_MODEL_MAX_CHARS = 200
+KEA_KEY_VARIABLES = ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY")
+KEA_URL_VARIABLES = ("KEA_BASE_URL", "DASHSCOPE_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+
+
+@dataclass(frozen=True)
+class KeaSettings:
+    """KEA's extractor (docs/brain.md, "The extractors"): ``model`` None is the deterministic miner; otherwise a
+    language model, its provider chosen by the model's prefix (services/kea_routing.py). ``keys`` and ``urls``
+    hold the variables of KEA_KEY_VARIABLES and KEA_URL_VARIABLES that are set; a key is never shown."""
+
+    model: str | None = None
+    daily_calls: int = KEA_DAILY_CALLS_DEFAULT
+    daily_tokens: int = KEA_DAILY_TOKENS_DEFAULT
+    keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+    urls: Mapping[str, str] = field(default_factory=dict)
+
+
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ConfigError(f"{name}: {raw!r} is not a whole number; set it to 0 or more, or unset it for {default}")
+    return int(raw)
+
+
+def kea_settings(env: Mapping[str, str]) -> KeaSettings:
+    """KEA's settings from an environment (os.environ, or a test's mapping): KEA_MODEL, KEA_DAILY_CALLS,
+    KEA_DAILY_TOKENS, the provider keys and the base URLs."""
+    model = env.get("KEA_MODEL", "").strip() or None
+    if model is not None and (len(model) > KEA_MODEL_MAX_CHARS or any(c.isspace() for c in model)):
+        raise ConfigError(f"KEA_MODEL: must be a model name without spaces, at most {KEA_MODEL_MAX_CHARS} "
+                          "characters (such as qwen3-coder, claude-haiku-4-5, gpt-4o-mini), or unset")
+    urls = {name: env[name].strip() for name in KEA_URL_VARIABLES if env.get(name, "").strip()}
+    for name, url in urls.items():
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"{name}: {url!r} is not an http:// or https:// URL; fix it or unset it")
+    return KeaSettings(model=model, daily_calls=_whole(env, "KEA_DAILY_CALLS", KEA_DAILY_CALLS_DEFAULT),
+                       daily_tokens=_whole(env, "KEA_DAILY_TOKENS", KEA_DAILY_TOKENS_DEFAULT),
+                       keys={name: env[name].strip() for name in KEA_KEY_VARIABLES if env.get(name, "").strip()},
+                       urls=urls)
 
 
 def is_postgres_url(db: str) -> bool:
@@ -35,6 +83,7 @@ class Settings:
     semantic: bool = True  # meaning in the tolerant tools (docs/memory.md); notewell.toml: semantic = false
     extra: dict[str, object] = field(default_factory=dict)
     git_commit: bool = False  # [writing] git_commit: commit each note write when the vault is a git work tree
+    kea: KeaSettings = field(default_factory=KeaSettings)  # KEA's extractor, from the environment
 
     @property
     def is_postgres(self) -> bool:
@@ -100,7 +149,7 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
         raise ConfigError("notewell.toml: semantic must be true or false (false: the tolerant tools use words only)")
     extra = {k: v for k, v in conf.items() if k not in {"db", "index", "semantic", "writing"}}
     return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes,
-                    semantic=semantic, extra=extra, git_commit=_git_commit(conf))
+                    semantic=semantic, extra=extra, git_commit=_git_commit(conf), kea=kea_settings(os.environ))
 
 
 def _git_commit(conf: dict[str, object]) -> bool:

@@ -7,6 +7,7 @@ any pending schema migration, as every command does; nothing else is written.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import stat
@@ -20,6 +21,7 @@ from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError
 from notewell.meaning.model import MODEL_ID
 from notewell.records.servers import RunningServer
+from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
 from notewell.services.servers import ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
@@ -56,7 +58,8 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     if store is not None:
         try:
             checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store),
-                       _meaning(settings, store), _backup(store, datetime.now(UTC))]
+                       _meaning(settings, store), _backup(store, datetime.now(UTC)),
+                       _kea(settings, store, datetime.now(UTC))]
             servers = ServerRegistry(store.servers).recorded()
         finally:
             store.close()
@@ -205,6 +208,31 @@ def _backup(store: Store, now: datetime) -> Check:
     if hours > BACKUP_STALE_HOURS:
         return Check("backup", "warn", found, fix)
     return Check("backup", "ok", found)
+
+
+def _kea(settings: Settings, store: Store, now: datetime) -> Check:
+    """Which extractor KEA runs, whether its key is set (never the key) and its SDK installed, and what today's
+    budget has left (docs/brain.md, "The extractors")."""
+    to = route(settings.kea)
+    if to is None:
+        return Check("kea", "ok", "the deterministic extractor (KEA_MODEL unset): it mines sessions offline, no "
+                                  "model")
+    where = to.base_url or "the SDK's default endpoint"
+    if not to.key_present and to.provider is not LOCAL:
+        return Check("kea", "fail", missing_key_message(to.model, to.provider),
+                     f"export {to.provider.key_variable} in the environment of notewell serve and notewell worker")
+    sdk = "anthropic" if to.provider.wire == "anthropic" else "openai"
+    if importlib.util.find_spec(sdk) is None:
+        return Check("kea", "fail", f"KEA_MODEL={to.model} needs the {sdk} package, which is not installed",
+                     "pip install 'notewell[llm]' (or unset KEA_MODEL for the deterministic extractor)")
+    key = f"{to.provider.key_variable} is {'set' if to.key_present else 'not set (the server asks none)'}"
+    calls, tokens = store.kea_budget.used(now.astimezone(UTC).date())
+    found = (f"the language model {to.model} via {to.provider.name} at {where}, {key}; today {calls} of "
+             f"{settings.kea.daily_calls} calls and {tokens} of {settings.kea.daily_tokens} tokens spent")
+    if calls >= settings.kea.daily_calls or tokens >= settings.kea.daily_tokens:
+        return Check("kea", "warn", f"{found}: the deterministic extractor mines until the day ends (UTC)",
+                     "raise KEA_DAILY_CALLS or KEA_DAILY_TOKENS if that is too soon")
+    return Check("kea", "ok", found)
 
 
 def _age(hours: float) -> str:

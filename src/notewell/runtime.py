@@ -26,6 +26,7 @@ from notewell.services.indexing import IndexingService
 from notewell.services.jobs import LEASE_SECONDS, Clock, JobRunner, JobService, utc_now
 from notewell.services.kea import EXTRACT
 from notewell.services.kea_cross import CROSS, DailySchedule
+from notewell.services.kea_llm import choose_extractor
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.link_context import LinkContextService
 from notewell.services.links import LinkService
@@ -93,6 +94,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     meaning = MeaningService(store, enabled=settings.semantic)
     job_work = threading.Event()  # a job queued in this process: its runner looks at once
     brain = BrainService(store, authorization, audit, meaning, job_work)
+    brain.extractor = choose_extractor(settings.kea, store.kea_budget)  # KEA_MODEL: deterministic unless set
     indexing = IndexingService(settings, store, administration)
     note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
     knowledge = KnowledgeService(store, authorization, engine)

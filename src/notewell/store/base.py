@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, migrate), backups
@@ -271,6 +272,14 @@ class KeaRepository(Protocol):
     def mark(self, user_id: str, through: str) -> None: ...
 
 
+class KeaBudgetRepository(Protocol):
+    """What KEA's language model spent each day (store/shared/kea_budget.py)."""
+
+    def reserve(self, day: date, calls_max: int, tokens_max: int) -> bool: ...
+    def spend(self, day: date, tokens: int) -> None: ...
+    def used(self, day: date) -> tuple[int, int]: ...
+
+
 class Store(Protocol):
     """Every repository of one database. Read-only members, so that a store's concrete repositories
     satisfy the protocols (a writable protocol attribute would have to match the type exactly)."""
@@ -303,6 +312,8 @@ class Store(Protocol):
     def jobs(self) -> JobRepository: ...
     @property
     def kea(self) -> KeaRepository: ...
+    @property
+    def kea_budget(self) -> KeaBudgetRepository: ...
     @property
     def tables(self) -> SqlTables: ...
     @property

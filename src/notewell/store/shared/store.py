@@ -16,6 +16,7 @@ from notewell.store.shared.identity import SqlIdentity
 from notewell.store.shared.jobs import SqlJobs
 from notewell.store.shared.journal import SqlJournal
 from notewell.store.shared.kea import SqlKea
+from notewell.store.shared.kea_budget import SqlKeaBudget
 from notewell.store.shared.links import SqlLinks
 from notewell.store.shared.meaning import SqlMeaning
 from notewell.store.shared.memory_documents import SqlMemoryDocuments
@@ -40,5 +41,6 @@ class SqlStore:
         self.journal = SqlJournal(dialect)
         self.jobs = SqlJobs(dialect)
         self.kea = SqlKea(dialect)  # after the brain: it reads its sessions
+        self.kea_budget = SqlKeaBudget(dialect)
         self.tables = tables
         self.backups = backups

@@ -48,6 +48,7 @@ EXCLUDED_TABLES: Mapping[str, str] = {
             "a job still pending is this store's to run",
     "kea_cross_marks": "how far this store's daily cross-session extraction has read each person's sessions: "
                        "the target's first run reads them again, and its dedup keeps what is known",
+    "kea_budget": "what this store's KEA spent on its language model each day: the target keeps its own count",
 }
 TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
 """The document trigram index's shards (SQLite): the vault holds what they index."""

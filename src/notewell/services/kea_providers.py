@@ -1,0 +1,94 @@
+"""KEA's language model calls, through each provider's official SDK (the ``llm`` extra: ``openai``, ``anthropic``).
+
+An SDK is imported here only, when the language-model extractor first calls its provider; without it the call
+is a clear error saying which package to install. Both SDKs are asked for structured output: OpenAI chat
+completions with the answer's JSON schema (strict) on OpenAI itself, a JSON object on DashScope and local
+servers (whose OpenAI-compatible APIs take ``json_object``); Anthropic messages with one tool whose input is the
+schema, the tool forced. The SDKs' own retries are off: a failed call fails the job, which the job queue
+retries with its backoff.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from notewell.errors import ConfigError
+from notewell.services.kea_routing import OPENAI, Route
+
+OUTPUT_TOKENS = 2000  # the answer's bound, as each API takes it
+TIMEOUT_SECONDS = 120.0
+TOOL_NAME = "record_learnings"
+
+
+class SdkMissing(ConfigError):
+    """The provider's SDK is not installed."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str  # the answer, a JSON document when the model kept to the schema
+    tokens: int  # prompt and answer tokens, as the provider counted them (estimated when it did not)
+
+
+Ask = Callable[[str, str, dict[str, Any]], Reply]
+"""One call: the system instruction, the user message and the answer's schema; the reply."""
+
+
+def _sdk(module: str, route: Route) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise SdkMissing(f"KEA_MODEL={route.model} calls {route.provider.name} through the {module} package, "
+                         "which is not installed: pip install 'notewell[llm]' (or unset KEA_MODEL for the "
+                         "deterministic extractor)") from exc
+
+
+def _estimate(*texts: str) -> int:
+    return sum(len(t) for t in texts) // 4 + 1
+
+
+def connect(route: Route) -> Ask:
+    """A caller of the route's provider: its key checked (the seed's error) and its SDK imported, now."""
+    key = route.key()
+    if route.provider.wire == "anthropic":
+        return _anthropic(route, _sdk("anthropic", route).Anthropic(
+            api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS))
+    return _openai(route, _sdk("openai", route).OpenAI(
+        api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS))
+
+
+def _openai(route: Route, client: Any) -> Ask:
+    def ask(system: str, user: str, schema: dict[str, Any]) -> Reply:
+        response_format = ({"type": "json_schema", "json_schema": {"name": "learnings", "schema": schema,
+                                                                   "strict": True}}
+                           if route.provider is OPENAI else {"type": "json_object"})
+        answer = client.chat.completions.create(
+            model=route.model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            response_format=response_format, max_tokens=OUTPUT_TOKENS, temperature=0)
+        text = str(answer.choices[0].message.content or "") if answer.choices else ""
+        usage = answer.usage
+        return Reply(text, int(usage.total_tokens) if usage is not None else _estimate(system, user, text))
+
+    return ask
+
+
+def _anthropic(route: Route, client: Any) -> Ask:
+    def ask(system: str, user: str, schema: dict[str, Any]) -> Reply:
+        answer = client.messages.create(
+            model=route.model, max_tokens=OUTPUT_TOKENS, system=system,
+            messages=[{"role": "user", "content": user}],
+            tools=[{"name": TOOL_NAME, "description": "Record the durable rules the session teaches.",
+                    "input_schema": schema}],
+            tool_choice={"type": "tool", "name": TOOL_NAME})
+        used = next((b for b in answer.content if b.type == "tool_use" and b.name == TOOL_NAME), None)
+        text = (json.dumps(used.input) if used is not None
+                else "".join(b.text for b in answer.content if b.type == "text"))
+        usage = answer.usage
+        tokens = int(usage.input_tokens) + int(usage.output_tokens) if usage is not None else _estimate(system, text)
+        return Reply(text, tokens)
+
+    return ask
