@@ -144,7 +144,8 @@ async def test_every_tool_may_say_it_was_cut(client: Client) -> None:
     for tool in (await client.list_tools()).tools:
         if tool.output_schema is not None:
             properties = tool.output_schema["properties"]
-            assert {"truncated", "note"} <= set(properties), tool.name
+            assert "note" in properties, tool.name
+            assert "truncated" in properties or tool.name == "search_notes", tool.name  # Major Vault's, exactly
 
 
 # --- the rule --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ carries it). The tools that page (listDocs, readDoc) keep the bound themselves, 
 exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound loses the
 tail of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and
 says so in ``truncated`` and ``note`` with how to get the rest. Every tool's output schema carries those two
-fields (``with_cut_fields``), so a client that validates answers accepts a cut one.
+fields (``with_cut_fields``), so a client that validates answers accepts a cut one; a tool whose output schema
+is a product's to the letter (search_notes) keeps it, and its cut answer says so in the note that schema has.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 ANSWER_BYTES_MAX: Final = 32 * 1024
-"""No tool answer is longer than this many bytes of JSON (UTF-8, compact, as the MCP text block is)."""
+"""No tool answer is longer than this many bytes of JSON (UTF-8, as the MCP text block is)."""
 
 CUT_NOTE: Final = (f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. To get "
                    "the rest, ask for less at a time (a smaller limit or max_tokens, a narrower path or query).")
 
 
+ITEM_SEPARATOR: Final = ", "  # json.dumps' own, which the door uses
+
+
 def json_bytes(value: Any) -> int:
-    """The length of ``value`` as the door sends it: compact JSON, UTF-8."""
+    """The length of ``value`` as the door sends it: JSON as json.dumps writes it, UTF-8."""
     return len(json.dumps(value, ensure_ascii=False).encode())
 
 
@@ -46,19 +50,22 @@ def leading_items_within(answer: dict[str, Any], items: list[Any], budget: int =
     size = json_bytes(answer) - json_bytes(items) + 2  # the answer with the list emptied
     taken = 0
     for item in items:
-        size += json_bytes(item) + (1 if taken else 0)  # the comma between items
+        size += json_bytes(item) + (len(ITEM_SEPARATOR) if taken else 0)
         if size > budget:
             break
         taken += 1
     return taken
 
 
-def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX) -> dict[str, Any]:
-    """``answer`` itself when it is within ``budget`` bytes of JSON; otherwise a copy cut to fit, saying so."""
+def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX,
+               schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``answer`` itself when it is within ``budget`` bytes of JSON; otherwise a copy cut to fit, saying so in
+    ``note`` (and ``truncated``, unless ``schema``, the tool's output schema, is a product's without it)."""
     if json_bytes(answer) <= budget:
         return answer
     cut: dict[str, Any] = json.loads(json.dumps(answer))  # a deep copy of plain JSON: the tool's own data is kept
-    cut["truncated"] = True
+    if schema is None or "truncated" in schema.get("properties", {"truncated": None}):
+        cut["truncated"] = True
     cut["note"] = CUT_NOTE.format(what="see what follows")  # as long as the final note, near enough
     said: list[str] = []
     spare = budget - 200  # room for the final note's numbers and names
@@ -66,7 +73,7 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX) -> dict[s
         largest = max(_lists(cut), key=lambda found: json_bytes(found[1]), default=None)
         if largest is not None and largest[1]:
             name, items = largest
-            keep = leading_items_within(cut, items, spare)
+            keep = min(leading_items_within(cut, items, spare), len(items) - 1)  # at least one goes each turn
             said.append(f"the first {keep} of {len(items)} items of {name}")
             del items[keep:]
             continue

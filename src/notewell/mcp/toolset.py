@@ -107,9 +107,13 @@ class ToolSpec:
     refusals: tuple[str, ...] = ()  # for the generated docs: each refusal and what to do
     example: JsonObject | None = None  # arguments of the documented example, run on the example vault
 
+    # The output schema is a product's to the letter: it is not given answer_bound's truncated and note.
+    seed_output: bool = False
+
     def __post_init__(self) -> None:
         # Any answer may come cut to notewell.answer_bound's size, saying so: the schema a client checks allows it.
-        object.__setattr__(self, "output_schema", with_cut_fields(self.output_schema))
+        if not self.seed_output:
+            object.__setattr__(self, "output_schema", with_cut_fields(self.output_schema))
 
     @property
     def argument_names(self) -> list[str]:

@@ -155,7 +155,8 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
 
     return [ToolSpec(
         name=NAME, title=TITLE, description=DESCRIPTION, action=ACTION, input_schema=input_schema([]),
-        input_schema_for=schema_for, call=search_notes, output_schema=OUTPUT_SCHEMA, annotations=ANNOTATIONS,
+        input_schema_for=schema_for, call=search_notes, output_schema=OUTPUT_SCHEMA, seed_output=True,
+        annotations=ANNOTATIONS,
         meta=META, not_found=NOT_FOUND,
         refusals=(
             f"Error in search_notes: {NOT_FOUND}",
