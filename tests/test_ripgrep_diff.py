@@ -145,7 +145,7 @@ def test_northwind_seed_query_has_three_files(rg: str) -> None:
 
 GENERATED_FILES = 3000
 PLANTED = ["zephyrine", "Quokka", "QUOKKA", "quokka", "maximum discount", "Σοφία", "ΣΟΦΊΑ", "v2.1", "v10.4",
-           "2026-08-14", "rebate"]
+           "2026-08-14", "rebate", "中文文档", "日本語の文書", "文"]
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
@@ -212,14 +212,16 @@ def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return vault, indexed
 
 
+# one and two characters (answered from the index, records/plan.py) in Latin and CJK, rare and common
 GENERATED_LITERALS = ["zephyrine", "quokka", "QUOKKA", "maximum discount", "σοφία", "ΣΟΦΊΑ", "v2.1", "2026-08",
-                      "rebate", "quokka zephyrine", "kalo", "zz", "a"]
+                      "rebate", "quokka zephyrine", "kalo", "zz", "a", "中文", "文", "の", "ζq", "ka", "e", "k"]
 GENERATED_REGEXES = [r"zephyr[a-z]+e", r"quok+a +[a-z]+", r"v[0-9]+\.[0-9]+", r"^[a-z]+ quokka", r"quokka$",
                      r"(zephyrine|σοφία) [a-z]", r"[0-9]{4}-[0-9]{2}-[0-9]{2}", r"discount|rebate", r"^ka.*lo\.$",
-                     r"σοφ(ί|ι)α", r"^$", r"^[a-z]{2}$"]
+                     r"σοφ(ί|ι)α", r"^$", r"^[a-z]{2}$", r"文.", r"中文|の", r"u.k"]
 GENERATED_NO_HITS: set[tuple[str, CaseMode]] = {
     ("zz", "insensitive"), ("zz", "smart"), ("zz", "sensitive"),
     ("quokka zephyrine", "insensitive"), ("quokka zephyrine", "smart"), ("quokka zephyrine", "sensitive"),
+    ("ζq", "insensitive"), ("ζq", "smart"), ("ζq", "sensitive"),
     ("σοφία", "sensitive"), ("σοφ(ί|ι)α", "sensitive"),  # planted only as Σοφία and ΣΟΦΊΑ
 }
 
@@ -259,7 +261,7 @@ def test_generated_vault_passes_over_the_same_files(rg: str, generated: tuple[Pa
 
 
 @pytest.mark.parametrize(("query", "regex"), [("quokka", False), ("σοφία", False), (r"v[0-9]+\.[0-9]+", True),
-                                              (r"^ka", True)])
+                                              (r"^ka", True), ("文", False), ("ze", False)])
 def test_generated_every_line(rg: str, generated: tuple[Path, IndexedVault], query: str, regex: bool) -> None:
     """Every matching line, not only the first (search_notes' mode)."""
     vault, indexed = generated

@@ -453,20 +453,23 @@ def test_hostile_patterns_return_fast(tmp_path: Path, index_vault) -> None:
 # --- the scan fallback ----------------------------------------------------------------------------------
 
 
-def test_short_queries_and_literal_free_regexes_scan(code: IndexedVault) -> None:
-    for query, regex in [("v3", False), ("é", False), (r"\d+", True), (r"[a-z]{5}", True), ("a.b", True),
-                         (r"(ab|cd)", True), ("^.$", True)]:
+def test_only_literal_free_regexes_scan(code: IndexedVault) -> None:
+    """Short queries and literals ("v3", "é", "a.b") are answered from the index; a regex with no literal
+    at all (\\d+) reads every document in scope, and says so."""
+    for query, regex in [(r"\d+", True), (r"[a-z]{5}", True), ("^.$", True)]:
         assert code.search(query, regex=regex).scanned, query
     for query, regex in [("pla", False), ("v2.1", False), (r"TODO\(\w+\)", True), (r"(alpha|beta)\b", True),
-                         (r"v\d", False)]:
+                         (r"v\d", False), ("v3", False), ("é", False), ("a.b", True), (r"(ab|cd)", True)]:
         assert not code.search(query, regex=regex).scanned, query
     assert hits(code.search("v3", all_lines=True)) == [("p/a.md", 3)]
     assert hits(code.search("É", all_lines=True)) == [("p/c.txt", 2)]
     assert hits(code.search(r"\d{4}", regex=True)) == [("p/c.txt", 1)]
-    res = run_cli("search", "v3", "--json", "--vault", str(code.vault), "--db", code.db)
+    res = run_cli("search", r"\d{4}", "--regex", "--json", "--vault", str(code.vault), "--db", code.db)
     assert json.loads(res.stdout)["scanned"] is True
-    res = run_cli("search", "v3", "--vault", str(code.vault), "--db", code.db)
+    res = run_cli("search", r"\d{4}", "--regex", "--vault", str(code.vault), "--db", code.db)
     assert "scanned" in res.stderr
+    res = run_cli("search", "v3", "--json", "--vault", str(code.vault), "--db", code.db)
+    assert json.loads(res.stdout)["scanned"] is False
 
 
 def test_a_scan_stops_at_its_time_budget(code: IndexedVault) -> None:

@@ -33,11 +33,13 @@ from conftest import IndexedVault, make_vault
 from notewell.indexer import sync
 from notewell.runtime import open_runtime
 from notewell.search.engine import CaseMode
+from notewell.search.literals import plain_plan, regex_plan
 from notewell.store import regions
 
 # A small alphabet where case folding is interesting: ß folds to "ss", Σ/σ/ς are one letter, İ folds to
-# i, and a combining dot above (U+0307) after an i is dropped by folding.
-ALPHABET = "abcsSiIAßσςΣİ \u0307"
+# i, and a combining dot above (U+0307) after an i is dropped by folding; and two Chinese characters,
+# which make words of one and two characters.
+ALPHABET = "abcsSiIAßσςΣİ \u0307中文"
 PROJECTS = ("p", "q")
 PATHS = ("a.md", "B.md", "b.txt", "sub/c.md", "ä.md")
 CASES: tuple[CaseMode, ...] = ("insensitive", "smart", "sensitive")
@@ -209,6 +211,8 @@ def oracle(vault: Vault, query: str, regex: bool, case: CaseMode, all_lines: boo
 def engine_hits(indexed: IndexedVault, query: str, regex: bool, case: CaseMode, all_lines: bool) -> list[Hit]:
     result = indexed.search(query, regex=regex, case=case, all_lines=all_lines, limit=10_000)
     assert result.complete and not result.has_more
+    # the index answers whenever the query holds a literal, one or two characters long included
+    assert result.scanned == ((regex_plan(query) if regex else plain_plan(query)) is None), query
     return [(m.project, m.path, m.line) for m in result.matches]
 
 

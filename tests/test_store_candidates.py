@@ -75,17 +75,21 @@ def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_
 
 def test_postgres_candidate_lookups_use_the_trigram_index(tmp_path: Path, pg_url: str) -> None:
     """The index compares trigrams under COLLATE "C": a condition without it would make every lookup
-    compute every region's trigrams (a sequential scan), with the same answers, only slower."""
+    compute every region's trigrams (a sequential scan), with the same answers, only slower. A run of one
+    or two letters asks the grams index (and the regions whose grams are not filled in yet)."""
     indexed = index_into(make_vault(tmp_path, {"p/a.md": "def on_callback(x):\n"}), pg_url)
-    plans = [plain_plan("callback"), regex_plan(r"def \w+_callback\("), regex_plan(r"needle|callback")]
+    plans = {"document_regions_trigrams": [plain_plan("callback"), regex_plan(r"def \w+_callback\("),
+                                           regex_plan(r"needle|callback")],
+             "document_regions_grams": [plain_plan("ca"), plain_plan("x"), regex_plan(r"on|de")]}
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("SET enable_seqscan = off")  # a disabled scan still shows when the index cannot serve
-        for plan in plans:
-            assert plan is not None
-            match, params = index_sql(plan, "r.words")
-            shown = "\n".join(row[0] for row in conn.execute(
-                f"EXPLAIN SELECT r.id FROM document_regions r WHERE {match}", params))
-            assert "Bitmap Index Scan on document_regions_trigrams" in shown and "Seq Scan" not in shown, shown
+        for index, index_plans in plans.items():
+            for plan in index_plans:
+                assert plan is not None
+                match, params = index_sql(plan, "r.words", "r.grams")
+                shown = "\n".join(row[0] for row in conn.execute(
+                    f"EXPLAIN SELECT r.id FROM document_regions r WHERE {match}", params))
+                assert f"Bitmap Index Scan on {index}" in shown and "Seq Scan" not in shown, shown
     indexed.runtime.close()
 
 

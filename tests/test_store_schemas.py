@@ -3,7 +3,8 @@ columns, uniqueness), read back from a fresh SQLite file and a fresh PostgreSQL 
 
 The only differences allowed are the ones the search indexes need, listed here: SQLite's FTS5 tables
 (trigram candidates and their counts, memory and brain session text search) with the index of each project's
-document ids that narrows them, PostgreSQL's document words with their trigram index, and the tsvector columns
+document ids that narrows them, PostgreSQL's document words with their trigram index and grams with theirs
+(and the index of the rows whose grams are still to fill in), and the tsvector columns
 with their GIN indexes, and, where the database has pgvector, the vectors' halfvec column with its HNSW index
 and the index of the rows still to copy into it. A new backend-specific part of a search index is added to
 these lists.
@@ -25,8 +26,11 @@ SQLITE_ONLY_TABLES = re.compile(
     r"|brain_session_words_(config|content|data|docsize|idx)")
 SQLITE_ONLY_INDEXES = {("documents", "documents_project_id")}  # a scope's range of ids for FTS5
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
-POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("memories", "words"), ("memories", "stems")}
+POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("document_regions", "grams"), ("memories", "words"),
+                         ("memories", "stems")}
 POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_trigrams"),
+                         ("document_regions", "document_regions_grams"),
+                         ("document_regions", "document_regions_grams_missing"),
                          ("memories", "memories_words"), ("memories", "memories_stems")}
 PGVECTOR_COLUMNS = {("vectors", "near")}
 PGVECTOR_INDEXES = {("vectors", "vectors_near"), ("vectors", "vectors_near_missing")}

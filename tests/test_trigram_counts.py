@@ -21,11 +21,13 @@ def _counted(db: Path) -> dict[str, int]:
 
 
 def _brute_force(db: Path) -> dict[str, int]:
-    """Each trigram's number of regions, from the regions' texts (folded words, as the index holds them)."""
+    """Each trigram's number of regions, from the regions' texts (folded words, then their characters each
+    between spaces, as the index holds them)."""
     counts: dict[str, int] = {}
     with sqlite3.connect(db) as conn:
         for (body,) in conn.execute("SELECT body FROM document_regions"):
-            indexed = " ".join(dict.fromkeys(unpack(body).decode().casefold().split()))
+            words = " ".join(dict.fromkeys(unpack(body).decode().casefold().split()))
+            indexed = words + " " + " ".join(sorted(set(words) - {" "})) + " "
             grams = {indexed[i : i + 3] for i in range(len(indexed) - 2)}
             for gram in grams:
                 counts[gram] = counts.get(gram, 0) + 1

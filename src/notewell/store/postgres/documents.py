@@ -24,7 +24,7 @@ from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.matches import Matches
-from notewell.store.postgres.trigram_words import index_sql, indexed_words, words_sql
+from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
     LAST_SEQ,
     REGION_BITS,
@@ -126,6 +126,13 @@ MIGRATIONS: list[Migration] = [
     ),
     # Each project's count and bytes, kept by the writer (store/shared/project_counts.py).
     project_counts_ddl(PostgresDialect.words),
+    # Runs of one or two letters or digits, which hold no trigram, by their own index (trigram_words.py).
+    # PostgreSQL cannot compute them: PostgresDocuments fills in the rows this leaves NULL (_fill_grams).
+    (
+        'ALTER TABLE document_regions ADD COLUMN grams TEXT[] COLLATE "C"',
+        "CREATE INDEX document_regions_grams ON document_regions USING gin (grams)",
+        "CREATE INDEX document_regions_grams_missing ON document_regions (id) WHERE grams IS NULL",
+    ),
 ]
 
 _TEXT_BATCH = 64
@@ -152,19 +159,23 @@ def pg_scope_sql(scope: Scope, dialect: Dialect) -> tuple[str, list[Any]]:
     where, params = scope_sql(scope, dialect)
     return where.replace("?", "%s"), params
 
-def _region_rows(doc_id: int, data: bytes) -> list[tuple[int, int, bytes, str]]:
+RegionRow = tuple[int, int, bytes, str, list[str]]  # id, first_line, body, words, grams
+
+
+def _region_rows(doc_id: int, data: bytes) -> list[RegionRow]:
     """The rows of document_regions for a document's text (UTF-8)."""
     return _rows_of(doc_id, split(data))
 
 
-def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[tuple[int, int, bytes, str]]:
+def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[RegionRow]:
     return [(region_id(doc_id, r.seq), r.first_line, pack(r.data),
-             indexed_words(r.data.decode("utf-8", "surrogatepass"))) for r in regions]
+             *index_terms(r.data.decode("utf-8", "surrogatepass"))) for r in regions]
 
 
-def _insert_regions(conn: psycopg.Connection, rows: list[tuple[int, int, bytes, str]]) -> None:
+def _insert_regions(conn: psycopg.Connection, rows: list[RegionRow]) -> None:
     with conn.cursor() as cur:
-        cur.executemany("INSERT INTO document_regions (id, first_line, body, words) VALUES (%s, %s, %s, %s)", rows)
+        cur.executemany("INSERT INTO document_regions (id, first_line, body, words, grams)"
+                        " VALUES (%s, %s, %s, %s, %s)", rows)
 
 
 class _Writer(SqlDocumentWriter):
@@ -219,6 +230,20 @@ class PostgresDocuments(SqlDocuments):
         self._last_match = threading.local()  # per thread: the matches of the search it is paging through
         super().__init__(PostgresDialect(db), MIGRATIONS)
         self._move_old_texts()
+        self._fill_grams()
+
+    def _fill_grams(self) -> None:
+        """The grams of regions an older version wrote (NULL), filled in batches (once; until then such a
+        region is a candidate for every short run, so no search misses it meanwhile)."""
+        while self._rows("SELECT 1 FROM document_regions WHERE grams IS NULL LIMIT 1"):
+            with self.db.transaction() as conn:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
+                rows = conn.execute("SELECT id, body FROM document_regions WHERE grams IS NULL ORDER BY id LIMIT %s",
+                                    (_MOVE_BATCH,), binary=True).fetchall()
+                with conn.cursor() as cur:
+                    cur.executemany("UPDATE document_regions SET grams = %s WHERE id = %s",
+                                    [(index_terms(unpack(bytes(body)).decode("utf-8", "surrogatepass"))[1], rid)
+                                     for rid, body in rows])
 
     def _move_old_texts(self) -> None:
         """Texts stored whole by an older version (document_text) go into regions (once), then it is dropped."""
@@ -333,7 +358,7 @@ class PostgresDocuments(SqlDocuments):
         last: tuple[Plan, Matches | None] | None = getattr(self._last_match, "found", None)
         if after is not None and last is not None and last[0] is plan:
             return last[1]
-        match, match_params = index_sql(plan, "r.words")
+        match, match_params = index_sql(plan, "r.words", "r.grams")
         with conn.transaction():
             # the index, never a scan computing show_trgm on every region: the planner costs the function at
             # almost nothing and, for a trigram most regions hold ("the"), chose the scan (2-6 s against 11 ms

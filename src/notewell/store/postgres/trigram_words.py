@@ -19,15 +19,25 @@ hold every trigram of the literal anywhere among their words, which the engine's
 it does on SQLite. ``words_sql`` tests a region's words for the spelled literal, for a region already in
 hand: every word that holds the literal passes, and rarely another (a spelled run can begin inside a
 character's spelling), which the verifier drops.
+
+Every character other than ``a``-``y`` and the digits spells to three or six, so a run of one or two
+characters such as "中", "ζq" or "_" still has trigrams. The runs left without one are those of one or two
+of ``a``-``y`` and the digits ("th", "e", "42"): each region keeps them in ``grams`` (``region_grams``),
+the distinct pairs of those characters that stand together in its words and the distinct characters, an
+array under a GIN index asked with ``@>``, exact as the trigram array is. A region an older version
+wrote has no grams yet (NULL) and is a candidate for every such run until the store fills them in.
 """
 
 from __future__ import annotations
 
-from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, trigrams
+import re
+
+from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
 from notewell.store.index_words import indexed_text
 
 _SYMBOLS = "abcdefghijklmnopqrstuvwxy0123456789"  # every character but "z" that pg_trgm reads as a letter
 _BASE = len(_SYMBOLS)
+_PAIRS = re.compile(f"(?=([{_SYMBOLS}]{{2}}))")  # every pair, overlapping ("abc": "ab", "bc")
 
 
 def _symbols(value: int, width: int) -> str:
@@ -55,13 +65,25 @@ def spelled(text: str) -> str:
     return text.translate(_SPELLING)
 
 
-def indexed_words(text: str) -> str:
-    """What the words column holds for a document's text."""
-    return spelled(indexed_text(text))
+def index_terms(text: str) -> tuple[str, list[str]]:
+    """What the words column (spelled for pg_trgm) and the grams column hold for a region's text."""
+    words = indexed_text(text)
+    return spelled(words), region_grams(words)
+
+
+def region_grams(words: str) -> list[str]:
+    """What the grams column holds for a region whose folded words (``indexed_text``) are ``words``."""
+    return sorted(set(_PAIRS.findall(words)) | (set(words) & set(_SYMBOLS)))
 
 
 def _runs(lit: Lit) -> list[str]:
-    return [run for run in lit.text.replace("\x00", " ").split() if len(run) >= TRIGRAM]
+    """The literal's runs that spell to a trigram or more."""
+    return [run for run in indexed_runs(lit.text.replace("\x00", " ")) if len(spelled(run)) >= TRIGRAM]
+
+
+def _grams(lit: Lit) -> list[str]:
+    """The literal's runs that spell to fewer than three characters: the grams a region must hold."""
+    return [run for run in indexed_runs(lit.text.replace("\x00", " ")) if len(spelled(run)) < TRIGRAM]
 
 
 def words_sql(plan: Plan, column: str) -> tuple[str, list[str]]:
@@ -73,7 +95,7 @@ def words_sql(plan: Plan, column: str) -> tuple[str, list[str]]:
     first that fails, and a long run fails more often than a short one (``def \w+_callback\(`` over
     170 MB: 32 ms with "def" first, 20 ms with "_callback(" first)."""
     if isinstance(plan, Lit):
-        runs = sorted(_runs(plan), key=len, reverse=True)
+        runs = sorted(indexed_runs(plan.text.replace("\x00", " ")), key=lambda run: len(spelled(run)), reverse=True)
         return "(" + " AND ".join(f"strpos({column}, %s) > 0" for _ in runs) + ")", [spelled(r) for r in runs]
     joiner = " AND " if isinstance(plan, And) else " OR "
     parts = [words_sql(p, column) for p in plan.parts]
@@ -88,19 +110,31 @@ def spelled_trigrams(lit: Lit) -> list[str]:
 
 
 _CONTAINS = 'show_trgm({column}) @> %s::text[] COLLATE "C"'  # the index's collation, or it goes unused
+_HOLDS = "({column} @> %s::text[] OR {column} IS NULL)"  # NULL: grams not filled in yet (see above)
 
 
-def index_sql(plan: Plan, column: str) -> tuple[str, list[list[str]]]:
-    """A WHERE fragment the trigram index answers exactly for a plan: ``show_trgm(words) @> trigrams``.
-    The literals under an AND share one array (one index scan that takes the rarest trigram first,
-    not one scan per literal and a bitmap AND)."""
+def _terms_sql(grams: list[str], pairs: list[str], column: str, grams_column: str) -> tuple[str, list[list[str]]]:
+    parts = [(_CONTAINS.format(column=column), grams)] if grams else []
+    if pairs:
+        parts.append((_HOLDS.format(column=grams_column), pairs))
+    if not parts:
+        return "TRUE", []
+    return "(" + " AND ".join(sql for sql, _ in parts) + ")", [terms for _, terms in parts]
+
+
+def index_sql(plan: Plan, column: str, grams_column: str) -> tuple[str, list[list[str]]]:
+    """A WHERE fragment the indexes answer exactly for a plan: ``show_trgm(words) @> trigrams`` and
+    ``grams @> short runs``. The literals under an AND share one array of each (one index scan that takes
+    the rarest term first, not one scan per literal and a bitmap AND)."""
     if isinstance(plan, Lit):
-        return _CONTAINS.format(column=column), [spelled_trigrams(plan)]
+        return _terms_sql(spelled_trigrams(plan), [spelled(g) for g in _grams(plan)], column, grams_column)
     if isinstance(plan, Or):
-        parts = [index_sql(p, column) for p in plan.parts]
+        parts = [index_sql(p, column, grams_column) for p in plan.parts]
         return "(" + " OR ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
-    grams = list(dict.fromkeys(g for p in plan.parts if isinstance(p, Lit) for g in spelled_trigrams(p)))
-    parts = [index_sql(p, column) for p in plan.parts if not isinstance(p, Lit)]
-    if grams:
-        parts.insert(0, (_CONTAINS.format(column=column), [grams]))
+    lits = [p for p in plan.parts if isinstance(p, Lit)]
+    grams = list(dict.fromkeys(g for p in lits for g in spelled_trigrams(p)))
+    pairs = list(dict.fromkeys(spelled(g) for p in lits for g in _grams(p)))
+    parts = [index_sql(p, column, grams_column) for p in plan.parts if not isinstance(p, Lit)]
+    if grams or pairs:
+        parts.insert(0, _terms_sql(grams, pairs, column, grams_column))
     return "(" + " AND ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]

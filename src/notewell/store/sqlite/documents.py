@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
-from notewell.records.plan import And, Lit, Or, Plan, trigrams
+from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
 from notewell.store.regions import (
@@ -37,6 +37,7 @@ from notewell.store.shared.migrations import Migration
 from notewell.store.shared.project_counts import project_counts_ddl
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
+from notewell.store.sqlite.short_runs import pair_terms, region_words, single_term
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
 from notewell.store.sqlite.trigram_counts import count_trigrams, rarest, trigram_counts
 from notewell.store.sqlite.trigram_shards import (
@@ -121,6 +122,14 @@ MIGRATIONS: list[Migration] = [
     ("CREATE INDEX documents_project_id ON documents (project, id)",),
     # Each project's count and bytes, kept by the writer (store/shared/project_counts.py).
     project_counts_ddl(SqliteDialect.words),
+    # Each region's words end with their distinct characters, so runs of one or two characters are
+    # answered from the index (short_runs.py): every region is indexed again.
+    tuple(statement for shard in range(SHARDS) for statement in (
+        f"INSERT INTO {shard_name(shard)} ({shard_name(shard)}) VALUES ('delete-all')",
+        f"""
+        INSERT INTO {shard_name(shard)} (rowid, body) SELECT id, notewell_region_words(body) FROM document_regions
+            WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id
+        """)),
 ]
 
 _TEXT_BATCH = 16
@@ -130,18 +139,34 @@ RANGE_PROJECTS = 16  # a scope of up to this many projects asks FTS5 for its doc
 MAX_REGION_ID = 2**63 - 1
 
 
-def fts_query(plan: Plan, counts: Mapping[str, int] | None = None) -> str:
-    """The FTS5 MATCH expression for a plan: AND of each literal's trigrams, OR between branches. With
-    ``counts``, each run of a literal asks for its rarest trigrams only (trigram_counts.py)."""
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_query(plan: Plan, counts: Mapping[str, int] | None = None,
+              pairs: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """The FTS5 MATCH expression for a plan: AND of each literal's terms, OR between branches; None when
+    no region can match (a pair of characters no word holds). A run of three characters or more asks for
+    its trigrams (with ``counts``, its rarest ones: trigram_counts.py), a pair for any of the trigrams it
+    starts (``pairs``, from the index's vocabulary), a single character for its own term (short_runs.py)."""
     if isinstance(plan, Lit):
-        if counts is None:
-            grams = trigrams(plan.text)
-        else:
-            grams = list(dict.fromkeys(g for run in plan.text.split() for g in rarest(trigrams(run), counts)))
-        return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
-    joiner = " AND " if isinstance(plan, And) else " OR "
+        terms: list[str] = []
+        for run in indexed_runs(plan.text):
+            if len(run) >= TRIGRAM:
+                terms += map(_quoted, trigrams(run) if counts is None else rarest(trigrams(run), counts))
+            elif len(run) == 1:
+                terms.append(_quoted(single_term(run)))
+            elif found := (pairs or {}).get(run):
+                terms.append("(" + " OR ".join(map(_quoted, found)) + ")")
+            else:
+                return None
+        return " AND ".join(dict.fromkeys(terms))
     assert isinstance(plan, And | Or)
-    return "(" + joiner.join(fts_query(p, counts) for p in plan.parts) + ")"
+    parts = [fts_query(p, counts, pairs) for p in plan.parts]
+    if isinstance(plan, And):
+        return None if None in parts else "(" + " AND ".join(p for p in parts if p is not None) + ")"
+    kept = [p for p in parts if p is not None]
+    return "(" + " OR ".join(kept) + ")" if kept else None
 
 
 def plan_trigrams(plan: Plan) -> list[str]:
@@ -150,6 +175,14 @@ def plan_trigrams(plan: Plan) -> list[str]:
         return [g for run in plan.text.split() for g in trigrams(run)]
     assert isinstance(plan, And | Or)
     return [g for part in plan.parts for g in plan_trigrams(part)]
+
+
+def plan_pairs(plan: Plan) -> list[str]:
+    """Every run of two characters a plan's literals ask for."""
+    if isinstance(plan, Lit):
+        return [run for run in indexed_runs(plan.text) if len(run) == 2]
+    assert isinstance(plan, And | Or)
+    return [pair for part in plan.parts for pair in plan_pairs(part)]
 
 
 def _region_range(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
@@ -170,7 +203,7 @@ def _region_range(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
 
 def _words(data: bytes) -> str:
     """What the trigram index holds of a region's text."""
-    return indexed_text(data.decode("utf-8", "surrogatepass"))
+    return region_words(data.decode("utf-8", "surrogatepass"))
 
 
 class _Writer(SqlDocumentWriter):
@@ -255,6 +288,7 @@ class SqliteDocuments(SqlDocuments):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
+        db.conn.create_function("notewell_region_words", 1, lambda body: _words(unpack(body)), deterministic=True)
         super().__init__(SqliteDialect(db), MIGRATIONS)
         self._move_old_texts()
 
@@ -338,8 +372,11 @@ class SqliteDocuments(SqlDocuments):
         if plan is None:
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where}{order}", [*params, *page])))
-        match = shard_params(fts_query(plan, trigram_counts(conn, list(dict.fromkeys(plan_trigrams(plan))))),
-                             *_region_range(conn, scope))
+        terms = fts_query(plan, trigram_counts(conn, list(dict.fromkeys(plan_trigrams(plan)))),
+                          pair_terms(conn, plan_pairs(plan)))
+        if terms is None:
+            return []
+        match = shard_params(terms, *_region_range(conn, scope))
         # counted in SQLite first: bringing 8,193 rows into Python to find there are more cost 2.5 ms, this 0.8
         matches = conn.execute(f"SELECT count(*) FROM ({match_any_shard()} LIMIT ?)", [*match, FEW_MATCHES + 1])
         if matches.fetchone()[0] > FEW_MATCHES:
