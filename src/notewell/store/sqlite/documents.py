@@ -37,7 +37,8 @@ from notewell.store.shared.migrations import Migration
 from notewell.store.shared.project_counts import project_counts_ddl
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
-from notewell.store.sqlite.short_runs import pair_terms, region_words, single_term
+from notewell.store.sqlite.match_walk import walk_matches
+from notewell.store.sqlite.short_runs import fts_term, pair_terms, region_words, single_term
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
 from notewell.store.sqlite.trigram_counts import count_trigrams, rarest, trigram_counts
 from notewell.store.sqlite.trigram_shards import (
@@ -139,25 +140,21 @@ RANGE_PROJECTS = 16  # a scope of up to this many projects asks FTS5 for its doc
 MAX_REGION_ID = 2**63 - 1
 
 
-def _quoted(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
 def fts_query(plan: Plan, counts: Mapping[str, int] | None = None,
-              pairs: Mapping[str, Sequence[str]] | None = None) -> str | None:
+              pairs: Mapping[str, str | None] | None = None) -> str | None:
     """The FTS5 MATCH expression for a plan: AND of each literal's terms, OR between branches; None when
     no region can match (a pair of characters no word holds). A run of three characters or more asks for
-    its trigrams (with ``counts``, its rarest ones: trigram_counts.py), a pair for any of the trigrams it
-    starts (``pairs``, from the index's vocabulary), a single character for its own term (short_runs.py)."""
+    its trigrams (with ``counts``, its rarest ones: trigram_counts.py), a pair as ``pairs`` says (any of the
+    trigrams it starts, or its two characters), a single character for its own term (short_runs.py)."""
     if isinstance(plan, Lit):
         terms: list[str] = []
         for run in indexed_runs(plan.text):
             if len(run) >= TRIGRAM:
-                terms += map(_quoted, trigrams(run) if counts is None else rarest(trigrams(run), counts))
+                terms += map(fts_term, trigrams(run) if counts is None else rarest(trigrams(run), counts))
             elif len(run) == 1:
-                terms.append(_quoted(single_term(run)))
+                terms.append(fts_term(single_term(run)))
             elif found := (pairs or {}).get(run):
-                terms.append("(" + " OR ".join(map(_quoted, found)) + ")")
+                terms.append(found)
             else:
                 return None
         return " AND ".join(dict.fromkeys(terms))
@@ -357,10 +354,10 @@ class SqliteDocuments(SqlDocuments):
                    limit: int | None = None) -> list[CandidateDoc]:
         """Few trigram matches (at most ``FEW_MATCHES`` regions) are looked up by id and sorted, and each
         candidate names its matching regions: the cost follows the matches. More are found by walking
-        (project, path) in order until the page is full, which for a common literal ends after a few
-        dozen documents; those candidates are read whole. (Walking for a rare literal read the whole
-        scope's index: 11 ms on 165 MB, six times that on 1 GB; probing the index document by document
-        instead of collecting the matches costs 0.1 ms a document.)"""
+        (project, path) in order a batch at a time until the page is full (match_walk.py), which for a
+        common literal ends after a few dozen documents; a walk that does not fill the page soon gives way
+        to walking every document whose regions match, those candidates read whole. (Walking for a rare
+        literal read the whole scope's index: 11 ms on 165 MB, six times that on 1 GB.)"""
         where, params = scope_sql(scope, self.dialect)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
@@ -380,6 +377,8 @@ class SqliteDocuments(SqlDocuments):
         # counted in SQLite first: bringing 8,193 rows into Python to find there are more cost 2.5 ms, this 0.8
         matches = conn.execute(f"SELECT count(*) FROM ({match_any_shard()} LIMIT ?)", [*match, FEW_MATCHES + 1])
         if matches.fetchone()[0] > FEW_MATCHES:
+            if limit is not None and (walked := walk_matches(conn, terms, where, params, limit)) is not None:
+                return walked[0]
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d"
                 f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
