@@ -2,7 +2,7 @@
 pair asked for as its two characters (store/sqlite/short_runs.py) give exactly what a scan of every line
 gives, page after page and in any scope. Small vaults never reach the real thresholds, so they are
 lowered here: every literal counts as common, a batch holds one document, and a walk gives way after
-one, two or many batches (the last of which collects every match after all)."""
+one, two or many batches, to the lookup of every match by id or to the walk of every matching document."""
 
 from __future__ import annotations
 
@@ -25,13 +25,14 @@ def _sqlite_store(root: Path) -> Iterator[str]:
 SQLITE = Backend(_sqlite_store, 1.0)
 
 
-@pytest.mark.parametrize("batches", [1, 2, 50])
-def test_common_literals_page_through_the_walk(batches: int) -> None:
+@pytest.mark.parametrize(("batches", "many"), [(1, 0), (2, documents.MANY_MATCHES), (50, 0)])
+def test_common_literals_page_through_the_walk(batches: int, many: int) -> None:
     @SQLITE.settings(60)
     @given(vault_cases=vaults_with_cases(), scope=scopes())
     def prop(vault_cases: tuple[Vault, list[tuple[str, bool, CaseMode]]],
              scope: tuple[list[str], str, tuple[str, ...]]) -> None:
-        with patch.object(documents, "FEW_MATCHES", 0), patch.object(short_runs, "COMMON_PAIR", -1), \
+        with patch.object(documents, "FEW_MATCHES", 0), patch.object(documents, "MANY_MATCHES", many), \
+                patch.object(short_runs, "COMMON_PAIR", -1), \
                 patch.object(match_walk, "MIN_BATCH", 1), patch.object(match_walk, "BATCH_PER_PAGE", 1), \
                 patch.object(match_walk, "WALK_BATCHES", batches):
             check(SQLITE.stores, *vault_cases)

@@ -136,6 +136,7 @@ MIGRATIONS: list[Migration] = [
 _TEXT_BATCH = 16
 _OLD_TEXTS = "SELECT 1 FROM sqlite_master WHERE name = 'document_text'"
 FEW_MATCHES = 8192  # up to this many trigram matches, candidates are looked up by id (see candidates)
+MANY_MATCHES = 32768  # and up to this many when a walk in order did not fill the page
 RANGE_PROJECTS = 16  # a scope of up to this many projects asks FTS5 for its documents' ids only
 MAX_REGION_ID = 2**63 - 1
 
@@ -355,9 +356,11 @@ class SqliteDocuments(SqlDocuments):
         """Few trigram matches (at most ``FEW_MATCHES`` regions) are looked up by id and sorted, and each
         candidate names its matching regions: the cost follows the matches. More are found by walking
         (project, path) in order a batch at a time until the page is full (match_walk.py), which for a
-        common literal ends after a few dozen documents; a walk that does not fill the page soon gives way
-        to walking every document whose regions match, those candidates read whole. (Walking for a rare
-        literal read the whole scope's index: 11 ms on 165 MB, six times that on 1 GB.)"""
+        common literal ends after a few dozen documents. A walk that does not fill the page soon gives
+        way (the matches lie further on: Chinese words in a vault of Python): up to ``MANY_MATCHES`` are
+        then looked up by id after all, and past that every document whose regions match is walked, those
+        candidates read whole. (Walking for a rare literal read the whole scope's index: 11 ms on 165 MB,
+        six times that on 1 GB.)"""
         where, params = scope_sql(scope, self.dialect)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
@@ -374,11 +377,10 @@ class SqliteDocuments(SqlDocuments):
         if terms is None:
             return []
         match = shard_params(terms, *_region_range(conn, scope))
-        # counted in SQLite first: bringing 8,193 rows into Python to find there are more cost 2.5 ms, this 0.8
-        matches = conn.execute(f"SELECT count(*) FROM ({match_any_shard()} LIMIT ?)", [*match, FEW_MATCHES + 1])
-        if matches.fetchone()[0] > FEW_MATCHES:
-            if limit is not None and (walked := walk_matches(conn, terms, where, params, limit)) is not None:
-                return walked[0]
+        if (self._more_matches(match, FEW_MATCHES) and limit is not None
+                and (walked := walk_matches(conn, terms, where, params, limit)) is not None):
+            return walked
+        if self._more_matches(match, MANY_MATCHES):
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d"
                 f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
@@ -390,6 +392,12 @@ class SqliteDocuments(SqlDocuments):
             "SELECT d.id, d.project, d.path FROM json_each(?) AS matched CROSS JOIN documents d"
             f" ON d.id = matched.value WHERE {where}{order}", [json.dumps(list(regions)), *params, *page])
         return [CandidateDoc(doc_id, project, path, tuple(regions[doc_id])) for doc_id, project, path in found]
+
+    def _more_matches(self, match: list[object], most: int) -> bool:
+        """Whether more than ``most`` regions match, counted in SQLite (bringing 8,193 rows into Python to find
+        there are more cost 2.5 ms, this 0.8)."""
+        return bool(self.db.conn.execute(f"SELECT count(*) FROM ({match_any_shard()} LIMIT ?)",
+                                         [*match, most + 1]).fetchone()[0] > most)
 
     def texts(self, candidates: Sequence[CandidateDoc],
               plan: Plan | None = None) -> Iterator[tuple[int, int, bytes]]:

@@ -26,9 +26,9 @@ MIN_BATCH = 64
 
 
 def walk_matches(conn: sqlite3.Connection, terms: str, where: str, params: list[Any],
-                 limit: int) -> tuple[list[CandidateDoc], tuple[str, str] | None] | None:
-    """Up to ``limit`` candidates in order in ``where`` (documents ``d``) whose regions match ``terms``, and
-    the key of the last document walked; None when ``WALK_BATCHES`` batches did not fill the page."""
+                 limit: int) -> list[CandidateDoc] | None:
+    """Up to ``limit`` candidates in order in ``where`` (documents ``d``) whose regions match ``terms`` (fewer:
+    the scope holds no more); None when ``WALK_BATCHES`` batches did not fill the page."""
     batch = max(MIN_BATCH, limit * BATCH_PER_PAGE)
     found: list[CandidateDoc] = []
     last: tuple[str, str] | None = None
@@ -37,7 +37,7 @@ def walk_matches(conn: sqlite3.Connection, terms: str, where: str, params: list[
         docs = conn.execute(f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}{after}"
                             " ORDER BY d.project, d.path LIMIT ?", [*params, *after_params, batch]).fetchall()
         if not docs:
-            return found, last
+            return found
         regions: dict[int, list[int]] = {}
         low, high = id_range(min(d[0] for d in docs))[0], id_range(max(d[0] for d in docs))[1]
         for (rid,) in conn.execute(match_any_shard(), shard_params(terms, low, high)):
@@ -46,8 +46,8 @@ def walk_matches(conn: sqlite3.Connection, terms: str, where: str, params: list[
             if doc_id in regions:
                 found.append(CandidateDoc(doc_id, project, path, tuple(regions[doc_id])))
                 if len(found) == limit:
-                    return found, (project, path)
+                    return found
         last = (docs[-1][1], docs[-1][2])
         if len(docs) < batch:
-            return found, last
+            return found
     return None

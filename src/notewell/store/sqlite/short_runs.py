@@ -11,9 +11,12 @@ trigram " x ", which only a one-character word or the closing list of characters
 that starts 7,678 trigrams ("的") is one term, not 7,678.
 
 The vocabulary counts each term's regions as it reads it, so a pair found nearly everywhere is slow to
-read there (``th``, 92 terms at 1 GB: 24 ms, against 0.4 ms for ``qz``). A pair that trigram_counts
-already counts in more than ``COMMON_PAIR`` regions is asked for as both its characters instead (" t "
-AND " h "): every region with the pair has both, and the verifier drops the few that have them apart.
+read there (``th``, 92 terms at 1 GB: 24 ms, against 0.4 ms for ``qz``), and an OR of hundreds of terms
+is slow to answer (``系统``, 266 terms: 36 ms). A pair that trigram_counts already counts in more than
+``COMMON_PAIR`` regions, or that starts more than ``PAIR_TERMS_MAX`` counted trigrams, is asked for as
+both its characters instead (" t " AND " h "): every region with the pair has both, and the verifier
+drops the few that have them apart. The counts may be older than the index; they only choose which
+of two questions to ask, and both find every region that holds the pair.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
 _LAST_CHARACTER = "\U0010ffff"
 COMMON_PAIR = 8192  # counted regions over which a pair is asked for as its two characters
+PAIR_TERMS_MAX = 64  # counted trigrams it starts over which it is too
 
 
 def region_words(text: str) -> str:
@@ -55,9 +59,10 @@ def pair_terms(conn: sqlite3.Connection, pairs: Iterable[str]) -> dict[str, str 
     found: dict[str, str | None] = {}
     for pair in dict.fromkeys(pairs):
         bounds = (pair, pair + _LAST_CHARACTER)
-        counted = conn.execute("SELECT coalesce(sum(regions), 0) FROM trigram_counts"
-                               " WHERE trigram >= ? AND trigram <= ?", bounds).fetchone()[0]
-        if counted > COMMON_PAIR:
+        terms_counted, regions_counted = conn.execute(
+            "SELECT count(*), coalesce(sum(regions), 0) FROM trigram_counts WHERE trigram >= ? AND trigram <= ?",
+            bounds).fetchone()
+        if regions_counted > COMMON_PAIR or terms_counted > PAIR_TERMS_MAX:
             found[pair] = f"({fts_term(single_term(pair[0]))} AND {fts_term(single_term(pair[1]))})"
             continue
         terms: set[str] = set()
