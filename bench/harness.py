@@ -36,12 +36,13 @@ class VaultText:
         self.words, self.weights = list(counts), list(counts.values())
 
 
-def indexed_example(tmp: Path, scopes: list[str]) -> tuple[Path, str, str, Runtime]:
-    """(vault, db, token, runtime): a copy of the example vault indexed into tmp, with a staff user holding a
-    token of ``scopes``. The caller closes the runtime."""
+def indexed_example(tmp: Path, scopes: list[str], db: str | None = None) -> tuple[Path, str, str, Runtime]:
+    """(vault, db, token, runtime): a copy of the example vault in tmp indexed into ``db`` (an empty store; by
+    default a SQLite file in tmp), with a staff user holding a token of ``scopes``. The caller closes the
+    runtime."""
     vault = tmp / "vault"
     shutil.copytree(NORTHWIND, vault, ignore=shutil.ignore_patterns(".notewell"))
-    db = str(tmp / "index.db")
+    db = db or str(tmp / "index.db")
     rt = open_runtime(str(vault), db)
     try:
         rt.indexing.sync()

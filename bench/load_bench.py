@@ -1,12 +1,13 @@
 """Benchmark (not a test): does the server stay flat under load? Errors, latency, RSS and open files per cycle.
 
-Starts `python -m notewell serve` in a subprocess on a fresh SQLite index of a copy of examples/northwind,
+Starts `python -m notewell serve` in a subprocess on a fresh index of a copy of examples/northwind (a SQLite
+file, or with --db the empty PostgreSQL database it names),
 with a staff user's token (knowledge:read, memory:read) and some memories. Then three cycles of: 16 clients
 for 60 s, each its own MCP session (the handshake era), calling a mix of searchKnowledge (half the calls),
 readDoc and recall with varied arguments; the clients close their sessions; then 30 s idle. At each
 cycle's end (after the idle time) it reads the server's RSS and open file descriptors from /proc.
 
-    .venv/bin/python bench/load_bench.py [--clients 16] [--seconds 60] [--idle 30] [--cycles 3]
+    .venv/bin/python bench/load_bench.py [--clients 16] [--seconds 60] [--idle 30] [--cycles 3] [--db URL]
 
 Target (docs/performance.md): 0 errors; RSS and open files after the last cycle within 10% of the first
 (the ratio is printed: each cycle against cycle 1 of the same run).
@@ -38,9 +39,9 @@ MEMORIES = ["The pricing review happens on Mondays.", "Retainers start at 3,500 
             "Travel is booked through the office, never privately.", "Support answers within one working day."]
 
 
-def prepare(tmp: Path) -> tuple[Path, str, str, list[str]]:
+def prepare(tmp: Path, db: str | None) -> tuple[Path, str, str, list[str]]:
     """(vault, db, token, document paths): the example vault indexed, a staff user with a token and memories."""
-    vault, db, token, rt = indexed_example(tmp, ["knowledge:read", "memory:read", "memory:write"])
+    vault, db, token, rt = indexed_example(tmp, ["knowledge:read", "memory:read", "memory:write"], db)
     try:
         person = rt.authentication.authenticate(token)
         memory = rt.memory
@@ -143,9 +144,10 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=30)
     parser.add_argument("--cycles", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="Print the figures as one JSON object.")
+    parser.add_argument("--db", help="an empty PostgreSQL database (postgresql://...); default a SQLite file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="nw-load-") as tmp_name:
-        vault, db, token, paths = prepare(Path(tmp_name))
+        vault, db, token, paths = prepare(Path(tmp_name), args.db)
         port = free_port()
         server = start_server(vault, db, port)
         url = f"http://127.0.0.1:{port}/mcp"
