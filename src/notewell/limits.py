@@ -57,5 +57,5 @@ SNIPPET_MAX_CHARS: Final = MAX_LINE_CHARS
 """A longer matching line is cut to this many characters around the match."""
 
 SCAN_BUDGET_S: Final = DEFAULT_SCAN_BUDGET_S
-"""A search stops after this long, planning included (a query with no 3-character literal reads every
-document in scope until then); its answer says it is incomplete."""
+"""A search stops after this long, planning included (a pattern with no literal text at all, such as
+``\\d+``, reads every document in scope until then); its answer says it is incomplete."""

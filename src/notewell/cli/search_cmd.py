@@ -70,7 +70,7 @@ def _print_rows(result: SearchResult) -> None:
     if result.has_more:
         notes.append(f"more after this page: --offset {result.offset + len(result.matches)}")
     if result.scanned:
-        notes.append("scanned every document (no 3-character literal to narrow the search)")
+        notes.append("scanned every document (the pattern holds no literal to narrow the search)")
     if not result.complete:
         notes.append("the scan stopped at its time budget: results are incomplete")
     after = f" after --offset {result.offset}" if result.offset else ""

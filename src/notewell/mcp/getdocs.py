@@ -125,8 +125,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"{link_context.DOCUMENT_CHARS} characters; max_tokens as recall_context's.",
         f"- Files larger than {size} are not indexed, so no tool finds or reads them.",
         f"- A matching line longer than {limits.SNIPPET_MAX_CHARS} characters is cut around the match.",
-        f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a query with no 3-character "
-        "literal reads every document in scope until then) and says it is incomplete.",
+        f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a pattern with no literal "
+        "text at all reads every document in scope until then) and says it is incomplete.",
         f"- Every argument of every tool nests at most {JSON_DEPTH_MAX} levels of objects and arrays; a deeper one is "
         "invalid arguments naming it.",
     ])

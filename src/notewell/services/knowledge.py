@@ -90,7 +90,7 @@ class HitList:
     query: str
     hits: list[Hit]
     truncated: bool
-    complete: bool = True  # false when a scan (no 3-character literal) ran out of time
+    complete: bool = True  # false when a scan (no literal text) ran out of time
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class DocumentHits:
     query: str
     hits: list[DocumentHit]
     truncated: bool  # more documents match than were returned
-    complete: bool = True  # false when a scan (no 3-character literal) ran out of time
+    complete: bool = True  # false when a scan (no literal text) ran out of time
 
 
 @dataclass(frozen=True)

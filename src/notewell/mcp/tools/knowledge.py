@@ -144,9 +144,9 @@ def _hits_dict(result: HitList) -> JsonObject:
     return out
 
 
-_INCOMPLETE_NOTE = ("The query has no 3-character piece to narrow the search, so every document was read, and the "
+_INCOMPLETE_NOTE = ("The query has no literal text to narrow the search, so every document was read, and the "
                     f"search stopped after {limits.SCAN_BUDGET_S:g} seconds: results may be missing. "
-                    "Use a longer query.")
+                    "Add some text to the query.")
 
 
 def _list_projects(svc: KnowledgeService) -> ToolSpec:

@@ -50,7 +50,7 @@ def search_knowledge(rt: Runtime) -> ToolSpec:
             "try other words, or search_memory and recall for memories." if not found.hits and limit.value else None,
             f"More documents match: raise limit (at most {limits.SEARCH_MAX_RESULTS}) or narrow path_filter."
             if found.truncated and limit.value else None,
-            "The query has no 3-character piece to narrow the search, so every document was read, and the search "
+            "The query has no literal text to narrow the search, so every document was read, and the search "
             f"stopped after {limits.SCAN_BUDGET_S:g} seconds: matches may be missing." if not found.complete else None)
 
     return ToolSpec(

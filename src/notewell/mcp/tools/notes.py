@@ -129,7 +129,7 @@ def page_dict(page: NotePage) -> JsonObject:
     if page.has_more:
         notes.append(f"More matches follow: call again with offset {page.offset + len(page.matches)}.")
     if not page.complete:
-        notes.append(f"The query has no 3-character piece to narrow the search, so every note was read, and the "
+        notes.append(f"The query has no literal text to narrow the search, so every note was read, and the "
                      f"search stopped after {limits.SCAN_BUDGET_S:g} seconds: matches may be missing.")
     if notes:
         out["note"] = " ".join(notes)
