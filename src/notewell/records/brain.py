@@ -17,6 +17,7 @@ from typing import Any
 KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
 VAULT_AUTHOR = "system:vault"  # who writes (and retires) the action items meeting notes yield: the vault itself
 MEETING_SOURCE = "meeting_note"  # the source of those items; their memory path is brain-actions/<note path>
+EVOLUTION_AUTHOR = "system:evolution"  # who retires knowledge idle below the floor (nightly evolution); undoable
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,16 @@ class HealthCounts:
     captured: tuple[tuple[str, int], ...]  # (close_capture | mined | cross | taught, rules created since)
     rules: tuple[tuple[int, int, float], ...]  # (successes, failures, confidence) of each live rule
     open_action_items: int
+
+
+@dataclass(frozen=True)
+class Evolution:
+    """One nightly evolution's work (action items in none of it): the live rules, how many idle ones decayed,
+    and the ones retired below the floor (as they were just before)."""
+
+    live: int
+    decayed: int
+    retired: tuple[KnowledgeRecord, ...]
 
 
 @dataclass(frozen=True)
