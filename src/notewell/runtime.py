@@ -17,6 +17,7 @@ from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
+from notewell.services.autoskill import AUTOSKILL
 from notewell.services.backups import BackupService
 from notewell.services.brain import BrainService
 from notewell.services.brain_evolution import EVOLUTION
@@ -79,7 +80,8 @@ class Runtime:
 
     def job_runner(self, clock: Clock = utc_now, lease_seconds: float = LEASE_SECONDS) -> JobRunner:
         """A runner of the job queue (not started), elected with the store's job lease."""
-        kinds = {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind(), EVOLUTION: self.brain.evolution_kind()}
+        kinds = {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind(), EVOLUTION: self.brain.evolution_kind(),
+                 AUTOSKILL: self.brain.autoskill_kind()}
         return JobRunner(self.store, kinds, open_leadership(self.settings.db, "jobs"), self.jobs.wake, clock,
                          lease_seconds, on_idle=DailySchedule(self.store, clock, (CROSS, EVOLUTION)))
 

@@ -164,3 +164,36 @@ class SessionHit:
 
 def payload_json(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, sort_keys=True)
+
+
+PROPOSAL_KINDS = ("merge", "demote", "add_steps")
+PROPOSAL_STATES = ("open", "accepted", "rejected")
+
+
+@dataclass(frozen=True)
+class ProposalInput:
+    """An edit autoskill proposes to one recipe (``knowledge_ref``): ``new_kind`` and ``new_rule`` are what it
+    becomes if a person accepts; ``other_ref``, for a merge, the recipe folded into it (retired). ``key`` makes
+    the same proposal once."""
+
+    key: str
+    kind: str
+    knowledge_ref: str
+    other_ref: str | None
+    owner_user_id: str
+    brain_project: str
+    session_id: str
+    new_kind: str
+    new_rule: str
+    reason: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ProposalRecord:
+    id: int
+    proposal: ProposalInput
+    state: str
+    decided_at: str | None
+    decided_by: str | None
+    result_ref: str | None

@@ -10,6 +10,7 @@ composed of the concept parts, each in its own module:
 - brain_health     the loop's health: the seed's signals, per person or for the team
 - kea, kea_cross   the learning loop's jobs: a closed session's extraction, the daily cross-session one
 - brain_evolution  nightly evolution: idle knowledge decays, retires below the floor; restore undoes it
+- autoskill        proposed edits to recipes (merge, demote, add steps), applied when their owner accepts
 
 Every method takes a Principal and needs the ``sessions`` scope; who may do what is the policy's, asked
 through Authorization. The limits are brain_limits', the numbers brain_scoring's, the oracle brain_oracle's.

@@ -22,6 +22,7 @@ from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import EventRecord, KnowledgeRecord, SessionClose, SessionRecord, payload_json
 from notewell.records.jobs import JobRecord, NewJob
 from notewell.services import brain_injection, brain_scoring
+from notewell.services.autoskill import AutoskillPart
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import Learnings, LearningsReport
 from notewell.services.brain_limits import (
@@ -122,7 +123,7 @@ def _days_ago(at: str, now: datetime) -> float:
     return max(0.0, (now - when).total_seconds() / 86400)
 
 
-class SessionsPart(RetrievalPart, KeaPart):
+class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
     def start_session(self, p: Principal, *, client_type: str | None = None, prompt: str | None = None,
                       framework: str | None = None, project_id: str | None = None,
                       project_name: str | None = None, language: str | None = None) -> StartedSession:
@@ -211,6 +212,7 @@ class SessionsPart(RetrievalPart, KeaPart):
         for ref, item in owned.items():
             self.brain.record_use(ref, good, brain_scoring.after_use(item.confidence, good), now)
         self.brain.record_applications(session.id, list(owned), "used", now)
+        self.queue_autoskill(session, list(owned.values()), now)
         report = self._capture(session, given, job_id, runner)
         resolved = None
         if resolved_action_item_ids is not None:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:  # whole-store parts: every table as rows (export, import, mig
 from notewell.records.brain import (
     BrainProjectRecord,
     EventRecord,
-    Evolution,
     HealthCounts,
     KnowledgeFilter,
     KnowledgeInput,
@@ -56,6 +55,7 @@ from notewell.records.memories import (
 )
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
+from notewell.store.brain_loop import EvolutionRepository, ProposalRepository
 from notewell.store.vector_search import Nearest
 
 
@@ -365,7 +365,7 @@ class MemoryRepository(Protocol):
 # --- the External Brain ------------------------------------------------------------------------------
 
 
-class BrainRepository(Protocol):
+class BrainRepository(EvolutionRepository, ProposalRepository, Protocol):
     """Personal projects, taught knowledge and coding sessions. Taught knowledge is memory with structure:
     each item is a memory (so recall finds it) plus a knowledge row keyed by the memory's ref holding kind,
     trigger, rule, rationale, source, confidence and the usage counts."""
@@ -406,10 +406,6 @@ class BrainRepository(Protocol):
         """Retire live items (their memories are forgotten with ``reason``); the number retired."""
         ...
     def record_use(self, ref: str, success: bool, confidence: float, at: str) -> None: ...
-    def evolve(self, idle_before: str, factor: float, floor: float, reason: str, at: str,
-               retire_max: int) -> Evolution: ...  # nightly evolution's rows (store/shared/evolution.py)
-    def evolution_retired(self, brain_projects: Sequence[str], limit: int) -> list[KnowledgeRecord]: ...
-    def restore(self, ref: str, confidence: float, at: str) -> bool: ...  # undo evolution's retirement only
     def reinforce(self, ref: str, confidence: float, at: str) -> None: ...
     def nearest_sessions(self, user_id: str, brain_projects: Sequence[str] | None, since: str | None,
                          vector: bytes, model: str, limit: int) -> list[Nearest[SessionRecord]]: ...

@@ -41,6 +41,7 @@ from notewell.store.brain_rows import (
     session_from_row,
     tag_pattern,
 )
+from notewell.store.shared.autoskill import ProposalRows
 from notewell.store.shared.brain_health import health_counts
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
@@ -51,7 +52,7 @@ from notewell.store.shared.migrations import Migration
 from notewell.store.vector_search import Nearest, nearest_rows
 
 
-class SqlBrain(EvolutionRows, ABC):
+class SqlBrain(EvolutionRows, ProposalRows, ABC):
     """The brain repository less its session index: a backend adds the statements that make it
     (``session_index``), ``index`` and ``search_sessions``."""
 

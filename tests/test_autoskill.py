@@ -1,0 +1,159 @@
+"""Autoskill on both backends: a close that used a recipe queues one autoskill.run job; it proposes steps from
+a successful session, the merge of a recipe with the same trigger and the demotion of one that keeps failing;
+nothing changes until the owner accepts through `notewell brain accept` (a new version supersedes the recipe,
+audited) or rejects; a proposal is made once; a gone session completes as skipped_session_gone."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.records.jobs import NewJob
+from notewell.runtime import Runtime, open_runtime
+from notewell.services.autoskill import new_steps
+from notewell.timestamps import iso
+
+TRIGGER = "when deploying the api"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
+    runtime = open_runtime(str(vault), store_url)
+    yield runtime
+    runtime.close()
+
+
+def member(rt: Runtime, handle: str) -> Principal:
+    return user_principal(rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle))
+
+
+def recipe(rt: Runtime, p: Principal, rule: str, trigger: str = TRIGGER) -> str:
+    return rt.brain.teach(p, rule=rule, trigger=trigger, kind="recipe").item.ref
+
+
+def session(rt: Runtime, p: Principal, used: str, success: bool, commands: tuple[str, ...] = ()) -> str:
+    sid = rt.brain.start_session(p, prompt="ship the release").session.id
+    for command in commands:
+        rt.brain.log_event(p, sid, "command_run", {"command": command})
+    rt.brain.report_outcome(p, sid, success=success, knowledge_used=[used])
+    return sid
+
+
+def autoskill_lines(rt: Runtime, caplog: pytest.LogCaptureFixture) -> list[str]:
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="notewell.autoskill"):
+        rt.job_runner().run(drain=True)
+    return [m for m in caplog.messages if m.startswith("op=autoskill.run")]
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = run_cli(*args)
+    return result.exit_code, result.stdout + result.stderr
+
+
+def cli_json(*args: str) -> Any:
+    code, out = cli(*args, "--json")
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
+        rt: Runtime, vault: Path, store_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    dana = member(rt, "dana")
+    member(rt, "erin")
+    build = recipe(rt, dana, "build the image, then push it")
+    smoke = recipe(rt, dana, "run the smoke tests")
+    recipe(rt, dana, "tag the release", trigger="when releasing")  # another trigger: never merged
+    sid = session(rt, dana, build, True, ("make migrate", "build the image", "make migrate"))
+    lines = autoskill_lines(rt, caplog)
+    assert len(lines) == 1 and lines[0].startswith("op=autoskill.run outcome=ok proposals=2 ")
+    rt.brain.queue_autoskill(rt.store.brain.session(sid), [rt.store.brain.knowledge([build])[build]], iso(
+        datetime.now(UTC)))  # the session's job exists: none queued again
+    assert len(rt.store.jobs.listing(None, 10, kind="autoskill.run")) == 1
+    assert rt.store.brain.knowledge([build])[build].rule == "build the image, then push it"  # nothing changed yet
+    rt.close()
+    where = ["--vault", str(vault), "--db", store_url]
+
+    listed = cli_json("brain", "proposals", "--as", "dana@example.test", *where)["proposals"]
+    by_kind = {p["kind"]: p for p in listed}
+    assert sorted(by_kind) == ["add_steps", "merge"]
+    assert by_kind["add_steps"]["newRule"] == "build the image, then push it Then: make migrate."
+    assert by_kind["merge"]["mergedId"] == smoke and by_kind["merge"]["knowledgeId"] == build
+    assert cli_json("brain", "proposals", "--as", "erin@example.test", *where)["proposals"] == []
+    code, out = cli("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "erin@example.test", *where)
+    assert code != 0 and "of yours" in out
+    code, out = cli("brain", "proposals", "--state", "maybe", "--as", "dana@example.test", *where)
+    assert code != 0 and "--state" in out
+
+    accepted = cli_json("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "dana@example.test", *where)
+    assert accepted["state"] == "accepted" and accepted["resultId"]
+    code, out = cli("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "dana@example.test", *where)
+    assert code != 0 and "accepted already" in out
+    code, out = cli("brain", "accept", str(by_kind["merge"]["id"]), "--as", "dana@example.test", *where)
+    assert code != 0 and "changed since" in out  # it was made for the version just superseded
+    rejected = cli_json("brain", "reject", str(by_kind["merge"]["id"]), "--as", "dana@example.test", *where)
+    assert rejected["state"] == "rejected" and rejected["resultId"] is None
+
+    again = open_runtime(str(vault), store_url)
+    try:
+        known = again.store.brain.knowledge([build, smoke, accepted["resultId"]])
+        new = known[accepted["resultId"]]
+        assert not known[build].live and known[smoke].live
+        assert (new.kind, new.trigger, new.rule, new.live) == (
+            "recipe", TRIGGER, "build the image, then push it Then: make migrate.", True)
+        assert "autoskill" in new.tags
+        audits = [(e.action, e.target, e.detail.get("kind")) for e in again.store.audit.list_since()
+                  if e.action.startswith("brain.autoskill.")]
+        assert audits == [("brain.autoskill.accept", build, "add_steps"), ("brain.autoskill.reject", build, "merge")]
+    finally:
+        again.close()
+
+
+def test_a_recipe_that_keeps_failing_is_proposed_for_demotion(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    dana = member(rt, "dana")
+    flaky = recipe(rt, dana, "restart the queue workers by hand", trigger="when the queue stalls")
+    counts = []
+    for _ in range(3):
+        session(rt, dana, flaky, False)
+        counts += autoskill_lines(rt, caplog)
+    assert [m.split()[2] for m in counts] == ["proposals=0", "proposals=0", "proposals=1"]
+    [proposal] = rt.brain.proposals(dana)
+    assert (proposal.proposal.kind, proposal.proposal.new_kind) == ("demote", "heuristic")
+    assert rt.store.brain.knowledge([flaky])[flaky].kind == "recipe"  # not yet
+    decided = rt.brain.decide_proposal(dana, proposal.id, True)
+    assert decided.result_ref is not None
+    new = rt.store.brain.knowledge([decided.result_ref])[decided.result_ref]
+    assert (new.kind, new.rule, new.confidence) == ("heuristic", "restart the queue workers by hand",
+                                                    rt.store.brain.knowledge([flaky])[flaky].confidence)
+    assert not rt.store.brain.knowledge([flaky])[flaky].live
+    assert rt.brain.proposals(dana) == [] and len(rt.brain.proposals(dana, None)) == 1
+
+
+def test_a_session_gone_completes_as_skipped(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    job_id = rt.store.jobs.enqueue(NewJob("autoskill.run", {"sessionId": "ses_deleted0000000000", "used": []}),
+                                   iso(datetime.now(UTC)))
+    assert autoskill_lines(rt, caplog) == [f"op=autoskill.run outcome=skipped_session_gone proposals=0 job={job_id}"]
+    job = rt.store.jobs.get(job_id)
+    assert job is not None and (job.state, job.result) == ("done", "skipped_session_gone")
+
+
+def test_new_steps_are_the_commands_the_recipe_lacks_in_order_each_once() -> None:
+    assert new_steps("Build the image", ["make  migrate", "build the image", "make migrate", " "]) == ["make migrate"]
+    assert new_steps("", [f"step {i}" for i in range(9)]) == [f"step {i}" for i in range(5)]
