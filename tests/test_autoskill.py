@@ -17,9 +17,11 @@ import pytest
 from conftest import run_cli
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.records.brain import ProposalInput
 from notewell.records.jobs import NewJob
 from notewell.runtime import Runtime, open_runtime
 from notewell.services.autoskill import new_steps
+from notewell.store import open_store
 from notewell.timestamps import iso
 
 TRIGGER = "when deploying the api"
@@ -157,3 +159,25 @@ def test_a_session_gone_completes_as_skipped(rt: Runtime, caplog: pytest.LogCapt
 def test_new_steps_are_the_commands_the_recipe_lacks_in_order_each_once() -> None:
     assert new_steps("Build the image", ["make  migrate", "build the image", "make migrate", " "]) == ["make migrate"]
     assert new_steps("", [f"step {i}" for i in range(9)]) == [f"step {i}" for i in range(5)]
+
+
+def test_a_brain_from_before_the_proposals_upgrades(store_url: str) -> None:
+    """A store whose brain steps stop where the released ones did (1 on SQLite, 1 and 2 on PostgreSQL) gets
+    step 3, the proposals table, and both backends then hold steps 1 to 3."""
+    released = 2 if store_url.startswith("postgresql") else 1
+    store = open_store(store_url)
+    with store.brain.dialect.transaction() as conn:  # type: ignore[attr-defined]
+        conn.execute("DROP TABLE brain_skill_proposals")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'brain' AND version > ?", (released,))
+    store.close()
+    store = open_store(store_url)
+    try:
+        proposal = ProposalInput("k", "demote", "mem_x", None, "u_x", "~x/p", "ses_x", "heuristic", "r", "why",
+                                 "2026-03-01T00:00:00.000000Z")
+        assert store.brain.add_proposal(proposal) and not store.brain.add_proposal(proposal)
+        with store.brain.dialect.reading() as conn:  # type: ignore[attr-defined]
+            versions = [v for (v,) in conn.execute(
+                "SELECT version FROM schema_migrations WHERE component = 'brain' ORDER BY version").fetchall()]
+        assert versions == [1, 2, 3]
+    finally:
+        store.close()
