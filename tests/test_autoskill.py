@@ -86,9 +86,8 @@ def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
     sid = session(rt, dana, build, True, ("make migrate", "build the image", "make migrate"))
     lines = autoskill_lines(rt, caplog)
     assert len(lines) == 1 and lines[0].startswith("op=autoskill.run outcome=ok proposals=2 ")
-    rt.brain.queue_autoskill(rt.store.brain.session(sid), [rt.store.brain.knowledge([build])[build]], iso(
-        datetime.now(UTC)))  # the session's job exists: none queued again
-    assert len(rt.store.jobs.listing(None, 10, kind="autoskill.run")) == 1
+    [job] = rt.store.jobs.listing(None, 10, kind="autoskill.run")  # one, queued with the close
+    assert job.payload == {"sessionId": sid, "used": [{"ref": build, "successes": 1, "failures": 0}]}
     assert rt.store.brain.knowledge([build])[build].rule == "build the image, then push it"  # nothing changed yet
     rt.close()
     where = ["--vault", str(vault), "--db", store_url]

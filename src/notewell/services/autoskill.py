@@ -1,14 +1,15 @@
 """Autoskill (``autoskill.run``): edits to a person's recipes, proposed from their sessions, applied only when
 they accept them.
 
-A close that reports a recipe used queues one job for the session (key ``autoskill.run:<session id>``, so a
-session is read once). The job reads the session; gone, it completes as ``skipped_session_gone``. For each
-live recipe of the session's owner, in its project, that the session reported used, it proposes:
+A close that reports a recipe used queues one job for the session, in the close's own transaction (so a
+session is read once, and none is lost), carrying each recipe's counts after that use. The job reads the
+session; gone, it completes as ``skipped_session_gone``. For each live recipe of the session's owner, in its
+project, that the session reported used, it proposes:
 
 - ``add_steps`` when the session succeeded (and was not voted down): the commands its events name (an event
   payload's ``command``) that the recipe does not hold yet, at most STEPS_MAX, appended as "Then: a; b.";
 - ``demote`` (to a heuristic, out of the skills) when the session failed and the recipe has failed
-  DEMOTE_FAILURES times or more, more often than it worked;
+  DEMOTE_FAILURES times or more (this time included), more often than it worked;
 - ``merge`` of another live recipe of the owner in the project with the same trigger: "Also: <its rule>"
   appended, the other retired.
 
@@ -36,7 +37,7 @@ from notewell.records.brain import (
     ProposalRecord,
     SessionRecord,
 )
-from notewell.records.jobs import JobRecord
+from notewell.records.jobs import JobRecord, NewJob
 from notewell.services.brain_errors import BrainNotFound, ForbiddenProject
 from notewell.services.brain_knowledge import KnowledgePart
 from notewell.services.brain_learnings import rule_key
@@ -72,17 +73,28 @@ def new_steps(recipe: str, commands: Sequence[str]) -> list[str]:
     return steps[:STEPS_MAX]
 
 
+def _counts(used: object) -> dict[str, tuple[int, int]]:
+    """The job payload's recipes: ref -> (successes, failures) after the session's use (a malformed one left out)."""
+    found: dict[str, tuple[int, int]] = {}
+    for entry in used if isinstance(used, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("ref"), str):
+            wins, losses = entry.get("successes"), entry.get("failures")
+            if isinstance(wins, int) and isinstance(losses, int):
+                found[entry["ref"]] = (wins, losses)
+    return dict(list(found.items())[:USED_IDS_MAX])
+
+
 class AutoskillPart(KnowledgePart):
     def autoskill_kind(self) -> JobKind:
         return JobKind(prepare=self.prepare_autoskill, failed=lambda job, exc: _log.warning(line(
             AUTOSKILL, outcome="error", proposals=0, job=job.id, error=type(exc).__name__)))
 
-    def queue_autoskill(self, session: SessionRecord, used: Sequence[KnowledgeRecord], now: str) -> None:
-        """At a close: the session's job, when it reported a recipe used."""
-        recipes = [k.ref for k in used if k.kind == "recipe"]
-        if recipes and self.store.jobs.schedule(AUTOSKILL, f"{AUTOSKILL}:{session.id}",
-                                                {"sessionId": session.id, "used": recipes}, now):
-            self.job_work.set()
+    def autoskill_job(self, session: SessionRecord, used: Sequence[KnowledgeRecord], good: bool) -> NewJob | None:
+        """The job a close queues with itself when it reports recipes used: each with its counts after this
+        use, so the job needs nothing the close writes after it (the counts are updated just after)."""
+        recipes = [{"ref": k.ref, "successes": k.success_count + int(good), "failures": k.failure_count + int(not good)}
+                   for k in used if k.kind == "recipe"]
+        return NewJob(AUTOSKILL, {"sessionId": session.id, "used": recipes}) if recipes else None
 
     def prepare_autoskill(self, job: JobRecord) -> Step:
         session = self.brain.session(str(job.payload.get("sessionId", "")))
@@ -90,10 +102,11 @@ class AutoskillPart(KnowledgePart):
         if session is None or owner is None:
             return Step(write=lambda: SESSION_GONE, after=lambda _r: _log.info(line(
                 AUTOSKILL, outcome=SESSION_GONE, proposals=0, job=job.id)))
-        used = [r for r in job.payload.get("used") or [] if isinstance(r, str)][:USED_IDS_MAX]
-        recipes = [k for k in self.brain.knowledge(used).values() if k.live and k.kind == "recipe"
+        counts = _counts(job.payload.get("used"))
+        recipes = [k for k in self.brain.knowledge(list(counts)).values() if k.live and k.kind == "recipe"
                    and k.owner_user_id == owner.id and k.brain_project == session.brain_project]
-        proposals = [q for r in sorted(recipes, key=lambda k: k.ref) for q in self._proposals(session, r)]
+        proposals = [q for r in sorted(recipes, key=lambda k: k.ref)
+                     for q in self._proposals(session, r, counts[r.ref])]
         made: list[int] = []
 
         def write() -> str:
@@ -106,7 +119,9 @@ class AutoskillPart(KnowledgePart):
 
         return Step(write, after)
 
-    def _proposals(self, session: SessionRecord, recipe: KnowledgeRecord) -> list[ProposalInput]:
+    def _proposals(self, session: SessionRecord, recipe: KnowledgeRecord,
+                   counts: tuple[int, int]) -> list[ProposalInput]:
+        """What to propose for ``recipe``, used in ``session``; ``counts``: its (successes, failures) after it."""
         now = now_iso()
 
         def proposal(kind: str, new_kind: str, new_rule: str, reason: str, other: str | None = None) -> ProposalInput:
@@ -124,9 +139,9 @@ class AutoskillPart(KnowledgePart):
             if steps:
                 found.append(proposal("add_steps", "recipe", f"{recipe.rule} Then: {'; '.join(steps)}.",
                                       f"session {session.id} succeeded with these steps"))
-        elif recipe.failure_count >= DEMOTE_FAILURES and recipe.failure_count > recipe.success_count:
-            found.append(proposal("demote", "heuristic", recipe.rule, f"failed {recipe.failure_count} times, "
-                                  f"worked {recipe.success_count}; the last in session {session.id}"))
+        elif counts[1] >= DEMOTE_FAILURES and counts[1] > counts[0]:
+            found.append(proposal("demote", "heuristic", recipe.rule, f"failed {counts[1]} times, worked "
+                                  f"{counts[0]}; the last in session {session.id}"))
         trigger = rule_key(recipe.trigger, "")
         for other in self.brain.list_knowledge(KnowledgeFilter([recipe.brain_project], ("recipe",),
                                                                recipe.owner_user_id, limit=MERGE_CANDIDATES)):

@@ -201,18 +201,19 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         close = SessionClose(success=success, user_feedback=user_feedback, sqs=sqs, summary=clean_summary,
                              ended_at=now)
         runner = f"close-{secrets.token_hex(6)}"
+        good = success and user_feedback != "down"
+        skill = self.autoskill_job(session, list(owned.values()), good)
         ended, job_id = self.brain.close_session(session.id, close, texts,
-                                                 _extract_job(session, close, given, runner))
+                                                 _extract_job(session, close, given, runner),
+                                                 [skill] if skill is not None else [])
         self._wake()
-        if job_id is not None and not given.valid:
-            self.job_work.set()  # a mine job: the runner takes it
+        if (job_id is not None and not given.valid) or skill is not None:
+            self.job_work.set()  # a mine job, or autoskill's: the runner takes it
         if not ended:
             raise BrainValidation("sessionId", f"session {session.id} was closed meanwhile; start a new session")
-        good = success and user_feedback != "down"
         for ref, item in owned.items():
             self.brain.record_use(ref, good, brain_scoring.after_use(item.confidence, good), now)
         self.brain.record_applications(session.id, list(owned), "used", now)
-        self.queue_autoskill(session, list(owned.values()), now)
         report = self._capture(session, given, job_id, runner)
         resolved = None
         if resolved_action_item_ids is not None:

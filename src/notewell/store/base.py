@@ -420,9 +420,9 @@ class BrainRepository(EvolutionRepository, ProposalRepository, Protocol):
         """A page of a session's events, oldest first."""
         ...
     def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
-                      job: NewJob | None = None) -> tuple[bool, int | None]:
-        """Record the outcome of an open session, queueing ``job`` with it: (closed, the job's id); (False,
-        None) when it was closed already."""
+                      job: NewJob | None = None, also: Sequence[NewJob] = ()) -> tuple[bool, int | None]:
+        """Record the outcome of an open session, queueing ``job`` and ``also`` with it: (closed, ``job``'s id);
+        (False, None) when it was closed already."""
         ...
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """Remember that ``refs`` were injected into (or used by) the session; injected ones count up once."""

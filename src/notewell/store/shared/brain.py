@@ -243,8 +243,8 @@ class SqlBrain(EvolutionRows, ProposalRows, ABC):
             (session_id, limit, offset))]
 
     def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
-                      job: NewJob | None = None) -> tuple[bool, int | None]:
-        """Close the session if it is open (False otherwise), queueing ``job`` with the close (its id)."""
+                      job: NewJob | None = None, also: Sequence[NewJob] = ()) -> tuple[bool, int | None]:
+        """Close the session if it is open (False otherwise), queueing ``job`` (its id) and ``also`` with it."""
         with self.dialect.transaction() as conn:
             row = conn.execute(
                 "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
@@ -255,6 +255,8 @@ class SqlBrain(EvolutionRows, ProposalRows, ABC):
                 return False, None
             self.index(int(row[0]), row[1], texts)
             conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
+            for more in also:
+                insert_job(conn, more, close.ended_at)
             return True, (insert_job(conn, job, close.ended_at) if job is not None else None)
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
