@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from notewell.access.authentication import user_principal
@@ -20,7 +22,7 @@ from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.records.brain import ProposalInput
 from notewell.records.jobs import NewJob
 from notewell.runtime import Runtime, open_runtime
-from notewell.services.autoskill import new_steps
+from notewell.services.autoskill import STEP_CHARS_MAX, STEPS_MAX, new_steps
 from notewell.store import open_store
 from notewell.timestamps import iso
 
@@ -180,3 +182,15 @@ def test_a_brain_from_before_the_proposals_upgrades(store_url: str) -> None:
         assert versions == [1, 2, 3]
     finally:
         store.close()
+
+
+@given(st.text(max_size=80), st.lists(st.text(max_size=60), max_size=12))
+def test_new_steps_add_only_what_the_recipe_lacks(recipe: str, commands: list[str]) -> None:
+    steps = new_steps(recipe, commands)
+    assert len(steps) <= STEPS_MAX and len(set(steps)) == len(steps)
+    normalised = [" ".join(c.split())[:STEP_CHARS_MAX] for c in commands]
+    for step in steps:
+        assert step and step in normalised and step.casefold() not in recipe.casefold()
+    assert steps == [s for s in dict.fromkeys(normalised) if s in steps]  # in the order they were first run
+    missing = [s for s in dict.fromkeys(normalised) if s and s.casefold() not in recipe.casefold()]
+    assert len(steps) == min(len(missing), STEPS_MAX)  # none left out while there is room
