@@ -90,6 +90,8 @@ def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
     assert len(lines) == 1 and lines[0].startswith("op=autoskill.run outcome=ok proposals=2 ")
     [job] = rt.store.jobs.listing(None, 10, kind="autoskill.run")  # one, queued with the close
     assert job.payload == {"sessionId": sid, "used": [{"ref": build, "successes": 1, "failures": 0}]}
+    session(rt, dana, smoke, True)  # the other of the pair used: their merge is proposed once
+    assert autoskill_lines(rt, caplog)[0].startswith("op=autoskill.run outcome=ok proposals=0 ")
     assert rt.store.brain.knowledge([build])[build].rule == "build the image, then push it"  # nothing changed yet
     rt.close()
     where = ["--vault", str(vault), "--db", store_url]

@@ -125,7 +125,8 @@ class AutoskillPart(KnowledgePart):
         now = now_iso()
 
         def proposal(kind: str, new_kind: str, new_rule: str, reason: str, other: str | None = None) -> ProposalInput:
-            key = _key(kind, recipe.ref, other or "", new_kind, new_rule)
+            # a pair merges once, whichever of the two a session used; another edit once per its new text
+            key = _key(kind, *sorted((recipe.ref, other))) if other else _key(kind, recipe.ref, new_kind, new_rule)
             return ProposalInput(key, kind, recipe.ref, other, recipe.owner_user_id, recipe.brain_project,
                                  session.id, new_kind, new_rule, reason, now)
 
