@@ -21,6 +21,7 @@ from conftest import run_cli
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.errors import Forbidden, Unauthenticated
+from notewell.records.brain import ProposalInput
 from notewell.runtime import Runtime, open_runtime
 from notewell.services.idempotency import Answer
 from notewell.store import open_store
@@ -61,6 +62,9 @@ def populate(world: BrainWorld) -> None:
                             learnings=[{"trigger": "when the gripper stalls", "rule": "lower the acceleration limit",
                                         "rationale": "the servo overheats", "type": "recipe",
                                         "source": "discovery", "confidence": 0.7}])
+    rt.store.brain.add_proposal(ProposalInput(  # what an autoskill.run job makes (tests/test_autoskill.py)
+        "key-1", "add_steps", taught.ref, None, alice.user_id, "shared", sid, "recipe",
+        "Flash with the staging key first Then: make flash.", f"session {sid} succeeded", started.session.started_at))
     rt.notes.write_note(alice, "shared/gripper-runbook.md", "# Gripper\n\nFlash, then test.\n", tool="test")
     rt.memory.remember(alice, "The gripper runbook skips the torque test.", project="shared",
                        about="shared/gripper-runbook.md")

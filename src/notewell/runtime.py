@@ -17,15 +17,18 @@ from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
 from notewell.search.engine import SearchEngine
+from notewell.services.autoskill import AUTOSKILL
 from notewell.services.backups import BackupService
 from notewell.services.brain import BrainService
+from notewell.services.brain_evolution import EVOLUTION
 from notewell.services.brain_oracle import OracleService
+from notewell.services.daily import DailySchedule
 from notewell.services.health import HealthService
 from notewell.services.idempotency import IdempotencyService
 from notewell.services.indexing import IndexingService
 from notewell.services.jobs import LEASE_SECONDS, Clock, JobRunner, JobService, utc_now
 from notewell.services.kea import EXTRACT
-from notewell.services.kea_cross import CROSS, DailySchedule
+from notewell.services.kea_cross import CROSS
 from notewell.services.kea_llm import choose_extractor
 from notewell.services.knowledge import KnowledgeService
 from notewell.services.link_context import LinkContextService
@@ -77,9 +80,10 @@ class Runtime:
 
     def job_runner(self, clock: Clock = utc_now, lease_seconds: float = LEASE_SECONDS) -> JobRunner:
         """A runner of the job queue (not started), elected with the store's job lease."""
-        return JobRunner(self.store, {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind()},
-                         open_leadership(self.settings.db, "jobs"), self.jobs.wake, clock, lease_seconds,
-                         on_idle=DailySchedule(self.store, clock))
+        kinds = {EXTRACT: self.brain.kea_kind(), CROSS: self.brain.cross_kind(), EVOLUTION: self.brain.evolution_kind(),
+                 AUTOSKILL: self.brain.autoskill_kind()}
+        return JobRunner(self.store, kinds, open_leadership(self.settings.db, "jobs"), self.jobs.wake, clock,
+                         lease_seconds, on_idle=DailySchedule(self.store, clock, (CROSS, EVOLUTION)))
 
     def close(self) -> None:
         self.store.close()

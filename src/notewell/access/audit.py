@@ -15,3 +15,8 @@ class AuditTrail:
     def record(self, p: Principal, action: str, target: str, detail: dict[str, object] | None = None) -> AuditEntry:
         """Append an entry for a change p made (never pass secrets in ``detail``)."""
         return self.entries.append(now_iso(), p.user_id, p.token_id, action, target, detail)
+
+    def record_system(self, at: str, actor: str, action: str, target: str,
+                      detail: dict[str, object] | None = None) -> AuditEntry:
+        """Append an entry for a change Notewell made by itself (``actor``: system:evolution, ...) at ``at``."""
+        return self.entries.append(at, actor, None, action, target, detail)

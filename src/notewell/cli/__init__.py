@@ -19,6 +19,7 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     quickstart_cmd,
     search_cmd,
     serve_cmd,
+    skill_cmds,
     token_cmds,
     user_cmds,
     version_cmd,

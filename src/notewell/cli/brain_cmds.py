@@ -1,4 +1,5 @@
-"""notewell brain projects | sessions | knowledge | teach | retire | export, acting as a user (--as EMAIL).
+"""notewell brain projects | sessions | knowledge | teach | retire | retired | restore | export, acting as a user
+(--as EMAIL).
 
 The brain belongs to a person (personal projects live in their home), so every command names the user.
 """
@@ -159,6 +160,35 @@ def brain_retire(
         print_json(_knowledge_json(item))
         return
     console.print(f"{item.ref} retired", highlight=False)
+
+
+@brain_app.command("retired")
+def brain_retired(as_user: AsOpt, limit: LimitOpt = 50, vault: VaultOpt = None, db: DbOpt = None,
+                  json_out: JsonOpt = False) -> None:
+    """What nightly evolution retired (unused, below the confidence floor) that the user sees, latest first."""
+    with runtime(vault, db) as rt:
+        found = rt.brain.evolution_retired(rt.authentication.acting_as(as_user), limit)
+    if json_out:
+        print_json({"knowledge": [_knowledge_json(k) for k in found]})
+        return
+    show_rows([Col("id", whole=True), Col("project", whole=True), Col("retired"), Col("confidence"), Col("rule")],
+              [(k.ref, k.brain_project, (k.retired_at or "")[:10], f"{k.confidence:.2f}", k.rule[:70])
+               for k in found],
+              empty=f"Evolution retired nothing {as_user} sees")
+
+
+@brain_app.command("restore")
+def brain_restore(
+    knowledge_id: Annotated[str, typer.Argument(help="The knowledge id (`notewell brain retired` lists them).")],
+    as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
+) -> None:
+    """Undo evolution's retirement of an item: live again, at confidence 0.5 or more (audited)."""
+    with runtime(vault, db) as rt:
+        item = rt.brain.restore(rt.authentication.acting_as(as_user), knowledge_id)
+    if json_out:
+        print_json(_knowledge_json(item))
+        return
+    console.print(f"{item.ref} restored (confidence {item.confidence:.2f})", highlight=False)
 
 
 @brain_app.command("export")

@@ -17,6 +17,7 @@ from typing import Any
 KNOWLEDGE_KINDS: tuple[str, ...] = ("reflex", "recipe", "heuristic", "principle", "anti_principle", "action_item")
 VAULT_AUTHOR = "system:vault"  # who writes (and retires) the action items meeting notes yield: the vault itself
 MEETING_SOURCE = "meeting_note"  # the source of those items; their memory path is brain-actions/<note path>
+EVOLUTION_AUTHOR = "system:evolution"  # who retires knowledge idle below the floor (nightly evolution); undoable
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,16 @@ class HealthCounts:
 
 
 @dataclass(frozen=True)
+class Evolution:
+    """One nightly evolution's work (action items in none of it): the live rules, how many idle ones decayed,
+    and the ones retired below the floor (as they were just before)."""
+
+    live: int
+    decayed: int
+    retired: tuple[KnowledgeRecord, ...]
+
+
+@dataclass(frozen=True)
 class KnowledgeFilter:
     """Live knowledge of some projects, newest or most confident first."""
 
@@ -153,3 +164,36 @@ class SessionHit:
 
 def payload_json(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, sort_keys=True)
+
+
+PROPOSAL_KINDS = ("merge", "demote", "add_steps")
+PROPOSAL_STATES = ("open", "accepted", "rejected")
+
+
+@dataclass(frozen=True)
+class ProposalInput:
+    """An edit autoskill proposes to one recipe (``knowledge_ref``): ``new_kind`` and ``new_rule`` are what it
+    becomes if a person accepts; ``other_ref``, for a merge, the recipe folded into it (retired). ``key`` makes
+    the same proposal once."""
+
+    key: str
+    kind: str
+    knowledge_ref: str
+    other_ref: str | None
+    owner_user_id: str
+    brain_project: str
+    session_id: str
+    new_kind: str
+    new_rule: str
+    reason: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ProposalRecord:
+    id: int
+    proposal: ProposalInput
+    state: str
+    decided_at: str | None
+    decided_by: str | None
+    result_ref: str | None

@@ -22,6 +22,7 @@ from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import EventRecord, KnowledgeRecord, SessionClose, SessionRecord, payload_json
 from notewell.records.jobs import JobRecord, NewJob
 from notewell.services import brain_injection, brain_scoring
+from notewell.services.autoskill import AutoskillPart
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import Learnings, LearningsReport
 from notewell.services.brain_limits import (
@@ -122,7 +123,7 @@ def _days_ago(at: str, now: datetime) -> float:
     return max(0.0, (now - when).total_seconds() / 86400)
 
 
-class SessionsPart(RetrievalPart, KeaPart):
+class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
     def start_session(self, p: Principal, *, client_type: str | None = None, prompt: str | None = None,
                       framework: str | None = None, project_id: str | None = None,
                       project_name: str | None = None, language: str | None = None) -> StartedSession:
@@ -200,14 +201,16 @@ class SessionsPart(RetrievalPart, KeaPart):
         close = SessionClose(success=success, user_feedback=user_feedback, sqs=sqs, summary=clean_summary,
                              ended_at=now)
         runner = f"close-{secrets.token_hex(6)}"
+        good = success and user_feedback != "down"
+        skill = self.autoskill_job(session, list(owned.values()), good)
         ended, job_id = self.brain.close_session(session.id, close, texts,
-                                                 _extract_job(session, close, given, runner))
+                                                 _extract_job(session, close, given, runner),
+                                                 [skill] if skill is not None else [])
         self._wake()
-        if job_id is not None and not given.valid:
-            self.job_work.set()  # a mine job: the runner takes it
+        if (job_id is not None and not given.valid) or skill is not None:
+            self.job_work.set()  # a mine job, or autoskill's: the runner takes it
         if not ended:
             raise BrainValidation("sessionId", f"session {session.id} was closed meanwhile; start a new session")
-        good = success and user_feedback != "down"
         for ref, item in owned.items():
             self.brain.record_use(ref, good, brain_scoring.after_use(item.confidence, good), now)
         self.brain.record_applications(session.id, list(owned), "used", now)

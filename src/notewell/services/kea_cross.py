@@ -1,15 +1,16 @@
 """KEA's daily cross-session extraction (``kea.cross_extract``): rules that repeat across a person's sessions.
 
 Once per UTC day the job runner, at its first idle moment, queues the day's job under a once-only key
-(``kea.cross_extract:<day>``), so servers that wake at once queue it once, and the queue runs it once. The job
-reads, for each person, the sessions they closed since their last run (store/shared/kea.py's mark; the newest
-CROSS_SESSIONS_MAX of them): with fewer than CROSS_MIN_SESSIONS it skips them (``op=kea.cross.skip``, the mark
-unmoved, so they count next day); otherwise the extractor mines each session, and a rule found in at least
-two of them, in the same project, becomes knowledge tagged ``cross`` (trigger: "working in this project";
-confidence CROSS_CONFIDENCE: surer than one session's mined rule, below a close-captured one), through the same
-filter, dedup and policy as every KEA rule. The writes and every person's new mark commit with the job's
-completion. Log lines, as the seed's: ``op=kea.cross.skip reason newSessionCount``, ``op=kea.cross_extract
-outcome users totalPersisted durMs``, ``op=kea.cross.daily_done users processed skipped totalPersisted model``.
+(``kea.cross_extract:<day>``; services/daily.py), so servers that wake at once queue it once, and the queue
+runs it once. The job reads, for each person, the sessions they closed since their last run
+(store/shared/kea.py's mark; the newest CROSS_SESSIONS_MAX of them): with fewer than CROSS_MIN_SESSIONS it
+skips them (``op=kea.cross.skip``, the mark unmoved, so they count next day); otherwise the extractor mines
+each session, and a rule found in at least two of them, in the same project, becomes knowledge tagged
+``cross`` (trigger: "working in this project"; confidence CROSS_CONFIDENCE: surer than one session's mined
+rule, below a close-captured one), through the same filter, dedup and policy as every KEA rule. The writes and
+every person's new mark commit with the job's completion. Log lines, as the seed's: ``op=kea.cross.skip reason
+newSessionCount``, ``op=kea.cross_extract outcome users totalPersisted durMs``, ``op=kea.cross.daily_done users
+processed skipped totalPersisted model``.
 """
 
 from __future__ import annotations
@@ -29,12 +30,10 @@ from notewell.services.brain_learnings import Learning, rule_key
 from notewell.services.brain_limits import EVENTS_PER_SESSION_MAX
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import WRITE
-from notewell.services.jobs import Clock, JobKind, Step
+from notewell.services.jobs import JobKind, Step
 from notewell.services.kea import Funnel, KeaPart, Plan
 from notewell.services.kea_extractor import SessionMaterial
 from notewell.services.kea_filter import quality_filter
-from notewell.store.base import Store
-from notewell.timestamps import iso
 
 CROSS = "kea.cross_extract"
 CROSS_MIN_SESSIONS = 2
@@ -51,24 +50,6 @@ _log = logging.getLogger("notewell.kea")
 class _Person:
     p: Principal
     plans: list[tuple[BrainProject, Plan]] = field(default_factory=list)
-
-
-class DailySchedule:
-    """The runner's idle hook: queue the day's cross extraction once (per process, and per store by its key)."""
-
-    def __init__(self, store: Store, clock: Clock) -> None:
-        self.store = store
-        self.clock = clock
-        self._day: str | None = None
-
-    def __call__(self) -> bool:
-        """True when this call queued the day's job."""
-        now = self.clock()
-        day = now.strftime("%Y-%m-%d")
-        if day == self._day:
-            return False
-        self._day = day
-        return self.store.jobs.schedule(CROSS, f"{CROSS}:{day}", {"through": iso(now)}, iso(now))
 
 
 def repeated(found: Sequence[tuple[str, str, Learning]]) -> list[tuple[str, Learning]]:

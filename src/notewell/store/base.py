@@ -55,6 +55,7 @@ from notewell.records.memories import (
 )
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
+from notewell.store.brain_loop import EvolutionRepository, ProposalRepository
 from notewell.store.vector_search import Nearest
 
 
@@ -343,6 +344,9 @@ class MemoryRepository(Protocol):
     def forget(self, ref: str, by_user_id: str, reason: str, at: str) -> MemoryRecord | None:
         """Soft-delete; None when there is no such ref or it was forgotten already."""
         ...
+    def restore(self, ref: str, at: str) -> MemoryRecord | None:
+        """Undo a forget; None when it is not forgotten; Conflict when a live copy was written since."""
+        ...
     def strict(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def tolerant(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
@@ -361,7 +365,7 @@ class MemoryRepository(Protocol):
 # --- the External Brain ------------------------------------------------------------------------------
 
 
-class BrainRepository(Protocol):
+class BrainRepository(EvolutionRepository, ProposalRepository, Protocol):
     """Personal projects, taught knowledge and coding sessions. Taught knowledge is memory with structure:
     each item is a memory (so recall finds it) plus a knowledge row keyed by the memory's ref holding kind,
     trigger, rule, rationale, source, confidence and the usage counts."""
@@ -416,9 +420,9 @@ class BrainRepository(Protocol):
         """A page of a session's events, oldest first."""
         ...
     def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
-                      job: NewJob | None = None) -> tuple[bool, int | None]:
-        """Record the outcome of an open session, queueing ``job`` with it: (closed, the job's id); (False,
-        None) when it was closed already."""
+                      job: NewJob | None = None, also: Sequence[NewJob] = ()) -> tuple[bool, int | None]:
+        """Record the outcome of an open session, queueing ``job`` and ``also`` with it: (closed, ``job``'s id);
+        (False, None) when it was closed already."""
         ...
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         """Remember that ``refs`` were injected into (or used by) the session; injected ones count up once."""

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
 from notewell.runtime import Runtime
 from notewell.web.clients import notewell_executable
-from notewell.web.pages import admin, auth, browse, health, memories, sessions, tokens, writing
+from notewell.web.pages import admin, auth, browse, health, memories, sessions, skills, tokens, writing
 from notewell.web.render import page
 from notewell.web.session import (
     SESSION_COOKIE,
@@ -104,7 +104,7 @@ def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
     """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
     app = Starlette(
         routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *writing.ROUTES, *memories.ROUTES, *sessions.ROUTES,
-                *health.ROUTES, *admin.ROUTES, Route("/favicon.ico", _favicon, methods=["GET"]),
+                *health.ROUTES, *skills.ROUTES, *admin.ROUTES, Route("/favicon.ico", _favicon, methods=["GET"]),
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),
                     Middleware(SessionMiddleware, secret_key=services.sign_in.cookie_key().decode("ascii"),

@@ -131,6 +131,9 @@ class PostgresMemories(SqlMemories):
             assert new is not None
             return memory_from_row(new), True
 
+    def _index(self, conn: Executor, row_id: int) -> None:
+        """Nothing to do: a row keeps its words, and the word indexes are partial, over live rows only."""
+
     def _unindex(self, conn: Executor, row_id: int) -> None:
         """Nothing to do: the word indexes are partial, over live rows only."""
 

@@ -41,16 +41,18 @@ from notewell.store.brain_rows import (
     session_from_row,
     tag_pattern,
 )
+from notewell.store.shared.autoskill import ProposalRows
 from notewell.store.shared.brain_health import health_counts
 from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
+from notewell.store.shared.evolution import EvolutionRows
 from notewell.store.shared.jobs import insert_job
 from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.shared.migrations import Migration
 from notewell.store.vector_search import Nearest, nearest_rows
 
 
-class SqlBrain(ABC):
+class SqlBrain(EvolutionRows, ProposalRows, ABC):
     """The brain repository less its session index: a backend adds the statements that make it
     (``session_index``), ``index`` and ``search_sessions``."""
 
@@ -241,8 +243,8 @@ class SqlBrain(ABC):
             (session_id, limit, offset))]
 
     def close_session(self, session_id: str, close: SessionClose, texts: Sequence[str],
-                      job: NewJob | None = None) -> tuple[bool, int | None]:
-        """Close the session if it is open (False otherwise), queueing ``job`` with the close (its id)."""
+                      job: NewJob | None = None, also: Sequence[NewJob] = ()) -> tuple[bool, int | None]:
+        """Close the session if it is open (False otherwise), queueing ``job`` (its id) and ``also`` with it."""
         with self.dialect.transaction() as conn:
             row = conn.execute(
                 "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
@@ -253,6 +255,8 @@ class SqlBrain(ABC):
                 return False, None
             self.index(int(row[0]), row[1], texts)
             conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
+            for more in also:
+                insert_job(conn, more, close.ended_at)
             return True, (insert_job(conn, job, close.ended_at) if job is not None else None)
 
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:

@@ -1,6 +1,10 @@
-"""The brain's tables, written once as DDL templates (shared/dialect.py's words), and its one migration
-step: these tables with the backend's session text index (an FTS5 table on SQLite, tsvector rows under
-a GIN index on PostgreSQL). A later step is appended to ``brain_migrations``, never written into step 1."""
+"""The brain's tables, written once as DDL templates (shared/dialect.py's words), and its migration steps.
+
+Step 1: these tables with the backend's session text index (an FTS5 table on SQLite, tsvector rows under a GIN
+index on PostgreSQL). Steps 2 to 1 + BACKEND_STEPS: each backend's own (PostgreSQL's step 2 keeps each piece's
+text; SQLite's is empty), so that the steps after them, shared (``LATER``), have one number on both backends. A
+later step is appended to ``LATER`` (or a backend's own, once BACKEND_STEPS grows by one and every backend
+fills its slot), never written into an earlier one."""
 
 from __future__ import annotations
 
@@ -93,7 +97,39 @@ TABLES = (
 )
 
 
-def brain_migrations(dialect: Dialect, session_index: Migration, later: Sequence[Migration] = ()) -> list[Migration]:
+BACKEND_STEPS = 1
+LATER: tuple[tuple[str, ...], ...] = (
+    (  # step 3: autoskill's proposals (services/autoskill.py), each waiting for a person's yes or no
+        """
+        CREATE TABLE brain_skill_proposals (
+            id {serial},
+            proposal_key {key} NOT NULL UNIQUE,
+            kind TEXT NOT NULL CHECK (kind IN ('merge', 'demote', 'add_steps')),
+            knowledge_ref {key} NOT NULL,
+            other_ref TEXT,
+            owner_user_id TEXT NOT NULL,
+            brain_project {key} NOT NULL,
+            session_id TEXT NOT NULL,
+            new_kind TEXT NOT NULL,
+            new_rule TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'accepted', 'rejected')),
+            created_at {key} NOT NULL,
+            decided_at TEXT,
+            decided_by TEXT,
+            result_ref TEXT
+        )
+        """,
+        "CREATE INDEX brain_skill_proposals_owner ON brain_skill_proposals (owner_user_id, state, id)",
+    ),
+)
+
+
+def brain_migrations(dialect: Dialect, session_index: Migration, own: Sequence[Migration] = ()) -> list[Migration]:
     """The brain's steps on ``dialect``, whose session text index is made by the statements ``session_index``;
-    ``later``: the backend's own steps after the first (its session index's)."""
-    return [(*(dialect.render(statement) for statement in TABLES), *session_index), *later]
+    ``own``: the backend's own steps after the first (at most BACKEND_STEPS; the slots it leaves are empty)."""
+    if len(own) > BACKEND_STEPS:
+        raise ValueError(f"a backend has {BACKEND_STEPS} own brain step(s), not {len(own)}; raise BACKEND_STEPS")
+    padded = [*own, *([()] * (BACKEND_STEPS - len(own)))]
+    return [(*(dialect.render(statement) for statement in TABLES), *session_index), *padded,
+            *(tuple(dialect.render(statement) for statement in step) for step in LATER)]

@@ -1,4 +1,5 @@
-"""Memories in SQL both backends run: forgetting one, and the reads (by ref, in order, a listing, a count).
+"""Memories in SQL both backends run: forgetting one (and undoing that), and the reads (by ref, in order,
+a listing, a count).
 
 Forgetting is written here too. Each backend's subclass adds its schema (its migration steps, already
 applied to existing databases) and what really differs: adding and superseding (which keep the word
@@ -12,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from notewell.errors import Conflict
 from notewell.meaning.model import DIMENSIONS
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
@@ -23,7 +25,7 @@ from notewell.store.memory_rows import (
 )
 from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor
-from notewell.store.shared.meaning import drop_vector
+from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.migrations import Migration
 from notewell.store.vector_cache import VectorCache
 from notewell.store.vector_search import Nearest, best_allowed, from_half
@@ -61,6 +63,10 @@ class SqlMemories(ABC):
     def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]: ...
 
     @abstractmethod
+    def _index(self, conn: Executor, row_id: int) -> None:
+        """Put a live memory into the word indexes (in ``conn``'s transaction)."""
+
+    @abstractmethod
     def _unindex(self, conn: Executor, row_id: int) -> None:
         """Take a live memory out of the word indexes (in ``conn``'s transaction)."""
 
@@ -81,6 +87,28 @@ class SqlMemories(ABC):
             drop_vector(conn, "memory", row[0])
             conn.execute("UPDATE memories SET deleted_at = ?, deleted_by = ?, delete_reason = ?, updated = ?"
                          " WHERE id = ?", (at, by_user_id, self.dialect.text(reason), at, row[0]))
+            found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
+            return memory_from_row(found)
+
+    def restore(self, ref: str, at: str) -> MemoryRecord | None:
+        """Undo a forget: live again, back in the word indexes and queued for its vector (None when it is not
+        forgotten). Conflict when a live copy of it (same project, path and content) was written since."""
+        with self.dialect.transaction() as conn:
+            row = conn.execute("SELECT id, superseded_by, project, path, content_hash, COALESCE(private_to, '')"
+                               f" FROM memories WHERE ref = ? AND deleted_at IS NOT NULL{self.dialect.lock}",
+                               (ref,)).fetchone()
+            if row is None:
+                return None
+            twin = conn.execute("SELECT ref FROM memories WHERE project = ? AND path = ? AND content_hash = ?"
+                                " AND COALESCE(private_to, '') = ? AND deleted_at IS NULL AND superseded_by IS NULL",
+                                (row[2], row[3], row[4], row[5])).fetchone()
+            if twin is not None and row[1] is None:
+                raise Conflict(f"memory {twin[0]} holds the same text at the same place; {ref} stays forgotten")
+            conn.execute("UPDATE memories SET deleted_at = NULL, deleted_by = NULL, delete_reason = NULL,"
+                         " updated = ? WHERE id = ?", (at, row[0]))
+            if row[1] is None:  # a superseded one stays out of search, as it was before
+                self._index(conn, row[0])
+                conn.execute(QUEUE_ITEM, ("memory", row[0]))
             found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
             return memory_from_row(found)
 

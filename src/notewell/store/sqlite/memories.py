@@ -151,7 +151,7 @@ class SqliteMemories(SqlMemories):
             row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
             return memory_from_row(row), True
 
-    def _index(self, conn: sqlite3.Connection, row_id: int) -> None:
+    def _index(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
             conn.execute(
                 f"INSERT INTO {table} (rowid, title, content, tags, path)"

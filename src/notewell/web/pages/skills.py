@@ -1,0 +1,71 @@
+"""/brain/skills: what the learning loop proposes and what it retired, for the signed-in person to decide.
+
+Autoskill's open proposals for the person's recipes, each accepted (the edit applied: a new version supersedes
+the recipe) or rejected; and what nightly evolution retired in their projects, each restorable. Nothing here
+changes a rule but the person's own click (services/autoskill.py, services/brain_evolution.py)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from notewell.access.principal import Principal
+from notewell.errors import Forbidden, NotewellError, NotFound
+from notewell.web.render import page
+from notewell.web.session import call, checked_form, services, signed_in
+
+SHOWN = 50
+
+
+async def _render(request: Request, p: Principal, *, error: str = "", done: str = "", status: int = 200) -> Response:
+    brain = services(request).brain
+    proposals = await call(brain.proposals, p, "open", SHOWN)
+    retired = await call(brain.evolution_retired, p, SHOWN)
+    return page(request, "skills.html", p, title="Skill proposals", proposals=proposals, retired=retired,
+                error=error, done=done, status=status)
+
+
+async def skills_page(request: Request) -> Response:
+    p = await signed_in(request)
+    return await _render(request, p, done=request.query_params.get("done", "")[:80])
+
+
+def _status(exc: NotewellError) -> int:
+    return 404 if isinstance(exc, NotFound) else 403 if isinstance(exc, Forbidden) else 400
+
+
+def _proposal_id(request: Request) -> int:
+    given = str(request.path_params["proposal_id"])
+    return int(given) if given.isdigit() and len(given) <= 18 else 0
+
+
+async def decide(request: Request) -> Response:
+    p = await signed_in(request)
+    await checked_form(request)
+    decision = request.path_params["decision"]
+    if decision not in ("accept", "reject"):
+        return await _render(request, p, error=f"{decision[:20]!r} is no decision; accept or reject", status=404)
+    accept = decision == "accept"
+    try:
+        decided = await call(services(request).brain.decide_proposal, p, _proposal_id(request), accept)
+    except NotewellError as exc:
+        return await _render(request, p, error=str(exc), status=_status(exc))
+    return RedirectResponse(f"/brain/skills?done=proposal+{decided.id}+{decided.state}", status_code=303)
+
+
+async def restore(request: Request) -> Response:
+    p = await signed_in(request)
+    await checked_form(request)
+    try:
+        item = await call(services(request).brain.restore, p, str(request.path_params["ref"]))
+    except NotewellError as exc:
+        return await _render(request, p, error=str(exc), status=_status(exc))
+    return RedirectResponse(f"/brain/skills?done={item.ref}+restored", status_code=303)
+
+
+ROUTES = [
+    Route("/brain/skills", skills_page, methods=["GET"]),
+    Route("/brain/skills/proposals/{proposal_id}/{decision}", decide, methods=["POST"]),
+    Route("/brain/skills/restore/{ref}", restore, methods=["POST"]),
+]

@@ -1,0 +1,100 @@
+"""The web page /brain/skills on SQLite and PostgreSQL: a person sees autoskill's proposals for their recipes
+and what nightly evolution retired, accepts or rejects a proposal and restores a rule with a click (a form
+with the page's CSRF token); another person sees none of it and may decide none of it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from brain_world import BrainWorld, brain_world_on, serve_brain
+from notewell.access.authentication import user_principal
+from notewell.access.principal import LOCAL_OWNER, Principal
+from notewell.services.brain_evolution import IDLE_DAYS
+from notewell.timestamps import iso
+
+T0 = datetime.now(UTC)
+
+
+class Clock:
+    def __call__(self) -> datetime:
+        return T0 + timedelta(days=IDLE_DAYS + 1)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrainWorld]:
+    yield from brain_world_on(request, tmp_path_factory.mktemp("skills"))
+
+
+@pytest.fixture(scope="module")
+def base(world: BrainWorld) -> Iterator[str]:
+    with serve_brain(world) as server:
+        yield server.url.removesuffix("/mcp")
+
+
+def person(world: BrainWorld, handle: str) -> Principal:
+    user = world.runtime.store.identity.user_by_email(f"{handle}@example.test")
+    assert user is not None
+    return user_principal(user)
+
+
+@contextmanager
+def signed_in(base: str, world: BrainWorld, handle: str) -> Iterator[httpx.Client]:
+    world.runtime.sign_in.set_password(LOCAL_OWNER, f"{handle}@example.test", f"{handle} pass phrase")
+    with httpx.Client(base_url=base, timeout=30) as client:
+        client.post("/signin", data={"email": f"{handle}@example.test", "password": f"{handle} pass phrase",
+                                     "csrf": csrf_of(client.get("/signin").text), "next": "/projects"})
+        yield client
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: BrainWorld) -> None:
+    rt, alice = world.runtime, person(world, "alice")
+    build = rt.brain.teach(alice, rule="build the image", trigger="deploying the arm", kind="recipe",
+                           project_id="shared").item.ref
+    smoke = rt.brain.teach(alice, rule="run the smoke tests", trigger="deploying the arm", kind="recipe",
+                           project_id="shared").item.ref
+    faded = rt.brain.teach(alice, rule="grease the gears weekly", project_id="shared").item.ref
+    rt.store.brain.record_use(faded, False, 0.1, iso(T0))
+    sid = rt.brain.start_session(alice, prompt="ship the arm", project_id="shared").session.id
+    rt.brain.log_event(alice, sid, "command_run", {"command": "make flash"})
+    rt.brain.report_outcome(alice, sid, success=True, knowledge_used=[build])
+    rt.job_runner(clock=Clock()).run(drain=True)  # autoskill's job, and the night's evolution
+    proposals = {q.proposal.kind: q.id for q in rt.brain.proposals(alice)}
+    assert sorted(proposals) == ["add_steps", "merge"]
+
+    with signed_in(base, world, "alice") as client:
+        shown = client.get("/brain/skills")
+        assert shown.status_code == 200
+        html = shown.text
+        assert "build the image Then: make flash." in html and f"/brain/skills/restore/{faded}" in html
+        csrf = csrf_of(html)
+        done = client.post(f"/brain/skills/proposals/{proposals['add_steps']}/accept", data={"csrf": csrf})
+        assert done.status_code == 303 and done.headers["location"].endswith("accepted")
+        stale = client.post(f"/brain/skills/proposals/{proposals['merge']}/accept", data={"csrf": csrf})
+        assert stale.status_code == 400 and "changed since" in stale.text
+        assert client.post(f"/brain/skills/proposals/{proposals['merge']}/reject",
+                           data={"csrf": csrf}).status_code == 303
+        refused = client.post(f"/brain/skills/restore/{faded}", data={})
+        assert refused.status_code == 403 and not rt.store.brain.knowledge([faded])[faded].live  # no CSRF token
+        assert client.post(f"/brain/skills/restore/{faded}", data={"csrf": csrf}).status_code == 303
+        after = client.get("/brain/skills").text
+        assert "No open proposals." in after and "Nothing retired." in after
+    known = rt.store.brain.knowledge([build, smoke, faded])
+    assert not known[build].live and known[smoke].live and known[faded].live
+
+    with signed_in(base, world, "bob") as client:
+        html = client.get("/brain/skills").text
+        assert "No open proposals." in html and "grease the gears" not in html
+        theirs = client.post(f"/brain/skills/proposals/{proposals['merge']}/reject", data={"csrf": csrf_of(html)})
+        assert theirs.status_code == 404 and "of yours" in theirs.text
