@@ -25,7 +25,7 @@ class PackItem:
     kind: str  # "memory" or "document"
     ref: str  # a memory ref, or a document location "project/path#L3-9"
     title: str
-    label: str  # where it comes from, shown under the title
+    label: str  # where it comes from (or why it is there: the link that brought it), shown under the title
     text: str
     relevance: float  # 0..1, the order the caller sorted by
 
@@ -37,6 +37,7 @@ class PackedItem:
     title: str
     tokens: int
     complete: bool  # False: ended at a sentence boundary
+    label: str  # the item's label: where it comes from, or why it is there
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         if whole_cost <= budget:
             parts.append(whole)
             used += whole_cost + extra
-            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True))
+            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label))
             continue
         shortened = _ended_early(item, budget)
         if shortened is None:
@@ -111,7 +112,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         text, cost = shortened
         parts.append(text)
         used += cost + extra
-        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False))
+        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label))
         result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
                                        f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
     block = SEPARATOR.join(parts)

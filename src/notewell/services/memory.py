@@ -47,9 +47,9 @@ from notewell.services.memory_checks import (
     check_text,
     default_title,
 )
-from notewell.services.memory_documents import document_ties
+from notewell.services.memory_documents import document_ties, readable_ties
 from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
-from notewell.services.passages import document_passages
+from notewell.services.recall_documents import MEMORY_STARTS, RecalledMemory, recall_documents
 from notewell.store.base import Store
 from notewell.timestamps import now_iso
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from notewell.access.audit import AuditTrail
     from notewell.access.authorization import Authorization
     from notewell.search.engine import SearchEngine
+    from notewell.services.links import LinkService
     from notewell.services.meaning import MeaningService
 
 SEARCH_LIMIT_DEFAULT = 5
@@ -162,9 +163,10 @@ def _why_fused(found: Fused[MemoryRecord, MemoryHit], terms: Sequence[str]) -> s
 
 
 class MemoryService:
-    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail, links: LinkService,
                  engine: SearchEngine | None = None, meaning: MeaningService | None = None) -> None:
         self.store = store
+        self.links = links  # include_documents walks links as buildContext does
         self.memories = store.memories
         self.authorization = authorization
         self.audit = audit
@@ -362,8 +364,9 @@ class MemoryService:
     def recall_context(self, p: Principal, query: str, *, max_tokens: int = CONTEXT_TOKENS_DEFAULT,
                        include_documents: bool = False, path_filter: str | None = None,
                        memory_type: str | None = None, narrow: Narrowing | None = None) -> ContextPack:
-        """The best memories (and with include_documents the best readable document passages) for a query,
-        packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
+        """The best memories (and with include_documents the best readable document passages, and the documents
+        one link from theirs and from the memories', services/recall_documents.py) for a query, packed into one
+        block of at most ``max_tokens`` (services.tokens counts), by relevance."""
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_query_terms(query)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not (
@@ -372,19 +375,19 @@ class MemoryService:
                                                 f"(got {max_tokens!r})")
         found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type,
                             narrow=narrow)
-        items: list[PackItem] = []
-        if found.results:
-            top = found.results[0].score
-            items += [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title,
-                               label=f"{r.memory.location} · {r.memory.memory_type} · {r.memory.created[:10]}",
-                               text=r.memory.content, relevance=r.score / top)
-                      for r in found.results]
+        top = found.results[0].score if found.results else 1.0
+        items = [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title,
+                          label=f"{r.memory.location} · {r.memory.memory_type} · {r.memory.created[:10]}",
+                          text=r.memory.content, relevance=r.score / top) for r in found.results]
         if include_documents:
             self.authorization.authorize(p, "knowledge:read")
             if self.engine is None:
                 raise InvalidArgument("include_documents", "this server has no document index; index a vault first")
             readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
-            items += document_passages(self.engine, self.store.documents, readable, terms)
+            best = found.results[:MEMORY_STARTS]
+            ties = readable_ties(self.store, readable, [r.memory.ref for r in best])
+            recalled = [RecalledMemory(r.memory.ref, r.score / top, ties.get(r.memory.ref, ())) for r in best]
+            items += recall_documents(self.engine, self.store, self.links, readable, terms, recalled)
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)
 
