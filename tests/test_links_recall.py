@@ -125,3 +125,33 @@ def test_recall_context_with_links_never_exceeds_its_budget(recall_runtime: Runt
     found = recall_runtime.memory.recall_context(LOCAL_OWNER, query, max_tokens=max_tokens, include_documents=True)
     assert found.tokens_used == count_tokens(found.text) <= max_tokens
     assert len({i.ref for i in found.items}) == len(found.items)
+
+
+async def test_memory_answers_name_the_documents_the_caller_may_read(world: World) -> None:
+    """A memory about Kestrel that names the policy and a secret plan: ada, who reads secret, is told all three;
+    mia the two she may read, in recall, search_memory and recall_context alike; a token without knowledge:read
+    none; a deleted document is named to no one (hidden or gone: the same answer)."""
+    memory_only = world.runtime.administration.mint_token(LOCAL_OWNER, "mia@example.test", ["memory:read"]).secret
+    team = ["team/clients/Kestrel Logistics.md", "team/pricing-policy.md"]
+    with serve_world(world) as server:
+        said = json.loads(await _tool(server.url, world.tokens["ada_all"], "remember", {
+            "content": "Kestrel terms: see team/pricing-policy.md and secret/plan.md.", "project": "team",
+            "about": "team/clients/Kestrel Logistics.md"}))
+
+        async def named(token: str) -> list[list[str]]:
+            answers = [json.loads(await _tool(server.url, token, tool, {"query": "kestrel terms"}))
+                       for tool in ("recall", "search_memory")]
+            pack = json.loads(await _tool(server.url, token, "recall_context", {"query": "kestrel terms"}))
+            assert all(a["results"][0]["ref"] == said["ref"] for a in answers)
+            assert pack["items"][0]["ref"] == said["ref"]
+            return [a["results"][0]["documents"] for a in answers] + [pack["items"][0]["documents"]]
+
+        assert await named(world.tokens["ada_all"]) == [["secret/plan.md", *team]] * 3
+        assert await named(world.tokens["mia_all"]) == [team] * 3
+        assert await named(memory_only) == [[]] * 3
+        pack = json.loads(await _tool(server.url, world.tokens["mia_all"], "recall_context", {"query": "kestrel"}))
+        assert pack["items"][0]["label"].endswith(f" · about {', '.join(team)}")
+    (world.vault / "team/pricing-policy.md").unlink()
+    world.runtime.indexing.sync()
+    with serve_world(world) as server:
+        assert await named(world.tokens["mia_all"]) == [team[:1]] * 3

@@ -28,6 +28,7 @@ class PackItem:
     label: str  # where it comes from (or why it is there: the link that brought it), shown under the title
     text: str
     relevance: float  # 0..1, the order the caller sorted by
+    documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class PackedItem:
     tokens: int
     complete: bool  # False: ended at a sentence boundary
     label: str  # the item's label: where it comes from, or why it is there
+    documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         if whole_cost <= budget:
             parts.append(whole)
             used += whole_cost + extra
-            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label))
+            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label,
+                                                  item.documents))
             continue
         shortened = _ended_early(item, budget)
         if shortened is None:
@@ -112,7 +115,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         text, cost = shortened
         parts.append(text)
         used += cost + extra
-        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label))
+        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label, item.documents))
         result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
                                        f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
     block = SEPARATOR.join(parts)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -49,7 +49,7 @@ from notewell.services.memory_checks import (
 )
 from notewell.services.memory_documents import document_ties, readable_ties
 from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
-from notewell.services.recall_documents import MEMORY_STARTS, RecalledMemory, recall_documents
+from notewell.services.recall_documents import RecalledMemory, memory_label, recall_documents
 from notewell.store.base import Store
 from notewell.timestamps import now_iso
 
@@ -106,6 +106,7 @@ class MemoryResult:
     matched: dict[str, list[str]]  # field -> the words of that field that matched
     found_by: tuple[str, ...] = ("words",)  # "words", "meaning" or both (services.hybrid)
     similarity: float | None = None  # cosine similarity to the query, when meaning found it
+    documents: tuple[str, ...] = ()  # the documents it is tied to that the caller may read (vault paths)
 
 
 @dataclass(frozen=True)
@@ -331,7 +332,8 @@ class MemoryService:
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         hits = self.memories.strict(chosen) if limit else []
         return MemorySearch(query, "strict", terms,
-                            self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
+                            self._named(p, self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working),
+                                                      limit=limit)))
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
                memory_type: str | None = None, prefer_working: bool = False,
@@ -348,8 +350,15 @@ class MemoryService:
         near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
         words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
-        return MemorySearch(query, "tolerant", terms, self._rank_fused(found, terms, bool(prefer_working), limit),
+        return MemorySearch(query, "tolerant", terms,
+                            self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
                             words_only=words_only)
+
+    def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
+        """The results, each naming the documents it is tied to that p may read (docs/links.md)."""
+        readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
+        named = readable_ties(self.store, readable, [r.memory.ref for r in results])
+        return [replace(r, documents=named[r.memory.ref]) if r.memory.ref in named else r for r in results]
 
     def _rank_fused(self, found: list[Fused[MemoryRecord, MemoryHit]], terms: list[str], prefer_working: bool,
                     limit: int) -> list[MemoryResult]:
@@ -376,17 +385,15 @@ class MemoryService:
         found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type,
                             narrow=narrow)
         top = found.results[0].score if found.results else 1.0
-        items = [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title,
-                          label=f"{r.memory.location} · {r.memory.memory_type} · {r.memory.created[:10]}",
-                          text=r.memory.content, relevance=r.score / top) for r in found.results]
+        items = [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title, label=memory_label(r.memory.location,
+                          r.memory.memory_type, r.memory.created, r.documents), text=r.memory.content,
+                          relevance=r.score / top, documents=r.documents) for r in found.results]
         if include_documents:
             self.authorization.authorize(p, "knowledge:read")
             if self.engine is None:
                 raise InvalidArgument("include_documents", "this server has no document index; index a vault first")
             readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
-            best = found.results[:MEMORY_STARTS]
-            ties = readable_ties(self.store, readable, [r.memory.ref for r in best])
-            recalled = [RecalledMemory(r.memory.ref, r.score / top, ties.get(r.memory.ref, ())) for r in best]
+            recalled = [RecalledMemory(r.memory.ref, r.score / top, r.documents) for r in found.results]
             items += recall_documents(self.engine, self.store, self.links, readable, terms, recalled)
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)

@@ -66,6 +66,8 @@ def readable_ties(store: Store, readable: Sequence[str], refs: Sequence[str]) ->
     """The vault paths of the documents each memory of ``refs`` is tied to that exist and lie in ``readable``
     (the projects the caller may read): a tie to a document hidden from the caller, or deleted, is not named,
     so the answer is the same whether it is hidden or gone. A memory with none has no entry."""
+    if not readable or not refs:
+        return {}
     ties = store.memory_documents.ties(refs)
     wanted = [(t.project, t.path) for found in ties.values() for t in found if t.project in readable]
     existing = store.documents.checksums(wanted) if wanted else {}

@@ -31,6 +31,8 @@ LINKED_MAX: Final = 8
 """At most this many whole documents are added: the walk's, beyond the passages."""
 HOP_WEIGHT: Final = 0.5
 """A document reached ranks at this share of the relevance of what brought it."""
+LABEL_DOCUMENTS: Final = 3
+"""A memory's label names at most this many of its documents (its item in the answer names them all)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,15 @@ class RecalledMemory:
     ref: str
     relevance: float
     documents: tuple[str, ...]  # vault paths the caller may read
+
+
+def memory_label(location: str, memory_type: str, created: str, documents: Sequence[str]) -> str:
+    """A memory's label in a pack: where it is kept, its type and day, and the documents it is tied to."""
+    label = f"{location} · {memory_type} · {created[:10]}"
+    if documents:
+        more = len(documents) - LABEL_DOCUMENTS
+        label += f" · about {', '.join(documents[:LABEL_DOCUMENTS])}" + (f" (+{more} more)" if more > 0 else "")
+    return label
 
 
 def _key(location: str) -> DocKey:
