@@ -11,6 +11,7 @@ services.tokens.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from notewell.services.token_count import count_tokens
@@ -91,14 +92,16 @@ def _ended_early(item: PackItem, budget: int) -> tuple[str, int] | None:
     return best
 
 
-def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
+def pack(query: str, items: list[PackItem], max_tokens: int, costs: Sequence[int] | None = None) -> ContextPack:
+    """``costs``: each item's whole rendering counted already (``count_tokens(render(item, item.text))``), in
+    the items' order, when the caller had to count them anyway."""
     result = ContextPack(query=query, max_tokens=max_tokens)
     parts: list[str] = []
     separator_cost = count_tokens(SEPARATOR)
     used = 0
-    for item in items:
+    for n, item in enumerate(items):
         whole = render(item, item.text)
-        whole_cost = count_tokens(whole)
+        whole_cost = costs[n] if costs is not None else count_tokens(whole)
         extra = separator_cost if parts else 0
         budget = max_tokens - used - extra
         if whole_cost <= budget:

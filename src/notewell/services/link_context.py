@@ -151,20 +151,22 @@ class LinkContextService:
         for order, (ref, (why, distance, title, text)) in enumerate(found.memories.items()):
             items.append((distance, order, PackItem("memory", ref, title, why, text, 1 / (1 + distance)), why))
         items.sort(key=lambda item: (item[0], item[1]))
-        tried, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
-        packed: ContextPack = pack(start, tried, max_tokens)
+        tried, costs, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
+        packed: ContextPack = pack(start, tried, max_tokens, costs)
         why_of = {item.ref: (why, distance) for distance, _, item, why in items}
         return LinkContext(start, depth, max_tokens, packed.text, packed.tokens_used,
                            [ContextItem(i.kind, i.ref, i.title, *why_of[i.ref], i.tokens, i.complete)
                             for i in packed.items], [*packed.left_out, *untried], found.truncated)
 
 
-def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[LeftOut]]:
+def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[int], list[LeftOut]]:
     """The items the packer is given: the nearest ones until their whole cost reaches TRY_TOKENS_FACTOR times the
     budget (room for the packer to end one early and fit smaller ones after). The rest are reported left out
     without being counted (their tokens estimated as CHARS_PER_TOKEN characters each): counting, and ending an
-    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in."""
+    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in. The
+    counts of the items tried are handed to the packer with them."""
     tried: list[PackItem] = []
+    costs: list[int] = []
     untried: list[LeftOut] = []
     spent = 0
     for item in items:
@@ -173,5 +175,6 @@ def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem
                                    "not tried: nearer items filled the budget (tokens estimated)"))
             continue
         tried.append(item)
-        spent += count_tokens(render(item, item.text))
-    return tried, untried
+        costs.append(count_tokens(render(item, item.text)))
+        spent += costs[-1]
+    return tried, costs, untried
