@@ -1,10 +1,10 @@
 """The link walk: from a few documents, the documents their links reach, both ways, hop by hop (docs/links.md).
 
-buildContext (services/link_context.py) and recall_context's ``include_documents`` (services/recall_documents.py)
-both walk with it. Every step goes through services.links with the projects the caller may read, so a
-document the caller may not read is never reached, nor named in a reason: a link into it is a link to nothing,
-a backlink from it is not there. The walk visits at most MAX_DOCUMENTS documents and takes at most
-LINKS_PER_DOCUMENT links each way from each.
+buildContext (services/link_context.py), recall_context's ``include_documents`` (services/recall_documents.py)
+and brain_ask_oracle (services/brain_oracle.py) walk with it. Every step goes through services.links with the
+projects the caller may read, so a document the caller may not read is never reached, nor named in a reason: a
+link into it is a link to nothing, a backlink from it is not there. The walk visits at most MAX_DOCUMENTS
+documents and takes at most LINKS_PER_DOCUMENT links each way from each.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ class Reach:
     why: str  # "linked from <path> line 33", "links to <path> at line 12", or the start's own reason
     distance: int  # hops from the start (0: a start)
     via: DocKey | None = None  # the document it was reached from (None: a start)
+    line: int = 0  # the line of the link that reached it (in ``via``, or in it for a backlink)
+    backlink: bool = False  # True: it links to ``via``; False: ``via`` links to it
 
 
 @dataclass
@@ -37,13 +39,17 @@ class Reached:
     documents: dict[DocKey, Reach] = field(default_factory=dict)
     truncated: bool = False  # the walk stopped at MAX_DOCUMENTS
 
-    def add_document(self, key: DocKey, why: str, distance: int, via: DocKey | None = None) -> None:
+    def add_document(self, key: DocKey, why: str, distance: int) -> None:
+        """A start of the walk (or a document it reached, with ``reach``)."""
+        self.add(key, Reach(why, distance))
+
+    def add(self, key: DocKey, reach: Reach) -> None:
         if key in self.documents:
             return
         if len(self.documents) >= MAX_DOCUMENTS:
             self.truncated = True
             return
-        self.documents[key] = Reach(why, distance, via)
+        self.documents[key] = reach
 
 
 def walk(links: LinkService, readable: list[str], reached: Reached, depth: int) -> None:
@@ -56,18 +62,20 @@ def walk(links: LinkService, readable: list[str], reached: Reached, depth: int) 
             source = f"{key[0]}/{key[1]}"
             for link in links.outgoing(key, readable, LINKS_PER_DOCUMENT):
                 if link.path is not None:
-                    found.append(_reach(reached, link.path, f"linked from {source} line {link.line}", distance, key))
+                    found.append(_reach(reached, link.path, Reach(f"linked from {source} line {link.line}", distance,
+                                                                  key, link.line)))
             for link in links.backlinks(key, readable, LINKS_PER_DOCUMENT):
-                found.append(_reach(reached, link.source, f"links to {source} at line {link.line}", distance, key))
+                found.append(_reach(reached, link.source, Reach(f"links to {source} at line {link.line}", distance,
+                                                                key, link.line, backlink=True)))
         frontier = [k for k in dict.fromkeys(found) if k in reached.documents
                     and reached.documents[k].distance == distance]
         if not frontier:
             return
 
 
-def _reach(reached: Reached, vault_path: str, why: str, distance: int, via: DocKey) -> DocKey:
+def _reach(reached: Reached, vault_path: str, reach: Reach) -> DocKey:
     project, _, rel = vault_path.partition("/")
-    reached.add_document((project, rel), why, distance, via)
+    reached.add((project, rel), reach)
     return project, rel
 
 
