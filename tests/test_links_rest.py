@@ -13,6 +13,7 @@ import pytest
 
 from links_world import opened_world
 from mcp_world import World, serve_world
+from notewell.access.principal import LOCAL_OWNER
 
 
 @pytest.fixture
@@ -80,3 +81,20 @@ def test_a_backlink_from_a_hidden_document_is_not_counted(world: World) -> None:
         after = _get(base, world.tokens["mia"], "/projects/team/documents/notes/review.md/links").json()
     assert admin["backlinksTotal"] == 1 and [b["source"] for b in admin["backlinks"]] == ["secret/plan.md"]
     assert before == after
+
+
+def test_memory_answers_name_only_readable_documents(world: World) -> None:
+    """REST's recall and context pack carry the documents a memory is tied to, as the MCP tools do: the ones
+    in ``secret`` only to a reader of secret."""
+    admin = world.runtime.administration
+    scopes = ["knowledge:read", "memory:read", "memory:write"]
+    ada = admin.mint_token(LOCAL_OWNER, "ada@example.test", scopes).secret
+    world.runtime.memory.remember(world.runtime.authentication.authenticate(ada),
+                                  "Kestrel terms: see team/pricing-policy.md and secret/plan.md.", project="team")
+    with serve_world(world) as server:
+        base = server.url.removesuffix("/mcp") + "/api/v1"
+        answers = {who: (_get(base, token, "/memories/recall", q="kestrel terms").json()["results"][0]["documents"],
+                         _get(base, token, "/memories/context", q="kestrel terms").json()["items"][0]["documents"])
+                   for who, token in (("ada", ada), ("mia", world.tokens["mia_all"]))}
+    assert answers["ada"] == (["secret/plan.md", "team/pricing-policy.md"],) * 2
+    assert answers["mia"] == (["team/pricing-policy.md"],) * 2

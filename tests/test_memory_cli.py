@@ -59,3 +59,17 @@ def test_a_narrow_table_shows_refs_whole_so_forget_can_use_them(tmp_path: Path) 
         table = run_cli("memory", command, "deploys tuesdays", *base, env={"COLUMNS": "60"})
         assert table.exit_code == 0 and ref in table.stdout, table.stdout
     assert run_cli("memory", "forget", ref, "--reason", "moved", *base).exit_code == 0
+
+
+def test_memory_answers_name_their_documents(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n\nDeploys happen weekly.\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    added = run_cli("memory", "add", "Deploys: see apollo/plan.md and apollo/none.md.", "--project", "apollo", *base)
+    assert added.exit_code == 0, added.stderr
+    for command in ("search", "recall"):
+        found = json.loads(run_cli("memory", command, "deploys", *base, "--json").stdout)
+        assert found["results"][0]["documents"] == ["apollo/plan.md"]  # apollo/none.md is no document
+    pack = json.loads(run_cli("memory", "context", "deploys", *base, "--json").stdout)
+    assert pack["items"][0]["documents"] == ["apollo/plan.md"]
+    assert pack["items"][0]["label"].endswith(" · about apollo/plan.md")

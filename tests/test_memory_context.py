@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from conftest import IndexedVault, make_vault
 from memory_world import build_world
 from notewell.services.context_pack import SHORTENED_MARK, PackItem, pack, render, sentence_ends
-from notewell.services.token_count import _PRE_TOKEN, count_tokens
+from notewell.services.token_count import _PRE_TOKEN, _word_cost, count_tokens
 
 words = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzéß0123 "), min_size=1, max_size=12)
 sentences = st.builds(lambda ws, end: " ".join(ws).strip().capitalize() + end,
@@ -51,6 +51,22 @@ def test_counter_sees_every_character(text: str) -> None:
 def test_counter_never_counts_a_newline_join_above_its_parts(a: str, b: str) -> None:
     """What lets the packer count items one by one: items are joined with a newline."""
     assert count_tokens(a + "\n" + b) <= count_tokens(a) + count_tokens("\n") + count_tokens(b)
+
+
+@settings(deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab Zé(_-'\t\n.1"), max_size=80) | st.text(max_size=80))
+def test_counter_fast_path_counts_as_the_definition(text: str) -> None:
+    """count_tokens counts plain ASCII words without _word_cost: the same count as charging every word by it."""
+    plain = 0
+    for m in _PRE_TOKEN.finditer(text):
+        piece = m.group()
+        if m.lastgroup == "word":
+            plain += _word_cost(piece)
+        elif m.lastgroup == "marks":
+            plain += max(1, -(-len(piece.strip()) // 2))
+        else:
+            plain += 1
+    assert count_tokens(text) == plain
 
 
 def test_counter_shapes() -> None:

@@ -65,7 +65,7 @@ async def test_about_a_document_one_cannot_read_is_refused_as_a_missing_one(serv
         missing = await refusal(bob, "remember", {"content": "x", "about": "projects/apollo/no-such.md"})
         assert hidden.replace("runbook", "no-such") == missing and "Not found" in hidden
         named = await call(bob, "remember", {"content": "projects/apollo/runbook.md is not mine to read"})
-    assert world.runtime.store.memory_documents.ties(named["ref"]) == []  # he may not read it: no tie
+    assert world.runtime.store.memory_documents.ties([named["ref"]]) == {}  # he may not read it: no tie
     async with connect(server.url, world.tokens["alice_mem"]) as alice:
         assert len(await about(alice, "projects/apollo/runbook.md")) == 2
 
@@ -94,4 +94,4 @@ async def test_a_moved_document_takes_its_memories_and_a_deleted_one_keeps_them(
         await call(alice, "delete_note", {"path": "projects/apollo/slip-v2.md"})
         found = await call(alice, "recall", {"query": "phase one slipped"})
         assert kept["ref"] in [r["ref"] for r in found["results"]]  # the memory outlives its document
-    assert world.runtime.store.memory_documents.ties(kept["ref"])[0].path == "apollo/slip-v2.md"
+    assert world.runtime.store.memory_documents.ties([kept["ref"]])[kept["ref"]][0].path == "apollo/slip-v2.md"

@@ -102,8 +102,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     indexing = IndexingService(settings, store, administration)
     note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
     knowledge = KnowledgeService(store, authorization, engine)
-    memory = MemoryService(store, authorization, audit, engine, meaning)
     links = LinkService(store, authorization)
+    memory = MemoryService(store, authorization, audit, links, engine, meaning)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),

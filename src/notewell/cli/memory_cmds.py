@@ -43,7 +43,8 @@ def _front_matter(mem: m.Memory) -> dict[str, object]:
 def _show(found: m.MemorySearch, json_out: bool) -> None:
     if json_out:
         print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
-                    "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why} for r in found.results]})
+                    "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why,
+                                 "documents": list(r.documents)} for r in found.results]})
         return
     # a ref is never cut: it is what `memory forget` takes
     show_rows([Col("ref", whole=True), Col("location", whole=True), Col("type"), Col("title"), Col("why")],

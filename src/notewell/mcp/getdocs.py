@@ -16,7 +16,7 @@ from notewell.answer_bound import ANSWER_BYTES_MAX
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.identity import Project
-from notewell.services import link_context, links
+from notewell.services import link_context, link_walk, links
 from notewell.vault import note_links
 
 SECTIONS: tuple[str, ...] = ("overview", "tools", "permissions", "limits")
@@ -121,8 +121,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- getLinks: at most {links.LINKS_LIMIT_MAX} links per list and page (default {links.LINKS_LIMIT_DEFAULT}); "
         f"a document keeps at most {note_links.MAX_LINKS_PER_DOCUMENT} links.",
         f"- buildContext: depth from 0 to {link_context.MAX_DEPTH} hops (default {link_context.DEPTH_DEFAULT}), "
-        f"at most {link_context.MAX_DOCUMENTS} documents, each packed from its first "
-        f"{link_context.DOCUMENT_CHARS} characters; max_tokens as recall_context's.",
+        f"at most {link_walk.MAX_DOCUMENTS} documents, each packed from its first "
+        f"{link_walk.DOCUMENT_CHARS} characters; max_tokens as recall_context's.",
         f"- Files larger than {size} are not indexed, so no tool finds or reads them.",
         f"- A matching line longer than {limits.SNIPPET_MAX_CHARS} characters is cut around the match.",
         f"- A search stops after {limits.SCAN_BUDGET_S:g} seconds, planning included (a pattern with no literal "

@@ -4,8 +4,8 @@ No language model is called. The answer is extractive: one sentence per source, 
 and the source's own words, each ending with its citation mark [n]; a citation gives the source's id,
 kind (session, knowledge or document), date and a snippet. A model would plug in at ``compose``: given
 the same citations, it could write a freer answer, provided every sentence keeps its [n] (docs/brain.md).
-The best document's neighbours (the documents it links to, then those that link to it, as buildContext walks
-them: services.links, within what the caller may read) are cited after it, LINKED of them at most.
+The best document's neighbours (the documents it links to, then those that link to it: buildContext's own walk,
+services/link_walk.py, one hop, within what the caller may read) are cited after it, LINKED of them at most.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from notewell.services import brain_injection
 from notewell.services.brain import BrainService
 from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_sessions import SessionFound
+from notewell.services.link_walk import Reached, walk
 from notewell.services.links import LinkService
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.services.passages import document_passages
@@ -139,25 +140,25 @@ class OracleService:
 
     def _linked(self, readable: list[str], location: str, cited_paths: set[str],
                 cited: int) -> list[tuple[str, Citation]]:
-        """The best document's neighbours, as sentences saying how they are linked to it."""
+        """The best document's neighbours (buildContext's walk, one hop), as sentences saying how they are linked
+        to it."""
         project, _, path = location.partition("/")
-        found: list[tuple[str, int, bool]] = []  # (neighbour, line of the link, whether the best document links)
-        found += [(link.path, link.line, True) for link in self.links.outgoing((project, path), readable, 20)
-                  if link.path is not None]
-        found += [(link.source, link.line, False) for link in self.links.backlinks((project, path), readable, 20)]
+        reached = Reached()
+        reached.add_document((project, path), "the best document", 0)
+        walk(self.links, readable, reached, 1)
         out: list[tuple[str, Citation]] = []
-        for neighbour, line, outgoing in found:
-            if neighbour in cited_paths or len(out) >= LINKED:
+        for (n_project, n_path), reach in reached.documents.items():
+            neighbour = f"{n_project}/{n_path}"
+            if reach.distance == 0 or neighbour in cited_paths or len(out) >= LINKED:
                 continue
             cited_paths.add(neighbour)
-            n = cited + len(out) + 1
-            n_project, _, n_path = neighbour.partition("/")
             meta = self.documents.meta(n_project, n_path)
             if meta is None:
                 continue
+            n = cited + len(out) + 1
             date = datetime.fromtimestamp(meta.mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
-            sentence = (f"{location} links to {meta.title} ({neighbour}) at line {line}." if outgoing else
-                        f"{meta.title} ({neighbour}) links to {location} at line {line}.")
+            sentence = (f"{meta.title} ({neighbour}) links to {location} at line {reach.line}." if reach.backlink
+                        else f"{location} links to {meta.title} ({neighbour}) at line {reach.line}.")
             out.append((f"{sentence} [{n}]",
                         Citation(n, neighbour, "document", date, _snip(meta.summary), meta.title)))
         return out

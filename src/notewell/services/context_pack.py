@@ -11,6 +11,7 @@ services.tokens.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from notewell.services.token_count import count_tokens
@@ -25,9 +26,10 @@ class PackItem:
     kind: str  # "memory" or "document"
     ref: str  # a memory ref, or a document location "project/path#L3-9"
     title: str
-    label: str  # where it comes from, shown under the title
+    label: str  # where it comes from (or why it is there: the link that brought it), shown under the title
     text: str
     relevance: float  # 0..1, the order the caller sorted by
+    documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class PackedItem:
     title: str
     tokens: int
     complete: bool  # False: ended at a sentence boundary
+    label: str  # the item's label: where it comes from, or why it is there
+    documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
 
 
 @dataclass(frozen=True)
@@ -88,20 +92,23 @@ def _ended_early(item: PackItem, budget: int) -> tuple[str, int] | None:
     return best
 
 
-def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
+def pack(query: str, items: list[PackItem], max_tokens: int, costs: Sequence[int] | None = None) -> ContextPack:
+    """``costs``: each item's whole rendering counted already (``count_tokens(render(item, item.text))``), in
+    the items' order, when the caller had to count them anyway."""
     result = ContextPack(query=query, max_tokens=max_tokens)
     parts: list[str] = []
     separator_cost = count_tokens(SEPARATOR)
     used = 0
-    for item in items:
+    for n, item in enumerate(items):
         whole = render(item, item.text)
-        whole_cost = count_tokens(whole)
+        whole_cost = costs[n] if costs is not None else count_tokens(whole)
         extra = separator_cost if parts else 0
         budget = max_tokens - used - extra
         if whole_cost <= budget:
             parts.append(whole)
             used += whole_cost + extra
-            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True))
+            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label,
+                                                  item.documents))
             continue
         shortened = _ended_early(item, budget)
         if shortened is None:
@@ -111,7 +118,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int) -> ContextPack:
         text, cost = shortened
         parts.append(text)
         used += cost + extra
-        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False))
+        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label, item.documents))
         result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
                                        f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
     block = SEPARATOR.join(parts)

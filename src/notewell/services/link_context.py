@@ -21,6 +21,7 @@ from notewell.errors import InvalidArgument
 from notewell.records.documents import DocKey
 from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
 from notewell.services.knowledge import READ, KnowledgeService
+from notewell.services.link_walk import Reached, beginning, walk
 from notewell.services.links import LinkService
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
 from notewell.services.token_count import count_tokens
@@ -33,14 +34,8 @@ if TYPE_CHECKING:
 
 DEPTH_DEFAULT: Final = 1
 MAX_DEPTH: Final = 3
-MAX_DOCUMENTS: Final = 30
-"""A context reaches at most this many documents, however many hops."""
-LINKS_PER_DOCUMENT: Final = 50
-"""Each document visited contributes at most this many outgoing links and this many backlinks."""
 QUERY_SEEDS: Final = 5
 """A query starts from at most this many documents and this many memories."""
-DOCUMENT_CHARS: Final = 4_000
-"""A document enters the pack as at most its first this many characters (cut at a line end)."""
 MEMORIES_AT_PATH: Final = 5
 TRY_TOKENS_FACTOR: Final = 1.25
 CHARS_PER_TOKEN: Final = 4
@@ -70,20 +65,10 @@ class LinkContext:
 
 
 @dataclass
-class _Found:
-    """What the walk reached, in order, each with why and how far."""
+class _Found(Reached):
+    """What the walk reached (services/link_walk.py), and the memories of the start."""
 
-    documents: dict[DocKey, tuple[str, int]] = field(default_factory=dict)
     memories: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)  # ref -> why, distance, title, text
-    truncated: bool = False
-
-    def add_document(self, key: DocKey, why: str, distance: int) -> None:
-        if key in self.documents:
-            return
-        if len(self.documents) >= MAX_DOCUMENTS:
-            self.truncated = True
-            return
-        self.documents[key] = (why, distance)
 
 
 def _check(depth: object, max_tokens: object) -> tuple[int, int]:
@@ -94,13 +79,6 @@ def _check(depth: object, max_tokens: object) -> tuple[int, int]:
         raise InvalidArgument("max_tokens", f"must be from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_MAX} "
                                             f"(got {max_tokens!r})")
     return depth, max_tokens
-
-
-def _beginning(text: str) -> str:
-    if len(text) <= DOCUMENT_CHARS:
-        return text
-    cut = text.rfind("\n", 0, DOCUMENT_CHARS)
-    return text[: cut if cut > 0 else DOCUMENT_CHARS]
 
 
 class LinkContextService:
@@ -129,7 +107,7 @@ class LinkContextService:
             self._from_memory(p, value, readable, found)
         else:
             self._from_query(p, value, found)
-        self._walk(readable, found, depth)
+        walk(self.links, readable, found, depth)
         return self._packed(f"{name} {value}", depth, max_tokens, found)
 
     def _from_document(self, p: Principal, key: DocKey, found: _Found) -> None:
@@ -162,55 +140,33 @@ class LinkContextService:
             for r in self.memory.recall(p, query, limit=QUERY_SEEDS).results:
                 found.memories[r.memory.ref] = ("a memory matching the query", 0, r.memory.title, r.memory.content)
 
-    def _walk(self, readable: list[str], found: _Found, depth: int) -> None:
-        frontier = list(found.documents)
-        for distance in range(1, depth + 1):
-            reached: list[DocKey] = []
-            for key in frontier:
-                source = f"{key[0]}/{key[1]}"
-                for link in self.links.outgoing(key, readable, LINKS_PER_DOCUMENT):
-                    if link.path is not None:
-                        reached.append(self._reach(found, link.path, f"linked from {source} line {link.line}",
-                                                   distance))
-                for link in self.links.backlinks(key, readable, LINKS_PER_DOCUMENT):
-                    reached.append(self._reach(found, link.source, f"links to {source} at line {link.line}",
-                                               distance))
-            frontier = [k for k in dict.fromkeys(reached) if k in found.documents
-                        and found.documents[k][1] == distance]
-            if not frontier:
-                return
-
-    @staticmethod
-    def _reach(found: _Found, vault_path: str, why: str, distance: int) -> DocKey:
-        project, _, rel = vault_path.partition("/")
-        found.add_document((project, rel), why, distance)
-        return project, rel
-
     def _packed(self, start: str, depth: int, max_tokens: int, found: _Found) -> LinkContext:
         items: list[tuple[int, int, PackItem, str]] = []
-        for order, (key, (why, distance)) in enumerate(found.documents.items()):
+        for order, (key, reach) in enumerate(found.documents.items()):
             doc = self.store.documents.get(*key)
             if doc is not None:
-                location = f"{key[0]}/{key[1]}"
+                location, why, distance = f"{key[0]}/{key[1]}", reach.why, reach.distance
                 items.append((distance, order, PackItem("document", location, doc.meta.title, why,
-                                                        _beginning(doc.text), 1 / (1 + distance)), why))
+                                                        beginning(doc.text), 1 / (1 + distance)), why))
         for order, (ref, (why, distance, title, text)) in enumerate(found.memories.items()):
             items.append((distance, order, PackItem("memory", ref, title, why, text, 1 / (1 + distance)), why))
         items.sort(key=lambda item: (item[0], item[1]))
-        tried, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
-        packed: ContextPack = pack(start, tried, max_tokens)
+        tried, costs, untried = _worth_trying([item for _, _, item, _ in items], max_tokens)
+        packed: ContextPack = pack(start, tried, max_tokens, costs)
         why_of = {item.ref: (why, distance) for distance, _, item, why in items}
         return LinkContext(start, depth, max_tokens, packed.text, packed.tokens_used,
                            [ContextItem(i.kind, i.ref, i.title, *why_of[i.ref], i.tokens, i.complete)
                             for i in packed.items], [*packed.left_out, *untried], found.truncated)
 
 
-def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[LeftOut]]:
+def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem], list[int], list[LeftOut]]:
     """The items the packer is given: the nearest ones until their whole cost reaches TRY_TOKENS_FACTOR times the
     budget (room for the packer to end one early and fit smaller ones after). The rest are reported left out
     without being counted (their tokens estimated as CHARS_PER_TOKEN characters each): counting, and ending an
-    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in."""
+    item early (a dozen counts of it), spent most of a call on thirty documents of which four could go in. The
+    counts of the items tried are handed to the packer with them."""
     tried: list[PackItem] = []
+    costs: list[int] = []
     untried: list[LeftOut] = []
     spent = 0
     for item in items:
@@ -219,5 +175,6 @@ def _worth_trying(items: list[PackItem], max_tokens: int) -> tuple[list[PackItem
                                    "not tried: nearer items filled the budget (tokens estimated)"))
             continue
         tried.append(item)
-        spent += count_tokens(render(item, item.text))
-    return tried, untried
+        costs.append(count_tokens(render(item, item.text)))
+        spent += costs[-1]
+    return tried, costs, untried

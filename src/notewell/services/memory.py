@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -47,9 +47,9 @@ from notewell.services.memory_checks import (
     check_text,
     default_title,
 )
-from notewell.services.memory_documents import document_ties
+from notewell.services.memory_documents import document_ties, readable_ties
 from notewell.services.memory_rank import blend, query_terms, tolerant_query_terms
-from notewell.services.passages import document_passages
+from notewell.services.recall_documents import RecalledMemory, memory_label, recall_documents
 from notewell.store.base import Store
 from notewell.timestamps import now_iso
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from notewell.access.audit import AuditTrail
     from notewell.access.authorization import Authorization
     from notewell.search.engine import SearchEngine
+    from notewell.services.links import LinkService
     from notewell.services.meaning import MeaningService
 
 SEARCH_LIMIT_DEFAULT = 5
@@ -105,6 +106,7 @@ class MemoryResult:
     matched: dict[str, list[str]]  # field -> the words of that field that matched
     found_by: tuple[str, ...] = ("words",)  # "words", "meaning" or both (services.hybrid)
     similarity: float | None = None  # cosine similarity to the query, when meaning found it
+    documents: tuple[str, ...] = ()  # the documents it is tied to that the caller may read (vault paths)
 
 
 @dataclass(frozen=True)
@@ -162,9 +164,10 @@ def _why_fused(found: Fused[MemoryRecord, MemoryHit], terms: Sequence[str]) -> s
 
 
 class MemoryService:
-    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail,
+    def __init__(self, store: Store, authorization: Authorization, audit: AuditTrail, links: LinkService,
                  engine: SearchEngine | None = None, meaning: MeaningService | None = None) -> None:
         self.store = store
+        self.links = links  # include_documents walks links as buildContext does
         self.memories = store.memories
         self.authorization = authorization
         self.audit = audit
@@ -329,7 +332,8 @@ class MemoryService:
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         hits = self.memories.strict(chosen) if limit else []
         return MemorySearch(query, "strict", terms,
-                            self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit))
+                            self._named(p, self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working),
+                                                      limit=limit)))
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
                memory_type: str | None = None, prefer_working: bool = False,
@@ -346,8 +350,15 @@ class MemoryService:
         near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
         words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
-        return MemorySearch(query, "tolerant", terms, self._rank_fused(found, terms, bool(prefer_working), limit),
+        return MemorySearch(query, "tolerant", terms,
+                            self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
                             words_only=words_only)
+
+    def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
+        """The results, each naming the documents it is tied to that p may read (docs/links.md)."""
+        readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
+        named = readable_ties(self.store, readable, [r.memory.ref for r in results])
+        return [replace(r, documents=named[r.memory.ref]) if r.memory.ref in named else r for r in results]
 
     def _rank_fused(self, found: list[Fused[MemoryRecord, MemoryHit]], terms: list[str], prefer_working: bool,
                     limit: int) -> list[MemoryResult]:
@@ -362,8 +373,9 @@ class MemoryService:
     def recall_context(self, p: Principal, query: str, *, max_tokens: int = CONTEXT_TOKENS_DEFAULT,
                        include_documents: bool = False, path_filter: str | None = None,
                        memory_type: str | None = None, narrow: Narrowing | None = None) -> ContextPack:
-        """The best memories (and with include_documents the best readable document passages) for a query,
-        packed into one block of at most ``max_tokens`` (services.tokens counts), by relevance."""
+        """The best memories (and with include_documents the best readable document passages, and the documents
+        one link from theirs and from the memories', services/recall_documents.py) for a query, packed into one
+        block of at most ``max_tokens`` (services.tokens counts), by relevance."""
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_query_terms(query)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not (
@@ -372,19 +384,17 @@ class MemoryService:
                                                 f"(got {max_tokens!r})")
         found = self.recall(p, query, limit=SEARCH_LIMIT_MAX, path_filter=path_filter, memory_type=memory_type,
                             narrow=narrow)
-        items: list[PackItem] = []
-        if found.results:
-            top = found.results[0].score
-            items += [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title,
-                               label=f"{r.memory.location} · {r.memory.memory_type} · {r.memory.created[:10]}",
-                               text=r.memory.content, relevance=r.score / top)
-                      for r in found.results]
+        top = found.results[0].score if found.results else 1.0
+        items = [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title, label=memory_label(r.memory.location,
+                          r.memory.memory_type, r.memory.created, r.documents), text=r.memory.content,
+                          relevance=r.score / top, documents=r.documents) for r in found.results]
         if include_documents:
             self.authorization.authorize(p, "knowledge:read")
             if self.engine is None:
                 raise InvalidArgument("include_documents", "this server has no document index; index a vault first")
             readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
-            items += document_passages(self.engine, self.store.documents, readable, terms)
+            recalled = [RecalledMemory(r.memory.ref, r.score / top, r.documents) for r in found.results]
+            items += recall_documents(self.engine, self.store, self.links, readable, terms, recalled)
         items.sort(key=lambda item: -item.relevance)
         return pack(query, items, max_tokens)
 

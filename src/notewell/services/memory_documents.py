@@ -9,6 +9,7 @@ to it too, as a mention, when the document exists and the author may read it; at
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
@@ -59,3 +60,20 @@ def _named_paths(content: str, project: str) -> list[DocKey]:
         if len(keys) >= _CANDIDATES_MAX:
             break
     return list(keys)
+
+
+def readable_ties(store: Store, readable: Sequence[str], refs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The vault paths of the documents each memory of ``refs`` is tied to that exist and lie in ``readable``
+    (the projects the caller may read): a tie to a document hidden from the caller, or deleted, is not named,
+    so the answer is the same whether it is hidden or gone. A memory with none has no entry."""
+    if not readable or not refs:
+        return {}
+    ties = store.memory_documents.ties(refs)
+    wanted = [(t.project, t.path) for found in ties.values() for t in found if t.project in readable]
+    existing = store.documents.checksums(wanted) if wanted else {}
+    named: dict[str, tuple[str, ...]] = {}
+    for ref, found in ties.items():
+        paths = tuple(f"{t.project}/{t.path}" for t in found if (t.project, t.path) in existing)
+        if paths:
+            named[ref] = paths
+    return named

@@ -51,7 +51,14 @@ def count_tokens(text: str) -> int:
     for m in _PRE_TOKEN.finditer(text):
         kind = m.lastgroup
         if kind == "word":
-            total += _word_cost(m.group())
+            piece = m.group()
+            if not piece.isascii():
+                total += _word_cost(piece)
+            elif piece[0].isalpha():  # most words, counted as _word_cost counts them, faster
+                total += (len(piece) + ASCII_LETTERS_PER_TOKEN - 1) // ASCII_LETTERS_PER_TOKEN
+            else:  # a leading space (free) or mark (1), then at least one letter
+                total += (len(piece) + ASCII_LETTERS_PER_TOKEN - 2) // ASCII_LETTERS_PER_TOKEN + (
+                    0 if piece[0].isspace() else 1)
         elif kind == "marks":
             total += max(1, -(-len(m.group().strip()) // PUNCTUATION_PER_TOKEN))
         else:

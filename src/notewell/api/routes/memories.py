@@ -132,7 +132,8 @@ def context(caller: Caller, svc: Services, q: Q, narrow: Narrow,
             max_tokens: Annotated[int, Query(alias="maxTokens", ge=m.CONTEXT_TOKENS_MIN, le=m.CONTEXT_TOKENS_MAX,
                                              description="The token budget.")] = m.CONTEXT_TOKENS_DEFAULT,
             include_documents: Annotated[bool, Query(alias="includeDocuments",
-                                                     description="Add passages of readable documents.")] = False,
+                                                     description="Add passages of readable documents, and the "
+                                                                 "documents one link away.")] = False,
             path_filter: PathFilter = None, memory_type: MemoryType = None) -> Any:
     return svc.memory.recall_context(caller, q, max_tokens=max_tokens, include_documents=include_documents,
                                      path_filter=path_filter, memory_type=memory_type, narrow=narrow)

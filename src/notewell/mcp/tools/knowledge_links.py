@@ -10,6 +10,7 @@ from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceTemplateSpec, ToolSpec
 from notewell.runtime import Runtime
 from notewell.services import link_context as lc
+from notewell.services import link_walk
 from notewell.services import links as ls
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN
 
@@ -143,7 +144,8 @@ def build_context(rt: Runtime) -> ToolSpec:
                      "(\"linked from … line 33\", \"links to … at line 12\", \"matches the query\"). Start from "
                      "exactly one of path (a document), ref (a memory; needs memory:read) or query (searched as "
                      f"searchKnowledge searches). depth: hops to follow, default {lc.DEPTH_DEFAULT}, at most "
-                     f"{lc.MAX_DEPTH}; at most {lc.MAX_DOCUMENTS} documents. " + _HIDDEN_IS_MISSING + " " + DATA),
+                     f"{lc.MAX_DEPTH}; at most {link_walk.MAX_DOCUMENTS} documents. " + _HIDDEN_IS_MISSING + " "
+                     + DATA),
         action=ACTION,
         input_schema=s.tool_input({
             "path": s.string("Start from this document, project first."),
@@ -174,7 +176,7 @@ def build_context(rt: Runtime) -> ToolSpec:
                 "tokens": s.integer("Tokens it needed (estimated when not tried)."),
                 "reason": s.string("Why it is missing or shortened."),
             })),
-            "truncated": s.boolean(f"True when the walk stopped at {lc.MAX_DOCUMENTS} documents."),
+            "truncated": s.boolean(f"True when the walk stopped at {link_walk.MAX_DOCUMENTS} documents."),
         }, ["start", "depth", "context", "tokens_used", "max_tokens", "items", "left_out", "truncated"]),
         refusals=("Error in buildContext: Not found: <what was named>, when the document or memory does not exist "
                   "or this person cannot read it (the same either way).",

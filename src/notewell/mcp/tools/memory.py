@@ -48,11 +48,14 @@ _MEMORY_FIELDS = s.properties(record_model(m.Memory), s.View({
         "created": "When it was written, ISO 8601 UTC.",
     }, omit=("tags", "updated", "author", "expires_at", "author_token", "superseded_by", "deleted_at",
              "delete_reason", "private"), by_alias=False))
+_DOCUMENTS = ("The documents it is about (remember's about, or named in its text) that you may read, as "
+              "readDoc takes their paths; one you may not read, or deleted, is not named.")
 _RESULT = s.obj({  # search_memory: strict, by words alone (XMemo's page)
     **_MEMORY_FIELDS,
     **s.properties(record_model(m.MemoryResult), s.View({
         "why": "Why it matched: the words of each field that matched.",
         "score": "The blended ranking score (higher first).",
+        "documents": _DOCUMENTS,
     }, omit=("memory", "matched", "found_by", "similarity"), by_alias=False)),
 })
 _RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Meaning")
@@ -64,6 +67,7 @@ _RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Me
                             items="words or meaning"),
         "similarity": "Cosine similarity of its meaning to the query's (about 0.45 and above: a close "
                       "paraphrase; calibrated, so it may be cut on); null when meaning did not find it.",
+        "documents": _DOCUMENTS,
     }, omit=("memory", "matched"), by_alias=False)),
 })
 _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text is "context" here
@@ -74,7 +78,12 @@ _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text
     "max_tokens": "The budget asked for.",
     "items": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
                                 "tokens": "Tokens it takes.", "complete": "False when it ends early, at a sentence "
-                                                                          "end."})),
+                                                                          "end.",
+                                "label": "Where it comes from (a memory's location, type and date; a passage's "
+                                         "lines), or why a linked document is there (\"linked from <path> line "
+                                         "3\", \"links to <path> at line 12\").",
+                                "documents": "A memory's: the documents it is about that you may read (empty for "
+                                             "a document)."})),
     "left_out": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
                                    "tokens": "Tokens it needed.", "reason": "Why it is missing or shortened."})),
     "token_count": s.string("How tokens are counted."),
@@ -90,7 +99,8 @@ _DIVERGENCE = xmemo.DIVERGENCE
 def _result(r: m.MemoryResult) -> JsonObject:
     mem = r.memory
     return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
-            "title": mem.title, "content": mem.content, "created": mem.created, "why": r.why, "score": r.score}
+            "title": mem.title, "content": mem.content, "created": mem.created, "why": r.why, "score": r.score,
+            "documents": list(r.documents)}
 
 
 def _recall_result(r: m.MemoryResult) -> JsonObject:
@@ -116,8 +126,8 @@ def _pack_dict(pack: ContextPack) -> JsonObject:
         "context": pack.text,
         "tokens_used": pack.tokens_used,
         "max_tokens": pack.max_tokens,
-        "items": [{"kind": i.kind, "ref": i.ref, "title": i.title, "tokens": i.tokens, "complete": i.complete}
-                  for i in pack.items],
+        "items": [{"kind": i.kind, "ref": i.ref, "title": i.title, "tokens": i.tokens, "complete": i.complete,
+                   "label": i.label, "documents": list(i.documents)} for i in pack.items],
         "left_out": [{"kind": o.kind, "ref": o.ref, "title": o.title, "tokens": o.tokens, "reason": o.reason}
                      for o in pack.left_out],
         "token_count": "estimated offline (cl100k-like pre-tokenizer, no vocabulary); see docs/memory.md",
@@ -285,14 +295,16 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
             "max_tokens": s.integer("The pack's budget in tokens (estimated offline).",
                                     default=m.CONTEXT_TOKENS_DEFAULT, minimum=m.CONTEXT_TOKENS_MIN,
                                     maximum=m.CONTEXT_TOKENS_MAX),
-            "include_documents": s.boolean("Also pack the best passages of documents you may read (needs "
-                                           "knowledge:read).", default=False),
+            "include_documents": s.boolean("Also pack the best passages of documents you may read, and the "
+                                           "documents one link from theirs and from the best memories' (as "
+                                           "buildContext walks; needs knowledge:read).", default=False),
             "path_filter": _PATH_FILTER,
             "memory_type": _MEMORY_TYPE_FILTER,
         }, ["query"]),
         output_schema=s.tool_output(s.properties(record_model(ContextPack), _PACK), s.required_of(_PACK)),
         description="Assemble the best authorised memories for a query (and, with include_documents, the best "
-                    "document passages you may read) into one block of at most max_tokens, ordered by "
+                    "document passages you may read and the documents one link away, each labelled with the "
+                    "link that brought it) into one block of at most max_tokens, ordered by "
                     "relevance, each item with its ref or path and never cut mid-sentence; reports the tokens "
                     "used and what was left out. " + DATA,
         refusals=(_DIVERGENCE.format(tool="recall_context"),

@@ -70,10 +70,17 @@ class SqlMemoryDocuments:
             rows = conn.execute(sql, values).fetchall()
         return [(memory_from_row(row[:-1]), row[-1]) for row in rows]
 
-    def ties(self, memory_ref: str) -> list[DocumentTie]:
-        """The documents a memory is tied to, by path."""
+    def ties(self, refs: Sequence[str]) -> dict[str, list[DocumentTie]]:
+        """The documents each of the memories ``refs`` is tied to, by path (a memory with none: no entry).
+        Whether the caller may see the memories, and read the documents, is the caller's to decide."""
+        if not refs:
+            return {}
+        clause, params = self.dialect.one_of("m.ref", list(dict.fromkeys(refs)))
         with self.dialect.reading() as conn:
-            rows = conn.execute("SELECT t.project, t.path, t.how FROM memory_documents t JOIN memories m"
-                                " ON m.id = t.memory_id WHERE m.ref = ? ORDER BY t.project, t.path",
-                                (memory_ref,)).fetchall()
-        return [DocumentTie(*row) for row in rows]
+            rows = conn.execute(f"SELECT m.ref, t.project, t.path, t.how FROM memory_documents t JOIN memories m"
+                                f" ON m.id = t.memory_id WHERE {clause} ORDER BY m.ref, t.project, t.path",
+                                params).fetchall()
+        found: dict[str, list[DocumentTie]] = {}
+        for ref, *tie in rows:
+            found.setdefault(ref, []).append(DocumentTie(*tie))
+        return found

@@ -1,0 +1,87 @@
+"""The link walk: from a few documents, the documents their links reach, both ways, hop by hop (docs/links.md).
+
+buildContext (services/link_context.py), recall_context's ``include_documents`` (services/recall_documents.py)
+and brain_ask_oracle (services/brain_oracle.py) walk with it. Every step goes through services.links with the
+projects the caller may read, so a document the caller may not read is never reached, nor named in a reason: a
+link into it is a link to nothing, a backlink from it is not there. The walk visits at most MAX_DOCUMENTS
+documents and takes at most LINKS_PER_DOCUMENT links each way from each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from notewell.records.documents import DocKey
+from notewell.services.links import LinkService
+
+MAX_DOCUMENTS: Final = 30
+"""A walk reaches at most this many documents (its start included), however many hops."""
+LINKS_PER_DOCUMENT: Final = 50
+"""Each document visited contributes at most this many outgoing links and this many backlinks."""
+DOCUMENT_CHARS: Final = 4_000
+"""A document reached enters a pack as at most its first this many characters (cut at a line end)."""
+
+
+@dataclass(frozen=True)
+class Reach:
+    why: str  # "linked from <path> line 33", "links to <path> at line 12", or the start's own reason
+    distance: int  # hops from the start (0: a start)
+    via: DocKey | None = None  # the document it was reached from (None: a start)
+    line: int = 0  # the line of the link that reached it (in ``via``, or in it for a backlink)
+    backlink: bool = False  # True: it links to ``via``; False: ``via`` links to it
+
+
+@dataclass
+class Reached:
+    """The documents a walk reached, in the order it reached them, each with why and how far."""
+
+    documents: dict[DocKey, Reach] = field(default_factory=dict)
+    truncated: bool = False  # the walk stopped at MAX_DOCUMENTS
+
+    def add_document(self, key: DocKey, why: str, distance: int) -> None:
+        """A start of the walk (or a document it reached, with ``reach``)."""
+        self.add(key, Reach(why, distance))
+
+    def add(self, key: DocKey, reach: Reach) -> None:
+        if key in self.documents:
+            return
+        if len(self.documents) >= MAX_DOCUMENTS:
+            self.truncated = True
+            return
+        self.documents[key] = reach
+
+
+def walk(links: LinkService, readable: list[str], reached: Reached, depth: int) -> None:
+    """Follow links from every document in ``reached`` (its starts) for ``depth`` hops, outgoing links before
+    backlinks, each document's in their order; a document is kept at the distance it was first reached."""
+    frontier = list(reached.documents)
+    for distance in range(1, depth + 1):
+        found: list[DocKey] = []
+        for key in frontier:
+            source = f"{key[0]}/{key[1]}"
+            for link in links.outgoing(key, readable, LINKS_PER_DOCUMENT):
+                if link.path is not None:
+                    found.append(_reach(reached, link.path, Reach(f"linked from {source} line {link.line}", distance,
+                                                                  key, link.line)))
+            for link in links.backlinks(key, readable, LINKS_PER_DOCUMENT):
+                found.append(_reach(reached, link.source, Reach(f"links to {source} at line {link.line}", distance,
+                                                                key, link.line, backlink=True)))
+        frontier = [k for k in dict.fromkeys(found) if k in reached.documents
+                    and reached.documents[k].distance == distance]
+        if not frontier:
+            return
+
+
+def _reach(reached: Reached, vault_path: str, reach: Reach) -> DocKey:
+    project, _, rel = vault_path.partition("/")
+    reached.add((project, rel), reach)
+    return project, rel
+
+
+def beginning(text: str) -> str:
+    """What of a document enters a pack: its first DOCUMENT_CHARS characters, cut at a line end."""
+    if len(text) <= DOCUMENT_CHARS:
+        return text
+    cut = text.rfind("\n", 0, DOCUMENT_CHARS)
+    return text[: cut if cut > 0 else DOCUMENT_CHARS]
