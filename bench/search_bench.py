@@ -1,11 +1,13 @@
 """Search benchmark: index a real corpus, then time a fixed query set against ripgrep in the same run.
 
     python bench/search_bench.py --corpus DIR [--db URL_OR_PATH] [--runs N] [--rg-runs N] [--out FILE]
-    python bench/search_bench.py --scale DIR [--pg ADMIN_URL] [--runs N] [--rg-runs N] [--out FILE]
+    python bench/search_bench.py --scale DIR [--copies 1,6] [--pg ADMIN_URL] [--runs N] [--rg-runs N] [--out FILE]
 
-Scale mode builds two corpora under DIR (once; later runs reuse them): the standard library's text files
-(from sysconfig's paths, its site-packages included) copied once and six times over, one project per
-copy (about 165 MB and 1 GB of text). Each is indexed in a child process (its peak memory is the
+Scale mode builds its corpora under DIR (once; later runs reuse them): the standard library's text files
+(from sysconfig's paths, its site-packages included) copied once and six times over by default (--copies
+1,6; 60 makes about 10 GB), one project per copy (about 165 MB and 1 GB of text), and beside them, where
+Debian's manpages-zh and manpages-ja are installed, their pages unpacked into the projects zh and ja
+(real Chinese and Japanese prose, 30 MB). Each is indexed in a child process (its peak memory is the
 build's), then queried in another child, which also reports its memory after 1,000 mixed queries;
 with --pg the same runs go to fresh databases on that PostgreSQL server. The report puts the sizes
 and backends side by side.
@@ -20,6 +22,7 @@ its default parallel mode, no result limit). See docs/performance.md for the fig
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import platform
@@ -57,6 +60,7 @@ class Query:
     text: str
     regex: bool
     what: str  # why this query is in the set
+    scoped: bool = False  # asked of the first project only (scale mode: copy1), else of every project
 
 
 # Fixed set, chosen for the Python standard library corpus (docs/performance.md explains each one).
@@ -64,7 +68,9 @@ QUERIES: tuple[Query, ...] = (
     Query("rare literal", "levenshtein", False, "a word in a handful of files: the selective case"),
     Query("common word", "return", False, "in most files: the first 40 files in order answer it"),
     Query("common 3 letters", "the", False, "a trigram most regions hold: PostgreSQL once scanned them all for it"),
-    Query("2 characters", "qz", False, "no trigram: a scan of every file until 40 match"),
+    Query("rare literal, one project", "levenshtein", False, "the selective case scoped to one project", True),
+    Query("2 characters", "qz", False, "no trigram: the trigrams that start with the pair, from the vocabulary"),
+    Query("CJK word", "中文", False, "two Chinese characters: in scale mode, the Chinese manual pages"),
     Query("regex with a literal", r"def \w+_callback\(", True, "candidates from the literal '_callback('"),
     Query("regex without a literal", r"\b[0-9a-f]{32}\b", True, "no literal: a scan until 40 files match"),
 )
@@ -74,6 +80,7 @@ MIXED: tuple[Query, ...] = (*QUERIES, *(Query(text, text, regex, "mixed") for te
     (r"class \w+Error\(", True), ("asyncio.run(", False), ("utf-8", False), ("Straße", False))))
 MIXED_RUNS = 1000
 SCALE_COPIES = (1, 6)
+MANUAL_PAGES = {"zh": ("zh_CN", "zh_TW"), "ja": ("ja",)}  # a project: Debian's manual page folders it holds
 
 
 @dataclass(frozen=True)
@@ -182,6 +189,8 @@ def run_query(engine: SearchEngine, query: Query, scope: Scope) -> SearchResult:
 
 
 def measure(engine: SearchEngine, scope: Scope, corpus: Path, query: Query, runs: int, rg_runs: int) -> QueryFigures:
+    if query.scoped:
+        scope = Scope(projects=scope.projects[:1])
     result = run_query(engine, query, scope)
     notewell = timed(lambda: run_query(engine, query, scope), runs)
     command = rg_command(query, scope.projects)
@@ -327,8 +336,24 @@ def scale_corpus(root: Path, copies: int) -> Path:
     print(f"Copying the text files of {source} {copies} time(s) into {corpus} ...", file=sys.stderr)
     for n in range(1, copies + 1):
         copy_text_files(source, corpus / f"copy{n}")
+    for project, folders in MANUAL_PAGES.items():
+        for folder in folders:
+            unpack_manual_pages(manual_pages() / folder, corpus / project / folder)
     complete.write_text(f"{source}\n", encoding="utf-8")
     return corpus
+
+
+def manual_pages() -> Path:
+    """Where Debian keeps the manual pages (manpages-zh and manpages-ja add zh_CN, zh_TW and ja)."""
+    return Path("/usr/share/man")
+
+
+def unpack_manual_pages(source: Path, target: Path) -> None:
+    """Each gzipped manual page under ``source`` as a .txt file under ``target`` (none when not installed)."""
+    for page in sorted(source.rglob("*.gz")) if source.is_dir() else []:
+        out = target / page.relative_to(source).with_suffix(".txt")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(gzip.decompress(page.read_bytes()))
 
 
 def copy_text_files(source: Path, target: Path) -> None:
@@ -451,7 +476,7 @@ def saved_run(corpus: Path, backend: str) -> ScaleRun | None:
     return ScaleRun(backend, str(built.get("load", "?")), built, float(built["peak_rss_mb"]), served)
 
 
-def scale_report(runs: Sequence[ScaleRun]) -> str:
+def scale_report(runs: Sequence[ScaleRun], copies: Sequence[int]) -> str:
     def size(r: ScaleRun) -> str:
         return f"{float(r.build['text_bytes']) / 1e6:,.0f} MB"  # type: ignore[arg-type]
 
@@ -459,7 +484,7 @@ def scale_report(runs: Sequence[ScaleRun]) -> str:
     lines = [f"Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}  ",
              f"Machine: {machine()}, ripgrep {_rg_version()}  ",
              f"Corpus: the text files of {scale_source()} ({' '.join(FILE_TYPES)}), "
-             f"copied {' and '.join(str(c) for c in SCALE_COPIES)} times, one project per copy", "",
+             f"copied {' and '.join(str(c) for c in copies)} times, one project per copy", "",
              head, "| --- |" + " ---: |" * len(runs)]
 
     def row(name: str, cell: Callable[[ScaleRun], str]) -> None:
@@ -476,24 +501,29 @@ def scale_report(runs: Sequence[ScaleRun]) -> str:
     row("trigram index / text", lambda r: f"{num(r, 'index_bytes') / num(r, 'text_bytes'):.3f}x")
     for query in QUERIES:
         def cell(r: ScaleRun, name: str = query.name) -> str:
-            q = r.serve["queries"][name]  # type: ignore[index]
+            q = r.serve["queries"].get(name)  # type: ignore[attr-defined]
+            if q is None:
+                return "not run"  # a run saved before the query was in the set
             nw, rg = q["nw"], q["rg"]
             return f"{nw[0]:.1f} / **{nw[1]:.1f}** ({rg[1] / nw[1]:.0f}x)"
+
+        def found(r: ScaleRun, name: str = query.name) -> str:
+            q = r.serve["queries"].get(name)  # type: ignore[attr-defined]
+            if q is None:
+                return "not run"
+            return f"{q['files']} ({'scan' if q['scanned'] else q['candidates']}); {q['rg_files']}"
         row(f"{query.name} `{query.text}` p50 / p95 ms (rg p95 / Notewell p95)", cell)
-        row(f"{query.name}: files (candidates); rg files",
-            lambda r, name=query.name: "{files} ({c}); {rg_files}".format(  # type: ignore[misc]
-                c="scan" if r.serve["queries"][name]["scanned"] else r.serve["queries"][name]["candidates"],
-                **r.serve["queries"][name]))
+        row(f"{query.name}: files (candidates); rg files", found)
     row(f"queries' memory: RSS after {MIXED_RUNS:,} mixed queries (peak)",
         lambda r: f"{float(r.serve['rss_mb']):.0f} MB ({float(r.serve['peak_rss_mb']):.0f})")  # type: ignore[arg-type]
     return "\n".join(lines) + "\n"
 
 
-def scale(root: Path, backends: Sequence[str], pg: str | None, runs: int, rg_runs: int) -> str:
+def scale(root: Path, copies: Sequence[int], backends: Sequence[str], pg: str | None, runs: int, rg_runs: int) -> str:
     """Run the scale benchmark on ``backends``, then report every run saved under ``root`` (so that one
     backend can be run again and reported beside the other's last run)."""
     root.mkdir(parents=True, exist_ok=True)
-    corpora = [scale_corpus(root, copies) for copies in SCALE_COPIES]
+    corpora = [scale_corpus(root, n) for n in copies]
     for corpus in corpora:
         if "sqlite" in backends:
             db = root / f"{corpus.name}.db"
@@ -503,7 +533,7 @@ def scale(root: Path, backends: Sequence[str], pg: str | None, runs: int, rg_run
         if "postgresql" in backends and pg:
             scale_run("PostgreSQL", corpus, fresh_postgres_database(pg, f"notewell_scale_{corpus.name}"), runs, rg_runs)
     found = [saved_run(corpus, backend) for backend in ("SQLite", "PostgreSQL") for corpus in corpora]
-    return scale_report([run for run in found if run is not None])
+    return scale_report([run for run in found if run is not None], copies)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -517,6 +547,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
     parser.add_argument("--scale", type=Path, metavar="DIR",
                         help="scale mode: build the 1x and 6x corpora under DIR and compare them (see above)")
+    parser.add_argument("--copies", default=",".join(map(str, SCALE_COPIES)),
+                        help="scale mode: how many copies of the standard library each corpus holds, comma-separated "
+                             "(default 1,6; 60 is about 10 GB)")
     parser.add_argument("--pg", metavar="URL", help="scale mode: also on this PostgreSQL server, a URL with {db} "
                         "for the database name (postgresql://postgres@/{db}?host=/tmp/pg&port=5432)")
     parser.add_argument("--backends", default="sqlite,postgresql",
@@ -527,6 +560,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.runs < 1 or args.rg_runs < 1:
         parser.error("--runs and --rg-runs must be at least 1")
+    try:
+        args.copies = [int(n) for n in args.copies.split(",")]
+    except ValueError:
+        parser.error(f"--copies: {args.copies!r} is not a comma-separated list of counts such as 1,6")
+    if any(n < 1 for n in args.copies):
+        parser.error("--copies: each count must be at least 1")
     if args.pg and "{db}" not in args.pg:
         parser.error("--pg: put {db} where the database name goes, e.g. postgresql://postgres@/{db}?port=5432")
     if args.scale is None and not args.corpus.is_dir():
@@ -575,7 +614,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if args.scale:
-            text = scale(args.scale.resolve(), args.backends.split(","), args.pg, args.runs, args.rg_runs)
+            text = scale(args.scale.resolve(), args.copies, args.backends.split(","), args.pg, args.runs, args.rg_runs)
         elif args.db:
             label = "PostgreSQL" if is_postgres_url(args.db) else f"SQLite {args.db}"
             text = bench(corpus, args.db, label, args.runs, args.rg_runs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import sys
 from pathlib import Path
@@ -60,8 +61,12 @@ def test_scale_mode_reports_both_sizes(tmp_path: Path, monkeypatch: pytest.Monke
         "lev.py": "def levenshtein(a, b):\n    return 0\n", "sub/cb.py": "def on_callback(x):\n    return x\n",
         "sub/notes.txt": "qz\n", ".hidden.py": "levenshtein\n", "skip.md": "levenshtein\n",
     })
+    pages = tmp_path / "man"
+    (pages / "zh_CN" / "man1").mkdir(parents=True)
+    (pages / "zh_CN" / "man1" / "ls.1.gz").write_bytes(gzip.compress("列出目录内容 中文\n".encode()))
     bench = load_bench()
     monkeypatch.setattr(bench, "scale_source", lambda: source)
+    monkeypatch.setattr(bench, "manual_pages", lambda: pages)  # Debian's, where manpages-zh is installed
     out = tmp_path / "scale.md"
     root = tmp_path / "scale"
     assert bench.main(["--scale", str(root), "--backends", "sqlite", "--runs", "1", "--rg-runs", "1",  # type: ignore[attr-defined]
@@ -69,6 +74,8 @@ def test_scale_mode_reports_both_sizes(tmp_path: Path, monkeypatch: pytest.Monke
     report = out.read_text(encoding="utf-8")
     assert "| figure | SQLite 0 MB | SQLite 0 MB |" in report
     assert "| rare literal: files (candidates); rg files | 1 (1); 1 | 6 (6); 6 |" in report
-    assert sorted(p.name for p in (root / "stdlib-x6").iterdir() if p.is_dir()) == [f"copy{n}" for n in range(1, 7)]
+    assert sorted(p.name for p in (root / "stdlib-x6").iterdir() if p.is_dir()) == [
+        *(f"copy{n}" for n in range(1, 7)), "zh"]
     assert sorted(p.relative_to(root / "stdlib-x1").as_posix() for p in (root / "stdlib-x1").rglob("*.*")) == [
-        ".corpus-complete", "copy1/lev.py", "copy1/sub/cb.py", "copy1/sub/notes.txt"]
+        ".corpus-complete", "copy1/lev.py", "copy1/sub/cb.py", "copy1/sub/notes.txt", "zh/zh_CN/man1/ls.1.txt"]
+    assert "| CJK word: files (candidates); rg files | 1 (1); 1 | 1 (1); 1 |" in report
