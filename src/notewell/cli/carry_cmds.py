@@ -36,12 +36,17 @@ def export_command(
     person: Annotated[str | None, typer.Option("--person", help="Only what this person (an email) may take with "
                                                               "them: their memories, sessions, knowledge, home.")]
     = None,
+    project: Annotated[str | None, typer.Option("--project", help="Only this project's rows (an id): the project, "
+                                                                "its grants, memories (private ones included), "
+                                                                "brain rows, audit entries, and the users they "
+                                                                "name.")] = None,
     vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Write everything the store holds that the vault does not (users, grants, token hashes, memories, sessions,
     knowledge, the audit log, ...) as JSON Lines per table plus a manifest with counts and SHA-256."""
     with runtime(vault, db, create=False) as rt:
-        _show(rt.portability.export(LOCAL_OWNER, folder, person=person), f"Exported to {folder}:", json_out)
+        carried = rt.portability.export(LOCAL_OWNER, folder, person=person, project=project)
+        _show(carried, f"Exported to {folder}:", json_out)
 
 
 @app.command("import")

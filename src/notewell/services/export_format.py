@@ -82,12 +82,15 @@ class Checksum:
         return self._hash.hexdigest()
 
 
-def manifest_text(entries: Sequence[TableEntry], person: str | None = None) -> str:
-    """The manifest; ``person``: the email of the one person whose rows alone the export holds."""
+def manifest_text(entries: Sequence[TableEntry], person: str | None = None, project: str | None = None) -> str:
+    """The manifest; ``person``: the email of the one person whose rows alone the export holds; ``project``: the
+    id of the one project whose rows alone it holds."""
     tables = {e.name: {"columns": list(e.columns), "rows": e.rows, HASH_NAME: e.sha256} for e in entries}
     data: dict[str, object] = {"format": FORMAT, "version": FORMAT_VERSION, "tables": tables}
     if person is not None:
         data["person"] = person
+    if project is not None:
+        data["project"] = project
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -35,6 +35,7 @@ from notewell.store.base import Store
 from notewell.store.shared.tables import Table, TableLoader, TableReader
 
 CARRY: Action = "store:carry"
+Chooser = Callable[[TableReader, Table], Iterator[Sequence[Any]]]
 
 
 @dataclass(frozen=True)
@@ -58,31 +59,45 @@ class PortabilityService:
 
     # --- export -------------------------------------------------------------------------------------------
 
-    def export(self, p: Principal, folder: Path, *, person: str | None = None) -> list[Carried]:
+    def export(self, p: Principal, folder: Path, *, person: str | None = None,
+               project: str | None = None) -> list[Carried]:
         """Every carried table into ``folder`` (new or empty), the manifest written last; with ``person`` (an
-        email), only that person's rows (store/shared/person.py: what a person may take with them). A path
-        ending in .tar is one file instead (services/export_archive.py)."""
+        email), only that person's rows (store/shared/person.py: what a person may take with them); with
+        ``project`` (an id), only that project's (store/shared/project_rows.py). A path ending in .tar is one file
+        instead (services/export_archive.py)."""
         self.authorization.authorize(p, CARRY)
+        if person is not None and project is not None:
+            raise InvalidArgument("project", "--person and --project are two different exports (a person's rows, "
+                                             "a project's rows); give one of them")
         if is_archive(folder):
             with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".notewell-export-") as scratch:
-                carried = self.export(p, Path(scratch) / "export", person=person)
+                carried = self.export(p, Path(scratch) / "export", person=person, project=project)
                 pack(Path(scratch) / "export", folder)
             return carried
-        user_id = None
+        choose = self._chooser(person, project)
+        _empty_folder(folder)
+        entries: list[TableEntry] = []
+        with self.store.tables.reading() as reader:
+            for table in self.store.tables.tables():
+                with (folder / f"{table.name}.jsonl").open("xb") as out:
+                    entries.append(_write_table(table, choose(reader, table), out))
+        _write_atomically(folder / MANIFEST, manifest_text(entries, person, project))
+        return [Carried(e.name, e.rows, e.sha256) for e in entries]
+
+    def _chooser(self, person: str | None, project: str | None) -> Chooser:
+        """How an export picks each table's rows: all of them, a person's, or a project's."""
         if person is not None:
             found = self.store.identity.user_by_email(person)
             if found is None:
                 raise NotFound(f"no user has the email {person}", field="person", remedy="list-users")
             user_id = found.id
-        _empty_folder(folder)
-        entries: list[TableEntry] = []
-        with self.store.tables.reading() as reader:
-            for table in self.store.tables.tables():
-                rows = reader.rows(table) if user_id is None else reader.person_rows(table, user_id)
-                with (folder / f"{table.name}.jsonl").open("xb") as out:
-                    entries.append(_write_table(table, rows, out))
-        _write_atomically(folder / MANIFEST, manifest_text(entries, person))
-        return [Carried(e.name, e.rows, e.sha256) for e in entries]
+            return lambda reader, table: reader.person_rows(table, user_id)
+        if project is not None:
+            if self.store.identity.project(project) is None:
+                raise NotFound(f"no project has the id {project}; 'notewell project list' shows them",
+                               field="project")
+            return lambda reader, table: reader.project_rows(table, project)
+        return lambda reader, table: reader.rows(table)
 
     # --- import -------------------------------------------------------------------------------------------
 

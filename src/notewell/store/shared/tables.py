@@ -24,6 +24,7 @@ from typing import Any
 from notewell.errors import NotewellError
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.person import person_rows
+from notewell.store.shared.project_rows import project_rows
 
 VAULT = "the vault holds it: 'notewell index' rebuilds it on the target"
 EXCLUDED_TABLES: Mapping[str, str] = {
@@ -223,9 +224,17 @@ class TableReader:
 
     def person_rows(self, table: Table, user_id: str) -> Iterator[Sequence[Any]]:
         """The rows of ``table`` that are the person ``user_id``'s (store/shared/person.py), in its order."""
-        where = person_rows(table.name)
+        yield from self._chosen(table, person_rows(table.name), user_id)
+
+    def project_rows(self, table: Table, project_id: str) -> Iterator[Sequence[Any]]:
+        """The rows of ``table`` that are the project ``project_id``'s (store/shared/project_rows.py), in its
+        order."""
+        yield from self._chosen(table, project_rows(table.name), project_id)
+
+    def _chosen(self, table: Table, where: str | None, value: str) -> Iterator[Sequence[Any]]:
+        """The rows meeting ``where`` (each ``?`` is ``value``); none when there is no condition."""
         if where is not None:
-            yield from self._tables._walk(self.conn, self._tables.select(table, where), [user_id] * where.count("?"))
+            yield from self._tables._walk(self.conn, self._tables.select(table, where), [value] * where.count("?"))
 
     def count(self, table: str) -> int:
         row = self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()
