@@ -274,7 +274,8 @@ def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source:
 
 
 def test_a_merge_that_names_a_missing_person_is_refused_whole(tmp_path: Path) -> None:
-    """A grant of a person the target lacks (a users file cut by hand here) cannot be merged: nothing is."""
+    """A grant of a person the target lacks cannot be merged: nothing is. Here the target gives erin's email to
+    another id, which the merge names before loading anything (test_carry_project.py merges a person it holds)."""
     db = tmp_path / "index.db"
     rt = open_runtime(str(tmp_path), str(db))
     try:
@@ -292,7 +293,8 @@ def test_a_merge_that_names_a_missing_person_is_refused_whole(tmp_path: Path) ->
     before = files(tmp_path / "e")
     result = run_cli("import", str(tmp_path / "e"), "--db", str(target), "--merge")
     assert result.exit_code == 1, result.output
-    assert "table grants: a row names a row the target lacks" in result.output
+    assert "the export's user erin@example.org (handle erin, id u_" in result.output
+    assert "is another account here (erin@example.org, handle erin, id u_other)" in result.output
     assert files(tmp_path / "e") == before
 
 

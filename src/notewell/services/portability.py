@@ -113,6 +113,8 @@ class PortabilityService:
                 unpack(folder, Path(scratch))
                 return self.import_(p, Path(scratch), merge=merge)
         manifest = read_manifest(folder)
+        if merge and "users" in manifest:
+            self._refuse_other_people(folder, manifest["users"])
         done: list[Carried] = []
         with self.store.tables.loading(merge=merge) as loader:
             target = loader.target()
@@ -129,6 +131,21 @@ class PortabilityService:
                 done.append(Carried(entry.name, entry.rows, entry.sha256, loaded))
         self.store.meaning.queue_missing()  # vectors are not carried: the imported memories are embedded again
         return done
+
+    def _refuse_other_people(self, folder: Path, entry: TableEntry) -> None:
+        """Under merge, a user of the export whose email or handle the target gives to another id is refused:
+        the row would be skipped and what they wrote would name a user the target lacks. A user with the same id
+        (the same person, carried before) is the target's row, kept as it is."""
+        users = next(t for t in self.store.tables.tables() if t.name == "users")
+        for row in _file_rows(folder, users, entry):
+            email, handle, user_id = str(row.get("email")), str(row.get("handle")), row.get("id")
+            held = self.store.identity.user_by_email(email) or self.store.identity.user_by_handle(handle)
+            if held is not None and held.id != user_id:
+                raise InvalidArgument("import", f"the export's user {email} (handle {handle}, id {user_id}) is "
+                                                f"another account here ({held.email}, handle {held.handle}, id "
+                                                f"{held.id}): merging would leave what they wrote naming a user "
+                                                "this store lacks; nothing was imported. Import into a new store, "
+                                                "or merge into one where that person has no account yet")
 
     # --- migrate ------------------------------------------------------------------------------------------
 

@@ -61,9 +61,12 @@ DERIVED_COLUMNS: Mapping[tuple[str, str], str] = {
 }
 NUMBERED_BY: Mapping[tuple[str, str], tuple[str, str]] = {
     ("brain_session_words", "session_seq"): ("brain_sessions", "seq"),
+    ("memory_documents", "memory_id"): ("memories", "id"),
+    ("note_journal", "undoes"): ("note_journal", "id"),
 }
-"""Columns holding another table's generated number without a foreign key: a merge renumbers them with it,
-and loads a row only when the row it names was loaded (a session the target holds keeps its own pieces)."""
+"""Columns holding a table's generated number: a merge renumbers them with it, and loads a row only when the
+row it names was loaded (a session the target holds keeps its own pieces; a memory it holds, its own ties). A
+table naming its own numbers (an undo naming the entry it undoes) is renumbered alone: every row of it loads."""
 KINDS = ("text", "integer", "real", "flag", "blob")
 BATCH_ROWS = 500
 
@@ -268,12 +271,12 @@ class TableLoader(TableReader):
         for given in rows:
             batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
             if len(batch) == BATCH_ROWS:
-                self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
+                self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns,
+                                                      kinds, derived))
                 batch.clear()
         if batch:
-            self._insert(table, sql, self._params(table, batch, columns, kinds, derived))
-        if self.merge:
-            self._drop_orphans(table, columns, shifts)
+            self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns, kinds,
+                                                  derived))
         self.loaded.append(table.name)
         return self.count(table.name) - before
 
@@ -298,15 +301,25 @@ class TableLoader(TableReader):
             raise LoadRefused(f"table {table.name}: a row names a row the target lacks, or breaks one of its rules "
                               f"({reason}); nothing was loaded") from None
 
-    def _drop_orphans(self, table: Table, columns: Sequence[str], shifts: Mapping[str, int]) -> None:
-        """The merged rows naming a number of another table that was not loaded (its row was the target's)."""
+    def _named_loaded(self, table: Table, batch: Sequence[Mapping[str, Any]],
+                      columns: Sequence[str]) -> Sequence[Mapping[str, Any]]:
+        """Under merge, the rows of ``batch`` whose renumbered references (NUMBERED_BY) name a row this merge
+        loaded: every renumbered number is past the target's own, so one present in the target was loaded."""
+        if not self.merge:
+            return batch
+        kept = list(batch)
         for column in columns:
-            named = NUMBERED_BY.get((table.name, column))
-            if named is not None:
-                other, key = named
-                self.conn.execute(f"DELETE FROM {table.name} WHERE {column} > ? AND NOT EXISTS"
-                                  f" (SELECT 1 FROM {other} WHERE {other}.{key} = {table.name}.{column})",
-                                  (shifts[column],))
+            other, key = NUMBERED_BY.get((table.name, column), (table.name, ""))
+            if other == table.name:
+                continue
+            wanted = sorted({row[column] for row in kept if row[column] is not None})
+            present: set[Any] = set()
+            for start in range(0, len(wanted), BATCH_ROWS):
+                chunk = wanted[start:start + BATCH_ROWS]
+                found = self.conn.execute(f"SELECT {key} FROM {other} WHERE {key} IN ({marks(len(chunk))})", chunk)
+                present.update(r[0] for r in found.fetchall())
+            kept = [row for row in kept if row[column] is None or row[column] in present]
+        return kept
 
     def _merge_shifts(self, table: Table, columns: Sequence[str]) -> dict[str, int]:
         """What each generated number of ``table`` moves by: past the target's largest (recorded for the
