@@ -9,6 +9,7 @@ knowledge, session and note in "readonly". The export of "shared" holds its rows
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from brain_world import build_brain_world
 from conftest import run_cli
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
+from notewell.store import open_store
 from pg import PgCluster
 from test_carry import export, files, person, populate
 
@@ -40,6 +42,9 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                  project_id="shared").session.id
     rt.brain.log_event(alice, sid, "file_edit", {"path": "torque.py"})
     rt.brain.report_outcome(alice, sid, success=True, knowledge_used=[taught.ref])
+    rt.notes.write_note(alice, "shared/torque.md", "# Torque\n\n4 Nm.\n", tool="test")
+    changed = rt.notes.write_note(alice, "shared/torque.md", "# Torque\n\n5 Nm.\n", tool="test", overwrite=True)
+    rt.journal.undo(alice, changed.journal_id, tool="test")
     rt.memory.remember(carol, "The readonly calibration table is in metres.", project="readonly", path="calib")
     other = rt.brain.teach(carol, rule="Calibrate the readonly arm weekly", project_id="readonly").item
     theirs = rt.brain.start_session(carol, client_type="cursor", prompt="calibrate the readonly arm",
@@ -169,9 +174,31 @@ def test_a_merge_reuses_people_carried_before_and_refuses_another_account_with_t
         rt.administration.add_user(LOCAL_OWNER, "bob@example.test", "member", handle="robert")
     finally:
         rt.close()
+    export(pg_url, tmp_path / "merged")
+    journal = rows(tmp_path / "merged", "note_journal")
+    by_id = {j["id"]: j for j in journal}
+    undo = next(j for j in journal if j["action"] == "undo")  # renumbered past readonly's entry with what it undoes
+    assert by_id[undo["undoes"]]["path"] == "torque.md" and by_id[undo["undoes"]]["after_version"] == undo[
+        "before_version"]
     refused = run_cli("import", str(tmp_path / "shared"), "--db", other, "--merge")
     assert refused.exit_code == 1, refused.output
     assert "the export's user bob@example.test (handle bob" in refused.output
     assert "Import into a new store, or merge into one where that person has no account yet" in refused.output
     after = export(other, tmp_path / "after")
     assert {t["table"]: t["rows"] for t in after["tables"]}["memories"] == 0  # type: ignore[attr-defined, index]
+
+
+def test_a_table_with_no_project_rule_stops_a_projects_export(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    open_store(str(db)).close()
+    rt = open_runtime(str(tmp_path), str(db))
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+    finally:
+        rt.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE future_things (id TEXT PRIMARY KEY, what TEXT NOT NULL)")
+    result = run_cli("export", str(tmp_path / "e"), "--db", str(db), "--project", "apollo")
+    assert result.exit_code == 1
+    assert "table future_things: no rule says which of its rows are a project's; add it to PROJECT_ROWS" in (
+        result.output)
