@@ -70,7 +70,7 @@ def test_a_projects_export_holds_its_rows_alone(source: Path, tmp_path: Path) ->
     folder = tmp_path / "shared"
     counted = export_project(str(source), folder)
     assert json.loads((folder / "manifest.json").read_text())["project"] == "shared"
-    assert [p["id"] for p in rows(folder, "projects")] == ["shared"]
+    assert [p["id"] for p in rows(folder, "projects")] == ["shared", "~alice", "~bob", "~carol"]  # and their homes
     assert {g["project_id"] for g in rows(folder, "grants")} == {"shared"} and counted["grants"] == 3
     memories = rows(folder, "memories")
     assert {m["project"] for m in memories} == {"shared"}
@@ -97,6 +97,7 @@ def test_every_row_of_a_projects_export_names_only_rows_it_holds(source: Path, t
     named |= {s["user_id"] for s in rows(folder, "brain_sessions")}
     named |= {k["owner_user_id"] for k in rows(folder, "brain_knowledge")}
     named |= {a["user_id"] for a in rows(folder, "audit_log") + rows(folder, "note_journal")}
+    named |= {p["owner_user_id"] for p in rows(folder, "projects") if p["owner_user_id"]}
     assert named - {LOCAL_OWNER.user_id} <= users
     memory_ids = {m["id"] for m in rows(folder, "memories")}
     assert {d["memory_id"] for d in rows(folder, "memory_documents")} <= memory_ids
@@ -129,6 +130,7 @@ def test_a_projects_export_imports_into_an_empty_store_of_each_backend(source: P
                     } <= {"alice@example.test", "bob@example.test"}
             assert CAROLS_SECRET not in [m.content for m in found]
             assert CAROLS_SECRET in [h.memory.content for h in rt.memory.recall(carol, "torque").results]
+            assert rt.memory.remember(bob, "Bob's own reminder", private=True).memory.project == "~bob"  # his home
             alice = person(rt, "alice@example.test")
             assert [s.session.prompt for s in rt.brain.search_sessions(alice, "torque")] == [
                 "tune the shared gripper torque"]
@@ -161,7 +163,7 @@ def test_a_merge_reuses_people_carried_before_and_refuses_another_account_with_t
     merged = run_cli("import", str(tmp_path / "shared"), "--db", pg_url, "--merge", "--json")
     assert merged.exit_code == 0, merged.output
     loaded = {t["table"]: t["loaded"] for t in json.loads(merged.output)["tables"]}
-    assert loaded["users"] == 1 and loaded["memories"] == 7  # bob; alice and carol were there
+    assert (loaded["users"], loaded["projects"], loaded["memories"]) == (1, 2, 7)  # bob and ~bob; not alice, carol
     rt = open_runtime(str(tmp_path), pg_url)
     try:
         carol = person(rt, "carol@example.test")

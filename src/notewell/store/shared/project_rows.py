@@ -7,7 +7,8 @@ captured, a meeting's action items) whose store project it is, the coding sessio
 personal brain projects under it) with their events, search pieces and the applications of its own knowledge,
 autoskill's proposals for it; the audit entries about it (the project itself, its notes, what names it as its
 project) and its notes' journal. The users those rows name come as user rows (authors, grantees, owners, who
-acted), so that the export loads into an empty store; never their passwords, tokens or sign-in state.
+acted), with their (empty) homes, so that the export loads into an empty store and they can work there; never
+their passwords, tokens or sign-in state, nor what their homes hold.
 
 Each ``?`` is the project's id. A carried table with no entry here stops a project's export with an error
 naming it, so a table a later migration adds is never left out of one silently.
@@ -39,9 +40,11 @@ _NAMED_USERS = (  # every user column of the project's rows
     f"SELECT user_id FROM audit_log WHERE {_ITS_AUDIT}",
     "SELECT user_id FROM note_journal WHERE project = ?",
 )
+_ITS_USERS = " OR ".join(f"id IN ({named})" for named in _NAMED_USERS)
 PROJECT_ROWS: Mapping[str, str | None] = {
-    "users": " OR ".join(f"id IN ({named})" for named in _NAMED_USERS),
-    "projects": "id = ?",
+    "users": _ITS_USERS,
+    # and the homes of its users, without their memories: a person with no home cannot write a private memory
+    "projects": f"id = ? OR (kind = 'home' AND owner_user_id IN (SELECT id FROM users WHERE {_ITS_USERS}))",
     "grants": "project_id = ?",
     "memories": "project = ?",
     "memory_documents": f"memory_id IN ({_ITS_MEMORIES})",
