@@ -204,3 +204,23 @@ def test_a_table_with_no_project_rule_stops_a_projects_export(tmp_path: Path) ->
     assert result.exit_code == 1
     assert "table future_things: no rule says which of its rows are a project's; add it to PROJECT_ROWS" in (
         result.output)
+
+
+def test_a_homes_export_holds_its_personal_brain_projects_and_imports(source: Path, tmp_path: Path) -> None:
+    """A home is a project too: its memories, the personal brain project under it (Robot Arm) with its session,
+    and its owner; nothing of "shared"."""
+    counted = export_project(str(source), tmp_path / "home", "~alice")
+    assert [p["id"] for p in rows(tmp_path / "home", "projects")] == ["~alice"]
+    assert [u["email"] for u in rows(tmp_path / "home", "users")] == ["alice@example.test"]
+    assert [b["name"] for b in rows(tmp_path / "home", "brain_projects")] == ["Robot Arm"]
+    assert [s["prompt"] for s in rows(tmp_path / "home", "brain_sessions")] == ["fix the gripper stall"]
+    assert {m["project"] for m in rows(tmp_path / "home", "memories")} == {"~alice"} and counted["memories"] == 2
+    assert counted["grants"] == 0 and "shared" not in (tmp_path / "home" / "audit_log.jsonl").read_text()
+    target = str(tmp_path / "home.db")
+    assert run_cli("import", str(tmp_path / "home"), "--db", target).exit_code == 0
+    rt = open_runtime(str(tmp_path), target)
+    try:
+        alice = person(rt, "alice@example.test")
+        assert [s.session.prompt for s in rt.brain.search_sessions(alice, "gripper")] == ["fix the gripper stall"]
+    finally:
+        rt.close()
