@@ -68,7 +68,8 @@ def funnel_bars(title: str, modes: Sequence[tuple[str, Sequence[tuple[str, int]]
     height = ROW_HEIGHT * max(rows, 1)
     room = WIDTH - LABEL_WIDTH - 40
     middle = LABEL_WIDTH + room / 2
-    summary = "; ".join(_summary(mode, stages) for mode, stages in modes)
+    summary = "; ".join(f"{mode} " + ", ".join(f"{label} {value}" for label, value in stages)
+                        for mode, stages in modes)
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" '
              f'aria-label="{escape(title)}: {escape(summary)}">']
     y = 0
