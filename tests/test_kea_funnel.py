@@ -15,8 +15,10 @@ import pytest
 
 from brain_world import BrainWorld, brain_world_on, serve_brain
 from notewell.access.principal import LOCAL_OWNER
+from notewell.records.brain import FunnelCount
 from notewell.services.jobs import MAX_ATTEMPTS, run_job
 from notewell.services.kea import EXTRACT
+from notewell.store import open_store
 from notewell.timestamps import iso
 from test_brain_health import _pages, rest
 
@@ -160,3 +162,33 @@ def test_the_page_draws_each_persons_funnel(ran: dict[str, Any], base: str, worl
         assert row in page.text
         assert "not on this page yet" not in page.text
     assert alice_lines != bob_lines  # so that each page showing its own is seen
+
+
+def test_a_brain_from_before_the_funnel_upgrades_and_sums_each_scope(store_url: str) -> None:
+    """A store whose brain steps stop at 3 gets step 4, the funnel's table; a run's counts add up per person,
+    project, day and mode, and a read sums the days from its first, in the scope it names."""
+    store = open_store(store_url)
+    with store.brain.dialect.transaction() as conn:  # type: ignore[attr-defined]
+        conn.execute("DROP TABLE brain_kea_funnel")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'brain' AND version > 3")
+    store.close()
+    store = open_store(store_url)
+    try:
+        brain = store.brain
+        brain.count_funnel("u_a", "~a/p", "2026-03-01", "mine", FunnelCount(0, 3, 2, 1))
+        brain.count_funnel("u_a", "~a/p", "2026-03-01", "mine", FunnelCount(0, 2, 2, 2))
+        brain.count_funnel("u_a", "~a/q", "2026-03-02", "refine", FunnelCount(4, 3, 1, 1))
+        brain.count_funnel("u_b", "~b/p", "2026-03-02", "mine", FunnelCount(0, 9, 9, 9))
+        brain.count_funnel("u_a", "~a/p", "2026-02-28", "mine", FunnelCount(0, 7, 7, 7))  # before the window
+        since = "2026-03-01T00:00:00.000000Z"
+        mine = dict(brain.health(since, "u_a", None, None).funnel)
+        assert mine == {"mine": FunnelCount(0, 5, 4, 3, runs=2), "refine": FunnelCount(4, 3, 1, 1, runs=1)}
+        assert dict(brain.health(since, "u_a", ["~a/q"], None).funnel) == {"refine": FunnelCount(4, 3, 1, 1)}
+        team = dict(brain.health(since, None, None, None).funnel)
+        assert team["mine"] == FunnelCount(0, 14, 13, 12, runs=3)
+        with store.brain.dialect.reading() as conn:  # type: ignore[attr-defined]
+            versions = [v for (v,) in conn.execute(
+                "SELECT version FROM schema_migrations WHERE component = 'brain' ORDER BY version").fetchall()]
+        assert versions == [1, 2, 3, 4]
+    finally:
+        store.close()
