@@ -85,9 +85,9 @@ class HealthPart(ScopePart):
                   for d in (first + timedelta(days=i) for i in range(days))]
         captured = dict(counts.captured)
         found = dict(counts.funnel)
-        none = FunnelCount(0, 0, 0, 0, runs=0)
+        nothing = FunnelCount(0, 0, 0, 0, runs=0)
         funnel = {mode: KeaFunnel(f.runs, f.submitted, f.findings, f.passed, f.persisted)
-                  for mode, f in ((m, found.get(m, none)) for m in FUNNEL_MODES)}
+                  for mode, f in ((m, found.get(m, nothing)) for m in FUNNEL_MODES)}
         stages = {name: 0 for name in STAGES}
         for successes, failures, confidence in counts.rules:
             stages[stage(successes, failures, confidence)] += 1
