@@ -112,7 +112,7 @@ def test_the_health_page_draws_the_signals(looped: str, world: BrainWorld) -> No
     assert page.status_code == 200
     html = page.text
     svgs = re.findall(r"<svg.*?</svg>", html, re.S)
-    assert len(svgs) == 4 and not any("http" in svg or "<script" in svg for svg in svgs)  # drawn here, no CDN
+    assert len(svgs) == 5 and not any("http" in svg or "<script" in svg for svg in svgs)  # drawn here, no CDN
     assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/notewell.js" defer>']  # the pages' own
     assert svgs[0].count('<rect class="bar"') == 14 and 'aria-label="Sessions closed per day: ' in svgs[0]
     assert 'aria-label="Injected and used: injected 1, used 1"' in svgs[1]
@@ -127,4 +127,5 @@ def test_an_admin_sees_the_teams_page(looped: str, world: BrainWorld) -> None:
     (team,) = _pages(looped, world, "admin", "/brain/health?scope=team&days=3")
     assert team.status_code == 200 and "Loop health · the team" in team.text
     assert 'aria-label="Injected and used: injected 1, used 1"' in team.text and "1 open in every project" in team.text
-    assert team.text.count('<rect class="bar"') == 3 + 2 + 4 + 3  # 3 days; injected, used; 4 sources; 3 stages
+    assert team.text.count('<rect class="bar"') == 3 + 2 + 4 + 12 + 3  # 3 days; injected, used; 4 sources;
+    # KEA's 3 modes of 4 stages; 3 stages

@@ -346,6 +346,7 @@ def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_p
     assert rows["memories"] == 6  # two on deploy (one superseded), the private one, the one about the runbook,
     # taught and captured knowledge
     assert rows["memory_documents"] == 1
+    assert rows["brain_kea_funnel"] == 1  # KEA's refine of her session's close
     assert rows["grants"] == rows["tokens"] == rows["passwords"] == rows["sign_in_failures"] == 0
     users = [json.loads(line) for line in (tmp_path / "alice" / "users.jsonl").read_text().splitlines()]
     assert [u["email"] for u in users] == ["alice@example.test"]

@@ -86,6 +86,18 @@ class NoteItemRecord:
 
 
 @dataclass(frozen=True)
+class FunnelCount:
+    """KEA's funnel (the seed's op=kea.funnel fields): learnings submitted at the close, the extractor's
+    findings, what the quality filter passed, what was persisted; summed over ``runs`` runs."""
+
+    submitted: int
+    findings: int
+    passed: int
+    persisted: int
+    runs: int = 1
+
+
+@dataclass(frozen=True)
 class HealthCounts:
     """The loop's raw counts for one person (or the whole team) since a moment (docs/brain.md, "The loop's
     health"); action items are in none of them but ``open_action_items``."""
@@ -96,6 +108,7 @@ class HealthCounts:
     captured: tuple[tuple[str, int], ...]  # (close_capture | mined | cross | taught, rules created since)
     rules: tuple[tuple[int, int, float], ...]  # (successes, failures, confidence) of each live rule
     open_action_items: int
+    funnel: tuple[tuple[str, FunnelCount], ...] = ()  # (refine | mine | cross, KEA's funnel summed since)
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,11 @@ project (trigger and rule compared word by word) is counted, not copied; a rule 
 owner, through the knowledge service, if the policy lets that person write the project (a deactivated person's
 sessions are read, and nothing is written).
 
-The writes are the job's ``write`` step: they commit with the job's completion or not at all. Log lines, as
-the seed's table: ``op=kea.extract outcome=ok|error|skipped_session_gone items=<persisted>`` and, after each
-successful run, ``op=kea.funnel mode=refine|mine submitted llmFindings filterPassed persisted``.
+The writes are the job's ``write`` step: they commit with the job's completion or not at all, and so does the
+run's funnel, added to its owner's count for the session's close day (store/shared/kea_funnel.py; the loop's
+health shows it), so a run that fails and is retried counts once. Log lines, as the seed's table:
+``op=kea.extract outcome=ok|error|skipped_session_gone items=<persisted>`` and, after each successful run,
+``op=kea.funnel mode=refine|mine submitted llmFindings filterPassed persisted``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from notewell.access.authentication import user_principal
 from notewell.access.principal import Principal
 from notewell.log_lines import line
-from notewell.records.brain import KnowledgeRecord
+from notewell.records.brain import FunnelCount, KnowledgeRecord
 from notewell.records.jobs import JobRecord
 from notewell.services.brain_knowledge import KnowledgePart
 from notewell.services.brain_learnings import Learning
@@ -58,6 +60,9 @@ class Funnel:
     @property
     def persisted(self) -> int:
         return len(self.captured)
+
+    def counts(self) -> FunnelCount:
+        return FunnelCount(self.submitted, self.findings, self.passed, self.persisted)
 
 
 def extract_payload(session_id: str, learnings: Sequence[Learning]) -> dict[str, object]:
@@ -95,6 +100,8 @@ class KeaPart(KnowledgePart):
         def write() -> str:
             if bp is not None:
                 self._persist(p, bp, plan, [tag, f"session:{session.id}"], funnel)
+            self.brain.count_funnel(session.user_id, session.brain_project,
+                                    (session.ended_at or session.started_at)[:10], funnel.mode, funnel.counts())
             return "ok"
 
         def after(result: str) -> None:

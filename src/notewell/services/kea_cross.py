@@ -8,9 +8,11 @@ skips them (``op=kea.cross.skip``, the mark unmoved, so they count next day); ot
 each session, and a rule found in at least two of them, in the same project, becomes knowledge tagged
 ``cross`` (trigger: "working in this project"; confidence CROSS_CONFIDENCE: surer than one session's mined
 rule, below a close-captured one), through the same filter, dedup and policy as every KEA rule. The writes and
-every person's new mark commit with the job's completion. Log lines, as the seed's: ``op=kea.cross.skip reason
-newSessionCount``, ``op=kea.cross_extract outcome users totalPersisted durMs``, ``op=kea.cross.daily_done users
-processed skipped totalPersisted model``.
+every person's new mark commit with the job's completion, and so does each person's and project's funnel
+(mode ``cross``: the rules found repeated, those the filter passed, those persisted; counted for the run's day).
+Log lines, as the seed's: ``op=kea.cross.skip reason newSessionCount``, ``op=kea.cross_extract outcome users
+totalPersisted durMs``, ``op=kea.cross.daily_done users processed skipped totalPersisted model``, and ours,
+``op=kea.funnel mode=cross submitted llmFindings filterPassed persisted user`` per person and project.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ _log = logging.getLogger("notewell.kea")
 @dataclass
 class _Person:
     p: Principal
-    plans: list[tuple[BrainProject, Plan]] = field(default_factory=list)
+    plans: list[tuple[BrainProject, Plan, int]] = field(default_factory=list)  # and the rules found repeated
 
 
 def repeated(found: Sequence[tuple[str, str, Learning]]) -> list[tuple[str, Learning]]:
@@ -86,13 +88,16 @@ class KeaCrossPart(KeaPart):
                 continue
             people[user_id] = self._plan_person(user_principal(owner), sessions)
         total: list[int] = []
+        funnels: list[tuple[str, Funnel]] = []
 
         def write() -> str:
             for user_id, person in people.items():
-                for bp, plan in person.plans:
-                    funnel = Funnel("cross", 0)
+                for bp, plan, found in person.plans:
+                    funnel = Funnel("cross", 0, found, len(plan))
                     self._persist(person.p, bp, plan, [CROSS_TAG], funnel)
+                    self.brain.count_funnel(user_id, bp.id, through[:10], funnel.mode, funnel.counts())
                     total.append(funnel.persisted)
+                    funnels.append((user_id, funnel))
                 self.store.kea.mark(user_id, through)
             return "ok"
 
@@ -102,6 +107,9 @@ class KeaCrossPart(KeaPart):
             _log.info(line("kea.cross.daily_done", users=len(unread), processed=len(people),
                            skipped=len(unread) - len(people), totalPersisted=sum(total), model=self.extractor.name,
                            job=job.id))
+            for user_id, f in funnels:
+                _log.info(line("kea.funnel", mode=f.mode, submitted=f.submitted, llmFindings=f.findings,
+                               filterPassed=f.passed, persisted=f.persisted, user=user_id, job=job.id))
 
         return Step(write, after)
 
@@ -119,5 +127,5 @@ class KeaCrossPart(KeaPart):
             bp = projects.get(project)
             if bp is not None and self.authorization.allowed(p, WRITE, bp.store_project):
                 person.plans.append((bp, [(r, self._same_meaning(p, bp, r.trigger, r.rule, r.rationale))
-                                          for r in quality_filter(rules)]))
+                                          for r in quality_filter(rules)], len(rules)))
         return person

@@ -55,7 +55,7 @@ from notewell.records.memories import (
 )
 from notewell.records.plan import Plan
 from notewell.records.servers import RunningServer
-from notewell.store.brain_loop import EvolutionRepository, ProposalRepository
+from notewell.store.brain_loop import EvolutionRepository, FunnelRepository, ProposalRepository
 from notewell.store.vector_search import Nearest
 
 
@@ -365,7 +365,7 @@ class MemoryRepository(Protocol):
 # --- the External Brain ------------------------------------------------------------------------------
 
 
-class BrainRepository(EvolutionRepository, ProposalRepository, Protocol):
+class BrainRepository(EvolutionRepository, ProposalRepository, FunnelRepository, Protocol):
     """Personal projects, taught knowledge and coding sessions. Taught knowledge is memory with structure:
     each item is a memory (so recall finds it) plus a knowledge row keyed by the memory's ref holding kind,
     trigger, rule, rationale, source, confidence and the usage counts."""

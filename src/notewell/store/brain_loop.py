@@ -1,12 +1,13 @@
 """The repositories of the brain's worker side that the brain repository also is: nightly evolution's rows
-(store/shared/evolution.py) and autoskill's proposals (store/shared/autoskill.py)."""
+(store/shared/evolution.py), autoskill's proposals (store/shared/autoskill.py) and KEA's funnel
+(store/shared/kea_funnel.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
 
-from notewell.records.brain import Evolution, KnowledgeRecord, ProposalInput, ProposalRecord
+from notewell.records.brain import Evolution, FunnelCount, KnowledgeRecord, ProposalInput, ProposalRecord
 
 
 class EvolutionRepository(Protocol):
@@ -31,4 +32,11 @@ class ProposalRepository(Protocol):
         ...
     def decide(self, proposal_id: int, state: str, by_user_id: str, at: str, result_ref: str | None) -> bool:
         """An open proposal accepted or rejected (in the caller's transaction, if any); False when not open."""
+        ...
+
+
+class FunnelRepository(Protocol):
+    def count_funnel(self, user_id: str, brain_project: str, day: str, mode: str, counts: FunnelCount) -> None:
+        """Add one KEA run's funnel to its person's, project's, UTC day's and mode's (in the caller's
+        transaction)."""
         ...

@@ -1,7 +1,8 @@
-"""The loop-health charts as small SVGs drawn on the server (no script library, no CDN): bars per day, and
-horizontal bars for a few named counts. Each chart is an image with a label saying its numbers; the page's
-tables repeat them as text. Labels are escaped; the styles are classes of notewell.css (the CSP allows no
-inline style)."""
+"""The loop-health charts as small SVGs drawn on the server (no script library, no CDN): bars per day,
+horizontal bars for a few named counts, and KEA's funnel (per mode, its stages as bars centred one under the
+other, narrowing as the filter and the dedup drop rules). Each chart is an image with a label saying its
+numbers; the page's tables repeat them as text. Labels are escaped; the styles are classes of notewell.css (the
+CSP allows no inline style)."""
 
 from __future__ import annotations
 
@@ -55,5 +56,32 @@ def row_bars(title: str, bars: Sequence[tuple[str, int]]) -> Markup:
                      f'<rect class="bar" x="{LABEL_WIDTH}" y="{y + 5}" width="{length:.1f}" '
                      f'height="{ROW_HEIGHT - 10}"/>'
                      f'<text x="{LABEL_WIDTH + length + 6:.1f}" y="{y + 17}">{value}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def funnel_bars(title: str, modes: Sequence[tuple[str, Sequence[tuple[str, int]]]]) -> Markup:
+    """Per mode, a heading and its stages as bars centred on the plot's middle (a funnel), all scaled to the
+    largest stage, each with its label and value."""
+    top = max([value for _, stages in modes for _, value in stages] + [1])
+    rows = sum(len(stages) + 1 for _, stages in modes)
+    height = ROW_HEIGHT * max(rows, 1)
+    room = WIDTH - LABEL_WIDTH - 40
+    middle = LABEL_WIDTH + room / 2
+    summary = "; ".join(f"{mode} " + ", ".join(f"{label} {value}" for label, value in stages)
+                        for mode, stages in modes)
+    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" '
+             f'aria-label="{escape(title)}: {escape(summary)}">']
+    y = 0
+    for mode, stages in modes:
+        parts.append(f'<text class="heading" x="0" y="{y + 17}">{escape(mode)}</text>')
+        y += ROW_HEIGHT
+        for label, value in stages:
+            length = room * value / top
+            parts.append(f'<text x="0" y="{y + 17}">{escape(label)}</text>'
+                         f'<rect class="bar" x="{middle - length / 2:.1f}" y="{y + 5}" width="{length:.1f}" '
+                         f'height="{ROW_HEIGHT - 10}"><title>{escape(mode)} {escape(label)}: {value}</title></rect>'
+                         f'<text x="{WIDTH}" y="{y + 17}" text-anchor="end">{value}</text>')
+            y += ROW_HEIGHT
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -235,7 +235,8 @@ def retire(caller: Caller, svc: Services, knowledge_id: str,
 
 @router.get("/brain/health", response_model=record_model(LoopHealth), responses=ERRORS,
             summary="The loop's health: sessions closed per day, knowledge injected against used, rules captured "
-                    "by source, rules by stage, open action items (scope=team: everyone's, for an admin)")
+                    "by source, KEA's funnel by mode, rules by stage, open action items (scope=team: everyone's, "
+                    "for an admin)")
 def brain_health(caller: Caller, svc: Services,
                  days: Annotated[int, Query(ge=1, le=HEALTH_DAYS_MAX, description="The last days, today "
                                                                                    "included.")] = HEALTH_DAYS_DEFAULT,

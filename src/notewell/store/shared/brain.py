@@ -47,12 +47,13 @@ from notewell.store.shared.brain_schema import brain_migrations
 from notewell.store.shared.dialect import Dialect, marks
 from notewell.store.shared.evolution import EvolutionRows
 from notewell.store.shared.jobs import insert_job
+from notewell.store.shared.kea_funnel import FunnelRows
 from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.shared.migrations import Migration
 from notewell.store.vector_search import Nearest, nearest_rows
 
 
-class SqlBrain(EvolutionRows, ProposalRows, ABC):
+class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
     """The brain repository less its session index: a backend adds the statements that make it
     (``session_index``), ``index`` and ``search_sessions``."""
 

@@ -1,5 +1,6 @@
 """The loop-health counts in SQL both backends run (records/brain.HealthCounts): sessions closed per day,
-knowledge injected and used, rules captured by source, the rules' counts for their stages, open action items.
+knowledge injected and used, rules captured by source, the rules' counts for their stages, open action items,
+KEA's funnel per mode.
 Action items are left out of every count but their own. ``user_id`` None counts the whole team."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from notewell.records.brain import HealthCounts
 from notewell.store.brain_rows import tag_pattern
 from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.kea_funnel import funnel_sums
 
 CAPTURE_SOURCES = ("close_capture", "mined", "cross")  # by tag; anything else was taught
 
@@ -55,6 +57,8 @@ def health_counts(dialect: Dialect, since: str, user_id: str | None, brain_proje
         if assignee_tag is not None:
             awhere += " AND m.tags LIKE ? ESCAPE '\\'"
             aparams.append(tag_pattern(assignee_tag))
+        fwhere, fparams = _scope("f.user_id", "f.brain_project", user_id, brain_projects)
+        funnel = funnel_sums(conn, since[:10], fwhere, fparams)
         items = conn.execute("SELECT count(*) FROM brain_knowledge k JOIN memories m ON m.ref = k.ref"
                              f" WHERE k.kind = 'action_item' AND k.retired_at IS NULL{awhere}", aparams).fetchone()
         return HealthCounts(
@@ -62,4 +66,4 @@ def health_counts(dialect: Dialect, since: str, user_id: str | None, brain_proje
             injected=int(roles.get("injected", 0)), used=int(roles.get("used", 0)),
             captured=_captured(conn, since, user_id, brain_projects),
             rules=tuple((int(r[0]), int(r[1]), float(r[2])) for r in rules),
-            open_action_items=int(items[0]) if items else 0)
+            open_action_items=int(items[0]) if items else 0, funnel=funnel)

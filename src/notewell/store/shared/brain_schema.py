@@ -122,6 +122,23 @@ LATER: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX brain_skill_proposals_owner ON brain_skill_proposals (owner_user_id, state, id)",
     ),
+    (  # step 4: KEA's funnel (services/kea.py), summed per person, brain project, UTC day and mode
+        """
+        CREATE TABLE brain_kea_funnel (
+            user_id {key} NOT NULL,
+            brain_project {key} NOT NULL,
+            day {key} NOT NULL,
+            mode {key} NOT NULL CHECK (mode IN ('refine', 'mine', 'cross')),
+            runs {int64} NOT NULL,
+            submitted {int64} NOT NULL,
+            llm_findings {int64} NOT NULL,
+            filter_passed {int64} NOT NULL,
+            persisted {int64} NOT NULL,
+            PRIMARY KEY (user_id, brain_project, day, mode)
+        )
+        """,
+        "CREATE INDEX brain_kea_funnel_day ON brain_kea_funnel (day)",
+    ),
 )
 
 

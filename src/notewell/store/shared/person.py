@@ -1,10 +1,11 @@
 """Which rows of each carried table are one person's, for an export of what a person may take with them.
 
 A person's rows are their user row and home, the memories they wrote (their private ones included: no one
-else's), their brain projects, taught knowledge, coding sessions with events, search pieces, applications and
-autoskill's proposals, and the audit entries of what they did. Grants, tokens, passwords, sign-in state and
-idempotency keys are the team's or the server's, not the person's. A carried table with no entry here stops a
-person's export with an error naming it, so a table a later migration adds is never left out of one silently.
+else's), their brain projects, taught knowledge, coding sessions with events, search pieces, applications,
+autoskill's proposals, KEA's funnel of their sessions, and the audit entries of what they did. Grants, tokens,
+passwords, sign-in state and idempotency keys are the team's or the server's, not the person's. A carried
+table with no entry here stops a person's export with an error naming it, so a table a later migration adds is
+never left out of one silently.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ PERSON_ROWS: Mapping[str, str | None] = {
     "brain_session_words": "user_id = ?",
     "brain_applications": _THEIR_SESSIONS,
     "brain_skill_proposals": "owner_user_id = ?",  # autoskill's proposed edits to their recipes
+    "brain_kea_funnel": "user_id = ?",  # what KEA extracted from their sessions, per day
     "audit_log": "user_id = ?",
     "grants": None,  # the team's decision, not the person's
     "tokens": None,  # credentials of this server

@@ -5,7 +5,7 @@ A project's rows are its project row and grants; every memory in it, private one
 data, whoever may read it), with their ties to documents; the brain's rows that live in it: knowledge (taught,
 captured, a meeting's action items) whose store project it is, the coding sessions of it (on a home: of the
 personal brain projects under it) with their events, search pieces and the applications of its own knowledge,
-autoskill's proposals for it; the audit entries about it (the project itself, its notes, what names it as its
+autoskill's proposals and KEA's funnel counts for it; the audit entries about it (the project itself, its notes, what names it as its
 project) and its notes' journal. The users those rows name come as user rows (authors, grantees, owners, who
 acted), with their (empty) homes, so that the export loads into an empty store and they can work there; never
 their passwords, tokens or sign-in state, nor what their homes hold.
@@ -37,6 +37,7 @@ _NAMED_USERS = (  # every user column of the project's rows
     f"SELECT user_id FROM brain_sessions WHERE {_ITS_BRAIN}",
     f"SELECT owner_user_id FROM brain_skill_proposals WHERE {_ITS_BRAIN}",
     f"SELECT decided_by FROM brain_skill_proposals WHERE {_ITS_BRAIN}",
+    f"SELECT user_id FROM brain_kea_funnel WHERE {_ITS_BRAIN}",
     f"SELECT user_id FROM audit_log WHERE {_ITS_AUDIT}",
     "SELECT user_id FROM note_journal WHERE project = ?",
 )
@@ -55,6 +56,7 @@ PROJECT_ROWS: Mapping[str, str | None] = {
     "brain_session_words": f"session_seq IN (SELECT seq FROM brain_sessions WHERE {_ITS_BRAIN})",
     "brain_applications": f"session_id IN ({_ITS_SESSIONS}) AND knowledge_ref IN ({_ITS_KNOWLEDGE})",
     "brain_skill_proposals": _ITS_BRAIN,  # the session it names may be another project's: kept as its label
+    "brain_kea_funnel": _ITS_BRAIN,  # KEA's counts of the sessions and runs in it
     "audit_log": _ITS_AUDIT,
     "note_journal": "project = ?",
     "tokens": None,  # credentials of this server, each its holder's

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from notewell.services.brain_health import HEALTH_DAYS_DEFAULT, HEALTH_DAYS_MAX
-from notewell.web.health_charts import day_bars, row_bars
+from notewell.web.health_charts import day_bars, funnel_bars, row_bars
 from notewell.web.render import page
 from notewell.web.session import call, services, signed_in
 
@@ -23,14 +23,19 @@ async def health_page(request: Request) -> Response:
     loop = [("injected", health.injected), ("used", health.used)]
     capture = list(health.capture.items())
     stages = list(health.stages.items())
+    funnel = [(mode, f.runs, [("submitted", f.submitted), ("llmFindings", f.llm_findings),
+                              ("filterPassed", f.filter_passed), ("persisted", f.persisted)])
+              for mode, f in health.funnel.items()]
     charts = {
         "closed": day_bars("Sessions closed per day", closed),
         "loop": row_bars("Injected and used", loop),
         "capture": row_bars("Capture yield by source", capture),
         "stages": row_bars("Skills by stage", stages),
+        "funnel": funnel_bars("The extraction funnel (KEA)", [(mode, steps) for mode, _, steps in funnel]),
     }
     return page(request, "health.html", p, title="Loop health", health=health, team=team, charts=charts,
-                closed=closed, loop=loop, capture=capture, stages=stages, days_max=HEALTH_DAYS_MAX)
+                closed=closed, loop=loop, capture=capture, stages=stages, funnel=funnel,
+                days_max=HEALTH_DAYS_MAX)
 
 
 ROUTES = [Route("/brain/health", health_page, methods=["GET"])]
