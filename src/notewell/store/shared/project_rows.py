@@ -5,8 +5,8 @@ A project's rows are its project row and grants; every memory in it, private one
 data, whoever may read it), with their ties to documents; the brain's rows that live in it: knowledge (taught,
 captured, a meeting's action items) whose store project it is, the coding sessions of it (on a home: of the
 personal brain projects under it) with their events, search pieces and the applications of its own knowledge,
-autoskill's proposals and KEA's funnel counts for it; the audit entries about it (the project itself, its notes, what names it as its
-project) and its notes' journal. The users those rows name come as user rows (authors, grantees, owners, who
+autoskill's proposals and KEA's funnel counts for it; the audit entries about it (the project itself, its
+notes, what names it as its project) and its notes' journal. The users those rows name come as user rows (authors, grantees, owners, who
 acted), with their (empty) homes, so that the export loads into an empty store and they can work there; never
 their passwords, tokens or sign-in state, nor what their homes hold.
 
