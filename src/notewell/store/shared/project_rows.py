@@ -6,9 +6,9 @@ data, whoever may read it), with their ties to documents; the brain's rows that 
 captured, a meeting's action items) whose store project it is, the coding sessions of it (on a home: of the
 personal brain projects under it) with their events, search pieces and the applications of its own knowledge,
 autoskill's proposals and KEA's funnel counts for it; the audit entries about it (the project itself, its
-notes, what names it as its project) and its notes' journal. The users those rows name come as user rows (authors, grantees, owners, who
-acted), with their (empty) homes, so that the export loads into an empty store and they can work there; never
-their passwords, tokens or sign-in state, nor what their homes hold.
+notes, what names it as its project) and its notes' journal. The users those rows name come as user rows
+(authors, grantees, owners, who acted), with their (empty) homes, so that the export loads into an empty store
+and they can work there; never their passwords, tokens or sign-in state, nor what their homes hold.
 
 Each ``?`` is the project's id. A carried table with no entry here stops a project's export with an error
 naming it, so a table a later migration adds is never left out of one silently.
