@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -286,14 +287,22 @@ class _Lines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
+@contextmanager
+def captured_lines(name: str = "notewell.mcp") -> Iterator[list[str]]:
+    """The log lines (op=…) the logger ``name`` writes inside the block, at level INFO whatever it was set to."""
+    logger = logging.getLogger(name)
+    handler, level = _Lines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield handler.lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 @pytest.fixture
 def log_lines() -> Iterator[list[str]]:
     """The notewell.mcp log lines (op=…) written while the test runs."""
-    logger = logging.getLogger("notewell.mcp")
-    handler = _Lines()
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler.lines
-    logger.removeHandler(handler)
-    logger.setLevel(level)
+    with captured_lines() as lines:
+        yield lines

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import run_cli
-from notewell.access.authentication import user_principal
-from notewell.access.principal import LOCAL_OWNER, Principal
+from loop_world import member, runtime_on, words_only_vault
+from notewell.access.principal import Principal
 from notewell.records.brain import ProposalInput
 from notewell.records.jobs import NewJob
 from notewell.runtime import Runtime, open_runtime
@@ -31,21 +31,13 @@ TRIGGER = "when deploying the api"
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    folder = tmp_path / "vault"
-    folder.mkdir()
-    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
-    return folder
+    return words_only_vault(tmp_path)
 
 
 @pytest.fixture
 def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    runtime = open_runtime(str(vault), store_url)
-    yield runtime
-    runtime.close()
-
-
-def member(rt: Runtime, handle: str) -> Principal:
-    return user_principal(rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle))
+    with runtime_on(vault, store_url) as opened:
+        yield opened
 
 
 def recipe(rt: Runtime, p: Principal, rule: str, trigger: str = TRIGGER) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from notewell.access.authentication import user_principal
-from notewell.access.principal import LOCAL_OWNER, Principal
+from loop_world import Clock, member, runtime_on, words_only_vault
+from notewell.access.principal import Principal
 from notewell.records.brain import EVOLUTION_AUTHOR
 from notewell.runtime import Runtime, open_runtime
 from notewell.services.brain_evolution import DECAY_FACTOR, FLOOR, IDLE_DAYS, RESTORE_CONFIDENCE
@@ -25,31 +25,15 @@ from notewell.timestamps import iso
 T0 = datetime.now(UTC)  # what is taught is created at the real time; the runners' days are after it
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    folder = tmp_path / "vault"
-    folder.mkdir()
-    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
-    return folder
+    return words_only_vault(tmp_path)
 
 
 @pytest.fixture
 def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    runtime = open_runtime(str(vault), store_url)
-    yield runtime
-    runtime.close()
-
-
-def member(rt: Runtime, handle: str) -> Principal:
-    return user_principal(rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle))
+    with runtime_on(vault, store_url) as opened:
+        yield opened
 
 
 def teach(rt: Runtime, p: Principal, rule: str, kind: str = "heuristic") -> str:

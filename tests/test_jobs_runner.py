@@ -19,28 +19,25 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, run_module
+from loop_world import Clock, runtime_on, words_only_vault
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.records.brain import KnowledgeFilter
 from notewell.records.jobs import NewJob
-from notewell.runtime import Runtime, open_runtime
+from notewell.runtime import Runtime
 from notewell.services.jobs import MAX_ATTEMPTS, RETRY_BASE_SECONDS
 from notewell.timestamps import iso, parse_iso
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    folder = tmp_path / "vault"
-    folder.mkdir()
-    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")  # exact-rule dedup, no model
-    return folder
+    return words_only_vault(tmp_path)  # exact-rule dedup, no model
 
 
 @pytest.fixture
 def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    opened = open_runtime(str(vault), store_url)
-    yield opened
-    opened.close()
+    with runtime_on(vault, store_url) as opened:
+        yield opened
 
 
 def person(rt: Runtime) -> Principal:
@@ -56,14 +53,6 @@ def close_corrected(rt: Runtime, p: Principal, n: int) -> str:
     return session
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def test_a_job_whose_session_is_gone_completes_as_skipped(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
     job_id = rt.store.jobs.enqueue(NewJob("kea.extract", {"sessionId": "ses_deleted0000000000", "learnings": []}),
                                    iso(datetime.now(UTC)))
@@ -76,7 +65,7 @@ def test_a_job_whose_session_is_gone_completes_as_skipped(rt: Runtime, caplog: p
 
 def test_a_failing_job_waits_a_doubling_delay_then_fails_for_good_and_is_retried(rt: Runtime, vault: Path,
                                                                                  store_url: str) -> None:
-    clock = Clock()
+    clock = Clock(datetime(2026, 3, 1, tzinfo=UTC))
     job_id = rt.store.jobs.enqueue(NewJob("kea.unknown", {}), iso(clock.now))
     runner = rt.job_runner(clock=clock)
     delays = []
@@ -168,7 +157,7 @@ def test_the_worker_stops_cleanly_on_sigterm(vault: Path, store_url: str) -> Non
 
 def test_time_is_the_runners_clock(rt: Runtime) -> None:
     """A job queued due later is not run before the runner's clock reaches it."""
-    clock = Clock()
+    clock = Clock(datetime(2026, 3, 1, tzinfo=UTC))
     rt.store.jobs.schedule("kea.unknown", "once", {}, iso(clock.now), due=iso(clock.now + timedelta(hours=1)))
     runner = rt.job_runner(clock=clock)
     try:

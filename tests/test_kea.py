@@ -4,7 +4,6 @@ refined at once (clamped, judged, deduplicated); the log lines carry the seed's 
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 import uuid
@@ -13,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from brain_world import BrainWorld, brain_world_on, call, serve_brain
+from conftest import captured_lines
 from mcp_world import connect
 from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
 from notewell.records.jobs import JobRecord
@@ -33,24 +33,10 @@ def url(world: BrainWorld) -> Iterator[str]:
         yield server.url
 
 
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
 @pytest.fixture
 def kea_lines() -> Iterator[list[str]]:
-    logger = logging.getLogger("notewell.kea")
-    handler, level = _Lines(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler.lines
-    logger.removeHandler(handler)
-    logger.setLevel(level)
+    with captured_lines("notewell.kea") as lines:
+        yield lines
 
 
 def unique(word: str) -> str:

@@ -11,40 +11,23 @@ from pathlib import Path
 
 import pytest
 
-from notewell.access.authentication import user_principal
-from notewell.access.principal import LOCAL_OWNER, Principal
+from loop_world import Clock, member, runtime_on, words_only_vault
+from notewell.access.principal import Principal
 from notewell.records.brain import KnowledgeFilter
-from notewell.runtime import Runtime, open_runtime
+from notewell.runtime import Runtime
 from notewell.services.brain_learnings import Learning
 from notewell.services.kea_cross import CROSS_CONFIDENCE, CROSS_TRIGGER, repeated
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)  # sessions close at the real time; the runners' day is this one
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    folder = tmp_path / "vault"
-    folder.mkdir()
-    (folder / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
-    return folder
+    return words_only_vault(tmp_path)
 
 
 @pytest.fixture
 def servers(vault: Path, store_url: str) -> Iterator[tuple[Runtime, Runtime]]:
-    first, second = open_runtime(str(vault), store_url), open_runtime(str(vault), store_url)
-    yield first, second
-    first.close()
-    second.close()
-
-
-def member(rt: Runtime, handle: str) -> Principal:
-    return user_principal(rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle))
+    with runtime_on(vault, store_url) as first, runtime_on(vault, store_url) as second:
+        yield first, second
 
 
 def close(rt: Runtime, p: Principal, prompt: str, correction: str) -> None:
@@ -61,7 +44,7 @@ def test_two_servers_run_the_daily_job_once_and_repeated_rules_become_knowledge(
     close(one, dana, "lint the worker package", "Use ruff instead of flake8.")
     close(one, dana, "tidy the cli", "always sort the imports")
     close(one, erin, "lint the docs", "use ruff, not flake8")
-    clock = Clock()
+    clock = Clock(datetime.now(UTC))  # sessions close at the real time; the runners' day is this one
     runners = [one.job_runner(clock=clock), two.job_runner(clock=clock)]
     assert [r.on_idle() for r in runners if r.on_idle is not None] == [True, False]  # one job for the day
     with caplog.at_level(logging.INFO, logger="notewell.kea"):

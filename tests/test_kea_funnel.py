@@ -5,7 +5,6 @@ person's own, once per job."""
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -14,6 +13,8 @@ from typing import Any
 import pytest
 
 from brain_world import BrainWorld, brain_world_on, serve_brain
+from conftest import captured_lines
+from loop_world import Clock
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import FunnelCount
 from notewell.services.jobs import MAX_ATTEMPTS, run_job
@@ -23,23 +24,6 @@ from notewell.timestamps import iso
 from test_brain_health import _pages, rest
 
 FIELDS = ("submitted", "llmFindings", "filterPassed", "persisted")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)  # sessions close at the real time; the runners' clock starts there
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -73,18 +57,14 @@ def ran(base: str, world: BrainWorld) -> dict[str, Any]:
     admin = world.runtime.administration
     admin.add_user(LOCAL_OWNER, "admin@example.test", "admin", handle="admin", home_folder=False)
     world.tokens["admin"] = admin.mint_token(LOCAL_OWNER, "admin@example.test", ["sessions", "admin"]).secret
-    logger, handler = logging.getLogger("notewell.kea"), _Lines()
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
+    with captured_lines("notewell.kea") as kea_lines:
         first = _close(base, world, "alice", "Use ruff, not flake8.")
         refined = _close(base, world, "alice", None, learnings=[
             {"trigger": "when exporting reports", "rule": "write the CSV with a UTF-8 byte order mark"},
             {"trigger": "when exporting reports", "rule": "skip the flaky totals check for now"}])
         _close(base, world, "alice", "Use ruff instead of flake8.")
         _close(base, world, "bob", "Always pin the versions of the tools.")
-        store, clock = world.runtime.store, Clock()
+        store, clock = world.runtime.store, Clock(datetime.now(UTC))  # the runners' clock starts at the real time
         clock.now += timedelta(seconds=1)
         (cut,) = store.jobs.claim("runner-a", iso(clock.now), iso(clock.now + timedelta(seconds=1)), 1, MAX_ATTEMPTS)
         assert cut.payload["sessionId"] == first
@@ -94,11 +74,8 @@ def ran(base: str, world: BrainWorld) -> dict[str, Any]:
         assert run_job(store, kinds, cut, "runner-a", clock) is None  # its writes rolled back
         assert run_job(store, kinds, taken, "runner-b", clock) == "ok"
         world.runtime.job_runner(clock=clock).run(drain=True)
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
     jobs = {j.id: j for j in store.jobs.listing(None, 100) if j.kind.startswith("kea.")}
-    return {"lines": handler.lines, "jobs": jobs, "first": first, "refined": refined}
+    return {"lines": kea_lines, "jobs": jobs, "first": first, "refined": refined}
 
 
 def _funnels(ran: dict[str, Any], who: str, world: BrainWorld) -> dict[str, dict[str, int]]:
