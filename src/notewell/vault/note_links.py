@@ -22,6 +22,7 @@ import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal
 from urllib.parse import unquote
 
@@ -59,6 +60,7 @@ def is_markdown(path: str) -> bool:
     return path.lower().endswith(MARKDOWN_TYPES)
 
 
+@lru_cache(maxsize=8192)  # a build asks for each name many times (every link to it, every document of it)
 def name_key(name: str) -> str:
     """What a link's last segment and a document's file name are matched on: NFC, case-folded, without a
     markdown ending. A document may be a link's target only when the two keys are equal."""
