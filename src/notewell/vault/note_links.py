@@ -39,6 +39,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*(?:<([^<>\n]+)>|([^\s()<>]+))(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+_MAY_LINK = re.compile(r"^[^\n]*(?:\[\[|\]\(|`)[^\n]*", re.MULTILINE)  # a line holding "[[", "](" or "`"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _NOT_IN_A_PATH = re.compile(r"[\s<>\"|?*`]")
@@ -96,6 +97,12 @@ def snippet(line: str, near: str = "") -> str:
     return text[start : start + SNIPPET_CHARS]
 
 
+@lru_cache(maxsize=64)
+def _closing(ticks: int) -> re.Pattern[str]:
+    """What closes a code span opened by ``ticks`` backticks: exactly as many."""
+    return re.compile(rf"(?<!`){'`' * ticks}(?!`)")
+
+
 def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
     """The line with each inline code span blanked out, and each span's (column, content)."""
     spans: list[tuple[int, str]] = []
@@ -103,7 +110,7 @@ def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
     pos = 0
     while (opening := _BACKTICKS.search(line, pos)) is not None:
         ticks = opening.group()
-        closing = re.compile(rf"(?<!`){ticks}(?!`)").search(line, opening.end())
+        closing = _closing(len(ticks)).search(line, opening.end())
         if closing is None:
             pos = opening.end()
             continue
@@ -165,6 +172,21 @@ def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
     """The links of the markdown document ``project/source`` in reading order (none for another type)."""
     if not is_markdown(source) or ("[[" not in text and "](" not in text and "`" not in text):
         return []
+    if "```" in text or "~~~" in text:
+        return _fenced_links(project, source, text)
+    links: list[ParsedLink] = []  # no fence can open: only the lines that may hold a link are read, found at once
+    number, counted = 1, 0
+    for m in _MAY_LINK.finditer(text):
+        number += text.count("\n", counted, m.start())
+        counted = m.start()
+        links += [link for _, link in _line_links(project, source, number, m.group())]
+        if len(links) >= MAX_LINKS_PER_DOCUMENT:
+            return links[:MAX_LINKS_PER_DOCUMENT]
+    return links
+
+
+def _fenced_links(project: str, source: str, text: str) -> list[ParsedLink]:
+    """parse_links of a text that may hold fenced code: line by line, skipping each fence's lines."""
     links: list[ParsedLink] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n"), start=1):
