@@ -11,7 +11,6 @@ from notewell.vault.link_resolution import ProjectIndex, Resolver, mention_paths
 from notewell.vault.note_links import (
     MAX_LINKS_PER_DOCUMENT,
     SNIPPET_CHARS,
-    _fenced_links,
     name_key,
     parse_links,
     snippet,
@@ -156,17 +155,6 @@ def test_nothing_inside_a_fence_or_code_span_is_a_link(lines: list[str]) -> None
     assert all(link.target != "[[code]]" and link.target != "code" for link in found)
     expected = [n for n, line in enumerate(lines, start=1) if n not in fenced and line in ("[[link]]", "[md](x.md)")]
     assert [link.line for link in found] == expected
-
-
-_PIECE = st.sampled_from(["[[a b|label]]", "[[c#h]]", "[t](../x/c.md)", "[u](<d e.md>)", "`x/y.md`", "``z.md``",
-                           "`", "[[", "](", "words", " ", "", "\n", "\r\n", "\n\n", "é", "[[no]"])
-
-
-@given(st.lists(_PIECE, max_size=60))
-def test_a_text_without_fences_reads_as_line_by_line(pieces: list[str]) -> None:
-    """parse_links's one pass over a text with no fence finds what the reading line by line finds."""
-    text = "".join(pieces)
-    assert parse_links("p", "notes/a.md", text) == _fenced_links("p", "notes/a.md", text)
 
 
 @given(st.lists(_SEGMENT, max_size=6), st.lists(_SEGMENT, min_size=1, max_size=6), st.booleans())

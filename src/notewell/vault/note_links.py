@@ -39,7 +39,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*(?:<([^<>\n]+)>|([^\s()<>]+))(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
-_MAY_LINK = re.compile(r"^[^\n]*(?:\[\[|\]\(|`)[^\n]*", re.MULTILINE)  # a line holding "[[", "](" or "`"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _NOT_IN_A_PATH = re.compile(r"[\s<>\"|?*`]")
@@ -172,21 +171,6 @@ def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
     """The links of the markdown document ``project/source`` in reading order (none for another type)."""
     if not is_markdown(source) or ("[[" not in text and "](" not in text and "`" not in text):
         return []
-    if "```" in text or "~~~" in text:
-        return _fenced_links(project, source, text)
-    links: list[ParsedLink] = []  # no fence can open: only the lines that may hold a link are read, found at once
-    number, counted = 1, 0
-    for m in _MAY_LINK.finditer(text):
-        number += text.count("\n", counted, m.start())
-        counted = m.start()
-        links += [link for _, link in _line_links(project, source, number, m.group())]
-        if len(links) >= MAX_LINKS_PER_DOCUMENT:
-            return links[:MAX_LINKS_PER_DOCUMENT]
-    return links
-
-
-def _fenced_links(project: str, source: str, text: str) -> list[ParsedLink]:
-    """parse_links of a text that may hold fenced code: line by line, skipping each fence's lines."""
     links: list[ParsedLink] = []
     fence: str | None = None
     for number, line in enumerate(text.split("\n"), start=1):
