@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from notewell.records.documents import DocKey
@@ -82,6 +83,7 @@ _COLUMNS = (f"s.project, s.path, l.line, {_KIND}, l.target, coalesce(l.anchor, '
 _FROM = "FROM document_links l JOIN documents s ON s.id = l.source_id LEFT JOIN documents t ON t.id = l.target_id"
 
 
+@lru_cache(maxsize=8192)  # a build writes each name for every link to it
 def name_hash(name_key: str) -> int:
     """The stored stand-in of a folded file name: 32 bits of its hash (a row holds 4 bytes, not the name). Two
     names may share one: re-resolution then reads a link it did not need to, and finds its target unchanged."""
