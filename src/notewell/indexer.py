@@ -286,16 +286,16 @@ class _Writing:
         documents = self.store.documents
         resolver = Resolver(lambda project: {path: state.id for (_, path), state
                                              in documents.state(under=[(project, "")]).items()} if project else {})
-        for key, links in self.linked.items():
-            self.writer.set_links(key, [LinkInput(link.kind, link.line, link.target, link.anchor, link.label,
-                                                  name_key(link.target), resolver.resolve(link.kind, link.target, key))
-                                        for link in links])
-        changes = []
+        changes = []  # read before the new links are written: those resolve below, and a first build reads none
         for stored in self.writer.links_named(sorted(self.names)) if self.names else []:
             if stored.source not in self.linked:
                 target = resolver.resolve(stored.kind, stored.target, stored.source)
                 if target != stored.target_id:
                     changes.append((stored.source_id, stored.seq, target))
+        for key, links in self.linked.items():
+            self.writer.set_links(key, [LinkInput(link.kind, link.line, link.target, link.anchor, link.label,
+                                                  name_key(link.target), resolver.resolve(link.kind, link.target, key))
+                                        for link in links])
         self.writer.retarget_links(changes)
 
     def keep_skipped(self, only: Subtrees) -> None:

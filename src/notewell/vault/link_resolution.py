@@ -78,6 +78,8 @@ class Resolver:
     def _exists(self, location: str) -> DocKey | None:
         project, _, rest = location.partition("/")
         ids = self.project(project).ids
+        if rest in ids:  # the common case, a path written whole: no candidates to build
+            return project, rest
         for path in (rest, *(rest + ending for ending in MARKDOWN_TYPES if not rest.lower().endswith(ending))):
             if path in ids:
                 return project, path

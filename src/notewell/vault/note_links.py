@@ -22,6 +22,7 @@ import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal
 from urllib.parse import unquote
 
@@ -59,6 +60,7 @@ def is_markdown(path: str) -> bool:
     return path.lower().endswith(MARKDOWN_TYPES)
 
 
+@lru_cache(maxsize=8192)  # a build asks for each name many times (every link to it, every document of it)
 def name_key(name: str) -> str:
     """What a link's last segment and a document's file name are matched on: NFC, case-folded, without a
     markdown ending. A document may be a link's target only when the two keys are equal."""
@@ -94,6 +96,12 @@ def snippet(line: str, near: str = "") -> str:
     return text[start : start + SNIPPET_CHARS]
 
 
+@lru_cache(maxsize=64)
+def _closing(ticks: int) -> re.Pattern[str]:
+    """What closes a code span opened by ``ticks`` backticks: exactly as many."""
+    return re.compile(rf"(?<!`){'`' * ticks}(?!`)")
+
+
 def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
     """The line with each inline code span blanked out, and each span's (column, content)."""
     spans: list[tuple[int, str]] = []
@@ -101,7 +109,7 @@ def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
     pos = 0
     while (opening := _BACKTICKS.search(line, pos)) is not None:
         ticks = opening.group()
-        closing = re.compile(rf"(?<!`){ticks}(?!`)").search(line, opening.end())
+        closing = _closing(len(ticks)).search(line, opening.end())
         if closing is None:
             pos = opening.end()
             continue

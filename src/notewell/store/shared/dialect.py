@@ -4,7 +4,8 @@ Statements are written with ``?`` placeholders; a backend that binds another way
 rewrites them. DDL templates name the types that differ: ``{key}`` (text compared and sorted by code point),
 ``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{blob}`` (bytes), ``{int64}`` (a
 64-bit integer), ``{serial}`` (a generated integer primary key) and ``{rowid}`` (the same, which an insert may
-also set, and which SQLite may hand out again after the last row is deleted).
+also set, and which SQLite may hand out again after the last row is deleted); ``{without_rowid}`` ends a
+CREATE TABLE whose rows live in its primary key's b-tree (SQLite's WITHOUT ROWID; nothing on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class Dialect(ABC):
     integrity_error: ClassVar[type[Exception]]
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
-    """The DDL words of ``render``: key, flag, true, false, real, blob, int64, serial, rowid."""
+    """The DDL words of ``render``: key, flag, true, false, real, blob, int64, serial, rowid, without_rowid."""
     position: ClassVar[str]
     """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
     lock: ClassVar[str]

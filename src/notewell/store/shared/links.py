@@ -1,8 +1,10 @@
 """The links between documents in SQL both backends run: one table written once over the Dialect.
 
-``document_links`` holds each markdown document's links in reading order (``seq``), with the line, the kind,
-the target as written, the anchor and label, the target's folded file name (``name_key``: what
-re-resolution finds a link by) and the document it resolved to (``target_id``; NULL when it names nothing).
+``document_links`` holds each markdown document's links in reading order (``seq``), with the line, the kind
+(its place in ``_KINDS``), the target as written, the anchor and label (NULL when empty), a hash of the
+target's folded file name (``name_hash``: what re-resolution finds a link by) and the document it resolved to
+(``target_id``; NULL when it names nothing). A row is kept small (issue 29, docs/links.md "What it costs"):
+on SQLite it lives in its primary key's b-tree (WITHOUT ROWID).
 No text of the line is kept (a snippet per link would cost about as much as the links themselves): a read
 takes each link's line from the source's stored regions (``_line_texts``), which both backends keep alike.
 A deleted source takes its links with it and a deleted target leaves them unresolved (foreign keys), inside
@@ -13,7 +15,9 @@ action items) were kept: the indexer reads their texts once (indexer._relink) an
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from notewell.records.documents import DocKey
@@ -47,10 +51,43 @@ LINK_MIGRATIONS: list[Migration] = [
         "INSERT INTO document_links_pending (id) SELECT id FROM documents WHERE lower(path) LIKE '%meetings/%'"
         " AND id NOT IN (SELECT id FROM document_links_pending)",
     ),
+    (  # a smaller row (issue 29): no rowid on SQLite, the kind a number, "" as NULL, the folded name as a hash;
+        # the links are read again from the documents' texts (pending) rather than converted: a hash needs Python
+        "DROP TABLE document_links",
+        """
+        CREATE TABLE document_links (
+            source_id {int64} NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            target TEXT NOT NULL,
+            anchor TEXT,
+            label TEXT,
+            name_hash INTEGER NOT NULL,
+            target_id {int64} REFERENCES documents (id) ON DELETE SET NULL,
+            PRIMARY KEY (source_id, seq)
+        ){without_rowid}
+        """,
+        "CREATE INDEX document_links_target ON document_links (target_id)",
+        "CREATE INDEX document_links_name ON document_links (name_hash)",
+        "INSERT INTO document_links_pending (id) SELECT id FROM documents"
+        " WHERE id NOT IN (SELECT id FROM document_links_pending)",
+    ),
 ]
+_KINDS = ("wikilink", "markdown", "mention")  # the stored number of a kind is its place here
+_KIND = "CASE l.kind WHEN 0 THEN 'wikilink' WHEN 1 THEN 'markdown' ELSE 'mention' END"
+_MENTION = _KINDS.index("mention")
 _BATCH = 500  # names or rows per statement
-_COLUMNS = "s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id, t.project, t.path"
+_COLUMNS = (f"s.project, s.path, l.line, {_KIND}, l.target, coalesce(l.anchor, ''), coalesce(l.label, ''),"
+            " l.source_id, t.project, t.path")
 _FROM = "FROM document_links l JOIN documents s ON s.id = l.source_id LEFT JOIN documents t ON t.id = l.target_id"
+
+
+@lru_cache(maxsize=8192)  # a build writes each name for every link to it
+def name_hash(name_key: str) -> int:
+    """The stored stand-in of a folded file name: 32 bits of its hash (a row holds 4 bytes, not the name). Two
+    names may share one: re-resolution then reads a link it did not need to, and finds its target unchanged."""
+    return int.from_bytes(hashlib.blake2b(name_key.encode("utf-8"), digest_size=4).digest(), "big", signed=True)
 
 
 def _region_of(heads: Sequence[tuple[int, int]], line: int) -> tuple[int, int] | None:
@@ -79,18 +116,20 @@ class LinkWrites:
         text = self.dialect.text
         self.sql.execute("DELETE FROM document_links WHERE source_id = ?", (row[0],))
         self.sql.executemany(
-            f"INSERT INTO document_links (source_id, seq, line, kind, target, anchor, label, name_key, target_id)"
+            f"INSERT INTO document_links (source_id, seq, line, kind, target, anchor, label, name_hash, target_id)"
             f" VALUES ({marks(9)})",
-            [(row[0], seq, link.line, link.kind, text(link.target), text(link.anchor), text(link.label),
-              text(link.name_key), link.target_id) for seq, link in enumerate(links)])
+            [(row[0], seq, link.line, _KINDS.index(link.kind), text(link.target), text(link.anchor) or None,
+              text(link.label) or None, name_hash(link.name_key), link.target_id) for seq, link in enumerate(links)])
 
     def links_named(self, name_keys: Sequence[str]) -> list[LinkToResolve]:
-        """The stored links whose target's file name (folded) is one of ``name_keys``."""
+        """The stored links whose target's file name (folded) is one of ``name_keys`` (and a few more, whose
+        name shares a hash with one: resolving them again changes nothing)."""
         found: list[LinkToResolve] = []
-        for start in range(0, len(name_keys), _BATCH):
-            clause, params = self.dialect.one_of("l.name_key", list(name_keys[start : start + _BATCH]))
+        hashes = sorted({name_hash(key) for key in name_keys})
+        for start in range(0, len(hashes), _BATCH):
+            clause, params = self.dialect.one_of("l.name_hash", hashes[start : start + _BATCH])
             rows = self.sql.execute(
-                "SELECT l.source_id, l.seq, s.project, s.path, l.kind, l.target, l.target_id FROM document_links l"
+                f"SELECT l.source_id, l.seq, s.project, s.path, {_KIND}, l.target, l.target_id FROM document_links l"
                 f" JOIN documents s ON s.id = l.source_id WHERE {clause}", params).fetchall()
             found += [LinkToResolve(r[0], r[1], (r[2], r[3]), r[4], r[5], r[6]) for r in rows]
         return found
@@ -146,14 +185,14 @@ class SqlLinks:
         visible, params = self.dialect.one_of("t.project", list(projects) or [""])
         select = columns.format(visible=visible)
         return self._rows(f"SELECT {select} {_FROM} WHERE s.project = ? AND s.path = ?"
-                          f" AND (l.kind <> 'mention' OR {visible}){rest}",
+                          f" AND (l.kind <> {_MENTION} OR {visible}){rest}",
                           [*(params * select.count(visible)), *source, *params, *page])
 
     def outgoing(self, source: DocKey, projects: Sequence[str], limit: int, offset: int = 0) -> list[LinkRecord]:
         """The document's links in reading order, a page of ``limit`` from ``offset``; a target outside
         ``projects`` is left unresolved, and a mention of one left out."""
-        columns = ("s.project, s.path, l.line, l.kind, l.target, l.anchor, l.label, l.source_id,"
-                   " CASE WHEN {visible} THEN t.project END, CASE WHEN {visible} THEN t.path END")
+        columns = (f"s.project, s.path, l.line, {_KIND}, l.target, coalesce(l.anchor, ''), coalesce(l.label, ''),"
+                   " l.source_id, CASE WHEN {visible} THEN t.project END, CASE WHEN {visible} THEN t.path END")
         return self._records(self._outgoing(columns, source, projects, " ORDER BY l.seq LIMIT ? OFFSET ?",
                                             (limit, offset)))
 

@@ -15,7 +15,8 @@ class SqliteDialect(Dialect):
     integrity_error = sqlite3.IntegrityError
     words: ClassVar[Mapping[str, str]] = {
         "int64": "INTEGER", "blob": "BLOB", "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
-        "real": "REAL", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY"}
+        "real": "REAL", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY",
+        "without_rowid": " WITHOUT ROWID"}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
 
