@@ -173,6 +173,8 @@ def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[RegionRow]:
 
 
 def _insert_regions(conn: psycopg.Connection, rows: list[RegionRow]) -> None:
+    if not rows:
+        return
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO document_regions (id, first_line, body, words, grams)"
                         " VALUES (%s, %s, %s, %s, %s)", rows)
@@ -201,14 +203,19 @@ class _Writer(SqlDocumentWriter):
         assert row is not None
         doc_id, old_size = row
         self.counts.add(doc.project, 0 if old_size is not None else 1, doc.size - (old_size or 0))
-        changes = region_changes(self._stored(doc_id), split(doc.text.encode("utf-8", "surrogatepass")))
+        regions = split(doc.text.encode("utf-8", "surrogatepass"))
+        if old_size is None:  # a new document has no regions yet: nothing to read, delete or move
+            _insert_regions(self.conn, _rows_of(doc_id, regions))
+            return
+        changes = region_changes(self._stored(doc_id), regions)
         # only the regions the new text changed: the others keep their rows and their index entries
         if changes.stale:
             self.conn.execute("DELETE FROM document_regions WHERE id = ANY(%s)",
                               ([region_id(doc_id, r.seq) for r in changes.stale],))
-        with self.conn.cursor() as cur:
-            cur.executemany("UPDATE document_regions SET first_line = %s WHERE id = %s",
-                            [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
+        if changes.moved:
+            with self.conn.cursor() as cur:
+                cur.executemany("UPDATE document_regions SET first_line = %s WHERE id = %s",
+                                [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
         _insert_regions(self.conn, _rows_of(doc_id, changes.fresh))
 
     def _stored(self, doc_id: int) -> list[Region]:
