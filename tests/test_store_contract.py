@@ -312,8 +312,14 @@ def test_reads_inside_the_writer_see_its_writes(store_url: str) -> None:
         with store.documents.writer() as w:
             w.upsert(DocumentInput("p", "a.md", "A", "", 3, 1, "sha", "abc"))
             assert store.documents.meta("p", "a.md") is not None
+            got = store.documents.get("p", "a.md")  # its text too, however the writer holds it
+            assert got is not None and got.text == "abc"
+            w.upsert(DocumentInput("p", "b.md", "B", "", 3, 1, "sha", "xyz"))
+            w.upsert(DocumentInput("p", "b.md", "B", "", 4, 2, "sha", "xyzw"))  # twice in one sync
             w.set_projects(["p"])
             assert store.documents.vault_projects() == ["p"]
+        twice = store.documents.get("p", "b.md")
+        assert twice is not None and twice.text == "xyzw"
         with pytest.raises(RuntimeError), store.documents.writer() as w:
             w.delete(("p", "a.md"))
             raise RuntimeError("roll back")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
@@ -74,6 +74,7 @@ class PostgresDatabase:
         """The thread's open transaction if there is one, otherwise a pooled autocommit connection."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._write_held()
             yield conn
             return
         with self.pool.connection() as conn:
@@ -84,6 +85,7 @@ class PostgresDatabase:
         """A transaction: committed on success, rolled back on error. Nested calls join the outer one."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._write_held()
             yield conn
             return
         with self.pool.connection() as conn, conn.transaction():
@@ -92,6 +94,16 @@ class PostgresDatabase:
                 yield conn
             finally:
                 self._local.conn = None
+
+    def hold_writes(self, flush: Callable[[], None] | None) -> None:
+        """Writes the thread's transaction holds back (a writer's buffered rows), written by ``flush``
+        before anything else uses its connection, so that every read inside it still sees them."""
+        self._local.flush = flush
+
+    def _write_held(self) -> None:
+        flush: Callable[[], None] | None = getattr(self._local, "flush", None)
+        if flush is not None:
+            flush()
 
     def close(self) -> None:
         self.pool.close()

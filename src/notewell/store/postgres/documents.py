@@ -24,6 +24,7 @@ from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.matches import Matches
+from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
 from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
     LAST_SEQ,
@@ -159,9 +160,6 @@ def pg_scope_sql(scope: Scope, dialect: Dialect) -> tuple[str, list[Any]]:
     where, params = scope_sql(scope, dialect)
     return where.replace("?", "%s"), params
 
-RegionRow = tuple[int, int, bytes, str, list[str]]  # id, first_line, body, words, grams
-
-
 def _region_rows(doc_id: int, data: bytes) -> list[RegionRow]:
     """The rows of document_regions for a document's text (UTF-8)."""
     return _rows_of(doc_id, split(data))
@@ -172,16 +170,11 @@ def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[RegionRow]:
              *index_terms(r.data.decode("utf-8", "surrogatepass"))) for r in regions]
 
 
-def _insert_regions(conn: psycopg.Connection, rows: list[RegionRow]) -> None:
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO document_regions (id, first_line, body, words, grams)"
-                        " VALUES (%s, %s, %s, %s, %s)", rows)
-
-
 class _Writer(SqlDocumentWriter):
     def __init__(self, conn: psycopg.Connection, dialect: Dialect) -> None:
         super().__init__(PgExecutor(conn), dialect)
         self.conn = conn
+        self.held = HeldRegions(conn)  # the regions to insert, sent with other documents' by one COPY
 
     def upsert(self, doc: DocumentInput) -> None:
         self.changed += 1
@@ -201,23 +194,30 @@ class _Writer(SqlDocumentWriter):
         assert row is not None
         doc_id, old_size = row
         self.counts.add(doc.project, 0 if old_size is not None else 1, doc.size - (old_size or 0))
-        changes = region_changes(self._stored(doc_id), split(doc.text.encode("utf-8", "surrogatepass")))
+        regions = split(doc.text.encode("utf-8", "surrogatepass"))
+        if old_size is None:  # a new document has no regions yet: nothing to read, delete or move
+            self.held.add(_rows_of(doc_id, regions))
+            return
+        changes = region_changes(self._stored(doc_id), regions)
         # only the regions the new text changed: the others keep their rows and their index entries
         if changes.stale:
             self.conn.execute("DELETE FROM document_regions WHERE id = ANY(%s)",
                               ([region_id(doc_id, r.seq) for r in changes.stale],))
-        with self.conn.cursor() as cur:
-            cur.executemany("UPDATE document_regions SET first_line = %s WHERE id = %s",
-                            [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
-        _insert_regions(self.conn, _rows_of(doc_id, changes.fresh))
+        if changes.moved:
+            with self.conn.cursor() as cur:
+                cur.executemany("UPDATE document_regions SET first_line = %s WHERE id = %s",
+                                [(r.first_line, region_id(doc_id, r.seq)) for r in changes.moved])
+        self.held.add(_rows_of(doc_id, changes.fresh))
 
     def _stored(self, doc_id: int) -> list[Region]:
+        self.held.flush()  # this document's regions may be held still (written twice in one sync)
         rows = self.conn.execute("SELECT id, first_line, body FROM document_regions WHERE id BETWEEN %s AND %s"
                                  " ORDER BY id", id_range(doc_id), binary=True).fetchall()
         return [Region(rid & LAST_SEQ, first_line, unpack(bytes(body))) for rid, first_line, body in rows]
 
     def delete(self, key: DocKey) -> None:
         self.changed += 1
+        self.held.flush()
         row = self.conn.execute("DELETE FROM documents WHERE project = %s AND path = %s RETURNING id, size",
                                 key).fetchone()
         if row:
@@ -257,7 +257,7 @@ class PostgresDocuments(SqlDocuments):
             last = -1
             while rows := conn.execute("SELECT id, body FROM document_text WHERE id > %s ORDER BY id LIMIT %s",
                                        (last, _MOVE_BATCH), binary=True).fetchall():
-                _insert_regions(conn, [region for doc_id, body in rows for region in _region_rows(doc_id, bytes(body))])
+                copy_regions(conn, [region for doc_id, body in rows for region in _region_rows(doc_id, bytes(body))])
                 last = rows[-1][0]
             conn.execute("DROP TABLE document_text")
 
@@ -272,7 +272,12 @@ class PostgresDocuments(SqlDocuments):
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
             writer = _Writer(conn, self.dialect)
-            yield writer
+            self.db.hold_writes(writer.held.flush)
+            try:
+                yield writer
+            finally:
+                self.db.hold_writes(None)
+            writer.held.flush()
             writer.counts.write(writer.sql)
             conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
             if writer.changed >= _ANALYZE_AFTER_CHANGES:
