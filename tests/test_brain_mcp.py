@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from brain_world import BrainWorld, brain_world_on, build_brain_world, call, invalid, refusal, serve_brain
-from mcp_world import connect
+from mcp_world import connect, embedded
 
 pytestmark = pytest.mark.anyio
 BRAIN_TOOLS = ["brain_start_session", "brain_create_project", "brain_list_projects", "brain_get_active_project",
@@ -216,15 +216,18 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
         project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
         await call(c, "brain_teach_knowledge", {"trigger": f"when {word} one", "rule": "rule one",
                                                 "projectId": project})
+        embedded(world.runtime)  # rule one's vector is in: the answer below is the same however fast it lands
 
         async def close(**args: Any) -> dict[str, Any]:
             session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
             return await call(c, "brain_report_session_outcome", {"sessionId": session, **args})
 
-        good = {"trigger": f"when {word} two", "rule": "rule two"}
+        # two rules whose meaning is far from rule one's (cosine under 0.4), so neither reinforces it
+        good = {"trigger": f"when {word} watering plants", "rule": "use the rain barrel"}
         learnings = [good, {"trigger": "", "rule": "empty trigger"},
                      {"trigger": f"when {word} one", "rule": "rule one"},
-                     {"trigger": "t", "rule": "r", "type": "action_item"}, {**good, "rule": "rule three", "extra": 1},
+                     {"trigger": "t", "rule": "r", "type": "action_item"},
+                     {**good, "rule": "never water on Sundays", "extra": 1},
                      {"trigger": f"when {word} six", "rule": "beyond the first five"}]
         report = await close(success=True, learnings=learnings)  # an unknown field ("extra") is ignored, as the seed's
         assert report["learnings"] == {"submitted": 6, "kept": 3, "dropped": 2, "truncated": 1,
@@ -410,3 +413,18 @@ async def test_every_tool_refuses_bad_values_with_the_seed_codes(world: BrainWor
                 ("brain_log_event", {"sessionId": mine, "eventType": "x", "payload": [1]}, "payload"),
                 ("brain_list_projects", {"unknown": 1}, "unknown")):
             assert await invalid(c, tool, args) == argument, (tool, args)
+
+
+async def test_an_oracle_citation_of_an_untitled_session_says_what_it_was(world: BrainWorld, url: str) -> None:
+    """A session with neither prompt nor summary, found by an event's words, is cited with a snippet all the
+    same (a citation never has an empty snippet)."""
+    word = unique("untitled")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        session = (await call(c, "brain_start_session", {"projectId": project}))["sessionId"]
+        await call(c, "brain_log_event", {"sessionId": session, "eventType": "note",
+                                          "payload": {"text": f"calibrated the {word} sensor"}})
+        await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
+        answer = await call(c, "brain_ask_oracle", {"question": f"{word} sensor"})
+        cite = next(cite for cite in answer["citations"] if cite["id"] == session)
+        assert cite["snippet"] == "An untitled task that succeeded (1 event)."

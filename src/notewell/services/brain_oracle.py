@@ -67,8 +67,10 @@ def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
     told = f" Outcome: {_snip(s.summary)}." if s.summary else ""
     sentence = (f"On {s.started_at[:10]} you worked on \u201c{_snip(s.prompt) or 'an untitled task'}\u201d in "
                 f"{s.brain_project}; it {state}{vote}.{told} [{n}]")
-    return sentence, Citation(n, s.id, "session", s.started_at[:10], _snip(s.summary or s.prompt),
-                              _snip(s.prompt)[:80])
+    # a session found by its events or learnings alone may have neither summary nor prompt: it says what it was
+    snippet = _snip(s.summary or s.prompt) or (f"An untitled task that {state} ({s.event_count} event"
+                                                 f"{'' if s.event_count == 1 else 's'}).")
+    return sentence, Citation(n, s.id, "session", s.started_at[:10], snippet, _snip(s.prompt)[:80])
 
 
 def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
