@@ -2,7 +2,7 @@
 changelogs by bench/kea_sessions.py, which names the sources and how each session and its gold are made) run
 through the deterministic extractor, in a real store, by real kea.extract jobs.
 
-    .venv/bin/python bench/kea_yield_bench.py [--db URL_OR_PATH] [--semantic] [--show]
+    .venv/bin/python bench/kea_yield_bench.py [--db URL_OR_PATH] [--semantic] [--refine] [--show]
 
 A member closes each session without learnings (its prompt, its events, its outcome), in a project per
 package, as an agent would through brain_report_session_outcome; the job runner then empties the queue
@@ -16,8 +16,12 @@ trigger and rule cover at least MATCH_COVER of the gold's key words, which are: 
 words, with at least one word of each side present; for ``avoid``, R's; for ``recipe``, the fix's (Q).
 
 The halves: a session is in half A or B by the parity of its id's SHA-256; half A is the one looked at when
-changing the extractor, B is held out (both reported). Close-capture refine is not measured here: changelogs
-carry no agent-written learnings to refine. Meaning is off by default (exact-rule dedup; ``--semantic`` loads
+changing the extractor, B is held out (both reported).
+
+``--refine`` measures close-capture's refine instead: each session is closed with one learning, the one an agent
+that wrote the changelog line would hand over (trigger "when working on <prompt>", rule the entry without its
+bug references), so the close refines it at once; the same figures then say how much of what is handed over
+refine keeps, and whether what it keeps states a rule. Meaning is off by default (exact-rule dedup; ``--semantic`` loads
 the embedding model for the semantic dedup). Figures are in docs/performance.md.
 """
 
@@ -37,6 +41,7 @@ from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import KnowledgeFilter
 from notewell.runtime import open_runtime
+from notewell.services.brain_limits import MAX_RULE_CHARS, MAX_TRIGGER_CHARS
 
 DATA = Path(__file__).with_name("data") / "kea_sessions.jsonl"
 MATCH_COVER = 0.6
@@ -94,7 +99,14 @@ class Tally:
                 f"{kinds})")
 
 
-def run(rows: list[dict[str, Any]], db: str | None, semantic: bool, tmp: Path) -> dict[str, list[str]]:
+def learning(row: dict[str, Any]) -> dict[str, str]:
+    """What an agent that wrote the row's changelog line would hand over at the close (--refine)."""
+    rule = re.sub(r"\s*\((?:closes|lp):?[^)]*\)|\s*closes:\s*#\d+(?:,\s*#\d+)*", "", row["entry"], flags=re.I)
+    return {"trigger": f"when working on {row['prompt']}"[:MAX_TRIGGER_CHARS], "rule": rule[:MAX_RULE_CHARS]}
+
+
+def run(rows: list[dict[str, Any]], db: str | None, semantic: bool, refine: bool,
+        tmp: Path) -> dict[str, list[str]]:
     """Each row closed as a session, the queue emptied; each session's kept rules (trigger and rule)."""
     vault = tmp / "vault"
     vault.mkdir()
@@ -110,7 +122,7 @@ def run(rows: list[dict[str, Any]], db: str | None, semantic: bool, tmp: Path) -
             for event in row["events"]:
                 rt.brain.log_event(p, started.id, event["type"], event["payload"])
             rt.brain.report_outcome(p, started.id, success=row["success"], user_feedback=row["userFeedback"],
-                                    summary=row["summary"])
+                                    summary=row["summary"], learnings=[learning(row)] if refine else None)
             ids[started.id] = row["id"]
             projects.add(started.brain_project)
         rt.job_runner().run(drain=True)
@@ -129,11 +141,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=None, help="A PostgreSQL URL (default: a SQLite file in a temp folder).")
     parser.add_argument("--semantic", action="store_true", help="Meaning on: the semantic dedup (loads the model).")
+    parser.add_argument("--refine", action="store_true", help="Close each session with its learning (refine).")
     parser.add_argument("--show", action="store_true", help="Print each session's gold and kept rules.")
     args = parser.parse_args()
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        kept = run(rows, args.db, args.semantic, Path(tmp))
+        kept = run(rows, args.db, args.semantic, args.refine, Path(tmp))
     tallies = {"all": Tally(), "A": Tally(), "B": Tally()}
     for row in rows:
         for name in ("all", half(row["id"])):
@@ -144,6 +157,7 @@ def main() -> int:
                 print(f"    kept {'RIGHT' if any(matches(rule, g) for g in row['gold']) else 'wrong'}: {rule}")
     packages = sorted({row["package"] for row in rows})
     print(f"store: {'PostgreSQL' if args.db else 'SQLite'}; meaning: {'on' if args.semantic else 'off'}; "
+          f"mode: {'refine (each close carries its learning)' if args.refine else 'mine (closes without learnings)'}; "
           f"sources: the Debian changelogs of {', '.join(packages)}")
     print(tallies["all"].line("all"))
     print(tallies["A"].line("half A (looked at)"))
