@@ -79,6 +79,16 @@ def test_a_sentence_stating_x_instead_of_y_without_use_is_kept_as_it_says_it() -
                      ("The totals are rounded rather than truncated", "reflex", 0.6)]
 
 
+def test_a_dot_inside_a_name_does_not_end_the_rule() -> None:
+    found = mined(SessionMaterial(session(), events(
+        ("change", {"text": "Don't ship libtool .la files. Keep the rest."}),
+        ("change", {"text": "use architecture.mk instead of setting ARCH vars by hand"}),
+        ("change", {"text": "Never commit Cargo.toml.orig files"}))))
+    assert found == [("do not ship libtool .la files", "anti_principle", 0.6),
+                     ("use architecture.mk, not setting ARCH vars by hand", "reflex", 0.6),
+                     ("never commit Cargo.toml.orig files", "anti_principle", 0.6)]
+
+
 def test_the_trigger_is_the_sessions_task() -> None:
     [rule] = MINER.mine(SessionMaterial(session(prompt="Port the exporter to Rust. Keep the API."), events(
         ("user_correction", {"text": "use serde, not hand-rolled JSON"}))))

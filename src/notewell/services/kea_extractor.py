@@ -35,12 +35,14 @@ _EPHEMERAL = re.compile(r"\b(for now|this time|just this once|today|tonight|tomo
                         r"|this (session|task|ticket|pr|branch|sprint|week))\b", re.IGNORECASE)
 _WORDS = re.compile(r"[^\W_]+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n;]+")
-_INSTEAD = re.compile(r"\b(?:use|prefer|choose|pick)\s+(?P<x>[^,;:.!?]{1,80}?)\s*,?\s*"
-                      r"(?:not|instead of|rather than|over)\s+(?P<y>[^,;:.!?]{1,80})", re.IGNORECASE)
-_STATED_INSTEAD = re.compile(r"^(?P<x>[^,;:.!?]{3,200}?)\s+(?P<c>instead of|rather than)\s+"
-                             r"(?P<y>[^,;:.!?]{1,80})", re.IGNORECASE)
-_NEVER = re.compile(r"\b(?P<w>never|don't|do not)\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
-_ALWAYS = re.compile(r"\balways\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
+_CLAUSE = r"(?:[^,;:.!?]|\.(?=\w))"  # a clause's character: a dot inside a name (Cargo.toml, .la) is not its end
+_SENTENCE = r"(?:[^.;!?\n]|\.(?=\w))"
+_INSTEAD = re.compile(rf"\b(?:use|prefer|choose|pick)\s+(?P<x>{_CLAUSE}{{1,80}}?)\s*,?\s*"
+                      rf"(?:not|instead of|rather than|over)\s+(?P<y>{_CLAUSE}{{1,80}})", re.IGNORECASE)
+_STATED_INSTEAD = re.compile(rf"^(?P<x>{_CLAUSE}{{3,200}}?)\s+(?P<c>instead of|rather than)\s+"
+                             rf"(?P<y>{_CLAUSE}{{1,80}})", re.IGNORECASE)
+_NEVER = re.compile(rf"\b(?P<w>never|don't|do not)\s+(?P<r>{_SENTENCE}{{3,300}})", re.IGNORECASE)
+_ALWAYS = re.compile(rf"\balways\s+(?P<r>{_SENTENCE}{{3,300}})", re.IGNORECASE)
 _FAILURE_TYPE = re.compile(r"error|fail|exception|crash", re.IGNORECASE)
 _FIX_TYPE = re.compile(r"fix|resolv|solution|workaround|recover", re.IGNORECASE)
 _CORRECTION_TYPE = re.compile(r"feedback|correct|reject|review", re.IGNORECASE)
