@@ -1,6 +1,6 @@
 """KEA's extractors: what turns a closed session into candidate rules, behind one interface.
 
-``Extractor`` is the interface a language-model extractor can implement later; ``RuleMiner`` is the default:
+``Extractor`` is the interface; ``RuleMiner`` is the default (the language-model extractor is kea_llm's):
 deterministic, offline, no model. In *mine* mode (a close without learnings) it reads the session's prompt,
 events, outcome, vote and summary for corrections: "use X, not Y" (also "use X instead of Y", "prefer X over
 Y"; a sentence that says "X instead of Y" without such a verb is kept as it says it: "depend on X instead of Y"),
@@ -63,7 +63,7 @@ class SessionMaterial:
 
 
 class Extractor(Protocol):
-    """Turns a closed session into candidate rules (a language model may implement it)."""
+    """Turns a closed session into candidate rules (RuleMiner here; kea_llm.LlmExtractor with a model)."""
 
     name: str  # logged as the model (kea.cross.daily_done); "deterministic" for RuleMiner
 
