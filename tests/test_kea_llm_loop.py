@@ -34,12 +34,13 @@ def wire() -> Iterator[WireServer]:
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
           wire: WireServer) -> Iterator[BrainWorld]:
     built = brain_world_on(request, tmp_path_factory.mktemp("kea_llm"))
-    with pytest.MonkeyPatch.context() as env:  # the server's settings read KEA_* from the environment once
+    with pytest.MonkeyPatch.context() as env:  # the runtime reads KEA_* from the environment as it is built
         env.setenv("KEA_MODEL", MODEL)
         env.setenv("KEA_BASE_URL", wire.openai_url)
         for name in ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY"):
             env.delenv(name, raising=False)
-        yield next(built)
+        world = next(built)
+    yield world
     next(built, None)
 
 
