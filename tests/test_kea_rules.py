@@ -58,6 +58,37 @@ def test_a_down_vote_with_a_reason_becomes_a_rule_to_heed() -> None:
     assert mined(SessionMaterial(session(summary="Rejected because the tests were skipped."), [])) == []  # no vote
 
 
+def test_a_fix_that_only_restates_its_failure_is_no_rule() -> None:
+    """As the changelogs of the yield benchmark put it (bench/kea_sessions.py): "Fix X" after the failure X."""
+    restated = SessionMaterial(session(), events(
+        ("error", {"error": "stack contents leak in getnetbyaddr"}),
+        ("fix_applied", {"fix": "Fix stack contents leak in getnetbyaddr"}),
+        ("error", {"error": "data loss when using keyservers"}),
+        ("fix_applied", {"fix": "Avoided the data loss when using keyservers"}),
+        ("error", {"error": "parallel builds fail"}), ("fix_applied", {"fix": "first make the depend target"})))
+    assert mined(restated) == [("first make the depend target", "recipe", 0.6)]
+
+
+def test_a_sentence_stating_x_instead_of_y_without_use_is_kept_as_it_says_it() -> None:
+    found = mined(SessionMaterial(session(), events(
+        ("change", {"text": "Build-depend on gnat-12 instead of gnat-11. Closes: #1023695"}),
+        ("change", {"text": "Use sensible-pager instead of less by default"}),
+        ("change", {"text": "The totals are rounded rather than truncated"}))))
+    assert found == [("Build-depend on gnat-12 instead of gnat-11", "reflex", 0.6),
+                     ("use sensible-pager, not less by default", "reflex", 0.6),  # the use-verb form, once
+                     ("The totals are rounded rather than truncated", "reflex", 0.6)]
+
+
+def test_a_dot_inside_a_name_does_not_end_the_rule() -> None:
+    found = mined(SessionMaterial(session(), events(
+        ("change", {"text": "Don't ship libtool .la files. Keep the rest."}),
+        ("change", {"text": "use architecture.mk instead of setting ARCH vars by hand"}),
+        ("change", {"text": "Never commit Cargo.toml.orig files"}))))
+    assert found == [("do not ship libtool .la files", "anti_principle", 0.6),
+                     ("use architecture.mk, not setting ARCH vars by hand", "reflex", 0.6),
+                     ("never commit Cargo.toml.orig files", "anti_principle", 0.6)]
+
+
 def test_the_trigger_is_the_sessions_task() -> None:
     [rule] = MINER.mine(SessionMaterial(session(prompt="Port the exporter to Rust. Keep the API."), events(
         ("user_correction", {"text": "use serde, not hand-rolled JSON"}))))

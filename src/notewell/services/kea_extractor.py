@@ -1,9 +1,11 @@
 """KEA's extractors: what turns a closed session into candidate rules, behind one interface.
 
-``Extractor`` is the interface a language-model extractor can implement later; ``RuleMiner`` is the default:
+``Extractor`` is the interface; ``RuleMiner`` is the default (the language-model extractor is kea_llm's):
 deterministic, offline, no model. In *mine* mode (a close without learnings) it reads the session's prompt,
-events, outcome, vote and summary for corrections: "use X, not Y" (also "X instead of Y", "prefer X over Y"),
-"never …" / "don't …", "always …", a failure event followed by a fix event, and a down vote with its reason.
+events, outcome, vote and summary for corrections: "use X, not Y" (also "use X instead of Y", "prefer X over
+Y"; a sentence that says "X instead of Y" without such a verb is kept as it says it: "depend on X instead of Y"),
+"never …" / "don't …", "always …", a failure event followed by a fix event (unless the fix only restates the
+failure: "fixed the crash in X" teaches nothing), and a down vote with its reason.
 Each rule's trigger is the session's task (its prompt's first sentence), so the rule comes back when the
 same task does. Mined rules are less sure than a close-captured one (``MINED_CONFIDENCE`` < 0.9, the
 close-capture default). In *refine* mode (the close carried learnings) it judges each learning: durable (no
@@ -31,14 +33,22 @@ REASON_CHARS = 300
 
 _EPHEMERAL = re.compile(r"\b(for now|this time|just this once|today|tonight|tomorrow|temporar(y|ily)|right now"
                         r"|this (session|task|ticket|pr|branch|sprint|week))\b", re.IGNORECASE)
+_WORDS = re.compile(r"[^\W_]+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n;]+")
-_INSTEAD = re.compile(r"\b(?:use|prefer|choose|pick)\s+(?P<x>[^,;:.!?]{1,80}?)\s*,?\s*"
-                      r"(?:not|instead of|rather than|over)\s+(?P<y>[^,;:.!?]{1,80})", re.IGNORECASE)
-_NEVER = re.compile(r"\b(?P<w>never|don't|do not)\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
-_ALWAYS = re.compile(r"\balways\s+(?P<r>[^.;!?\n]{3,300})", re.IGNORECASE)
+_CLAUSE = r"(?:[^,;:.!?]|\.(?=\w))"  # a clause's character: a dot inside a name (Cargo.toml, .la) is not its end
+_SENTENCE = r"(?:[^.;!?\n]|\.(?=\w))"
+_INSTEAD = re.compile(rf"\b(?:use|prefer|choose|pick)\s+(?P<x>{_CLAUSE}{{1,80}}?)\s*,?\s*"
+                      rf"(?:not|instead of|rather than|over)\s+(?P<y>{_CLAUSE}{{1,80}})", re.IGNORECASE)
+_STATED_INSTEAD = re.compile(rf"^(?P<x>{_CLAUSE}{{3,200}}?)\s+(?P<c>instead of|rather than)\s+"
+                             rf"(?P<y>{_CLAUSE}{{1,80}})", re.IGNORECASE)
+_NEVER = re.compile(rf"\b(?P<w>never|don't|do not)\s+(?P<r>{_SENTENCE}{{3,300}})", re.IGNORECASE)
+_ALWAYS = re.compile(rf"\balways\s+(?P<r>{_SENTENCE}{{3,300}})", re.IGNORECASE)
 _FAILURE_TYPE = re.compile(r"error|fail|exception|crash", re.IGNORECASE)
 _FIX_TYPE = re.compile(r"fix|resolv|solution|workaround|recover", re.IGNORECASE)
 _CORRECTION_TYPE = re.compile(r"feedback|correct|reject|review", re.IGNORECASE)
+_FIX_WORDS = frozenset({"fix", "fixes", "fixed", "fixing", "resolve", "resolves", "resolved", "solved", "avoid",
+                        "avoids", "avoided", "prevent", "prevents", "prevented", "work", "around", "workaround",
+                        "the", "a", "an", "it", "this", "that", "issue", "problem", "bug", "error", "now", "done"})
 _FAILURE_KEYS = ("error", "failure", "exception", "message")
 _FIX_KEYS = ("fix", "solution", "resolution", "workaround", "message", "summary", "text")
 _REASON_KEYS = ("reason", "comment", "feedback", "correction", "text", "message")
@@ -53,7 +63,7 @@ class SessionMaterial:
 
 
 class Extractor(Protocol):
-    """Turns a closed session into candidate rules (a language model may implement it)."""
+    """Turns a closed session into candidate rules (RuleMiner here; kea_llm.LlmExtractor with a model)."""
 
     name: str  # logged as the model (kea.cross.daily_done); "deterministic" for RuleMiner
 
@@ -110,6 +120,10 @@ def stated_rules(text: str, trigger: str, evidence: str) -> list[Learning]:
         for m in _INSTEAD.finditer(sentence):
             found.append(Learning(trigger, _clip(f"use {m['x']}, not {m['y']}", MAX_RULE_CHARS), "", "reflex",
                                   source, confidence))
+        stated = None if _INSTEAD.search(sentence) else _STATED_INSTEAD.match(sentence.strip())
+        if stated is not None:
+            found.append(Learning(trigger, _clip(f"{stated['x']} {stated['c']} {stated['y']}", MAX_RULE_CHARS), "",
+                                  "reflex", source, confidence))
         for m in _NEVER.finditer(sentence):
             word = "never" if m["w"].lower() == "never" else "do not"
             found.append(Learning(trigger, _clip(f"{word} {m['r']}", MAX_RULE_CHARS), "", "anti_principle", source,
@@ -118,6 +132,11 @@ def stated_rules(text: str, trigger: str, evidence: str) -> list[Learning]:
             found.append(Learning(trigger, _clip(f"always {m['r']}", MAX_RULE_CHARS), "", "principle", source,
                                   confidence))
     return found
+
+
+def restates(fix: str, failure: str) -> bool:
+    """The fix says nothing the failure did not ("Fix the crash in X" after "the crash in X"): no rule in it."""
+    return not set(_WORDS.findall(fix.casefold())) - set(_WORDS.findall(failure.casefold())) - _FIX_WORDS
 
 
 def failure_fixes(events: Sequence[EventRecord]) -> list[Learning]:
@@ -131,7 +150,7 @@ def failure_fixes(events: Sequence[EventRecord]) -> list[Learning]:
         elif failure is not None and (_FIX_TYPE.search(event.event_type)
                                       or any(k in payload for k in ("fix", "solution", "resolution"))):
             fix = _field(payload, _FIX_KEYS)
-            if fix.strip():
+            if not restates(fix, failure):
                 found.append(Learning(_clip(f"you hit {failure}", MAX_TRIGGER_CHARS), _clip(fix, MAX_RULE_CHARS),
                                       f"it fixed {_clip(failure, REASON_CHARS)}", "recipe", "discovery",
                                       MINED_CONFIDENCE["fix"]))
