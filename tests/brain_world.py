@@ -26,7 +26,7 @@ from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
-from pg import PgCluster
+from pg import module_store
 
 SCOPES = "sessions,memory:read,knowledge:read"
 FILES = {
@@ -65,17 +65,10 @@ def build_brain_world(tmp: Path, db: str) -> BrainWorld:
 def brain_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[BrainWorld]:
     """A module fixture's brain world on the backend ``request.param`` names ("sqlite" or "postgres": a fresh
     database of the session's throwaway cluster), closed (and dropped) after the module."""
-    if request.param == "postgres":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database()
-        built = build_brain_world(tmp, cluster.url(name))
+    with module_store(request, tmp) as db:
+        built = build_brain_world(tmp, db)
         yield built
         built.runtime.close()
-        cluster.drop_database(name)
-        return
-    built = build_brain_world(tmp, str(tmp / "index.db"))
-    yield built
-    built.runtime.close()
 
 
 def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:

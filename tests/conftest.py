@@ -220,6 +220,7 @@ def mcp_url(mcp_world: object) -> Iterator[str]:
 
 # --- REST: the example vault with people, memories and tokens behind /api/v1, per backend (tests/rest_world.py) ---
 
+from loop_world import loop_runtime, loop_vault  # noqa: E402, F401
 from rest_world import rest  # noqa: E402, F401
 
 # --- web: the MCP world with passwords behind the whole HTTP app, and Debian's chromium (tests/web_world.py) ---

@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.runtime import Runtime, open_runtime
@@ -37,6 +39,19 @@ def runtime_on(vault: Path, store_url: str) -> Iterator[Runtime]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture(name="vault")
+def loop_vault(tmp_path: Path) -> Path:
+    """The learning loop's tests' vault (a module that needs another defines its own ``vault``)."""
+    return words_only_vault(tmp_path)
+
+
+@pytest.fixture(name="rt")
+def loop_runtime(vault: Path, store_url: str) -> Iterator[Runtime]:
+    """A runtime on ``vault`` over each backend (``store_url``)."""
+    with runtime_on(vault, store_url) as opened:
+        yield opened
 
 
 def member(rt: Runtime, handle: str) -> Principal:

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -176,6 +177,21 @@ def plain_pg_url(pg_cluster: PgCluster) -> Iterator[str]:
     name = pg_cluster.create_plain_database()
     yield pg_cluster.url(name)
     pg_cluster.drop_database(name)
+
+
+@contextmanager
+def module_store(request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+    """A --db value for a module fixture on the backend ``request.param`` names ("sqlite" or "postgres"): a
+    SQLite file in ``folder``, or a fresh database of the session's cluster, dropped when the block ends."""
+    if request.param != "postgres":
+        yield str(folder / "index.db")
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database()
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -31,6 +31,7 @@ from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
+from pg import module_store
 
 BOUND = "northwind-advisory"
 TOKEN_SCOPES = {
@@ -107,21 +108,13 @@ def build_rest_world(tmp: Path, db: str) -> RestWorld:
 def rest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestWorld]:
     """The REST world served over real HTTP, once per backend for the module."""
     tmp = tmp_path_factory.mktemp(f"rest-{request.param}")
-    database = None
-    if request.param == "postgres":
-        cluster = request.getfixturevalue("pg_cluster")
-        database = cluster.create_database()
-        db = cluster.url(database)
-    else:
-        db = str(tmp / "index.db")
-    world = build_rest_world(tmp, db)
-    world.backend = request.param
-    try:
-        with ServerThread(build_app(world.runtime, ServeOptions(choose(None)))) as server:
-            world.base = f"http://127.0.0.1:{server.port}/api/v1"
-            yield world
-    finally:
-        world.client.close()
-        world.runtime.close()
-        if database is not None:
-            request.getfixturevalue("pg_cluster").drop_database(database)
+    with module_store(request, tmp) as db:
+        world = build_rest_world(tmp, db)
+        world.backend = request.param
+        try:
+            with ServerThread(build_app(world.runtime, ServeOptions(choose(None)))) as server:
+                world.base = f"http://127.0.0.1:{server.port}/api/v1"
+                yield world
+        finally:
+            world.client.close()
+            world.runtime.close()

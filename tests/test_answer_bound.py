@@ -26,7 +26,7 @@ from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
 from notewell.runtime import open_runtime
-from pg import BACKENDS
+from pg import BACKENDS, module_store
 
 pytestmark = pytest.mark.anyio
 
@@ -51,25 +51,17 @@ def _files() -> dict[str, str]:
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The served vault on one backend (a fresh database of the session's cluster for PostgreSQL) and a token."""
-    database = None
-    if request.param == "postgres":
-        cluster = request.getfixturevalue("pg_cluster")
-        database = cluster.create_database()
-        db = cluster.url(database)
-    else:
-        db = str(tmp_path_factory.mktemp("bound") / "index.db")
-    rt = open_runtime(str(make_vault(tmp_path_factory.mktemp("bound-vault"), _files())), db)
-    try:
-        rt.indexing.sync()
-        rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "admin", handle="ann")
-        token = rt.administration.mint_token(
-            LOCAL_OWNER, "ann@example.test", ["knowledge:read", "memory:read", "memory:write"]).secret
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as running:
-            yield running.url, token
-    finally:
-        rt.close()
-        if database is not None:
-            cluster.drop_database(database)
+    with module_store(request, tmp_path_factory.mktemp("bound")) as db:
+        rt = open_runtime(str(make_vault(tmp_path_factory.mktemp("bound-vault"), _files())), db)
+        try:
+            rt.indexing.sync()
+            rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "admin", handle="ann")
+            token = rt.administration.mint_token(
+                LOCAL_OWNER, "ann@example.test", ["knowledge:read", "memory:read", "memory:write"]).secret
+            with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as running:
+                yield running.url, token
+        finally:
+            rt.close()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import run_cli
-from loop_world import member, runtime_on, words_only_vault
+from loop_world import member
 from notewell.access.principal import Principal
 from notewell.records.brain import ProposalInput
 from notewell.records.jobs import NewJob
@@ -27,17 +26,6 @@ from notewell.store import open_store
 from notewell.timestamps import iso
 
 TRIGGER = "when deploying the api"
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    return words_only_vault(tmp_path)
-
-
-@pytest.fixture
-def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    with runtime_on(vault, store_url) as opened:
-        yield opened
 
 
 def recipe(rt: Runtime, p: Principal, rule: str, trigger: str = TRIGGER) -> str:

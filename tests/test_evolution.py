@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
-from loop_world import Clock, member, runtime_on, words_only_vault
+from loop_world import Clock, member
 from notewell.access.principal import Principal
 from notewell.records.brain import EVOLUTION_AUTHOR
 from notewell.runtime import Runtime, open_runtime
@@ -23,17 +22,6 @@ from notewell.services.brain_evolution import DECAY_FACTOR, FLOOR, IDLE_DAYS, RE
 from notewell.timestamps import iso
 
 T0 = datetime.now(UTC)  # what is taught is created at the real time; the runners' days are after it
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    return words_only_vault(tmp_path)
-
-
-@pytest.fixture
-def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    with runtime_on(vault, store_url) as opened:
-        yield opened
 
 
 def teach(rt: Runtime, p: Principal, rule: str, kind: str = "heuristic") -> str:

@@ -12,14 +12,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli, run_module
-from loop_world import Clock, runtime_on, words_only_vault
+from loop_world import Clock
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.records.brain import KnowledgeFilter
@@ -27,17 +26,6 @@ from notewell.records.jobs import NewJob
 from notewell.runtime import Runtime
 from notewell.services.jobs import MAX_ATTEMPTS, RETRY_BASE_SECONDS
 from notewell.timestamps import iso, parse_iso
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    return words_only_vault(tmp_path)  # exact-rule dedup, no model
-
-
-@pytest.fixture
-def rt(vault: Path, store_url: str) -> Iterator[Runtime]:
-    with runtime_on(vault, store_url) as opened:
-        yield opened
 
 
 def person(rt: Runtime) -> Principal:
