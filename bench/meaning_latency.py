@@ -8,9 +8,7 @@ Memories are written as bench/memory_bench.py writes them (sentences of the exam
 fixed seed) through MemoryService.remember. Their vectors: the first K (default 2,000) are embedded by the
 real model (the embedding rate is timed on them); the rest get random unit vectors written straight into the
 store, since search time does not depend on what a vector says (and embedding 100k memories takes about 25
-CPU-minutes on this machine). Queries are 2 to 6 words of the same text. Each query is timed in turns: as
-served (the meaning search on a pool thread beside the word search), the two searches one after the other
-(as before they ran beside each other), and words alone. Prints p50 / p95 in ms.
+CPU-minutes on this machine). Queries are 2 to 6 words of the same text. Prints p50 / p95 in ms.
 
 ``--db postgresql://...`` runs against PostgreSQL (an empty database, or one this benchmark filled, with
 ``--queries-only``). Where that database has pgvector, the synthetic vectors are written as a store made
@@ -130,9 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     assert model is not None
     index = store.memories.index if isinstance(store, PostgresStore) else None
     paths = ["recall, words + meaning" + (" (pgvector)" if index else ""),
-             *(["recall, words + meaning (exact)"] if index else []),
-             "recall, words then meaning (in turn)", "recall, words only"]
-    beside = rt.meaning.beside
+             *(["recall, words + meaning (exact)"] if index else []), "recall, words only"]
     runs: dict[str, list[float]] = {name: [] for name in ["query embedding alone", *paths]}
     for q in queries[:20]:
         rt.memory.recall(LOCAL_OWNER, q)
@@ -147,13 +143,10 @@ def main(argv: list[str] | None = None) -> int:
                 store.memories.index = None if name.endswith("(exact)") else index
             if name.endswith("words only"):
                 rt.meaning.turn_off("bench")
-            if name.endswith("(in turn)"):  # as before the two searches ran beside each other
-                rt.meaning.beside = lambda words, near: (words(), near(rt.meaning))  # type: ignore[method-assign]
             start = time.perf_counter()
             rt.memory.recall(LOCAL_OWNER, q)
             runs[name].append((time.perf_counter() - start) * 1000)
             rt.meaning._off = None
-            rt.meaning.beside = beside  # type: ignore[method-assign]
     for name, timed in runs.items():
         print(f"{name:34} p50 {statistics.median(timed):6.2f} ms   p95 {percentile(timed, 0.95):6.2f} ms")
     words = runs["recall, words only"]

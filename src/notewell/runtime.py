@@ -86,7 +86,6 @@ class Runtime:
                          lease_seconds, on_idle=DailySchedule(self.store, clock, (CROSS, EVOLUTION)))
 
     def close(self) -> None:
-        self.meaning.close()
         self.store.close()
 
 

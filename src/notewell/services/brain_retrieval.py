@@ -25,7 +25,6 @@ from notewell.services.brain_limits import (
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
 from notewell.services.hybrid import fuse
-from notewell.services.meaning import words_and_meaning
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import now_iso
 
@@ -69,8 +68,8 @@ class RetrievalPart(ScopePart):
         projects found by words or by meaning, with their fused relevance (services/hybrid.py)."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
                             limit=candidates, path_prefix="brain", explain=False)
-        hits, near = words_and_meaning(self.meaning, lambda: self.store.memories.tolerant(query),
-                                       lambda meaning: meaning.nearest_memories(query, text))
+        hits = self.store.memories.tolerant(query)
+        near = self.meaning.nearest_memories(query, text) if self.meaning is not None else []
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref,
                      lookup=len(query.terms) == 1)
         known = self.brain.knowledge([f.item.ref for f in fused])

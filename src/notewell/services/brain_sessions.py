@@ -48,7 +48,6 @@ from notewell.services.brain_scope import OWN_KNOWLEDGE, USE
 from notewell.services.hybrid import fuse
 from notewell.services.jobs import LEASE_SECONDS, JobKind, Step, run_job, utc_now
 from notewell.services.kea import EXTRACT, Funnel, KeaPart, extract_payload
-from notewell.services.meaning import words_and_meaning
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
@@ -279,9 +278,9 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         now = datetime.now(UTC)
         since = iso(now - timedelta(days=days)) if days else None
         candidates = max(3 * limit, 30)
-        hits, near = words_and_meaning(
-            self.meaning, lambda: self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates),
-            lambda meaning: meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates))
+        hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates)
+        near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
+                if self.meaning is not None else [])
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=len(terms) == 1)
         scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
             _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4)) for f in fused]

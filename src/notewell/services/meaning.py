@@ -18,9 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
 from notewell.records.brain import SessionRecord
@@ -36,18 +34,8 @@ RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3600.0
 POLL_SECONDS = 0.5
 QUERY_CACHE = 256  # query vectors kept (an agent repeats its queries)
-BESIDE_THREADS = 4  # meaning searches run beside their word searches at once (the model's own bound is RUNNERS)
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 _log = logging.getLogger("notewell.meaning")
-
-
-def words_and_meaning(meaning: MeaningService | None, words: Callable[[], T],
-                      near: Callable[[MeaningService], list[Nearest[R]]]) -> tuple[T, list[Nearest[R]]]:
-    """``words()`` and, when meaning is set up, ``near(meaning)`` beside it (MeaningService.beside)."""
-    return meaning.beside(words, near) if meaning is not None else (words(), [])
 
 
 def _at(seconds: float = 0.0) -> str:
@@ -69,7 +57,6 @@ class MeaningService:
         self._queries: OrderedDict[str, bytes] = OrderedDict()
         self._queries_lock = threading.Lock()
         self.work = threading.Event()  # set by a write in this process: the runner looks at once
-        self._beside = ThreadPoolExecutor(BESIDE_THREADS, thread_name_prefix="notewell-meaning")
 
     # --- the model --------------------------------------------------------------------------------------
 
@@ -112,20 +99,6 @@ class MeaningService:
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
         return vector
-
-    def beside(self, words: Callable[[], T],
-               meaning: Callable[[MeaningService], list[Nearest[R]]]) -> tuple[T, list[Nearest[R]]]:
-        """A tolerant tool's two searches at once: ``meaning`` (the query's embedding and the vector scoring,
-        both outside the GIL) on a pool thread while ``words`` runs on the caller's, so the tool waits for the
-        slower of the two rather than for their sum. Each runs on its own thread's store connection."""
-        if self.unavailable is not None:
-            return words(), []
-        pending = self._beside.submit(meaning, self)
-        found = words()
-        return found, pending.result()
-
-    def close(self) -> None:
-        self._beside.shutdown(wait=True)
 
     def nearest_memories(self, query: MemoryQuery, text: str) -> list[Nearest[MemoryRecord]]:
         """The memories of ``query``'s scope nearest in meaning to ``text`` (none when meaning is unavailable)."""

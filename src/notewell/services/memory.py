@@ -39,7 +39,6 @@ from notewell.records.memories import (
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.hybrid import Fused, fuse
 from notewell.services.location_filter import ANY, location_filter
-from notewell.services.meaning import words_and_meaning
 from notewell.services.memory_checks import (
     check_expiry,
     check_limit,
@@ -347,8 +346,8 @@ class MemoryService:
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         if not limit:
             return MemorySearch(query, "tolerant", terms)
-        hits, near = words_and_meaning(self.meaning, lambda: self.memories.tolerant(chosen),
-                                       lambda meaning: meaning.nearest_memories(chosen, query))
+        hits = self.memories.tolerant(chosen)
+        near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
         words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
         return MemorySearch(query, "tolerant", terms,
