@@ -1,6 +1,7 @@
 """Benchmark (not a test): links (docs/links.md) on a generated vault of linked notes.
 
     .venv/bin/python bench/links_bench.py [--documents 3000] [--builds 2] [--rounds 200] [--out FILE]
+    .venv/bin/python bench/links_bench.py --vault DIR [--file-types .py,.txt,...] [--builds 1]   # builds only
 
 1. **Build.** A vault of ``--documents`` markdown notes in 3 projects (sentences of the example vault, a link on
    one line in seven: wikilinks by name, with labels and headings, relative markdown links, mentions of paths in
@@ -15,6 +16,9 @@
    times each: getLinks of a document, buildContext of it (depth 2, max_tokens 4000), readDoc of it, and
    searchKnowledge of two words of it (the full-text peer, in the same run). p50 and p95 of each, and their
    ratio to searchKnowledge's.
+
+With ``--vault DIR`` the builds run on that folder instead (the 1 GB vault of the targets, say), indexing the
+``--file-types`` given (the scale corpus's by default), with no warm-up build and no MCP part.
 
 Targets (issue 29): extraction <= 15% of the build time and <= 0.05x the text in the store; getLinks p95
 <= 10 ms and buildContext p95 <= 60 ms over MCP.
@@ -137,7 +141,10 @@ def no_links() -> Iterator[None]:
         indexer.parse_links = parse  # type: ignore[assignment]
 
 
-def build(vault: Path, db: Path, links: bool) -> dict[str, float]:
+SCALE_TYPES = ".py,.txt,.rst,.html,.c,.h"  # the scale corpus's (bench/search_bench.py FILE_TYPES)
+
+
+def build(vault: Path, db: Path, links: bool, file_types: tuple[str, ...] | None = None) -> dict[str, float]:
     """One build of ``vault`` into the new SQLite file ``db``: seconds, CPU seconds, link seconds, file bytes."""
     gc.collect()
     link_seconds = [0.0]
@@ -145,7 +152,8 @@ def build(vault: Path, db: Path, links: bool) -> dict[str, float]:
     try:
         with timed_link_work(link_seconds) if links else no_links():
             started, cpu = time.perf_counter(), time.process_time()
-            report = indexer.sync(Settings(vault=vault, db=str(db)), store)
+            settings = Settings(vault=vault, db=str(db), **({"file_types": file_types} if file_types else {}))
+            report = indexer.sync(settings, store)
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         text_bytes = store.documents.sizes()[1]
     finally:
@@ -235,8 +243,8 @@ def p(samples: list[float], q: float) -> float:
     return ordered[int(q * (len(ordered) - 1))] * 1000
 
 
-def report(builds: dict[bool, list[dict[str, float]]], times: dict[str, list[float]], held: dict[str, float],
-           started_load: float) -> str:
+def report(builds: dict[bool, list[dict[str, float]]], times: dict[str, list[float]] | None, held: dict[str, float],
+           started_load: float, vault: str = "") -> str:
     def median(links: bool, key: str) -> float:
         return statistics.median(b[key] for b in builds[links])
 
@@ -245,8 +253,11 @@ def report(builds: dict[bool, list[dict[str, float]]], times: dict[str, list[flo
     size_with, size_without = median(True, "db_bytes"), median(False, "db_bytes")
     grown = size_with - size_without
     share = statistics.median(b["link_s"] / b["wall_s"] for b in builds[True])
-    lines = [f"Vault: {first['documents']:.0f} generated markdown notes, {mb:.1f} MB of text, {first['links']:.0f} "
-             f"links (one line in {LINK_EVERY} holds one); {len(builds[True])} builds with links and "
+    what = (f"{vault}: {first['documents']:.0f} documents" if vault else
+            f"{first['documents']:.0f} generated markdown notes")
+    density = "" if vault else f" (one line in {LINK_EVERY} holds one)"
+    lines = [f"Vault: {what}, {mb:.1f} MB of text, {first['links']:.0f} "
+             f"links{density}; {len(builds[True])} builds with links and "
              f"{len(builds[False])} without, in turns (medians); load average {started_load:.1f} at the start, "
              f"{os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs", "",
              "| build | with links | without | with / without |", "| --- | ---: | ---: | ---: |"]
@@ -258,8 +269,10 @@ def report(builds: dict[bool, list[dict[str, float]]], times: dict[str, list[flo
     lines += ["", f"- link work inside the builds with links (parse_links + relink): {share:.1%} of the build's "
                   f"wall-clock time (target <= 15%)",
               f"- links add {grown / 1e6:.1f} MB to the store: {grown / first['text_bytes']:.3f}x the text "
-              f"(target <= 0.05x)", "",
-              f"MCP, one session, {len(times['getLinks'])} calls of each tool in turns (a getLinks answer held "
+              f"(target <= 0.05x)"]
+    if times is None:
+        return "\n".join(lines)
+    lines += ["", f"MCP, one session, {len(times['getLinks'])} calls of each tool in turns (a getLinks answer held "
               f"{held['links']:.1f} links and {held['backlinks']:.1f} backlinks on average; a buildContext "
               f"{held['items']:.1f} items, {held['tokens']:.0f} tokens):", "",
               "| tool | p50 ms | p95 ms | p50 / searchKnowledge | p95 / searchKnowledge | target p95 |",
@@ -278,7 +291,11 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=2, help="builds with links, and as many without (default 2)")
     parser.add_argument("--rounds", type=int, default=200, help="calls of each tool over MCP (default 200)")
     parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
+    parser.add_argument("--vault", type=Path, help="build this folder instead of a generated vault (builds only)")
+    parser.add_argument("--file-types", default=SCALE_TYPES, help=f"with --vault: what to index ({SCALE_TYPES})")
     args = parser.parse_args()
+    if args.vault is not None:
+        return existing_vault(args)
     if args.documents < 10 or args.builds < 1 or args.rounds < 10:
         parser.error("--documents at least 10, --builds at least 1, --rounds at least 10")
     load = os.getloadavg()[0]
@@ -302,6 +319,28 @@ def main() -> int:
         print(f"{args.rounds} rounds over MCP ...", file=sys.stderr)
         times, held = latencies(vault, kept, notes, args.rounds)
     text = report(builds, times, held, load)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def existing_vault(args: argparse.Namespace) -> int:
+    """Builds of ``args.vault`` with links and without, in turns; the report without the MCP part."""
+    if not args.vault.is_dir():
+        raise SystemExit(f"--vault: {args.vault} is not a folder")
+    types = tuple(t.strip() for t in args.file_types.split(",") if t.strip())
+    load = os.getloadavg()[0]
+    builds: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory(prefix="notewell-links-bench-") as tmp:
+        for n in range(args.builds):
+            for links in (n % 2 == 0, n % 2 != 0):
+                db = Path(tmp) / f"build-{n}-{links}.db"
+                print(f"build {n + 1}/{args.builds} {'with' if links else 'without'} links ...", file=sys.stderr)
+                builds[links].append(build(args.vault, db, links, types))
+                for part in Path(tmp).glob(f"{db.name}*"):
+                    part.unlink()
+    text = report(builds, None, {}, load, str(args.vault))
     print(text)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

@@ -1,6 +1,7 @@
 """Benchmark (not a test): `notewell serve`'s resident memory after many mixed searches, on a vault and store you give.
 
     .venv/bin/python bench/server_rss_bench.py --vault DIR --db PATH [--queries 1000] [--clients 1] [--no-watch]
+        [--recall] [--memories N]
 
 Starts `notewell serve --vault DIR --db PATH` on loopback and a free port. The store must already hold the
 vault (built by `notewell index --vault DIR --db PATH`, with the vault's notewell.toml naming the file
@@ -12,9 +13,15 @@ idle (its start-up sync done: its CPU time stands still), --queries calls go ove
 mix of search_bench.py (MIXED), in turn; plain text to searchKnowledge (first match per file, 40 files),
 the regular expressions to search_notes with regex=true (searchKnowledge takes plain text only).
 
+With --recall, every fourth plain-text call is a `recall` of the same words instead (the token also holds
+memory:read), so the embedding model is loaded and serves each of those queries; --memories N first
+remembers N memories of bench/memory_bench.py's corpus in the vault's first project (the server's
+embedding runner embeds them before it is idle), so the vectors are held as well.
+
 Reports the server process's VmRSS and VmHWM (/proc) when idle after the start and after the calls,
 p50/p95 of the calls per tool, the server's CPU per call, and what the start-up sync changed (its log).
-Target (issue 16, docs/performance.md): RSS <= 200 MB after 1,000 mixed queries on the 1 GB vault.
+Target (issue 16, docs/performance.md): RSS <= 200 MB after 1,000 mixed queries on the 1 GB vault; with the
+embedding model loaded (issue 24): <= 300 MB.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import re
 import statistics
 import tempfile
@@ -32,6 +40,8 @@ from pathlib import Path
 
 from harness import cpu_seconds, free_port, memory_mb, staff_token, start_server, stop
 from mcp_bench import Caller
+from memory_bench import Corpus
+from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
 from search_bench import MIXED, Query
 
@@ -39,10 +49,17 @@ IDLE_CPU_S = 0.05  # less CPU than this in IDLE_WINDOW_S: the server is idle
 IDLE_WINDOW_S = 2.0
 
 
-def mint_token(vault: Path, db: str) -> str:
+def mint_token(vault: Path, db: str, memories: int) -> str:
+    """A token for the calls; with ``memories``, that many memories remembered first (as the local owner)."""
     rt = open_runtime(str(vault), db, create=False)
     try:
-        return staff_token(rt, ["knowledge:read"])
+        if memories:
+            project = rt.store.identity.projects()[0].id
+            corpus, rng = Corpus(), random.Random(20261202)
+            for n in range(memories):
+                title, content, tags = corpus.memory(rng, n)
+                rt.memory.remember(LOCAL_OWNER, content, title=title, tags=tags, project=project, path="notes")
+        return staff_token(rt, ["knowledge:read", "memory:read"])
     finally:
         rt.close()
 
@@ -61,16 +78,19 @@ def wait_until_idle(pid: int, timeout: float) -> float:
                      "check that notewell.toml names the file types the store was built with)")
 
 
-TOOLS = {"searchKnowledge": "results", "search_notes": "matches"}  # each tool and the list its answer holds
+TOOLS = {"searchKnowledge": "results", "search_notes": "matches", "recall": "results"}  # the list each answer holds
 
 
-def tool_call(query: Query) -> tuple[str, dict[str, object]]:
+def tool_call(query: Query, n: int, recall: bool) -> tuple[str, dict[str, object]]:
     if query.regex:
         return "search_notes", {"query": query.text, "regex": True}
+    if recall and n % 4 == 3:
+        return "recall", {"query": query.text}
     return "searchKnowledge", {"query": query.text}
 
 
-async def warm_up(url: str, token: str, queries: int, clients: int) -> tuple[dict[str, list[float]], int]:
+async def warm_up(url: str, token: str, queries: int, clients: int,
+                  recall: bool) -> tuple[dict[str, list[float]], int]:
     """``queries`` calls of the mix, shared out among ``clients`` clients: the latencies per tool, and how many
     calls found something."""
     tools = tuple(TOOLS)
@@ -84,7 +104,7 @@ async def warm_up(url: str, token: str, queries: int, clients: int) -> tuple[dic
     async def client(own: dict[str, Caller]) -> None:
         nonlocal found
         for n in turns:
-            tool, arguments = tool_call(MIXED[n % len(MIXED)])
+            tool, arguments = tool_call(MIXED[n % len(MIXED)], n, recall)
             seconds, result = await own[tool].call(arguments)
             latencies[tool].append(seconds)
             found += bool(result["structuredContent"][TOOLS[tool]])
@@ -135,7 +155,7 @@ def measure(args: argparse.Namespace, token: str) -> Figures:
                 idle = memory_mb(server.pid)
                 cpu_before, calls_started = cpu_seconds(server.pid), time.perf_counter()
                 url = f"http://127.0.0.1:{port}/mcp"
-                latencies, found = asyncio.run(warm_up(url, token, args.queries, args.clients))
+                latencies, found = asyncio.run(warm_up(url, token, args.queries, args.clients, args.recall))
                 wall, cpu = time.perf_counter() - calls_started, cpu_seconds(server.pid) - cpu_before
                 after = memory_mb(server.pid)
                 threads = len(os.listdir(f"/proc/{server.pid}/task"))
@@ -156,13 +176,16 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1, help="concurrent clients (default 1)")
     parser.add_argument("--watch", action=argparse.BooleanOptionalAction, default=True,
                         help="serve with the vault watcher (default), as `notewell serve` does, or --no-watch")
+    parser.add_argument("--recall", action="store_true",
+                        help="every fourth plain-text call a recall (the model loaded)")
+    parser.add_argument("--memories", type=int, default=0, help="memories remembered first (default 0)")
     parser.add_argument("--settle", type=float, default=600, help="seconds to wait for the server to be idle")
     args = parser.parse_args()
     if args.queries < 1 or args.clients < 1:
         parser.error("--queries and --clients must be at least 1")
     if not args.vault.is_dir():
         parser.error(f"--vault: {args.vault} is not a folder")
-    token = mint_token(args.vault, args.db)
+    token = mint_token(args.vault, args.db, args.memories)
     load = loads()
     f = measure(args, token)
     print(f"Date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; load average at the start {load}, at the end "

@@ -138,6 +138,10 @@ def _load(path: Path) -> Embedder:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
+    # no memory arena: it kept every run's largest activations (a sub-batch of 16 texts of 256 word pieces
+    # holds about 300 MB of attention scores), taking a server from 280 MB to over 1 GB; without it a query
+    # is as fast (6.4 against 6.5 ms measured) and the memory goes back after each run
+    options.enable_cpu_mem_arena = False
     options.log_severity_level = 3
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(_TOKENIZER))
