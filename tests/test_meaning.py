@@ -98,6 +98,13 @@ def test_a_memory_is_queued_with_its_write_and_embedded_by_the_runner(world: Mem
     assert world.rt.meaning.state().vectors == 1 and world.rt.meaning.state().queued == 0
 
 
+def test_the_model_is_loaded_when_there_is_first_something_to_embed(world: MemoryWorld) -> None:
+    """About 200 MB of RAM: the runner of a store with nothing to embed does not load it."""
+    assert world.rt.meaning.embed_due() == 0 and world.rt.meaning._embedder is None
+    world.service.remember(world.user("alice"), DEPLOY, project="apollo")
+    assert world.rt.meaning.embed_due() == 1 and world.rt.meaning._embedder is not None
+
+
 def test_recall_finds_by_meaning_what_words_miss_and_says_how(world: MemoryWorld) -> None:
     alice = world.user("alice")
     deploy = world.service.remember(alice, DEPLOY, project="apollo").memory.ref

@@ -78,6 +78,15 @@ class MeaningService:
         return self._embedder
 
     @property
+    def switched_off(self) -> bool:
+        return self._off is not None
+
+    @property
+    def missing(self) -> bool:
+        """The model was asked for and could not be loaded (checked without loading it)."""
+        return self._failed is not None
+
+    @property
     def unavailable(self) -> str | None:
         """Why the tolerant tools answer by words alone, or None when meaning is on."""
         if self.embedder() is not None:
@@ -121,7 +130,11 @@ class MeaningService:
         return self.store.meaning.state(MODEL_ID)
 
     def embed_due(self, batch: int = BATCH) -> int:
-        """One step of the runner: embed up to ``batch`` due items; how many were taken off the queue."""
+        """One step of the runner: embed up to ``batch`` due items; how many were taken off the queue. The model
+        is loaded when there is first something to embed (about 200 MB of RAM: a server whose agents never
+        remember anything does without it until a tolerant tool asks)."""
+        if self._off is not None or not self.store.meaning.has_due(_at()):
+            return 0
         model = self.embedder()
         if model is None:
             return 0
@@ -164,10 +177,10 @@ class EmbeddingRunner:
         self._thread.start()
 
     def _run(self) -> None:
-        if self.meaning.embedder() is None:
-            return  # off or missing: said once by the load, and by doctor
+        if self.meaning.switched_off:
+            return
         self.meaning.store.meaning.requeue_other_models(MODEL_ID)
-        while not self._stopping.is_set():
+        while not self._stopping.is_set() and not self.meaning.missing:  # missing: said once by the load, and by doctor
             try:
                 taken = self.meaning.embed_due()
             except Exception:  # the store was unreachable for a moment: try again after a pause

@@ -101,6 +101,12 @@ class SqlMeaning:
         self.index: VectorIndex | None = None  # set by the backend's store when it has one
         dialect.migrate("meaning", dialect.rendered(MIGRATIONS))
 
+    def has_due(self, now: str) -> bool:
+        """Whether any item is due: a read, so that an idle runner's polls take no write lock."""
+        with self.sql.reading() as conn:
+            found = conn.execute("SELECT 1 FROM embedding_queue WHERE next_at <= ? LIMIT 1", (now,)).fetchone()
+        return found is not None
+
     def claim(self, now: str, lease_until: str, limit: int) -> list[Job]:
         """Up to ``limit`` due items, leased until ``lease_until``, with their texts (oldest first)."""
         skip = " SKIP LOCKED" if self.sql.lock else ""
