@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from notewell.vault.fences import FenceTracker
+
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MARKS = ("#", "`", "~")  # the first character of a heading or a fence line
 FRONT_MATTER_FENCE = "---"
 _FRONT_MATTER_ENDS = ("---", "...")
@@ -86,21 +87,14 @@ def front_matter_end(lines: list[str]) -> int:
 def headings(lines: list[str]) -> list[Heading]:
     """Every heading of the note, in order, skipping front matter and fenced code."""
     found: list[Heading] = []
-    fence: str | None = None
+    fences = FenceTracker()
     for i in range(front_matter_end(lines), len(lines)):
         raw = lines[i]
         first = raw.lstrip(" ")[:1]
         if first not in _MARKS:  # most lines: neither a heading nor a fence (a 1 MB note has 10,000 of them)
             continue
         line = bare(raw)
-        opening = _FENCE.match(line)
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
-                    and not line.strip()[len(opening.group(1)):].strip():
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
+        if fences.code(line):
             continue
         parsed = parse_heading(line)
         if parsed is not None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from notewell.fold import fold
+from notewell.vault.fences import FenceTracker
 from notewell.vault.note_links import is_markdown
 from notewell.vault.parse import split_front_matter
 
@@ -41,7 +42,6 @@ ACTION_HEADINGS: Final = frozenset({"actions", "action items", "action points", 
                                     "to-do", "todos", "to-dos", "follow-ups", "follow ups"})
 QUESTION_HEADINGS: Final = frozenset({"open questions", "questions"})
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\](?:\s+|$))?(.*)$")
 _ASSIGNED = re.compile(r"^(?:\*\*|__)?([^:`\[\]()]{1,80}?)(?:\*\*|__)?\s*:\s+(\S.*)$")
@@ -193,18 +193,11 @@ def parse_items(body: str, first_line: int = 1) -> list[MeetingLine]:
     """The items of a meeting note's body (front matter taken off; ``first_line``: the body's first line's
     number in the note), in reading order, at most MAX_ITEMS."""
     items: list[MeetingLine] = []
-    fence: str | None = None
+    fences = FenceTracker()
     section: tuple[int, str] | None = None  # (heading level, "actions" | "questions") while inside one
     for number, line in enumerate(body.split("\n"), start=first_line):
         line = line.removesuffix("\r")
-        opening = _FENCE.match(line)
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
-                    and not line.strip()[len(opening.group(1)):].strip():
-                fence = None
-            continue
-        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
-            fence = opening.group(1)
+        if fences.code(line):
             continue
         heading = _HEADING.match(line)
         if heading is not None:

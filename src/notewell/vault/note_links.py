@@ -27,6 +27,7 @@ from typing import Final, Literal
 from urllib.parse import unquote
 
 from notewell.fold import fold
+from notewell.vault.fences import FenceTracker
 
 LinkKind = Literal["wikilink", "markdown", "mention"]
 KINDS: Final[tuple[LinkKind, ...]] = ("wikilink", "markdown", "mention")
@@ -35,7 +36,6 @@ MAX_LINKS_PER_DOCUMENT: Final = 1000
 MAX_TARGET_CHARS: Final = 500
 SNIPPET_CHARS: Final = 160
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*(?:<([^<>\n]+)>|([^\s()<>]+))(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
@@ -172,16 +172,9 @@ def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
     if not is_markdown(source) or ("[[" not in text and "](" not in text and "`" not in text):
         return []
     links: list[ParsedLink] = []
-    fence: str | None = None
+    fences = FenceTracker()
     for number, line in enumerate(text.split("\n"), start=1):
-        opening = _FENCE.match(line) if line[:4].lstrip(" ")[:1] in ("`", "~") else None
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
-                    and not line[opening.end():].strip():
-                fence = None
-            continue
-        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
-            fence = opening.group(1)
+        if fences.code(line):
             continue
         if "[[" not in line and "](" not in line and "`" not in line:
             continue
