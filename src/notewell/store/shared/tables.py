@@ -23,6 +23,7 @@ from typing import Any
 
 from notewell.errors import NotewellError
 from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.merge_match import MATCHED_BY, Lookup, Matching, Recognised, recognised, resolved
 from notewell.store.shared.person import person_rows
 from notewell.store.shared.project_rows import project_rows
 
@@ -257,7 +258,9 @@ class TableLoader(TableReader):
 
     def insert(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert ``rows`` (values by column name, for ``columns``) in batches; the rows inserted. Under merge a
-        row whose key the target holds is skipped, and generated numbers move past the target's."""
+        row whose key the target holds is skipped, a row without a key that the target holds too (MATCHED_BY,
+        store/shared/merge_match.py: ``rows`` is read twice then) is skipped, and generated numbers move past the
+        target's."""
         kinds = {c.name: c.kind for c in table.columns}
         derived = self._tables._derived(table.name)
         names = [*columns, *derived]
@@ -266,10 +269,15 @@ class TableLoader(TableReader):
         if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
         shifts = self._merge_shifts(table, columns) if self.merge else {}
+        matching = self._matching(table, columns, shifts)
+        found = recognised(matching, rows, self._lookup(table)) if matching else Recognised()
         before = self.count(table.name)
         batch: list[Mapping[str, Any]] = []
-        for given in rows:
-            batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
+        for ordinal, given in enumerate(rows):
+            if ordinal in found.skipped:
+                continue
+            moved = {**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}}
+            batch.append(resolved(matching, moved, found) if matching else moved)
             if len(batch) == BATCH_ROWS:
                 self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns,
                                                       kinds, derived))
@@ -320,6 +328,22 @@ class TableLoader(TableReader):
                 present.update(r[0] for r in found.fetchall())
             kept = [row for row in kept if row[column] is None or row[column] in present]
         return kept
+
+    def _matching(self, table: Table, columns: Sequence[str], shifts: Mapping[str, int]) -> Matching | None:
+        """Under merge, how the rows of a table without a key of their own are recognised in the target."""
+        if not self.merge or table.name not in MATCHED_BY:
+            return None
+        numbered = table.numbered if table.numbered in columns else None
+        kinds = {c.name: c.kind for c in table.columns}
+        return Matching(table.name, tuple(c for c in columns if c != numbered), numbered,
+                        tuple(c for c in columns if NUMBERED_BY.get((table.name, c), ("", ""))[0] == table.name),
+                        kinds, shifts.get(numbered, 0) if numbered else 0)
+
+    def _lookup(self, table: Table) -> Lookup:
+        def rows(where: str, params: Sequence[Any]) -> Iterator[Mapping[str, Any]]:
+            for row in self._tables._walk(self.conn, self._tables.select(table, where), params):
+                yield dict(zip(table.names, row, strict=True))
+        return rows
 
     def _merge_shifts(self, table: Table, columns: Sequence[str]) -> dict[str, int]:
         """What each generated number of ``table`` moves by: past the target's largest (recorded for the
