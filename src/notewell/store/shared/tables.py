@@ -106,6 +106,14 @@ Derived = Mapping[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], list[A
 row: a backend's tokenizer works faster on many rows at once)."""
 
 
+Batch = list[Mapping[str, Any]]
+"""Rows to load, values by column name."""
+Computed = list[list[Any]]
+"""A batch's derived values: per derived column, one value per row."""
+Bulk = Callable[[Sequence[Sequence[Any]]], None]
+"""Writes a batch of rows (values in the order of the columns it was made for) into one table."""
+
+
 class SqlTables(ABC):
     """The walk over a backend's catalog: a backend supplies the catalog reads and what it derives."""
 
@@ -149,6 +157,18 @@ class SqlTables(ABC):
 
     def _insert_head(self, table: str, columns: Sequence[str]) -> str:
         return f"INSERT INTO {table} ({', '.join(columns)})"
+
+    def _derive(self, table: str, batches: Iterator[Batch]) -> Iterator[tuple[Batch, Computed]]:
+        """Each batch of rows to load with its derived columns' values (``_derived``'s order), in order. A
+        backend may compute them ahead, in other processes (PostgreSQL's word vectors)."""
+        derived = self._derived(table)
+        for batch in batches:
+            yield batch, [compute(batch) for _, compute in derived.values()]
+
+    def _bulk(self, conn: Executor, table: str, columns: Sequence[str]) -> Bulk | None:
+        """How the backend writes a batch of new rows faster than by INSERT (None: by INSERT). Used when the
+        load is not a merge (a merge's INSERTs skip the rows the target holds)."""
+        return None
 
     @abstractmethod
     def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
@@ -268,29 +288,35 @@ class TableLoader(TableReader):
         sql = f"{self._tables._insert_head(table.name, names)} VALUES ({', '.join(values)})"
         if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
+        write = self._tables._bulk(self.conn, table.name, names) if not self.merge else None
         shifts = self._merge_shifts(table, columns) if self.merge else {}
         matching = self._matching(table, columns, shifts)
         found = recognised(matching, rows, self._lookup(table)) if matching else Recognised()
         before = self.count(table.name)
-        batch: list[Mapping[str, Any]] = []
+        batches = self._batches(table, columns, rows, shifts, matching, found)
+        for batch, computed in self._tables._derive(table.name, batches):
+            self._insert(table, sql, self._params(table, batch, columns, kinds, computed), write)
+        self.loaded.append(table.name)
+        return self.count(table.name) - before
+
+    def _batches(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]],
+                 shifts: Mapping[str, int], matching: Matching | None,
+                 found: Recognised) -> Iterator[Batch]:
+        """The rows to load, BATCH_ROWS at a time: under merge, renumbered, and without those the target holds."""
+        batch: Batch = []
         for ordinal, given in enumerate(rows):
             if ordinal in found.skipped:
                 continue
             moved = {**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}}
             batch.append(resolved(matching, moved, found) if matching else moved)
             if len(batch) == BATCH_ROWS:
-                self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns,
-                                                      kinds, derived))
-                batch.clear()
+                yield list(self._named_loaded(table, batch, columns))
+                batch = []
         if batch:
-            self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns, kinds,
-                                                  derived))
-        self.loaded.append(table.name)
-        return self.count(table.name) - before
+            yield list(self._named_loaded(table, batch, columns))
 
     def _params(self, table: Table, batch: Sequence[Mapping[str, Any]], columns: Sequence[str],
-                kinds: Mapping[str, str], derived: Derived) -> list[list[Any]]:
-        computed = [compute(batch) for _, compute in derived.values()]
+                kinds: Mapping[str, str], computed: Computed) -> list[list[Any]]:
         params = [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
                   for i, row in enumerate(batch)]
         for row in batch:
@@ -301,9 +327,12 @@ class TableLoader(TableReader):
                                       "this store's text cannot hold; remove it on the source, then try again")
         return params
 
-    def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
+    def _insert(self, table: Table, sql: str, batch: list[list[Any]], write: Bulk | None) -> None:
         try:
-            self.conn.executemany(sql, batch)
+            if write is not None:
+                write(batch)
+            else:
+                self.conn.executemany(sql, batch)
         except self._tables.dialect.integrity_error as exc:
             reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
             raise LoadRefused(f"table {table.name}: a row names a row the target lacks, or breaks one of its rules "
