@@ -3,9 +3,11 @@
 Tokenizing with FTS5 and writing tsvector text (lexemes.py) is most of a PostgreSQL migration's time and is
 pure computation on each row alone, so it spreads over processes: a few batches are handed out ahead, and each
 batch is taken back in its order while the loader writes the one before. A load of one batch or less computes
-in the loader's own process (no process is started for a small import). Worker processes are started fresh
-("spawn": the loader's process holds a database connection and threads that a fork would copy); each holds its
-own in-memory tokenizers.
+in the loader's own process (no process is started for a small import), and so does a load on a machine with
+one core. Worker processes are started fresh ("spawn": the loader's process holds database connections and
+threads that a fork would copy); each holds its own in-memory tokenizers. As with any use of multiprocessing, a
+program of its own that calls the import or migrate service must guard its entry point with ``if __name__ ==
+"__main__":`` (a spawned process imports the program's main module); the notewell command needs nothing.
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ def computed_ahead(computes: Sequence[Compute], batches: Iterator[Batch]) -> Ite
     """Each batch with the values of each of ``computes`` (picklable: module-level functions or partials of
     them), in the batches' order."""
     head = list(itertools.islice(batches, 2))
-    if len(head) < 2:
-        for batch in head:
+    count = workers()
+    if len(head) < 2 or count < 2:
+        for batch in itertools.chain(head, batches):
             yield batch, [compute(batch) for compute in computes]
         return
-    count = workers()
     pool = ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"))
     try:
         pending: deque[tuple[Batch, list[Future[list[Any]]]]] = deque()
