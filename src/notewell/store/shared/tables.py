@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from notewell.errors import NotewellError
@@ -96,7 +97,7 @@ class Table:
     keyed: bool = False  # it has a primary key (a merge skips a row whose key the target holds)
     numbered: str | None = None  # the generated integer key (a merge renumbers it past the target's)
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
@@ -317,14 +318,23 @@ class TableLoader(TableReader):
 
     def _params(self, table: Table, batch: Sequence[Mapping[str, Any]], columns: Sequence[str],
                 kinds: Mapping[str, str], computed: Computed) -> list[list[Any]]:
-        params = [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
-                  for i, row in enumerate(batch)]
-        for row in batch:
-            for column in columns:
-                value = row[column]
-                if isinstance(value, str) and "\x00" in value and self._tables.dialect.text(value) != value:
-                    raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), which "
-                                      "this store's text cannot hold; remove it on the source, then try again")
+        """Each row's values as the target takes them (a flag a boolean), then its derived values; a text the
+        target cannot hold (a NUL on PostgreSQL) refused, naming its column."""
+        flags = [i for i, c in enumerate(columns) if kinds[c] == "flag"]
+        holds_nul = self._tables.dialect.text("\x00") == "\x00"
+        params: list[list[Any]] = []
+        for i, row in enumerate(batch):
+            values = [row[c] for c in columns]
+            for j in flags:
+                if values[j] is not None:
+                    values[j] = bool(values[j])
+            if not holds_nul:
+                for column, value in zip(columns, values, strict=True):
+                    if type(value) is str and "\x00" in value:
+                        raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), "
+                                          "which this store's text cannot hold; remove it on the source, then try "
+                                          "again")
+            params.append([*values, *(derived[i] for derived in computed)])
         return params
 
     def _insert(self, table: Table, sql: str, batch: list[list[Any]], write: Bulk | None) -> None:
@@ -386,14 +396,6 @@ class TableLoader(TableReader):
             if named is not None:
                 shifts[column] = self._shifts.get(named, 0)
         return shifts
-
-
-def _stored(value: Any, kind: str) -> Any:
-    """A carried value as the target column takes it (a flag is 0/1 in a file and a boolean on PostgreSQL,
-    whose driver binds Python's bool)."""
-    if kind == "flag" and value is not None:
-        return bool(value)
-    return value
 
 
 def _referenced_first(tables: Mapping[str, Table], references: Iterable[tuple[str, str]]) -> list[Table]:
