@@ -19,6 +19,7 @@ from notewell.runtime import open_runtime
 from notewell.store import open_store
 from notewell.store.postgres import lexemes
 from notewell.store.shared.tables import BATCH_ROWS
+from pg import PgCluster
 
 WORDS = ("gripper", "firmware", "staging", "servo", "arm", "limit", "acceleration", "calibrate", "torque",
          "naïve", "café", "e-mail", "v2.1", "don't", "back\\slash", "中文")
@@ -74,12 +75,23 @@ def vectors(conn: psycopg.Connection[Any], texts: list[str]) -> list[str]:
     return [row[0] for row in conn.execute("SELECT unnest(%s::text[]::tsvector[])::text", (texts,)).fetchall()]
 
 
-def test_a_migration_in_batches_gives_each_row_its_own_word_vectors(tmp_path: Path, pg_url: str) -> None:
+def indexes(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
+        return [row[0] for row in conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname").fetchall()]
+
+
+def test_a_migration_in_batches_gives_each_row_its_own_word_vectors(tmp_path: Path, pg_url: str,
+                                                                    pg_cluster: PgCluster) -> None:
+    """...and the word indexes, dropped for the load, are all there again, as a new store has them."""
     source = tmp_path / "source.db"
     fill(source)
     moved = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg_url, "--json")
     assert moved.exit_code == 0, moved.output
     loaded = {t["table"]: t["loaded"] for t in json.loads(moved.output)["tables"]}
+    fresh = pg_cluster.url(pg_cluster.create_database())
+    open_store(fresh).close()
+    assert indexes(pg_url) == indexes(fresh) and any(" USING gin " in d for d in indexes(pg_url))
     assert (loaded["memories"], loaded["brain_session_words"]) == (MEMORIES, 5 * SESSIONS)
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT words::text, stems::text, title, content, tags, path FROM memories"

@@ -95,12 +95,13 @@ class PostgresTables(SqlTables):
             return super()._derive(table, batches)
         return lexeme_pool.computed_ahead([compute for _, compute in derived.values()], batches)
 
-    def _defer_indexes(self, conn: Executor) -> list[str]:
-        """The word indexes (GIN): built at the end of a load, from every row at once, in a fraction of the
-        time that inserting each row's words into them takes."""
+    def _defer_indexes(self, conn: Executor, table: str) -> list[str]:
+        """The table's word indexes (GIN): built at the end of a load, from every row at once, in a fraction of
+        the time that inserting each row's words into them takes. Dropped as the table's first rows come (after
+        the load checked that the store is empty, so a refused import never locks a store's tables)."""
         found = conn.execute(
             "SELECT schemaname, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
-            " AND indexdef LIKE '% USING gin %' ORDER BY indexname").fetchall()
+            " AND tablename = ? AND indexdef LIKE '% USING gin %' ORDER BY indexname", (table,)).fetchall()
         for schema, name, _ in found:
             conn.execute(f'DROP INDEX "{schema}"."{name}"')
         return [definition for _, _, definition in found]

@@ -166,9 +166,9 @@ class SqlTables(ABC):
         for batch in batches:
             yield batch, [compute(batch) for _, compute in derived.values()]
 
-    def _defer_indexes(self, conn: Executor) -> list[str]:
-        """Drop the indexes a load into an empty store builds faster once at its end than row by row; the
-        statements that make them again (run before the commit)."""
+    def _defer_indexes(self, conn: Executor, table: str) -> list[str]:
+        """Drop the indexes of ``table`` that a load into an empty store builds faster once at its end than row by
+        row; the statements that make them again (run before the commit)."""
         return []
 
     def _bulk(self, conn: Executor, table: str, columns: Sequence[str]) -> Bulk | None:
@@ -233,9 +233,8 @@ class SqlTables(ABC):
         before the commit."""
         with self.dialect.transaction() as conn:
             loader = TableLoader(self, conn, merge)
-            deferred = [] if merge else self._defer_indexes(conn)
             yield loader
-            for definition in deferred:
+            for definition in loader.deferred:
                 conn.execute(definition)
             self._after_load(conn, loader.loaded)
 
@@ -279,6 +278,7 @@ class TableLoader(TableReader):
         super().__init__(tables, conn)
         self.merge = merge
         self.loaded: list[str] = []
+        self.deferred: list[str] = []  # the indexes to build again before the commit (_defer_indexes)
         self._shifts: dict[tuple[str, str], int] = {}  # under merge: (table, column) -> what its numbers move by
 
     def target(self) -> dict[str, Table]:
@@ -297,7 +297,10 @@ class TableLoader(TableReader):
         sql = f"{self._tables._insert_head(table.name, names)} VALUES ({', '.join(values)})"
         if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
-        write = self._tables._bulk(self.conn, table.name, names) if not self.merge else None
+        write = None
+        if not self.merge:
+            self.deferred.extend(self._tables._defer_indexes(self.conn, table.name))
+            write = self._tables._bulk(self.conn, table.name, names)
         shifts = self._merge_shifts(table, columns) if self.merge else {}
         matching = self._matching(table, columns, shifts)
         found = recognised(matching, rows, self._lookup(table)) if matching else Recognised()
