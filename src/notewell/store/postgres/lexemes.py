@@ -117,7 +117,7 @@ def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
     """The tsvector text of a row's tokens. FTS5's vocabulary gives a term's offsets in a field in order and the
     fields follow one another, so each term's positions come ascending and distinct (but where they reach
     PostgreSQL's largest, which its input keeps once): no sort is needed, and the first 256 are the lowest. The
-    hot loop of a bulk load on PostgreSQL (a migration spends most of its time here)."""
+    hot loop of a bulk load's word vectors (store/postgres/lexeme_pool.py)."""
     positions: dict[str, list[str]] = {}
     base = 1
     for field in _LAYOUT:

@@ -303,6 +303,8 @@ class TableLoader(TableReader):
             write = self._tables._bulk(self.conn, table.name, names)
         shifts = self._merge_shifts(table, columns) if self.merge else {}
         matching = self._matching(table, columns, shifts)
+        if matching and iter(rows) is rows:
+            raise TypeError(f"table {table.name}: a merge reads its rows twice; pass them re-iterable, not an iterator")
         found = recognised(matching, rows, self._lookup(table)) if matching else Recognised()
         before = self.count(table.name)
         batches = self._batches(table, columns, rows, shifts, matching, found)
