@@ -53,7 +53,8 @@ def export_command(
 def import_command(
     folder: FolderArg,
     merge: Annotated[bool, typer.Option("--merge", help="Load into a store that holds rows already, skipping "
-                                                        "rows whose key it has (see docs/operations.md).")] = False,
+                                                        "the rows it holds (by key; by content for rows without "
+                                                        "one: see docs/operations.md).")] = False,
     vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Load an export into an empty store of either backend, checking every table against the manifest;

@@ -125,7 +125,7 @@ class PortabilityService:
                 entry = manifest.get(table.name)
                 if entry is None:
                     continue
-                loaded = loader.insert(table, entry.columns, _file_rows(folder, table, entry))
+                loaded = loader.insert(table, entry.columns, _FileRows(folder, table, entry))
                 if not merge:
                     _verify(loader, table, entry)
                 done.append(Carried(entry.name, entry.rows, entry.sha256, loaded))
@@ -183,6 +183,19 @@ def _summed(reader: TableReader, table: Table, sums: Checksum) -> Iterator[dict[
     for row in reader.rows(table):
         sums.add(line(table.names, row))
         yield dict(zip(table.names, row, strict=True))
+
+
+@dataclass(frozen=True)
+class _FileRows:
+    """A table's file as rows, read (and checked) again each time it is iterated: a merge reads a file of rows
+    without a key twice, first to recognise the rows the target holds (store/shared/merge_match.py)."""
+
+    folder: Path
+    table: Table
+    entry: TableEntry
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return _file_rows(self.folder, self.table, self.entry)
 
 
 def _file_rows(folder: Path, table: Table, entry: TableEntry) -> Iterator[dict[str, Any]]:

@@ -114,23 +114,31 @@ def tsvectors(table: str, rows: Sequence[tuple[str, str, str, str]]) -> list[str
 
 
 def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
+    """The tsvector text of a row's tokens. FTS5's vocabulary gives a term's offsets in a field in order and the
+    fields follow one another, so each term's positions come ascending and distinct (but where they reach
+    PostgreSQL's largest, which its input keeps once): no sort is needed, and the first 256 are the lowest. The
+    hot loop of a bulk load's word vectors (store/postgres/lexeme_pool.py)."""
     positions: dict[str, list[str]] = {}
     base = 1
     for field in _LAYOUT:
+        pairs = tokens[field]
+        if not pairs:
+            base += 1
+            continue
         weight = FIELD_WEIGHTS[field]
-        last = -1
-        for term, offset in tokens[field]:
-            last = max(last, offset)
-            if len(term.encode("utf-8")) > _MAX_LEXEME_BYTES:
+        last = 0
+        for term, offset in pairs:
+            if offset > last:
+                last = offset
+            held = positions.get(term)
+            if held is None:
+                held = positions[term] = []
+            elif len(held) >= _MAX_POSITIONS_PER_LEXEME:
                 continue
-            positions.setdefault(term, []).append(f"{min(base + offset, _MAX_POSITION)}{weight}")
+            held.append(f"{min(base + offset, _MAX_POSITION)}{weight}")
         base += last + 2  # one unused position between fields: a phrase never spans two of them
-    return " ".join(f"{_quote(term)}:{','.join(sorted(set(pos), key=_position)[:_MAX_POSITIONS_PER_LEXEME])}"
-                    for term, pos in positions.items())
-
-
-def _position(entry: str) -> int:
-    return int(entry[:-1])
+    return " ".join(f"{_quote(term)}:{','.join(held)}" for term, held in positions.items()
+                    if len(term) * 4 <= _MAX_LEXEME_BYTES or len(term.encode("utf-8")) <= _MAX_LEXEME_BYTES)
 
 
 def _phrase(table: str, term: str, prefix: bool) -> str | None:

@@ -19,10 +19,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from notewell.errors import NotewellError
 from notewell.store.shared.dialect import Dialect, Executor, marks
+from notewell.store.shared.merge_match import MATCHED_BY, Lookup, Matching, Recognised, recognised, resolved
 from notewell.store.shared.person import person_rows
 from notewell.store.shared.project_rows import project_rows
 
@@ -95,7 +97,7 @@ class Table:
     keyed: bool = False  # it has a primary key (a merge skips a row whose key the target holds)
     numbered: str | None = None  # the generated integer key (a merge renumbers it past the target's)
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
@@ -103,6 +105,14 @@ class Table:
 Derived = Mapping[str, tuple[str, Callable[[Sequence[Mapping[str, Any]]], list[Any]]]]
 """A table's derived columns: name -> (the placeholder's SQL, the values computed from a batch of rows, one per
 row: a backend's tokenizer works faster on many rows at once)."""
+
+
+Batch = list[Mapping[str, Any]]
+"""Rows to load, values by column name."""
+Computed = list[list[Any]]
+"""A batch's derived values: per derived column, one value per row."""
+Bulk = Callable[[Sequence[Sequence[Any]]], None]
+"""Writes a batch of rows (values in the order of the columns it was made for) into one table."""
 
 
 class SqlTables(ABC):
@@ -148,6 +158,23 @@ class SqlTables(ABC):
 
     def _insert_head(self, table: str, columns: Sequence[str]) -> str:
         return f"INSERT INTO {table} ({', '.join(columns)})"
+
+    def _derive(self, table: str, batches: Iterator[Batch]) -> Iterator[tuple[Batch, Computed]]:
+        """Each batch of rows to load with its derived columns' values (``_derived``'s order), in order. A
+        backend may compute them ahead, in other processes (PostgreSQL's word vectors)."""
+        derived = self._derived(table)
+        for batch in batches:
+            yield batch, [compute(batch) for _, compute in derived.values()]
+
+    def _defer_indexes(self, conn: Executor, table: str) -> list[str]:
+        """Drop the indexes of ``table`` that a load into an empty store builds faster once at its end than row by
+        row; the statements that make them again (run before the commit)."""
+        return []
+
+    def _bulk(self, conn: Executor, table: str, columns: Sequence[str]) -> Bulk | None:
+        """How the backend writes a batch of new rows faster than by INSERT (None: by INSERT). Used when the
+        load is not a merge (a merge's INSERTs skip the rows the target holds)."""
+        return None
 
     @abstractmethod
     def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
@@ -207,6 +234,8 @@ class SqlTables(ABC):
         with self.dialect.transaction() as conn:
             loader = TableLoader(self, conn, merge)
             yield loader
+            for definition in loader.deferred:
+                conn.execute(definition)
             self._after_load(conn, loader.loaded)
 
     def select(self, table: Table, where: str | None = None) -> str:
@@ -249,6 +278,7 @@ class TableLoader(TableReader):
         super().__init__(tables, conn)
         self.merge = merge
         self.loaded: list[str] = []
+        self.deferred: list[str] = []  # the indexes to build again before the commit (_defer_indexes)
         self._shifts: dict[tuple[str, str], int] = {}  # under merge: (table, column) -> what its numbers move by
 
     def target(self) -> dict[str, Table]:
@@ -257,7 +287,9 @@ class TableLoader(TableReader):
 
     def insert(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert ``rows`` (values by column name, for ``columns``) in batches; the rows inserted. Under merge a
-        row whose key the target holds is skipped, and generated numbers move past the target's."""
+        row whose key the target holds is skipped, a row without a key that the target holds too (MATCHED_BY,
+        store/shared/merge_match.py: ``rows`` is read twice then) is skipped, and generated numbers move past the
+        target's."""
         kinds = {c.name: c.kind for c in table.columns}
         derived = self._tables._derived(table.name)
         names = [*columns, *derived]
@@ -265,37 +297,65 @@ class TableLoader(TableReader):
         sql = f"{self._tables._insert_head(table.name, names)} VALUES ({', '.join(values)})"
         if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
+        write = None
+        if not self.merge:
+            self.deferred.extend(self._tables._defer_indexes(self.conn, table.name))
+            write = self._tables._bulk(self.conn, table.name, names)
         shifts = self._merge_shifts(table, columns) if self.merge else {}
+        matching = self._matching(table, columns, shifts)
+        if matching and iter(rows) is rows:
+            raise TypeError(f"table {table.name}: a merge reads its rows twice; pass them re-iterable, not an iterator")
+        found = recognised(matching, rows, self._lookup(table)) if matching else Recognised()
         before = self.count(table.name)
-        batch: list[Mapping[str, Any]] = []
-        for given in rows:
-            batch.append({**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}})
-            if len(batch) == BATCH_ROWS:
-                self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns,
-                                                      kinds, derived))
-                batch.clear()
-        if batch:
-            self._insert(table, sql, self._params(table, self._named_loaded(table, batch, columns), columns, kinds,
-                                                  derived))
+        batches = self._batches(table, columns, rows, shifts, matching, found)
+        for batch, computed in self._tables._derive(table.name, batches):
+            self._insert(table, sql, self._params(table, batch, columns, kinds, computed), write)
         self.loaded.append(table.name)
         return self.count(table.name) - before
 
+    def _batches(self, table: Table, columns: Sequence[str], rows: Iterable[Mapping[str, Any]],
+                 shifts: Mapping[str, int], matching: Matching | None,
+                 found: Recognised) -> Iterator[Batch]:
+        """The rows to load, BATCH_ROWS at a time: under merge, renumbered, and without those the target holds."""
+        batch: Batch = []
+        for ordinal, given in enumerate(rows):
+            if ordinal in found.skipped:
+                continue
+            moved = {**given, **{c: given[c] + by for c, by in shifts.items() if given[c] is not None}}
+            batch.append(resolved(matching, moved, found) if matching else moved)
+            if len(batch) == BATCH_ROWS:
+                yield list(self._named_loaded(table, batch, columns))
+                batch = []
+        if batch:
+            yield list(self._named_loaded(table, batch, columns))
+
     def _params(self, table: Table, batch: Sequence[Mapping[str, Any]], columns: Sequence[str],
-                kinds: Mapping[str, str], derived: Derived) -> list[list[Any]]:
-        computed = [compute(batch) for _, compute in derived.values()]
-        params = [[*(_stored(row[c], kinds[c]) for c in columns), *(values[i] for values in computed)]
-                  for i, row in enumerate(batch)]
-        for row in batch:
-            for column in columns:
-                value = row[column]
-                if isinstance(value, str) and "\x00" in value and self._tables.dialect.text(value) != value:
-                    raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), which "
-                                      "this store's text cannot hold; remove it on the source, then try again")
+                kinds: Mapping[str, str], computed: Computed) -> list[list[Any]]:
+        """Each row's values as the target takes them (a flag a boolean), then its derived values; a text the
+        target cannot hold (a NUL on PostgreSQL) refused, naming its column."""
+        flags = [i for i, c in enumerate(columns) if kinds[c] == "flag"]
+        holds_nul = self._tables.dialect.text("\x00") == "\x00"
+        params: list[list[Any]] = []
+        for i, row in enumerate(batch):
+            values = [row[c] for c in columns]
+            for j in flags:
+                if values[j] is not None:
+                    values[j] = bool(values[j])
+            if not holds_nul:
+                for column, value in zip(columns, values, strict=True):
+                    if type(value) is str and "\x00" in value:
+                        raise LoadRefused(f"table {table.name}: a row's {column} holds a NUL character (\\x00), "
+                                          "which this store's text cannot hold; remove it on the source, then try "
+                                          "again")
+            params.append([*values, *(derived[i] for derived in computed)])
         return params
 
-    def _insert(self, table: Table, sql: str, batch: list[list[Any]]) -> None:
+    def _insert(self, table: Table, sql: str, batch: list[list[Any]], write: Bulk | None) -> None:
         try:
-            self.conn.executemany(sql, batch)
+            if write is not None:
+                write(batch)
+            else:
+                self.conn.executemany(sql, batch)
         except self._tables.dialect.integrity_error as exc:
             reason = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
             raise LoadRefused(f"table {table.name}: a row names a row the target lacks, or breaks one of its rules "
@@ -321,6 +381,22 @@ class TableLoader(TableReader):
             kept = [row for row in kept if row[column] is None or row[column] in present]
         return kept
 
+    def _matching(self, table: Table, columns: Sequence[str], shifts: Mapping[str, int]) -> Matching | None:
+        """Under merge, how the rows of a table without a key of their own are recognised in the target."""
+        if not self.merge or table.name not in MATCHED_BY:
+            return None
+        numbered = table.numbered if table.numbered in columns else None
+        kinds = {c.name: c.kind for c in table.columns}
+        return Matching(table.name, tuple(c for c in columns if c != numbered), numbered,
+                        tuple(c for c in columns if NUMBERED_BY.get((table.name, c), ("", ""))[0] == table.name),
+                        kinds, shifts.get(numbered, 0) if numbered else 0)
+
+    def _lookup(self, table: Table) -> Lookup:
+        def rows(where: str, params: Sequence[Any]) -> Iterator[Mapping[str, Any]]:
+            for row in self._tables._walk(self.conn, self._tables.select(table, where), params):
+                yield dict(zip(table.names, row, strict=True))
+        return rows
+
     def _merge_shifts(self, table: Table, columns: Sequence[str]) -> dict[str, int]:
         """What each generated number of ``table`` moves by: past the target's largest (recorded for the
         columns that name it, loaded later)."""
@@ -333,14 +409,6 @@ class TableLoader(TableReader):
             if named is not None:
                 shifts[column] = self._shifts.get(named, 0)
         return shifts
-
-
-def _stored(value: Any, kind: str) -> Any:
-    """A carried value as the target column takes it (a flag is 0/1 in a file and a boolean on PostgreSQL,
-    whose driver binds Python's bool)."""
-    if kind == "flag" and value is not None:
-        return bool(value)
-    return value
 
 
 def _referenced_first(tables: Mapping[str, Table], references: Iterable[tuple[str, str]]) -> list[Table]:
