@@ -19,7 +19,7 @@ from notewell.api.json_depth import refuse_deep_json
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.request_log import RequestLog
-from notewell.api.routes import brains, knowledge, links, me, memories, notes, sessions
+from notewell.api.routes import brains, knowledge, links, me, memories, notes, sessions, skills
 from notewell.runtime import Runtime
 
 PREFIX = "/api/v1"
@@ -46,7 +46,7 @@ def build_api(services: Runtime | None = None) -> FastAPI:
                   dependencies=[Depends(refuse_nul), Depends(refuse_deep_json)])
     api.state.services = services
     problems.install(api)
-    for module in (me, links, knowledge, notes, brains, memories, sessions):  # links first: see routes/links.py
+    for module in (me, links, knowledge, notes, brains, memories, sessions, skills):  # links first: see routes/links.py
         api.include_router(module.router)
     reference.install(api, PREFIX)
     api.add_middleware(BodyLimit)

@@ -1,14 +1,19 @@
-"""KEA's language-model extractor: the ``Extractor`` of kea_extractor, its rules written by a model.
+"""KEA's language-model extractor: the ``Extractor`` of kea_extractor, its rules written and judged by a model.
 
-Chosen when KEA_MODEL is set (``choose_extractor``; the provider by the model's prefix, kea_routing). In *mine*
-mode it asks the model for the session's durable rules (kea_prompt: the session as bounded data, the answer
-as close-capture's learnings). Before each call it reserves one call of the day's budget (KEA_DAILY_CALLS and
-KEA_DAILY_TOKENS, kept in the store: a restart does not reset it; the day is the clock's, in UTC); with the
-budget spent it mines with the deterministic extractor instead and says so (``op=kea.budget
-outcome=exhausted``). A call that fails (the provider unreachable, an answer that is not the schema's JSON, a
-missing key or SDK) raises: the job's outcome is an error, logged (``op=kea.llm outcome=error``), and the job
-queue retries it with its backoff. *Refine* mode (a close that carried learnings) keeps the deterministic
-judge: it runs inside the close, which never waits on a model.
+Chosen when KEA_MODEL is set (``choose_extractor``; the provider by the model's prefix, kea_routing). Before each
+call it reserves one call of the day's budget (KEA_DAILY_CALLS and KEA_DAILY_TOKENS, kept in the store: a
+restart does not reset it; the day is the clock's, in UTC); with the budget spent it does the deterministic
+extractor's work instead and says so (``op=kea.budget outcome=exhausted``).
+
+In *mine* mode it asks the model for the session's durable rules (kea_prompt). A call that fails there (the
+provider unreachable, an answer that is not the schema's JSON, a missing key or SDK) raises: the job's outcome
+is an error, logged (``op=kea.llm outcome=error``), and the job queue retries it with its backoff.
+
+In *refine* mode (a close that carried learnings; the close itself runs it, and waits for it) it asks the model,
+in one call, to judge each learning (kea_refine). The close never fails on the model: a failed call (at most
+REFINE_TIMEOUT_SECONDS), a missing key or SDK, an answer that is not the schema's JSON, or the budget spent, and
+the deterministic judge judges every learning (logged, ``fallback=deterministic``); a partial answer, and it
+judges those no valid verdict covers (``op=kea.llm outcome=partial``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, date
+from typing import Any
 
 from notewell.config import KeaSettings
 from notewell.log_lines import line
@@ -24,11 +30,14 @@ from notewell.services.brain_learnings import Learning
 from notewell.services.jobs import Clock, utc_now
 from notewell.services.kea_extractor import Extractor, RuleMiner, SessionMaterial
 from notewell.services.kea_prompt import SCHEMA, SYSTEM, read_answer, session_document
-from notewell.services.kea_providers import Ask, connect
+from notewell.services.kea_providers import NAME, TIMEOUT_SECONDS, Ask, Reply, connect
+from notewell.services.kea_refine import REFINE_SCHEMA, REFINE_SYSTEM, judge, read_verdicts, refine_document
 from notewell.services.kea_routing import Route, route
 from notewell.store.base import KeaBudgetRepository
 
 _log = logging.getLogger("notewell.kea")
+REFINE_TIMEOUT_SECONDS = 30.0  # how long a close waits for the model's verdicts before judging alone
+DETERMINISTIC = "deterministic"
 
 class LlmExtractor:
     """Mines sessions with a language model, within the day's budget (module docstring)."""
@@ -53,27 +62,42 @@ class LlmExtractor:
                 self._ask = connect(self.route)
             return self._ask
 
-    def mine(self, material: SessionMaterial) -> list[Learning]:
-        session = material.session.id[:12]
-        fields = {"provider": self.route.provider.name, "model": self.name, "session": session}
+    def _call(self, mode: str, session: str, system: str, user: str, schema: dict[str, Any], *,
+              name: str = NAME, timeout: float = TIMEOUT_SECONDS, fallback: bool = False) -> Reply | None:
+        """One call within the day's budget: the reply, or None when the budget is spent (logged). What the
+        call raises is logged (``op=kea.llm outcome=error``; with ``fallback=deterministic`` when the caller
+        falls back) and raised."""
+        fields: dict[str, object] = {"provider": self.route.provider.name, "model": self.name, "session": session,
+                                     "mode": mode}
+        more = {"fallback": DETERMINISTIC} if fallback else {}
         try:
             ask = self._caller()  # the key and the SDK, checked before any budget is spent
         except Exception as exc:
-            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=str(exc)))
+            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=str(exc),
+                              **more))
             raise
         day = self.day()
         if not self.budget.reserve(day, self.kea.daily_calls, self.kea.daily_tokens):
             calls, tokens = self.budget.used(day)
             _log.info(line("kea.budget", outcome="exhausted", day=day.isoformat(), calls=calls,
                            callsBudget=self.kea.daily_calls, tokens=tokens, tokensBudget=self.kea.daily_tokens,
-                           fallback=self.fallback.name, session=session))
-            return self.fallback.mine(material)
+                           fallback=self.fallback.name, session=session, mode=mode))
+            return None
         try:
-            reply = ask(SYSTEM, session_document(material), SCHEMA)
+            reply = ask(system, user, schema, name=name, timeout=timeout)
         except Exception as exc:
-            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=str(exc)[:300]))
+            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__,
+                              reason=str(exc)[:300], **more))
             raise
         self.budget.spend(day, reply.tokens)
+        return reply
+
+    def mine(self, material: SessionMaterial) -> list[Learning]:
+        session = material.session.id[:12]
+        reply = self._call("mine", session, SYSTEM, session_document(material), SCHEMA)
+        if reply is None:
+            return self.fallback.mine(material)
+        fields = {"provider": self.route.provider.name, "model": self.name, "session": session, "mode": "mine"}
         try:
             found = read_answer(reply.text)
         except ValueError as exc:
@@ -85,7 +109,33 @@ class LlmExtractor:
         return found.learnings
 
     def refine(self, learnings: Sequence[Learning], material: SessionMaterial) -> list[Learning]:
-        return self.fallback.refine(learnings, material)
+        """The learnings the model keeps (reworded, confidence at most 0.95); the deterministic judge's for
+        what it does not judge (module docstring)."""
+        session = material.session.id[:12]
+        try:
+            reply = self._call("refine", session, REFINE_SYSTEM, refine_document(learnings, material),
+                               REFINE_SCHEMA, name="verdicts", timeout=REFINE_TIMEOUT_SECONDS, fallback=True)
+        except Exception:  # logged by _call: the close never fails on the model
+            return self.fallback.refine(learnings, material)
+        if reply is None:
+            return self.fallback.refine(learnings, material)
+        fields = {"provider": self.route.provider.name, "model": self.name, "session": session, "mode": "refine",
+                  "tokens": reply.tokens}
+        try:
+            verdicts = read_verdicts(reply.text, learnings)
+        except ValueError as exc:
+            _log.warning(line("kea.llm", outcome="error", **fields, error="InvalidOutput", reason=str(exc)[:300],
+                              fallback=DETERMINISTIC))
+            return self.fallback.refine(learnings, material)
+        done = judge(learnings, verdicts, material, self.fallback)
+        counts = {"submitted": len(learnings), "judged": done.by_model, "kept": done.model_kept,
+                  "reworded": done.reworded, "invalid": verdicts.invalid}
+        if done.by_fallback:
+            _log.warning(line("kea.llm", outcome="partial", **fields, **counts, unjudged=done.by_fallback,
+                              fallback=DETERMINISTIC))
+        else:
+            _log.info(line("kea.llm", outcome="ok", **fields, **counts))
+        return done.kept
 
 
 def choose_extractor(kea: KeaSettings, budget: KeaBudgetRepository, clock: Clock = utc_now) -> Extractor:

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from notewell.errors import ConfigError
 from notewell.services.kea_routing import OPENAI, Route
 
 OUTPUT_TOKENS = 2000  # the answer's bound, as each API takes it
 TIMEOUT_SECONDS = 120.0
-TOOL_NAME = "record_learnings"
+NAME = "learnings"  # the answer's name: the JSON schema's on OpenAI, the tool's (record_<name>) on Anthropic
 
 
 class SdkMissing(ConfigError):
@@ -34,8 +33,12 @@ class Reply:
     tokens: int  # prompt and answer tokens, as the provider counted them (estimated when it did not)
 
 
-Ask = Callable[[str, str, dict[str, Any]], Reply]
-"""One call: the system instruction, the user message and the answer's schema; the reply."""
+class Ask(Protocol):
+    """One call: the system instruction, the user message, the answer's schema and name, the call's timeout;
+    the reply."""
+
+    def __call__(self, system: str, user: str, schema: dict[str, Any], *, name: str = NAME,
+                 timeout: float = TIMEOUT_SECONDS) -> Reply: ...
 
 
 def _sdk(module: str, route: Route) -> Any:
@@ -62,13 +65,14 @@ def connect(route: Route) -> Ask:
 
 
 def _openai(route: Route, client: Any) -> Ask:
-    def ask(system: str, user: str, schema: dict[str, Any]) -> Reply:
-        response_format = ({"type": "json_schema", "json_schema": {"name": "learnings", "schema": schema,
+    def ask(system: str, user: str, schema: dict[str, Any], *, name: str = NAME,
+            timeout: float = TIMEOUT_SECONDS) -> Reply:
+        response_format = ({"type": "json_schema", "json_schema": {"name": name, "schema": schema,
                                                                    "strict": True}}
                            if route.provider is OPENAI else {"type": "json_object"})
         answer = client.chat.completions.create(
             model=route.model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            response_format=response_format, max_tokens=OUTPUT_TOKENS, temperature=0)
+            response_format=response_format, max_tokens=OUTPUT_TOKENS, temperature=0, timeout=timeout)
         text = str(answer.choices[0].message.content or "") if answer.choices else ""
         usage = answer.usage
         return Reply(text, int(usage.total_tokens) if usage is not None else _estimate(system, user, text))
@@ -77,14 +81,16 @@ def _openai(route: Route, client: Any) -> Ask:
 
 
 def _anthropic(route: Route, client: Any) -> Ask:
-    def ask(system: str, user: str, schema: dict[str, Any]) -> Reply:
+    def ask(system: str, user: str, schema: dict[str, Any], *, name: str = NAME,
+            timeout: float = TIMEOUT_SECONDS) -> Reply:
+        tool = f"record_{name}"
         answer = client.messages.create(
             model=route.model, max_tokens=OUTPUT_TOKENS, system=system,
             messages=[{"role": "user", "content": user}],
-            tools=[{"name": TOOL_NAME, "description": "Record the durable rules the session teaches.",
+            tools=[{"name": tool, "description": f"Record the {name} the instruction asks for.",
                     "input_schema": schema}],
-            tool_choice={"type": "tool", "name": TOOL_NAME})
-        used = next((b for b in answer.content if b.type == "tool_use" and b.name == TOOL_NAME), None)
+            tool_choice={"type": "tool", "name": tool}, timeout=timeout)
+        used = next((b for b in answer.content if b.type == "tool_use" and b.name == tool), None)
         text = (json.dumps(used.input) if used is not None
                 else "".join(b.text for b in answer.content if b.type == "text"))
         usage = answer.usage
