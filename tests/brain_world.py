@@ -71,6 +71,21 @@ def brain_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[BrainW
         built.runtime.close()
 
 
+def brain_world_with_model(request: pytest.FixtureRequest, tmp: Path, model: str,
+                           base_url: str) -> Iterator[BrainWorld]:
+    """brain_world_on's world built with KEA_MODEL and KEA_BASE_URL set (a local server speaking a provider's
+    wire format) and no provider key: the runtime reads them from the environment as it is built."""
+    built = brain_world_on(request, tmp)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("KEA_MODEL", model)
+        env.setenv("KEA_BASE_URL", base_url)
+        for name in ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY"):
+            env.delenv(name, raising=False)
+        world = next(built)
+    yield world
+    next(built, None)
+
+
 def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:
     return ServerThread(build_app(world.runtime, ServeOptions(choose(None), **options)))
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain_world import BrainWorld, brain_world_on, call, serve_brain
+from brain_world import BrainWorld, brain_world_with_model, call, serve_brain
 from conftest import captured_lines
 from llm_wire import WireServer, wire_server
 from mcp_world import connect
@@ -57,15 +57,7 @@ def wire() -> Iterator[WireServer]:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
           wire: WireServer) -> Iterator[BrainWorld]:
-    built = brain_world_on(request, tmp_path_factory.mktemp("kea_refine"))
-    with pytest.MonkeyPatch.context() as env:  # the runtime reads KEA_* from the environment as it is built
-        env.setenv("KEA_MODEL", MODEL)
-        env.setenv("KEA_BASE_URL", wire.openai_url)
-        for name in ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY"):
-            env.delenv(name, raising=False)
-        world = next(built)
-    yield world
-    next(built, None)
+    yield from brain_world_with_model(request, tmp_path_factory.mktemp("kea_refine"), MODEL, wire.openai_url)
 
 
 @pytest.fixture(scope="module")

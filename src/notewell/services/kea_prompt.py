@@ -103,17 +103,24 @@ def session_document(material: SessionMaterial) -> str:
     return f"<session>\n{fenced}\n</session>"
 
 
-def read_answer(text: str) -> Findings:
-    """The learnings of the model's answer (module docstring); InvalidOutput when it is not the asked object."""
+def answer_list(text: str, key: str) -> list[object]:
+    """The list under ``key`` of a model's answer, bounded; InvalidOutput when the answer is not a JSON object
+    holding one."""
     if len(text) > OUTPUT_CHARS_MAX:
         raise InvalidOutput(f"the answer has {len(text)} characters, more than {OUTPUT_CHARS_MAX}")
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise InvalidOutput(f"the answer is not JSON ({exc})") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("learnings"), list):
-        raise InvalidOutput('the answer is not a JSON object with a "learnings" list')
-    items: list[object] = data["learnings"]
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        raise InvalidOutput(f'the answer is not a JSON object with a "{key}" list')
+    items: list[object] = data[key]
+    return items
+
+
+def read_answer(text: str) -> Findings:
+    """The learnings of the model's answer (module docstring); InvalidOutput when it is not the asked object."""
+    items = answer_list(text, "learnings")
     parsed = [Learning.parse(item) for item in items[:LEARNINGS_MAX]]
     kept = [Learning(x.trigger, x.rule, x.rationale, x.type, x.source, min(x.confidence, LLM_CONFIDENCE_MAX))
             for x in parsed if x is not None]

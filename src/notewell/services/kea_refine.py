@@ -27,7 +27,7 @@ from notewell.services.brain_limits import MAX_RULE_CHARS
 from notewell.services.brain_scoring import CAPTURE_CONFIDENCE_MAX
 from notewell.services.kea_extractor import Extractor, SessionMaterial
 from notewell.services.kea_filter import specific
-from notewell.services.kea_prompt import OUTPUT_CHARS_MAX, InvalidOutput, session_document
+from notewell.services.kea_prompt import answer_list, session_document
 
 REFINE_SYSTEM = """You are KEA, the knowledge extraction of a coding agent's memory. At the end of a coding \
 session the agent handed over the learnings below, each a rule for next time (a trigger: when it applies; a \
@@ -115,16 +115,9 @@ def _verdict(raw: object, learnings: Sequence[Learning], judged: dict[int, Learn
 def read_verdicts(text: str, learnings: Sequence[Learning]) -> Verdicts:
     """The valid verdicts of the model's answer; InvalidOutput when it is not a JSON object with a verdicts
     list (then no learning is judged by the model)."""
-    if len(text) > OUTPUT_CHARS_MAX:
-        raise InvalidOutput(f"the answer has {len(text)} characters, more than {OUTPUT_CHARS_MAX}")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InvalidOutput(f"the answer is not JSON ({exc})") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("verdicts"), list):
-        raise InvalidOutput('the answer is not a JSON object with a "verdicts" list')
+    verdicts = answer_list(text, "verdicts")
     judged: dict[int, Learning | None] = {}
-    invalid = sum(not _verdict(raw, learnings, judged) for raw in data["verdicts"])
+    invalid = sum(not _verdict(raw, learnings, judged) for raw in verdicts)
     return Verdicts(judged, invalid)
 
 
