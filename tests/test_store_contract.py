@@ -424,3 +424,16 @@ def test_state_under_some_paths_is_the_same_part_of_the_whole(generated_pair: Pa
         part = side.store.documents.state(under=under)
         assert part == {key: st for key, st in whole.items() if inside(key)}
         assert ("Zeta", "decisions/doc-005.md") in part and ("Zeta", "notes-archive/doc-031.md") not in part
+
+
+def test_a_database_not_encoded_in_utf8_is_refused_with_the_fix(pg_cluster: PgCluster) -> None:
+    """A cluster made without a UTF-8 locale defaults to SQL_ASCII, where psycopg hands back bytes (seen in the
+    container recipe before its initdb said --encoding=UTF8: /readyz compared b'audit' with 'audit')."""
+    name = "nw_ascii_" + os.urandom(4).hex()
+    with pg_cluster.admin() as conn:
+        conn.execute(f"CREATE DATABASE {name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+    try:
+        with pytest.raises(ConfigError, match="encoded SQL_ASCII; Notewell needs UTF8: create it with CREATE DATABASE"):
+            open_store(pg_cluster.url(name))
+    finally:
+        pg_cluster.drop_database(name)

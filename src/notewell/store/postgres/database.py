@@ -45,7 +45,8 @@ class PostgresDatabase:
         except psycopg.ProgrammingError as exc:
             raise ConfigError(f"--db: not a valid PostgreSQL URL ({exc}); use postgresql://user@host/dbname") from exc
         try:  # one direct attempt first: a wrong URL fails at once with PostgreSQL's reason, not after retries
-            psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+            with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S) as first:
+                encoding = first.info.parameter_status("server_encoding") or ""
         except psycopg.Error as exc:
             lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
             reason = lines[0] if lines else type(exc).__name__
@@ -53,6 +54,10 @@ class PostgresDatabase:
                 f"--db: cannot connect to {redact(url)} ({reason}); check that PostgreSQL runs there and that the "
                 "database, user and password are right"
             ) from exc
+        if encoding.upper() != "UTF8":  # SQL_ASCII: psycopg hands back bytes, and folding non-ASCII text is wrong
+            raise ConfigError(
+                f"--db: the database of {redact(url)} is encoded {encoding or 'unknown'}; Notewell needs UTF8: create "
+                "it with CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0 (or initdb --encoding=UTF8)")
         self.pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=POOL_TIMEOUT_S, open=False,
             # no JIT: Notewell's queries take milliseconds, and a planner's overestimate of one (a range
