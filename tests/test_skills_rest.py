@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from brain_world import BrainWorld, brain_world_on, serve_brain
-from notewell.timestamps import iso
 from test_brain_health import rest
-from test_skills_web import T0, Clock, person
+from test_skills_web import proposed_and_retired
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -29,21 +28,7 @@ def base(world: BrainWorld) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def made(world: BrainWorld) -> dict[str, Any]:
-    """Alice's two recipes of one task, used in a good session (autoskill proposes a merge and added steps), and a
-    rule left unused below the floor (the night's evolution retires it): the refs and the proposals by kind."""
-    rt, alice = world.runtime, person(world, "alice")
-    build = rt.brain.teach(alice, rule="build the image", trigger="deploying the arm", kind="recipe",
-                           project_id="shared").item.ref
-    smoke = rt.brain.teach(alice, rule="run the smoke tests", trigger="deploying the arm", kind="recipe",
-                           project_id="shared").item.ref
-    faded = rt.brain.teach(alice, rule="grease the gears weekly", project_id="shared").item.ref
-    rt.store.brain.record_use(faded, False, 0.1, iso(T0))
-    sid = rt.brain.start_session(alice, prompt="ship the arm", project_id="shared").session.id
-    rt.brain.log_event(alice, sid, "command_run", {"command": "make flash"})
-    rt.brain.report_outcome(alice, sid, success=True, knowledge_used=[build])
-    rt.job_runner(clock=Clock()).run(drain=True)  # autoskill's job, and the night's evolution
-    return {"build": build, "smoke": smoke, "faded": faded,
-            "proposals": {q.proposal.kind: q.id for q in rt.brain.proposals(alice)}}
+    return proposed_and_retired(world)
 
 
 def test_a_person_lists_decides_and_restores_over_rest(base: str, world: BrainWorld, made: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -58,7 +59,9 @@ def csrf_of(html: str) -> str:
     return found.group(1)
 
 
-def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: BrainWorld) -> None:
+def proposed_and_retired(world: BrainWorld) -> dict[str, Any]:
+    """Alice's two recipes of one task, used in a good session (autoskill proposes a merge and added steps), and a
+    rule left unused below the floor (the night's evolution retires it): the refs and the proposals by kind."""
     rt, alice = world.runtime, person(world, "alice")
     build = rt.brain.teach(alice, rule="build the image", trigger="deploying the arm", kind="recipe",
                            project_id="shared").item.ref
@@ -70,7 +73,14 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
     rt.brain.log_event(alice, sid, "command_run", {"command": "make flash"})
     rt.brain.report_outcome(alice, sid, success=True, knowledge_used=[build])
     rt.job_runner(clock=Clock()).run(drain=True)  # autoskill's job, and the night's evolution
-    proposals = {q.proposal.kind: q.id for q in rt.brain.proposals(alice)}
+    return {"build": build, "smoke": smoke, "faded": faded,
+            "proposals": {q.proposal.kind: q.id for q in rt.brain.proposals(alice)}}
+
+
+def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: BrainWorld) -> None:
+    rt = world.runtime
+    made = proposed_and_retired(world)
+    build, smoke, faded, proposals = made["build"], made["smoke"], made["faded"], made["proposals"]
     assert sorted(proposals) == ["add_steps", "merge"]
 
     with signed_in(base, world, "alice") as client:
