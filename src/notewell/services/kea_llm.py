@@ -62,13 +62,16 @@ class LlmExtractor:
                 self._ask = connect(self.route)
             return self._ask
 
+    def _fields(self, session: str, mode: str) -> dict[str, object]:
+        """The fields every ``op=kea.llm`` line of one call carries."""
+        return {"provider": self.route.provider.name, "model": self.name, "session": session, "mode": mode}
+
     def _call(self, mode: str, session: str, system: str, user: str, schema: dict[str, Any], *,
               name: str = NAME, timeout: float = TIMEOUT_SECONDS, fallback: bool = False) -> Reply | None:
         """One call within the day's budget: the reply, or None when the budget is spent (logged). What the
         call raises is logged (``op=kea.llm outcome=error``; with ``fallback=deterministic`` when the caller
         falls back) and raised."""
-        fields: dict[str, object] = {"provider": self.route.provider.name, "model": self.name, "session": session,
-                                     "mode": mode}
+        fields = self._fields(session, mode)
         more = {"fallback": DETERMINISTIC} if fallback else {}
         try:
             ask = self._caller()  # the key and the SDK, checked before any budget is spent
@@ -97,7 +100,7 @@ class LlmExtractor:
         reply = self._call("mine", session, SYSTEM, session_document(material), SCHEMA)
         if reply is None:
             return self.fallback.mine(material)
-        fields = {"provider": self.route.provider.name, "model": self.name, "session": session, "mode": "mine"}
+        fields = self._fields(session, "mine")
         try:
             found = read_answer(reply.text)
         except ValueError as exc:
@@ -119,8 +122,7 @@ class LlmExtractor:
             return self.fallback.refine(learnings, material)
         if reply is None:
             return self.fallback.refine(learnings, material)
-        fields = {"provider": self.route.provider.name, "model": self.name, "session": session, "mode": "refine",
-                  "tokens": reply.tokens}
+        fields = {**self._fields(session, "refine"), "tokens": reply.tokens}
         try:
             verdicts = read_verdicts(reply.text, learnings)
         except ValueError as exc:

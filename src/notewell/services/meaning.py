@@ -133,7 +133,7 @@ class MeaningService:
         """One step of the runner: embed up to ``batch`` due items; how many were taken off the queue. The model
         is loaded when there is first something to embed (about 200 MB of RAM: a server whose agents never
         remember anything does without it until a tolerant tool asks)."""
-        if self._off is not None or not self.store.meaning.has_due(_at()):
+        if self.switched_off or not self.store.meaning.has_due(_at()):
             return 0
         model = self.embedder()
         if model is None:
