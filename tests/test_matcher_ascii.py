@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from notewell.fold import fold
-from notewell.search.matcher import FOLDS_TO_ASCII, PlainMatcher
+from notewell.search.matcher import FOLDS_TO_ASCII, UNCASED_FOLD_PARTS, PlainMatcher
 
 ASCII_TEXT = st.text(alphabet="aAbBzZ \t\r\n.*(\\[", max_size=80)
 NEEDLES = st.text(alphabet="aAbBzZ .*(\\[\r", min_size=1, max_size=4)
@@ -74,3 +74,36 @@ def test_folds_to_ascii_lists_every_such_character() -> None:
     """Recomputed from this Python's Unicode tables, so a newer Unicode cannot add one unnoticed."""
     computed = [c for c in map(chr, range(0x80, 0x110000)) if any(f.isascii() for f in c.casefold())]
     assert "".join(computed) == FOLDS_TO_ASCII
+
+
+# Caseless needles (CJK, kana, digits) beside text that folds in every way: capitals, ß, İ with its dot,
+# ŉ (folds to "ʼn"), ΐ (to ι and two combining marks) and the marks on their own
+CASELESS_TEXT = st.text(alphabet="中文件設定して1 aA\r\n\u00df\u0130\u0307\u0149\u02bc\u0390\u0308\u0301\u03b9",
+                        max_size=60)
+CASELESS_NEEDLES = st.text(alphabet="中文件設定して1 ", min_size=1, max_size=3)
+
+
+@settings(max_examples=500, deadline=None)
+@given(CASELESS_NEEDLES, CASELESS_TEXT)
+def test_a_caseless_needle_is_found_as_folding_finds_it(needle: str, text: str) -> None:
+    if needle.isascii():  # digits and spaces alone take the ASCII path
+        return
+    matcher = PlainMatcher(needle, ignore_case=True)
+    assert matcher._caseless
+    data = text.encode()
+    assert list(matcher.hits(data)) == list(matcher._folded_hits(data))
+
+
+def test_a_needle_with_a_cased_or_fold_made_character_folds() -> None:
+    assert not PlainMatcher("中a", True)._caseless
+    assert not PlainMatcher("\u02bc", True)._caseless  # caseless, but ŉ folds to "ʼn"
+    assert [h.line for h in PlainMatcher("\u02bc", True).hits("x\n\u0149\n".encode())] == [2]
+    assert [(h.line, h.column, h.end) for h in PlainMatcher("文件", True).hits("Ein 文件\nZZ 文件 文件\n".encode())] \
+        == [(1, 4, 6), (2, 3, 5)]
+
+
+def test_uncased_fold_parts_lists_every_such_character() -> None:
+    """Recomputed from this Python's Unicode tables, like FOLDS_TO_ASCII."""
+    parts = {p for c in map(chr, range(0x110000)) if c.casefold() != c for p in c.casefold() if p != c}
+    computed = sorted(p for p in parts if p == p.upper() == p.lower() == p.casefold())
+    assert "".join(computed) == UNCASED_FOLD_PARTS

@@ -3,7 +3,8 @@
 A document arrives as the UTF-8 bytes the store keeps (no decoding of whole texts: only the lines shown
 are decoded). Lines end at "\\n" or "\\r\\n"; the line's text, and what ^ and $ see, leave that end out.
 A plain query is searched in the whole text; the line number comes from counting newlines before the
-hit. Ignoring case, an ASCII needle is found in an ASCII text lower-cased, and in any other text by RE2's
+hit. A needle of caseless characters (Chinese, Japanese, ...) is searched for as it is, ignoring case or
+not. Ignoring case, an ASCII needle is found in an ASCII text lower-cased, and in any other text by RE2's
 case-insensitive search, where only lines that RE2 cannot judge alone are case-folded (``PlainMatcher``);
 a needle that folds to non-ASCII folds the whole text, which never moves a newline. A regex runs over the
 whole text too (RE2, linear time), and each hit is confirmed on its own line, so that a match never spans
@@ -27,6 +28,10 @@ RE2_MAX_MEM = 8 << 20  # RE2's own default: a regex's compiled program and DFA c
 FOLDS_TO_ASCII = ("\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
                   "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 _FOLDS_APART = FOLDS_TO_ASCII + "\u0307"
+# The characters without case (a character's upper, lower and fold are itself) that the fold of some other
+# character holds: ŉ → "ʼn", İ → "i̇", ΐ → "ΐ", ... (a test recomputes the list from str.casefold).
+# Any other caseless character, as CJK and kana, is found by folding exactly where it stands.
+UNCASED_FOLD_PARTS = "\u02bc\u02be\u0300\u0301\u0307\u0308\u030a\u030c\u0313\u0331\u0342"
 
 Search = Callable[..., "re2._Match | None"]
 
@@ -48,6 +53,15 @@ def _chars(line: bytes, offset: int) -> int:
     return len(line[:offset].decode("utf-8", "ignore"))
 
 
+def is_caseless(needle: str) -> bool:
+    """Is ``needle`` found in a folded text exactly where its own bytes stand in the text as it is?
+
+    True when each character is caseless and no other character's fold holds it: folding then maps each of
+    them to itself and makes them from nothing else, so a run of them in the fold is the same run in the text.
+    """
+    return all(ch == ch.upper() == ch.lower() == ch.casefold() and ch not in UNCASED_FOLD_PARTS for ch in needle)
+
+
 def _options(case_sensitive: bool) -> re2.Options:
     options = re2.Options()
     options.case_sensitive = case_sensitive
@@ -64,6 +78,8 @@ class PlainMatcher:
         self.needle = fold(needle) if ignore_case else needle
         self._needle_bytes = self.needle.encode("utf-8", "surrogatepass")
         self._mixed_search: Search | None = None
+        # ignoring case changes nothing for a needle of caseless characters (CJK, kana, digits, ...)
+        self._caseless = ignore_case and not self.needle.isascii() and is_caseless(self.needle)
         if ignore_case and self.needle.isascii():
             # the needle ignoring case, or a character that folds apart as it is: the first of either, in
             # one pass (ignoring case, [K] with the Kelvin sign would find an ASCII "k" too)
@@ -72,7 +88,7 @@ class PlainMatcher:
             self._mixed_search = re2.compile(pattern, options).search
 
     def hits(self, data: bytes) -> Iterator[LineHit]:
-        if not self.ignore_case:
+        if not self.ignore_case or self._caseless:
             return self._found_hits(data, data)
         if self._mixed_search is not None:
             if data.isascii():
