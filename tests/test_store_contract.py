@@ -437,3 +437,25 @@ def test_a_database_not_encoded_in_utf8_is_refused_with_the_fix(pg_cluster: PgCl
             open_store(pg_cluster.url(name))
     finally:
         pg_cluster.drop_database(name)
+
+
+def test_documents_named_by_their_file_name(store_url: str) -> None:
+    """The brains' lookup: the path's last part equal to the name, compared as characters (not LIKE: no
+    wildcard, no case folding), on both backends alike."""
+    from notewell.records.documents import DocumentInput
+
+    paths = ["brain.md", "x/brain.md", "ü/日本/brain.md", "xbrain.md", "Brain.md", "brain.md/inner.md",
+             "b/brain.mdx", "a_b/brain.md"]
+    store = open_store(store_url)
+    try:
+        with store.documents.writer() as w:
+            for project in ("q", "p"):
+                for path in paths:
+                    w.upsert(DocumentInput(project, path, path, "", 1, 1, "sha", "x"))
+        assert store.documents.named("brain.md") == [
+            (project, path) for project in ("p", "q") for path in sorted(["brain.md", "x/brain.md",
+                                                                          "ü/日本/brain.md", "a_b/brain.md"])]
+        assert store.documents.named("b_ain.md") == []  # "_" is no wildcard
+        assert store.documents.named("inner.md") == [("p", "brain.md/inner.md"), ("q", "brain.md/inner.md")]
+    finally:
+        store.close()

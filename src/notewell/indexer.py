@@ -131,13 +131,10 @@ def _load(reader: VerifiedReader, file: VaultFile) -> _Loaded | str:
 
 def _brains(store: Store) -> list[BrainRecord]:
     parsed = []
-    for project in store.documents.vault_projects():
-        for meta in store.documents.metas(project):
-            if posixpath.basename(meta.path) != BRAIN_FILE:
-                continue
-            doc = store.documents.get(project, meta.path)
-            if doc is not None:
-                parsed.append((project, parse_brain(posixpath.dirname(meta.path), doc.text)))
+    projects = set(store.documents.vault_projects())
+    for project, path in store.documents.named(BRAIN_FILE):  # never every document's metadata (a million at 10 GB)
+        if project in projects and (doc := store.documents.get(project, path)) is not None:
+            parsed.append((project, parse_brain(posixpath.dirname(path), doc.text)))
     folders = {(p, b.folder) for p, b in parsed}
     records = []
     for project, brain in parsed:

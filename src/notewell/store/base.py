@@ -93,6 +93,9 @@ class DocumentRepository(Protocol):
     def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0) -> list[DocumentMeta]:
         """The documents at or below ``prefix``, by path: all, or ``limit`` of them after ``offset``."""
         ...
+    def named(self, file_name: str) -> list[DocKey]:
+        """The documents whose file name (the path's last part) is ``file_name``, in (project, path) order."""
+        ...
     def project_counts(self, projects: Sequence[str]) -> dict[str, int]:
         """How many documents each of ``projects`` holds; a project with none is left out."""
         ...

@@ -197,6 +197,13 @@ class SqlDocuments(ABC):
                           [*params, *page_params])
         return [meta_from_row(r) for r in rows]
 
+    def named(self, file_name: str) -> list[DocKey]:
+        # a suffix compared as characters (no LIKE, whose case rules differ between the backends)
+        rows = self._rows("SELECT d.project, d.path FROM documents d WHERE d.path = ?"
+                          " OR substr(d.path, length(d.path) - ?) = ? ORDER BY d.project, d.path",
+                          (file_name, len(file_name), f"/{file_name}"))
+        return [(project, path) for project, path in rows]
+
     def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
         by_project: dict[str, list[str]] = {}
         for project, path in dict.fromkeys(keys):
