@@ -34,7 +34,14 @@ class VaultFile:
     path: str  # relative to the project folder, "/"-separated
     size: int
     mtime_ns: int
-    source: str  # the vault-relative real path to read: the file itself, or a followed link's target
+    # a followed link's target (vault-relative); None for the file itself, whose path is not kept twice: a
+    # build holds a VaultFile per file until it ends (1.18 million of them at 10 GB)
+    link_target: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The vault-relative real path to read: the file itself, or a followed link's target."""
+        return disk_path(self.project, self.path) if self.link_target is None else self.link_target
 
 
 @dataclass(frozen=True)
@@ -312,7 +319,7 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
     if not os.path.splitext(source)[1] and not is_text_file(root / source):
         result.left_out.append(LeftOut(item, "type", "no extension and not UTF-8 text"))
         return
-    result.files.append(VaultFile(project, rel_in_project, size, mtime_ns, source))
+    result.files.append(VaultFile(project, rel_in_project, size, mtime_ns, None if source == item else source))
 
 
 def _indexable(name: str, types: set[str]) -> bool:
