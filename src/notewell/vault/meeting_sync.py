@@ -98,6 +98,8 @@ class MeetingItems:
     _users: list[User] | None = None
     _team: Team | None = None
     _noted: dict[tuple[str, str], str] | None = None  # (project, memory path) holding live items -> newest
+    # the meeting notes, and the notes holding items, that this sync wrote or removed (revisit leaves them be);
+    # never every document a build writes
     _seen: set[DocKey] = field(default_factory=set)
 
     @property
@@ -119,20 +121,21 @@ class MeetingItems:
 
     def written(self, key: DocKey, text: str) -> None:
         """A document stored with this text (added, changed, or moved here)."""
-        self._seen.add(key)
         meeting = parse_meeting(key[1], text)
         if meeting is None:
             if self._has_items(key):
+                self._seen.add(key)
                 self._reconcile(key, [], set(), "it is no longer a meeting note")
             return
+        self._seen.add(key)
         wanted, ticked = wanted_items(meeting, self.team)
         if wanted or ticked or self._has_items(key):
             self._reconcile(key, wanted, ticked, "its line was removed or edited")
 
     def gone(self, key: DocKey, why: str) -> None:
         """A document removed from the index (deleted, moved away, no longer indexed)."""
-        self._seen.add(key)
         if self._has_items(key):
+            self._seen.add(key)
             self._reconcile(key, [], set(), why)
 
     def revisit(self) -> None:
