@@ -170,7 +170,7 @@ class _Plan:
     """What a sync will do, worked out from the scan and the stored state before anything is written."""
 
     state: dict[DocKey, DocState]  # what the store holds under the paths this sync covers
-    on_disk: dict[DocKey, VaultFile]
+    on_disk: int  # how many files the scan found
     to_read: list[VaultFile]  # new files, and files whose size or mtime changed
     gone_by_sha: dict[str, list[DocKey]]  # stored documents no longer on disk, by content: rename sources
     touched: list[str]  # project-relative paths read or gone (a brain.md among them rebuilds the brains)
@@ -179,14 +179,19 @@ class _Plan:
 def _plan(store: Store, scan: ScanResult, only: Subtrees) -> _Plan:
     state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
              if only.covers(disk_path(*key))}
-    on_disk: dict[DocKey, VaultFile] = {(f.project, f.path): f for f in scan.files}
-    to_read = [f for key, f in on_disk.items()
-               if key not in state or (state[key].size, state[key].mtime_ns) != (f.size, f.mtime_ns)]
-    gone = {key: st for key, st in state.items() if key not in on_disk}
+    to_read = [f for f in scan.files if (st := state.get((f.project, f.path))) is None
+               or (st.size, st.mtime_ns) != (f.size, f.mtime_ns)]
+    gone: dict[DocKey, DocState] = {}
+    if state:  # which stored documents are no longer on disk: paths by project, no (project, path) per file
+        on_disk: dict[str, set[str]] = {}
+        for f in scan.files:
+            on_disk.setdefault(f.project, set()).add(f.path)
+        gone = {key: st for key, st in state.items() if key[1] not in on_disk.get(key[0], ())}
     gone_by_sha: dict[str, list[DocKey]] = {}
     for key, st in sorted(gone.items()):
         gone_by_sha.setdefault(st.sha256, []).append(key)
-    return _Plan(state, on_disk, to_read, gone_by_sha, [*(f.path for f in to_read), *(key[1] for key in gone)])
+    return _Plan(state, len(scan.files), to_read, gone_by_sha,
+                 [*(f.path for f in to_read), *(key[1] for key in gone)])
 
 
 @dataclass
@@ -337,7 +342,7 @@ def sync(
         writing.relink()
         if only.everything:
             writing.meetings.revisit()
-        report.unchanged += len(plan.on_disk) - len(plan.to_read)
+        report.unchanged += plan.on_disk - len(plan.to_read)
         report.skipped = len(skipped)
         report.passed_over = [f"{disk_path(s.project, s.path)}: {s.reason}" for s in skipped]
         changed_any = report.did_work

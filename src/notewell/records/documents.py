@@ -25,7 +25,7 @@ class DocumentInput:
     note: str = ""  # why the text is not exactly the file's bytes (e.g. "decoded with replacement")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a sync holds one per stored document
 class DocState:
     id: int
     project: str
