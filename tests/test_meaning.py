@@ -304,7 +304,7 @@ def test_meaning_relevance_is_calibrated_on_the_similarity_alone() -> None:
     assert hybrid.meaning_relevance(hybrid.SIMILARITY_FLOOR) == 0.0
     assert hybrid.meaning_relevance(hybrid.SIMILARITY_FULL) == 1.0
     assert hybrid.meaning_relevance(0.55) == pytest.approx(0.5)
-    assert MODEL_ID == "all-MiniLM-L6-v2-int8"
+    assert MODEL_ID == "all-MiniLM-L6-v2-int8-dq"
 
 
 # --- pgvector on PostgreSQL ---------------------------------------------------------------------------------

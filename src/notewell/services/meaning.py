@@ -18,6 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
@@ -34,6 +35,7 @@ RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3600.0
 POLL_SECONDS = 0.5
 QUERY_CACHE = 256  # query vectors kept (an agent repeats its queries)
+QUERY_THREADS = 2  # query vectors made ahead (begin_query) at once; more wait their turn
 
 _log = logging.getLogger("notewell.meaning")
 
@@ -56,6 +58,8 @@ class MeaningService:
         self._loading = threading.Lock()
         self._queries: OrderedDict[str, bytes] = OrderedDict()
         self._queries_lock = threading.Lock()
+        self._pending: dict[str, Future[bytes | None]] = {}
+        self._ahead = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="notewell-query")
         self.work = threading.Event()  # set by a write in this process: the runner looks at once
 
     # --- the model --------------------------------------------------------------------------------------
@@ -93,21 +97,42 @@ class MeaningService:
             return None
         return self._off or self._failed
 
+    def begin_query(self, text: str) -> None:
+        """Start making ``text``'s vector on a thread of its own, for a caller that has other work before it asks
+        `query_vector` (recall's word search): the model's run and SQLite's both release Python's lock, so the
+        two overlap and the query's embedding costs the caller little of its time."""
+        if self._off is not None or self._failed is not None:
+            return
+        with self._queries_lock:
+            if text in self._queries or text in self._pending:
+                return
+            self._pending[text] = self._ahead.submit(self._make, text)
+
     def query_vector(self, text: str) -> bytes | None:
         """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable."""
-        model = self.embedder()
-        if model is None:
+        if self.embedder() is None:
             return None
         with self._queries_lock:
             if text in self._queries:
                 self._queries.move_to_end(text)
                 return self._queries[text]
-        vector = to_half(model.embed_one(text))
-        with self._queries_lock:
-            self._queries[text] = vector
-            while len(self._queries) > QUERY_CACHE:
-                self._queries.popitem(last=False)
-        return vector
+            pending = self._pending.get(text)
+        return pending.result() if pending is not None else self._make(text)
+
+    def _make(self, text: str) -> bytes | None:
+        try:
+            model = self.embedder()
+            if model is None:
+                return None
+            vector = to_half(model.embed_one(text))
+            with self._queries_lock:
+                self._queries[text] = vector
+                while len(self._queries) > QUERY_CACHE:
+                    self._queries.popitem(last=False)
+            return vector
+        finally:
+            with self._queries_lock:
+                self._pending.pop(text, None)
 
     def nearest_memories(self, query: MemoryQuery, text: str) -> list[Nearest[MemoryRecord]]:
         """The memories of ``query``'s scope nearest in meaning to ``text`` (none when meaning is unavailable)."""

@@ -346,6 +346,8 @@ class MemoryService:
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         if not limit:
             return MemorySearch(query, "tolerant", terms)
+        if self.meaning is not None:
+            self.meaning.begin_query(query)  # made while the word search runs
         hits = self.memories.tolerant(chosen)
         near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
