@@ -14,6 +14,7 @@ from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, cli_message, err_con
 from notewell.errors import NotewellError
 from notewell.http.door import ServeOptions
 from notewell.http.ops import METRICS_TOKEN_ENV, metrics_secret_hash
+from notewell.malloc_arenas import cap_malloc_arenas
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import Runtime
@@ -68,6 +69,7 @@ def serve_command(
     db: DbOpt = None,
 ) -> None:
     """Serve the vault to MCP clients: Streamable HTTP at http://HOST:PORT/mcp with bearer tokens, or --stdio."""
+    cap_malloc_arenas()  # before any thread of the server's: docs/performance.md, "Meaning"
     with runtime(vault, db) as rt:
         chosen = choose(toolsets)
         log.setup(log.resolve_level(log_level, "warning" if stdio else "info"), log.resolve_format(log_format))
