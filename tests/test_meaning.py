@@ -105,6 +105,20 @@ def test_the_model_is_loaded_when_there_is_first_something_to_embed(world: Memor
     assert world.rt.meaning.embed_due() == 1 and world.rt.meaning._embedder is not None
 
 
+def test_vectors_of_another_model_are_made_again_before_they_are_searched(world: MemoryWorld) -> None:
+    """An upgrade that changes the model id (the float graph's vectors, all-MiniLM-L6-v2-int8): its vectors are
+    never searched, and `notewell embed` (embed_all) makes them again."""
+    alice = world.user("alice")
+    deploy = world.service.remember(alice, DEPLOY, project="apollo").memory.ref
+    embedded(world)
+    with world.store.meaning.sql.transaction() as conn:
+        conn.execute("UPDATE vectors SET model = ?", ("all-MiniLM-L6-v2-int8",))
+    assert world.rt.meaning.state().vectors == 0
+    assert deploy not in [r.memory.ref for r in world.service.recall(alice, DEPLOY_QUESTION).results]
+    embedded(world)
+    assert world.service.recall(alice, DEPLOY_QUESTION).results[0].memory.ref == deploy
+
+
 def test_recall_finds_by_meaning_what_words_miss_and_says_how(world: MemoryWorld) -> None:
     alice = world.user("alice")
     deploy = world.service.remember(alice, DEPLOY, project="apollo").memory.ref

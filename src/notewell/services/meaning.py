@@ -224,9 +224,11 @@ class EmbeddingRunner:
 
 def embed_all(meaning: MeaningService, progress: Callable[[int], None] | None = None) -> tuple[int, float]:
     """Empty the queue in the foreground (``notewell embed``): every queued item, those a stopped runner left
-    leased and those waiting to be retried included; (items taken, seconds)."""
+    leased and those waiting to be retried included, and every item whose vector another model made (an
+    upgrade's); (items taken, seconds)."""
     started = time.monotonic()
     total = 0
+    meaning.store.meaning.requeue_other_models(MODEL_ID)
     meaning.store.meaning.all_due()
     while True:
         taken = meaning.embed_due()
