@@ -88,15 +88,46 @@ def test_a_varint_reads_back_as_written(value: int) -> None:
 
 
 @given(st.lists(st.text(min_size=1, max_size=20), max_size=4), st.lists(st.text(min_size=1, max_size=20), max_size=3),
-       st.text(min_size=1, max_size=30))
-def test_a_written_node_reads_back(inputs: list[str], outputs: list[str], op_type: str) -> None:
-    [(number, _wire, body, _raw)] = list(graph._fields(graph._node(op_type, inputs, outputs, axis=0)))
-    assert number == 1 and isinstance(body, bytes)
-    node = graph._parse_node(body)
-    assert (node.op_type, node.inputs, node.outputs) == (op_type, inputs, outputs)
+       st.text(min_size=1, max_size=30), st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1))
+def test_a_written_node_reads_back(inputs: list[str], outputs: list[str], op_type: str, axis: int) -> None:
+    [written] = list(graph._fields(memoryview(graph._node(op_type, inputs, outputs, axis=axis))))
+    assert written.number == 1 and isinstance(written.value, memoryview)
+    node = graph._parse_node(written.value)
+    assert (node.op_type, node.inputs, node.outputs, node.ints) == (op_type, inputs, outputs, {"axis": axis})
 
 
-@pytest.mark.parametrize("model", [b"", b"\x0a\x05abc", b"\x3a\xff\xff\xff\xff\x0f", b"\x3b"])
+def _tensor(name: str, data_type: int, dims: list[int]) -> bytes:
+    body = b"".join(graph._int_field(1, d) for d in dims) + graph._int_field(2, data_type)
+    return graph._len_field(5, body + graph._len_field(8, name.encode()))  # GraphProto.initializer
+
+
+def _model(scale_dims: list[int], cast_to: int = 1, weight_type: int = 3) -> bytes:
+    """y = x @ (Cast(w) * s), w int8 2x3: the smallest graph of the pattern, with the scale's shape given."""
+    body = _tensor("w", weight_type, [2, 3]) + _tensor("s", 1, scale_dims)
+    body += graph._node("Cast", ["w"], ["wf"], to=cast_to) + graph._node("Mul", ["wf", "s"], ["wd"])
+    body += graph._node("MatMul", ["x", "wd"], ["y"])
+    return graph._len_field(7, body)  # ModelProto.graph
+
+
+@pytest.mark.parametrize(("scale_dims", "cast_to", "weight_type", "rewritten"), [
+    ([1, 3], 1, 3, 1),  # one scale per output column: moves past the product
+    ([3], 1, 3, 1),
+    ([], 1, 3, 1),
+    ([2, 1], 1, 3, 0),  # one per input row: it does not commute with the product, so the node stays
+    ([1, 3], 10, 3, 0),  # a Cast to float16
+    ([1, 3], 1, 2, 0),  # a uint8 weight
+])
+def test_only_a_product_the_rewrite_keeps_exact_is_rewritten(scale_dims: list[int], cast_to: int, weight_type: int,
+                                                             rewritten: int) -> None:
+    model = _model(scale_dims, cast_to, weight_type)
+    result = graph.int8_graph(model)
+    assert result.matmuls == rewritten
+    if not rewritten:
+        assert result.model == model  # byte for byte
+
+
+@pytest.mark.parametrize("model", [b"", b"\x0a\x05abc", b"\x3a\xff\xff\xff\xff\x0f", b"\x3b", b"\x00\x01",
+                                   b"\x3a\x02\x09\x01", b"\x3a\x03\x0a\x01\xff"])
 def test_what_is_not_a_model_is_refused_not_misread(model: bytes) -> None:
     with pytest.raises(graph.GraphError):
         graph.int8_graph(model)

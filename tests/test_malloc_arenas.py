@@ -13,7 +13,7 @@ PROBE = "from notewell.malloc_arenas import cap_malloc_arenas; print(cap_malloc_
 
 
 def _probe(**env: str) -> str:
-    clean = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    clean = {k: v for k, v in os.environ.items() if k not in ("MALLOC_ARENA_MAX", "GLIBC_TUNABLES")}
     return subprocess.run([sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True,
                           check=True).stdout.strip()
 
@@ -25,3 +25,4 @@ def test_the_arenas_are_capped_on_glibc() -> None:
 
 def test_an_operators_own_setting_wins() -> None:
     assert _probe(MALLOC_ARENA_MAX="4") == "False"
+    assert _probe(GLIBC_TUNABLES="glibc.malloc.arena_max=4") == "False"

@@ -379,3 +379,43 @@ def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: PgCluster, pg_
     assert [n.similarity for n in near] == [s for _, s in expected]
     assert all(n.item.private_to is None for n in near)
     w.rt.close()
+
+
+# --- a query's vector made ahead (begin_query) ------------------------------------------------------------
+
+
+class _BrokenModel:
+    def embed_one(self, text: str) -> np.ndarray:
+        raise RuntimeError("the model broke")
+
+
+def test_a_query_vector_made_ahead_is_the_one_made_in_turn(world: MemoryWorld) -> None:
+    meaning = world.rt.meaning
+    meaning.begin_query(DEPLOY_QUESTION)
+    ahead = meaning.query_vector(DEPLOY_QUESTION)
+    meaning._queries.clear()
+    assert ahead is not None and meaning.query_vector(DEPLOY_QUESTION) == ahead
+    assert meaning._pending == {}
+
+
+def test_a_failure_ahead_reaches_the_caller_and_leaves_nothing_pending(world: MemoryWorld) -> None:
+    meaning = world.rt.meaning
+    meaning._embedder = _BrokenModel()  # type: ignore[assignment]
+    meaning.begin_query(DEPLOY_QUESTION)
+    with pytest.raises(RuntimeError, match="the model broke"):
+        meaning.query_vector(DEPLOY_QUESTION)
+    assert meaning._pending == {}  # removed inside the task, before its future gave the caller the error
+
+
+def test_a_vector_begun_before_meaning_is_turned_off_is_not_used(world: MemoryWorld) -> None:
+    meaning = world.rt.meaning
+    meaning.begin_query(DEPLOY_QUESTION)
+    meaning.turn_off("test: words only")
+    assert meaning.query_vector(DEPLOY_QUESTION) is None
+
+
+def test_a_closed_runtime_still_makes_a_query_vector_in_the_caller(world: MemoryWorld) -> None:
+    meaning = world.rt.meaning
+    meaning.close()
+    meaning.begin_query(DEPLOY_QUESTION)  # no thread to start it on: nothing pending, nothing raised
+    assert meaning._pending == {} and meaning.query_vector(DEPLOY_QUESTION) is not None

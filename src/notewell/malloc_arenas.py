@@ -6,7 +6,8 @@ runner and its model's pool, the query threads, the watcher, the job runner) eac
 bursts freed stayed resident: `notewell serve` on the 1 GB vault with the model loaded held 330 MB idle after
 embedding 1,000 memories at start, and 169 MB with two arenas, at the same speed (docs/performance.md,
 "Meaning"). The cap is what ``MALLOC_ARENA_MAX=2`` does, set by the process itself; an operator's own
-``MALLOC_ARENA_MAX`` wins, and on a C library without glibc's ``mallopt`` nothing changes.
+``MALLOC_ARENA_MAX`` or ``glibc.malloc.arena_max`` tunable wins, and on a C library without glibc's ``mallopt``
+nothing changes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _M_ARENA_MAX = -8  # glibc's malloc.h
 
 def cap_malloc_arenas() -> bool:
     """Cap this process's malloc arenas at ``ARENAS``, before the server starts its threads; whether it did."""
-    if os.environ.get("MALLOC_ARENA_MAX") or not sys.platform.startswith("linux"):
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if os.environ.get("MALLOC_ARENA_MAX") or "glibc.malloc.arena_max" in tunables or sys.platform != "linux":
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt

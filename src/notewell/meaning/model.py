@@ -6,7 +6,7 @@ Apache-2.0) ships inside Notewell. Nothing is fetched: a missing or altered file
 names the file and the fix, and the tools fall back to full text (docs/memory.md, "Meaning").
 
 The graph is rewritten when it loads so that its weights stay int8 while it runs (meaning/int8_graph.py): a
-loaded model holds about 45 MB instead of 160, and a query is faster.
+loaded model holds 47 MB instead of 157, and a query is faster.
 
 A vector is the mean of the last hidden states over the real tokens, L2-normalised, so the dot product of two
 vectors is their cosine similarity. Texts are cut to ``MAX_TOKENS`` word pieces (the model was trained on 256)
@@ -95,8 +95,8 @@ class Embedder:
         """One model run per text, on the bounded pool (at most ``RUNNERS`` at once, a core each); rows in
         ``texts``' order. A text runs alone because the int8 graph quantizes each run's activations with one
         scale: batched, a text's vector would depend on the texts beside it (and on their padding), and alone
-        it is the same whoever asks. It is also cheaper: no padding (33 against 43 ms of CPU a memory text,
-        against sub-batches of 16 texts of like length; docs/performance.md)."""
+        it is the same whoever asks. It is also cheaper: no padding (33 against 57 ms of CPU a memory text,
+        with the float graph's sub-batches of 16 texts; docs/performance.md)."""
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         if len(texts) == 1:
             out[0] = self._run(texts[0])

@@ -5,7 +5,7 @@ in notewell.toml, ``notewell serve --no-semantic``) or cannot be loaded, every t
 text alone and says so in its ``note`` (`unavailable`); nothing fails.
 
 The runner (`EmbeddingRunner`) is a thread of `notewell serve` (and of `notewell embed` in the foreground):
-it claims due queue rows with a lease, embeds them in sub-batches, writes the vectors, and counts a failure
+it claims due queue rows with a lease, embeds them (one text per model run), writes the vectors, and counts a failure
 as an attempt with a growing delay (``RETRY_BASE_SECONDS`` doubled per attempt, at most
 ``RETRY_MAX_SECONDS``). A write in this process wakes it at once; another process's is seen within
 ``POLL_SECONDS``.
@@ -106,7 +106,10 @@ class MeaningService:
         with self._queries_lock:
             if text in self._queries or text in self._pending:
                 return
-            self._pending[text] = self._ahead.submit(self._make, text)
+            try:
+                self._pending[text] = self._ahead.submit(self._make_ahead, text)
+            except RuntimeError:  # closing: query_vector makes the vector itself
+                return
 
     def query_vector(self, text: str) -> bytes | None:
         """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable."""
@@ -119,20 +122,32 @@ class MeaningService:
             pending = self._pending.get(text)
         return pending.result() if pending is not None else self._make(text)
 
-    def _make(self, text: str) -> bytes | None:
+    def close(self) -> None:
+        """Stop the threads of begin_query (a runtime's end); a vector still asked for is made in the caller."""
+        self._ahead.shutdown(wait=False, cancel_futures=True)
+
+    def _make_ahead(self, text: str) -> bytes | None:
+        """begin_query's task. Its pending entry is removed by this task alone, once the vector is cached (or
+        has failed): begin_query adds an entry only where none is, so no other task's entry is ever removed."""
         try:
-            model = self.embedder()
-            if model is None:
-                return None
-            vector = to_half(model.embed_one(text))
-            with self._queries_lock:
-                self._queries[text] = vector
-                while len(self._queries) > QUERY_CACHE:
-                    self._queries.popitem(last=False)
-            return vector
+            return self._make(text)
+        except Exception as exc:  # raised again to the caller of query_vector, if any; logged for the others
+            _log.warning("op=meaning.query outcome=error reason=%s", exc)
+            raise
         finally:
             with self._queries_lock:
                 self._pending.pop(text, None)
+
+    def _make(self, text: str) -> bytes | None:
+        model = self.embedder()
+        if model is None:
+            return None
+        vector = to_half(model.embed_one(text))
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
 
     def nearest_memories(self, query: MemoryQuery, text: str) -> list[Nearest[MemoryRecord]]:
         """The memories of ``query``'s scope nearest in meaning to ``text`` (none when meaning is unavailable)."""
@@ -156,8 +171,8 @@ class MeaningService:
 
     def embed_due(self, batch: int = BATCH) -> int:
         """One step of the runner: embed up to ``batch`` due items; how many were taken off the queue. The model
-        is loaded when there is first something to embed (about 200 MB of RAM: a server whose agents never
-        remember anything does without it until a tolerant tool asks)."""
+        is loaded when there is first something to embed (about 80 MB of RAM: a server whose agents never remember
+        anything does without it until a tolerant tool asks)."""
         if self.switched_off or not self.store.meaning.has_due(_at()):
             return 0
         model = self.embedder()
