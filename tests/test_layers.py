@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("store", {"store"}),
     ("the embedding model", {"meaning"}),
     ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "json_bounds",
-                                   "answer_bound", "metrics", "log_lines", "notewell"}),
+                                   "answer_bound", "metrics", "log_lines", "malloc_arenas", "notewell"}),
 ]
 
 # Upward imports still to remove (none).
