@@ -3,9 +3,6 @@ vectors keep the float graph's meaning, the memory it saves, and the protobuf it
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import onnxruntime
 import pytest
@@ -64,21 +61,6 @@ def test_a_texts_vector_is_the_same_whatever_it_is_embedded_with() -> None:
     assert np.array_equal(model.embed(TEXTS)[0], alone)
     assert np.array_equal(model.embed([TEXTS[0], TEXTS[-1]])[0], alone)
     assert np.array_equal(model.embed([TEXTS[5], TEXTS[0]])[1], alone)
-
-
-def test_the_loaded_model_holds_its_weights_once_as_int8() -> None:
-    """The float graph held about 160 MB once loaded (its weights folded to float32 beside the int8 ones); the
-    rewritten one about 45. A fresh process, so that nothing else loaded is counted."""
-    probe = (
-        "import onnxruntime, tokenizers, numpy\n"
-        "from notewell.meaning.model import load\n"
-        "def rss():\n"
-        "    return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) // 1024\n"
-        "before = rss()\n"
-        "load().embed(['warm'])\n"
-        "print(rss() - before)\n")
-    grown = int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
-    assert grown < 90, f"loading the model took {grown} MB"
 
 
 @given(st.integers(min_value=-(1 << 63), max_value=(1 << 64) - 1))

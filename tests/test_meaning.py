@@ -50,21 +50,30 @@ def test_the_packaged_model_loads_offline_and_puts_a_paraphrase_nearer_than_an_u
     assert np.allclose(model.embed_one(DEPLOY), vectors[0], atol=1e-5)  # batched or alone: the same vector
 
 
+def _grown_mb(before: str, measured: str) -> int:
+    """How many MB of resident memory ``measured`` adds after ``before``, both run in a fresh process, so that no
+    earlier test's runs are counted."""
+    probe = (f"{before}\n"
+             "def rss():\n"
+             "    return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) // 1024\n"
+             f"start = rss()\n{measured}\nprint(rss() - start)\n")
+    return int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
+
+
 def test_embedding_long_texts_gives_its_memory_back() -> None:
     """onnxruntime's memory arena kept each run's largest activations: two sub-batches of 16 texts of 256 word
-    pieces took a process from 280 MB to 1.2 GB for good. Without it the memory goes back after each run. A
-    fresh process, so that no earlier test's runs are counted."""
-    probe = (
-        "from notewell.meaning.model import load\n"
-        "def rss():\n"
-        "    return int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) // 1024\n"
-        "model = load()\n"
-        "model.embed(['warm'])\n"
-        "before = rss()\n"
-        "model.embed(['word ' * 300] * 32)\n"
-        "print(rss() - before)\n")
-    grown = int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
+    pieces took a process from 280 MB to 1.2 GB for good. Without it the memory goes back after each run."""
+    grown = _grown_mb("from notewell.meaning.model import load\nmodel = load()\nmodel.embed(['warm'])",
+                      "model.embed(['word ' * 300] * 32)")
     assert grown < 200, f"embedding 32 long texts kept {grown} MB"
+
+
+def test_the_loaded_model_holds_its_weights_once_as_int8() -> None:
+    """The float graph held 157 MB once loaded (its weights folded to float32 beside the int8 ones); the int8
+    graph of meaning/int8_graph.py 47 MB, tokenizer and first run included about 77."""
+    grown = _grown_mb("import onnxruntime, tokenizers, numpy\nfrom notewell.meaning.model import load",
+                      "load().embed(['warm'])")
+    assert grown < 90, f"loading the model took {grown} MB"
 
 
 def test_a_model_file_that_is_not_the_pinned_one_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch,
