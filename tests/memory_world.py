@@ -6,7 +6,6 @@ apollo), bob (member, read grant on apollo), carol (member, no grant), sam (staf
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,10 +50,10 @@ class MemoryWorld:
         return self.rt.authentication.authenticate(self.token(handle, scopes, project))
 
 
-def build_world(db: Path | str, vault: Path | None = None) -> MemoryWorld:
-    """The world in the store at ``db``: a SQLite path or a postgresql:// URL."""
+def build_world(db: Path | str, vault: Path) -> MemoryWorld:
+    """The world in the store at ``db`` (a SQLite path or a postgresql:// URL) over the folder ``vault``."""
     store = open_store(str(db))
-    rt = runtime_over(store, vault or Path(tempfile.mkdtemp(prefix="notewell-memory-world-")))
+    rt = runtime_over(store, vault)
     administration = rt.administration
     for project in PROJECTS:
         if store.identity.project(project) is None:

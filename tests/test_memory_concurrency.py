@@ -14,7 +14,7 @@ SHARED = 50  # the first SHARED writes of every client carry the same content to
 
 
 def test_parallel_writers_lose_nothing_and_duplicate_nothing(tmp_path: Path) -> None:
-    world = build_world(tmp_path / "memories.db")
+    world = build_world(tmp_path / "memories.db", tmp_path)
     principals = [world.principal("alice") for _ in range(CLIENTS)]  # one token per client
 
     def client(n: int) -> list[str]:

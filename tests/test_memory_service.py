@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -27,9 +28,9 @@ FIXED = [
 
 
 @pytest.fixture
-def world(store_url: str) -> Iterator[MemoryWorld]:
+def world(store_url: str, tmp_path: Path) -> Iterator[MemoryWorld]:
     """On each backend (SQLite and PostgreSQL): the service must behave the same."""
-    w = build_world(store_url)
+    w = build_world(store_url, tmp_path)
     yield w
     w.store.close()
 
