@@ -77,7 +77,7 @@ def test_a_backup_taken_while_writing_restores_every_acknowledged_write(stores: 
     writer.join(30)
     assert result.exit_code == 0, result.output
     assert writer.failure is None, writer.failure
-    taken = json.loads(result.output)
+    taken = json.loads(result.stdout)
     assert taken["path"] == str(tmp_path / "store.backup") and taken["bytes"] > 0
 
     result = run_cli("restore", str(tmp_path / "store.backup"), "--db", restored, "--vault", str(vault))
@@ -124,7 +124,7 @@ def test_doctor_reports_the_last_backup(tmp_path: Path) -> None:
 
     def backup_check() -> dict[str, str]:
         result = run_cli("doctor", "--db", db, "--vault", str(vault), "--json")
-        return next(c for c in json.loads(result.output) if c["check"] == "backup")  # type: ignore[no-any-return]
+        return next(c for c in json.loads(result.stdout) if c["check"] == "backup")  # type: ignore[no-any-return]
 
     assert backup_check()["status"] == "warn" and "no backup" in backup_check()["found"]
     assert run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)).exit_code == 0

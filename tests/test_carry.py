@@ -88,7 +88,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def export(db: str, folder: Path) -> dict[str, object]:
     result = run_cli("export", str(folder), "--db", db, "--json")
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)  # type: ignore[no-any-return]
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -250,13 +250,13 @@ def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source:
     before = {t["table"]: t["rows"] for t in export(pg, tmp_path / "before")["tables"]}  # type: ignore[attr-defined]
     first = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
     assert first.exit_code == 0, first.output
-    loaded = {t["table"]: t["loaded"] for t in json.loads(first.output)["tables"]}
+    loaded = {t["table"]: t["loaded"] for t in json.loads(first.stdout)["tables"]}
     assert {t: loaded[t] for t in ("users", "memories", "brain_sessions")} == {"users": 3, "memories": 7,
                                                                               "brain_sessions": 1}
     again = run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge", "--json")
     assert again.exit_code == 0, again.output
     # rows without a key of their own (audit entries, ...) are recognised by their content (test_carry_merge.py)
-    assert {t["table"]: t["loaded"] for t in json.loads(again.output)["tables"]} == dict.fromkeys(loaded, 0)
+    assert {t["table"]: t["loaded"] for t in json.loads(again.stdout)["tables"]} == dict.fromkeys(loaded, 0)
     after = {t["table"]: t["rows"] for t in export(pg, tmp_path / "after")["tables"]}  # type: ignore[attr-defined]
     assert after == {name: before[name] + loaded[name] for name in before}
     rt = open_runtime(str(tmp_path), pg)
@@ -300,7 +300,7 @@ def test_migrate_sqlite_to_postgres_and_back_checks_every_table(source: Path, tm
     pg = pg_cluster.url(pg_cluster.create_database())
     there = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg, "--json")
     assert there.exit_code == 0, there.output
-    moved = json.loads(there.output)["tables"]
+    moved = json.loads(there.stdout)["tables"]
     assert all(t["rows"] == t["loaded"] for t in moved) and sum(t["rows"] for t in moved) > 50
     back = tmp_path / "back.db"
     result = run_cli("migrate", "--from", pg, "--to", f"sqlite:{back}", "--vault", str(source.parent / "vault"))
@@ -338,7 +338,7 @@ def test_a_persons_export_holds_their_rows_alone_and_imports(source: Path, tmp_p
     result = run_cli("export", str(tmp_path / "alice"), "--db", str(source), "--person", "alice@example.test",
                      "--json")
     assert result.exit_code == 0, result.output
-    rows = {t["table"]: t["rows"] for t in json.loads(result.output)["tables"]}
+    rows = {t["table"]: t["rows"] for t in json.loads(result.stdout)["tables"]}
     assert rows["users"] == 1 and rows["projects"] == 1 and rows["brain_sessions"] == 1
     assert rows["memories"] == 6  # two on deploy (one superseded), the private one, the one about the runbook,
     # taught and captured knowledge

@@ -88,7 +88,7 @@ def test_a_migration_in_batches_gives_each_row_its_own_word_vectors(tmp_path: Pa
     fill(source)
     moved = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg_url, "--json")
     assert moved.exit_code == 0, moved.output
-    loaded = {t["table"]: t["loaded"] for t in json.loads(moved.output)["tables"]}
+    loaded = {t["table"]: t["loaded"] for t in json.loads(moved.stdout)["tables"]}
     fresh = pg_cluster.url(pg_cluster.create_database())
     open_store(fresh).close()
     assert indexes(pg_url) == indexes(fresh) and any(" USING gin " in d for d in indexes(pg_url))

@@ -50,7 +50,7 @@ def merged(folder: Path, db: str) -> dict[str, int]:
     """What a merge loaded, by table."""
     result = run_cli("import", str(folder), "--db", db, "--merge", "--json")
     assert result.exit_code == 0, result.output
-    return {t["table"]: t["loaded"] for t in json.loads(result.output)["tables"]}
+    return {t["table"]: t["loaded"] for t in json.loads(result.stdout)["tables"]}
 
 
 def audit(folder: Path) -> list[dict[str, object]]:

@@ -63,7 +63,7 @@ def rows(folder: Path, table: str) -> list[dict[str, Any]]:
 def export_project(db: str, folder: Path, project: str = "shared") -> dict[str, int]:
     result = run_cli("export", str(folder), "--db", db, "--project", project, "--json")
     assert result.exit_code == 0, result.output
-    return {t["table"]: t["rows"] for t in json.loads(result.output)["tables"]}
+    return {t["table"]: t["rows"] for t in json.loads(result.stdout)["tables"]}
 
 
 def test_a_projects_export_holds_its_rows_alone(source: Path, tmp_path: Path) -> None:
@@ -162,7 +162,7 @@ def test_a_merge_reuses_people_carried_before_and_refuses_another_account_with_t
     assert run_cli("import", str(tmp_path / "readonly"), "--db", pg_url).exit_code == 0
     merged = run_cli("import", str(tmp_path / "shared"), "--db", pg_url, "--merge", "--json")
     assert merged.exit_code == 0, merged.output
-    loaded = {t["table"]: t["loaded"] for t in json.loads(merged.output)["tables"]}
+    loaded = {t["table"]: t["loaded"] for t in json.loads(merged.stdout)["tables"]}
     assert (loaded["users"], loaded["projects"], loaded["memories"]) == (1, 2, 7)  # bob and ~bob; not alice, carol
     rt = open_runtime(str(tmp_path), pg_url)
     try:

@@ -101,7 +101,7 @@ def test_metrics_show_the_watcher_leading_and_its_last_sync(world: BrainWorld) -
         assert leader["serverId"] == "srv-test" and leader["pid"] == os.getpid() and leader["since"].endswith("Z")
         doctor = run_cli("doctor", "--db", world.runtime.store_url, "--vault", str(world.runtime.settings.vault),
                          "--json")
-        watcher = next(c for c in json.loads(doctor.output) if c["check"] == "watcher")
+        watcher = next(c for c in json.loads(doctor.stdout) if c["check"] == "watcher")
         assert f"the lease is held by {socket.gethostname()} pid {os.getpid()}" in watcher["found"], watcher
         changed = value(families, "notewell_watch_syncs", changed="yes")
         (world.runtime.settings.vault / "shared" / "new.md").write_text("# New\n\nA kingfisher.\n")
