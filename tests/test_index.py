@@ -457,6 +457,26 @@ def test_setext_headings_and_readme_banners(tmp_path: Path, index_vault) -> None
     }
 
 
+def test_lines_that_made_the_title_and_summary_rules_backtrack_are_read_at_once(tmp_path: Path,
+                                                                                   index_vault) -> None:
+    """Runs of blanks in a heading, of "[", "![", "[a](" and "<!--" in a paragraph once cost time quadratic or
+    cubic in the line (minutes for a line of a few thousand spaces): each file here is read in one pass, or
+    the suite's timeout ends the test. A link whose address holds parentheses still leaves the summary."""
+    vault = make_vault(tmp_path, {
+        "p/blanks.md": "# Long" + " " * 100_000 + "title\n\nBody.\n",
+        "p/brackets.md": "[" * 100_000 + "\n",
+        "p/images.md": "# T\n\n" + "![" * 50_000 + "\n",
+        "p/links.md": "# T\n\n" + "[a](" * 25_000 + "\n",
+        "p/comments.md": "# T\n\n" + "<!--" * 25_000 + " words\n",
+        "p/wiki.md": "# T\n\n[Foo](https://en.wikipedia.org/wiki/Foo_(bar)) | [Bar](b.md)\n\nBody.\n",
+    })
+    nv = index_vault(vault)
+    meta = {m.path: m for m in nv.store.documents.metas("p")}
+    assert meta["blanks.md"].title == "Long title" and meta["blanks.md"].summary == "Body."
+    assert meta["brackets.md"].summary.startswith("[[[")
+    assert meta["wiki.md"].summary == "Body."  # a line of links only, one address holding "(bar)"
+
+
 def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
     vault = make_vault(tmp_path, {
         "p/front.md": "---\ntitle: Front Title\nsummary: The front summary.\n---\n# Heading\n\nBody text.\n",

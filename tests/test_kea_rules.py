@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from notewell.records.brain import EventRecord, SessionRecord
 from notewell.services.brain_learnings import Learning
 from notewell.services.brain_limits import LEARNING_KINDS, LEARNING_SOURCES, MAX_RULE_CHARS, MAX_TRIGGER_CHARS
-from notewell.services.kea_extractor import RuleMiner, SessionMaterial
+from notewell.services.kea_extractor import RuleMiner, SessionMaterial, stated_rules
 from notewell.services.kea_filter import passes, quality_filter
 
 MINER = RuleMiner()
@@ -151,3 +151,13 @@ def test_refine_never_keeps_a_confidence_above_095(rule: str, confidence: float)
     kept = MINER.refine([Learning("when it applies", rule or "x", "", "heuristic", "discovery", confidence)],
                         SessionMaterial(session(), []))
     assert all(r.confidence <= 0.95 for r in kept)
+
+
+
+def test_a_long_run_of_blanks_is_mined_at_once() -> None:
+    """"use X, not Y" with runs of thousands of spaces in it (a pasted log, an indented block) once cost
+    minutes; the rule is still found, and the blanks of a run that states none cost nothing."""
+    blanks = " " * 20_000
+    text = f"use x{blanks}y. Use pnpm{blanks}, not npm. Prefer{blanks}uv over pip."
+    rules = [learning.rule for learning in stated_rules(text, "install", "stated")]
+    assert rules == ["use pnpm, not npm", "use uv, not pip"]

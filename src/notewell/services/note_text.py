@@ -9,12 +9,11 @@ nor inside the front matter; setext headings (a line underlined with ``===``) ar
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from notewell.vault.fences import FenceTracker
+from notewell.vault.headings import atx_heading
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _MARKS = ("#", "`", "~")  # the first character of a heading or a fence line
 FRONT_MATTER_FENCE = "---"
 _FRONT_MATTER_ENDS = ("---", "...")
@@ -68,10 +67,11 @@ class Heading:
 
 def parse_heading(line: str) -> tuple[int, str] | None:
     """(level, text) of an ATX heading line, else None."""
-    match = _HEADING.match(bare(line))
-    if match is None:
+    heading = atx_heading(bare(line))
+    if heading is None:
         return None
-    return len(match.group(1)), (match.group(2) or "").strip()
+    level, text = heading
+    return level, text.strip()
 
 
 def front_matter_end(lines: list[str]) -> int:

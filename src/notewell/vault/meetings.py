@@ -30,6 +30,7 @@ from typing import Final
 
 from notewell.fold import fold
 from notewell.vault.fences import FenceTracker
+from notewell.vault.headings import atx_heading
 from notewell.vault.note_links import is_markdown
 from notewell.vault.parse import split_front_matter
 
@@ -42,15 +43,17 @@ ACTION_HEADINGS: Final = frozenset({"actions", "action items", "action points", 
                                     "to-do", "todos", "to-dos", "follow-ups", "follow ups"})
 QUESTION_HEADINGS: Final = frozenset({"open questions", "questions"})
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[([ xX])\](?:\s+|$))?(.*)$")
 _ASSIGNED = re.compile(r"^(?:\*\*|__)?([^:`\[\]()]{1,80}?)(?:\*\*|__)?\s*:\s+(\S.*)$")
 _MENTION = re.compile(r"^@([\w.+-]{1,64})\s+(\S.*)$")
-_TODO = re.compile(r"^TODO\(([^()\n]{1,80})\)\s*:?\s+(\S.*)$")
+# an optional colon between blanks: (?:\s*+:\s++|\s++) means \s*:?\s+ without trying every split of a long run
+# of blanks (which made a line of a few thousand spaces cost seconds)
+_COLON = r"(?:\s*+:\s++|\s++)"
+_TODO = re.compile(rf"^TODO\(([^()\n]{{1,80}})\){_COLON}(\S.*)$")
 _NAME = re.compile(r"^@?[\w.'+-]+(?: [\w.'+-]+){0,4}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _SPLIT = re.compile(r"\s*(?:,|&|/|\band\b)\s*")
-_DUE = re.compile(r"\b(?:by|due|before)\s*:?\s+(\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
+_DUE = re.compile(rf"\b(?:by|due|before){_COLON}(\d{{4}}-\d{{2}}-\d{{2}})\b", re.IGNORECASE)
 _BLOCKER_MARK = re.compile(r"(?:#blocker\b|\[blocker\]|\(blocker\))", re.IGNORECASE)
 _BLOCKER_PREFIX = re.compile(r"^blocker\s*:\s*", re.IGNORECASE)
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -199,11 +202,11 @@ def parse_items(body: str, first_line: int = 1) -> list[MeetingLine]:
         line = line.removesuffix("\r")
         if fences.code(line):
             continue
-        heading = _HEADING.match(line)
+        heading = atx_heading(line)
         if heading is not None:
-            level = len(heading.group(1))
+            level, text = heading
             if section is None or level <= section[0]:
-                kind = _heading_kind(heading.group(2) or "")
+                kind = _heading_kind(text)
                 section = (level, kind) if kind is not None else None
             continue
         item = read_line(number, line, in_actions=section is not None,

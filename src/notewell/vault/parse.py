@@ -18,17 +18,24 @@ from urllib.parse import unquote
 import yaml
 from markdown_it import MarkdownIt
 
+from notewell.vault.headings import title_heading
+
 BRAIN_FILE = "brain.md"
 SUMMARY_MAX_CHARS = 200
 _MARKDOWN_TYPES = (".md", ".markdown")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _HTML_HEADING = re.compile(r"^\s{0,3}<h[1-6][^>]*>(.*?)</h[1-6]>\s*$", re.IGNORECASE)
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-_BADGE = re.compile(r"\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])")
-_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
-_HTML = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")
-_LINK = re.compile(r"\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+# A link's parts, written so that no text makes them backtrack (a run of "[" or of "[a](" once cost time
+# quadratic in the line): a label holds no bracket; a target in parentheses may hold one pair of them (a
+# Wikipedia address), taken without giving back; a reference-style target holds no bracket.
+_LABEL = r"\[[^\[\]]*\]"
+_TARGET = r"(?:\((?:[^()]|\([^()]*\))*+\)|\[[^\[\]]*\])"
+_BADGE = re.compile(rf"\[!{_LABEL}{_TARGET}\]{_TARGET}")
+_IMAGE = re.compile(rf"!{_LABEL}{_TARGET}")
+_LINK = re.compile(rf"{_LABEL}{_TARGET}")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_COMMENT_OR_TAG = re.compile(rf"<!--.*?-->|{_TAG.pattern}")
 _LINK_SEPARATORS = " \t|·•–—-,;/"
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 _md = MarkdownIt("commonmark")
@@ -85,9 +92,18 @@ def _without_broken_front_matter(body: str) -> str:
     return body
 
 
+def _without_html(text: str) -> str:
+    """``text`` without its HTML comments and tags. Comments are looked for only up to the last ``-->``: after
+    it none can end, and a lazy ``<!--.*?-->`` would scan to the line's end from every ``<!--`` there."""
+    close = text.rfind("-->") + 3
+    if close < 3:
+        return _TAG.sub("", text)
+    return _COMMENT_OR_TAG.sub("", text[:close]) + _TAG.sub("", text[close:])
+
+
 def _summary_text(line: str) -> str:
     """A markdown line as a summary shows it: without HTML, images and badges; "" for a line of links only."""
-    text = " ".join(_HTML.sub("", _IMAGE.sub("", _BADGE.sub("", line))).split())
+    text = " ".join(_without_html(_IMAGE.sub("", _BADGE.sub("", line))).split())
     if not _LINK.sub("", text).strip(_LINK_SEPARATORS):
         return ""
     return text
@@ -122,11 +138,13 @@ class _Reading:
             self.fence, self.run = stripped[:3], []
             self.para_done = self.para_done or bool(self.first_para)
             return None
-        heading = _HEADING.match(line) or _HTML_HEADING.match(line)
-        if heading or (self.run and _SETEXT_UNDERLINE.match(line)):
-            words = _HTML.sub("", heading.group(1)) if heading else " ".join(self.run)
+        title = title_heading(line)
+        html = _HTML_HEADING.match(line) if title is None else None
+        heading = title if title is not None else html.group(1) if html else None
+        if heading is not None or (self.run and _SETEXT_UNDERLINE.match(line)):
+            words = _without_html(heading) if heading is not None else " ".join(self.run)
             self.heading_title = self.heading_title or _clean(words)
-            if not heading and self.first_para == " ".join(self.run):  # the "paragraph" was the heading's text
+            if heading is None and self.first_para == " ".join(self.run):  # the "paragraph" was the heading's text
                 self.first_para, self.para_done = "", False
             self.para_done, self.run = self.para_done or bool(self.first_para), []
             return None
