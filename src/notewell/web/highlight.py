@@ -1,33 +1,25 @@
-"""Marking a search's matches inside a hit's line, for the results page (display only: the engine found the line)."""
+"""Marking a search's matches inside a hit's line, for the results page (services/line_marks.py finds them)."""
 
 from __future__ import annotations
 
-import re
-
 from markupsafe import Markup, escape
+
+from notewell.services.line_marks import match_spans
 
 MAX_MARKS = 50
 
 
-def _pattern(query: str, regex: bool, case: str) -> re.Pattern[str] | None:
-    ignore = case == "insensitive" or (case == "smart" and query == query.lower())
-    try:
-        return re.compile(query if regex else re.escape(query), re.IGNORECASE if ignore else 0)
-    except re.error:  # RE2 syntax Python's re does not know: the line is shown unmarked
-        return None
-
-
 def highlight(text: str, query: str, *, regex: bool, case: str) -> Markup:
     """``text`` escaped, with each match (at most MAX_MARKS) in <mark>."""
-    pattern = _pattern(query, regex, case)
-    if pattern is None:
+    spans = match_spans(text, query, regex=regex, case=case)
+    if spans is None:
         return Markup(escape(text))
     out: list[str] = []
     last = 0
-    for n, match in enumerate(pattern.finditer(text)):
-        if n >= MAX_MARKS or match.end() == match.start():
+    for n, (start, end) in enumerate(spans):
+        if n >= MAX_MARKS or end == start:
             break
-        out += [str(escape(text[last:match.start()])), f"<mark>{escape(match.group())}</mark>"]
-        last = match.end()
+        out += [str(escape(text[last:start])), f"<mark>{escape(text[start:end])}</mark>"]
+        last = end
     out.append(str(escape(text[last:])))
     return Markup("".join(out))
