@@ -30,10 +30,13 @@ PORT ?= 8765
 serve: $(STAMP)
 	$(BIN)/notewell quickstart --vault $(VAULT) --port $(PORT)
 
+# pytest runs on TEST_WORKERS processes (pytest-xdist), each test file whole on one of them; TEST_WORKERS=0 runs
+# it in this process alone
+TEST_WORKERS ?= 2
 test: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench
