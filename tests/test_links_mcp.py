@@ -134,6 +134,7 @@ async def test_get_links_pages_and_refuses_bad_arguments(world: World) -> None:
     with serve_world(world) as server:
         first = await _links(server.url, world.tokens["ada"], "team/notes/review.md", limit=4)
         second = await _links(server.url, world.tokens["ada"], "team/notes/review.md", limit=4, offset=4)
+        outgoing_only = await _links(server.url, world.tokens["ada"], "team/notes/review.md", direction="outgoing")
         async with connect(server.url, world.tokens["ada"]) as client:
             for args, field in (({"path": "team/notes/review.md", "limit": 0}, "limit"),
                                 ({"path": "team/notes/review.md", "direction": "sideways"}, "direction"),
@@ -149,6 +150,8 @@ async def test_get_links_pages_and_refuses_bad_arguments(world: World) -> None:
             assert err.value.error.data["argument"] == "depth"  # type: ignore[index]
     assert first["hasMore"] and first["nextOffset"] == 4 and len(first["outgoing"]) == 4
     assert [o["line"] for o in second["outgoing"]] == [3, 4, 4, 4]  # the mention of nothing is no link
+    # one direction asked for: the other list is left out, not its count
+    assert outgoing_only["backlinks"] == [] and outgoing_only["backlinksTotal"] == first["backlinksTotal"] > 0
 
 
 async def test_build_context_follows_links_and_says_why(world: World) -> None:
@@ -170,6 +173,44 @@ async def test_build_context_follows_links_and_says_why(world: World) -> None:
     items = json.loads(query)["items"]
     assert items[0]["ref"] == "team/pricing-policy.md" and items[0]["why"] == "matches the query (line 3)"
     assert {"team/notes/review.md", "team/clients/Kestrel Logistics.md"} <= {i["ref"] for i in items}
+
+
+async def test_build_context_counts_hops_from_a_memory_and_brings_the_memories_about_a_document(
+        world: World) -> None:
+    """A memory's documents are one hop from it (depth 0: the memory alone; depth 1: no document two hops away);
+    a document brings the memories about it one hop further, saying how; a ref past its length is refused."""
+    rt, mia = world.runtime, world.tokens["mia_all"]
+    about = rt.memory.remember(LOCAL_OWNER, "Acme pays in 60 days.", project="team", about="team/clients/acme.md")
+    with serve_world(world) as server:
+        contexts = [json.loads((await _call(server.url, mia, "buildContext", {"ref": about.memory.ref, "depth": d}))[1])
+                    for d in (0, 1, 2)]
+        _, from_doc = await _call(server.url, mia, "buildContext", {"path": "team/clients/acme.md"})
+        async with connect(server.url, mia) as client:
+            with pytest.raises(MCPError) as err:
+                await client.call_tool("buildContext", {"ref": "m" * 400_000})
+    assert [(i["ref"], i["distance"]) for i in contexts[0]["items"]] == [(about.memory.ref, 0)]
+    assert [(i["ref"], i["why"], i["distance"]) for i in contexts[1]["items"]] == [
+        (about.memory.ref, "the memory asked for", 0), ("team/clients/acme.md", "the memory is about it", 1)]
+    assert {i["ref"]: i["distance"] for i in contexts[2]["items"]}["team/notes/review.md"] == 2
+    assert all(i["distance"] <= 2 for i in contexts[2]["items"])
+    assert (about.memory.ref, "about team/clients/acme.md", 1) in [
+        (i["ref"], i["why"], i["distance"]) for i in json.loads(from_doc)["items"]]
+    assert err.value.error.data["argument"] == "ref" and len(str(err.value)) < 300  # type: ignore[index]
+
+
+async def test_a_query_starts_from_the_documents_that_match_it_best(tmp_path: Path, store_url: str) -> None:
+    """Not in path order: the document about zebras (most lines, the word in its name) comes first, though
+    five others that name a zebra once sort before it."""
+    files = {f"team/aa{n}.md": f"# Note {n}\n\nA zebra passed by.\n" for n in range(1, 7)}
+    files["team/zz-zebra.md"] = "# Zebras\n\nA zebra has stripes.\nEvery zebra differs.\nZebra foals stay close.\n"
+    rt = open_runtime(str(make_vault(tmp_path, files)), store_url)
+    try:
+        rt.indexing.sync()
+        found = rt.link_context.build_context(LOCAL_OWNER, query="zebra", depth=0)
+    finally:
+        rt.close()
+    assert [(i.ref, i.why) for i in found.items][:2] == [
+        ("team/zz-zebra.md", "matches the query (line 1 and 3 more)"), ("team/aa1.md", "matches the query (line 3)")]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import pytest
 from links_world import opened_world
 from mcp_world import World, serve_world
 from notewell.access.principal import LOCAL_OWNER
+from notewell.web.markdown import render_markdown
 
 
 @pytest.fixture
@@ -112,3 +113,12 @@ def test_the_document_page_lists_the_memories_about_it_that_the_reader_may_see(w
     assert "Memories about it" in mine and "Private pricing note" in mine and "(names it," in mine
     assert f'href="/memories/{shared.memory.ref}">Discount table stale</a>' in mine
     assert "Discount table stale" in theirs and "Private pricing note" not in theirs  # another's private memory
+
+
+def test_a_vault_absolute_link_keeps_its_anchor_and_drops_its_query() -> None:
+    """The anchor of ``[x](</team/Kestrel Logistics.md#terms>)`` stays the page's anchor (it was encoded into the
+    path, a page that does not exist)."""
+    html = "".join(str(block.html) for block in render_markdown(
+        "[a](</team/clients/Kestrel Logistics.md#terms>) [b](/team/p.md?v=2#top)\n", wikilinks={}))
+    assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md#terms">a</a>' in html
+    assert '<a href="/p/team/doc/p.md#top">b</a>' in html

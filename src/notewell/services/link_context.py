@@ -1,13 +1,18 @@
 """buildContext: the documents and memories around a start, found by following links, packed into a budget.
 
-The start is a document (``path``), a memory (``ref``) or a ``query``. From the start's documents the walk
-follows links both ways (outgoing links and backlinks, through services.links, so only what the caller may
-read is ever reached) for ``depth`` hops (default 1, at most MAX_DEPTH), visiting at most MAX_DOCUMENTS
-documents. Items are ranked by distance, then by the order they were reached (the start's own order first:
-a query's best match first), and packed as recall_context packs (services/context_pack.py): whole when they
-fit, else ended at a sentence boundary, else left out and reported; ``tokens_used <= max_tokens`` always.
-Each item says why it is there: "the document asked for", "linked from <path> line 33", "links here from
-<path> at line 12" (a backlink), "matches the query", "kept at this document's path".
+The start is a document (``path``), a memory (``ref``) or a ``query``. A memory's documents (the one at its
+path, the ones it is about or names: services/memory_documents.py, and the links in its text) are one hop
+from it; from the documents the walk follows links both ways (outgoing links and backlinks, through
+services.links, so only what the caller may read is ever reached), and each document reached brings the
+memories about it one hop further. Nothing beyond ``depth`` hops (default 1, at most MAX_DEPTH) enters, and
+the walk visits at most MAX_DOCUMENTS documents. A query starts from the documents that match it best: those
+holding the most of its words, then the most lines holding them, a word in the file's name first among equals.
+Items are ranked by distance, then by the order they were reached (the start's own order first: a query's best
+match first), and packed as recall_context packs (services/context_pack.py): whole when they fit, else ended at
+a sentence boundary, else left out and reported; ``tokens_used <= max_tokens`` always. Each item says why it is
+there: "the document asked for", "linked from <path> line 33", "links to <path> at line 12" (a backlink),
+"matches the query", "about <path>" or "mentions <path>" (a memory tied to a document), "kept at this
+document's path".
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from typing import TYPE_CHECKING, Final
 
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
+from notewell.fold import fold
 from notewell.records.documents import DocKey
 from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
 from notewell.services.knowledge import READ, KnowledgeService
 from notewell.services.link_walk import Reached, beginning, walk
 from notewell.services.links import LinkService
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
+from notewell.services.memory_rank import tolerant_query_terms
 from notewell.services.token_count import count_tokens
 from notewell.store.base import Store
 from notewell.vault.link_resolution import Resolver
@@ -36,7 +43,11 @@ DEPTH_DEFAULT: Final = 1
 MAX_DEPTH: Final = 3
 QUERY_SEEDS: Final = 5
 """A query starts from at most this many documents and this many memories."""
+QUERY_LINES_PER_WORD: Final = 200
+"""A query's words are each looked for in at most this many lines when its starts are ranked."""
 MEMORIES_AT_PATH: Final = 5
+"""A document brings at most this many memories kept at its path, and this many tied to it."""
+REF_MAX_CHARS: Final = 200
 TRY_TOKENS_FACTOR: Final = 1.25
 CHARS_PER_TOKEN: Final = 4
 
@@ -102,22 +113,36 @@ class LinkContextService:
         found = _Found()
         name, value = given[0]
         if name == "path":
-            self._from_document(p, self.links.document(p, value, readable), found)
+            found.add_document(self.links.document(p, value, readable), "the document asked for", 0)
         elif name == "ref":
+            if not isinstance(value, str) or len(value) > REF_MAX_CHARS:
+                raise InvalidArgument("ref", f"a memory's ref is at most {REF_MAX_CHARS} characters (recall gives it)")
             self._from_memory(p, value, readable, found)
         else:
             self._from_query(p, value, found)
-        walk(self.links, readable, found, depth)
+        start = min((reach.distance for reach in found.documents.values()), default=depth)
+        walk(self.links, readable, found, max(0, depth - start))
+        self._memories_of_documents(p, found, depth)
         return self._packed(f"{name} {value}", depth, max_tokens, found)
 
-    def _from_document(self, p: Principal, key: DocKey, found: _Found) -> None:
-        found.add_document(key, "the document asked for", 0)
-        if not self.authorization.allowed(p, "memory:read", key[0]):
+    def _memories_of_documents(self, p: Principal, found: _Found, depth: int) -> None:
+        """The memories p may see about each document reached (and kept at its path), one hop further than it."""
+        if not self.authorization.allowed(p, "memory:read"):
             return
-        kept, _ = self.memory.list_memories(p, project=key[0], path=key[1], limit=MEMORIES_AT_PATH)
-        for m in kept:
-            if m.path == key[1]:
-                found.memories[m.ref] = ("kept at this document's path", 1, m.title, m.content)
+        for key, reach in list(found.documents.items()):
+            if reach.distance >= depth:
+                continue
+            location, distance = f"{key[0]}/{key[1]}", reach.distance + 1
+            for about in self.memory.about_document(p, location, limit=MEMORIES_AT_PATH):
+                m = about.memory
+                why = f"about {location}" if about.how == "about" else f"mentions {location}"
+                found.memories.setdefault(m.ref, (why, distance, m.title, m.content))
+            if not self.authorization.allowed(p, "memory:read", key[0]):
+                continue
+            kept, _ = self.memory.list_memories(p, project=key[0], path=key[1], limit=MEMORIES_AT_PATH)
+            for m in kept:
+                if m.path == key[1]:
+                    found.memories.setdefault(m.ref, (f"kept at {location}'s path", distance, m.title, m.content))
 
     def _from_memory(self, p: Principal, ref: str, readable: list[str], found: _Found) -> None:
         m = self.memory.get(p, ref)  # memory:read, and Not found for a memory p may not see
@@ -132,17 +157,48 @@ class LinkContextService:
             target = resolver.locate(link.kind, link.target, source)
             if target is not None:
                 found.add_document(target, f"named by the memory (line {link.line})", 1)
+        for tie in self.store.memory_documents.ties([m.ref]).get(m.ref, []):  # remember's about, paths it names
+            if tie.project in readable and documents.meta(tie.project, tie.path) is not None:
+                found.add_document((tie.project, tie.path),
+                                   "the memory is about it" if tie.how == "about" else "named by the memory", 1)
 
     def _from_query(self, p: Principal, query: str, found: _Found) -> None:
-        for hit in self.knowledge.find_documents(p, query, limit=QUERY_SEEDS).hits:
-            found.add_document((hit.project, hit.path), f"matches the query (line {hit.line})", 0)
+        for key, why in self._best_matches(p, query):
+            found.add_document(key, why, 0)
         if self.authorization.allowed(p, "memory:read"):
             for r in self.memory.recall(p, query, limit=QUERY_SEEDS).results:
                 found.memories[r.memory.ref] = ("a memory matching the query", 0, r.memory.title, r.memory.content)
 
+    def _best_matches(self, p: Principal, query: str) -> list[tuple[DocKey, str]]:
+        """The QUERY_SEEDS documents that match ``query`` best, each with why: the whole query as searchKnowledge
+        finds it, or its words (services.memory_rank's tolerant words of 3 letters or more), ranked by how many
+        of the words a document holds, a word in its file name, and how many of its lines hold one."""
+        words = [w for w in tolerant_query_terms(query) if len(w) >= 3] or [query]
+        lines: dict[DocKey, set[int]] = {}
+        held: dict[DocKey, set[str]] = {}
+        for word in dict.fromkeys([query, *words]):
+            try:
+                found = self.knowledge.search(p, word, all_lines=True, limit=QUERY_LINES_PER_WORD)
+            except InvalidArgument:  # too short for the engine, say: the other words still count
+                continue
+            for m in found.matches:
+                lines.setdefault((m.project, m.path), set()).add(m.line)
+                held.setdefault((m.project, m.path), set()).add(word)
+
+        def rank(key: DocKey) -> tuple[int, int, int, int, DocKey]:
+            name = fold(posixpath.basename(key[1]))
+            return (-(query in held[key]), -len(held[key] - {query}), -any(fold(w) in name for w in words),
+                    -len(lines[key]), key)
+
+        best = sorted(held, key=rank)[:QUERY_SEEDS]
+        return [(key, f"matches the query (line {min(lines[key])}"
+                       + (f" and {len(lines[key]) - 1} more)" if len(lines[key]) > 1 else ")")) for key in best]
+
     def _packed(self, start: str, depth: int, max_tokens: int, found: _Found) -> LinkContext:
         items: list[tuple[int, int, PackItem, str]] = []
         for order, (key, reach) in enumerate(found.documents.items()):
+            if reach.distance > depth:  # a memory's documents, one hop from it, when depth is 0
+                continue
             doc = self.store.documents.get(*key)
             if doc is not None:
                 location, why, distance = f"{key[0]}/{key[1]}", reach.why, reach.distance

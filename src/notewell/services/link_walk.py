@@ -52,14 +52,17 @@ class Reached:
         self.documents[key] = reach
 
 
-def walk(links: LinkService, readable: list[str], reached: Reached, depth: int) -> None:
-    """Follow links from every document in ``reached`` (its starts) for ``depth`` hops, outgoing links before
-    backlinks, each document's in their order; a document is kept at the distance it was first reached."""
+def walk(links: LinkService, readable: list[str], reached: Reached, hops: int) -> None:
+    """Follow links from every document in ``reached`` (its starts) for ``hops`` hops, outgoing links before
+    backlinks, each document's in their order. A document reached is one hop further than the one it was
+    reached from (a start may itself be one hop from what the caller asked for: a memory's documents), and is
+    kept at the distance it was first reached."""
     frontier = list(reached.documents)
-    for distance in range(1, depth + 1):
+    for _ in range(hops):
+        before = set(reached.documents)
         found: list[DocKey] = []
         for key in frontier:
-            source = f"{key[0]}/{key[1]}"
+            source, distance = f"{key[0]}/{key[1]}", reached.documents[key].distance + 1
             for link in links.outgoing(key, readable, LINKS_PER_DOCUMENT):
                 if link.path is not None:
                     found.append(_reach(reached, link.path, Reach(f"linked from {source} line {link.line}", distance,
@@ -67,8 +70,7 @@ def walk(links: LinkService, readable: list[str], reached: Reached, depth: int) 
             for link in links.backlinks(key, readable, LINKS_PER_DOCUMENT):
                 found.append(_reach(reached, link.source, Reach(f"links to {source} at line {link.line}", distance,
                                                                 key, link.line, backlink=True)))
-        frontier = [k for k in dict.fromkeys(found) if k in reached.documents
-                    and reached.documents[k].distance == distance]
+        frontier = [k for k in dict.fromkeys(found) if k in reached.documents and k not in before]
         if not frontier:
             return
 

@@ -59,10 +59,13 @@ class DocLinks:
     backlinks_total: int
     offset: int
     limit: int
+    direction: str = "both"  # the lists paged: both totals are always counted
 
     @property
     def has_more(self) -> bool:
-        return self.offset + self.limit < max(self.outgoing_total, self.backlinks_total)
+        paged = [*([self.outgoing_total] if self.direction != "backlinks" else []),
+                 *([self.backlinks_total] if self.direction != "outgoing" else [])]
+        return self.offset + self.limit < max(paged)
 
 
 def _link(record: LinkRecord) -> Link:
@@ -108,12 +111,7 @@ class LinkService:
         readable = self.readable(p)
         key = self.document(p, path, readable)
         links = self.store.links
-        outgoing, backlinks = [], []
-        out_total = back_total = 0
-        if direction != "backlinks":
-            outgoing = self.outgoing(key, readable, limit, offset)
-            out_total = links.count_outgoing(key, readable)
-        if direction != "outgoing":
-            backlinks = self.backlinks(key, readable, limit, offset)
-            back_total = links.count_backlinks(key, readable)
-        return DocLinks(f"{key[0]}/{key[1]}", outgoing, out_total, backlinks, back_total, offset, limit)
+        outgoing = self.outgoing(key, readable, limit, offset) if direction != "backlinks" else []
+        backlinks = self.backlinks(key, readable, limit, offset) if direction != "outgoing" else []
+        return DocLinks(f"{key[0]}/{key[1]}", outgoing, links.count_outgoing(key, readable), backlinks,
+                        links.count_backlinks(key, readable), offset, limit, direction)

@@ -68,7 +68,9 @@ def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
         href = tokens[idx].attrGet("href")
         if isinstance(href, str) and href.startswith("/") and not href.startswith("//") \
                 and not tokens[idx].meta.get("wikilink"):
-            tokens[idx].attrSet("href", document_page(unquote(href.lstrip("/"))))
+            target, hash_mark, fragment = href.partition("#")  # the anchor stays an anchor, the query goes
+            page = document_page(unquote(target.partition("?")[0].lstrip("/")))
+            tokens[idx].attrSet("href", page + hash_mark + fragment)
         return self.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)

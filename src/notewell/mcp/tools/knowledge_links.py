@@ -142,9 +142,11 @@ def build_context(rt: Runtime) -> ToolSpec:
         description=("Gathers the documents (and memories) around a start, following links both ways, and packs "
                      "them into one block of at most max_tokens, nearest first, each with why it is there "
                      "(\"linked from … line 33\", \"links to … at line 12\", \"matches the query\"). Start from "
-                     "exactly one of path (a document), ref (a memory; needs memory:read) or query (searched as "
-                     f"searchKnowledge searches). depth: hops to follow, default {lc.DEPTH_DEFAULT}, at most "
-                     f"{lc.MAX_DEPTH}; at most {link_walk.MAX_DOCUMENTS} documents. " + _HIDDEN_IS_MISSING + " "
+                     "exactly one of path (a document), ref (a memory; needs memory:read) or query (the documents "
+                     "holding most of its words, most often, first). A memory's documents are one hop from it, and "
+                     "a document's memories (about it, or kept at its path) one hop from it. depth: hops to follow, "
+                     f"default {lc.DEPTH_DEFAULT}, at most {lc.MAX_DEPTH}; at most {link_walk.MAX_DOCUMENTS} "
+                     "documents. " + _HIDDEN_IS_MISSING + " "
                      + DATA),
         action=ACTION,
         input_schema=s.tool_input({
@@ -181,6 +183,7 @@ def build_context(rt: Runtime) -> ToolSpec:
         refusals=("Error in buildContext: Not found: <what was named>, when the document or memory does not exist "
                   "or this person cannot read it (the same either way).",
                   "None, or more than one, of path, ref and query is refused as invalid arguments (path); so are a "
-                  "depth or max_tokens out of range.", _HIDDEN_IS_MISSING),
+                  f"ref longer than {lc.REF_MAX_CHARS} characters, and a depth or max_tokens out of range.",
+                  _HIDDEN_IS_MISSING),
         example={"path": "northwind-advisory/clients/kestrel-logistics.md", "depth": 1, "max_tokens": 1200},
     )

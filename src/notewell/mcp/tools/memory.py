@@ -219,7 +219,7 @@ def _remember(svc: m.MemoryService) -> ToolSpec:
             "it (the same answer either way).",
             "Error in remember: Forbidden: you may read <project> but not write to it: ask an admin for a "
             "write grant, or write to your home.",
-            "Error in remember: Not found: <about>: there is no such document, or this person cannot read it "
+            "Error in remember: about: Not found: <about>: there is no such document, or this person cannot read it "
             "(the same answer either way); pass a path exactly as searchKnowledge returns it.",
             "An empty content, an unknown memory_type, a path climbing out with '..', or expires_at on a "
             "durable memory is refused as invalid arguments naming the argument.",
