@@ -213,6 +213,22 @@ async def test_a_query_starts_from_the_documents_that_match_it_best(tmp_path: Pa
         ("team/zz-zebra.md", "matches the query (line 1 and 3 more)"), ("team/aa1.md", "matches the query (line 3)")]
 
 
+def test_a_document_that_links_where_the_start_links_says_so(tmp_path: Path, store_url: str) -> None:
+    """Two notes about the same client: from one, the other is two hops away (its link to the client is a
+    backlink of the client's page), and its reason names what they share."""
+    files = {"team/review.md": "# Review\n\nAbout [[kestrel]].\n", "team/kestrel.md": "# Kestrel\n",
+             "team/meeting.md": "# Meeting\n\nWith [Kestrel](kestrel.md).\n"}
+    rt = open_runtime(str(make_vault(tmp_path, files)), store_url)
+    try:
+        rt.indexing.sync()
+        found = rt.link_context.build_context(LOCAL_OWNER, path="team/review.md", depth=2)
+    finally:
+        rt.close()
+    assert [(i.ref, i.why, i.distance) for i in found.items] == [
+        ("team/review.md", "the document asked for", 0), ("team/kestrel.md", "linked from team/review.md line 3", 1),
+        ("team/meeting.md", "links to team/kestrel.md at line 3, as team/review.md does", 2)]
+
+
 @pytest.fixture(scope="module")
 def context_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     """One indexed copy of the vault for every example of the property (SQLite: the walk is the same on both)."""

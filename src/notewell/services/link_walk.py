@@ -62,14 +62,17 @@ def walk(links: LinkService, readable: list[str], reached: Reached, hops: int) -
         before = set(reached.documents)
         found: list[DocKey] = []
         for key in frontier:
-            source, distance = f"{key[0]}/{key[1]}", reached.documents[key].distance + 1
+            came = reached.documents[key]
+            source, distance = f"{key[0]}/{key[1]}", came.distance + 1
+            # a document that links where the one before linked too (the same client, the same policy) says so
+            also = (f", as {came.via[0]}/{came.via[1]} does" if came.via is not None and not came.backlink else "")
             for link in links.outgoing(key, readable, LINKS_PER_DOCUMENT):
                 if link.path is not None:
                     found.append(_reach(reached, link.path, Reach(f"linked from {source} line {link.line}", distance,
                                                                   key, link.line)))
             for link in links.backlinks(key, readable, LINKS_PER_DOCUMENT):
-                found.append(_reach(reached, link.source, Reach(f"links to {source} at line {link.line}", distance,
-                                                                key, link.line, backlink=True)))
+                found.append(_reach(reached, link.source, Reach(f"links to {source} at line {link.line}{also}",
+                                                                distance, key, link.line, backlink=True)))
         frontier = [k for k in dict.fromkeys(found) if k in reached.documents and k not in before]
         if not frontier:
             return
