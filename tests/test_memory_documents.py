@@ -3,7 +3,8 @@
 remember's about names a document (refused exactly as a missing one when the caller cannot read it); a
 memory whose text names a document's path is tied to it as a mention; readDoc's first part lists the
 memories about the document that the caller may see (another person's private memory never, a forgotten
-one no more); a move of the document takes its memories along; a deleted document keeps them.
+one no more); a move of the document takes its memories along; a deleted document keeps them, and their
+answers mark it gone.
 """
 
 from __future__ import annotations
@@ -60,14 +61,18 @@ async def test_a_memory_about_a_document_is_listed_by_readdoc(server: ServerThre
 
 async def test_about_a_document_one_cannot_read_is_refused_as_a_missing_one(server: ServerThread,
                                                                              world: World) -> None:
+    """(Each test writes the documents it needs: with the backends as module parameters, the order of tests
+    across the two worlds is not fixed.)"""
+    async with connect(server.url, world.tokens["alice_mem"]) as alice:
+        await call(alice, "write_note", {"path": "projects/apollo/budget.md", "content": "# Budget\n\nnumbers\n"})
     async with connect(server.url, world.tokens["bob_mem"]) as bob:  # bob reads only his home
-        hidden = await refusal(bob, "remember", {"content": "x", "about": "projects/apollo/runbook.md"})
+        hidden = await refusal(bob, "remember", {"content": "x", "about": "projects/apollo/budget.md"})
         missing = await refusal(bob, "remember", {"content": "x", "about": "projects/apollo/no-such.md"})
-        assert hidden.replace("runbook", "no-such") == missing and "Not found" in hidden
-        named = await call(bob, "remember", {"content": "projects/apollo/runbook.md is not mine to read"})
+        assert hidden.replace("budget", "no-such") == missing and "Not found" in hidden
+        named = await call(bob, "remember", {"content": "projects/apollo/budget.md is not mine to read"})
     assert world.runtime.store.memory_documents.ties([named["ref"]]) == {}  # he may not read it: no tie
     async with connect(server.url, world.tokens["alice_mem"]) as alice:
-        assert len(await about(alice, "projects/apollo/runbook.md")) == 2
+        assert await about(alice, "projects/apollo/budget.md") == []
 
 
 async def test_private_and_forgotten_memories_are_shown_to_no_one_else(server: ServerThread, world: World) -> None:
@@ -93,5 +98,9 @@ async def test_a_moved_document_takes_its_memories_and_a_deleted_one_keeps_them(
         assert await about(alice, "projects/apollo/slip-v2.md") == [(kept["ref"], "about")]
         await call(alice, "delete_note", {"path": "projects/apollo/slip-v2.md"})
         found = await call(alice, "recall", {"query": "phase one slipped"})
-        assert kept["ref"] in [r["ref"] for r in found["results"]]  # the memory outlives its document
+        searched = await call(alice, "search_memory", {"query": "phase one slipped"})
+    result = next(r for r in found["results"] if r["ref"] == kept["ref"])  # the memory outlives its document
+    assert (result["documents"], result["documents_gone"]) == ([], ["projects/apollo/slip-v2.md"])  # marked gone
+    assert next(r for r in searched["results"] if r["ref"] == kept["ref"])["documents_gone"] == [
+        "projects/apollo/slip-v2.md"]
     assert world.runtime.store.memory_documents.ties([kept["ref"]])[kept["ref"]][0].path == "apollo/slip-v2.md"

@@ -107,6 +107,7 @@ class MemoryResult:
     found_by: tuple[str, ...] = ("words",)  # "words", "meaning" or both (services.hybrid)
     similarity: float | None = None  # cosine similarity to the query, when meaning found it
     documents: tuple[str, ...] = ()  # the documents it is tied to that the caller may read (vault paths)
+    documents_gone: tuple[str, ...] = ()  # those deleted since, in projects the caller may read: the tie is kept
 
 
 @dataclass(frozen=True)
@@ -357,10 +358,12 @@ class MemoryService:
                             words_only=words_only)
 
     def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
-        """The results, each naming the documents it is tied to that p may read (docs/links.md)."""
+        """The results, each naming the documents it is tied to that p may read, and those of them deleted since
+        (docs/links.md)."""
         readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
         named = readable_ties(self.store, readable, [r.memory.ref for r in results])
-        return [replace(r, documents=named[r.memory.ref]) if r.memory.ref in named else r for r in results]
+        return [replace(r, documents=named[r.memory.ref].present, documents_gone=named[r.memory.ref].gone)
+                if r.memory.ref in named else r for r in results]
 
     def _rank_fused(self, found: list[Fused[MemoryRecord, MemoryHit]], terms: list[str], prefer_working: bool,
                     limit: int) -> list[MemoryResult]:

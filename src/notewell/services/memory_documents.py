@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
@@ -85,18 +86,29 @@ def _is_ascii_alnum(char: str) -> bool:
     return char.isascii() and char.isalnum()
 
 
-def readable_ties(store: Store, readable: Sequence[str], refs: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """The vault paths of the documents each memory of ``refs`` is tied to that exist and lie in ``readable``
-    (the projects the caller may read): a tie to a document hidden from the caller, or deleted, is not named,
-    so the answer is the same whether it is hidden or gone. A memory with none has no entry."""
+@dataclass(frozen=True)
+class Tied:
+    """The documents a memory is tied to, as one caller sees them (vault paths, in path order)."""
+
+    present: tuple[str, ...] = ()
+    gone: tuple[str, ...] = ()  # deleted since: the tie is kept, and marked
+
+
+def readable_ties(store: Store, readable: Sequence[str], refs: Sequence[str]) -> dict[str, Tied]:
+    """The documents each memory of ``refs`` is tied to in ``readable`` (the projects the caller may read):
+    those that exist, and those deleted since (a moved document takes its ties along, so it is never gone). A
+    tie into a project the caller may not read is not named at all, deleted or not, so nothing is learnt of
+    what is hidden. A memory with none of either has no entry."""
     if not readable or not refs:
         return {}
     ties = store.memory_documents.ties(refs)
     wanted = [(t.project, t.path) for found in ties.values() for t in found if t.project in readable]
     existing = store.documents.checksums(wanted) if wanted else {}
-    named: dict[str, tuple[str, ...]] = {}
+    named: dict[str, Tied] = {}
     for ref, found in ties.items():
-        paths = tuple(f"{t.project}/{t.path}" for t in found if (t.project, t.path) in existing)
-        if paths:
-            named[ref] = paths
+        seen = [t for t in found if t.project in readable]
+        tied = Tied(tuple(f"{t.project}/{t.path}" for t in seen if (t.project, t.path) in existing),
+                    tuple(f"{t.project}/{t.path}" for t in seen if (t.project, t.path) not in existing))
+        if tied.present or tied.gone:
+            named[ref] = tied
     return named

@@ -49,13 +49,16 @@ _MEMORY_FIELDS = s.properties(record_model(m.Memory), s.View({
     }, omit=("tags", "updated", "author", "expires_at", "author_token", "superseded_by", "deleted_at",
              "delete_reason", "private"), by_alias=False))
 _DOCUMENTS = ("The documents it is about (remember's about, or named in its text) that you may read, as "
-              "readDoc takes their paths; one you may not read, or deleted, is not named.")
+              "readDoc takes their paths; one you may not read is not named.")
+_DOCUMENTS_GONE = ("The documents it was about that have been deleted since, in projects you may read: the memory "
+                   "and its tie are kept, marked here.")
 _RESULT = s.obj({  # search_memory: strict, by words alone (XMemo's page)
     **_MEMORY_FIELDS,
     **s.properties(record_model(m.MemoryResult), s.View({
         "why": "Why it matched: the words of each field that matched.",
         "score": "The blended ranking score (higher first).",
         "documents": _DOCUMENTS,
+        "documents_gone": _DOCUMENTS_GONE,
     }, omit=("memory", "matched", "found_by", "similarity"), by_alias=False)),
 })
 _RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Meaning")
@@ -68,6 +71,7 @@ _RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Me
         "similarity": "Cosine similarity of its meaning to the query's (about 0.45 and above: a close "
                       "paraphrase; calibrated, so it may be cut on); null when meaning did not find it.",
         "documents": _DOCUMENTS,
+        "documents_gone": _DOCUMENTS_GONE,
     }, omit=("memory", "matched"), by_alias=False)),
 })
 _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text is "context" here
@@ -100,7 +104,7 @@ def _result(r: m.MemoryResult) -> JsonObject:
     mem = r.memory
     return {"ref": mem.ref, "project": mem.project, "path": mem.path, "memory_type": mem.memory_type,
             "title": mem.title, "content": mem.content, "created": mem.created, "why": r.why, "score": r.score,
-            "documents": list(r.documents)}
+            "documents": list(r.documents), "documents_gone": list(r.documents_gone)}
 
 
 def _recall_result(r: m.MemoryResult) -> JsonObject:
