@@ -84,15 +84,21 @@ def test_map_labels_name_the_folder_when_two_files_share_a_name() -> None:
 def test_wikilinks_in_the_text_lead_to_their_targets_or_are_marked(world: World) -> None:
     with serve_world(world) as server:
         base = server.url.removesuffix("/mcp")
-        mia = _signed_in(base, world, "mia")
+        mia, ada = _signed_in(base, world, "mia"), _signed_in(base, world, "ada")
         review = mia.get("/p/team/doc/notes/review.md").text
+        admins = ada.get("/p/team/doc/notes/review.md").text
         mia.close()
+        ada.close()
     assert '<a href="/p/team/doc/pricing-policy.md">pricing-policy</a>' in review
     assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md">Kestrel</a>' in review  # the label shown
     assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md#Terms">kestrel logistics#Terms</a>' in review
     assert '<span class="unresolved" title="unresolved">plan</span>' in review  # ambiguous
     assert "<code>[[in-code]]</code>" in review and "[[in-fence]]" in review  # code stays code
-    assert '<a href="/p/secret/doc/plan.md">their plan</a>' in review  # vault-absolute: that document's page
+    # vault-absolute: that document's page; to mia, who may not read secret, marked as a link to nothing is
+    assert '<a href="/p/secret/doc/plan.md" class="unresolved" title="unresolved">their plan</a>' in review
+    assert '<a href="/p/secret/doc/plan.md">their plan</a>' in admins
+    lost = '<a href="/p/secret/doc/lost.md" class="unresolved" title="unresolved">a lost one</a>'
+    assert lost in review and lost in admins
     assert '<a href="../plans/plan.md#goals">The plan</a>' in review  # relative: already right from this page
 
 

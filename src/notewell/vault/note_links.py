@@ -130,7 +130,7 @@ def wikilink_parts(inner: str) -> tuple[str, str, str] | None:
     return name, anchor.strip(), label.strip()
 
 
-def _markdown_target(project: str, source: str, written: str) -> tuple[str, str] | None:
+def markdown_target(project: str, source: str, written: str) -> tuple[str, str] | None:
     """(vault path, anchor) of a markdown link's destination; None for a URL, an anchor alone, or a path
     out of the vault."""
     if _SCHEME.match(written) or written.startswith("#") or len(written) > MAX_TARGET_CHARS:
@@ -158,7 +158,7 @@ def _line_links(project: str, source: str, number: int, line: str) -> list[tuple
         if parts is not None:
             found.append((m.start(), ParsedLink("wikilink", number, *parts)))
     for m in _MARKDOWN.finditer(masked) if "](" in masked else ():
-        resolved = _markdown_target(project, source, m.group(2) or m.group(3))
+        resolved = markdown_target(project, source, m.group(2) or m.group(3))
         if resolved is not None:
             found.append((m.start(), ParsedLink("markdown", number, resolved[0], resolved[1], m.group(1).strip())))
     for column, content in spans:

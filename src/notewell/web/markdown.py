@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 
 from notewell.vault.parse import split_front_matter
 from notewell.web.readable import plain
-from notewell.web.wikilinks import ENV_KEY, use_wikilinks
+from notewell.web.wikilinks import ENV_KEY, UNRESOLVED_KEY, use_wikilinks
 
 _MD = use_wikilinks(MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
     ["table", "strikethrough"]))
@@ -92,10 +92,12 @@ def _is_title(tokens: list[Token], title: str) -> bool:
 
 
 def render_markdown(text: str, wanted_line: int | None = None, title: str = "",
-                    wikilinks: Mapping[str, str | None] | None = None) -> list[Block]:
+                    wikilinks: Mapping[str, str | None] | None = None,
+                    unresolved: tuple[str, str, frozenset[str]] | None = None) -> list[Block]:
     """The blocks of a markdown text; when ``title`` is given, a first heading saying it is kind "title". With
     ``wikilinks`` (a wikilink's name as written -> its target's page, or None), wikilinks are links or marked
-    unresolved (web/wikilinks.py)."""
+    unresolved; with ``unresolved`` (the page's project and path, and the vault paths its markdown links lead to
+    that hold no document the reader may read), those links are marked too (web/wikilinks.py)."""
     lines = text.split("\n")
     skip = _front_matter_end(lines)
     out: list[Block] = []
@@ -105,7 +107,7 @@ def render_markdown(text: str, wanted_line: int | None = None, title: str = "",
         html = Markup(f'<pre class="front-matter">{escape(chr(10).join(lines[:skip]))}</pre>') if raw else Markup("")
         out.append(Block(1, skip, html, wanted_line is not None and 1 <= wanted_line <= skip, "front", fields or ()))
     body = "\n".join(lines[skip:])
-    env: dict[str, object] = {} if wikilinks is None else {ENV_KEY: wikilinks}
+    env: dict[str, object] = {} if wikilinks is None else {ENV_KEY: wikilinks, UNRESOLVED_KEY: unresolved}
     for n, (begin, stop, tokens) in enumerate(_top_level_blocks(_MD.parse(body, env))):
         first, last = begin + 1 + skip, max(stop, begin + 1) + skip
         html = Markup(_MD.renderer.render(tokens, _MD.options, env))

@@ -19,9 +19,10 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
-from notewell.vault.note_links import MAX_TARGET_CHARS, wikilink_parts
+from notewell.vault.note_links import MAX_TARGET_CHARS, markdown_target, wikilink_parts
 
 ENV_KEY = "wikilinks"
+UNRESOLVED_KEY = "unresolved"  # (project, path, the vault paths of its markdown links that lead to no document)
 
 
 def document_page(vault_path: str) -> str:
@@ -58,6 +59,17 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _unresolved(href: str, env: EnvType) -> bool:
+    """Whether a markdown link of the page leads to a vault path the index found no readable document at (the
+    page's env holds its project, its path and those targets, as note_links reads them)."""
+    found = env.get(UNRESOLVED_KEY)
+    if not found:
+        return False
+    project, source, targets = found
+    target = markdown_target(project, source, href)
+    return target is not None and target[0] in targets
+
+
 def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
     """``md`` reading wikilinks, and pointing vault-absolute markdown links (``/project/path``) at the page of
     that document."""
@@ -66,6 +78,9 @@ def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
     def link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: EnvType) -> str:
         href = tokens[idx].attrGet("href")
+        if isinstance(href, str) and not tokens[idx].meta.get("wikilink") and _unresolved(href, env):
+            tokens[idx].attrSet("class", "unresolved")  # a link to no document the reader may read: marked
+            tokens[idx].attrSet("title", "unresolved")
         if isinstance(href, str) and href.startswith("/") and not href.startswith("//") \
                 and not tokens[idx].meta.get("wikilink"):
             target, hash_mark, fragment = href.partition("#")  # the anchor stays an anchor, the query goes

@@ -120,7 +120,9 @@ async def doc_page(request: Request) -> Response:
     title = first.title or rel
     wikilinks = {link.target: doc_href(*_split(link.path)) if link.path else None
                  for link in found.outgoing if link.kind == "wikilink"}
-    blocks = render_markdown("\n".join(lines), line, title, wikilinks) if rendered else None
+    unresolved = (project, rel, frozenset(link.target for link in found.outgoing
+                                          if link.kind == "markdown" and not link.path))
+    blocks = render_markdown("\n".join(lines), line, title, wikilinks, unresolved) if rendered else None
     heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
     may_write = services(request).authorization.allowed(p, "note:write", project)
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
