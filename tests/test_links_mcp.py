@@ -26,6 +26,7 @@ from mcp_world import World, connect, serve_world, served_vault
 from notewell.access.principal import LOCAL_OWNER
 from notewell.indexer import sync
 from notewell.runtime import Runtime, open_runtime
+from notewell.services.link_context import LinkContext
 from notewell.services.token_count import count_tokens
 from notewell.vault.scan import Subtrees
 
@@ -198,17 +199,22 @@ async def test_build_context_counts_hops_from_a_memory_and_brings_the_memories_a
     assert err.value.error.data["argument"] == "ref" and len(str(err.value)) < 300  # type: ignore[index]
 
 
+def _context_over(tmp_path: Path, store_url: str, files: dict[str, str], **start: Any) -> LinkContext:
+    """buildContext as the owner, over a vault of ``files`` indexed into a fresh store."""
+    rt = open_runtime(str(make_vault(tmp_path, files)), store_url)
+    try:
+        rt.indexing.sync()
+        return rt.link_context.build_context(LOCAL_OWNER, **start)
+    finally:
+        rt.close()
+
+
 async def test_a_query_starts_from_the_documents_that_match_it_best(tmp_path: Path, store_url: str) -> None:
     """Not in path order: the document about zebras (most lines, the word in its name) comes first, though
     five others that name a zebra once sort before it."""
     files = {f"team/aa{n}.md": f"# Note {n}\n\nA zebra passed by.\n" for n in range(1, 7)}
     files["team/zz-zebra.md"] = "# Zebras\n\nA zebra has stripes.\nEvery zebra differs.\nZebra foals stay close.\n"
-    rt = open_runtime(str(make_vault(tmp_path, files)), store_url)
-    try:
-        rt.indexing.sync()
-        found = rt.link_context.build_context(LOCAL_OWNER, query="zebra", depth=0)
-    finally:
-        rt.close()
+    found = _context_over(tmp_path, store_url, files, query="zebra", depth=0)
     assert [(i.ref, i.why) for i in found.items][:2] == [
         ("team/zz-zebra.md", "matches the query (line 1 and 3 more)"), ("team/aa1.md", "matches the query (line 3)")]
 
@@ -218,12 +224,7 @@ def test_a_document_that_links_where_the_start_links_says_so(tmp_path: Path, sto
     backlink of the client's page), and its reason names what they share."""
     files = {"team/review.md": "# Review\n\nAbout [[kestrel]].\n", "team/kestrel.md": "# Kestrel\n",
              "team/meeting.md": "# Meeting\n\nWith [Kestrel](kestrel.md).\n"}
-    rt = open_runtime(str(make_vault(tmp_path, files)), store_url)
-    try:
-        rt.indexing.sync()
-        found = rt.link_context.build_context(LOCAL_OWNER, path="team/review.md", depth=2)
-    finally:
-        rt.close()
+    found = _context_over(tmp_path, store_url, files, path="team/review.md", depth=2)
     assert [(i.ref, i.why, i.distance) for i in found.items] == [
         ("team/review.md", "the document asked for", 0), ("team/kestrel.md", "linked from team/review.md line 3", 1),
         ("team/meeting.md", "links to team/kestrel.md at line 3, as team/review.md does", 2)]
