@@ -12,7 +12,8 @@
    plus the resolving and writing of ``relink``; timed around those calls), and what links add to the store
    (the database files' sizes with and without) against the text.
 2. **Latency over MCP.** ``notewell serve`` on the store built with links, and one client session (the
-   2025-11-25 handshake: one Mcp-Session-Id for every call) with a staff token, calling in turns, ``--rounds``
+   2025-11-25 handshake: one Mcp-Session-Id for every call) with a staff token (knowledge:read and memory:read),
+   calling in turns, ``--rounds``
    times each: getLinks of a document, buildContext of it (depth 2, max_tokens 4000), readDoc of it, and
    searchKnowledge of two words of it (the full-text peer, in the same run). p50 and p95 of each, and their
    ratio to searchKnowledge's.
@@ -208,7 +209,8 @@ def latencies(vault: Path, db: Path, notes: list[Note], rounds: int) -> tuple[di
     """Each tool's latencies over one session, in turns; and what the answers held (links, context items)."""
     rt = open_runtime(str(vault), str(db))
     try:
-        token = staff_token(rt, ["knowledge:read"])
+        # memory:read too: buildContext then also looks up the memories about each document it reaches
+        token = staff_token(rt, ["knowledge:read", "memory:read"])
     finally:
         rt.close()
     port = free_port()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import index_into, make_vault
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import open_runtime
 from notewell.store.shared.links import LINK_MIGRATIONS
 from notewell.store.shared.store import SqlStore
 
@@ -72,3 +74,18 @@ def test_a_store_with_the_links_first_row_reads_them_again_into_the_smaller_one(
             ("p", "sub/later note.md")
     finally:
         again.runtime.close()
+
+
+def test_tied_names_the_documents_a_memory_is_tied_to(tmp_path: Path, store_url: str) -> None:
+    """buildContext's first look: which of the documents it reached have memories tied to them (one query)."""
+    vault = make_vault(tmp_path, {"p/a.md": "# A\n", "p/b.md": "# B\n", "p/c.md": "# C\n"})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        rt.indexing.sync()
+        rt.memory.remember(LOCAL_OWNER, "About a.", project="p", about="p/a.md")
+        rt.memory.remember(LOCAL_OWNER, "See c.md for the rest.", project="p")
+        assert rt.store.memory_documents.tied([("p", "a.md"), ("p", "b.md"), ("p", "c.md"), ("q", "a.md")]) == {
+            ("p", "a.md"), ("p", "c.md")}
+        assert rt.store.memory_documents.tied([]) == set()
+    finally:
+        rt.close()

@@ -46,7 +46,7 @@ QUERY_SEEDS: Final = 5
 QUERY_LINES_PER_WORD: Final = 200
 """A query's words are each looked for in at most this many lines when its starts are ranked."""
 MEMORIES_AT_PATH: Final = 5
-"""A document brings at most this many memories kept at its path, and this many tied to it."""
+"""A document brings at most this many memories tied to it; the start document also this many kept at its path."""
 REF_MAX_CHARS: Final = 200
 TRY_TOKENS_FACTOR: Final = 1.25
 CHARS_PER_TOKEN: Final = 4
@@ -126,18 +126,20 @@ class LinkContextService:
         return self._packed(f"{name} {value}", depth, max_tokens, found)
 
     def _memories_of_documents(self, p: Principal, found: _Found, depth: int) -> None:
-        """The memories p may see about each document reached (and kept at its path), one hop further than it."""
+        """The memories p may see about each document reached (tied to it; and for the start, kept at its path),
+        one hop further than it. One query finds which documents have ties at all: most have none."""
         if not self.authorization.allowed(p, "memory:read"):
             return
-        for key, reach in list(found.documents.items()):
-            if reach.distance >= depth:
-                continue
+        near = [(key, reach) for key, reach in found.documents.items() if reach.distance < depth]
+        tied = self.store.memory_documents.tied([key for key, _ in near])
+        for key, reach in near:
             location, distance = f"{key[0]}/{key[1]}", reach.distance + 1
-            for about in self.memory.about_document(p, location, limit=MEMORIES_AT_PATH):
-                m = about.memory
-                why = f"about {location}" if about.how == "about" else f"mentions {location}"
-                found.memories.setdefault(m.ref, (why, distance, m.title, m.content))
-            if not self.authorization.allowed(p, "memory:read", key[0]):
+            if key in tied:
+                for about in self.memory.about_document(p, location, limit=MEMORIES_AT_PATH):
+                    m = about.memory
+                    why = f"about {location}" if about.how == "about" else f"mentions {location}"
+                    found.memories.setdefault(m.ref, (why, distance, m.title, m.content))
+            if reach.distance > 0 or not self.authorization.allowed(p, "memory:read", key[0]):
                 continue
             kept, _ = self.memory.list_memories(p, project=key[0], path=key[1], limit=MEMORIES_AT_PATH)
             for m in kept:

@@ -335,6 +335,9 @@ class MemoryDocumentRepository(Protocol):
     def about(self, document: DocKey, projects: Sequence[str], viewer: str, now: str,
               limit: int) -> list[tuple[MemoryRecord, str]]: ...
     def ties(self, refs: Sequence[str]) -> dict[str, list[DocumentTie]]: ...
+    def tied(self, documents: Sequence[DocKey]) -> set[DocKey]:
+        """Those of ``documents`` some memory is tied to (live or not: a cheap first look before ``about``)."""
+        ...
 
 
 class MemoryRepository(Protocol):

@@ -70,6 +70,16 @@ class SqlMemoryDocuments:
             rows = conn.execute(sql, values).fetchall()
         return [(memory_from_row(row[:-1]), row[-1]) for row in rows]
 
+    def tied(self, documents: Sequence[DocKey]) -> set[DocKey]:
+        if not documents:
+            return set()
+        wanted = list(dict.fromkeys(documents))
+        pairs = " OR ".join(["(project = ? AND path = ?)"] * len(wanted))
+        with self.dialect.reading() as conn:
+            rows = conn.execute(f"SELECT DISTINCT project, path FROM memory_documents WHERE {pairs}",
+                                [value for key in wanted for value in key]).fetchall()
+        return {(project, path) for project, path in rows}
+
     def ties(self, refs: Sequence[str]) -> dict[str, list[DocumentTie]]:
         """The documents each of the memories ``refs`` is tied to, by path (a memory with none: no entry).
         Whether the caller may see the memories, and read the documents, is the caller's to decide."""
