@@ -78,9 +78,9 @@ TWINS = [
          omitted=frozenset({"userId", "tokenId", "framework"}), added=frozenset({"score"})),
     Twin("brain_report_session_outcome", (P, "learnings"), "LearningsReport"),
     Twin("search_memory", (P, "results", "items"), "Memory", omitted=MEMORY_OMITTED,
-         added=frozenset({"why", "score", "documents"})),  # MemoryResult's
-    Twin("recall", (P, "results", "items"), "Memory", omitted=MEMORY_OMITTED,
-         added=frozenset({"why", "score", "matched", "similarity", "documents"})),  # MemoryResult's, matched: foundBy
+         added=frozenset({"why", "score", "documents", "documentsGone"})),  # MemoryResult's
+    Twin("recall", (P, "results", "items"), "Memory", omitted=MEMORY_OMITTED,  # MemoryResult's; matched: foundBy
+         added=frozenset({"why", "score", "matched", "similarity", "documents", "documentsGone"})),
     Twin("recall_context", (), "ContextPack", renamed={"context": "text"}, added=frozenset({"tokenCount"})),
     Twin("recall_context", (P, "items", "items"), "PackedItem"),
     Twin("recall_context", (P, "left_out", "items"), "LeftOut"),
