@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import sys
 import threading
@@ -82,13 +83,22 @@ def _wait_until_blocked_at_begin(thread: threading.Thread, seconds: float = 30) 
     """Poll the thread's stack until it stands in ``_immediate`` (BEGIN IMMEDIATE, which blocks while
     another connection holds the write lock): it has made its emptiness check and is now waiting."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        frame = sys._current_frames().get(thread.ident or -1)
-        while frame is not None:
-            if frame.f_code.co_name == "_immediate":
-                return
-            frame = frame.f_back
-        time.sleep(0.005)
+    # No garbage collection while sys._current_frames() runs: CPython 3.11 can collect inside it, holding its
+    # lock on the threads, and a finaliser there (a SQLite connection closed) deadlocked this test with the
+    # thread it watches (seen once in CI, both stacks waiting on a lock).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while time.monotonic() < deadline:
+            frame = sys._current_frames().get(thread.ident or -1)
+            while frame is not None:
+                if frame.f_code.co_name == "_immediate":
+                    return
+                frame = frame.f_back
+            time.sleep(0.005)
+    finally:
+        if collecting:
+            gc.enable()
     raise AssertionError("the second indexer never reached BEGIN IMMEDIATE")
 
 
