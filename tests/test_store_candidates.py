@@ -17,6 +17,7 @@ from notewell.store import regions
 from notewell.store.postgres import documents as postgres_documents
 from notewell.store.postgres.trigram_words import index_sql
 from notewell.store.sqlite import documents as sqlite_documents
+from notewell.store.sqlite import match_walk
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -49,13 +50,40 @@ def test_few_and_many_matches_give_the_same_pages(tmp_path: Path, monkeypatch: p
     by_id += [pages(plan) for plan in plans[1:]]
     monkeypatch.setattr(sqlite_documents if backend == "sqlite" else postgres_documents, "FEW_MATCHES", 0)
     assert [pages(plan) for plan in plans] == by_id  # every plan walks the order now
-    if backend == "postgres":  # a walk that gives way collects the matches; and one that never does
+    # a walk that gives way collects the matches; and one that never does
+    if backend == "postgres":
         monkeypatch.setattr(postgres_documents, "WALK_FACTOR", 1)
-        assert [pages(plan) for plan in plans] == by_id
-        monkeypatch.setattr(postgres_documents, "MANY_MATCHES", 0)
-        assert [pages(plan) for plan in plans] == by_id
+    else:
+        monkeypatch.setattr(match_walk, "WALK_BATCHES", 0)
+    assert [pages(plan) for plan in plans] == by_id
+    monkeypatch.setattr(sqlite_documents if backend == "sqlite" else postgres_documents, "MANY_MATCHES", 0)
+    assert [pages(plan) for plan in plans] == by_id
     assert sum(len(p) for p in by_id[0]) == 33 and sum(len(p) for p in by_id[4]) == 49
     assert regions_by_id is not None and len(regions_by_id) == 2  # two of the long note's regions hold "needle"
+    indexed.runtime.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_search_pages_through_the_matches_of_its_first_page(tmp_path: Path, request: pytest.FixtureRequest,
+                                                              backend: str) -> None:
+    """The matches are looked up once per search (its plan object and scope): a later page answers from
+    the first page's moment; the same plan's first page again, or another scope, looks them up again."""
+    files = {f"p/n{n:02}.md": f"a needle {n}\n" for n in range(6)} | {"q/n.md": "needle\n"}
+    db = tmp_path / "index.db" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    indexed = index_into(make_vault(tmp_path, files), db)
+    documents, plan = indexed.store.documents, plain_plan("needle")
+    scope = Scope(projects=["p"])
+    first = documents.candidates(scope, plan, limit=3)
+    assert [c.path for c in first] == ["n00.md", "n01.md", "n02.md"]
+    (tmp_path / "vault" / "p" / "n02a.md").write_text("needle too\n")  # a match added between two pages
+    indexed.runtime.indexing.sync()
+    after = (first[-1].project, first[-1].path)
+    assert [c.path for c in documents.candidates(scope, plan, after=after, limit=10)] == ["n03.md", "n04.md", "n05.md"]
+    assert [c.path for c in documents.candidates(Scope(projects=["p", "q"]), plan, after=after, limit=10)] == [
+        "n02a.md", "n03.md", "n04.md", "n05.md", "n.md"]  # another scope: looked up again
+    again = documents.candidates(scope, plan, limit=3)
+    assert [c.path for c in documents.candidates(scope, plan, after=(again[-1].project, again[-1].path),
+                                                 limit=10)] == ["n02a.md", "n03.md", "n04.md", "n05.md"]
     indexed.runtime.close()
 
 

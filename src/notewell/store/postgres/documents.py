@@ -11,7 +11,6 @@ of UTF-8, which is code point order, as SQLite's BINARY), so listings come in th
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -21,9 +20,9 @@ import psycopg
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import Plan
 from notewell.store.document_rows import extension, line_count, meta_from_row
+from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
-from notewell.store.postgres.matches import Matches
 from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
 from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
@@ -227,7 +226,7 @@ class _Writer(SqlDocumentWriter):
 class PostgresDocuments(SqlDocuments):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
-        self._last_match = threading.local()  # per thread: the matches of the search it is paging through
+        self._pages = SearchPages()
         super().__init__(PostgresDialect(db), MIGRATIONS)
         self._move_old_texts()
         self._fill_grams()
@@ -310,12 +309,12 @@ class PostgresDocuments(SqlDocuments):
         where, params = pg_scope_sql(scope, self.dialect)
         if plan is not None:
             with self.db.connection() as conn:
-                found = self._matched(conn, plan, where, params, after, FEW_MATCHES)
+                found = self._matched(conn, plan, scope, where, params, after, FEW_MATCHES)
                 if found is None and limit is not None:
                     walked = self._walk(conn, plan, where, params, after, limit, limit * WALK_FACTOR)
                     if walked is not None:
                         return walked
-                    found = self._matched(conn, plan, where, params, None, MANY_MATCHES)
+                    found = self._matched(conn, plan, scope, where, params, None, MANY_MATCHES)
                 if found is None:
                     return self._walk(conn, plan, where, params, after, limit, None) or []
             return found.page(after, limit)
@@ -353,16 +352,13 @@ class PostgresDocuments(SqlDocuments):
         passed = conn.execute(f"SELECT count(*) FROM ({walk} LIMIT %s) d", [*params, most + 1]).fetchone()
         return found if passed is not None and passed[0] <= most else None
 
-    def _matched(self, conn: psycopg.Connection, plan: Plan, where: str, params: list[Any], after: DocKey | None,
-                 most: int) -> Matches | None:
+    def _matched(self, conn: psycopg.Connection, plan: Plan, scope: Scope, where: str, params: list[Any],
+                 after: DocKey | None, most: int) -> Matches | None:
         r"""The regions the index names and their documents in the scope, in order, when there are at most
-        ``most`` regions, else None. The next page of the same search (the same plan object, with
-        ``after``) reuses them: asking again cost the index lookup and the documents' once more per page
-        (14 ms of 38 for ``def \w+_callback\(`` at 1 GB). That page answers from the first page's
-        moment, as a search should."""
-        last: tuple[Plan, Matches | None] | None = getattr(self._last_match, "found", None)
-        if after is not None and last is not None and last[0] is plan:
-            return last[1]
+        ``most`` regions, else None; the next pages of the same search reuse them (store/matches.py)."""
+        later, kept = self._pages.kept(plan, scope, after)
+        if later:
+            return kept
         match, match_params = index_sql(plan, "r.words", "r.grams")
         with conn.transaction():
             # the index, never a scan computing show_trgm on every region: the planner costs the function at
@@ -382,7 +378,7 @@ class PostgresDocuments(SqlDocuments):
                 [int_array(sorted({doc_of(rid) for rid in regions})), *params], prepare=False).fetchone()
             ids, projects, paths = docs if docs is not None and docs[0] is not None else ([], [], [])
             found = Matches(regions, ids, projects, paths)
-        self._last_match.found = (plan, found)
+        self._pages.keep(plan, scope, found)
         return found
 
     def texts(self, candidates: Sequence[CandidateDoc],

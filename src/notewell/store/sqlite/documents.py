@@ -13,11 +13,13 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from typing import Any
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
+from notewell.store.matches import Matches, SearchPages
 from notewell.store.regions import (
     LAST_SEQ,
     REGION_BITS,
@@ -285,6 +287,7 @@ class _Writer(SqlDocumentWriter):
 class SqliteDocuments(SqlDocuments):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
+        self._pages = SearchPages()
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
         db.conn.create_function("notewell_region_words", 1, lambda body: _words(unpack(body)), deterministic=True)
         super().__init__(SqliteDialect(db), MIGRATIONS)
@@ -361,7 +364,8 @@ class SqliteDocuments(SqlDocuments):
         then looked up by id after all, and past that every document whose regions match is walked, those
         candidates read whole. (Walking for a rare literal read the whole scope's index: 11 ms on 165 MB,
         six times that on 1 GB.)"""
-        where, params = scope_sql(scope, self.dialect)
+        scope_where, scope_params = scope_sql(scope, self.dialect)
+        where, params = scope_where, list(scope_params)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
             params += list(after)
@@ -372,26 +376,36 @@ class SqliteDocuments(SqlDocuments):
         if plan is None:
             return list(map(CandidateDoc._make, conn.execute(
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where}{order}", [*params, *page])))
+        later, kept = self._pages.kept(plan, scope, after)
+        if kept is not None:
+            return kept.page(after, limit)
         terms = fts_query(plan, trigram_counts(conn, list(dict.fromkeys(plan_trigrams(plan)))),
                           pair_terms(conn, plan_pairs(plan)))
         if terms is None:
             return []
         match = shard_params(terms, *_region_range(conn, scope))
-        if (self._more_matches(match, FEW_MATCHES) and limit is not None
-                and (walked := walk_matches(conn, terms, where, params, limit)) is not None):
-            return walked
-        if self._more_matches(match, MANY_MATCHES):
-            return list(map(CandidateDoc._make, conn.execute(
-                f"SELECT d.id, d.project, d.path, NULL FROM documents d"
-                f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
-                [*params, *match, *page])))
-        regions: dict[int, list[int]] = {}
-        for (rid,) in conn.execute(match_any_shard(), match):
-            regions.setdefault(doc_of(rid), []).append(rid)
-        found = conn.execute(  # CROSS JOIN: SQLite keeps this order, the ids first
+        if later or self._more_matches(match, FEW_MATCHES):
+            self._pages.keep(plan, scope, None)
+            if limit is not None and (walked := walk_matches(conn, terms, where, params, limit)) is not None:
+                return walked
+            if self._more_matches(match, MANY_MATCHES):
+                return list(map(CandidateDoc._make, conn.execute(
+                    f"SELECT d.id, d.project, d.path, NULL FROM documents d"
+                    f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
+                    [*params, *match, *page])))
+        found = self._matched(conn, match, scope_where, scope_params)
+        self._pages.keep(plan, scope, found)
+        return found.page(after, limit)
+
+    @staticmethod
+    def _matched(conn: sqlite3.Connection, match: list[object], where: str, params: list[Any]) -> Matches:
+        """The regions ``match`` names and their documents in ``where``, in order."""
+        regions = sorted(rid for (rid,) in conn.execute(match_any_shard(), match))
+        rows = conn.execute(  # CROSS JOIN: SQLite keeps this order, the ids first
             "SELECT d.id, d.project, d.path FROM json_each(?) AS matched CROSS JOIN documents d"
-            f" ON d.id = matched.value WHERE {where}{order}", [json.dumps(list(regions)), *params, *page])
-        return [CandidateDoc(doc_id, project, path, tuple(regions[doc_id])) for doc_id, project, path in found]
+            " ON d.id = matched.value WHERE " + where + " ORDER BY d.project, d.path",
+            [json.dumps(list(dict.fromkeys(map(doc_of, regions)))), *params]).fetchall()
+        return Matches(regions, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
     def _more_matches(self, match: list[object], most: int) -> bool:
         """Whether more than ``most`` regions match, counted in SQLite (bringing 8,193 rows into Python to find
