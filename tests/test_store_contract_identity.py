@@ -6,6 +6,7 @@ the same on both. The services then run on each backend: a revoked token fails.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -88,6 +89,7 @@ def script(store: Store) -> list[object]:
     do(lambda: ident.revoke_token("nope", "2026-11-29T12:00:00Z"))
     do(lambda: ident.touch_token("tok0", "2026-11-29T11:30:00Z"))
     do(lambda: ident.record_tool_call("tok0", "brain_get_user_style", "2026-11-29T11:31:00Z"))
+    do(lambda: ident.record_tool_call("tok0", "listProjects", "2026-11-29T11:30:59Z"))  # older: not kept
     do(lambda: ident.token("tok1"))
     do(lambda: ident.token("tok0"))
     audit = store.audit
@@ -132,8 +134,31 @@ def test_the_last_tool_call_is_kept_with_the_token(rt: Runtime) -> None:
     rt.authentication.record_tool_call(LOCAL_OWNER, "listProjects")  # no token: nothing to keep
     rt.authentication.record_tool_call(caller, "listProjects")
     rt.authentication.record_tool_call(caller, "searchKnowledge")
+    assert rt.authentication.tool_calls.flush()
     kept = rt.store.identity.token(minted.token.id)
     assert kept is not None and kept.last_tool == "searchKnowledge" and kept.last_tool_at is not None
+
+
+def test_a_call_never_waits_for_its_tokens_row(rt: Runtime, store_url: str) -> None:
+    """Another writer holds the token's row (another server writing it, on PostgreSQL; the database's write
+    lock, on SQLite): noting the call returns at once, and the tool is written once the row is free."""
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.com", "member", handle="ada")
+    minted = rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"])
+    caller = rt.authentication.authenticate(minted.secret)
+    other = open_store(store_url)
+    noted = threading.Event()
+    try:
+        with other.identity.sql.transaction():
+            other.identity.touch_token(minted.token.id, "2026-11-29T11:30:00Z")  # holds the row, and the lock
+            call = threading.Thread(target=lambda: (rt.authentication.record_tool_call(caller, "readDoc"), noted.set()))
+            call.start()
+            assert noted.wait(10)  # the lock is still held here
+            assert not rt.authentication.tool_calls.flush(timeout=0.2)
+        assert rt.authentication.tool_calls.flush()
+    finally:
+        other.close()
+    kept = rt.store.identity.token(minted.token.id)
+    assert kept is not None and kept.last_tool == "readDoc"
 
 
 def test_a_revoked_token_fails_at_its_next_call(rt: Runtime) -> None:

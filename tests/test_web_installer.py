@@ -144,6 +144,7 @@ def test_a_brain_token_smoke_tests_with_the_user_style_then_pings(web_world: Wor
     assert event.payload["installer_version"] == __version__ and event.payload["claude_version"] == ""
     assert event.payload["os"] == " ".join(subprocess.run(["uname", "-sm"], capture_output=True, text=True,
                                                          check=True).stdout.split())
+    assert rt.authentication.tool_calls.flush()
     token = rt.store.identity.token(minted.token.id)
     assert token is not None and token.last_tool == "brain_report_session_outcome"
 

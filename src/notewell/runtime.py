@@ -86,6 +86,7 @@ class Runtime:
                          lease_seconds, on_idle=DailySchedule(self.store, clock, (CROSS, EVOLUTION)))
 
     def close(self) -> None:
+        self.authentication.tool_calls.flush()
         self.meaning.close()
         self.store.close()
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 from notewell.access.policy import ROLE_SCOPES
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import secret_matches, token_id_of
+from notewell.access.tool_calls import ToolCalls
 from notewell.errors import NotFound, Unauthenticated
 from notewell.records.identity import User
 from notewell.store.base import IdentityRepository
@@ -26,22 +26,13 @@ def user_principal(user: User) -> Principal:
 class Authentication:
     def __init__(self, identity: IdentityRepository) -> None:
         self.identity = identity
-        self._tool_calls: dict[str, tuple[str, datetime]] = {}  # token id -> the last tool call written
-        self._tool_lock = threading.Lock()
+        self.tool_calls = ToolCalls(identity)
 
     def record_tool_call(self, p: Principal, tool: str) -> None:
-        """Keep ``tool`` as the last MCP tool ``p``'s token called (the token lists show it): written when the
-        tool differs from the one this process wrote last for the token, or TOUCH_INTERVAL after it, so a busy
-        agent costs a write a minute. Nothing is kept for a caller without a token (the local owner)."""
-        if p.token_id is None:
-            return
-        now = datetime.now(UTC)
-        with self._tool_lock:
-            written = self._tool_calls.get(p.token_id)
-            if written is not None and written[0] == tool and now - written[1] < TOUCH_INTERVAL:
-                return
-            self._tool_calls[p.token_id] = (tool, now)
-        self.identity.record_tool_call(p.token_id, tool, iso(now))
+        """Keep ``tool`` as the last MCP tool ``p``'s token called (the token lists show it), written beside
+        the call (access/tool_calls.py). Nothing is kept for a caller without a token (the local owner)."""
+        if p.token_id is not None:
+            self.tool_calls.note(p.token_id, tool, datetime.now(UTC))
 
     def acting_as(self, email: str | None) -> Principal:
         """Who a command at the local terminal acts for: the local owner, or (``email``, the command line's

@@ -170,7 +170,7 @@ class IdentityRepository(Protocol):
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]: ...
     def revoke_token(self, token_id: str, at: str) -> bool: ...  # False if unknown or revoked already
     def touch_token(self, token_id: str, at: str) -> None: ...  # sets last_used_at
-    def record_tool_call(self, token_id: str, tool: str, at: str) -> None: ...  # sets last_tool, last_tool_at
+    def record_tool_call(self, token_id: str, tool: str, at: str) -> None: ...  # last_tool(_at), unless later kept
 
 
 class AuditRepository(Protocol):

@@ -249,7 +249,8 @@ class SqlIdentity:
 
     def record_tool_call(self, token_id: str, tool: str, at: str) -> None:
         with self.sql.transaction() as conn:
-            conn.execute("UPDATE tokens SET last_tool = ?, last_tool_at = ? WHERE id = ?", (tool, at, token_id))
+            conn.execute("UPDATE tokens SET last_tool = ?, last_tool_at = ? WHERE id = ?"
+                         " AND (last_tool_at IS NULL OR last_tool_at <= ?)", (tool, at, token_id, at))
 
 
 # Rows <-> records. Flags are bound as Python bools, which SQLite stores as 0/1 and PostgreSQL as BOOLEAN;
