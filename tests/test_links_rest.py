@@ -59,7 +59,13 @@ def test_context_route_starts_from_a_path_a_query_or_a_memory(world: World) -> N
         by_ref = _get(base, token, "/context", ref=made.json()["memory"]["ref"], depth=1)
         none = _get(base, token, "/context")
         both = _get(base, token, "/context", path="team/clients/acme.md", query="acme")
+        misspelt = _get(base, token, "/context", path="team/clients/acme.md", max_tokens=500)
+        stranger = _get(base, token, "/projects/team/documents/notes/review.md/links", colour="blue")
     assert by_path.status_code == 200, by_path.text
+    assert misspelt.status_code == 400 and misspelt.json()["field"] == "max_tokens"  # was answered, unlimited
+    assert misspelt.json()["detail"].endswith("is not a parameter of GET /context; did you mean maxTokens?")
+    assert stranger.status_code == 400 and stranger.json()["field"] == "colour"
+    assert stranger.json()["detail"].endswith("it takes direction, limit, offset")
     got = by_path.json()
     assert got["tokensUsed"] <= 500 and got["items"][0]["why"] == "the document asked for"
     items = [(i["kind"], i["ref"], i["why"], i["distance"]) for i in by_ref.json()["items"]]

@@ -43,6 +43,10 @@ class InvalidArgument(NotewellError):
         self.field: str = field
 
 
+class UnknownParameter(InvalidArgument):
+    """A request named a parameter the operation does not take; ``field`` is spelt as the request spelt it."""
+
+
 class NotFound(NotewellError):
     """The thing does not exist, or the caller may not see it: both give the same answer."""
 

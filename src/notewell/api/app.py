@@ -16,6 +16,7 @@ from notewell import __version__
 from notewell.api import problems, reference
 from notewell.api.body_limit import BodyLimit
 from notewell.api.json_depth import refuse_deep_json
+from notewell.api.known_params import refuse_unknown_query
 from notewell.api.no_nul import refuse_nul
 from notewell.api.problems import PROBLEM_JSON
 from notewell.api.request_log import RequestLog
@@ -43,7 +44,7 @@ def build_api(services: Runtime | None = None) -> FastAPI:
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
                   servers=[{"url": PREFIX}], root_path_in_servers=False,
                   generate_unique_id_function=lambda route: to_camel(route.name),
-                  dependencies=[Depends(refuse_nul), Depends(refuse_deep_json)])
+                  dependencies=[Depends(refuse_nul), Depends(refuse_deep_json), Depends(refuse_unknown_query)])
     api.state.services = services
     problems.install(api)
     for module in (me, links, knowledge, notes, brains, memories, sessions, skills):  # links first: see routes/links.py
@@ -67,7 +68,8 @@ def openapi_document(api: FastAPI) -> dict[str, Any]:
                    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
     for operations in doc.get("paths", {}).values():
         for operation in operations.values():
-            # refuse_nul and refuse_deep_json guard every operation: any of them may answer 400 naming the field
+            # refuse_nul, refuse_deep_json and refuse_unknown_query guard every operation: any of them may
+            # answer 400 naming the field
             operation.setdefault("responses", {}).setdefault("400", bad_request)
             if "requestBody" in operation:  # notewell.api.body_limit
                 operation["responses"].setdefault("413", {**bad_request, "description": "Request too large"})

@@ -28,6 +28,7 @@ from notewell.errors import (
     NotFound,
     Remedy,
     Unauthenticated,
+    UnknownParameter,
     VersionConflict,
     with_way_out,
 )
@@ -88,7 +89,7 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, NotFound):
         return problem(404, text)
     if isinstance(exc, InvalidArgument):
-        field = _request_name(exc.field)
+        field = exc.field if isinstance(exc, UnknownParameter) else _request_name(exc.field)
         detail = text
         if field != exc.field and detail.startswith(f"{exc.field}:"):
             detail = field + detail[len(exc.field):]
