@@ -91,7 +91,9 @@ def test_wikilinks_in_the_text_lead_to_their_targets_or_are_marked(world: World)
         ada.close()
     assert '<a href="/p/team/doc/pricing-policy.md">pricing-policy</a>' in review
     assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md">Kestrel</a>' in review  # the label shown
-    assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md#Terms">kestrel logistics#Terms</a>' in review
+    # the anchor as the heading's id: a heading "Terms" there is <h2 id="terms"> (web/heading_ids.py)
+    assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md#terms">kestrel logistics#Terms</a>' in review
+    assert '<h1 id="q2-review">' in review  # the title heading, shown as the page's h1, keeps its id
     assert '<span class="unresolved" title="unresolved">plan</span>' in review  # ambiguous
     assert "<code>[[in-code]]</code>" in review and "[[in-fence]]" in review  # code stays code
     # vault-absolute: that document's page; to mia, who may not read secret, marked as a link to nothing is

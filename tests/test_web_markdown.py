@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from notewell.web.clients import notewell_executable
+from notewell.web.heading_ids import PAGE_IDS, fragment_for, unique_ids
 from notewell.web.markdown import inline_summary, numbered_lines, render_markdown
 
 
@@ -85,3 +86,29 @@ def test_the_notewell_command_is_absolute_and_runs() -> None:
         assert Path(command[0]).is_absolute()
         ran = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, check=False)
         assert ran.returncode == 0 and ran.stdout.startswith("notewell "), ran
+
+
+def test_headings_have_ids_that_links_to_them_meet() -> None:
+    """GitHub's ids; a repeat and an id of the page itself numbered; a link's anchor, percent-encoded or as the
+    heading reads (a wikilink's), meets the id; line anchors, block references and other sites' anchors stay."""
+    text = ("# Plan\n\n## Set up `x` now!\n\n## Set up x now\n\n## Backlinks heading\n\n## Ünïcode 設定\n\n"
+            "[a](other.md#Set%20Up) [b](#set-up-x-now) [c](https://example.com/#Top) [d](#L3) [e](#^block1)"
+            " [f](/team/p.md#Goals) [[Kestrel#Set up x now]]\n")
+    html = "".join(str(b.html) for b in render_markdown(text, wikilinks={"Kestrel": "/p/team/doc/Kestrel.md"}))
+    for heading in ('<h2 id="set-up-x-now">Set up <code>x</code> now!</h2>', '<h2 id="set-up-x-now-1">',
+                    '<h2 id="backlinks-heading-1">', '<h2 id="ünïcode-設定">'):
+        assert heading in html
+    for link in ('href="other.md#set-up"', 'href="#set-up-x-now"', 'href="https://example.com/#Top"',
+                 'href="#L3"', 'href="#%5Eblock1"', 'href="/p/team/doc/p.md#goals"',
+                 'href="/p/team/doc/Kestrel.md#set-up-x-now"'):
+        assert link in html
+    [title, *_] = render_markdown("# The Plan\n\ntext\n", title="The Plan")
+    assert title.kind == "title" and title.anchor == "the-plan"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=12))
+def test_heading_ids_are_unique_and_a_link_to_one_meets_it(texts: list[str]) -> None:
+    ids = unique_ids(texts)
+    assert len(set(ids)) == len(ids) and not set(ids) & PAGE_IDS
+    assert all(i and fragment_for(i) == i for i in ids)

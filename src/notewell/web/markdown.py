@@ -4,7 +4,8 @@ Sanitised by construction: markdown-it runs with raw HTML off (a <script> in the
 its link check refuses javascript:, vbscript:, file: and data: (but images) URLs; the page's
 Content-Security-Policy blocks anything else. Each top-level block carries an anchor ``L<n>`` for every
 source line it covers, so a search hit links to ``#L<n>`` and lands on the block holding that line; the
-block with the wanted line is marked.
+block with the wanted line is marked. Each heading has an id, so a link's ``#heading`` lands on it
+(web/heading_ids.py).
 
 A leading YAML front matter block becomes a small list of its fields (kind "front"; shown as the raw text
 when it is not a mapping), and a first heading that says the document's title is the page's title (kind
@@ -21,6 +22,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from notewell.vault.parse import split_front_matter
+from notewell.web.heading_ids import unique_ids
 from notewell.web.readable import plain
 from notewell.web.wikilinks import ENV_KEY, UNRESOLVED_KEY, use_wikilinks
 
@@ -36,6 +38,7 @@ class Block:
     html: Markup
     marked: bool  # holds the line the reader asked for
     kind: str = ""  # "front": the front matter; "title": the heading that is the page's title; "": the body
+    anchor: str = ""  # the title heading's id (its html is not shown: the page's h1 is)
     fields: tuple[tuple[str, str], ...] = ()  # the front matter's fields, when it is a YAML mapping
 
 
@@ -105,15 +108,29 @@ def render_markdown(text: str, wanted_line: int | None = None, title: str = "",
         fields = _front_fields(text, title)
         raw = fields is None and "".join(lines[1:skip - 1]).strip()
         html = Markup(f'<pre class="front-matter">{escape(chr(10).join(lines[:skip]))}</pre>') if raw else Markup("")
-        out.append(Block(1, skip, html, wanted_line is not None and 1 <= wanted_line <= skip, "front", fields or ()))
+        marked = wanted_line is not None and 1 <= wanted_line <= skip
+        out.append(Block(1, skip, html, marked, "front", fields=fields or ()))
     body = "\n".join(lines[skip:])
     env: dict[str, object] = {} if wikilinks is None else {ENV_KEY: wikilinks, UNRESOLVED_KEY: unresolved}
-    for n, (begin, stop, tokens) in enumerate(_top_level_blocks(_MD.parse(body, env))):
+    parsed = _MD.parse(body, env)
+    _name_headings(parsed)
+    for n, (begin, stop, tokens) in enumerate(_top_level_blocks(parsed)):
         first, last = begin + 1 + skip, max(stop, begin + 1) + skip
         html = Markup(_MD.renderer.render(tokens, _MD.options, env))
         kind = "title" if n == 0 and _is_title(tokens, title) else ""
-        out.append(Block(first, last, html, wanted_line is not None and first <= wanted_line <= last, kind))
+        anchor = str(tokens[0].attrGet("id") or "") if kind else ""
+        out.append(Block(first, last, html, wanted_line is not None and first <= wanted_line <= last, kind,
+                         anchor=anchor))
     return out
+
+
+def _name_headings(tokens: list[Token]) -> None:
+    """Give each heading its id (web/heading_ids.py), from the text it shows."""
+    headings = [i for i, t in enumerate(tokens) if t.type == "heading_open"]
+    texts = ["".join(c.content for c in tokens[i + 1].children or [] if c.type in ("text", "code_inline"))
+             for i in headings]
+    for i, found in zip(headings, unique_ids(texts), strict=True):
+        tokens[i].attrSet("id", found)
 
 
 def inline_summary(text: str) -> Markup:

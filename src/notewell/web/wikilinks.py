@@ -20,6 +20,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
 from notewell.vault.note_links import MAX_TARGET_CHARS, markdown_target, wikilink_parts
+from notewell.web.heading_ids import fragment_for, link_with_heading
 
 ENV_KEY = "wikilinks"
 UNRESOLVED_KEY = "unresolved"  # (project, path, the vault paths of its markdown links that lead to no document)
@@ -51,7 +52,8 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
             token.content = f'<span class="unresolved" title="unresolved">{escape(shown)}</span>'
         else:
             opening = state.push("link_open", "a", 1)
-            opening.attrSet("href", href + (f"#{anchor}" if anchor and not anchor.startswith("^") else ""))
+            fragment = f"#{fragment_for(anchor)}" if anchor and not anchor.startswith("^") else ""
+            opening.attrSet("href", href + fragment)
             opening.meta["wikilink"] = True  # its href is a page already
             state.push("text", "", 0).content = shown
             state.push("link_close", "a", -1)
@@ -81,11 +83,13 @@ def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
         if isinstance(href, str) and not tokens[idx].meta.get("wikilink") and _unresolved(href, env):
             tokens[idx].attrSet("class", "unresolved")  # a link to no document the reader may read: marked
             tokens[idx].attrSet("title", "unresolved")
-        if isinstance(href, str) and href.startswith("/") and not href.startswith("//") \
-                and not tokens[idx].meta.get("wikilink"):
-            target, hash_mark, fragment = href.partition("#")  # the anchor stays an anchor, the query goes
-            page = document_page(unquote(target.partition("?")[0].lstrip("/")))
-            tokens[idx].attrSet("href", page + hash_mark + fragment)
+        if isinstance(href, str) and not tokens[idx].meta.get("wikilink"):
+            href = link_with_heading(href)  # its anchor meets the heading's id
+            if href.startswith("/") and not href.startswith("//"):
+                target, hash_mark, fragment = href.partition("#")  # the anchor stays an anchor, the query goes
+                page = document_page(unquote(target.partition("?")[0].lstrip("/")))
+                href = page + hash_mark + fragment
+            tokens[idx].attrSet("href", href)
         return self.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
