@@ -18,7 +18,8 @@ memory:read), so the embedding model is loaded and serves each of those queries;
 remembers N memories of bench/memory_bench.py's corpus in the vault's first project (the server's
 embedding runner embeds them before it is idle), so the vectors are held as well.
 
-Reports the server process's VmRSS and VmHWM (/proc) when idle after the start and after the calls,
+Reports the server process's VmRSS and VmHWM (/proc) when idle after the start, after the calls and once its
+memory trim has run after them (http/memory_task.py),
 p50/p95 of the calls per tool, the server's CPU per call, and what the start-up sync changed (its log).
 Target (issue 16, docs/performance.md): RSS <= 200 MB after 1,000 mixed queries on the 1 GB vault; with the
 embedding model loaded (issue 24): <= 300 MB.
@@ -42,6 +43,7 @@ from harness import cpu_seconds, free_port, memory_mb, staff_token, start_server
 from mcp_bench import Caller
 from memory_bench import Corpus
 from notewell.access.principal import LOCAL_OWNER
+from notewell.http.memory_task import TRIM_SECONDS
 from notewell.runtime import open_runtime
 from search_bench import MIXED, Query
 
@@ -140,6 +142,7 @@ class Figures:
     after_mb: tuple[float, float]  # VmRSS, VmHWM after the calls
     threads: int  # the server's threads after the calls (each worker thread keeps its own store connection)
     syncs: str
+    settled_mb: tuple[float, float]  # VmRSS, VmHWM once its memory trim has run after the calls
 
 
 def measure(args: argparse.Namespace, token: str) -> Figures:
@@ -159,9 +162,12 @@ def measure(args: argparse.Namespace, token: str) -> Figures:
                 wall, cpu = time.perf_counter() - calls_started, cpu_seconds(server.pid) - cpu_before
                 after = memory_mb(server.pid)
                 threads = len(os.listdir(f"/proc/{server.pid}/task"))
+                time.sleep(TRIM_SECONDS + 1)  # the server's memory trim (http/memory_task.py) has run since
+                after_trim = memory_mb(server.pid)
             finally:
                 stop(server)
-        return Figures(settled, idle, latencies, found, wall, cpu, after, threads, start_up_syncs(log_path))
+        return Figures(settled, idle, latencies, found, wall, cpu, after, threads, start_up_syncs(log_path),
+                       after_trim)
 
 
 def loads() -> str:
@@ -199,6 +205,7 @@ def main() -> None:
         print(f"  {tool}: {percentiles(samples)}")
     print(f"  all: {percentiles([s for samples in f.latencies.values() for s in samples])}")
     print(f"after the calls: VmRSS {f.after_mb[0]:.0f} MB (VmHWM {f.after_mb[1]:.0f} MB), {f.threads} threads")
+    print(f"{TRIM_SECONDS + 1:.0f} s later (the server's memory trim ran): VmRSS {f.settled_mb[0]:.0f} MB")
 
 
 if __name__ == "__main__":

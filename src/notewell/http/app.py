@@ -28,6 +28,7 @@ from notewell.http.doors import health_door, mcp_door, rest_door, web_door
 from notewell.http.embedding_task import embedding_task
 from notewell.http.hosts import AllowedHosts, HostCheck
 from notewell.http.job_task import job_task
+from notewell.http.memory_task import memory_trim_task
 from notewell.http.ops import ops_door
 from notewell.http.tasks import BackgroundTask, running
 from notewell.http.watch_task import vault_watcher_task
@@ -48,6 +49,7 @@ BACKGROUND_TASKS: tuple[TaskFactory, ...] = (
     vault_watcher_task,  # syncs the vault's changes (ServeOptions.watch)
     embedding_task,  # embeds the memories, knowledge and sessions the store queues (services/meaning.py)
     job_task,  # runs the learning loop's jobs (ServeOptions.jobs; services/jobs.py)
+    memory_trim_task,  # gives the memory a burst of calls freed back to the system (malloc_arenas.py)
 )
 
 
