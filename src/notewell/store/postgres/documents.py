@@ -226,7 +226,7 @@ class _Writer(SqlDocumentWriter):
 class PostgresDocuments(SqlDocuments):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
-        self._pages = SearchPages()
+        self._pages: SearchPages[Matches] = SearchPages()
         super().__init__(PostgresDialect(db), MIGRATIONS)
         self._move_old_texts()
         self._fill_grams()

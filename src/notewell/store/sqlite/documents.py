@@ -13,13 +13,13 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from dataclasses import dataclass
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
 from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
-from notewell.store.matches import Matches, SearchPages
+from notewell.store.matches import SearchPages, region_bounds
 from notewell.store.regions import (
     LAST_SEQ,
     REGION_BITS,
@@ -206,6 +206,29 @@ def _words(data: bytes) -> str:
     return region_words(data.decode("utf-8", "surrogatepass"))
 
 
+@dataclass(frozen=True)
+class _Matched:
+    """The regions the index named for one search, kept for its pages (store/matches.py)."""
+
+    regions: list[int]  # ascending
+    documents: str  # their documents' ids, a JSON array
+    bounds: dict[int, tuple[int, int]]  # where each document's regions lie in ``regions``
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection, match: list[object]) -> _Matched:
+        regions = sorted(rid for (rid,) in conn.execute(match_any_shard(), match))
+        return cls(regions, json.dumps(list(dict.fromkeys(map(doc_of, regions)))), region_bounds(regions))
+
+    def page(self, conn: sqlite3.Connection, where: str, params: Sequence[object], order: str,
+             page: Sequence[object]) -> list[CandidateDoc]:
+        """The page of documents in ``where`` (after the last page's key), in order, each naming its regions."""
+        rows = conn.execute(  # CROSS JOIN: SQLite keeps this order, the ids first
+            "SELECT d.id, d.project, d.path FROM json_each(?) AS matched CROSS JOIN documents d"
+            f" ON d.id = matched.value WHERE {where}{order}", [self.documents, *params, *page])
+        return [CandidateDoc(doc_id, project, path, tuple(self.regions[slice(*self.bounds[doc_id])]))
+                for doc_id, project, path in rows]
+
+
 class _Writer(SqlDocumentWriter):
     """Writes in one transaction; trigram rows go to the store's shards, or to a parallel build."""
 
@@ -287,7 +310,7 @@ class _Writer(SqlDocumentWriter):
 class SqliteDocuments(SqlDocuments):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
-        self._pages = SearchPages()
+        self._pages: SearchPages[_Matched] = SearchPages()
         db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
         db.conn.create_function("notewell_region_words", 1, lambda body: _words(unpack(body)), deterministic=True)
         super().__init__(SqliteDialect(db), MIGRATIONS)
@@ -364,8 +387,7 @@ class SqliteDocuments(SqlDocuments):
         then looked up by id after all, and past that every document whose regions match is walked, those
         candidates read whole. (Walking for a rare literal read the whole scope's index: 11 ms on 165 MB,
         six times that on 1 GB.)"""
-        scope_where, scope_params = scope_sql(scope, self.dialect)
-        where, params = scope_where, list(scope_params)
+        where, params = scope_sql(scope, self.dialect)
         if after is not None:
             where += " AND (d.project, d.path) > (?, ?)"
             params += list(after)
@@ -378,7 +400,7 @@ class SqliteDocuments(SqlDocuments):
                 f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where}{order}", [*params, *page])))
         later, kept = self._pages.kept(plan, scope, after)
         if kept is not None:
-            return kept.page(after, limit)
+            return kept.page(conn, where, params, order, page)
         terms = fts_query(plan, trigram_counts(conn, list(dict.fromkeys(plan_trigrams(plan)))),
                           pair_terms(conn, plan_pairs(plan)))
         if terms is None:
@@ -393,19 +415,9 @@ class SqliteDocuments(SqlDocuments):
                     f"SELECT d.id, d.project, d.path, NULL FROM documents d"
                     f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
                     [*params, *match, *page])))
-        found = self._matched(conn, match, scope_where, scope_params)
+        found = _Matched.of(conn, match)
         self._pages.keep(plan, scope, found)
-        return found.page(after, limit)
-
-    @staticmethod
-    def _matched(conn: sqlite3.Connection, match: list[object], where: str, params: list[Any]) -> Matches:
-        """The regions ``match`` names and their documents in ``where``, in order."""
-        regions = sorted(rid for (rid,) in conn.execute(match_any_shard(), match))
-        rows = conn.execute(  # CROSS JOIN: SQLite keeps this order, the ids first
-            "SELECT d.id, d.project, d.path FROM json_each(?) AS matched CROSS JOIN documents d"
-            " ON d.id = matched.value WHERE " + where + " ORDER BY d.project, d.path",
-            [json.dumps(list(dict.fromkeys(map(doc_of, regions)))), *params]).fetchall()
-        return Matches(regions, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return found.page(conn, where, params, order, page)
 
     def _more_matches(self, match: list[object], most: int) -> bool:
         """Whether more than ``most`` regions match, counted in SQLite (bringing 8,193 rows into Python to find
