@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -390,7 +391,7 @@ def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: PgCluster, pg_
     w.rt.close()
 
 
-# --- a query's vector made ahead (begin_query) ------------------------------------------------------------
+# --- the nearest memories found ahead, beside the word search (nearest_memories_ahead) ----------------------
 
 
 class _BrokenModel:
@@ -398,33 +399,46 @@ class _BrokenModel:
         raise RuntimeError("the model broke")
 
 
-def test_a_query_vector_made_ahead_is_the_one_made_in_turn(world: MemoryWorld) -> None:
-    meaning = world.rt.meaning
-    meaning.begin_query(DEPLOY_QUESTION)
-    ahead = meaning.query_vector(DEPLOY_QUESTION)
+def _found(near: list[Nearest[Any]]) -> list[tuple[str, float]]:
+    return [(n.item.ref, n.similarity) for n in near]
+
+
+def _deploy_remembered(world: MemoryWorld) -> None:
+    alice = world.user("alice")
+    world.service.remember(alice, DEPLOY, project="apollo")
+    world.service.remember(alice, ACQUISITION, project="apollo")
+    embedded(world)
+
+
+def test_the_nearest_found_ahead_are_those_found_in_turn(world: MemoryWorld) -> None:
+    _deploy_remembered(world)
+    meaning, alice = world.rt.meaning, world.user("alice")
+    query = world.service._query(alice, [], None, None, 10)
+    ahead = _found(meaning.nearest_memories_ahead(query, DEPLOY_QUESTION)())
     meaning._queries.clear()
-    assert ahead is not None and meaning.query_vector(DEPLOY_QUESTION) == ahead
-    assert meaning._pending == {}
+    assert ahead and ahead == _found(meaning.nearest_memories(query, DEPLOY_QUESTION))
 
 
-def test_a_failure_ahead_reaches_the_caller_and_leaves_nothing_pending(world: MemoryWorld) -> None:
+def test_a_failure_ahead_reaches_the_caller(world: MemoryWorld) -> None:
     meaning = world.rt.meaning
     meaning._embedder = _BrokenModel()  # type: ignore[assignment]
-    meaning.begin_query(DEPLOY_QUESTION)
+    near = meaning.nearest_memories_ahead(world.service._query(world.user("alice"), [], None, None, 10),
+                                          DEPLOY_QUESTION)
     with pytest.raises(RuntimeError, match="the model broke"):
-        meaning.query_vector(DEPLOY_QUESTION)
-    assert meaning._pending == {}  # removed inside the task, before its future gave the caller the error
+        near()
 
 
-def test_a_vector_begun_before_meaning_is_turned_off_is_not_used(world: MemoryWorld) -> None:
+def test_meaning_turned_off_finds_nothing_ahead(world: MemoryWorld) -> None:
     meaning = world.rt.meaning
-    meaning.begin_query(DEPLOY_QUESTION)
     meaning.turn_off("test: words only")
-    assert meaning.query_vector(DEPLOY_QUESTION) is None
+    assert meaning.nearest_memories_ahead(world.service._query(world.user("alice"), [], None, None, 10),
+                                          DEPLOY_QUESTION)() == []
 
 
-def test_a_closed_runtime_still_makes_a_query_vector_in_the_caller(world: MemoryWorld) -> None:
-    meaning = world.rt.meaning
+def test_a_closed_runtime_still_finds_the_nearest_in_the_caller(world: MemoryWorld) -> None:
+    _deploy_remembered(world)
+    meaning, alice = world.rt.meaning, world.user("alice")
+    query = world.service._query(alice, [], None, None, 10)
+    expected = _found(meaning.nearest_memories(query, DEPLOY_QUESTION))
     meaning.close()
-    meaning.begin_query(DEPLOY_QUESTION)  # no thread to start it on: nothing pending, nothing raised
-    assert meaning._pending == {} and meaning.query_vector(DEPLOY_QUESTION) is not None
+    assert expected and _found(meaning.nearest_memories_ahead(query, DEPLOY_QUESTION)()) == expected

@@ -68,11 +68,9 @@ class RetrievalPart(ScopePart):
         projects found by words or by meaning, with their fused relevance (services/hybrid.py)."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
                             limit=candidates, path_prefix="brain", explain=False)
-        if self.meaning is not None:
-            self.meaning.begin_query(text)  # made while the word search runs
-        hits = self.store.memories.tolerant(query)
-        near = self.meaning.nearest_memories(query, text) if self.meaning is not None else []
-        fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref,
+        near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
+        hits = self.store.memories.tolerant(query)  # while the nearest are found
+        fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
                      lookup=len(query.terms) == 1)
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)

@@ -18,7 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
@@ -35,7 +35,7 @@ RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3600.0
 POLL_SECONDS = 0.5
 QUERY_CACHE = 256  # query vectors kept (an agent repeats its queries)
-QUERY_THREADS = 2  # query vectors made ahead (begin_query) at once; more wait their turn
+QUERY_THREADS = 2  # nearest_memories_ahead searches at once; more wait their turn
 
 _log = logging.getLogger("notewell.meaning")
 
@@ -58,7 +58,6 @@ class MeaningService:
         self._loading = threading.Lock()
         self._queries: OrderedDict[str, bytes] = OrderedDict()
         self._queries_lock = threading.Lock()
-        self._pending: dict[str, Future[bytes | None]] = {}
         self._ahead = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="notewell-query")
         self.work = threading.Event()  # set by a write in this process: the runner looks at once
 
@@ -97,19 +96,18 @@ class MeaningService:
             return None
         return self._off or self._failed
 
-    def begin_query(self, text: str) -> None:
-        """Start making ``text``'s vector on a thread of its own, for a caller that has other work before it asks
-        `query_vector` (recall's word search): the model's run and SQLite's both release Python's lock, so the
-        two overlap and the query's embedding costs the caller little of its time."""
+    def nearest_memories_ahead(self, query: MemoryQuery, text: str) -> Callable[[], list[Nearest[MemoryRecord]]]:
+        """Start `nearest_memories` on a thread of its own, for a caller that has its word search to run
+        meanwhile (recall, the brain's retrieval); returns the function that waits for its answer. The model's
+        run, the scoring of the held vectors and SQLite all release Python's lock, so the two searches overlap
+        on the two cores: the call costs the longer of them, not their sum."""
         if self._off is not None or self._failed is not None:
-            return
-        with self._queries_lock:
-            if text in self._queries or text in self._pending:
-                return
-            try:
-                self._pending[text] = self._ahead.submit(self._make_ahead, text)
-            except RuntimeError:  # closing: query_vector makes the vector itself
-                return
+            return list
+        try:
+            found = self._ahead.submit(self.nearest_memories, query, text)
+        except RuntimeError:  # closing: the caller's own thread does it
+            return lambda: self.nearest_memories(query, text)
+        return found.result
 
     def query_vector(self, text: str) -> bytes | None:
         """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable."""
@@ -119,24 +117,12 @@ class MeaningService:
             if text in self._queries:
                 self._queries.move_to_end(text)
                 return self._queries[text]
-            pending = self._pending.get(text)
-        return pending.result() if pending is not None else self._make(text)
+        return self._make(text)
 
     def close(self) -> None:
-        """Stop the threads of begin_query (a runtime's end); a vector still asked for is made in the caller."""
+        """Stop the threads of nearest_memories_ahead (a runtime's end); an answer still asked for is made in the
+        caller."""
         self._ahead.shutdown(wait=False, cancel_futures=True)
-
-    def _make_ahead(self, text: str) -> bytes | None:
-        """begin_query's task. Its pending entry is removed by this task alone, once the vector is cached (or
-        has failed): begin_query adds an entry only where none is, so no other task's entry is ever removed."""
-        try:
-            return self._make(text)
-        except Exception as exc:  # raised again to the caller of query_vector, if any; logged for the others
-            _log.warning("op=meaning.query outcome=error reason=%s", exc)
-            raise
-        finally:
-            with self._queries_lock:
-                self._pending.pop(text, None)
 
     def _make(self, text: str) -> bytes | None:
         model = self.embedder()

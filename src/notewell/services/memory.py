@@ -347,11 +347,10 @@ class MemoryService:
         chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
         if not limit:
             return MemorySearch(query, "tolerant", terms)
-        if self.meaning is not None:
-            self.meaning.begin_query(query)  # made while the word search runs
-        hits = self.memories.tolerant(chosen)
-        near = self.meaning.nearest_memories(chosen, query) if self.meaning is not None else []
-        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near, lambda r: r.ref, lookup=len(terms) == 1)
+        near = self.meaning.nearest_memories_ahead(chosen, query) if self.meaning is not None else list
+        hits = self.memories.tolerant(chosen)  # while the nearest are found
+        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
+                     lookup=len(terms) == 1)
         words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
