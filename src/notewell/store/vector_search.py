@@ -1,7 +1,9 @@
 """Exact nearest-vector search in the app, the same arithmetic on both backends.
 
-Vectors are stored as float16 (half the bytes of float32; cosine similarities move by less than 0.001) and
-compared as float32: the dot product of two unit vectors is their cosine similarity. The scope (who may see
+Vectors are stored and held as float16 (half the bytes of float32; cosine similarities move by less than
+0.001) and scored by one function, `similarities`: SimSIMD's float16 dot product, which widens each lane to
+float32 in the CPU's registers (F16C) and sums in float32, so no float32 copy of the matrix is ever made. The
+dot product of two unit vectors is their cosine similarity. The scope (who may see
 what, live, not expired, path, type) is the SQL's: only rows already allowed reach this module, so a top-k
 here never drops an allowed result for a hidden one (the failure of a filter applied after a vector index).
 Ties are broken by the lower id, so both backends give the same order.
@@ -15,6 +17,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+import simsimd
 
 HALF = np.dtype("<f2")
 CHUNK_ROWS = 16_384  # rows converted and scored at a time: bounded memory whatever the scope's size
@@ -33,8 +36,20 @@ def to_half(vector: npt.NDArray[np.float32]) -> bytes:
     return np.asarray(vector, dtype=HALF).tobytes()
 
 
-def from_half(data: bytes) -> npt.NDArray[np.float32]:
-    return np.frombuffer(data, dtype=HALF).astype(np.float32)
+def from_half(data: bytes) -> npt.NDArray[np.float16]:
+    """A stored vector, read in place (no copy)."""
+    return np.frombuffer(data, dtype=HALF)
+
+
+def similarities(matrix: npt.NDArray[np.float16], query: npt.NDArray[np.float16]) -> npt.NDArray[np.float32]:
+    """Each row of ``matrix`` (float16) dotted with ``query`` (float16): the arithmetic of every exact search,
+    on both backends. Measured at 100k rows against NumPy's float32 product over a float32 copy: as fast or
+    faster, over half the bytes (docs/performance.md)."""
+    if len(matrix) == 0:
+        return np.empty(0, dtype=np.float32)
+    scored: npt.NDArray[np.float32] = np.asarray(simsimd.cdist(query[None, :], matrix, metric="dot"),
+                                                 dtype=np.float32)[0]
+    return scored
 
 
 def nearest_rows(rows: Sequence[tuple[int, bytes]], query: bytes, limit: int) -> list[tuple[int, float]]:
@@ -52,7 +67,7 @@ def nearest_rows(rows: Sequence[tuple[int, bytes]], query: bytes, limit: int) ->
     for start in range(0, len(kept), CHUNK_ROWS):
         chunk = kept[start:start + CHUNK_ROWS]
         matrix = np.frombuffer(b"".join(v for _, v in chunk), dtype=HALF).reshape(len(chunk), -1)
-        scores[start:start + len(chunk)] = matrix.astype(np.float32) @ q
+        scores[start:start + len(chunk)] = similarities(matrix, q)
     take = min(limit, len(kept))
     cut = np.partition(scores, len(kept) - take)[len(kept) - take]  # the take-th best score
     tied_or_better = np.flatnonzero(scores >= cut)  # all rows tied with the last one too: the id decides

@@ -138,7 +138,7 @@ class SqlMemories(ABC):
             return self._answer(conn, best_allowed(ids, scores, query.limit, allowed))
 
     def vector_search(self) -> str:
-        return "searched exactly in this process (1.5 KB of RAM per memory)"
+        return "searched exactly in this process (768 bytes of RAM per memory)"
 
     def _answer(self, conn: Executor, best: list[tuple[int, float]]) -> list[Nearest[MemoryRecord]]:
         """The memories of ``best`` (id, similarity), in its order."""
