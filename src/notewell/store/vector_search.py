@@ -3,8 +3,8 @@
 Vectors are stored and held as float16 (half the bytes of float32; cosine similarities move by less than
 0.001) and scored by one function, `similarities`: SimSIMD's float16 dot product, which widens each lane to
 float32 in the CPU's registers (F16C) and sums in float32, so no float32 copy of the matrix is ever made. The
-dot product of two unit vectors is their cosine similarity. The scope (who may see
-what, live, not expired, path, type) is the SQL's: only rows already allowed reach this module, so a top-k
+dot product of two unit vectors is their cosine similarity. The scope (who may see what, live, not expired,
+path, type) is the SQL's: only rows already allowed reach this module, so a top-k
 here never drops an allowed result for a hidden one (the failure of a filter applied after a vector index).
 Ties are broken by the lower id, so both backends give the same order.
 """
@@ -20,7 +20,7 @@ import numpy.typing as npt
 import simsimd
 
 HALF = np.dtype("<f2")
-CHUNK_ROWS = 16_384  # rows converted and scored at a time: bounded memory whatever the scope's size
+CHUNK_ROWS = 16_384  # rows joined and scored at a time: bounded memory whatever the scope's size
 
 T = TypeVar("T")
 
