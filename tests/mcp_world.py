@@ -104,7 +104,10 @@ class ServerThread:
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=2)
+        if self.thread.is_alive():  # a stream still open (a client that never hangs up): as a second Ctrl-C does
+            self.server.force_exit = True
+            self.thread.join(timeout=10)
 
 
 @contextmanager
