@@ -9,9 +9,9 @@ search beside ripgrep over the same files in the same run.
 and its store). The server runs in its own process (``notewell serve --no-watch --no-jobs``, so it does not
 sync the vault with other file types); one client (the MCP SDK's, which checks each answer against the tool's
 schema) opens one session and calls each tool ``--calls`` times in turns, after one untimed call each. Prints
-p50 / p95 in ms, the server's CPU per call, each answer's size and whether it was complete (a search is complete when its answer has no
-note saying results may be missing), and for the searches ripgrep's p50 over the same files (its flags as in
-bench/search_bench.py) with the ratio ripgrep p50 / Notewell p95.
+p50 / p95 in ms, the server's CPU per call, each answer's size and whether it was complete (a search is
+complete when its answer has no note saying results may be missing), and for the searches ripgrep's p50
+over the same files (its flags as in bench/search_bench.py) with the ratio ripgrep p50 / Notewell p95.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from harness import cpu_seconds, free_port, staff_token, start_server, stop
 from mcp_world import connect  # the MCP SDK's client over Streamable HTTP
 from notewell.runtime import open_runtime
-from search_bench import Query, children_cpu, percentile, rg_command, timed
+from search_bench import Query, Timing, children_cpu, percentile, rg_command, timed
 
 SEARCHES = (("qz", "2 characters"), ("ζq", "2 characters, found nowhere"), ("中文", "CJK word"),
             ("文件", "CJK word, its characters apart in many files"), ("levenshtein", "rare literal"))
@@ -101,9 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop(server)
     projects = sorted(p.name for p in args.corpus.iterdir() if p.is_dir() and not p.name.startswith("."))
-    ripgrep = {f"searchKnowledge `{q}`": timed(lambda q=q: subprocess.run(
-        rg_command(Query(q, q, False, what), projects), cwd=args.corpus, capture_output=True, check=False),
-        args.rg_runs, children_cpu) for q, what in SEARCHES}
+
+    def ripgrep_timing(query: Query) -> Timing:
+        command = rg_command(query, projects)
+        return timed(lambda: subprocess.run(command, cwd=args.corpus, capture_output=True, check=False),
+                     args.rg_runs, children_cpu)
+
+    ripgrep = {f"searchKnowledge `{q}`": ripgrep_timing(Query(q, q, False, what)) for q, what in SEARCHES}
     print(f"{args.calls} calls of each in turns, one MCP session; ripgrep {args.rg_runs} runs")
     print("| call | p50 ms | p95 ms | server CPU ms a call | answer bytes | complete | ripgrep p50 ms |"
           " rg p50 / our p95 |")
