@@ -15,6 +15,7 @@ Meeting notes' action items follow each document written, moved or removed, in t
 from __future__ import annotations
 
 import hashlib
+import itertools
 import posixpath
 import time
 from collections import Counter
@@ -173,14 +174,15 @@ class _Plan:
     on_disk: int  # how many files the scan found
     to_read: list[VaultFile]  # new files, and files whose size or mtime changed
     gone_by_sha: dict[str, list[DocKey]]  # stored documents no longer on disk, by content: rename sources
-    touched: list[str]  # project-relative paths read or gone (a brain.md among them rebuilds the brains)
+    brain_touched: bool  # a brain.md is among the files read or gone: the brains are rebuilt
 
 
 def _plan(store: Store, scan: ScanResult, only: Subtrees) -> _Plan:
     state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
              if only.covers(disk_path(*key))}
+    # a first build reads every file: the scan's own list, not a copy of it (8 bytes a file, 1.18 million at 10 GB)
     to_read = [f for f in scan.files if (st := state.get((f.project, f.path))) is None
-               or (st.size, st.mtime_ns) != (f.size, f.mtime_ns)]
+               or (st.size, st.mtime_ns) != (f.size, f.mtime_ns)] if state else scan.files
     gone: dict[DocKey, DocState] = {}
     if state:  # which stored documents are no longer on disk: paths by project, no (project, path) per file
         on_disk: dict[str, set[str]] = {}
@@ -190,8 +192,9 @@ def _plan(store: Store, scan: ScanResult, only: Subtrees) -> _Plan:
     gone_by_sha: dict[str, list[DocKey]] = {}
     for key, st in sorted(gone.items()):
         gone_by_sha.setdefault(st.sha256, []).append(key)
-    return _Plan(state, len(scan.files), to_read, gone_by_sha,
-                 [*(f.path for f in to_read), *(key[1] for key in gone)])
+    brain_touched = any(posixpath.basename(path) == BRAIN_FILE
+                        for path in itertools.chain((f.path for f in to_read), (key[1] for key in gone)))
+    return _Plan(state, len(scan.files), to_read, gone_by_sha, brain_touched)
 
 
 @dataclass
@@ -350,7 +353,7 @@ def sync(
         if scan.projects != store.documents.vault_projects():
             writer.set_projects(scan.projects)
             changed_any = True
-        if changed_any and (only.everything or any(posixpath.basename(p) == BRAIN_FILE for p in plan.touched)):
+        if changed_any and (only.everything or plan.brain_touched):
             writer.set_brains(_brains(store))
     report.left_out = sorted(
         [*scan.left_out, *(LeftOut(disk_path(s.project, s.path), left_out_reason(s.reason), s.reason)
