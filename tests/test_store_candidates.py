@@ -6,12 +6,14 @@ trigrams anywhere; reading their texts for the plan leaves out those whose words
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 
 from conftest import index_into, make_vault
-from notewell.records.documents import Scope
+from notewell.records.documents import DocKey, Scope
+from notewell.records.plan import Plan
 from notewell.search.literals import plain_plan, regex_plan
 from notewell.store import regions
 from notewell.store.postgres import documents as postgres_documents
@@ -98,6 +100,57 @@ def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_
     assert read == {c.id for c in page if c.path == "needle.md"}
     assert {doc_id for doc_id, _, _ in documents.texts(page)} == {c.id for c in page}
     assert [m.path for m in indexed.search("needle").matches] == ["needle.md"]
+    indexed.runtime.close()
+
+
+def test_postgres_walks_at_once_for_a_literal_its_statistics_call_common(tmp_path: Path, pg_url: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ANALYZE has counted the regions' terms, a literal held by more than FEW_MATCHES regions walks
+    the order without asking the index (whose bitmap reads every posting list); a rare one, a literal
+    unknown to the statistics and a store never analyzed ask the index. The pages are the same either way."""
+    files = {f"p/n{n:02}.md": f"the note {n}\n{'needle' if n % 4 == 0 else 'hay'} {n}\n" for n in range(40)}
+    indexed = index_into(make_vault(tmp_path, dict(files)), pg_url)
+    documents = indexed.store.documents
+    assert isinstance(documents, postgres_documents.PostgresDocuments)
+    scope = Scope(projects=["p"])
+    plans = {text: plain_plan(text) for text in ("note", "the", "needle", "zq")}
+
+    def pages() -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for text, plan in plans.items():
+            found, after = [], None
+            while page := documents.candidates(scope, plan, after=after, limit=7):
+                found += [c.path for c in page]
+                after = (page[-1].project, page[-1].path)
+            out[text] = found
+        return out
+
+    asked: list[str] = []
+    ask_index = documents._matched
+
+    def counted(conn: psycopg.Connection, plan: Plan, scope: Scope, where: str, params: list[Any],
+                after: DocKey | None, most: int) -> object:
+        if after is None:  # a later page answers from what its first page kept, asking nothing
+            asked.append(plan.text)  # type: ignore[union-attr]
+        return ask_index(conn, plan, scope, where, params, after, most)
+
+    monkeypatch.setattr(postgres_documents, "FEW_MATCHES", 20)
+    monkeypatch.setattr(postgres_documents, "SHARES_KEPT_S", -1.0)  # read the statistics at every search
+    monkeypatch.setattr(documents, "_matched", counted)
+    before = pages()
+    assert set(asked) == set(plans)  # never analyzed: every literal asks the index
+    with documents.db.connection() as conn:
+        assert documents.term_shares(conn) is None
+        conn.execute("ANALYZE document_regions")
+        shares = documents.term_shares(conn)
+    assert shares is not None and shares.regions == 40
+    assert {text: round(shares.regions_holding(plan)) for text, plan in plans.items() if plan} == {
+        "note": 40, "the": 40, "needle": 10, "zq": 0}
+    asked.clear()
+    assert pages() == before
+    assert sorted(set(asked)) == ["needle", "zq"]
+    assert before["note"] == [f"n{n:02}.md" for n in range(40)]
+    assert before["needle"] == [f"n{n:02}.md" for n in range(0, 40, 4)] and before["zq"] == []
     indexed.runtime.close()
 
 

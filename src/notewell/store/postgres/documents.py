@@ -11,6 +11,7 @@ of UTF-8, which is code point order, as SQLite's BINARY), so listings come in th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -24,6 +25,7 @@ from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
+from notewell.store.postgres.term_shares import TermShares, read_term_shares
 from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
     LAST_SEQ,
@@ -139,6 +141,7 @@ _TEXT_BATCH = 64
 FEW_MATCHES = 4096  # up to this many matching regions, candidates are looked up by id (see candidates)
 WALK_FACTOR = 32  # a walk that passes this many pages of documents without filling one gives way
 MANY_MATCHES = 16384  # then up to this many matching regions are collected after all
+SHARES_KEPT_S = 60.0  # how long the statistics read for choosing the way are kept before they are read again
 _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 _ANALYZE_AFTER_CHANGES = 500
@@ -227,6 +230,7 @@ class PostgresDocuments(SqlDocuments):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         self._pages: SearchPages[Matches] = SearchPages()
+        self._shares: tuple[float, TermShares | None] | None = None  # (read at, by time.monotonic), as read
         super().__init__(PostgresDialect(db), MIGRATIONS)
         self._move_old_texts()
         self._fill_grams()
@@ -279,10 +283,14 @@ class PostgresDocuments(SqlDocuments):
             writer.held.flush()
             writer.counts.write(writer.sql)
             conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
-            if writer.changed >= _ANALYZE_AFTER_CHANGES:
+            analyzed = writer.changed >= _ANALYZE_AFTER_CHANGES
+            if analyzed:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between
-                # walking (project, path) in order and the trigram index depends on them
+                # walking (project, path) in order and the trigram index depends on them, and so does
+                # this store's (_walks_first)
                 conn.execute("ANALYZE documents, document_regions")
+        if analyzed:
+            self._shares = None  # committed: the next search reads them
 
     def get(self, project: str, path: str) -> Document | None:
         with self.db.connection() as conn:
@@ -309,7 +317,8 @@ class PostgresDocuments(SqlDocuments):
         where, params = pg_scope_sql(scope, self.dialect)
         if plan is not None:
             with self.db.connection() as conn:
-                found = self._matched(conn, plan, scope, where, params, after, FEW_MATCHES)
+                common = limit is not None and self._walks_first(conn, plan, scope, after)
+                found = None if common else self._matched(conn, plan, scope, where, params, after, FEW_MATCHES)
                 if found is None and limit is not None:
                     walked = self._walk(conn, plan, where, params, after, limit, limit * WALK_FACTOR)
                     if walked is not None:
@@ -351,6 +360,27 @@ class PostgresDocuments(SqlDocuments):
             return found
         passed = conn.execute(f"SELECT count(*) FROM ({walk} LIMIT %s) d", [*params, most + 1]).fetchone()
         return found if passed is not None and passed[0] <= most else None
+
+    def _walks_first(self, conn: psycopg.Connection, plan: Plan, scope: Scope, after: DocKey | None) -> bool:
+        """Whether a search's first page should walk the order without asking the index: the statistics say
+        more than ``FEW_MATCHES`` regions hold the plan's terms (term_shares.py). Its later pages then walk
+        on, as after an index lookup that found too many."""
+        later, _ = self._pages.kept(plan, scope, after)
+        if later:
+            return False
+        shares = self.term_shares(conn)
+        if shares is None or shares.regions_holding(plan) <= FEW_MATCHES:
+            return False
+        self._pages.keep(plan, scope, None)
+        return True
+
+    def term_shares(self, conn: psycopg.Connection) -> TermShares | None:
+        """The statistics the choice of way reads, read again after ``SHARES_KEPT_S`` seconds (a choice only:
+        any statistics give the same results)."""
+        kept = self._shares
+        if kept is None or time.monotonic() - kept[0] > SHARES_KEPT_S:
+            kept = self._shares = (time.monotonic(), read_term_shares(conn))
+        return kept[1]
 
     def _matched(self, conn: psycopg.Connection, plan: Plan, scope: Scope, where: str, params: list[Any],
                  after: DocKey | None, most: int) -> Matches | None:

@@ -92,7 +92,7 @@ def _runs(lit: Lit) -> list[str]:
     return [run for run in indexed_runs(lit.text.replace("\x00", " ")) if len(spelled(run)) >= TRIGRAM]
 
 
-def _grams(lit: Lit) -> list[str]:
+def short_runs(lit: Lit) -> list[str]:
     """The literal's runs that spell to fewer than three characters: the grams a region must hold."""
     return [run for run in indexed_runs(lit.text.replace("\x00", " ")) if len(spelled(run)) < TRIGRAM]
 
@@ -138,13 +138,13 @@ def index_sql(plan: Plan, column: str, grams_column: str) -> tuple[str, list[lis
     ``grams @> short runs``. The literals under an AND share one array of each (one index scan that takes
     the rarest term first, not one scan per literal and a bitmap AND)."""
     if isinstance(plan, Lit):
-        return _terms_sql(spelled_trigrams(plan), [spelled(g) for g in _grams(plan)], column, grams_column)
+        return _terms_sql(spelled_trigrams(plan), [spelled(g) for g in short_runs(plan)], column, grams_column)
     if isinstance(plan, Or):
         parts = [index_sql(p, column, grams_column) for p in plan.parts]
         return "(" + " OR ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
     lits = [p for p in plan.parts if isinstance(p, Lit)]
     grams = list(dict.fromkeys(g for p in lits for g in spelled_trigrams(p)))
-    pairs = list(dict.fromkeys(spelled(g) for p in lits for g in _grams(p)))
+    pairs = list(dict.fromkeys(spelled(g) for p in lits for g in short_runs(p)))
     parts = [index_sql(p, column, grams_column) for p in plan.parts if not isinstance(p, Lit)]
     if grams or pairs:
         parts.insert(0, _terms_sql(grams, pairs, column, grams_column))

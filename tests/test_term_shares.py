@@ -1,0 +1,29 @@
+"""The estimate PostgreSQL's store chooses its way by (store/postgres/term_shares.py): a literal is held by
+at most as many regions as its rarest term, an AND by its rarest part, an OR by the sum of its parts (never
+more than every region); a term the statistics do not list counts as held by none."""
+
+from __future__ import annotations
+
+from notewell.records.plan import And, Lit, Or
+from notewell.search.literals import regex_plan
+from notewell.store.postgres.term_shares import TermShares
+from notewell.store.postgres.trigram_words import spelled
+
+SHARES = TermShares(1000.0, {"the": 0.9, "he ": 0.5, "ret": 0.3, "etu": 0.3, "tur": 0.25, "urn": 0.4},
+                    {spelled("qz"): 0.02, "ab": 0.6})
+
+
+def test_a_literal_counts_as_its_rarest_term() -> None:
+    assert SHARES.regions_holding(Lit("the")) == 900
+    assert SHARES.regions_holding(Lit("return")) == 250
+    assert SHARES.regions_holding(Lit("returns")) == 0  # "rns" is not listed: rare
+    assert SHARES.regions_holding(Lit("ab")) == 600
+    assert SHARES.regions_holding(Lit("  ")) == 1000  # no term at all: the index would name every region
+
+
+def test_and_takes_its_rarest_part_and_or_adds_its_parts() -> None:
+    assert SHARES.regions_holding(And((Lit("the"), Lit("return")))) == 250
+    assert SHARES.regions_holding(Or((Lit("return"), Lit("ab")))) == 850
+    assert SHARES.regions_holding(Or((Lit("the"), Lit("ab")))) == 1000
+    plan = regex_plan(r"the \w+ return")
+    assert plan is not None and SHARES.regions_holding(plan) == 250
