@@ -132,9 +132,12 @@ _SEGMENT = st.sampled_from(["..", ".", "a", "b c", "é", "", "~x", "-"])
 def test_a_wikilink_reads_back_as_written(name: str, anchor: str, label: str) -> None:
     body = name + (f"#{anchor}" if anchor else "") + (f"|{label}" if label else "")
     found = parse_links("p", "a.md", f"text [[{body}]] more\n")
-    name_part, _, anchor_part = body.partition("|")[0].partition("#")
+    target, pipe, label_part = body.partition("|")
+    if pipe:
+        target = target.removesuffix("\\")  # a backslash before the pipe escapes it inside a table
+    name_part, _, anchor_part = target.partition("#")
     assert [(link.target, link.anchor, link.label) for link in found] == [
-        (name_part.strip(), anchor_part.strip(), body.partition("|")[2].strip())]
+        (name_part.strip(), anchor_part.strip(), label_part.strip())]
 
 
 @given(st.lists(st.one_of(st.just("```"), st.just("~~~"), st.just("[[link]]"), st.just("`[[code]]`"),

@@ -121,8 +121,9 @@ def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
 
 def wikilink_parts(inner: str) -> tuple[str, str, str] | None:
     """(name, anchor, label) of the inside of ``[[...]]``; None for a link to a heading of the same note."""
-    target, _, label = inner.partition("|")
-    target = target.removesuffix("\\")  # [[name\|label]] inside a table
+    target, pipe, label = inner.partition("|")
+    if pipe:
+        target = target.removesuffix("\\")  # [[name\|label]] inside a table
     name, _, anchor = target.partition("#")
     name = name.strip()
     if not name or len(name) > MAX_TARGET_CHARS:
