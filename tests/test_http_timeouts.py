@@ -92,4 +92,36 @@ def test_the_limits_are_set() -> None:
     config = http_server.server_config(None, "127.0.0.1", 1)
     assert config.limit_concurrency == http_server.MAX_CONCURRENCY
     assert config.timeout_keep_alive == http_server.KEEP_ALIVE_S
-    assert config.h11_max_incomplete_event_size == http_server.MAX_HEAD_BYTES
+    assert config.http is http_server.LimitedHttpProtocol
+
+
+def _answer(port: int, head: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+            if b"\r\n\r\n" in answer and b"connection: close" not in answer.lower():
+                break  # a kept-alive answer's head: enough to read its status
+        return answer
+
+
+def test_a_request_head_over_the_bound_is_refused(served: int) -> None:
+    """A head within MAX_HEAD_BYTES is served; a longer one, in one write or many, is answered 431 and the
+    connection closed, never held in memory until it ends."""
+    def head(size: int) -> bytes:
+        return b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"a" * size + b"\r\n\r\n"
+
+    assert _answer(served, head(60 * 1024)).startswith(b"HTTP/1.1 200")
+    with httpx.Client(timeout=10) as client:  # bodies are not heads: large ones, one after another on a connection
+        statuses = [client.post(f"http://127.0.0.1:{served}/healthz", content=b"x" * 300_000).status_code
+                    for _ in range(3)]
+    assert 431 not in statuses and len(set(statuses)) == 1, statuses
+    refused = _answer(served, head(200 * 1024))
+    assert refused.startswith(b"HTTP/1.1 431") and b"send shorter headers" in refused
+    with socket.create_connection(("127.0.0.1", served), timeout=10) as sock:  # a head in many writes
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n")
+        for _ in range(70):
+            sock.sendall(b"X-Pad: " + b"b" * 1000 + b"\r\n")
+            time.sleep(0.001)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 431") and sock.recv(4096) == b""  # then the end
