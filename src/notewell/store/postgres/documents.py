@@ -389,7 +389,8 @@ class PostgresDocuments(SqlDocuments):
         later, kept = self._pages.kept(plan, scope, after)
         if later:
             return kept
-        match, match_params = index_sql(plan, "r.words", "r.grams")
+        shares = self.term_shares(conn)
+        match, match_params = index_sql(plan, "r.words", "r.grams", shares.trigrams if shares else None)
         with conn.transaction():
             # the index, never a scan computing show_trgm on every region: the planner costs the function at
             # almost nothing and, for a trigram most regions hold ("the"), chose the scan (2-6 s against 11 ms
