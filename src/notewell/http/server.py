@@ -28,17 +28,25 @@ _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-typ
                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
 
 
+class HeadTooLarge(Exception):
+    """Raised in a parser callback when a request's head passes MAX_HEAD_BYTES."""
+
+
 class LimitedHttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol (its parser is C: each MCP call over HTTP took 0.3 to 0.5 ms less than with
     h11's) with a deadline for reading each request and a bound on its head. uvicorn bounds the head for h11
-    alone, so the bytes read while a head is incomplete are counted here: past ``MAX_HEAD_BYTES`` (give or
-    take the one read that crossed it) the request is answered 431 and the connection closed."""
+    alone, so it is bounded here twice: the request line and headers the parser hands over are counted
+    exactly, and the bytes read while a head is still incomplete are counted too (httptools holds a header
+    until its line ends), give or take the one read that crossed the bound. Past ``MAX_HEAD_BYTES`` the
+    request is answered 431 and the connection closed."""
 
     _read_deadline: asyncio.TimerHandle | None = None
     _head_open = True  # between requests, or inside a head: the bytes that come count towards the bound
-    _head_bytes = 0
+    _head_bytes = 0  # read while the head was open
+    _head_size = 0  # the request line and headers the parser has handed over
     _heads_read = 0
     _refused = False
+    _head_too_large = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -49,6 +57,8 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             return  # read and dropped until the connection closes, so the client reads the 431 (see _refuse_head)
         heads_before, open_before = self._heads_read, self._head_open
         super().data_received(data)
+        if self._refused:
+            return
         if self._heads_read != heads_before or not open_before:
             self._head_bytes = 0  # this read completed a head, or a body: what follows is another request's
         elif self._head_open and not self.transport.is_closing():
@@ -58,6 +68,30 @@ class LimitedHttpProtocol(HttpToolsProtocol):
                 return
         if self.cycle is not None and not self.cycle.more_body and not self.cycle.response_complete:
             self._disarm()  # the whole request is in: the application has it
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._head_size = 0
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        self._count_head(len(url))
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        super().on_header(name, value)
+        self._count_head(len(name) + len(value) + 4)  # "name: value\r\n"
+
+    def _count_head(self, size: int) -> None:
+        self._head_size += size
+        if self._head_size > MAX_HEAD_BYTES:
+            self._head_too_large = True
+            raise HeadTooLarge  # stops the parser; uvicorn then calls send_400_response, which answers 431
+
+    def send_400_response(self, msg: str) -> None:
+        if self._head_too_large:
+            self._refuse_head()
+        else:
+            super().send_400_response(msg)
 
     def on_headers_complete(self) -> None:
         self._head_open = False
