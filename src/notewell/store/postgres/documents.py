@@ -25,6 +25,7 @@ from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
+from notewell.store.postgres.region_load import RegionLoad, regions_empty
 from notewell.store.postgres.term_shares import TermShares, read_term_shares
 from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
@@ -173,10 +174,26 @@ def _rows_of(doc_id: int, regions: Iterable[Region]) -> list[RegionRow]:
 
 
 class _Writer(SqlDocumentWriter):
-    def __init__(self, conn: psycopg.Connection, dialect: Dialect) -> None:
+    def __init__(self, conn: psycopg.Connection, dialect: Dialect, load: RegionLoad | None) -> None:
         super().__init__(PgExecutor(conn), dialect)
         self.conn = conn
-        self.held = HeldRegions(conn)  # the regions to insert, sent with other documents' by one COPY
+        self.load = load  # when the regions are empty: a first build, which loads them into a table of its own
+        # the regions to insert, sent with other documents' by one COPY
+        self.held = HeldRegions(conn, self._begin_load if load is not None else None)
+
+    def _begin_load(self) -> None:
+        assert self.load is not None
+        if not self.load.begun and not self.load.refused:
+            self.load.begin()
+
+    def finish(self) -> None:
+        """Everything held written, and the regions' indexes brought up to date (built, after a load)."""
+        self.held.flush()
+        self.counts.write(self.sql)
+        if self.load is not None and self.load.begun:
+            self.load.finish()
+        else:
+            self.conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
 
     def upsert(self, doc: DocumentInput) -> None:
         self.changed += 1
@@ -266,23 +283,22 @@ class PostgresDocuments(SqlDocuments):
 
     @contextmanager
     def writer(self) -> Iterator[_Writer]:
-        """One transaction for a whole sync. New index entries collect in a large GIN pending list and are
-        merged in bulk (whenever it fills, and once more before the commit): a first build takes about
-        40% less time than merging document by document, and no reader searches an unmerged list after
-        the commit. The list's pages are reused by later syncs (the index file keeps about 64 MB spare)."""
+        """One transaction for a whole sync. A first build with much to write loads its regions apart and
+        builds their indexes once (region_load.py). Otherwise new index entries collect in a large GIN
+        pending list and are merged in bulk (whenever it fills, and once more before the commit): about 40%
+        less time than merging document by document, and no reader searches an unmerged list after the
+        commit. The list's pages are reused by later syncs (the index file keeps about 64 MB spare)."""
         with self.db.transaction() as conn:
             # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
             conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
-            writer = _Writer(conn, self.dialect)
+            writer = _Writer(conn, self.dialect, RegionLoad(conn) if regions_empty(conn) else None)
             self.db.hold_writes(writer.held.flush)
             try:
                 yield writer
             finally:
                 self.db.hold_writes(None)
-            writer.held.flush()
-            writer.counts.write(writer.sql)
-            conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
+            writer.finish()
             analyzed = writer.changed >= _ANALYZE_AFTER_CHANGES
             if analyzed:
                 # fresh statistics now, not at autovacuum's next round: the planner's choice between

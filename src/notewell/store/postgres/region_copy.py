@@ -8,7 +8,7 @@ PostgresDatabase.hold_writes) and before the writer's commit, so nothing reads a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
@@ -31,10 +31,12 @@ def copy_regions(conn: psycopg.Connection, rows: Sequence[RegionRow]) -> None:
 
 
 class HeldRegions:
-    """Rows for document_regions held back until ``flush`` (or until enough are held)."""
+    """Rows for document_regions held back until ``flush`` (or until enough are held, after ``on_full``: a
+    writer with that much to write may first choose where it goes, region_load.py)."""
 
-    def __init__(self, conn: psycopg.Connection) -> None:
+    def __init__(self, conn: psycopg.Connection, on_full: Callable[[], None] | None = None) -> None:
         self.conn = conn
+        self.on_full = on_full
         self._rows: list[RegionRow] = []
         self._bytes = 0
 
@@ -43,6 +45,8 @@ class HeldRegions:
             self._rows.append(row)
             self._bytes += len(row[2]) + len(row[3])
         if self._bytes >= HELD_BYTES or len(self._rows) >= HELD_ROWS:
+            if self.on_full is not None:
+                self.on_full()
             self.flush()
 
     def flush(self) -> None:

@@ -1,0 +1,173 @@
+"""A first build on PostgreSQL loads its regions into a table of their own and builds the indexes once
+(store/postgres/region_load.py): it answers as a build kept up row by row does, readers meanwhile read the
+old table without waiting, and a build that fails leaves the store as it was."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from conftest import IndexedVault, index_into, make_vault
+from notewell.indexer import sync
+from notewell.store import regions
+from notewell.store.factory import open_store
+from notewell.store.postgres import documents as postgres_documents
+from notewell.store.postgres import region_copy, region_load
+
+pytestmark = pytest.mark.usefixtures("pg_cluster")
+
+FILES: dict[str, str | bytes] = {
+    **{f"alpha/notes/n{n:03}.md": f"# Note {n}\n\nthe levenshtein distance {n % 7}\nqz 中文 [[n{(n + 1) % 40:03}]]\n"
+       for n in range(40)},
+    **{f"beta/src/m{n:02}.txt": f"def f_{n}(x):\n    return x * {n}  # ζq\n" * (1 + n % 4) for n in range(30)},
+    "beta/docs/日本語.md": "日本語の文書です。検索できる。\n",
+}
+QUERIES = [("levenshtein", False), ("qz", False), ("中文", False), ("ζq", False), ("the", False), ("x", False),
+           ("検索", False), (r"f_\d+\(x\)", True), (r"return x \* 1\d", True)]
+
+
+def _answers(indexed: IndexedVault) -> list[list[tuple[str, str, int]]]:
+    return [[(m.project, m.path, m.line) for m in indexed.search(query, regex=regex, all_lines=True).matches]
+            for query, regex in QUERIES]
+
+
+def _index_shape(url: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The regions' indexes (name, definition) and any load schema left, as the server lists them."""
+    with psycopg.connect(url) as conn:
+        indexes = conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'document_regions'"
+                               " ORDER BY indexname").fetchall()
+        schemas = [name for (name,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE '%load%'")]
+    return indexes, schemas
+
+
+def _loading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A COPY's worth after four regions (a long note in several): the vault's build loads apart as a large one
+    does. Returns the loads' schemas as each begins ("refused" for one the server refused)."""
+    monkeypatch.setattr(region_copy, "HELD_ROWS", 4)
+    monkeypatch.setattr(regions, "REGION_BYTES", 64)
+    begun: list[str] = []
+    begin = region_load.RegionLoad.begin
+
+    def spied(load: region_load.RegionLoad) -> None:
+        begin(load)
+        begun.append(str(load.schema) if load.begun else "refused")
+    monkeypatch.setattr(region_load.RegionLoad, "begin", spied)
+    return begun
+
+
+def test_a_loaded_build_answers_as_one_kept_up_row_by_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          pg_url: str, plain_pg_url: str) -> None:
+    vault = make_vault(tmp_path, FILES)
+    begun = _loading(monkeypatch)
+    with monkeypatch.context() as kept_up:
+        kept_up.setattr(postgres_documents, "regions_empty", lambda conn: False)
+        plain = index_into(vault, plain_pg_url)
+    assert begun == []
+    loaded = index_into(vault, pg_url)
+    try:
+        assert begun == ["public_notewell_load"]
+        assert loaded.report.added == plain.report.added == len(FILES)
+        assert _answers(loaded) == _answers(plain)
+        assert all(_answers(loaded))  # every query finds something
+        backlinks = loaded.store.links.backlinks(("alpha", "notes/n005.md"), ["alpha"], 10)
+        assert [link.source for link in backlinks] == [("alpha", "notes/n004.md")]
+        indexes, schemas = _index_shape(pg_url)
+        assert indexes == _index_shape(plain_pg_url)[0]  # the same indexes, by the same names, on the same table
+        assert {name for name, _ in indexes} >= {"document_regions_trigrams", "document_regions_grams"}
+        assert schemas == []  # the load's schema is gone
+
+        # later syncs change the swapped-in table as any other (no load: it is not empty)
+        (vault / "alpha/notes/n003.md").write_text("rewritten: a levenshtein automaton\n", encoding="utf-8")
+        (vault / "beta/src/m01.txt").unlink()
+        report = loaded.sync()
+        assert (report.changed, report.removed) == (1, 1)
+        plain.sync()
+        assert _answers(loaded) == _answers(plain)
+        assert len(begun) == 1
+        assert [(m.project, m.path) for m in loaded.search("automaton").matches] == [("alpha", "notes/n003.md")]
+    finally:
+        loaded.runtime.close()
+        plain.runtime.close()
+
+
+def test_readers_read_the_old_regions_while_a_load_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        pg_url: str) -> None:
+    reader = index_into(make_vault(tmp_path, {}, "empty"), pg_url)
+    begun = _loading(monkeypatch)
+    settings = replace(reader.runtime.settings, vault=make_vault(tmp_path, FILES))
+    writer_store = open_store(pg_url)
+    loading, resume = threading.Event(), threading.Event()
+    added: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if done > total // 2 and not loading.is_set():
+            loading.set()
+            assert resume.wait(30)
+
+    build = threading.Thread(target=lambda: added.append(sync(settings, writer_store, progress).added))
+    build.start()
+    try:
+        assert loading.wait(30)
+        assert begun == ["public_notewell_load"]
+        # meanwhile, a reader finds the old (empty) regions at once, and no load table
+        found: list[object] = []
+        search = threading.Thread(target=lambda: found.append(reader.search("levenshtein").matches))
+        search.start()
+        search.join(10)
+        assert found == [[]], "the reader waited for the load"
+        assert _index_shape(pg_url)[1] == []
+    finally:
+        resume.set()
+        build.join(60)
+    try:
+        assert added == [len(FILES)]
+        assert len(reader.search("levenshtein").matches) == 40
+    finally:
+        reader.runtime.close()
+        writer_store.close()
+
+
+def test_a_load_that_fails_leaves_the_store_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      pg_url: str) -> None:
+    begun = _loading(monkeypatch)
+    indexed = index_into(make_vault(tmp_path, {}, "empty"), pg_url)
+    settings = replace(indexed.runtime.settings, vault=make_vault(tmp_path, FILES))
+
+    def progress(done: int, total: int) -> None:
+        if done > total // 2:
+            raise RuntimeError("the machine stopped")
+
+    try:
+        with pytest.raises(RuntimeError):
+            sync(settings, indexed.store, progress)
+        assert len(begun) == 1
+        indexes, schemas = _index_shape(pg_url)
+        assert schemas == []
+        assert "document_regions_trigrams" in {name for name, _ in indexes}
+        assert indexed.store.documents.sizes()[0] == 0
+        assert sync(settings, indexed.store).added == len(FILES)  # the next build loads
+        assert (len(begun), _index_shape(pg_url)[1]) == (2, [])
+        assert len(indexed.search("levenshtein").matches) == 40
+    finally:
+        indexed.runtime.close()
+
+
+def test_a_role_that_may_not_create_a_schema_builds_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              pg_url: str) -> None:
+    begun = _loading(monkeypatch)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DO $$ BEGIN CREATE ROLE nw_no_schemas LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        conn.execute("GRANT CREATE, USAGE ON SCHEMA public TO nw_no_schemas")  # tables, but no schema of its own
+    limited = pg_url.replace("postgresql://postgres@", "postgresql://nw_no_schemas@")
+    indexed = index_into(make_vault(tmp_path, FILES), limited)
+    try:
+        assert indexed.report.added == len(FILES)
+        assert begun == ["refused"]  # asked once, then kept up row by row in the same transaction
+        assert len(indexed.search("levenshtein").matches) == 40
+        assert _index_shape(pg_url)[1] == []
+    finally:
+        indexed.runtime.close()
