@@ -75,7 +75,12 @@ class PostgresDialect(Dialect):
             yield PgExecutor(conn)
 
     def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
-        return f"{column} = ANY(?)", [list(values)]  # one parameter, whatever the number of values
+        """``= ANY`` of one parameter whatever the number of values; one value as ``=``, so that an index
+        whose next column orders the rows still does (a project's documents by path: ``project = ANY('{copy1}')
+        ORDER BY path`` sorted all 20,000 of them, 21 ms at 1 GB, for listDocs' first page)."""
+        if len(values) == 1:
+            return f"{column} = ?", [values[0]]
+        return f"{column} = ANY(?)", [list(values)]
 
     def text(self, value: str) -> str:
         return pg_text(value)
