@@ -404,7 +404,8 @@ def test_a_dropped_connection_is_replaced_not_failed(pg_cluster: PgCluster, pg_u
         assert store.documents.sizes()[0] == 0
         dbname = pg_url.split("/")[3].split("?")[0]
         with pg_cluster.admin() as admin:  # as a database restart or failover would
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (dbname,))
+            admin.execute("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = %s",
+                          (dbname,))  # returns once they are gone: the pool's connections are dead, not dying
         assert store.documents.sizes()[0] == 0
     finally:
         store.close()
