@@ -418,13 +418,13 @@ class PostgresDocuments(SqlDocuments):
         regions: list[int] = row[0] if row is not None and row[0] is not None else []
         found = None
         if len(regions) <= most:
-            order = "ORDER BY d.project, d.path"
+            # rows, one sort (three ordered array_agg sorted three times: 2.7 ms against 1.7 for the 1,243
+            # documents of "qz" at 1 GB)
             docs = conn.execute(
-                f"SELECT array_agg(d.id {order}), array_agg(d.project {order}), array_agg(d.path {order})"
-                f" FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}",
-                [int_array(sorted({doc_of(rid) for rid in regions})), *params], prepare=False).fetchone()
-            ids, projects, paths = docs if docs is not None and docs[0] is not None else ([], [], [])
-            found = Matches(regions, ids, projects, paths)
+                f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}"
+                " ORDER BY d.project, d.path",
+                [int_array(sorted({doc_of(rid) for rid in regions})), *params], binary=True, prepare=False).fetchall()
+            found = Matches(regions, [row[0] for row in docs], [row[1] for row in docs], [row[2] for row in docs])
         self._pages.keep(plan, scope, found)
         return found
 
