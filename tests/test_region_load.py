@@ -1,6 +1,7 @@
 """A first build on PostgreSQL loads its regions into a table of their own and builds the indexes once
 (store/postgres/region_load.py): it answers as a build kept up row by row does, readers meanwhile read the
-old table without waiting, and a build that fails leaves the store as it was."""
+old table without waiting (the swap too gives way to them), a build that fails or dies leaves the store as
+it was and nothing behind, and a table an operator changed keeps its indexes up row by row instead."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import psycopg
 import pytest
 
 from conftest import IndexedVault, index_into, make_vault
+from notewell.config import Settings
 from notewell.indexer import sync
 from notewell.store import regions
 from notewell.store.factory import open_store
-from notewell.store.postgres import documents as postgres_documents
 from notewell.store.postgres import region_copy, region_load
 
 pytestmark = pytest.mark.usefixtures("pg_cluster")
@@ -46,7 +47,7 @@ def _index_shape(url: str) -> tuple[list[tuple[str, str]], list[str]]:
 
 def _loading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A COPY's worth after four regions (a long note in several): the vault's build loads apart as a large one
-    does. Returns the loads' schemas as each begins ("refused" for one the server refused)."""
+    does. Returns what became of each load that began ("begun", or "refused" by the server)."""
     monkeypatch.setattr(region_copy, "HELD_ROWS", 4)
     monkeypatch.setattr(regions, "REGION_BYTES", 64)
     begun: list[str] = []
@@ -54,7 +55,7 @@ def _loading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     def spied(load: region_load.RegionLoad) -> None:
         begin(load)
-        begun.append(str(load.schema) if load.begun else "refused")
+        begun.append("begun" if load.begun else "refused")
     monkeypatch.setattr(region_load.RegionLoad, "begin", spied)
     return begun
 
@@ -64,12 +65,12 @@ def test_a_loaded_build_answers_as_one_kept_up_row_by_row(tmp_path: Path, monkey
     vault = make_vault(tmp_path, FILES)
     begun = _loading(monkeypatch)
     with monkeypatch.context() as kept_up:
-        kept_up.setattr(postgres_documents, "regions_empty", lambda conn: False)
+        kept_up.setattr(region_load.RegionLoad, "for_writer", classmethod(lambda cls, conn, connect: None))
         plain = index_into(vault, plain_pg_url)
     assert begun == []
     loaded = index_into(vault, pg_url)
     try:
-        assert begun == ["public_notewell_load"]
+        assert begun == ["begun"]
         assert loaded.report.added == plain.report.added == len(FILES)
         assert _answers(loaded) == _answers(plain)
         assert all(_answers(loaded))  # every query finds something
@@ -112,14 +113,16 @@ def test_readers_read_the_old_regions_while_a_load_runs(tmp_path: Path, monkeypa
     build.start()
     try:
         assert loading.wait(30)
-        assert begun == ["public_notewell_load"]
-        # meanwhile, a reader finds the old (empty) regions at once, and no load table
+        assert begun == ["begun"]
+        # meanwhile, a reader finds the old (empty) regions at once
         found: list[object] = []
         search = threading.Thread(target=lambda: found.append(reader.search("levenshtein").matches))
         search.start()
         search.join(10)
         assert found == [[]], "the reader waited for the load"
-        assert _index_shape(pg_url)[1] == []
+        [schema] = _index_shape(pg_url)[1]  # the load's table, committed empty: its rows are the writer's
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute(f"SELECT count(*) FROM {schema}.document_regions").fetchone() == (0,)
     finally:
         resume.set()
         build.join(60)
@@ -171,3 +174,113 @@ def test_a_role_that_may_not_create_a_schema_builds_as_before(tmp_path: Path, mo
         assert _index_shape(pg_url)[1] == []
     finally:
         indexed.runtime.close()
+
+
+def _vault_settings(tmp_path: Path, url: str) -> tuple[IndexedVault, Settings]:
+    """An indexed empty vault on ``url`` (its store open) and the settings of a full one to build next."""
+    indexed = index_into(make_vault(tmp_path, {}, "empty"), url)
+    return indexed, replace(indexed.runtime.settings, vault=make_vault(tmp_path, FILES))
+
+
+@pytest.mark.parametrize("change", [
+    "ALTER TABLE document_regions OWNER TO nw_other",
+    "GRANT SELECT ON document_regions TO nw_other",
+    "ALTER TABLE document_regions SET (fillfactor = 90)",
+    "CREATE STATISTICS regions_lines (ndistinct) ON id, first_line FROM document_regions",
+    "ALTER TABLE document_regions ALTER COLUMN first_line SET STATISTICS 500",
+    "COMMENT ON TABLE document_regions IS 'kept by the operator'",
+    "CREATE VIEW region_lines AS SELECT id, first_line FROM document_regions",
+])
+def test_a_table_an_operator_changed_keeps_its_indexes_up_row_by_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str, change: str) -> None:
+    begun = _loading(monkeypatch)
+    indexed, settings = _vault_settings(tmp_path, pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DO $$ BEGIN CREATE ROLE nw_other; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        conn.execute(change)
+        before = conn.execute("SELECT oid FROM pg_class WHERE relname = 'document_regions'").fetchone()
+    try:
+        assert sync(settings, indexed.store).added == len(FILES)
+        assert begun == []  # no load: the swap would lose the change
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT oid FROM pg_class WHERE relname = 'document_regions'").fetchone() == before
+        assert len(indexed.search("levenshtein").matches) == 40
+    finally:
+        indexed.runtime.close()
+
+
+def test_the_swap_waits_for_a_long_reader_without_stopping_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:
+    _loading(monkeypatch)
+    monkeypatch.setattr(region_load, "LOCK_TRY", "50ms")
+    indexed, settings = _vault_settings(tmp_path, pg_url)
+    taking = threading.Event()
+    take = region_load.RegionLoad._take_table
+
+    def spied(load: region_load.RegionLoad) -> None:
+        taking.set()
+        take(load)
+    monkeypatch.setattr(region_load.RegionLoad, "_take_table", spied)
+    added: list[int] = []
+    with psycopg.connect(pg_url) as long_reader:  # a backup's dump holds its tables' lock this way
+        long_reader.execute("SELECT count(*) FROM document_regions").fetchone()
+        build = threading.Thread(target=lambda: added.append(sync(settings, indexed.store).added))
+        build.start()
+        try:
+            assert taking.wait(60)
+            for _ in range(5):  # new readers keep reading while the writer asks in turns
+                with psycopg.connect(pg_url, autocommit=True) as reader:
+                    reader.execute("SET lock_timeout = '1s'")
+                    assert reader.execute("SELECT count(*) FROM document_regions").fetchone() == (0,)
+            assert build.is_alive()  # the writer still waits for the long reader
+        finally:
+            long_reader.rollback()  # the long reader ends: the swap goes through
+            build.join(60)
+    try:
+        assert added == [len(FILES)]
+        assert len(indexed.search("levenshtein").matches) == 40
+    finally:
+        indexed.runtime.close()
+
+
+def test_a_writer_that_died_mid_load_leaves_a_schema_the_next_one_drops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:
+    """A dead writer (kill -9, or the database's crash) rolls its rows back; the schema and empty table it
+    committed first stay, with their files, until the next writer drops them."""
+    begun = _loading(monkeypatch)
+    indexed, settings = _vault_settings(tmp_path, pg_url)
+
+    def progress(done: int, total: int) -> None:
+        if done > total // 2:
+            raise RuntimeError("killed")
+
+    try:
+        with monkeypatch.context() as dying, pytest.raises(RuntimeError):
+            dying.setattr(region_load.RegionLoad, "abandon", lambda load: None)  # died: it cleans nothing up
+            sync(settings, indexed.store, progress)
+        assert begun == ["begun"] and len(_index_shape(pg_url)[1]) == 1  # left behind
+        (settings.vault / "alpha/notes/n000.md").unlink()
+        assert sync(replace(settings, vault=make_vault(tmp_path, {"a/one.md": "one levenshtein"}, "small")),
+                    indexed.store).added == 1  # a small sync: no load of its own, but the leftover goes
+        assert _index_shape(pg_url)[1] == []
+    finally:
+        indexed.runtime.close()
+
+
+def test_rows_flushed_by_reads_count_toward_a_load(monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:
+    """Reads inside a writer's transaction flush the held rows (a meeting note's build reads the store): the
+    rows added in all, not those held at once, decide that a load begins."""
+    monkeypatch.setattr(region_copy, "HELD_ROWS", 8)
+    open_store(pg_url).close()  # the tables made
+    with psycopg.connect(pg_url) as conn:
+        called: list[int] = []
+        held = region_copy.HeldRegions(conn, lambda: called.append(len(called)))
+        for n in range(region_copy.HELD_ROWS - 1):
+            held.add([(n, 1, b"x", "x", ["x"])])
+            held.flush()  # as a read would
+        assert called == []
+        held.add([(region_copy.HELD_ROWS, 1, b"x", "x", ["x"])])
+        held.add([(region_copy.HELD_ROWS + 1, 1, b"x", "x", ["x"])])
+        assert called == [0]  # once, when the rows added came to a COPY's worth
+        assert conn.execute("SELECT count(*) FROM document_regions").fetchone() == (region_copy.HELD_ROWS - 1,)
+        conn.rollback()

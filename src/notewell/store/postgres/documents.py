@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -25,7 +25,7 @@ from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
 from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
-from notewell.store.postgres.region_load import RegionLoad, regions_empty
+from notewell.store.postgres.region_load import RegionLoad
 from notewell.store.postgres.term_shares import TermShares, read_term_shares
 from notewell.store.postgres.trigram_words import index_sql, index_terms, words_sql
 from notewell.store.regions import (
@@ -177,23 +177,27 @@ class _Writer(SqlDocumentWriter):
     def __init__(self, conn: psycopg.Connection, dialect: Dialect, load: RegionLoad | None) -> None:
         super().__init__(PgExecutor(conn), dialect)
         self.conn = conn
-        self.load = load  # when the regions are empty: a first build, which loads them into a table of its own
+        self.load = load  # when the regions are empty: a first build, which loads them into a table of their own
         # the regions to insert, sent with other documents' by one COPY
-        self.held = HeldRegions(conn, self._begin_load if load is not None else None)
-
-    def _begin_load(self) -> None:
-        assert self.load is not None
-        if not self.load.begun and not self.load.refused:
-            self.load.begin()
+        self.held = HeldRegions(conn, load.begin if load is not None else None)
+        self.analyzed = False
 
     def finish(self) -> None:
-        """Everything held written, and the regions' indexes brought up to date (built, after a load)."""
+        """Everything held written, the regions' indexes brought up to date (built, after a load), and after
+        many changes fresh statistics now, not at autovacuum's next round: the planner's choice between
+        walking (project, path) in order and the trigram index depends on them, and so does this store's
+        (_walks_first)."""
         self.held.flush()
         self.counts.write(self.sql)
+        self.analyzed = self.changed >= _ANALYZE_AFTER_CHANGES
         if self.load is not None and self.load.begun:
-            self.load.finish()
-        else:
-            self.conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
+            if self.analyzed:
+                self.conn.execute("ANALYZE documents")
+            self.load.finish(self.analyzed)  # the new regions analyzed before the swap
+            return
+        self.conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
+        if self.analyzed:
+            self.conn.execute("ANALYZE documents, document_regions")
 
     def upsert(self, doc: DocumentInput) -> None:
         self.changed += 1
@@ -288,24 +292,26 @@ class PostgresDocuments(SqlDocuments):
         pending list and are merged in bulk (whenever it fills, and once more before the commit): about 40%
         less time than merging document by document, and no reader searches an unmerged list after the
         commit. The list's pages are reused by later syncs (the index file keeps about 64 MB spare)."""
-        with self.db.transaction() as conn:
-            # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
-            conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
-            writer = _Writer(conn, self.dialect, RegionLoad(conn) if regions_empty(conn) else None)
-            self.db.hold_writes(writer.held.flush)
-            try:
-                yield writer
-            finally:
-                self.db.hold_writes(None)
-            writer.finish()
-            analyzed = writer.changed >= _ANALYZE_AFTER_CHANGES
-            if analyzed:
-                # fresh statistics now, not at autovacuum's next round: the planner's choice between
-                # walking (project, path) in order and the trigram index depends on them, and so does
-                # this store's (_walks_first)
-                conn.execute("ANALYZE documents, document_regions")
-        if analyzed:
+        load: RegionLoad | None = None
+        try:
+            with self.db.transaction() as conn:
+                # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
+                conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
+                load = RegionLoad.for_writer(conn, self.db.pool.connection)
+                writer = _Writer(conn, self.dialect, load)
+                self.db.hold_writes(writer.held.flush)
+                try:
+                    yield writer
+                finally:
+                    self.db.hold_writes(None)
+                writer.finish()
+        except BaseException:
+            if load is not None and load.begun:
+                with suppress(psycopg.Error):  # else the next writer drops it
+                    load.abandon()
+            raise
+        if writer.analyzed:
             self._shares = None  # committed: the next search reads them
 
     def get(self, project: str, path: str) -> Document | None:

@@ -31,22 +31,27 @@ def copy_regions(conn: psycopg.Connection, rows: Sequence[RegionRow]) -> None:
 
 
 class HeldRegions:
-    """Rows for document_regions held back until ``flush`` (or until enough are held, after ``on_full``: a
-    writer with that much to write may first choose where it goes, region_load.py)."""
+    """Rows for document_regions held back until ``flush`` (or until enough are held). ``on_much``, once, when
+    the rows added come to as much as a COPY holds (whatever reads flushed meanwhile): a writer with that
+    much to write may first choose where it goes (region_load.py)."""
 
-    def __init__(self, conn: psycopg.Connection, on_full: Callable[[], None] | None = None) -> None:
+    def __init__(self, conn: psycopg.Connection, on_much: Callable[[], None] | None = None) -> None:
         self.conn = conn
-        self.on_full = on_full
+        self.on_much = on_much
         self._rows: list[RegionRow] = []
         self._bytes = 0
+        self._added = (0, 0)  # rows and bytes added in all
 
     def add(self, rows: Iterable[RegionRow]) -> None:
+        count, size = len(self._rows), self._bytes
         for row in rows:
             self._rows.append(row)
             self._bytes += len(row[2]) + len(row[3])
+        self._added = (self._added[0] + len(self._rows) - count, self._added[1] + self._bytes - size)
+        if self.on_much is not None and (self._added[1] >= HELD_BYTES or self._added[0] >= HELD_ROWS):
+            on_much, self.on_much = self.on_much, None
+            on_much()
         if self._bytes >= HELD_BYTES or len(self._rows) >= HELD_ROWS:
-            if self.on_full is not None:
-                self.on_full()
             self.flush()
 
     def flush(self) -> None:
