@@ -259,7 +259,6 @@ def test_a_writer_that_died_mid_load_leaves_a_schema_the_next_one_drops(
             dying.setattr(region_load.RegionLoad, "abandon", lambda load: None)  # died: it cleans nothing up
             sync(settings, indexed.store, progress)
         assert begun == ["begun"] and len(_index_shape(pg_url)[1]) == 1  # left behind
-        (settings.vault / "alpha/notes/n000.md").unlink()
         assert sync(replace(settings, vault=make_vault(tmp_path, {"a/one.md": "one levenshtein"}, "small")),
                     indexed.store).added == 1  # a small sync: no load of its own, but the leftover goes
         assert _index_shape(pg_url)[1] == []
