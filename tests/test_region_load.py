@@ -65,7 +65,7 @@ def test_a_loaded_build_answers_as_one_kept_up_row_by_row(tmp_path: Path, monkey
     vault = make_vault(tmp_path, FILES)
     begun = _loading(monkeypatch)
     with monkeypatch.context() as kept_up:
-        kept_up.setattr(region_load.RegionLoad, "for_writer", classmethod(lambda cls, conn, connect: None))
+        kept_up.setattr(region_load.RegionLoad, "for_writer", classmethod(lambda cls, *args: None))
         plain = index_into(vault, plain_pg_url)
     assert begun == []
     loaded = index_into(vault, pg_url)
@@ -190,6 +190,12 @@ def _vault_settings(tmp_path: Path, url: str) -> tuple[IndexedVault, Settings]:
     "ALTER TABLE document_regions ALTER COLUMN first_line SET STATISTICS 500",
     "COMMENT ON TABLE document_regions IS 'kept by the operator'",
     "CREATE VIEW region_lines AS SELECT id, first_line FROM document_regions",
+    "CREATE FUNCTION region_count() RETURNS bigint LANGUAGE sql BEGIN ATOMIC SELECT count(*) FROM document_regions; END",
+    "CREATE TABLE region_archive (r document_regions)",
+    "ALTER TABLE document_regions REPLICA IDENTITY FULL",
+    "GRANT SELECT (id) ON document_regions TO nw_other",
+    "CREATE PUBLICATION regions_out FOR TABLE document_regions",
+    "CLUSTER document_regions USING document_regions_pkey",
 ])
 def test_a_table_an_operator_changed_keeps_its_indexes_up_row_by_row(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str, change: str) -> None:
@@ -215,12 +221,12 @@ def test_the_swap_waits_for_a_long_reader_without_stopping_the_others(
     monkeypatch.setattr(region_load, "LOCK_TRY", "50ms")
     indexed, settings = _vault_settings(tmp_path, pg_url)
     taking = threading.Event()
-    take = region_load.RegionLoad._take_table
+    swap = region_load.RegionLoad._swap
 
-    def spied(load: region_load.RegionLoad) -> None:
+    def spied(load: region_load.RegionLoad) -> bool:
         taking.set()
-        take(load)
-    monkeypatch.setattr(region_load.RegionLoad, "_take_table", spied)
+        return swap(load)
+    monkeypatch.setattr(region_load.RegionLoad, "_swap", spied)
     added: list[int] = []
     with psycopg.connect(pg_url) as long_reader:  # a backup's dump holds its tables' lock this way
         long_reader.execute("SELECT count(*) FROM document_regions").fetchone()
@@ -283,3 +289,51 @@ def test_rows_flushed_by_reads_count_toward_a_load(monkeypatch: pytest.MonkeyPat
         assert called == [0]  # once, when the rows added came to a COPY's worth
         assert conn.execute("SELECT count(*) FROM document_regions").fetchone() == (region_copy.HELD_ROWS - 1,)
         conn.rollback()
+
+
+def _rows_copied(indexed: IndexedVault, url: str, oid: object) -> None:
+    """The build ended as one kept up row by row: the same table, every region in it, no load schema."""
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT oid FROM pg_class WHERE relname = 'document_regions'").fetchone() == oid
+    assert _index_shape(url)[1] == []
+    assert len(indexed.search("levenshtein").matches) == 40
+    assert len(indexed.search("qz").matches) == 40
+
+
+def test_a_swap_postgresql_refuses_copies_the_rows_instead(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           pg_url: str) -> None:
+    begun = _loading(monkeypatch)
+    indexed, settings = _vault_settings(tmp_path, pg_url)
+    with psycopg.connect(pg_url) as conn:
+        oid = conn.execute("SELECT oid FROM pg_class WHERE relname = 'document_regions'").fetchone()
+
+    def progress(done: int, total: int) -> None:
+        if done > total // 2 and begun and not progress.__dict__.get("done"):
+            progress.__dict__["done"] = True  # an operator's view, made while the load runs
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute("CREATE VIEW region_ids AS SELECT id FROM document_regions")
+
+    try:
+        assert sync(settings, indexed.store, progress).added == len(FILES)
+        assert begun == ["begun"]
+        _rows_copied(indexed, pg_url, oid)
+    finally:
+        indexed.runtime.close()
+
+
+def test_a_swap_that_waits_too_long_copies_the_rows_instead(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            pg_url: str) -> None:
+    begun = _loading(monkeypatch)
+    monkeypatch.setattr(region_load, "LOCK_TRY", "20ms")
+    monkeypatch.setattr(region_load, "SWAP_WAIT_S", 0.3)
+    indexed, settings = _vault_settings(tmp_path, pg_url)
+    with psycopg.connect(pg_url) as idle:  # a session idle in a transaction that once read the table
+        oid = idle.execute("SELECT oid FROM pg_class WHERE relname = 'document_regions'").fetchone()
+        idle.execute("SELECT count(*) FROM document_regions").fetchone()
+        try:
+            assert sync(settings, indexed.store).added == len(FILES)  # done while the session still holds on
+            assert begun == ["begun"]
+            _rows_copied(indexed, pg_url, oid)
+        finally:
+            idle.rollback()
+            indexed.runtime.close()

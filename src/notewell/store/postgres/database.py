@@ -112,6 +112,13 @@ class PostgresDatabase:
             finally:
                 self._local.conn = None
 
+    def own_connection(self) -> psycopg.Connection:
+        """An autocommit connection outside the pool, for a step a transaction's holder must not wait for the
+        pool to give (other threads may hold every pooled connection while they wait for that transaction's
+        locks). The caller closes it."""
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                               application_name="notewell")
+
     def hold_writes(self, flush: Callable[[], None] | None) -> None:
         """Writes the thread's transaction holds back (a writer's buffered rows), written by ``flush``
         before anything else uses its connection, so that every read inside it still sees them."""

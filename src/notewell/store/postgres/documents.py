@@ -193,8 +193,8 @@ class _Writer(SqlDocumentWriter):
         if self.load is not None and self.load.begun:
             if self.analyzed:
                 self.conn.execute("ANALYZE documents")
-            self.load.finish(self.analyzed)  # the new regions analyzed before the swap
-            return
+            if self.load.finish(self.analyzed):  # the new regions analyzed before the swap
+                return
         self.conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams')")
         if self.analyzed:
             self.conn.execute("ANALYZE documents, document_regions")
@@ -298,7 +298,7 @@ class PostgresDocuments(SqlDocuments):
                 # one indexer at a time (a second waits here, as a second SQLite writer waits for the lock)
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
                 conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
-                load = RegionLoad.for_writer(conn, self.db.pool.connection)
+                load = RegionLoad.for_writer(conn, self.db.own_connection, lock_key(_WRITER_LOCK))
                 writer = _Writer(conn, self.dialect, load)
                 self.db.hold_writes(writer.held.flush)
                 try:
