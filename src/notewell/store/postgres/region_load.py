@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 
 import psycopg
 from psycopg import sql
@@ -109,19 +109,19 @@ class RegionLoad:
     def for_writer(cls, conn: psycopg.Connection, connect: Connect, writer_lock: int) -> RegionLoad | None:
         """A load for a writer (holding ``writer_lock``) that found the regions empty and the table as the
         migrations left it, else None. Load schemas that dead writers left (a kill -9, the database's crash,
-        a backup taken during a load) are dropped first, by this transaction, if nothing holds them."""
+        a backup taken during a load) are dropped first, if nothing holds them (no other writer can be using
+        one: this one holds the writer's lock)."""
         row = conn.execute(_HOME).fetchone()
         assert row is not None
         home_oid, home, path, empty, leftovers, *changed = row
-        timeout = _setting(conn, "lock_timeout") if leftovers else ""
-        for name in leftovers:
-            try:
-                with conn.transaction():  # a savepoint: a leftover something holds waits for the next writer
-                    conn.execute("SELECT set_config('lock_timeout', %s, true)", (LEFTOVER_LOCK,))
-                    conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
-                    conn.execute("SELECT set_config('lock_timeout', %s, true)", (timeout,))
-            except psycopg.errors.LockNotAvailable:
-                pass
+        if leftovers:
+            # committed at once, on a connection of its own: dropped by this transaction instead, a schema of
+            # the same name could not be made again until it ends (begin would wait on it for good)
+            with connect() as other:
+                other.execute("SELECT set_config('lock_timeout', %s, false)", (LEFTOVER_LOCK,))  # else the next tries
+                for name in leftovers:
+                    with suppress(psycopg.errors.LockNotAvailable):
+                        other.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
         return cls(conn, connect, writer_lock, home_oid, home, path) if empty and not any(changed) else None
 
     def begin(self) -> None:
