@@ -103,6 +103,27 @@ def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_
     indexed.runtime.close()
 
 
+def test_postgres_reads_a_walks_regions_without_testing_their_words_again(tmp_path: Path, pg_url: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk names only the regions whose words passed the plan's test; reading them skips the test and
+    gives exactly the regions the test would keep. Regions the index named are still tested."""
+    files = {f"p/n{n:02}.md": f"note {n}\n{'a needle' if n % 3 else 'we need a medley, idle'} {n}\n" for n in range(9)}
+    monkeypatch.setattr(regions, "REGION_BYTES", 8)  # each note in several regions, one of them with the literal
+    indexed = index_into(make_vault(tmp_path, files), pg_url)
+    documents = indexed.store.documents
+    scope, plan = Scope(projects=["p"]), plain_plan("needle")
+    by_index = documents.candidates(scope, plan, limit=20)
+    assert not any(c.words_tested for c in by_index) and len(by_index) == 9  # "need medley idle" too
+    monkeypatch.setattr(postgres_documents, "FEW_MATCHES", 0)
+    walked = documents.candidates(scope, plan, limit=20)
+    assert all(c.words_tested for c in walked) and len(walked) == 6
+    retested = [c._replace(words_tested=False) for c in walked]
+    read = list(documents.texts(walked, plan))
+    assert read == list(documents.texts(retested, plan)) == list(documents.texts(by_index, plan))
+    assert len(read) == 6 and all(b"needle" in text for _, _, text in read)
+    indexed.runtime.close()
+
+
 def test_postgres_walks_at_once_for_a_literal_its_statistics_call_common(tmp_path: Path, pg_url: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Once ANALYZE has counted the regions' terms, a literal held by more than FEW_MATCHES regions walks

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import starmap
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
@@ -396,8 +397,8 @@ class SqliteDocuments(SqlDocuments):
             order, page = order + " LIMIT ?", [limit]
         conn = self.db.conn
         if plan is None:
-            return list(map(CandidateDoc._make, conn.execute(
-                f"SELECT d.id, d.project, d.path, NULL FROM documents d WHERE {where}{order}", [*params, *page])))
+            return list(starmap(CandidateDoc, conn.execute(
+                f"SELECT d.id, d.project, d.path FROM documents d WHERE {where}{order}", [*params, *page])))
         later, kept = self._pages.kept(plan, scope, after)
         if kept is not None:
             return kept.page(conn, where, params, order, page)
@@ -411,8 +412,8 @@ class SqliteDocuments(SqlDocuments):
             if limit is not None and (walked := walk_matches(conn, terms, where, params, limit)) is not None:
                 return walked
             if self._more_matches(match, MANY_MATCHES):
-                return list(map(CandidateDoc._make, conn.execute(
-                    f"SELECT d.id, d.project, d.path, NULL FROM documents d"
+                return list(starmap(CandidateDoc, conn.execute(
+                    f"SELECT d.id, d.project, d.path FROM documents d"
                     f" WHERE {where} AND d.id IN ({match_any_shard(f'rowid >> {REGION_BITS}')}){order}",
                     [*params, *match, *page])))
         found = _Matched.of(conn, match)
