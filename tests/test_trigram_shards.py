@@ -15,6 +15,7 @@ from tests.conftest import IndexedVault, make_vault
 
 from notewell.records.documents import DocumentInput, Scope
 from notewell.search.literals import plain_plan
+from notewell.store.sqlite import trigram_shards
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
 FILES = {f"p{n % 3}/doc{n:03}.md": f"# Doc {n}\n\nshared words\nunique token zq{n:03}x\n" for n in range(60)}
@@ -77,6 +78,32 @@ def test_failed_build_leaves_the_store_empty_and_no_scratch_files(
     assert indexed.store.documents.candidates(Scope(projects=["p0"]), None) == []
     assert not list(tmp_path.rglob("*.shard*.tmp"))
     _integrity(indexed.db)
+
+
+@pytest.mark.parametrize(("rows", "text_bytes"), [(1, 1 << 20), (3, 1 << 20), (1000, 40), (1000, 1 << 20)])
+def test_a_build_rewriting_documents_keeps_each_shards_rows_in_order_at_any_batch_size(
+    tmp_path: Path, index_vault: Callable[[Path], IndexedVault], monkeypatch: pytest.MonkeyPatch,
+    rows: int, text_bytes: int,
+) -> None:
+    """Rows reach a shard's thread in batches (by count or by bytes of text); a document written twice in one
+    build deletes its first regions' rows before adding the new ones, in that order, whatever the batches."""
+    monkeypatch.setattr(trigram_shards, "BATCH_ROWS", rows)
+    monkeypatch.setattr(trigram_shards, "BATCH_BYTES", text_bytes)
+    indexed = index_vault(make_vault(tmp_path, {"p0/seed.md": "seed\n"}))
+    (tmp_path / "vault" / "p0" / "seed.md").unlink()
+    indexed.sync()  # empty again: the next writer builds in parallel
+    with indexed.store.documents.writer() as writer:
+        assert writer.build is not None
+        for n in range(12):
+            writer.upsert(DocumentInput("p0", f"d{n:02}.md", "t", "", 5, 1, f"sha{n}", f"first zq{n:03}a\n"))
+        for n in range(0, 12, 2):  # half of them rewritten, each a delete of the old rows and an insert
+            writer.upsert(DocumentInput("p0", f"d{n:02}.md", "t", "", 5, 2, f"sha{n}b", f"second zq{n:03}b\n"))
+        writer.delete(("p0", "d11.md"))
+    _integrity(indexed.db)
+    for n in range(12):
+        assert _paths(indexed, f"zq{n:03}a") == ([] if n % 2 == 0 or n == 11 else [f"p0/d{n:02}.md"])
+        assert _paths(indexed, f"zq{n:03}b") == ([f"p0/d{n:02}.md"] if n % 2 == 0 else [])
+    assert len(_paths(indexed, "first")) == 5 and len(_paths(indexed, "second")) == 6
 
 
 def _wait_until_blocked_at_begin(thread: threading.Thread, seconds: float = 30) -> None:
