@@ -12,8 +12,9 @@ Rows go to a shard's thread in batches (``BATCH_ROWS`` rows or ``BATCH_BYTES`` o
 first), inserted with one ``executemany``, and up to ``QUEUE_BATCHES`` batches wait for each thread. Row by
 row through a queue of 64, the threads spent a sixth of the build's CPU in Python around each insert, and
 a large document (all its regions go to one shard) stopped the reader while the other shard's thread
-waited: batched, a 1 GB build took 12% less time and 14% less CPU (docs/performance.md). What waits is
-bounded: at most ``QUEUE_BATCHES + 1`` batches a shard, about 8 MB.
+waited: batched, a 10 GB build took 12% less time and 6% less CPU (at 1 GB the difference is within the
+runs' spread; docs/performance.md). What waits is bounded: at most ``QUEUE_BATCHES + 1`` batches a shard,
+about 8 MB.
 """
 
 from __future__ import annotations
