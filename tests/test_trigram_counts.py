@@ -64,3 +64,18 @@ def test_a_run_asks_for_its_rarest_trigrams() -> None:
     assert rarest(["abc", "bcd", "cde", "def"], {}) == ["abc", "bcd", "cde", "def"]  # nothing counted: all
     query = fts_query(plain_plan("levenshtein group"), {**counts, "gro": 5, "rou": 9, "oup": 7})
     assert query == '"lev" AND "sht" AND "nsh" AND "gro" AND "oup" AND "rou"'
+
+
+def test_a_first_build_merges_its_shards_counts_in_every_script(tmp_path: Path) -> None:
+    """The shards' threads count their own trigrams; the merged counts equal a recount for trigrams held by
+    one shard only, by both, and in scripts whose UTF-8 takes two, three and four bytes (the merge of the
+    shards' sorted counts must agree with SQLite's order, or a trigram would come twice)."""
+    lines = ["alpha beta", "Straße größer", "中文文件 系统", "emoji 🙂🙃 text", "alpha 中文 🙂", "ǅ ǆ Ǆ"]
+    files = {f"p/n{n}.md": f"{lines[n % len(lines)]} {n}\n{lines[(n * 5) % len(lines)]}\n" for n in range(30)}
+    files["p/only-one.md"] = "zyxwvut\n"  # its trigrams in one shard only
+    vault = make_vault(tmp_path, files)
+    indexed = index_into(vault, tmp_path / "index.db")
+    counted = _counted(tmp_path / "index.db")
+    assert counted == _brute_force(tmp_path / "index.db")
+    assert counted["zyx"] == 1 and counted["中文文"] == 10
+    indexed.runtime.close()

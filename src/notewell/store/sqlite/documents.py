@@ -43,7 +43,7 @@ from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.match_walk import walk_matches
 from notewell.store.sqlite.short_runs import fts_term, pair_terms, region_words, single_term
 from notewell.store.sqlite.trigram_counts import DDL as TRIGRAM_COUNTS_DDL
-from notewell.store.sqlite.trigram_counts import count_trigrams, rarest, trigram_counts
+from notewell.store.sqlite.trigram_counts import count_trigrams, rarest, replace_counts, trigram_counts
 from notewell.store.sqlite.trigram_shards import (
     SHARDS,
     ParallelShardBuild,
@@ -351,7 +351,7 @@ class SqliteDocuments(SqlDocuments):
                 yield writer
                 writer.counts.write(writer.sql)
                 build.copy_into(conn)
-            count_trigrams(conn)
+                replace_counts(conn, build.trigram_counts())
 
     @staticmethod
     def _counted(writer: _Writer) -> Iterator[_Writer]:

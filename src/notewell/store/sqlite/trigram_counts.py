@@ -4,8 +4,9 @@ FTS5 answers an AND of trigrams by reading each one's list of rows, so a common 
 its list costs whatever the others hold: "levenshtein" (nine trigrams, four of them in 40,000 to
 64,000 regions of the 1 GB library corpus) took 3.6 ms, its three rarest trigrams 0.2 ms for nearly
 the same rows (66 against 60; the verifier drops the extra). FTS5 keeps no count it can give cheaply,
-so the counts are taken from its vocabulary (fts5vocab) after a build or a large sync, about 3.6 s of
-CPU per GB of text, and kept in ``trigram_counts``. Counts that drift after smaller syncs only make a
+so the counts are taken from its vocabulary (fts5vocab), about 3.4 s of CPU per GB of text, and kept in
+``trigram_counts``: after a large sync on the store's connection, after a first build by each scratch
+shard's thread (trigram_shards.py). Counts that drift after smaller syncs only make a
 choice less sharp, never a result wrong: any subset of a literal's trigrams finds every region the
 whole set finds. A trigram missing from the table is counted as rare (it came after the count).
 """
@@ -13,7 +14,7 @@ whole set finds. A trigram missing from the table is counted as rare (it came af
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
@@ -32,6 +33,13 @@ def count_trigrams(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM trigram_counts")
     conn.execute("INSERT INTO trigram_counts (trigram, regions) SELECT term, sum(doc) FROM"
                  f" ({' UNION ALL '.join(vocabularies)}) GROUP BY term")
+
+
+def replace_counts(conn: sqlite3.Connection, counts: Iterable[tuple[str, int]]) -> None:
+    """``counts`` (each trigram's number of regions, taken elsewhere: ParallelShardBuild.trigram_counts) in
+    place of ``trigram_counts``' rows (in ``conn``'s transaction)."""
+    conn.execute("DELETE FROM trigram_counts")
+    conn.executemany("INSERT INTO trigram_counts (trigram, regions) VALUES (?, ?)", counts)
 
 
 def trigram_counts(conn: sqlite3.Connection, grams: Sequence[str]) -> dict[str, int]:
