@@ -42,6 +42,10 @@ def test_parallel_build_finds_every_document(tmp_path: Path, index_vault: Callab
     for n in (0, 1, 31, 59):
         assert _paths(indexed, f"zq{n:03}x") == [f"p{n % 3}/doc{n:03}.md"]
     assert not list(tmp_path.rglob("*.shard*.tmp"))
+    with sqlite3.connect(indexed.db) as conn:  # the merge settings of a fill are not left to later syncs
+        for shard in range(SHARDS):
+            config = dict(conn.execute(f"SELECT k, v FROM {shard_name(shard)}_config WHERE k LIKE '%merge'"))
+            assert config == {"automerge": 4, "crisismerge": 16}
 
 
 def test_connection_that_searched_before_the_build_sees_it(tmp_path: Path,
