@@ -13,6 +13,7 @@ directly below: a sync that waits for the writer lock while another indexes the 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -129,5 +130,39 @@ def test_a_sync_that_waited_for_the_writer_finds_the_file_current(tmp_path: Path
         assert (reports[0].changed, reports[0].added, reports[0].unchanged) == (0, 0, 1)
         doc = rt.store.documents.get("p", "note.md")
         assert doc is not None and doc.text == "second, longer\n"
+    finally:
+        rt.close()
+
+
+def test_a_file_written_again_while_a_sync_of_its_path_reads_is_left_to_the_next(tmp_path: Path,
+                                                                                  store_url: str) -> None:
+    """A note written again between a path sync's scan and its read (the server's next write landing while
+    the watcher's sync of the previous one runs) is not indexed by that sync: the write indexes it itself, or
+    the change's own event brings the next sync. A whole-vault sync indexes what it read."""
+    vault = make_vault(tmp_path, {"p/note.md": "first\n", "p/other.md": "other\n"})
+    rt = open_runtime(str(vault), store_url)
+    note = vault / "p/note.md"
+    written = iter(["second, longer\n", "fourth\n"])
+
+    def write_again(done: int, total: int) -> None:  # called once planned, before any file is read
+        if done == 0:  # a later mtime whatever the clock's tick
+            mtime = note.stat().st_mtime_ns
+            note.write_text(next(written))
+            os.utime(note, ns=(mtime + 10_000_000_000, mtime + 10_000_000_000))
+
+    try:
+        sync(rt.settings, rt.store)
+        note.write_text("changed once\n")
+        report = sync(rt.settings, rt.store, progress=write_again, only=Subtrees(["p/note.md"]))
+        assert (report.changed, report.unchanged, report.skipped) == (0, 0, 0)
+        doc = rt.store.documents.get("p", "note.md")
+        assert doc is not None and doc.text == "first\n"  # left as it was: nothing indexed with a stale mtime
+        assert sync(rt.settings, rt.store, only=Subtrees(["p/note.md"])).changed == 1  # the next sync
+        doc = rt.store.documents.get("p", "note.md")
+        assert doc is not None and doc.text == "second, longer\n"
+        note.write_text("third\n")
+        assert sync(rt.settings, rt.store, progress=write_again).changed == 1  # a whole sync: indexed
+        doc = rt.store.documents.get("p", "note.md")
+        assert doc is not None and doc.text == "fourth\n"
     finally:
         rt.close()

@@ -94,6 +94,7 @@ class _Loaded:
     file: VaultFile
     data: bytes
     sha256: str
+    changed_since_scan: bool  # its mtime when read was not the scan's: it changed after this sync's scan
 
     @cached_property
     def content(self) -> _Content | None:
@@ -140,12 +141,12 @@ def _taken(files: list[VaultFile], hints: VerifiedReader) -> Iterator[VaultFile]
 def _load(reader: VerifiedReader, file: VaultFile) -> _Loaded | str:
     """The file's bytes, read through verified descriptors (a swap since the scan cannot escape); else why not."""
     try:
-        data = reader.read(file.source)
+        data, mtime_ns = reader.read_stamped(file.source)
     except FileTooLarge:
         return f"larger than the {reader.max_bytes} byte limit"
     except OSError:
         return "unreadable (missing, or replaced by a symlink or a folder since the scan)"
-    return _Loaded(file, data, hashlib.sha256(data).hexdigest())
+    return _Loaded(file, data, hashlib.sha256(data).hexdigest(), mtime_ns != file.mtime_ns)
 
 
 def _brains(store: Store) -> list[BrainRecord]:
@@ -226,6 +227,7 @@ class _Writing:
     skipped: list[SkippedRecord]
     racy_from: int  # a file modified at or after this (ns) may change again within its clock tick
     meetings: MeetingItems  # the action items of the meeting notes written, moved and removed
+    everything: bool  # a sync of the whole vault, not of some paths
     linked: dict[DocKey, list[ParsedLink]] = field(default_factory=dict)  # documents whose links are new
     names: set[str] = field(default_factory=set)  # file names (name_key) of documents added, removed or moved
 
@@ -239,6 +241,12 @@ class _Writing:
         key = (file.project, file.path)
         if isinstance(loaded, str):
             self.skipped.append(SkippedRecord(file.project, file.path, file.size, loaded))
+            return
+        if loaded.changed_since_scan and not self.everything:
+            # written again after this sync's scan (a note the server writes while the watcher's sync of
+            # its previous version runs): the change's own event brings a sync that reads it, and the
+            # server's write indexes it itself; indexed here, it would be the watcher's doing, with the
+            # scan's older mtime. A full sync (a build) has no such event to wait for: it indexes it.
             return
         self.report.bytes_read += len(loaded.data)
         old = self.plan.state.get(key)
@@ -351,7 +359,7 @@ def sync(
         # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
         plan = _plan(store, scan, only)
         total = sum(f.size for f in plan.to_read)
-        writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store))
+        writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store), only.everything)
         if progress and plan.to_read:
             progress(0, total)  # reading starts: how much there is to read
         report.unchanged += plan.on_disk - len(plan.to_read)

@@ -8,7 +8,8 @@ A write indexes what it wrote right after the file is in place, then journals it
 audit entry and a git commit), the journal even when the indexing failed: the vault watcher sees the same
 file change and syncs it STEP_MS later, and had the journal (a git commit can take long) come first, the
 watcher's sync could run before the write's own and index the note in its stead. A sync plans under the
-store's writer lock, so whichever comes second finds the note current and indexes nothing.
+store's writer lock, so whichever comes second finds the note current and indexes nothing; and a watcher's
+sync that reads the note after the next write replaced it leaves it to that write (indexer.py).
 """
 
 from __future__ import annotations

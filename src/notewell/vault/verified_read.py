@@ -49,6 +49,10 @@ class VerifiedReader:
         Raises OSError when a component is missing, is a symlink or is not a folder (or, for the last one,
         not a regular file), and FileTooLarge when the file holds more than ``max_bytes`` bytes.
         """
+        return self.read_stamped(rel)[0]
+
+    def read_stamped(self, rel: str) -> tuple[bytes, int]:
+        """``read``, with the file's mtime (ns) as the opened file had it before it was read."""
         parts = rel.split("/")
         if any(part in ("", ".", "..") for part in parts):
             raise OSError(f"not a clean vault path: {rel}")
@@ -57,7 +61,7 @@ class VerifiedReader:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise OSError(f"not a regular file: {rel}")
-            return self._read_all(fd, rel, info.st_size)
+            return self._read_all(fd, rel, info.st_size), info.st_mtime_ns
         finally:
             os.close(fd)
 
