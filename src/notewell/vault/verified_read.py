@@ -53,6 +53,28 @@ class VerifiedReader:
 
     def read_stamped(self, rel: str) -> tuple[bytes, int]:
         """``read``, with the file's mtime (ns) as the opened file had it before it was read."""
+        fd, info = self._open_regular(rel)
+        try:
+            return self._read_all(fd, rel, info.st_size), info.st_mtime_ns
+        finally:
+            os.close(fd)
+
+    def hint(self, rel: str) -> None:
+        """Ask the kernel to start reading ``root/rel`` into the page cache (opened as ``read`` opens it), and
+        return at once; a file that cannot be opened is left to ``read`` to report."""
+        try:
+            fd, _ = self._open_regular(rel)
+        except OSError:
+            return
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def _open_regular(self, rel: str) -> tuple[int, os.stat_result]:
+        """An open descriptor of the regular file ``root/rel`` and its fstat; OSError as ``read`` says."""
         parts = rel.split("/")
         if any(part in ("", ".", "..") for part in parts):
             raise OSError(f"not a clean vault path: {rel}")
@@ -61,27 +83,10 @@ class VerifiedReader:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise OSError(f"not a regular file: {rel}")
-            return self._read_all(fd, rel, info.st_size), info.st_mtime_ns
-        finally:
+        except BaseException:
             os.close(fd)
-
-    def hint(self, rel: str) -> None:
-        """Ask the kernel to start reading ``root/rel`` into the page cache (opened as ``read`` opens it), and
-        return at once; a file that cannot be opened is left to ``read`` to report."""
-        parts = rel.split("/")
-        if any(part in ("", ".", "..") for part in parts):
-            return
-        try:
-            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=self._folder(parts[:-1]))
-        except OSError:
-            return
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+            raise
+        return fd, info
 
     def _folder(self, parts: list[str]) -> int:
         """The descriptor of the folder ``parts`` below the root, opening only what the last path did not."""
