@@ -17,6 +17,7 @@ import pytest
 from conftest import make_vault, run_cli
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
+from notewell.store.sqlite import database
 from notewell.store.sqlite.database import SqliteDatabase
 from pg import BACKENDS, PgCluster
 
@@ -115,6 +116,42 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
     (tmp_path / "notes.txt").write_text("not a database at all, just some text that is long enough" * 20)
     result = run_cli("restore", str(tmp_path / "notes.txt"), "--db", str(tmp_path / "new.db"), "--vault", str(vault))
     assert result.exit_code == 1 and "is not a SQLite database" in result.output
+
+
+def _page_size(db: Path) -> int:
+    store = SqliteDatabase(db)
+    try:
+        size: int = store.conn.execute("PRAGMA page_size").fetchone()[0]
+        return size
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("older", ["backup", "store"])
+def test_a_backup_and_a_store_of_different_page_sizes_restore(older: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store made now has 16 KB pages, one an older version made 4 KB pages; SQLite's backup cannot change a
+    WAL database's page size, so restore rewrites a backup of the other size to the store's first."""
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    source, target = tmp_path / "index.db", tmp_path / "restored.db"
+    with monkeypatch.context() as old:
+        old.setattr(database, "PAGE_BYTES", 4096)
+        made_old = source if older == "backup" else target
+        assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", str(made_old), "--vault",
+                       str(vault)).exit_code == 0
+    if older == "store":
+        assert run_cli("user", "deactivate", "dana@example.org", "--db", str(target), "--vault", str(vault)
+                       ).exit_code == 0
+        assert run_cli("user", "add", "erin@example.org", "--role", "member", "--db", str(source), "--vault",
+                       str(vault)).exit_code == 0
+    expected = "dana@example.org" if older == "backup" else "erin@example.org"
+    assert run_cli("backup", str(tmp_path / "b.db"), "--db", str(source), "--vault", str(vault)).exit_code == 0
+    result = run_cli("restore", str(tmp_path / "b.db"), "--db", str(target), "--vault", str(vault), "--replace")
+    assert result.exit_code == 0, result.output
+    assert expected in run_cli("user", "list", "--db", str(target), "--vault", str(vault), "--json").output
+    assert (_page_size(target), _page_size(tmp_path / "b.db")) == ((16_384, 4096) if older == "backup" else
+                                                                   (4096, 16_384))
+    assert not list(tmp_path.glob("*.restore*"))  # the scratch copy is gone
 
 
 def test_doctor_reports_the_last_backup(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
@@ -26,6 +28,30 @@ def _checked(conn: sqlite3.Connection, path: Path) -> None:
                                         "'notewell backup' wrote")
 
 
+def _private_file(path: Path) -> None:
+    """An empty file only its owner reads: a copy holds every home."""
+    path.unlink(missing_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+@contextmanager
+def _in_page_size(source: sqlite3.Connection, page_size: int, scratch: Path) -> Iterator[sqlite3.Connection]:
+    """``source`` rewritten with ``page_size``. SQLite's backup cannot change the page size of a database in WAL
+    mode, which a store is: a backup of another page size (4 KB, from a store an older version made) is copied
+    to a scratch file beside the store and vacuumed to the store's page size first, then the scratch removed."""
+    _private_file(scratch)
+    conn = sqlite3.connect(scratch, isolation_level=None)
+    try:
+        source.backup(conn)
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.execute(f"PRAGMA page_size={page_size}")
+        conn.execute("VACUUM")
+        yield conn
+    finally:
+        conn.close()
+        scratch.unlink(missing_ok=True)
+
+
 class SqliteBackups(SqlBackups):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
@@ -33,8 +59,7 @@ class SqliteBackups(SqlBackups):
 
     def copy_to(self, path: Path) -> int:
         scratch = path.with_name(path.name + ".part")
-        scratch.unlink(missing_ok=True)
-        os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # it holds every home
+        _private_file(scratch)
         copy = sqlite3.connect(scratch, isolation_level=None)
         try:
             self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
@@ -51,6 +76,11 @@ class SqliteBackups(SqlBackups):
         copy = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         try:
             _checked(copy, path)
-            copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
+            page_size = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
+            if copy.execute("PRAGMA page_size").fetchone()[0] == page_size:
+                copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
+            else:
+                with _in_page_size(copy, page_size, self.db.path.with_name(self.db.path.name + ".restore")) as sized:
+                    sized.backup(self.db.conn)
         finally:
             copy.close()

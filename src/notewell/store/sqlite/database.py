@@ -18,6 +18,7 @@ from notewell.errors import ConfigError
 
 BUSY_TIMEOUT_MS = 30_000
 PAGE_CACHE_KIB = 16_384
+PAGE_BYTES = 16_384  # a new store's page size (an existing store keeps its own); see _connect
 HEAP_LIMIT_BYTES = 48 * 1024 * 1024  # all connections of the process together (see _connect)
 
 
@@ -51,6 +52,7 @@ class SqliteDatabase:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # takes effect only as the file is created
             conn.execute("PRAGMA journal_mode=WAL")  # the first statement to read the file: not a database fails here
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions, "
