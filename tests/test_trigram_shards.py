@@ -30,6 +30,18 @@ def _integrity(db: str) -> None:
         conn.close()
 
 
+def _indexed_regions(db: str, text: str) -> int:
+    """How many regions the shards' index itself holds all of ``text``'s trigrams for (a search reads each
+    candidate's text, so a stale index entry would not show in its answer)."""
+    every_trigram = " ".join(f'"{text[i:i + 3]}"' for i in range(len(text) - 2))
+    conn = sqlite3.connect(db)
+    try:
+        return sum(conn.execute(f"SELECT count(*) FROM {shard_name(shard)} WHERE {shard_name(shard)} MATCH ?",
+                                (every_trigram,)).fetchone()[0] for shard in range(SHARDS))
+    finally:
+        conn.close()
+
+
 def _paths(indexed: IndexedVault, query: str) -> list[str]:
     return [m.vault_path for m in indexed.search(query, all_lines=False, limit=100).matches]
 
@@ -107,6 +119,8 @@ def test_a_build_rewriting_documents_keeps_each_shards_rows_in_order_at_any_batc
     for n in range(12):
         assert _paths(indexed, f"zq{n:03}a") == ([] if n % 2 == 0 or n == 11 else [f"p0/d{n:02}.md"])
         assert _paths(indexed, f"zq{n:03}b") == ([f"p0/d{n:02}.md"] if n % 2 == 0 else [])
+        assert _indexed_regions(indexed.db, f"zq{n:03}a") == (0 if n % 2 == 0 or n == 11 else 1)
+        assert _indexed_regions(indexed.db, f"zq{n:03}b") == (1 if n % 2 == 0 else 0)
     assert len(_paths(indexed, "first")) == 5 and len(_paths(indexed, "second")) == 6
 
 

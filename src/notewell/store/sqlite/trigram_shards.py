@@ -9,12 +9,14 @@ scratch tables' rows are copied into the store's shadow tables inside the build'
 Later, smaller syncs write the store's shards directly.
 
 Rows go to a shard's thread in batches (``BATCH_ROWS`` rows or ``BATCH_BYTES`` of text, whichever comes
-first), inserted with one ``executemany``, and up to ``QUEUE_BATCHES`` batches wait for each thread. Row by
-row through a queue of 64, the threads spent a sixth of the build's CPU in Python around each insert, and
-a large document (all its regions go to one shard) stopped the reader while the other shard's thread
-waited: batched, a 10 GB build took 12% less time and 6% less CPU (at 1 GB the difference is within the
-runs' spread; docs/performance.md). What waits is bounded: at most ``QUEUE_BATCHES + 1`` batches a shard,
-about 8 MB.
+first), and up to ``QUEUE_BATCHES`` batches wait for each thread. Row by row through a queue of 64, the
+threads spent a sixth of the build's CPU in Python around each insert, and a large document (all its
+regions go to one shard) stopped the reader while the other shard's thread waited: batched, a 10 GB build
+took 12% less time and 6% less CPU (at 1 GB the difference is within the runs' spread; docs/performance.md).
+A batch is inserted by one statement of many rows (``_many_rows``), which SQLite runs in one step: the
+thread takes the interpreter's lock back, from a main thread that holds it most of the time, once a batch
+rather than once a row as ``executemany`` does. What waits is bounded: at most ``QUEUE_BATCHES + 1``
+batches a shard, about 8 MB.
 
 While a scratch shard fills, FTS5 merges no segments of its own accord (``automerge`` 0) and is forced to
 only when a level holds ``_FILLING_CRISIS_MERGE`` segments rather than 16, so each trigram's rows are
@@ -77,6 +79,13 @@ def shard_params(match: str, first: int, last: int) -> list[object]:
     return [match, first, last] * SHARDS
 
 
+def _many_rows(op: str, count: int) -> str:
+    """One INSERT of ``count`` rows of ``op`` (an insert or FTS5's delete), its parameters rowid, text, rowid, ..."""
+    row = "(?, ?)" if op == "insert" else "('delete', ?, ?)"
+    columns = "(rowid, body)" if op == "insert" else "(shard, rowid, body)"
+    return f"INSERT INTO shard {columns} VALUES {', '.join([row] * count)}"
+
+
 class _ShardBuilder(threading.Thread):
     """Fills one scratch FTS5 table from a queue of batches of rows, in order."""
 
@@ -115,9 +124,8 @@ class _ShardBuilder(threading.Thread):
                 conn.execute("BEGIN")
                 while (batch := self.inbox.get()) is not None:
                     for op, rows in groupby(batch, key=itemgetter(0)):  # in order: a delete may follow an insert
-                        statement = ("INSERT INTO shard (rowid, body) VALUES (?, ?)" if op == "insert" else
-                                     "INSERT INTO shard (shard, rowid, body) VALUES ('delete', ?, ?)")
-                        conn.executemany(statement, [(rowid, body) for _, rowid, body in rows])
+                        values = [value for _, rowid, body in rows for value in (rowid, body)]
+                        conn.execute(_many_rows(op, len(values) // 2), values)
                 conn.execute("INSERT INTO shard (shard) VALUES ('optimize')")
                 conn.execute(f"INSERT INTO shard (shard, rank) VALUES ('automerge', {_AUTOMERGE})")
                 conn.execute(f"INSERT INTO shard (shard, rank) VALUES ('crisismerge', {_CRISIS_MERGE})")
