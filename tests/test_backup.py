@@ -8,6 +8,7 @@ none half-written, and the restored store's word index agrees with its rows.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,12 +120,12 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
 
 
 def _page_size(db: Path) -> int:
-    store = SqliteDatabase(db)
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)  # read only: the backup file stays as it was written
     try:
-        size: int = store.conn.execute("PRAGMA page_size").fetchone()[0]
+        size: int = conn.execute("PRAGMA page_size").fetchone()[0]
         return size
     finally:
-        store.close()
+        conn.close()
 
 
 @pytest.mark.parametrize("older", ["backup", "store"])
@@ -146,6 +147,7 @@ def test_a_backup_and_a_store_of_different_page_sizes_restore(older: str, tmp_pa
                        str(vault)).exit_code == 0
     expected = "dana@example.org" if older == "backup" else "erin@example.org"
     assert run_cli("backup", str(tmp_path / "b.db"), "--db", str(source), "--vault", str(vault)).exit_code == 0
+    (tmp_path / "restored.db.restore").write_text("left by a restore killed midway")  # replaced, then removed
     result = run_cli("restore", str(tmp_path / "b.db"), "--db", str(target), "--vault", str(vault), "--replace")
     assert result.exit_code == 0, result.output
     assert expected in run_cli("user", "list", "--db", str(target), "--vault", str(vault), "--json").output

@@ -37,18 +37,19 @@ def _private_file(path: Path) -> None:
 @contextmanager
 def _in_page_size(source: sqlite3.Connection, page_size: int, scratch: Path) -> Iterator[sqlite3.Connection]:
     """``source`` rewritten with ``page_size``. SQLite's backup cannot change the page size of a database in WAL
-    mode, which a store is: a backup of another page size (4 KB, from a store an older version made) is copied
-    to a scratch file beside the store and vacuumed to the store's page size first, then the scratch removed."""
-    _private_file(scratch)
-    conn = sqlite3.connect(scratch, isolation_level=None)
+    mode, which a store is: a backup of another page size (4 KB, from a store an older version made) is first
+    written by ``VACUUM INTO`` to a scratch file beside the store, in the store's page size (one copy: no
+    journal, no temporary file elsewhere), and the scratch removed afterwards, whatever happens."""
     try:
-        source.backup(conn)
-        conn.execute("PRAGMA journal_mode=DELETE")
-        conn.execute(f"PRAGMA page_size={page_size}")
-        conn.execute("VACUUM")
-        yield conn
+        _private_file(scratch)
+        source.execute(f"PRAGMA page_size={page_size}")  # the page size VACUUM INTO gives its copy
+        source.execute("VACUUM INTO ?", (str(scratch),))
+        conn = sqlite3.connect(scratch, isolation_level=None)
+        try:
+            yield conn
+        finally:
+            conn.close()
     finally:
-        conn.close()
         scratch.unlink(missing_ok=True)
 
 

@@ -53,7 +53,7 @@ class SqliteDatabase:
                                    check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # takes effect only as the file is created
-            conn.execute("PRAGMA journal_mode=WAL")  # the first statement to read the file: not a database fails here
+            conn.execute("PRAGMA journal_mode=WAL")  # a file that is not a database fails here
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions, "
                               "or pass another --db") from exc
