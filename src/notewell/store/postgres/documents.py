@@ -24,6 +24,7 @@ from notewell.store.document_rows import extension, line_count, meta_from_row
 from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
+from notewell.store.postgres.planner_off import rows_without
 from notewell.store.postgres.region_copy import HeldRegions, RegionRow, copy_regions
 from notewell.store.postgres.region_load import RegionLoad
 from notewell.store.postgres.term_shares import TermShares, read_term_shares
@@ -367,16 +368,14 @@ class PostgresDocuments(SqlDocuments):
         match, match_params = words_sql(plan, "r.words")
         walk = f"SELECT d.id, d.project, d.path FROM documents d WHERE {where} ORDER BY d.project, d.path"
         walk_params = [*params, *([most] if most is not None else [])]
-        with conn.transaction():
-            conn.execute("SET LOCAL enable_bitmapscan = off")  # each document's regions, not the GIN index
-            rows = conn.execute(
-                f"SELECT d.id, d.project, d.path, m.ids FROM ({walk}{' LIMIT %s' if most is not None else ''}) d"
-                f" CROSS JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.id) AS ids FROM document_regions r"
-                f" WHERE r.id BETWEEN d.id << {REGION_BITS} AND (d.id << {REGION_BITS}) + {LAST_SEQ}"
-                f" AND {match}) m WHERE m.ids IS NOT NULL ORDER BY d.project, d.path"
-                f"{' LIMIT %s' if limit is not None else ''}",
-                [*walk_params, *match_params, *([limit] if limit is not None else [])], prepare=False).fetchall()
-            conn.execute("SET LOCAL enable_bitmapscan = on")  # inside a writer's transaction too
+        rows = rows_without(  # each document's regions, not the GIN index
+            conn, "enable_bitmapscan",
+            f"SELECT d.id, d.project, d.path, m.ids FROM ({walk}{' LIMIT %s' if most is not None else ''}) d"
+            f" CROSS JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.id) AS ids FROM document_regions r"
+            f" WHERE r.id BETWEEN d.id << {REGION_BITS} AND (d.id << {REGION_BITS}) + {LAST_SEQ}"
+            f" AND {match}) m WHERE m.ids IS NOT NULL ORDER BY d.project, d.path"
+            f"{' LIMIT %s' if limit is not None else ''}",
+            [*walk_params, *match_params, *([limit] if limit is not None else [])])
         found = [CandidateDoc(doc_id, project, path, tuple(ids), True) for doc_id, project, path, ids in rows]
         if most is None or len(found) == limit:
             return found
@@ -413,24 +412,26 @@ class PostgresDocuments(SqlDocuments):
             return kept
         shares = self.term_shares(conn)
         match, match_params = index_sql(plan, "r.words", "r.grams", shares.trigrams if shares else None)
-        with conn.transaction():
-            # the index, never a scan computing show_trgm on every region: the planner costs the function at
-            # almost nothing and, for a trigram most regions hold ("the"), chose the scan (2-6 s against 11 ms
-            # for 13,075 regions, the standard library)
-            conn.execute("SET LOCAL enable_seqscan = off")
-            row = conn.execute(f"SELECT array_agg(id ORDER BY id) FROM (SELECT r.id FROM document_regions r"
-                               f" WHERE {match} LIMIT %s) m", [*match_params, most + 1], prepare=False).fetchone()
-            conn.execute("SET LOCAL enable_seqscan = on")  # inside a writer's transaction too
-        regions: list[int] = row[0] if row is not None and row[0] is not None else []
+        # the index, never a scan computing show_trgm on every region: the planner costs the function at almost
+        # nothing and, for a trigram most regions hold ("the"), chose the scan (2-6 s against 11 ms for 13,075
+        # regions, the standard library). The regions and their documents in one statement: the first row
+        # holds the region ids, the others the documents in order (rows, one sort: three ordered array_agg
+        # sorted the same rows three times, 2.7 ms against 1.7 for the 1,243 documents of "qz" at 1 GB)
+        rows = rows_without(
+            conn, "enable_seqscan",
+            f"WITH m AS MATERIALIZED (SELECT r.id FROM document_regions r WHERE {match} LIMIT %s),"
+            " a AS MATERIALIZED (SELECT array_agg(id ORDER BY id) AS ids, count(*) AS n FROM m)"
+            ' SELECT 0, a.ids, NULL::bigint, NULL::text COLLATE "C", NULL::text COLLATE "C" FROM a'
+            " UNION ALL SELECT 1, NULL, d.id, d.project, d.path FROM documents d"
+            f" WHERE (SELECT n FROM a) <= %s AND d.id = ANY(ARRAY(SELECT DISTINCT id >> {REGION_BITS} FROM m"
+            f" ORDER BY 1)) AND {where}"
+            " ORDER BY 1, 4, 5",
+            [*match_params, most + 1, most, *params])
+        regions: list[int] = rows[0][1] or []
         found = None
         if len(regions) <= most:
-            # rows, one sort (three ordered array_agg sorted three times: 2.7 ms against 1.7 for the 1,243
-            # documents of "qz" at 1 GB)
-            docs = conn.execute(
-                f"SELECT d.id, d.project, d.path FROM documents d WHERE d.id = ANY(%s::bigint[]) AND {where}"
-                " ORDER BY d.project, d.path",
-                [int_array(sorted({doc_of(rid) for rid in regions})), *params], binary=True, prepare=False).fetchall()
-            found = Matches(regions, [row[0] for row in docs], [row[1] for row in docs], [row[2] for row in docs])
+            docs = rows[1:]
+            found = Matches(regions, [row[2] for row in docs], [row[3] for row in docs], [row[4] for row in docs])
         self._pages.keep(plan, scope, found)
         return found
 
