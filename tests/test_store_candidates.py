@@ -15,7 +15,7 @@ from conftest import index_into, make_vault
 from notewell.records.documents import DocKey, Scope
 from notewell.records.plan import Plan
 from notewell.search.literals import plain_plan, regex_plan
-from notewell.store import regions
+from notewell.store import matches, regions
 from notewell.store.postgres import documents as postgres_documents
 from notewell.store.postgres.trigram_words import index_sql
 from notewell.store.sqlite import documents as sqlite_documents
@@ -89,15 +89,21 @@ def test_a_search_pages_through_the_matches_of_its_first_page(tmp_path: Path, re
     indexed.runtime.close()
 
 
-def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal(tmp_path: Path, pg_url: str) -> None:
+@pytest.mark.parametrize("untested", [0, 1, 2])
+def test_postgres_reads_only_the_named_regions_whose_words_hold_the_literal_unless_few(
+        tmp_path: Path, pg_url: str, untested: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regions the index names are read only when their words hold the literal, unless it named at most
+    ``UNTESTED_REGIONS`` in all: those are read without the test. The answer is the same either way."""
+    monkeypatch.setattr(matches, "UNTESTED_REGIONS", untested)
     files = {"p/needle.md": "a needle here\n", "p/near.md": "we need a medley, idle\n", "p/other.md": "nothing\n"}
     indexed = index_into(make_vault(tmp_path, files), pg_url)
     documents = indexed.store.documents
     plan = plain_plan("needle")
     page = documents.candidates(Scope(projects=["p"], prefix=""), plan, limit=10)
     assert [c.path for c in page] == ["near.md", "needle.md"]  # "need medley idle" holds every trigram of it
+    assert all(c.skip_words_test == (untested >= 2) for c in page)
     read = {doc_id for doc_id, _, _ in documents.texts(page, plan)}
-    assert read == {c.id for c in page if c.path == "needle.md"}
+    assert read == {c.id for c in page if c.path == "needle.md" or untested >= 2}
     assert {doc_id for doc_id, _, _ in documents.texts(page)} == {c.id for c in page}
     assert [m.path for m in indexed.search("needle").matches] == ["needle.md"]
     indexed.runtime.close()
@@ -109,15 +115,16 @@ def test_postgres_reads_a_walks_regions_without_testing_their_words_again(tmp_pa
     gives exactly the regions the test would keep. Regions the index named are still tested."""
     files = {f"p/n{n:02}.md": f"note {n}\n{'a needle' if n % 3 else 'we need a medley, idle'} {n}\n" for n in range(9)}
     monkeypatch.setattr(regions, "REGION_BYTES", 8)  # each note in several regions, one of them with the literal
+    monkeypatch.setattr(matches, "UNTESTED_REGIONS", 0)
     indexed = index_into(make_vault(tmp_path, files), pg_url)
     documents = indexed.store.documents
     scope, plan = Scope(projects=["p"]), plain_plan("needle")
     by_index = documents.candidates(scope, plan, limit=20)
-    assert not any(c.words_tested for c in by_index) and len(by_index) == 9  # "need medley idle" too
+    assert not any(c.skip_words_test for c in by_index) and len(by_index) == 9  # "need medley idle" too
     monkeypatch.setattr(postgres_documents, "FEW_MATCHES", 0)
     walked = documents.candidates(scope, plan, limit=20)
-    assert all(c.words_tested for c in walked) and len(walked) == 6
-    retested = [c._replace(words_tested=False) for c in walked]
+    assert all(c.skip_words_test for c in walked) and len(walked) == 6
+    retested = [c._replace(skip_words_test=False) for c in walked]
     read = list(documents.texts(walked, plan))
     assert read == list(documents.texts(retested, plan)) == list(documents.texts(by_index, plan))
     assert len(read) == 6 and all(b"needle" in text for _, _, text in read)

@@ -61,9 +61,9 @@ class CandidateDoc(NamedTuple):
     project: str
     path: str
     regions: tuple[int, ...] | None = None  # the ids of the regions the index matched; None: all of them
-    # the named regions' words passed the query plan's test already (a PostgreSQL walk tests them as it
-    # goes): reading them need not test again
-    words_tested: bool = False
+    # reading the named regions need not test their words first (PostgreSQL): a walk tested them as it went,
+    # or the index named so few regions in all that reading each whole costs less than testing its words
+    skip_words_test: bool = False
 
 
 @dataclass(frozen=True)

@@ -444,12 +444,14 @@ class PostgresDocuments(SqlDocuments):
         regions that hold a literal's trigrams anywhere (at 1 GB, 5,070 regions for "strasse", 18 of
         them with the word), and testing words costs a fifth of reading and verifying the text. The regions a
         walk named passed the same test as it walked and are read without it (for "the" at 1 GB, 1.1 against
-        1.7 ms for a page's 83 regions, whose words were otherwise detoasted and searched a second time)."""
+        1.7 ms for a page's 83 regions, whose words were otherwise detoasted and searched a second time), and
+        so are those of a search whose index lookup named few regions in all (store/matches.py,
+        ``UNTESTED_REGIONS``)."""
         start, size = 0, _TEXT_BATCH
         while start < len(candidates):
             batch = candidates[start : start + size]
-            tested = all(candidate.words_tested for candidate in batch)
-            words, words_params = ("TRUE", []) if plan is None or tested else words_sql(plan, "words")
+            untested = all(candidate.skip_words_test for candidate in batch)
+            words, words_params = ("TRUE", []) if plan is None or untested else words_sql(plan, "words")
             spans = region_spans(batch)
             with self.db.connection() as conn:
                 rows = conn.execute(  # LATERAL: each span an index range, never a scan of the table
