@@ -77,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     stores: dict[str, Store] = {}
     try:
-        stores = {"SQLite": open_bench_store(args.sqlite), "PostgreSQL": open_bench_store(args.pg)}
+        stores["SQLite"] = open_bench_store(args.sqlite)
+        stores["PostgreSQL"] = open_bench_store(args.pg)
         projects = stores["SQLite"].documents.vault_projects()
         if not projects or stores["PostgreSQL"].documents.vault_projects() != projects:
             raise NotewellError("--sqlite, --pg: both stores must hold the same corpus; index it into both first")

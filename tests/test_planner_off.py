@@ -41,6 +41,15 @@ def test_inside_an_open_transaction_the_way_is_set_back_and_the_transaction_goes
         assert row is not None and row[0] == 1  # committed by its owner, not by the query
 
 
+def test_on_a_connection_outside_autocommit_the_way_is_set_back_in_the_transaction_psycopg_opens(
+        pg_url: str) -> None:
+    with psycopg.connect(pg_url) as conn:
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # psycopg sends BEGIN first
+        assert rows_without(conn, "enable_seqscan", "SELECT current_setting(%s)", ["enable_seqscan"]) == [("off",)]
+        assert _setting(conn, "enable_seqscan") == "on"
+        conn.rollback()
+
+
 @pytest.mark.parametrize("value", ["it's", "back\\slash", "%s", "$1", "'; DROP TABLE x; --", "中文 é", "a\nb"])
 def test_parameters_are_data(pg_url: str, value: str) -> None:
     """Bound on the client as quoted literals: a value that looks like SQL or a placeholder stays a value."""
