@@ -460,3 +460,24 @@ def test_documents_named_by_their_file_name(store_url: str) -> None:
         assert store.documents.named("inner.md") == [("p", "brain.md/inner.md"), ("q", "brain.md/inner.md")]
     finally:
         store.close()
+
+
+def test_checksums_of_documents_in_several_projects_in_one_answer(store_url: str) -> None:
+    """A search page's versions: each asked (project, path) that exists with its own checksum, on both backends;
+    a path asked in one project is never answered from another that holds it, and a key asked twice is one."""
+    from notewell.records.documents import DocumentInput
+
+    store = open_store(store_url)
+    try:
+        with store.documents.writer() as w:
+            for project in ("p", "q", "it's", "中文"):
+                for path in ("a.md", "b/c.md", "100%.md", "o'k.md"):
+                    w.upsert(DocumentInput(project, path, path, "", 1, 1, f"{project}:{path}", "x"))
+        asked = [("p", "a.md"), ("q", "b/c.md"), ("p", "a.md"), ("it's", "o'k.md"), ("中文", "100%.md"),
+                 ("p", "missing.md"), ("nowhere", "a.md"), ("q", "100%.md")]
+        assert store.documents.checksums(asked) == {
+            key: f"{key[0]}:{key[1]}" for key in asked if key[1] != "missing.md" and key[0] != "nowhere"}
+        assert store.documents.checksums([]) == {}
+        assert store.documents.checksums([("p", "b/c.md")]) == {("p", "b/c.md"): "p:b/c.md"}
+    finally:
+        store.close()
