@@ -479,5 +479,10 @@ def test_checksums_of_documents_in_several_projects_in_one_answer(store_url: str
             key: f"{key[0]}:{key[1]}" for key in asked if key[1] != "missing.md" and key[0] != "nowhere"}
         assert store.documents.checksums([]) == {}
         assert store.documents.checksums([("p", "b/c.md")]) == {("p", "b/c.md"): "p:b/c.md"}
+        with store.documents.writer() as w:  # more projects than one statement asks for
+            for n in range(1_200):
+                w.upsert(DocumentInput(f"m{n}", "a.md", "a.md", "", 1, 1, f"m{n}", "x"))
+        many = [(f"m{n}", "a.md") for n in range(1_200)]
+        assert store.documents.checksums(many) == {key: key[0] for key in many}
     finally:
         store.close()

@@ -39,6 +39,7 @@ from notewell.store.shared.project_counts import ProjectCounts
 
 META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _STATE = "SELECT d.id, d.project, d.path, d.size, d.mtime_ns, d.sha256 FROM documents d"
+CHECKSUM_TERMS = 200  # projects a statement of checksums asks for (SQLite: an OR of 1,000 terms is too deep)
 
 
 def at_or_below(column: str, path: str, partial: bool = False) -> tuple[str, list[str]]:
@@ -205,21 +206,25 @@ class SqlDocuments(ABC):
         return [(project, path) for project, path in rows]
 
     def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
-        """One statement for every project's documents (a search's page spans several projects: a statement
+        """One statement for many projects' documents (a search's page spans several projects: a statement
         each was a round trip each on PostgreSQL, six for the 36 files of "levenshtein" at 1 GB); each
-        project's paths are one OR'ed term, which both backends answer from the (project, path) index."""
+        project's paths are one OR'ed term, which both backends answer from the (project, path) index. At
+        most ``CHECKSUM_TERMS`` terms a statement: SQLite refuses an expression over 1,000 deep."""
         by_project: dict[str, list[str]] = {}
         for project, path in dict.fromkeys(keys):
             by_project.setdefault(project, []).append(path)
-        if not by_project:
-            return {}
-        terms, params = [], []
-        for project, paths in by_project.items():
-            clause, values = self.dialect.one_of("d.path", paths)
-            terms.append(f"(d.project = ? AND {clause})")
-            params += [project, *values]
-        rows = self._rows(f"SELECT d.project, d.path, d.sha256 FROM documents d WHERE {' OR '.join(terms)}", params)
-        return {(project, path): sha256 for project, path, sha256 in rows}
+        projects = list(by_project.items())
+        found: dict[DocKey, str] = {}
+        for start in range(0, len(projects), CHECKSUM_TERMS):
+            terms, params = [], []
+            for project, paths in projects[start : start + CHECKSUM_TERMS]:
+                clause, values = self.dialect.one_of("d.path", paths)
+                terms.append(f"(d.project = ? AND {clause})")
+                params += [project, *values]
+            rows = self._rows(f"SELECT d.project, d.path, d.sha256 FROM documents d WHERE {' OR '.join(terms)}",
+                              params)
+            found.update({(project, path): sha256 for project, path, sha256 in rows})
+        return found
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
         sql, params = f"SELECT {BRAIN_COLUMNS} FROM brains", []
