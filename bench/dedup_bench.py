@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/dedup_bench.py
 
-bench/data/dedup_pairs.json holds 10 pairs of one rule said two ways and 10 pairs of two different rules on
-the same subject (written by us). For each threshold the benchmark prints how many rewordings would merge and
-how many different rules would be merged wrongly; services/brain_knowledge.py's DEDUP_SIMILARITY is the
-lowest threshold that merges no different pair, with a margin (docs/brain.md, "Semantic dedup").
+bench/data/dedup_pairs.json holds 10 pairs of one rule said two ways, 10 pairs of two different rules on
+the same subject and 10 pairs of a rule and its opposite (written by us). For each threshold the benchmark
+prints how many rewordings would merge and how many different or opposite rules would be merged wrongly, the
+opposites with and without the guard of services/rule_polarity.py (which must keep every rewording);
+services/brain_knowledge.py's DEDUP_SIMILARITY is the lowest threshold that merges no different pair, with a
+margin (docs/brain.md, "Semantic dedup"). A sentence model places a rule and its opposite close together
+(they share every word but one), so no threshold separates them: the guard does.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from notewell.meaning.model import load
 from notewell.services.brain_knowledge import DEDUP_SIMILARITY
+from notewell.services.rule_polarity import opposed
 
 PAIRS = Path(__file__).with_name("data") / "dedup_pairs.json"
 
@@ -29,15 +33,22 @@ def main() -> int:
 
     same = sorted(similarity(a, b) for a, b in pairs["same"])
     different = sorted(similarity(a, b) for a, b in pairs["different"])
+    opposite = sorted((similarity(a, b), opposed(a, b)) for a, b in pairs["opposite"])
+    guarded_same = sum(opposed(a, b) for a, b in pairs["same"])
     print("reworded: ", " ".join(f"{s:.2f}" for s in same))
     print("different:", " ".join(f"{s:.2f}" for s in different))
+    print("opposite: ", " ".join(f"{s:.2f}" for s, _ in opposite))
+    print(f"the guard (rule_polarity.opposed) holds apart {sum(o for _, o in opposite)}/{len(opposite)} opposites "
+          f"and {guarded_same}/{len(same)} rewordings")
     for threshold in (0.60, 0.70, 0.75, DEDUP_SIMILARITY, 0.85, 0.90):
         merged = sum(s >= threshold for s in same)
         wrong = sum(s >= threshold for s in different)
+        flipped = sum(s >= threshold for s, _ in opposite)
+        guarded = sum(s >= threshold and not o for s, o in opposite)
         mark = "  <- DEDUP_SIMILARITY" if threshold == DEDUP_SIMILARITY else ""
         print(f"threshold {threshold:.2f}: {merged}/{len(same)} rewordings merged, {wrong}/{len(different)} "
-              f"different rules merged{mark}")
-    return 0
+              f"different rules merged, {flipped}/{len(opposite)} opposites merged ({guarded} with the guard){mark}")
+    return 1 if guarded_same else 0
 
 
 if __name__ == "__main__":

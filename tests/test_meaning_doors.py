@@ -138,6 +138,35 @@ async def test_a_reworded_rule_reinforces_the_one_taught_before(world: Served) -
     assert len(learnings["captured"]) == 1
 
 
+async def test_a_rule_and_its_opposite_or_another_type_are_never_merged(world: Served) -> None:
+    """A correction close in meaning to the rule it corrects (cosine 0.9 and more: the same words but one) is
+    kept as a rule of its own, taught or captured at a close, and so is the same rule of another type."""
+    alice = world.tokens["alice"]
+    freeze = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Freeze the clock in pricing tests", "trigger": "flaky pricing test", "type": "recipe"})
+    tabs = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": "Indent Python with tabs",
+                                                                  "type": "principle"})
+    world.embedded()
+    never = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Never freeze the clock in pricing tests", "trigger": "flaky pricing test", "type": "recipe"})
+    assert never["created"] is True and never["id"] != freeze["id"] and "sameMeaning" not in never
+    anti = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": "Indent Python with tabs",
+                                                                  "type": "anti_principle"})
+    assert anti["created"] is True and anti["id"] != tabs["id"]
+    reworded = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "In pricing tests, freeze the clock", "trigger": "flaky pricing test", "type": "recipe"})
+    assert reworded["id"] == freeze["id"] and reworded["created"] is False  # the guard keeps real rewordings
+    world.embedded()
+    started = await call(world.mcp, alice, "brain_start_session", {"prompt": "fix the flaky pricing test"})
+    closed = await call(world.mcp, alice, "brain_report_session_outcome", {
+        "sessionId": started["sessionId"], "success": True,
+        "learnings": [{"trigger": "when a pricing test is flaky", "type": "recipe", "source": "user_correction",
+                       "rule": "Do not freeze the clock in pricing tests; inject a clock instead",
+                       "rationale": "a frozen clock hid the daylight-saving bug"}]})
+    learnings = closed["learnings"]
+    assert freeze["id"] not in learnings["reinforced"] and set(learnings["reinforced"]) <= {never["id"]}
+    assert len(learnings["captured"]) + learnings["deduplicated"] == 1
+
 async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch: pytest.MonkeyPatch,
                                                                      tmp_path: Path) -> None:
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "gone" / "model.onnx"))

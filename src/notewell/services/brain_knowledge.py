@@ -31,6 +31,7 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import OWN_KNOWLEDGE, RESOLVE, RETIRE, USE, ScopePart
+from notewell.services.rule_polarity import opposed
 from notewell.timestamps import now_iso
 
 MAX_TITLE_CHARS = 200
@@ -54,9 +55,10 @@ class Taught:
 
 
 class KnowledgePart(ScopePart):
-    def _same_meaning(self, p: Principal, bp: BrainProject, trigger: str, rule: str,
+    def _same_meaning(self, p: Principal, bp: BrainProject, kind: str, trigger: str, rule: str,
                       rationale: str) -> tuple[KnowledgeRecord, float] | None:
-        """p's live rule in ``bp`` whose meaning duplicates this one (cosine >= DEDUP_SIMILARITY), if any."""
+        """p's live rule of the same ``kind`` in ``bp`` whose meaning duplicates this one (cosine >=
+        DEDUP_SIMILARITY) and which does not say the opposite (rule_polarity.py), if any."""
         if self.meaning is None:
             return None
         text = memory_text(rule, _content(trigger, rule, rationale), ())
@@ -69,8 +71,9 @@ class KnowledgePart(ScopePart):
         known = self.brain.knowledge([n.item.ref for n in near])
         for n in near:
             k = known.get(n.item.ref)
-            if (k is not None and k.live and k.kind != "action_item" and k.brain_project == bp.id
-                    and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY):
+            if (k is not None and k.live and k.kind == kind and k.kind != "action_item" and k.brain_project == bp.id
+                    and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY
+                    and not opposed(rule, k.rule)):
                 return k, n.similarity
         return None
 
@@ -139,7 +142,7 @@ class KnowledgePart(ScopePart):
                     and self.authorization.allowed(p, OWN_KNOWLEDGE, old):
                 target = old.ref
         if kind != "action_item" and target is None:
-            same = self._same_meaning(p, bp, clean_trigger, clean_rule, clean_rationale)
+            same = self._same_meaning(p, bp, kind, clean_trigger, clean_rule, clean_rationale)
             if same is not None:
                 return Taught(self._reinforce(p, *same), False, same[1])
         item, created = self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule,

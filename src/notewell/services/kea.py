@@ -94,7 +94,7 @@ class KeaPart(KnowledgePart):
         writable = bp is not None and self.authorization.allowed(p, WRITE, bp.store_project)
         plan: Plan = []
         if bp is not None and writable:
-            plan = [(c, self._same_meaning(p, bp, c.trigger, c.rule, c.rationale)) for c in passed]
+            plan = [(c, self._same_meaning(p, bp, c.type, c.trigger, c.rule, c.rationale)) for c in passed]
         tag = CLOSE_CAPTURE_TAG if given else MINED_TAG
 
         def write() -> str:

@@ -126,6 +126,6 @@ class KeaCrossPart(KeaPart):
         for project, rules in sorted(by_project.items()):
             bp = projects.get(project)
             if bp is not None and self.authorization.allowed(p, WRITE, bp.store_project):
-                person.plans.append((bp, [(r, self._same_meaning(p, bp, r.trigger, r.rule, r.rationale))
+                person.plans.append((bp, [(r, self._same_meaning(p, bp, r.type, r.trigger, r.rule, r.rationale))
                                           for r in quality_filter(rules)], len(rules)))
         return person
