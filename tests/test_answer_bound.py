@@ -126,6 +126,21 @@ async def test_memories_too_large_for_one_answer_come_cut_with_a_way_on(client: 
     assert "cut to stay within 32 KB" in found["note"] and "smaller limit" in found["note"]
 
 
+async def test_one_memory_too_large_for_an_answer_is_shortened_beside_the_others(client: Client) -> None:
+    """A memory of 90,000 characters at the top of a recall is shown shortened, and the small one after it
+    still comes (it once cut the whole list: "the first 0 of 2 items")."""
+    whole = "ledger invoice " + "z" * 90_000
+    big = (await _call(client, "remember", {"title": "ledger dump", "content": whole}))["ref"]
+    small = (await _call(client, "remember", {"content": "The ledger invoice run is on Mondays."}))["ref"]
+    for tool in ("recall", "search_memory"):
+        found = await _call(client, tool, {"query": "ledger invoice"})
+        assert {r["ref"] for r in found["results"]} == {big, small}, tool
+        shown = next(r for r in found["results"] if r["ref"] == big)
+        assert "ledger invoice zzz" in json.dumps(shown) and len(json.dumps(shown)) < len(whole) // 2
+        assert json_bytes(found) <= ANSWER_BYTES_MAX
+        assert found["truncated"] is True and "of results[" in found["note"], found["note"]
+
+
 async def test_search_answers_stay_within_the_bound(client: Client) -> None:
     await _call(client, "searchKnowledge", {"query": "lantern"})
     await _call(client, "search_notes", {"query": "lantern", "limit": 100})

@@ -3,11 +3,14 @@
 An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 documents once) costs some
 47,000 tokens. So no tool answer is longer than ANSWER_BYTES_MAX bytes of JSON (UTF-8, as the MCP text block
 carries it). The tools that page (listDocs, readDoc) keep the bound themselves, so their own note names the
-exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound loses the
-tail of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and
-says so in ``truncated`` and ``note`` with how to get the rest. Every tool's output schema carries those two
-fields (``with_cut_fields``), so a client that validates answers accepts a cut one; a tool whose output schema
-is a product's to the letter (search_notes) keeps it, and its cut answer says so in the note that schema has.
+exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound first has
+its long texts (over a quarter of the bound each) shortened, down to that quarter at most, then loses the tail
+of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and says
+so in ``truncated`` and ``note`` with how to get the rest. Long texts go first so that one large item (a memory of
+90,000 characters at the top of a recall) is shown shortened beside the others rather than dropping them all.
+Every tool's output schema carries those two fields (``with_cut_fields``), so a client that validates answers
+accepts a cut one; a tool whose output schema is a product's to the letter (search_notes) keeps it, and its cut
+answer says so in the note that schema has.
 """
 
 from __future__ import annotations
@@ -69,22 +72,24 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX,
     cut["note"] = CUT_NOTE.format(what="see what follows")  # as long as the final note, near enough
     said: list[str] = []
     spare = budget - 200  # room for the final note's numbers and names
+    long_text = budget // 4  # a text longer than this is shortened before any list loses an item
     while json_bytes(cut) > spare:
+        text = max(_texts(cut), key=lambda found: len(found[3]), default=None)
         largest = max(_lists(cut), key=lambda found: json_bytes(found[1]), default=None)
-        if largest is not None and largest[1]:
+        shorten = text is not None and json_bytes(text[3]) > long_text
+        if not shorten and largest is not None and largest[1]:
             name, items = largest
             keep = min(leading_items_within(cut, items, spare), len(items) - 1)  # at least one goes each turn
             said.append(f"the first {keep} of {len(items)} items of {name}")
             del items[keep:]
             continue
-        text = max(_texts(cut), key=lambda found: len(found[2]), default=None)
-        if text is None or not text[2]:
+        if text is None or not text[3]:
             break
-        holder, slot, value = text
+        where, holder, slot, value = text
         over = json_bytes(cut) - spare
-        kept = text_within(value, max(json_bytes(value) - over, 2))
+        kept = text_within(value, max(json_bytes(value) - over, long_text if shorten else 2))
         holder[slot] = kept
-        said.append(f"the first {len(kept)} of {len(value)} characters of a text")
+        said.append(f"the first {len(kept):,} of {len(value):,} characters of {where}")
     what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
     cut["note"] = CUT_NOTE.format(what=what or "nothing could be cut")
     return cut
@@ -113,19 +118,21 @@ def _lists(value: Any, name: str = "") -> Iterator[tuple[str, list[Any]]]:
             yield from _lists(child, f"{name}[{index}]")
 
 
-def _texts(value: Any, top: bool = True) -> Iterator[tuple[Any, Any, str]]:
-    """Every string inside ``value`` (but the answer's own note) with what holds it and where: (holder, key or
-    index, text)."""
+def _texts(value: Any, name: str = "") -> Iterator[tuple[str, Any, Any, str]]:
+    """Every string inside ``value`` (but the answer's own note) with where it is (``results[0].content``),
+    what holds it and its key or index in that: (where, holder, slot, text)."""
     if isinstance(value, dict):
         for key, child in value.items():
+            where = f"{name}.{key}" if name else key
             if isinstance(child, str):
-                if not (top and key == "note"):
-                    yield value, key, child
+                if not (not name and key == "note"):
+                    yield where, value, key, child
             else:
-                yield from _texts(child, False)
+                yield from _texts(child, where)
     elif isinstance(value, list):
         for index, child in enumerate(value):
+            where = f"{name}[{index}]"
             if isinstance(child, str):
-                yield value, index, child
+                yield where, value, index, child
             else:
-                yield from _texts(child, False)
+                yield from _texts(child, where)
