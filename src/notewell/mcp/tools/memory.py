@@ -69,7 +69,9 @@ _RECALL_RESULT = s.obj({  # recall: by words and by meaning (docs/memory.md, "Me
         "found_by": s.Shown("How it was found: words, meaning, or both.", name="matched",
                             items="words or meaning"),
         "similarity": "Cosine similarity of its meaning to the query's (about 0.45 and above: a close "
-                      "paraphrase; calibrated, so it may be cut on); null when meaning did not find it.",
+                      "paraphrase; calibrated, so it may be cut on), whenever it was among the nearest in "
+                      "meaning, also for one words found (matched lists meaning from 0.35); null when it was "
+                      "not, or meaning is off.",
         "documents": _DOCUMENTS,
         "documents_gone": _DOCUMENTS_GONE,
     }, omit=("memory", "matched"), by_alias=False)),
