@@ -167,6 +167,52 @@ async def test_a_rule_and_its_opposite_or_another_type_are_never_merged(world: S
     assert freeze["id"] not in learnings["reinforced"] and set(learnings["reinforced"]) <= {never["id"]}
     assert len(learnings["captured"]) + learnings["deduplicated"] == 1
 
+FORM_RULE = "Use react-hook-form with zod for forms, not Formik"
+FORM_QUESTION = "which React library handles form state and validation"
+SIGNUP_QUESTION = "creating the registration screen with input validation"
+
+
+async def test_every_tolerant_tool_says_how_it_found_each_result(world: Served) -> None:
+    """recall_context, the brain's retrieval, skills, session search, oracle and start_session, and REST: each
+    result names how it was found (words, meaning) and its similarity, as recall does."""
+    alice = world.tokens["alice"]
+    taught = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": FORM_RULE, "type": "recipe"})
+    await call(world.mcp, alice, "remember", {"content": DEPLOY, "project": "apollo"})
+    opened = await call(world.mcp, alice, "brain_start_session", {"prompt": "Build the signup form"})
+    await call(world.mcp, alice, "brain_report_session_outcome", {
+        "sessionId": opened["sessionId"], "success": True, "summary": "Signup form validated with zod schemas"})
+    world.embedded()
+
+    def by_meaning(found: dict[str, Any]) -> None:
+        assert "meaning" in found["matched"] and found["similarity"] > 0.3, found
+
+    retrieved = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": FORM_QUESTION})
+    by_meaning(next(i for i in retrieved["bundle"]["items"] if i["id"] == taught["id"]))
+    assert "note" not in retrieved
+    started = await call(world.mcp, alice, "brain_start_session", {"prompt": FORM_QUESTION})
+    found = started["relevantKnowledge"]["found"]
+    assert [f["id"] for f in found] == started["relevantKnowledge"]["knowledgeIds"]
+    by_meaning(next(f for f in found if f["id"] == taught["id"]))
+    sessions = await call(world.mcp, alice, "brain_session_search", {"query": SIGNUP_QUESTION})
+    by_meaning(next(s for s in sessions["sessions"] if s["sessionId"] == opened["sessionId"]))
+    oracle = await call(world.mcp, alice, "brain_ask_oracle", {"question": FORM_QUESTION})
+    by_meaning(next(c for c in oracle["citations"] if c["id"] == taught["id"]))
+    pack = await call(world.mcp, alice, "recall_context", {"query": DEPLOY_QUESTION})
+    by_meaning(pack["items"][0])
+    words = await call(world.mcp, alice, "recall_context", {"query": "Tuesdays"})
+    assert words["items"][0]["matched"][0] == "words"
+    headers = {"Authorization": f"Bearer {alice}"}
+    rest = httpx.get(f"{world.api}/knowledge/retrieve", params={"prompt": FORM_QUESTION}, headers=headers,
+                     timeout=30).json()
+    item = next(i for i in rest["items"] if i["item"]["ref"] == taught["id"])
+    assert "meaning" in item["foundBy"] and item["similarity"] > 0.3 and rest["wordsOnly"] is None
+    rest_sessions = httpx.get(f"{world.api}/sessions/search", params={"q": SIGNUP_QUESTION},
+                              headers=headers, timeout=30).json()
+    assert rest_sessions["wordsOnly"] is None and "meaning" in rest_sessions["items"][0]["foundBy"]
+    rest_pack = httpx.get(f"{world.api}/memories/context", params={"q": DEPLOY_QUESTION}, headers=headers,
+                          timeout=30).json()
+    assert "meaning" in rest_pack["items"][0]["foundBy"] and rest_pack["wordsOnly"] is None
+
 async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch: pytest.MonkeyPatch,
                                                                      tmp_path: Path) -> None:
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "gone" / "model.onnx"))
@@ -178,6 +224,18 @@ async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch
         assert "by words only" in words["note"] and "model.onnx" in words["note"]
         missed = await call(world.mcp, alice, "recall", {"query": DEPLOY_QUESTION})
         assert missed["results"] == [] and "by words only" in missed["note"]
+        await call(world.mcp, alice, "brain_teach_knowledge", {"rule": FORM_RULE, "type": "recipe"})
+        asked = [("recall_context", {"query": DEPLOY_QUESTION}), ("brain_retrieve_knowledge", {"prompt": "forms"}),
+                 ("brain_find_skill", {"query": "forms"}), ("brain_session_search", {"query": "forms"}),
+                 ("brain_ask_oracle", {"question": "forms"}), ("brain_start_session", {"prompt": "forms"})]
+        for tool, args in asked:
+            answer = await call(world.mcp, alice, tool, args)
+            assert "by words only" in answer.get("note", "") and "model.onnx" in answer["note"], tool
+        headers = {"Authorization": f"Bearer {alice}"}
+        for path, params in (("knowledge/retrieve", {"prompt": "forms"}), ("sessions/search", {"q": "forms"}),
+                             ("memories/context", {"q": "deploy"})):
+            rest = httpx.get(f"{world.api}/{path}", params=params, headers=headers, timeout=30).json()
+            assert "model.onnx" in rest["wordsOnly"], path
     doctor = run_cli("doctor", "--vault", str(tmp_path / "vault"), "--db", str(tmp_path / "index.db"),
                      env={"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "gone" / "model.onnx")})
     line = next(ln for ln in doctor.stdout.splitlines() if "meaning" in ln)

@@ -46,7 +46,7 @@ class Twin:
 ITEM_OMITTED = frozenset({"project", "ownerUserId", "source", "ruleKey", "injectedCount", "usedCount", "successCount",
                           "failureCount", "created", "lastUsedAt", "retiredAt"})
 ITEM = {"renamed": {"id": "ref", "type": "kind", "projectId": "brainProject"}, "omitted": ITEM_OMITTED,
-        "added": frozenset({"score", "stage"})}
+        "added": frozenset({"score", "stage", "matched", "similarity"})}  # the last two: ScoredKnowledge's
 BRAIN_PROJECT_INTERNALS = frozenset({"storeProject", "knowledgePath", "ownerUserId"})
 BRAIN_REF = {"omitted": frozenset({"project", "summary", "parent"})}
 MEMORY_OMITTED = frozenset({"tags", "updated", "author", "expiresAt", "authorToken", "supersededBy", "deletedAt",
@@ -75,14 +75,16 @@ TWINS = [
     Twin("brain_get_user_style", (P, "reflexes", "items"), "KnowledgeRecord", **ITEM),
     Twin("brain_session_search", (P, "sessions", "items"), "SessionRecord",
          renamed={"sessionId": "id", "projectId": "brainProject"},
-         omitted=frozenset({"userId", "tokenId", "framework"}), added=frozenset({"score"})),
+         omitted=frozenset({"userId", "tokenId", "framework"}),
+         added=frozenset({"score", "matched", "similarity"})),  # SessionFound's
     Twin("brain_report_session_outcome", (P, "learnings"), "LearningsReport"),
     Twin("search_memory", (P, "results", "items"), "Memory", omitted=MEMORY_OMITTED,
          added=frozenset({"why", "score", "documents", "documentsGone"})),  # MemoryResult's
     Twin("recall", (P, "results", "items"), "Memory", omitted=MEMORY_OMITTED,  # MemoryResult's; matched: foundBy
          added=frozenset({"why", "score", "matched", "similarity", "documents", "documentsGone"})),
-    Twin("recall_context", (), "ContextPack", renamed={"context": "text"}, added=frozenset({"tokenCount"})),
-    Twin("recall_context", (P, "items", "items"), "PackedItem"),
+    Twin("recall_context", (), "ContextPack", renamed={"context": "text"}, added=frozenset({"tokenCount"}),
+         omitted=frozenset({"wordsOnly"})),  # the MCP door says it in its note
+    Twin("recall_context", (P, "items", "items"), "PackedItem", renamed={"matched": "foundBy"}),
     Twin("recall_context", (P, "left_out", "items"), "LeftOut"),
     Twin("remember", (), "Memory", added=frozenset({"deduplicated", "superseded"}),
          omitted=MEMORY_OMITTED - {"private"} | {"content"}),

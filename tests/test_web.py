@@ -407,6 +407,7 @@ def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> No
     page.goto("/memories")
     page.get_by_label("Search memories").fill("deploys tuesdays")
     page.get_by_role("button", name="Search").click()
+    expect(page.get_by_text(re.compile(r"found by words"))).to_be_visible()  # each result says how it was found
     check_and_shoot(page, "memories")
     page.get_by_role("link", name=re.compile("Deploys happen")).click()
     check_and_shoot(page, "memory")

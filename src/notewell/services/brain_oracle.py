@@ -44,6 +44,8 @@ class Citation:
     date: str  # YYYY-MM-DD
     snippet: str
     title: str
+    found_by: tuple[str, ...] = ("words",)  # how its source was found: "words", "meaning" or both
+    similarity: float | None = None  # its cosine similarity to the question, when among the nearest in meaning
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class OracleAnswer:
     citations: list[Citation]
     searched: list[str]  # the kinds of source searched (documents only with knowledge:read)
     next_step: NextStep | None = None  # when nothing matched: what to try next, for the door to word
+    words_only: str | None = None  # why meaning could not be used (services/meaning.py), None when it was
 
 
 def _snip(text: str) -> str:
@@ -70,7 +73,8 @@ def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
     # a session found by its events or learnings alone may have neither summary nor prompt: it says what it was
     snippet = _snip(s.summary or s.prompt) or (f"An untitled task that {state} ({s.event_count} event"
                                                  f"{'' if s.event_count == 1 else 's'}).")
-    return sentence, Citation(n, s.id, "session", s.started_at[:10], snippet, _snip(s.prompt)[:80])
+    return sentence, Citation(n, s.id, "session", s.started_at[:10], snippet, _snip(s.prompt)[:80], found.found_by,
+                              found.similarity)
 
 
 def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
@@ -79,7 +83,8 @@ def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
     when = f"{brain_injection.when(k.trigger).lower()[:1]}{brain_injection.when(k.trigger)[1:]}, " if k.trigger else ""
     why = f" (because {k.rationale})" if k.rationale else ""
     sentence = f"You {how} this {k.kind.replace('_', '-')}: {when}{k.rule}{why}. [{n}]"
-    return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80])
+    return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80],
+                              found.found_by, found.similarity)
 
 
 def compose(question: str, sentences: list[str]) -> str:
@@ -121,7 +126,7 @@ class OracleService:
                 sentences.append(sentence)
                 citations.append(cite)
         return OracleAnswer(question, compose(question, sentences), citations, searched,
-                            None if sentences else "search-sessions")
+                            None if sentences else "search-sessions", self.brain.words_only())
 
     def _documents(self, p: Principal, terms: list[str], cited: int) -> list[tuple[str, Citation]]:
         readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]

@@ -24,7 +24,7 @@ from notewell.services.brain_limits import (
 )
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
-from notewell.services.hybrid import fuse
+from notewell.services.hybrid import Fused, fuse
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.timestamps import now_iso
 
@@ -37,6 +37,8 @@ SKILL_HITS = 200
 class ScoredKnowledge:
     item: KnowledgeRecord
     score: float
+    found_by: tuple[str, ...] = ()  # how a search found it: "words", "meaning" or both (empty: listed)
+    similarity: float | None = None  # its cosine similarity to the query, when among the nearest in meaning
 
     @property
     def stage(self) -> str:
@@ -47,6 +49,7 @@ class ScoredKnowledge:
 class Retrieval:
     items: list[ScoredKnowledge]
     injection: brain_injection.Injection
+    words_only: str | None = None  # why meaning could not be used (services/meaning.py), None when it was
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,16 @@ class UserStyle:
     reflexes: list[KnowledgeRecord]
 
 
-def _ranked(item: KnowledgeRecord, relevance: float, now: datetime) -> ScoredKnowledge:
-    """``relevance`` already normalised to (0, 1]."""
-    return ScoredKnowledge(item, round(brain_scoring.rank(relevance, item.confidence,
-                                                          max(item.created, item.last_used_at or ""), now), 4))
+def _ranked(item: KnowledgeRecord, found: Fused[Any, Any], now: datetime) -> ScoredKnowledge:
+    """``found.relevance`` already normalised to (0, 1]."""
+    return ScoredKnowledge(item, round(brain_scoring.rank(found.relevance, item.confidence,
+                                                          max(item.created, item.last_used_at or ""), now), 4),
+                           tuple(found.matched), found.similarity)
 
 
 class RetrievalPart(ScopePart):
     def _knowledge_found(self, text: str, brain_ids: list[str], store_ids: list[str], candidates: int,
-                         field: str = "query") -> list[tuple[KnowledgeRecord, float]]:
+                         field: str = "query") -> list[tuple[KnowledgeRecord, Fused[Any, Any]]]:
         """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
         projects found by words or by meaning, with their fused relevance (services/hybrid.py)."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
@@ -74,7 +78,7 @@ class RetrievalPart(ScopePart):
                      lookup=len(query.terms) == 1)
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)
-        return [(known[f.item.ref], f.relevance) for f in fused
+        return [(known[f.item.ref], f) for f in fused
                 if f.item.ref in known and known[f.item.ref].live and known[f.item.ref].kind != "action_item"
                 and known[f.item.ref].brain_project in allowed]
 
@@ -83,11 +87,10 @@ class RetrievalPart(ScopePart):
         brain_ids, store_ids = self._scope_ids(p, projects)
         found = self._knowledge_found(prompt, brain_ids, store_ids, max(3 * limit, 30), "prompt")
         if not found:
-            return Retrieval([], brain_injection.build([], max_tokens))
+            return Retrieval([], brain_injection.build([], max_tokens), self.words_only())
         now = datetime.now(UTC)
-        scored = sorted((_ranked(k, relevance, now) for k, relevance in found),
-                        key=lambda s: (-s.score, s.item.ref))[:limit]
-        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens))
+        scored = sorted((_ranked(k, f, now) for k, f in found), key=lambda s: (-s.score, s.item.ref))[:limit]
+        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens), self.words_only())
 
     def retrieve(self, p: Principal, prompt: str, *, limit: int = RETRIEVE_LIMIT_DEFAULT,
                  max_tokens: int = INJECTION_TOKENS_DEFAULT, session_id: str | None = None) -> Retrieval:
@@ -130,7 +133,7 @@ class RetrievalPart(ScopePart):
             if brain_scoring.knowledge_stage(k) != "seed"]
         if not query:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
-        relevance = {k.ref: r for k, r in self._knowledge_found(query, brain_ids, store_ids, SKILL_HITS)}
+        found = {k.ref: f for k, f in self._knowledge_found(query, brain_ids, store_ids, SKILL_HITS)}
         now = datetime.now(UTC)
-        scored = [_ranked(k, relevance[k.ref], now) for k in matured if k.ref in relevance]
+        scored = [_ranked(k, found[k.ref], now) for k in matured if k.ref in found]
         return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]

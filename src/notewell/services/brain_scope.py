@@ -25,7 +25,7 @@ from notewell.services.brain_projects import (
     ordinary,
     personal,
 )
-from notewell.services.meaning import MeaningService
+from notewell.services.meaning import MeaningService, words_only
 from notewell.store.base import Store
 
 USE: Action = "sessions:use"
@@ -46,6 +46,10 @@ class ScopePart:
         self.authorization = authorization
         self.audit = audit
         self.meaning = meaning  # None: words only (services/meaning.py)
+
+    def words_only(self) -> str | None:
+        """Why the brain's tolerant searches answer by words alone, or None when meaning is on."""
+        return words_only(self.meaning)
 
     def _wake(self) -> None:
         """Something was queued for embedding: the runner of this process takes it now."""

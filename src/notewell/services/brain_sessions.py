@@ -43,7 +43,7 @@ from notewell.services.brain_limits import (
     check_text,
 )
 from notewell.services.brain_projects import BrainProject, check_label
-from notewell.services.brain_retrieval import RetrievalPart
+from notewell.services.brain_retrieval import RetrievalPart, ScoredKnowledge
 from notewell.services.brain_scope import OWN_KNOWLEDGE, USE
 from notewell.services.hybrid import fuse
 from notewell.services.jobs import LEASE_SECONDS, JobKind, Step, run_job, utc_now
@@ -61,6 +61,8 @@ class StartedSession:
     relevant: brain_injection.Injection | None = None
     action_items: list[KnowledgeRecord] | None = None
     failures: list[str] = field(default_factory=list)  # "relevantKnowledge: <why>": fail-soft parts left out
+    relevant_found: tuple[ScoredKnowledge, ...] = ()  # the injected items, each with how it was found
+    words_only: str | None = None  # with a prompt: why meaning could not be used, None when it was
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Outcome:
 class SessionFound:
     session: SessionRecord
     score: float
+    found_by: tuple[str, ...] = ()  # how it was found: "words", "meaning" or both
+    similarity: float | None = None  # its cosine similarity to the query, when among the nearest in meaning
 
 
 def _payload_text(value: Any) -> list[str]:
@@ -137,12 +141,15 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         projects = self.projects(p)
         bp = self.resolve(p, project_id, project_name, fw, language, projects)
         relevant: brain_injection.Injection | None = None
+        relevant_found: tuple[ScoredKnowledge, ...] = ()
         items: list[KnowledgeRecord] | None = None
         failures: list[str] = []
         if clean_prompt:
             try:
                 found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT, projects)
                 relevant = found.injection if found.injection.ids else None
+                by_ref = {scored.item.ref: scored for scored in found.items}
+                relevant_found = tuple(by_ref[ref] for ref in found.injection.ids if ref in by_ref)
             except Exception as exc:  # fail soft: opening a session never blocks on retrieval
                 failures.append(f"relevantKnowledge: {exc}")
         session = SessionRecord(id=f"ses_{secrets.token_hex(10)}", user_id=p.user_id, token_id=p.token_id,
@@ -155,7 +162,8 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
             items = open_items or None
         except Exception as exc:
             failures.append(f"openActionItems: {exc}")
-        return StartedSession(session, bp, relevant, items, failures)
+        return StartedSession(session, bp, relevant, items, failures, relevant_found,
+                              self.words_only() if clean_prompt else None)
 
     def log_event(self, p: Principal, session_id: str, event_type: str,
                   payload: dict[str, Any] | None = None) -> tuple[str | None, bool, str | None]:
@@ -283,7 +291,8 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
                 if self.meaning is not None else [])
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=len(terms) == 1)
         scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
-            _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4)) for f in fused]
+            _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4), tuple(f.matched), f.similarity)
+            for f in fused]
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
 
     def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:

@@ -30,6 +30,8 @@ class PackItem:
     text: str
     relevance: float  # 0..1, the order the caller sorted by
     documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
+    found_by: tuple[str, ...] = ()  # how a search found it ("words", "meaning"); empty: a link brought it (label)
+    similarity: float | None = None  # its cosine similarity to the query, when among the nearest in meaning
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class PackedItem:
     complete: bool  # False: ended at a sentence boundary
     label: str  # the item's label: where it comes from, or why it is there
     documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
+    found_by: tuple[str, ...] = ()  # as PackItem's
+    similarity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class ContextPack:
     tokens_used: int = 0
     items: list[PackedItem] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
+    words_only: str | None = None  # why meaning could not be used (services/meaning.py), None when it was
 
 
 def render(item: PackItem, text: str) -> str:
@@ -108,7 +113,7 @@ def pack(query: str, items: list[PackItem], max_tokens: int, costs: Sequence[int
             parts.append(whole)
             used += whole_cost + extra
             result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label,
-                                                  item.documents))
+                                           item.documents, item.found_by, item.similarity))
             continue
         shortened = _ended_early(item, budget)
         if shortened is None:
@@ -118,7 +123,8 @@ def pack(query: str, items: list[PackItem], max_tokens: int, costs: Sequence[int
         text, cost = shortened
         parts.append(text)
         used += cost + extra
-        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label, item.documents))
+        result.items.append(PackedItem(item.kind, item.ref, item.title, cost, False, item.label, item.documents,
+                                       item.found_by, item.similarity))
         result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost,
                                        f"ended at a sentence boundary: {cost} of {whole_cost} tokens kept"))
     block = SEPARATOR.join(parts)

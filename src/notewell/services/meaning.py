@@ -191,6 +191,12 @@ class MeaningService:
         return runner
 
 
+def words_only(meaning: MeaningService | None) -> str | None:
+    """Why a tolerant search answers by words alone (meaning off, its model missing, or no meaning service),
+    or None when meaning is on: what every tolerant tool's note says."""
+    return meaning.unavailable if meaning is not None else "meaning is not set up here"
+
+
 class EmbeddingRunner:
     """The thread that empties the queue while a server runs; ``stop`` ends it after its current batch."""
 

@@ -39,6 +39,7 @@ from notewell.records.memories import (
 from notewell.services.context_pack import ContextPack, PackItem, pack
 from notewell.services.hybrid import Fused, fuse
 from notewell.services.location_filter import ANY, location_filter
+from notewell.services.meaning import words_only
 from notewell.services.memory_checks import (
     check_expiry,
     check_limit,
@@ -351,10 +352,9 @@ class MemoryService:
         hits = self.memories.tolerant(chosen)  # while the nearest are found
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
                      lookup=len(terms) == 1)
-        words_only = self.meaning.unavailable if self.meaning is not None else "meaning is not set up here"
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
-                            words_only=words_only)
+                            words_only=words_only(self.meaning))
 
     def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
         """The results, each naming the documents it is tied to that p may read, and those of them deleted since
@@ -391,7 +391,8 @@ class MemoryService:
         top = found.results[0].score if found.results else 1.0
         items = [PackItem(kind="memory", ref=r.memory.ref, title=r.memory.title, label=memory_label(r.memory.location,
                           r.memory.memory_type, r.memory.created, r.documents), text=r.memory.content,
-                          relevance=r.score / top, documents=r.documents) for r in found.results]
+                          relevance=r.score / top, documents=r.documents, found_by=r.found_by,
+                          similarity=r.similarity) for r in found.results]
         if include_documents:
             self.authorization.authorize(p, "knowledge:read")
             if self.engine is None:
@@ -400,7 +401,9 @@ class MemoryService:
             recalled = [RecalledMemory(r.memory.ref, r.score / top, r.documents) for r in found.results]
             items += recall_documents(self.engine, self.store, self.links, readable, terms, recalled)
         items.sort(key=lambda item: -item.relevance)
-        return pack(query, items, max_tokens)
+        packed = pack(query, items, max_tokens)
+        packed.words_only = found.words_only
+        return packed
 
     def list_memories(self, p: Principal, *, project: str | None = None, path: str = "",
                       memory_type: str | None = None, narrow: Narrowing | None = None,

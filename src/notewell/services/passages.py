@@ -68,5 +68,6 @@ def document_passages(engine: SearchEngine, documents: DocumentRepository, proje
             location = f"{project}/{path}"
             items.append(PackItem(kind="document", ref=f"{location}#L{first}-{last}", title=doc.meta.title,
                                   label=f"{location}, lines {first}-{last}",
-                                  text="\n".join(lines[first - 1 : last]), relevance=DOCUMENT_WEIGHT * share))
+                                  text="\n".join(lines[first - 1 : last]), relevance=DOCUMENT_WEIGHT * share,
+                                  found_by=("words",)))
     return items

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from notewell import limits
 from notewell.api.context import Caller, Services
@@ -32,7 +32,10 @@ StartedModel = record_model(StartedSession)
 SessionPage = page_model(SessionModel, "SessionPage")
 KnowledgePage = page_model(KnowledgeModel, "KnowledgePage")
 ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
-FoundPage = page_model(record_model(SessionFound), "SessionSearchPage")
+FoundPage = create_model(
+    "SessionSearchPage", __base__=page_model(record_model(SessionFound), "SessionSearchItems"),
+    words_only=(str | None, Field(None, description="Why the search used words alone, not meaning (meaning "
+                                                     "off, or its model missing); null when it used both.")))
 EventPage = page_model(record_model(EventRecord), "EventPage")
 OutcomeModel = record_model(Outcome, "Outcome", hint=(str | None, ...))  # the ask-back key, worded below
 # The close's ask-back nudge (the service's key) in this door's words: teaching is POST /api/v1/knowledge.
@@ -144,7 +147,7 @@ def search_sessions(caller: Caller, svc: Services, request: Request, response: R
                                                       description="Only the last days.")] = None,
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
     found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
-    return page(request, response, found, 0, limit, has_more=False)
+    return {**page(request, response, found, 0, limit, has_more=False), "words_only": svc.brain.words_only()}
 
 
 @router.get("/sessions/{session_id}/events", response_model=EventPage, responses=ERRORS,

@@ -18,12 +18,14 @@ from notewell.mcp.tools.brain_shapes import (
     ACTION,
     ASK_BACK,
     ORACLE_NEXT_STEPS,
+    found_json,
     item_json,
     json_object,
     project_json,
     required_bool,
     session_json,
     strings,
+    words_only_note,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.records.models import dump, record_model
@@ -56,7 +58,11 @@ class _Calls:
         out: JsonObject = {"sessionId": started.session.id, "startedAt": started.session.started_at,
                            "projectId": started.project.id}
         if started.relevant is not None:
-            out["relevantKnowledge"] = {"knowledgeIds": started.relevant.ids, "injection": started.relevant.text}
+            out["relevantKnowledge"] = {"knowledgeIds": started.relevant.ids, "injection": started.relevant.text,
+                                        "found": [{"id": f.item.ref, "matched": list(f.found_by),
+                                                   "similarity": None if f.similarity is None
+                                                   else round(f.similarity, 4)} for f in started.relevant_found]}
+        out.update(words_only_note(started.words_only))
         if started.action_items:
             out["openActionItems"] = {"knowledgeIds": [k.ref for k in started.action_items],
                                       "injection": brain_injection.action_items(started.action_items)}
@@ -90,9 +96,9 @@ class _Calls:
                                   max_tokens=args.integer("maxTokens", b.INJECTION_TOKENS_DEFAULT,
                                                           b.INJECTION_TOKENS_MIN, b.INJECTION_TOKENS_MAX),
                                   session_id=session_id)
-        return {"bundle": {"items": [item_json(i.item, i.score) for i in found.items],
+        return {"bundle": {"items": [found_json(i) for i in found.items],
                            "injectedIds": found.injection.ids, "injectionTokens": found.injection.tokens},
-                "injection": found.injection.text}
+                "injection": found.injection.text, **words_only_note(found.words_only)}
 
     def report(self, ctx: CallContext, args: Arguments) -> JsonObject:
         learnings = args.raw.get("learnings")
@@ -140,7 +146,10 @@ class _Calls:
         text = f"{answer.answer} {ORACLE_NEXT_STEPS[answer.next_step]}" if answer.next_step else answer.answer
         return {"answer": text, "searched": answer.searched,
                 "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
-                               "snippet": c.snippet} for c in answer.citations]}
+                               "snippet": c.snippet, "matched": list(c.found_by),
+                               "similarity": None if c.similarity is None else round(c.similarity, 4)}
+                              for c in answer.citations],
+                **words_only_note(answer.words_only)}
 
     def log_event(self, ctx: CallContext, args: Arguments) -> JsonObject:
         event_id, accepted, reason = self.svc.log_event(ctx.principal, args.required_string("sessionId"),
@@ -151,16 +160,21 @@ class _Calls:
         return out
 
     def find_skill(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        found = self.svc.skills(ctx.principal, args.string("query"),
-                                args.integer("limit", b.SKILL_LIMIT_DEFAULT, 1, b.SKILL_LIMIT_MAX))
-        return {"skills": [item_json(f.item, f.score) for f in found]}
+        query = args.string("query")
+        limit = args.integer("limit", b.SKILL_LIMIT_DEFAULT, 1, b.SKILL_LIMIT_MAX)
+        found = self.svc.skills(ctx.principal, query, limit)
+        if not query:
+            return {"skills": [item_json(f.item, f.score) for f in found]}
+        return {"skills": [found_json(f) for f in found], **words_only_note(self.svc.words_only())}
 
     def session_search(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.search_sessions(ctx.principal, args.required_string("query"),
                                          limit=args.integer("limit", b.SEARCH_LIMIT_DEFAULT, 1, b.SEARCH_LIMIT_MAX),
                                          days=(args.integer("days", 0, 1, b.SEARCH_DAYS_MAX)
                                                if args.raw.get("days") is not None else None))
-        return {"sessions": [{**session_json(f.session), "score": f.score} for f in found]}
+        return {"sessions": [{**session_json(f.session), "score": f.score, "matched": list(f.found_by),
+                              "similarity": None if f.similarity is None else round(f.similarity, 4)}
+                             for f in found], **words_only_note(self.svc.words_only())}
 
 
 def build(rt: Runtime) -> Sequence[ToolSpec]:

@@ -18,6 +18,7 @@ from notewell.services import brain_limits as b
 from notewell.services.brain_learnings import LEARNING_CONFIDENCE_DEFAULT
 from notewell.services.brain_oracle import NextStep
 from notewell.services.brain_projects import BrainProject
+from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_scoring import (
     CAPTURE_CONFIDENCE_MAX,
     CONFIDENCE_FLOOR,
@@ -75,6 +76,11 @@ ACTIVE_PROJECT = s.record(record_model(BrainProject), s.View({
     "id": "Project id.", "slug": "Slug.", "name": "Name.", "orgName": "Org name (your email for your personal org).",
     "source": s.string("How it was chosen.", enum=["token_scope", "first_project_fallback"]),
 }, omit=("orgId", "orgSlug", "framework", "language", "isOwn", "createdAt", *_PROJECT_INTERNALS)))
+MATCHED = s.array(s.string("words or meaning"), "With a query: how it was found, by words, by meaning, or both "
+                  "(docs/memory.md, \"Meaning\").")
+SIMILARITY = s.nullable({"type": "number", "description": "With a query: the cosine similarity of its meaning to "
+                         "the query's when it was among the nearest in meaning (about 0.45 and above: a close "
+                         "paraphrase; calibrated, so it may be cut on); else null."})
 ITEM = s.record(record_model(KnowledgeRecord), s.View({
     "ref": s.Shown("Knowledge id (the ref of the memory holding it): pass it back as knowledgeUsed.", name="id"),
     "kind": s.Shown("reflex, recipe, heuristic, principle or anti_principle.", name="type",
@@ -86,6 +92,8 @@ ITEM = s.record(record_model(KnowledgeRecord), s.View({
     "score": {"type": "number", "description": f"{RELEVANCE_WEIGHT:.2f} relevance + {CONFIDENCE_WEIGHT:.2f} "
                                                 f"confidence + {RECENCY_WEIGHT:.2f} recency."},
     "stage": s.string("seed, knowledge or wisdom: how far successful use has matured it."),
+    "matched": MATCHED,
+    "similarity": SIMILARITY,
     "brainProject": s.Shown("The project it was taught in.", name="projectId"),
     "tags": s.Shown(items="A tag."),
 }, omit=("project", "ownerUserId", "source", "ruleKey", "injectedCount", "usedCount", "successCount", "failureCount",
@@ -134,6 +142,17 @@ def item_json(k: KnowledgeRecord, score: float | None = None) -> JsonObject:
     if score is not None:
         out["score"] = score
     return out
+
+
+def found_json(found: ScoredKnowledge) -> JsonObject:
+    """An item a search found (retrieval, a skill asked for by query): the item, its score and how it was found."""
+    return {**item_json(found.item, found.score), "matched": list(found.found_by),
+            "similarity": None if found.similarity is None else round(found.similarity, 4)}
+
+
+def words_only_note(why: str | None) -> JsonObject:
+    """The ``note`` of a tolerant brain search that could not use meaning (none when it could)."""
+    return {} if why is None else {"note": f"Found by words only, not by meaning: {why}."}
 
 
 def session_json(r: SessionRecord) -> JsonObject:

@@ -16,6 +16,7 @@ from notewell.mcp.tools.brain_shapes import (
     INJECTION,
     ITEM,
     LEARNING,
+    MATCHED,
     NOT_YOURS,
     OUTSIDE,
     PICKED,
@@ -24,6 +25,7 @@ from notewell.mcp.tools.brain_shapes import (
     SCOPE_REFUSAL,
     SESSION,
     SHAPE,
+    SIMILARITY,
     WRITE,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
@@ -67,8 +69,11 @@ def start_session(call: Call) -> ToolSpec:
             "sessionId": s.string("Keep it: brain_log_event and brain_report_session_outcome need it."),
             "startedAt": s.string("ISO 8601 UTC."),
             "projectId": s.string("The project the session was filed under."),
-            "relevantKnowledge": {**PICKED, "description": "With a prompt, when anything matched: the items "
-                                  "recorded as injected into this session."},
+            "relevantKnowledge": {**PICKED, "properties": {**PICKED["properties"], "found": s.array(s.obj({
+                "id": s.string("Knowledge id."), "matched": MATCHED, "similarity": SIMILARITY}),
+                "Each injected item and how it was found, in knowledgeIds' order.")},
+                "description": "With a prompt, when anything matched: the items recorded as injected into this "
+                               "session."},
             "openActionItems": {**PICKED, "description": "Your open action items in the project (tag "
                                 f"for:<your email>), blockers first then oldest, at most {b.ACTION_ITEMS_MAX}."},
         }, ["sessionId", "startedAt", "projectId"]),
@@ -292,7 +297,8 @@ def ask_oracle(call: Call) -> ToolSpec:
                                         "id": s.string("Session id, knowledge id or document location#Lm-n."),
                                         "kind": s.string("session, knowledge or document."),
                                         "date": s.string("YYYY-MM-DD."), "title": s.string("Title."),
-                                        "snippet": s.string("The source's words.")})),
+                                        "snippet": s.string("The source's words."),
+                                        "matched": MATCHED, "similarity": SIMILARITY})),
             "searched": s.array(s.string("A kind of source."), "documents only with knowledge:read."),
         }, ["answer", "citations", "searched"]),
         refusals=("A question with no letters or digits is MCP error -32602 naming question.",
@@ -360,7 +366,8 @@ def session_search(call: Call) -> ToolSpec:
         output_schema=s.tool_output({"sessions": s.array(
             {**SESSION, "properties": {**SESSION["properties"],
                                         "score": {"type": "number", "description": "0.6 relevance + 0.4 "
-                                                  f"recency (half-life {b.SESSION_HALF_LIFE_DAYS:g} days)."}}},
+                                                  f"recency (half-life {b.SESSION_HALF_LIFE_DAYS:g} days)."},
+                                        "matched": MATCHED, "similarity": SIMILARITY}},
             "Best first.")},
             ["sessions"]),
         refusals=("A query with no letters or digits, a limit outside 1 to "

@@ -89,11 +89,16 @@ _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text
                                          "lines), or why a linked document is there (\"linked from <path> line "
                                          "3\", \"links to <path> at line 12\").",
                                 "documents": "A memory's: the documents it is about that you may read (empty for "
-                                             "a document)."})),
+                                             "a document).",
+                                "found_by": s.Shown("How a search found it: words, meaning, or both (empty for a "
+                                                   "document a link brought: its label says which).",
+                                                   name="matched", items="words or meaning"),
+                                "similarity": "Cosine similarity of its meaning to the query's, when it was among "
+                                              "the nearest in meaning (as recall's); else null."})),
     "left_out": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
                                    "tokens": "Tokens it needed.", "reason": "Why it is missing or shortened."})),
     "token_count": s.string("How tokens are counted."),
-}, by_alias=False)
+}, omit=("words_only",), by_alias=False)
 _SCOPE_REFUSAL = ("If the connection does not hold {scope}, the tool is not in the tool list, and a call to it returns "
                   "MCP error -32602: Tool {tool} not found. Mint a token with {scope} and reconnect.")
 _VALIDATION = ("An empty query (or one with no letters or digits), a negative limit, an unknown memory_type or a % "
@@ -114,9 +119,11 @@ def _recall_result(r: m.MemoryResult) -> JsonObject:
 
 
 def _words_only_note(found: m.MemorySearch) -> str | None:
-    if found.mode != "tolerant" or found.words_only is None:
-        return None
-    return f"Found by words only, not by meaning: {found.words_only}."
+    return _words_only(found.words_only) if found.mode == "tolerant" else None
+
+
+def _words_only(why: str | None) -> str | None:
+    return None if why is None else f"Found by words only, not by meaning: {why}."
 
 
 def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> JsonObject:
@@ -133,7 +140,8 @@ def _pack_dict(pack: ContextPack) -> JsonObject:
         "tokens_used": pack.tokens_used,
         "max_tokens": pack.max_tokens,
         "items": [{"kind": i.kind, "ref": i.ref, "title": i.title, "tokens": i.tokens, "complete": i.complete,
-                   "label": i.label, "documents": list(i.documents)} for i in pack.items],
+                   "label": i.label, "documents": list(i.documents), "matched": list(i.found_by),
+                   "similarity": i.similarity} for i in pack.items],
         "left_out": [{"kind": o.kind, "ref": o.ref, "title": o.title, "tokens": o.tokens, "reason": o.reason}
                      for o in pack.left_out],
         "token_count": "estimated offline (cl100k-like pre-tokenizer, no vocabulary); see docs/memory.md",
@@ -291,7 +299,7 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
                                     m.CONTEXT_TOKENS_MAX),
             include_documents=args.boolean("include_documents"), path_filter=args.string("path_filter"),
             memory_type=args.string("memory_type"))
-        return _pack_dict(pack)
+        return xmemo.with_notes(_pack_dict(pack), _words_only(pack.words_only))
 
     return ToolSpec(
         name="recall_context", title="Recall context", action=READ_ACTION, annotations=READ_ANNOTATIONS,

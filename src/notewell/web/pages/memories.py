@@ -12,7 +12,7 @@ from starlette.routing import Route
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.brain import KnowledgeRecord
-from notewell.services.memory import Memory, MemoryService
+from notewell.services.memory import Memory, MemoryResult, MemoryService
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
 
@@ -31,10 +31,14 @@ async def memories_page(request: Request) -> Response:
     q = request.query_params.get("q", "")[:1000]
     error = ""
     memories: list[Memory] = []
+    found_by: dict[str, str] = {}  # a search's: how each memory was found
+    words_only: str | None = None
     try:
         if q:
             found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
             memories = [r.memory for r in found.results]
+            found_by = {r.memory.ref: _found_by(r) for r in found.results}
+            words_only = found.words_only
         else:
             memories = await call(_newest, svc, p)
     except NotewellError as exc:
@@ -44,7 +48,14 @@ async def memories_page(request: Request) -> Response:
     if not q and services(request).authorization.allowed(p, "sessions:use"):
         knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
-                knowledge=knowledge, message=message if isinstance(message, str) else "")
+                knowledge=knowledge, message=message if isinstance(message, str) else "", found_by=found_by,
+                words_only=words_only)
+
+
+def _found_by(result: MemoryResult) -> str:
+    """How a search found a memory, as the page says it: "words", "meaning (similarity 0.59)" or both."""
+    return " and ".join(f"meaning (similarity {result.similarity:.2f})"
+                        if how == "meaning" and result.similarity is not None else how for how in result.found_by)
 
 
 async def memory_page(request: Request) -> Response:
