@@ -317,11 +317,21 @@ def test_fusion_keeps_every_word_match_and_only_close_meanings(words: dict[int, 
     kept = {f.item for f in fused}
     assert set(words) <= kept
     assert kept - set(words) == {k for k, s in near.items() if k not in words and s >= hybrid.MEANING_MIN}
+    exact = hybrid.fuse(hits, lambda h: h[1], lambda h: h[0], nearest, lambda k: k, exact=True)
+    assert {f.item for f in exact} == set(words)  # one identifier asked: what words found, nothing near it
     assert all(0.0 <= f.relevance <= 1.0 for f in fused)
     assert [f.relevance for f in fused] == sorted((f.relevance for f in fused), reverse=True)
     for f in fused:
         assert f.matched == [*(["words"] if f.item in words else []),
                              *(["meaning"] if near.get(f.item, -1) >= hybrid.MEANING_MIN else [])]
+
+
+@pytest.mark.parametrize(("query", "one"), [
+    ("E4013", True), ("Z_FULL_FLUSH", True), ("--track-origins", True), ("getUserName", True), ("README.md", True),
+    (" v2 ", True), ("deploy", False), ("HTTP", False), ("money back", False), ("E4013 meaning", False),
+    ("中文", False), ("", False)])
+def test_an_identifier_is_one_token_with_a_digit_a_joiner_or_camel_case(query: str, one: bool) -> None:
+    assert hybrid.identifier(query) is one
 
 
 def test_meaning_relevance_is_calibrated_on_the_similarity_alone() -> None:

@@ -99,6 +99,19 @@ async def test_mcp_and_rest_recall_find_a_paraphrase_by_meaning(world: Served) -
     assert rest["wordsOnly"] is None
 
 
+async def test_an_identifier_finds_itself_or_nothing(world: Served) -> None:
+    """An error code asked alone never brings a neighbour in meaning (another code): E4013 is at 0.38 from
+    the memory about E4012, above the bar a paraphrase needs."""
+    alice = world.tokens["alice"]
+    code = (await call(world.mcp, alice, "remember", {
+        "content": "Error code E4012 means the card issuer declined the charge; ask for another card.",
+        "project": "apollo"}))["ref"]
+    world.embedded()
+    assert [r["ref"] for r in (await call(world.mcp, alice, "recall", {"query": "E4012"}))["results"]] == [code]
+    assert (await call(world.mcp, alice, "recall", {"query": "E4013"}))["results"] == []
+    found = await call(world.mcp, alice, "recall", {"query": "what does a declined card error mean"})
+    assert found["results"][0]["ref"] == code  # a question in words still finds it by meaning
+
 async def test_another_persons_private_memory_never_comes_back_by_meaning(world: Served) -> None:
     alice, bob = world.tokens["alice"], world.tokens["bob"]
     private = (await call(world.mcp, alice, "remember", {"content": DEPLOY, "project": "apollo",

@@ -11,13 +11,17 @@ Without a single vector in the scope (meaning off, or nothing embedded yet), the
 alone, as it was before meaning. The meaning part is calibrated across queries: a similarity of 0.8 or more
 counts in full, 0.3 or less not at all, whatever was asked, so a caller can cut on it. A candidate found by
 meaning alone is kept only from ``MEANING_MIN``: the nearest vectors of an unrelated query are still someone's
-nearest, and "nothing found" beats a confident wrong answer. The weights were chosen on the paraphrase benchmark
+nearest, and "nothing found" beats a confident wrong answer. A query that is one identifier (``E4013``,
+``Z_FULL_FLUSH``, ``--track-origins``, ``getUserName``: ``identifier``) gets no candidate of meaning alone:
+its neighbours in meaning are other codes and names ("E4013" is at 0.38 from the memory about E4012), and an
+agent looking one up wants it or nothing. The weights were chosen on the paraphrase benchmark
 (bench/meaning_bench.py, docs/performance.md) among blends and reciprocal rank fusion (``rrf``, kept for that
 comparison): this blend gave the best top-3 without losing a single exact-identifier query that full text finds.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -29,6 +33,8 @@ SIMILARITY_FULL = 0.80
 MEANING_MIN = 0.35
 MEANING_WEIGHT = 0.6
 RRF_K = 60
+
+_IDENTIFIER = re.compile(r"\S*(?:\d|\w[_.:/-]\w|[a-z][A-Z])\S*")  # a digit, an inner joiner, or camelCase
 
 T = TypeVar("T")
 H = TypeVar("H")
@@ -48,15 +54,22 @@ class Fused(Generic[T, H]):
                 *(["meaning"] if self.similarity is not None and self.similarity >= MEANING_MIN else [])]
 
 
+def identifier(query: str) -> bool:
+    """Whether ``query`` is one identifier: a single token with a digit, an inner ``_ . : / -``, or camelCase."""
+    return _IDENTIFIER.fullmatch(query.strip()) is not None
+
+
 def meaning_relevance(similarity: float) -> float:
     return min(1.0, max(0.0, (similarity - SIMILARITY_FLOOR) / (SIMILARITY_FULL - SIMILARITY_FLOOR)))
 
 
 def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[H], T],
-         near: Sequence[Nearest[T]], key: Callable[[T], Hashable], *, lookup: bool = False) -> list[Fused[T, H]]:
+         near: Sequence[Nearest[T]], key: Callable[[T], Hashable], *, lookup: bool = False,
+         exact: bool = False) -> list[Fused[T, H]]:
     """The candidates of both searches, each once, with their fused relevance, best first (then by key).
     ``lookup``: the query is one word; when words found it, candidates of meaning alone are left out (a file
-    name or an identifier that full text answers has no neighbours worth showing)."""
+    name or an identifier that full text answers has no neighbours worth showing). ``exact``: the query is one
+    identifier (``identifier``); candidates of meaning alone are left out whatever words found."""
     best = max((relevance(h) for h in hits), default=0.0) or 1.0
     words = {key(item_of(h)): (h, relevance(h) / best) for h in hits}
     if not near:  # meaning off, or nothing in scope embedded yet: words alone, weighed as they always were
@@ -70,7 +83,7 @@ def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[
         sim = nearest.similarity if nearest is not None else None
         if hit is not None:
             item = item_of(hit)
-        elif nearest is not None and nearest.similarity >= MEANING_MIN and not (lookup and hits):
+        elif nearest is not None and nearest.similarity >= MEANING_MIN and not (lookup and hits) and not exact:
             item = nearest.item
         else:
             continue

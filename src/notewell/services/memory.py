@@ -37,7 +37,7 @@ from notewell.records.memories import (
     Narrowing,
 )
 from notewell.services.context_pack import ContextPack, PackItem, pack
-from notewell.services.hybrid import Fused, fuse
+from notewell.services.hybrid import Fused, fuse, identifier
 from notewell.services.location_filter import ANY, location_filter
 from notewell.services.meaning import words_only
 from notewell.services.memory_checks import (
@@ -351,7 +351,7 @@ class MemoryService:
         near = self.meaning.nearest_memories_ahead(chosen, query) if self.meaning is not None else list
         hits = self.memories.tolerant(chosen)  # while the nearest are found
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
-                     lookup=len(terms) == 1)
+                     lookup=len(terms) == 1, exact=identifier(query))
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
                             words_only=words_only(self.meaning))
