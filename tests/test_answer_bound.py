@@ -141,6 +141,24 @@ async def test_one_memory_too_large_for_an_answer_is_shortened_beside_the_others
         assert found["truncated"] is True and "of results[" in found["note"], found["note"]
 
 
+async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_more_misses_nothing(
+        client: Client) -> None:
+    """Each line of big/long.md is some 330 bytes of JSON: 100 of them pass the bound. A page ends early with
+    hasMore true and its note naming the next offset (once cut at the door, it said hasMore false and the
+    rest of the matches were lost to a client paging by hasMore)."""
+    lines: list[int] = []
+    offset, pages = 0, 0
+    while True:
+        page = await _call(client, "search_notes", {"query": "東京の会議", "limit": 100, "offset": offset})
+        lines += [m["line"] for m in page["matches"]]
+        pages += 1
+        if not page["hasMore"]:
+            break
+        offset += len(page["matches"])
+        assert f"offset {offset}" in page["note"]
+    assert lines == list(range(1, LINES + 1)) and pages > LINES // 100
+
+
 async def test_search_answers_stay_within_the_bound(client: Client) -> None:
     await _call(client, "searchKnowledge", {"query": "lantern"})
     await _call(client, "search_notes", {"query": "lantern", "limit": 100})

@@ -2,7 +2,7 @@
 
 An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 documents once) costs some
 47,000 tokens. So no tool answer is longer than ANSWER_BYTES_MAX bytes of JSON (UTF-8, as the MCP text block
-carries it). The tools that page (listDocs, readDoc) keep the bound themselves, so their own note names the
+carries it). The tools that page (listDocs, readDoc, search_notes) keep the bound themselves, so their own note names the
 exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound first has
 its long texts (over a quarter of the bound each) shortened, down to that quarter at most, then loses the tail
 of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and says

@@ -18,6 +18,7 @@ from mcp_types import ToolAnnotations
 from notewell import limits
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
 from notewell.mcp.schema import JSON_SCHEMA
 from notewell.mcp.tools import note_writing
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
@@ -25,6 +26,7 @@ from notewell.runtime import Runtime
 from notewell.services.knowledge import NotePage
 
 NAME = "search_notes"
+NOTE_ROOM = 400  # bytes kept for the note of a page ended early
 SCOPE = "knowledge:read"
 ACTION: Action = "knowledge:read"
 TITLE = "Search the notes"
@@ -118,23 +120,27 @@ OUTPUT_SCHEMA: JsonObject = {
 
 
 def page_dict(page: NotePage) -> JsonObject:
-    out: JsonObject = {
-        "query": page.query,
-        "matches": [{"path": m.path, "line": m.line, "text": m.text, "shortened": m.shortened, "repo": m.repo}
-                    for m in page.matches],
-        "offset": page.offset,
-        "hasMore": page.has_more,
-    }
+    """The page as Major Vault shows it, ended early to stay within the answer bound (answer_bound.py): a page
+    cut at the door would lose its tail with hasMore false, and a client paging by hasMore would miss it."""
+    matches = [{"path": m.path, "line": m.line, "text": m.text, "shortened": m.shortened, "repo": m.repo}
+               for m in page.matches]
+    out: JsonObject = {"query": page.query, "matches": matches, "offset": page.offset, "hasMore": page.has_more}
+    if page.repo is not None:
+        out["repo"] = page.repo
+    fits = max(1, leading_items_within(out, matches, ANSWER_BYTES_MAX - NOTE_ROOM))
     notes = []
-    if page.has_more:
-        notes.append(f"More matches follow: call again with offset {page.offset + len(page.matches)}.")
+    if fits < len(matches):
+        del matches[fits:]
+        out["hasMore"] = True
+        notes.append(f"This page ends after {fits} of the {len(page.matches)} matches found for it, to stay "
+                     f"within {ANSWER_BYTES_MAX // 1024} KB of JSON.")
+    if out["hasMore"]:
+        notes.append(f"More matches follow: call again with offset {page.offset + len(matches)}.")
     if not page.complete:
         notes.append(f"The query has no literal text to narrow the search, so every note was read, and the "
                      f"search stopped after {limits.SCAN_BUDGET_S:g} seconds: matches may be missing.")
     if notes:
         out["note"] = " ".join(notes)
-    if page.repo is not None:
-        out["repo"] = page.repo
     return out
 
 
