@@ -159,6 +159,18 @@ async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_m
     assert lines == list(range(1, LINES + 1)) and pages > LINES // 100
 
 
+async def test_a_search_that_stops_at_its_cap_says_how_to_reach_the_rest(client: Client) -> None:
+    found = await _call(client, "searchKnowledge", {"query": "lantern"})
+    assert found["truncated"] is True and len(found["results"]) == 40
+    assert "more files match" in found["note"] and "(project)" in found["note"]
+
+
+def test_a_cut_answer_gives_the_tools_own_advice() -> None:
+    answer = {"items": ["x" * 1000 for _ in range(10)]}
+    assert "name one project" in fit_answer(answer, 3000, advice="To see the others, name one project.")["note"]
+    assert "smaller limit" in fit_answer(answer, 3000)["note"]
+
+
 async def test_search_answers_stay_within_the_bound(client: Client) -> None:
     await _call(client, "searchKnowledge", {"query": "lantern"})
     await _call(client, "search_notes", {"query": "lantern", "limit": 100})

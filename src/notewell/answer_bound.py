@@ -2,8 +2,8 @@
 
 An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 documents once) costs some
 47,000 tokens. So no tool answer is longer than ANSWER_BYTES_MAX bytes of JSON (UTF-8, as the MCP text block
-carries it). The tools that page (listDocs, readDoc, search_notes) keep the bound themselves, so their own note names the
-exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound first has
+carries it). The tools that page (listDocs, readDoc, search_notes) keep the bound themselves, so their own note
+names the exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound first has
 its long texts (over a quarter of the bound each) shortened, down to that quarter at most, then loses the tail
 of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and says
 so in ``truncated`` and ``note`` with how to get the rest. Long texts go first so that one large item (a memory of
@@ -22,8 +22,9 @@ from typing import Any, Final
 ANSWER_BYTES_MAX: Final = 32 * 1024
 """No tool answer is longer than this many bytes of JSON (UTF-8, as the MCP text block is)."""
 
-CUT_NOTE: Final = (f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. To get "
-                   "the rest, ask for less at a time (a smaller limit or max_tokens, a narrower path or query).")
+CUT_NOTE: Final = f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. {{advice}}"
+ASK_FOR_LESS: Final = ("To get the rest, ask for less at a time (a smaller limit or max_tokens, a narrower path or "
+                       "query).")
 
 
 ITEM_SEPARATOR: Final = ", "  # json.dumps' own, which the door uses
@@ -60,16 +61,18 @@ def leading_items_within(answer: dict[str, Any], items: list[Any], budget: int =
     return taken
 
 
-def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX,
-               schema: dict[str, Any] | None = None) -> dict[str, Any]:
+def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: dict[str, Any] | None = None,
+               advice: str | None = None) -> dict[str, Any]:
     """``answer`` itself when it is within ``budget`` bytes of JSON; otherwise a copy cut to fit, saying so in
-    ``note`` (and ``truncated``, unless ``schema``, the tool's output schema, is a product's without it)."""
+    ``note`` (and ``truncated``, unless ``schema``, the tool's output schema, is a product's without it), with
+    ``advice``: how to get the rest with this tool's arguments or another tool (by default ASK_FOR_LESS)."""
     if json_bytes(answer) <= budget:
         return answer
     cut: dict[str, Any] = json.loads(json.dumps(answer))  # a deep copy of plain JSON: the tool's own data is kept
     if schema is None or "truncated" in schema.get("properties", {"truncated": None}):
         cut["truncated"] = True
-    cut["note"] = CUT_NOTE.format(what="see what follows")  # as long as the final note, near enough
+    advice = advice or ASK_FOR_LESS
+    cut["note"] = CUT_NOTE.format(what="see what follows", advice=advice)  # about the final note's length
     said: list[str] = []
     spare = budget - 200  # room for the final note's numbers and names
     long_text = budget // 4  # a text longer than this is shortened before any list loses an item
@@ -91,7 +94,7 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX,
         holder[slot] = kept
         said.append(f"the first {len(kept):,} of {len(value):,} characters of {where}")
     what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
-    cut["note"] = CUT_NOTE.format(what=what or "nothing could be cut")
+    cut["note"] = CUT_NOTE.format(what=what or "nothing could be cut", advice=advice)
     return cut
 
 

@@ -256,7 +256,7 @@ class NotewellMCP:
             return _error_result(spec.name, spec.not_found or with_way_out(exc, MCP_REMEDIES))
         except NotewellError as exc:
             return _error_result(spec.name, with_way_out(exc, MCP_REMEDIES))
-        return _ok_result(fit_answer(data, schema=spec.output_schema))
+        return _ok_result(fit_answer(data, schema=spec.output_schema, advice=spec.cut_advice))
 
 
 def _ok_result(data: JsonObject) -> CallToolResult:

@@ -109,6 +109,9 @@ class ToolSpec:
 
     # The output schema is a product's to the letter: it is not given answer_bound's truncated and note.
     seed_output: bool = False
+    # How to get what an answer cut to answer_bound's size left out, with this tool's own arguments or another
+    # tool (None: answer_bound's general advice, for tools that take a limit, max_tokens, a path or a query)
+    cut_advice: str | None = None
 
     def __post_init__(self) -> None:
         # Any answer may come cut to notewell.answer_bound's size, saying so: the schema a client checks allows it.

@@ -133,15 +133,27 @@ def _brain_dict(b: BrainInfo) -> JsonObject:
     return dump(record_model(BrainInfo), b)
 
 
-def _hits_dict(result: HitList) -> JsonObject:
+def _hits_dict(result: HitList, narrower: str) -> JsonObject:
+    """A search's answer; when it stopped at its cap, a note on how to reach the files past it (``narrower``)."""
     out: JsonObject = {
         "query": result.query,
         "results": [dump(record_model(Hit), h) for h in result.hits],
         "truncated": result.truncated,
     }
+    notes = []
+    if result.truncated:
+        notes.append(f"These are the first {len(result.hits)} files with a match, by path; more files match. "
+                     f"{narrower}")
     if not result.complete:
-        out["note"] = _INCOMPLETE_NOTE
+        notes.append(_INCOMPLETE_NOTE)
+    if notes:
+        out["note"] = " ".join(notes)
     return out
+
+
+_SEARCH_NARROWER = ("To reach the others, name one project (project) or search for a longer text; searchBrain "
+                    "searches one brain.")
+_BRAIN_NARROWER = "To reach the others, search for a longer text, or search one of its sub-brains."
 
 
 _INCOMPLETE_NOTE = ("The query has no literal text to narrow the search, so every document was read, and the "
@@ -262,7 +274,8 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
 
 def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
     def search_knowledge(ctx: CallContext, args: Arguments) -> JsonObject:
-        return _hits_dict(svc.search_knowledge(ctx.principal, args.required_string("query"), args.string("project")))
+        return _hits_dict(svc.search_knowledge(ctx.principal, args.required_string("query"), args.string("project")),
+                          _SEARCH_NARROWER)
 
     return ToolSpec(
         name="searchKnowledge", title="Search the knowledge base",
@@ -283,7 +296,7 @@ def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
             "truncated": _TRUNCATED,
             "note": _NOTE,
         }, ["query", "results", "truncated"]),
-        not_found=PROJECT_NOT_FOUND,
+        not_found=PROJECT_NOT_FOUND, cut_advice=f"The results shown come first by path. {_SEARCH_NARROWER}",
         refusals=(f"Error in searchKnowledge: {PROJECT_NOT_FOUND}",
                   _SHORT_QUERY, _scope_refusal("searchKnowledge"),
                   "An empty results list is not an error. Try other words."),
@@ -305,6 +318,9 @@ def _list_brains(svc: KnowledgeService) -> ToolSpec:
         call=list_brains,
         output_schema=s.tool_output({"brains": s.array(_BRAIN)}, ["brains"]),
         not_found=PROJECT_NOT_FOUND,
+        cut_advice=("The brains shown come first. To see the others, name one project at a time (project); a "
+                    "project's brains are its folders holding a brain.md, which listDocs lists page by page (its "
+                    "offset), and getBrain opens any of them by <project>/<folder>."),
         refusals=(f"Error in listBrains: {PROJECT_NOT_FOUND}", _scope_refusal("listBrains")),
         example={"project": "northwind-advisory"},
     )
@@ -343,6 +359,8 @@ def _get_brain(svc: KnowledgeService) -> ToolSpec:
             }, omit=("brain",))),
         }, ["id", "project", "title", "summary", "parent", "subBrains", "documents", "contents"]),
         not_found=BRAIN_NOT_FOUND,
+        cut_advice=("The documents shown come first. listDocs lists every document of the brain's folder page by "
+                    "page: its project, the folder as path, and offset."),
         refusals=(f"Error in getBrain: {BRAIN_NOT_FOUND}", _scope_refusal("getBrain")),
         example={"brain": "northwind-advisory/brains/website"},
     )
@@ -357,8 +375,13 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
             "results": [dump(record_model(BrainHit), h) for h in result.hits],
             "truncated": result.truncated,
         }
+        notes = []
+        if result.truncated:
+            notes.append(f"These are the first {len(result.hits)} matches; more match. {_BRAIN_NARROWER}")
         if not result.complete:
-            out["note"] = _INCOMPLETE_NOTE
+            notes.append(_INCOMPLETE_NOTE)
+        if notes:
+            out["note"] = " ".join(notes)
         return out
 
     return ToolSpec(
@@ -383,7 +406,7 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
             "truncated": _TRUNCATED,
             "note": _NOTE,
         }, ["brain", "query", "searched", "results", "truncated"]),
-        not_found=BRAIN_NOT_FOUND,
+        not_found=BRAIN_NOT_FOUND, cut_advice=f"The results shown come first. {_BRAIN_NARROWER}",
         refusals=(f"Error in searchBrain: {BRAIN_NOT_FOUND}", _SHORT_QUERY, _scope_refusal("searchBrain"),
                   "An empty results list is not an error. Try other words, or use searchKnowledge to search "
                   "every project."),

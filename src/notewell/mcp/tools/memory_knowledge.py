@@ -55,6 +55,8 @@ def search_knowledge(rt: Runtime) -> ToolSpec:
 
     return ToolSpec(
         name=NAME, title="Search knowledge", action=ACTION, call=call,
+        cut_advice=("The results shown come first, in location order. To reach the others, narrow path_filter "
+                    "to one project or folder, or search for a longer text."),
         description="Search the published knowledge bases: the documents of every project you may read (not "
                     "memories: use search_memory or recall for those). A plain, case-insensitive text match, not a "
                     "semantic search; one result per document, its first matching line, with an opaque ref, its "
