@@ -107,3 +107,15 @@ def test_uncased_fold_parts_lists_every_such_character() -> None:
     parts = {p for c in map(chr, range(0x110000)) if c.casefold() != c for p in c.casefold() if p != c}
     computed = sorted(p for p in parts if p == p.upper() == p.lower() == p.casefold())
     assert "".join(computed) == UNCASED_FOLD_PARTS
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\r\n", min_size=1, max_size=4).filter(lambda n: "\n" not in n and "\r" in n),
+       st.text(alphabet="ab\r\n", max_size=60), st.booleans())
+def test_a_needle_with_cr_never_finds_the_cr_of_a_crlf(needle: str, text: str, ignore_case: bool) -> None:
+    """A line ends at "\n" or "\r\n" and its text leaves that end out, as the regex matcher sees it: "\r"
+    finds only a lone CR, and "b\r" no line ending in "b" before a CRLF."""
+    pieces = text.split("\n")  # each followed by "\n" but the last: a CR before it ends the line
+    lines = [p.removesuffix("\r") for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
+    want = [n for n, line in enumerate(lines, 1) if needle in line]
+    assert [h.line for h in PlainMatcher(needle, ignore_case).hits(text.encode())] == want

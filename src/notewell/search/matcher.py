@@ -88,6 +88,8 @@ class PlainMatcher:
             self._mixed_search = re2.compile(pattern, options).search
 
     def hits(self, data: bytes) -> Iterator[LineHit]:
+        if "\r" in self.needle and b"\r\n" in data:  # the CR of a CRLF ends the line: it is not in the line
+            data = data.replace(b"\r\n", b"\n")
         if not self.ignore_case or self._caseless:
             return self._found_hits(data, data)
         if self._mixed_search is not None:
