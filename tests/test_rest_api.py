@@ -191,6 +191,13 @@ def test_validation_errors_name_the_field(rest: RestWorld) -> None:
     assert dream["field"] == "memoryType" and dream["detail"].startswith("memoryType: ")
     assert problem(rest.get("/memories/search?q=x&pathFilter=../x", "alice_rw"), 400)["field"] == "pathFilter"
     assert problem(rest.get("/memories?createdSince=yesterday", "alice_rw"), 400)["field"] == "createdSince"
+    for asked in ("/search?q=(&regex=true", "/search?q=a%0Ab", "/memories/recall?q=%21%21", "/memories/search?q=%2A",
+                  "/memories/context?q=%3F"):
+        refused = problem(rest.get(asked, "alice_rw"), 400)  # the service's query is this door's q
+        assert refused["field"] == "q" and refused["detail"].startswith("q: "), (asked, refused)
+    for asked in ("/search?q=%FF", "/search?q=%ED%A0%80", "/memories/recall?q=ok&pathFilter=%C3%28"):
+        refused = problem(rest.get(asked, "alice_rw"), 400)  # %-escapes that are not UTF-8 are not U+FFFD
+        assert refused["field"] in ("q", "pathFilter") and "not UTF-8" in refused["detail"], (asked, refused)
 
 
 def test_remember_201_location_idempotency_and_forget(rest: RestWorld) -> None:

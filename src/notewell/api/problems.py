@@ -10,6 +10,8 @@ whose body says nothing of the inside; the traceback goes to the server's log, n
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -100,6 +102,19 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, Conflict):
         return problem(409, text)
     return problem(400, text, field=getattr(exc, "field", None))
+
+
+@contextmanager
+def spelled(**request_names: str) -> Iterator[None]:
+    """Within it, an InvalidArgument naming a service argument the request spells otherwise (the service's
+    ``query`` is this door's ``q``) names the request's instead, as every other refusal of the request does."""
+    try:
+        yield
+    except InvalidArgument as exc:
+        name = None if isinstance(exc, UnknownParameter) or exc.field is None else request_names.get(exc.field)
+        if name is None:
+            raise
+        raise InvalidArgument(name, exc.detail, remedy=exc.remedy) from None
 
 
 def _request_name(field: str) -> str:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, page, page_model, window
-from notewell.api.problems import responses
+from notewell.api.problems import responses, spelled
 from notewell.records.models import record_model
 from notewell.services.knowledge import BrainHitList, BrainInfo, BrainPage
 
@@ -42,4 +42,5 @@ def search_brain(caller: Caller, svc: Services, id: BrainId,
                                          description="The text to look for.")],
                  include_parents: Annotated[bool, Query(alias="includeParents",
                                                         description="Search the parent brains too.")] = False) -> Any:
-    return svc.knowledge.search_brain(caller, id, q, include_parents)
+    with spelled(query="q"):
+        return svc.knowledge.search_brain(caller, id, q, include_parents)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
-from notewell.api.problems import responses
+from notewell.api.problems import responses, spelled
 from notewell.paths import PATH_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
@@ -66,8 +66,9 @@ def search(caller: Caller, svc: Services, request: Request, response: Response,
            limit: Annotated[int, Query(ge=1, le=limits.NOTES_LIMIT_MAX, description="Matches per page.")]
            = limits.NOTES_LIMIT_DEFAULT,
            offset: Offset = 0) -> Any:
-    found = svc.knowledge.search_notes(caller, q, path=path, regex=regex, limit=limit, offset=offset, repo=project,
-                                       case=case)
+    with spelled(query="q"):
+        found = svc.knowledge.search_notes(caller, q, path=path, regex=regex, limit=limit, offset=offset,
+                                           repo=project, case=case)
     following = offset + len(found.matches) if found.has_more else None
     return {**record_model(NotePage).model_validate(found).model_dump(),
             "next": next_link(request, response, following)}

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model
-from notewell.api.problems import responses
+from notewell.api.problems import responses, spelled
 from notewell.records.memories import MEMORY_TYPES, Narrowing
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import memory as m
@@ -113,8 +113,9 @@ def search_memory(caller: Caller, svc: Services, q: Q, narrow: Narrow,
                   limit: SearchLimit = m.SEARCH_LIMIT_DEFAULT,
                   path_filter: PathFilter = None, memory_type: MemoryType = None,
                   prefer_working: PreferWorking = False) -> Any:
-    return svc.memory.search_memory(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
-                                    prefer_working=prefer_working, narrow=narrow)
+    with spelled(query="q"):
+        return svc.memory.search_memory(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
+                                        prefer_working=prefer_working, narrow=narrow)
 
 
 @router.get("/memories/recall", response_model=SearchModel, responses=ERRORS,
@@ -122,8 +123,9 @@ def search_memory(caller: Caller, svc: Services, q: Q, narrow: Narrow,
 def recall(caller: Caller, svc: Services, q: Q, narrow: Narrow, limit: SearchLimit = m.RECALL_LIMIT_DEFAULT,
            path_filter: PathFilter = None, memory_type: MemoryType = None,
            prefer_working: PreferWorking = False) -> Any:
-    return svc.memory.recall(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
-                             prefer_working=prefer_working, narrow=narrow)
+    with spelled(query="q"):
+        return svc.memory.recall(caller, q, limit=limit, path_filter=path_filter, memory_type=memory_type,
+                                 prefer_working=prefer_working, narrow=narrow)
 
 
 @router.get("/memories/context", response_model=record_model(ContextPack), responses=ERRORS,
@@ -135,8 +137,9 @@ def context(caller: Caller, svc: Services, q: Q, narrow: Narrow,
                                                      description="Add passages of readable documents, and the "
                                                                  "documents one link away.")] = False,
             path_filter: PathFilter = None, memory_type: MemoryType = None) -> Any:
-    return svc.memory.recall_context(caller, q, max_tokens=max_tokens, include_documents=include_documents,
-                                     path_filter=path_filter, memory_type=memory_type, narrow=narrow)
+    with spelled(query="q"):
+        return svc.memory.recall_context(caller, q, max_tokens=max_tokens, include_documents=include_documents,
+                                         path_filter=path_filter, memory_type=memory_type, narrow=narrow)
 
 
 @router.get("/memories/{ref}", response_model=MemoryModel, responses=ERRORS,

@@ -12,7 +12,7 @@ from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
-from notewell.api.problems import responses
+from notewell.api.problems import responses, spelled
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.records.models import CAMEL, dump, record_model
@@ -146,7 +146,8 @@ def search_sessions(caller: Caller, svc: Services, request: Request, response: R
                     days: Annotated[int | None, Query(ge=1, le=b.SEARCH_DAYS_MAX,
                                                       description="Only the last days.")] = None,
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
-    found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
+    with spelled(query="q"):
+        found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
     return {**page(request, response, found, 0, limit, has_more=False), "words_only": svc.brain.words_only()}
 
 
