@@ -25,6 +25,7 @@ from mcp_world import REPO_ROOT, World, connect
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import app
+from notewell.web.pages import browse
 from web_world import DESKTOP, NARROW, PASSWORDS, SCREENSHOTS, email, in_thread
 
 UNLABELLED = """() => Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
@@ -397,6 +398,24 @@ def test_a_copied_session_cookie_ends_with_the_session(browser: Browser, web_wor
         own.close()
         copy.close()
 
+
+def test_a_project_page_pages_through_every_document(page: Page, web_world: World,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project of more documents than a page holds (1,000) once listed the first page and no way on."""
+    monkeypatch.setattr(browse, "PROJECT_PAGE", 3)
+    everything = [m.path for m in web_world.runtime.store.documents.metas("northwind-advisory")]
+    assert len(everything) > 6
+    sign_in(page, "alice")
+    page.goto("/p/northwind-advisory")
+    seen: list[str] = []
+    while True:
+        seen += page.locator("ul.docs code").all_inner_texts()
+        following = page.get_by_role("link", name="Next page")
+        if following.count() == 0:
+            break
+        following.click()
+        expect(page.get_by_role("link", name="Previous page")).to_be_visible()
+    assert seen == everything
 
 def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:
 

@@ -29,6 +29,7 @@ from notewell.web.session import call, services, signed_in
 from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
+PROJECT_PAGE = limits.LIST_DOCS_MAX  # documents on one page of a project
 MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
 CASES: tuple[tuple[CaseMode, str], ...] = (("smart", "Smart case"), ("insensitive", "Ignore case"),
                                            ("sensitive", "Match case"))
@@ -57,9 +58,13 @@ async def project_page(request: Request) -> Response:
     p = await signed_in(request)
     svc = services(request)
     project_id = request.path_params["project"]
-    docs = await call(svc.knowledge.list_docs, p, project_id)
+    asked = request.query_params.get("offset", "0")
+    offset = min(int(asked), limits.NOTES_OFFSET_MAX) if asked.isdigit() else 0  # a bad offset: the first page
+    docs = await call(svc.knowledge.list_docs, p, project_id, offset=offset, limit=PROJECT_PAGE)
     project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
-    return page(request, "project.html", p, title=project.name, project=project, docs=docs)
+    return page(request, "project.html", p, title=project.name, project=project, docs=docs,
+                previous=max(0, offset - PROJECT_PAGE) if offset else None,
+                following=offset + len(docs.documents) if docs.truncated else None)
 
 
 @dataclass(frozen=True)
