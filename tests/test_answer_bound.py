@@ -39,12 +39,14 @@ def _line(n: int) -> str:
     return f'line {n:04d} "quoted" back\\slash 東京の会議 and the word lantern ' + "x" * 200
 
 
-def _files() -> dict[str, str]:
-    files = {f"big/docs/note-{i:04d}.md": (f"# A long title for note {i:04d} that goes on for a while "
-                                           f"about the {'lantern ' * 8}\n\nlantern text {i}\n")
-             for i in range(DOCUMENTS)}
+def _files() -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {
+        f"big/docs/note-{i:04d}.md": (f"# A long title for note {i:04d} that goes on for a while "
+                                      f"about the {'lantern ' * 8}\n\nlantern text {i}\n")
+        for i in range(DOCUMENTS)}
     files["big/long.md"] = "\n".join(_line(n) for n in range(1, LINES + 1)) + "\n"
     files["big/wide.md"] = "# Wide\n" + WIDE_LINE + "\nafter\n"
+    files["odd/latin1.md"] = b"caf\xe9 au lait\n\xff\xfe end\n"  # not UTF-8
     return files
 
 
@@ -108,6 +110,12 @@ async def test_read_doc_parts_stay_within_the_bound_and_read_back_the_whole(clie
         offset = part["nextOffset"]
         assert f"offset {offset}." in part["note"]
     assert lines == [_line(n) for n in range(1, LINES + 1)]
+
+
+async def test_a_document_that_is_not_utf8_says_so_when_read(client: Client) -> None:
+    part = await _call(client, "readDoc", {"path": "odd/latin1.md"})
+    assert part["text"] == "caf\ufffd au lait\n\ufffd\ufffd end"
+    assert "not valid UTF-8: decoded with replacement characters" in part["note"]
 
 
 async def test_a_line_longer_than_a_part_is_cut_and_said(client: Client) -> None:

@@ -56,7 +56,8 @@ P = "properties"
 TWINS = [
     Twin("listProjects", (P, "projects", "items"), "ProjectInfo"),
     Twin("listDocs", (P, "documents", "items"), "DocInfo"),
-    Twin("readDoc", (), "DocPart", omitted=frozenset({"shortened"}), added=frozenset({"hasMore", "note", "memories"}),
+    Twin("readDoc", (), "DocPart", omitted=frozenset({"shortened", "decoded"}),  # both said in the note
+         added=frozenset({"hasMore", "note", "memories"}),
          optional=frozenset({"nextOffset"})),
     Twin("listBrains", (P, "brains", "items"), "BrainInfo"),
     Twin("getBrain", (), "BrainPage", omitted=frozenset({"brain"}),

@@ -75,6 +75,7 @@ class DocPart:
     next_offset: int | None  # the offset of the next part, or None at the end
     shortened: bool  # a single line longer than the character budget was cut
     version: str = ""  # the version a write's expected_version names (services/note_diff.py)
+    decoded: str = ""  # why the text is not exactly the file's bytes ("not valid UTF-8: ..."), or ""
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ class KnowledgeService:
         last = start + len(taken)
         return DocPart(vault_path, doc.meta.title, "\n".join(taken), offset, last, total,
                        next_offset=last + 1 if last < total else None, shortened=shortened,
-                       version=doc.meta.sha256[:VERSION_CHARS])
+                       version=doc.meta.sha256[:VERSION_CHARS], decoded=doc.meta.note)
 
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
         self.authorization.authorize(p, READ)

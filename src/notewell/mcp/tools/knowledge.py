@@ -83,7 +83,7 @@ _DOC_LIST = s.View({
     "truncated": "True when more documents follow this page; the note says which offset asks for them.",
     "note": s.string("Present when more documents follow: which ones these are and the offset of the next page."),
 }, omit=("offset",), required=("project", "path", "documents", "truncated"))
-_DOC_PART = s.View({  # the note says what "shortened" would, in words
+_DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in words
     "path": "The document's path, project first.",
     "title": "The document's title.",
     "firstLine": "The first line in text, counting from 1.",
@@ -102,8 +102,8 @@ _DOC_PART = s.View({  # the note says what "shortened" would, in words
                         enum=["about", "mention"]),
         "created": s.string("When it was written."),
     }), "On the first part, the newest memories you may see that are about the document (at most 10)."),
-}, omit=("shortened",), required=("path", "title", "firstLine", "lastLine", "totalLines", "hasMore", "text", "note",
-                                  "version"))
+}, omit=("shortened", "decoded"), required=("path", "title", "firstLine", "lastLine", "totalLines", "hasMore", "text",
+                                             "note", "version"))
 _HIT = s.View({
     "path": "The document's path, project first. Pass it to readDoc as it is.",
     "line": "The line of the first match, counting from 1.",
@@ -233,6 +233,8 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
             note = f"Lines {part.first_line}-{part.last_line} of {part.total_lines}: the end of the document."
         if part.shortened:
             note += f" The line was longer than {limits.READ_DOC_MAX_BYTES // 1024} KB (as JSON) and was cut."
+        if part.decoded:
+            note += f" The file is {part.decoded}."
         out: JsonObject = {"path": part.path, "title": part.title, "firstLine": part.first_line,
                            "lastLine": part.last_line, "totalLines": part.total_lines,
                            "hasMore": part.next_offset is not None, "text": part.text, "note": note,
