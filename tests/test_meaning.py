@@ -80,7 +80,11 @@ def test_the_loaded_model_holds_its_weights_once_as_int8() -> None:
 def test_a_model_file_that_is_not_the_pinned_one_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "missing.onnx"))
-    with pytest.raises(ModelMissing, match=r"missing\.onnx: the embedding model file is missing; reinstall"):
+    with pytest.raises(ModelMissing, match=r"missing\.onnx \(chosen by NOTEWELL_EMBEDDING_MODEL\): the embedding "
+                                           r"model file is missing; point NOTEWELL_EMBEDDING_MODEL at a copy"):
+        load()
+    monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path))
+    with pytest.raises(ModelMissing, match=r"a folder, not the embedding model's file; point NOTEWELL_EMBEDDING_MODEL"):
         load()
     (tmp_path / "other.onnx").write_bytes(b"not a model")
     monkeypatch.setenv("NOTEWELL_EMBEDDING_MODEL", str(tmp_path / "other.onnx"))

