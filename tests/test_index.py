@@ -662,6 +662,8 @@ def test_missing_vault_is_one_clear_line(tmp_path: Path) -> None:
     ("[index]\nfile_types = \"md\"\n", "file_types"),
     ("index = 3\n", "[index]"),
     ("db = 5\n", "db"),
+    ("semantik = false\n", "no setting semantik; it takes db, semantic, [index], [writing]"),
+    ("[index]\nsemantic = false\n", "[index] has no setting semantic; it takes max_file_bytes, file_types"),
 ])
 def test_bad_notewell_toml_is_one_clear_line(tmp_path: Path, toml: str, names: str) -> None:
     vault = make_vault(tmp_path, {"notewell.toml": toml, "p/a.md": "x\n"})

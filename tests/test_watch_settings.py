@@ -109,3 +109,6 @@ async def test_a_broken_notewell_toml_is_logged_once_and_the_settings_in_force_s
         await _until(url, token, "bittern", [])  # fixed: read and applied
         await _logged(caplog, lambda m: m == "op=watch.settings maxFileBytes=1000000 fileTypes="
                       ".md,.markdown,.txt,.rst,.org,.csv,.json,.yaml,.yml,.toml")
+        (vault / "notewell.toml").write_text("semantic = false\n[index]\nmax_file_bytes = 1_000_000\n",
+                                             encoding="utf-8")  # read at a server's start: said, not applied
+        await _logged(caplog, lambda m: m == "op=watch.settings semantic=false applies=next-start")

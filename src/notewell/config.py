@@ -81,7 +81,6 @@ class Settings:
     file_types: tuple[str, ...] = DEFAULT_FILE_TYPES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     semantic: bool = True  # meaning in the tolerant tools (docs/memory.md); notewell.toml: semantic = false
-    extra: dict[str, object] = field(default_factory=dict)
     git_commit: bool = False  # [writing] git_commit: commit each note write when the vault is a git work tree
     kea: KeaSettings = field(default_factory=KeaSettings)  # KEA's extractor, from the environment
 
@@ -133,10 +132,12 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
     if not vault_path.is_dir():
         raise ConfigError(f"--vault: {vault_path} is not a folder; pass --vault DIR or set NOTEWELL_VAULT")
     conf = _read_toml(vault_path)
+    _known(conf, "", _SETTINGS)
     toml_db = _db_from_toml(conf, vault_path)
     index_conf = conf.get("index", {})
     if not isinstance(index_conf, dict):
         raise ConfigError("notewell.toml: index must be a table: [index] with max_file_bytes and file_types")
+    _known(index_conf, "[index] ", _INDEX_SETTINGS)
     file_types = _file_types(index_conf["file_types"]) if "file_types" in index_conf else DEFAULT_FILE_TYPES
     max_bytes = index_conf.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
@@ -147,9 +148,21 @@ def load_settings(vault: str | Path | None = None, db: str | None = None) -> Set
     semantic = conf.get("semantic", True)
     if not isinstance(semantic, bool):
         raise ConfigError("notewell.toml: semantic must be true or false (false: the tolerant tools use words only)")
-    extra = {k: v for k, v in conf.items() if k not in {"db", "index", "semantic", "writing"}}
     return Settings(vault=vault_path, db=db_value, file_types=file_types, max_file_bytes=max_bytes,
-                    semantic=semantic, extra=extra, git_commit=_git_commit(conf), kea=kea_settings(os.environ))
+                    semantic=semantic, git_commit=_git_commit(conf), kea=kea_settings(os.environ))
+
+
+_SETTINGS = ("db", "semantic", "index", "writing")
+_INDEX_SETTINGS = ("max_file_bytes", "file_types")
+
+
+def _known(table: dict[str, object], where: str, known: tuple[str, ...]) -> None:
+    """A setting misspelt or put in the wrong table is refused, naming it: ignored, it would change nothing
+    while the file looked right (``semantik = false``, or ``semantic`` under ``[index]``)."""
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ConfigError(f"notewell.toml: {where}has no setting {unknown[0]}; it takes "
+                          f"{', '.join(k if k not in ('index', 'writing') else f'[{k}]' for k in known)}")
 
 
 def _git_commit(conf: dict[str, object]) -> bool:

@@ -130,8 +130,9 @@ class VaultWatcher:
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
 
     def _reload_settings(self) -> bool:
-        """Read notewell.toml again; True when the settings changed. A file that is not valid (a save in
-        progress, a typo) is logged once and the settings in force stay until it is fixed."""
+        """Read notewell.toml again; True when the indexing settings changed (the whole vault is synced again).
+        A file that is not valid (a save in progress, a typo) is logged once and the settings in force stay
+        until it is fixed. ``semantic`` is read when a process starts: a change is logged as waiting for it."""
         try:
             settings = reload_settings(self.settings)
         except ConfigError as exc:
@@ -142,7 +143,11 @@ class VaultWatcher:
         self._settings_error = ""
         if settings == self.settings:
             return False
-        self.settings = settings
+        before, self.settings = self.settings, settings
+        if settings.semantic != before.semantic:
+            logger.warning("op=watch.settings semantic=%s applies=next-start", str(settings.semantic).lower())
+        if (settings.max_file_bytes, settings.file_types) == (before.max_file_bytes, before.file_types):
+            return False
         logger.info("op=watch.settings maxFileBytes=%d fileTypes=%s", settings.max_file_bytes,
                     ",".join(settings.file_types))
         return True
