@@ -30,7 +30,7 @@ from notewell.store.vector_search import Nearest, to_half
 from notewell.timestamps import iso
 
 BATCH = 32  # queue rows claimed per step
-LEASE_SECONDS = 120  # a runner killed mid-batch: its rows are claimed again after this
+LEASE_SECONDS = 30  # a runner killed mid-batch: its rows are claimed again after this (a batch takes 1-3 s)
 RETRY_BASE_SECONDS = 5.0
 RETRY_MAX_SECONDS = 3600.0
 POLL_SECONDS = 0.5
