@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import IndexedVault, index_into, make_vault, run_cli, run_module, run_on_terminal
+from notewell.access.principal import LOCAL_OWNER
 from notewell.config import DEFAULT_MAX_FILE_BYTES, load_settings
 from notewell.errors import ConfigError
 
@@ -284,6 +285,17 @@ def test_root_files_are_the_root_project(tmp_path: Path, index_vault) -> None:
     (vault / "Welcome.md").unlink()
     nv.sync()
     assert nv.store.documents.vault_projects() == ["empty", "p"]
+
+
+def test_search_notes_takes_a_root_note_by_its_path_on_disk(tmp_path: Path, index_vault) -> None:
+    """Major Vault's path is relative to the vault root: "Welcome.md" is the root note, which Notewell names
+    _root/Welcome.md; a project of that name would still come first."""
+    vault = make_vault(tmp_path, {"Welcome.md": "root words\n", "Other.md": "root words\n", "p/a.md": "root words\n"})
+    knowledge = index_vault(vault).runtime.knowledge
+    for path in ("Welcome.md", "_root/Welcome.md"):
+        page = knowledge.search_notes(LOCAL_OWNER, "root", path=path)
+        assert [m.path for m in page.matches] == ["_root/Welcome.md"], path
+    assert [m.path for m in knowledge.search_notes(LOCAL_OWNER, "root", path="p").matches] == ["p/a.md"]
 
 
 def test_a_vault_of_root_notes_only_is_searchable(tmp_path: Path, index_vault) -> None:

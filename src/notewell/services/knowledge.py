@@ -28,6 +28,7 @@ from notewell.services.location_filter import location_filter
 from notewell.services.note_diff import VERSION_CHARS
 from notewell.store.base import Store
 from notewell.vault.parse import BRAIN_FILE
+from notewell.vault.scan import ROOT_PROJECT
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -425,6 +426,10 @@ class KnowledgeService:
             if norm and path_project != repo:  # with a repo named, a path relative to it is what a person means
                 norm = f"{repo}/{norm}"
                 path_project, prefix = split_vault_path(norm)
+        if norm and "/" not in norm and repo is None and not self._may_read(p, path_project) \
+                and self._may_read(p, ROOT_PROJECT):  # a note at the vault root, by its path on disk
+            norm = f"{ROOT_PROJECT}/{norm}"
+            path_project, prefix = split_vault_path(norm)
         if norm:
             if not self._may_read(p, path_project):
                 raise NotFound(f"Not found: {path}")
