@@ -164,7 +164,7 @@ def test_documents_lines_and_search_options(rest: RestWorld) -> None:
     assert regex["matches"] and regex["next"] is not None and "offset=5" in regex["next"]
     scoped = rest.get(f"/search?q=pricing&path={BOUND}/brains&limit=100", "alice_kr").json()
     assert scoped["matches"] and all(m["path"].startswith(f"{BOUND}/brains/") for m in scoped["matches"])
-    assert problem(rest.get("/search?q=[&regex=true", "alice_kr"), 400)["field"] == "query"
+    assert problem(rest.get("/search?q=[&regex=true", "alice_kr"), 400)["field"] == "q"  # as the request spells it
 
 
 def test_brains_list_get_and_search_with_parents(rest: RestWorld) -> None:
