@@ -286,7 +286,7 @@ def test_a_kill_9_with_1000_queued_embeddings_loses_none(store_url: str, tmp_pat
         again = run_module("embed", "--vault", str(vault), "--db", store_url, "--json")
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout) == {"vectors": 1000, "items": 1000, "queued": 0, "failing": 0,
-                                            "lastError": None}
+                                            "lastError": None, "unavailable": None}
     finally:
         rt.close()
 

@@ -1,31 +1,43 @@
-"""Whether two rules say opposite things: the guard that keeps semantic dedup from merging a rule with its opposite.
+"""Whether two rules may say different things where a sentence model sees the same: the guard that keeps
+semantic dedup from merging a rule with its opposite.
 
 A sentence model places "Freeze the clock in pricing tests" and "Never freeze the clock in pricing tests" at
 cosine 0.98: the words are the same but one. Merged, the correction would reinforce the very rule it was meant
-to replace, and the new rule would be lost. So a reworded rule merges only when both say "do" or both say
-"don't", neither holds a word whose opposite the other holds in its place ("inside" and "outside", "enable"
-and "disable", "before" and "after"), and both are of the same type (services/brain_knowledge.py).
+to replace, and the new rule would be lost. So two rules of the same meaning merge only when (besides being of
+the same type: services/brain_knowledge.py) neither rule nor trigger tells them apart here:
 
-A rule forbids when its head is a negation ("Never ...", "Do not ...", "Don't ...", "Avoid ...", "No ..."), when
-a modal or auxiliary is negated anywhere ("must not", "should never", "cannot", "isn't"), or when it holds a
-negation of French, German, Spanish, Chinese, Japanese or Korean. A contrast inside a rule that does not
-forbid ("Use react-hook-form with zod, not Formik") is not a negation of the rule: it merges with "Build forms
-with react-hook-form and zod rather than Formik". A rule read wrongly here is only not merged (a near-copy
-is kept), never lost.
+- both forbid, or neither does. A rule forbids when its head is a negation or a stop ("Never ...", "Do not
+  ...", "Don't ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
+  anywhere ("must not", "should never", "cannot", "isn't"), when it says the thing is forbidden ("is
+  prohibited", "banned"), or when it holds a negation of French, German, Spanish, Chinese, Japanese or Korean.
+  Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**"). A contrast inside a
+  rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation of the rule: it
+  merges with "Build forms with react-hook-form and zod rather than Formik";
+- neither holds a word whose opposite the other holds in its place ("inside" and "outside", "enable" and
+  "disable", "before" and "after", "staging" and "production");
+- when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s").
+
+Each test errs one way: a rewording read as different is only not merged (a near-copy is kept). What they cannot
+see still merges: opposites said with other verbs ("Retry failed webhooks" against "Give up on failed
+webhooks"), or the same words in another order ("Prefer Postgres over SQLite" against "Prefer SQLite over
+Postgres").
 """
 
 from __future__ import annotations
 
 import re
 
-_HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|refrain|nie|niemals|kein\w*|vermeide\w*"
-                   r"|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
+_HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|stop|skip|quit|refrain|nie|niemals|kein\w*"
+                   r"|vermeide\w*|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
 _NEGATED_MODAL = re.compile(
     r"\b(?:must|should|shall|can|could|may|might|will|would|do|does|did|is|are|was|were|need|ought\s+to|has|have)"
     r"\s+(?:not|never)\b|\b(?:mustn|shouldn|shan|can|couldn|mightn|won|wouldn|don|doesn|didn|isn|aren|wasn|weren"
-    r"|needn|hasn|haven)'?t\b|\bcannot\b", re.IGNORECASE)
+    r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b",
+    re.IGNORECASE)
 _OTHER_LANGUAGES = re.compile(
     r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás)\b|\bn'|[不别勿禁没]|ない|않|말라|금지", re.IGNORECASE)
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "*": None})
+_EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")  # _not_, __not__; never the underscore inside a word
 
 _OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"), ("allow", "forbid"),
               ("allow", "deny"), ("allowed", "forbidden"), ("with", "without"), ("inside", "outside"),
@@ -39,17 +51,31 @@ _OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"
               ("local", "remote"), ("dev", "prod"), ("development", "production"), ("staging", "production")]
 _OPPOSITE = {pair for a, b in _OPPOSITES for pair in ((a, b), (b, a))}
 _WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _plain(text: str) -> str:
+    """``text`` with typographic apostrophes as ASCII and markdown emphasis marks taken out."""
+    return _EMPHASIS.sub("", text.translate(_APOSTROPHES))
 
 
 def forbids(rule: str) -> bool:
     """Whether ``rule`` says not to do what it names (see the module's docstring)."""
-    return bool(_HEAD.search(rule) or _NEGATED_MODAL.search(rule) or _OTHER_LANGUAGES.search(rule))
+    plain = _plain(rule)
+    return bool(_HEAD.search(plain) or _NEGATED_MODAL.search(plain) or _OTHER_LANGUAGES.search(plain))
 
 
-def opposed(rule: str, other: str) -> bool:
-    """Whether the rules say opposite things: one forbids and the other does not, or a word of one has its
-    opposite in the other where the first lacks it."""
-    if forbids(rule) != forbids(other):
+def _apart(text: str, other: str) -> bool:
+    if forbids(text) != forbids(other):
         return True
-    words, others = set(_WORD.findall(rule.casefold())), set(_WORD.findall(other.casefold()))
-    return any((a, b) in _OPPOSITE for a in words - others for b in others - words)
+    words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
+    if any((a, b) in _OPPOSITE for a in words - others for b in others - words):
+        return True
+    numbers, other_numbers = set(_NUMBER.findall(text)), set(_NUMBER.findall(other))
+    return bool(numbers and other_numbers and numbers != other_numbers)
+
+
+def opposed(rule: str, other: str, trigger: str = "", other_trigger: str = "") -> bool:
+    """Whether two rules (with their triggers) may say different things though a model finds them alike: one
+    forbids and the other does not, a word of one has its opposite in the other, or they name other numbers."""
+    return _apart(rule, other) or _apart(trigger, other_trigger)
