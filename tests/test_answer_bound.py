@@ -173,6 +173,21 @@ async def test_a_search_that_stops_at_its_cap_says_how_to_reach_the_rest(client:
     assert "more files match" in found["note"] and "(project)" in found["note"]
 
 
+def test_a_long_text_is_measured_in_bytes_and_the_tools_note_is_kept() -> None:
+    """24 KB of CJK is 8,000 characters: fewer than a shorter ASCII text, but it is the long one to shorten (the
+    list kept whole); a tool's own note ("found by words only") stays ahead of the cut's."""
+    results = [{"ref": "m1", "content": "会議" * 4000}, {"ref": "m2", "content": "a" * 8100},
+               *({"ref": f"s{i}", "content": f"short memory {i}"} for i in range(20))]
+    cut = fit_answer({"results": results, "note": "Found by words only, not by meaning: off."})
+    assert len(cut["results"]) == 22 and json_bytes(cut) <= ANSWER_BYTES_MAX
+    assert cut["note"].startswith("Found by words only") and "of results[0].content" in cut["note"]
+
+
+def test_names_from_the_data_never_take_a_cut_answer_past_the_bound() -> None:
+    answer = {"k" * 300: {"y" * 500 + str(i): ["z" * 3000] for i in range(20)}}
+    assert json_bytes(fit_answer(answer)) <= ANSWER_BYTES_MAX
+
+
 def test_a_cut_answer_gives_the_tools_own_advice() -> None:
     answer = {"items": ["x" * 1000 for _ in range(10)]}
     assert "name one project" in fit_answer(answer, 3000, advice="To see the others, name one project.")["note"]

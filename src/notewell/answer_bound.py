@@ -3,11 +3,12 @@
 An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 documents once) costs some
 47,000 tokens. So no tool answer is longer than ANSWER_BYTES_MAX bytes of JSON (UTF-8, as the MCP text block
 carries it). The tools that page (listDocs, readDoc, search_notes) keep the bound themselves, so their own note
-names the exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound first has
-its long texts (over a quarter of the bound each) shortened, down to that quarter at most, then loses the tail
-of its largest lists (and, when no list is left to cut, the end of its longest text) until it fits, and says
-so in ``truncated`` and ``note`` with how to get the rest. Long texts go first so that one large item (a memory of
-90,000 characters at the top of a recall) is shown shortened beside the others rather than dropping them all.
+names the exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound
+first has its long texts (over a quarter of the bound each, in bytes) shortened, down to that quarter at most,
+then loses the tail of its largest lists (and, when no list is left to cut, the end of its longest text) until
+it fits, and says so in ``truncated`` and ``note`` (after the tool's own note, which is kept) with how to get
+the rest. Long texts go first so that one large item (a memory of 90,000 characters at the top of a recall) is
+shown shortened beside the others rather than dropping them all.
 Every tool's output schema carries those two fields (``with_cut_fields``), so a client that validates answers
 accepts a cut one; a tool whose output schema is a product's to the letter (search_notes) keeps it, and its cut
 answer says so in the note that schema has.
@@ -23,6 +24,8 @@ ANSWER_BYTES_MAX: Final = 32 * 1024
 """No tool answer is longer than this many bytes of JSON (UTF-8, as the MCP text block is)."""
 
 CUT_NOTE: Final = f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. {{advice}}"
+WHAT_BYTES: Final = 240
+"""Room kept in a cut answer's note for what was cut (its first three cuts, by where they are)."""
 ASK_FOR_LESS: Final = ("To get the rest, ask for less at a time (a smaller limit or max_tokens, a narrower path or "
                        "query).")
 
@@ -72,29 +75,36 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
     if schema is None or "truncated" in schema.get("properties", {"truncated": None}):
         cut["truncated"] = True
     advice = advice or ASK_FOR_LESS
-    cut["note"] = CUT_NOTE.format(what="see what follows", advice=advice)  # about the final note's length
+    own = cut.get("note") if isinstance(cut.get("note"), str) else ""  # the tool's own note comes first, kept
+
+    def note(what: str) -> str:
+        return " ".join(part for part in (own, CUT_NOTE.format(what=what, advice=advice)) if part)
+
+    cut["note"] = note("-" * WHAT_BYTES)  # as long as the final note may be: the loop cuts to the bound itself
     said: list[str] = []
-    spare = budget - 200  # room for the final note's numbers and names
     long_text = budget // 4  # a text longer than this is shortened before any list loses an item
-    while json_bytes(cut) > spare:
-        text = max(_texts(cut), key=lambda found: len(found[3]), default=None)
+    while json_bytes(cut) > budget:
+        text = max(_texts(cut), key=lambda found: json_bytes(found[3]), default=None)
         largest = max(_lists(cut), key=lambda found: json_bytes(found[1]), default=None)
         shorten = text is not None and json_bytes(text[3]) > long_text
         if not shorten and largest is not None and largest[1]:
             name, items = largest
-            keep = min(leading_items_within(cut, items, spare), len(items) - 1)  # at least one goes each turn
+            keep = min(leading_items_within(cut, items, budget), len(items) - 1)  # at least one goes each turn
             said.append(f"the first {keep} of {len(items)} items of {name}")
             del items[keep:]
             continue
         if text is None or not text[3]:
             break
         where, holder, slot, value = text
-        over = json_bytes(cut) - spare
+        over = json_bytes(cut) - budget
         kept = text_within(value, max(json_bytes(value) - over, long_text if shorten else 2))
         holder[slot] = kept
         said.append(f"the first {len(kept):,} of {len(value):,} characters of {where}")
     what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
-    cut["note"] = CUT_NOTE.format(what=what or "nothing could be cut", advice=advice)
+    what = what or "nothing could be cut"
+    if json_bytes(what) > WHAT_BYTES:  # names from the data can be long: never longer than the room kept
+        what = text_within(what, WHAT_BYTES - len(" …")) + "…"
+    cut["note"] = note(what)
     return cut
 
 
