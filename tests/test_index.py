@@ -12,7 +12,7 @@ import pytest
 from conftest import IndexedVault, index_into, make_vault, run_cli, run_module, run_on_terminal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.config import DEFAULT_MAX_FILE_BYTES, load_settings
-from notewell.errors import ConfigError
+from notewell.errors import ConfigError, NotFound
 
 MB2 = 2 * 1024 * 1024
 
@@ -296,6 +296,9 @@ def test_search_notes_takes_a_root_note_by_its_path_on_disk(tmp_path: Path, inde
         page = knowledge.search_notes(LOCAL_OWNER, "root", path=path)
         assert [m.path for m in page.matches] == ["_root/Welcome.md"], path
     assert [m.path for m in knowledge.search_notes(LOCAL_OWNER, "root", path="p").matches] == ["p/a.md"]
+    for missing in ("notse", "Welcome"):  # neither a project nor a root note: Not found, not an empty page
+        with pytest.raises(NotFound):
+            knowledge.search_notes(LOCAL_OWNER, "root", path=missing)
 
 
 def test_a_vault_of_root_notes_only_is_searchable(tmp_path: Path, index_vault) -> None:

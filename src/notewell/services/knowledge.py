@@ -427,7 +427,8 @@ class KnowledgeService:
                 norm = f"{repo}/{norm}"
                 path_project, prefix = split_vault_path(norm)
         if norm and "/" not in norm and repo is None and not self._may_read(p, path_project) \
-                and self._may_read(p, ROOT_PROJECT):  # a note at the vault root, by its path on disk
+                and self._may_read(p, ROOT_PROJECT) and self.store.documents.meta(ROOT_PROJECT, norm) is not None:
+            # a note at the vault root, by its path on disk (a name that is neither stays Not found)
             norm = f"{ROOT_PROJECT}/{norm}"
             path_project, prefix = split_vault_path(norm)
         if norm:
