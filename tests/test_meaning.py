@@ -332,8 +332,10 @@ def test_fusion_keeps_every_word_match_and_only_close_meanings(words: dict[int, 
 
 @pytest.mark.parametrize(("query", "one"), [
     ("E4013", True), ("Z_FULL_FLUSH", True), ("--track-origins", True), ("getUserName", True), ("README.md", True),
-    (" v2 ", True), ("deploy", False), ("HTTP", False), ("money back", False), ("E4013 meaning", False),
-    ("中文", False), ("", False)])
+    ("ORA-00942", True), ("404", True), ("Foo::bar", True), (" E4012 ", True),
+    ("deploy", False), ("HTTP", False), ("money back", False), ("E4013 meaning", False), ("sign-in", False),
+    ("e-mail", False), ("follow-up", False), ("CI/CD", False), ("k8s", False), ("i18n", False), ("v2", False),
+    ("e.g.", False), ("中文", False), ("", False)])
 def test_an_identifier_is_one_token_with_a_digit_a_joiner_or_camel_case(query: str, one: bool) -> None:
     assert hybrid.identifier(query) is one
 

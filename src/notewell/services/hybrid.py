@@ -12,7 +12,8 @@ alone, as it was before meaning. The meaning part is calibrated across queries: 
 counts in full, 0.3 or less not at all, whatever was asked, so a caller can cut on it. A candidate found by
 meaning alone is kept only from ``MEANING_MIN``: the nearest vectors of an unrelated query are still someone's
 nearest, and "nothing found" beats a confident wrong answer. A query that is one identifier (``E4013``,
-``Z_FULL_FLUSH``, ``--track-origins``, ``getUserName``: ``identifier``) gets no candidate of meaning alone:
+``Z_FULL_FLUSH``, ``--track-origins``, ``getUserName``, ``README.md``: ``identifier``) gets no candidate of
+meaning alone:
 its neighbours in meaning are other codes and names ("E4013" is at 0.38 from the memory about E4012), and an
 agent looking one up wants it or nothing. The weights were chosen on the paraphrase benchmark
 (bench/meaning_bench.py, docs/performance.md) among blends and reciprocal rank fusion (``rrf``, kept for that
@@ -34,7 +35,9 @@ MEANING_MIN = 0.35
 MEANING_WEIGHT = 0.6
 RRF_K = 60
 
-_IDENTIFIER = re.compile(r"\S*(?:\d|\w[_.:/-]\w|[a-z][A-Z])\S*")  # a digit, an inner joiner, or camelCase
+# what codes and names have and words do not: an inner underscore, camelCase, a capital then digits (E4013,
+# ORA-00942), three digits (404), a leading dash (--track-origins), a dotted extension (README.md, Foo::bar)
+_IDENTIFIER = re.compile(r"\S*(?:\w_\w|[a-z][A-Z]|[A-Z]-?\d|\d{3}|::)\S*|--?\w\S*|\S+\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 T = TypeVar("T")
 H = TypeVar("H")
@@ -55,7 +58,8 @@ class Fused(Generic[T, H]):
 
 
 def identifier(query: str) -> bool:
-    """Whether ``query`` is one identifier: a single token with a digit, an inner ``_ . : / -``, or camelCase."""
+    """Whether ``query`` is one identifier (see ``_IDENTIFIER``); a word with a hyphen ("sign-in"), a slash
+    ("CI/CD") or a digit between letters ("k8s", "i18n") is not one: meaning may still find its neighbours."""
     return _IDENTIFIER.fullmatch(query.strip()) is not None
 
 
