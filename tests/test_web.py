@@ -416,6 +416,10 @@ def test_a_project_page_pages_through_every_document(page: Page, web_world: Worl
         following.click()
         expect(page.get_by_role("link", name="Previous page")).to_be_visible()
     assert seen == everything
+    for bad in ("%C2%B2", "9" * 5000, "-1", "x"):  # a Unicode digit, past int()'s digits, negative, not a number
+        response = page.goto(f"/p/northwind-advisory?offset={bad}")
+        assert response is not None and response.status == 200
+        assert page.locator("ul.docs code").all_inner_texts() == everything[:3]
 
 def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:
 

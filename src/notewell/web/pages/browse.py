@@ -59,7 +59,8 @@ async def project_page(request: Request) -> Response:
     svc = services(request)
     project_id = request.path_params["project"]
     asked = request.query_params.get("offset", "0")
-    offset = min(int(asked), limits.NOTES_OFFSET_MAX) if asked.isdigit() else 0  # a bad offset: the first page
+    good = asked.isascii() and asked.isdigit() and len(asked) <= 12  # "²" is a digit int() refuses
+    offset = min(int(asked), limits.NOTES_OFFSET_MAX) if good else 0  # a bad offset: the first page
     docs = await call(svc.knowledge.list_docs, p, project_id, offset=offset, limit=PROJECT_PAGE)
     project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
     return page(request, "project.html", p, title=project.name, project=project, docs=docs,
