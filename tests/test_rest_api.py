@@ -198,6 +198,8 @@ def test_validation_errors_name_the_field(rest: RestWorld) -> None:
     for asked in ("/search?q=%FF", "/search?q=%ED%A0%80", "/memories/recall?q=ok&pathFilter=%C3%28"):
         refused = problem(rest.get(asked, "alice_rw"), 400)  # %-escapes that are not UTF-8 are not U+FFFD
         assert refused["field"] in ("q", "pathFilter") and "not UTF-8" in refused["detail"], (asked, refused)
+    refused = problem(rest.get("/memories/%FF", "alice_rw"), 400)  # a path parameter alike
+    assert refused["field"] == "ref" and "not UTF-8" in refused["detail"], refused
 
 
 def test_remember_201_location_idempotency_and_forget(rest: RestWorld) -> None:

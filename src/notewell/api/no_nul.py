@@ -1,5 +1,5 @@
-"""No path or query parameter may carry NUL or bytes that are not UTF-8: no name, path or text in the vault or
-the store holds them.
+"""No path or query parameter may carry NUL, and no path or query value bytes that are not UTF-8: no name, path
+or text in the vault or the store holds them.
 
 A global dependency of the REST application: it refuses the request as invalid arguments (400, naming
 the parameter, as every operation documents), instead of letting a NUL reach the store (PostgreSQL
@@ -20,14 +20,23 @@ def refuse_nul(request: Request) -> None:
     for name, value in (*request.path_params.items(), *request.query_params.multi_items()):
         if isinstance(value, str) and "\x00" in value:
             raise InvalidArgument(name, "must not contain the NUL character (%00); remove it")
-    raw: bytes = request.scope.get("query_string", b"")
-    if b"%" not in raw:
-        return
-    for pair in raw.split(b"&"):
+    raw_path: bytes = request.scope.get("raw_path") or b""
+    if not _utf8(raw_path):
+        name = next((n for n, v in request.path_params.items() if isinstance(v, str) and "\ufffd" in v), "path")
+        raise InvalidArgument(name, _NOT_UTF8)
+    for pair in (request.scope.get("query_string") or b"").split(b"&"):
         key, _, value = pair.partition(b"=")
-        try:
-            unquote_to_bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise InvalidArgument(unquote_to_bytes(key).decode("utf-8", "replace"),
-                                  "is not UTF-8 text once its %-escapes are decoded; percent-encode the text's UTF-8 "
-                                  "bytes") from None
+        if not _utf8(value):
+            raise InvalidArgument(unquote_to_bytes(key).decode("utf-8", "replace"), _NOT_UTF8)
+
+
+_NOT_UTF8 = "is not UTF-8 text once its %-escapes are decoded; percent-encode the text's UTF-8 bytes"
+
+
+def _utf8(raw: bytes) -> bool:
+    """Whether ``raw`` (a path or a query value as sent, %-escapes and all) is UTF-8 once unescaped."""
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
