@@ -184,11 +184,11 @@ def _meaning(settings: Settings, store: Store) -> Check:
         return Check("meaning", "ok", "off (semantic = false in notewell.toml): the tolerant tools use words only")
     meaning = MeaningService(store)
     quiet = logging.getLogger("notewell.meaning")  # the check says it; the server's log line would say it twice
-    level, quiet.level = quiet.level, logging.CRITICAL
+    was, quiet.disabled = quiet.disabled, True
     try:
         unavailable = meaning.unavailable
     finally:
-        quiet.setLevel(level)
+        quiet.disabled = was
     if unavailable is not None:
         fix = (f"fix or unset {MODEL_PATH_ENV}" if os.environ.get(MODEL_PATH_ENV)
                else "reinstall Notewell (make install, or pip install notewell): the model comes in a package")

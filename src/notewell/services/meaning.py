@@ -191,10 +191,19 @@ class MeaningService:
         return runner
 
 
+MODEL_UNAVAILABLE = "the embedding model is not available on this server (an operator sees why with notewell doctor)"
+
+
 def words_only(meaning: MeaningService | None) -> str | None:
-    """Why a tolerant search answers by words alone (meaning off, its model missing, or no meaning service),
-    or None when meaning is on: what every tolerant tool's note says."""
-    return meaning.unavailable if meaning is not None else "meaning is not set up here"
+    """Why a tolerant search answers by words alone, as its caller is told (every tolerant tool's note, REST's
+    wordsOnly), or None when meaning is on. A model that does not load is said without its file and fix: those
+    are the operator's (notewell doctor, embed --status, the log), not an agent's."""
+    if meaning is None:
+        return "meaning is not set up here"
+    why = meaning.unavailable
+    if why is None or meaning.switched_off:
+        return why
+    return MODEL_UNAVAILABLE
 
 
 class EmbeddingRunner:
