@@ -202,6 +202,9 @@ async def test_every_tolerant_tool_says_how_it_found_each_result(world: Served) 
     retrieved = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": FORM_QUESTION})
     by_meaning(next(i for i in retrieved["bundle"]["items"] if i["id"] == taught["id"]))
     assert "note" not in retrieved
+    late = await call(world.mcp, alice, "brain_retrieve_knowledge", {
+        "prompt": FORM_QUESTION, "context": {"sessionId": opened["sessionId"]}})  # closed: nothing recorded
+    assert f"session {opened['sessionId']} is closed" in late["note"]
     started = await call(world.mcp, alice, "brain_start_session", {"prompt": FORM_QUESTION})
     found = started["relevantKnowledge"]["found"]
     assert [f["id"] for f in found] == started["relevantKnowledge"]["knowledgeIds"]

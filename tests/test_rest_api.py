@@ -357,8 +357,8 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
     assert rest.get(f"/memories/{ref}", "alice_sessions").json()["ref"] == ref  # knowledge is a memory
     again = rest.call("POST", "/knowledge", "alice_sessions", json=rule)
     assert again.status_code == 200 and again.json()["knowledge"]["ref"] == ref
-    assert problem(rest.call("POST", "/knowledge", "alice_sessions", json={"rule": "x", "kind": "whim"}),
-                   400)["field"] == "type"
+    whim = problem(rest.call("POST", "/knowledge", "alice_sessions", json={"rule": "x", "kind": "whim"}), 400)
+    assert whim["field"] == "kind" and whim["detail"].startswith("kind: ")  # the body's name, not the service's
     found = rest.get("/knowledge/retrieve?prompt=flaky%20pricing%20test", "alice_sessions").json()
     assert ref in [i["item"]["ref"] for i in found["items"]] and ref in found["injection"]["ids"]
     assert ref in [k["ref"] for k in rest.get("/knowledge?kind=recipe", "alice_sessions").json()["items"]]
@@ -375,7 +375,31 @@ def test_sessions_and_knowledge_through_rest(rest: RestWorld) -> None:
                                                                "alice_sessions").json()["items"]]
     assert "~alice/notewell" in [x["id"] for x in rest.get("/brain-projects", "alice_sessions").json()["items"]]
     problem(rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "bob_sessions"), 404)
+    counted = rest.get("/knowledge?kind=recipe", "alice_sessions").json()["items"]
+    injected = next(k["injectedCount"] for k in counted if k["ref"] == ref)
+    late = rest.get(f"/knowledge/retrieve?prompt=flaky%20pricing%20test&sessionId={session_id}",
+                    "alice_sessions").json()  # a closed session's counts were settled at its close
+    assert ref in late["injection"]["ids"] and "is closed" in late["notRecorded"]
+    assert next(k["injectedCount"] for k in rest.get("/knowledge?kind=recipe", "alice_sessions").json()["items"]
+                if k["ref"] == ref) == injected
     assert rest.call("DELETE", f"/knowledge/{ref}?reason=obsolete", "alice_sessions").json()["retiredAt"]
+
+
+def test_rest_takes_booleans_as_json_booleans_and_drops_a_learning_that_is_not_an_object(rest: RestWorld) -> None:
+    """"yes" or 1 for a boolean is refused naming the field, as MCP refuses it (it was read as true: a session
+    closed as a success, a note overwritten); a learning that is not an object is dropped and counted, never
+    refusing the whole close (as over MCP)."""
+    opened = rest.call("POST", "/sessions", "alice_sessions", json={"prompt": "tidy the logs"}).json()["session"]
+    for success in ("yes", 1, "true"):
+        refused = problem(rest.call("POST", f"/sessions/{opened['id']}/outcome", "alice_sessions",
+                                    json={"success": success}), 422)
+        assert refused["field"] == "success", refused
+    assert problem(rest.call("POST", "/memories", "alice_rw", json={"content": "x", "private": "off"}),
+                   422)["field"] == "private"
+    closed = rest.call("POST", f"/sessions/{opened['id']}/outcome", "alice_sessions", json={
+        "success": True, "learnings": [1, "x", None, {"trigger": "when logging", "rule": "Log in JSON lines",
+                                                      "type": "reflex", "source": "decision"}]})
+    assert closed.status_code == 200 and closed.json()["learnings"]["dropped"] == 3
 
 
 def test_the_ask_back_hint_names_the_rest_route_to_teach(rest: RestWorld) -> None:

@@ -106,15 +106,18 @@ def response_for(exc: NotewellError) -> JSONResponse:
 
 @contextmanager
 def spelled(**request_names: str) -> Iterator[None]:
-    """Within it, an InvalidArgument naming a service argument the request spells otherwise (the service's
-    ``query`` is this door's ``q``) names the request's instead, as every other refusal of the request does."""
+    """Within it, a refusal naming a service argument the request spells otherwise (the service's ``query`` is
+    this door's ``q``, the brain's ``type`` its ``kind``) names the request's instead, as every other refusal of
+    the request does."""
     try:
         yield
-    except InvalidArgument as exc:
-        name = None if isinstance(exc, UnknownParameter) or exc.field is None else request_names.get(exc.field)
+    except NotewellError as exc:
+        field = getattr(exc, "field", None)
+        name = None if isinstance(exc, UnknownParameter) or field is None else request_names.get(field)
         if name is None:
             raise
-        raise InvalidArgument(name, exc.detail, remedy=exc.remedy) from None
+        detail = exc.detail if isinstance(exc, InvalidArgument) else str(exc).split(f"{field}: ", 1)[-1]
+        raise InvalidArgument(name, detail, remedy=exc.remedy) from None
 
 
 def _request_name(field: str) -> str:

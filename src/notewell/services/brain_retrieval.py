@@ -6,7 +6,7 @@ docs/brain.md); action items are never retrieved. Only knowledge of the caller's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,6 +50,7 @@ class Retrieval:
     items: list[ScoredKnowledge]
     injection: brain_injection.Injection
     words_only: str | None = None  # why meaning could not be used (services/meaning.py), None when it was
+    not_recorded: str | None = None  # why the injection was not recorded against the session named (it is closed)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,9 @@ class RetrievalPart(ScopePart):
         self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id) if session_id else None
         found = self._retrieve(p, prompt, limit, max_tokens)
+        if session is not None and session.ended_at is not None:  # its counts were settled at its close
+            return replace(found, not_recorded=f"session {session.id} is closed: the injection was not recorded "
+                                               "against it; open a new session to record one")
         if session is not None and found.injection.ids:
             self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
         return found

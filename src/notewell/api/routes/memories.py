@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
@@ -64,7 +64,7 @@ class RememberRequest(BaseModel):
                                 description="Where it lands; default the token's project, else your home.")
     supersedes: str | None = Field(default=None, max_length=100, description="The ref this memory replaces.")
     expires_at: str | None = Field(default=None, max_length=40, description="Working memories only: ISO 8601 UTC.")
-    private: bool = Field(default=False, description="Only its author will see it, whatever anyone's role; by "
+    private: StrictBool = Field(default=False, description="Only its author will see it, whatever anyone's role; by "
                                                      "default every reader of the project sees it.")
     about: str | None = Field(default=None, max_length=4096, description="A document it is about, project first: "
                                                                          "handbook/pricing.md.")

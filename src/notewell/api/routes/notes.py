@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from notewell.api.context import Caller, Services
 from notewell.api.problems import responses
@@ -29,7 +29,7 @@ IfMatch = Annotated[str | None, Header(alias="If-Match", max_length=100,
 class PutDocument(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
     content: str = Field(max_length=CONTENT_MAX_CHARS, description="The whole text of the document.")
-    overwrite: bool = Field(default=False, description="Replace the document if it exists (send If-Match too).")
+    overwrite: StrictBool = Field(default=False, description="Replace the document if it exists (send If-Match too).")
 
 
 class PatchDocument(BaseModel):

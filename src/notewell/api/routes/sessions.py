@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
 
 from notewell import limits
 from notewell.api.context import Caller, Services
@@ -78,12 +78,13 @@ class EventAnswer(BaseModel):
 
 class OutcomeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    success: bool
+    success: StrictBool  # "yes" or 1 is refused, as MCP refuses it, not read as true
     user_feedback: str | None = Field(default=None, description="up or down.")
     knowledge_used: list[str] = Field(default_factory=list, max_length=b.USED_IDS_MAX)
-    learnings: list[dict[str, Any]] | None = Field(default=None, max_length=50,
-                                                   description="Up to five are kept: {trigger, rule, rationale, "
-                                                               "type, source, confidence}.")
+    learnings: list[Any] | None = Field(default=None, max_length=50,
+                                        description="Up to five are kept: {trigger, rule, rationale, type, source, "
+                                                    "confidence}; one that is not such an object is dropped and "
+                                                    "counted, never blocking the close (as over MCP).")
     resolved_action_item_ids: list[str] | None = Field(default=None, max_length=b.RESOLVED_IDS_MAX)
     summary: str | None = Field(default=None, max_length=b.MAX_SUMMARY_CHARS)
 
@@ -203,9 +204,10 @@ def knowledge(caller: Caller, svc: Services, request: Request, response: Respons
 def teach(caller: Caller, svc: Services, body: TeachRequest, request: Request, response: Response,
           idempotency_key: IdempotencyKey = None) -> Any:
     def create() -> Answer:
-        taught = svc.brain.teach(caller, rule=body.rule, trigger=body.trigger, rationale=body.rationale,
-                                 kind=body.kind, tags=body.tags, project_id=body.project_id,
-                                 supersedes=body.supersedes)
+        with spelled(type="kind"):
+            taught = svc.brain.teach(caller, rule=body.rule, trigger=body.trigger, rationale=body.rationale,
+                                     kind=body.kind, tags=body.tags, project_id=body.project_id,
+                                     supersedes=body.supersedes)
         item = taught.item
         return Answer(201 if taught.created else 200,
                       {"knowledge": dump(KnowledgeModel, item), "created": taught.created,

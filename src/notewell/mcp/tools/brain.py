@@ -98,7 +98,8 @@ class _Calls:
                                   session_id=session_id)
         return {"bundle": {"items": [found_json(i) for i in found.items],
                            "injectedIds": found.injection.ids, "injectionTokens": found.injection.tokens},
-                "injection": found.injection.text, **words_only_note(found.words_only)}
+                "injection": found.injection.text,
+                **_notes(found.not_recorded, words_only_note(found.words_only).get("note"))}
 
     def report(self, ctx: CallContext, args: Arguments) -> JsonObject:
         learnings = args.raw.get("learnings")
@@ -175,6 +176,12 @@ class _Calls:
         return {"sessions": [{**session_json(f.session), "score": f.score, "matched": list(f.found_by),
                               "similarity": None if f.similarity is None else round(f.similarity, 4)}
                              for f in found], **words_only_note(self.svc.words_only())}
+
+
+def _notes(*said: str | None) -> JsonObject:
+    """A ``note`` of the sentences given, when any."""
+    kept = [s for s in said if s]
+    return {"note": " ".join(kept)} if kept else {}
 
 
 def build(rt: Runtime) -> Sequence[ToolSpec]:
