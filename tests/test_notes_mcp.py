@@ -104,6 +104,14 @@ async def test_write_refuses_to_overwrite_unless_told_and_then_checks_the_versio
     assert f"it is at version {second['version']}" in stale and "1 removed, 1 added" in stale
 
 
+
+async def test_a_version_unknown_to_the_journal_counts_the_lines_as_read_doc_does(admin: Client) -> None:
+    await call(admin, "write_note", {"path": "handbook/lines.md", "content": "a\nb\n"})
+    stale = await refusal(admin, "edit_note", {"path": "handbook/lines.md", "operation": "append", "content": "c",
+                                               "expected_version": "0123456789abcdef"})
+    assert "changed outside this journal; it now has 2 lines" in stale  # a final newline ends a line
+
+
 EDITED = ("---\r\ntitle: Entscheidungen\r\n---\r\n# Entscheidungen\r\n\r\n## Beschlüsse\r\n- Café öffnet\r\n\r\n"
           "```markdown\r\n## Risiken\r\n```\r\n\r\n## Risiken\r\n- keine\r\n")
 

@@ -122,7 +122,8 @@ class NoteVault:
             return "deleted since"
         text = current.decode("utf-8", errors="replace")
         if full is None or full.before is None:
-            return f"changed outside this journal; it now has {text.count(chr(10)) + 1} lines"
+            lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)  # as readDoc counts them
+            return f"changed outside this journal; it now has {lines} line{'' if lines == 1 else 's'}"
         by = f", first by {full.user_id} ({full.tool}, journal {full.id})"
         return change(full.before.decode("utf-8", errors="replace"), text, target.vault_path).summary + by
 
