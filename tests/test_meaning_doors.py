@@ -99,6 +99,25 @@ async def test_mcp_and_rest_recall_find_a_paraphrase_by_meaning(world: Served) -
     assert rest["wordsOnly"] is None
 
 
+async def test_a_rule_whose_memory_is_superseded_or_forgotten_leaves_the_knowledge_listing(world: Served) -> None:
+    alice = world.tokens["alice"]
+    headers = {"Authorization": f"Bearer {alice}"}
+    rule = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": "Prefer structured logging in services",
+                                                                  "projectId": "apollo"})
+    other = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": "Tag every release in git",
+                                                                   "projectId": "apollo"})
+
+    def listed() -> set[str]:
+        return {k["ref"] for k in httpx.get(f"{world.api}/knowledge", headers=headers, timeout=30).json()["items"]}
+
+    assert {rule["id"], other["id"]} <= listed()
+    await call(world.mcp, alice, "remember", {"content": "A plain memory replacing the logging rule",
+                                              "project": "apollo", "supersedes": rule["id"]})
+    await call(world.mcp, alice, "forget", {"ref": other["id"], "reason": "we stopped tagging"})
+    assert not {rule["id"], other["id"]} & listed()
+    found = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": "structured logging services"})
+    assert rule["id"] not in [i["id"] for i in found["bundle"]["items"]]
+
 async def test_an_identifier_finds_itself_or_nothing(world: Served) -> None:
     """An error code asked alone never brings a neighbour in meaning (another code): E4013 is at 0.38 from
     the memory about E4012, above the bar a paraphrase needs."""

@@ -150,7 +150,8 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
     def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]:
         if not query.brain_projects:
             return []
-        where = [f"k.brain_project IN ({marks(len(query.brain_projects))})", "k.retired_at IS NULL"]
+        where = [f"k.brain_project IN ({marks(len(query.brain_projects))})", "k.retired_at IS NULL",
+                 "m.deleted_at IS NULL", "m.superseded_by IS NULL"]  # its memory forgotten or replaced: gone too
         params: list[Any] = list(query.brain_projects)
         if query.kinds:
             where.append(f"k.kind IN ({marks(len(query.kinds))})")
