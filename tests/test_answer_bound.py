@@ -167,6 +167,19 @@ async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_m
     assert lines == list(range(1, LINES + 1)) and pages > LINES // 100
 
 
+async def test_a_context_pack_too_large_for_an_answer_is_packed_again_for_fewer_tokens(client: Client) -> None:
+    """recall_context with max_tokens 100,000 over memories of 90,000 characters: the pack is made again for
+    fewer tokens until its answer fits, so what it says is complete is in its context (cut at the door, the
+    context lost its end while every item still said complete and left_out was empty)."""
+    for n in range(3):
+        await _call(client, "remember", {"title": f"wombat {n}", "content": f"wombat burrow {n}. " + "w" * 90_000})
+    pack = await _call(client, "recall_context", {"query": "wombat burrow", "max_tokens": 100_000})
+    assert "max_tokens was served as" in pack["note"] and pack["left_out"] and "truncated" not in pack
+    assert pack["tokens_used"] <= int(pack["note"].split("served as ")[1].split(":")[0])
+    for item in pack["items"]:
+        assert f"[{item['ref']}]" in pack["context"]
+
+
 async def test_a_search_that_stops_at_its_cap_says_how_to_reach_the_rest(client: Client) -> None:
     found = await _call(client, "searchKnowledge", {"query": "lantern"})
     assert found["truncated"] is True and len(found["results"]) == 40

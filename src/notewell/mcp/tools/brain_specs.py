@@ -354,6 +354,7 @@ def find_skill(call: Call) -> ToolSpec:
 def session_search(call: Call) -> ToolSpec:
     return ToolSpec(
         name="brain_session_search", title="Search sessions", action=ACTION, annotations=READ, call=call,
+        cut_advice="The sessions shown come first. To reach the others, search with a narrower query or fewer days.",
         description="\"What did I do last week?\": your sessions whose prompt, events, outcome or learnings "
                     "share a word (English stem, or prefix of 3+ letters) with the query, by relevance and "
                     "recency (full-text search: FTS5 on SQLite, tsvector on PostgreSQL). " + DATA,

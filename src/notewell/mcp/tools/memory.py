@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from mcp_types import ToolAnnotations
 
 from notewell.access.policy import Action
+from notewell.answer_bound import ANSWER_BYTES_MAX, json_bytes
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.tools import memory_knowledge, xmemo
@@ -255,6 +256,7 @@ def _search_memory(svc: m.MemoryService) -> ToolSpec:
 
     return ToolSpec(
         name="search_memory", title="Search memory", action=READ_ACTION, annotations=READ_ANNOTATIONS,
+        cut_advice=_MEMORY_CUT,
         call=search_memory, input_schema=_search_input(m.SEARCH_LIMIT_DEFAULT, "Targeted search terms: every "
                                                        "word must appear as a whole word."),
         output_schema=_SEARCH_OUTPUT,
@@ -278,6 +280,7 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
 
     return ToolSpec(
         name="recall", title="Recall", action=READ_ACTION, annotations=READ_ANNOTATIONS, call=recall,
+        cut_advice=_MEMORY_CUT,
         input_schema=_search_input(m.RECALL_LIMIT_DEFAULT, "Words to recall by (any word, its English stem or, "
                                                          "3+ letters, a prefix), or a question in your own "
                                                          "words."),
@@ -291,15 +294,29 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
     )
 
 
+_MEMORY_CUT = ("To see the others, ask for fewer (limit) or narrow path_filter. A memory longer than an answer "
+               "holds is shown whole only by the REST API (GET /api/v1/memories/REF) and the web (/memories/REF).")
+PACK_BYTES = ANSWER_BYTES_MAX - 1024  # a pack's answer over MCP, leaving room for its notes
+
+
 def _recall_context(svc: m.MemoryService) -> ToolSpec:
     def recall_context(ctx: CallContext, args: Arguments) -> JsonObject:
-        pack = svc.recall_context(
-            ctx.principal, args.required_string("query"),
-            max_tokens=args.integer("max_tokens", m.CONTEXT_TOKENS_DEFAULT, m.CONTEXT_TOKENS_MIN,
-                                    m.CONTEXT_TOKENS_MAX),
-            include_documents=args.boolean("include_documents"), path_filter=args.string("path_filter"),
-            memory_type=args.string("memory_type"))
-        return xmemo.with_notes(_pack_dict(pack), _words_only(pack.words_only))
+        """The pack within max_tokens and within the answer bound: a pack whose JSON passes PACK_BYTES is packed
+        again for fewer tokens (cut at the door, its text lost its end while its items still said complete)."""
+        asked = args.integer("max_tokens", m.CONTEXT_TOKENS_DEFAULT, m.CONTEXT_TOKENS_MIN, m.CONTEXT_TOKENS_MAX)
+
+        def packed(max_tokens: int) -> ContextPack:
+            return svc.recall_context(ctx.principal, args.required_string("query"), max_tokens=max_tokens,
+                                      include_documents=args.boolean("include_documents"),
+                                      path_filter=args.string("path_filter"), memory_type=args.string("memory_type"))
+
+        budget, pack = asked, packed(asked)
+        while (size := json_bytes(_pack_dict(pack))) > PACK_BYTES and budget > m.CONTEXT_TOKENS_MIN:
+            budget = max(m.CONTEXT_TOKENS_MIN, min(budget - 1, int(budget * PACK_BYTES / size * 0.95)))
+            pack = packed(budget)
+        served = (f"max_tokens was served as {budget}: a pack of {asked} tokens passes the {ANSWER_BYTES_MAX // 1024} "
+                  "KB an answer may hold; left_out names what did not fit." if budget < asked else None)
+        return xmemo.with_notes(_pack_dict(pack), served, _words_only(pack.words_only))
 
     return ToolSpec(
         name="recall_context", title="Recall context", action=READ_ACTION, annotations=READ_ANNOTATIONS,
