@@ -166,7 +166,14 @@ async def test_projects_and_the_authorization_matrix(world: BrainWorld, url: str
     async with connect(url, world.tokens["alice_readonly"]) as c:
         text = await refusal(c, "brain_teach_knowledge", {"rule": "x"})
         assert "FORBIDDEN_PROJECT: you may read readonly but not write to it" in text
-        assert (await call(c, "brain_start_session", {}))["projectId"] == "readonly"  # a session is one's own
+        started = await call(c, "brain_start_session", {})
+        assert started["projectId"] == "readonly"  # a session is one's own
+        closed = await call(c, "brain_report_session_outcome", {  # a learning she may not write is said, not lost
+            "sessionId": started["sessionId"], "success": True,
+            "learnings": [{"trigger": "when reading logs", "rule": "Grep the JSON logs with jq, not grep",
+                           "type": "reflex", "source": "decision"}]})
+        assert closed["learnings"]["kept"] == 1 and closed["learnings"]["captured"] == []
+        assert closed["learnings"]["unwritable"] == 1
 
     async with connect(url, world.tokens["carol"]) as c:
         if not (await call(c, "brain_list_projects", {}))["projects"]:
@@ -232,7 +239,7 @@ async def test_learnings_validation_and_the_three_hints(world: BrainWorld, url: 
         report = await close(success=True, learnings=learnings)  # an unknown field ("extra") is ignored, as the seed's
         assert report["learnings"] == {"submitted": 6, "kept": 3, "dropped": 2, "truncated": 1,
                                        "captured": report["learnings"]["captured"], "deduplicated": 1, "reinforced": [],
-                                       "rejected": 0}
+                                       "rejected": 0, "unwritable": 0}
         assert len(report["learnings"]["captured"]) == 2 and "hint" not in report
         assert "hint" not in await close(success=False, learnings=[{"bad": True}])  # submitted: no hint
         gentle = (await close(success=True))["hint"]  # the service's key, in this door's words
@@ -276,7 +283,7 @@ async def test_learnings_confidence_is_clamped_as_the_seeds_and_unknown_fields_a
                                                                  "learnings": learnings[5:]})
     assert closed["learnings"]["kept"] == 5 and closed["learnings"]["dropped"] == 0
     assert dropped["learnings"] == {"submitted": 4, "kept": 0, "dropped": 4, "truncated": 0, "captured": [],
-                                    "deduplicated": 0, "reinforced": [], "rejected": 0}
+                                    "deduplicated": 0, "reinforced": [], "rejected": 0, "unwritable": 0}
     stored = world.runtime.store.brain.knowledge(closed["learnings"]["captured"])
     by_rule = {k.rule: k.confidence for k in stored.values()}
     assert by_rule == {f"keep the {word} knob at {i}": want for i, (_, want) in enumerate(given[:5])}

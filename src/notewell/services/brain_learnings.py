@@ -105,3 +105,4 @@ class LearningsReport:
     deduplicated: int  # valid but already known (the same rule, or one of the same meaning)
     reinforced: list[str] = field(default_factory=list)  # ids of known rules of the same meaning, reinforced
     rejected: int = 0  # valid, but judged not durable or not specific by KEA's refine: not kept as knowledge
+    unwritable: int = 0  # kept by KEA, but the session's owner may not write its project: not kept as knowledge

@@ -273,7 +273,8 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
                                truncated=given.truncated, captured=done.captured if done else [],
                                deduplicated=done.duplicates if done else 0,
                                reinforced=done.reinforced if done else [],
-                               rejected=len(given.valid) - done.passed if done else 0)
+                               rejected=len(given.valid) - done.passed if done else 0,
+                               unwritable=done.unwritable if done else 0)
 
     def search_sessions(self, p: Principal, query: str, *, limit: int = SEARCH_LIMIT_DEFAULT,
                         days: int | None = None) -> list[SessionFound]:

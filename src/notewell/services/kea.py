@@ -56,6 +56,7 @@ class Funnel:
     captured: list[str] = field(default_factory=list)  # knowledge created
     duplicates: int = 0  # already known: the same rule, or one of the same meaning
     reinforced: list[str] = field(default_factory=list)  # known rules of the same meaning, reinforced
+    unwritable: int = 0  # passed the filter, but the owner may not write the session's project: not written
 
     @property
     def persisted(self) -> int:
@@ -95,6 +96,8 @@ class KeaPart(KnowledgePart):
         plan: Plan = []
         if bp is not None and writable:
             plan = [(c, self._same_meaning(p, bp, c.type, c.trigger, c.rule, c.rationale)) for c in passed]
+        else:
+            funnel.unwritable = len(passed)
         tag = CLOSE_CAPTURE_TAG if given else MINED_TAG
 
         def write() -> str:

@@ -209,7 +209,9 @@ def report_session_outcome(call: Call) -> ToolSpec:
                 "reinforced": s.Shown("Ids of your rules of the same meaning, reinforced instead of copied.",
                                       items="A knowledge id."),
                 "rejected": "Valid ones KEA judged not durable (\"for now\", \"this time\") or not specific: "
-                            "not kept as knowledge."})),
+                            "not kept as knowledge.",
+                "unwritable": "Kept by KEA, but you may not write the session's project (a read grant): not kept "
+                              "as knowledge; ask for a write grant, or teach it in a project of yours."})),
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "
