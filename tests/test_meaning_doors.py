@@ -117,6 +117,9 @@ async def test_a_rule_whose_memory_is_superseded_or_forgotten_leaves_the_knowled
     assert not {rule["id"], other["id"]} & listed()
     found = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": "structured logging services"})
     assert rule["id"] not in [i["id"] for i in found["bundle"]["items"]]
+    again = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": "Tag every release in git",
+                                                                   "projectId": "apollo"})
+    assert again["created"] is True and again["id"] != other["id"]  # the forgotten rule is retired: no dedup
 
 async def test_an_identifier_finds_itself_or_nothing(world: Served) -> None:
     """An error code asked alone never brings a neighbour in meaning (another code): E4013 is at 0.38 from

@@ -220,6 +220,8 @@ class MemoryService:
             expires_at=expiry, private_to=p.user_id if private else None, documents=ties,
         ), supersedes=old.ref if old else None)
         superseded = old.ref if old and created else None
+        if superseded:
+            self.store.brain.retire_gone(superseded, record.created)  # a taught rule's memory: the rule goes with it
         if created and self.meaning is not None:
             self.meaning.work.set()  # its vector is queued with it: the runner takes it now
         self.audit.record(p, "memory.remember", record.ref, {
@@ -265,9 +267,11 @@ class MemoryService:
         if record.deleted_at is not None:
             raise _already_forgotten(record)
         self._require_change_right(p, record, "forget")
-        done = self.memories.forget(record.ref, p.user_id, why, now_iso())
+        at = now_iso()
+        done = self.memories.forget(record.ref, p.user_id, why, at)
         if done is None:  # forgotten by someone else meanwhile
             raise _already_forgotten(self.memories.get(record.ref) or record)
+        self.store.brain.retire_gone(record.ref, at)  # a taught rule's memory: the rule goes with it
         self.audit.record(p, "memory.forget", record.ref, {"project": record.project, "reason": why or None,
                                                            "reasonGiven": bool(why)})
         return _memory(done)

@@ -150,8 +150,7 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
     def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]:
         if not query.brain_projects:
             return []
-        where = [f"k.brain_project IN ({marks(len(query.brain_projects))})", "k.retired_at IS NULL",
-                 "m.deleted_at IS NULL", "m.superseded_by IS NULL"]  # its memory forgotten or replaced: gone too
+        where = [f"k.brain_project IN ({marks(len(query.brain_projects))})", "k.retired_at IS NULL"]
         params: list[Any] = list(query.brain_projects)
         if query.kinds:
             where.append(f"k.kind IN ({marks(len(query.kinds))})")
@@ -203,6 +202,14 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                     self.memories.forget(ref, by_user_id, reason, at)
                     done += 1
         return done
+
+    def retire_gone(self, ref: str, at: str) -> bool:
+        """The rule held by memory ``ref`` retired, its memory forgotten or superseded already (through the memory
+        tools); whether there was a live rule."""
+        with self.dialect.transaction() as conn:
+            cur = conn.execute("UPDATE brain_knowledge SET retired_at = ? WHERE ref = ? AND retired_at IS NULL",
+                               (at, ref))
+            return bool(cur.rowcount)
 
     def record_use(self, ref: str, success: bool, confidence: float, at: str) -> None:
         with self.dialect.transaction() as conn:
