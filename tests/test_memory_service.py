@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -385,19 +384,3 @@ def test_a_private_memory_is_its_authors_alone(world: MemoryWorld) -> None:
         private.ref, copy.memory.ref}
     assert world.service.get(alice, private.ref).private
     world.service.forget(alice, private.ref)
-
-
-def test_a_place_has_one_spelling_in_unicode(world: MemoryWorld) -> None:
-    """A path typed decomposed (NFD, as macOS gives it) is the same place as the composed one: one live copy,
-    and a filter in either spelling finds it."""
-    alice = world.user("alice")
-    composed, decomposed = "données/été", unicodedata.normalize("NFD", "données/été")
-    assert composed != decomposed
-    first = world.service.remember(alice, "unicode path test narwhal", path=composed, project="apollo")
-    again = world.service.remember(alice, "unicode path test narwhal", path=decomposed, project="apollo")
-    assert again.memory.ref == first.memory.ref and not again.created and first.memory.path == composed
-    for spelling in (composed, decomposed):
-        found = world.service.search_memory(alice, "narwhal", path_filter=f"apollo/{spelling}")
-        assert [r.memory.ref for r in found.results] == [first.memory.ref], spelling
-        listed, _ = world.service.list_memories(alice, project="apollo", path=spelling)
-        assert [m.ref for m in listed] == [first.memory.ref], spelling

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import posixpath
-import unicodedata
 
 from notewell.errors import InvalidArgument
 
@@ -26,12 +25,6 @@ def normalize_path(path: str, field: str = "path") -> str:
     if norm == ".." or norm.startswith("../") or "\x00" in norm:
         raise InvalidArgument(field, "must be a folder or file inside the vault, such as projects/apollo")
     return norm
-
-
-def memory_path(path: str, field: str = "path") -> str:
-    """A memory's place (a logical path, no file): ``normalize_path``'s, in Unicode NFC, so that one place has one
-    spelling (a path typed on macOS comes decomposed, NFD, and made a second live copy at "the same" place)."""
-    return normalize_path(unicodedata.normalize("NFC", path), field)
 
 
 def split_vault_path(path: str, field: str = "path") -> tuple[str, str]:

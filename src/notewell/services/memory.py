@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
-from notewell.paths import memory_path, normalize_path, split_vault_path
+from notewell.paths import normalize_path, split_vault_path
 from notewell.records.identity import Project
 from notewell.records.memories import (
     MemoryFilter,
@@ -197,7 +196,7 @@ class MemoryService:
             raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
         check_text("content", content)
         kind = check_memory_type(memory_type)
-        clean_path = memory_path(path or "", "path")
+        clean_path = normalize_path(path or "", "path")
         clean_title = (title or "").strip() or default_title(content)
         check_text("title", clean_title)
         if len(clean_title) > MAX_TITLE_CHARS:
@@ -307,8 +306,7 @@ class MemoryService:
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type) if memory_type not in (None, "", ANY) else None
-        where = location_filter(unicodedata.normalize("NFC", path_filter) if path_filter else path_filter,
-                                self._readable(p))  # memory places are kept in NFC (memory_path)
+        where = location_filter(path_filter, self._readable(p))
         return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit, path_prefix=where.prefix,
                            path_prefix_partial=where.partial, memory_type=kind, narrowing=narrow or Narrowing(),
                            viewer=p.user_id)
@@ -432,7 +430,7 @@ class MemoryService:
         if include_forgotten:
             forgotten = [pid for pid in projects if self.authorization.allowed(p, "memory:change", pid)]
         chosen = MemoryFilter(
-            projects=projects, narrowing=narrow or Narrowing(), path_prefix=memory_path(path, "path"),
+            projects=projects, narrowing=narrow or Narrowing(), path_prefix=normalize_path(path, "path"),
             memory_type=check_memory_type(memory_type) if memory_type else None, viewer=p.user_id,
             superseded=include_superseded, forgotten_projects=forgotten,
             forgotten_author=p.user_id if include_forgotten else None)
