@@ -227,8 +227,10 @@ def retrieve(caller: Caller, svc: Services,
              limit: Annotated[int, Query(ge=1, le=b.RETRIEVE_LIMIT_MAX)] = b.RETRIEVE_LIMIT_DEFAULT,
              max_tokens: Annotated[int, Query(alias="maxTokens", ge=b.INJECTION_TOKENS_MIN,
                                               le=b.INJECTION_TOKENS_MAX)] = b.INJECTION_TOKENS_DEFAULT,
-             session_id: Annotated[str | None, Query(alias="sessionId", max_length=100,
-                                                     description="Record the injection against it.")] = None) -> Any:
+             session_id: Annotated[str | None, Query(
+                 alias="sessionId", max_length=100,
+                 description="Record the injection against it (a closed session records nothing: notRecorded "
+                             "says so).")] = None) -> Any:
     return svc.brain.retrieve(caller, prompt, limit=limit, max_tokens=max_tokens, session_id=session_id)
 
 

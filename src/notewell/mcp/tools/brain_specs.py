@@ -149,7 +149,8 @@ def retrieve_knowledge(call: Call) -> ToolSpec:
         input_schema=s.tool_input({
             "prompt": s.string("What you are about to do.", minLength=1),
             "context": s.obj({"sessionId": s.string("Your open session.")}, [], closed=False,
-                             description="Optional context; sessionId records the injection."),
+                             description="Optional context; sessionId records the injection (a closed session "
+                                         "records nothing, and the note says so)."),
             "limit": s.integer("Items in the bundle.", default=b.RETRIEVE_LIMIT_DEFAULT, minimum=1,
                                maximum=b.RETRIEVE_LIMIT_MAX),
             "maxTokens": s.integer("Budget of the injection in tokens (estimated offline).",
@@ -210,8 +211,9 @@ def report_session_outcome(call: Call) -> ToolSpec:
                                       items="A knowledge id."),
                 "rejected": "Valid ones KEA judged not durable (\"for now\", \"this time\") or not specific: "
                             "not kept as knowledge.",
-                "unwritable": "Kept by KEA, but you may not write the session's project (a read grant): not kept "
-                              "as knowledge; ask for a write grant, or teach it in a project of yours."})),
+                "unwritable": "Kept by KEA, but you may no longer write the session's project (a read grant, or "
+                              "the project gone from yours): not kept as knowledge; ask for a write grant, or "
+                              "teach it in a project of yours."})),
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "

@@ -82,7 +82,8 @@ _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text
     "text": s.Shown(f"The pack: each item headed by [ref] (a memory ref or project/path#Lm-n), best first, never cut "
                     f"mid-sentence. {DATA}", name="context"),
     "tokens_used": "Tokens of the pack, at most max_tokens.",
-    "max_tokens": "The budget asked for.",
+    "max_tokens": "The budget served: the one asked for, or less when a pack that large would pass the answer's "
+                  "32 KB (the note says so).",
     "items": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
                                 "tokens": "Tokens it takes.", "complete": "False when it ends early, at a sentence "
                                                                           "end.",
@@ -297,12 +298,14 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
 _MEMORY_CUT = ("To see the others, ask for fewer (limit) or narrow path_filter. A memory longer than an answer "
                "holds is shown whole only by the REST API (GET /api/v1/memories/REF) and the web (/memories/REF).")
 PACK_BYTES = ANSWER_BYTES_MAX - 1024  # a pack's answer over MCP, leaving room for its notes
+REPACKS = 4  # at most this many packs again for fewer tokens (each recalls again)
 
 
 def _recall_context(svc: m.MemoryService) -> ToolSpec:
     def recall_context(ctx: CallContext, args: Arguments) -> JsonObject:
-        """The pack within max_tokens and within the answer bound: a pack whose JSON passes PACK_BYTES is packed
-        again for fewer tokens (cut at the door, its text lost its end while its items still said complete)."""
+        """The pack within max_tokens and within the answer bound: a pack whose context makes its JSON pass
+        PACK_BYTES is packed again for fewer tokens, sized to the room its lists leave (cut at the door, its text
+        lost its end while its items still said complete). When its lists alone pass the bound, the door cuts."""
         asked = args.integer("max_tokens", m.CONTEXT_TOKENS_DEFAULT, m.CONTEXT_TOKENS_MIN, m.CONTEXT_TOKENS_MAX)
 
         def packed(max_tokens: int) -> ContextPack:
@@ -311,11 +314,16 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
                                       path_filter=args.string("path_filter"), memory_type=args.string("memory_type"))
 
         budget, pack = asked, packed(asked)
-        while (size := json_bytes(_pack_dict(pack))) > PACK_BYTES and budget > m.CONTEXT_TOKENS_MIN:
-            budget = max(m.CONTEXT_TOKENS_MIN, min(budget - 1, int(budget * PACK_BYTES / size * 0.95)))
+        for _ in range(REPACKS):
+            size, context = json_bytes(_pack_dict(pack)), json_bytes(pack.text)
+            room = PACK_BYTES - (size - context)  # what the context may take beside the answer's lists
+            if size <= PACK_BYTES or room <= 0 or budget <= m.CONTEXT_TOKENS_MIN:
+                break  # it fits; or its lists, not its context, pass the bound: the door's cut says so
+            budget = max(m.CONTEXT_TOKENS_MIN, min(budget - 1, int(budget * room / context * 0.95)))
             pack = packed(budget)
+        fits = json_bytes(_pack_dict(pack)) <= PACK_BYTES
         served = (f"max_tokens was served as {budget}: a pack of {asked} tokens passes the {ANSWER_BYTES_MAX // 1024} "
-                  "KB an answer may hold; left_out names what did not fit." if budget < asked else None)
+                  "KB an answer may hold; left_out names what did not fit." if budget < asked and fits else None)
         return xmemo.with_notes(_pack_dict(pack), served, _words_only(pack.words_only))
 
     return ToolSpec(
