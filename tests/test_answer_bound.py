@@ -131,7 +131,7 @@ async def test_memories_too_large_for_one_answer_come_cut_with_a_way_on(client: 
     found = await _call(client, "search_memory", {"query": "lantern", "limit": 12})
     assert found["truncated"] is True
     assert 0 < len(found["results"]) < 12
-    assert "cut to stay within 32 KB" in found["note"] and "smaller limit" in found["note"]
+    assert "cut to stay within 32 KB" in found["note"] and "ask for fewer (limit)" in found["note"]
 
 
 async def test_one_memory_too_large_for_an_answer_is_shortened_beside_the_others(client: Client) -> None:
@@ -194,6 +194,12 @@ def test_a_long_text_is_measured_in_bytes_and_the_tools_note_is_kept() -> None:
     cut = fit_answer({"results": results, "note": "Found by words only, not by meaning: off."})
     assert len(cut["results"]) == 22 and json_bytes(cut) <= ANSWER_BYTES_MAX
     assert cut["note"].startswith("Found by words only") and "of results[0].content" in cut["note"]
+
+
+def test_texts_that_would_fit_whole_are_not_shortened_to_keep_no_more_items() -> None:
+    results = [{"ref": f"m{i}", "content": "y" * 9000} for i in range(12)]
+    cut = fit_answer({"results": results})
+    assert [r["content"] for r in cut["results"]] == ["y" * 9000] * 3  # three whole, not three shortened
 
 
 def test_names_from_the_data_never_take_a_cut_answer_past_the_bound() -> None:

@@ -5,7 +5,8 @@ An agent's context is the scarce thing: an answer of 188 KB (listDocs at 1,000 d
 carries it). The tools that page (listDocs, readDoc, search_notes) keep the bound themselves, so their own note
 names the exact next offset. Every other answer passes ``fit_answer`` on its way out: an answer over the bound
 first has its long texts (over a quarter of the bound each, in bytes) shortened, down to that quarter at most,
-then loses the tail of its largest lists (and, when no list is left to cut, the end of its longest text) until
+when that keeps more of its largest list than dropping the list's tail would, then loses the tail of its
+largest lists (and, when no list is left to cut, the end of its longest text) until
 it fits, and says so in ``truncated`` and ``note`` (after the tool's own note, which is kept) with how to get
 the rest. Long texts go first so that one large item (a memory of 90,000 characters at the top of a recall) is
 shown shortened beside the others rather than dropping them all.
@@ -86,7 +87,8 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
     while json_bytes(cut) > budget:
         text = max(_texts(cut), key=lambda found: json_bytes(found[3]), default=None)
         largest = max(_lists(cut), key=lambda found: json_bytes(found[1]), default=None)
-        shorten = text is not None and json_bytes(text[3]) > long_text
+        shorten = text is not None and json_bytes(text[3]) > long_text and (
+            largest is None or not largest[1] or _keeps_more(cut, text, largest[0], budget, long_text))
         if not shorten and largest is not None and largest[1]:
             name, items = largest
             keep = min(leading_items_within(cut, items, budget), len(items) - 1)  # at least one goes each turn
@@ -106,6 +108,22 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
         what = text_within(what, WHAT_BYTES - len(" …")) + "…"
     cut["note"] = note(what)
     return cut
+
+
+def _keeps_more(cut: dict[str, Any], text: tuple[str, Any, Any, str], name: str, budget: int,
+                long_text: int) -> bool:
+    """Whether shortening ``text`` (to ``long_text`` at most) lets more of the list ``name`` keep its place than
+    dropping the list's tail does: one 90,000-character memory at the top of a recall is shortened, and twelve
+    of 9,000 each are dropped whole, three kept entire (shortening each would keep three, shortened)."""
+    _, holder, slot, value = text
+    before = leading_items_within(cut, dict(_lists(cut))[name], budget)
+    if before == 0:
+        return True
+    holder[slot] = text_within(value, max(json_bytes(value) - (json_bytes(cut) - budget), long_text))
+    try:
+        return leading_items_within(cut, dict(_lists(cut))[name], budget) > before
+    finally:
+        holder[slot] = value
 
 
 def with_cut_fields(schema: dict[str, Any] | None) -> dict[str, Any] | None:
