@@ -130,6 +130,8 @@ class KnowledgePart(ScopePart):
         if kind not in KNOWLEDGE_KINDS:
             raise BrainValidation("type", f"unknown type {kind!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
         clean_source = check_text("source", source, MAX_SOURCE_CHARS) or "user_teach"
+        if not clean_source.isprintable():  # a label kept and shown on one line (user_teach, import, a tool's name)
+            raise BrainValidation("source", "must be one line of printable characters, such as user_teach")
         clean_tags = check_tags(tags)
         if kind == "action_item":
             clean_tags = _action_tags(clean_tags, p.email)
