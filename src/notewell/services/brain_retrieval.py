@@ -100,12 +100,13 @@ class RetrievalPart(ScopePart):
         self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id) if session_id else None
         found = self._retrieve(p, prompt, limit, max_tokens)
-        if session is not None and session.ended_at is not None:  # its counts were settled at its close
-            return replace(found, not_recorded=f"session {session.id} is closed: the injection was not recorded "
-                                               "against it; open a new session to record one")
-        if session is not None and found.injection.ids:
-            self.brain.record_applications(session.id, found.injection.ids, "injected", now_iso())
-        return found
+        if session is None:
+            return found
+        if session.ended_at is None and (  # a close settles its counts: one racing this waits, or goes first
+                not found.injection.ids or self.brain.record_injection(session.id, found.injection.ids, now_iso())):
+            return found
+        return replace(found, not_recorded=f"session {session.id} is closed: the injection was not recorded "
+                                           "against it; open a new session to record one")
 
     def user_style(self, p: Principal) -> UserStyle:
         self.authorization.authorize(p, USE)

@@ -268,6 +268,17 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                 insert_job(conn, more, close.ended_at)
             return True, (insert_job(conn, job, close.ended_at) if job is not None else None)
 
+    def record_injection(self, session_id: str, refs: Sequence[str], at: str) -> bool:
+        """``refs`` recorded as injected into the session, if it is still open (checked under the session row's
+        lock, so a close racing the retrieval settles it first or waits); whether it was."""
+        with self.dialect.transaction() as conn:
+            row = conn.execute(f"SELECT ended_at FROM brain_sessions WHERE id = ?{self.dialect.lock}",
+                               (session_id,)).fetchone()
+            if row is None or row[0] is not None:
+                return False
+            self.record_applications(session_id, refs, "injected", at)
+            return True
+
     def record_applications(self, session_id: str, refs: Sequence[str], role: str, at: str) -> int:
         added = 0
         with self.dialect.transaction() as conn:
