@@ -362,6 +362,9 @@ def test_bad_postgres_url_is_a_clear_config_error(pg_cluster: PgCluster) -> None
     with pytest.raises(ConfigError, match="cannot connect") as exc:
         open_store(f"postgresql://nobody:secret@/nowhere?host={pg_cluster.root}&port={pg_cluster.port}")
     assert "secret" not in str(exc.value)
+    with pytest.raises(ConfigError, match="cannot connect") as exc:  # a password given as a parameter alike
+        open_store(f"postgresql://nobody@/nowhere?host={pg_cluster.root}&port={pg_cluster.port}&password=Hunter2")
+    assert "Hunter2" not in str(exc.value) and "password=***" in str(exc.value)
 
 
 def test_store_url_hides_the_password(pg_cluster: PgCluster, pg_url: str) -> None:

@@ -7,6 +7,7 @@ uncommitted writes, as on SQLite where a thread always uses the same connection.
 
 from __future__ import annotations
 
+import re
 import select
 import threading
 import zlib
@@ -25,14 +26,19 @@ POOL_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 10
 
 
+_QUERY_PASSWORD = re.compile(r"(?i)((?:^|&)password=)[^&]*")
+
+
 def redact(url: str) -> str:
-    """The URL without its password, fit for messages and logs."""
+    """The URL without its password (in ``user:password@`` or a ``?password=`` parameter), fit for messages and
+    logs."""
     parts = urlsplit(url)
+    query = _QUERY_PASSWORD.sub(r"\1***", parts.query)
     if parts.password is None:
-        return url
+        return urlunsplit(parts._replace(query=query))
     user = parts.username or ""
     host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}", query=query))
 
 
 def check_idle(conn: psycopg.Connection) -> None:
