@@ -640,6 +640,19 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert load_settings(vault=str(flag_vault), db="postgresql://h/db").db == "postgresql://h/db"
 
 
+def test_db_takes_a_path_sqlite_path_or_a_postgresql_url_and_refuses_the_rest(tmp_path: Path) -> None:
+    """A libpq key=value string or another scheme was taken as a file name: a SQLite store named after it, its
+    password in the name."""
+    vault = make_vault(tmp_path, {"p/a.md": "x\n"})
+    assert load_settings(vault, f"sqlite:{tmp_path / 'm.db'}").db == str(tmp_path / "m.db")
+    for bad in ("host=localhost port=1 user=nw password=KVsecret dbname=nw", "mysql://x@y/z", "sqlite:"):
+        with pytest.raises(ConfigError, match="--db: "):
+            load_settings(vault, bad)
+    assert sorted(p.name for p in Path.cwd().iterdir() if "KVsecret" in p.name) == []
+    refused = run_cli("migrate", "--from", "sqlite:", "--to", str(tmp_path / "to.db"), "--vault", str(vault))
+    assert refused.exit_code != 0 and "--from: names no store" in refused.stderr
+
+
 def test_cli_uses_environment_and_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     a = make_vault(tmp_path, {"p/a.md": "only in vault a\n"}, "a")
     b = make_vault(tmp_path, {"p/b.md": "only in vault b\n"}, "b")

@@ -8,6 +8,7 @@ are secrets, kept out of files a vault may share).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -111,13 +112,25 @@ def _db_from_toml(conf: dict[str, object], vault: Path) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise ConfigError("notewell.toml: db must be a string (a file path or a postgresql:// URL)")
-    return _absolute_db(value, vault)
+    return _absolute_db(value, vault, "notewell.toml: db")
 
 
-def _absolute_db(value: str, base: Path) -> str:
-    """A postgresql:// URL as it is; a file path made absolute against ``base``."""
+_LIBPQ_KEYS = re.compile(r"(?:^|\s)(?:host|hostaddr|port|dbname|user|password|sslmode)\s*=")
+
+
+def _absolute_db(value: str, base: Path, field: str = "--db") -> str:
+    """A postgresql:// URL as it is; a file path (or ``sqlite:PATH``, as migrate names one) made absolute against
+    ``base``. Any other URL, or a libpq ``key=value`` string, is refused: taken as a file name, it made a SQLite
+    store named after it (its password in the name)."""
     if is_postgres_url(value):
         return value
+    if value.startswith("sqlite:"):
+        value = value.removeprefix("sqlite:").removeprefix("//")
+        if not value:
+            raise ConfigError(f"{field}: sqlite: names no file; give sqlite:PATH or the path alone")
+    elif "://" in value or _LIBPQ_KEYS.search(value):
+        raise ConfigError(f"{field}: is neither a file path nor a postgresql:// URL; write a SQLite store as a path "
+                          "(or sqlite:PATH) and a PostgreSQL one as postgresql://user@host:port/database")
     path = Path(value).expanduser()
     return str(path if path.is_absolute() else (base / path).resolve())
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 from notewell.cli.rows import Col, show_rows
 from notewell.services.portability import Carried
 
@@ -63,9 +63,13 @@ def import_command(
         _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out)
 
 
-def _store(value: str) -> str:
-    """A --from/--to value as --db takes it: sqlite:PATH is PATH."""
-    return value[len(SQLITE_PREFIX):] if value.startswith(SQLITE_PREFIX) else value
+def _store(value: str, flag: str) -> str:
+    """A --from/--to value as --db takes it: sqlite:PATH is PATH; one that names no store is refused (an empty
+    one fell back to the vault's own store)."""
+    store = value[len(SQLITE_PREFIX):] if value.startswith(SQLITE_PREFIX) else value
+    if not store.strip():
+        raise fail(f"{flag}: names no store; give sqlite:PATH or postgresql://user@host:port/database")
+    return store
 
 
 @app.command("migrate")
@@ -76,7 +80,7 @@ def migrate_command(
 ) -> None:
     """Copy every table from one store to another (SQLite to PostgreSQL or back), checking counts and SHA-256
     table by table; with --vault, then index the vault's documents into the target."""
-    with runtime(vault, _store(source), create=False) as src, runtime(vault, _store(target)) as dst:
+    with runtime(vault, _store(source, "--from"), create=False) as src, runtime(vault, _store(target, "--to")) as dst:
         carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
         _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
         if vault is None:
