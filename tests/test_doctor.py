@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 from pathlib import Path
 
 import psycopg
@@ -50,6 +51,16 @@ def test_healthy(tmp_path: Path) -> None:
     assert checks["vault"]["found"] == "2 documents in 3 projects"  # _root, p and the home ~ann
     assert checks["tokens"]["found"] == "1 active tokens"
     assert "no watcher runs now" in checks["watcher"]["found"]
+
+
+def test_a_store_a_newer_notewell_upgraded_fails_with_the_fix(tmp_path: Path) -> None:
+    vault, db = _healthy(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES ('documents', 99)")
+    code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    assert code != 0 and checks["store"]["status"] == "fail"
+    assert "a newer Notewell upgraded its schema (documents 99" in checks["store"]["found"]
+    assert "upgrade this Notewell" in checks["store"]["fix"]
 
 
 def test_each_problem_with_its_fix(tmp_path: Path) -> None:

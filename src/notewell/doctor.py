@@ -117,6 +117,12 @@ def _open(settings: Settings, checks: list[Check]) -> Store | None:
     except NotewellError as exc:
         checks.append(Check("store", "fail", str(exc), _store_fix(settings)))
         return None
+    ahead = store.tables.schema_ahead()
+    if ahead:  # a newer Notewell migrated it: this code must not write it (as /readyz says)
+        checks.append(Check("store", "fail", f"{store.url}: a newer Notewell upgraded its schema ({', '.join(ahead)})",
+                            "upgrade this Notewell to the version that wrote the store (pip install -U notewell) "
+                            "before serving or changing it"))
+        return store
     found = f"{store.url}: opens, schema current"
     if not settings.is_postgres:
         ours = [Path(settings.db), *([Path(settings.db).parent] if Path(settings.db).parent.name == INDEX_DIR_NAME
