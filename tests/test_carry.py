@@ -9,6 +9,7 @@ export -> SQLite -> export, and every export's files and manifest are byte-ident
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import tarfile
@@ -100,6 +101,26 @@ def test_every_carried_table_holds_rows_in_the_world(source: Path, tmp_path: Pat
     exported = export(str(source), tmp_path / "e")
     empty = [t["table"] for t in exported["tables"] if not t["rows"]]  # type: ignore[attr-defined, index]
     assert not empty
+
+
+def test_exports_are_private_to_their_owner_whatever_the_umask_or_the_folder(source: Path, tmp_path: Path) -> None:
+    """An empty folder made beforehand kept its mode (777) and the tables came 644; memory export wrote private
+    memories 644 in 755 folders."""
+    made = tmp_path / "made"
+    made.mkdir()
+    made.chmod(0o777)
+    old = os.umask(0o022)
+    try:
+        export(str(source), made)
+        memories = run_cli("memory", "export", str(tmp_path / "mex"), "--db", str(source), "--all")
+        assert memories.exit_code == 0, memories.output
+    finally:
+        os.umask(old)
+    assert made.stat().st_mode & 0o777 == 0o700
+    assert {p.stat().st_mode & 0o777 for p in made.iterdir()} == {0o600}
+    written = list((tmp_path / "mex").rglob("*"))
+    assert written and {p.stat().st_mode & 0o777 for p in written} <= {0o700, 0o600}
+    assert any(p.is_file() for p in written) and (tmp_path / "mex").stat().st_mode & 0o777 == 0o700
 
 
 def test_sqlite_to_postgres_and_back_is_byte_identical(source: Path, tmp_path: Path, pg_cluster: PgCluster) -> None:

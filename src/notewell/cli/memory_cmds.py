@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -173,9 +174,12 @@ def memory_export(
     with runtime(vault, db) as rt:
         for mem in rt.memory.export(rt.authentication.acting_as(as_user), include_inactive=everything):
             target = folder / mem.project / f"{mem.ref}.md"
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(_markdown(mem), encoding="utf-8")
+            try:  # private to the owner whatever the umask: private memories are among them
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                target.parent.mkdir(mode=0o700, exist_ok=True)
+                with os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                               encoding="utf-8") as out:
+                    out.write(_markdown(mem))
             except OSError as exc:
                 raise InvalidArgument("FOLDER", f"cannot write {target} ({exc}); choose a writable folder") from None
             written.append(str(target))

@@ -79,7 +79,8 @@ class PortabilityService:
         entries: list[TableEntry] = []
         with self.store.tables.reading() as reader:
             for table in self.store.tables.tables():
-                with (folder / f"{table.name}.jsonl").open("xb") as out:
+                fd = os.open(folder / f"{table.name}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as out:  # private to the owner whatever the umask
                     entries.append(_write_table(table, choose(reader, table), out))
         _write_atomically(folder / MANIFEST, manifest_text(entries, person, project))
         return [Carried(e.name, e.rows, e.sha256) for e in entries]
@@ -254,11 +255,13 @@ def _empty_folder(folder: Path) -> None:
         raise InvalidArgument("export", f"{folder} exists and is not an empty folder; name a new folder")
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds every home's memories
+        folder.chmod(0o700)  # an empty folder made before keeps its own mode otherwise
     except OSError as exc:
         raise InvalidArgument("export", f"cannot create {folder} ({exc.strerror}); name another folder") from None
 
 
 def _write_atomically(path: Path, text: str) -> None:
     scratch = path.with_name(path.name + ".part")
-    scratch.write_text(text, encoding="utf-8")
+    with os.fdopen(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
+        out.write(text)  # private to the owner whatever the umask: it holds every home's memories
     os.replace(scratch, path)
