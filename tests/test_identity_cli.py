@@ -126,7 +126,9 @@ def test_grant_and_ungrant(cli: Cli) -> None:
     cli("index")
     cli.json("user", "add", "ada@example.com", "--role", "member")
     assert cli.json("grant", "ada@example.com", "apollo") == {"user": "ada@example.com", "project": "apollo",
-                                                             "level": "read"}
+                                                             "level": "read", "previous": None}
+    assert cli.json("grant", "ADA@example.com", "apollo", "--write")["previous"] == "read"  # type: ignore[index]
+    assert "may read apollo (was write)" in cli("grant", "ada@example.com", "apollo").stdout  # a downgrade is said
     assert cli.json("grant", "ADA@example.com", "apollo", "--write")["level"] == "write"  # type: ignore[index]
     assert cli.json("ungrant", "ada@example.com", "apollo") == {"user": "ada@example.com", "project": "apollo",
                                                                "level": None}

@@ -21,12 +21,15 @@ def grant_command(email: EmailArg, project: ProjectArg,
                   vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Let a user read (or, with --write, also write) a project."""
     with runtime(vault, db) as rt:
+        before = {g.project_id: g.level for g in rt.administration.grants(LOCAL_OWNER, email)}
         grant = rt.administration.grant(LOCAL_OWNER, email, project, "write" if write else "read")
         user = rt.administration.user(LOCAL_OWNER, email)
+        was = before.get(grant.project_id)
         if json_out:
-            print_json(grant_json(grant, user.email))
-        else:
-            console.print(f"{user.email} may {grant.level} {grant.project_id}", highlight=False, markup=False)
+            print_json({**grant_json(grant, user.email), "previous": was})
+        else:  # a grant given again without --write takes write away: said, never silent
+            changed = f" (was {was})" if was is not None and was != grant.level else ""
+            console.print(f"{user.email} may {grant.level} {grant.project_id}{changed}", highlight=False, markup=False)
 
 
 @app.command("ungrant")
