@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
 
 FileArg = Annotated[Path, typer.Argument(help="The backup file (backup: a new one).")]
 
@@ -34,6 +34,8 @@ def restore_command(
     vault: VaultOpt = None, db: DbOpt = None,
 ) -> None:
     """Put a backup back: into a new store, or with --replace over one that holds rows."""
+    if not file.is_file():  # before the store is opened: a new one would be left behind, empty
+        raise fail(f"FILE: {file} is not a backup file; name the file `notewell backup` wrote")
     with runtime(vault, db) as rt:
         rt.backups.restore(LOCAL_OWNER, file, replace=replace)
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)

@@ -254,7 +254,7 @@ def _empty_folder(folder: Path) -> None:
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InvalidArgument("export", f"{folder} exists and is not an empty folder; name a new folder")
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds every home's memories
+        folder.mkdir(mode=0o700, exist_ok=True)  # it holds every home's memories; a missing parent is a typo
         folder.chmod(0o700)  # an empty folder made before keeps its own mode otherwise
     except OSError as exc:
         raise InvalidArgument("export", f"cannot create {folder} ({exc.strerror}); name another folder") from None
