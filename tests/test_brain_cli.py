@@ -74,7 +74,7 @@ def test_refusals_name_the_fix(where: list[str]) -> None:
     bad = run_cli("brain", "knowledge", "--type", "rumour", *where)
     assert bad.exit_code == 1 and "--type: unknown type 'rumour'" in bad.stderr
     empty = run_cli("brain", "teach", "  ", *where)
-    assert empty.exit_code == 1 and "VALIDATION: rule: must not be empty" in empty.stderr
+    assert empty.exit_code == 1 and "error: rule: must not be empty" in empty.stderr
     outside = run_cli("brain", "teach", "x", "--project", "~alice/acme-robotics", *vault_db,
                       "--as", "dora@example.test")
     assert outside.exit_code == 1 and "FORBIDDEN_PROJECT" in outside.stderr

@@ -44,7 +44,7 @@ CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--rol
               "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires",
               "as": "--as", "path": "--path", "expected_version": "--expected-version", "fields": "--field",
               "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH",
-              "person": "--person"}
+              "person": "--person", "memory_type": "--type", "expires_at": "--expires-at", "type": "--type"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",
@@ -61,7 +61,8 @@ CLI_REMEDIES: dict[Remedy, str] = {
 def cli_message(exc: NotewellError) -> str:
     """The error as the command line words it: its flags for the fields, its commands for the remedy."""
     field = CLI_FIELDS.get(exc.field, exc.field) if exc.field else None
-    text = f"{field}: {exc.detail}" if field else exc.detail
+    detail = exc.detail.removeprefix(f"VALIDATION: {exc.field}: ")  # the brain's errors carry their field inside
+    text = f"{field}: {detail}" if field else detail
     return f"{text}; {CLI_REMEDIES[exc.remedy]}" if exc.remedy else text
 
 
