@@ -123,6 +123,8 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
     assert result.exit_code == 1 and not (tmp_path / "no").exists()  # a typo in a folder is never made
     result = run_cli("export", str(tmp_path / "no" / "such"), "--db", db, "--vault", str(vault))
     assert result.exit_code == 1 and not (tmp_path / "no").exists()
+    result = run_cli("import", str(tmp_path / "no-export"), "--db", str(tmp_path / "empty.db"), "--vault", str(vault))
+    assert result.exit_code == 1 and "FOLDER: " in result.output and not (tmp_path / "empty.db").exists()
 
 
 def _page_size(db: Path) -> int:

@@ -75,6 +75,7 @@ def test_user_add_list_deactivate(cli: Cli) -> None:
                     "handle": "ada-lovelace", "role": "member", "active": True, "home": "~ada-lovelace",
                     "createdAt": user["createdAt"]}  # type: ignore[index]
     assert (cli.vault / "~ada-lovelace").is_dir()
+    assert (cli.vault / "~ada-lovelace").stat().st_mode & 0o777 == 0o700  # a home is its owner's alone
     staff = cli.json("user", "add", "sam@example.com", "--role", "staff", "--handle", "sam")
     assert staff["home"] == "~sam"  # type: ignore[index]
     plain = cli("user", "add", "root@example.com", "--role", "admin")

@@ -138,7 +138,7 @@ class Administration:
         if self.vault is None or not self.vault.is_dir():
             return
         try:
-            (self.vault / project_id).mkdir(exist_ok=True)
+            (self.vault / project_id).mkdir(mode=0o700, exist_ok=True)  # a home is its owner's alone
         except OSError as exc:
             raise ConfigError(f"--vault: cannot create the home folder {self.vault / project_id} ({exc})") from exc
 

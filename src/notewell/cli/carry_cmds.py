@@ -59,6 +59,8 @@ def import_command(
 ) -> None:
     """Load an export into an empty store of either backend, checking every table against the manifest;
     then run 'notewell index' to index the vault's documents."""
+    if not folder.exists():  # before the store is opened: a new one would be left behind, empty
+        raise fail(f"FOLDER: {folder} is not there; name the folder or .tar file `notewell export` wrote")
     with runtime(vault, db) as rt:
         _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out)
 
