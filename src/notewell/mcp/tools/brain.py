@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from notewell.errors import InvalidArgument
 from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
+from notewell.mcp.tools import xmemo
 from notewell.mcp.tools.brain_shapes import (
     ACTION,
     ASK_BACK,
     ORACLE_NEXT_STEPS,
+    found_by,
     found_json,
     item_json,
     json_object,
@@ -25,7 +27,6 @@ from notewell.mcp.tools.brain_shapes import (
     required_bool,
     session_json,
     strings,
-    words_only_note,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ResourceSpec, Toolset, ToolSpec
 from notewell.records.models import dump, record_model
@@ -59,10 +60,9 @@ class _Calls:
                            "projectId": started.project.id}
         if started.relevant is not None:
             out["relevantKnowledge"] = {"knowledgeIds": started.relevant.ids, "injection": started.relevant.text,
-                                        "found": [{"id": f.item.ref, "matched": list(f.found_by),
-                                                   "similarity": None if f.similarity is None
-                                                   else round(f.similarity, 4)} for f in started.relevant_found]}
-        out.update(words_only_note(started.words_only))
+                                        "found": [{"id": f.item.ref, **found_by(f.found_by, f.similarity)}
+                                                  for f in started.relevant_found]}
+        xmemo.with_notes(out, xmemo.words_only(started.words_only))
         if started.action_items:
             out["openActionItems"] = {"knowledgeIds": [k.ref for k in started.action_items],
                                       "injection": brain_injection.action_items(started.action_items)}
@@ -96,10 +96,11 @@ class _Calls:
                                   max_tokens=args.integer("maxTokens", b.INJECTION_TOKENS_DEFAULT,
                                                           b.INJECTION_TOKENS_MIN, b.INJECTION_TOKENS_MAX),
                                   session_id=session_id)
-        return {"bundle": {"items": [found_json(i) for i in found.items],
-                           "injectedIds": found.injection.ids, "injectionTokens": found.injection.tokens},
-                "injection": found.injection.text,
-                **_notes(found.not_recorded, words_only_note(found.words_only).get("note"))}
+        return xmemo.with_notes({"bundle": {"items": [found_json(i) for i in found.items],
+                                            "injectedIds": found.injection.ids,
+                                            "injectionTokens": found.injection.tokens},
+                                 "injection": found.injection.text},
+                                found.not_recorded, xmemo.words_only(found.words_only))
 
     def report(self, ctx: CallContext, args: Arguments) -> JsonObject:
         learnings = args.raw.get("learnings")
@@ -145,12 +146,10 @@ class _Calls:
     def oracle_call(self, ctx: CallContext, args: Arguments) -> JsonObject:
         answer = self.oracle.ask(ctx.principal, args.required_string("question"))
         text = f"{answer.answer} {ORACLE_NEXT_STEPS[answer.next_step]}" if answer.next_step else answer.answer
-        return {"answer": text, "searched": answer.searched,
-                "citations": [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title,
-                               "snippet": c.snippet, "matched": list(c.found_by),
-                               "similarity": None if c.similarity is None else round(c.similarity, 4)}
-                              for c in answer.citations],
-                **words_only_note(answer.words_only)}
+        citations = [{"n": c.n, "id": c.id, "kind": c.kind, "date": c.date, "title": c.title, "snippet": c.snippet,
+                      **found_by(c.found_by, c.similarity)} for c in answer.citations]
+        return xmemo.with_notes({"answer": text, "searched": answer.searched, "citations": citations},
+                                xmemo.words_only(answer.words_only))
 
     def log_event(self, ctx: CallContext, args: Arguments) -> JsonObject:
         event_id, accepted, reason = self.svc.log_event(ctx.principal, args.required_string("sessionId"),
@@ -166,22 +165,18 @@ class _Calls:
         found = self.svc.skills(ctx.principal, query, limit)
         if not query:
             return {"skills": [item_json(f.item, f.score) for f in found]}
-        return {"skills": [found_json(f) for f in found], **words_only_note(self.svc.words_only())}
+        return xmemo.with_notes({"skills": [found_json(f) for f in found]},
+                                xmemo.words_only(self.svc.words_only()))
 
     def session_search(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.search_sessions(ctx.principal, args.required_string("query"),
                                          limit=args.integer("limit", b.SEARCH_LIMIT_DEFAULT, 1, b.SEARCH_LIMIT_MAX),
                                          days=(args.integer("days", 0, 1, b.SEARCH_DAYS_MAX)
                                                if args.raw.get("days") is not None else None))
-        return {"sessions": [{**session_json(f.session), "score": f.score, "matched": list(f.found_by),
-                              "similarity": None if f.similarity is None else round(f.similarity, 4)}
-                             for f in found], **words_only_note(self.svc.words_only())}
-
-
-def _notes(*said: str | None) -> JsonObject:
-    """A ``note`` of the sentences given, when any."""
-    kept = [s for s in said if s]
-    return {"note": " ".join(kept)} if kept else {}
+        return xmemo.with_notes(
+            {"sessions": [{**session_json(f.session), "score": f.score, **found_by(f.found_by, f.similarity)}
+                          for f in found]},
+            xmemo.words_only(self.svc.words_only()))
 
 
 def build(rt: Runtime) -> Sequence[ToolSpec]:

@@ -3,6 +3,7 @@ its records are encoded, and the argument readers its tools share (mcp/tools/bra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from mcp_types import ToolAnnotations
@@ -144,15 +145,15 @@ def item_json(k: KnowledgeRecord, score: float | None = None) -> JsonObject:
     return out
 
 
+def found_by(how: Sequence[str], similarity: float | None) -> JsonObject:
+    """How a search found a result, as every tolerant brain tool shows it: ``matched`` and ``similarity``."""
+    return {"matched": list(how), "similarity": None if similarity is None else round(similarity, 4)}
+
+
 def found_json(found: ScoredKnowledge) -> JsonObject:
     """An item a search found (retrieval, a skill asked for by query): the item, its score and how it was found."""
-    return {**item_json(found.item, found.score), "matched": list(found.found_by),
-            "similarity": None if found.similarity is None else round(found.similarity, 4)}
+    return {**item_json(found.item, found.score), **found_by(found.found_by, found.similarity)}
 
-
-def words_only_note(why: str | None) -> JsonObject:
-    """The ``note`` of a tolerant brain search that could not use meaning (none when it could)."""
-    return {} if why is None else {"note": f"Found by words only, not by meaning: {why}."}
 
 
 def session_json(r: SessionRecord) -> JsonObject:

@@ -121,11 +121,7 @@ def _recall_result(r: m.MemoryResult) -> JsonObject:
 
 
 def _words_only_note(found: m.MemorySearch) -> str | None:
-    return _words_only(found.words_only) if found.mode == "tolerant" else None
-
-
-def _words_only(why: str | None) -> str | None:
-    return None if why is None else f"Found by words only, not by meaning: {why}."
+    return xmemo.words_only(found.words_only) if found.mode == "tolerant" else None
 
 
 def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> JsonObject:
@@ -324,7 +320,7 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
         fits = json_bytes(_pack_dict(pack)) <= PACK_BYTES
         served = (f"max_tokens was served as {budget}: a pack of {asked} tokens passes the {ANSWER_BYTES_MAX // 1024} "
                   "KB an answer may hold; left_out names what did not fit." if budget < asked and fits else None)
-        return xmemo.with_notes(_pack_dict(pack), served, _words_only(pack.words_only))
+        return xmemo.with_notes(_pack_dict(pack), served, xmemo.words_only(pack.words_only))
 
     return ToolSpec(
         name="recall_context", title="Recall context", action=READ_ACTION, annotations=READ_ANNOTATIONS,

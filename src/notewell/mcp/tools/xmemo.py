@@ -47,6 +47,11 @@ DIVERGENCE = ("Error in {tool}: path_filter: scope divergence: the path_filter c
               "a project you can read, or drop it.")
 
 
+def words_only(why: str | None) -> str | None:
+    """The note of a tolerant search that could not use meaning (services/meaning.words_only says why), or None."""
+    return None if why is None else f"Found by words only, not by meaning: {why}."
+
+
 def with_notes(out: JsonObject, *notes: str | None) -> JsonObject:
     """``out`` with its ``note``: the given sentences, in order, when there are any."""
     said = [n for n in notes if n]
