@@ -185,9 +185,7 @@ def _git_commit(conf: dict[str, object]) -> bool:
     value = writing.get("git_commit", False)
     if not isinstance(value, bool):
         raise ConfigError("notewell.toml: [writing] git_commit must be true or false")
-    unknown = sorted(set(writing) - {"git_commit"})
-    if unknown:
-        raise ConfigError(f"notewell.toml: [writing] has no setting {unknown[0]}; it takes git_commit")
+    _known(writing, "[writing] ", ("git_commit",))
     return value
 
 
