@@ -117,6 +117,7 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
     (tmp_path / "notes.txt").write_text("not a database at all, just some text that is long enough" * 20)
     result = run_cli("restore", str(tmp_path / "notes.txt"), "--db", str(tmp_path / "new.db"), "--vault", str(vault))
     assert result.exit_code == 1 and "is not a SQLite database" in result.output
+    assert not (tmp_path / "new.db").exists()  # no empty store is left where the restore was to be
     result = run_cli("restore", str(tmp_path / "gone.db"), "--db", str(tmp_path / "left.db"), "--vault", str(vault))
     assert result.exit_code == 1 and "FILE: " in result.output and not (tmp_path / "left.db").exists()
     result = run_cli("backup", str(tmp_path / "no" / "such" / "b.db"), "--db", db, "--vault", str(vault))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from conftest import make_vault, run_cli
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
+from notewell.store import open_store
 from notewell.store.leadership import open_leadership
 
 
@@ -61,6 +64,34 @@ def test_a_store_a_newer_notewell_upgraded_fails_with_the_fix(tmp_path: Path) ->
     assert code != 0 and checks["store"]["status"] == "fail"
     assert "a newer Notewell upgraded its schema (documents 99" in checks["store"]["found"]
     assert "upgrade this Notewell" in checks["store"]["fix"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_other_commands_refuse_a_store_a_newer_notewell_upgraded(backend: str, tmp_path: Path,
+                                                                    request: pytest.FixtureRequest) -> None:
+    """They would misread or miswrite the columns they do not know: each says so and changes nothing."""
+    db = request.getfixturevalue("pg_url") if backend == "postgres" else None
+    vault, db = _healthy(tmp_path, db)
+    if backend == "postgres":
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("INSERT INTO schema_migrations VALUES ('memories', 99)")
+    else:
+        with sqlite3.connect(db) as conn:
+            conn.execute("INSERT INTO schema_migrations VALUES ('memories', 99)")
+    for command in (["user", "add", "zed@example.test", "--role", "member"], ["index"], ["search", "word"],
+                    ["export", str(tmp_path / "out")], ["serve", "--port", str(_free_port())], ["embed", "--status"]):
+        result = run_cli(*command, "--vault", str(vault), "--db", db)
+        assert result.exit_code == 1, (command, result.output)
+        assert re.search(r"a newer Notewell upgraded this store's schema \(memories 99 > \d+\); upgrade this "
+                         r"notewell", result.output), (command, result.output)
+    assert not (tmp_path / "out").exists()
+    code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    assert code != 0 and "memories 99" in checks["store"]["found"]  # doctor still looks, and says what to do
+    store = open_store(db)
+    try:
+        assert store.identity.user_by_email("zed@example.test") is None
+    finally:
+        store.close()
 
 
 def test_each_problem_with_its_fix(tmp_path: Path) -> None:

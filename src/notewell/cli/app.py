@@ -6,12 +6,14 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from notewell.config import is_postgres_url, load_settings
 from notewell.errors import NotewellError, Remedy
 from notewell.runtime import Runtime, open_runtime
 
@@ -73,16 +75,47 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 @contextmanager
 def runtime(vault: str | None, db: str | None, *, create: bool = True) -> Iterator[Runtime]:
-    """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1."""
+    """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1. A store a newer
+    Notewell has upgraded is refused: this code would misread or miswrite the columns it does not know (a
+    running server says so on /readyz; doctor reports it without this check)."""
     rt: Runtime | None = None
     try:
         rt = open_runtime(vault, db, create=create)
+        ahead = rt.store.tables.schema_ahead()
+        if ahead:
+            raise fail(f"{rt.store_url}: a newer Notewell upgraded this store's schema ({', '.join(ahead)}); "
+                       "upgrade this notewell to the servers' version, then run the command again")
         yield rt
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     finally:
         if rt is not None:
             rt.close()
+
+
+@contextmanager
+def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Callable[[], None]]:
+    """A command that fills a new store (import, restore, migrate's target) and fails leaves no SQLite file behind:
+    an empty store where none was would be taken for the result. A store that was there is left as it was, and so
+    is a new one once the command calls the callable it is given (the filling done, what follows may fail)."""
+    try:
+        target = load_settings(vault, db).db
+    except NotewellError:  # the runtime reports it
+        target = None
+    new = None if target is None or is_postgres_url(target) or Path(target).exists() else Path(target)
+    filled = False
+
+    def keep() -> None:
+        nonlocal filled
+        filled = True
+
+    try:
+        yield keep
+    except BaseException:
+        if new is not None and not filled:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{new}{suffix}").unlink(missing_ok=True)
+        raise
 
 
 def print_json(data: object) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
 
 FileArg = Annotated[Path, typer.Argument(help="The backup file (backup: a new one).")]
 
@@ -36,6 +36,6 @@ def restore_command(
     """Put a backup back: into a new store, or with --replace over one that holds rows."""
     if not file.is_file():  # before the store is opened: a new one would be left behind, empty
         raise fail(f"FILE: {file} is not a backup file; name the file `notewell backup` wrote")
-    with runtime(vault, db) as rt:
+    with store_removed_on_failure(vault, db), runtime(vault, db) as rt:
         rt.backups.restore(LOCAL_OWNER, file, replace=replace)
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)

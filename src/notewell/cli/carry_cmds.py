@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
 from notewell.cli.rows import Col, show_rows
 from notewell.services.portability import Carried
 
@@ -61,7 +61,7 @@ def import_command(
     then run 'notewell index' to index the vault's documents."""
     if not folder.exists():  # before the store is opened: a new one would be left behind, empty
         raise fail(f"FOLDER: {folder} is not there; name the folder or .tar file `notewell export` wrote")
-    with runtime(vault, db) as rt:
+    with store_removed_on_failure(vault, db), runtime(vault, db) as rt:
         _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out)
 
 
@@ -82,8 +82,11 @@ def migrate_command(
 ) -> None:
     """Copy every table from one store to another (SQLite to PostgreSQL or back), checking counts and SHA-256
     table by table; with --vault, then index the vault's documents into the target."""
-    with runtime(vault, _store(source, "--from"), create=False) as src, runtime(vault, _store(target, "--to")) as dst:
+    into = _store(target, "--to")
+    with (store_removed_on_failure(vault, into) as keep, runtime(vault, _store(source, "--from"), create=False) as src,
+          runtime(vault, into) as dst):
         carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
+        keep()  # indexing the vault below may fail; the copy stays
         _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
         if vault is None:
             if not json_out:
