@@ -117,9 +117,11 @@ def test_project_add_archive_unarchive_set(cli: Cli) -> None:
         "Hermes", "Delivery app", "python")
     assert "exists already" in cli.error("project", "add", "hermes")
     assert "ID:" in cli.error("project", "add", "Bad Id")
-    assert cli.error("project", "archive", "nowhere") == "error: Not found: nowhere"
+    assert cli.error("project", "archive", "nowhere") == ("error: ID: no ordinary project has the id nowhere; see "
+                                                          "'notewell project list'")
     cli.json("user", "add", "ada@example.com", "--role", "member")
-    assert cli.error("project", "set", "~ada", "--name", "Mine") == "error: Not found: ~ada"  # homes are private
+    assert cli.error("project", "set", "~ada", "--name", "Mine") == (  # homes are private: said as for a missing one
+        "error: ID: no ordinary project has the id ~ada; see 'notewell project list'")
     assert "--name" in cli.error("project", "set", "hermes", "--name", " ")
 
 
@@ -150,8 +152,13 @@ def test_grant_and_ungrant(cli: Cli) -> None:
     assert cli.json("grants", "--user", "ada@example.com", "--project", "apollo") == []
     assert "carl@example.com" in cli("grants").stdout
     assert "No user with email bob@example.com" in cli.error("grant", "bob@example.com", "apollo")
-    assert cli.error("grant", "ada@example.com", "nowhere") == "error: Not found: nowhere"
-    assert cli.error("grant", "ada@example.com", "~ada") == "error: Not found: ~ada"
+    assert cli.error("grant", "ada@example.com", "nowhere") == ("error: PROJECT: no ordinary project has the id "
+                                                                "nowhere; see 'notewell project list'")
+    assert cli.error("grant", "ada@example.com", "~ada") == ("error: PROJECT: no ordinary project has the id ~ada; "
+                                                             "see 'notewell project list'")
+    assert cli.error("grant", "bob@example.com", "nowhere") == ("error: EMAIL: No user with email bob@example.com; "
+                                                                "see 'notewell user list'")
+    assert cli.error("grants", "--project", "nowhere").startswith("error: --project: no ordinary project has the id")
 
 
 def test_token_mint_list_revoke(cli: Cli) -> None:
@@ -191,7 +198,9 @@ def test_token_errors(cli: Cli) -> None:
     assert "may not hold admin" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read,admin")
     assert "unknown scope" in cli.error(*mint, "ada@example.com", "--scopes", "everything")
     assert cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--project", "nowhere") == (
-        "error: Not found: nowhere")
+        "error: --project: no project has the id nowhere; see 'notewell project list'")
+    assert cli.error(*mint, "bob@example.com", "--scopes", "knowledge:read").startswith("error: --user: No user")
+    assert cli.error("token", "revoke", "abc").startswith("error: ID: No token with id abc")
     assert "cannot see project apollo" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read",
                                                     "--project", "apollo")
     assert "--expires" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--expires", "1 year")

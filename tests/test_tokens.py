@@ -181,7 +181,7 @@ def test_minting_checks_scopes_against_the_role_and_the_project_against_the_user
         env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", [" "])
     with pytest.raises(Forbidden, match="cannot see project zeta"):
         env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="zeta")
-    with pytest.raises(NotFound, match="Not found: nowhere"):
+    with pytest.raises(NotFound, match="no project has the id nowhere"):
         env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], project_id="nowhere")
     with pytest.raises(InvalidArgument, match="expires"):
         env.rt.administration.mint_token(LOCAL_OWNER, "ada@example.com", ["knowledge:read"], expires="soon")

@@ -22,6 +22,7 @@ Remedy = Literal[
     "start-session",  # the coding session named is not the caller's: show how to open one
     "list-brain-projects",  # the brain project named is not one the caller may use: show how to list them
     "user-scoped",  # the action needs a person: show how to act as one (a user-scoped token, --as)
+    "list-projects",  # the project named is not one the caller manages: show how to list them
 ]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from notewell.access import policy
 from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
-from notewell.access.authorization import Authorization, not_found
+from notewell.access.authorization import Authorization
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import expiry_from, mint_secret
 from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound
@@ -88,7 +88,7 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         user = self.identity.user_by_email(email)
         if user is None:
-            raise NotFound(f"No user with email {email.strip()}", remedy="list-users")
+            raise NotFound(f"No user with email {email.strip()}", field="email", remedy="list-users")
         return user
 
     def users(self, p: Principal) -> list[User]:
@@ -173,6 +173,15 @@ class Administration:
         return [x for x in self.authorization.projects(p, "project:manage")
                 if include_archived or x.status != "archived"]
 
+    def _managed(self, p: Principal, project_id: str) -> Project:
+        """The ordinary project p may manage. One missing, hidden or a home is refused in the same words for all
+        three (a home is its owner's alone, so whether it exists is not said), naming the field and the listing."""
+        try:
+            return self.authorization.authorize(p, "project:manage", project_id)
+        except NotFound:
+            raise NotFound(f"no ordinary project has the id {project_id}", field="project",
+                           remedy="list-projects") from None
+
     def add_project(self, p: Principal, project_id: str, *, name: str | None = None, description: str = "",
                     framework: str | None = None, language: str | None = None) -> Project:
         self.authorization.authorize(p, "access:manage")
@@ -189,7 +198,7 @@ class Administration:
         return project
 
     def set_project_status(self, p: Principal, project_id: str, status: str) -> Project:
-        project = self.authorization.authorize(p, "project:manage", project_id)
+        project = self._managed(p, project_id)
         if project.status == status:
             return project
         updated = replace(project, status="archived" if status == "archived" else "active")
@@ -206,7 +215,7 @@ class Administration:
     def set_project(self, p: Principal, project_id: str, *, name: str | None = None, description: str | None = None,
                     framework: str | None = None, language: str | None = None) -> Project:
         """Change the named fields; a name or description set here is kept over the folder's README."""
-        project = self.authorization.authorize(p, "project:manage", project_id)
+        project = self._managed(p, project_id)
         if name is not None and not name.strip():
             raise InvalidArgument("name", "must not be empty")
         updated = project
@@ -228,7 +237,7 @@ class Administration:
     # management: grants
     def grant(self, p: Principal, email: str, project_id: str, level: GrantLevel) -> Grant:
         user = self.user(p, email)
-        project = self.authorization.authorize(p, "project:manage", project_id)
+        project = self._managed(p, project_id)
         previous = self.identity.grant(user.id, project.id)
         grant = Grant(user_id=user.id, project_id=project.id, level=level, created_at=now_iso())
         if previous is None or previous.level != level:
@@ -239,7 +248,7 @@ class Administration:
 
     def ungrant(self, p: Principal, email: str, project_id: str) -> None:
         user = self.user(p, email)
-        project = self.authorization.authorize(p, "project:manage", project_id)
+        project = self._managed(p, project_id)
         previous = self.identity.grant(user.id, project.id)
         if previous is None or not self.identity.remove_grant(user.id, project.id):
             raise NotFound(f"{user.email} holds no grant on {project.id}")
@@ -251,7 +260,7 @@ class Administration:
 
     def project_grants(self, p: Principal, project_id: str) -> list[Grant]:
         """Who holds a grant on an ordinary project, by user id."""
-        return self.identity.grants_for_project(self.authorization.authorize(p, "project:manage", project_id).id)
+        return self.identity.grants_for_project(self._managed(p, project_id).id)
 
     # management: tokens
     def mint_token(self, p: Principal, email: str, scopes: Iterable[str], *, project_id: str | None = None,
@@ -263,7 +272,7 @@ class Administration:
         checked = policy.check_token_scopes(user.role, scopes, project_bound=project_id is not None)
         if project_id is not None:
             if self.identity.project(project_id) is None:
-                raise not_found(project_id)
+                raise NotFound(f"no project has the id {project_id}", field="project", remedy="list-projects")
             if not self.authorization.allowed(user_principal(user), "project:see", project_id):
                 raise Forbidden(f"{user.email} cannot see project {project_id}", field="project", remedy="grant")
         expires_at = expiry_from(expires, field="expires")
@@ -285,7 +294,7 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         token = self.identity.token(token_id.strip())
         if token is None:
-            raise NotFound(f"No token with id {token_id.strip()}", remedy="list-tokens")
+            raise NotFound(f"No token with id {token_id.strip()}", field="id", remedy="list-tokens")
         if token.revoked_at is not None:
             return token
         at = now_iso()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -57,12 +57,15 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "start-session": "an agent opens sessions (brain_start_session); list yours with 'notewell brain sessions'",
     "list-brain-projects": "see 'notewell brain projects'",
     "user-scoped": "act as a user with --as EMAIL",
+    "list-projects": "see 'notewell project list'",
 }
 
 
-def cli_message(exc: NotewellError) -> str:
-    """The error as the command line words it: its flags for the fields, its commands for the remedy."""
-    field = CLI_FIELDS.get(exc.field, exc.field) if exc.field else None
+def cli_message(exc: NotewellError, arguments: Mapping[str, str] | None = None) -> str:
+    """The error as the command line words it: its flags for the fields (or the command's own ``arguments``
+    where a field is given as a positional one: PROJECT, ID), its commands for the remedy."""
+    words = {**CLI_FIELDS, **(arguments or {})}
+    field = words.get(exc.field, exc.field) if exc.field else None
     detail = exc.detail.removeprefix(f"VALIDATION: {exc.field}: ")  # the brain's errors carry their field inside
     text = f"{field}: {detail}" if field else detail
     return f"{text}; {CLI_REMEDIES[exc.remedy]}" if exc.remedy else text
@@ -74,7 +77,8 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 @contextmanager
-def runtime(vault: str | None, db: str | None, *, create: bool = True) -> Iterator[Runtime]:
+def runtime(vault: str | None, db: str | None, *, create: bool = True,
+            arguments: Mapping[str, str] | None = None) -> Iterator[Runtime]:
     """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1. A store a newer
     Notewell has upgraded is refused: this code would misread or miswrite the columns it does not know (a
     running server says so on /readyz; doctor reports it without this check)."""
@@ -87,7 +91,7 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True) -> Iterat
                        "upgrade this notewell to the servers' version, then run the command again")
         yield rt
     except NotewellError as exc:
-        raise fail(cli_message(exc)) from None
+        raise fail(cli_message(exc, arguments)) from None
     finally:
         if rt is not None:
             rt.close()

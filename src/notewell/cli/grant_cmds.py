@@ -13,6 +13,7 @@ from notewell.cli.rows import Col, show_rows
 
 EmailArg = Annotated[str, typer.Argument(metavar="EMAIL", help="The user's email.")]
 ProjectArg = Annotated[str, typer.Argument(metavar="PROJECT", help="An ordinary project's id.")]
+POSITIONAL = {"project": "PROJECT"}
 
 
 @app.command("grant")
@@ -20,7 +21,7 @@ def grant_command(email: EmailArg, project: ProjectArg,
                   write: Annotated[bool, typer.Option("--write", help="Allow writing, not only reading.")] = False,
                   vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Let a user read (or, with --write, also write) a project."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=POSITIONAL) as rt:
         before = {g.project_id: g.level for g in rt.administration.grants(LOCAL_OWNER, email)}
         grant = rt.administration.grant(LOCAL_OWNER, email, project, "write" if write else "read")
         user = rt.administration.user(LOCAL_OWNER, email)
@@ -36,7 +37,7 @@ def grant_command(email: EmailArg, project: ProjectArg,
 def ungrant_command(email: EmailArg, project: ProjectArg, vault: VaultOpt = None, db: DbOpt = None,
                     json_out: JsonOpt = False) -> None:
     """Take away a user's grant on a project."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=POSITIONAL) as rt:
         rt.administration.ungrant(LOCAL_OWNER, email, project)
         user = rt.administration.user(LOCAL_OWNER, email)
         if json_out:
@@ -50,7 +51,7 @@ def grants_command(user: Annotated[str | None, typer.Option("--user", help="The 
                    project: Annotated[str | None, typer.Option("--project", help="The grants on this project.")] = None,
                    vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List grants: of one user, on one project, or (with neither) every grant of every user."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments={"email": "--user"}) as rt:
         emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
         if project is not None:
             grants = rt.administration.project_grants(LOCAL_OWNER, project)

@@ -17,6 +17,7 @@ project_app = typer.Typer(help="List, add, archive and describe projects (homes 
 app.add_typer(project_app, name="project")
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="The project id (its vault folder's name).")]
+POSITIONAL = {"project": "ID"}
 NameOpt = Annotated[str | None, typer.Option("--name", help="Display name (kept over the README's name).")]
 DescriptionOpt = Annotated[str | None, typer.Option("--description", help="One-line description.")]
 FrameworkOpt = Annotated[str | None, typer.Option("--framework", help="Framework, e.g. react.")]
@@ -59,7 +60,7 @@ def project_add(project_id: IdArg, name: NameOpt = None, description: Descriptio
 @project_app.command("archive")
 def project_archive(project_id: IdArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Archive a project: hidden from everyone (admins can list it with --archived)."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=POSITIONAL) as rt:
         project = rt.administration.archive_project(LOCAL_OWNER, project_id)
         _report(project, json_out, f"Project {project.id} is archived")
 
@@ -68,7 +69,7 @@ def project_archive(project_id: IdArg, vault: VaultOpt = None, db: DbOpt = None,
 def project_unarchive(project_id: IdArg, vault: VaultOpt = None, db: DbOpt = None,
                       json_out: JsonOpt = False) -> None:
     """Make an archived project active again."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=POSITIONAL) as rt:
         project = rt.administration.unarchive_project(LOCAL_OWNER, project_id)
         _report(project, json_out, f"Project {project.id} is active")
 
@@ -78,7 +79,7 @@ def project_set(project_id: IdArg, name: NameOpt = None, description: Descriptio
                 framework: FrameworkOpt = None, language: LanguageOpt = None,
                 vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Change a project's name, description, framework or language."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=POSITIONAL) as rt:
         project = rt.administration.set_project(LOCAL_OWNER, project_id, name=name, description=description,
                                         framework=framework, language=language)
         _report(project, json_out, f"Project {project.id}: {project.name}")

@@ -12,6 +12,7 @@ from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console
 from notewell.cli.rows import Col, show_rows
 from notewell.timestamps import now_iso
 
+BY_USER = {"email": "--user"}  # the user is named by --user here, not as the EMAIL argument
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
 
@@ -28,7 +29,7 @@ def token_mint(
     vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Mint a token. The secret goes to stdout once (alone on its line); keep it, it cannot be shown again."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=BY_USER) as rt:
         minted = rt.administration.mint_token(LOCAL_OWNER, user, scopes.split(","), project_id=project, name=name,
                                       expires=expires)
         owner = rt.administration.user(LOCAL_OWNER, user)
@@ -47,7 +48,7 @@ def token_mint(
 def token_list(user: Annotated[str | None, typer.Option("--user", help="Only this user's tokens.")] = None,
                vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List tokens (never their secrets)."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=BY_USER) as rt:
         tokens = rt.administration.tokens(LOCAL_OWNER, user)
         emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
         if json_out:
