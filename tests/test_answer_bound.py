@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from conftest import make_vault
 from mcp_world import ServerThread, connect
@@ -118,11 +119,29 @@ async def test_a_document_that_is_not_utf8_says_so_when_read(client: Client) -> 
     assert "not valid UTF-8: decoded with replacement characters" in part["note"]
 
 
-async def test_a_line_longer_than_a_part_is_cut_and_said(client: Client) -> None:
-    part = await _call(client, "readDoc", {"path": "big/wide.md", "offset": 2, "limit": 5})
-    assert WIDE_LINE.startswith(part["text"]) and len(part["text"]) < len(WIDE_LINE)
-    assert part["lastLine"] == 2 and part["nextOffset"] == 3
-    assert "was cut" in part["note"]
+async def test_a_line_longer_than_a_part_comes_in_pieces_that_read_back_the_whole(client: Client) -> None:
+    """Each piece is within the bound and names the column its rest starts at; the pieces join to the line, and
+    the part after the last piece goes on with the next line."""
+    pieces: list[str] = []
+    offset, column = 2, 1
+    while True:
+        part = await _call(client, "readDoc", {"path": "big/wide.md", "offset": offset, "column": column,
+                                               "limit": 5})
+        assert json_bytes(part) <= ANSWER_BYTES_MAX
+        if "nextColumn" not in part:
+            break
+        assert part["firstLine"] == part["lastLine"] == 2 and part["nextOffset"] == 2 and part["hasMore"] is True
+        assert f"offset 2 and column {part['nextColumn']}." in part["note"] and "goes on" in part["note"]
+        assert part["nextColumn"] == column + len(part["text"])
+        pieces.append(part["text"])
+        offset, column = part["nextOffset"], part["nextColumn"]
+    assert len(pieces) >= 4
+    last, after = part["text"].split("\n")
+    assert "".join(pieces) + last == WIDE_LINE and after == "after"
+    assert part["firstLine"] == 2 and part["lastLine"] == 3 and part["hasMore"] is False
+    assert f"(line 2 from character {column})" in part["note"] and "the end of the document" in part["note"]
+    with pytest.raises(MCPError, match="column: is past the end of line 3 of big/wide.md: it has 5 characters"):
+        await client.call_tool("readDoc", {"path": "big/wide.md", "offset": 3, "column": 6})
 
 
 async def test_memories_too_large_for_one_answer_come_cut_with_a_way_on(client: Client) -> None:

@@ -167,6 +167,26 @@ def test_documents_lines_and_search_options(rest: RestWorld) -> None:
     assert problem(rest.get("/search?q=[&regex=true", "alice_kr"), 400)["field"] == "q"  # as the request spells it
 
 
+def test_a_line_too_long_for_one_part_is_read_in_pieces_by_column(rest: RestWorld) -> None:
+    """The next link names the column the line's rest starts at; following the links reads the line whole."""
+    wide = "Kündigung 価格 \"quoted\" " * 4000  # about 96,000 characters, longer still as JSON
+    (rest.runtime.settings.vault / BOUND / "wide.md").write_text(f"# Wide\n{wide}\ntail\n", encoding="utf-8")
+    rest.runtime.indexing.sync()
+    text, url = "", f"/projects/{BOUND}/documents/wide.md?offset=2"
+    while True:
+        answer = rest.get(url, "alice_kr")
+        part = answer.json()
+        if part["nextColumn"] is None:
+            break
+        assert part["firstLine"] == part["lastLine"] == 2 and part["nextOffset"] == 2
+        assert f"column={part['nextColumn']}" in answer.headers["link"]
+        text += part["text"]
+        url = "/projects/" + answer.headers["link"].split("/projects/", 1)[1].split(">", 1)[0]
+    assert text + part["text"] == f"{wide}\ntail" and part["nextOffset"] is None and "link" not in answer.headers
+    assert problem(rest.get(f"/projects/{BOUND}/documents/wide.md?offset=3&column=9", "alice_kr"), 400)[
+        "field"] == "column"
+
+
 def test_brains_list_get_and_search_with_parents(rest: RestWorld) -> None:
     listed = rest.get("/brains?limit=100", "alice_kr").json()["items"]
     child = next(b for b in listed if b["parent"] is not None)

@@ -50,6 +50,10 @@ READ_DOC_MAX_BYTES: Final = 24 * 1024
 """readDoc: a part's text is at most this many bytes as JSON (UTF-8, escapes counted); a part ends early rather
 than exceed it, so the whole answer stays within notewell.answer_bound.ANSWER_BYTES_MAX."""
 
+READ_DOC_COLUMN_MAX: Final = 1 << 30
+"""readDoc: the character of a line a part may start at (a line longer than READ_DOC_MAX_BYTES comes in pieces);
+above any line an indexed file can hold, whatever [index] max_file_bytes is set to."""
+
 MAX_FILE_BYTES: Final = DEFAULT_MAX_FILE_BYTES
 """Files larger than this are not indexed (a vault's notewell.toml may set another value)."""
 

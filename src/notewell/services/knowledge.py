@@ -74,9 +74,11 @@ class DocPart:
     last_line: int  # first_line - 1 when the part is empty
     total_lines: int
     next_offset: int | None  # the offset of the next part, or None at the end
-    shortened: bool  # a single line longer than the character budget was cut
+    shortened: bool  # a single line longer than the character budget was cut: its rest is the next part
     version: str = ""  # the version a write's expected_version names (services/note_diff.py)
     decoded: str = ""  # why the text is not exactly the file's bytes ("not valid UTF-8: ..."), or ""
+    first_column: int = 1  # the character of first_line the text starts at, counting from 1
+    next_column: int | None = None  # where the next part starts in line next_offset when it goes on a cut line
 
 
 @dataclass(frozen=True)
@@ -234,10 +236,15 @@ class KnowledgeService:
         return DocList(pr.id, prefix, docs, truncated=len(metas) > limit, offset=offset)
 
     def read_doc(self, p: Principal, path: str, offset: int = 1,
-                 limit: int = limits.READ_DOC_LINES_DEFAULT) -> DocPart:
+                 limit: int = limits.READ_DOC_LINES_DEFAULT, column: int = 1) -> DocPart:
+        """Lines ``offset`` on, whole, within READ_DOC_MAX_BYTES as JSON. A line longer than that alone comes in
+        pieces, one a part, each naming the ``column`` (character, from 1) its rest starts at, so that every
+        character of every line can be read."""
         self.authorization.authorize(p, READ)
         if offset < 1:
             raise InvalidArgument("offset", "must be 1 or more (the first line to read, counting from 1)")
+        if column < 1:
+            raise InvalidArgument("column", "must be 1 or more (the character of the line to start at, from 1)")
         if not 1 <= limit <= limits.READ_DOC_LINES_MAX:
             raise InvalidArgument("limit", f"must be between 1 and {limits.READ_DOC_LINES_MAX} lines")
         vault_path = normalize_path(path)
@@ -252,23 +259,36 @@ class KnowledgeService:
         if offset > max(total, 1):
             raise InvalidArgument("offset", f"is past the end: {vault_path} has {total} lines")
         start = offset - 1
+        chosen = [line.rstrip("\r") for line in lines[start : start + limit]]
+        if column > 1:
+            first = chosen[0] if chosen else ""
+            if column > len(first):
+                raise InvalidArgument("column", f"is past the end of line {offset} of {vault_path}: it has "
+                                                f"{len(first)} characters")
+            chosen[0] = first[column - 1:]
         taken: list[str] = []
         size = 0  # the text as JSON: its lines' lengths as JSON (one's quotes stand for an escaped newline)
-        shortened = False
-        for line in lines[start : start + limit]:
-            line = line.rstrip("\r")
+        next_column = None
+        for line in chosen:
             cost = json_bytes(line)
             if taken and size + cost > limits.READ_DOC_MAX_BYTES:
                 break
-            if cost > limits.READ_DOC_MAX_BYTES:
-                line, shortened = text_within(line, limits.READ_DOC_MAX_BYTES), True
-                cost = json_bytes(line)
+            if cost > limits.READ_DOC_MAX_BYTES:  # so the part's first line: alone, its rest the next part
+                piece = text_within(line, limits.READ_DOC_MAX_BYTES)
+                taken.append(piece)
+                next_column = column + len(piece)
+                break
             taken.append(line)
             size += cost
         last = start + len(taken)
+        if next_column is not None:
+            next_offset: int | None = last
+        else:
+            next_offset = last + 1 if last < total else None
         return DocPart(vault_path, doc.meta.title, "\n".join(taken), offset, last, total,
-                       next_offset=last + 1 if last < total else None, shortened=shortened,
-                       version=doc.meta.sha256[:VERSION_CHARS], decoded=doc.meta.note)
+                       next_offset=next_offset, shortened=next_column is not None,
+                       version=doc.meta.sha256[:VERSION_CHARS], decoded=doc.meta.note, first_column=column,
+                       next_column=next_column)
 
     def search_knowledge(self, p: Principal, query: str, project: str | None = None) -> HitList:
         self.authorization.authorize(p, READ)

@@ -47,9 +47,13 @@ def document(caller: Caller, svc: Services, project: str, path: str, request: Re
              offset: Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX,
                                           description="The first line, counting from 1.")] = 1,
              limit: Annotated[int, Query(ge=1, le=limits.READ_DOC_LINES_MAX,
-                                         description="How many lines.")] = limits.READ_DOC_LINES_DEFAULT) -> Any:
-    part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit)
-    next_link(request, response, part.next_offset)  # the next part, as a Link header
+                                         description="How many lines.")] = limits.READ_DOC_LINES_DEFAULT,
+             column: Annotated[int, Query(ge=1, le=limits.READ_DOC_COLUMN_MAX,
+                                          description="The character of line offset to start at, counting from 1: "
+                                                      "a part that cut a line too long for one part names it as "
+                                                      "next_column.")] = 1) -> Any:
+    part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit, column)
+    next_link(request, response, part.next_offset, column=part.next_column)  # the next part, as a Link header
     return part
 
 
