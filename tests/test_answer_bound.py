@@ -33,6 +33,7 @@ pytestmark = pytest.mark.anyio
 
 DOCUMENTS = 1200
 LINES = 2000
+BRAINS = 300  # their summaries make about 80 KB of listBrains: three pages or so
 WIDE_LINE = 'ab"c\\ 中文 ' * 10_000  # 100,000 characters; escapes and CJK make it longer as JSON
 
 
@@ -48,6 +49,8 @@ def _files() -> dict[str, str | bytes]:
     files["big/long.md"] = "\n".join(_line(n) for n in range(1, LINES + 1)) + "\n"
     files["big/wide.md"] = "# Wide\n" + WIDE_LINE + "\nafter\n"
     files["odd/latin1.md"] = b"caf\xe9 au lait\n\xff\xfe end\n"  # not UTF-8
+    files.update({f"atlas/b{i:03d}/brain.md": f"---\ntitle: Brain {i:03d}\nsummary: {'A long summary. ' * 12}\n---\n"
+                  for i in range(BRAINS)})
     return files
 
 
@@ -97,6 +100,21 @@ async def test_list_docs_pages_within_the_bound_and_its_offsets_skip_nothing(cli
         assert f"offset {offset}." in page["note"]
     assert len(seen) == len(set(seen)) == DOCUMENTS + 2
     assert seen == sorted(seen)
+
+
+async def test_list_brains_pages_within_the_bound_and_its_offsets_skip_nothing(client: Client) -> None:
+    seen: list[str] = []
+    offset = 0
+    while True:
+        page = await _call(client, "listBrains", {"project": "atlas", "offset": offset})
+        seen += [b["id"] for b in page["brains"]]
+        if not page.get("truncated"):
+            break
+        offset += len(page["brains"])
+        assert page["note"].endswith(f"of {BRAINS}; more follow: call listBrains again with the same project and "
+                                     f"offset {offset}.")
+    assert offset > 0 and seen == [f"atlas/b{i:03d}" for i in range(BRAINS)]
+    assert (await _call(client, "listBrains", {"offset": 10_000}))["brains"] == []
 
 
 async def test_read_doc_parts_stay_within_the_bound_and_read_back_the_whole(client: Client) -> None:

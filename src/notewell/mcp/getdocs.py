@@ -113,9 +113,12 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         "offset from 0; hasMore and note name the next offset.",
         f"- readDoc: at most {limits.READ_DOC_LINES_MAX} lines (default {limits.READ_DOC_LINES_DEFAULT}) and "
         f"{limits.READ_DOC_MAX_BYTES // 1024} KB of text (as JSON) per part; the answer names the offset of the "
-        "next part.",
+        "next part. A longer line comes alone, in pieces: nextColumn, with nextOffset, names where its rest starts "
+        "(pass it as column).",
         f"- listDocs: at most {limits.LIST_DOCS_MAX} documents a call ({limits.LIST_DOCS_DEFAULT} by default) and "
         f"{ANSWER_BYTES_MAX // 1024} KB; the note of a truncated answer names the next offset.",
+        f"- listBrains: at most {ANSWER_BYTES_MAX // 1024} KB a call; the note of a truncated answer names the "
+        "next offset.",
         f"- Every answer: at most {ANSWER_BYTES_MAX // 1024} KB of JSON. A longer one comes cut, with truncated "
         "true and a note saying what was left out and how to get it.",
         f"- getLinks: at most {links.LINKS_LIMIT_MAX} links per list and page (default {links.LINKS_LIMIT_DEFAULT}); "

@@ -325,21 +325,33 @@ def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
 
 def _list_brains(svc: KnowledgeService) -> ToolSpec:
     def list_brains(ctx: CallContext, args: Arguments) -> JsonObject:
-        return {"brains": [_brain_dict(b) for b in svc.list_brains(ctx.principal, args.string("project"))]}
+        offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
+        brains = svc.list_brains(ctx.principal, args.string("project"))
+        out: JsonObject = {"brains": [_brain_dict(b) for b in brains[offset:]]}
+        fits = leading_items_within(out, out["brains"], ANSWER_BYTES_MAX - 300)  # room for the note
+        if fits < len(brains) - offset:
+            del out["brains"][fits:]
+            following = offset + fits
+            out["truncated"] = True
+            out["note"] = (f"Brains {offset + 1}-{following} of {len(brains)}; more follow: call listBrains again "
+                           f"with the same project and offset {following}.")
+        return out
 
     return ToolSpec(
         name="listBrains", title="List the brains",
         description=("Lists the brains this person can read: curated folders with a brain.md, each with its id "
-                     "(<project>/<folder>), title, summary and parent. Optionally restrict to one project. "
-                     + DATA_NOT_INSTRUCTIONS),
+                     "(<project>/<folder>), title, summary and parent. Optionally restrict to one project. A long "
+                     "list comes a page at a time; the note names the offset of the next. " + DATA_NOT_INSTRUCTIONS),
         action=ACTION,
-        input_schema=s.tool_input({"project": s.string("A project id. Leave it out for every project.")}, []),
+        input_schema=s.tool_input({
+            "project": s.string("A project id. Leave it out for every project."),
+            "offset": s.integer("How many brains to skip (the note of a truncated answer names it).", minimum=0,
+                                default=0),
+        }, []),
         call=list_brains,
         output_schema=s.tool_output({"brains": s.array(_BRAIN)}, ["brains"]),
         not_found=PROJECT_NOT_FOUND,
-        cut_advice=("The brains shown come first. To see the others, name one project at a time (project); a "
-                    "project's brains are its folders holding a brain.md, which listDocs lists page by page (its "
-                    "offset), and getBrain opens any of them by <project>/<folder>."),
+        cut_advice="The brains shown come first; call listBrains again with offset for the others.",
         refusals=(f"Error in listBrains: {PROJECT_NOT_FOUND}", _scope_refusal("listBrains")),
         example={"project": "northwind-advisory"},
     )
