@@ -157,6 +157,10 @@ async def test_a_reworded_rule_reinforces_the_one_taught_before(world: Served) -
     again = await call(world.mcp, alice, "brain_teach_knowledge", {
         "rule": "Build forms with react-hook-form and zod rather than Formik", "type": "reflex"})
     assert again["id"] == first["id"] and again["created"] is False and again["sameMeaning"] >= 0.80
+    same = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Use react-hook-form with zod for forms, not Formik", "type": "reflex"})
+    assert same["id"] == first["id"] and same["created"] is False and "sameMeaning" not in same  # as without a model
+    assert same["confidence"] == again["confidence"]  # the very same text again reinforces nothing
     other = await call(world.mcp, alice, "brain_teach_knowledge", {
         "rule": "Use TanStack Query for data fetching, not SWR", "type": "reflex"})
     assert other["created"] is True and "sameMeaning" not in other

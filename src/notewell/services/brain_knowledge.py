@@ -77,6 +77,14 @@ class KnowledgePart(ScopePart):
                 return k, n.similarity
         return None
 
+    def _taught_already(self, p: Principal, bp: BrainProject, kind: str, trigger: str, rule: str,
+                        rationale: str) -> bool:
+        """Whether p has this very item live in ``bp``: it is returned as it is (created false), as without a
+        model, rather than reinforced as a rewording of itself (similarity 1.0)."""
+        held = self.brain.find_rule(p.user_id, bp.id, rule_key(trigger, rule))
+        return (held is not None and held.kind == kind and held.trigger == trigger and held.rule == rule
+                and held.rationale == rationale)
+
     def _reinforce(self, p: Principal, existing: KnowledgeRecord, similarity: float) -> KnowledgeRecord:
         """The same rule learned again: the existing one's confidence takes a success step (no use counted)."""
         self.brain.reinforce(existing.ref, brain_scoring.after_use(existing.confidence, True), now_iso())
@@ -143,7 +151,8 @@ class KnowledgePart(ScopePart):
             if old is not None and old.live and old.brain_project == bp.id \
                     and self.authorization.allowed(p, OWN_KNOWLEDGE, old):
                 target = old.ref
-        if kind != "action_item" and target is None:
+        if kind != "action_item" and target is None and not self._taught_already(p, bp, kind, clean_trigger,
+                                                                                  clean_rule, clean_rationale):
             same = self._same_meaning(p, bp, kind, clean_trigger, clean_rule, clean_rationale)
             if same is not None:
                 return Taught(self._reinforce(p, *same), False, same[1])
