@@ -34,6 +34,25 @@ def test_what_a_model_misses_keeps_two_rules_apart(rule: str, other: str, trigge
     assert opposed(rule, other, trigger, other_trigger)
 
 
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Prefer Postgres over SQLite", "Prefer SQLite over Postgres"),
+    ("Prefer Postgres over SQLite", "Use SQLite rather than Postgres"),
+    ("Put the config over the defaults", "Put the defaults over the config"),
+    ("Seed after migrating", "Migrate after seeding"),
+    ("Run migrations before deploying", "Deploy before running migrations")])
+def test_the_same_things_weighed_the_other_way_round_are_held_apart(rule: str, other: str) -> None:
+    assert opposed(rule, other)
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Prefer pnpm over npm in this repo", "Use pnpm instead of npm here"),
+    ("Prefer Postgres over SQLite", "Choose Postgres rather than SQLite for the store"),
+    ("Write tests before fixing a bug", "Reproduce a bug with a failing test before you fix it"),
+    ("In pricing tests, freeze the clock", "Freeze the clock in pricing tests")])
+def test_the_same_things_weighed_the_same_way_are_not_held_apart(rule: str, other: str) -> None:
+    assert not opposed(rule, other)
+
+
 def test_snake_case_and_a_lone_number_do_not_hold_rewordings_apart() -> None:
     assert not opposed("Use snake_case names", "Names are in snake_case")
     assert not opposed("Keep pull requests under 400 lines", "PRs should stay below four hundred changed lines")

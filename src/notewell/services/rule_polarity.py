@@ -15,12 +15,14 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   merges with "Build forms with react-hook-form and zod rather than Formik";
 - neither holds a word whose opposite the other holds in its place ("inside" and "outside", "enable" and
   "disable", "before" and "after", "staging" and "production");
-- when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s").
+- when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s");
+- when both weigh one thing against another ("over", "rather than", "instead of", "than", "versus"; or "before",
+  or "after", in both), neither puts on one side what the other puts on the other ("Prefer Postgres over SQLite"
+  is not "Prefer SQLite over Postgres"; "Seed after migrating" is not "Migrate after seeding").
 
 Each test errs one way: a rewording read as different is only not merged (a near-copy is kept). What they cannot
 see still merges: opposites said with other verbs ("Retry failed webhooks" against "Give up on failed
-webhooks"), or the same words in another order ("Prefer Postgres over SQLite" against "Prefer SQLite over
-Postgres").
+webhooks").
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ _OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"
               ("local", "remote"), ("dev", "prod"), ("development", "production"), ("staging", "production")]
 _OPPOSITE = {pair for a, b in _OPPOSITES for pair in ((a, b), (b, a))}
 _WORD = re.compile(r"\w+")
+_WEIGHED = re.compile(r"\b(?:over|rather\s+than|instead\s+of|than|versus|vs|before|after)\b")
+_PREFERENCE = "preference"  # over, rather than, ...: one class, as "X over Y" is "X rather than Y"
+_FILLER = frozenset({"the", "a", "an", "to", "of", "for", "in", "on", "at", "with", "and", "or", "is", "are", "be",
+                     "it", "its", "this", "that", "when", "if", "you", "we", "our", "your", "always", "prefer"})
+_SUFFIXES = ("ing", "ed", "es", "s")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
@@ -72,10 +79,44 @@ def _apart(text: str, other: str) -> bool:
     if any((a, b) in _OPPOSITE for a in words - others for b in others - words):
         return True
     numbers, other_numbers = set(_NUMBER.findall(text)), set(_NUMBER.findall(other))
-    return bool(numbers and other_numbers and numbers != other_numbers)
+    return bool(numbers and other_numbers and numbers != other_numbers) or _swapped(text, other)
+
+
+def _stem(word: str) -> str:
+    """A word without its commonest English ending (seeding, seeded, seeds: seed; migrate, migrating: migrat),
+    enough to pair its forms."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
+
+
+def _sides(text: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
+    """What ``text`` weighs (its first "over", "before", ...: the class of the word) and the words on either side."""
+    plain = _plain(text).casefold()
+    found = _WEIGHED.search(plain)
+    if found is None:
+        return None
+    marker = found.group(0) if found.group(0) in ("before", "after") else _PREFERENCE
+
+    def words(part: str) -> frozenset[str]:
+        return frozenset(_stem(w) for w in _WORD.findall(part) if w not in _FILLER)
+    return marker, words(plain[:found.start()]), words(plain[found.end():])
+
+
+def _swapped(text: str, other: str) -> bool:
+    """Whether both weigh one thing against another the same way and each puts on one side a word the other puts
+    on the other side ("Prefer Postgres over SQLite", "Prefer SQLite over Postgres")."""
+    sides, other_sides = _sides(text), _sides(other)
+    if sides is None or other_sides is None or sides[0] != other_sides[0]:
+        return False
+    (_, left, right), (_, other_left, other_right) = sides, other_sides
+    return bool((left - right) & (other_right - other_left)) and bool((right - left) & (other_left - other_right))
 
 
 def opposed(rule: str, other: str, trigger: str = "", other_trigger: str = "") -> bool:
     """Whether two rules (with their triggers) may say different things though a model finds them alike: one
-    forbids and the other does not, a word of one has its opposite in the other, or they name other numbers."""
+    forbids and the other does not, a word of one has its opposite in the other, they name other numbers, or they
+    weigh the same things the other way round."""
     return _apart(rule, other) or _apart(trigger, other_trigger)
