@@ -158,7 +158,7 @@ async def test_a_line_longer_than_a_part_comes_in_pieces_that_read_back_the_whol
     assert "".join(pieces) + last == WIDE_LINE and after == "after"
     assert part["firstLine"] == 2 and part["lastLine"] == 3 and part["hasMore"] is False
     assert f"(line 2 from character {column})" in part["note"] and "the end of the document" in part["note"]
-    with pytest.raises(MCPError, match="column: is past the end of line 3 of big/wide.md: it has 5 characters"):
+    with pytest.raises(MCPError, match=r"column: is past the end of line 3 of big/wide\.md: it has 5 characters"):
         await client.call_tool("readDoc", {"path": "big/wide.md", "offset": 3, "column": 6})
 
 

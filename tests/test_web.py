@@ -518,6 +518,21 @@ def test_vault_html_never_runs_in_the_page(page: Page, web_world: World) -> None
     assert dialogs == []
 
 
+def test_a_line_too_long_for_one_part_shows_once_and_the_lines_after_it_follow(page: Page,
+                                                                                 web_world: World) -> None:
+    from notewell.indexer import sync
+
+    rt = web_world.runtime
+    (rt.settings.vault / "~alice" / "wide.md").write_text("# Wide\n" + "abcd " * 20_000 + "\nafter the wide line\n",
+                                                        encoding="utf-8")
+    sync(rt.settings, rt.store)
+    sign_in(page, "alice")
+    page.goto("/p/~alice/doc/wide.md?view=source")
+    expect(page.locator("pre.doc.source > span.line")).to_have_count(3)
+    expect(page.locator("#L3")).to_have_text("3after the wide line")
+    assert 20_000 < len(page.locator("#L2").inner_text()) < 30_000  # the first part's 24 KB of it
+
+
 def test_a_document_shows_its_title_once_and_its_front_matter_as_fields(page: Page) -> None:
     sign_in(page, "alice")
     page.goto("/p/northwind-advisory/doc/pricing-policy.md?line=3")

@@ -99,13 +99,17 @@ def _link_views(found: DocLinks) -> tuple[list[LinkView], list[LinkView]]:
 
 
 def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
-    """The document's first MAX_DOC_LINES lines, read part by part through the service."""
+    """The document's first MAX_DOC_LINES lines, read part by part through the service. A line too long for one
+    part shows its first part alone (the page stays bounded; readDoc and the REST API read the rest by column)."""
     read = knowledge.read_doc
     part = read(p, vault_path, 1, limits.READ_DOC_LINES_MAX)
     first = part
     lines = part.text.split("\n") if part.last_line >= part.first_line else []
     while part.next_offset is not None and len(lines) < MAX_DOC_LINES:
-        part = read(p, vault_path, part.next_offset, limits.READ_DOC_LINES_MAX)
+        following = part.next_offset + 1 if part.next_column is not None else part.next_offset
+        if following > part.total_lines:
+            break
+        part = read(p, vault_path, following, limits.READ_DOC_LINES_MAX)
         lines += part.text.split("\n")
     return first, lines[:MAX_DOC_LINES], first.total_lines > MAX_DOC_LINES
 
