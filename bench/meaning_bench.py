@@ -1,8 +1,11 @@
 """Meaning benchmark: does recall find the answer to a question asked in other words?
 
-    .venv/bin/python bench/meaning_bench.py [--db URL_OR_PATH] [--distractors N]
+    .venv/bin/python bench/meaning_bench.py [--db URL_OR_PATH] [--distractors N] [--set faq|man] [--pages N]
 
-The pairs are bench/data/faq_pairs.jsonl (public FAQs, bench/meaning_pairs.py names them). Every answer is
+The pairs are bench/data/faq_pairs.jsonl (public FAQs, bench/meaning_pairs.py names them), or with --set man the
+English manual pages installed in /usr/share/man/man1 (Debian's manpages and the system's own; bench/
+model_compare.py's man_pairs): a page's one-line summary ("list directory contents", the command's name taken
+out) is the question, the first paragraph of its DESCRIPTION the answer, the first N pages that have both. Every answer is
 remembered as one memory (plus N distractor memories from the example vault, default 300), the queue is
 embedded, then each question is asked five ways, and the rank of its own answer is scored (top-1, top-3, MRR):
 
@@ -30,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness import VaultText
+from model_compare import man_pairs
 from notewell.access.principal import LOCAL_OWNER
 from notewell.config import load_settings
 from notewell.errors import InvalidArgument
@@ -82,8 +86,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=None)
     parser.add_argument("--distractors", type=int, default=300)
+    parser.add_argument("--set", choices=("faq", "man"), default="faq")
+    parser.add_argument("--pages", type=int, default=300, help="--set man: how many manual pages")
     args = parser.parse_args(argv)
-    pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
+    if args.set == "man":
+        pairs = [{"question": q, "answer": a, "source": "man"} for q, a in man_pairs("en", args.pages)]
+    else:
+        pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
     tmp = tempfile.TemporaryDirectory()
     store = open_store(args.db or str(Path(tmp.name) / "meaning.db"))
     rt = build_runtime(load_settings(tmp.name), store)

@@ -155,6 +155,38 @@ async def test_get_links_pages_and_refuses_bad_arguments(world: World) -> None:
     assert outgoing_only["backlinks"] == [] and outgoing_only["backlinksTotal"] == first["backlinksTotal"] > 0
 
 
+async def test_pages_ended_early_by_the_bound_skip_no_link_of_either_list(world: World) -> None:
+    """300 long links out of a hub and 250 notes linking to it: a page of 200 is over 32 KB, so it ends early
+    with the same count taken from each list, and following nextOffset gives every link of both once."""
+    long = "x" * 300
+    (world.vault / "team" / "hub.md").write_text(
+        "".join(f"[[target-{n:03d}-{long}|label {n} {long}]] and [m{n}](missing-{n}.md)\n" for n in range(300)),
+        encoding="utf-8")
+    for n in range(250):
+        (world.vault / "team" / "spokes" / f"spoke-{n:03d}.md").parent.mkdir(exist_ok=True)
+        (world.vault / "team" / "spokes" / f"spoke-{n:03d}.md").write_text(f"{long}\nsee [[hub]]\n", encoding="utf-8")
+    sync(world.runtime.settings, world.runtime.store)
+    outgoing: list[tuple[int, str]] = []
+    backlinks: list[str] = []
+    offset, pages = 0, 0
+    with serve_world(world) as server:
+        while True:
+            failed, text = await _call(server.url, world.tokens["mia"], "getLinks",
+                                       {"path": "team/hub.md", "limit": 200, "offset": offset})
+            assert not failed and len(text.encode()) <= 32 * 1024
+            page = json.loads(text)
+            outgoing += [(o["line"], o["target"]) for o in page["outgoing"]]
+            backlinks += [b["path"] for b in page["backlinks"]]
+            pages += 1
+            if not page["hasMore"]:
+                break
+            assert page["nextOffset"] == offset + max(len(page["outgoing"]), len(page["backlinks"]))
+            offset = page["nextOffset"]
+    assert pages > 3  # pages were ended early by the bound, not only by the limit
+    assert len(outgoing) == len(set(outgoing)) == 600
+    assert sorted(backlinks) == [f"team/spokes/spoke-{n:03d}.md" for n in range(250)]
+
+
 async def test_build_context_follows_links_and_says_why(world: World) -> None:
     with serve_world(world) as server:
         failed, text = await _call(server.url, world.tokens["mia"], "buildContext",
