@@ -5,7 +5,8 @@ and LF endings, non-ASCII text and notes without a final newline."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, reject, settings
+import yaml
+from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from notewell.errors import InvalidArgument
@@ -177,6 +178,60 @@ def test_set_front_matter_sets_adds_and_removes_fields_keeping_the_others() -> N
     after = apply_edit(note, Edit("set_front_matter", fields={"tags": ["x"], "status": "done", "title": None}))
     assert after == "---\ntags:\n- x\nowner: ada # the lead\nstatus: done\n---\nbody\n"
     assert apply_edit("body\r\n", Edit("set_front_matter", fields={"n": 2})) == "---\r\nn: 2\r\n---\r\nbody\r\n"
+
+
+def test_a_multi_line_value_is_removed_and_replaced_whole_and_the_fields_around_it_keep() -> None:
+    """A value with a blank line inside (as PyYAML writes "a\n\nb" and as people write folded text) runs on past
+    that blank line: removing or replacing the field takes all of it, never leaving its tail in the field above."""
+    note = "---\ntitle: Keep\nstatus: draft\nowner: ann\n---\nbody\n"
+    multi = apply_edit(note, Edit("set_front_matter", fields={"status": "line one\nline two"}))
+    assert "\n\n" in multi.split("---")[1]  # the blank line inside the value
+    removed = apply_edit(multi, Edit("set_front_matter", fields={"status": None}))
+    assert removed == "---\ntitle: Keep\nowner: ann\n---\nbody\n"
+    again = apply_edit(multi, Edit("set_front_matter", fields={"status": "done"}))
+    assert again == "---\ntitle: Keep\nstatus: done\nowner: ann\n---\nbody\n"
+    spaced = "---\ntitle: Keep\n\nstatus: draft\n---\nbody\n"  # a blank line between two fields stays
+    assert apply_edit(spaced, Edit("set_front_matter", fields={"title": "New"})) == (
+        "---\ntitle: New\n\nstatus: draft\n---\nbody\n")
+
+
+def test_an_edit_that_would_change_another_field_is_refused() -> None:
+    """The read-back covers every field: a line editing that would take a line of another field is refused."""
+    note = "---\na: >\n  folded\nb: 1\nc: [1,\n  2]\n---\nbody\n"
+    assert apply_edit(note, Edit("set_front_matter", fields={"b": 2})) == "---\na: >\n  folded\nb: 2\nc: [1,\n  2]\n---\nbody\n"
+    odd = "---\na: 'one\n\n  two'\nb: 1\n---\n"
+    assert apply_edit(odd, Edit("set_front_matter", fields={"a": None})) == "---\nb: 1\n---\n"
+
+
+def test_a_file_that_is_not_markdown_has_no_front_matter_to_set_and_prepends_at_the_top() -> None:
+    with pytest.raises(InvalidArgument, match="this file is not markdown") as err:
+        apply_edit('{"a": 1}\n', Edit("set_front_matter", fields={"x": "y"}), markdown=False)
+    assert err.value.field == "operation"
+    yaml_file = "---\nkey: 1\n---\nnext: 2\n"  # two YAML documents, not a front matter
+    assert apply_edit(yaml_file, Edit("prepend", content="# top\n"), markdown=False) == "# top\n" + yaml_file
+    assert apply_edit(yaml_file, Edit("append", content="---\nthird: 3\n"), markdown=False) == (
+        yaml_file + "---\nthird: 3\n")
+
+
+@given(st.dictionaries(st.sampled_from(["title", "status", "owner", "tags"]),
+                       st.one_of(st.text(max_size=30), st.integers(), st.lists(st.text(max_size=8), max_size=3)),
+                       min_size=1),
+       st.sampled_from(["title", "status", "owner", "tags", "new"]),
+       st.one_of(st.none(), st.text(max_size=40), st.lists(st.text(max_size=10), max_size=3)))
+@example({"title": "Keep", "status": "line one\nline two"}, "status", None)  # the tail once left in title
+def test_setting_a_field_changes_that_field_alone(fields: dict[str, object], key: str, value: object) -> None:
+    try:
+        note = apply_edit("body\n", Edit("set_front_matter", fields=fields))
+    except InvalidArgument:
+        reject()  # a value the line editing cannot write (it says so): no example
+    try:
+        after = apply_edit(note, Edit("set_front_matter", fields={key: value}))
+    except InvalidArgument as exc:
+        assert "cannot be written as asked" in str(exc)  # refused, never written half-right
+        return
+    expected = {k: v for k, v in {**fields, key: value}.items() if v is not None}
+    block = after.split("---\n")[1] if after.startswith("---") else ""
+    assert (yaml.safe_load(block) or {}) == expected and after.endswith("body\n")
 
 
 def test_crlf_note_replace_with_lf_passage() -> None:

@@ -153,7 +153,7 @@ async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, wo
     assert (world.vault / "handbook/stale.md").read_text() == "# S\n\nline\nmore\n"
 
 
-async def test_edit_refusals_name_the_argument(admin: Client) -> None:
+async def test_edit_refusals_name_the_argument(admin: Client, world: World) -> None:
     await call(admin, "write_note", {"path": "handbook/refusals.md", "content": "## A\nx\n## A\ny\n"})
     assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "replace_section",
                                                "heading": "## A", "content": "z"}))[1] == "heading"
@@ -163,6 +163,11 @@ async def test_edit_refusals_name_the_argument(admin: Client) -> None:
                                                "content": "z"}))[1] == "operation"
     assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "append",
                                                "content": "z", "expected_version": "v1"}))[1] == "expected_version"
+    await call(admin, "write_note", {"path": "handbook/data.json", "content": '{"a": 1}\n'})
+    text, field = await invalid(admin, "edit_note", {"path": "handbook/data.json", "operation": "set_front_matter",
+                                                     "fields": {"x": "y"}})
+    assert field == "operation" and "this file is not markdown" in text
+    assert (world.vault / "handbook/data.json").read_text() == '{"a": 1}\n'  # never given a front matter
 
 
 @pytest.mark.parametrize(("token", "path", "answer"), [

@@ -62,12 +62,20 @@ def check_operation(value: str) -> Operation:
     raise InvalidArgument("operation", f"{value!r} is not an operation; choose one of {', '.join(OPERATIONS)}")
 
 
-def apply_edit(text: str, edit: Edit) -> str:
+def apply_edit(text: str, edit: Edit, *, markdown: bool = True) -> str:
     """The text after ``edit``; InvalidArgument naming the argument when it cannot apply. Only
     set_front_matter changes the front matter: an edit whose text would open, close or move it (a "---"
-    line landing where it would pair with one above) is refused, so no heading or line is swallowed."""
+    line landing where it would pair with one above) is refused, so no heading or line is swallowed. Front
+    matter is markdown's alone: in another file (``markdown`` false: a YAML file's "---" is its own) there is
+    none to set, and prepend puts the text at the very top."""
     if edit.operation == "set_front_matter":
+        if not markdown:
+            raise InvalidArgument("operation", "set_front_matter sets a markdown note's front matter, and this "
+                                               "file is not markdown (.md or .markdown); edit its text with "
+                                               "replace, append or prepend")
         return set_fields(text, edit.fields)
+    if not markdown:
+        return _applied(text, edit, front_matter=False)
     after = _applied(text, edit)
     if _front_matter(after) != _front_matter(text):
         raise InvalidArgument("content", "would change the note's front matter (a \"---\" line pairing with "
@@ -81,7 +89,7 @@ def _front_matter(text: str) -> list[str]:
     return [bare(line) for line in lines[:front_matter_end(lines)]]
 
 
-def _applied(text: str, edit: Edit) -> str:
+def _applied(text: str, edit: Edit, *, front_matter: bool = True) -> str:
     if edit.operation == "replace":
         return _replace(text, edit.old, edit.content)
     lines = split_lines(text)
@@ -90,7 +98,7 @@ def _applied(text: str, edit: Edit) -> str:
     if edit.operation == "append":
         return "".join([*ensure_ended(lines, newline), *added])
     if edit.operation == "prepend":
-        at = front_matter_end(lines)
+        at = front_matter_end(lines) if front_matter else 0
         head = ensure_ended(lines[:at], newline)
         return "".join([*head, *(ensure_ended(added, newline) if lines[at:] else added), *lines[at:]])
     found = headings(lines)

@@ -20,6 +20,7 @@ from notewell.services.note_text import FRONT_MATTER_FENCE, as_lines, bare, fron
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 FIELDS_MAX = 32  # fields one set_front_matter may set
+_ABSENT = object()
 
 
 def set_fields(text: str, fields: Mapping[str, object]) -> str:
@@ -36,15 +37,18 @@ def set_fields(text: str, fields: Mapping[str, object]) -> str:
     end = front_matter_end(lines)
     if end == 0:
         head, block, rest = [FRONT_MATTER_FENCE + newline], [], [FRONT_MATTER_FENCE + newline, *lines]
+        before: dict[str, object] = {}
     else:
         head, block, rest = lines[:1], lines[1:end - 1], lines[end - 1:]
-        _parsed(block)  # the front matter as it is must be YAML this edit can keep
+        before = _parsed(block)  # the front matter as it is must be YAML this edit can keep
     for key, value in fields.items():
         block = _set_one(block, key, value, newline)
+    expected = {k: v for k, v in {**before, **fields}.items() if not (k in fields and fields[k] is None)}
     result = _parsed(block)
-    for key, value in fields.items():
-        if (key in result) if value is None else (key not in result or result[key] != value):
-            raise InvalidArgument("fields", f"{key!r} cannot be written as asked; edit the front matter with replace")
+    if result != expected:  # every field, not only those set: no line of another may have been taken or left
+        wrong = sorted(k for k in {*expected, *result} if expected.get(k, _ABSENT) != result.get(k, _ABSENT))
+        raise InvalidArgument("fields", f"{', '.join(map(repr, wrong))} cannot be written as asked; edit the front "
+                                        "matter with replace")
     return "".join([*head, *block, *rest])
 
 
@@ -72,9 +76,11 @@ def _set_one(block: list[str], key: str, value: object, newline: str) -> list[st
         if block and not block[-1].endswith("\n"):
             block = [*block[:-1], block[-1] + newline]
         return [*block, *written]
-    end = start + 1
-    while end < len(block) and _continues(bare(block[end])):
-        end += 1
+    end = scanned = start + 1  # the field's lines run on through its continuing lines and the blank lines between
+    while scanned < len(block) and (_continues(bare(block[scanned])) or not bare(block[scanned]).strip()):
+        scanned += 1
+        if bare(block[scanned - 1]).strip():
+            end = scanned
     return [*block[:start], *written, *block[end:]]
 
 

@@ -22,6 +22,7 @@ from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
+from notewell.vault.note_links import is_markdown
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -78,7 +79,7 @@ class NoteWritingService:
             before = self._existing(target, path)
             self.vault.check(target, before, expected)
             text, bom = decode_note(before, target.vault_path)
-            after = bom + apply_edit(text, edit).encode("utf-8")
+            after = bom + apply_edit(text, edit, markdown=is_markdown(target.vault_path)).encode("utf-8")
             if after == before:
                 raise InvalidArgument("content", "the edit changes nothing: the note already reads so")
             return self.vault.put(Write(p, tool, "edit"), target, before, after)
