@@ -58,7 +58,7 @@ TWINS = [
     Twin("listDocs", (P, "documents", "items"), "DocInfo"),
     Twin("readDoc", (), "DocPart", omitted=frozenset({"shortened", "decoded"}),  # both said in the note
          added=frozenset({"hasMore", "note", "memories"}),
-         optional=frozenset({"nextOffset"})),
+         optional=frozenset({"nextOffset", "nextColumn"})),
     Twin("listBrains", (P, "brains", "items"), "BrainInfo"),
     Twin("getBrain", (), "BrainPage", omitted=frozenset({"brain"}),
          added=frozenset({"id", "project", "title", "summary"})),

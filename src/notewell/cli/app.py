@@ -85,7 +85,7 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True,
     rt: Runtime | None = None
     try:
         rt = open_runtime(vault, db, create=create)
-        ahead = rt.store.tables.schema_ahead()
+        ahead = rt.health.schema_ahead()
         if ahead:
             raise fail(f"{rt.store_url}: a newer Notewell upgraded this store's schema ({', '.join(ahead)}); "
                        "upgrade this notewell to the servers' version, then run the command again")

@@ -30,7 +30,11 @@ class HealthService:
         store: raises when the store cannot be reached."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
         return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader(),
-                         self.store.tables.schema_ahead())
+                         self.schema_ahead())
+
+    def schema_ahead(self) -> list[str]:
+        """The components a newer Notewell upgraded the store past ([]: its schema is this code's)."""
+        return self.store.tables.schema_ahead()
 
     def sizes(self) -> Sizes:
         """Rows per carried table, and the documents' index (documents, their text and index bytes)."""

@@ -87,6 +87,7 @@ _DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in w
     "path": "The document's path, project first.",
     "title": "The document's title.",
     "firstLine": "The first line in text, counting from 1.",
+    "firstColumn": "The character of firstLine the text starts at, counting from 1 (1 unless column was given).",
     "lastLine": "The last line in text.",
     "totalLines": "How many lines the document has.",
     "hasMore": s.boolean("True when lines follow after lastLine."),
@@ -104,8 +105,9 @@ _DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in w
                         enum=["about", "mention"]),
         "created": s.string("When it was written."),
     }), "On the first part, the newest memories you may see that are about the document (at most 10)."),
-}, omit=("shortened", "decoded", "firstColumn"),
-    required=("path", "title", "firstLine", "lastLine", "totalLines", "hasMore", "text", "note", "version"))
+}, omit=("shortened", "decoded"),
+    required=("path", "title", "firstLine", "firstColumn", "lastLine", "totalLines", "hasMore", "text", "note",
+              "version"))
 _HIT = s.View({
     "path": "The document's path, project first. Pass it to readDoc as it is.",
     "line": "The line of the first match, counting from 1.",
@@ -247,7 +249,7 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
         if part.decoded:
             note += f" The file is {part.decoded}."
         out: JsonObject = {"path": part.path, "title": part.title, "firstLine": part.first_line,
-                           "lastLine": part.last_line, "totalLines": part.total_lines,
+                           "firstColumn": part.first_column, "lastLine": part.last_line, "totalLines": part.total_lines,
                            "hasMore": part.next_offset is not None, "text": part.text, "note": note,
                            "version": part.version}
         if part.first_line == 1:
