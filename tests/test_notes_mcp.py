@@ -269,6 +269,17 @@ async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: Serv
         assert [e["id"] for e in went["entries"]] == [moved["journal_id"]]
         one = await call(reader, "note_journal", {"path": "projects/apollo/journal.md", "limit": 1})
         assert len(one["entries"]) == 1 and "older ones may follow" in one["note"]
+        paged, before = [], None  # one at a time, each page's note naming the next: every entry once
+        while True:
+            page = await call(reader, "note_journal", {"path": "projects/apollo/journal.md", "limit": 1,
+                                                       **({"before": before} if before else {})})
+            paged += [e["id"] for e in page["entries"]]
+            if "note" not in page:
+                break
+            before = page["entries"][-1]["id"]
+            assert f"with before {before} " in page["note"]
+        assert paged == [e["id"] for e in listed["entries"]]
+        assert (await invalid(reader, "note_journal", {"before": 0}))[1] == "before"
         message, argument = await invalid(reader, "note_journal", {"since": "last tuesday"})
         assert argument == "since" and "is not a time" in message
     async with connect(server.url, world.tokens["bob_write"]) as other:  # bob reads only his home

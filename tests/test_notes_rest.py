@@ -80,12 +80,17 @@ def test_delete_move_journal_and_undo(rest: RestWorld) -> None:  # noqa: F811
     assert deleted.status_code == 200 and deleted.json()["version"] is None
     journal = rest.get("/journal", "admin_all", params={"path": "handbook/rest/archive/gone.md"}).json()["entries"]
     assert [e["action"] for e in journal] == ["delete", "move"]
+    first = rest.get("/journal", "admin_all", params={"path": "handbook/rest/archive/gone.md", "limit": 1})
+    assert f"before={journal[0]['id']}" in first.json()["next"] and first.headers["link"].endswith('>; rel="next"')
+    second = rest.get(first.json()["next"].removeprefix("/api/v1"), "admin_all").json()
+    assert [e["id"] for e in first.json()["entries"] + second["entries"]] == [e["id"] for e in journal]
     undone = rest.call("POST", f"/journal/{deleted.json()['journalId']}/undo", "admin_all")
     assert undone.status_code == 200
     assert (rest.runtime.settings.vault / "handbook/rest/archive/gone.md").read_bytes() == b"bye\r\n"
     again = rest.call("POST", f"/journal/{deleted.json()['journalId']}/undo", "admin_all")
     assert again.status_code == 409 and "undone already" in again.json()["detail"]
-    assert rest.get("/journal", _dave(rest), params={"path": "handbook/rest/archive/gone.md"}).json() == {"entries": []}
+    hidden = rest.get("/journal", _dave(rest), params={"path": "handbook/rest/archive/gone.md"}).json()
+    assert hidden == {"entries": [], "next": None}
 
 
 def test_two_writers_with_the_same_version_exactly_one_wins(rest: RestWorld) -> None:  # noqa: F811

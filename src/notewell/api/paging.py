@@ -26,12 +26,14 @@ def page_model(item: type[BaseModel], name: str) -> type[BaseModel]:
     return model
 
 
-def next_link(request: Request, response: Response, offset: int | None, *, column: int | None = None) -> str | None:
+def next_link(request: Request, response: Response, offset: int | None, *, column: int | None = None,
+              param: str = "offset") -> str | None:
     """The URL of the page at ``offset`` (None: no next page), also set as ``Link: <…>; rel="next"``; ``column``
-    names where in that line the page starts (a document's part going on with a cut line), else it is dropped."""
+    names where in that line the page starts (a document's part going on with a cut line), else it is dropped;
+    ``param`` is the query parameter that takes ``offset`` (a cursor such as the journal's ``before``)."""
     if offset is None:
         return None
-    url = request.url.include_query_params(offset=offset)
+    url = request.url.include_query_params(**{param: offset})
     url = url.include_query_params(column=column) if column is not None else url.remove_query_params("column")
     link = f"{url.path}?{url.query}"
     response.headers["Link"] = f'<{link}>; rel="next"'

@@ -122,11 +122,14 @@ def journal(
     since: Annotated[str | None, typer.Option("--since", help="At or after this time: ISO 8601.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many entries, newest first.")]
     = JOURNAL_LIMIT_DEFAULT,
+    before: Annotated[int | None, typer.Option("--before", min=1, help="Only entries older than this id (the "
+                                                                      "next page).")] = None,
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """The journal of document writes, newest first: who, through what, the versions before and after."""
     with runtime(vault, db) as rt:
-        entries = rt.journal.entries(rt.authentication.acting_as(as_user), path=path, since=since, limit=limit)
+        entries = rt.journal.entries(rt.authentication.acting_as(as_user), path=path, since=since, before=before,
+                                     limit=limit)
     if json_out:
         print_json([{"id": e.id, "at": e.at, "userId": e.user_id, "tokenId": e.token_id, "tool": e.tool,
                      "action": e.action, "project": e.project, "path": e.path, "newPath": e.new_path,
@@ -138,7 +141,9 @@ def journal(
               [(str(e.id), e.at, e.action + (f" of {e.undoes}" if e.undoes else ""),
                 f"{e.project}/{e.path}" + (f" -> {e.new_path}" if e.new_path else ""), e.user_id, e.tool,
                 e.after_version or "(gone)") for e in entries],
-              empty="No writes in the journal", note=f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+              empty="No writes in the journal",
+              note=f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}" + (
+                  f"; older ones may follow: --before {entries[-1].id}" if len(entries) == limit else ""))
 
 
 @app.command("undo")

@@ -49,12 +49,15 @@ class NoteJournalService:
         self.authorization = authorization
 
     def entries(self, p: Principal, *, path: str | None = None, since: str | None = None,
-                limit: int = JOURNAL_LIMIT_DEFAULT) -> list[JournalEntry]:
+                before: int | None = None, limit: int = JOURNAL_LIMIT_DEFAULT) -> list[JournalEntry]:
         """The newest entries first, in the projects p reads: of one note (``path``, a vault path: where it was
-        or where it went), at or after ``since`` (ISO 8601), at most ``limit``."""
+        or where it went), at or after ``since`` (ISO 8601), older than entry ``before`` (the next page: the
+        last id of this one), at most ``limit``."""
         self.authorization.authorize(p, READ)
         if not 1 <= limit <= JOURNAL_LIMIT_MAX:
             raise InvalidArgument("limit", f"must be between 1 and {JOURNAL_LIMIT_MAX}")
+        if before is not None and not 1 <= before <= JOURNAL_ID_MAX:
+            raise InvalidArgument("before", f"must be an entry's id, from 1 to {JOURNAL_ID_MAX}")
         if since is not None:
             try:
                 parse_iso(since)
@@ -68,7 +71,7 @@ class NoteJournalService:
             if project not in projects or not rel:
                 return []
             projects = [project]
-        return self.vault.journal.entries(projects, path=rel, since=since, limit=limit)
+        return self.vault.journal.entries(projects, path=rel, since=since, before=before, limit=limit)
 
     def history(self, p: Principal, path: str) -> list[HistoryItem]:
         """The newest writes of the document at ``path`` (vault path), each with the diff it made: the text

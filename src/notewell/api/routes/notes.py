@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from notewell.api.context import Caller, Services
+from notewell.api.paging import next_link
 from notewell.api.problems import responses
 from notewell.errors import InvalidArgument
 from notewell.records.models import CAMEL, dump, record_model
@@ -69,6 +70,8 @@ class JournalEntryModel(BaseModel):
 class JournalPage(BaseModel):
     model_config = ConfigDict(**CAMEL)
     entries: list[JournalEntryModel]
+    next: str | None = Field(None, description="The next page's URL (older entries) when this one is full, also "
+                                               "given as a Link header; null otherwise.")
 
 
 def expected(if_match: str | None) -> str | None:
@@ -124,13 +127,18 @@ def move_document(caller: Caller, svc: Services, project: str, body: MoveDocumen
 
 @router.get("/journal", response_model=JournalPage, responses=responses(400, 401, 403, 422),
             summary="The journal of document writes, newest first, in the projects the caller reads")
-def journal(caller: Caller, svc: Services,
+def journal(caller: Caller, svc: Services, request: Request, response: Response,
             path: Annotated[str | None, Query(max_length=4096, description="One document, project first.")] = None,
             since: Annotated[str | None, Query(max_length=40, description="At or after: ISO 8601.")] = None,
-            limit: Annotated[int, Query(ge=1, le=JOURNAL_LIMIT_MAX)] = JOURNAL_LIMIT_DEFAULT) -> Any:
-    entries = svc.journal.entries(caller, path=path, since=since, limit=limit)
+            limit: Annotated[int, Query(ge=1, le=JOURNAL_LIMIT_MAX)] = JOURNAL_LIMIT_DEFAULT,
+            before: Annotated[int | None, Query(
+                ge=1, le=JOURNAL_ID_MAX,
+                description="Only entries older than this one (an entry's id): the next page, as `next` names it.")]
+            = None) -> Any:
+    entries = svc.journal.entries(caller, path=path, since=since, before=before, limit=limit)
+    following = entries[-1].id if len(entries) == limit else None  # a full page: older entries may follow
     return {"entries": [JournalEntryModel.model_validate(e, from_attributes=True).model_dump(by_alias=True)
-                        for e in entries]}
+                        for e in entries], "next": next_link(request, response, following, param="before")}
 
 
 @router.post("/journal/{entry_id}/undo", response_model=ChangeModel, responses=WRITE_ERRORS,

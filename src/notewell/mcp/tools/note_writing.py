@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from mcp_types import ToolAnnotations
 
 from notewell.access.policy import Action
+from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
@@ -228,13 +229,18 @@ _ENTRY = s.View({
 def _journal(journal: NoteJournalService) -> ToolSpec:
     def note_journal(ctx: CallContext, args: Arguments) -> JsonObject:
         limit = args.integer("limit", JOURNAL_LIMIT_DEFAULT, 1, JOURNAL_LIMIT_MAX)
-        entries = journal.entries(ctx.principal, path=args.string("path"), since=args.string("since"), limit=limit)
+        before = args.integer("before", 0, 1, JOURNAL_ID_MAX) or None
+        entries = journal.entries(ctx.principal, path=args.string("path"), since=args.string("since"), before=before,
+                                  limit=limit)
         model = record_model(JournalEntry)
         out: JsonObject = {"entries": [model.model_validate(e).model_dump(mode="json", exclude={"before"},
                                                                           by_alias=False) for e in entries]}
-        if len(entries) == limit:
-            out["note"] = (f"{limit} entries, the newest; older ones may follow: ask with a larger limit (at most "
-                           f"{JOURNAL_LIMIT_MAX}), a path, or since.")
+        fits = leading_items_within(out, out["entries"], ANSWER_BYTES_MAX - 300)  # room for the note
+        if fits < len(entries) or len(entries) == limit:
+            del out["entries"][max(fits, 1):]
+            shown = out["entries"]
+            out["note"] = (f"{len(shown)} entries, newest first; older ones may follow: call note_journal again "
+                           f"with before {shown[-1]['id']} (and the same path and since).")
         return out
 
     return ToolSpec(
@@ -243,16 +249,19 @@ def _journal(journal: NoteJournalService) -> ToolSpec:
         description="Lists the writes made to notes through Notewell (by agents and people), newest first, in the "
                     "projects this person reads: who wrote, through which call, what it did and the versions "
                     "before and after. Give path for one note's history (where it was or where a move took it), "
-                    "since for the writes at or after a time. undo_note_write takes an entry's id.",
+                    "since for the writes at or after a time, before for the entries older than one (the next "
+                    "page). undo_note_write takes an entry's id.",
         input_schema=s.tool_input({
             "path": s.string("One note, project first, as searchKnowledge returns it."),
             "since": s.string("Only writes at or after this time (ISO 8601: 2026-05-01 or 2026-05-01T09:00:00Z)."),
             "limit": s.integer("At most this many entries.", minimum=1, maximum=JOURNAL_LIMIT_MAX,
                                default=JOURNAL_LIMIT_DEFAULT),
+            "before": s.integer("Only entries older than this one (an entry's id): the next page, as the note of a "
+                                "full one names it.", minimum=1, maximum=JOURNAL_ID_MAX),
         }, []),
         output_schema=s.tool_output({
             "entries": s.array(s.record(record_model(JournalEntry), _ENTRY)),
-            "note": s.string("Present when older entries may follow, and how to ask for them."),
+            "note": s.string("Present when older entries may follow: the before that asks for them."),
         }, ["entries"]),
         refusals=("A since that is not a time is refused as invalid arguments naming since.",
                   "A path in a project this person cannot see gives an empty list, as a note never written."),

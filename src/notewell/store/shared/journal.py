@@ -71,9 +71,9 @@ class SqlJournal:
         return None if row is None else _entry(row)
 
     def entries(self, projects: Sequence[str], *, path: str | None = None, since: str | None = None,
-                limit: int) -> list[JournalEntry]:
-        """The newest ``limit`` entries in ``projects`` (at or after ``since``; touching ``path`` as a note's
-        place before or after), newest first, without their bytes."""
+                before: int | None = None, limit: int) -> list[JournalEntry]:
+        """The newest ``limit`` entries in ``projects`` (at or after ``since``; older than entry ``before``;
+        touching ``path`` as a note's place before or after), newest first, without their bytes."""
         if not projects:
             return []
         where, params = self.sql.one_of("project", projects)
@@ -84,6 +84,9 @@ class SqlJournal:
         if since is not None:
             sql += " AND at >= ?"
             params.append(since)
+        if before is not None:
+            sql += " AND id < ?"
+            params.append(before)
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(limit)
         with self.sql.reading() as conn:
