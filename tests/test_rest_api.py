@@ -337,6 +337,17 @@ def test_own_tokens_through_rest(rest: RestWorld) -> None:
     assert rest.get(f"/me/tokens/{token['id']}", secret).json()["name"] == "ci job"
     problem(rest.get(f"/me/tokens/{token['id']}", "bob_rw"), 404)
     problem(rest.call("DELETE", f"/me/tokens/{token['id']}", "bob_rw"), 404)
+    wider = rest.runtime.store.identity.token(rest.runtime.authentication.authenticate(
+        rest.tokens["alice_rw"]).token_id or "")
+    assert wider is not None
+    for narrow in (secret, "alice_mem", "alice_bound"):  # fewer scopes, or another binding: the wide one is out
+        assert wider.id not in [t["id"] for t in rest.get("/me/tokens?limit=100", narrow).json()["items"]]
+        problem(rest.get(f"/me/tokens/{wider.id}", narrow), 404)
+        problem(rest.call("DELETE", f"/me/tokens/{wider.id}", narrow), 404)
+    assert rest.get("/me", "alice_rw").status_code == 200  # still works
+    mine = [t["id"] for t in rest.get("/me/tokens?limit=100", secret).json()["items"]]
+    assert token["id"] in mine and all(  # memory:read reaches itself and the tokens that hold memory:read at most
+        set(t["scopes"]) <= {"memory:read"} for t in rest.get("/me/tokens?limit=100", secret).json()["items"])
     assert rest.call("DELETE", f"/me/tokens/{token['id']}", secret).json()["revokedAt"]  # revokes itself
     problem(rest.get("/me", secret), 401)
     assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["telepathy"]}), 422)["field"] == \

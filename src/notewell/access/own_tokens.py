@@ -3,8 +3,9 @@
 The web page /settings/tokens and the REST resource /api/v1/me/tokens both come here. The rules (in
 notewell.access.policy.check_own_token) keep a token from ever yielding more than its holder has: the
 scopes are limited by the user's role and by the scopes of the caller's own token, and a project-bound
-caller mints only tokens bound to that same project. Another person's token is answered exactly as a
-missing one.
+caller mints only tokens bound to that same project. A token sees and revokes only itself and the tokens no
+wider than it (no scope it lacks, no other binding): a leaked narrow token cannot list or revoke the others.
+Another person's token, or a wider one, is answered exactly as a missing one.
 """
 
 from __future__ import annotations
@@ -51,14 +52,18 @@ class OwnTokenService:
         return policy.default_token_scopes(p)
 
     def list(self, p: Principal) -> list[TokenRecord]:
-        """The caller's tokens, oldest first, revoked and expired ones included (never a secret)."""
-        return self.identity.tokens(self._user_id(p))
+        """The caller's tokens that the calling token reaches (policy.reaches_own_token), oldest first, revoked
+        and expired ones included (never a secret)."""
+        return [t for t in self.identity.tokens(self._user_id(p))
+                if policy.reaches_own_token(p, t.id, t.scopes, t.project_id)]
 
     def get(self, p: Principal, token_id: str) -> TokenRecord:
-        """One of the caller's tokens; another person's is NotFound, as a missing one is."""
+        """One of the caller's tokens that the calling token reaches; another person's, or a wider one of the
+        caller's, is NotFound, as a missing one is."""
         user_id = self._user_id(p)
         token = self.identity.token(token_id.strip())
-        if token is None or token.user_id != user_id:
+        if (token is None or token.user_id != user_id
+                or not policy.reaches_own_token(p, token.id, token.scopes, token.project_id)):
             raise NotFound(f"Not found: token {token_id.strip()}")
         return token
 

@@ -266,6 +266,16 @@ def default_token_scopes(p: Principal) -> tuple[str, ...]:
     return tuple(s for s in grantable_scopes(p) if s not in ASKED_FOR_SCOPES)
 
 
+def reaches_own_token(p: Principal, token_id: str, scopes: Iterable[str], project_id: str | None) -> bool:
+    """Whether p may see and revoke this token of their own: the one p calls with, or one that holds no scope
+    beyond p's and no wider binding (a narrower token never reaches a wider one; a signed-in person, or a
+    user-scoped token with every scope, reaches them all)."""
+    if token_id == p.token_id:
+        return True
+    within = p.bound_project is None or project_id == p.bound_project
+    return within and set(scopes) <= p.scopes
+
+
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
     """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
     none beyond p's own token, and a project-bound caller binds the new token to the same project."""
