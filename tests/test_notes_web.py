@@ -60,21 +60,52 @@ def test_edit_then_history_then_undo(world: World, base: str) -> None:
         assert 'href="/p/projects/edit/apollo/web.md"' in doc and 'href="/p/projects/history/apollo/web.md"' in doc
         editor = alice.get("/p/projects/edit/apollo/web.md").text
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
-        assert version and 'name="crlf" value="1"' in editor
+        assert version
+        unchanged = alice.post("/p/projects/edit/apollo/web.md", data={
+            "csrf": _csrf(editor), "version": version.group(1), "content": "# Web\r\n\r\nfirst line\r\n"})
+        assert "Nothing changed: apollo/web.md was not written" in unchanged.text
         saved = alice.post("/p/projects/edit/apollo/web.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "crlf": "1",
+            "csrf": _csrf(editor), "version": version.group(1),
             "content": "# Web\r\n\r\nfirst line\r\nsecond line\r\n"})
         assert saved.status_code == 200 and "Saved apollo/web.md" in saved.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\nsecond line\r\n"
         assert "+second line" in unescape(saved.text)  # the history page shows the write's diff
         stale = alice.post("/p/projects/edit/apollo/web.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "crlf": "1", "content": "# Web\r\nmine\r\n"})
+            "csrf": _csrf(editor), "version": version.group(1), "content": "# Web\r\nmine\r\n"})
         assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text
         entry = re.search(r'action="/p/projects/undo/(\d+)/apollo/web.md"', saved.text)
         assert entry
         undone = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/web.md", data={"csrf": _csrf(saved.text)})
         assert undone.status_code == 200 and f"Undone: journal entry {entry.group(1)}" in undone.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\n"
+
+
+def test_a_save_keeps_each_kept_lines_own_ending_and_a_large_note_saves(world: World, base: str) -> None:
+    """The browser sends every line break as CRLF: the lines left as they were keep their own (LF, CR, CRLF),
+    an added line takes the note's commonest; a note over the form's usual 1 MB field saves too."""
+    note = world.vault / "projects/apollo/mixed.md"
+    note.write_bytes(b"\n\n# Mixed\r\nlf line\ncr line\rcrlf line\r\nend")
+    big = world.vault / "projects/apollo/big.md"
+    big.write_bytes(("# Big\n" + "Größe und Maß, eine lange Zeile.\n" * 40_000).encode("utf-8"))  # 1.4 MB
+    world.runtime.indexing.sync_paths(["projects/apollo/mixed.md", "projects/apollo/big.md"])
+    with browser(base, "alice") as alice:
+        editor = alice.get("/p/projects/edit/apollo/mixed.md").text
+        assert '<textarea id="content" name="content" rows="30" spellcheck="false">\n\n\n# Mixed' in editor
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version
+        saved = alice.post("/p/projects/edit/apollo/mixed.md", data={
+            "csrf": _csrf(editor), "version": version.group(1),
+            "content": "\r\n\r\n# Mixed\r\nlf line\r\nnew line\r\ncr line\r\ncrlf line\r\nend"})
+        assert "Saved apollo/mixed.md" in saved.text
+        assert note.read_bytes() == b"\n\n# Mixed\r\nlf line\nnew line\ncr line\rcrlf line\r\nend"
+        editor = alice.get("/p/projects/edit/apollo/big.md").text
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version
+        text = big.read_text(encoding="utf-8").replace("\n", "\r\n") + "Schluss.\r\n"
+        saved = alice.post("/p/projects/edit/apollo/big.md", data={"csrf": _csrf(editor),
+                                                                   "version": version.group(1), "content": text})
+        assert "Saved apollo/big.md" in saved.text, saved.text[:300]
+        assert big.read_text(encoding="utf-8").endswith("Zeile.\nSchluss.\n")
 
 
 def test_readers_see_history_without_edit_or_undo_and_hidden_is_404(world: World, base: str) -> None:

@@ -533,6 +533,29 @@ def test_a_line_too_long_for_one_part_shows_once_and_the_lines_after_it_follow(p
     assert 20_000 < len(page.locator("#L2").inner_text()) < 30_000  # the first part's 24 KB of it
 
 
+def test_saving_in_the_editor_unchanged_writes_the_same_bytes(page: Page, web_world: World) -> None:
+    """In a real browser: the textarea drops a newline right after its tag and sends every break as CRLF; a
+    note with leading blank lines and mixed endings saved untouched stays byte for byte, and a typed line
+    lands with the note's commonest ending."""
+    from notewell.indexer import sync
+
+    rt = web_world.runtime
+    note = rt.settings.vault / "~alice" / "endings.md"
+    note.write_bytes(b"\n\n# Endings\r\nlf line\ncr line\rlast\r\n")
+    sync(rt.settings, rt.store)
+    sign_in(page, "alice")
+    page.goto("/p/~alice/edit/endings.md")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Nothing changed: endings.md was not written")).to_be_visible()
+    assert note.read_bytes() == b"\n\n# Endings\r\nlf line\ncr line\rlast\r\n"
+    page.goto("/p/~alice/edit/endings.md")
+    page.get_by_label("Text").press("Control+End")
+    page.get_by_label("Text").type("typed")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Saved endings.md")).to_be_visible()
+    assert note.read_bytes() == b"\n\n# Endings\r\nlf line\ncr line\rlast\r\ntyped"
+
+
 def test_a_document_shows_its_title_once_and_its_front_matter_as_fields(page: Page) -> None:
     sign_in(page, "alice")
     page.goto("/p/northwind-advisory/doc/pricing-policy.md?line=3")

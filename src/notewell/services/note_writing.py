@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
+from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path
@@ -54,6 +55,18 @@ class NoteWritingService:
         data = self._existing(target, path)
         text, bom = decode_note(data, target.vault_path)
         return text, version_of(data), bool(bom)
+
+    def save_edited(self, p: Principal, path: str, edited: str, *, tool: str,
+                    expected_version: str | None) -> NoteChange | None:
+        """The whole note as an editor sends it back (line breaks as a browser sends them: every one CRLF), saved
+        over ``expected_version`` with the note's own line endings and byte-order mark given back
+        (line_endings.py); None, and nothing written, when the person changed nothing."""
+        text, version, bom = self.read_for_edit(p, path)
+        content = restored(text, edited.replace("\r\n", "\n").replace("\r", "\n"))
+        if content == text and check_version(expected_version) == version:
+            return None
+        return self.write_note(p, path, ("\ufeff" if bom else "") + content, tool=tool, overwrite=True,
+                               expected_version=expected_version)
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
                    expected_version: str | None = None) -> NoteChange:

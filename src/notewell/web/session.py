@@ -28,6 +28,7 @@ SESSION_COOKIE = "notewell_session"
 SESSION_MAX_AGE_S = 12 * 3600
 CSRF_FIELD = "csrf"
 MAX_FORM_FIELDS = 200
+FORM_FIELD_BYTES = 1024 * 1024  # a field of any form but the editor's (Starlette's own default)
 T = TypeVar("T")
 
 
@@ -62,9 +63,10 @@ def csrf_token(request: Request) -> str:
     return token
 
 
-async def checked_form(request: Request) -> FormData:
-    """The POSTed form, if it carries the session's CSRF token; CsrfRefused otherwise."""
-    form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+async def checked_form(request: Request, *, max_part_size: int = FORM_FIELD_BYTES) -> FormData:
+    """The POSTed form, if it carries the session's CSRF token; CsrfRefused otherwise. A field may hold at most
+    ``max_part_size`` bytes as sent (the editor's text takes more than the other forms' fields)."""
+    form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)
     sent = form.get(CSRF_FIELD)
     expected = request.session.get(CSRF_FIELD)
     if not isinstance(sent, str) or not isinstance(expected, str) or not hmac.compare_digest(sent, expected):

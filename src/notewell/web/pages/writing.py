@@ -14,6 +14,7 @@ from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
 
 CONTENT_MAX_CHARS = 2_000_000  # what the editor's form may carry; the service caps the note's bytes
+EDITOR_FIELD_BYTES = 3 * 2 * CONTENT_MAX_CHARS  # the text URL-encoded: each UTF-8 byte %XX, each break CRLF
 
 
 def history_href(project: str, rel: str) -> str:
@@ -48,35 +49,33 @@ async def undo(request: Request) -> Response:
 async def edit_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
-    text, version, bom = await call(services(request).notes.read_for_edit, p, f"{project}/{rel}")
+    text, version, _ = await call(services(request).notes.read_for_edit, p, f"{project}/{rel}")
     return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=text, version=version,
-                crlf="\r\n" in text, bom=bom, current=None, error="", doc=doc_href(project, rel))
+                current=None, error="", doc=doc_href(project, rel))
 
 
 async def save(request: Request) -> Response:
     p = await signed_in(request)
-    form = await checked_form(request)
+    form = await checked_form(request, max_part_size=EDITOR_FIELD_BYTES)
     project, rel = request.path_params["project"], request.path_params["path"]
-    content = str(form.get("content", ""))[:CONTENT_MAX_CHARS].replace("\r\n", "\n")  # browsers send CRLF
-    crlf, bom = form.get("crlf") == "1", form.get("bom") == "1"
-    if crlf:
-        content = content.replace("\n", "\r\n")
-    saved = "\ufeff" + content if bom else content  # the note's byte-order mark, kept (read_for_edit)
+    content = str(form.get("content", ""))
     version = str(form.get("version", ""))
     notes = services(request).notes
-    try:
-        await call(notes.write_note, p, f"{project}/{rel}", saved, tool="web editor", overwrite=True,
-                   expected_version=version)
-    except VersionConflict as exc:  # both texts: what was sent stays in the textarea, the current one below
-        current, now, bom = await call(notes.read_for_edit, p, f"{project}/{rel}")
+    if len(content) > CONTENT_MAX_CHARS:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
-                    version=now, crlf=crlf, bom=bom, current=current, error=str(exc), doc=doc_href(project, rel),
-                    status=409)
+                    version=version, current=None, doc=doc_href(project, rel), status=400,
+                    error=f"The text is {len(content):,} characters; a note holds at most {CONTENT_MAX_CHARS:,}.")
+    try:
+        saved = await call(notes.save_edited, p, f"{project}/{rel}", content, tool="web editor",
+                           expected_version=version)
+    except VersionConflict as exc:  # both texts: what was sent stays in the textarea, the current one below
+        current, now, _ = await call(notes.read_for_edit, p, f"{project}/{rel}")
+        return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
+                    version=now, current=current, error=str(exc), doc=doc_href(project, rel), status=409)
     except (InvalidArgument, Conflict) as exc:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
-                    version=version, crlf=crlf, bom=bom, current=None, error=str(exc), doc=doc_href(project, rel),
-                    status=400)
-    request.session["message"] = f"Saved {rel}"
+                    version=version, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
+    request.session["message"] = f"Saved {rel}" if saved is not None else f"Nothing changed: {rel} was not written"
     return RedirectResponse(history_href(project, rel), status_code=303)
 
 

@@ -1,0 +1,55 @@
+"""A whole note's text sent back by an editor whose line breaks are all "\n" (a browser's textarea sends every
+break as CRLF, whatever the note had), given back the breaks the note had: each line the editor left as it was
+keeps its own ending, and a new or changed line takes the note's commonest one. So a save changes only the
+lines a person changed, in a note with CRLF, CR or mixed endings alike."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from difflib import SequenceMatcher
+
+_BREAK = re.compile(r"(\r\n|\r|\n)")
+MATCHED_PAIRS_MAX = 4_000_000  # changed lines of the note times the editor's: above, matching would take seconds
+
+
+def _lines(text: str) -> list[tuple[str, str]]:
+    """(line, its ending) for every line; the last one's ending is "" (the text after the last break)."""
+    parts = _BREAK.split(text)
+    return [(parts[i], parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
+
+
+def restored(original: str, edited: str) -> str:
+    """``edited`` (breaks all "\\n") with the line endings of ``original`` wherever its lines were kept."""
+    old = _lines(original)
+    new = edited.split("\n")
+    if [line for line, _ in old] == new:
+        return original  # nothing changed, not even an ending
+    endings = Counter(ending for _, ending in old if ending)
+    common = endings.most_common(1)[0][0] if endings else "\n"
+    chosen = [common] * (len(new) - 1) + [""]
+    head = 0  # the lines kept at the start and at the end are paired in place; only the rest is matched
+    while head < min(len(old), len(new)) - 1 and old[head][0] == new[head]:
+        chosen[head] = old[head][1] or common
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head - 1 and old[-2 - tail][0] == new[-2 - tail] \
+            and old[-1][0] == new[-1]:
+        chosen[len(new) - 2 - tail] = old[-2 - tail][1] or common
+        tail += 1
+    middle_old = old[head:len(old) - tail - 1]
+    middle_new = new[head:len(new) - tail - 1]
+    if len(middle_old) * len(middle_new) <= MATCHED_PAIRS_MAX:
+        matcher = SequenceMatcher(None, [line for line, _ in middle_old], middle_new, autojunk=False)
+        for tag, old_start, old_end, new_start, _ in matcher.get_opcodes():
+            if tag == "equal":
+                for offset in range(old_end - old_start):
+                    chosen[head + new_start + offset] = middle_old[old_start + offset][1] or common
+    else:  # too many lines changed to match them in time: a line the note had takes that line's ending
+        had = {line: ending for line, ending in reversed(middle_old) if ending}
+        for offset, line in enumerate(middle_new):
+            chosen[head + offset] = had.get(line, common)
+    for at in range(len(new) - 2):  # a CR ending then an empty line ending LF would read as one CRLF break
+        if chosen[at] == "\r" and not new[at + 1] and chosen[at + 1].startswith("\n"):
+            chosen[at] = "\r\n"
+    return "".join(line + ending for line, ending in zip(new, chosen, strict=True))
