@@ -37,7 +37,23 @@ from notewell.timestamps import now_iso
 
 _HANDLE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+_EMAIL = re.compile(r"^[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)*$")  # RFC 5322's atoms, any script's letters
+NAME_CHARS = 200  # a user's or a project's name
+DESCRIPTION_CHARS = 1000  # a project's description
+LABEL_CHARS = 100  # a project's framework or language
+
+
+def _text(field: str, value: str | None, limit: int) -> str | None:
+    """``value`` stripped, refused (naming ``field``) when longer than ``limit`` characters or holding a control
+    character (a NUL, a line break: a name is shown on one line); None stays None."""
+    if value is None:
+        return None
+    clean = value.strip()
+    if len(clean) > limit:
+        raise InvalidArgument(field, f"is {len(clean)} characters; keep it to {limit}")
+    if not clean.isprintable():
+        raise InvalidArgument(field, "holds a control character (a NUL, a tab or a line break); write it on one line")
+    return clean
 
 
 @dataclass(frozen=True)
@@ -101,6 +117,7 @@ class Administration:
         the vault is known)."""
         self.authorization.authorize(p, "access:manage")
         email = email.strip()
+        name = _text("name", name, NAME_CHARS)
         if not _EMAIL.match(email):
             raise InvalidArgument("email", f"{email!r} is not an email address such as ada@example.com")
         checked_role = policy.check_role(role)
@@ -190,6 +207,8 @@ class Administration:
                                         "starting with a letter or digit")
         if self.identity.project(project_id) is not None:
             raise Conflict(f"project {project_id} exists already", field="id", remedy="set-project")
+        name, description = _text("name", name, NAME_CHARS), _text("description", description, DESCRIPTION_CHARS) or ""
+        framework, language = _text("framework", framework, LABEL_CHARS), _text("language", language, LABEL_CHARS)
         project = Project(id=project_id, name=(name or "").strip() or project_id, description=description.strip(),
                           kind="ordinary", status="active", framework=framework or None, language=language or None,
                           created_at=now_iso(), custom_name=bool(name), custom_description=bool(description))
@@ -216,7 +235,9 @@ class Administration:
                     framework: str | None = None, language: str | None = None) -> Project:
         """Change the named fields; a name or description set here is kept over the folder's README."""
         project = self._managed(p, project_id)
-        if name is not None and not name.strip():
+        name, description = _text("name", name, NAME_CHARS), _text("description", description, DESCRIPTION_CHARS)
+        framework, language = _text("framework", framework, LABEL_CHARS), _text("language", language, LABEL_CHARS)
+        if name is not None and not name:
             raise InvalidArgument("name", "must not be empty")
         updated = project
         if name is not None:

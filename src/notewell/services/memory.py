@@ -262,6 +262,8 @@ class MemoryService:
         why = (reason or "").strip()
         if len(why) > MAX_REASON_CHARS:
             raise InvalidArgument("reason", f"is {len(why)} characters; keep it to {MAX_REASON_CHARS}")
+        if "\x00" in why:
+            raise InvalidArgument("reason", "contains a NUL character (\\x00); remove it")
         record = self._visible(p, ref, include_forgotten=True)
         if record.deleted_at is not None:
             raise _already_forgotten(record)

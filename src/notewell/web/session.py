@@ -28,6 +28,7 @@ SESSION_COOKIE = "notewell_session"
 SESSION_MAX_AGE_S = 12 * 3600
 CSRF_FIELD = "csrf"
 MAX_FORM_FIELDS = 200
+QUERY_MAX_CHARS = 1000  # a search page's q: the search engine's own bound
 FORM_FIELD_BYTES = 1024 * 1024  # a field of any form but the editor's (Starlette's own default)
 T = TypeVar("T")
 
@@ -61,6 +62,18 @@ def csrf_token(request: Request) -> str:
         token = secrets.token_urlsafe(32)
         request.session[CSRF_FIELD] = token
     return token
+
+
+def searched_text(request: Request) -> tuple[str, str]:
+    """The page's ``q`` as it is shown back (a NUL as U+FFFD, at most the longest query) and why it cannot be
+    searched ("" when it can): longer than a search takes, or holding a NUL. Never cut silently."""
+    q = request.query_params.get("q", "")
+    shown = q[:QUERY_MAX_CHARS].replace("\x00", "\ufffd")
+    if len(q) > QUERY_MAX_CHARS:
+        return shown, f"q: is {len(q)} characters; keep it to {QUERY_MAX_CHARS} or fewer"
+    if "\x00" in q:
+        return shown, "q: contains a NUL character (\\x00); remove it"
+    return q, ""
 
 
 async def checked_form(request: Request, *, max_part_size: int = FORM_FIELD_BYTES) -> FormData:

@@ -4,7 +4,7 @@ Each change is the access service's, which decides and audits it."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from notewell.access.principal import Principal
 from notewell.access.token_secrets import since_from
-from notewell.errors import NotewellError, NotFound
+from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
 from notewell.timestamps import now_iso
 from notewell.web.render import page
@@ -31,6 +31,15 @@ async def _manager(request: Request) -> Principal:
 
 
 
+def _choice(form: Any, field: str, allowed: Sequence[str]) -> str:
+    """The form's value for ``field`` if it is one the page offers; a value no page sends is refused, never
+    taken for another."""
+    value = form.get(field)
+    if value not in allowed:
+        raise InvalidArgument(field, f"must be one of {', '.join(allowed)}")
+    return str(value)
+
+
 async def _users(request: Request, p: Principal, *, error: str = "", link: object = None, link_email: str = "",
                  status: int = 200) -> Response:
     users = await call(services(request).administration.users, p)
@@ -46,8 +55,8 @@ async def add_user(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     try:
-        await call(services(request).administration.add_user, p, str(form.get("email", ""))[:320],
-                   str(form.get("role", "member")), name=str(form.get("name", ""))[:200] or None)
+        await call(services(request).administration.add_user, p, str(form.get("email", "")),
+                   str(form.get("role", "member")), name=str(form.get("name", "")) or None)
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
     return RedirectResponse("/admin/users", status_code=303)
@@ -56,8 +65,11 @@ async def add_user(request: Request) -> Response:
 async def set_active(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
-    await call(services(request).administration.set_user_active, p, str(form.get("email", "")),
-               form.get("active") == "yes")
+    try:
+        active = _choice(form, "active", ("yes", "no")) == "yes"
+        await call(services(request).administration.set_user_active, p, str(form.get("email", "")), active)
+    except NotewellError as exc:
+        return await _users(request, p, error=str(exc), status=400)
     return RedirectResponse("/admin/users", status_code=303)
 
 
@@ -95,10 +107,10 @@ async def projects_page(request: Request) -> Response:
 async def add_project(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
-    project_id = str(form.get("id", ""))[:64]
+    project_id = str(form.get("id", ""))
     try:
         await call(services(request).administration.add_project, p, project_id,
-                   name=str(form.get("name", ""))[:200] or None, description=str(form.get("description", ""))[:1000])
+                   name=str(form.get("name", "")) or None, description=str(form.get("description", "")))
     except NotewellError as exc:
         return await _projects(request, p, error=str(exc), status=400)
     return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
@@ -127,7 +139,7 @@ async def _project_change(request: Request, change: Callable[[Principal, str, An
     try:
         await change(p, project_id, form)
     except NotewellError as exc:
-        if isinstance(exc, NotFound) and "Not found:" in str(exc):
+        if isinstance(exc, NotFound) and exc.field != "email":  # the project is hidden or gone: the 404 page
             raise
         return await _project(request, p, error=str(exc), status=400)
     return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
@@ -137,8 +149,8 @@ async def set_project(request: Request) -> Response:
     access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
-        return await call(access.set_project, p, project_id, name=str(form.get("name", ""))[:200],
-                          description=str(form.get("description", ""))[:1000])
+        return await call(access.set_project, p, project_id, name=str(form.get("name", "")),
+                          description=str(form.get("description", "")))
     return await _project_change(request, change)
 
 
@@ -146,8 +158,7 @@ async def set_status(request: Request) -> Response:
     access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
-        status = "archived" if form.get("status") == "archived" else "active"
-        return await call(access.set_project_status, p, project_id, status)
+        return await call(access.set_project_status, p, project_id, _choice(form, "status", ("archived", "active")))
     return await _project_change(request, change)
 
 
@@ -155,7 +166,7 @@ async def grant(request: Request) -> Response:
     access = services(request).administration
 
     async def change(p: Principal, project_id: str, form: Any) -> object:
-        level = "write" if form.get("level") == "write" else "read"
+        level = "write" if _choice(form, "level", GRANT_LEVELS) == "write" else "read"
         return await call(access.grant, p, str(form.get("email", "")), project_id, level)
     return await _project_change(request, change)
 

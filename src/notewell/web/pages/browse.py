@@ -25,7 +25,7 @@ from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
-from notewell.web.session import call, services, signed_in
+from notewell.web.session import call, searched_text, services, signed_in
 from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
@@ -155,7 +155,7 @@ def _search_href(params: dict[str, str], page_number: int) -> str:
 async def search_page(request: Request) -> Response:
     p = await signed_in(request)
     svc = services(request)
-    q = request.query_params.get("q", "")[:1000]
+    q, refused = searched_text(request)
     mode = "regex" if request.query_params.get("mode") == "regex" else "plain"
     case_param = request.query_params.get("case", "smart")
     case: CaseMode = next((c for c, _ in CASES if c == case_param), "smart")
@@ -166,7 +166,9 @@ async def search_page(request: Request) -> Response:
     context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
                                   "projects": projects, "result": None, "hits": [], "error": "",
                                   "prev_href": "", "next_href": ""}
-    if q:
+    if refused:
+        context["error"] = refused
+    elif q:
         try:
             result = await call(svc.knowledge.search_notes, p, q, regex=mode == "regex", limit=PAGE_SIZE,
                                 offset=(page_number - 1) * PAGE_SIZE, repo=project or None, case=case)

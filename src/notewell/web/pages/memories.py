@@ -14,7 +14,7 @@ from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.memory import Memory, MemoryResult, MemoryService
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, signed_in
+from notewell.web.session import call, checked_form, searched_text, services, signed_in
 
 NEWEST = 50
 SCAN_MAX = 100_000  # memories looked at for the newest list
@@ -28,18 +28,17 @@ def _newest(memory: MemoryService, p: Principal) -> list[Memory]:
 async def memories_page(request: Request) -> Response:
     p = await signed_in(request)
     svc = services(request).memory
-    q = request.query_params.get("q", "")[:1000]
-    error = ""
+    q, error = searched_text(request)
     memories: list[Memory] = []
     found_by: dict[str, str] = {}  # a search's: how each memory was found
     words_only: str | None = None
     try:
-        if q:
+        if q and not error:
             found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
             memories = [r.memory for r in found.results]
             found_by = {r.memory.ref: _found_by(r) for r in found.results}
             words_only = found.words_only
-        else:
+        elif not q:
             memories = await call(_newest, svc, p)
     except NotewellError as exc:
         error = str(exc)
@@ -69,8 +68,11 @@ async def forget(request: Request) -> Response:
     form = await checked_form(request)
     svc = services(request).memory
     ref = request.path_params["ref"]
+    reason = str(form.get("reason", ""))
     try:
-        await call(svc.forget, p, ref, str(form.get("reason", ""))[:500])
+        if not reason.strip():  # the page asks for one (XMemo's forget takes none; a person here gives one)
+            raise InvalidArgument("reason", "say why it is forgotten; it is kept with the memory")
+        await call(svc.forget, p, ref, reason)
     except InvalidArgument as exc:
         memory = await call(svc.get, p, ref)
         return page(request, "memory.html", p, title=memory.title, m=memory, error=str(exc), status=400)
@@ -84,7 +86,7 @@ async def retire(request: Request) -> Response:
     form = await checked_form(request)
     ref = request.path_params["ref"]
     try:
-        await call(services(request).brain.retire, p, ref, str(form.get("reason", ""))[:500])
+        await call(services(request).brain.retire, p, ref, str(form.get("reason", "")))
     except NotewellError as exc:
         if isinstance(exc, NotFound):
             raise

@@ -12,7 +12,7 @@ from notewell.errors import NotewellError
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_limits import EVENTS_PAGE_MAX
 from notewell.web.render import page
-from notewell.web.session import call, services, signed_in
+from notewell.web.session import call, searched_text, services, signed_in
 
 SHOWN = 50
 
@@ -20,13 +20,12 @@ SHOWN = 50
 async def sessions_page(request: Request) -> Response:
     p = await signed_in(request)
     brain = services(request).brain
-    q = request.query_params.get("q", "")[:1000]
+    q, error = searched_text(request)
     sessions: list[SessionRecord] = []
-    error = ""
     try:
-        if q:
+        if q and not error:
             sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
-        else:
+        elif not q:
             sessions = await call(brain.recent_sessions, p, SHOWN)
     except NotewellError as exc:
         error = str(exc)

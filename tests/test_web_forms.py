@@ -1,0 +1,83 @@
+"""The web's forms refuse what no page of theirs sends, naming the field, instead of taking it for something
+else: a blank forget reason, an 'active' or grant level not offered, a project id or name too long, a search
+text too long or holding a NUL. Over real HTTP with a signed-in session (httpx posts what a browser would,
+and what one would not), on the web test world."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html import unescape
+
+import httpx
+
+from mcp_world import World
+from web_world import PASSWORDS, email
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field in the page"
+    return found.group(1)
+
+
+@contextmanager
+def signed_in(base: str, handle: str) -> Iterator[tuple[httpx.Client, str]]:
+    """A client signed in as ``handle`` with its password, and the session's CSRF token."""
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as client:
+        form = client.get("/signin").text
+        signed = client.post("/signin", data={"csrf": _csrf(form), "email": email(handle),
+                                              "password": PASSWORDS[handle], "next": "/memories"})
+        assert signed.status_code == 200, signed.text
+        yield client, _csrf(signed.text)
+
+
+def test_a_memory_is_not_forgotten_without_a_reason(web_url: str, web_world: World) -> None:
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    ref = rt.memory.remember(alice, "The form test keeps this one.", path="forms").memory.ref
+    with signed_in(web_url, "alice") as (client, csrf):
+        for reason in ("", "   "):
+            refused = client.post(f"/memories/{ref}/forget", data={"csrf": csrf, "reason": reason})
+            assert refused.status_code == 400 and "reason: say why it is forgotten" in unescape(refused.text)
+        nul = client.post(f"/memories/{ref}/forget", data={"csrf": csrf, "reason": "a\x00b"})
+        assert nul.status_code == 400 and "NUL" in nul.text
+        long = client.post(f"/memories/{ref}/forget", data={"csrf": csrf, "reason": "x" * 600})
+        assert long.status_code == 400 and "is 600 characters; keep it to 500" in long.text
+    assert rt.memory.get(alice, ref).deleted_at is None
+
+
+def test_admin_forms_refuse_values_no_page_sends(web_url: str, web_world: World) -> None:
+    rt = web_world.runtime
+    admin = rt.authentication.acting_as(None)
+    grants = rt.administration.project_grants(admin, "handbook")
+    with signed_in(web_url, "admin") as (client, csrf):
+        maybe = client.post("/admin/users/active", data={"csrf": csrf, "email": email("bob"), "active": "maybe"})
+        assert maybe.status_code == 400 and "active: must be one of yes, no" in maybe.text
+        long_id = "p" * 70
+        made = client.post("/admin/projects", data={"csrf": csrf, "id": long_id, "name": "", "description": ""})
+        assert made.status_code == 400 and "must be 1-64 lower-case letters" in unescape(made.text)
+        named = client.post("/admin/projects", data={"csrf": csrf, "id": "forms-test", "name": "n" * 201,
+                                                     "description": ""})
+        assert named.status_code == 400 and "name: is 201 characters; keep it to 200" in named.text
+        level = client.post("/admin/projects/handbook/grants", data={"csrf": csrf, "email": email("bob"),
+                                                                     "level": "admin"})
+        assert level.status_code == 400 and "level: must be one of read, write" in level.text
+        status = client.post("/admin/projects/handbook/status", data={"csrf": csrf, "status": "deleted"})
+        assert status.status_code == 400 and "status: must be one of archived, active" in status.text
+        bad_email = client.post("/admin/users", data={"csrf": csrf, "email": "<script>@x.test", "role": "member",
+                                                      "name": ""})
+        assert bad_email.status_code == 400 and "is not an email address" in bad_email.text
+    assert rt.administration.user(admin, email("bob")).active
+    assert rt.store.identity.project(long_id[:64]) is None and rt.store.identity.project("forms-test") is None
+    assert rt.administration.project_grants(admin, "handbook") == grants
+
+
+def test_a_search_text_too_long_or_with_a_nul_is_refused_not_cut(web_url: str) -> None:
+    with signed_in(web_url, "alice") as (client, _):
+        for path in ("/search", "/memories", "/sessions"):
+            long = client.get(path, params={"q": "a" * 1001})
+            assert long.status_code == 200 and "q: is 1001 characters; keep it to 1000 or fewer" in long.text
+            nul = client.get(path, params={"q": "ab\x00c"})
+            assert "q: contains a NUL character" in nul.text and "\x00" not in nul.text
