@@ -36,12 +36,16 @@ def rt(tmp_path: Path) -> Iterator[Runtime]:
     ("apollo/" + "n" * 300 + ".md", "longer than 255 bytes"),
     ("apollo/tab\there.md", "control character"),
     ("apollo/plan.MD.exe", "type the vault indexes"),
+    ("apollo/plan.md ", "starts or ends with a space"),  # it would overwrite apollo/plan.md
+    (" apollo/plan.md", "starts or ends with a space"),
+    ("apollo/drafts /x.md", "starts or ends with a space ('drafts ')"),
 ])
 def test_a_write_is_refused_with_the_reason(rt: Runtime, path: str, words: str) -> None:
     with pytest.raises(InvalidArgument) as err:
         rt.notes.write_note(LOCAL_OWNER, path, "x\n", tool="test", overwrite=True)
     assert err.value.field == "path" and words in str(err.value)
     assert (rt.settings.vault / "apollo/real.md").read_text() == "real\n"  # the link's target is untouched
+    assert (rt.settings.vault / "apollo/plan.md").read_text() == "# Plan\n"
 
 
 def test_a_note_over_the_index_limit_is_refused(rt: Runtime) -> None:

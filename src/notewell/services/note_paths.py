@@ -32,6 +32,8 @@ class NotePath:
 def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> NotePath:
     """The path checked as written (it reads nothing), or InvalidArgument naming ``field`` and what to write
     instead; ``check_not_ignored`` asks the vault's ignore files once the caller may write there."""
+    if path != path.strip():  # normalize_path would drop it, and the write would land on another name
+        raise InvalidArgument(field, f"{path!r} starts or ends with a space; write the path without it")
     norm = normalize_path(path, field)
     project, _, rel = norm.partition("/")
     if not rel:
@@ -49,6 +51,8 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
             raise InvalidArgument(field, f"a name in {path!r} is longer than {NAME_MAX_BYTES} bytes; shorten it")
         if any(ord(c) < 32 for c in part):
             raise InvalidArgument(field, f"{path!r} holds a control character; use printable names")
+        if part != part.strip():
+            raise InvalidArgument(field, f"a name in {path!r} starts or ends with a space ({part!r}); names do not")
     if parts[-1] in IGNORE_FILES:
         raise InvalidArgument(field, f"{parts[-1]} is an ignore file, not a note")
     ext = os.path.splitext(parts[-1])[1].lower()

@@ -134,7 +134,8 @@ async def doc_page(request: Request) -> Response:
                                           if link.kind == "markdown" and not link.path))
     blocks = render_markdown("\n".join(lines), line, title, wikilinks, unresolved) if rendered else None
     heading = next((b for b in blocks or [] if b.kind == "title"), None)  # shown once: as the page's h1
-    may_write = services(request).authorization.allowed(p, "note:write", project)
+    # a file that is not UTF-8 is never edited (note_vault.decode_note): no Edit link leads to that refusal
+    may_write = not first.decoded and services(request).authorization.allowed(p, "note:write", project)
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
                 may_write=may_write,
                 shown=len(lines), cut=cut, heading=heading,
