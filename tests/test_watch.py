@@ -259,3 +259,31 @@ def _wait_for(condition: Callable[[], bool]) -> None:
     while not condition():
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_a_symlink_the_policy_skips_is_not_read_again_and_again(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A link out of the vault and a broken one are skipped the same way each time: a sync leaves them for their
+    next change, and schedules no retry (it once logged one every 30 s for ever)."""
+    from notewell.store.leadership import open_leadership
+    from notewell.watcher import VaultWatcher
+
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside secret\n")
+    vault = make_vault(tmp_path, {"notes/a.md": "The heron.\n"})
+    os.symlink(outside, vault / "notes" / "out.md")
+    os.symlink(vault / "notes" / "gone.md", vault / "notes" / "broken.md")
+    (vault / "notes" / "ok.md").write_text("A grebe.\n")
+    rt = open_runtime(str(vault), str(tmp_path / "index.db"))
+    try:
+        watcher = VaultWatcher(rt.settings, rt.store, open_leadership(rt.settings.db))
+        watcher._pending = {"notes/out.md", "notes/broken.md", "notes/ok.md"}
+        with caplog.at_level("WARNING", logger="notewell"):
+            watcher._sync_pending()
+        assert ("notes", "ok.md") in rt.store.documents.state()
+        assert watcher._retry_at is None and watcher._pending == set()
+        assert "op=watch.retry" not in caplog.text
+        skipped = {s.path: s.reason for s in rt.store.documents.skipped()}
+        assert skipped["out.md"] == "symlink leads outside the vault" and skipped["broken.md"] == "broken symlink"
+    finally:
+        rt.close()

@@ -28,7 +28,7 @@ from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
 from notewell.store.base import Store
 from notewell.store.leadership import Leadership, open_leadership
-from notewell.vault.scan import EVERYTHING, IGNORE_FILES, Subtrees
+from notewell.vault.scan import EVERYTHING, IGNORE_FILES, Subtrees, may_read_later
 
 STEP_MS = 50  # a batch is complete after this long without a new change...
 DEBOUNCE_MS = 400  # ...or after this long in all
@@ -160,8 +160,9 @@ class VaultWatcher:
             metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
-        unreadable = {item.path for item in report.left_out if item.why == "unreadable"}
-        self._pending = unreadable  # a file being written may fail to read: read it again
+        unreadable = {item.path for item in report.left_out if item.why == "unreadable" and may_read_later(item.detail)}
+        self._pending = unreadable  # a file being written may fail to read: read it again (a symlink not followed
+        # or a name that is not UTF-8 would fail the same way each time: it waits for its next change)
         if unreadable:
             self._schedule_retry(f"{len(unreadable)} unreadable")
         else:

@@ -139,6 +139,13 @@ def left_out_reason(reason: str) -> str:
     return "type" if reason in ("binary file", OTHER_TYPE) else "unreadable"
 
 
+def may_read_later(reason: str) -> bool:
+    """Whether a skipped file's recorded reason is a read that failed (the file being written, or swapped while
+    read), worth trying again; a symlink the policy does not follow or a name that is not UTF-8 stays as it is
+    until the file itself changes."""
+    return reason.startswith("unreadable")
+
+
 def is_text_file(path: Path) -> bool:
     """UTF-8 with no NUL byte in the first 8 KB (a character cut at the 8 KB mark still counts)."""
     try:
