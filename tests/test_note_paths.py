@@ -53,3 +53,22 @@ def test_a_note_over_the_index_limit_is_refused(rt: Runtime) -> None:
         rt.notes.write_note(LOCAL_OWNER, "apollo/big.md", "x" * 101, tool="test")
     rt.notes.write_note(LOCAL_OWNER, "apollo/small.md", "x" * 100, tool="test")
     assert not [p for p in (rt.settings.vault / "apollo").iterdir() if p.name.startswith(".notewell-write-")]
+
+
+def test_a_name_another_note_has_in_another_unicode_form_is_refused(rt: Runtime) -> None:
+    """"Zoë" composed and "Zoe" with a combining mark look the same: a second note (or folder) by the other form
+    is refused, for a write and for a move, and the first is written to by its own name."""
+    composed, decomposed = "Zo\u00eb", "Zoe\u0308"
+    rt.notes.write_note(LOCAL_OWNER, f"apollo/{composed}.md", "first\n", tool="test")
+    rt.notes.write_note(LOCAL_OWNER, f"apollo/{composed}/inner.md", "in a folder\n", tool="test")
+    for path in (f"apollo/{decomposed}.md", f"apollo/{decomposed}/other.md"):
+        with pytest.raises(InvalidArgument, match="the same name in another Unicode form") as err:
+            rt.notes.write_note(LOCAL_OWNER, path, "second\n", tool="test")
+        assert err.value.field == "path"
+    with pytest.raises(InvalidArgument, match="another Unicode form") as err:
+        rt.notes.move_note(LOCAL_OWNER, "apollo/plan.md", f"apollo/{decomposed}.md", tool="test")
+    assert err.value.field == "new_path"
+    assert sorted(p.name for p in (rt.settings.vault / "apollo").iterdir() if p.name.startswith("Zo")) == [
+        composed, f"{composed}.md"]
+    rt.notes.write_note(LOCAL_OWNER, f"apollo/{composed}.md", "again\n", tool="test", overwrite=True,
+                        expected_version=rt.notes.read_for_edit(LOCAL_OWNER, f"apollo/{composed}.md")[1])

@@ -15,6 +15,7 @@ import errno
 import os
 import secrets
 import stat
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -47,6 +48,7 @@ class NoteFiles:
                 except FileNotFoundError:
                     if not create:
                         raise
+                    _refuse_another_form(fd, part, field)
                     with suppress(FileExistsError):
                         os.mkdir(part, FOLDER_MODE, dir_fd=fd)
                     child = os.open(part, _DIR_FLAGS, dir_fd=fd)
@@ -114,6 +116,7 @@ class NoteFiles:
         parts, new_parts = rel.split("/"), new_rel.split("/")
         with self._folder(parts[:-1], create=False, field="path") as source, \
                 self._folder(new_parts[:-1], create=True, field=field) as target:
+            _refuse_another_form(target, new_parts[-1], field)
             os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
             os.unlink(parts[-1], dir_fd=source)
             os.fsync(target)
@@ -131,9 +134,21 @@ class NoteFiles:
         try:
             info = os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
+            _refuse_another_form(folder, name, field)
             return
         if not stat.S_ISREG(info.st_mode):
             raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
+
+
+def _refuse_another_form(folder: int, name: str, field: str) -> None:
+    """A new name that another entry of the folder already has in another Unicode form ("Zoë" composed, or as
+    "e" and a combining mark) is refused: the two would look the same everywhere, and a file system that folds
+    the forms (macOS) would take them for one."""
+    wanted = unicodedata.normalize("NFC", name)
+    for entry in os.listdir(folder):
+        if entry != name and unicodedata.normalize("NFC", entry) == wanted:
+            raise InvalidArgument(field, f"{entry!r} is there already, the same name in another Unicode form; "
+                                         "write to it by that name, or choose another")
 
 
 def _unlink_quietly(name: str, folder: int) -> None:
