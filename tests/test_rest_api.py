@@ -497,6 +497,9 @@ def test_a_body_too_deep_or_too_large_is_a_problem_naming_the_body(rest: RestWor
     nested = problem(rest.call("POST", "/memories", "alice_rw", content=deep,
                                headers={"content-type": "application/json"}), 400)
     assert nested["field"] == "body"
+    latin1 = problem(rest.call("POST", "/memories", "alice_rw", content='{"content": "caf\u00e9"}'.encode("latin-1"),
+                               headers={"content-type": "application/json"}), 400)
+    assert latin1["field"] == "body" and "not UTF-8 text" in latin1["detail"]
     large = b'{"content": "' + b"a" * (5 * 1024 * 1024) + b'"}'
     too_large = problem(rest.call("POST", "/memories", "alice_rw", content=large,
                                   headers={"content-type": "application/json"}), 413)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from html import unescape
 from typing import Any
 
 import httpx
@@ -95,6 +96,8 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
         assert stale.status_code == 400 and "changed since" in stale.text
         assert client.post(f"/brain/skills/proposals/{proposals['merge']}/reject",
                            data={"csrf": csrf}).status_code == 303
+        odd = client.post("/brain/skills/proposals/abc/reject", data={"csrf": csrf})
+        assert odd.status_code == 404 and "'abc' is no proposal id" in unescape(odd.text)
         refused = client.post(f"/brain/skills/restore/{faded}", data={})
         assert refused.status_code == 403 and not rt.store.brain.knowledge([faded])[faded].live  # no CSRF token
         assert client.post(f"/brain/skills/restore/{faded}", data={"csrf": csrf}).status_code == 303

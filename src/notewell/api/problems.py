@@ -155,8 +155,9 @@ async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         detail = "Not found: no such resource; see /api/v1/docs"
     field = None
-    if exc.status_code == 400:  # FastAPI could not read the body (JSON nested too deeply, say)
-        field, detail = "body", "body: could not be read as JSON (nested too deeply?); send a flat JSON object"
+    if exc.status_code == 400:  # FastAPI could not read the body: not UTF-8, or JSON nested too deeply
+        field, detail = "body", ("body: could not be read as JSON (it is not UTF-8 text, or it is nested too "
+                                 "deeply); send a flat JSON object encoded as UTF-8")
     if exc.status_code == 413:
         field, detail = "body", TOO_LARGE
     return problem(exc.status_code, detail, field=field, headers=dict(exc.headers) if exc.headers else None)

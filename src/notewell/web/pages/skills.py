@@ -35,11 +35,6 @@ def _status(exc: NotewellError) -> int:
     return 404 if isinstance(exc, NotFound) else 403 if isinstance(exc, Forbidden) else 400
 
 
-def _proposal_id(request: Request) -> int:
-    given = str(request.path_params["proposal_id"])
-    return int(given) if given.isdigit() and len(given) <= 18 else 0
-
-
 async def decide(request: Request) -> Response:
     p = await signed_in(request)
     await checked_form(request)
@@ -47,8 +42,12 @@ async def decide(request: Request) -> Response:
     if decision not in ("accept", "reject"):
         return await _render(request, p, error=f"{decision[:20]!r} is no decision; accept or reject", status=404)
     accept = decision == "accept"
+    given = str(request.path_params["proposal_id"])
+    if not (given.isdigit() and len(given) <= 18):
+        return await _render(request, p, error=f"{given[:20]!r} is no proposal id; the ids are whole numbers, as "
+                                              "this page lists them", status=404)
     try:
-        decided = await call(services(request).brain.decide_proposal, p, _proposal_id(request), accept)
+        decided = await call(services(request).brain.decide_proposal, p, int(given), accept)
     except NotewellError as exc:
         return await _render(request, p, error=str(exc), status=_status(exc))
     return RedirectResponse(f"/brain/skills?done=proposal+{decided.id}+{decided.state}", status_code=303)
