@@ -150,6 +150,7 @@ async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, wo
     text = await refusal(admin, "edit_note", {"path": "handbook/stale.md", "operation": "append", "content": "x",
                                               "expected_version": first["version"]})
     assert f"it is at version {second['version']}" in text and "lines 4-4: 0 removed, 1 added" in text
+    assert f"first by admin (edit_note, journal {second['journal_id']})" in text  # the writer by handle
     assert (world.vault / "handbook/stale.md").read_text() == "# S\n\nline\nmore\n"
 
 

@@ -102,7 +102,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     brain = BrainService(store, authorization, audit, meaning, job_work)
     brain.extractor = choose_extractor(settings.kea, store.kea_budget)  # KEA_MODEL: deterministic unless set
     indexing = IndexingService(settings, store, administration)
-    note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db))
+    note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db), store.identity)
     knowledge = KnowledgeService(store, authorization, engine)
     links = LinkService(store, authorization)
     memory = MemoryService(store, authorization, audit, links, engine, meaning)

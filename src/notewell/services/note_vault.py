@@ -30,7 +30,7 @@ from notewell.services.note_files import NoteFiles
 from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath
-from notewell.store.base import JournalRepository
+from notewell.store.base import IdentityRepository, JournalRepository
 from notewell.store.note_lease import NoteLease
 from notewell.timestamps import now_iso
 
@@ -88,8 +88,9 @@ def decode_note(data: bytes, path: str) -> tuple[str, bytes]:
 
 class NoteVault:
     def __init__(self, settings: Settings, journal: JournalRepository, indexing: IndexingService,
-                 audit: AuditTrail, lease: NoteLease) -> None:
+                 audit: AuditTrail, lease: NoteLease, identity: IdentityRepository) -> None:
         self.settings = settings
+        self.identity = identity  # a conflict names the writer by handle
         self.files = NoteFiles(settings.vault)
         self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER, lease)
         self.git = NoteGit(settings.vault, settings.git_commit)
@@ -124,7 +125,8 @@ class NoteVault:
         if full is None or full.before is None:
             lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)  # as readDoc counts them
             return f"changed outside this journal; it now has {lines} line{'' if lines == 1 else 's'}"
-        by = f", first by {full.user_id} ({full.tool}, journal {full.id})"
+        writer = self.identity.user(full.user_id)
+        by = f", first by {writer.handle if writer is not None else full.user_id} ({full.tool}, journal {full.id})"
         return change(full.before.decode("utf-8", errors="replace"), text, target.vault_path).summary + by
 
     def check_size(self, data: bytes) -> None:
