@@ -5,8 +5,8 @@
 The pairs are bench/data/faq_pairs.jsonl (public FAQs, bench/meaning_pairs.py names them), or with --set man the
 English manual pages installed in /usr/share/man/man1 (Debian's manpages and the system's own; bench/
 model_compare.py's man_pairs): a page's one-line summary ("list directory contents", the command's name taken
-out) is the question, the first paragraph of its DESCRIPTION the answer, the first N pages that have both. Every answer is
-remembered as one memory (plus N distractor memories from the example vault, default 300), the queue is
+out) is the question, the first paragraph of its DESCRIPTION the answer, the first N pages that have both.
+Every answer is remembered as one memory (plus N distractor memories from the example vault, default 300), the queue is
 embedded, then each question is asked five ways, and the rank of its own answer is scored (top-1, top-3, MRR):
 
 - words:   recall with meaning off (the full-text path alone)

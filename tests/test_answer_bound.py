@@ -49,6 +49,8 @@ def _files() -> dict[str, str | bytes]:
     files["big/long.md"] = "\n".join(_line(n) for n in range(1, LINES + 1)) + "\n"
     files["big/wide.md"] = "# Wide\n" + WIDE_LINE + "\nafter\n"
     files["odd/latin1.md"] = b"caf\xe9 au lait\n\xff\xfe end\n"  # not UTF-8
+    files["huge/a/brain.md"] = "# " + "T" * 40_000 + "\n"  # one brain's title alone over the bound
+    files["huge/b/brain.md"] = "# Second\n"
     files.update({f"atlas/b{i:03d}/brain.md": f"---\ntitle: Brain {i:03d}\nsummary: {'A long summary. ' * 12}\n---\n"
                   for i in range(BRAINS)})
     return files
@@ -114,6 +116,10 @@ async def test_list_brains_pages_within_the_bound_and_its_offsets_skip_nothing(c
         assert page["note"].endswith(f"of {BRAINS}; more follow: call listBrains again with the same project and "
                                      f"offset {offset}.")
     assert offset > 0 and seen == [f"atlas/b{i:03d}" for i in range(BRAINS)]
+    first = await _call(client, "listBrains", {"project": "huge"})  # a brain over the bound alone: shown cut
+    assert [b["id"] for b in first["brains"]] == ["huge/a"] and "offset 1." in first["note"]
+    assert [b["id"] for b in (await _call(client, "listBrains", {"project": "huge", "offset": 1}))["brains"]] == [
+        "huge/b"]
     assert (await _call(client, "listBrains", {"offset": 10_000}))["brains"] == []
 
 

@@ -72,3 +72,6 @@ def test_a_name_another_note_has_in_another_unicode_form_is_refused(rt: Runtime)
         composed, f"{composed}.md"]
     rt.notes.write_note(LOCAL_OWNER, f"apollo/{composed}.md", "again\n", tool="test", overwrite=True,
                         expected_version=rt.notes.read_for_edit(LOCAL_OWNER, f"apollo/{composed}.md")[1])
+    rt.notes.move_note(LOCAL_OWNER, f"apollo/{composed}.md", f"apollo/{decomposed}.md", tool="test")  # its own
+    assert (rt.settings.vault / f"apollo/{decomposed}.md").read_text() == "again\n"  # name, in the other form
+    assert not (rt.settings.vault / f"apollo/{composed}.md").exists()

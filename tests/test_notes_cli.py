@@ -30,6 +30,13 @@ def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
     assert gone.exit_code == 0 and not (vault / "apollo/old/log.md").exists()
     listed = json.loads(run_cli("journal", "--path", "apollo/old/log.md", *base, "--json").stdout)
     assert [e["action"] for e in listed] == ["delete", "move"]
+    first = run_cli("journal", "--path", "apollo/old/log.md", "--limit", "1", *base)
+    assert f"older ones may follow: --before {listed[0]['id']}" in first.stderr
+    older = json.loads(run_cli("journal", "--path", "apollo/old/log.md", "--before", str(listed[0]["id"]), *base,
+                               "--json").stdout)
+    assert [e["id"] for e in older] == [listed[1]["id"]]
+    huge = run_cli("journal", "--before", str(2**63), *base)
+    assert huge.exit_code == 1 and huge.stderr.startswith("error: --before: must be an entry's id")
     undone = run_cli("undo", str(json.loads(gone.stdout)["journalId"]), *base)
     assert undone.exit_code == 0 and (vault / "apollo/old/log.md").read_text() == "# Log\n"
     again = run_cli("undo", str(json.loads(gone.stdout)["journalId"]), *base)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import runtime_over
+from notewell.access.authentication import user_principal
 from notewell.access.own_tokens import OwnTokenService
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
@@ -59,6 +60,21 @@ def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None
         env.rt.authentication.authenticate(minted.secret)
     actions = [(e.action, e.detail.get("self")) for e in env.rt.store.audit.list_since()]
     assert ("token.mint", True) in actions and ("token.revoke", True) in actions
+
+
+def test_a_person_demoted_still_sees_and_revokes_the_tokens_minted_as_admin(env: Env) -> None:
+    """A token keeping a scope the role has lost (admin) is counted without it: the person, signed in or on
+    a user-scoped token, still lists and revokes it; a narrower token of theirs still does not."""
+    root = env.principal("root@example.com", "knowledge:read,memory:read,memory:write,sessions,admin")
+    wide = env.own.mint(root, ["knowledge:read", "admin"], name="ops")
+    narrow = env.principal("root@example.com", "memory:read")
+    env.rt.administration.set_role(LOCAL_OWNER, "root@example.com", "member")
+    user = env.rt.store.identity.user_by_email("root@example.com")
+    assert user is not None
+    signed_in = user_principal(user)  # what a browser session is
+    assert wide.token.id in [t.id for t in env.own.list(signed_in)]
+    assert wide.token.id not in [t.id for t in env.own.list(narrow)]
+    assert env.own.revoke(signed_in, wide.token.id).revoked_at is not None
 
 
 def test_a_token_never_mints_more_than_its_holder_has(env: Env) -> None:

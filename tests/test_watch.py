@@ -285,5 +285,10 @@ def test_a_symlink_the_policy_skips_is_not_read_again_and_again(tmp_path: Path,
         assert "op=watch.retry" not in caplog.text
         skipped = {s.path: s.reason for s in rt.store.documents.skipped()}
         assert skipped["out.md"] == "symlink leads outside the vault" and skipped["broken.md"] == "broken symlink"
+        (vault / "notes" / "gone.md").write_text("The target at last.\n")  # the broken link's target appears
+        watcher._pending = {"notes/gone.md"}
+        watcher._sync_pending()
+        state = rt.store.documents.state()
+        assert ("notes", "gone.md") in state and ("notes", "broken.md") in state  # the link is read again with it
     finally:
         rt.close()

@@ -52,6 +52,7 @@ def test_admin_forms_refuse_values_no_page_sends(web_url: str, web_world: World)
     rt = web_world.runtime
     admin = rt.authentication.acting_as(None)
     grants = rt.administration.project_grants(admin, "handbook")
+    rt.administration.add_project(admin, "form-names")  # this test's own, renamed below
     with signed_in(web_url, "admin") as (client, csrf):
         maybe = client.post("/admin/users/active", data={"csrf": csrf, "email": email("bob"), "active": "maybe"})
         assert maybe.status_code == 400 and "active: must be one of yes, no" in maybe.text
@@ -69,9 +70,17 @@ def test_admin_forms_refuse_values_no_page_sends(web_url: str, web_world: World)
         bad_email = client.post("/admin/users", data={"csrf": csrf, "email": "<script>@x.test", "role": "member",
                                                       "name": ""})
         assert bad_email.status_code == 400 and "is not an email address" in bad_email.text
+        no_grant = client.post("/admin/projects/handbook/ungrant", data={"csrf": csrf, "email": email("admin")})
+        assert no_grant.status_code == 400 and "holds no grant on handbook" in no_grant.text  # the form's error
+        for name in ("山田\u3000太郎", "می\u200cخواهم", "Zoë\u00a0Ng"):  # spaces and joiners of real names
+            named = client.post("/admin/projects/form-names", data={"csrf": csrf, "name": name, "description": "d"})
+            assert named.status_code == 200 and rt.store.identity.project("form-names").name == name  # type: ignore[union-attr]
+        tabbed = client.post("/admin/projects/form-names", data={"csrf": csrf, "name": "a\tb", "description": "d"})
+        assert tabbed.status_code == 400 and "holds a control character" in tabbed.text
     assert rt.administration.user(admin, email("bob")).active
     assert rt.store.identity.project(long_id[:64]) is None and rt.store.identity.project("forms-test") is None
     assert rt.administration.project_grants(admin, "handbook") == grants
+    rt.administration.archive_project(admin, "form-names")  # out of the other tests' listings
 
 
 def test_a_search_text_too_long_or_with_a_nul_is_refused_not_cut(web_url: str) -> None:

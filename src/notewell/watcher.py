@@ -28,7 +28,8 @@ from notewell.errors import ConfigError
 from notewell.indexer import IndexReport, sync
 from notewell.store.base import Store
 from notewell.store.leadership import Leadership, open_leadership
-from notewell.vault.scan import EVERYTHING, IGNORE_FILES, Subtrees, may_read_later
+from notewell.vault.links import BROKEN
+from notewell.vault.scan import EVERYTHING, IGNORE_FILES, Subtrees, disk_path, may_read_later
 
 STEP_MS = 50  # a batch is complete after this long without a new change...
 DEBOUNCE_MS = 400  # ...or after this long in all
@@ -123,11 +124,20 @@ class VaultWatcher:
 
     def _scope(self) -> Subtrees:
         paths = self._pending
+        if "" not in paths:
+            paths = paths | self._broken_links_beside(paths)
         if "" in paths or any(p.rsplit("/", 1)[-1] in IGNORE_FILES for p in paths):
             return EVERYTHING
         if len(paths) > MAX_LISTED_PATHS:
             paths = {p.split("/", 1)[0] for p in paths}
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
+
+    def _broken_links_beside(self, paths: set[str]) -> set[str]:
+        """The broken symlinks recorded in the projects of ``paths``: a file made there may be the target one
+        waits for, and nothing else reads such a link again (a link the policy skips is not retried)."""
+        projects = {path.split("/", 1)[0] for path in paths}
+        return {disk_path(s.project, s.path) for s in self.store.documents.skipped()
+                if s.reason == BROKEN and disk_path(s.project, s.path).split("/", 1)[0] in projects}
 
     def _reload_settings(self) -> bool:
         """Read notewell.toml again; True when the indexing settings changed (the whole vault is synced again).

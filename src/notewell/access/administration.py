@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,13 +46,14 @@ LABEL_CHARS = 100  # a project's framework or language
 
 def _text(field: str, value: str | None, limit: int) -> str | None:
     """``value`` stripped, refused (naming ``field``) when longer than ``limit`` characters or holding a control
-    character (a NUL, a line break: a name is shown on one line); None stays None."""
+    character or a line separator (a NUL, a line break: a name is shown on one line; a no-break or ideographic
+    space and a zero-width joiner are parts of names); None stays None."""
     if value is None:
         return None
     clean = value.strip()
     if len(clean) > limit:
         raise InvalidArgument(field, f"is {len(clean)} characters; keep it to {limit}")
-    if not clean.isprintable():
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in clean):  # not Cf: a ZWNJ is part of a name
         raise InvalidArgument(field, "holds a control character (a NUL, a tab or a line break); write it on one line")
     return clean
 

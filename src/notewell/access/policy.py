@@ -267,13 +267,14 @@ def default_token_scopes(p: Principal) -> tuple[str, ...]:
 
 
 def reaches_own_token(p: Principal, token_id: str, scopes: Iterable[str], project_id: str | None) -> bool:
-    """Whether p may see and revoke this token of their own: the one p calls with, or one that holds no scope
-    beyond p's and no wider binding (a narrower token never reaches a wider one; a signed-in person, or a
-    user-scoped token with every scope, reaches them all)."""
+    """Whether p may see and revoke this token of their own: the one p calls with, or one that can do nothing
+    beyond what p can and has no wider binding (a narrower token never reaches a wider one; a signed-in person,
+    or a user-scoped token with every scope of the role, reaches them all: a token keeping a scope the role has
+    lost since, such as admin after a demotion, counts as without it)."""
     if token_id == p.token_id:
         return True
     within = p.bound_project is None or project_id == p.bound_project
-    return within and set(scopes) <= p.scopes
+    return within and set(scopes) & ROLE_SCOPES[p.role] <= p.scopes  # what the token can do now, role and all
 
 
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:

@@ -46,7 +46,9 @@ CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--rol
               "user": "--user", "project": "--project", "scopes": "--scopes", "expires": "--expires",
               "as": "--as", "path": "--path", "expected_version": "--expected-version", "fields": "--field",
               "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH",
-              "person": "--person", "memory_type": "--type", "expires_at": "--expires-at", "type": "--type"}
+              "person": "--person", "memory_type": "--type", "expires_at": "--expires-at", "type": "--type",
+              "before": "--before", "description": "--description", "framework": "--framework",
+              "language": "--language"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",

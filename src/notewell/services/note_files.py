@@ -116,7 +116,8 @@ class NoteFiles:
         parts, new_parts = rel.split("/"), new_rel.split("/")
         with self._folder(parts[:-1], create=False, field="path") as source, \
                 self._folder(new_parts[:-1], create=True, field=field) as target:
-            _refuse_another_form(target, new_parts[-1], field)
+            own = parts[-1] if parts[:-1] == new_parts[:-1] else None  # a rename to its own name in another form
+            _refuse_another_form(target, new_parts[-1], field, besides=own)
             os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
             os.unlink(parts[-1], dir_fd=source)
             os.fsync(target)
@@ -140,13 +141,13 @@ class NoteFiles:
             raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
 
 
-def _refuse_another_form(folder: int, name: str, field: str) -> None:
+def _refuse_another_form(folder: int, name: str, field: str, besides: str | None = None) -> None:
     """A new name that another entry of the folder already has in another Unicode form ("Zoë" composed, or as
     "e" and a combining mark) is refused: the two would look the same everywhere, and a file system that folds
-    the forms (macOS) would take them for one."""
+    the forms (macOS) would take them for one. ``besides``: an entry that is leaving (a move's source)."""
     wanted = unicodedata.normalize("NFC", name)
     for entry in os.listdir(folder):
-        if entry != name and unicodedata.normalize("NFC", entry) == wanted:
+        if entry not in (name, besides) and unicodedata.normalize("NFC", entry) == wanted:
             raise InvalidArgument(field, f"{entry!r} is there already, the same name in another Unicode form; "
                                          "write to it by that name, or choose another")
 

@@ -51,7 +51,7 @@ def document(caller: Caller, svc: Services, project: str, path: str, request: Re
              column: Annotated[int, Query(ge=1, le=limits.READ_DOC_COLUMN_MAX,
                                           description="The character of line offset to start at, counting from 1: "
                                                       "a part that cut a line too long for one part names it as "
-                                                      "next_column.")] = 1) -> Any:
+                                                      "nextColumn.")] = 1) -> Any:
     part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit, column)
     next_link(request, response, part.next_offset, column=part.next_column)  # the next part, as a Link header
     return part

@@ -90,7 +90,7 @@ _DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in w
     "firstColumn": "The character of firstLine the text starts at, counting from 1 (1 unless column was given).",
     "lastLine": "The last line in text.",
     "totalLines": "How many lines the document has.",
-    "hasMore": s.boolean("True when lines follow after lastLine."),
+    "hasMore": s.boolean("True when more follows: lines after lastLine, or the rest of a line cut (nextColumn)."),
     "nextOffset": s.Shown("The offset for the next part; absent at the end.", absent_when_null=True),
     "nextColumn": s.Shown("Present when the next part goes on with the rest of a line too long for one part "
                           "(over 24 KB): pass it as column, with offset nextOffset.", absent_when_null=True),
@@ -330,8 +330,8 @@ def _list_brains(svc: KnowledgeService) -> ToolSpec:
         offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
         brains = svc.list_brains(ctx.principal, args.string("project"))
         out: JsonObject = {"brains": [_brain_dict(b) for b in brains[offset:]]}
-        fits = leading_items_within(out, out["brains"], ANSWER_BYTES_MAX - 300)  # room for the note
-        if fits < len(brains) - offset:
+        fits = max(leading_items_within(out, out["brains"], ANSWER_BYTES_MAX - 300), 1)  # room for the note; one
+        if fits < len(brains) - offset:  # brain at least, so a pager always moves on (the door shortens its texts)
             del out["brains"][fits:]
             following = offset + fits
             out["truncated"] = True

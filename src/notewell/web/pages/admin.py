@@ -139,7 +139,7 @@ async def _project_change(request: Request, change: Callable[[Principal, str, An
     try:
         await change(p, project_id, form)
     except NotewellError as exc:
-        if isinstance(exc, NotFound) and exc.field != "email":  # the project is hidden or gone: the 404 page
+        if isinstance(exc, NotFound) and exc.field == "project":  # the project is hidden or gone: the 404 page
             raise
         return await _project(request, p, error=str(exc), status=400)
     return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)

@@ -61,10 +61,11 @@ async def save(request: Request) -> Response:
     content = str(form.get("content", ""))
     version = str(form.get("version", ""))
     notes = services(request).notes
-    if len(content) > CONTENT_MAX_CHARS:
+    size = len(content) - content.count("\r\n")  # a browser sends each line break as two characters
+    if size > CONTENT_MAX_CHARS:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
                     version=version, current=None, doc=doc_href(project, rel), status=400,
-                    error=f"The text is {len(content):,} characters; a note holds at most {CONTENT_MAX_CHARS:,}.")
+                    error=f"The text is {size:,} characters; a note holds at most {CONTENT_MAX_CHARS:,}.")
     try:
         saved = await call(notes.save_edited, p, f"{project}/{rel}", content, tool="web editor",
                            expected_version=version)
