@@ -4,7 +4,7 @@ Names, arguments, result fields and error codes follow shared/seeds/external-bra
 docs/brain.md explains sessions, knowledge kinds, the score, the stages and the ranking. Refusals are
 tool results whose text is ``Error in <tool>: <CODE>: <sentence naming the fix>`` (NOT_FOUND,
 FORBIDDEN_PROJECT, VALIDATION); an argument of the wrong type, or a required one missing, is JSON-RPC
--32602 as for every other tool.
+-32602 as for every other tool, but for brain_create_project's name, whose absence the page lists as VALIDATION.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from notewell.runtime import Runtime
 from notewell.services import brain_injection
 from notewell.services import brain_limits as b
 from notewell.services.brain import BrainService
+from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_oracle import OracleService
 
@@ -72,8 +73,10 @@ class _Calls:
         return out
 
     def create_project(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        bp, created = self.svc.create_project(ctx.principal, args.required_string("name"), args.string("framework"),
-                                              args.string("language"))
+        name = args.string("name")
+        if name is None:  # the page lists a missing name among VALIDATION's cases, not as a malformed call
+            raise BrainValidation("name", "is required: the project's name, 1 to 120 characters")
+        bp, created = self.svc.create_project(ctx.principal, name, args.string("framework"), args.string("language"))
         return {"projectId": bp.id, "slug": bp.slug, "created": created}
 
     def list_projects(self, ctx: CallContext, args: Arguments) -> JsonObject:

@@ -105,8 +105,8 @@ def create_project(call: Call) -> ToolSpec:
         }, ["projectId", "slug", "created"]),
         refusals=("Error in brain_create_project: FORBIDDEN_PROJECT: the token is project-scoped: the token IS "
                   "the project. Use a user-scoped token.",
-                  "Error in brain_create_project: VALIDATION: name: empty (after trimming) or longer than "
-                  f"{MAX_NAME_CHARS} characters; framework or language longer than {MAX_LABEL_CHARS}.",
+                  "Error in brain_create_project: VALIDATION: name: missing, empty (after trimming) or longer "
+                  f"than {MAX_NAME_CHARS} characters; framework or language longer than {MAX_LABEL_CHARS}.",
                   SHAPE, SCOPE_REFUSAL.format(tool="brain_create_project")),
     )
 
