@@ -46,6 +46,7 @@ def _files() -> dict[str, str | bytes]:
         f"big/docs/note-{i:04d}.md": (f"# A long title for note {i:04d} that goes on for a while "
                                       f"about the {'lantern ' * 8}\n\nlantern text {i}\n")
         for i in range(DOCUMENTS)}
+    files["big/docs/brain.md"] = "# Docs\n"  # a brain over the 1,200 notes
     files["big/long.md"] = "\n".join(_line(n) for n in range(1, LINES + 1)) + "\n"
     files["big/wide.md"] = "# Wide\n" + WIDE_LINE + "\nafter\n"
     files["odd/latin1.md"] = b"caf\xe9 au lait\n\xff\xfe end\n"  # not UTF-8
@@ -100,7 +101,7 @@ async def test_list_docs_pages_within_the_bound_and_its_offsets_skip_nothing(cli
         assert len(page["documents"]) < 1000  # the bytes ended the page, not the limit
         offset += len(page["documents"])
         assert f"offset {offset}." in page["note"]
-    assert len(seen) == len(set(seen)) == DOCUMENTS + 2
+    assert len(seen) == len(set(seen)) == DOCUMENTS + 3
     assert seen == sorted(seen)
 
 
@@ -254,6 +255,13 @@ def test_a_cut_answer_gives_the_tools_own_advice() -> None:
     answer = {"items": ["x" * 1000 for _ in range(10)]}
     assert "name one project" in fit_answer(answer, 3000, advice="To see the others, name one project.")["note"]
     assert "smaller limit" in fit_answer(answer, 3000)["note"]
+
+
+async def test_a_brain_search_stopped_at_its_cap_says_what_the_page_says(client: Client) -> None:
+    found = await _call(client, "searchBrain", {"brain": "big/docs", "query": "lantern"})
+    assert found["truncated"] is True and found["note"].endswith("more match. Make the query narrower.")
+    parents = await _call(client, "searchBrain", {"brain": "big/docs", "query": "lantern", "includeParents": True})
+    assert parents["note"].endswith("Make the query narrower, or leave out includeParents.")  # sasha-searchBrain.txt
 
 
 async def test_search_answers_stay_within_the_bound(client: Client) -> None:

@@ -157,7 +157,7 @@ def _hits_dict(result: HitList, narrower: str) -> JsonObject:
 
 _SEARCH_NARROWER = ("To reach the others, name one project (project) or search for a longer text; searchBrain "
                     "searches one brain.")
-_BRAIN_NARROWER = "To reach the others, search for a longer text, or search one of its sub-brains."
+_BRAIN_NARROWER = "Make the query narrower, or leave out includeParents."  # the page's own words
 
 
 _INCOMPLETE_NOTE = ("The query has no literal text to narrow the search, so every document was read, and the "
@@ -401,8 +401,9 @@ def _get_brain(svc: KnowledgeService) -> ToolSpec:
 
 def _search_brain(svc: KnowledgeService) -> ToolSpec:
     def search_brain(ctx: CallContext, args: Arguments) -> JsonObject:
+        parents = args.boolean("includeParents")
         result = svc.search_brain(ctx.principal, args.required_string("brain"), args.required_string("query"),
-                                  include_parents=args.boolean("includeParents"))
+                                  include_parents=parents)
         out: JsonObject = {
             "brain": result.brain, "query": result.query, "searched": result.searched,
             "results": [dump(record_model(BrainHit), h) for h in result.hits],
@@ -410,7 +411,8 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
         }
         notes = []
         if result.truncated:
-            notes.append(f"These are the first {len(result.hits)} matches; more match. {_BRAIN_NARROWER}")
+            narrower = _BRAIN_NARROWER if parents else "Make the query narrower."
+            notes.append(f"These are the first {len(result.hits)} matches; more match. {narrower}")
         if not result.complete:
             notes.append(_INCOMPLETE_NOTE)
         if notes:
