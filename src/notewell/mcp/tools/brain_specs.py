@@ -52,8 +52,8 @@ def start_session(call: Call) -> ToolSpec:
         description="Call ONCE at the start of a coding task. Files the session under a project: the token's "
                     "project, else projectId, else projectName (created on demand), else your first project, "
                     "else a new \"Default\". With a prompt, the answer carries relevantKnowledge (the top "
-                    f"{b.RELEVANT_LIMIT} items for the task and a ready injection: apply it) and openActionItems "
-                    "(your open to-dos in the project). Save sessionId for brain_log_event and "
+                    f"{b.RELEVANT_LIMIT} items for the task and a ready injection: apply it); with or without one, "
+                    "openActionItems (your open to-dos in the project). Save sessionId for brain_log_event and "
                     "brain_report_session_outcome. "
                     + DATA,
         input_schema=s.tool_input({
