@@ -500,6 +500,9 @@ def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
         "p/notes.txt": "# not a heading in a text file\nsecond\n",
         "p/badyaml.md": "---\ntitle: [unclosed\n---\n# Fallback\n",
         "p/desc.md": "---\ndescription: Described.\n---\ntext\n",
+        # thirty anchors of two aliases: a title of a billion words, were the aliases read
+        "p/aliases.md": "---\na0: &a0 [x, x]\n" + "".join(f"a{n}: &a{n} [*a{n - 1}, *a{n - 1}]\n" for n in range(1, 30))
+                        + "title: *a29\n---\n# Plain title\n",
     })
     nv = index_vault(vault)
     meta = {m.path: m for m in nv.store.documents.metas("p")}
@@ -511,6 +514,7 @@ def test_title_and_summary_rules(tmp_path: Path, index_vault) -> None:
     assert meta["notes.txt"].title == "notes"
     assert meta["badyaml.md"].title == "Fallback"
     assert meta["desc.md"].summary == "Described."
+    assert meta["aliases.md"].title == "Plain title"  # front matter with an alias is read as none
 
 
 def test_a_summary_is_a_paragraph_never_a_list_items_continuation(tmp_path: Path, index_vault) -> None:

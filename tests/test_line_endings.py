@@ -49,3 +49,13 @@ def test_forty_thousand_identical_lines_and_one_more_are_matched_at_once() -> No
     note = "row\r\n" * 40_000
     assert restored(note, "row\n" * 40_000 + "more\n") == note + "more\r\n"
     assert restored(note, "other\n" * 40_000) == "other\r\n" * 40_000  # nothing kept: the commonest ending
+
+
+def test_paragraphs_each_edited_are_matched_at_once() -> None:
+    """Blank lines between 1,000 paragraphs, every paragraph changed: matched line by line (blank lines too)
+    this took 30 s for 2,000 lines; each blank line, found everywhere, now takes the commonest ending."""
+    note = "".join(f"Paragraph {n} about Foo.\r\n\r\n" for n in range(1_000))
+    edited = "".join(f"Paragraph {n} about Bar.\n\n" for n in range(1_000))
+    assert restored(note, edited) == edited.replace("\n", "\r\n")
+    assert restored(note, "\n".join("q" if n % 2 else "" for n in range(2_000))) == "\r\n".join(
+        "q" if n % 2 else "" for n in range(2_000))

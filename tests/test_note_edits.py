@@ -203,6 +203,14 @@ def test_an_edit_that_would_change_another_field_is_refused() -> None:
     assert apply_edit(odd, Edit("set_front_matter", fields={"a": None})) == "---\nb: 1\n---\n"
 
 
+def test_front_matter_with_an_alias_is_not_edited() -> None:
+    """Thirty anchors of two aliases each are a billion items: read, compared or shown, that is hours of a core."""
+    block = "a0: &a0 [x, x]\n" + "".join(f"a{n}: &a{n} [*a{n - 1}, *a{n - 1}]\n" for n in range(1, 30))
+    with pytest.raises(InvalidArgument, match=r"an alias \(\*name\) is not read in front matter") as err:
+        apply_edit(f"---\n{block}---\nbody\n", Edit("set_front_matter", fields={"status": "done"}))
+    assert err.value.field == "fields"
+
+
 def test_a_file_that_is_not_markdown_has_no_front_matter_to_set_and_prepends_at_the_top() -> None:
     with pytest.raises(InvalidArgument, match="this file is not markdown") as err:
         apply_edit('{"a": 1}\n', Edit("set_front_matter", fields={"x": "y"}), markdown=False)

@@ -106,16 +106,16 @@ def test_a_save_keeps_each_kept_lines_own_ending_and_a_large_note_saves(world: W
                                                                    "version": version.group(1), "content": text})
         assert "Saved apollo/big.md" in saved.text, saved.text[:300]
         assert big.read_text(encoding="utf-8").endswith("Zeile.\nSchluss.\n")
-        short = world.vault / "projects/apollo/short-lines.md"  # 1.92 MB of short lines: 2.4 M characters as sent
-        short.write_bytes(b"abc\n" * 480_000)
+        short = world.vault / "projects/apollo/short-lines.md"  # 2.05 MB (under 2 MiB) of short lines, 2.25 M
+        short.write_bytes(b"abcdefghi\n" * 205_000)  # characters as a browser sends them
         world.runtime.indexing.sync_paths(["projects/apollo/short-lines.md"])
         editor = alice.get("/p/projects/edit/apollo/short-lines.md").text
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
         assert version
         saved = alice.post("/p/projects/edit/apollo/short-lines.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "content": "abc\r\n" * 480_000 + "end\r\n"})
+            "csrf": _csrf(editor), "version": version.group(1), "content": "abcdefghi\r\n" * 205_000 + "end\r\n"})
         assert "Saved apollo/short-lines.md" in saved.text, saved.text[:300]
-        assert short.read_bytes() == b"abc\n" * 480_000 + b"end\n"
+        assert short.read_bytes() == b"abcdefghi\n" * 205_000 + b"end\n"
 
 
 def test_readers_see_history_without_edit_or_undo_and_hidden_is_404(world: World, base: str) -> None:

@@ -69,11 +69,13 @@ def test_a_person_demoted_still_sees_and_revokes_the_tokens_minted_as_admin(env:
     wide = env.own.mint(root, ["knowledge:read", "admin"], name="ops")
     narrow = env.principal("root@example.com", "memory:read")
     env.rt.administration.set_role(LOCAL_OWNER, "root@example.com", "member")
+    reader = env.principal("root@example.com", "knowledge:read")  # all the wide token can still do
     user = env.rt.store.identity.user_by_email("root@example.com")
     assert user is not None
     signed_in = user_principal(user)  # what a browser session is
     assert wide.token.id in [t.id for t in env.own.list(signed_in)]
     assert wide.token.id not in [t.id for t in env.own.list(narrow)]
+    assert wide.token.id in [t.id for t in env.own.list(reader)]  # admin, lost with the role, is not counted
     assert env.own.revoke(signed_in, wide.token.id).revoked_at is not None
 
 

@@ -290,5 +290,16 @@ def test_a_symlink_the_policy_skips_is_not_read_again_and_again(tmp_path: Path,
         watcher._sync_pending()
         state = rt.store.documents.state()
         assert ("notes", "gone.md") in state and ("notes", "broken.md") in state  # the link is read again with it
+
+        def away(reason: str | None = None) -> list[object]:
+            raise OSError("the database is away")
+
+        (vault / "notes" / "later.md").write_text("Later.\n")
+        watcher._pending = {"notes/later.md"}
+        rt.store.documents.skipped = away  # type: ignore[method-assign]
+        with caplog.at_level("WARNING", logger="notewell"):
+            watcher._sync_pending()  # the store failing while the scope is worked out: kept, tried again
+        assert watcher._pending == {"notes/later.md"} and watcher._retry_at is not None
+        assert "op=watch.retry" in caplog.text and "the database is away" in caplog.text
     finally:
         rt.close()

@@ -75,8 +75,9 @@ def test_admin_forms_refuse_values_no_page_sends(web_url: str, web_world: World)
         for name in ("山田\u3000太郎", "می\u200cخواهم", "Zoë\u00a0Ng"):  # spaces and joiners of real names
             named = client.post("/admin/projects/form-names", data={"csrf": csrf, "name": name, "description": "d"})
             assert named.status_code == 200 and rt.store.identity.project("form-names").name == name  # type: ignore[union-attr]
-        tabbed = client.post("/admin/projects/form-names", data={"csrf": csrf, "name": "a\tb", "description": "d"})
-        assert tabbed.status_code == 400 and "holds a control character" in tabbed.text
+        for bad in ("a\tb", "x\u202eevil", "tag\U000e0041"):  # a tab, a direction override, an invisible tag
+            refused = client.post("/admin/projects/form-names", data={"csrf": csrf, "name": bad, "description": "d"})
+            assert refused.status_code == 400 and "holds a control or invisible formatting character" in refused.text
     assert rt.administration.user(admin, email("bob")).active
     assert rt.store.identity.project(long_id[:64]) is None and rt.store.identity.project("forms-test") is None
     assert rt.administration.project_grants(admin, "handbook") == grants

@@ -136,8 +136,8 @@ class VaultWatcher:
         """The broken symlinks recorded in the projects of ``paths``: a file made there may be the target one
         waits for, and nothing else reads such a link again (a link the policy skips is not retried)."""
         projects = {path.split("/", 1)[0] for path in paths}
-        return {disk_path(s.project, s.path) for s in self.store.documents.skipped()
-                if s.reason == BROKEN and disk_path(s.project, s.path).split("/", 1)[0] in projects}
+        return {disk_path(s.project, s.path) for s in self.store.documents.skipped(BROKEN)
+                if disk_path(s.project, s.path).split("/", 1)[0] in projects}
 
     def _reload_settings(self) -> bool:
         """Read notewell.toml again; True when the indexing settings changed (the whole vault is synced again).
@@ -163,9 +163,9 @@ class VaultWatcher:
         return True
 
     def _sync_pending(self) -> None:
-        scope = EVERYTHING if self._reload_settings() else self._scope()
+        reloaded = self._reload_settings()
         try:
-            report = sync(self.settings, self.store, only=scope)
+            report = sync(self.settings, self.store, only=EVERYTHING if reloaded else self._scope())
         except Exception as exc:  # the database is busy or away: keep the changes, try again later
             metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")

@@ -44,6 +44,10 @@ DESCRIPTION_CHARS = 1000  # a project's description
 LABEL_CHARS = 100  # a project's framework or language
 
 
+_REFUSED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")  # controls, formats, surrogates, separators
+_NAME_JOINERS = "\u200c\u200d\u200e\u200f"  # ZWNJ and ZWJ (Persian, Indic, emoji), LRM and RLM: parts of names
+
+
 def _text(field: str, value: str | None, limit: int) -> str | None:
     """``value`` stripped, refused (naming ``field``) when longer than ``limit`` characters or holding a control
     character or a line separator (a NUL, a line break: a name is shown on one line; a no-break or ideographic
@@ -53,8 +57,9 @@ def _text(field: str, value: str | None, limit: int) -> str | None:
     clean = value.strip()
     if len(clean) > limit:
         raise InvalidArgument(field, f"is {len(clean)} characters; keep it to {limit}")
-    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in clean):  # not Cf: a ZWNJ is part of a name
-        raise InvalidArgument(field, "holds a control character (a NUL, a tab or a line break); write it on one line")
+    if any(unicodedata.category(c) in _REFUSED_CATEGORIES and c not in _NAME_JOINERS for c in clean):
+        raise InvalidArgument(field, "holds a control or invisible formatting character (a NUL, a tab, a line "
+                                     "break, a direction override); write it on one line, as it shows")
     return clean
 
 

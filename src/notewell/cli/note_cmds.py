@@ -14,6 +14,7 @@ from notewell.errors import InvalidArgument
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
 from notewell.services.note_journal import JOURNAL_LIMIT_DEFAULT
 from notewell.services.note_vault import NoteChange
+from notewell.vault.front_matter_yaml import load_yaml
 
 note_app = typer.Typer(help="Write documents of the vault: create, edit, move, delete (undo with 'notewell undo').",
                        no_args_is_help=True)
@@ -65,7 +66,7 @@ def _fields(items: list[str]) -> dict[str, object]:
         if not sep or not key.strip():
             raise InvalidArgument("fields", f"{item!r}: write --field KEY=VALUE (KEY= removes the field)")
         try:
-            fields[key.strip()] = yaml.safe_load(value) if value else None
+            fields[key.strip()] = load_yaml(value) if value else None
         except yaml.YAMLError as err:
             raise InvalidArgument("fields", f"{item!r}: the value is not YAML ({err})") from err
     return fields

@@ -17,6 +17,7 @@ import yaml
 
 from notewell.errors import InvalidArgument
 from notewell.services.note_text import FRONT_MATTER_FENCE, as_lines, bare, front_matter_end, newline_of, split_lines
+from notewell.vault.front_matter_yaml import load_yaml
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 FIELDS_MAX = 32  # fields one set_front_matter may set
@@ -54,7 +55,7 @@ def set_fields(text: str, fields: Mapping[str, object]) -> str:
 
 def _parsed(block: list[str]) -> dict[str, object]:
     try:
-        data = yaml.safe_load("".join(block).replace("\r\n", "\n")) if block else {}
+        data = load_yaml("".join(block).replace("\r\n", "\n")) if block else {}
     except yaml.YAMLError as err:
         raise InvalidArgument("fields", f"the note's front matter is not valid YAML ({_first_line(err)}); "
                                         "fix it with replace first") from err

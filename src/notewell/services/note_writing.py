@@ -47,6 +47,11 @@ class NoteWritingService:
         check_not_ignored(self.vault.settings.vault, target, field)
         return target
 
+    @property
+    def max_bytes(self) -> int:
+        """The most a note may hold: the vault's file limit (notewell.toml's [index] max_file_bytes)."""
+        return self.vault.max_bytes
+
     def read_for_edit(self, p: Principal, path: str) -> tuple[str, str, bool]:
         """(the note's text as it is on disk, its version, whether it starts with a byte-order mark), for an
         editor: only for a caller who may write it. The mark is not in the text; an editor that saves the

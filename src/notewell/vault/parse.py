@@ -18,6 +18,7 @@ from urllib.parse import unquote
 import yaml
 from markdown_it import MarkdownIt
 
+from notewell.vault.front_matter_yaml import load_yaml
 from notewell.vault.headings import title_heading
 
 BRAIN_FILE = "brain.md"
@@ -57,7 +58,7 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
     for i in range(1, len(lines)):
         if lines[i].rstrip() in ("---", "..."):
             try:
-                data = yaml.safe_load("\n".join(lines[1:i]))
+                data = load_yaml("\n".join(lines[1:i]))
             except yaml.YAMLError:
                 return {}, text, 1
             if not isinstance(data, dict):

@@ -441,7 +441,8 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
             "truncated": _TRUNCATED,
             "note": _NOTE,
         }, ["brain", "query", "searched", "results", "truncated"]),
-        not_found=BRAIN_NOT_FOUND, cut_advice=f"The results shown come first. {_BRAIN_NARROWER}",
+        not_found=BRAIN_NOT_FOUND, cut_advice="The results shown come first. Make the query narrower, or search "
+                                              "without includeParents if it was set.",
         refusals=(f"Error in searchBrain: {BRAIN_NOT_FOUND}", _SHORT_QUERY, _scope_refusal("searchBrain"),
                   "An empty results list is not an error. Try other words, or use searchKnowledge to search "
                   "every project."),

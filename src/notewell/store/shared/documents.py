@@ -232,6 +232,8 @@ class SqlDocuments(ABC):
             sql, params = sql + " WHERE project = ?", [project]
         return [brain_from_row(r) for r in self._rows(sql + " ORDER BY project, folder", params)]
 
-    def skipped(self) -> list[SkippedRecord]:
-        rows = self._rows("SELECT project, path, size, reason FROM skipped_files ORDER BY project, path")
+    def skipped(self, reason: str | None = None) -> list[SkippedRecord]:
+        where, params = ("", []) if reason is None else (" WHERE reason = ?", [reason])
+        rows = self._rows(f"SELECT project, path, size, reason FROM skipped_files{where} ORDER BY project, path",
+                          params)
         return [SkippedRecord(*r) for r in rows]

@@ -13,8 +13,7 @@ from notewell.web.pages.browse import doc_href
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
 
-CONTENT_MAX_CHARS = 2_000_000  # what the editor's form may carry; the service caps the note's bytes
-EDITOR_FIELD_BYTES = 3 * 2 * CONTENT_MAX_CHARS  # the text URL-encoded: each UTF-8 byte %XX, each break CRLF
+FORM_SLACK_BYTES = 64 * 1024  # the editor's form beside its text: the version, the CSRF token
 
 
 def history_href(project: str, rel: str) -> str:
@@ -56,16 +55,17 @@ async def edit_page(request: Request) -> Response:
 
 async def save(request: Request) -> Response:
     p = await signed_in(request)
-    form = await checked_form(request, max_part_size=EDITOR_FIELD_BYTES)
+    notes = services(request).notes
+    most = notes.max_bytes  # the vault's file limit: a note's characters are at most its bytes
+    form = await checked_form(request, max_part_size=6 * most + FORM_SLACK_BYTES)  # %XX per byte, CRLF per break
     project, rel = request.path_params["project"], request.path_params["path"]
     content = str(form.get("content", ""))
     version = str(form.get("version", ""))
-    notes = services(request).notes
     size = len(content) - content.count("\r\n")  # a browser sends each line break as two characters
-    if size > CONTENT_MAX_CHARS:
+    if size > most:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
                     version=version, current=None, doc=doc_href(project, rel), status=400,
-                    error=f"The text is {size:,} characters; a note holds at most {CONTENT_MAX_CHARS:,}.")
+                    error=f"The text is {size:,} characters; a note holds at most {most:,} bytes.")
     try:
         saved = await call(notes.save_edited, p, f"{project}/{rel}", content, tool="web editor",
                            expected_version=version)
