@@ -54,6 +54,13 @@ def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorl
     assert stale.json()["field"] == "If-Match" and body["version"] in stale.json()["detail"]
 
 
+def test_a_line_break_in_a_document_path_is_a_problem_naming_the_path(rest: RestWorld) -> None:  # noqa: F811
+    refused = rest.call("PUT", "/projects/handbook/documents/rest/new%0Aline.md", "admin_all", json={"content": "x"})
+    assert refused.status_code == 400 and refused.json()["field"] == "path" and "control character" in refused.text
+    read = rest.get("/projects/handbook/documents/rest/new%0Aline.md", "admin_all")
+    assert read.status_code == 404 and "no such resource" not in read.text  # the document's Not found, not the URL's
+
+
 def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811
     assert rest.call("PUT", "/projects/handbook/documents/x.md", "alice_rw",
                      json={"content": "x"}).json()["scope"] == "knowledge:write"

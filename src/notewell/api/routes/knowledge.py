@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 
 from notewell import limits
+from notewell.api.any_path import DOCUMENT
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
 from notewell.api.problems import responses, spelled
@@ -41,7 +42,7 @@ def documents(caller: Caller, svc: Services, project: str, request: Request, res
     return page(request, response, listed.documents, offset, limit, has_more=listed.truncated)
 
 
-@router.get("/projects/{project}/documents/{path:path}", response_model=DocPartModel, responses=READ_ERRORS,
+@router.get(DOCUMENT, response_model=DocPartModel, responses=READ_ERRORS,
             summary="A document's text, a range of lines at a time")
 def document(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
              offset: Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX,

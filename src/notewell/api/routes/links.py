@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
+from notewell.api.any_path import DOCUMENT
 from notewell.api.context import Caller, Services
 from notewell.api.paging import next_link
 from notewell.api.problems import responses
@@ -26,7 +27,7 @@ ContextModel = record_model(lc.LinkContext)
 READ_ERRORS = responses(400, 401, 403, 404, 422)
 
 
-@router.get("/projects/{project}/documents/{path:path}/links", response_model=LinksModel, responses=READ_ERRORS,
+@router.get(DOCUMENT + "/links", response_model=LinksModel, responses=READ_ERRORS,
             summary="A document's outgoing links and its backlinks, a page of each")
 def document_links(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
                    direction: Annotated[Literal["both", "outgoing", "backlinks"],

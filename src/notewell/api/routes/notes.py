@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from notewell.api.any_path import DOCUMENT
 from notewell.api.context import Caller, Services
 from notewell.api.paging import next_link
 from notewell.api.problems import responses
@@ -90,7 +91,7 @@ def _answer(response: Response, change: NoteChange) -> Any:
     return dump(ChangeModel, change)
 
 
-@router.put("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+@router.put(DOCUMENT, response_model=ChangeModel, responses=WRITE_ERRORS,
             summary="Create a document, or replace it whole with overwrite (and If-Match)")
 def put_document(caller: Caller, svc: Services, project: str, path: str, body: PutDocument, response: Response,
                  if_match: IfMatch = None) -> Any:
@@ -100,7 +101,7 @@ def put_document(caller: Caller, svc: Services, project: str, path: str, body: P
     return _answer(response, change)
 
 
-@router.patch("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+@router.patch(DOCUMENT, response_model=ChangeModel, responses=WRITE_ERRORS,
               summary="Edit part of a document: append, prepend, replace, a heading's section, front matter")
 def patch_document(caller: Caller, svc: Services, project: str, path: str, body: PatchDocument, response: Response,
                    if_match: IfMatch = None) -> Any:
@@ -109,7 +110,7 @@ def patch_document(caller: Caller, svc: Services, project: str, path: str, body:
                                                  expected_version=expected(if_match)))
 
 
-@router.delete("/projects/{project}/documents/{path:path}", response_model=ChangeModel, responses=WRITE_ERRORS,
+@router.delete(DOCUMENT, response_model=ChangeModel, responses=WRITE_ERRORS,
                summary="Delete a document into the trash (the journal's undo brings it back)")
 def delete_document(caller: Caller, svc: Services, project: str, path: str, response: Response,
                     if_match: IfMatch = None) -> Any:
