@@ -69,3 +69,15 @@ def test_a_session_that_only_listens_on_a_get_stream_is_idle(mcp_url: str, mcp_w
         newest = _open(client, mcp_url, hog)  # before the fix: 429, every session counted as busy
         assert _post(client, mcp_url, LIST, hog, sessions[0]).status_code == 404
         assert _post(client, mcp_url, LIST, hog, newest).status_code == 200
+
+
+def test_a_get_stream_asked_to_resume_opens_as_a_new_one(mcp_url: str, mcp_world: World) -> None:
+    """No stream is resumable (no event store): a Last-Event-ID is not an error (the SDK answered 500)."""
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        with client.stream("GET", mcp_url, headers={
+                "Accept": "text/event-stream", "Authorization": f"Bearer {token}", "Mcp-Session-Id": session,
+                "MCP-Protocol-Version": "2025-11-25", "Last-Event-ID": "1"}) as listening:
+            assert listening.status_code == 200
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})

@@ -136,6 +136,9 @@ async def _send_json(send: Send, status: int, body: object, www_authenticate: st
     await send({"type": "http.response.body", "body": data})
 
 
+LAST_EVENT_ID = "last-event-id"  # the SDK, asked to resume a stream without an event store, answered 500
+
+
 class McpGate:
     """Refuses unauthenticated requests and cross-token session reuse; logs sessions opening and closing."""
 
@@ -195,6 +198,8 @@ class McpGate:
                               tokenId=principal.token_id)
             await send(message)
 
+        if LAST_EVENT_ID in headers:  # no stream is resumable here (no event store): the header asks for nothing
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != LAST_EVENT_ID.encode()]}
         await self.app(scope, receive, watch)
         if session_id and scope.get("method") == "DELETE":
             closed, total = self.book.close(session_id)
