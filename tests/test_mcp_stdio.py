@@ -76,3 +76,30 @@ def test_stdio_with_a_bad_token_fails_with_one_line(mcp_world: World) -> None:
                           timeout=60, input="", check=False)
     assert done.returncode == 1
     assert "Unauthenticated" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_world: World) -> None:
+    """Not JSON is -32700, JSON that is no message (a batch, params that are no object) -32600, each with id null
+    (the SDK's server dropped them: a client waited for ever); the next request is answered as usual."""
+    import json
+    import subprocess
+
+    params = _params(mcp_world, None)
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    sent = "".join(json.dumps(line) + "\n" for line in lines) + "not json\n" + (
+        '[{"jsonrpc":"2.0","id":5,"method":"ping"}]\n'
+        '{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[1]}\n'
+        '{"jsonrpc":"2.0","id":11,"method":"ping"}\n')
+    with subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(sent)
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(5)]  # waits for each: no clock
+        server.stdin.close()
+        server.wait(timeout=60)
+    assert answers[0]["id"] == 1 and "result" in answers[0]
+    assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == [(None, -32700), (None, -32600), (None, -32600)]
+    assert answers[4] == {"jsonrpc": "2.0", "id": 11, "result": {}}

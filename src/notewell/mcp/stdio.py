@@ -15,6 +15,7 @@ from mcp.server.stdio import stdio_server
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.mcp import log
 from notewell.mcp.server import NotewellMCP, PrincipalSource
+from notewell.mcp.stdio_malformed import AnsweringMalformed
 from notewell.mcp.toolset import Toolset
 from notewell.runtime import Runtime
 
@@ -43,5 +44,6 @@ async def serve_stdio(rt: Runtime, toolsets: Sequence[Toolset], principal: Princ
     mcp = NotewellMCP(rt, toolsets, _caller(rt, principal, secret))
     log.event("mcp.session.open", transport="stdio", user=principal.handle, tokenId=principal.token_id)
     async with stdio_server() as (read_stream, write_stream):
-        await mcp.server.run(read_stream, write_stream, mcp.server.create_initialization_options())
+        await mcp.server.run(AnsweringMalformed(read_stream, write_stream), write_stream,
+                             mcp.server.create_initialization_options())
     log.event("mcp.session.close", transport="stdio", user=principal.handle, tokenId=principal.token_id)

@@ -1,0 +1,74 @@
+"""Over stdio, a line that is not a JSON-RPC message this server takes is answered with an error.
+
+The SDK's stdio transport hands such a line to its server as an exception, which the server drops without a
+word: a client that sent a request it could not read (bad JSON, a batch, params that are not an object) waited
+for its answer for ever. This stream stands between them and answers each with a JSON-RPC error, id null (the
+line could not be read, so neither can its id): -32700 when it is not JSON, -32600 when it is JSON but no
+message.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp_types import ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+from notewell.mcp import log
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def _error(exc: Exception) -> JSONRPCError:
+    not_json = isinstance(exc, ValidationError) and any(e.get("type") == "json_invalid" for e in exc.errors())
+    if not_json:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message="Parse error: the line is not JSON; send one JSON-RPC 2.0 message per line"))
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+        code=INVALID_REQUEST, message="Invalid Request: the line is JSON but no JSON-RPC 2.0 message this server "
+                                      "takes (one object with jsonrpc \"2.0\", a method, params as an object, an "
+                                      "id that is a string or a whole number; no batches)"))
+
+
+class AnsweringMalformed:
+    """The read side of the stdio transport, answering (on ``write``) the lines it could not read."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self.inner = inner
+        self.write = write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage:
+        while True:
+            item = await self.inner.receive()
+            if not isinstance(item, Exception):
+                return item  # type: ignore[no-any-return]
+            answer = _error(item)
+            log.event("mcp.stdio.malformed", code=answer.error.code)
+            await self.write.send(SessionMessage(answer))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
