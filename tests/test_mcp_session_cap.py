@@ -81,3 +81,33 @@ def test_a_get_stream_asked_to_resume_opens_as_a_new_one(mcp_url: str, mcp_world
                 "MCP-Protocol-Version": "2025-11-25", "Last-Event-ID": "1"}) as listening:
             assert listening.status_code == 200
         client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+def test_a_request_id_of_no_json_rpc_type_is_refused_not_dropped(mcp_url: str, mcp_world: World) -> None:
+    """null, a fraction, an object: -32600 naming it (it was taken for a notification: 202, never run)."""
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        for bad in (None, 1.5, {"a": 1}, [1], True):
+            refused = _post(client, mcp_url, {**LIST, "id": bad}, token, session)
+            assert refused.status_code == 400, (bad, refused.text)
+            assert refused.json()["error"]["code"] == -32600 and "is not a string or a whole number" in refused.text
+        assert _post(client, mcp_url, {**LIST, "id": "seven"}, token, session).status_code == 200  # still serving
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+def test_an_id_still_running_in_the_session_is_refused_and_free_again_when_it_ends() -> None:
+    """The second request with a running id took the first's answer, which then never came."""
+    from notewell.mcp.request_ids import RunningIds
+
+    ids = RunningIds()
+    body = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}'
+    refused, first = ids.start("s1", body)
+    assert refused is None and first is not None
+    again, _ = ids.start("s1", body)
+    assert again is not None and "the id 7 is in use by a request still running" in again
+    assert ids.start("s2", body)[0] is None  # another session's id 7 is its own
+    assert ids.start("s1", body.replace(b'"id": 7', b'"id": "7"'))[0] is None  # a string is another id
+    ids.finish(first)
+    assert ids.start("s1", body)[0] is None
+    assert ids.start("s1", b'{"jsonrpc": "2.0", "method": "notifications/initialized"}') == (None, None)

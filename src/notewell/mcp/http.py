@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.mcp import log
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
+from notewell.mcp.request_ids import RunningIds, peek_body, replayed
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
 from notewell.mcp.toolset import Toolset
@@ -145,6 +146,7 @@ class McpGate:
     def __init__(self, app: ASGIApp, book: SessionBook) -> None:
         self.app = app
         self.book = book
+        self.ids = RunningIds()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -200,7 +202,21 @@ class McpGate:
 
         if LAST_EVENT_ID in headers:  # no stream is resumable here (no event store): the header asks for nothing
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != LAST_EVENT_ID.encode()]}
-        await self.app(scope, receive, watch)
+        running = None
+        if session_id and scope.get("method") == "POST":  # request_ids.py: an id in use, or of no JSON-RPC type
+            held, body = await peek_body(receive)
+            receive = replayed(held, receive)
+            refused, running = self.ids.start(session_id, body)
+            if refused is not None:
+                log.event("mcp.bad_id", sessionPrefix=session_id[:8], user=principal.handle,
+                          tokenId=principal.token_id)
+                await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
+                    "code": INVALID_REQUEST, "message": refused}}, None)
+                return
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            self.ids.finish(running)
         if session_id and scope.get("method") == "DELETE":
             closed, total = self.book.close(session_id)
             if closed is not None:

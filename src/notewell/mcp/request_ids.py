@@ -1,0 +1,83 @@
+"""A request's id in a session over Streamable HTTP: a string or a whole number, and not one still running.
+
+The SDK keys a session's answers by request id. A second request with the id of one still running took its
+answer, and the first waited for ever (its work went on, holding the session busy); an id of a type JSON-RPC
+does not allow (null, a fraction, an object) was taken for a notification, answered 202 and never run. So the
+gate reads a POST's body first (up to the SDK's own 4 MB: a larger one goes on whole to be refused there) and
+refuses both with -32600, naming the id.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from starlette.types import Message, Receive
+
+BODY_PEEK_MAX = 4 * 1024 * 1024  # the SDK's body limit: past it, the body is not looked at here
+
+
+async def peek_body(receive: Receive) -> tuple[list[Message], bytes | None]:
+    """The request's messages read so far, and its whole body (None when it is over BODY_PEEK_MAX or cut)."""
+    held: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        held.append(message)
+        if message["type"] != "http.request":
+            return held, None
+        size += len(message.get("body", b""))
+        if size > BODY_PEEK_MAX:
+            return held, None
+        if not message.get("more_body", False):
+            return held, b"".join(m.get("body", b"") for m in held)
+
+
+def replayed(held: list[Message], receive: Receive) -> Receive:
+    """A receive that gives the held messages again, then what ``receive`` gives."""
+    async def again() -> Message:
+        return held.pop(0) if held else await receive()
+    return again
+
+
+def _request_id(body: bytes | None) -> tuple[bool, Any]:
+    """(whether the body is one request carrying an id, the id)."""
+    if body is None:
+        return False, None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return False, None  # the SDK answers -32700
+    if not isinstance(data, dict) or "method" not in data or "id" not in data:
+        return False, None
+    return True, data["id"]
+
+
+class RunningIds:
+    """The ids of the requests running in each session."""
+
+    def __init__(self) -> None:
+        self._running: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def start(self, session_id: str, body: bytes | None) -> tuple[str | None, tuple[str, str] | None]:
+        """(why the request is refused, or None; the key to ``finish`` when it was let through with an id)."""
+        has_id, request_id = _request_id(body)
+        if not has_id:
+            return None, None
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+            return (f"Invalid Request: the id {json.dumps(request_id)[:40]} is not a string or a whole number; "
+                    "give each request one (a notification has no id at all)"), None
+        key = (session_id, json.dumps(request_id))
+        with self._lock:
+            if key in self._running:
+                return (f"Invalid Request: the id {key[1][:40]} is in use by a request still running in this "
+                        "session; give each request its own id"), None
+            self._running.add(key)
+        return None, key
+
+    def finish(self, key: tuple[str, str] | None) -> None:
+        if key is not None:
+            with self._lock:
+                self._running.discard(key)
