@@ -24,6 +24,9 @@ from typing import Any, Final
 ANSWER_BYTES_MAX: Final = 32 * 1024
 """No tool answer is longer than this many bytes of JSON (UTF-8, as the MCP text block is)."""
 
+PAGE_BYTES_MAX: Final = ANSWER_BYTES_MAX - 300
+"""A paging tool ends its page within this, leaving room for the note that names the next page."""
+
 CUT_NOTE: Final = f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: {{what}}. {{advice}}"
 WHAT_BYTES: Final = 240
 """Room kept in a cut answer's note for what was cut (its first three cuts, by where they are)."""

@@ -14,13 +14,11 @@ from typing import Any, Self
 
 import anyio
 from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_REQUEST, PARSE_ERROR
 from mcp_types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from notewell.mcp import log
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 
 
 def _error(exc: Exception) -> JSONRPCError:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from notewell import limits
 from notewell.access.policy import Action
-from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
+from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
 from notewell.mcp.tools import knowledge_links
@@ -189,7 +189,7 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
                                limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
         out = dump(record_model(DocList), listed)
         del out["offset"]
-        fits = leading_items_within(out, out["documents"], ANSWER_BYTES_MAX - 300)  # room for the note
+        fits = leading_items_within(out, out["documents"], PAGE_BYTES_MAX)
         if fits < len(out["documents"]):
             del out["documents"][fits:]
             out["truncated"] = True
@@ -330,8 +330,8 @@ def _list_brains(svc: KnowledgeService) -> ToolSpec:
         offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
         brains = svc.list_brains(ctx.principal, args.string("project"))
         out: JsonObject = {"brains": [_brain_dict(b) for b in brains[offset:]]}
-        fits = max(leading_items_within(out, out["brains"], ANSWER_BYTES_MAX - 300), 1)  # room for the note; one
-        if fits < len(brains) - offset:  # brain at least, so a pager always moves on (the door shortens its texts)
+        fits = max(leading_items_within(out, out["brains"], PAGE_BYTES_MAX), 1)  # one brain at least, so a pager
+        if fits < len(brains) - offset:  # always moves on (the door shortens its texts)
             del out["brains"][fits:]
             following = offset + fits
             out["truncated"] = True

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from mcp_types import ToolAnnotations
 
 from notewell.access.policy import Action
-from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
+from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
@@ -235,7 +235,7 @@ def _journal(journal: NoteJournalService) -> ToolSpec:
         model = record_model(JournalEntry)
         out: JsonObject = {"entries": [model.model_validate(e).model_dump(mode="json", exclude={"before"},
                                                                           by_alias=False) for e in entries]}
-        fits = leading_items_within(out, out["entries"], ANSWER_BYTES_MAX - 300)  # room for the note
+        fits = leading_items_within(out, out["entries"], PAGE_BYTES_MAX)
         if fits < len(entries) or len(entries) == limit:
             del out["entries"][max(fits, 1):]
             shown = out["entries"]
