@@ -126,3 +126,44 @@ def test_a_request_head_over_the_bound_is_refused(served: int) -> None:
             sock.sendall(b"X-Pad: " + b"b" * 1000 + b"\r\n")
             time.sleep(0.001)
         assert sock.recv(4096).startswith(b"HTTP/1.1 431") and sock.recv(4096) == b""  # then the end
+
+
+def test_a_flood_of_stalled_heads_does_not_shut_callers_out(mcp_world: World,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections that send half a head and stall (no token needed) filled uvicorn's connection limit, and
+    every caller was answered 503 for as long as the flood went on. Now a newcomer closes the connection that
+    has waited longest for its head; a request being answered is never closed for it."""
+    limit = 20
+    monkeypatch.setattr(http_server, "MAX_CONCURRENCY", limit)
+    port = free_port()
+    server = uvicorn.Server(http_server.server_config(build_app(mcp_world.runtime, ServeOptions(choose(None))),
+                                                      "127.0.0.1", port))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        with httpx.Client(timeout=10) as kept:
+            assert kept.get(f"http://127.0.0.1:{port}/healthz").status_code == 200  # an idle keep-alive one
+            stalled = []
+            for _ in range(limit * 2):
+                sock = socket.create_connection(("127.0.0.1", port))
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                stalled.append(sock)
+            time.sleep(0.3)
+            statuses = [httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code for _ in range(5)]
+            assert statuses == [200] * 5
+            for sock in stalled[:limit]:  # the oldest stalled heads were closed to make room
+                sock.settimeout(5)
+                assert _closed_by_server(sock)
+            newest = stalled[-1]
+            newest.sendall(b"\r\n")  # the newest ones are still open: its head completes and is answered
+            newest.settimeout(5)
+            assert newest.recv(4096).startswith(b"HTTP/1.1 200")
+            for sock in stalled:
+                sock.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

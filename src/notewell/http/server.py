@@ -8,6 +8,13 @@ or it is closed; once a request is read, the application takes as long as it nee
 time budget), and a request head over MAX_HEAD_BYTES is answered 431. uvicorn's own limits complete the
 set: keep-alive, and how many connections and requests are served at once (more are answered 503). The MCP
 door refuses a body over 4 MB (the SDK's limit). docs/security.md lists every limit.
+
+uvicorn counts every open connection against its limit, those that have not yet sent a whole request head
+included, so a few hundred connections that send half a head and stall (no token needed) would have every
+caller answered 503 until their deadlines passed, and a flood renewed every few seconds for ever. So a new
+connection that finds the server at its limit closes the one that has waited longest for a head (an idle
+keep-alive connection, or a head that stalls): a connection whose request the application is answering is
+never closed for this, and a client that sends its head at once is served whatever the flood.
 """
 
 from __future__ import annotations
@@ -47,10 +54,33 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     _heads_read = 0
     _refused = False
     _head_too_large = False
+    _waiting_since = 0.0  # when it last began to wait for a request head (the loop's clock)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """At the connection limit, close the connections that have waited longest for a head (this one
+        last: it has just come), so that the count is below the limit when this one's head is read."""
+        if self.limit_concurrency is None or len(self.connections) < self.limit_concurrency:
+            return
+        waiting = sorted((connection for connection in self.connections
+                          if isinstance(connection, LimitedHttpProtocol) and connection is not self
+                          and connection._waiting_for_head()), key=lambda connection: connection._waiting_since)
+        for connection in waiting[:len(self.connections) - self.limit_concurrency + 1]:
+            connection._evict()
+
+    def _waiting_for_head(self) -> bool:
+        """Between requests or inside a head, with no response under way: closing it loses nobody's answer."""
+        return (self._head_open and not self._refused and not self.transport.is_closing()
+                and (self.cycle is None or self.cycle.response_complete))
+
+    def _evict(self) -> None:
+        self._disarm()
+        self.connections.discard(self)  # counted out now: its connection_lost comes on a later turn of the loop
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -125,6 +155,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self._waiting_since = self.loop.time()
         self._read_deadline = self.loop.call_later(REQUEST_READ_TIMEOUT_S, self._too_slow)
 
     def _disarm(self) -> None:
