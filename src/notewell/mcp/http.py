@@ -35,7 +35,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from notewell.mcp import log
+from notewell.mcp import log, message_check
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
 from notewell.mcp.request_ids import RunningIds, peek_body, replayed
 from notewell.mcp.server import NotewellMCP
@@ -203,11 +203,18 @@ class McpGate:
         if LAST_EVENT_ID in headers:  # no stream is resumable here (no event store): the header asks for nothing
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != LAST_EVENT_ID.encode()]}
         running = None
-        if session_id and scope.get("method") == "POST":  # request_ids.py: an id in use, or of no JSON-RPC type
+        if scope.get("method") == "POST":
             held, body = await peek_body(receive)
             receive = replayed(held, receive)
-            refused, running = self.ids.start(session_id, body)
-            if refused is not None:
+            malformed = message_check.refused(body, in_session=bool(session_id))  # message_check.py
+            if malformed is not None:
+                code, text, request_id = malformed
+                log.event("mcp.malformed", code=code, user=principal.handle, tokenId=principal.token_id)
+                await _send_json(send, 400, {"jsonrpc": "2.0", "id": request_id, "error": {
+                    "code": code, "message": text}}, None)
+                return
+            refused, running = self.ids.start(session_id, body) if session_id else (None, None)  # request_ids.py
+            if refused is not None and session_id:
                 log.event("mcp.bad_id", sessionPrefix=session_id[:8], user=principal.handle,
                           tokenId=principal.token_id)
                 await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {

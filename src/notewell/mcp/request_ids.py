@@ -1,10 +1,10 @@
-"""A request's id in a session over Streamable HTTP: a string or a whole number, and not one still running.
+"""A request's id in a session over Streamable HTTP: not one still running there.
 
 The SDK keys a session's answers by request id. A second request with the id of one still running took its
-answer, and the first waited for ever (its work went on, holding the session busy); an id of a type JSON-RPC
-does not allow (null, a fraction, an object) was taken for a notification, answered 202 and never run. So the
-gate reads a POST's body first (up to the SDK's own 4 MB: a larger one goes on whole to be refused there) and
-refuses both with -32600, naming the id.
+answer, and the first waited for ever (its work went on, holding the session busy). So the gate reads a POST's
+body first (up to the SDK's own 4 MB: a larger one goes on whole to be refused there) and refuses it with
+-32600, naming the id. An id of a type JSON-RPC does not allow (null, a fraction, an object), which the SDK
+took for a notification (202, never run), is refused before this by message_check.
 """
 
 from __future__ import annotations
@@ -66,9 +66,6 @@ class RunningIds:
         has_id, request_id = _request_id(body)
         if not has_id:
             return None, None
-        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
-            return (f"Invalid Request: the id {json.dumps(request_id)[:40]} is not a string or a whole number; "
-                    "give each request one (a notification has no id at all)"), None
         key = (session_id, json.dumps(request_id))
         with self._lock:
             if key in self._running:

@@ -1,0 +1,81 @@
+"""A POST's JSON-RPC message over Streamable HTTP, checked before the SDK reads it.
+
+The SDK answered a message of the wrong shape (a method that is a number, params that are a list, a batch,
+jsonrpc "1.0") with -32602 and pydantic's whole report, several hundred characters of union branches and
+links; an initialize with params it could not read with -32602 "Invalid request parameters" and no word of
+which, yet with a new session's id (a session nobody could use, counted against the token's sessions); and
+a second initialize inside a session was taken as the first. Here each is refused before the SDK sees it,
+with the field named: -32600 for a message of no JSON-RPC shape, -32602 for an initialize's params, -32600
+for an initialize inside a session. Text that is not JSON goes on: the SDK's -32700 names the place.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, InitializeRequestParams
+from mcp_types.jsonrpc import jsonrpc_message_adapter
+from pydantic import ValidationError
+
+JsonRpcError = tuple[int, str, Any]  # (code, message, the request's id or None)
+
+
+def _shape_fault(data: Any) -> str | None:
+    """What keeps ``data`` from being one JSON-RPC 2.0 message, in words naming the member, or None."""
+    if isinstance(data, list):
+        return "a batch (a JSON array) is not taken: send one message per request"
+    if not isinstance(data, dict):
+        return "the body is JSON but not an object: send one JSON-RPC 2.0 message"
+    if data.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be "2.0"'
+    if "id" in data and (isinstance(data["id"], bool) or not isinstance(data["id"], (int, str))):
+        return (f"the id {json.dumps(data['id'])[:40]} is not a string or a whole number; give each request one "
+                "(a notification has no id at all)")
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return "method must be a string, such as \"tools/call\""
+        if "params" in data and not isinstance(data["params"], dict):
+            return "params must be an object (named arguments), or left out"
+        return None
+    if "result" in data or "error" in data:
+        return None  # a response to a request of the server's; the SDK's own check follows
+    return "the message has no method (a request or notification) and no result or error (a response)"
+
+
+def _initialize_fault(params: Any) -> str | None:
+    try:
+        InitializeRequestParams.model_validate(params if params is not None else {}, by_name=False)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "params"
+        return f"Invalid params for initialize: params.{where}: {first['msg']} ({len(error.errors())} fault(s) in all)"
+    return None
+
+
+def refused(body: bytes | None, *, in_session: bool) -> JsonRpcError | None:
+    """Why the SDK should not be handed ``body`` (code, message, id), or None to let it through."""
+    if body is None:
+        return None  # over the peek's bound: the SDK refuses it by size
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # the SDK answers -32700 with the place
+    fault = _shape_fault(data)
+    request_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), (int, str)) \
+        and not isinstance(data.get("id"), bool) else None
+    if fault is not None:
+        return INVALID_REQUEST, f"Invalid Request: {fault}", request_id
+    try:
+        jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except ValidationError:
+        return INVALID_REQUEST, ("Invalid Request: not a JSON-RPC 2.0 message this server takes (one object with "
+                                 "jsonrpc \"2.0\", a method, params as an object, an id that is a string or a whole "
+                                 "number)"), request_id
+    if data.get("method") != "initialize" or "id" not in data:
+        return None
+    if in_session:
+        return INVALID_REQUEST, ("Invalid Request: this session is already initialized; to start again, send "
+                                 "initialize without Mcp-Session-Id (and DELETE this session)"), request_id
+    fault = _initialize_fault(data.get("params"))
+    return None if fault is None else (INVALID_PARAMS, fault, request_id)

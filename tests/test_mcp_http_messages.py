@@ -1,0 +1,94 @@
+"""A message of no JSON-RPC shape over Streamable HTTP is refused naming its fault (notewell.mcp.message_check).
+
+Before, the SDK answered -32602 with pydantic's whole report (union branches and links, about 1 KB), an
+initialize with params it could not read with "Invalid request parameters" and a new session's id (a session
+nobody could use, counted against the token's cap), and a second initialize inside a session was taken.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from mcp_world import World
+from notewell.access.principal import LOCAL_OWNER
+
+VERSION = "2025-11-25"
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+SESSIONS_PER_TOKEN = 16  # docs/security.md
+
+
+def _post(client: httpx.Client, url: str, body: object, token: str, session: str | None = None) -> httpx.Response:
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+    if session:
+        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION}
+    return client.post(url, json=body, headers=headers)
+
+
+def _open(client: httpx.Client, url: str, token: str) -> str:
+    response = _post(client, url, INIT, token)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    assert _post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, session).status_code \
+        == 202
+    return session
+
+
+@pytest.mark.parametrize(("body", "words", "answer_id"), [
+    ({"jsonrpc": "2.0", "id": 3, "method": 5}, "method must be a string", 3),
+    ({"jsonrpc": "1.0", "id": 3, "method": "tools/list"}, 'jsonrpc must be "2.0"', 3),
+    ({"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": [1]}, "params must be an object", "a"),
+    ([{"jsonrpc": "2.0", "id": 5, "method": "tools/list"}], "a batch (a JSON array) is not taken", None),
+    ({"jsonrpc": "2.0", "id": 7}, "no method", 7),
+    ("tools/list", "not an object", None),
+    ({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}, "is not a string or a whole number", None),
+])
+def test_a_message_of_no_json_rpc_shape_is_refused_naming_its_fault(
+        mcp_url: str, mcp_world: World, body: object, words: str, answer_id: object) -> None:
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        for where in (session, None):  # inside a session, and as an opening request
+            refused = _post(client, mcp_url, body, token, where)
+            assert refused.status_code == 400, refused.text
+            answer = refused.json()
+            assert answer["error"]["code"] == -32600 and words in answer["error"]["message"], answer
+            assert answer["id"] == answer_id and "pydantic" not in refused.text and len(refused.text) < 400
+            assert "mcp-session-id" not in refused.headers
+        assert _post(client, mcp_url, LIST, token, session).status_code == 200  # the session still serves
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+def test_an_initialize_it_cannot_read_names_the_field_and_opens_no_session(mcp_url: str, mcp_world: World) -> None:
+    hog = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    with httpx.Client(timeout=10) as client:
+        first = _open(client, mcp_url, hog)
+        bad_params = ({}, {**INIT["params"], "clientInfo": {"name": 5}},  # type: ignore[dict-item]
+                      {"protocolVersion": VERSION, "capabilities": []})
+        for params in bad_params:
+            for _ in range(SESSIONS_PER_TOKEN // 2):
+                refused = _post(client, mcp_url, {**INIT, "params": params}, hog)
+                assert refused.status_code == 400 and "mcp-session-id" not in refused.headers, refused.text
+                error = refused.json()["error"]
+                assert error["code"] == -32602 and error["message"].startswith("Invalid params for initialize: params.")
+        assert "params.protocolVersion: Field required" in _post(client, mcp_url, {**INIT, "params": {}}, hog).text
+        assert "params.clientInfo.name" in _post(client, mcp_url, {**INIT, "params": bad_params[1]}, hog).text
+        assert _post(client, mcp_url, LIST, hog, first).status_code == 200  # no failed one took its place
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {hog}", "Mcp-Session-Id": first})
+
+
+def test_a_second_initialize_in_a_session_is_refused(mcp_url: str, mcp_world: World) -> None:
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        again = _post(client, mcp_url, {**INIT, "id": 9}, token, session)
+        assert again.status_code == 400 and again.json()["id"] == 9
+        assert again.json()["error"]["code"] == -32600 and "already initialized" in again.text
+        assert _post(client, mcp_url, LIST, token, session).status_code == 200
+        other = _open(client, mcp_url, token)  # an initialize without a session id opens another, as ever
+        assert other != session
+        for s in (session, other):
+            client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": s})
