@@ -103,3 +103,50 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_wor
     assert answers[0]["id"] == 1 and "result" in answers[0]
     assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == [(None, -32700), (None, -32600), (None, -32600)]
     assert answers[4] == {"jsonrpc": "2.0", "id": 11, "result": {}}
+
+
+def _initialize() -> str:
+    import json
+
+    return "".join(json.dumps(line) + "\n" for line in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+
+def test_requests_still_running_when_stdin_closes_are_answered(mcp_world: World) -> None:
+    """A client that writes its requests and closes stdin at once (`serve --stdio < requests.jsonl`) got no
+    answer for whichever was running when the input ended: the SDK's server stopped and cancelled it."""
+    import json
+    import subprocess
+
+    params = _params(mcp_world, None)
+    calls = [{"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call", "params": {
+        "name": "searchKnowledge" if n % 2 else "listProjects", "arguments": {"query": "refund"} if n % 2 else {}}}
+        for n in range(12)]
+    sent = _initialize() + "".join(json.dumps(call) + "\n" for call in calls)
+    done = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    answered = sorted(json.loads(line)["id"] for line in done.stdout.splitlines())
+    assert answered == [1, *(call["id"] for call in calls)]
+
+
+def test_a_line_over_the_bound_is_dropped_and_answered(mcp_world: World) -> None:
+    """One line may be at most 4 MB, as an HTTP request's body: a longer one was held whole, however long."""
+    import json
+    import subprocess
+
+    from notewell.mcp.stdio_input import LINE_BYTES_MAX
+
+    params = _params(mcp_world, None)
+    huge = '{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + "a" * LINE_BYTES_MAX + '"}}\n'
+    within = '{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"' + "b" * (LINE_BYTES_MAX - 80) + '"}}\n'
+    sent = _initialize() + huge + within + '{"jsonrpc":"2.0","id":4,"method":"ping"}\n'
+    assert len(within.encode()) <= LINE_BYTES_MAX
+    done = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
+                          text=True, timeout=120, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == [1, None, 3, 4]
+    assert answers[1]["error"]["code"] == -32600 and "a line over 4 MB was dropped" in answers[1]["error"]["message"]
+    assert answers[2]["result"] == answers[3]["result"] == {}

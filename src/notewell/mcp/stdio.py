@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import cast
 
+import anyio
 from mcp.server.stdio import stdio_server
 
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.mcp import log
 from notewell.mcp.server import NotewellMCP, PrincipalSource
+from notewell.mcp.stdio_eof import ReadUntilAnswered, Unanswered, WriteNotingAnswers
+from notewell.mcp.stdio_input import BoundedLines, claimed_stdin
 from notewell.mcp.stdio_malformed import AnsweringMalformed
 from notewell.mcp.toolset import Toolset
 from notewell.runtime import Runtime
@@ -43,7 +47,13 @@ async def serve_stdio(rt: Runtime, toolsets: Sequence[Toolset], principal: Princ
     secret = os.environ.get(TOKEN_ENV, "").strip()
     mcp = NotewellMCP(rt, toolsets, _caller(rt, principal, secret))
     log.event("mcp.session.open", transport="stdio", user=principal.handle, tokenId=principal.token_id)
-    async with stdio_server() as (read_stream, write_stream):
-        await mcp.server.run(AnsweringMalformed(read_stream, write_stream), write_stream,
-                             mcp.server.create_initialization_options())
+    unanswered = Unanswered()
+    with claimed_stdin() as wire:
+        lines = BoundedLines(wire)
+        # the SDK's transport only iterates its stdin, so the bounded lines stand in for its file
+        async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (read_stream, write_stream):
+            reading = ReadUntilAnswered(AnsweringMalformed(read_stream, write_stream, lines.take_oversized),
+                                        unanswered)
+            await mcp.server.run(reading, WriteNotingAnswers(write_stream, unanswered),
+                                 mcp.server.create_initialization_options())
     log.event("mcp.session.close", transport="stdio", user=principal.handle, tokenId=principal.token_id)

@@ -4,11 +4,12 @@ The SDK's stdio transport hands such a line to its server as an exception, which
 word: a client that sent a request it could not read (bad JSON, a batch, params that are not an object) waited
 for its answer for ever. This stream stands between them and answers each with a JSON-RPC error, id null (the
 line could not be read, so neither can its id): -32700 when it is not JSON, -32600 when it is JSON but no
-message.
+message or longer than stdio_input's bound.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
 
@@ -19,9 +20,14 @@ from mcp_types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from notewell.mcp import log
+from notewell.mcp.stdio_input import LINE_BYTES_MAX
 
 
-def _error(exc: Exception) -> JSONRPCError:
+def _error(exc: Exception, oversized: bool) -> JSONRPCError:
+    if oversized:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message=f"Invalid Request: a line over {LINE_BYTES_MAX // (1024 * 1024)} MB was "
+                                          "dropped unread; send each message in fewer bytes"))
     not_json = isinstance(exc, ValidationError) and any(e.get("type") == "json_invalid" for e in exc.errors())
     if not_json:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
@@ -33,11 +39,13 @@ def _error(exc: Exception) -> JSONRPCError:
 
 
 class AnsweringMalformed:
-    """The read side of the stdio transport, answering (on ``write``) the lines it could not read."""
+    """The read side of the stdio transport, answering (on ``write``) the lines it could not read;
+    ``oversized()`` says whether the error just read stands for a line dropped for its length."""
 
-    def __init__(self, inner: Any, write: Any) -> None:
+    def __init__(self, inner: Any, write: Any, oversized: Callable[[], bool]) -> None:
         self.inner = inner
         self.write = write
+        self.oversized = oversized
 
     @property
     def last_context(self) -> Any:
@@ -48,7 +56,7 @@ class AnsweringMalformed:
             item = await self.inner.receive()
             if not isinstance(item, Exception):
                 return item  # type: ignore[no-any-return]
-            answer = _error(item)
+            answer = _error(item, self.oversized())
             log.event("mcp.stdio.malformed", code=answer.error.code)
             await self.write.send(SessionMessage(answer))
 

@@ -1,0 +1,113 @@
+"""Over stdio, the requests still running when stdin closes are answered before the server ends.
+
+A client may write its requests and close stdin at once (`notewell serve --stdio < requests.jsonl`, or a
+client shutting down that still reads). The SDK's server stopped at the end of its input and cancelled what
+was running: whichever request was in flight went unanswered. Here the end of the input is held back until
+every request read has been answered (or cancelled by the client), for at most ANSWER_WAIT_S.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+from notewell.limits import SCAN_BUDGET_S
+from notewell.mcp import log
+
+ANSWER_WAIT_S = SCAN_BUDGET_S * 6  # past a search's own budget, for a write or a session close that takes longer
+
+
+class Unanswered:
+    """The ids of the requests read and not yet answered, with an event set whenever none are left."""
+
+    def __init__(self) -> None:
+        self.ids: set[str | int] = set()
+        self.none_left = anyio.Event()
+        self.none_left.set()
+
+    def read(self, message: SessionMessage) -> None:
+        inner = message.message
+        if isinstance(inner, JSONRPCRequest):
+            self.ids.add(inner.id)
+            self.none_left = anyio.Event() if self.none_left.is_set() else self.none_left
+        elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
+            self._done((inner.params or {}).get("requestId"))
+
+    def written(self, message: SessionMessage) -> None:
+        inner = message.message
+        if isinstance(inner, (JSONRPCResponse, JSONRPCError)):
+            self._done(inner.id)
+
+    def _done(self, request_id: Any) -> None:
+        self.ids.discard(request_id)
+        if not self.ids:
+            self.none_left.set()
+
+
+class ReadUntilAnswered:
+    """A read stream whose end comes only once ``unanswered`` has none left (or ANSWER_WAIT_S has passed)."""
+
+    def __init__(self, inner: Any, unanswered: Unanswered) -> None:
+        self.inner = inner
+        self.unanswered = unanswered
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage:
+        try:
+            message: SessionMessage = await self.inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            with anyio.move_on_after(ANSWER_WAIT_S) as waited:
+                await self.unanswered.none_left.wait()
+            if waited.cancelled_caught:
+                log.event("mcp.stdio.unanswered", requests=len(self.unanswered.ids))
+            raise
+        self.unanswered.read(message)
+        return message
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class WriteNotingAnswers:
+    """A write stream that tells ``unanswered`` of each answer it sends."""
+
+    def __init__(self, inner: Any, unanswered: Unanswered) -> None:
+        self.inner = inner
+        self.unanswered = unanswered
+
+    async def send(self, message: SessionMessage, /) -> None:
+        await self.inner.send(message)
+        self.unanswered.written(message)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()

@@ -1,0 +1,70 @@
+"""Over stdio, the client's lines are read up to a bound, as the HTTP door bounds a request's body.
+
+The SDK's stdio transport read each line whole, however long: a client that sent gigabytes without a newline
+grew the server until it was killed. Here stdin is read a line at a time up to LINE_BYTES_MAX; a longer line is
+read to its end and dropped (never held), and the reader answers it -32600 naming the bound
+(stdio_malformed). Like the SDK's own, this takes the process's fd 0 for itself and points fd 0 at the null
+device while it serves, so that nothing run from a tool (git, say) reads the client's messages.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO, Self
+
+import anyio
+
+LINE_BYTES_MAX = 4 * 1024 * 1024  # as an MCP request's body over HTTP (docs/security.md)
+_DRAIN_BYTES = 64 * 1024  # how much of an oversized line is read (and dropped) at a time
+OVERSIZED_LINE = "\x00"  # stands in for a dropped line: no JSON, so the reader gets it as an error to answer
+
+
+@contextmanager
+def claimed_stdin() -> Iterator[BinaryIO]:
+    """The client's stdin as a binary file on a descriptor of its own, with fd 0 on the null device meanwhile."""
+    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        with open(private, "rb", closefd=False) as wire:
+            yield wire
+    finally:
+        os.dup2(private, 0)
+        os.close(private)
+
+
+class BoundedLines:
+    """The lines of ``wire`` as text (bad UTF-8 replaced, as the SDK does), each within LINE_BYTES_MAX bytes;
+    a longer one comes as OVERSIZED_LINE, counted in ``oversized`` until ``take_oversized`` answers for it."""
+
+    def __init__(self, wire: BinaryIO) -> None:
+        self._wire = wire
+        self.oversized = 0
+
+    def take_oversized(self) -> bool:
+        """Whether the error just read stands for a dropped line (and no longer count it)."""
+        if self.oversized:
+            self.oversized -= 1
+            return True
+        return False
+
+    async def _readline(self, most: int) -> bytes:
+        return await anyio.to_thread.run_sync(self._wire.readline, most)
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._readline(LINE_BYTES_MAX + 1)
+        if not line:
+            raise StopAsyncIteration
+        if len(line) > LINE_BYTES_MAX and not line.endswith(b"\n"):
+            while (rest := await self._readline(_DRAIN_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            self.oversized += 1
+            return OVERSIZED_LINE
+        return line.decode("utf-8", errors="replace")
