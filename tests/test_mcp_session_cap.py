@@ -111,3 +111,44 @@ def test_an_id_still_running_in_the_session_is_refused_and_free_again_when_it_en
     ids.finish(first)
     assert ids.start("s1", body)[0] is None
     assert ids.start("s1", b'{"jsonrpc": "2.0", "method": "notifications/initialized"}') == (None, None)
+
+
+def test_the_session_count_logged_stays_true_through_evictions_and_expiries(
+        mcp_url: str, mcp_world: World, log_lines: list[str]) -> None:
+    """The session book (the `total` of each open and close line) counted sessions evicted for the cap and
+    sessions the SDK had expired until its 30-minute sweep: the count drifted up on a busy server."""
+    hog = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+
+    def fields(line: str) -> dict[str, str]:
+        return dict(part.split("=", 1) for part in line.split(" "))
+
+    with httpx.Client(timeout=10) as client:
+        sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN + 3)]
+        opens = [fields(line) for line in log_lines if line.startswith("op=mcp.session.open")]
+        totals = [int(o["total"]) for o in opens if o["sessionPrefix"] in {s[:8] for s in sessions}]
+        first = totals[0]
+        assert totals == [first + n for n in range(SESSIONS_PER_TOKEN)] + [first + SESSIONS_PER_TOKEN - 1] * 3
+        evicted = [fields(line) for line in log_lines if line.startswith("op=mcp.session.orphan")]
+        assert [(e["sessionPrefix"], e["reason"]) for e in evicted] == [(s[:8], "per_token_cap") for s in sessions[:3]]
+        for s in sessions[3:]:
+            client.delete(mcp_url, headers={"Authorization": f"Bearer {hog}", "Mcp-Session-Id": s})
+
+
+def test_a_session_idle_past_its_expiry_is_counted_out_by_the_sweeper() -> None:
+    from notewell.mcp.session_cap import SessionCap, _Live
+
+    now = [0.0]
+    gone: list[tuple[str, str]] = []
+
+    async def app(_scope: object, _receive: object, _send: object) -> None:
+        return None
+
+    cap = SessionCap(app, clock=lambda: now[0], on_gone=lambda sid, reason: gone.append((sid, reason)))
+    cap.live["quiet"] = _Live("t", None, None, [], last_seen=0.0)
+    cap.live["busy"] = _Live("t", None, None, [], last_seen=0.0, in_flight=1)
+    now[0] = SESSION_IDLE_S - 1
+    cap.forget_expired()
+    assert gone == []
+    now[0] = SESSION_IDLE_S + 1
+    cap.forget_expired()
+    assert gone == [("quiet", "idle")] and set(cap.live) == {"busy"}

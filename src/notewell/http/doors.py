@@ -40,7 +40,7 @@ def mcp_door(rt: Runtime, options: ServeOptions) -> Door:
     mcp = build_mcp_http(rt, options.toolsets, security=AllowedHosts(options.allowed_hosts).transport_security(),
                          json_response=options.json_response)
     sweeper = BackgroundTask("mcp.session_sweeper",
-                             lambda: sweep_sessions(mcp.sessions, options.sweep_every, options.orphan_after))
+                             lambda: sweep_sessions(mcp.sessions, mcp.cap, options.sweep_every, options.orphan_after))
     return Door("mcp", [mcp.route], lifespan=mcp.run, tasks=[sweeper])
 
 

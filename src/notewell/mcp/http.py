@@ -92,6 +92,15 @@ class SessionBook:
         with self.lock:
             return self.sessions.pop(session_id, None), len(self.sessions)
 
+    def gone(self, session_id: str, reason: str) -> None:
+        """A session ended without its client's DELETE (SessionCap: evicted, idle, or unknown to the SDK): count
+        it out and log it, op=mcp.session.close with its reason (op=mcp.session.orphan if it made no tool call)."""
+        entry, total = self.close(session_id)
+        if entry is not None:
+            log.event("mcp.session.close" if entry.tool_calls else "mcp.session.orphan", sessionPrefix=session_id[:8],
+                      toolCalls=entry.tool_calls, total=total, reason=reason, user=entry.user or None,
+                      tokenId=entry.token_id)
+
     def sweep(self, orphan_after: float = ORPHAN_AFTER_S) -> int:
         """Evict and log (op=mcp.session.orphan) the sessions older than ``orphan_after`` seconds that made no
         tool call, and forget those idle that long after their last tool call (op=mcp.session.close), so the
@@ -111,10 +120,13 @@ class SessionBook:
         return len(gone)
 
 
-async def sweep_sessions(book: SessionBook, every: float = SWEEP_EVERY_S, orphan_after: float = ORPHAN_AFTER_S) -> None:
-    """The orphan sweeper: a background task of the app's lifespan, sweeping ``book`` every ``every`` seconds."""
+async def sweep_sessions(book: SessionBook, cap: SessionCap, every: float = SWEEP_EVERY_S,
+                         orphan_after: float = ORPHAN_AFTER_S) -> None:
+    """The orphan sweeper: a background task of the app's lifespan, every ``every`` seconds counting out the
+    sessions idle past their expiry (``cap``) and sweeping ``book``."""
     while True:
         await anyio.sleep(every)
+        cap.forget_expired()
         book.sweep(orphan_after)
 
 
@@ -241,6 +253,7 @@ class McpHttp:
     run: Callable[[], AbstractAsyncContextManager[None]]
     mcp: NotewellMCP
     sessions: SessionBook
+    cap: SessionCap
 
 
 def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, security: TransportSecuritySettings | None = None,
@@ -254,5 +267,6 @@ def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, security: Transp
                                            session_idle_timeout=SESSION_IDLE_S)
     bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(rt.authentication))),
               Middleware(AuthContextMiddleware)]
-    route = Route(MCP_PATH, endpoint=McpGate(SessionCap(manager.handle_request), book), middleware=bearer)
-    return McpHttp(route, manager.run, mcp, book)
+    cap = SessionCap(manager.handle_request, on_gone=book.gone)
+    route = Route(MCP_PATH, endpoint=McpGate(cap, book), middleware=bearer)
+    return McpHttp(route, manager.run, mcp, book, cap)

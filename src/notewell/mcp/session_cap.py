@@ -8,7 +8,9 @@ because of it. Idle sessions expire after SESSION_IDLE_S (the SDK's session mana
 session counts as live here until then.
 
 Evicting goes through the SDK's public door: a DELETE for the session, as its own client would send,
-with the opening request's Host, Origin and authenticated user.
+with the opening request's Host, Origin and authenticated user. Every session that ends here other than by its
+client's DELETE (evicted, expired, or unknown to the SDK: a 404) is told to ``on_gone``, so that the session
+book (notewell.mcp.http) counts only the live ones and logs how each ended.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class SessionCap:
     idle_s: float = SESSION_IDLE_S
     clock: Callable[[], float] = time.monotonic
     live: dict[str, _Live] = field(default_factory=dict)
+    on_gone: Callable[[str, str], None] = lambda _session_id, _reason: None  # (session id, why it ended)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         user = scope.get("user")
@@ -80,12 +83,15 @@ class SessionCap:
             if entry is not None:
                 entry.in_flight -= 1 if busy else 0
                 entry.last_seen = self.clock()
-            if status == 404 or (scope.get("method") == "DELETE" and status < 400):
+            if scope.get("method") == "DELETE" and status < 400:
+                self.live.pop(session_id, None)  # its client closed it: the gate logs that
+            elif status == 404:
                 self.live.pop(session_id, None)
+                self.on_gone(session_id, "expired")
 
     async def _open(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
         """A request without a session: it may open one; make room among the token's sessions first."""
-        self._forget_expired()
+        self.forget_expired()
         mine = sorted(((sid, e) for sid, e in self.live.items() if e.token == token),
                       key=lambda item: item[1].last_seen)
         if len(mine) >= self.per_token:
@@ -97,6 +103,7 @@ class SessionCap:
             self.live.pop(sid, None)
             await self._close(sid, entry)
             log.event("mcp.session.evicted", sessionPrefix=sid[:8], reason="per_token_cap", cap=self.per_token)
+            self.on_gone(sid, "per_token_cap")
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 400:
@@ -108,10 +115,13 @@ class SessionCap:
 
         await self.app(scope, receive, watch)
 
-    def _forget_expired(self) -> None:
+    def forget_expired(self) -> None:
+        """Forget the sessions idle past ``idle_s`` (the SDK's manager has closed them); the sweeper calls this
+        too, so that they are counted out without waiting for the next session to open."""
         now = self.clock()
         for sid in [sid for sid, e in self.live.items() if e.in_flight == 0 and now - e.last_seen > self.idle_s]:
             del self.live[sid]
+            self.on_gone(sid, "idle")
 
     async def _close(self, session_id: str, entry: _Live) -> None:
         """Close the session as its client would: DELETE with its id, from its owner."""
