@@ -514,3 +514,28 @@ def test_candidate_pages_give_the_same_answer(tmp_path: Path, index_vault: Calla
                 break
         assert collected == whole.matches
     assert whole.matches and all(m.line in (1, 2, 3) for m in whole.matches)
+
+
+@pytest.mark.parametrize(("in_child", "parent_covered"), [(41, False), (39, True)])
+def test_search_brain_names_only_the_brains_its_answer_covers(
+        tmp_path: Path, index_vault: Callable[[Path], IndexedVault], in_child: int, parent_covered: bool) -> None:
+    """With includeParents, a parent reached after the 40 results are full is asked only whether it matches
+    (to say truncated); it was named in `searched` though none of its matches were in the answer."""
+    from notewell.access.principal import LOCAL_OWNER
+
+    files: dict[str, str | bytes] = {
+        "acme/README.md": "# Acme\n",
+        "acme/brains/base/brain.md": "---\ntitle: Base\n---\n# Base\n",
+        "acme/brains/base/rule.md": "# Rule\n\nEvery widget ships tested.\n",
+        "acme/brains/child/brain.md": "---\ntitle: Child\nparent: brains/base\n---\n# Child\n",
+    }
+    files |= {f"acme/brains/child/w{n:02}.md": f"# W{n}\n\nwidget {n}\n" for n in range(in_child)}
+    indexed = index_vault(make_vault(tmp_path, files))
+    got = indexed.runtime.knowledge.search_brain(LOCAL_OWNER, "acme/brains/child", "widget", include_parents=True)
+    brains = {hit.brain for hit in got.hits}
+    if parent_covered:
+        assert got.searched == ["acme/brains/child", "acme/brains/base"] and "acme/brains/base" in brains
+        assert not got.truncated
+    else:
+        assert got.searched == ["acme/brains/child"] and brains == {"acme/brains/child"}
+        assert got.truncated and len(got.hits) == 40

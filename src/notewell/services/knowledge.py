@@ -405,6 +405,7 @@ class KnowledgeService:
                 chain.append(parent)
                 current = parent
         hits: list[BrainHit] = []
+        covered: list[str] = []  # the brains whose matches are in the answer (one past the bound is only probed)
         truncated = False
         complete = True
         for brain in chain:
@@ -416,12 +417,13 @@ class KnowledgeService:
             if remaining <= 0:
                 truncated = truncated or bool(result.matches)
                 continue
+            covered.append(brain.id)
             titles = dict(brain.documents)
             for m in result.matches:
                 title = titles.get(m.path) or self._title(brain.project, m.path)
                 hits.append(BrainHit(brain.id, m.vault_path, title, m.line, m.text))
             truncated = truncated or result.has_more
-        return BrainHitList(record.id, query, [b.id for b in chain], hits, truncated, complete)
+        return BrainHitList(record.id, query, covered, hits, truncated, complete)
 
     def _title(self, project: str, path: str) -> str:
         meta = self.store.documents.meta(project, path)
