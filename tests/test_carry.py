@@ -319,6 +319,13 @@ def test_a_merge_that_names_a_missing_person_is_refused_whole(tmp_path: Path) ->
 def test_migrate_sqlite_to_postgres_and_back_checks_every_table(source: Path, tmp_path: Path,
                                                                   pg_cluster: PgCluster) -> None:
     pg = pg_cluster.url(pg_cluster.create_database())
+    with_password = pg.replace("postgresql://postgres@", "postgresql://postgres:S3cretPw@", 1)
+    assert with_password != pg  # the cluster trusts local connections: the password is carried, never checked
+    shown = run_cli("migrate", "--from", f"sqlite:{source}", "--to", with_password)
+    assert shown.exit_code == 0, shown.output
+    flat = " ".join(shown.output.split())  # the console wraps long lines
+    assert "S3cretPw" not in flat and "notewell index --db postgresql://postgres:***@" in flat
+    pg = pg_cluster.url(pg_cluster.create_database())
     there = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg, "--json")
     assert there.exit_code == 0, there.output
     moved = json.loads(there.stdout)["tables"]

@@ -90,8 +90,10 @@ def migrate_command(
         _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
         if vault is None:
             if not json_out:
-                console.print(f"Now index the vault into the target: notewell index --db {target}", highlight=False,
-                              markup=False)
+                shown = dst.store_url if "://" in target else target  # a database URL's password as ***
+                hidden = " (the --to URL: its password is not shown)" if "://" in target and shown != target else ""
+                console.print(f"Now index the vault into the target: notewell index --db {shown}{hidden}",
+                              highlight=False, markup=False)
             return
         report = dst.indexing.sync()
         if not json_out:
