@@ -437,3 +437,31 @@ async def test_an_oracle_citation_of_an_untitled_session_says_what_it_was(world:
         answer = await call(c, "brain_ask_oracle", {"question": f"{word} sensor"})
         cite = next(cite for cite in answer["citations"] if cite["id"] == session)
         assert cite["snippet"] == "An untitled task that succeeded (1 event)."
+
+
+async def test_two_people_teaching_the_same_rule_in_a_shared_project_each_hold_it(world: BrainWorld,
+                                                                                  url: str) -> None:
+    """The memories' one-live-copy rule (same place, same text) gave bob alice's item (created false, owned by
+    her): his teach and his close-captured learning were lost, his injection never held it."""
+    topic = unique("numpy")
+    rule = {"trigger": f"when upgrading the {topic} service", "rule": "pin numpy below 2.0", "type": "heuristic",
+            "projectId": "shared"}
+    async with connect(url, world.tokens["alice"]) as alice, connect(url, world.tokens["bob"]) as bob:
+        hers = await call(alice, "brain_teach_knowledge", rule)
+        his = await call(bob, "brain_teach_knowledge", rule)
+        again = await call(bob, "brain_teach_knowledge", rule)
+        assert hers["created"] and his["created"] and his["id"] != hers["id"]
+        assert again == {**his, "created": False}
+        started = await call(bob, "brain_start_session", {"prompt": f"upgrade the {topic} service",
+                                                          "projectId": "shared"})
+        assert his["id"] in started["relevantKnowledge"]["knowledgeIds"]
+        session = started["sessionId"]
+        learning = {"trigger": f"when testing the {topic} pricing", "rule": "freeze the clock in pricing tests"}
+        mine = await call(alice, "brain_teach_knowledge", {**learning, "type": "heuristic", "projectId": "shared"})
+        closed = await call(bob, "brain_report_session_outcome", {"sessionId": session, "success": True,
+                                                                 "learnings": [learning]})
+        captured = closed["learnings"]["captured"]
+        assert len(captured) == 1 and captured[0] != mine["id"], closed
+    items = world.runtime.store.brain.knowledge([hers["id"], his["id"], captured[0]])
+    owners = {ref: world.runtime.store.identity.user(k.owner_user_id).handle for ref, k in items.items()}
+    assert owners == {hers["id"]: "alice", his["id"]: "bob", captured[0]: "bob"}

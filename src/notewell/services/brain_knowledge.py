@@ -99,6 +99,10 @@ class KnowledgePart(ScopePart):
         path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
         if action and bp.personal:
             path = f"brain-actions/{bp.slug}"
+        elif not action and not bp.personal:
+            # each person's rules in a shared project at a place of their own: the memories' one-live-copy rule
+            # (same place, same text) gave a second person's item to the first, and the second had none
+            path = f"{path}/{p.user_id}"
         content = _content(trigger, rule, rationale)
         all_tags = tuple(dict.fromkeys([kind, *tags]))
         title = rule if len(rule) <= MAX_TITLE_CHARS else rule[:MAX_TITLE_CHARS - 1] + "…"
