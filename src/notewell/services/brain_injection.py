@@ -8,7 +8,8 @@
 
 Items are taken in rank order and each goes in whole or not at all; the block never exceeds
 ``max_tokens`` (services.tokens counts). Knowledge text is data written by the person, not commands to
-the server.
+the server, and each item is one line: its trigger, rule and rationale have their line breaks made spaces, so
+that no item (another writer's in a shared project) can add a heading or a line of its own to the block.
 """
 
 from __future__ import annotations
@@ -32,16 +33,21 @@ ACTION_HEADING = "## Open Action Items"
 _CONDITIONS = ("when ", "if ", "before ", "after ", "while ", "whenever ", "for ", "in ", "on ")
 
 
+def one_line(text: str) -> str:
+    """``text`` with every run of white space (line and paragraph separators included) made one space."""
+    return " ".join(text.split())
+
+
 def when(trigger: str) -> str:
     """"When <trigger>", unless the trigger already starts with such a word ("when …", "before …")."""
-    t = trigger.strip()
+    t = one_line(trigger)
     if t.lower().startswith(_CONDITIONS):
         return t[0].upper() + t[1:]
     return f"When {t}"
 
 
 def line(item: KnowledgeRecord) -> str:
-    text = item.rule.strip()
+    text = one_line(item.rule)
     if item.kind == "principle":
         text = f"ALWAYS: {text}"
     elif item.kind == "anti_principle":
@@ -49,7 +55,7 @@ def line(item: KnowledgeRecord) -> str:
     if item.trigger.strip():
         text = f"{when(item.trigger)}: {text}"
     if item.rationale.strip():
-        text += f" (why: {item.rationale.strip()})"
+        text += f" (why: {one_line(item.rationale)})"
     return f"- {text} [{item.ref}]"
 
 
@@ -95,5 +101,5 @@ def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
 
 
 def action_items(items: Sequence[KnowledgeRecord]) -> str:
-    lines = [f"- {'[blocker] ' if 'blocker' in k.tags else ''}{k.rule.strip()} [{k.ref}]" for k in items]
+    lines = [f"- {'[blocker] ' if 'blocker' in k.tags else ''}{one_line(k.rule)} [{k.ref}]" for k in items]
     return "\n".join([ACTION_HEADING, *lines])

@@ -16,11 +16,14 @@ from typing import Literal
 
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
+from notewell.records.brain import VAULT_AUTHOR, KnowledgeRecord
 from notewell.search.engine import SearchEngine
 from notewell.services import brain_injection
 from notewell.services.brain import BrainService
+from notewell.services.brain_limits import CLOSE_CAPTURE_TAG, MINED_TAG
 from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_sessions import SessionFound
+from notewell.services.kea_cross import CROSS_TAG
 from notewell.services.link_walk import Reached, walk
 from notewell.services.links import LinkService
 from notewell.services.memory_rank import tolerant_query_terms
@@ -77,12 +80,29 @@ def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
                               found.similarity)
 
 
-def _knowledge_sentence(found: ScoredKnowledge, n: int) -> tuple[str, Citation]:
+def _whose(k: KnowledgeRecord, caller: str, handle: str | None) -> str:
+    """Who holds ``k`` and how it came, from the caller's side: "You taught", "alice captured at a session's
+    close", "The brain learned from one of your sessions", "A meeting note set" (items of other people in a
+    shared project are theirs, and a mined item was taught by nobody)."""
+    kind = k.kind.replace("_", "-")
+    if k.owner_user_id == VAULT_AUTHOR:
+        return f"A meeting note set this {kind}"
+    mine = k.owner_user_id == caller
+    who = "You" if mine else (handle or "Someone no longer here")
+    if MINED_TAG in k.tags:
+        return f"The brain learned this {kind} from one of {'your' if mine else f'{who}’s'} sessions"
+    if CROSS_TAG in k.tags:
+        return f"The brain learned this {kind} across {'your' if mine else f'{who}’s'} sessions"
+    if CLOSE_CAPTURE_TAG in k.tags:
+        return f"{who} captured this {kind} at a session's close"
+    return f"{who} taught this {kind}"
+
+
+def _knowledge_sentence(found: ScoredKnowledge, n: int, whose: str) -> tuple[str, Citation]:
     k = found.item
-    how = "captured at a session's close" if "close_capture" in k.tags else "taught"
     when = f"{brain_injection.when(k.trigger).lower()[:1]}{brain_injection.when(k.trigger)[1:]}, " if k.trigger else ""
-    why = f" (because {k.rationale})" if k.rationale else ""
-    sentence = f"You {how} this {k.kind.replace('_', '-')}: {when}{k.rule}{why}. [{n}]"
+    why = f" (because {brain_injection.one_line(k.rationale)})" if k.rationale.strip() else ""
+    sentence = f"{whose}: {when}{brain_injection.one_line(k.rule)}{why}. [{n}]"
     return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80],
                               found.found_by, found.similarity)
 
@@ -116,7 +136,9 @@ class OracleService:
             sentences.append(sentence)
             citations.append(cite)
         for item in self.brain.retrieve(p, question, limit=KNOWLEDGE).items:
-            sentence, cite = _knowledge_sentence(item, len(citations) + 1)
+            owner = self.brain.store.identity.user(item.item.owner_user_id)
+            whose = _whose(item.item, p.user_id, owner.handle if owner is not None else None)
+            sentence, cite = _knowledge_sentence(item, len(citations) + 1, whose)
             sentences.append(sentence)
             citations.append(cite)
         searched = ["sessions", "knowledge"]
