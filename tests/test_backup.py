@@ -179,3 +179,88 @@ def test_doctor_reports_the_last_backup(tmp_path: Path) -> None:
     check = backup_check()
     assert check["status"] == "ok" and check["found"].startswith("last backup ")
     assert str(tmp_path / "b.db") in check["found"]
+
+
+def test_postgres_restores_as_the_databases_own_role_with_the_extensions_a_superuser_made(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """docs/operations.md: a superuser creates pg_trgm and vector, the application's role owns the database.
+    pg_restore --clean dropped and made the extensions again, which only their owner may: "must be owner of
+    extension vector", whether into a new database or with --replace."""
+    import psycopg
+
+    from pg import TEMPLATE_DB
+
+    role = "nwapp_" + tmp_path.name[-6:].replace("-", "_").lower()
+    with pg_cluster.admin() as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        names = ["nw_" + role + suffix for suffix in ("_a", "_b")]
+        for name in names:
+            conn.execute(f"CREATE DATABASE {name} OWNER {role} TEMPLATE {TEMPLATE_DB}")  # extensions: postgres's
+    source, target = (pg_cluster.url(name).replace("postgres@", f"{role}@", 1) for name in names)
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    rt = open_runtime(str(vault), source)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, "kept through a restore as the app role", project="apollo", path="p")
+    finally:
+        rt.close()
+    backup = tmp_path / "store.dump"
+    assert run_cli("backup", str(backup), "--db", source, "--vault", str(vault)).exit_code == 0
+    for into, flags in ((target, []), (source, ["--replace"])):
+        result = run_cli("restore", str(backup), "--db", into, "--vault", str(vault), *flags)
+        assert result.exit_code == 0, result.output
+        rt = open_runtime(str(vault), into)
+        try:
+            assert [m.content for m in rt.memory.export(LOCAL_OWNER)] == ["kept through a restore as the app role"]
+        finally:
+            rt.close()
+    with psycopg.connect(target) as conn:  # the tables are the role's, the extensions still the superuser's
+        owners = {row[0] for row in conn.execute("SELECT tableowner FROM pg_tables WHERE schemaname = 'public'")}
+        assert owners == {role}
+        assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'").fetchone() == (1,)
+
+
+def test_restore_is_refused_while_a_server_answers_and_forgets_the_sources_servers(tmp_path: Path) -> None:
+    """A restore --replace under a running server lost what it acknowledged meanwhile, without a word; a restored
+    store kept the source's running servers, so doctor and sign-in links pointed at another store's server."""
+    import http.server
+
+    from notewell.services.servers import local_url
+
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    db, other = str(tmp_path / "index.db"), str(tmp_path / "other.db")
+    server_id = "0123456789abcdef"
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"status": "ok", "serverId": server_id}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            return None
+
+    health = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=health.serve_forever, daemon=True).start()
+    try:
+        rt = open_runtime(str(vault), db)
+        try:
+            rt.servers.announce(server_id, local_url("127.0.0.1", health.server_address[1]))
+        finally:
+            rt.close()
+        assert run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)).exit_code == 0
+        refused = run_cli("restore", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault), "--replace")
+        assert refused.exit_code == 1 and "notewell serve answers on this store at http://127.0.0.1:" in \
+            refused.output and "stop its servers first" in refused.output
+        restored = run_cli("restore", str(tmp_path / "b.db"), "--db", other, "--vault", str(vault))
+        assert restored.exit_code == 0, restored.output
+    finally:
+        health.shutdown()
+    rt = open_runtime(str(vault), other)
+    try:
+        assert rt.servers.recorded() == []  # the source's server is not this store's
+    finally:
+        rt.close()

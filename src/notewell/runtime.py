@@ -106,6 +106,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     knowledge = KnowledgeService(store, authorization, engine)
     links = LinkService(store, authorization)
     memory = MemoryService(store, authorization, audit, links, engine, meaning)
+    servers = ServerRegistry(store.servers)
     return Runtime(
         settings=settings, store=store, engine=engine,
         authentication=Authentication(store.identity),
@@ -125,9 +126,9 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         indexing=indexing,
         notes=NoteWritingService(note_vault, authorization),
         journal=NoteJournalService(note_vault, authorization),
-        servers=ServerRegistry(store.servers),
+        servers=servers,
         portability=PortabilityService(store, authorization),
-        backups=BackupService(store, authorization),
+        backups=BackupService(store, authorization, servers),
         health=HealthService(store),
         jobs=JobService(store, authorization, job_work),
     )

@@ -10,11 +10,12 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
 
-FileArg = Annotated[Path, typer.Argument(help="The backup file (backup: a new one).")]
+NewFileArg = Annotated[Path, typer.Argument(help="The backup file to write (a new one: a backup never overwrites).")]
+BackupArg = Annotated[Path, typer.Argument(help="The file 'notewell backup' wrote (of this store's backend).")]
 
 
 @app.command("backup")
-def backup_command(file: FileArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+def backup_command(file: NewFileArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Copy the whole store to FILE while it serves and writes (SQLite: its online backup API; PostgreSQL:
     pg_dump), and record the backup so 'notewell doctor' reports its age."""
     with runtime(vault, db, create=False) as rt:
@@ -28,7 +29,7 @@ def backup_command(file: FileArg, vault: VaultOpt = None, db: DbOpt = None, json
 
 @app.command("restore")
 def restore_command(
-    file: FileArg,
+    file: BackupArg,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a store that holds rows (stop its servers "
                                                             "first).")] = False,
     vault: VaultOpt = None, db: DbOpt = None,

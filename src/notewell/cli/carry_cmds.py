@@ -13,8 +13,9 @@ from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print
 from notewell.cli.rows import Col, show_rows
 from notewell.services.portability import Carried
 
-FolderArg = Annotated[Path, typer.Argument(help="The export's folder (export: a new or empty one), or one file "
-                                                "ending in .tar (export: a new one).")]
+NewFolderArg = Annotated[Path, typer.Argument(help="Where to write the export: a new or empty folder, or a new file "
+                                                   "ending in .tar.")]
+ExportArg = Annotated[Path, typer.Argument(help="The export 'notewell export' wrote: its folder, or its .tar file.")]
 SQLITE_PREFIX = "sqlite:"
 
 
@@ -32,7 +33,7 @@ def _show(carried: Sequence[Carried], verb: str, json_out: bool) -> None:
 
 @app.command("export")
 def export_command(
-    folder: FolderArg,
+    folder: NewFolderArg,
     person: Annotated[str | None, typer.Option("--person", help="Only what this person (an email) may take with "
                                                               "them: their memories, sessions, knowledge, home.")]
     = None,
@@ -51,7 +52,7 @@ def export_command(
 
 @app.command("import")
 def import_command(
-    folder: FolderArg,
+    folder: ExportArg,
     merge: Annotated[bool, typer.Option("--merge", help="Load into a store that holds rows already, skipping "
                                                         "the rows it holds (by key; by content for rows without "
                                                         "one: see docs/operations.md).")] = False,

@@ -3,6 +3,10 @@
 The copy is the backend's (SQLite's online backup API, PostgreSQL's pg_dump): consistent while servers go on
 writing. Each backup taken is recorded in the store with its time, so ``notewell doctor`` reports the age of
 the last one. Like an export, a backup holds every home: the local owner alone takes or restores one.
+
+A restore is refused while a server answers on the store (what it acknowledged meanwhile would be lost without
+a word), and the backup's own record of running servers (the source store's) is cleared after it, so that
+``notewell doctor`` and sign-in links never point at another store's server.
 """
 
 from __future__ import annotations
@@ -14,14 +18,16 @@ from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.records.backups import BackupRecord
 from notewell.services.portability import CARRY
+from notewell.services.servers import ServerRegistry
 from notewell.store.base import Store
 from notewell.timestamps import now_iso
 
 
 class BackupService:
-    def __init__(self, store: Store, authorization: Authorization) -> None:
+    def __init__(self, store: Store, authorization: Authorization, servers: ServerRegistry) -> None:
         self.store = store
         self.authorization = authorization
+        self.servers = servers
 
     def backup(self, p: Principal, path: Path) -> BackupRecord:
         """A consistent copy of the store at ``path`` (a new file), recorded in the store."""
@@ -44,7 +50,14 @@ class BackupService:
             raise InvalidArgument("restore", f"the store is not empty ({', '.join(held[:3])}"
                                              f"{' …' if len(held) > 3 else ''}); stop its servers and replace it, "
                                              "or restore into a new store")
+        serving = self.servers.answering()
+        if serving:
+            raise InvalidArgument("restore", f"notewell serve answers on this store at {serving[0].url} (server "
+                                             f"{serving[0].id}); stop its servers first: what they write during "
+                                             "a restore would be lost")
         self.store.backups.restore_from(path)
+        for server in self.servers.recorded():  # the source store's servers, not this one's
+            self.servers.withdraw(server.id)
 
     def latest(self) -> BackupRecord | None:
         """The last backup recorded (no person asks: the doctor reports its age)."""

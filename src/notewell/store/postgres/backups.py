@@ -1,12 +1,20 @@
 """PostgreSQL backups through pg_dump (one REPEATABLE READ snapshot: consistent while servers write) in its custom
 format, restored by pg_restore in one transaction. The password goes in the environment, never on a command line
-another user could read."""
+another user could read.
+
+A restore leaves the database's extensions (pg_trgm, vector) as they are: they belong to whoever created them
+(a superuser, as docs/operations.md advises), and pg_restore --clean would drop and create them again, which
+only their owner may do; restoring as the application's role failed with "must be owner of extension vector".
+So the dump's table of contents is read first, and its EXTENSION entries (and their comments) left out.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,6 +24,7 @@ from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.backups import SqlBackups
 
 TOOL_TIMEOUT_S = 6 * 3600
+_EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (EXTENSION|COMMENT - EXTENSION) ")  # a line of pg_restore --list
 
 
 def _tool(name: str) -> str:
@@ -42,14 +51,15 @@ class PostgresBackups(SqlBackups):
         self.db = db
         super().__init__(PostgresDialect(db))
 
-    def _run(self, args: list[str]) -> None:
+    def _run(self, args: list[str], *, field: str = "backup", database: bool = True) -> str:
         url, env = _without_password(self.db.url)
-        proc = subprocess.run([*args, "--dbname", url], env=env, capture_output=True, text=True, check=False,
-                              timeout=TOOL_TIMEOUT_S)
+        proc = subprocess.run([*args, *(["--dbname", url] if database else [])], env=env, capture_output=True,
+                              text=True, check=False, timeout=TOOL_TIMEOUT_S)
         if proc.returncode != 0:
             lines = [line for line in proc.stderr.splitlines() if line.strip()]
-            raise InvalidArgument("backup", f"{Path(args[0]).name} failed ({lines[0] if lines else proc.returncode}); "
-                                            "see docs/operations.md, 'Backup and restore'")
+            raise InvalidArgument(field, f"{Path(args[0]).name} failed ({lines[0] if lines else proc.returncode}); "
+                                         "see docs/operations.md, 'Backup and restore'")
+        return proc.stdout
 
     def copy_to(self, path: Path) -> int:
         scratch = path.with_name(path.name + ".part")
@@ -62,4 +72,10 @@ class PostgresBackups(SqlBackups):
     def restore_from(self, path: Path) -> None:
         if not path.is_file():
             raise InvalidArgument("backup", f"{path} is not a file; name a file 'notewell backup' wrote")
-        self._run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction", str(path)])
+        contents = self._run([_tool("pg_restore"), "--list", str(path)], field="restore", database=False)
+        kept = "".join(line + "\n" for line in contents.splitlines() if not _EXTENSION_ENTRY.match(line))
+        with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
+            listing.write(kept)
+            listing.flush()
+            self._run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction",
+                       "--use-list", listing.name, str(path)], field="restore")
