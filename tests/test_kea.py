@@ -134,3 +134,35 @@ async def test_a_close_with_nothing_to_learn_from_queues_nothing(world: BrainWor
         closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
     assert closed["queued"] is False
     assert not [j for j in world.runtime.store.jobs.listing(None, 500) if j.payload.get("sessionId") == session]
+
+
+async def test_what_the_brain_mines_from_a_session_in_a_shared_project_is_its_owners_alone(
+        world: BrainWorld, url: str) -> None:
+    """A mined rule carries the session's own words (its prompt, a correction, an error), and sessions are their
+    owner's alone; it was written for every reader of the project: bob found alice's session text in his
+    injection, retrieval, skills, the oracle and recall."""
+    topic = unique("billing")
+    prompt = f"add a {topic} column to the invoices table"
+    async with connect(url, world.tokens["alice"]) as alice, connect(url, world.tokens["bob"]) as bob:
+        first = await call(alice, "brain_start_session", {"prompt": prompt, "projectId": "shared"})
+        await call(alice, "brain_log_event", {"sessionId": first["sessionId"], "eventType": "user_correction",
+                                              "payload": {"text": f"Use {topic} alembic revisions, not raw SQL."}})
+        await call(alice, "brain_report_session_outcome", {"sessionId": first["sessionId"], "success": False})
+        assert job_of(world, first["sessionId"]).state == "done"
+        mined = knowledge_of(world, "shared", first["sessionId"])
+        assert len(mined) == 1 and mined[0].private_to == mined[0].owner_user_id
+        ref = mined[0].ref
+        again = await call(alice, "brain_start_session", {"prompt": prompt, "projectId": "shared"})
+        assert ref in again["relevantKnowledge"]["knowledgeIds"]  # its owner's loop is as before
+        theirs = await call(bob, "brain_start_session", {"prompt": prompt, "projectId": "shared"})
+        assert ref not in theirs.get("relevantKnowledge", {}).get("knowledgeIds", [])
+        retrieved = await call(bob, "brain_retrieve_knowledge", {"prompt": prompt})
+        assert ref not in retrieved["bundle"]["injectedIds"] and topic not in retrieved["injection"]
+        oracle = await call(bob, "brain_ask_oracle", {"question": f"{topic} alembic revisions"})
+        assert ref not in {c["id"] for c in oracle["citations"]} and f"{topic} alembic" not in oracle["answer"]
+        recalled = await call(bob, "recall", {"query": f"{topic} alembic revisions"})
+        assert ref not in str(recalled)
+    assert world.runtime.store.brain.list_knowledge(KnowledgeFilter(["shared"], viewer=mined[0].owner_user_id))
+    bob_id = next(u.id for u in world.runtime.store.identity.users() if u.handle == "bob")
+    assert ref not in [k.ref for k in world.runtime.store.brain.list_knowledge(KnowledgeFilter(["shared"],
+                                                                                               viewer=bob_id))]

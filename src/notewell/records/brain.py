@@ -70,6 +70,7 @@ class KnowledgeRecord:
     last_used_at: str | None
     retired_at: str | None
     tags: tuple[str, ...]
+    private_to: str | None = None  # its owner alone sees it (what the brain learned by itself from their sessions)
 
     @property
     def live(self) -> bool:
@@ -128,6 +129,7 @@ class KnowledgeFilter:
     brain_projects: Sequence[str]
     kinds: Sequence[str] = ()  # empty: every kind but action_item
     owner_user_id: str | None = None
+    viewer: str | None = None  # a person (user id): their own private items and everyone's others; None: all
     min_successes: int = 0
     order: str = "confidence"  # "confidence" (then newest) or "created" (newest first)
     limit: int = 50

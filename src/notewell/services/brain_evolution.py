@@ -17,6 +17,7 @@ import logging
 import time
 from datetime import timedelta
 
+from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.log_lines import line
@@ -76,14 +77,14 @@ class EvolutionPart(ScopePart):
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= RETIRED_LIST_MAX:
             raise InvalidArgument("limit", f"must be a whole number from 1 to {RETIRED_LIST_MAX}")
         brain_ids, _ = self._scope_ids(p)
-        return self.brain.evolution_retired(brain_ids, limit)
+        return self.brain.evolution_retired(brain_ids, p.user_id, limit)
 
     def restore(self, p: Principal, knowledge_id: str) -> KnowledgeRecord:
         """Bring back an item evolution retired, for one who may retire it (the policy's knowledge:retire)."""
         self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
         item = self.brain.knowledge([knowledge_id]).get(knowledge_id) if isinstance(knowledge_id, str) else None
-        if item is None or item.brain_project not in brain_ids:
+        if item is None or item.brain_project not in brain_ids or not sees_memory(p, item.private_to):
             raise BrainNotFound(f"no knowledge {knowledge_id} you can see; `notewell brain retired` lists what "
                                 "evolution retired")
         if not self.authorization.allowed(p, RETIRE, item):

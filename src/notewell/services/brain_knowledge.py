@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.meaning.model import MODEL_ID
 from notewell.meaning.texts import memory_text
@@ -93,8 +94,8 @@ class KnowledgePart(ScopePart):
         return self.brain.knowledge([existing.ref])[existing.ref]
 
     def _write(self, p: Principal, bp: BrainProject, *, kind: str, trigger: str, rule: str, rationale: str,
-               source: str, confidence: float, tags: Sequence[str],
-               supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
+               source: str, confidence: float, tags: Sequence[str], supersedes: str | None = None,
+               private: bool = False) -> tuple[KnowledgeRecord, bool]:
         action = kind == "action_item"
         path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
         if action and bp.personal:
@@ -110,7 +111,8 @@ class KnowledgePart(ScopePart):
         memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=bp.store_project, author_user_id=p.user_id,
                              author_token_id=p.token_id, memory_type="durable", path=path, title=title,
                              content=content, tags=all_tags,
-                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
+                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now,
+                             private_to=p.user_id if private else None)
         knowledge = KnowledgeInput(brain_project=bp.id, owner_user_id=p.user_id, kind=kind, trigger=trigger, rule=rule,
                                    rationale=rationale, source=source, confidence=confidence,
                                    rule_key=rule_key(trigger, rule), created=now)
@@ -171,7 +173,8 @@ class KnowledgePart(ScopePart):
         self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
         chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
-        return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, order="created", limit=limit))
+        return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, viewer=p.user_id, order="created",
+                                                         limit=limit))
 
     def retire(self, p: Principal, knowledge_id: str, reason: str) -> KnowledgeRecord:
         """Retire an item p may write (its memory is forgotten with the reason): it leaves every search."""
@@ -179,7 +182,7 @@ class KnowledgePart(ScopePart):
         reason = check_text("reason", reason, MAX_REASON_CHARS, required=True)
         item = self.brain.knowledge([knowledge_id]).get(knowledge_id)
         brain_ids, _ = self._scope_ids(p)
-        if item is None or not item.live or item.brain_project not in brain_ids:
+        if item is None or not item.live or item.brain_project not in brain_ids or not sees_memory(p, item.private_to):
             raise BrainNotFound(f"no live knowledge {knowledge_id} you can see; list your knowledge for its id")
         if not self.authorization.allowed(p, RETIRE, item):
             raise ForbiddenProject(f"only the author of {knowledge_id}, a writer of {item.brain_project} or an "

@@ -67,12 +67,13 @@ def _ranked(item: KnowledgeRecord, found: Fused[Any, Any], now: datetime) -> Sco
 
 
 class RetrievalPart(ScopePart):
-    def _knowledge_found(self, text: str, brain_ids: list[str], store_ids: list[str], candidates: int,
+    def _knowledge_found(self, p: Principal, text: str, brain_ids: list[str], store_ids: list[str], candidates: int,
                          field: str = "query") -> list[tuple[KnowledgeRecord, Fused[Any, Any]]]:
         """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
-        projects found by words or by meaning, with their fused relevance (services/hybrid.py)."""
+        projects found by words or by meaning, with their fused relevance (services/hybrid.py); p's own private
+        items among them (what the brain learned from p's sessions), never another person's."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
-                            limit=candidates, path_prefix="brain", explain=False)
+                            limit=candidates, path_prefix="brain", viewer=p.user_id, explain=False)
         near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
         hits = self.store.memories.tolerant(query)  # while the nearest are found
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
@@ -86,7 +87,7 @@ class RetrievalPart(ScopePart):
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:
         brain_ids, store_ids = self._scope_ids(p, projects)
-        found = self._knowledge_found(prompt, brain_ids, store_ids, max(3 * limit, 30), "prompt")
+        found = self._knowledge_found(p, prompt, brain_ids, store_ids, max(3 * limit, 30), "prompt")
         if not found:
             return Retrieval([], brain_injection.build([], max_tokens), self.words_only())
         now = datetime.now(UTC)
@@ -134,11 +135,12 @@ class RetrievalPart(ScopePart):
         self.authorization.authorize(p, USE)
         brain_ids, store_ids = self._scope_ids(p)
         matured = [k for k in self.brain.list_knowledge(KnowledgeFilter(
-            brain_ids, ("recipe",), min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES, limit=SKILL_CANDIDATES))
+            brain_ids, ("recipe",), viewer=p.user_id, min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES,
+            limit=SKILL_CANDIDATES))
             if brain_scoring.knowledge_stage(k) != "seed"]
         if not query:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
-        found = {k.ref: f for k, f in self._knowledge_found(query, brain_ids, store_ids, SKILL_HITS)}
+        found = {k.ref: f for k, f in self._knowledge_found(p, query, brain_ids, store_ids, SKILL_HITS)}
         now = datetime.now(UTC)
         scored = [_ranked(k, found[k.ref], now) for k in matured if k.ref in found]
         return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]

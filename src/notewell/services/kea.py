@@ -102,7 +102,7 @@ class KeaPart(KnowledgePart):
 
         def write() -> str:
             if bp is not None:
-                self._persist(p, bp, plan, [tag, f"session:{session.id}"], funnel)
+                self._persist(p, bp, plan, [tag, f"session:{session.id}"], funnel, private=not given)
             self.brain.count_funnel(session.user_id, session.brain_project,
                                     (session.ended_at or session.started_at)[:10], funnel.mode, funnel.counts())
             return "ok"
@@ -115,9 +115,12 @@ class KeaPart(KnowledgePart):
 
         return Step(write=write, after=after), funnel
 
-    def _persist(self, p: Principal, bp: BrainProject, plan: Plan, tags: list[str], funnel: Funnel) -> None:
+    def _persist(self, p: Principal, bp: BrainProject, plan: Plan, tags: list[str], funnel: Funnel, *,
+                 private: bool) -> None:
         """Each planned rule, in the job's transaction: counted when known, reinforcing the known rule of its
-        meaning, or written as knowledge."""
+        meaning, or written as knowledge. ``private``: what the brain mined by itself from p's sessions (their
+        prompts, errors and fixes: the sessions are p's alone) is p's alone too; learnings an agent handed over
+        at a close are taught, as brain_teach_knowledge's, to every reader of the project."""
         for rule, same in plan:
             if self.brain.find_rule(p.user_id, bp.id, rule.key) is not None:
                 funnel.duplicates += 1
@@ -128,7 +131,7 @@ class KeaPart(KnowledgePart):
                 continue
             item, created = self._write(p, bp, kind=rule.type, trigger=rule.trigger, rule=rule.rule,
                                         rationale=rule.rationale, source=rule.source, confidence=rule.confidence,
-                                        tags=tags)
+                                        tags=tags, private=private)
             if created:
                 funnel.captured.append(item.ref)
             else:

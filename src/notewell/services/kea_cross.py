@@ -94,7 +94,7 @@ class KeaCrossPart(KeaPart):
             for user_id, person in people.items():
                 for bp, plan, found in person.plans:
                     funnel = Funnel("cross", 0, found, len(plan))
-                    self._persist(person.p, bp, plan, [CROSS_TAG], funnel)
+                    self._persist(person.p, bp, plan, [CROSS_TAG], funnel, private=True)
                     self.brain.count_funnel(user_id, bp.id, through[:10], funnel.mode, funnel.counts())
                     total.append(funnel.persisted)
                     funnels.append((user_id, funnel))

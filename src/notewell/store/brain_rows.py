@@ -13,7 +13,7 @@ PROJECT_COLUMNS = "p.id, p.owner_user_id, p.home, p.slug, p.name, p.name_key, p.
 KNOWLEDGE_COLUMNS = (
     "k.ref, k.brain_project, k.project, k.owner_user_id, k.kind, k.trigger_text, k.rule_text, k.rationale, k.source,"
     " k.confidence, k.rule_key, k.injected_count, k.used_count, k.success_count, k.failure_count, k.created,"
-    " k.last_used_at, k.retired_at, m.tags"
+    " k.last_used_at, k.retired_at, m.tags, m.private_to"
 )
 KNOWLEDGE_FROM = "brain_knowledge k JOIN memories m ON m.ref = k.ref"
 SESSION_COLUMNS = (

@@ -98,7 +98,7 @@ ITEM = s.record(record_model(KnowledgeRecord), s.View({
     "brainProject": s.Shown("The project it was taught in.", name="projectId"),
     "tags": s.Shown(items="A tag."),
 }, omit=("project", "ownerUserId", "source", "ruleKey", "injectedCount", "usedCount", "successCount", "failureCount",
-         "created", "lastUsedAt", "retiredAt"),
+         "created", "lastUsedAt", "retiredAt", "privateTo"),
     required=["id", "type", "trigger", "rule", "rationale", "confidence", "stage", "projectId", "tags"]))
 INJECTION = s.string("Markdown to add to the model's context: \"## What I've Learned About You\", unconditional rules "
                       "first, then reflexes, recipes and heuristics; each line ends with its [id]. " + DATA)

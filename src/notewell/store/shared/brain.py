@@ -160,6 +160,9 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
         if query.owner_user_id is not None:
             where.append("k.owner_user_id = ?")
             params.append(query.owner_user_id)
+        if query.viewer is not None:
+            where.append("(m.private_to IS NULL OR m.private_to = ?)")
+            params.append(query.viewer)
         if query.min_successes:
             where.append("k.success_count >= ?")
             params.append(query.min_successes)
