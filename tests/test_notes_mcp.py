@@ -294,3 +294,26 @@ def test_the_watcher_finds_a_written_note_unchanged(world: World) -> None:
                                    "handbook/watched.md", "seen once\n", tool="test")
     report = world.runtime.indexing.sync()
     assert (report.added, report.changed, report.removed, report.renamed) == (0, 0, 0, 0)
+
+
+async def test_the_trash_is_the_owners_alone_whatever_the_umask(admin: Client, world: World) -> None:
+    """A deleted note (one of a 0700 home, say) went to trash/<id>/<path> as 0644 in 0755 folders under a 022
+    umask: readable by anyone on the machine. And a .notewell left open by an earlier version is tightened."""
+    path = "handbook/secret-plan.md"
+    (world.vault / path).write_bytes(b"# Secret\n\nquokka plan\n")
+    world.runtime.indexing.sync_paths([path])
+    index_folder = world.vault / ".notewell"
+    index_folder.mkdir(exist_ok=True)
+    index_folder.chmod(0o755)
+    before = os.umask(0o022)
+    try:
+        gone = await call(admin, "delete_note", {"path": path})
+    finally:
+        os.umask(before)
+    copy = world.vault / gone["trash"]
+    assert copy.read_bytes() == b"# Secret\n\nquokka plan\n"
+    assert copy.stat().st_mode & 0o777 == 0o600
+    folders = [folder for folder in copy.parents if index_folder in (folder, *folder.parents)]
+    assert folders[-1] == index_folder and len(folders) >= 3  # .notewell, trash, <id>, handbook
+    assert {folder.stat().st_mode & 0o777 for folder in folders} == {0o700}
+    await call(admin, "undo_note_write", {"journal_id": gone["journal_id"]})

@@ -26,15 +26,20 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_PREFIX = ".notewell-write-"  # hidden, so a scan that sees one mid-write passes over it
-FILE_MODE = 0o644
+FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its folder's, 0700)
 FOLDER_MODE = 0o755
+PRIVATE_FILE_MODE = 0o600  # the trash: copies of notes from every home, the owner's alone whatever the umask
+PRIVATE_FOLDER_MODE = 0o700
 
 
 class NoteFiles:
-    """The files of one vault, reached only through verified descriptors."""
+    """The files of one vault, reached only through verified descriptors. ``private``: files and folders made
+    for the owner alone (the trash), whatever the folders above them allow."""
 
-    def __init__(self, vault: Path) -> None:
+    def __init__(self, vault: Path, *, private: bool = False) -> None:
         self.vault = vault
+        self.file_mode = PRIVATE_FILE_MODE if private else FILE_MODE
+        self.folder_mode = PRIVATE_FOLDER_MODE if private else FOLDER_MODE
 
     @contextmanager
     def _folder(self, parts: list[str], *, create: bool, field: str) -> Iterator[int]:
@@ -50,7 +55,7 @@ class NoteFiles:
                         raise
                     _refuse_another_form(fd, part, field)
                     with suppress(FileExistsError):
-                        os.mkdir(part, FOLDER_MODE, dir_fd=fd)
+                        os.mkdir(part, self.folder_mode, dir_fd=fd)
                     child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except OSError as err:
                     if err.errno in (errno.ELOOP, errno.ENOTDIR):
@@ -96,7 +101,7 @@ class NoteFiles:
         with self._folder(parts[:-1], create=True, field=field) as folder:
             self._refuse_non_file(folder, parts[-1], rel, field)
             temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
-            fd = os.open(temp, _TEMP_FLAGS, FILE_MODE, dir_fd=folder)
+            fd = os.open(temp, _TEMP_FLAGS, self.file_mode, dir_fd=folder)
             try:
                 try:
                     view = memoryview(data)

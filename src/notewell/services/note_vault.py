@@ -14,6 +14,7 @@ sync that reads the note after the next write replaced it leaves it to that writ
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from dataclasses import dataclass, replace
@@ -26,7 +27,7 @@ from notewell.errors import InvalidArgument, VersionConflict
 from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
 from notewell.services.note_diff import VERSION_CHARS, change, version_of
-from notewell.services.note_files import NoteFiles
+from notewell.services.note_files import PRIVATE_FOLDER_MODE, NoteFiles
 from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath
@@ -147,7 +148,7 @@ class NoteVault:
     def remove(self, write: Write, target: NotePath, before: bytes) -> NoteChange:
         """Delete the note, its bytes kept in the trash and the journal."""
         trash = f"{TRASH_FOLDER}/{secrets.token_hex(6)}/{target.vault_path}"
-        NoteFiles(self._index_folder()).write(trash, before, field="path")
+        NoteFiles(self._index_folder(), private=True).write(trash, before, field="path")
         self.files.remove(target.vault_path)
         try:
             self.indexing.sync_paths([target.vault_path])
@@ -168,8 +169,13 @@ class NoteVault:
                           moved_from=source.vault_path)
 
     def _index_folder(self) -> Path:
+        """The vault's .notewell folder, the owner's alone (0700: the trash below holds copies of every home's
+        notes; made so whatever the umask, and tightened if an earlier version left it open)."""
         folder = self.settings.vault / INDEX_DIR_NAME
-        folder.mkdir(exist_ok=True)
+        folder.mkdir(mode=PRIVATE_FOLDER_MODE, exist_ok=True)
+        made = folder.stat()
+        if made.st_mode & 0o077 and made.st_uid == os.getuid():
+            folder.chmod(PRIVATE_FOLDER_MODE)
         return folder
 
     def _record(self, write: Write, target: NotePath, moved_to: NotePath | None, before: bytes | None,
