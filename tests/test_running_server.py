@@ -116,3 +116,14 @@ def test_another_store_on_the_port_fails_doctor_and_a_killed_servers_record_is_n
     with _serving(vault, db, port, tmp_path / "again.log"):  # the next server on that address replaces it
         assert _recorded(vault, db) == [f"http://127.0.0.1:{port}"]
         assert _login_link(vault, db)[0].startswith(f"http://127.0.0.1:{port}/")
+
+
+def test_sigterm_stops_the_server_cleanly(tmp_path: Path, store_url: str) -> None:
+    """systemd and docker stop with SIGTERM: the process died of it (exit 143) and left its record behind."""
+    vault, db = _store(tmp_path, store_url)
+    port = free_port()
+    with _serving(vault, db, port, tmp_path / "serve.log") as proc:
+        assert _recorded(vault, db) == [f"http://127.0.0.1:{port}"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, (tmp_path / "serve.log").read_text()
+    assert _recorded(vault, db) == []

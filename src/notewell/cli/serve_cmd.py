@@ -4,7 +4,9 @@ either watches the vault unless --no-watch, and runs the learning loop's jobs un
 from __future__ import annotations
 
 import os
+import signal
 import socket
+from types import FrameType
 from typing import Annotated
 
 import anyio
@@ -134,11 +136,19 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
                       highlight=False, markup=False)
     err_console.print(f"REST API on http://{host}:{port}/api/v1 (reference page /api/v1/docs); web pages on "
                       f"http://{host}:{port}/", highlight=False, markup=False)
+    previous = signal.signal(signal.SIGTERM, _stop_cleanly)
     try:
         uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
         _withdraw(rt, options.server_id)
+
+
+def _stop_cleanly(_signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM (systemd's stop, docker stop) as Ctrl-C: uvicorn shuts down gracefully, then raises the signal it
+    caught again, which by default killed the process (exit 143) before the record of this server was cleared."""
+    raise SystemExit(0)
 
 
 def _withdraw(rt: Runtime, server_id: str) -> None:
