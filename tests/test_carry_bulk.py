@@ -110,3 +110,53 @@ def test_a_migration_in_batches_gives_each_row_its_own_word_vectors(tmp_path: Pa
             assert found == {f"mem_{i:020d}" for i in range(RARE_EVERY, MEMORIES + 1, RARE_EVERY)}, db
         finally:
             rt.close()
+
+
+def test_the_workers_end_when_the_loader_is_killed(tmp_path: Path) -> None:
+    """A migrate killed with kill -9 left its worker processes running for good (one blocked writing a result
+    nobody would read). Here a loader whose workers sleep is killed outright; its workers must end."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "loader.py"
+    script.write_text(
+        "import sys, time\n"
+        "from notewell.store.postgres import lexeme_pool\n"
+        "if __name__ == '__main__':\n"
+        "    lexeme_pool.workers = lambda: 2  # a pool even on one core\n"
+        "    for _ in lexeme_pool.computed_ahead([time.sleep], iter([600] * 8)):\n"
+        "        pass\n")
+    loader = subprocess.Popen([sys.executable, str(script)])
+
+    def children() -> set[int]:
+        found = set()
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[1] == str(loader.pid) and fields[0] != "Z":
+                found.add(int(entry))
+        return found
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 60
+    while len(workers := children()) < 3:  # two workers and multiprocessing's resource tracker
+        assert time.monotonic() < deadline and loader.poll() is None, "the loader did not start its workers"
+        time.sleep(0.1)
+    loader.send_signal(signal.SIGKILL)
+    loader.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, f"workers still running after their loader was killed: {workers}"
+        time.sleep(0.2)

@@ -8,12 +8,18 @@ one core. Worker processes are started fresh ("spawn": the loader's process hold
 threads that a fork would copy); each holds its own in-memory tokenizers. As with any use of multiprocessing, a
 program of its own that calls the import or migrate service must guard its entry point with ``if __name__ ==
 "__main__":`` (a spawned process imports the program's main module); the notewell command needs nothing.
+
+A worker ends when the loader's process is gone: a loader killed outright (kill -9, the OOM killer) left its
+workers running for good, one blocked writing a result nobody would read (about 117 MB each). Each worker
+watches its parent's pid (every PARENT_CHECK_S) and exits once it changes.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,6 +31,17 @@ from notewell.store.shared.tables import Batch, Computed
 Compute = Callable[[Batch], list[Any]]
 MAX_WORKERS = 4
 AHEAD_PER_WORKER = 2  # batches in flight per worker: enough to keep each busy, few enough to bound memory
+PARENT_CHECK_S = 1.0
+
+
+def _end_with(parent: int) -> None:
+    """A worker's initializer: a thread that ends the worker's process once ``parent`` is no longer its parent."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(1)  # the loader is gone: nobody will take what this worker computes
+
+    threading.Thread(target=watch, name="notewell-parent-watch", daemon=True).start()
 
 
 def workers() -> int:
@@ -41,7 +58,8 @@ def computed_ahead(computes: Sequence[Compute], batches: Iterator[Batch]) -> Ite
         for batch in itertools.chain(head, batches):
             yield batch, [compute(batch) for compute in computes]
         return
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=get_context("spawn"), initializer=_end_with,
+                               initargs=(os.getpid(),))
     try:
         pending: deque[tuple[Batch, list[Future[list[Any]]]]] = deque()
         for batch in itertools.chain(head, batches):
