@@ -72,6 +72,13 @@ class MissingScope(Forbidden):
         self.scope = scope
 
 
+class Unavailable(NotewellError):
+    """The store cannot be reached now (its database is down, or gives no connection in time): nothing was done,
+    and the same request may succeed later. Doors answer 503, with Retry-After ``retry_after_s``."""
+
+    retry_after_s = 5
+
+
 class Conflict(NotewellError):
     """The thing to create exists already (an email, a handle, a project id)."""
 

@@ -30,6 +30,7 @@ from notewell.errors import (
     NotFound,
     Remedy,
     Unauthenticated,
+    Unavailable,
     UnknownParameter,
     VersionConflict,
     with_way_out,
@@ -90,6 +91,8 @@ def response_for(exc: NotewellError) -> JSONResponse:
         return problem(403, text, field=exc.field)
     if isinstance(exc, NotFound):
         return problem(404, text)
+    if isinstance(exc, Unavailable):
+        return problem(503, text, headers={"Retry-After": str(exc.retry_after_s)})
     if isinstance(exc, InvalidArgument):
         field = exc.field if isinstance(exc, UnknownParameter) else _request_name(exc.field)
         detail = text

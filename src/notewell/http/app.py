@@ -31,6 +31,7 @@ from notewell.http.job_task import job_task
 from notewell.http.memory_task import memory_trim_task
 from notewell.http.ops import ops_door
 from notewell.http.tasks import BackgroundTask, running
+from notewell.http.unavailable import UnavailableAnswered
 from notewell.http.watch_task import vault_watcher_task
 from notewell.runtime import Runtime
 
@@ -71,5 +72,6 @@ def build_app(rt: Runtime, options: ServeOptions, *, doors: Sequence[DoorFactory
     # The one middleware over every door: the Host check against DNS rebinding (notewell.http.hosts)
     host_check = Middleware(HostCheck, hosts=AllowedHosts(options.allowed_hosts),
                             open_paths=[path for door in built for path in door.open_paths])
-    return Starlette(routes=[route for door in built for route in door.routes], middleware=[host_check],
-                     lifespan=lifespan)
+    # and outermost, a store that cannot be reached answered 503 wherever it surfaces (notewell.http.unavailable)
+    return Starlette(routes=[route for door in built for route in door.routes],
+                     middleware=[Middleware(UnavailableAnswered), host_check], lifespan=lifespan)

@@ -41,7 +41,15 @@ from notewell import __version__
 from notewell.access import policy
 from notewell.access.principal import Principal
 from notewell.answer_bound import fit_answer
-from notewell.errors import InvalidArgument, NotewellError, NotFound, Remedy, Unauthenticated, with_way_out
+from notewell.errors import (
+    InvalidArgument,
+    NotewellError,
+    NotFound,
+    Remedy,
+    Unauthenticated,
+    Unavailable,
+    with_way_out,
+)
 from notewell.mcp import log
 from notewell.mcp.toolset import (
     Arguments,
@@ -181,6 +189,9 @@ class NotewellMCP:
                            data={"argument": exc.field}) from None
         except MCPError:
             raise
+        except Unavailable as exc:  # run_tool's refusals hold it too; this is the token's bookkeeping before it
+            reason = "unavailable"
+            return _error_result(name, str(exc))
         except Exception:
             reason = "internal"
             _internal.exception("tool %s failed", name)

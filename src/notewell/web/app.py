@@ -15,7 +15,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound, Unauthenticated
+from notewell.errors import (
+    Conflict,
+    Forbidden,
+    InvalidArgument,
+    NotewellError,
+    NotFound,
+    Unauthenticated,
+    Unavailable,
+)
 from notewell.runtime import Runtime
 from notewell.web.clients import notewell_executable
 from notewell.web.pages import admin, auth, browse, health, memories, sessions, skills, tokens, writing
@@ -83,6 +91,8 @@ async def _on_notewell_error(request: Request, exc: Exception) -> Response:
         return await _error(request, 401, "Signed out", str(exc))
     if isinstance(exc, (InvalidArgument, Conflict)):
         return await _error(request, 400, "Not accepted", str(exc))
+    if isinstance(exc, Unavailable):
+        return await _error(request, 503, "Unavailable", str(exc))
     return await _error(request, 500, "Something went wrong", str(exc))
 
 

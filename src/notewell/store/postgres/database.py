@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from notewell.errors import ConfigError
+from notewell.errors import ConfigError, Unavailable
 
 POOL_MIN = 1
 POOL_MAX = 16
@@ -100,8 +100,26 @@ class PostgresDatabase:
             self._write_held()
             yield conn
             return
-        with self.pool.connection() as conn:
+        with self._pooled() as conn:
             yield conn
+
+    @contextmanager
+    def _pooled(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection; Unavailable when the pool gives none in POOL_TIMEOUT_S (the database is down, or
+        every connection is busy) or the connection breaks under the request (the database went away), where a
+        request answered 500 with a traceback in the log."""
+        try:
+            with self.pool.connection() as conn:
+                try:
+                    yield conn
+                except psycopg.OperationalError as exc:
+                    if conn.broken or conn.closed:
+                        raise Unavailable(f"the database at {redact(self.url)} went away during the request "
+                                          f"({type(exc).__name__}); nothing was done: retry") from exc
+                    raise
+        except PoolTimeout as exc:
+            raise Unavailable(f"the database at {redact(self.url)} gave no connection in {POOL_TIMEOUT_S:.0f} s "
+                              "(it is down or every connection is busy); nothing was done: retry") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
@@ -111,7 +129,7 @@ class PostgresDatabase:
             self._write_held()
             yield conn
             return
-        with self.pool.connection() as conn, conn.transaction():
+        with self._pooled() as conn, conn.transaction():
             self._local.conn = conn
             try:
                 yield conn

@@ -1,0 +1,87 @@
+"""A PostgreSQL store that goes away under a running server: every door answers 503 naming the reason, never a
+500 with a traceback (the MCP door's bearer check read the store in a middleware and raised out of it), and the
+server serves again when the database is back. The wait for a connection is shortened here so the test is quick.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+import uvicorn
+
+from conftest import make_vault
+from mcp_world import free_port
+from notewell.access.principal import LOCAL_OWNER
+from notewell.http import server as http_server
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from notewell.runtime import Runtime, open_runtime
+from notewell.store.postgres import database
+from pg import PgCluster
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture
+def served(pg_cluster: PgCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str, str]]:
+    """(the server's URL, a token, the database's name) of a server on a database of its own."""
+    monkeypatch.setattr(database, "POOL_TIMEOUT_S", 1.0)
+    name = pg_cluster.create_database()
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n\nheron\n"})
+    rt: Runtime = open_runtime(str(vault), pg_cluster.url(name))
+    rt.indexing.sync()
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
+    token = rt.administration.mint_token(LOCAL_OWNER, "ada@example.test", ["knowledge:read", "memory:read"]).secret
+    port = free_port()
+    server = uvicorn.Server(http_server.server_config(build_app(rt, ServeOptions(choose(None), watch=False,
+                                                                                 jobs=False)), "127.0.0.1", port))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}", token, name
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        rt.close()
+
+
+def test_a_database_gone_away_is_a_503_at_every_door_not_a_500(served: tuple[str, str, str],
+                                                               pg_cluster: PgCluster, log_lines: list[str]) -> None:
+    url, token, name = served
+    bearer = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(timeout=30) as client:
+        assert client.get(f"{url}/api/v1/projects", headers=bearer).status_code == 200
+        with pg_cluster.admin() as conn:  # the server's connections end, and no new one can be made
+            conn.execute(f"ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")
+            conn.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        try:
+            rest = client.get(f"{url}/api/v1/projects", headers=bearer)
+            mcp = client.post(f"{url}/mcp", json=INIT, headers={**ACCEPT, **bearer})
+        finally:
+            with pg_cluster.admin() as conn:
+                conn.execute(f"ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")
+        for answer in (rest, mcp):
+            assert answer.status_code == 503, answer.text
+            assert answer.headers["retry-after"] == "5" and "Traceback" not in answer.text
+            assert "gave no connection" in answer.text or "went away" in answer.text
+        assert rest.headers["content-type"].startswith("application/problem+json")
+        back = client.get(f"{url}/api/v1/projects", headers=bearer)  # the database is back: so is the server
+        assert back.status_code == 200, back.text
+        assert client.post(f"{url}/mcp", json=INIT, headers={**ACCEPT, **bearer}).status_code == 200
+    assert any(line.startswith("op=store.unavailable ") for line in log_lines)
+    assert not any("Traceback" in line for line in log_lines)
+    with psycopg.connect(pg_cluster.url(name)) as conn:  # nothing was left half-done
+        assert conn.execute("SELECT 1").fetchone() == (1,)
