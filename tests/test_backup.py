@@ -264,3 +264,23 @@ def test_restore_is_refused_while_a_server_answers_and_forgets_the_sources_serve
         assert rt.servers.recorded() == []  # the source's server is not this store's
     finally:
         rt.close()
+
+
+def test_a_backup_of_the_other_backend_is_named_as_such(pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """A PostgreSQL dump restored into SQLite was "not a SQLite database", a SQLite backup restored into PostgreSQL
+    "pg_restore failed (input file does not appear to be a valid archive)"."""
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    sqlite_db, pg_db = str(tmp_path / "index.db"), pg_cluster.url(pg_cluster.create_database())
+    for db, name in ((sqlite_db, "lite.backup"), (pg_db, "pg.dump")):
+        assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                       ).exit_code == 0
+        assert run_cli("backup", str(tmp_path / name), "--db", db, "--vault", str(vault)).exit_code == 0
+    into_sqlite = run_cli("restore", str(tmp_path / "pg.dump"), "--db", str(tmp_path / "new.db"), "--vault",
+                          str(vault))
+    flat = " ".join(into_sqlite.output.split())
+    assert into_sqlite.exit_code == 1 and "FILE: " in flat and "is a PostgreSQL store's backup" in flat, flat
+    assert "notewell migrate" in flat and not (tmp_path / "new.db").exists()
+    into_pg = run_cli("restore", str(tmp_path / "lite.backup"), "--db", pg_cluster.url(pg_cluster.create_database()),
+                      "--vault", str(vault))
+    flat = " ".join(into_pg.output.split())
+    assert into_pg.exit_code == 1 and "is a SQLite store's backup: restore it into a SQLite store" in flat, flat

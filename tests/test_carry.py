@@ -431,3 +431,22 @@ def test_an_archive_holding_anything_an_export_never_writes_is_refused(source: P
     result = run_cli("import", str(tmp_path / "cut.tar"), "--db", str(tmp_path / "target.db"))
     assert result.exit_code != 0 and "is not an export's archive" in result.output
     assert "Traceback" not in result.output
+
+
+def test_migrate_names_its_own_flags_when_it_refuses(source: Path, tmp_path: Path) -> None:
+    """migrate said "--db: no index at …; run 'notewell index' first" of a --from that does not exist, "--db" of a
+    bad --to, and "import: … or merge" of a target that holds rows: migrate has neither --db nor merge."""
+    cases = [
+        (["--from", f"sqlite:{tmp_path / 'nope.db'}", "--to", f"sqlite:{tmp_path / 'new.db'}"],
+         f"--from: no store at {tmp_path / 'nope.db'}"),
+        (["--from", f"sqlite:{source}", "--to", "mysql://x"], "--to: is neither a file path nor a postgresql://"),
+        (["--from", "mysql://x", "--to", f"sqlite:{tmp_path / 'new.db'}"], "--from: is neither a file path"),
+        (["--from", f"sqlite:{source}", "--to", f"sqlite:{source}"],
+         "--to: the target store is not empty"),
+    ]
+    for args, words in cases:
+        result = run_cli("migrate", *args)
+        flat = " ".join(result.output.split())
+        assert result.exit_code == 1 and words in flat, (args, flat)
+        assert "--db" not in flat and "merge" not in flat and "notewell index" not in flat, flat
+    assert not (tmp_path / "new.db").exists()

@@ -80,10 +80,11 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 @contextmanager
 def runtime(vault: str | None, db: str | None, *, create: bool = True,
-            arguments: Mapping[str, str] | None = None) -> Iterator[Runtime]:
+            arguments: Mapping[str, str] | None = None, db_flag: str = "--db") -> Iterator[Runtime]:
     """Open the runtime for one command; a NotewellError becomes one line on stderr and exit 1. A store a newer
     Notewell has upgraded is refused: this code would misread or miswrite the columns it does not know (a
-    running server says so on /readyz; doctor reports it without this check)."""
+    running server says so on /readyz; doctor reports it without this check). ``db_flag``: the option that
+    named the store, when it is not --db (migrate's --from and --to)."""
     rt: Runtime | None = None
     try:
         rt = open_runtime(vault, db, create=create)
@@ -93,7 +94,8 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True,
                        "upgrade this notewell to the servers' version, then run the command again")
         yield rt
     except NotewellError as exc:
-        raise fail(cli_message(exc, arguments)) from None
+        message = cli_message(exc, arguments)
+        raise fail(f"{db_flag}:{message.removeprefix('--db:')}" if message.startswith("--db:") else message) from None
     finally:
         if rt is not None:
             rt.close()

@@ -37,6 +37,6 @@ def restore_command(
     """Put a backup back: into a new store, or with --replace over one that holds rows."""
     if not file.is_file():  # before the store is opened: a new one would be left behind, empty
         raise fail(f"FILE: {file} is not a backup file; name the file `notewell backup` wrote")
-    with store_removed_on_failure(vault, db), runtime(vault, db) as rt:
+    with store_removed_on_failure(vault, db), runtime(vault, db, arguments={"file": "FILE"}) as rt:
         rt.backups.restore(LOCAL_OWNER, file, replace=replace)
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)

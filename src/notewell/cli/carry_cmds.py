@@ -11,6 +11,7 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
 from notewell.cli.rows import Col, show_rows
+from notewell.config import is_postgres_url
 from notewell.services.portability import Carried
 
 NewFolderArg = Annotated[Path, typer.Argument(help="Where to write the export: a new or empty folder, or a new file "
@@ -83,9 +84,12 @@ def migrate_command(
 ) -> None:
     """Copy every table from one store to another (SQLite to PostgreSQL or back), checking counts and SHA-256
     table by table; with --vault, then index the vault's documents into the target."""
-    into = _store(target, "--to")
-    with (store_removed_on_failure(vault, into) as keep, runtime(vault, _store(source, "--from"), create=False) as src,
-          runtime(vault, into) as dst):
+    into, origin = _store(target, "--to"), _store(source, "--from")
+    if "://" not in origin and not is_postgres_url(origin) and not Path(origin).expanduser().is_file():
+        raise fail(f"--from: no store at {origin}; name the store to copy: sqlite:PATH of an existing file, or "
+                   "postgresql://user@host:port/database")
+    with (store_removed_on_failure(vault, into) as keep, runtime(vault, origin, create=False, db_flag="--from") as src,
+          runtime(vault, into, db_flag="--to", arguments={"import": "--to"}) as dst):
         carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
         keep()  # indexing the vault below may fail; the copy stays
         _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)

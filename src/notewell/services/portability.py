@@ -159,7 +159,7 @@ class PortabilityService:
             target = loader.target()
             tables = source.store.tables.tables()
             _check_fits({t.name: TableEntry(t.name, t.names, 0, "") for t in tables}, target)
-            _refuse_non_empty(self.store)
+            _refuse_non_empty(self.store, "migrate into a new store (it copies into an empty one only)")
             for table in tables:
                 sums = Checksum()
                 loaded = loader.insert(target[table.name], table.names, _summed(reader, table, sums))
@@ -243,11 +243,11 @@ def _check_fits(manifest: Mapping[str, TableEntry], target: Mapping[str, Table])
                                             "this store; the export was made by a newer Notewell: upgrade, then import")
 
 
-def _refuse_non_empty(store: Store) -> None:
+def _refuse_non_empty(store: Store, way: str = "import into a new store, or merge") -> None:
     held = store.tables.held()
     if held:
         raise InvalidArgument("import", f"the target store is not empty: {', '.join(held[:5])}"
-                                        f"{' …' if len(held) > 5 else ''}; import into a new store, or merge")
+                                        f"{' …' if len(held) > 5 else ''}; {way}")
 
 
 def _empty_folder(folder: Path) -> None:

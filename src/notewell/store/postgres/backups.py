@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from notewell.errors import ConfigError, InvalidArgument
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
-from notewell.store.shared.backups import SqlBackups
+from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_other_backends
 
 TOOL_TIMEOUT_S = 6 * 3600
 _EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (EXTENSION|COMMENT - EXTENSION) ")  # a line of pg_restore --list
@@ -71,7 +71,8 @@ class PostgresBackups(SqlBackups):
 
     def restore_from(self, path: Path) -> None:
         if not path.is_file():
-            raise InvalidArgument("backup", f"{path} is not a file; name a file 'notewell backup' wrote")
+            raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
+        refuse_the_other_backends(path, PG_DUMP_MAGIC)
         contents = self._run([_tool("pg_restore"), "--list", str(path)], field="restore", database=False)
         kept = "".join(line + "\n" for line in contents.splitlines() if not _EXTENSION_ENTRY.match(line))
         with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:

@@ -10,9 +10,28 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+from notewell.errors import InvalidArgument
 from notewell.records.backups import BackupRecord
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.migrations import Migration
+
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first bytes of a SQLite database, so of a SQLite store's backup
+PG_DUMP_MAGIC = b"PGDMP"  # the first bytes of pg_dump's custom format, so of a PostgreSQL store's backup
+
+
+def refuse_the_other_backends(path: Path, own: bytes) -> None:
+    """InvalidArgument naming the way when ``path`` is a backup of the other backend (its first bytes are not
+    ``own``'s kind but the other's): a backup restores into a store of its own backend only."""
+    with path.open("rb") as file:
+        head = file.read(len(SQLITE_MAGIC))
+    if own == SQLITE_MAGIC and head.startswith(PG_DUMP_MAGIC):
+        raise InvalidArgument("file", f"{path} is a PostgreSQL store's backup (pg_dump's custom format): restore "
+                                      "it into a PostgreSQL store, or move a store between backends with "
+                                      "'notewell migrate' (or export and import)")
+    if own == PG_DUMP_MAGIC and head.startswith(SQLITE_MAGIC):
+        raise InvalidArgument("file", f"{path} is a SQLite store's backup: restore it into a SQLite store, then "
+                                      "move it with 'notewell migrate --from sqlite:PATH --to postgresql://...'")
+
 
 MIGRATIONS: list[Migration] = [
     (

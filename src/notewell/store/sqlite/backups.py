@@ -10,22 +10,22 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
-from notewell.store.shared.backups import SqlBackups
+from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 
 
-def _checked(conn: sqlite3.Connection, path: Path) -> None:
+def _checked(conn: sqlite3.Connection, path: Path, field: str) -> None:
     """A copy that is whole (quick_check) and a Notewell store (it has migrations)."""
     try:
         ok = conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         ours = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone() is not None
     except sqlite3.DatabaseError as exc:
-        raise InvalidArgument("backup", f"{path} is not a SQLite database ({exc}); name a file 'notewell backup' "
-                                        "wrote") from None
+        raise InvalidArgument(field, f"{path} is not a SQLite database ({exc}); name a file 'notewell backup' "
+                                     "wrote") from None
     if not ok or not ours:
-        raise InvalidArgument("backup", f"{path} is {'damaged' if not ok else 'not a Notewell store'}; name a file "
-                                        "'notewell backup' wrote")
+        raise InvalidArgument(field, f"{path} is {'damaged' if not ok else 'not a Notewell store'}; name a file "
+                                     "'notewell backup' wrote")
 
 
 def _private_file(path: Path) -> None:
@@ -65,7 +65,7 @@ class SqliteBackups(SqlBackups):
         try:
             self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
             copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
-            _checked(copy, path)
+            _checked(copy, path, "backup")
         finally:
             copy.close()
         os.replace(scratch, path)
@@ -73,10 +73,11 @@ class SqliteBackups(SqlBackups):
 
     def restore_from(self, path: Path) -> None:
         if not path.is_file():
-            raise InvalidArgument("backup", f"{path} is not a file; name a file 'notewell backup' wrote")
+            raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
+        refuse_the_other_backends(path, SQLITE_MAGIC)
         copy = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         try:
-            _checked(copy, path)
+            _checked(copy, path, "file")
             page_size = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
             if copy.execute("PRAGMA page_size").fetchone()[0] == page_size:
                 copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
