@@ -494,3 +494,28 @@ async def test_another_writers_item_keeps_to_its_line_and_is_credited_to_them(wo
         assert "\n" not in answer["answer"]
         mine = next(c for c in answer["citations"] if c["id"] == own["id"])
         assert mine["kind"] == "knowledge"
+
+
+async def test_a_person_with_hundreds_of_personal_projects_still_sees_the_shared_ones(world: BrainWorld,
+                                                                                       url: str) -> None:
+    """brain_list_projects lists owned projects first; past the answer's bound the list was cut at its end, so
+    the shared projects after 141 personal ones were out of reach (the tool takes no arguments to page)."""
+    from notewell.access.principal import LOCAL_OWNER
+    from notewell.answer_bound import ANSWER_BYTES_MAX, json_bytes
+
+    handle = unique("dave")
+    email = f"{handle}@example.test"
+    access = world.runtime.administration
+    access.add_user(LOCAL_OWNER, email, "member", handle=handle)
+    access.grant(LOCAL_OWNER, email, "shared", "write")
+    token = access.mint_token(LOCAL_OWNER, email, ["sessions"]).secret
+    dave = world.runtime.authentication.authenticate(token)
+    for n in range(300):
+        world.runtime.brain.create_project(dave, f"spam project {n:03d} with a long enough name to fill the list")
+    async with connect(url, token) as c:
+        listed = await call(c, "brain_list_projects", {})
+    ids = [p["id"] for p in listed["projects"]]
+    assert "shared" in ids and json_bytes(listed) <= ANSWER_BYTES_MAX
+    own = [p for p in listed["projects"] if p["isOwn"]]
+    assert 0 < len(own) < 300 and ids[:len(own)] == [p["id"] for p in own]  # still owned first, oldest first
+    assert listed["note"].startswith(f"{300 - len(own)} of your 300 personal projects are left out")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes
 from notewell.errors import InvalidArgument
 from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
@@ -80,7 +81,30 @@ class _Calls:
         return {"projectId": bp.id, "slug": bp.slug, "created": created}
 
     def list_projects(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        return {"projects": [project_json(bp) for bp in self.svc.projects(ctx.principal)]}
+        """Every project, owned first; past the answer's bound, the personal projects that do not fit are left
+        out rather than the shared ones after them (a person with hundreds of personal projects saw none of the
+        team's), and the note says how many and where the whole list is."""
+        projects = [(bp.personal, project_json(bp)) for bp in self.svc.projects(ctx.principal)]
+        everything = [shown for _, shown in projects]
+        if json_bytes({"projects": everything}) <= PAGE_BYTES_MAX:
+            return {"projects": everything}
+        shared = [shown for personal, shown in projects if not personal]
+        own = [shown for personal, shown in projects if personal]
+
+        def note(left: int) -> str:
+            return (f"{left} of your {len(own)} personal projects are left out to keep this answer within "
+                    f"{ANSWER_BYTES_MAX // 1024} KB; every shared project is here. GET /api/v1/brain-projects lists "
+                    "them all a page at a time, and brain_start_session's projectName files a session under one by "
+                    "its name.")
+
+        room = ANSWER_BYTES_MAX - json_bytes({"projects": shared, "note": note(len(own))})
+        kept: list[JsonObject] = []
+        for shown in own:
+            room -= json_bytes(shown) + len(", ")
+            if room < 0:
+                break
+            kept.append(shown)
+        return {"projects": kept + shared, "note": note(len(own) - len(kept))}
 
     def active_project(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.active_project(ctx.principal)

@@ -118,7 +118,11 @@ def list_projects(call: Call) -> ToolSpec:
                     "the shared projects you can see. A project-scoped token sees its project only. Call it "
                     "before brain_create_project to avoid duplicates.",
         input_schema=s.tool_input({}, []),
-        output_schema=s.tool_output({"projects": s.array(PROJECT, "Owned first.")}, ["projects"]),
+        output_schema=s.tool_output({
+            "projects": s.array(PROJECT, "Owned first."),
+            "note": s.string("Only when the list passes the answer's bound: how many of your personal projects "
+                             "are left out (every shared project is kept) and where the whole list is."),
+        }, ["projects"]),
         refusals=(SCOPE_REFUSAL.format(tool="brain_list_projects"),),
         example={},
     )
