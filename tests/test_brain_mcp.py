@@ -519,3 +519,19 @@ async def test_a_person_with_hundreds_of_personal_projects_still_sees_the_shared
     own = [p for p in listed["projects"] if p["isOwn"]]
     assert 0 < len(own) < 300 and ids[:len(own)] == [p["id"] for p in own]  # still owned first, oldest first
     assert listed["note"].startswith(f"{300 - len(own)} of your 300 personal projects are left out")
+
+
+async def test_reuse_counts_another_writers_item_injected_and_used(world: BrainWorld, url: str) -> None:
+    """docs/brain.md: reuse = items reported used among those injected / items injected. A shared project's item
+    of another writer, injected and used, was not counted (0.60 for a success where the formula gives 0.75);
+    its confidence stays its author's to move."""
+    topic = unique("ruff")
+    async with connect(url, world.tokens["alice"]) as alice, connect(url, world.tokens["bob"]) as bob:
+        hers = await call(alice, "brain_teach_knowledge", {"trigger": f"when linting {topic}",
+                                                           "rule": "run ruff with --fix first", "projectId": "shared"})
+        started = await call(bob, "brain_start_session", {"prompt": f"linting {topic}", "projectId": "shared"})
+        assert started["relevantKnowledge"]["knowledgeIds"] == [hers["id"]]
+        closed = await call(bob, "brain_report_session_outcome", {"sessionId": started["sessionId"], "success": True,
+                                                                  "knowledgeUsed": [hers["id"]]})
+    assert closed["sqs"] == 0.75  # 0.5 outcome + 0.1 (no vote) + 0.15 reuse (1 of 1) + 0 capture
+    assert counts(world, hers["id"])[0] == 1.0  # bob's use moves no confidence of alice's item

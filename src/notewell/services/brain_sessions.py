@@ -200,9 +200,11 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         given = Learnings.parse(learnings)
         now = now_iso()
         injected = set(self.brain.applications(session.id, "injected"))
-        owned = {ref: k for ref, k in self.brain.knowledge(list(dict.fromkeys(knowledge_used))).items()
-                 if k.live and k.kind != "action_item" and self.authorization.allowed(p, OWN_KNOWLEDGE, k)}
-        sqs = brain_scoring.session_quality(success, user_feedback, len(injected), len(injected & set(owned)),
+        used = {ref: k for ref, k in self.brain.knowledge(list(dict.fromkeys(knowledge_used))).items()
+                if k.live and k.kind != "action_item"}
+        # the confidence loop moves the caller's own items only; reuse counts every injected item reported used
+        owned = {ref: k for ref, k in used.items() if self.authorization.allowed(p, OWN_KNOWLEDGE, k)}
+        sqs = brain_scoring.session_quality(success, user_feedback, len(injected), len(injected & set(used)),
                                             len(given.valid))
         texts = ["success" if success else "failure", user_feedback or "", clean_summary or "",
                  *(learning.text for learning in given.valid)]
