@@ -90,7 +90,7 @@ def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
     accepted = cli_json("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "dana@example.test", *where)
     assert accepted["state"] == "accepted" and accepted["resultId"]
     code, out = cli("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "dana@example.test", *where)
-    assert code != 0 and "accepted already" in out
+    assert code != 0 and "accepted already" in out and "ID: proposal" in out
     code, out = cli("brain", "accept", str(by_kind["merge"]["id"]), "--as", "dana@example.test", *where)
     assert code != 0 and "changed since" in out  # it was made for the version just superseded
     rejected = cli_json("brain", "reject", str(by_kind["merge"]["id"]), "--as", "dana@example.test", *where)

@@ -51,6 +51,7 @@ def test_a_person_lists_decides_and_restores_over_rest(base: str, world: BrainWo
     assert (rejected.status_code, rejected.json()["state"]) == (200, "rejected")
     again = rest(base, world, "alice", "POST", f"/brain/proposals/{made['proposals']['merge']}/reject")
     assert again.status_code == 400 and "already" in again.json()["detail"]
+    assert again.json()["field"] == "proposalId"  # the request's name for it (it said "ID", the CLI's)
     assert rest(base, world, "alice", "GET", "/brain/proposals").json()["items"] == []
     decided = rest(base, world, "alice", "GET", "/brain/proposals", params={"state": "all"}).json()["items"]
     assert sorted(q["state"] for q in decided) == ["accepted", "rejected"]

@@ -65,7 +65,7 @@ def jobs_command(
 def jobs_retry(job_id: Annotated[int, typer.Argument(metavar="ID", help="The failed job's id.")],
                json_out: JsonOpt = False, vault: VaultOpt = None, db: DbOpt = None) -> None:
     """Make a failed job due again at once, its tries counted afresh."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments={"job_id": "ID"}) as rt:
         job = rt.jobs.retry(LOCAL_OWNER, job_id)
         if json_out:
             print_json(_job_json(job))

@@ -42,7 +42,7 @@ def brain_proposals(
 
 
 def _decide(proposal_id: int, as_user: str, accept: bool, vault: str | None, db: str | None, json_out: bool) -> None:
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments={"proposal_id": "ID"}) as rt:
         decided = rt.brain.decide_proposal(rt.authentication.acting_as(as_user), proposal_id, accept)
     if json_out:
         print_json(_proposal_json(decided))

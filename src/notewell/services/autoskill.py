@@ -170,7 +170,7 @@ class AutoskillPart(KnowledgePart):
         if found is None or found.proposal.owner_user_id != p.user_id or found.proposal.brain_project not in brain_ids:
             raise BrainNotFound(f"no proposal {proposal_id} of yours; `notewell brain proposals` lists them")
         if found.state != "open":
-            raise InvalidArgument("ID", f"proposal {proposal_id} was {found.state} already")
+            raise InvalidArgument("proposal_id", f"proposal {proposal_id} was {found.state} already")
         q = found.proposal
         item = self.brain.knowledge([q.knowledge_ref]).get(q.knowledge_ref)
         if item is None or not self.authorization.allowed(p, OWN_KNOWLEDGE, item):

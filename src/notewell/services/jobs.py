@@ -212,6 +212,6 @@ class JobService:
             found = self.store.jobs.get(job_id)
             if found is None:
                 raise NotFound(f"no job {job_id}; `notewell jobs` lists them")
-            raise InvalidArgument("ID", f"job {job_id} is {found.state}, not failed; only a failed job is retried")
+            raise InvalidArgument("job_id", f"job {job_id} is {found.state}, not failed; only a failed job is retried")
         self.wake.set()
         return job
