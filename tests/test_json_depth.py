@@ -126,3 +126,16 @@ def test_a_payload_stored_deep_before_the_limit_still_reads(world: BrainWorld, s
     assert read.status_code == 200, read.text
     [event] = read.json()["items"]
     assert event["eventType"] == "old" and f"more than {JSON_DEPTH_MAX} levels" in event["payload"]["notewell"]
+
+
+def test_a_payload_number_json_cannot_carry_is_refused_naming_it(world: BrainWorld, server: ServerThread) -> None:
+    """1e400 reads as infinity: it was kept and read back as null, silently."""
+    session = _rest(server, world, "POST", "/sessions", "{}").json()["session"]["id"]
+    events = f"/sessions/{session}/events"
+    for number in ("1e400", "-1e400", "NaN", "Infinity"):
+        refused = _rest(server, world, "POST", events, f'{{"eventType": "n", "payload": {{"n": {number}}}}}')
+        assert refused.status_code == 400, (number, refused.text)
+        assert refused.json()["field"] in ("payload", "body"), refused.text
+    kept = _rest(server, world, "POST", events, '{"eventType": "n", "payload": {"n": 1e300}}')
+    assert kept.status_code == 201, kept.text
+    assert [e["payload"] for e in _rest(server, world, "GET", events).json()["items"]] == [{"n": 1e300}]

@@ -178,7 +178,8 @@ class SessionHit:
 
 
 def payload_json(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    """The payload as stored; ValueError for a number JSON cannot carry (NaN, or infinity: 1e400 as read)."""
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 PROPOSAL_KINDS = ("merge", "demote", "add_steps")

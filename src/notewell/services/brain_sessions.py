@@ -175,7 +175,11 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
                                                "'-', e.g. file_edit")
         body = payload or {}
         check_json_depth("payload", body)
-        encoded = payload_json(body)
+        try:
+            encoded = payload_json(body)
+        except ValueError:
+            raise BrainValidation("payload", "holds a number JSON cannot carry (NaN, or one too large such as 1e400, "
+                                             "read as infinity); send it as a string") from None
         if len(encoded.encode("utf-8")) > PAYLOAD_MAX_BYTES:
             raise BrainValidation("payload", f"is {len(encoded.encode('utf-8'))} bytes as JSON; keep it to "
                                              f"{PAYLOAD_MAX_BYTES}")
