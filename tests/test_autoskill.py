@@ -79,7 +79,7 @@ def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
     listed = cli_json("brain", "proposals", "--as", "dana@example.test", *where)["proposals"]
     by_kind = {p["kind"]: p for p in listed}
     assert sorted(by_kind) == ["add_steps", "merge"]
-    assert by_kind["add_steps"]["newRule"] == "build the image, then push it Then: make migrate."
+    assert by_kind["add_steps"]["newRule"] == "build the image, then push it. Then: make migrate."
     assert by_kind["merge"]["mergedId"] == smoke and by_kind["merge"]["knowledgeId"] == build
     assert cli_json("brain", "proposals", "--as", "erin@example.test", *where)["proposals"] == []
     code, out = cli("brain", "accept", str(by_kind["add_steps"]["id"]), "--as", "erin@example.test", *where)
@@ -102,7 +102,7 @@ def test_steps_and_a_merge_are_proposed_and_applied_only_when_accepted(
         new = known[accepted["resultId"]]
         assert not known[build].live and known[smoke].live
         assert (new.kind, new.trigger, new.rule, new.live) == (
-            "recipe", TRIGGER, "build the image, then push it Then: make migrate.", True)
+            "recipe", TRIGGER, "build the image, then push it. Then: make migrate.", True)
         assert "autoskill" in new.tags
         audits = [(e.action, e.target, e.detail.get("kind")) for e in again.store.audit.list_since()
                   if e.action.startswith("brain.autoskill.")]

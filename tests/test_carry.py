@@ -65,7 +65,7 @@ def populate(world: BrainWorld) -> None:
                                         "source": "discovery", "confidence": 0.7}])
     rt.store.brain.add_proposal(ProposalInput(  # what an autoskill.run job makes (tests/test_autoskill.py)
         "key-1", "add_steps", taught.ref, None, alice.user_id, "shared", sid, "recipe",
-        "Flash with the staging key first Then: make flash.", f"session {sid} succeeded", started.session.started_at))
+        "Flash with the staging key first. Then: make flash.", f"session {sid} succeeded", started.session.started_at))
     rt.notes.write_note(alice, "shared/gripper-runbook.md", "# Gripper\n\nFlash, then test.\n", tool="test")
     rt.memory.remember(alice, "The gripper runbook skips the torque test.", project="shared",
                        about="shared/gripper-runbook.md")

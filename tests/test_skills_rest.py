@@ -38,7 +38,7 @@ def test_a_person_lists_decides_and_restores_over_rest(base: str, world: BrainWo
     assert sorted(q["proposal"]["kind"] for q in items) == ["add_steps", "merge"]
     assert {q["state"] for q in items} == {"open"} and listed.json()["next"] is None
     steps = next(q for q in items if q["id"] == made["proposals"]["add_steps"])
-    assert steps["proposal"]["newRule"] == "build the image Then: make flash."
+    assert steps["proposal"]["newRule"] == "build the image. Then: make flash."
     first = rest(base, world, "alice", "GET", "/brain/proposals", params={"limit": 1})
     assert len(first.json()["items"]) == 1 and first.json()["next"].endswith("offset=1")
 

@@ -88,7 +88,7 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
         shown = client.get("/brain/skills")
         assert shown.status_code == 200
         html = shown.text
-        assert "build the image Then: make flash." in html and f"/brain/skills/restore/{faded}" in html
+        assert "build the image. Then: make flash." in html and f"/brain/skills/restore/{faded}" in html
         csrf = csrf_of(html)
         done = client.post(f"/brain/skills/proposals/{proposals['add_steps']}/accept", data={"csrf": csrf})
         assert done.status_code == 303 and done.headers["location"].endswith("accepted")

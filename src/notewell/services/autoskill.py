@@ -135,10 +135,10 @@ class AutoskillPart(KnowledgePart):
             commands = [str(e.payload["command"]) for e in self.brain.events(session.id, EVENTS_PER_SESSION_MAX)
                         if isinstance(e.payload.get("command"), str)]
             steps = new_steps(recipe.rule, commands)
-            while steps and len(f"{recipe.rule} Then: {'; '.join(steps)}.") > MAX_RULE_CHARS:
+            while steps and len(f"{_ended(recipe.rule)} Then: {'; '.join(steps)}.") > MAX_RULE_CHARS:
                 steps.pop()
             if steps:
-                found.append(proposal("add_steps", "recipe", f"{recipe.rule} Then: {'; '.join(steps)}.",
+                found.append(proposal("add_steps", "recipe", f"{_ended(recipe.rule)} Then: {'; '.join(steps)}.",
                                       f"session {session.id} succeeded with these steps"))
         elif counts[1] >= DEMOTE_FAILURES and counts[1] > counts[0]:
             found.append(proposal("demote", "heuristic", recipe.rule, f"failed {counts[1]} times, worked "
@@ -146,7 +146,7 @@ class AutoskillPart(KnowledgePart):
         trigger = rule_key(recipe.trigger, "")
         for other in self.brain.list_knowledge(KnowledgeFilter([recipe.brain_project], ("recipe",),
                                                                recipe.owner_user_id, limit=MERGE_CANDIDATES)):
-            merged = f"{recipe.rule} Also: {other.rule}"
+            merged = f"{_ended(recipe.rule)} Also: {other.rule}"
             if (trigger and other.ref != recipe.ref and rule_key(other.trigger, "") == trigger
                     and len(merged) <= MAX_RULE_CHARS):
                 found.append(proposal("merge", "recipe", merged, f"{other.ref} has the same trigger", other.ref))
@@ -198,3 +198,9 @@ class AutoskillPart(KnowledgePart):
             self.brain.retire([other.ref], p.user_id, f"merged into {new.ref} (autoskill proposal {found.id})",
                               now_iso())
         return new.ref
+
+
+def _ended(rule: str) -> str:
+    """The rule as a sentence, so that what is appended to it starts a new one ("push it. Then: make migrate.")."""
+    kept = rule.rstrip()
+    return kept if kept.endswith((".", "!", "?", ":", ";", "…")) else f"{kept}."
