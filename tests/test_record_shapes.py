@@ -44,7 +44,7 @@ class Twin:
 
 
 ITEM_OMITTED = frozenset({"project", "ownerUserId", "source", "ruleKey", "injectedCount", "usedCount", "successCount",
-                          "failureCount", "created", "lastUsedAt", "retiredAt"})
+                          "failureCount", "created", "lastUsedAt", "retiredAt", "privateTo"})
 ITEM = {"renamed": {"id": "ref", "type": "kind", "projectId": "brainProject"}, "omitted": ITEM_OMITTED,
         "added": frozenset({"score", "stage", "matched", "similarity"})}  # the last two: ScoredKnowledge's
 BRAIN_PROJECT_INTERNALS = frozenset({"storeProject", "knowledgePath", "ownerUserId"})
