@@ -45,7 +45,7 @@ def jobs_command(
     """List the jobs of the learning loop, newest first, with how many are in each state."""
     if ctx.invoked_subcommand is not None:
         return
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments={"state": "--state", "limit": "--limit"}) as rt:
         jobs = rt.jobs.listing(LOCAL_OWNER, state, limit)
         counts = rt.jobs.counts(LOCAL_OWNER)
         if json_out:

@@ -30,7 +30,7 @@ def brain_proposals(
     limit: LimitOpt = 50, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Autoskill's proposed edits to the user's recipes, newest first (open ones unless --state)."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments={"state": "--state", "limit": "--limit"}) as rt:
         found = rt.brain.proposals(rt.authentication.acting_as(as_user), None if state == "all" else state, limit)
     if json_out:
         print_json({"proposals": [_proposal_json(r) for r in found]})

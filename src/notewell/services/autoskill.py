@@ -156,9 +156,10 @@ class AutoskillPart(KnowledgePart):
         """p's proposals in p's scope (every state when ``state`` is None), newest first."""
         self.authorization.authorize(p, USE)
         if state is not None and state not in PROPOSAL_STATES:
-            raise InvalidArgument("--state", f"unknown state {state!r}; use one of {', '.join(PROPOSAL_STATES)}")
+            raise InvalidArgument("state", f"unknown state {state!r}; use one of {', '.join(PROPOSAL_STATES)}, or all "
+                                           "for every state")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIST_MAX:
-            raise InvalidArgument("--limit", f"must be a whole number from 1 to {LIST_MAX}")
+            raise InvalidArgument("limit", f"must be a whole number from 1 to {LIST_MAX}")
         brain_ids, _ = self._scope_ids(p)
         return self.brain.proposals(p.user_id, brain_ids, state, limit)
 

@@ -194,9 +194,9 @@ class JobService:
     def listing(self, p: Principal, state: str | None = None, limit: int = 50) -> list[JobRecord]:
         self.authorization.authorize(p, MANAGE)
         if state is not None and state not in JOB_STATES:
-            raise InvalidArgument("--state", f"unknown state {state!r}; use one of {', '.join(JOB_STATES)}")
+            raise InvalidArgument("state", f"unknown state {state!r}; use one of {', '.join(JOB_STATES)}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIST_MAX:
-            raise InvalidArgument("--limit", f"must be a whole number from 1 to {LIST_MAX}")
+            raise InvalidArgument("limit", f"must be a whole number from 1 to {LIST_MAX}")
         chosen: JobState | None = next((s for s in JOB_STATES if s == state), None)
         return self.store.jobs.listing(chosen, limit)
 
