@@ -58,6 +58,7 @@ def test_teach_list_retire_and_export(where: list[str], tmp_path: Path) -> None:
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     exported = json.loads(out.read_text("utf-8"))
     assert [k["id"] for k in exported["knowledge"]] == [taught["id"]]
+    assert exported["knowledge"][0]["ownerUserId"] == exported["userId"] and not exported["knowledge"][0]["private"]
     assert [e["eventType"] for e in exported["sessions"][0]["events"]] == ["file_edit"]
 
     retired = cli_json("brain", "retire", taught["id"], "--reason", "superseded by the new sensor", *where)

@@ -32,7 +32,8 @@ LimitOpt = Annotated[int, typer.Option("--limit", help="At most this many (1-500
 
 
 def _knowledge_json(k: KnowledgeRecord) -> dict[str, Any]:
-    return {"id": k.ref, "projectId": k.brain_project, "type": k.kind, "trigger": k.trigger, "rule": k.rule,
+    return {"id": k.ref, "projectId": k.brain_project, "ownerUserId": k.owner_user_id,
+            "private": k.private_to is not None, "type": k.kind, "trigger": k.trigger, "rule": k.rule,
             "rationale": k.rationale, "source": k.source, "confidence": k.confidence,
             "stage": knowledge_stage(k), "tags": list(k.tags),
             "injected": k.injected_count, "used": k.used_count, "successes": k.success_count,
@@ -200,7 +201,7 @@ def brain_export(
     with runtime(vault, db) as rt:
         svc, p = rt.brain, rt.authentication.acting_as(as_user)
         sessions = svc.recent_sessions(p, 100_000)
-        data = {"exportedAt": now_iso(), "user": p.email,
+        data = {"exportedAt": now_iso(), "user": p.email, "userId": p.user_id,  # an item's ownerUserId says whose
                 "knowledge": [_knowledge_json(k) for k in svc.knowledge(p, limit=1_000_000, include_action_items=True)],
                 "sessions": [{**_session_json(s), "events": [
                     {"id": e.id, "eventType": e.event_type, "payload": e.payload, "at": e.at}
