@@ -278,6 +278,8 @@ def test_a_merge_adds_what_the_target_lacks_and_renumbers_generated_keys(source:
     assert again.exit_code == 0, again.output
     # rows without a key of their own (audit entries, ...) are recognised by their content (test_carry_merge.py)
     assert {t["table"]: t["loaded"] for t in json.loads(again.stdout)["tables"]} == dict.fromkeys(loaded, 0)
+    said = " ".join(run_cli("import", str(tmp_path / "e"), "--db", pg, "--merge").output.split())
+    assert "rows: 0 added, the others held already" in said, said  # it said "N rows", as if all were loaded
     after = {t["table"]: t["rows"] for t in export(pg, tmp_path / "after")["tables"]}  # type: ignore[attr-defined]
     assert after == {name: before[name] + loaded[name] for name in before}
     rt = open_runtime(str(tmp_path), pg)

@@ -20,7 +20,7 @@ ExportArg = Annotated[Path, typer.Argument(help="The export 'notewell export' wr
 SQLITE_PREFIX = "sqlite:"
 
 
-def _show(carried: Sequence[Carried], verb: str, json_out: bool) -> None:
+def _show(carried: Sequence[Carried], verb: str, json_out: bool, *, merged: bool = False) -> None:
     if json_out:
         print_json({"tables": [{"table": c.name, "rows": c.rows, "sha256": c.sha256, "loaded": c.loaded}
                                for c in carried]})
@@ -29,7 +29,9 @@ def _show(carried: Sequence[Carried], verb: str, json_out: bool) -> None:
     show_rows([Col("table", whole=True), Col("rows"), *([Col("loaded")] if loaded else []), Col("sha256", whole=True)],
               [(c.name, str(c.rows), *([str(c.loaded)] if loaded else []), c.sha256) for c in carried],
               empty="No tables",
-              note=f"{verb} {len(carried)} tables, {sum(c.rows for c in carried)} rows; counts and SHA-256 checked")
+              note=(f"{verb} {len(carried)} tables, {sum(c.rows for c in carried)} rows: "
+                    f"{sum(c.loaded or 0 for c in carried)} added, the others held already" if merged else
+                    f"{verb} {len(carried)} tables, {sum(c.rows for c in carried)} rows; counts and SHA-256 checked"))
 
 
 @app.command("export")
@@ -64,7 +66,8 @@ def import_command(
     if not folder.exists():  # before the store is opened: a new one would be left behind, empty
         raise fail(f"FOLDER: {folder} is not there; name the folder or .tar file `notewell export` wrote")
     with store_removed_on_failure(vault, db), runtime(vault, db) as rt:
-        _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out)
+        _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out,
+              merged=merge)
 
 
 def _store(value: str, flag: str) -> str:
