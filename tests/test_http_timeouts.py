@@ -7,15 +7,13 @@ read deadline is shortened here so the test is quick; the server is the one `not
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
-from mcp_world import World, free_port
+from mcp_world import ServerThread, World
 from notewell.http import server as http_server
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
@@ -27,18 +25,8 @@ DEADLINE_S = 1.0
 @pytest.fixture
 def served(mcp_world: World, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     monkeypatch.setattr(http_server, "REQUEST_READ_TIMEOUT_S", DEADLINE_S)
-    port = free_port()
-    server = uvicorn.Server(http_server.server_config(build_app(mcp_world.runtime, ServeOptions(choose(None))),
-                                                      "127.0.0.1", port))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield port
-    server.should_exit = True
-    thread.join(timeout=10)
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)))) as server:
+        yield server.port
 
 
 def _closed_by_server(sock: socket.socket) -> bool:
@@ -135,35 +123,23 @@ def test_a_flood_of_stalled_heads_does_not_shut_callers_out(mcp_world: World,
     has waited longest for its head; a request being answered is never closed for it."""
     limit = 20
     monkeypatch.setattr(http_server, "MAX_CONCURRENCY", limit)
-    port = free_port()
-    server = uvicorn.Server(http_server.server_config(build_app(mcp_world.runtime, ServeOptions(choose(None))),
-                                                      "127.0.0.1", port))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
-        with httpx.Client(timeout=10) as kept:
-            assert kept.get(f"http://127.0.0.1:{port}/healthz").status_code == 200  # an idle keep-alive one
-            stalled = []
-            for _ in range(limit * 2):
-                sock = socket.create_connection(("127.0.0.1", port))
-                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                stalled.append(sock)
-            time.sleep(0.3)
-            statuses = [httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code for _ in range(5)]
-            assert statuses == [200] * 5
-            for sock in stalled[:limit]:  # the oldest stalled heads were closed to make room
-                sock.settimeout(5)
-                assert _closed_by_server(sock)
-            newest = stalled[-1]
-            newest.sendall(b"\r\n")  # the newest ones are still open: its head completes and is answered
-            newest.settimeout(5)
-            assert newest.recv(4096).startswith(b"HTTP/1.1 200")
-            for sock in stalled:
-                sock.close()
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)))) as server, \
+            httpx.Client(timeout=10) as kept:
+        port = server.port
+        assert kept.get(f"http://127.0.0.1:{port}/healthz").status_code == 200  # an idle keep-alive one
+        stalled = []
+        for _ in range(limit * 2):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            stalled.append(sock)
+        statuses = [httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code for _ in range(5)]
+        assert statuses == [200] * 5
+        for sock in stalled[:limit]:  # the oldest stalled heads were closed to make room
+            sock.settimeout(5)
+            assert _closed_by_server(sock)
+        newest = stalled[-1]
+        newest.sendall(b"\r\n")  # the newest ones are still open: its head completes and is answered
+        newest.settimeout(5)
+        assert newest.recv(4096).startswith(b"HTTP/1.1 200")
+        for sock in stalled:
+            sock.close()

@@ -12,29 +12,10 @@ import pytest
 
 from mcp_world import World
 from notewell.access.principal import LOCAL_OWNER
+from test_mcp_session_cap import INIT, LIST, _open, _post
 
-VERSION = "2025-11-25"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+VERSION = "2025-11-25"  # test_mcp_session_cap's requests speak it
 SESSIONS_PER_TOKEN = 16  # docs/security.md
-
-
-def _post(client: httpx.Client, url: str, body: object, token: str, session: str | None = None) -> httpx.Response:
-    headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
-    if session:
-        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION}
-    return client.post(url, json=body, headers=headers)
-
-
-def _open(client: httpx.Client, url: str, token: str) -> str:
-    response = _post(client, url, INIT, token)
-    assert response.status_code == 200, response.text
-    session = response.headers["mcp-session-id"]
-    assert _post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, session).status_code \
-        == 202
-    return session
 
 
 @pytest.mark.parametrize(("body", "words", "answer_id"), [

@@ -5,20 +5,16 @@ server serves again when the database is back. The wait for a connection is shor
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
-import uvicorn
 
 from conftest import make_vault
-from mcp_world import free_port
+from mcp_world import ServerThread
 from notewell.access.principal import LOCAL_OWNER
-from notewell.http import server as http_server
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
@@ -41,20 +37,10 @@ def served(pg_cluster: PgCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     rt.indexing.sync()
     rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
     token = rt.administration.mint_token(LOCAL_OWNER, "ada@example.test", ["knowledge:read", "memory:read"]).secret
-    port = free_port()
-    server = uvicorn.Server(http_server.server_config(build_app(rt, ServeOptions(choose(None), watch=False,
-                                                                                 jobs=False)), "127.0.0.1", port))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}", token, name
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server:
+            yield f"http://127.0.0.1:{server.port}", token, name
     finally:
-        server.should_exit = True
-        thread.join(timeout=15)
         rt.close()
 
 

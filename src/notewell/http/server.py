@@ -20,6 +20,7 @@ never closed for this, and a client that sends its head at once is served whatev
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import uvicorn
@@ -33,6 +34,9 @@ GRACEFUL_SHUTDOWN_S = 10
 REFUSED_DRAIN_S = 1.0  # how long a connection whose head was refused is still read (and dropped) before closing
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
+
+
+_WAITING_ORDER = itertools.count()
 
 
 class HeadTooLarge(Exception):
@@ -54,7 +58,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     _heads_read = 0
     _refused = False
     _head_too_large = False
-    _waiting_since = 0.0  # when it last began to wait for a request head (the loop's clock)
+    _waiting_since = 0  # when it last began to wait for a request head, as a place in the order of such starts
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -155,7 +159,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
-        self._waiting_since = self.loop.time()
+        self._waiting_since = next(_WAITING_ORDER)  # not the clock: connections made in one tick share its time
         self._read_deadline = self.loop.call_later(REQUEST_READ_TIMEOUT_S, self._too_slow)
 
     def _disarm(self) -> None:

@@ -17,6 +17,7 @@ from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPC
 
 from notewell.limits import SCAN_BUDGET_S
 from notewell.mcp import log
+from notewell.mcp.read_stream import ReadStreamWrapper
 
 ANSWER_WAIT_S = SCAN_BUDGET_S * 6  # past a search's own budget, for a write or a session close that takes longer
 
@@ -48,16 +49,12 @@ class Unanswered:
             self.none_left.set()
 
 
-class ReadUntilAnswered:
+class ReadUntilAnswered(ReadStreamWrapper):
     """A read stream whose end comes only once ``unanswered`` has none left (or ANSWER_WAIT_S has passed)."""
 
     def __init__(self, inner: Any, unanswered: Unanswered) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.unanswered = unanswered
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self.inner, "last_context", None)
 
     async def receive(self) -> SessionMessage:
         try:
@@ -70,25 +67,6 @@ class ReadUntilAnswered:
             raise
         self.unanswered.read(message)
         return message
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 class WriteNotingAnswers:

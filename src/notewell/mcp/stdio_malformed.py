@@ -10,16 +10,15 @@ message or longer than stdio_input's bound.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR
 from mcp_types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from notewell.mcp import log
+from notewell.mcp.read_stream import ReadStreamWrapper
 from notewell.mcp.stdio_input import LINE_BYTES_MAX
 
 
@@ -38,18 +37,14 @@ def _error(exc: Exception, oversized: bool) -> JSONRPCError:
                                       "id that is a string or a whole number; no batches)"))
 
 
-class AnsweringMalformed:
+class AnsweringMalformed(ReadStreamWrapper):
     """The read side of the stdio transport, answering (on ``write``) the lines it could not read;
     ``oversized()`` says whether the error just read stands for a line dropped for its length."""
 
     def __init__(self, inner: Any, write: Any, oversized: Callable[[], bool]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.write = write
         self.oversized = oversized
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self.inner, "last_context", None)
 
     async def receive(self) -> SessionMessage:
         while True:
@@ -59,22 +54,3 @@ class AnsweringMalformed:
             answer = _error(item, self.oversized())
             log.event("mcp.stdio.malformed", code=answer.error.code)
             await self.write.send(SessionMessage(answer))
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        await self.aclose()
