@@ -8,6 +8,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -166,3 +167,55 @@ async def test_what_the_brain_mines_from_a_session_in_a_shared_project_is_its_ow
     bob_id = next(u.id for u in world.runtime.store.identity.users() if u.handle == "bob")
     assert ref not in [k.ref for k in world.runtime.store.brain.list_knowledge(KnowledgeFilter(["shared"],
                                                                                                viewer=bob_id))]
+
+
+def test_rules_mined_before_they_were_private_become_their_owners_on_upgrade(store_url: str,
+                                                                             tmp_path: Path) -> None:
+    """A store upgraded from before mined rules were private: its mined and cross-session rules become private to
+    their owner (brain migration step 5); taught ones stay every reader's."""
+    import hashlib
+
+    from conftest import make_vault
+    from notewell.access.principal import LOCAL_OWNER
+    from notewell.records.brain import KnowledgeInput
+    from notewell.records.memories import MemoryInput
+    from notewell.runtime import open_runtime
+
+    vault = make_vault(tmp_path, {"shared/a.md": "# A\n"})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "shared")
+        owner = rt.administration.add_user(LOCAL_OWNER, "ola@example.test", "member", handle="ola").id
+        refs = {}
+        for tag in ("mined", "cross", "taught"):
+            text = f"When upgrading: keep the {tag} rule"
+            memory = MemoryInput(ref=f"mem_{tag}", project="shared", author_user_id=owner, author_token_id=None,
+                                 memory_type="durable", path="brain/reflex", title=f"{tag} rule", content=text,
+                                 tags=("reflex", tag), created="2026-11-01T00:00:00Z",
+                                 content_hash=hashlib.sha256(text.encode()).hexdigest())
+            refs[tag] = rt.store.brain.add_knowledge(memory, KnowledgeInput(
+                brain_project="shared", owner_user_id=owner, kind="reflex", trigger="upgrading", rule=text,
+                rationale="", source="discovery", confidence=0.7, rule_key=tag, created="2026-11-01T00:00:00Z"))[0].ref
+    finally:
+        rt.close()
+    import sqlite3
+
+    undo = "DELETE FROM schema_migrations WHERE component = 'brain' AND version = 5"
+    public = "UPDATE memories SET private_to = NULL"
+    if store_url.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(store_url, autocommit=True) as conn:
+            conn.execute(undo)
+            conn.execute(public)
+    else:
+        with sqlite3.connect(store_url) as conn:
+            conn.execute(undo)
+            conn.execute(public)
+    rt = open_runtime(str(vault), store_url)
+    try:
+        items = rt.store.brain.knowledge(list(refs.values()))
+        assert {tag: items[ref].private_to for tag, ref in refs.items()} == {"mined": owner, "cross": owner,
+                                                                            "taught": None}
+    finally:
+        rt.close()

@@ -139,6 +139,14 @@ LATER: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX brain_kea_funnel_day ON brain_kea_funnel (day)",
     ),
+    (  # step 5: what the brain learned by itself from a person's sessions (tags mined, cross) is that person's
+        # private memory (services/kea.py): the rules learned before it was so are made private to their owner
+        """
+        UPDATE memories SET private_to = (SELECT k.owner_user_id FROM brain_knowledge k WHERE k.ref = memories.ref)
+        WHERE private_to IS NULL AND ref IN (SELECT ref FROM brain_knowledge)
+          AND (tags LIKE '%"mined"%' OR tags LIKE '%"cross"%')
+        """,
+    ),
 )
 
 
