@@ -177,3 +177,18 @@ def test_new_steps_add_only_what_the_recipe_lacks(recipe: str, commands: list[st
     assert steps == [s for s in dict.fromkeys(normalised) if s in steps]  # in the order they were first run
     missing = [s for s in dict.fromkeys(normalised) if s and s.casefold() not in recipe.casefold()]
     assert len(steps) == min(len(missing), STEPS_MAX)  # none left out while there is room
+
+
+def test_accepting_an_edit_of_a_private_recipe_keeps_it_private(rt: Runtime, caplog: pytest.LogCaptureFixture) -> None:
+    """A recipe the brain mined from dana's sessions is hers alone; accepting autoskill's edit wrote its new
+    version, with her session's commands, for every reader of the project."""
+    dana = member(rt, "dana")
+    bp = rt.brain.resolve(dana, None)
+    mined, _ = rt.brain._write(dana, bp, kind="recipe", trigger=TRIGGER, rule="build the image", rationale="",
+                               source="discovery", confidence=0.7, tags=["mined"], private=True)
+    session(rt, dana, mined.ref, True, ("make secret-deploy",))
+    autoskill_lines(rt, caplog)
+    [proposal] = rt.brain.proposals(dana)
+    decided = rt.brain.decide_proposal(dana, proposal.id, True)
+    new = rt.store.brain.knowledge([decided.result_ref or ""])[decided.result_ref or ""]
+    assert new.rule == "build the image. Then: make secret-deploy." and new.private_to == dana.user_id

@@ -535,3 +535,28 @@ async def test_reuse_counts_another_writers_item_injected_and_used(world: BrainW
                                                                   "knowledgeUsed": [hers["id"]]})
     assert closed["sqs"] == 0.75  # 0.5 outcome + 0.1 (no vote) + 0.15 reuse (1 of 1) + 0 capture
     assert counts(world, hers["id"])[0] == 1.0  # bob's use moves no confidence of alice's item
+
+
+async def test_a_rule_handed_over_for_the_team_is_kept_though_the_brain_mined_it_privately(
+        world: BrainWorld, url: str) -> None:
+    """Dedup took a learning handed over at a close (and a taught rule) for a duplicate of the person's private
+    mined rule: nothing was written for the team, whom docs/brain.md says such learnings are for."""
+    topic = unique("cache")
+    bob = world.runtime.authentication.authenticate(world.tokens["bob"])
+    bp = world.runtime.brain.resolve(bob, "shared")
+    learning = {"trigger": f"when warming the {topic} cache", "rule": "prefill it from the nightly snapshot"}
+    mined, _ = world.runtime.brain._write(bob, bp, kind="heuristic", trigger=learning["trigger"],
+                                          rule=learning["rule"], rationale="", source="discovery", confidence=0.7,
+                                          tags=["mined"], private=True)
+    async with connect(url, world.tokens["bob"]) as c:
+        started = await call(c, "brain_start_session", {"prompt": f"warm the {topic} cache", "projectId": "shared"})
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": started["sessionId"], "success": True,
+                                                                "learnings": [learning]})
+        [captured] = closed["learnings"]["captured"]
+        taught = await call(c, "brain_teach_knowledge", {**learning, "rationale": "faster", "projectId": "shared"})
+    items = world.runtime.store.brain.knowledge([mined.ref, captured, taught["id"]])
+    assert captured != mined.ref and items[captured].private_to is None
+    assert taught["created"] and items[taught["id"]].private_to is None and items[mined.ref].private_to is not None
+    async with connect(url, world.tokens["alice"]) as alice:  # the team has it now
+        found = await call(alice, "brain_retrieve_knowledge", {"prompt": f"warming the {topic} cache"})
+    assert captured in found["bundle"]["injectedIds"] and mined.ref not in found["bundle"]["injectedIds"]

@@ -193,8 +193,10 @@ class AutoskillPart(KnowledgePart):
             raise Conflict(f"the recipes of proposal {found.id} changed since it was made; reject it")
         bp = self.resolve(p, item.brain_project)
         tags = [t for t in item.tags if t not in KNOWLEDGE_KINDS and t != AUTOSKILL_TAG] + [AUTOSKILL_TAG]
+        private = item.private_to is not None or (other is not None and other.private_to is not None)
         new, _ = self._write(p, bp, kind=q.new_kind, trigger=item.trigger, rule=q.new_rule, rationale=item.rationale,
-                             source=item.source, confidence=item.confidence, tags=tags, supersedes=item.ref)
+                             source=item.source, confidence=item.confidence, tags=tags, supersedes=item.ref,
+                             private=private)  # a private recipe's new version, or one holding its text, stays so
         if other is not None:
             self.brain.retire([other.ref], p.user_id, f"merged into {new.ref} (autoskill proposal {found.id})",
                               now_iso())

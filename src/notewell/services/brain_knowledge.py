@@ -57,9 +57,10 @@ class Taught:
 
 class KnowledgePart(ScopePart):
     def _same_meaning(self, p: Principal, bp: BrainProject, kind: str, trigger: str, rule: str,
-                      rationale: str) -> tuple[KnowledgeRecord, float] | None:
+                      rationale: str, *, public_only: bool = False) -> tuple[KnowledgeRecord, float] | None:
         """p's live rule of the same ``kind`` in ``bp`` whose meaning duplicates this one (cosine >=
-        DEDUP_SIMILARITY) and which does not say the opposite (rule_polarity.py), if any."""
+        DEDUP_SIMILARITY) and which does not say the opposite (rule_polarity.py), if any. ``public_only``: for a
+        rule every reader is to have, p's private rules (what the brain mined) are no duplicate of it."""
         if self.meaning is None:
             return None
         text = memory_text(rule, _content(trigger, rule, rationale), ())
@@ -74,6 +75,7 @@ class KnowledgePart(ScopePart):
             k = known.get(n.item.ref)
             if (k is not None and k.live and k.kind == kind and k.kind != "action_item" and k.brain_project == bp.id
                     and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY
+                    and not (public_only and k.private_to is not None)
                     and not opposed(rule, k.rule, trigger, k.trigger)):
                 return k, n.similarity
         return None
@@ -82,7 +84,7 @@ class KnowledgePart(ScopePart):
                         rationale: str) -> bool:
         """Whether p has this very item live in ``bp``: it is returned as it is (created false), as without a
         model, rather than reinforced as a rewording of itself (similarity 1.0)."""
-        held = self.brain.find_rule(p.user_id, bp.id, rule_key(trigger, rule))
+        held = self.brain.find_rule(p.user_id, bp.id, rule_key(trigger, rule), public_only=True)
         return (held is not None and held.kind == kind and held.trigger == trigger and held.rule == rule
                 and held.rationale == rationale)
 
@@ -159,7 +161,7 @@ class KnowledgePart(ScopePart):
                 target = old.ref
         if kind != "action_item" and target is None and not self._taught_already(p, bp, kind, clean_trigger,
                                                                                   clean_rule, clean_rationale):
-            same = self._same_meaning(p, bp, kind, clean_trigger, clean_rule, clean_rationale)
+            same = self._same_meaning(p, bp, kind, clean_trigger, clean_rule, clean_rationale, public_only=True)
             if same is not None:
                 return Taught(self._reinforce(p, *same), False, same[1])
         item, created = self._write(p, bp, kind=kind, trigger=clean_trigger, rule=clean_rule,

@@ -95,7 +95,8 @@ class KeaPart(KnowledgePart):
         writable = bp is not None and self.authorization.allowed(p, WRITE, bp.store_project)
         plan: Plan = []
         if bp is not None and writable:
-            plan = [(c, self._same_meaning(p, bp, c.type, c.trigger, c.rule, c.rationale)) for c in passed]
+            plan = [(c, self._same_meaning(p, bp, c.type, c.trigger, c.rule, c.rationale, public_only=bool(given)))
+                    for c in passed]
         else:
             funnel.unwritable = len(passed)
         tag = CLOSE_CAPTURE_TAG if given else MINED_TAG
@@ -122,7 +123,7 @@ class KeaPart(KnowledgePart):
         prompts, errors and fixes: the sessions are p's alone) is p's alone too; learnings an agent handed over
         at a close are taught, as brain_teach_knowledge's, to every reader of the project."""
         for rule, same in plan:
-            if self.brain.find_rule(p.user_id, bp.id, rule.key) is not None:
+            if self.brain.find_rule(p.user_id, bp.id, rule.key, public_only=not private) is not None:
                 funnel.duplicates += 1
                 continue
             if same is not None:

@@ -141,10 +141,12 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                           list(refs))
         return {r[0]: knowledge_from_row(r) for r in rows}
 
-    def find_rule(self, owner_user_id: str, brain_project: str, rule_key: str) -> KnowledgeRecord | None:
+    def find_rule(self, owner_user_id: str, brain_project: str, rule_key: str,
+                  public_only: bool = False) -> KnowledgeRecord | None:
         rows = self._rows(
             f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.owner_user_id = ? AND k.brain_project = ?"
-            " AND k.rule_key = ? AND k.retired_at IS NULL", (owner_user_id, brain_project, rule_key))
+            f" AND k.rule_key = ? AND k.retired_at IS NULL{' AND m.private_to IS NULL' if public_only else ''}",
+            (owner_user_id, brain_project, rule_key))
         return knowledge_from_row(rows[0]) if rows else None
 
     def list_knowledge(self, query: KnowledgeFilter) -> list[KnowledgeRecord]:
