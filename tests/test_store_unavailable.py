@@ -5,6 +5,7 @@ server serves again when the database is back. The wait for a connection is shor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +38,7 @@ def served(pg_cluster: PgCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     rt.indexing.sync()
     rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
     token = rt.administration.mint_token(LOCAL_OWNER, "ada@example.test", ["knowledge:read", "memory:read"]).secret
+    rt.sign_in.set_password(LOCAL_OWNER, "ada@example.test", "ada pass phrase")
     try:
         with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server:
             yield f"http://127.0.0.1:{server.port}", token, name
@@ -48,7 +50,13 @@ def test_a_database_gone_away_is_a_503_at_every_door_not_a_500(served: tuple[str
                                                                pg_cluster: PgCluster, log_lines: list[str]) -> None:
     url, token, name = served
     bearer = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(timeout=30) as client:
+    with httpx.Client(timeout=30) as client, httpx.Client(base_url=url, timeout=30) as browser:
+        signin = browser.get("/signin").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', signin)
+        assert csrf is not None
+        browser.post("/signin", data={"email": "ada@example.test", "password": "ada pass phrase",
+                                      "csrf": csrf.group(1), "next": "/projects"})
+        assert browser.get("/projects").status_code == 200
         assert client.get(f"{url}/api/v1/projects", headers=bearer).status_code == 200
         with pg_cluster.admin() as conn:  # the server's connections end, and no new one can be made
             conn.execute(f"ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")
@@ -56,14 +64,16 @@ def test_a_database_gone_away_is_a_503_at_every_door_not_a_500(served: tuple[str
         try:
             rest = client.get(f"{url}/api/v1/projects", headers=bearer)
             mcp = client.post(f"{url}/mcp", json=INIT, headers={**ACCEPT, **bearer})
+            web = browser.get("/projects")
         finally:
             with pg_cluster.admin() as conn:
                 conn.execute(f"ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")
-        for answer in (rest, mcp):
+        for answer in (rest, mcp, web):
             assert answer.status_code == 503, answer.text
             assert answer.headers["retry-after"] == "5" and "Traceback" not in answer.text
             assert "gave no connection" in answer.text or "went away" in answer.text
         assert rest.headers["content-type"].startswith("application/problem+json")
+        assert web.headers["content-type"].startswith("text/html") and "Unavailable" in web.text
         back = client.get(f"{url}/api/v1/projects", headers=bearer)  # the database is back: so is the server
         assert back.status_code == 200, back.text
         assert client.post(f"{url}/mcp", json=INIT, headers={**ACCEPT, **bearer}).status_code == 200

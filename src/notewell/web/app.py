@@ -64,7 +64,7 @@ class SecurityHeaders:
 async def _error(request: Request, status: int, title: str, message: str) -> Response:
     try:
         principal = await current_principal(request)
-    except SignInRequired:
+    except (SignInRequired, Unavailable):  # the store gone: the page is drawn for nobody, without asking it again
         principal = None
     return page(request, "error.html", principal, title=title, message=message, back="", status=status)
 
@@ -92,7 +92,9 @@ async def _on_notewell_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, (InvalidArgument, Conflict)):
         return await _error(request, 400, "Not accepted", str(exc))
     if isinstance(exc, Unavailable):
-        return await _error(request, 503, "Unavailable", str(exc))
+        answer = page(request, "error.html", None, title="Unavailable", message=str(exc), back="", status=503)
+        answer.headers["Retry-After"] = str(exc.retry_after_s)  # the store is not asked again for whose page it is
+        return answer
     return await _error(request, 500, "Something went wrong", str(exc))
 
 
