@@ -152,3 +152,47 @@ def test_a_session_idle_past_its_expiry_is_counted_out_by_the_sweeper() -> None:
     now[0] = SESSION_IDLE_S + 1
     cap.forget_expired()
     assert gone == [("quiet", "idle")] and set(cap.live) == {"busy"}
+
+
+def test_a_session_listening_on_a_get_stream_is_not_counted_out() -> None:
+    """The SDK keeps a session while its GET stream is open; the sweeper counted it out after 5 minutes without a
+    POST (logged as closed, the gauge down, its later tool calls uncounted)."""
+    from types import SimpleNamespace
+
+    import anyio
+    from anyio import wait_all_tasks_blocked
+
+    from notewell.mcp.session_cap import SessionCap, _Live
+
+    now = [0.0]
+    gone: list[tuple[str, str]] = []
+
+    async def scenario() -> None:
+        hang_up = anyio.Event()
+
+        async def app(scope: dict[str, object], _receive: object, _send: object) -> None:
+            if scope["method"] == "GET":
+                await hang_up.wait()
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(_message: object) -> None:
+            return None
+
+        cap = SessionCap(app, clock=lambda: now[0], on_gone=lambda sid, reason: gone.append((sid, reason)))
+        cap.live["listening"] = _Live("t", None, None, [], last_seen=0.0)
+        scope = {"type": "http", "method": "GET", "headers": [(b"mcp-session-id", b"listening")],
+                 "user": SimpleNamespace(access_token=SimpleNamespace(client_id="t"))}
+        async with anyio.create_task_group() as group:
+            group.start_soon(cap, scope, receive, send)
+            await wait_all_tasks_blocked()
+            now[0] = SESSION_IDLE_S * 3
+            cap.forget_expired()
+            assert gone == [] and "listening" in cap.live  # its stream is open: the SDK keeps it
+            hang_up.set()
+        now[0] += SESSION_IDLE_S + 1
+        cap.forget_expired()
+        assert gone == [("listening", "idle")]
+
+    anyio.run(scenario)

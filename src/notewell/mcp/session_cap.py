@@ -40,6 +40,7 @@ class _Live:
     headers: list[tuple[bytes, bytes]]  # the opening request's Host and Origin (DNS-rebinding checks)
     last_seen: float
     in_flight: int = 0
+    streams: int = 0  # GET streams open: the SDK does not expire a session while one is (nor is it counted out)
 
 
 @dataclass
@@ -67,8 +68,9 @@ class SessionCap:
         # A GET is the session's standing stream for server messages: it lasts as long as the client
         # listens, so it does not make the session busy (closing the session ends it cleanly).
         busy = scope.get("method") != "GET"
-        if entry is not None and busy:
-            entry.in_flight += 1
+        if entry is not None:
+            entry.in_flight += 1 if busy else 0
+            entry.streams += 0 if busy else 1
         status = 0
 
         async def watch(message: Message) -> None:
@@ -82,6 +84,7 @@ class SessionCap:
         finally:
             if entry is not None:
                 entry.in_flight -= 1 if busy else 0
+                entry.streams -= 0 if busy else 1
                 entry.last_seen = self.clock()
             if scope.get("method") == "DELETE" and status < 400:
                 self.live.pop(session_id, None)  # its client closed it: the gate logs that
@@ -119,7 +122,8 @@ class SessionCap:
         """Forget the sessions idle past ``idle_s`` (the SDK's manager has closed them); the sweeper calls this
         too, so that they are counted out without waiting for the next session to open."""
         now = self.clock()
-        for sid in [sid for sid, e in self.live.items() if e.in_flight == 0 and now - e.last_seen > self.idle_s]:
+        for sid in [sid for sid, e in self.live.items()
+                    if e.in_flight == 0 and e.streams == 0 and now - e.last_seen > self.idle_s]:
             del self.live[sid]
             self.on_gone(sid, "idle")
 
