@@ -519,6 +519,7 @@ async def test_a_person_with_hundreds_of_personal_projects_still_sees_the_shared
     own = [p for p in listed["projects"] if p["isOwn"]]
     assert 0 < len(own) < 300 and ids[:len(own)] == [p["id"] for p in own]  # still owned first, oldest first
     assert listed["note"].startswith(f"{300 - len(own)} of your 300 personal projects are left out")
+    assert listed["truncated"] is True
 
 
 async def test_reuse_counts_another_writers_item_injected_and_used(world: BrainWorld, url: str) -> None:

@@ -71,5 +71,18 @@ def test_a_second_initialize_in_a_session_is_refused(mcp_url: str, mcp_world: Wo
         assert _post(client, mcp_url, LIST, token, session).status_code == 200
         other = _open(client, mcp_url, token)  # an initialize without a session id opens another, as ever
         assert other != session
+        unknown = _post(client, mcp_url, {**INIT, "id": 10}, token, "0" * 32)
+        assert unknown.status_code == 404, unknown.text  # a session that is not (or no more): the SDK's answer
         for s in (session, other):
             client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": s})
+
+
+def test_params_null_is_taken_as_left_out(mcp_url: str, mcp_world: World) -> None:
+    """JSON-RPC allows no params; the SDK (and stdio) take null as none: the gate refused it."""
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        assert _post(client, mcp_url, {**LIST, "params": None}, token, session).status_code == 200
+        assert _post(client, mcp_url, {"jsonrpc": "2.0", "method": "notifications/initialized", "params": None},
+                     token, session).status_code == 202
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})

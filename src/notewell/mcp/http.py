@@ -218,7 +218,9 @@ class McpGate:
         if scope.get("method") == "POST":
             held, body = await peek_body(receive)
             receive = replayed(held, receive)
-            malformed = message_check.refused(body, in_session=bool(session_id))  # message_check.py
+            # message_check.py; a session id the book does not know goes on, for the SDK's 404
+            known = session_id is not None and self.book.owner(session_id) is not None
+            malformed = message_check.refused(body, in_session=known)
             if malformed is not None:
                 code, text, request_id = malformed
                 log.event("mcp.malformed", code=code, user=principal.handle, tokenId=principal.token_id)

@@ -35,7 +35,7 @@ def _shape_fault(data: Any) -> str | None:
     if "method" in data:
         if not isinstance(data["method"], str):
             return "method must be a string, such as \"tools/call\""
-        if "params" in data and not isinstance(data["params"], dict):
+        if data.get("params") is not None and not isinstance(data["params"], dict):  # null: as if left out
             return "params must be an object (named arguments), or left out"
         return None
     if "result" in data or "error" in data:

@@ -104,7 +104,7 @@ class _Calls:
             if room < 0:
                 break
             kept.append(shown)
-        return {"projects": kept + shared, "note": note(len(own) - len(kept))}
+        return {"projects": kept + shared, "truncated": True, "note": note(len(own) - len(kept))}
 
     def active_project(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.active_project(ctx.principal)

@@ -120,6 +120,8 @@ def list_projects(call: Call) -> ToolSpec:
         input_schema=s.tool_input({}, []),
         output_schema=s.tool_output({
             "projects": s.array(PROJECT, "Owned first."),
+            "truncated": s.boolean("Only when the list passes the answer's bound: true, some of your personal "
+                                   "projects are left out."),
             "note": s.string("Only when the list passes the answer's bound: how many of your personal projects "
                              "are left out (every shared project is kept) and where the whole list is."),
         }, ["projects"]),
