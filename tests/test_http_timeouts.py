@@ -143,3 +143,23 @@ def test_a_flood_of_stalled_heads_does_not_shut_callers_out(mcp_world: World,
         assert newest.recv(4096).startswith(b"HTTP/1.1 200")
         for sock in stalled:
             sock.close()
+
+
+def test_a_flood_of_answered_requests_whose_bodies_stall_does_not_shut_callers_out(
+        mcp_world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections that announce a long body, get their answer at once (no token: 401; /healthz: 200) and then
+    never send the body held the limit as surely as half-sent heads: they were not counted as waiting."""
+    limit = 20
+    monkeypatch.setattr(http_server, "MAX_CONCURRENCY", limit)
+    with ServerThread(build_app(mcp_world.runtime, ServeOptions(choose(None)))) as server:
+        port = server.port
+        stalled = []
+        for n in range(limit * 2):
+            sock = socket.create_connection(("127.0.0.1", port))
+            path = b"/mcp" if n % 2 else b"/healthz"
+            sock.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\nx")
+            stalled.append(sock)
+        statuses = [httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code for _ in range(5)]
+        assert statuses == [200] * 5
+        for sock in stalled:
+            sock.close()

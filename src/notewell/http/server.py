@@ -12,9 +12,10 @@ door refuses a body over 4 MB (the SDK's limit). docs/security.md lists every li
 uvicorn counts every open connection against its limit, those that have not yet sent a whole request head
 included, so a few hundred connections that send half a head and stall (no token needed) would have every
 caller answered 503 until their deadlines passed, and a flood renewed every few seconds for ever. So a new
-connection that finds the server at its limit closes the one that has waited longest for a head (an idle
-keep-alive connection, or a head that stalls): a connection whose request the application is answering is
-never closed for this, and a client that sends its head at once is served whatever the flood.
+connection that finds the server at its limit closes the one that has waited longest with no response under
+way (an idle keep-alive connection, a head that stalls, or the unsent rest of a body the application answered
+without reading it): a connection whose request the application is answering is never closed for this, and a
+client that sends its head at once is served whatever the flood.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             connection._evict()
 
     def _waiting_for_head(self) -> bool:
-        """Between requests or inside a head, with no response under way: closing it loses nobody's answer."""
-        return (self._head_open and not self._refused and not self.transport.is_closing()
+        """No response under way (between requests, inside a head, or the rest of a body the application
+        answered without reading): closing it loses nobody's answer."""
+        return (not self._refused and not self.transport.is_closing()
                 and (self.cycle is None or self.cycle.response_complete))
 
     def _evict(self) -> None:
