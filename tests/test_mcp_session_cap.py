@@ -196,3 +196,37 @@ def test_a_session_listening_on_a_get_stream_is_not_counted_out() -> None:
         assert gone == [("listening", "idle")]
 
     anyio.run(scenario)
+
+
+def test_a_refused_delete_or_a_2026_request_naming_a_session_leaves_it_counted(
+        mcp_url: str, mcp_world: World, log_lines: list[str]) -> None:
+    """A DELETE the SDK refused (403: a foreign Origin) and a 2026-07-28 request naming a live session (served
+    without sessions: its 404 says nothing of it) counted the session out, though it still served: 48 sessions of
+    one token, past the cap of 16, all usable, and the gauge read 0."""
+    hog = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "bob@northwind.test", ["memory:read"]).secret
+    modern = "2026-07-28"
+    meta = {"io.modelcontextprotocol/protocolVersion": modern,
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    with httpx.Client(timeout=10) as client:
+        sessions = [_open(client, mcp_url, hog) for _ in range(SESSIONS_PER_TOKEN + 4)]
+        for s in sessions:
+            answer = client.post(mcp_url, json={"jsonrpc": "2.0", "id": 50, "method": "x/y",
+                                                "params": {"_meta": meta}},
+                                 headers={**ACCEPT, "Authorization": f"Bearer {hog}", "Mcp-Session-Id": s,
+                                          "MCP-Protocol-Version": modern, "Mcp-Method": "x/y"})
+            assert answer.status_code >= 400
+        live = [s for s in sessions if _post(client, mcp_url, LIST, hog, s).status_code == 200]
+        assert len(live) == SESSIONS_PER_TOKEN  # the cap held
+        refused = client.delete(mcp_url, headers={"Authorization": f"Bearer {hog}", "Mcp-Session-Id": live[0],
+                                                  "Origin": "http://evil.example"})
+        assert refused.status_code == 403
+        assert _post(client, mcp_url, LIST, hog, live[0]).status_code == 200
+        gone = [line for line in log_lines if line.startswith(("op=mcp.session.close", "op=mcp.session.orphan"))
+                and f"sessionPrefix={live[0][:8]}" in line]
+        assert gone == []  # neither the 2026 request nor the refused DELETE counted it out
+        for s in live:
+            client.delete(mcp_url, headers={"Authorization": f"Bearer {hog}", "Mcp-Session-Id": s})
+    closed = [line for line in log_lines if f"sessionPrefix={live[0][:8]}" in line
+              and line.startswith(("op=mcp.session.close", "op=mcp.session.orphan"))]
+    assert len(closed) == 1 and "reason=" not in closed[0]  # its own DELETE, counted once

@@ -198,7 +198,12 @@ class McpGate:
                     _www_authenticate("invalid_token", "Session-token mismatch"))
                 return
 
+        status = 0
+
         async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
             if message["type"] == "http.response.start" and not session_id and message["status"] >= 400:
                 # A refused opening request opened nothing: no session id may go back with it (the SDK sends the
                 # id of the session it discarded, which then answers 404)
@@ -238,7 +243,7 @@ class McpGate:
             await self.app(scope, receive, watch)
         finally:
             self.ids.finish(running)
-        if session_id and scope.get("method") == "DELETE":
+        if session_id and scope.get("method") == "DELETE" and status < 400:  # a refused DELETE closed nothing
             closed, total = self.book.close(session_id)
             if closed is not None:
                 op = "mcp.session.close" if closed.tool_calls else "mcp.session.orphan"

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -68,6 +70,7 @@ class SessionCap:
         # A GET is the session's standing stream for server messages: it lasts as long as the client
         # listens, so it does not make the session busy (closing the session ends it cleanly).
         busy = scope.get("method") != "GET"
+        modern = Headers(scope=scope).get(MCP_PROTOCOL_VERSION_HEADER) in MODERN_PROTOCOL_VERSIONS
         if entry is not None:
             entry.in_flight += 1 if busy else 0
             entry.streams += 0 if busy else 1
@@ -88,7 +91,9 @@ class SessionCap:
                 entry.last_seen = self.clock()
             if scope.get("method") == "DELETE" and status < 400:
                 self.live.pop(session_id, None)  # its client closed it: the gate logs that
-            elif status == 404:
+            elif status == 404 and not modern:
+                # the SDK knows no such session (a 2026-07-28 request is served without one: its 404 says
+                # nothing of the session its header names)
                 self.live.pop(session_id, None)
                 self.on_gone(session_id, "expired")
 
