@@ -86,3 +86,24 @@ def test_params_null_is_taken_as_left_out(mcp_url: str, mcp_world: World) -> Non
         assert _post(client, mcp_url, {"jsonrpc": "2.0", "method": "notifications/initialized", "params": None},
                      token, session).status_code == 202
         client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "listProjects", "arguments": [1]}},
+     "Invalid params for tools/call: params.arguments"),
+    ({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"arguments": {}}},
+     "Invalid params for tools/call: params.name: Field required"),
+    ({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": 5}},
+     "Invalid params for resources/read: params.uri"),
+    ({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": 5}},
+     "Invalid params for tools/list: params.cursor"),
+])
+def test_params_a_method_cannot_take_are_named(mcp_url: str, mcp_world: World, body: object, words: str) -> None:
+    """They were -32602 "Invalid request parameters" with empty data: no word of which."""
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        refused = _post(client, mcp_url, body, token, session)
+        assert refused.status_code == 400 and refused.json()["id"] == 4, refused.text
+        assert refused.json()["error"]["code"] == -32602 and words in refused.json()["error"]["message"]
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})

@@ -79,8 +79,8 @@ def test_stdio_with_a_bad_token_fails_with_one_line(mcp_world: World) -> None:
 
 
 def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_world: World) -> None:
-    """Not JSON is -32700, JSON that is no message (a batch, params that are no object) -32600, each with id null
-    (the SDK's server dropped them: a client waited for ever); the next request is answered as usual."""
+    """Not JSON is -32700, JSON that is no message (a batch, params that are no object) -32600, with the id when it
+    could be read (the SDK's server dropped them: a client waited for ever); the next request is answered."""
     import json
     import subprocess
 
@@ -101,7 +101,8 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_wor
         server.stdin.close()
         server.wait(timeout=60)
     assert answers[0]["id"] == 1 and "result" in answers[0]
-    assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == [(None, -32700), (None, -32600), (None, -32600)]
+    # the id of a message that could be read is echoed (params that are no object: id 10)
+    assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == [(None, -32700), (None, -32600), (10, -32600)]
     assert answers[4] == {"jsonrpc": "2.0", "id": 11, "result": {}}
 
 
@@ -150,3 +151,30 @@ def test_a_line_over_the_bound_is_dropped_and_answered(mcp_world: World) -> None
     assert [answer["id"] for answer in answers] == [1, None, 3, 4]
     assert answers[1]["error"]["code"] == -32600 and "a line over 4 MB was dropped" in answers[1]["error"]["message"]
     assert answers[2]["result"] == answers[3]["result"] == {}
+
+
+def test_a_request_stdio_cannot_take_is_answered_and_each_of_one_id_is_answered(mcp_world: World) -> None:
+    """An id of no JSON-RPC type (null, 1.5, true, an object) was taken for a notification and never answered;
+    params a method cannot take got -32602 "Invalid request parameters" and no word of which; five requests
+    sharing one id and still running at EOF lost answers (the wait counted ids, not requests)."""
+    import json
+    import subprocess
+
+    params = _params(mcp_world, None)
+    bad_ids = "".join(f'{{"jsonrpc":"2.0","id":{bad},"method":"ping"}}\n' for bad in ("null", "1.5", "true", '{"a":1}'))
+    bad_params = ('{"jsonrpc":"2.0","id":"args","method":"tools/call","params":{"name":"listProjects",'
+                  '"arguments":[1]}}\n{"jsonrpc":"2.0","id":"uri","method":"resources/read","params":{"uri":5}}\n')
+    same_id = "".join('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"searchKnowledge",'
+                      '"arguments":{"query":"refund"}}}\n' for _ in range(5))
+    sent = _initialize() + bad_ids + bad_params + '{"jsonrpc":"2.0","id":9,"method":"ping"}\n' + same_id
+    done = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
+                          text=True, timeout=120, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    refused = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert refused[:4] == [(None, -32600)] * 4
+    assert all("is not a string or a whole number" in a["error"]["message"] for a in answers[1:5])
+    assert refused[4:] == [("args", -32602), ("uri", -32602)]
+    messages = {a["id"]: a["error"]["message"] for a in answers if "error" in a and a["id"] is not None}
+    assert "tools/call: params.arguments" in messages["args"] and "resources/read: params.uri" in messages["uri"]
+    assert sum(1 for a in answers if a.get("id") == 7 and "result" in a) == 5
+    assert any(a.get("id") == 9 and a.get("result") == {} for a in answers)

@@ -5,8 +5,11 @@ jsonrpc "1.0") with -32602 and pydantic's whole report, several hundred characte
 links; an initialize with params it could not read with -32602 "Invalid request parameters" and no word of
 which, yet with a new session's id (a session nobody could use, counted against the token's sessions); and
 a second initialize inside a session was taken as the first. Here each is refused before the SDK sees it,
-with the field named: -32600 for a message of no JSON-RPC shape, -32602 for an initialize's params, -32600
-for an initialize inside a session. Text that is not JSON goes on: the SDK's -32700 names the place.
+with the field named: -32600 for a message of no JSON-RPC shape, -32602 for params the method cannot take
+(initialize, tools/call, resources/read, the lists: the SDK said "Invalid request parameters" and no more),
+-32600 for an initialize inside a session. Text that is not JSON goes on: the SDK's -32700 names the place.
+The stdio door checks each line with the same rules (stdio_input), where a request with an id of the wrong
+type was taken for a notification and never answered.
 """
 
 from __future__ import annotations
@@ -14,11 +17,29 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST, InitializeRequestParams
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    CallToolRequestParams,
+    GetPromptRequestParams,
+    InitializeRequestParams,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+)
 from mcp_types.jsonrpc import jsonrpc_message_adapter
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 JsonRpcError = tuple[int, str, Any]  # (code, message, the request's id or None)
+PARAMS: dict[str, type[BaseModel]] = {  # the methods whose params are checked here, naming the field at fault
+    "initialize": InitializeRequestParams,
+    "tools/call": CallToolRequestParams,
+    "resources/read": ReadResourceRequestParams,
+    "prompts/get": GetPromptRequestParams,
+    "tools/list": PaginatedRequestParams,
+    "resources/list": PaginatedRequestParams,
+    "resources/templates/list": PaginatedRequestParams,
+    "prompts/list": PaginatedRequestParams,
+}
 
 
 def _shape_fault(data: Any) -> str | None:
@@ -43,17 +64,21 @@ def _shape_fault(data: Any) -> str | None:
     return "the message has no method (a request or notification) and no result or error (a response)"
 
 
-def _initialize_fault(params: Any) -> str | None:
+def _params_fault(method: str, params: Any) -> str | None:
+    model = PARAMS.get(method)
+    if model is None:
+        return None
     try:
-        InitializeRequestParams.model_validate(params if params is not None else {}, by_name=False)
+        model.model_validate(params if params is not None else {}, by_name=False)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "params"
-        return f"Invalid params for initialize: params.{where}: {first['msg']} ({len(error.errors())} fault(s) in all)"
+        where = ".".join(str(part) for part in first["loc"])
+        return (f"Invalid params for {method}: params{'.' + where if where else ''}: {first['msg']} "
+                f"({len(error.errors())} fault(s) in all)")
     return None
 
 
-def refused(body: bytes | None, *, in_session: bool) -> JsonRpcError | None:
+def refused(body: bytes | str | None, *, in_session: bool) -> JsonRpcError | None:
     """Why the SDK should not be handed ``body`` (code, message, id), or None to let it through."""
     if body is None:
         return None  # over the peek's bound: the SDK refuses it by size
@@ -72,10 +97,10 @@ def refused(body: bytes | None, *, in_session: bool) -> JsonRpcError | None:
         return INVALID_REQUEST, ("Invalid Request: not a JSON-RPC 2.0 message this server takes (one object with "
                                  "jsonrpc \"2.0\", a method, params as an object, an id that is a string or a whole "
                                  "number)"), request_id
-    if data.get("method") != "initialize" or "id" not in data:
-        return None
-    if in_session:
+    if "method" not in data or "id" not in data:
+        return None  # a notification or a response: nobody waits for an answer
+    if data["method"] == "initialize" and in_session:
         return INVALID_REQUEST, ("Invalid Request: this session is already initialized; to start again, send "
                                  "initialize without Mcp-Session-Id (and DELETE this session)"), request_id
-    fault = _initialize_fault(data.get("params"))
+    fault = _params_fault(data["method"], data.get("params"))
     return None if fault is None else (INVALID_PARAMS, fault, request_id)

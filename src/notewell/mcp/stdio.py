@@ -52,7 +52,7 @@ async def serve_stdio(rt: Runtime, toolsets: Sequence[Toolset], principal: Princ
         lines = BoundedLines(wire)
         # the SDK's transport only iterates its stdin, so the bounded lines stand in for its file
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (read_stream, write_stream):
-            reading = ReadUntilAnswered(AnsweringMalformed(read_stream, write_stream, lines.take_oversized),
+            reading = ReadUntilAnswered(AnsweringMalformed(read_stream, write_stream, lines.take_refusal),
                                         unanswered)
             await mcp.server.run(reading, WriteNotingAnswers(write_stream, unanswered),
                                  mcp.server.create_initialization_options())

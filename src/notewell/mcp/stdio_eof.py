@@ -8,6 +8,7 @@ every request read has been answered (or cancelled by the client), for at most A
 
 from __future__ import annotations
 
+from collections import Counter
 from types import TracebackType
 from typing import Any, Self
 
@@ -23,17 +24,18 @@ ANSWER_WAIT_S = SCAN_BUDGET_S * 6  # past a search's own budget, for a write or 
 
 
 class Unanswered:
-    """The ids of the requests read and not yet answered, with an event set whenever none are left."""
+    """The ids of the requests read and not yet answered (an id sent twice is counted twice: each request is
+    answered), with an event set whenever none are left."""
 
     def __init__(self) -> None:
-        self.ids: set[str | int] = set()
+        self.ids: Counter[str | int] = Counter()
         self.none_left = anyio.Event()
         self.none_left.set()
 
     def read(self, message: SessionMessage) -> None:
         inner = message.message
         if isinstance(inner, JSONRPCRequest):
-            self.ids.add(inner.id)
+            self.ids[inner.id] += 1
             self.none_left = anyio.Event() if self.none_left.is_set() else self.none_left
         elif isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
             self._done((inner.params or {}).get("requestId"))
@@ -44,7 +46,10 @@ class Unanswered:
             self._done(inner.id)
 
     def _done(self, request_id: Any) -> None:
-        self.ids.discard(request_id)
+        if self.ids.get(request_id, 0) > 1:
+            self.ids[request_id] -= 1
+        else:
+            self.ids.pop(request_id, None)
         if not self.ids:
             self.none_left.set()
 
@@ -63,7 +68,7 @@ class ReadUntilAnswered(ReadStreamWrapper):
             with anyio.move_on_after(ANSWER_WAIT_S) as waited:
                 await self.unanswered.none_left.wait()
             if waited.cancelled_caught:
-                log.event("mcp.stdio.unanswered", requests=len(self.unanswered.ids))
+                log.event("mcp.stdio.unanswered", requests=self.unanswered.ids.total())
             raise
         self.unanswered.read(message)
         return message

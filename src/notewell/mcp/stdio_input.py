@@ -1,25 +1,34 @@
-"""Over stdio, the client's lines are read up to a bound, as the HTTP door bounds a request's body.
+"""Over stdio, the client's lines are read up to a bound, as the HTTP door bounds a request's body, and checked
+as the HTTP door checks a message (message_check).
 
 The SDK's stdio transport read each line whole, however long: a client that sent gigabytes without a newline
 grew the server until it was killed. Here stdin is read a line at a time up to LINE_BYTES_MAX; a longer line is
-read to its end and dropped (never held), and the reader answers it -32600 naming the bound
-(stdio_malformed). Like the SDK's own, this takes the process's fd 0 for itself and points fd 0 at the null
-device while it serves, so that nothing run from a tool (git, say) reads the client's messages.
+read to its end and dropped (never held). A line message_check refuses (a request whose id is of no JSON-RPC
+type, which the SDK took for a notification and never answered; params a method cannot take) is dropped too.
+Each dropped line's refusal waits in ``refusals`` and the reader answers it (stdio_malformed). Like the SDK's
+own, this takes the process's fd 0 for itself and points fd 0 at the null device while it serves, so that
+nothing run from a tool (git, say) reads the client's messages.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, Self
 
 import anyio
+from mcp.types import INVALID_REQUEST
+
+from notewell.mcp.message_check import JsonRpcError, refused
 
 LINE_BYTES_MAX = 4 * 1024 * 1024  # as an MCP request's body over HTTP (docs/security.md)
 _DRAIN_BYTES = 64 * 1024  # how much of an oversized line is read (and dropped) at a time
-OVERSIZED_LINE = "\x00"  # stands in for a dropped line: no JSON, so the reader gets it as an error to answer
+DROPPED_LINE = "\x00"  # stands in for a dropped line: no JSON, so the reader gets it as an error to answer
+OVERSIZED: JsonRpcError = (INVALID_REQUEST, f"Invalid Request: a line over {LINE_BYTES_MAX // (1024 * 1024)} MB was "
+                                            "dropped unread; send each message in fewer bytes", None)
 
 
 @contextmanager
@@ -39,18 +48,16 @@ def claimed_stdin() -> Iterator[BinaryIO]:
 
 class BoundedLines:
     """The lines of ``wire`` as text (bad UTF-8 replaced, as the SDK does), each within LINE_BYTES_MAX bytes;
-    a longer one comes as OVERSIZED_LINE, counted in ``oversized`` until ``take_oversized`` answers for it."""
+    one that is longer, or that message_check refuses, comes as DROPPED_LINE, its refusal kept in order until
+    ``take_refusal`` answers for it."""
 
     def __init__(self, wire: BinaryIO) -> None:
         self._wire = wire
-        self.oversized = 0
+        self._refusals: deque[JsonRpcError] = deque()
 
-    def take_oversized(self) -> bool:
-        """Whether the error just read stands for a dropped line (and no longer count it)."""
-        if self.oversized:
-            self.oversized -= 1
-            return True
-        return False
+    def take_refusal(self) -> JsonRpcError | None:
+        """The refusal of the line just read as an error (None: the SDK's own reading failed)."""
+        return self._refusals.popleft() if self._refusals else None
 
     async def _readline(self, most: int) -> bytes:
         return await anyio.to_thread.run_sync(self._wire.readline, most)
@@ -65,6 +72,11 @@ class BoundedLines:
         if len(line) > LINE_BYTES_MAX and not line.endswith(b"\n"):
             while (rest := await self._readline(_DRAIN_BYTES)) and not rest.endswith(b"\n"):
                 pass
-            self.oversized += 1
-            return OVERSIZED_LINE
-        return line.decode("utf-8", errors="replace")
+            self._refusals.append(OVERSIZED)
+            return DROPPED_LINE
+        text = line.decode("utf-8", errors="replace")
+        refusal = refused(text, in_session=False) if text.strip() else None
+        if refusal is not None:
+            self._refusals.append(refusal)
+            return DROPPED_LINE
+        return text

@@ -4,7 +4,8 @@ The SDK's stdio transport hands such a line to its server as an exception, which
 word: a client that sent a request it could not read (bad JSON, a batch, params that are not an object) waited
 for its answer for ever. This stream stands between them and answers each with a JSON-RPC error, id null (the
 line could not be read, so neither can its id): -32700 when it is not JSON, -32600 when it is JSON but no
-message or longer than stdio_input's bound.
+message; and the lines stdio_input dropped (over its bound, or refused by message_check) with their refusal,
+which names the fault and the id when it could be read.
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from mcp_types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from notewell.mcp import log
+from notewell.mcp.message_check import JsonRpcError
 from notewell.mcp.read_stream import ReadStreamWrapper
-from notewell.mcp.stdio_input import LINE_BYTES_MAX
 
 
-def _error(exc: Exception, oversized: bool) -> JSONRPCError:
-    if oversized:
-        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
-            code=INVALID_REQUEST, message=f"Invalid Request: a line over {LINE_BYTES_MAX // (1024 * 1024)} MB was "
-                                          "dropped unread; send each message in fewer bytes"))
+def _error(exc: Exception, refusal: JsonRpcError | None) -> JSONRPCError:
+    if refusal is not None:  # stdio_input dropped the line: its refusal names why
+        code, message, request_id = refusal
+        return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
     not_json = isinstance(exc, ValidationError) and any(e.get("type") == "json_invalid" for e in exc.errors())
     if not_json:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
@@ -39,18 +39,18 @@ def _error(exc: Exception, oversized: bool) -> JSONRPCError:
 
 class AnsweringMalformed(ReadStreamWrapper):
     """The read side of the stdio transport, answering (on ``write``) the lines it could not read;
-    ``oversized()`` says whether the error just read stands for a line dropped for its length."""
+    ``refusal()`` gives the refusal of a line stdio_input dropped, when the error just read stands for one."""
 
-    def __init__(self, inner: Any, write: Any, oversized: Callable[[], bool]) -> None:
+    def __init__(self, inner: Any, write: Any, refusal: Callable[[], JsonRpcError | None]) -> None:
         super().__init__(inner)
         self.write = write
-        self.oversized = oversized
+        self.refusal = refusal
 
     async def receive(self) -> SessionMessage:
         while True:
             item = await self.inner.receive()
             if not isinstance(item, Exception):
                 return item  # type: ignore[no-any-return]
-            answer = _error(item, self.oversized())
+            answer = _error(item, self.refusal())
             log.event("mcp.stdio.malformed", code=answer.error.code)
             await self.write.send(SessionMessage(answer))
