@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from contextlib import suppress
 from pathlib import Path
 
-from notewell.errors import ConfigError
+from notewell.errors import ConfigError, Unavailable
 from notewell.store.shared.store import SqlStore
 from notewell.store.sqlite.backups import SqliteBackups
 from notewell.store.sqlite.brain import SqliteBrain
-from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.database import BUSY_TIMEOUT_MS, SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.memories import SqliteMemories
@@ -38,7 +39,16 @@ class SqliteStore(SqlStore):
             except OSError as exc:
                 raise ConfigError(f"--db: cannot create {path} ({exc.strerror}); check the folder's permissions, "
                                   "or pass another --db") from exc
-        return cls(SqliteDatabase(path))
+        db = SqliteDatabase(path)
+        try:
+            return cls(db)
+        except sqlite3.OperationalError as exc:  # bringing the schema up to date waited for the write lock in vain
+            db.close()
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise Unavailable(f"--db: {path} stayed locked by another process for {BUSY_TIMEOUT_MS // 1000} s while "
+                              "this one opened it (a long write, or a process stopped mid-write); try again, or "
+                              "find the process holding it (fuser)") from None
 
     @property
     def url(self) -> str:
