@@ -146,7 +146,7 @@ def test_new_steps_are_the_commands_the_recipe_lacks_in_order_each_once() -> Non
 
 def test_a_brain_from_before_the_proposals_upgrades(store_url: str) -> None:
     """A store whose brain steps stop where the released ones did (1 on SQLite, 1 and 2 on PostgreSQL) gets
-    step 3, the proposals table (and the steps after it), and both backends then hold steps 1 to 4."""
+    step 3, the proposals table (and the steps after it), and both backends then hold steps 1 to 5."""
     released = 2 if store_url.startswith("postgresql") else 1
     store = open_store(store_url)
     with store.brain.dialect.transaction() as conn:  # type: ignore[attr-defined]
@@ -162,7 +162,7 @@ def test_a_brain_from_before_the_proposals_upgrades(store_url: str) -> None:
         with store.brain.dialect.reading() as conn:  # type: ignore[attr-defined]
             versions = [v for (v,) in conn.execute(
                 "SELECT version FROM schema_migrations WHERE component = 'brain' ORDER BY version").fetchall()]
-        assert versions == [1, 2, 3, 4]
+        assert versions == [1, 2, 3, 4, 5]
     finally:
         store.close()
 

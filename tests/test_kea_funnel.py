@@ -166,6 +166,6 @@ def test_a_brain_from_before_the_funnel_upgrades_and_sums_each_scope(store_url: 
         with store.brain.dialect.reading() as conn:  # type: ignore[attr-defined]
             versions = [v for (v,) in conn.execute(
                 "SELECT version FROM schema_migrations WHERE component = 'brain' ORDER BY version").fetchall()]
-        assert versions == [1, 2, 3, 4]
+        assert versions == [1, 2, 3, 4, 5]
     finally:
         store.close()
