@@ -192,3 +192,23 @@ def test_accepting_an_edit_of_a_private_recipe_keeps_it_private(rt: Runtime, cap
     decided = rt.brain.decide_proposal(dana, proposal.id, True)
     new = rt.store.brain.knowledge([decided.result_ref or ""])[decided.result_ref or ""]
     assert new.rule == "build the image. Then: make secret-deploy." and new.private_to == dana.user_id
+
+
+def test_a_private_recipe_and_a_teams_are_never_merged_and_the_brains_tags_are_its_own(rt: Runtime) -> None:
+    """Autoskill proposed merging a recipe the brain mined (private) with one the person taught the team (same
+    trigger); accepting it hid the team's. And a person could teach with the tags the brain's own learning bears
+    (mined, cross, session:…), which mark what an upgrade makes private."""
+    from notewell.services.brain_errors import BrainValidation
+
+    dana = member(rt, "dana")
+    bp = rt.brain.resolve(dana, None)
+    public = recipe(rt, dana, "build the image, then push it")
+    mined, _ = rt.brain._write(dana, bp, kind="recipe", trigger=TRIGGER, rule="run the smoke tests", rationale="",
+                               source="discovery", confidence=0.7, tags=["mined"], private=True)
+    session(rt, dana, public, True)
+    rt.job_runner().run(drain=True)
+    assert [q.proposal.kind for q in rt.brain.proposals(dana)] == []  # no merge across the two audiences
+    for tag in ("mined", "Cross", "session:ses_1"):
+        with pytest.raises(BrainValidation, match="a tag the brain writes itself"):
+            rt.brain.teach(dana, rule="anything", trigger=TRIGGER, kind="recipe", tags=[tag])
+    assert rt.store.brain.knowledge([mined.ref])[mined.ref].live

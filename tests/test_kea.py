@@ -172,7 +172,8 @@ async def test_what_the_brain_mines_from_a_session_in_a_shared_project_is_its_ow
 def test_rules_mined_before_they_were_private_become_their_owners_on_upgrade(store_url: str,
                                                                              tmp_path: Path) -> None:
     """A store upgraded from before mined rules were private: its mined and cross-session rules become private to
-    their owner (brain migration step 5); taught ones stay every reader's."""
+    their owner (brain migration step 5), known by what kea wrote; taught ones stay every reader's, whatever tags
+    their person gave them, in any case."""
     import hashlib
 
     from conftest import make_vault
@@ -187,15 +188,23 @@ def test_rules_mined_before_they_were_private_become_their_owners_on_upgrade(sto
         rt.administration.add_project(LOCAL_OWNER, "shared")
         owner = rt.administration.add_user(LOCAL_OWNER, "ola@example.test", "member", handle="ola").id
         refs = {}
-        for tag in ("mined", "cross", "taught"):
-            text = f"When upgrading: keep the {tag} rule"
-            memory = MemoryInput(ref=f"mem_{tag}", project="shared", author_user_id=owner, author_token_id=None,
-                                 memory_type="durable", path="brain/reflex", title=f"{tag} rule", content=text,
-                                 tags=("reflex", tag), created="2026-11-01T00:00:00Z",
+        cases = {  # name: (trigger, tags): what kea wrote, and what a person's teach could carry
+            "mined": ("upgrading", ("reflex", "mined", "session:ses_0123")),
+            "cross": ("working in this project", ("reflex", "cross")),
+            "taught": ("upgrading", ("reflex",)),
+            "taught-as-cross": ("upgrading", ("reflex", "cross")),
+            "taught-as-Mined": ("upgrading", ("reflex", "Mined", "session:ses_0123")),
+        }
+        for name, (trigger, tags) in cases.items():
+            text = f"When {trigger}: keep the {name} rule"
+            memory = MemoryInput(ref=f"mem_{name}", project="shared", author_user_id=owner, author_token_id=None,
+                                 memory_type="durable", path="brain/reflex", title=f"{name} rule", content=text,
+                                 tags=tags, created="2026-11-01T00:00:00Z",
                                  content_hash=hashlib.sha256(text.encode()).hexdigest())
-            refs[tag] = rt.store.brain.add_knowledge(memory, KnowledgeInput(
-                brain_project="shared", owner_user_id=owner, kind="reflex", trigger="upgrading", rule=text,
-                rationale="", source="discovery", confidence=0.7, rule_key=tag, created="2026-11-01T00:00:00Z"))[0].ref
+            refs[name] = rt.store.brain.add_knowledge(memory, KnowledgeInput(
+                brain_project="shared", owner_user_id=owner, kind="reflex", trigger=trigger, rule=text,
+                rationale="", source="discovery", confidence=0.7, rule_key=name,
+                created="2026-11-01T00:00:00Z"))[0].ref
     finally:
         rt.close()
     import sqlite3
@@ -215,7 +224,7 @@ def test_rules_mined_before_they_were_private_become_their_owners_on_upgrade(sto
     rt = open_runtime(str(vault), store_url)
     try:
         items = rt.store.brain.knowledge(list(refs.values()))
-        assert {tag: items[ref].private_to for tag, ref in refs.items()} == {"mined": owner, "cross": owner,
-                                                                            "taught": None}
+        assert {name: items[ref].private_to for name, ref in refs.items()} == {
+            "mined": owner, "cross": owner, "taught": None, "taught-as-cross": None, "taught-as-Mined": None}
     finally:
         rt.close()

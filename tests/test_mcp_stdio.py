@@ -178,3 +178,21 @@ def test_a_request_stdio_cannot_take_is_answered_and_each_of_one_id_is_answered(
     assert "tools/call: params.arguments" in messages["args"] and "resources/read: params.uri" in messages["uri"]
     assert sum(1 for a in answers if a.get("id") == 7 and "result" in a) == 5
     assert any(a.get("id") == 9 and a.get("result") == {} for a in answers)
+
+
+def test_an_error_response_with_id_null_and_an_odd_cancellation_pass_quietly(mcp_world: World) -> None:
+    """A client's error response with id null (it could not read a message of the server's) was answered as a
+    request with a bad id, which JSON-RPC forbids; a cancellation naming a list as requestId ended the server."""
+    import json
+    import subprocess
+
+    params = _params(mcp_world, None)
+    sent = _initialize() + (
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"could not read it"}}\n'
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[1]}}\n'
+        '{"jsonrpc":"2.0","id":5,"method":"ping"}\n')
+    done = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
+                          text=True, timeout=120, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a.get("id") for a in answers] == [1, 5] and answers[1]["result"] == {}, answers
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -50,7 +50,10 @@ def _shape_fault(data: Any) -> str | None:
         return "the body is JSON but not an object: send one JSON-RPC 2.0 message"
     if data.get("jsonrpc") != "2.0":
         return 'jsonrpc must be "2.0"'
-    if "id" in data and (isinstance(data["id"], bool) or not isinstance(data["id"], (int, str))):
+    # an error response may carry id null: the client could not read the server's message it answers
+    unreadable_answered = "error" in data and "method" not in data and data.get("id", 0) is None
+    if "id" in data and not unreadable_answered and (isinstance(data["id"], bool)
+                                                     or not isinstance(data["id"], (int, str))):
         return (f"the id {json.dumps(data['id'])[:40]} is not a string or a whole number; give each request one "
                 "(a notification has no id at all)")
     if "method" in data:

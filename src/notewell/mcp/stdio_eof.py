@@ -46,6 +46,8 @@ class Unanswered:
             self._done(inner.id)
 
     def _done(self, request_id: Any) -> None:
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+            return  # a cancellation naming no request id (a list, an object): nothing of ours
         if self.ids.get(request_id, 0) > 1:
             self.ids[request_id] -= 1
         else:

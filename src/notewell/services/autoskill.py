@@ -148,6 +148,7 @@ class AutoskillPart(KnowledgePart):
                                                                recipe.owner_user_id, limit=MERGE_CANDIDATES)):
             merged = f"{_ended(recipe.rule)} Also: {other.rule}"
             if (trigger and other.ref != recipe.ref and rule_key(other.trigger, "") == trigger
+                    and other.private_to == recipe.private_to  # a private recipe never folds in a team's, or back
                     and len(merged) <= MAX_RULE_CHARS):
                 found.append(proposal("merge", "recipe", merged, f"{other.ref} has the same trigger", other.ref))
         return found

@@ -46,6 +46,9 @@ LEARNING_KINDS = ("reflex", "recipe", "heuristic", "principle", "anti_principle"
 LEARNING_SOURCES = ("user_correction", "decision", "discovery")
 CLOSE_CAPTURE_TAG = "close_capture"
 MINED_TAG = "mined"  # knowledge KEA mined from a session closed without learnings
+CROSS_TAG = "cross"  # knowledge the daily cross-session run learned from several of a person's sessions
+SESSION_TAG_PREFIX = "session:"  # with the session's id: the session a rule was learned from
+RESERVED_TAGS = frozenset({MINED_TAG, CROSS_TAG})  # what the brain learned by itself (private): never given
 
 
 def check_text(field_name: str, value: object, maximum: int, *, required: bool = False) -> str:
@@ -70,4 +73,7 @@ def check_tags(tags: Sequence[str] | None) -> list[str]:
     for tag in cleaned:
         if len(tag) > MAX_TAG_CHARS or "\x00" in tag:
             raise BrainValidation("tags", f"{tag[:20]!r}… must be at most {MAX_TAG_CHARS} characters without NUL")
+        if tag.casefold() in RESERVED_TAGS or tag.casefold().startswith(SESSION_TAG_PREFIX):
+            raise BrainValidation("tags", f"{tag!r} is a tag the brain writes itself (what it learned by itself, "
+                                          "and from which session); choose another")
     return cleaned

@@ -20,10 +20,9 @@ from notewell.records.brain import VAULT_AUTHOR, KnowledgeRecord
 from notewell.search.engine import SearchEngine
 from notewell.services import brain_injection
 from notewell.services.brain import BrainService
-from notewell.services.brain_limits import CLOSE_CAPTURE_TAG, MINED_TAG
+from notewell.services.brain_limits import CLOSE_CAPTURE_TAG, CROSS_TAG, MINED_TAG
 from notewell.services.brain_retrieval import ScoredKnowledge
 from notewell.services.brain_sessions import SessionFound
-from notewell.services.kea_cross import CROSS_TAG
 from notewell.services.link_walk import Reached, walk
 from notewell.services.links import LinkService
 from notewell.services.memory_rank import tolerant_query_terms

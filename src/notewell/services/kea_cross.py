@@ -29,7 +29,7 @@ from notewell.log_lines import line
 from notewell.records.brain import SessionRecord
 from notewell.records.jobs import JobRecord
 from notewell.services.brain_learnings import Learning, rule_key
-from notewell.services.brain_limits import EVENTS_PER_SESSION_MAX
+from notewell.services.brain_limits import CROSS_TAG, EVENTS_PER_SESSION_MAX
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import WRITE
 from notewell.services.jobs import JobKind, Step
@@ -42,7 +42,6 @@ CROSS_MIN_SESSIONS = 2
 CROSS_SESSIONS_MAX = 50  # a person's newest unread sessions a run reads
 CROSS_USERS_MAX = 10_000
 CROSS_CONFIDENCE = 0.75
-CROSS_TAG = "cross"
 CROSS_TRIGGER = "working in this project"
 
 _log = logging.getLogger("notewell.kea")

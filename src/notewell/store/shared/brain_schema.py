@@ -139,12 +139,20 @@ LATER: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX brain_kea_funnel_day ON brain_kea_funnel (day)",
     ),
-    (  # step 5: what the brain learned by itself from a person's sessions (tags mined, cross) is that person's
-        # private memory (services/kea.py): the rules learned before it was so are made private to their owner
+    (  # step 5: what the brain learned by itself from a person's sessions is that person's private memory
+        # (services/kea.py): the rules learned before it was so are made private to their owner. They are known by
+        # what the brain wrote and a person could not (a mined rule's tags are [type, "mined", "session:<id>"], a
+        # cross-session rule's trigger is kea_cross.CROSS_TRIGGER), never by a tag alone, which a person's teach
+        # could carry; compared with = and substr, which both backends take as case-sensitive (LIKE is not, on
+        # SQLite)
         """
         UPDATE memories SET private_to = (SELECT k.owner_user_id FROM brain_knowledge k WHERE k.ref = memories.ref)
-        WHERE private_to IS NULL AND ref IN (SELECT ref FROM brain_knowledge)
-          AND (tags LIKE '%"mined"%' OR tags LIKE '%"cross"%')
+        WHERE private_to IS NULL AND ref IN (
+            SELECT k.ref FROM brain_knowledge k
+            WHERE k.kind <> 'action_item' AND (
+                (k.trigger_text = 'working in this project'
+                 AND substr(memories.tags, length(memories.tags) - 9) = ', "cross"]')
+                OR substr(memories.tags, 1, length(k.kind) + 27) = '["' || k.kind || '", "mined", "session:ses_'))
         """,
     ),
 )
