@@ -303,3 +303,27 @@ def test_a_store_locked_by_another_process_at_open_is_one_line_not_a_traceback(
         holder.close()
     assert result.exit_code == 1 and "stayed locked by another process" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("role", ["watcher", "jobs"])
+def test_restore_is_refused_while_a_process_holds_one_of_the_stores_leases(
+        stores: tuple[str, str], tmp_path: Path, role: str) -> None:
+    """A server on another machine sharing the PostgreSQL database is not seen at its recorded (local) address:
+    its lease is what says it works on the store."""
+    from notewell.store.leadership import open_leadership
+
+    db, _ = stores
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
+    assert run_cli("backup", str(tmp_path / "b.backup"), "--db", db, "--vault", str(vault)).exit_code == 0
+    elsewhere = open_leadership(db, role)  # as another machine's serve holds it
+    assert elsewhere.try_acquire()
+    try:
+        refused = run_cli("restore", str(tmp_path / "b.backup"), "--db", db, "--vault", str(vault), "--replace")
+    finally:
+        elsewhere.release()
+    flat = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and f"a process holds this store's {role} lease" in flat, flat
+    restored = run_cli("restore", str(tmp_path / "b.backup"), "--db", db, "--vault", str(vault), "--replace")
+    assert restored.exit_code == 0, restored.output

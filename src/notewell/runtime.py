@@ -128,7 +128,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         journal=NoteJournalService(note_vault, authorization),
         servers=servers,
         portability=PortabilityService(store, authorization),
-        backups=BackupService(store, authorization, servers),
+        backups=BackupService(store, authorization, servers, lambda role: open_leadership(settings.db, role)),
         health=HealthService(store),
         jobs=JobService(store, authorization, job_work),
     )

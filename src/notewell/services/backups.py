@@ -4,13 +4,18 @@ The copy is the backend's (SQLite's online backup API, PostgreSQL's pg_dump): co
 writing. Each backup taken is recorded in the store with its time, so ``notewell doctor`` reports the age of
 the last one. Like an export, a backup holds every home: the local owner alone takes or restores one.
 
-A restore is refused while a server answers on the store (what it acknowledged meanwhile would be lost without
-a word), and the backup's own record of running servers (the source store's) is cleared after it, so that
+A restore is refused while a server works on the store (what it acknowledged meanwhile would be lost without a
+word): one that answers at its recorded address, or any process holding one of the store's leases (the vault
+watcher's, the job runner's: held by a serving notewell on any machine sharing a PostgreSQL database, where its
+recorded local address cannot be asked). The restore holds both leases while it runs, so no server takes them
+up meanwhile. The backup's own record of running servers (the source store's) is cleared after it, so that
 ``notewell doctor`` and sign-in links never point at another store's server.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from notewell.access.authorization import Authorization
@@ -20,14 +25,19 @@ from notewell.records.backups import BackupRecord
 from notewell.services.portability import CARRY
 from notewell.services.servers import ServerRegistry
 from notewell.store.base import Store
+from notewell.store.leadership import Leadership, Role
 from notewell.timestamps import now_iso
+
+LEASES: tuple[Role, ...] = ("watcher", "jobs")
 
 
 class BackupService:
-    def __init__(self, store: Store, authorization: Authorization, servers: ServerRegistry) -> None:
+    def __init__(self, store: Store, authorization: Authorization, servers: ServerRegistry,
+                 lease: Callable[[Role], Leadership]) -> None:
         self.store = store
         self.authorization = authorization
         self.servers = servers
+        self.lease = lease
 
     def backup(self, p: Principal, path: Path) -> BackupRecord:
         """A consistent copy of the store at ``path`` (a new file), recorded in the store."""
@@ -55,7 +65,16 @@ class BackupService:
             raise InvalidArgument("restore", f"notewell serve answers on this store at {serving[0].url} (server "
                                              f"{serving[0].id}); stop its servers first: what they write during "
                                              "a restore would be lost")
-        self.store.backups.restore_from(path)
+        with ExitStack() as held_leases:
+            for role in LEASES:
+                lease = self.lease(role)
+                held_leases.callback(lease.release)
+                if not lease.try_acquire():
+                    raise InvalidArgument("restore", f"a process holds this store's {role} lease: a notewell serve "
+                                                     "(or worker, or index --watch) works on it, on this machine or "
+                                                     "another sharing its database; stop it first: what it writes "
+                                                     "during a restore would be lost")
+            self.store.backups.restore_from(path)
         for server in self.servers.recorded():  # the source store's servers, not this one's
             self.servers.withdraw(server.id)
 
