@@ -98,19 +98,20 @@ def test_a_request_id_of_no_json_rpc_type_is_refused_not_dropped(mcp_url: str, m
 
 def test_an_id_still_running_in_the_session_is_refused_and_free_again_when_it_ends() -> None:
     """The second request with a running id took the first's answer, which then never came."""
+    from notewell.mcp.message_check import parsed
     from notewell.mcp.request_ids import RunningIds
 
     ids = RunningIds()
     body = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}'
-    refused, first = ids.start("s1", body)
+    refused, first = ids.start("s1", parsed(body))
     assert refused is None and first is not None
-    again, _ = ids.start("s1", body)
+    again, _ = ids.start("s1", parsed(body))
     assert again is not None and "the id 7 is in use by a request still running" in again
-    assert ids.start("s2", body)[0] is None  # another session's id 7 is its own
-    assert ids.start("s1", body.replace(b'"id": 7', b'"id": "7"'))[0] is None  # a string is another id
+    assert ids.start("s2", parsed(body))[0] is None  # another session's id 7 is its own
+    assert ids.start("s1", parsed(body.replace(b'"id": 7', b'"id": "7"')))[0] is None  # a string is another id
     ids.finish(first)
-    assert ids.start("s1", body)[0] is None
-    assert ids.start("s1", b'{"jsonrpc": "2.0", "method": "notifications/initialized"}') == (None, None)
+    assert ids.start("s1", parsed(body))[0] is None
+    assert ids.start("s1", parsed(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')) == (None, None)
 
 
 def test_the_session_count_logged_stays_true_through_evictions_and_expiries(

@@ -59,7 +59,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     _heads_read = 0
     _refused = False
     _head_too_large = False
-    _waiting_since = 0  # when it last began to wait for a request head, as a place in the order of such starts
+    _waiting_since = 0  # when it last began to wait for its client, as a place in the order of such starts
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -67,17 +67,17 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         self._make_room()
 
     def _make_room(self) -> None:
-        """At the connection limit, close the connections that have waited longest for a head (this one
-        last: it has just come), so that the count is below the limit when this one's head is read."""
+        """At the connection limit, close the connections that have waited longest with no answer under way (this
+        one last: it has just come), so that the count is below the limit when this one's head is read."""
         if self.limit_concurrency is None or len(self.connections) < self.limit_concurrency:
             return
         waiting = sorted((connection for connection in self.connections
                           if isinstance(connection, LimitedHttpProtocol) and connection is not self
-                          and connection._waiting_for_head()), key=lambda connection: connection._waiting_since)
+                          and connection._answering_nobody()), key=lambda connection: connection._waiting_since)
         for connection in waiting[:len(self.connections) - self.limit_concurrency + 1]:
             connection._evict()
 
-    def _waiting_for_head(self) -> bool:
+    def _answering_nobody(self) -> bool:
         """No response under way (between requests, inside a head, or the rest of a body the application
         answered without reading): closing it loses nobody's answer."""
         return (not self._refused and not self.transport.is_closing()

@@ -223,22 +223,24 @@ class McpGate:
         if scope.get("method") == "POST":
             held, body = await peek_body(receive)
             receive = replayed(held, receive)
+            data = message_check.parsed(body)
             # message_check.py; a session id the book does not know goes on, for the SDK's 404
             known = session_id is not None and self.book.owner(session_id) is not None
-            malformed = message_check.refused(body, in_session=known)
+            malformed = message_check.refused(data, in_session=known)
             if malformed is not None:
                 code, text, request_id = malformed
                 log.event("mcp.malformed", code=code, user=principal.handle, tokenId=principal.token_id)
                 await _send_json(send, 400, {"jsonrpc": "2.0", "id": request_id, "error": {
                     "code": code, "message": text}}, None)
                 return
-            refused, running = self.ids.start(session_id, body) if session_id else (None, None)  # request_ids.py
-            if refused is not None and session_id:
-                log.event("mcp.bad_id", sessionPrefix=session_id[:8], user=principal.handle,
-                          tokenId=principal.token_id)
-                await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
-                    "code": INVALID_REQUEST, "message": refused}}, None)
-                return
+            if session_id:  # request_ids.py: an id still running in the session
+                refused, running = self.ids.start(session_id, data)
+                if refused is not None:
+                    log.event("mcp.bad_id", sessionPrefix=session_id[:8], user=principal.handle,
+                              tokenId=principal.token_id)
+                    await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
+                        "code": INVALID_REQUEST, "message": refused}}, None)
+                    return
         try:
             await self.app(scope, receive, watch)
         finally:

@@ -15,7 +15,7 @@ type was taken for a notification and never answered.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from mcp.types import (
     INVALID_PARAMS,
@@ -81,14 +81,25 @@ def _params_fault(method: str, params: Any) -> str | None:
     return None
 
 
-def refused(body: bytes | str | None, *, in_session: bool) -> JsonRpcError | None:
-    """Why the SDK should not be handed ``body`` (code, message, id), or None to let it through."""
+UNREAD: Final = object()  # what ``parsed`` gives for a body it could not read as JSON
+
+
+def parsed(body: bytes | str | None) -> Any:
+    """The message's JSON, read once for every check of the door (UNREAD: over the peek's bound, which the SDK
+    refuses by size, or not JSON, which the SDK answers -32700 naming the place)."""
     if body is None:
-        return None  # over the peek's bound: the SDK refuses it by size
+        return UNREAD
     try:
-        data = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError):
-        return None  # the SDK answers -32700 with the place
+        return UNREAD
+
+
+def refused(data: Any, *, in_session: bool) -> JsonRpcError | None:
+    """Why the SDK should not be handed the message ``data`` (``parsed``'s) (code, message, id), or None to let
+    it through."""
+    if data is UNREAD:
+        return None
     fault = _shape_fault(data)
     request_id = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), (int, str)) \
         and not isinstance(data.get("id"), bool) else None

@@ -41,14 +41,8 @@ def replayed(held: list[Message], receive: Receive) -> Receive:
     return again
 
 
-def _request_id(body: bytes | None) -> tuple[bool, Any]:
-    """(whether the body is one request carrying an id, the id)."""
-    if body is None:
-        return False, None
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return False, None  # the SDK answers -32700
+def _request_id(data: Any) -> tuple[bool, Any]:
+    """(whether the message, message_check.parsed's JSON, is one request carrying an id, the id)."""
     if not isinstance(data, dict) or "method" not in data or "id" not in data:
         return False, None
     return True, data["id"]
@@ -61,9 +55,10 @@ class RunningIds:
         self._running: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
 
-    def start(self, session_id: str, body: bytes | None) -> tuple[str | None, tuple[str, str] | None]:
-        """(why the request is refused, or None; the key to ``finish`` when it was let through with an id)."""
-        has_id, request_id = _request_id(body)
+    def start(self, session_id: str, data: Any) -> tuple[str | None, tuple[str, str] | None]:
+        """(why the request ``data`` (message_check.parsed's) is refused, or None; the key to ``finish`` when it
+        was let through with an id)."""
+        has_id, request_id = _request_id(data)
         if not has_id:
             return None, None
         key = (session_id, json.dumps(request_id))

@@ -22,7 +22,7 @@ from typing import BinaryIO, Self
 import anyio
 from mcp.types import INVALID_REQUEST
 
-from notewell.mcp.message_check import JsonRpcError, refused
+from notewell.mcp.message_check import JsonRpcError, parsed, refused
 
 LINE_BYTES_MAX = 4 * 1024 * 1024  # as an MCP request's body over HTTP (docs/security.md)
 _DRAIN_BYTES = 64 * 1024  # how much of an oversized line is read (and dropped) at a time
@@ -75,7 +75,7 @@ class BoundedLines:
             self._refusals.append(OVERSIZED)
             return DROPPED_LINE
         text = line.decode("utf-8", errors="replace")
-        refusal = refused(text, in_session=False) if text.strip() else None
+        refusal = refused(parsed(text), in_session=False) if text.strip() else None
         if refusal is not None:
             self._refusals.append(refusal)
             return DROPPED_LINE
