@@ -7,12 +7,14 @@ nobody could use, counted against the token's cap), and a second initialize insi
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
 from mcp_world import World
 from notewell.access.principal import LOCAL_OWNER
-from test_mcp_session_cap import INIT, LIST, _open, _post
+from test_mcp_session_cap import ACCEPT, INIT, LIST, _open, _post
 
 VERSION = "2025-11-25"  # test_mcp_session_cap's requests speak it
 SESSIONS_PER_TOKEN = 16  # docs/security.md
@@ -106,4 +108,26 @@ def test_params_a_method_cannot_take_are_named(mcp_url: str, mcp_world: World, b
         refused = _post(client, mcp_url, body, token, session)
         assert refused.status_code == 400 and refused.json()["id"] == 4, refused.text
         assert refused.json()["error"]["code"] == -32602 and words in refused.json()["error"]["message"]
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+def test_a_body_over_the_bound_is_a_json_rpc_error(mcp_url: str, mcp_world: World) -> None:
+    """The SDK answered a body over 4 MiB with a plain-text 413 ("Request body too large") no JSON-RPC client
+    reads; declared by its Content-Length or sent in chunks without one, it is a JSON-RPC error naming the bound."""
+    token = mcp_world.tokens["alice"]
+    call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "listProjects", "arguments": {"pad": "x" * (4 * 1024 * 1024)}}}
+    body = json.dumps(call).encode()
+    with httpx.Client(timeout=30) as client:
+        session = _open(client, mcp_url, token)
+        headers = {**ACCEPT, "Authorization": f"Bearer {token}", "Mcp-Session-Id": session,
+                   "MCP-Protocol-Version": VERSION, "Content-Type": "application/json"}
+        declared = client.post(mcp_url, content=body, headers=headers)
+        chunked = client.post(mcp_url, content=(body[i:i + 65536] for i in range(0, len(body), 65536)),
+                              headers=headers)
+        for refused in (declared, chunked):
+            assert refused.status_code == 413, refused.text[:200]
+            error = refused.json()["error"]
+            assert error["code"] == -32600 and "4,194,304 bytes" in error["message"], error
+        assert _post(client, mcp_url, LIST, token, session).status_code == 200  # the session still serves
         client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.mcp import log, message_check
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
-from notewell.mcp.request_ids import RunningIds, peek_body, replayed
+from notewell.mcp.request_ids import BODY_PEEK_MAX, BodyTooLarge, RunningIds, peek_body, replayed
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
 from notewell.mcp.toolset import Toolset
@@ -149,6 +149,8 @@ async def _send_json(send: Send, status: int, body: object, www_authenticate: st
     await send({"type": "http.response.body", "body": data})
 
 
+TOO_LARGE = (f"The request body is over {BODY_PEEK_MAX:,} bytes (4 MiB), the bound of one MCP message here; send "
+             "a smaller one (a long text in parts: write_note, then edit_note with operation append)")
 LAST_EVENT_ID = "last-event-id"  # the SDK, asked to resume a stream without an event store, answered 500
 
 
@@ -221,7 +223,13 @@ class McpGate:
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != LAST_EVENT_ID.encode()]}
         running = None
         if scope.get("method") == "POST":
-            held, body = await peek_body(receive)
+            try:
+                held, body = await peek_body(receive, headers.get("content-length"))
+            except BodyTooLarge:  # the SDK's own refusal is a plain-text 413 that no JSON-RPC client can read
+                log.event("mcp.too_large", user=principal.handle, tokenId=principal.token_id)
+                await _send_json(send, 413, {"jsonrpc": "2.0", "id": None, "error": {
+                    "code": INVALID_REQUEST, "message": TOO_LARGE}}, None)
+                return
             receive = replayed(held, receive)
             data = message_check.parsed(body)
             # message_check.py; a session id the book does not know goes on, for the SDK's 404

@@ -2,7 +2,7 @@
 
 The SDK keys a session's answers by request id. A second request with the id of one still running took its
 answer, and the first waited for ever (its work went on, holding the session busy). So the gate reads a POST's
-body first (up to the SDK's own 4 MB: a larger one goes on whole to be refused there) and refuses it with
+body first (up to the SDK's own 4 MB: a larger one is refused by the gate, BodyTooLarge) and refuses it with
 -32600, naming the id. An id of a type JSON-RPC does not allow (null, a fraction, an object), which the SDK
 took for a notification (202, never run), is refused before this by message_check.
 """
@@ -15,11 +15,19 @@ from typing import Any
 
 from starlette.types import Message, Receive
 
-BODY_PEEK_MAX = 4 * 1024 * 1024  # the SDK's body limit: past it, the body is not looked at here
+BODY_PEEK_MAX = 4 * 1024 * 1024  # the SDK's body limit, MCP's bound for one message over HTTP
 
 
-async def peek_body(receive: Receive) -> tuple[list[Message], bytes | None]:
-    """The request's messages read so far, and its whole body (None when it is over BODY_PEEK_MAX or cut)."""
+class BodyTooLarge(Exception):
+    """A POST body past BODY_PEEK_MAX (declared by its Content-Length, or grown past it while read)."""
+
+
+async def peek_body(receive: Receive, declared: str | None = None) -> tuple[list[Message], bytes | None]:
+    """The request's messages read so far, and its whole body (None when the client went away before its end).
+    Raises BodyTooLarge, before reading, for a ``declared`` Content-Length over BODY_PEEK_MAX, or as soon as the
+    body read grows past it."""
+    if declared is not None and declared.isdigit() and int(declared) > BODY_PEEK_MAX:
+        raise BodyTooLarge
     held: list[Message] = []
     size = 0
     while True:
@@ -29,7 +37,7 @@ async def peek_body(receive: Receive) -> tuple[list[Message], bytes | None]:
             return held, None
         size += len(message.get("body", b""))
         if size > BODY_PEEK_MAX:
-            return held, None
+            raise BodyTooLarge
         if not message.get("more_body", False):
             return held, b"".join(m.get("body", b"") for m in held)
 
