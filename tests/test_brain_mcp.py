@@ -561,3 +561,46 @@ async def test_a_rule_handed_over_for_the_team_is_kept_though_the_brain_mined_it
     async with connect(url, world.tokens["alice"]) as alice:  # the team has it now
         found = await call(alice, "brain_retrieve_knowledge", {"prompt": f"warming the {topic} cache"})
     assert captured in found["bundle"]["injectedIds"] and mined.ref not in found["bundle"]["injectedIds"]
+
+
+async def test_personal_projects_are_capped_and_an_empty_one_can_be_deleted(
+        world: BrainWorld, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every brain_start_session with a new projectName created a project, without end (a probe made 300 and no
+    door could remove one). A person holds at most MAX_PERSONAL_PROJECTS; an empty one is deleted over REST, one
+    that holds a session is kept (409), another person's is NOT_FOUND."""
+    import httpx
+
+    from notewell.access.principal import LOCAL_OWNER
+    from notewell.services import brain_projects
+
+    monkeypatch.setattr(brain_projects, "MAX_PERSONAL_PROJECTS", 3)
+    handle, other = unique("erin"), unique("fred")
+    access = world.runtime.administration
+    tokens = {}
+    for who in (handle, other):
+        access.add_user(LOCAL_OWNER, f"{who}@example.test", "member", handle=who)
+        tokens[who] = access.mint_token(LOCAL_OWNER, f"{who}@example.test", ["sessions"]).secret
+    async with connect(url, tokens[handle]) as c:
+        made = [await call(c, "brain_create_project", {"name": f"project {n}"}) for n in range(3)]
+        assert (await call(c, "brain_create_project", {"name": "PROJECT 1"}))["created"] is False  # an existing one
+        assert "VALIDATION: name: you have 3 personal projects" in await refusal(
+            c, "brain_create_project", {"name": "project 3"})
+        assert "VALIDATION: projectName: you have 3 personal projects" in await refusal(
+            c, "brain_start_session", {"prompt": "tidy", "projectName": "project 4"})
+        await call(c, "brain_start_session", {"prompt": "tidy", "projectName": "project 0"})
+
+    def delete(project: str, who: str) -> httpx.Response:
+        return httpx.delete(f"{url.removesuffix('/mcp')}/api/v1/brain-projects/{project}",
+                            headers={"Authorization": f"Bearer {tokens[who]}"}, timeout=30)
+
+    assert delete(made[1]["projectId"], other).status_code == 404  # not fred's: as a missing one
+    held = delete(made[0]["projectId"], handle)
+    assert held.status_code == 409 and "holds 1 session:" in held.json()["detail"], held.text
+    gone = delete(made[1]["projectId"], handle)
+    assert gone.status_code == 200 and gone.json()["id"] == made[1]["projectId"], gone.text
+    assert delete(made[1]["projectId"], handle).status_code == 404
+    async with connect(url, tokens[handle]) as c:
+        again = await call(c, "brain_create_project", {"name": "project 3"})  # room again
+        assert again["created"] is True
+        ids = [p["id"] for p in (await call(c, "brain_list_projects", {}))["projects"]]
+    assert made[1]["projectId"] not in ids and made[0]["projectId"] in ids and again["projectId"] in ids

@@ -39,6 +39,7 @@ OPERATIONS = [
     ("GET", "/sessions/search?q=x"), ("GET", "/sessions/ses_x/events"), ("POST", "/sessions/ses_x/events"),
     ("POST", "/sessions/ses_x/outcome"), ("GET", "/knowledge"), ("POST", "/knowledge"),
     ("GET", "/knowledge/retrieve?prompt=x"), ("DELETE", "/knowledge/mem_x?reason=r"), ("GET", "/brain/health"),
+    ("DELETE", "/brain-projects/~alice/x"),
 ]
 
 

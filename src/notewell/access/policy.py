@@ -54,6 +54,7 @@ Action = Literal[
     "sessions:write",  # teach knowledge into the project
     "session:own",  # log to, close or read one coding session (the target names its owner and project)
     "brain-project:create",  # create a personal brain project, in p's home (the target: the home)
+    "brain-project:delete",  # delete one of p's personal brain projects that holds nothing (the target: the home)
     "knowledge:retire",  # retire one taught item (the target names its author)
     "knowledge:own",  # supersede an item, or move its confidence by a session's outcome: its author's alone
     "action-item:resolve",  # retire an open action item (the target names its author and assignees)
@@ -89,6 +90,7 @@ ACTIONS: dict[Action, ActionRule] = {
     "sessions:write": ActionRule("sessions", "write"),
     "session:own": ActionRule("sessions", "session"),
     "brain-project:create": ActionRule("sessions", "home"),
+    "brain-project:delete": ActionRule("sessions", "home"),
     "knowledge:retire": ActionRule("sessions", "change"),
     "knowledge:own": ActionRule("sessions", "author"),
     "action-item:resolve": ActionRule("sessions", "resolve"),

@@ -20,6 +20,7 @@ from notewell.services.brain_errors import BrainValidation
 from notewell.store.base import BrainRepository
 from notewell.timestamps import now_iso
 
+MAX_PERSONAL_PROJECTS = 1000  # a person's personal projects (each call may create one: the store stays bounded)
 MAX_NAME_CHARS = 120
 MAX_LABEL_CHARS = 60  # framework, language (the seed's maxLength)
 MAX_SLUG_CHARS = 60
@@ -102,13 +103,18 @@ def free_slug(base: str, taken: set[str]) -> str:
 
 
 def ensure_named(repo: BrainRepository, p: Principal, name: str, framework: str | None,
-                 language: str | None) -> tuple[BrainProjectRecord, bool]:
+                 language: str | None, *, field: str = "name") -> tuple[BrainProjectRecord, bool]:
     """The caller's personal project called ``name`` (case-insensitive), created when missing; framework
-    and language are kept only when it is created."""
+    and language are kept only when it is created. A person holds at most MAX_PERSONAL_PROJECTS (``field``
+    is named when a new one would pass it)."""
     key = name.casefold()
     found = repo.project_by_name(p.user_id, key)
     if found is not None:
         return found, False
+    if repo.personal_project_count(p.user_id) >= MAX_PERSONAL_PROJECTS:
+        raise BrainValidation(field, f"you have {MAX_PERSONAL_PROJECTS} personal projects, the most one person may "
+                                     "have; name one of them (brain_list_projects), or delete an empty one "
+                                     "(DELETE /api/v1/brain-projects/{id})")
     home = p.home_project
     base = slugify(name)
     for _ in range(5):  # another request may take the same slug meanwhile

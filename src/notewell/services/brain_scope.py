@@ -14,6 +14,7 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.errors import Conflict
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
 from notewell.services.brain_projects import (
@@ -32,9 +33,14 @@ USE: Action = "sessions:use"
 WRITE: Action = "sessions:write"
 OWN_SESSION: Action = "session:own"
 CREATE_PROJECT: Action = "brain-project:create"
+DELETE_PROJECT: Action = "brain-project:delete"
 RETIRE: Action = "knowledge:retire"
 OWN_KNOWLEDGE: Action = "knowledge:own"
 RESOLVE: Action = "action-item:resolve"
+
+
+def _counted(n: int, kind: str) -> str:
+    return f"{n} {kind.removesuffix('s') if n == 1 else kind}"
 
 
 class ScopePart:
@@ -86,11 +92,31 @@ class ScopePart:
             self.audit.record(p, "brain.project.create", record.id, {"name": record.name})
         return personal(record, p), created
 
-    def _require_home(self, p: Principal) -> None:
-        why = self.authorization.refusal(p, CREATE_PROJECT, p.home_project)
+    def delete_project(self, p: Principal, project_id: str) -> BrainProject:
+        """Delete one of p's personal projects that holds nothing (no session, knowledge item or skill
+        proposal, retired ones included): a project that holds something is kept, as all written is."""
+        self.authorization.authorize(p, USE)
+        self._require_home(p, DELETE_PROJECT)
+        record = self.brain.project(project_id)
+        if record is None or record.owner_user_id != p.user_id:
+            raise BrainNotFound(f"{project_id!r} is not one of your personal projects (brain_list_projects, or "
+                                "GET /api/v1/brain-projects, names them)")
+        held = {kind: n for kind, n in self.brain.project_holdings(project_id).items() if n}
+        if held or not self.brain.delete_empty_project(project_id):
+            held = held or {kind: n for kind, n in self.brain.project_holdings(project_id).items() if n}
+            if not held:  # deleted meanwhile by another request
+                raise BrainNotFound(f"{project_id!r} is not one of your personal projects")
+            raise Conflict(f"project {project_id} holds {', '.join(_counted(n, kind) for kind, n in held.items())}: "
+                           "only an empty project is deleted (what it holds is never lost); keep using it")
+        self.audit.record(p, "brain.project.delete", record.id, {"name": record.name})
+        return personal(record, p)
+
+    def _require_home(self, p: Principal, action: Action = CREATE_PROJECT) -> None:
+        why = self.authorization.refusal(p, action, p.home_project)
         if why == "bound":
+            verb = "create" if action == CREATE_PROJECT else "delete"
             raise ForbiddenProject(f"this token is bound to {p.bound_project}: the token IS the project. Use a "
-                                   "user-scoped token to create projects")
+                                   f"user-scoped token to {verb} projects")
         if why is not None:
             raise ForbiddenProject("personal projects live in your home, which this caller has none of; act as "
                                    "a user", remedy="user-scoped")
@@ -120,7 +146,7 @@ class ScopePart:
             name = check_name(project_name, "projectName")
             self._require_home(p)
             record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
-                                     check_label(language, "language"))
+                                     check_label(language, "language"), field="projectName")
             return personal(record, p)
         if projects:
             return projects[0]

@@ -116,6 +116,14 @@ def brain_projects(caller: Caller, svc: Services, request: Request, response: Re
     return page(request, response, items, offset, limit, has_more=more)
 
 
+@router.delete("/brain-projects/{project_id:path}", response_model=record_model(BrainProject),
+               responses={**ERRORS, **responses(409)},
+               summary="Delete one of your personal projects that holds nothing (409 when it holds sessions, "
+                       "knowledge or skill proposals: those are never lost)")
+def delete_brain_project(caller: Caller, svc: Services, project_id: str) -> Any:
+    return svc.brain.delete_project(caller, project_id)
+
+
 @router.post("/sessions", status_code=201, response_model=StartedModel, responses={**ERRORS, **responses(409)},
              summary="Open a coding session (with the knowledge relevant to its prompt)")
 def start_session(caller: Caller, svc: Services, body: SessionRequest, request: Request, response: Response,

@@ -113,6 +113,30 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
     def project_slugs(self, home: str) -> set[str]:
         return {r[0] for r in self._rows("SELECT slug FROM brain_projects WHERE home = ?", (home,))}
 
+    def personal_project_count(self, owner_user_id: str) -> int:
+        return int(self._rows("SELECT count(*) FROM brain_projects WHERE owner_user_id = ?", (owner_user_id,))[0][0])
+
+    def project_holdings(self, project_id: str) -> dict[str, int]:
+        """What the project holds, by kind (sessions, knowledge items live or retired, skill proposals)."""
+        row = self._rows(
+            "SELECT (SELECT count(*) FROM brain_sessions WHERE brain_project = ?),"
+            " (SELECT count(*) FROM brain_knowledge WHERE brain_project = ?),"
+            " (SELECT count(*) FROM brain_skill_proposals WHERE brain_project = ?)", (project_id,) * 3)[0]
+        return {"sessions": int(row[0]), "knowledge items": int(row[1]), "skill proposals": int(row[2])}
+
+    def delete_empty_project(self, project_id: str) -> bool:
+        """Delete the project if it holds nothing (project_holdings all 0) and exists; whether it was deleted."""
+        with self.dialect.transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM brain_projects WHERE id = ?"
+                " AND NOT EXISTS (SELECT 1 FROM brain_sessions WHERE brain_project = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM brain_knowledge WHERE brain_project = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM brain_skill_proposals WHERE brain_project = ?) RETURNING id",
+                (project_id,) * 4).fetchone()
+            if gone is not None:
+                conn.execute("DELETE FROM brain_kea_funnel WHERE brain_project = ?", (project_id,))
+            return gone is not None
+
     # --- knowledge ------------------------------------------------------------------------------------
 
     def add_knowledge(self, memory: MemoryInput, knowledge: KnowledgeInput,
