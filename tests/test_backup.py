@@ -327,3 +327,26 @@ def test_restore_is_refused_while_a_process_holds_one_of_the_stores_leases(
     assert refused.exit_code == 1 and f"a process holds this store's {role} lease" in flat, flat
     restored = run_cli("restore", str(tmp_path / "b.backup"), "--db", db, "--vault", str(vault), "--replace")
     assert restored.exit_code == 0, restored.output
+
+
+def test_a_failed_restore_into_a_new_postgres_database_leaves_no_store_behind(pg_cluster: PgCluster,
+                                                                               tmp_path: Path) -> None:
+    """The store's schema is made when the command opens it; a restore that failed after that left an empty
+    store where none was (a SQLite file is removed in that case), which the next restore took for a store: the
+    tables the command made go."""
+    import psycopg
+
+    source, target = pg_cluster.url(pg_cluster.create_database()), pg_cluster.url(pg_cluster.create_database())
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    rt = open_runtime(str(vault), source)
+    rt.close()
+    backup = tmp_path / "store.dump"
+    assert run_cli("backup", str(backup), "--db", source, "--vault", str(vault)).exit_code == 0
+    broken = tmp_path / "broken.dump"
+    broken.write_bytes(backup.read_bytes()[:200])  # the magic and a header, then nothing
+    failed = run_cli("restore", str(broken), "--db", target, "--vault", str(vault))
+    assert failed.exit_code != 0 and "pg_restore failed" in failed.output, failed.output
+    with psycopg.connect(target) as conn:
+        tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    assert tables == set()
+    assert run_cli("restore", str(backup), "--db", target, "--vault", str(vault)).exit_code == 0

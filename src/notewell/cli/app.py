@@ -6,16 +6,16 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from notewell.config import is_postgres_url, load_settings
+from notewell.config import load_settings
 from notewell.errors import NotewellError, Remedy
 from notewell.runtime import Runtime, open_runtime
+from notewell.store.new_store import before_opening
 
 app = typer.Typer(
     name="notewell",
@@ -103,14 +103,15 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True,
 
 @contextmanager
 def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Callable[[], None]]:
-    """A command that fills a new store (import, restore, migrate's target) and fails leaves no SQLite file behind:
-    an empty store where none was would be taken for the result. A store that was there is left as it was, and so
-    is a new one once the command calls the callable it is given (the filling done, what follows may fail)."""
+    """A command that fills a new store (import, restore, migrate's target) and fails leaves no new store behind
+    (store/new_store.py): an empty store where none was would be taken for the result. A store that was there is
+    left as it was, and so is a new one once the command calls the callable it is given (the filling done, what
+    follows may fail)."""
     try:
         target = load_settings(vault, db).db
     except NotewellError:  # the runtime reports it
         target = None
-    new = None if target is None or is_postgres_url(target) or Path(target).exists() else Path(target)
+    place = None if target is None else before_opening(target)
     filled = False
 
     def keep() -> None:
@@ -120,9 +121,8 @@ def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Call
     try:
         yield keep
     except BaseException:
-        if new is not None and not filled:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{new}{suffix}").unlink(missing_ok=True)
+        if place is not None and not filled:
+            place.discard()
         raise
 
 

@@ -1,0 +1,71 @@
+"""What a command that fills a new store (import, restore, migrate's target) made, taken away when it fails.
+
+An empty store where none was would be taken for the command's result, and a second attempt would find a
+store (a restore into it was accepted though the first had failed). SQLite: the database file and its -wal
+and -shm, when there was no file before. PostgreSQL: the tables that were not in the database's schema
+before the command, when the data they carry is still empty (a transaction rolled back leaves it so; the
+tables a store fills itself as it opens, EXCLUDED_TABLES, do not count): a store holding a row of data is
+kept whole, nothing written is lost. Extensions stay (a superuser's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from notewell.config import is_postgres_url
+from notewell.store.postgres.database import CONNECT_TIMEOUT_S
+from notewell.store.shared.tables import EXCLUDED_TABLES
+
+_TABLES = ("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+           " AND table_type = 'BASE TABLE'")
+
+
+def _tables(conn: psycopg.Connection) -> set[str]:
+    return {row[0] for row in conn.execute(_TABLES).fetchall()}
+
+
+@dataclass(frozen=True)
+class NewStore:
+    """The state of a store's place before a command opened it (``before_opening``)."""
+
+    target: str
+    existed: bool  # SQLite: the file was there
+    tables: frozenset[str] | None  # PostgreSQL: the tables already in its schema (None: not known)
+
+    def discard(self) -> None:
+        """Take away what was made since ``before_opening``."""
+        if not is_postgres_url(self.target):
+            if not self.existed:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{self.target}{suffix}").unlink(missing_ok=True)
+            return
+        if self.tables is None:
+            return
+        try:
+            with psycopg.connect(self.target, connect_timeout=CONNECT_TIMEOUT_S) as conn, conn.transaction():
+                made = sorted(_tables(conn) - self.tables)
+                if not made:
+                    return
+                for name in made:
+                    if name not in EXCLUDED_TABLES and conn.execute(sql.SQL("SELECT EXISTS (SELECT 1 FROM {})").format(
+                            sql.Identifier(name))).fetchone() != (False,):
+                        return
+                conn.execute(sql.SQL("DROP TABLE {} CASCADE").format(
+                    sql.SQL(", ").join(sql.Identifier(name) for name in made)))
+        except psycopg.Error:
+            return  # the database is out of reach: the command's own error says why
+
+
+def before_opening(target: str) -> NewStore:
+    """The place ``target`` (a SQLite path or a PostgreSQL URL) as it is before a command opens a store there."""
+    if not is_postgres_url(target):
+        return NewStore(target, Path(target).exists(), None)
+    try:
+        with psycopg.connect(target, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+            return NewStore(target, True, frozenset(_tables(conn)))
+    except psycopg.Error:
+        return NewStore(target, True, None)  # opening it will fail and say why
