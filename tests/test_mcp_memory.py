@@ -142,6 +142,9 @@ async def test_validation_names_the_argument(mcp_url: str, tokens: dict[str, str
         assert await invalid(client, "search_memory", {"query": ""}) == "query"
         assert await invalid(client, "search_memory", {"query": "x", "limit": -1}) == "limit"
         assert await invalid(client, "recall", {"query": "x", "memory_type": "episodic"}) == "memory_type"
+        with pytest.raises(MCPError) as err:  # a filter takes % too, and says so
+            await client.call_tool("search_memory", {"query": "x", "memory_type": "episodic"})
+        assert "use one of durable, working, or % for any" in err.value.error.message
         assert await invalid(client, "recall_context", {"query": "x", "max_tokens": 10}) == "max_tokens"
         assert await invalid(client, "remember", {"content": "x", "memory_type": "episodic"}) == "memory_type"
 
@@ -292,19 +295,26 @@ async def test_path_filter_is_a_prefix_of_the_full_location(mcp_url: str, tokens
 
 async def test_limit_is_clamped_with_a_note_and_only_a_negative_one_refused(mcp_url: str,
                                                                             tokens: dict[str, str]) -> None:
-    """XMemo refuses a negative limit only: above 50 is served as 50 and 0 as none, each with a note saying so."""
+    """XMemo refuses a negative limit only: above 50 is served as 50 and 0 as none, each with a note saying so.
+    search_memory also says when more memories match every word than the limit let through (it said nothing)."""
+    more = "More memories match every word than the {} shown: raise limit (up to 50), or narrow with another word, " \
+           "path_filter or memory_type."
     async with connect(mcp_url, tokens["alice"]) as client:
         for i in range(53):
             await call(client, "remember", {"content": f"Capybara census entry {i}.", "path": "census"})
         for tool in ("search_memory", "recall"):
+            strict = tool == "search_memory"
             many = await call(client, tool, {"query": "capybara census", "limit": 500})
             assert len(many["results"]) == 50, tool
-            assert many["note"] == "limit 500 is more than the maximum of 50, so at most 50 results are returned.", tool
+            assert many["note"] == "limit 500 is more than the maximum of 50, so at most 50 results are returned." + (
+                " " + more.format(50) if strict else ""), tool
             none = await call(client, tool, {"query": "capybara census", "limit": 0})
             assert none["results"] == [] and none["note"].startswith("limit 0 asks for no results, so none are "
                                                                      "returned; give a limit from 1"), tool
             plain = await call(client, tool, {"query": "capybara census", "limit": 3})
-            assert len(plain["results"]) == 3 and "note" not in plain, tool
+            assert len(plain["results"]) == 3 and plain.get("note") == (more.format(3) if strict else None), tool
+            one = await call(client, tool, {"query": "capybara census entry 7", "limit": 3})
+            assert "note" not in one or not strict, (tool, one)
             assert await invalid(client, tool, {"query": "capybara", "limit": -1}) == "limit", tool
             assert await invalid(client, tool, {"query": "capybara", "limit": "5"}) == "limit", tool
         listed = {t.name: t for t in (await client.list_tools()).tools}

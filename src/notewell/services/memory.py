@@ -133,6 +133,7 @@ class MemorySearch:
     terms: list[str]
     results: list[MemoryResult] = field(default_factory=list)
     words_only: str | None = None  # why a tolerant search could not use meaning (off, or no model)
+    more: bool = False  # strict: more memories match than the limit let through
 
 
 def _memory(r: MemoryRecord) -> Memory:
@@ -307,7 +308,7 @@ class MemoryService:
 
     def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
-        kind = check_memory_type(memory_type) if memory_type not in (None, "", ANY) else None
+        kind = check_memory_type(memory_type, filtering=True) if memory_type not in (None, "", ANY) else None
         where = location_filter(path_filter, self._readable(p))
         return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit, path_prefix=where.prefix,
                            path_prefix_partial=where.partial, memory_type=kind, narrowing=narrow or Narrowing(),
@@ -341,7 +342,7 @@ class MemoryService:
         hits = self.memories.strict(chosen) if limit else []
         return MemorySearch(query, "strict", terms,
                             self._named(p, self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working),
-                                                      limit=limit)))
+                                                      limit=limit)), more=len(hits) > limit)
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
                memory_type: str | None = None, prefer_working: bool = False,

@@ -34,9 +34,11 @@ def check_limit(limit: object, field_name: str, maximum: int, minimum: int = 1) 
     return limit
 
 
-def check_memory_type(memory_type: object, field_name: str = "memory_type") -> str:
+def check_memory_type(memory_type: object, field_name: str = "memory_type", *, filtering: bool = False) -> str:
+    """A memory's type; ``filtering``: a search's filter, where % (any) is taken too (and named)."""
     if memory_type not in MEMORY_TYPES:
-        raise InvalidArgument(field_name, f"unknown memory_type {memory_type!r}; use one of {', '.join(MEMORY_TYPES)}")
+        either = f"{', '.join(MEMORY_TYPES)}{', or % for any' if filtering else ''}"
+        raise InvalidArgument(field_name, f"unknown memory_type {memory_type!r}; use one of {either}")
     return str(memory_type)
 
 

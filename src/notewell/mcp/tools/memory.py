@@ -127,7 +127,9 @@ def _words_only_note(found: m.MemorySearch) -> str | None:
 def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> JsonObject:
     shown = _recall_result if found.mode == "tolerant" else _result
     out: JsonObject = {"query": found.query, "mode": found.mode, "results": [shown(r) for r in found.results]}
-    return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None,
+    more = (f"More memories match every word than the {len(found.results)} shown: raise limit (up to "
+            f"{m.SEARCH_LIMIT_MAX}), or narrow with another word, path_filter or memory_type.") if found.more else None
+    return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None, more,
                             _words_only_note(found))
 
 
@@ -165,8 +167,8 @@ _SEARCH_OUTPUT = s.tool_output({
     "query": s.string("The query as given."),
     "mode": s.string("strict (search_memory) or tolerant (recall)."),
     "results": s.array(_RESULT, "Best first."),
-    "note": s.string("Present when nothing matched, with what to try next, or when the limit was served as the "
-                     "maximum or was 0."),
+    "note": s.string("Present when nothing matched, with what to try next, when more memories match than the "
+                     "limit let through (search_memory), or when the limit was served as the maximum or was 0."),
 }, ["query", "mode", "results"])
 _RECALL_OUTPUT = s.tool_output({
     "query": s.string("The query as given."),
