@@ -196,3 +196,31 @@ def test_an_error_response_with_id_null_and_an_odd_cancellation_pass_quietly(mcp
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a.get("id") for a in answers] == [1, 5] and answers[1]["result"] == {}, answers
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_a_line_of_exactly_the_bound_is_taken_with_either_ending(ending: bytes) -> None:
+    """The bound is the message's: a 4 MiB message ended by CRLF was refused where the same one ended by LF was
+    taken; one byte more is refused with either, and the next line is read as ever."""
+    import io
+
+    import anyio
+
+    from notewell.mcp.stdio_input import DROPPED_LINE, LINE_BYTES_MAX, OVERSIZED, BoundedLines
+
+    def message(n: int, size: int) -> bytes:
+        head = b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % n
+        return head + b"a" * (size - len(head) - 3) + b'"}}'
+
+    wire = io.BytesIO(message(1, LINE_BYTES_MAX) + ending + message(2, LINE_BYTES_MAX + 1) + ending
+                      + message(3, 100) + ending)
+
+    async def read() -> list[str]:
+        lines = BoundedLines(wire)
+        taken = [await lines.__anext__() for _ in range(3)]
+        assert lines.take_refusal() == OVERSIZED and lines.take_refusal() is None
+        return taken
+
+    first, second, third = anyio.run(read)
+    assert len(first.rstrip("\r\n")) == LINE_BYTES_MAX and second == DROPPED_LINE
+    assert third.rstrip("\r\n").endswith('"}}') and '"id":3' in third

@@ -66,11 +66,12 @@ class BoundedLines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._readline(LINE_BYTES_MAX + 1)
+        line = await self._readline(LINE_BYTES_MAX + 2)  # the bound is the message's: its LF or CRLF comes on top
         if not line:
             raise StopAsyncIteration
-        if len(line) > LINE_BYTES_MAX and not line.endswith(b"\n"):
-            while (rest := await self._readline(_DRAIN_BYTES)) and not rest.endswith(b"\n"):
+        ended = line.endswith(b"\n")
+        if len(line.removesuffix(b"\n").removesuffix(b"\r") if ended else line) > LINE_BYTES_MAX:
+            while not ended and (rest := await self._readline(_DRAIN_BYTES)) and not rest.endswith(b"\n"):
                 pass
             self._refusals.append(OVERSIZED)
             return DROPPED_LINE
