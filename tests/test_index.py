@@ -563,6 +563,8 @@ BRAINS = {
     "p/brains/by-id/brain.md": "---\nparent: p/brains/business\n---\n# Parent named by its brain id\n",
     "p/brain.md": "# Root brain\n",
     "q/solo/brain.md": "# Solo\n",
+    "q/child/brain.md": "---\nparent: p/brains/business\n---\n# A brain whose parent is another project's\n",
+    "q/root-child/brain.md": "---\nparent: p\n---\n# Its parent is project p's root brain\n",
 }
 
 
@@ -570,7 +572,8 @@ def test_brain_parsing(tmp_path: Path, index_vault) -> None:
     nv = index_vault(make_vault(tmp_path, BRAINS))
     brains = {b.id: b for b in nv.store.documents.brains()}
     assert set(brains) == {"p", "p/brains/business", "p/brains/website", "p/brains/website/blog",
-                           "p/brains/website/blog/deep/more", "p/brains/bad-parent", "p/brains/by-id", "q/solo"}
+                           "p/brains/website/blog/deep/more", "p/brains/bad-parent", "p/brains/by-id", "q/solo",
+                           "q/child", "q/root-child"}
     business = brains["p/brains/business"]
     assert business.title == "Business"
     assert business.documents == (("brains/business/commercial-logic.md", "Commercial logic"),
@@ -579,11 +582,13 @@ def test_brain_parsing(tmp_path: Path, index_vault) -> None:
     assert website.title == "Website"
     assert website.documents == (("brains/website/offer.md", "Offer"), ("brains/website/about.md", "About us"),
                                  ("brains/website/straße plan.md", "Street plan"))
-    assert website.parent == "brains/business"  # declared: a sibling folder
-    assert brains["p/brains/website/blog"].parent == "brains/website"  # nearest enclosing brain
-    assert brains["p/brains/website/blog/deep/more"].parent == "brains/website/blog"
-    assert brains["p/brains/bad-parent"].parent == ""  # an unknown declared parent: the enclosing brain
-    assert brains["p/brains/by-id"].parent == "brains/business"  # "<project>/<folder>", as listBrains names it
+    assert website.parent == "p/brains/business"  # declared: a sibling folder; a parent is named by its id
+    assert brains["p/brains/website/blog"].parent == "p/brains/website"  # nearest enclosing brain
+    assert brains["p/brains/website/blog/deep/more"].parent == "p/brains/website/blog"
+    assert brains["p/brains/bad-parent"].parent == "p"  # an unknown declared parent: the enclosing brain
+    assert brains["p/brains/by-id"].parent == "p/brains/business"  # "<project>/<folder>", as listBrains names it
+    assert brains["q/child"].parent == "p/brains/business"  # a brain of another project, by its id
+    assert brains["q/root-child"].parent == "p"
     assert brains["p"].parent is None
     assert brains["q/solo"].parent is None
 
@@ -594,19 +599,20 @@ def test_brains_follow_changes(tmp_path: Path, index_vault) -> None:
     (vault / "p/brains/website/brain.md").write_text("# Website\n\n- [Offer](offer.md)\n")
     nv.sync()
     website = {b.id: b for b in nv.store.documents.brains()}["p/brains/website"]
-    assert website.parent == ""  # no declaration now: the enclosing brain is the project root p/brain.md
+    assert website.parent == "p"  # no declaration now: the enclosing brain is the project root p/brain.md
     assert website.documents == (("brains/website/offer.md", "Offer"),)
     (vault / "p/brains/website/blog/brain.md").unlink()
     nv.sync()
     assert "p/brains/website/blog" not in {b.id for b in nv.store.documents.brains()}
-    assert {b.id: b for b in nv.store.documents.brains()}["p/brains/website/blog/deep/more"].parent == "brains/website"
+    deep = {b.id: b for b in nv.store.documents.brains()}["p/brains/website/blog/deep/more"]
+    assert deep.parent == "p/brains/website"
 
 
 def test_northwind_brains(northwind: IndexedVault) -> None:
     brains = {b.id: b for b in northwind.store.documents.brains("northwind-advisory")}
     website = brains["northwind-advisory/brains/website"]
-    assert website.parent == "brains/business"
-    assert brains["northwind-advisory/brains/website/blog"].parent == "brains/website"
+    assert website.parent == "northwind-advisory/brains/business"
+    assert brains["northwind-advisory/brains/website/blog"].parent == "northwind-advisory/brains/website"
     assert ("brains/website/offer.md", "Offer") in website.documents
     business = brains["northwind-advisory/brains/business"]
     assert ("brains/business/commercial-logic.md", "Commercial logic") in business.documents

@@ -211,3 +211,29 @@ def test_a_store_reopened_runs_no_step_again(backend: str, tmp_path: Path, reque
     assert steps["documents"] == len(MIGRATIONS if backend == "sqlite" else PG_MIGRATIONS)
     assert steps["identity"] == len(IDENTITY_MIGRATIONS)
     store.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_brain_parents_stored_as_folders_become_brain_ids(backend: str, tmp_path: Path,
+                                                          request: pytest.FixtureRequest) -> None:
+    """A parent was its project-relative folder ("" for the project's root brain); it is the parent's brain id
+    now, so that it may be a brain of another project. The step rewrites the rows an older version wrote (here:
+    a store whose record of that step is taken away, holding rows as the version before wrote them)."""
+    db = str(tmp_path / "index.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
+    steps = len(MIGRATIONS if backend == "sqlite" else PG_MIGRATIONS)
+    store = open_store(db)
+    dialect = SqliteDialect(store.db) if isinstance(store, SqliteStore) else PostgresDialect(store.db)  # type: ignore[attr-defined]
+    with dialect.transaction() as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'documents' AND version = ?", (steps,))
+        for folder, parent in (("", None), ("brains/business", None), ("brains/website", "brains/business"),
+                               ("notes", "")):
+            conn.execute("INSERT INTO brains (project, folder, title, summary, parent, documents)"
+                         " VALUES ('p', ?, 't', 's', ?, '[]')", (folder, parent))
+    store.close()
+    store = open_store(db)  # runs the last step again
+    try:
+        parents = {b.id: b.parent for b in store.documents.brains("p")}
+        assert parents == {"p": None, "p/brains/business": None, "p/brains/website": "p/brains/business",
+                           "p/notes": "p"}
+    finally:
+        store.close()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
-from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord
+from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord, brain_id
 from notewell.records.links import LinkInput
 from notewell.store.base import DocumentWriter, Store
 from notewell.vault.link_resolution import Resolver
@@ -159,7 +159,7 @@ def _brains(store: Store) -> list[BrainRecord]:
     records = []
     for project, brain in parsed:
         parent = _declared_parent(project, brain.declared_parent, folders)
-        if parent is None or parent == brain.folder:
+        if parent is None or parent == brain_id(project, brain.folder):
             parent = _enclosing_brain(project, brain.folder, folders)
         records.append(BrainRecord(project, brain.folder, brain.title, brain.summary, parent, tuple(
             (d.path, d.title) for d in brain.documents)))
@@ -167,13 +167,16 @@ def _brains(store: Store) -> list[BrainRecord]:
 
 
 def _declared_parent(project: str, declared: str | None, folders: set[tuple[str, str]]) -> str | None:
-    """The folder brain.md names as its parent, written project-relative or as a brain id (<project>/<folder>)."""
+    """The id of the brain brain.md names as its parent: a folder of its own project (project-relative, or as a
+    brain id), else a brain of another project by its id (``handbook/brains/company``, or ``handbook`` for that
+    project's root brain). Whether a reader may see it is asked when it is read (services/knowledge.py)."""
     if declared is None:
         return None
     for folder in (declared, declared.removeprefix(f"{project}/")):
         if (project, folder) in folders:
-            return folder
-    return None
+            return brain_id(project, folder)
+    other, _, folder = declared.partition("/")
+    return brain_id(other, folder) if (other, folder) in folders else None
 
 
 def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -> str | None:
@@ -181,7 +184,7 @@ def _enclosing_brain(project: str, folder: str, folders: set[tuple[str, str]]) -
     while current:
         current = posixpath.dirname(current)
         if (project, current) in folders:
-            return current
+            return brain_id(project, current)
     return None
 
 

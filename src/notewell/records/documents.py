@@ -80,12 +80,21 @@ class BrainRecord:
     folder: str  # project-relative; the brain id is "<project>/<folder>"
     title: str
     summary: str
-    parent: str | None  # project-relative folder of the parent brain, same project
+    parent: str | None  # the parent brain's id (<project>/<folder>, or <project> for a root brain), any project
     documents: tuple[tuple[str, str], ...]  # (project-relative path, title) as brain.md lists them
 
     @property
     def id(self) -> str:
-        return f"{self.project}/{self.folder}" if self.folder else self.project
+        return brain_id(self.project, self.folder)
+
+    @property
+    def parent_project(self) -> str | None:
+        return None if self.parent is None else self.parent.partition("/")[0]
+
+
+def brain_id(project: str, folder: str) -> str:
+    """The id of the brain in project-relative ``folder`` ("" for the project's root)."""
+    return f"{project}/{folder}" if folder else project
 
 
 @dataclass(frozen=True)

@@ -357,7 +357,18 @@ class KnowledgeService:
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
         self.authorization.authorize(p, READ)
         projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
-        return [_brain_info(b) for pid in projects for b in self.store.documents.brains(pid)]
+        return [self._shown(p, b) for pid in projects for b in self.store.documents.brains(pid)]
+
+    def _parent(self, p: Principal, record: BrainRecord, brains: dict[str, BrainRecord]) -> BrainRecord | None:
+        """``record``'s parent brain (``brains``: its project's), None when it has none or p may not read it."""
+        if record.parent is None or record.parent_project is None:
+            return None
+        folder = record.parent.partition("/")[2]
+        if record.parent_project == record.project:
+            return brains.get(folder)
+        if not self._may_read(p, record.parent_project):
+            return None  # a brain of a project p may not read: not searched, not even named
+        return self._brains_of(record.parent_project).get(folder)
 
     def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
         """The brain and every brain of its project; NotFound naming ``brain_id`` if hidden or missing."""
@@ -386,10 +397,15 @@ class KnowledgeService:
             if meta.path in seen or meta.path == brain_md_path or any(meta.path.startswith(f + "/") for f in excluded):
                 continue
             listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
-        children = [_brain_info(b) for b in brains.values() if b.parent == record.folder and b.folder != record.folder]
-        parent = brains.get(record.parent) if record.parent is not None else None
-        return BrainPage(_brain_info(record), brain_md.text if brain_md else "", listed,
-                         sorted(children, key=lambda b: b.id), _brain_info(parent) if parent else None)
+        children = [_brain_info(b, True) for pr in self.authorization.projects(p, READ)
+                    for b in (brains.values() if pr.id == record.project else self.store.documents.brains(pr.id))
+                    if b.parent == record.id and b.id != record.id]
+        parent = self._parent(p, record, brains)
+        return BrainPage(_brain_info(record, parent is not None), brain_md.text if brain_md else "", listed,
+                         sorted(children, key=lambda b: b.id), self._shown(p, parent) if parent else None)
+
+    def _shown(self, p: Principal, b: BrainRecord) -> BrainInfo:
+        return _brain_info(b, self._may_read(p, b.parent_project) if b.parent_project else False)
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
         self.authorization.authorize(p, READ)
@@ -399,8 +415,9 @@ class KnowledgeService:
         if include_parents:
             current = record
             while current.parent is not None and len(chain) <= limits.BRAIN_PARENT_LEVELS:
-                parent = brains.get(current.parent)
-                if parent is None or parent in chain or not self._may_read(p, parent.project):
+                parent = self._parent(p, current, brains if current.project == record.project
+                                      else self._brains_of(current.project))
+                if parent is None or parent in chain:
                     break
                 chain.append(parent)
                 current = parent
@@ -473,9 +490,9 @@ def _doc_info(m: DocumentMeta) -> DocInfo:
     return DocInfo(m.path, m.title, m.summary, m.size, m.line_count)
 
 
-def _brain_info(b: BrainRecord) -> BrainInfo:
-    parent = (f"{b.project}/{b.parent}" if b.parent else b.project) if b.parent is not None else None
-    return BrainInfo(b.id, b.project, b.title, b.summary, parent)
+def _brain_info(b: BrainRecord, parent_shown: bool) -> BrainInfo:
+    """``parent_shown``: the reader may read the parent's project (a brain of another project may be one)."""
+    return BrainInfo(b.id, b.project, b.title, b.summary, b.parent if parent_shown else None)
 
 
 def _sub_brain_folders(brain: BrainRecord, brains: dict[str, BrainRecord]) -> list[str]:

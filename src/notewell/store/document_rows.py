@@ -13,6 +13,10 @@ from typing import Any
 from notewell.records.documents import BrainRecord, DocumentMeta
 
 BRAIN_COLUMNS = "project, folder, title, summary, parent, documents"
+BRAIN_PARENT_IDS = (  # a migration step of both backends: a parent was its project-relative folder, now its id
+    "UPDATE brains SET parent = CASE WHEN parent = '' THEN project ELSE project || '/' || parent END"
+    " WHERE parent IS NOT NULL",
+)
 
 
 def extension(path: str) -> str:

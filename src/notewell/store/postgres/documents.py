@@ -20,7 +20,7 @@ import psycopg
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import Plan
-from notewell.store.document_rows import extension, line_count, meta_from_row
+from notewell.store.document_rows import BRAIN_PARENT_IDS, extension, line_count, meta_from_row
 from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
@@ -137,6 +137,8 @@ MIGRATIONS: list[Migration] = [
         "CREATE INDEX document_regions_grams ON document_regions USING gin (grams)",
         "CREATE INDEX document_regions_grams_missing ON document_regions (id) WHERE grams IS NULL",
     ),
+    # A brain's parent by its id, so that it may be a brain of another project (docs/indexing.md).
+    BRAIN_PARENT_IDS,
 ]
 
 _TEXT_BATCH = 64

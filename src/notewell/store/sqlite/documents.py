@@ -18,7 +18,7 @@ from itertools import starmap
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
-from notewell.store.document_rows import extension, line_count, meta_from_row
+from notewell.store.document_rows import BRAIN_PARENT_IDS, extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
 from notewell.store.matches import SearchPages, region_bounds
 from notewell.store.regions import (
@@ -134,6 +134,8 @@ MIGRATIONS: list[Migration] = [
         INSERT INTO {shard_name(shard)} (rowid, body) SELECT id, notewell_region_words(body) FROM document_regions
             WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id
         """)),
+    # A brain's parent by its id, so that it may be a brain of another project (docs/indexing.md).
+    BRAIN_PARENT_IDS,
 ]
 
 _TEXT_BATCH = 16
