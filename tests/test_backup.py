@@ -350,3 +350,28 @@ def test_a_failed_restore_into_a_new_postgres_database_leaves_no_store_behind(pg
         tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert tables == set()
     assert run_cli("restore", str(backup), "--db", target, "--vault", str(vault)).exit_code == 0
+
+
+def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_upgrade_made(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """Opening an older store makes the tables its upgrade adds; a restore refused (or failing) then dropped
+    them, as if the command had made the whole store, while schema_migrations said the step ran (a review
+    found it). Only a database that held no table at all is taken for a new store."""
+    import psycopg
+
+    url = pg_cluster.url(pg_cluster.create_database())
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    rt = open_runtime(str(vault), url)
+    rt.administration.add_project(LOCAL_OWNER, "apollo")
+    rt.memory.remember(LOCAL_OWNER, "a memory that must survive", project="apollo")
+    rt.close()
+    backup = tmp_path / "store.dump"
+    assert run_cli("backup", str(backup), "--db", url, "--vault", str(vault)).exit_code == 0
+    with psycopg.connect(url, autocommit=True) as conn:  # the store as a version before brain step 4 left it
+        conn.execute("DROP TABLE brain_kea_funnel")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'brain' AND version >= 4")
+    refused = run_cli("restore", str(backup), "--db", url, "--vault", str(vault))
+    assert refused.exit_code != 0 and "the store is not empty" in refused.output, refused.output
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT to_regclass('brain_kea_funnel')").fetchone() != (None,)
+        assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)

@@ -2,10 +2,10 @@
 
 An empty store where none was would be taken for the command's result, and a second attempt would find a
 store (a restore into it was accepted though the first had failed). SQLite: the database file and its -wal
-and -shm, when there was no file before. PostgreSQL: the tables that were not in the database's schema
-before the command, when the data they carry is still empty (a transaction rolled back leaves it so; the
-tables a store fills itself as it opens, EXCLUDED_TABLES, do not count): a store holding a row of data is
-kept whole, nothing written is lost. Extensions stay (a superuser's).
+and -shm, when there was no file before. PostgreSQL: the tables the command made, when the database's schema
+held no table at all before it (a store that was there, even one whose upgrade the opening made new tables
+for, is left as it is) and the data they carry is still empty (a transaction rolled back leaves it so; the
+tables a store fills itself as it opens, EXCLUDED_TABLES, do not count). Extensions stay (a superuser's).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ class NewStore:
                 for suffix in ("", "-wal", "-shm"):
                     Path(f"{self.target}{suffix}").unlink(missing_ok=True)
             return
-        if self.tables is None:
+        if self.tables is None or self.tables:  # not known, or a store (or another's tables) was there
             return
         try:
             with psycopg.connect(self.target, connect_timeout=CONNECT_TIMEOUT_S) as conn, conn.transaction():
-                made = sorted(_tables(conn) - self.tables)
+                made = sorted(_tables(conn))  # all of them: there were none
                 if not made:
                     return
                 for name in made:
