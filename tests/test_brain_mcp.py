@@ -604,3 +604,32 @@ async def test_personal_projects_are_capped_and_an_empty_one_can_be_deleted(
         assert again["created"] is True
         ids = [p["id"] for p in (await call(c, "brain_list_projects", {}))["projects"]]
     assert made[1]["projectId"] not in ids and made[0]["projectId"] in ids and again["projectId"] in ids
+
+
+def test_a_project_deleted_while_a_session_opens_in_it_takes_no_session(world: BrainWorld,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """start_session resolves its project, retrieves, then writes: a delete landing in between succeeded (the
+    project held nothing yet) and the session was written into a project that no longer was, to be taken over
+    by the next project of that name (a review found it). The write now holds the project's row and finds
+    it gone."""
+    from notewell.access.principal import LOCAL_OWNER
+    from notewell.errors import Conflict
+
+    handle = unique("gina")
+    access = world.runtime.administration
+    access.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
+    gina = world.runtime.authentication.authenticate(
+        access.mint_token(LOCAL_OWNER, f"{handle}@example.test", ["sessions"]).secret)
+    brain = world.runtime.brain
+    project, _ = brain.create_project(gina, "scratch")
+    original = type(brain)._retrieve
+
+    def deleted_meanwhile(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.delete_project(gina, project.id)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(brain), "_retrieve", deleted_meanwhile)
+    with pytest.raises(Conflict, match="was deleted meanwhile"):
+        brain.start_session(gina, prompt="tidy the scratch project", project_id=project.id)
+    assert world.runtime.store.brain.project(project.id) is None
+    assert set(world.runtime.store.brain.project_holdings(project.id).values()) == {0}

@@ -26,6 +26,7 @@ from notewell.records.brain import (
     SessionRecord,
     payload_json,
 )
+from notewell.records.identity import HOME_PREFIX
 from notewell.records.jobs import NewJob
 from notewell.records.memories import MemoryInput
 from notewell.store.base import MemoryRepository
@@ -125,8 +126,15 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
         return {"sessions": int(row[0]), "knowledge items": int(row[1]), "skill proposals": int(row[2])}
 
     def delete_empty_project(self, project_id: str) -> bool:
-        """Delete the project if it holds nothing (project_holdings all 0) and exists; whether it was deleted."""
+        """Delete the project if it holds nothing (project_holdings all 0) and exists; whether it was deleted.
+
+        Its row is locked first: a write into the project holds it shared (``_hold_project``) until it commits,
+        so the delete waits for writes under way, and then reads what they wrote (PostgreSQL's READ COMMITTED
+        takes a new snapshot for each statement); a write that comes after finds the row gone."""
         with self.dialect.transaction() as conn:
+            if conn.execute(f"SELECT 1 FROM brain_projects WHERE id = ?{self.dialect.lock}",
+                            (project_id,)).fetchone() is None:
+                return False
             gone = conn.execute(
                 "DELETE FROM brain_projects WHERE id = ?"
                 " AND NOT EXISTS (SELECT 1 FROM brain_sessions WHERE brain_project = ?)"
@@ -137,12 +145,23 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                 conn.execute("DELETE FROM brain_kea_funnel WHERE brain_project = ?", (project_id,))
             return gone is not None
 
+    def _hold_project(self, conn: Any, brain_project: str) -> None:
+        """Inside a write into ``brain_project``: a personal project (under a home) still exists, and stays so
+        until the write commits (delete_empty_project waits); Conflict when it was deleted meanwhile. An
+        ordinary project is not a row of brain_projects."""
+        if brain_project.startswith(HOME_PREFIX) and conn.execute(
+                f"SELECT 1 FROM brain_projects WHERE id = ?{self.dialect.share_lock}", (brain_project,)).fetchone() \
+                is None:
+            raise Conflict(f"the brain project {brain_project} was deleted meanwhile; name another project, or "
+                           "create it again")
+
     # --- knowledge ------------------------------------------------------------------------------------
 
     def add_knowledge(self, memory: MemoryInput, knowledge: KnowledgeInput,
                       supersedes: str | None = None) -> tuple[KnowledgeRecord, bool]:
         k = knowledge
         with self.dialect.transaction() as conn:
+            self._hold_project(conn, k.brain_project)
             record, created = self.memories.add(memory, supersedes=supersedes)
             conn.execute(
                 "INSERT INTO brain_knowledge (ref, brain_project, project, owner_user_id, kind, trigger_text,"
@@ -251,6 +270,7 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
     def add_session(self, session: SessionRecord, injected: Sequence[str] = ()) -> None:
         s = session
         with self.dialect.transaction() as conn:
+            self._hold_project(conn, s.brain_project)
             row = conn.execute(
                 "INSERT INTO brain_sessions (id, user_id, token_id, brain_project, client_type, prompt, framework,"
                 f" started_at) VALUES ({marks(8)}) RETURNING seq",

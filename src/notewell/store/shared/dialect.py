@@ -45,6 +45,8 @@ class Dialect(ABC):
     lock: ClassVar[str]
     """What a SELECT in a write transaction ends with to lock the rows it reads ('' where the transaction
     locks the database)."""
+    share_lock: ClassVar[str]
+    """The same for a lock that other readers may share but a writer of those rows waits for."""
 
     def render(self, template: str) -> str:
         """A DDL template with its words ({key}, {flag}, ...) filled in."""

@@ -19,6 +19,7 @@ class SqliteDialect(Dialect):
         "without_rowid": " WITHOUT ROWID"}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
+    share_lock = ""
 
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
