@@ -391,9 +391,13 @@ async def test_a_brain_may_have_a_parent_in_another_project_seen_by_those_who_ma
     try:
         vault = world.vault
         business = "northwind-advisory/brains/business"
+        (vault / "~alice" / "brain.md").write_text("# Alice's root brain\n")
+        (vault / "northwind-advisory" / "brain.md").write_text("# The advisory\n")
         for folder, parent, text in (("projects/clients", business, "Client fixed fee quokka terms."),
                                      ("~alice/notes", "projects/clients", "Alice's quokka notes."),
-                                     ("~alice/direct", business, "Alice's quokka pricing.")):
+                                     ("~alice/guess", "projects/nothing-there", "Alice's guess."),
+                                     ("~alice/direct", business, "Alice's quokka pricing."),
+                                     ("~alice/kid", "northwind-advisory", "Alice's day rate kid.")):
             (vault / folder).mkdir(parents=True)
             (vault / folder / "brain.md").write_text(f"---\nparent: {parent}\n---\n# {folder}\n")
             (vault / folder / "notes.md").write_text(f"# Notes\n\n{text}\n")
@@ -402,7 +406,7 @@ async def test_a_brain_may_have_a_parent_in_another_project_seen_by_those_who_ma
             async with connect(server.url, world.tokens["admin"]) as admin:
                 found = await call(admin, "searchBrain", {"brain": "projects/clients", "query": "fixed fee",
                                                           "includeParents": True})
-                assert found["searched"] == ["projects/clients", business]
+                assert found["searched"] == ["projects/clients", business, "northwind-advisory"]
                 assert {r["path"].split("/")[0] for r in found["results"]} == {"projects", "northwind-advisory"}
                 listed = {b["id"]: b for b in (await call(admin, "listBrains", {"project": "projects"}))["brains"]}
                 assert listed["projects/clients"]["parent"] == business
@@ -413,13 +417,22 @@ async def test_a_brain_may_have_a_parent_in_another_project_seen_by_those_who_ma
             async with connect(server.url, world.tokens["alice"]) as alice:  # reads her home and the advisory
                 hers = await call(alice, "searchBrain", {"brain": "~alice/notes", "query": "quokka",
                                                          "includeParents": True})
-                assert hers["searched"] == ["~alice/notes"]  # projects/clients is not hers to read
-                assert (await call(alice, "getBrain", {"brain": "~alice/notes"}))["parent"] is None
+                assert hers["searched"] == ["~alice/notes", "~alice"]  # projects/clients is not hers to read
+                # a parent she may not read looks exactly like one that is not there: her enclosing brain
+                assert (await call(alice, "getBrain", {"brain": "~alice/notes"}))["parent"]["id"] == "~alice"
                 listed = {b["id"]: b for b in (await call(alice, "listBrains", {}))["brains"]}
-                assert listed["~alice/notes"]["parent"] is None and listed["~alice/direct"]["parent"] == business
+                assert listed["~alice/notes"]["parent"] == listed["~alice/guess"]["parent"] == "~alice"
+                assert listed["~alice/direct"]["parent"] == business
+                root = [b["id"] for b in (await call(alice, "getBrain", {"brain": "~alice"}))["subBrains"]]
+                assert "~alice/notes" in root and "~alice/guess" in root and "~alice/direct" not in root
+                kid = await call(alice, "searchBrain", {"brain": "~alice/kid", "query": "day rate",
+                                                        "includeParents": True})
+                assert kid["searched"] == ["~alice/kid", "northwind-advisory"]
+                # the parent's own sub-brains (brains/business, ...) are theirs, not the advisory root's
+                assert not any(r["path"].startswith("northwind-advisory/brains/") for r in kid["results"]), kid
                 direct = await call(alice, "searchBrain", {"brain": "~alice/direct", "query": "pricing",
                                                            "includeParents": True})
-                assert direct["searched"] == ["~alice/direct", business]
+                assert direct["searched"] == ["~alice/direct", business, "northwind-advisory"]
                 subs = [b["id"] for b in (await call(alice, "getBrain", {"brain": business}))["subBrains"]]
                 assert "~alice/direct" in subs and "projects/clients" not in subs
     finally:

@@ -357,18 +357,33 @@ class KnowledgeService:
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
         self.authorization.authorize(p, READ)
         projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
-        return [self._shown(p, b) for pid in projects for b in self.store.documents.brains(pid)]
+        return [self._info(p, b, brains) for pid in projects for brains in (self._brains_of(pid),)
+                for b in brains.values()]
 
-    def _parent(self, p: Principal, record: BrainRecord, brains: dict[str, BrainRecord]) -> BrainRecord | None:
-        """``record``'s parent brain (``brains``: its project's), None when it has none or p may not read it."""
-        if record.parent is None or record.parent_project is None:
+    def _parent_id(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> str | None:
+        """The id of ``b``'s parent as p sees it (``brains``: b's project's). A parent in another project that p
+        may not read is taken for what the indexer takes a parent that is not there: the nearest enclosing brain
+        of b's own project. So a hidden brain looks exactly like a missing one, and a declaration cannot be
+        used to learn that a brain exists where p may not look."""
+        if b.parent is None or b.parent_project in (None, b.project) or self._may_read(p, b.parent_project or ""):
+            return b.parent
+        folder = b.folder
+        while folder:
+            folder = posixpath.dirname(folder)
+            if folder in brains:
+                return brains[folder].id
+        return None
+
+    def _parent(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> BrainRecord | None:
+        """``b``'s parent brain as p sees it (``_parent_id``), None when it has none."""
+        found = self._parent_id(p, b, brains)
+        if found is None:
             return None
-        folder = record.parent.partition("/")[2]
-        if record.parent_project == record.project:
-            return brains.get(folder)
-        if not self._may_read(p, record.parent_project):
-            return None  # a brain of a project p may not read: not searched, not even named
-        return self._brains_of(record.parent_project).get(folder)
+        project, _, folder = found.partition("/")
+        return (brains if project == b.project else self._brains_of(project)).get(folder)
+
+    def _info(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> BrainInfo:
+        return BrainInfo(b.id, b.project, b.title, b.summary, self._parent_id(p, b, brains))
 
     def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
         """The brain and every brain of its project; NotFound naming ``brain_id`` if hidden or missing."""
@@ -397,26 +412,31 @@ class KnowledgeService:
             if meta.path in seen or meta.path == brain_md_path or any(meta.path.startswith(f + "/") for f in excluded):
                 continue
             listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
-        children = [_brain_info(b, True) for pr in self.authorization.projects(p, READ)
-                    for b in (brains.values() if pr.id == record.project else self.store.documents.brains(pr.id))
-                    if b.parent == record.id and b.id != record.id]
+        children = [self._info(p, b, others) for pr in self.authorization.projects(p, READ)
+                    for others in ((brains if pr.id == record.project else self._brains_of(pr.id)),)
+                    for b in others.values() if b.id != record.id and self._parent_id(p, b, others) == record.id]
         parent = self._parent(p, record, brains)
-        return BrainPage(_brain_info(record, parent is not None), brain_md.text if brain_md else "", listed,
-                         sorted(children, key=lambda b: b.id), self._shown(p, parent) if parent else None)
-
-    def _shown(self, p: Principal, b: BrainRecord) -> BrainInfo:
-        return _brain_info(b, self._may_read(p, b.parent_project) if b.parent_project else False)
+        return BrainPage(self._info(p, record, brains), brain_md.text if brain_md else "", listed,
+                         sorted(children, key=lambda b: b.id),
+                         self._info(p, parent, brains if parent.project == record.project
+                                    else self._brains_of(parent.project)) if parent else None)
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
         self.authorization.authorize(p, READ)
         _check_query(query)
         record, brains = self._brain(p, brain_id)
+        of_project = {record.project: brains}  # each project's brains, read once
+
+        def brains_of(project: str) -> dict[str, BrainRecord]:
+            if project not in of_project:
+                of_project[project] = self._brains_of(project)
+            return of_project[project]
+
         chain = [record]
         if include_parents:
             current = record
             while current.parent is not None and len(chain) <= limits.BRAIN_PARENT_LEVELS:
-                parent = self._parent(p, current, brains if current.project == record.project
-                                      else self._brains_of(current.project))
+                parent = self._parent(p, current, brains_of(current.project))
                 if parent is None or parent in chain:
                     break
                 chain.append(parent)
@@ -428,7 +448,7 @@ class KnowledgeService:
         for brain in chain:
             remaining = limits.SEARCH_MAX_RESULTS - len(hits)
             scope = Scope(projects=[brain.project], prefix=brain.folder,
-                          exclude_prefixes=tuple(_sub_brain_folders(brain, brains)))
+                          exclude_prefixes=tuple(_sub_brain_folders(brain, brains_of(brain.project))))
             result = self._first_per_file(query, scope, max(remaining, 1))
             complete = complete and result.complete
             if remaining <= 0:
@@ -488,11 +508,6 @@ class KnowledgeService:
 
 def _doc_info(m: DocumentMeta) -> DocInfo:
     return DocInfo(m.path, m.title, m.summary, m.size, m.line_count)
-
-
-def _brain_info(b: BrainRecord, parent_shown: bool) -> BrainInfo:
-    """``parent_shown``: the reader may read the parent's project (a brain of another project may be one)."""
-    return BrainInfo(b.id, b.project, b.title, b.summary, b.parent if parent_shown else None)
 
 
 def _sub_brain_folders(brain: BrainRecord, brains: dict[str, BrainRecord]) -> list[str]:
