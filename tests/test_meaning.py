@@ -172,6 +172,25 @@ def test_forget_and_supersede_take_a_memory_out_of_the_vector_path(world: Memory
     assert world.rt.meaning.state().vectors == 1
 
 
+def test_a_memory_forgotten_while_its_text_is_embedded_gets_no_vector(world: MemoryWorld) -> None:
+    """The runner reads a text, embeds it, then writes the vector: a forget or supersede landing in between
+    took the vector and the queue row away, and the runner's write put the vector back for good ("135 of 124
+    memories and sessions embedded", as a probe found)."""
+    alice = world.user("alice")
+    gone = world.service.remember(alice, DEPLOY, project="apollo").memory.ref
+    old = world.service.remember(alice, ACQUISITION, project="apollo").memory.ref
+    store = world.store.meaning
+    claimed = store.claim("2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z", 32)
+    assert len(claimed) == 2
+    world.service.forget(alice, gone, "wrong")
+    world.service.remember(alice, "Our acquisition target is now Harbor Lines.", project="apollo", supersedes=old)
+    vector = np.ones(DIMENSIONS, dtype=np.float16).tobytes()
+    store.done(MODEL_ID, [(job.kind, job.item_id, vector) for job in claimed], [])
+    embedded(world)  # the superseding memory's own vector; the two taken away stay out
+    state = world.rt.meaning.state()
+    assert (state.vectors, state.items) == (1, 1)
+
+
 USERS = ("alice", "bob", "carol", "sam", "ada")
 
 

@@ -327,6 +327,10 @@ def test_embed_status_says_how_far_the_queue_has_come(tmp_path: Path) -> None:
     rt = open_runtime(str(vault), str(tmp_path / "index.db"))
     rt.administration.add_project(LOCAL_OWNER, "apollo")
     rt.memory.remember(LOCAL_OWNER, DEPLOY, project="apollo")
+    rt.administration.add_user(LOCAL_OWNER, "erin@example.test", "member", handle="erin")
+    erin = rt.authentication.authenticate(
+        rt.administration.mint_token(LOCAL_OWNER, "erin@example.test", ["sessions"]).secret)
+    rt.brain.start_session(erin, prompt="")  # no text, nothing to embed: not counted (it was, "0 of 2" for good)
     rt.close()
     args = ("--vault", str(vault), "--db", str(tmp_path / "index.db"))
     assert run_cli("embed", "--status", *args).stdout.strip() == "0 of 1 memories and sessions embedded; 1 queued"

@@ -278,7 +278,8 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                  s.started_at)).fetchone()
             assert row is not None
             self.index(int(row[0]), s.user_id, [s.prompt])
-            conn.execute(QUEUE_ITEM, ("session", int(row[0])))
+            if s.prompt:  # a session with no text yet has nothing to embed: its close queues it if it gets some
+                conn.execute(QUEUE_ITEM, ("session", int(row[0])))
             if injected:
                 self.record_applications(s.id, injected, "injected", s.started_at)
 

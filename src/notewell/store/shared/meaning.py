@@ -124,19 +124,34 @@ class SqlMeaning:
         return [Job(str(k), int(i), int(a), texts.get(str(k), {}).get(int(i), "")) for k, i, a in rows]
 
     def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]]) -> None:
-        """Write each vector and take its item off the queue; ``gone``: items that no longer exist."""
+        """Write each vector and take its item off the queue; ``gone``: items that no longer exist.
+
+        An item whose queue row went while its text was embedded was forgotten or superseded meanwhile
+        (drop_vector takes both away in the forgetting transaction): its vector is not written, or it would
+        come back into the store for good. One queued again meanwhile (its lease reset: a closed session's
+        text changed) gets the vector made, and stays queued for the new text."""
         with self.sql.transaction() as conn:
-            if vectors:
+            kept: list[tuple[str, int, bytes]] = []
+            again: set[tuple[str, int]] = set()
+            for kind, item_id, vector in vectors:
+                row = conn.execute(f"SELECT next_at FROM embedding_queue WHERE kind = ? AND item_id = ?{self.sql.lock}",
+                                   (kind, item_id)).fetchone()
+                if row is not None:
+                    kept.append((kind, item_id, vector))
+                    if row[0] == "":
+                        again.add((kind, item_id))
+            if kept:
                 gen = conn.execute("UPDATE meaning_generation SET value = value + 1 WHERE id = 1"
                                    " RETURNING value").fetchone()[0]
-            for kind, item_id, vector in vectors:
+            for kind, item_id, vector in kept:
                 conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES (?, ?, ?, ?, ?)"
                              " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
                              " vector = excluded.vector, gen = excluded.gen", (kind, item_id, model, vector, gen))
             if self.index is not None:
-                self.index.write(conn, vectors)
-            for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
-                conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
+                self.index.write(conn, kept)
+            for kind, item_id in [*((k, i) for k, i, _ in kept), *gone]:
+                if (kind, item_id) not in again:
+                    conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
 
     def failed(self, jobs: Sequence[Job], error: str, next_at: str) -> None:
         with self.sql.transaction() as conn:
@@ -177,7 +192,8 @@ class SqlMeaning:
                 " FROM embedding_queue").fetchone()
             vectors = conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
             items = conn.execute(f"SELECT (SELECT count(*) FROM memories WHERE {_LIVE_MEMORY})"
-                                 " + (SELECT count(*) FROM brain_sessions)").fetchone()[0]
+                                 " + (SELECT count(*) FROM brain_sessions WHERE prompt <> ''"
+                                 " OR COALESCE(summary, '') <> '')").fetchone()[0]  # a session with no text has none
             error = conn.execute("SELECT error FROM embedding_queue WHERE error IS NOT NULL"
                                  " ORDER BY attempts DESC, kind, item_id LIMIT 1").fetchone()
         return QueueState(int(queued), int(failing), int(vectors), int(items), error[0] if error else None)
