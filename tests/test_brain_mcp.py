@@ -633,3 +633,21 @@ def test_a_project_deleted_while_a_session_opens_in_it_takes_no_session(world: B
         brain.start_session(gina, prompt="tidy the scratch project", project_id=project.id)
     assert world.runtime.store.brain.project(project.id) is None
     assert set(world.runtime.store.brain.project_holdings(project.id).values()) == {0}
+
+
+async def test_a_long_prompt_finds_its_knowledge_by_its_beginning(world: BrainWorld, url: str) -> None:
+    """brain_start_session takes a prompt of up to 8,000 characters, but looking one over 1,000 up failed,
+    and the session opened without its relevant knowledge and without a word (a probe found it). A long
+    prompt is looked up by its first 1,000 characters, cut at a space."""
+    topic = unique("gearbox")
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": f"Long {topic}"}))["projectId"]
+        taught = await call(c, "brain_teach_knowledge", {
+            "trigger": f"when servicing the {topic}", "rule": "drain the oil before opening the casing",
+            "type": "reflex", "projectId": project})
+        for size in (1000, 1001, 8000):
+            prompt = (f"Please service the {topic} today. " + "Context: the line runs two shifts. " * 300)[:size]
+            started = await call(c, "brain_start_session", {"prompt": prompt, "projectId": project})
+            assert started["relevantKnowledge"]["knowledgeIds"] == [taught["id"]], size
+            retrieved = await call(c, "brain_retrieve_knowledge", {"prompt": prompt})
+            assert retrieved["bundle"]["injectedIds"] == [taught["id"]], size

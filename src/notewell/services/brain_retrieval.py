@@ -13,6 +13,7 @@ from typing import Any
 from notewell.access.principal import Principal
 from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
 from notewell.records.memories import MemoryQuery
+from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_limits import (
     INJECTION_TOKENS_DEFAULT,
@@ -31,6 +32,17 @@ from notewell.timestamps import now_iso
 STYLE_LABELS = 5  # frameworks and languages on the peer card
 SKILL_CANDIDATES = 500
 SKILL_HITS = 200
+
+
+def lookup_text(prompt: str) -> str:
+    """What a prompt is looked up by: all of it up to a query's bound (MAX_QUERY_CHARS), else its beginning
+    cut at a space. A session's prompt may be 8,000 characters; looking it up whole was refused, and the
+    session opened without its knowledge, silently."""
+    if len(prompt) <= MAX_QUERY_CHARS:
+        return prompt
+    head = prompt[:MAX_QUERY_CHARS]
+    words = head.rsplit(None, 1)
+    return words[0] if len(words) == 2 else head
 
 
 @dataclass(frozen=True)
@@ -87,7 +99,7 @@ class RetrievalPart(ScopePart):
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:
         brain_ids, store_ids = self._scope_ids(p, projects)
-        found = self._knowledge_found(p, prompt, brain_ids, store_ids, max(3 * limit, 30), "prompt")
+        found = self._knowledge_found(p, lookup_text(prompt), brain_ids, store_ids, max(3 * limit, 30), "prompt")
         if not found:
             return Retrieval([], brain_injection.build([], max_tokens), self.words_only())
         now = datetime.now(UTC)
