@@ -437,3 +437,31 @@ async def test_a_brain_may_have_a_parent_in_another_project_seen_by_those_who_ma
                 assert "~alice/direct" in subs and "projects/clients" not in subs
     finally:
         world.runtime.close()
+
+
+async def test_list_projects_pages_past_the_answer_bound(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """listProjects took no argument: past the 32 KB bound its answer was cut, and its note advised a smaller
+    limit it had none of; 180 of 406 projects were out of reach (a probe found it). It pages as listBrains does."""
+    from mcp_world import build_world, serve_world
+    from notewell.access.principal import LOCAL_OWNER
+
+    world = build_world(tmp_path_factory.mktemp("many-projects"))
+    try:
+        for n in range(400):
+            world.runtime.administration.add_project(LOCAL_OWNER, f"proj-with-a-fairly-long-name-{n:03d}")
+        expected = [p.id for p in world.runtime.knowledge.projects_with_counts(
+            world.runtime.authentication.authenticate(world.tokens["admin"]))]
+        seen: list[str] = []
+        with serve_world(world) as server:
+            async with connect(server.url, world.tokens["admin"]) as admin:
+                page = await call(admin, "listProjects", {})
+                while True:
+                    seen += [p["id"] for p in page["projects"]]
+                    assert len(json.dumps(page)) <= 32 * 1024
+                    if not page.get("truncated"):
+                        break
+                    assert page["note"].endswith(f"call listProjects again with offset {len(seen)}."), page["note"]
+                    page = await call(admin, "listProjects", {"offset": len(seen)})
+        assert seen == expected and len(seen) > 400
+    finally:
+        world.runtime.close()

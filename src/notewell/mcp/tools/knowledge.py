@@ -168,16 +168,32 @@ _INCOMPLETE_NOTE = ("The query has no literal text to narrow the search, so ever
 
 def _list_projects(svc: KnowledgeService) -> ToolSpec:
     def list_projects(ctx: CallContext, args: Arguments) -> JsonObject:
-        return {"projects": [dump(record_model(ProjectInfo), p) for p in svc.projects_with_counts(ctx.principal)]}
+        offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
+        projects = svc.projects_with_counts(ctx.principal)
+        out: JsonObject = {"projects": [dump(record_model(ProjectInfo), p) for p in projects[offset:]]}
+        fits = max(leading_items_within(out, out["projects"], PAGE_BYTES_MAX), 1)  # one at least: a pager moves on
+        if fits < len(projects) - offset:
+            del out["projects"][fits:]
+            following = offset + fits
+            out["truncated"] = True
+            out["note"] = (f"Projects {offset + 1}-{following} of {len(projects)}; more follow: call listProjects "
+                           f"again with offset {following}.")
+        return out
 
     return ToolSpec(
         name="listProjects", title="List the projects",
         description=("Lists the projects this person can see, with their ids, names, descriptions and document "
-                     "counts. Use an id with listDocs, listBrains or searchKnowledge's project. "
-                     + DATA_NOT_INSTRUCTIONS),
-        action=ACTION, input_schema=s.tool_input({}, []), call=list_projects,
+                     "counts. Use an id with listDocs, listBrains or searchKnowledge's project. A long list comes a "
+                     "page at a time; the note names the offset of the next. " + DATA_NOT_INSTRUCTIONS),
+        action=ACTION,
+        input_schema=s.tool_input({
+            "offset": s.integer("How many projects to skip (the note of a truncated answer names it).", minimum=0,
+                                default=0),
+        }, []),
+        call=list_projects,
         output_schema=s.tool_output({"projects": s.array(s.record(record_model(ProjectInfo), _PROJECT))},
                                     ["projects"]),
+        cut_advice="The projects shown come first; call listProjects again with offset for the others.",
         refusals=(_scope_refusal("listProjects"), "An empty list is not an error: this person has no grant yet."),
         example={},
     )
