@@ -465,3 +465,24 @@ async def test_list_projects_pages_past_the_answer_bound(tmp_path_factory: pytes
         assert seen == expected and len(seen) > 400
     finally:
         world.runtime.close()
+
+
+async def test_a_search_stopped_by_its_budget_says_why_and_how_on(mcp_url: str, mcp_world: World) -> None:
+    """A search with a literal that ran out of its time budget said "the query has no literal text", and
+    search_knowledge said "no document contains the query" beside "matches may be missing" (a probe found
+    them). The note names the reason that holds, and a way on that can work."""
+    engine = mcp_world.runtime.knowledge.engine
+    budget = engine.scan_budget_s
+    engine.scan_budget_s = 0.0
+    try:
+        async with connect(mcp_url, mcp_world.tokens["admin"]) as client:
+            literal = await call(client, "searchKnowledge", {"query": "the"})
+            assert "before it had read every document that may match" in literal["note"], literal
+            assert "no literal text" not in literal["note"]
+            scanned = await call(client, "search_notes", {"query": r"\w+", "regex": True})
+            assert "The query has no literal text to narrow the search, so every note was read" in scanned["note"]
+            found = await call(client, "search_knowledge", {"query": "the", "limit": 40})
+            assert "before it had read every document that may match" in found["note"], found
+            assert "raise limit" not in found["note"]  # it is at its maximum already
+    finally:
+        engine.scan_budget_s = budget

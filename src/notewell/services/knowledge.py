@@ -94,7 +94,8 @@ class HitList:
     query: str
     hits: list[Hit]
     truncated: bool
-    complete: bool = True  # false when a scan (no literal text) ran out of time
+    complete: bool = True  # false when the search ran out of time (SearchResult.complete)
+    scanned: bool = False  # no literal text narrowed it: every document in scope was read
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ class DocumentHits:
     query: str
     hits: list[DocumentHit]
     truncated: bool  # more documents match than were returned
-    complete: bool = True  # false when a scan (no literal text) ran out of time
+    complete: bool = True  # false when the search ran out of time (SearchResult.complete)
+    scanned: bool = False  # no literal text narrowed it: every document in scope was read
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ class BrainHitList:
     hits: list[BrainHit]
     truncated: bool
     complete: bool = True
+    scanned: bool = False
 
 
 @dataclass(frozen=True)
@@ -297,7 +300,7 @@ class KnowledgeService:
         result = self._first_per_file(query, Scope(projects=projects), limits.SEARCH_MAX_RESULTS)
         versions = self._versions(result)
         hits = [Hit(m.vault_path, m.line, m.text, versions.get((m.project, m.path), "")) for m in result.matches]
-        return HitList(query, hits, truncated=result.has_more, complete=result.complete)
+        return HitList(query, hits, truncated=result.has_more, complete=result.complete, scanned=result.scanned)
 
     def find_documents(self, p: Principal, query: str, *, path_filter: str | None = None,
                        limit: int = limits.SEARCH_MAX_RESULTS) -> DocumentHits:
@@ -314,7 +317,7 @@ class KnowledgeService:
         hits = [DocumentHit(m.project, m.path, self._title(m.project, m.path), m.line, m.text)
                 for m in result.matches[:limit]]
         return DocumentHits(query, hits, truncated=result.has_more or len(result.matches) > limit,
-                            complete=result.complete)
+                            complete=result.complete, scanned=result.scanned)
 
     def search(self, p: Principal, query: str, *, projects: Sequence[str] = (), path: str = "",
                file_types: Sequence[str] = (), regex: bool = False, case: CaseMode = "insensitive",
@@ -445,12 +448,14 @@ class KnowledgeService:
         covered: list[str] = []  # the brains whose matches are in the answer (one past the bound is only probed)
         truncated = False
         complete = True
+        scanned = False
         for brain in chain:
             remaining = limits.SEARCH_MAX_RESULTS - len(hits)
             scope = Scope(projects=[brain.project], prefix=brain.folder,
                           exclude_prefixes=tuple(_sub_brain_folders(brain, brains_of(brain.project))))
             result = self._first_per_file(query, scope, max(remaining, 1))
             complete = complete and result.complete
+            scanned = scanned or result.scanned
             if remaining <= 0:
                 truncated = truncated or bool(result.matches)
                 continue
@@ -460,7 +465,7 @@ class KnowledgeService:
                 title = titles.get(m.path) or self._title(brain.project, m.path)
                 hits.append(BrainHit(brain.id, m.vault_path, title, m.line, m.text))
             truncated = truncated or result.has_more
-        return BrainHitList(record.id, query, covered, hits, truncated, complete)
+        return BrainHitList(record.id, query, covered, hits, truncated, complete, scanned)
 
     def _title(self, project: str, path: str) -> str:
         meta = self.store.documents.meta(project, path)

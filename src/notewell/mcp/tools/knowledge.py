@@ -12,6 +12,7 @@ from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
 from notewell.mcp.tools import knowledge_links
+from notewell.mcp.tools.stopped import stopped_note
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.records.models import dump, record_model
 from notewell.runtime import Runtime
@@ -150,7 +151,7 @@ def _hits_dict(result: HitList, narrower: str) -> JsonObject:
         notes.append(f"These are the first {len(result.hits)} files with a match, by path; more files match. "
                      f"{narrower}")
     if not result.complete:
-        notes.append(_INCOMPLETE_NOTE)
+        notes.append(stopped_note(result.scanned))
     if notes:
         out["note"] = " ".join(notes)
     return out
@@ -158,12 +159,10 @@ def _hits_dict(result: HitList, narrower: str) -> JsonObject:
 
 _SEARCH_NARROWER = ("To reach the others, name one project (project) or search for a longer text; searchBrain "
                     "searches one brain.")
+_SEARCH_NARROWER_IN_ONE = ("To reach the others, search for a longer text, or use search_notes, which pages "
+                           "through every match (offset) and takes a folder (path).")
 _BRAIN_NARROWER = "Make the query narrower, or leave out includeParents."  # the page's own words
 
-
-_INCOMPLETE_NOTE = ("The query has no literal text to narrow the search, so every document was read, and the "
-                    f"search stopped after {limits.SCAN_BUDGET_S:g} seconds: results may be missing. "
-                    "Add some text to the query.")
 
 
 def _list_projects(svc: KnowledgeService) -> ToolSpec:
@@ -312,8 +311,9 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
 
 def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
     def search_knowledge(ctx: CallContext, args: Arguments) -> JsonObject:
-        return _hits_dict(svc.search_knowledge(ctx.principal, args.required_string("query"), args.string("project")),
-                          _SEARCH_NARROWER)
+        project = args.string("project")
+        return _hits_dict(svc.search_knowledge(ctx.principal, args.required_string("query"), project),
+                          _SEARCH_NARROWER_IN_ONE if project else _SEARCH_NARROWER)
 
     return ToolSpec(
         name="searchKnowledge", title="Search the knowledge base",
@@ -433,7 +433,7 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
             narrower = _BRAIN_NARROWER if parents else "Make the query narrower."
             notes.append(f"These are the first {len(result.hits)} matches; more match. {narrower}")
         if not result.complete:
-            notes.append(_INCOMPLETE_NOTE)
+            notes.append(stopped_note(result.scanned))
         if notes:
             out["note"] = " ".join(notes)
         return out

@@ -127,8 +127,9 @@ def _words_only_note(found: m.MemorySearch) -> str | None:
 def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> JsonObject:
     shown = _recall_result if found.mode == "tolerant" else _result
     out: JsonObject = {"query": found.query, "mode": found.mode, "results": [shown(r) for r in found.results]}
-    more = (f"More memories match every word than the {len(found.results)} shown: raise limit (up to "
-            f"{m.SEARCH_LIMIT_MAX}), or narrow with another word, path_filter or memory_type.") if found.more else None
+    raise_it = f"raise limit (up to {m.SEARCH_LIMIT_MAX}), or " if limit.value < m.SEARCH_LIMIT_MAX else ""
+    more = (f"More memories match every word than the {len(found.results)} shown: {raise_it}narrow with another "
+            "word, path_filter or memory_type.") if found.more else None
     return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None, more,
                             _words_only_note(found))
 

@@ -8,6 +8,7 @@ from notewell import limits
 from notewell.access.policy import Action
 from notewell.mcp import schema as s
 from notewell.mcp.tools import xmemo
+from notewell.mcp.tools.stopped import stopped_note
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
 from notewell.runtime import Runtime
 from notewell.services.knowledge import DocumentHit
@@ -47,11 +48,13 @@ def search_knowledge(rt: Runtime) -> ToolSpec:
         return xmemo.with_notes(
             out, limit.note,
             "No document you may read contains the query (a case-insensitive text match, not a semantic search): "
-            "try other words, or search_memory and recall for memories." if not found.hits and limit.value else None,
-            f"More documents match: raise limit (at most {limits.SEARCH_MAX_RESULTS}) or narrow path_filter."
+            "try other words, or search_memory and recall for memories."
+            if not found.hits and limit.value and found.complete else None,
+            (f"More documents match: raise limit (at most {limits.SEARCH_MAX_RESULTS}) or narrow path_filter."
+             if limit.value < limits.SEARCH_MAX_RESULTS else
+             "More documents match: narrow path_filter to a project or folder, or search for a longer text.")
             if found.truncated and limit.value else None,
-            "The query has no literal text to narrow the search, so every document was read, and the search "
-            f"stopped after {limits.SCAN_BUDGET_S:g} seconds: matches may be missing." if not found.complete else None)
+            stopped_note(found.scanned) if not found.complete else None)
 
     return ToolSpec(
         name=NAME, title="Search knowledge", action=ACTION, call=call,

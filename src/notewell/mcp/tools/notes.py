@@ -21,6 +21,7 @@ from notewell.access.principal import Principal
 from notewell.answer_bound import ANSWER_BYTES_MAX, leading_items_within
 from notewell.mcp.schema import JSON_SCHEMA
 from notewell.mcp.tools import note_writing
+from notewell.mcp.tools.stopped import stopped_note
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.runtime import Runtime
 from notewell.services.knowledge import NotePage
@@ -137,8 +138,7 @@ def page_dict(page: NotePage) -> JsonObject:
     if out["hasMore"]:
         notes.append(f"More matches follow: call again with offset {page.offset + len(matches)}.")
     if not page.complete:
-        notes.append(f"The query has no literal text to narrow the search, so every note was read, and the "
-                     f"search stopped after {limits.SCAN_BUDGET_S:g} seconds: matches may be missing.")
+        notes.append(stopped_note(page.scanned, "note"))
     if notes:
         out["note"] = " ".join(notes)
     return out
