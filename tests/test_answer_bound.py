@@ -10,6 +10,7 @@ answer is cut at the door. The rule itself is a property test.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -175,7 +176,21 @@ async def test_memories_too_large_for_one_answer_come_cut_with_a_way_on(client: 
     found = await _call(client, "search_memory", {"query": "lantern", "limit": 12})
     assert found["truncated"] is True
     assert 0 < len(found["results"]) < 12
-    assert "cut to stay within 32 KB" in found["note"] and "ask for fewer (limit)" in found["note"]
+    assert "cut to stay within 32 KB" in found["note"] and "narrow path_filter or memory_type" in found["note"]
+
+
+async def test_a_cut_answer_names_only_what_it_holds_and_how_many_items_went(client: Client) -> None:
+    """Twelve memories of some 88,000 characters: each was shortened, then most were dropped, and the note named
+    results[5].content and results[8].content (not in the answer) while the dropping hid in "3 more cuts" (a
+    probe found it). The list's cut comes first, counted from what it had; a dropped item's text is not named."""
+    for n in range(12):
+        await _call(client, "remember", {"title": f"quokka census {n}", "content": f"quokka {n} " + "q" * 88_000})
+    found = await _call(client, "recall", {"query": "quokka census", "limit": 50})
+    kept = len(found["results"])
+    assert 0 < kept < 12 and found["truncated"] is True
+    assert f"the first {kept} of 12 items of results" in found["note"], found["note"]
+    named = {int(i) for i in re.findall(r"results\[(\d+)\]", found["note"])}
+    assert named <= set(range(kept)), found["note"]
 
 
 async def test_one_memory_too_large_for_an_answer_is_shortened_beside_the_others(client: Client) -> None:

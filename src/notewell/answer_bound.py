@@ -85,7 +85,8 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
         return " ".join(part for part in (own, CUT_NOTE.format(what=what, advice=advice)) if part)
 
     cut["note"] = note("-" * WHAT_BYTES)  # as long as the final note may be: the loop cuts to the bound itself
-    said: list[str] = []
+    lists: dict[str, tuple[int, int]] = {}  # each list cut: (items kept, items it had before any cut)
+    texts: list[tuple[str, int, int]] = []  # each text shortened: (where, characters kept, characters it had)
     long_text = budget // 4  # a text longer than this is shortened before any list loses an item
     while json_bytes(cut) > budget:
         text = max(_texts(cut), key=lambda found: json_bytes(found[3]), default=None)
@@ -95,7 +96,7 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
         if not shorten and largest is not None and largest[1]:
             name, items = largest
             keep = min(leading_items_within(cut, items, budget), len(items) - 1)  # at least one goes each turn
-            said.append(f"the first {keep} of {len(items)} items of {name}")
+            lists[name] = (keep, lists.get(name, (0, len(items)))[1])
             del items[keep:]
             continue
         if text is None or not text[3]:
@@ -104,13 +105,27 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
         over = json_bytes(cut) - budget
         kept = text_within(value, max(json_bytes(value) - over, long_text if shorten else 2))
         holder[slot] = kept
-        said.append(f"the first {len(kept):,} of {len(value):,} characters of {where}")
+        texts.append((where, len(kept), len(value)))
+    said = [f"the first {keep} of {total} items of {name}" for name, (keep, total) in lists.items()] + [
+        f"the first {kept:,} of {total:,} characters of {where}" for where, kept, total in texts
+        if not _dropped(where, lists)]  # a text shortened, then dropped with its item, is not named
     what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
     what = what or "nothing could be cut"
     if json_bytes(what) > WHAT_BYTES:  # names from the data can be long: never longer than the room kept
         what = text_within(what, WHAT_BYTES - len(" …")) + "…"
     cut["note"] = note(what)
     return cut
+
+
+def _dropped(where: str, lists: dict[str, tuple[int, int]]) -> bool:
+    """Whether the text at ``where`` (``results[5].content``) was in an item a list cut dropped."""
+    for name, (keep, _) in lists.items():
+        head = f"{name}[" if name != "the answer" else "["
+        if where.startswith(head):
+            index = where[len(head):].split("]", 1)[0]
+            if index.isdigit() and int(index) >= keep:
+                return True
+    return False
 
 
 def _keeps_more(cut: dict[str, Any], text: tuple[str, Any, Any, str], name: str, budget: int,
