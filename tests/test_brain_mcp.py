@@ -648,6 +648,6 @@ async def test_a_long_prompt_finds_its_knowledge_by_its_beginning(world: BrainWo
         for size in (1000, 1001, 8000):
             prompt = (f"Please service the {topic} today. " + "Context: the line runs two shifts. " * 300)[:size]
             started = await call(c, "brain_start_session", {"prompt": prompt, "projectId": project})
-            assert started["relevantKnowledge"]["knowledgeIds"] == [taught["id"]], size
+            assert taught["id"] in started["relevantKnowledge"]["knowledgeIds"], size  # beside other tests' items
             retrieved = await call(c, "brain_retrieve_knowledge", {"prompt": prompt})
-            assert retrieved["bundle"]["injectedIds"] == [taught["id"]], size
+            assert taught["id"] in retrieved["bundle"]["injectedIds"], size

@@ -191,6 +191,30 @@ def test_a_memory_forgotten_while_its_text_is_embedded_gets_no_vector(world: Mem
     assert (state.vectors, state.items) == (1, 1)
 
 
+def test_an_identifier_finds_that_identifier_or_nothing(world: MemoryWorld) -> None:
+    """recall of ORA-00943 found ORA-00942's memory by their shared word "ora" (a probe found it): an identifier
+    looked up finds the memories holding it, not a neighbour, by words as by meaning."""
+    alice = world.user("alice")
+    ref = world.service.remember(alice, "ORA-00942 means the table or view does not exist.",
+                                 project="apollo").memory.ref
+    world.service.remember(alice, "The ora cache warms at nine.", project="apollo")
+    embedded(world)
+    assert [r.memory.ref for r in world.service.recall(alice, "ORA-00942").results] == [ref]
+    assert [r.memory.ref for r in world.service.recall(alice, "ora-00942").results] == [ref]
+    assert world.service.recall(alice, "ORA-00943").results == []
+
+
+def test_function_words_find_nothing(world: MemoryWorld) -> None:
+    """ "how much money does ada want to earn" found "Does the council tax journey need a new form?" by its
+    "does" (a probe found it): English function words are stop words, as "the" and "how" were."""
+    alice = world.user("alice")
+    world.service.remember(alice, "Does the council tax journey need a new form?", project="apollo")
+    salary = world.service.remember(alice, "Ada asks for a salary of 70k.", project="apollo").memory.ref
+    embedded(world)
+    assert [r.memory.ref for r in world.service.recall(alice, "how much money does ada want to earn").results] \
+        == [salary]
+
+
 USERS = ("alice", "bob", "carol", "sam", "ada")
 
 
@@ -340,7 +364,7 @@ def test_fusion_keeps_every_word_match_and_only_close_meanings(words: dict[int, 
     kept = {f.item for f in fused}
     assert set(words) <= kept
     assert kept - set(words) == {k for k, s in near.items() if k not in words and s >= hybrid.MEANING_MIN}
-    exact = hybrid.fuse(hits, lambda h: h[1], lambda h: h[0], nearest, lambda k: k, exact=True)
+    exact = hybrid.fuse(hits, lambda h: h[1], lambda h: h[0], nearest, lambda k: k, exact="E4013")
     assert {f.item for f in exact} == set(words)  # one identifier asked: what words found, nothing near it
     assert all(0.0 <= f.relevance <= 1.0 for f in fused)
     assert [f.relevance for f in fused] == sorted((f.relevance for f in fused), reverse=True)

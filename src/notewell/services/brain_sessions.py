@@ -297,7 +297,7 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
                 if self.meaning is not None else [])
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=len(terms) == 1,
-                     exact=identifier(query))
+                     exact=query if identifier(query) else None)  # words found it in its text or its events
         scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
             _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4), tuple(f.matched), f.similarity)
             for f in fused]

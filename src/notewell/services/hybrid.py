@@ -69,11 +69,16 @@ def meaning_relevance(similarity: float) -> float:
 
 def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[H], T],
          near: Sequence[Nearest[T]], key: Callable[[T], Hashable], *, lookup: bool = False,
-         exact: bool = False) -> list[Fused[T, H]]:
+         exact: str | None = None, text_of: Callable[[H], str] | None = None) -> list[Fused[T, H]]:
     """The candidates of both searches, each once, with their fused relevance, best first (then by key).
     ``lookup``: the query is one word; when words found it, candidates of meaning alone are left out (a file
-    name or an identifier that full text answers has no neighbours worth showing). ``exact``: the query is one
-    identifier (``identifier``); candidates of meaning alone are left out whatever words found."""
+    name or an identifier that full text answers has no neighbours worth showing). ``exact``: the query when it
+    is one identifier (``identifier``): candidates of meaning alone are left out whatever words found, and so
+    are those of words whose text (``text_of``) does not hold the identifier (case folded): the tolerant word
+    search found ORA-00942 for ORA-00943 by their shared "ora", and a code looked up wants that code or nothing."""
+    if exact and text_of is not None:
+        needle = exact.strip().casefold()
+        hits = [h for h in hits if needle in text_of(h).casefold()]
     best = max((relevance(h) for h in hits), default=0.0) or 1.0
     words = {key(item_of(h)): (h, relevance(h) / best) for h in hits}
     if not near:  # meaning off, or nothing in scope embedded yet: words alone, weighed as they always were

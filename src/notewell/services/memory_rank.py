@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from notewell.errors import InvalidArgument
 from notewell.fold import fold
+from notewell.records.memories import MemoryRecord
 from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.timestamps import parse_iso
 
@@ -36,9 +37,12 @@ MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 # Dropped from tolerant queries (never from strict ones) when other terms remain: they match almost
 # every memory and only slow the ranking down.
-_STOP_WORDS_TEXT = (
-    "a an and are as at be but by for from has have how i if in into is it its of on or that the their then "
-    "there these this to was we were what when where which who why will with you your"
+_STOP_WORDS_TEXT = (  # English function words: a question's "does" or "much" matched every memory holding one
+    "a about after again all also am an and any are as at be because been before being both but by can could "
+    "did do does doing during each for from had has have he her here him his how i if in into is it its just "
+    "may me might more most much must my of on once only or other our ours over own same shall she should so "
+    "some such than that the their them then there these they this those through to too under until up us very "
+    "was we were what when where which while who whom why will with would you your"
 )
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
 
@@ -91,3 +95,9 @@ def blend(relevance: float, created: str, memory_type: str, now: datetime, *, pr
     if prefer_working and memory_type == "working":
         score += fresh
     return score
+
+
+def record_text(record: MemoryRecord) -> str:
+    """What the tolerant word search reads of a memory (and of a taught item, kept as one): its title, text,
+    tags and path, as one text."""
+    return "\n".join((record.title, record.content, " ".join(record.tags), record.path))
