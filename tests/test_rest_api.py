@@ -260,7 +260,8 @@ def test_memory_searches_and_context(rest: RestWorld) -> None:
     assert rest.refs["superseded"] not in [r["memory"]["ref"] for r in tolerant["results"]]
     homed = rest.get("/memories/recall?q=pricing&pathFilter=~alice", "alice_rw").json()
     assert {r["memory"]["project"] for r in homed["results"]} == {HOME}
-    assert problem(rest.get("/memories/recall?q=pricing&pathFilter=handbook", "alice_rw"), 403)
+    outside = problem(rest.get("/memories/recall?q=pricing&pathFilter=handbook", "alice_rw"), 403)
+    assert outside["field"] == "pathFilter" and outside["detail"].startswith("pathFilter: scope divergence"), outside
     pack = rest.get("/memories/context?q=pricing&maxTokens=60", "alice_rw").json()
     assert pack["tokensUsed"] <= 60 and pack["items"] and pack["maxTokens"] == 60
     # the wider filters narrow the searches too: author, token, tags, creation time

@@ -88,16 +88,14 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, MissingScope):
         return problem(403, text, scope=exc.scope)
     if isinstance(exc, Forbidden):
-        return problem(403, text, field=exc.field)
+        detail, field = _as_requested(exc, text)
+        return problem(403, detail, field=field)
     if isinstance(exc, NotFound):
         return problem(404, text)
     if isinstance(exc, Unavailable):
         return problem(503, text, headers={"Retry-After": str(exc.retry_after_s)})
     if isinstance(exc, InvalidArgument):
-        field = exc.field if isinstance(exc, UnknownParameter) else _request_name(exc.field)
-        detail = text
-        if field != exc.field and detail.startswith(f"{exc.field}:"):
-            detail = field + detail[len(exc.field):]
+        detail, field = _as_requested(exc, text)
         return problem(400, detail, field=field)
     if isinstance(exc, VersionConflict):  # If-Match named a version the document no longer has
         return problem(412, text, field="If-Match", headers={"ETag": f'"{exc.current_version}"'}
@@ -121,6 +119,16 @@ def spelled(**request_names: str) -> Iterator[None]:
             raise
         detail = exc.detail if isinstance(exc, InvalidArgument) else str(exc).split(f"{field}: ", 1)[-1]
         raise InvalidArgument(name, detail, remedy=exc.remedy) from None
+
+
+def _as_requested(exc: NotewellError, text: str) -> tuple[str, str | None]:
+    """The refusal's text and field with the field spelt as the request spells it (pathFilter, not path_filter)."""
+    if exc.field is None:
+        return text, None
+    field = exc.field if isinstance(exc, UnknownParameter) else _request_name(exc.field)
+    if field != exc.field and text.startswith(f"{exc.field}:"):
+        text = field + text[len(exc.field):]
+    return text, field
 
 
 def _request_name(field: str) -> str:

@@ -58,6 +58,6 @@ def location_filter(path_filter: str | None, readable: Sequence[str]) -> Locatio
 
 
 def divergence(why: str, readable: Sequence[str]) -> ScopeDivergence:
-    return ScopeDivergence(f"path_filter: scope divergence: {why}; start path_filter with one of them "
+    return ScopeDivergence(f"scope divergence: {why}; start path_filter with one of them "
                            f"({', '.join(readable) or 'none'}), e.g. {(list(readable) or ['project'])[0]}/decisions, "
-                           "or drop it")
+                           "or drop it", field="path_filter")
