@@ -74,3 +74,14 @@ def test_memory_answers_name_their_documents(tmp_path: Path) -> None:
     pack = json.loads(run_cli("memory", "context", "deploys", *base, "--json").stdout)
     assert pack["items"][0]["documents"] == ["apollo/plan.md"]
     assert pack["items"][0]["label"].endswith(" · about apollo/plan.md")
+
+
+def test_recall_says_when_it_found_by_words_only(tmp_path: Path) -> None:
+    """With meaning off, MCP's recall says so in its note and REST's in wordsOnly; the CLI said nothing."""
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n", "notewell.toml": "semantic = false\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    assert run_cli("memory", "add", "Deploys happen on Tuesdays.", "--project", "apollo", *base).exit_code == 0
+    said = json.loads(run_cli("memory", "recall", "deploy", *base, "--json").stdout)
+    assert said["wordsOnly"] == "semantic = false in notewell.toml" and len(said["results"]) == 1
+    assert "found by words only: semantic = false" in run_cli("memory", "recall", "deploy", *base).stderr

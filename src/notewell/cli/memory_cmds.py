@@ -42,16 +42,18 @@ def _front_matter(mem: m.Memory) -> dict[str, object]:
 
 
 def _show(found: m.MemorySearch, json_out: bool) -> None:
+    words_only = f"; found by words only: {found.words_only}" if found.words_only else ""
     if json_out:
         print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
+                    **({"wordsOnly": found.words_only} if found.words_only else {}),
                     "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why,
                                  "documents": list(r.documents)} for r in found.results]})
         return
     # a ref is never cut: it is what `memory forget` takes
     show_rows([Col("ref", whole=True), Col("location", whole=True), Col("type"), Col("title"), Col("why")],
               [(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why) for r in found.results],
-              empty=f"No results for {found.query!r} ({found.mode} matching)",
-              note=f"{len(found.results)} result(s), {found.mode} matching")
+              empty=f"No results for {found.query!r} ({found.mode} matching{words_only})",
+              note=f"{len(found.results)} result(s), {found.mode} matching{words_only}")
 
 
 @memory_app.command("add")
