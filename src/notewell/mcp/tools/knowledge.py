@@ -131,6 +131,20 @@ _BRAIN_HIT = s.View({
 })
 
 
+def _page(args: Arguments, name: str, items: list[JsonObject], again: str) -> JsonObject:
+    """The page of ``items`` from the call's offset that fits the answer's bound, as ``name``; when more follow,
+    ``truncated`` and a note naming the offset of the next (``again``: how to call for it, up to that offset)."""
+    offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
+    out: JsonObject = {name: items[offset:]}
+    fits = max(leading_items_within(out, out[name], PAGE_BYTES_MAX), 1)  # one at least: a pager always moves on
+    if fits < len(items) - offset:  # (the door shortens a single item's texts)
+        del out[name][fits:]
+        following = offset + fits
+        out["truncated"] = True
+        out["note"] = f"{name.capitalize()} {offset + 1}-{following} of {len(items)}; more follow: {again} {following}."
+    return out
+
+
 def _scope_refusal(tool: str) -> str:
     return _SCOPE_REFUSAL.format(tool=tool)
 
@@ -167,17 +181,9 @@ _BRAIN_NARROWER = "Make the query narrower, or leave out includeParents."  # the
 
 def _list_projects(svc: KnowledgeService) -> ToolSpec:
     def list_projects(ctx: CallContext, args: Arguments) -> JsonObject:
-        offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
         projects = svc.projects_with_counts(ctx.principal)
-        out: JsonObject = {"projects": [dump(record_model(ProjectInfo), p) for p in projects[offset:]]}
-        fits = max(leading_items_within(out, out["projects"], PAGE_BYTES_MAX), 1)  # one at least: a pager moves on
-        if fits < len(projects) - offset:
-            del out["projects"][fits:]
-            following = offset + fits
-            out["truncated"] = True
-            out["note"] = (f"Projects {offset + 1}-{following} of {len(projects)}; more follow: call listProjects "
-                           f"again with offset {following}.")
-        return out
+        return _page(args, "projects", [dump(record_model(ProjectInfo), p) for p in projects],
+                     "call listProjects again with offset")
 
     return ToolSpec(
         name="listProjects", title="List the projects",
@@ -344,17 +350,9 @@ def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
 
 def _list_brains(svc: KnowledgeService) -> ToolSpec:
     def list_brains(ctx: CallContext, args: Arguments) -> JsonObject:
-        offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
         brains = svc.list_brains(ctx.principal, args.string("project"))
-        out: JsonObject = {"brains": [_brain_dict(b) for b in brains[offset:]]}
-        fits = max(leading_items_within(out, out["brains"], PAGE_BYTES_MAX), 1)  # one brain at least, so a pager
-        if fits < len(brains) - offset:  # always moves on (the door shortens its texts)
-            del out["brains"][fits:]
-            following = offset + fits
-            out["truncated"] = True
-            out["note"] = (f"Brains {offset + 1}-{following} of {len(brains)}; more follow: call listBrains again "
-                           f"with the same project and offset {following}.")
-        return out
+        return _page(args, "brains", [_brain_dict(b) for b in brains],
+                     "call listBrains again with the same project and offset")
 
     return ToolSpec(
         name="listBrains", title="List the brains",
