@@ -65,7 +65,7 @@ TWINS = [
     Twin("getBrain", (P, "parent", "anyOf", 0), "BrainInfo", **BRAIN_REF),
     Twin("getBrain", (P, "subBrains", "items"), "BrainInfo", **BRAIN_REF),
     Twin("getBrain", (P, "documents", "items"), "BrainDocument"),
-    Twin("searchBrain", (), "BrainHitList", renamed={"results": "hits"}, omitted=frozenset({"complete"}),
+    Twin("searchBrain", (), "BrainHitList", renamed={"results": "hits"}, omitted=frozenset({"complete", "scanned"}),
          added=frozenset({"note"})),
     Twin("searchBrain", (P, "results", "items"), "BrainHit"),
     Twin("brain_list_projects", (P, "projects", "items"), "BrainProject", omitted=BRAIN_PROJECT_INTERNALS),

@@ -16,6 +16,7 @@ from notewell.access.authorization import Authorization
 from notewell.access.own_tokens import OwnTokenService
 from notewell.access.sign_in import SignInService
 from notewell.config import Settings, load_settings
+from notewell.errors import NotewellError
 from notewell.search.engine import SearchEngine
 from notewell.services.autoskill import AUTOSKILL
 from notewell.services.backups import BackupService
@@ -42,6 +43,7 @@ from notewell.services.portability import PortabilityService
 from notewell.services.servers import ServerRegistry
 from notewell.store import Store, open_store
 from notewell.store.leadership import open_leadership
+from notewell.store.new_store import NewStore, before_opening
 from notewell.store.note_lease import open_note_lease
 
 
@@ -138,3 +140,13 @@ def open_runtime(vault: str | None = None, db: str | None = None, *, create: boo
     """``create=False``: a missing SQLite index is an error (commands that only read, such as search)."""
     settings = load_settings(vault, db)
     return build_runtime(settings, open_store(settings.db, create=create))
+
+
+def store_place(vault: str | None = None, db: str | None = None) -> NewStore | None:
+    """The place of the store ``vault`` and ``db`` name, as it is before a command opens it, so that a command
+    that fills a new store and fails can take away what it made (store/new_store.py); None when the settings do
+    not load (opening reports why)."""
+    try:
+        return before_opening(load_settings(vault, db).db)
+    except NotewellError:
+        return None

@@ -12,10 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from notewell.config import load_settings
 from notewell.errors import NotewellError, Remedy
-from notewell.runtime import Runtime, open_runtime
-from notewell.store.new_store import before_opening
+from notewell.runtime import Runtime, open_runtime, store_place
 
 app = typer.Typer(
     name="notewell",
@@ -107,11 +105,7 @@ def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Call
     (store/new_store.py): an empty store where none was would be taken for the result. A store that was there is
     left as it was, and so is a new one once the command calls the callable it is given (the filling done, what
     follows may fail)."""
-    try:
-        target = load_settings(vault, db).db
-    except NotewellError:  # the runtime reports it
-        target = None
-    place = None if target is None else before_opening(target)
+    place = store_place(vault, db)
     filled = False
 
     def keep() -> None:

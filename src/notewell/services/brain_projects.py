@@ -113,8 +113,8 @@ def ensure_named(repo: BrainRepository, p: Principal, name: str, framework: str 
         return found, False
     if repo.personal_project_count(p.user_id) >= MAX_PERSONAL_PROJECTS:
         raise BrainValidation(field, f"you have {MAX_PERSONAL_PROJECTS} personal projects, the most one person may "
-                                     "have; name one of them (brain_list_projects), or delete an empty one "
-                                     "(DELETE /api/v1/brain-projects/{id})")
+                                     "have; name one of them, or delete an empty one first",
+                              remedy="list-brain-projects")
     home = p.home_project
     base = slugify(name)
     for _ in range(5):  # another request may take the same slug meanwhile

@@ -99,8 +99,7 @@ class ScopePart:
         self._require_home(p, DELETE_PROJECT)
         record = self.brain.project(project_id)
         if record is None or record.owner_user_id != p.user_id:
-            raise BrainNotFound(f"{project_id!r} is not one of your personal projects (brain_list_projects, or "
-                                "GET /api/v1/brain-projects, names them)")
+            raise BrainNotFound(f"{project_id!r} is not one of your personal projects", remedy="list-brain-projects")
         held = {kind: n for kind, n in self.brain.project_holdings(project_id).items() if n}
         if held or not self.brain.delete_empty_project(project_id):
             held = held or {kind: n for kind, n in self.brain.project_holdings(project_id).items() if n}
