@@ -651,3 +651,23 @@ async def test_a_long_prompt_finds_its_knowledge_by_its_beginning(world: BrainWo
             assert taught["id"] in started["relevantKnowledge"]["knowledgeIds"], size  # beside other tests' items
             retrieved = await call(c, "brain_retrieve_knowledge", {"prompt": prompt})
             assert taught["id"] in retrieved["bundle"]["injectedIds"], size
+
+
+async def test_a_token_bound_to_a_home_opens_sessions_and_teaches_there(world: BrainWorld, url: str) -> None:
+    """A home (~handle) is a brain project of its own for a token bound to it, and not a row of brain_projects:
+    the guard that keeps a deleted personal project from taking writes must let it be (a review found every
+    write into a home refused as "deleted meanwhile")."""
+    from notewell.access.principal import LOCAL_OWNER
+
+    handle = unique("hana")
+    access = world.runtime.administration
+    access.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
+    world.runtime.indexing.sync()  # the home's folder
+    token = access.mint_token(LOCAL_OWNER, f"{handle}@example.test", ["sessions"], project_id=f"~{handle}").secret
+    async with connect(url, token) as c:
+        taught = await call(c, "brain_teach_knowledge", {"trigger": "when filing expenses", "type": "reflex",
+                                                         "rule": "attach the receipt first"})
+        assert taught["projectId"] == f"~{handle}" and taught["created"] is True
+        started = await call(c, "brain_start_session", {"prompt": "file the expenses"})
+        assert started["projectId"] == f"~{handle}"
+        assert taught["id"] in started["relevantKnowledge"]["knowledgeIds"]

@@ -146,10 +146,11 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
             return gone is not None
 
     def _hold_project(self, conn: Any, brain_project: str) -> None:
-        """Inside a write into ``brain_project``: a personal project (under a home) still exists, and stays so
-        until the write commits (delete_empty_project waits); Conflict when it was deleted meanwhile. An
-        ordinary project is not a row of brain_projects."""
-        if brain_project.startswith(HOME_PREFIX) and conn.execute(
+        """Inside a write into ``brain_project``: a personal project (``~handle/slug``) still exists, and stays
+        so until the write commits (delete_empty_project waits); Conflict when it was deleted meanwhile. An
+        ordinary project, and a home itself (``~handle``: a token bound to it, a meeting note's items), is not a
+        row of brain_projects."""
+        if brain_project.startswith(HOME_PREFIX) and "/" in brain_project and conn.execute(
                 f"SELECT 1 FROM brain_projects WHERE id = ?{self.dialect.share_lock}", (brain_project,)).fetchone() \
                 is None:
             raise Conflict(f"the brain project {brain_project} was deleted meanwhile; name another project, or "
