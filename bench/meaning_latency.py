@@ -76,13 +76,13 @@ def add_vectors(store: Store, rt: Runtime, embed: int) -> None:
     while claimed := store.meaning.claim("9998", "9999", 10_000):
         jobs += claimed
     synthetic = jobs[embed:]  # the first --embed rows stay queued for the model
-    store.meaning.all_due()
     vectors = np.random.default_rng(SEED).standard_normal((len(synthetic), DIMENSIONS)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     for start in range(0, len(synthetic), 5000):
         chunk = synthetic[start:start + 5000]
         store.meaning.done(MODEL_ID, [(j.kind, j.item_id, to_half(v)) for j, v in
-                                      zip(chunk, vectors[start:start + 5000], strict=True)], [])
+                                      zip(chunk, vectors[start:start + 5000], strict=True)], [], "9999")
+    store.meaning.all_due()  # the rows left, leased above, due for the model now
     if index:
         assert isinstance(store, PostgresStore)
         start = time.perf_counter()

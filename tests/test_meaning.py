@@ -185,10 +185,32 @@ def test_a_memory_forgotten_while_its_text_is_embedded_gets_no_vector(world: Mem
     world.service.forget(alice, gone, "wrong")
     world.service.remember(alice, "Our acquisition target is now Harbor Lines.", project="apollo", supersedes=old)
     vector = np.ones(DIMENSIONS, dtype=np.float16).tobytes()
-    store.done(MODEL_ID, [(job.kind, job.item_id, vector) for job in claimed], [])
+    store.done(MODEL_ID, [(job.kind, job.item_id, vector) for job in claimed], [], "2999-01-01T00:00:00Z")
     embedded(world)  # the superseding memory's own vector; the two taken away stay out
     state = world.rt.meaning.state()
     assert (state.vectors, state.items) == (1, 1)
+
+
+def test_a_runner_whose_lease_ran_out_leaves_the_newer_vector_in_place(world: MemoryWorld) -> None:
+    """Runner A claims an item; its lease runs out and runner B claims it again; A's late write must not take
+    the row off the queue as if it were its own, nor B's be skipped as if the item were gone (a review found
+    both: the newer vector was lost). Each runner takes off only the rows still holding its lease."""
+    alice = world.user("alice")
+    world.service.remember(alice, DEPLOY, project="apollo")
+    store = world.store.meaning
+    [job] = store.claim("2000-01-01T00:00:00Z", "2000-01-01T00:00:30Z", 5)  # A: a lease that has run out
+    assert [j.item_id for j in store.claim("2000-01-01T00:01:00Z", "2999-01-01T00:00:00Z", 5)] == [job.item_id]
+    old = np.zeros(DIMENSIONS, dtype=np.float16)
+    old[0] = 1
+    new = np.zeros(DIMENSIONS, dtype=np.float16)
+    new[1] = 1
+    store.done(MODEL_ID, [(job.kind, job.item_id, old.tobytes())], [], "2000-01-01T00:00:30Z")  # A, late
+    assert world.rt.meaning.state().queued == 1  # B still holds it
+    store.done(MODEL_ID, [(job.kind, job.item_id, new.tobytes())], [], "2999-01-01T00:00:00Z")  # B
+    with store.sql.reading() as conn:
+        [(vector,)] = conn.execute("SELECT vector FROM vectors WHERE kind = ? AND item_id = ?",
+                                   (job.kind, job.item_id)).fetchall()
+    assert bytes(vector) == new.tobytes() and world.rt.meaning.state().queued == 0
 
 
 def test_an_identifier_finds_that_identifier_or_nothing(world: MemoryWorld) -> None:
@@ -200,8 +222,14 @@ def test_an_identifier_finds_that_identifier_or_nothing(world: MemoryWorld) -> N
     world.service.remember(alice, "The ora cache warms at nine.", project="apollo")
     embedded(world)
     assert [r.memory.ref for r in world.service.recall(alice, "ORA-00942").results] == [ref]
-    assert [r.memory.ref for r in world.service.recall(alice, "ora-00942").results] == [ref]
+    for asked in ("ora-00942", "`ORA-00942`", '"ORA-00942".', "ora_00942"):  # as the word index reads them
+        assert [r.memory.ref for r in world.service.recall(alice, asked).results] == [ref], asked
     assert world.service.recall(alice, "ORA-00943").results == []
+    spaced = world.service.remember(alice, "Café_ID mismatch: the ORA\u201100942 of the night run.",
+                                    project="apollo").memory.ref
+    embedded(world)
+    assert spaced in [r.memory.ref for r in world.service.recall(alice, "cafe_id").results]
+    assert {r.memory.ref for r in world.service.recall(alice, "ORA-00942").results} == {ref, spaced}
 
 
 def test_function_words_find_nothing(world: MemoryWorld) -> None:
@@ -416,7 +444,7 @@ def _scoped_world(url: str, tmp_path: Path, hidden: int, shown: int) -> tuple[Me
     with w.store.meaning.sql.reading() as conn:
         private = {int(i): p is not None for i, p in conn.execute("SELECT id, private_to FROM memories").fetchall()}
     vectors = {i: to_half(_unit(rng, 0.9 if p else rng.uniform(0.2, 0.7))) for i, p in private.items()}
-    w.store.meaning.done(MODEL_ID, [("memory", i, v) for i, v in vectors.items()], [])
+    w.store.meaning.done(MODEL_ID, [("memory", i, v) for i, v in vectors.items()], [], "9999")
     with w.store.meaning.sql.transaction() as conn:
         conn.execute("ANALYZE memories")  # as autovacuum does after a bulk write: the planner then knows the sizes
         conn.execute("ANALYZE vectors")

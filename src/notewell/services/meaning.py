@@ -164,7 +164,8 @@ class MeaningService:
         model = self.embedder()
         if model is None:
             return 0
-        jobs = self.store.meaning.claim(_at(), _at(LEASE_SECONDS), batch)
+        lease = _at(LEASE_SECONDS)
+        jobs = self.store.meaning.claim(_at(), lease, batch)
         if not jobs:
             return 0
         present = [j for j in jobs if j.text]
@@ -173,10 +174,10 @@ class MeaningService:
             vectors = model.embed([j.text for j in present])
         except Exception as exc:  # the model failed on this batch: retry it later, log it, keep running
             self._fail(present, exc)
-            self.store.meaning.done(MODEL_ID, [], gone)
+            self.store.meaning.done(MODEL_ID, [], gone, lease)
             return len(gone)
         made = [(j.kind, j.item_id, to_half(v)) for j, v in zip(present, vectors, strict=True)]
-        self.store.meaning.done(MODEL_ID, made, gone)
+        self.store.meaning.done(MODEL_ID, made, gone, lease)
         return len(jobs)
 
     def _fail(self, jobs: list[Job], exc: Exception) -> None:

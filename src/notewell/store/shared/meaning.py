@@ -72,8 +72,9 @@ QUEUE_ITEM = ("INSERT INTO embedding_queue (kind, item_id, attempts, next_at) VA
 
 def drop_vector(conn: Executor, kind: str, item_id: int) -> None:
     """Take an item out of the vector path (forgotten, superseded), in the caller's transaction."""
-    conn.execute("DELETE FROM vectors WHERE kind = ? AND item_id = ?", (kind, item_id))
+    # the queue row first, as done() locks it before it writes the vector: one order, no deadlock
     conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
+    conn.execute("DELETE FROM vectors WHERE kind = ? AND item_id = ?", (kind, item_id))
 
 
 def _memory_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
@@ -123,23 +124,24 @@ class SqlMeaning:
                 texts[kind] = reader(conn, ids) if ids else {}
         return [Job(str(k), int(i), int(a), texts.get(str(k), {}).get(int(i), "")) for k, i, a in rows]
 
-    def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]]) -> None:
-        """Write each vector and take its item off the queue; ``gone``: items that no longer exist.
+    def done(self, model: str, vectors: Sequence[tuple[str, int, bytes]], gone: Sequence[tuple[str, int]],
+             lease: str) -> None:
+        """Write each vector and take its item off the queue; ``gone``: items that no longer exist; ``lease``: the
+        lease the batch was claimed with (``claim``'s ``lease_until``).
 
         An item whose queue row went while its text was embedded was forgotten or superseded meanwhile
         (drop_vector takes both away in the forgetting transaction): its vector is not written, or it would
-        come back into the store for good. One queued again meanwhile (its lease reset: a closed session's
-        text changed) gets the vector made, and stays queued for the new text."""
+        come back into the store for good. An item whose row holds another lease now (queued again because its
+        text changed, or claimed again by another runner after this lease ran out) gets the vector made, and its
+        row is left to whoever holds it: the newer text is embedded after, and its vector written last."""
         with self.sql.transaction() as conn:
-            kept: list[tuple[str, int, bytes]] = []
-            again: set[tuple[str, int]] = set()
-            for kind, item_id, vector in vectors:
+            leases: dict[tuple[str, int], str] = {}
+            for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
                 row = conn.execute(f"SELECT next_at FROM embedding_queue WHERE kind = ? AND item_id = ?{self.sql.lock}",
                                    (kind, item_id)).fetchone()
                 if row is not None:
-                    kept.append((kind, item_id, vector))
-                    if row[0] == "":
-                        again.add((kind, item_id))
+                    leases[(kind, item_id)] = row[0]
+            kept = [(kind, item_id, vector) for kind, item_id, vector in vectors if (kind, item_id) in leases]
             if kept:
                 gen = conn.execute("UPDATE meaning_generation SET value = value + 1 WHERE id = 1"
                                    " RETURNING value").fetchone()[0]
@@ -149,8 +151,8 @@ class SqlMeaning:
                              " vector = excluded.vector, gen = excluded.gen", (kind, item_id, model, vector, gen))
             if self.index is not None:
                 self.index.write(conn, kept)
-            for kind, item_id in [*((k, i) for k, i, _ in kept), *gone]:
-                if (kind, item_id) not in again:
+            for (kind, item_id), held in leases.items():
+                if held == lease:
                     conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
 
     def failed(self, jobs: Sequence[Job], error: str, next_at: str) -> None:
