@@ -26,7 +26,7 @@ from notewell.services.brain_limits import (
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
 from notewell.services.hybrid import Fused, fuse, identifier
-from notewell.services.memory_rank import record_text, tolerant_query_terms
+from notewell.services.memory_rank import one_word, record_text, tolerant_query_terms
 from notewell.timestamps import now_iso
 
 STYLE_LABELS = 5  # frameworks and languages on the peer card
@@ -41,6 +41,8 @@ def lookup_text(prompt: str) -> str:
     if len(prompt) <= MAX_QUERY_CHARS:
         return prompt
     head = prompt[:MAX_QUERY_CHARS]
+    if prompt[MAX_QUERY_CHARS].isspace() or head[-1].isspace():  # the cut falls between words already
+        return head
     words = head.rsplit(None, 1)
     return words[0] if len(words) == 2 else head
 
@@ -89,7 +91,7 @@ class RetrievalPart(ScopePart):
         near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
         hits = self.store.memories.tolerant(query)  # while the nearest are found
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
-                     lookup=len(query.terms) == 1, exact=text if identifier(text) else None,
+                     lookup=one_word(text), exact=text if identifier(text) else None,
                      text_of=lambda h: record_text(h.record))
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)

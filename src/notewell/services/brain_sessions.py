@@ -48,7 +48,7 @@ from notewell.services.brain_scope import OWN_KNOWLEDGE, USE
 from notewell.services.hybrid import fuse, identifier
 from notewell.services.jobs import LEASE_SECONDS, JobKind, Step, run_job, utc_now
 from notewell.services.kea import EXTRACT, Funnel, KeaPart, extract_payload
-from notewell.services.memory_rank import tolerant_query_terms
+from notewell.services.memory_rank import one_word, tolerant_query_terms
 from notewell.timestamps import iso, now_iso, parse_iso
 
 _IDENTIFIER = re.compile(rf"^[A-Za-z0-9_.:-]{{1,{IDENTIFIER_MAX_CHARS}}}$")
@@ -296,7 +296,7 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates)
         near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
                 if self.meaning is not None else [])
-        fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=len(terms) == 1,
+        fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=one_word(query),
                      exact=query if identifier(query) else None)  # words found it in its text or its events
         scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
             _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4), tuple(f.matched), f.similarity)

@@ -23,10 +23,12 @@ comparison): this blend gave the best top-3 without losing a single exact-identi
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from notewell.fold import fold
 from notewell.store.vector_search import Nearest
 
 SIMILARITY_FLOOR = 0.30
@@ -38,6 +40,8 @@ RRF_K = 60
 # what codes and names have and words do not: an inner underscore, camelCase, a capital then digits (E4013,
 # ORA-00942), three digits (404), a leading dash (--track-origins), a dotted extension (README.md, Foo::bar)
 _IDENTIFIER = re.compile(r"\S*(?:\w_\w|[a-z][A-Z]|[A-Z]-?\d|\d{3}|::)\S*|--?\w\S*|\S+\.[A-Za-z][A-Za-z0-9]{0,7}")
+
+_WORDS = re.compile(r"[^\W_]+")
 
 T = TypeVar("T")
 H = TypeVar("H")
@@ -63,6 +67,22 @@ def identifier(query: str) -> bool:
     return _IDENTIFIER.fullmatch(query.strip()) is not None
 
 
+def identifier_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` as the word index reads them, for telling whether a text holds an identifier:
+    accents dropped (NFKD), case folded, any other character a separator ("ORA-00942", "`ora_00942`" and
+    "ORA 00942" are the same two words; a code wrapped in backticks or quotes is the code)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return tuple(_WORDS.findall(fold(plain)))
+
+
+def _holds(words: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """Whether ``wanted`` runs, word after word, somewhere in ``words``."""
+    if not wanted:
+        return True
+    n = len(wanted)
+    return any(words[i:i + n] == wanted for i, w in enumerate(words) if w == wanted[0])
+
+
 def meaning_relevance(similarity: float) -> float:
     return min(1.0, max(0.0, (similarity - SIMILARITY_FLOOR) / (SIMILARITY_FULL - SIMILARITY_FLOOR)))
 
@@ -77,8 +97,8 @@ def fuse(hits: Sequence[H], relevance: Callable[[H], float], item_of: Callable[[
     are those of words whose text (``text_of``) does not hold the identifier (case folded): the tolerant word
     search found ORA-00942 for ORA-00943 by their shared "ora", and a code looked up wants that code or nothing."""
     if exact and text_of is not None:
-        needle = exact.strip().casefold()
-        hits = [h for h in hits if needle in text_of(h).casefold()]
+        wanted = identifier_words(exact)
+        hits = [h for h in hits if _holds(identifier_words(text_of(h)), wanted)]
     best = max((relevance(h) for h in hits), default=0.0) or 1.0
     words = {key(item_of(h)): (h, relevance(h) / best) for h in hits}
     if not near:  # meaning off, or nothing in scope embedded yet: words alone, weighed as they always were

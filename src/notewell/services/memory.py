@@ -49,7 +49,7 @@ from notewell.services.memory_checks import (
     default_title,
 )
 from notewell.services.memory_documents import document_ties, readable_ties
-from notewell.services.memory_rank import blend, query_terms, record_text, tolerant_query_terms
+from notewell.services.memory_rank import blend, one_word, query_terms, record_text, tolerant_query_terms
 from notewell.services.recall_documents import RecalledMemory, memory_label, recall_documents
 from notewell.store.base import Store
 from notewell.timestamps import now_iso
@@ -358,7 +358,7 @@ class MemoryService:
         near = self.meaning.nearest_memories_ahead(chosen, query) if self.meaning is not None else list
         hits = self.memories.tolerant(chosen)  # while the nearest are found
         found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
-                     lookup=len(terms) == 1, exact=query if identifier(query) else None,
+                     lookup=one_word(query), exact=query if identifier(query) else None,
                      text_of=lambda h: record_text(h.record))
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),

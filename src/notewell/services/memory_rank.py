@@ -38,11 +38,12 @@ _WORD = re.compile(r"[^\W_]+")
 # Dropped from tolerant queries (never from strict ones) when other terms remain: they match almost
 # every memory and only slow the ranking down.
 _STOP_WORDS_TEXT = (  # English function words: a question's "does" or "much" matched every memory holding one
-    "a about after again all also am an and any are as at be because been before being both but by can could "
-    "did do does doing during each for from had has have he her here him his how i if in into is it its just "
-    "may me might more most much must my of on once only or other our ours over own same shall she should so "
-    "some such than that the their them then there these they this those through to too under until up us very "
-    "was we were what when where which while who whom why will with would you your"
+    # (not "can", "us", "may", "any", "up", "more": the CAN bus, us-east-1, May, TypeScript's any, compose up)
+    "a about after again all also am an and are as at be because been before being both but by could did do "
+    "does doing during each for from had has have he her here him his how i if in into is it its just me might "
+    "most much must my of on once only or other our ours over own same shall she should so some such than that "
+    "the their them then there these they this those through to too under until very was we were what when "
+    "where which while who whom why will with would you your"
 )
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
 
@@ -101,3 +102,9 @@ def record_text(record: MemoryRecord) -> str:
     """What the tolerant word search reads of a memory (and of a taught item, kept as one): its title, text,
     tags and path, as one text."""
     return "\n".join((record.title, record.content, " ".join(record.tags), record.path))
+
+
+def one_word(query: str) -> bool:
+    """Whether ``query`` is a single word, stop words counted ("why does it crash" is not "crash": a lookup of
+    one word leaves out what meaning alone finds, a question does not)."""
+    return len(_WORD.findall(fold(query))) == 1
