@@ -86,7 +86,7 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
 
     cut["note"] = note("-" * WHAT_BYTES)  # as long as the final note may be: the loop cuts to the bound itself
     lists: dict[str, tuple[int, int]] = {}  # each list cut: (items kept, items it had before any cut)
-    texts: list[tuple[str, int, int]] = []  # each text shortened: (where, characters kept, characters it had)
+    texts: dict[str, tuple[int, int]] = {}  # each text shortened: where -> (characters kept, characters it had)
     long_text = budget // 4  # a text longer than this is shortened before any list loses an item
     while json_bytes(cut) > budget:
         text = max(_texts(cut), key=lambda found: json_bytes(found[3]), default=None)
@@ -105,9 +105,9 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
         over = json_bytes(cut) - budget
         kept = text_within(value, max(json_bytes(value) - over, long_text if shorten else 2))
         holder[slot] = kept
-        texts.append((where, len(kept), len(value)))
+        texts[where] = (len(kept), texts.get(where, (0, len(value)))[1])  # shortened twice: counted from the first
     said = [f"the first {keep} of {total} items of {name}" for name, (keep, total) in lists.items()] + [
-        f"the first {kept:,} of {total:,} characters of {where}" for where, kept, total in texts
+        f"the first {kept:,} of {total:,} characters of {where}" for where, (kept, total) in texts.items()
         if not _dropped(where, lists)]  # a text shortened, then dropped with its item, is not named
     what = ", ".join(said[:3]) + (f" and {len(said) - 3} more cuts" if len(said) > 3 else "")
     what = what or "nothing could be cut"

@@ -153,7 +153,7 @@ def _brain_dict(b: BrainInfo) -> JsonObject:
     return dump(record_model(BrainInfo), b)
 
 
-def _hits_dict(result: HitList, narrower: str) -> JsonObject:
+def _hits_dict(result: HitList, narrower: str, stopped: str) -> JsonObject:
     """A search's answer; when it stopped at its cap, a note on how to reach the files past it (``narrower``)."""
     out: JsonObject = {
         "query": result.query,
@@ -165,7 +165,7 @@ def _hits_dict(result: HitList, narrower: str) -> JsonObject:
         notes.append(f"These are the first {len(result.hits)} files with a match, by path; more files match. "
                      f"{narrower}")
     if not result.complete:
-        notes.append(stopped_note(result.scanned))
+        notes.append(stopped_note(result.scanned, stopped))
     if notes:
         out["note"] = " ".join(notes)
     return out
@@ -319,7 +319,8 @@ def _search_knowledge(svc: KnowledgeService) -> ToolSpec:
     def search_knowledge(ctx: CallContext, args: Arguments) -> JsonObject:
         project = args.string("project")
         return _hits_dict(svc.search_knowledge(ctx.principal, args.required_string("query"), project),
-                          _SEARCH_NARROWER_IN_ONE if project else _SEARCH_NARROWER)
+                          _SEARCH_NARROWER_IN_ONE if project else _SEARCH_NARROWER,
+                          ", or use search_notes with a folder (path)" if project else ", or name one project")
 
     return ToolSpec(
         name="searchKnowledge", title="Search the knowledge base",
@@ -431,7 +432,7 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
             narrower = _BRAIN_NARROWER if parents else "Make the query narrower."
             notes.append(f"These are the first {len(result.hits)} matches; more match. {narrower}")
         if not result.complete:
-            notes.append(stopped_note(result.scanned))
+            notes.append(stopped_note(result.scanned, ", or leave out includeParents" if parents else ""))
         if notes:
             out["note"] = " ".join(notes)
         return out

@@ -294,9 +294,9 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
     )
 
 
-_MEMORY_CUT = ("The results shown are the best ones; to reach the others, narrow path_filter or memory_type, or "
-               "add words to the query. A memory longer than an answer holds is shown whole only by the REST API "
-               "(GET /api/v1/memories/REF) and the web (/memories/REF).")
+_MEMORY_CUT = ("The results shown are the best ones; to reach the others, narrow path_filter or memory_type (or, "
+               "for search_memory, add a word the memories must hold). A memory longer than an answer holds is "
+               "shown whole only by the REST API (GET /api/v1/memories/REF) and the web (/memories/REF).")
 PACK_BYTES = ANSWER_BYTES_MAX - 1024  # a pack's answer over MCP, leaving room for its notes
 REPACKS = 4  # at most this many packs again for fewer tokens (each recalls again)
 

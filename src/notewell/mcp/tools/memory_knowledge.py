@@ -54,7 +54,8 @@ def search_knowledge(rt: Runtime) -> ToolSpec:
              if limit.value < limits.SEARCH_MAX_RESULTS else
              "More documents match: narrow path_filter to a project or folder, or search for a longer text.")
             if found.truncated and limit.value else None,
-            stopped_note(found.scanned) if not found.complete else None)
+            stopped_note(found.scanned, ", or narrow path_filter to a project or folder") if not found.complete
+            else None)
 
     return ToolSpec(
         name=NAME, title="Search knowledge", action=ACTION, call=call,

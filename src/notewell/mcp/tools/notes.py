@@ -138,7 +138,7 @@ def page_dict(page: NotePage) -> JsonObject:
     if out["hasMore"]:
         notes.append(f"More matches follow: call again with offset {page.offset + len(matches)}.")
     if not page.complete:
-        notes.append(stopped_note(page.scanned, "note"))
+        notes.append(stopped_note(page.scanned, ", or name a project or folder (path)", "note"))
     if notes:
         out["note"] = " ".join(notes)
     return out

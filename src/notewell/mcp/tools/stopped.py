@@ -11,13 +11,12 @@ from __future__ import annotations
 from notewell import limits
 
 
-def stopped_note(scanned: bool, read: str = "document") -> str:
-    """The note of a search that stopped at its budget; ``scanned``: no literal text narrowed it; ``read``:
-    what it reads ("document", "note")."""
+def stopped_note(scanned: bool, narrower: str, read: str = "document") -> str:
+    """The note of a search that stopped at its budget; ``scanned``: no literal text narrowed it; ``narrower``:
+    how this tool's call narrows the search (its own arguments); ``read``: what it reads ("document", "note")."""
     budget = f"{limits.SCAN_BUDGET_S:g} seconds"
     if scanned:
         return (f"The query has no literal text to narrow the search, so every {read} was read, and the search "
                 f"stopped after {budget}: results may be missing. Add some text to the query.")
     return (f"The search stopped after {budget}, before it had read every {read} that may match: results may be "
-            "missing, and fewer may be shown than match. Search for a longer or rarer text, or narrow it to one "
-            "project or folder.")
+            f"missing, and fewer may be shown than match. Search for a longer or rarer text{narrower}.")
