@@ -18,12 +18,32 @@ ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
 
 @pytest.fixture(autouse=True)
 def restored_logging() -> Iterator[None]:
-    root = logging.getLogger("notewell")
-    handlers, level, propagate = list(root.handlers), root.level, root.propagate
+    saved = [(logger, list(logger.handlers), logger.level, logger.propagate)
+             for logger in (logging.getLogger("notewell"), logging.getLogger("psycopg"))]
     yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
-    root.propagate = propagate
+    for logger, handlers, level, propagate in saved:
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_database_drivers_warnings_are_lines_of_their_own(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """psycopg's pool said "error connecting in 'notewell': ..." on stderr as a bare line while a database was
+    down: it is an op= line, as text or JSON, like every other; its info lines stay out."""
+    log.setup("info", fmt)
+    logging.getLogger("psycopg.pool").warning("error connecting in %r: %s", "notewell", "connection refused")
+    logging.getLogger("psycopg.pq").error("a driver's error")
+    logging.getLogger("psycopg.pool").info("a pool's info line")
+    first, second = capsys.readouterr().err.splitlines()
+    if fmt == "json":
+        assert {k: json.loads(first)[k] for k in ("op", "level", "message")} == {
+            "op": "store.pool", "level": "warning", "message": "error connecting in 'notewell': connection refused"}
+        assert json.loads(second)["op"] == "store.driver"
+        return
+    assert re.fullmatch(rf"{ISO} op=store\.pool level=warning message=\"error connecting in 'notewell': "
+                        r"connection refused\"", first), first
+    assert re.fullmatch(rf"{ISO} op=store\.driver level=error message=\"a driver's error\"", second), second
 
 
 def test_a_text_line_starts_with_its_utc_time(capsys: pytest.CaptureFixture[str]) -> None:

@@ -117,9 +117,34 @@ def _fields(message: str) -> dict[str, str]:
     return {key: value for key, _, value in pairs}
 
 
+class _LibraryLines(logging.Filter):
+    """A library's record made one of Notewell's lines, ``op=<op> level=… message=…``: psycopg's pool says
+    "error connecting in 'notewell': …" while a database is down, which went to stderr as a bare line that no
+    op= reader (or JSON shipper) could place. A filter of the libraries' own handler, so that the records of
+    their child loggers (psycopg.pq, ...) are made lines too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        op = next(op for name, op in LIBRARY_LOGGERS.items() if record.name == name or record.name.startswith(name))
+        record.msg = line(op, level=record.levelname.lower(), message=record.getMessage())
+        record.args = ()
+        return True
+
+
+class _LibraryHandler(_StderrHandler):
+    """The libraries' handler (LIBRARY_LOGGERS): Notewell's own stderr, their records made op= lines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.addFilter(_LibraryLines())
+
+
+LIBRARY_LOGGERS = {"psycopg.pool": "store.pool", "psycopg": "store.driver"}  # warnings and errors only
+
+
 def setup(level: str = "info", fmt: str = "text") -> None:
     """Send Notewell's lines (notewell.mcp requests at info, notewell.watch, ...) at ``level`` and above
-    to stderr, each with its UTC time, as text or JSON (idempotent: a second call changes level and format)."""
+    to stderr, each with its UTC time, as text or JSON (idempotent: a second call changes level and format);
+    the database driver's warnings go the same way, as op= lines of their own (LIBRARY_LOGGERS)."""
     root = logging.getLogger("notewell")
     root.setLevel(level.upper())
     root.propagate = False
@@ -128,3 +153,11 @@ def setup(level: str = "info", fmt: str = "text") -> None:
         handler = _StderrHandler()
         root.addHandler(handler)
     handler.setFormatter(JsonLines() if fmt == "json" else TextLines())
+    library = logging.getLogger("psycopg")  # psycopg.pool's records reach it: LIBRARY_LOGGERS names both
+    library.setLevel(logging.WARNING)
+    library.propagate = False
+    own = next((h for h in library.handlers if isinstance(h, _LibraryHandler)), None)
+    if own is None:
+        own = _LibraryHandler()
+        library.addHandler(own)
+    own.setFormatter(handler.formatter)
