@@ -131,3 +131,19 @@ def test_a_body_over_the_bound_is_a_json_rpc_error(mcp_url: str, mcp_world: Worl
             assert error["code"] == -32600 and "4,194,304 bytes" in error["message"], error
         assert _post(client, mcp_url, LIST, token, session).status_code == 200  # the session still serves
         client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})
+
+
+def test_the_sdks_own_refusals_answer_the_requests_id(mcp_url: str, mcp_world: World) -> None:
+    """The SDK refused a request without a session id (400) or with one it does not know (404) answering id
+    null, though the request's id was read: a client could not tell which of its requests failed."""
+    token = mcp_world.tokens["alice"]
+    with httpx.Client(timeout=10) as client:
+        headers = {**ACCEPT, "Authorization": f"Bearer {token}", "MCP-Protocol-Version": VERSION}
+        missing = client.post(mcp_url, json={**LIST, "id": 41}, headers=headers)
+        assert missing.status_code == 400 and missing.json()["id"] == 41, missing.text
+        assert "session" in missing.json()["error"]["message"].lower()
+        unknown = client.post(mcp_url, json={**LIST, "id": "q-42"}, headers={**headers, "Mcp-Session-Id": "0" * 32})
+        assert unknown.status_code == 404 and unknown.json()["id"] == "q-42", unknown.text
+        assert int(unknown.headers["content-length"]) == len(unknown.content)
+        note = client.post(mcp_url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        assert note.status_code == 400 and note.json()["id"] is None  # a notification carries no id to answer

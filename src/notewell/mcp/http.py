@@ -37,7 +37,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.mcp import log, message_check
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
-from notewell.mcp.request_ids import BODY_PEEK_MAX, BodyTooLarge, RunningIds, peek_body, replayed
+from notewell.mcp.error_ids import IdInErrors
+from notewell.mcp.request_ids import BODY_PEEK_MAX, BodyTooLarge, RunningIds, carried_id, peek_body, replayed
 from notewell.mcp.server import NotewellMCP
 from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
 from notewell.mcp.toolset import Toolset
@@ -201,6 +202,7 @@ class McpGate:
                 return
 
         status = 0
+        reply: Send = send  # IdInErrors once the request's id is read
 
         async def watch(message: Message) -> None:
             nonlocal status
@@ -217,7 +219,7 @@ class McpGate:
                     total = self.book.open(opened, token, principal.handle, principal.token_id)
                     log.event("mcp.session.open", sessionPrefix=opened[:8], total=total, user=principal.handle,
                               tokenId=principal.token_id)
-            await send(message)
+            await reply(message)
 
         if LAST_EVENT_ID in headers:  # no stream is resumable here (no event store): the header asks for nothing
             scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != LAST_EVENT_ID.encode()]}
@@ -241,6 +243,9 @@ class McpGate:
                 await _send_json(send, 400, {"jsonrpc": "2.0", "id": request_id, "error": {
                     "code": code, "message": text}}, None)
                 return
+            is_request, asked_id = carried_id(data)
+            if is_request:  # error_ids.py: the SDK's own errors answer id null
+                reply = IdInErrors(send, asked_id)
             if session_id:  # request_ids.py: an id still running in the session
                 refused, running = self.ids.start(session_id, data)
                 if refused is not None:

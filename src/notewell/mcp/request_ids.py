@@ -49,7 +49,7 @@ def replayed(held: list[Message], receive: Receive) -> Receive:
     return again
 
 
-def _request_id(data: Any) -> tuple[bool, Any]:
+def carried_id(data: Any) -> tuple[bool, Any]:
     """(whether the message, message_check.parsed's JSON, is one request carrying an id, the id)."""
     if not isinstance(data, dict) or "method" not in data or "id" not in data:
         return False, None
@@ -66,7 +66,7 @@ class RunningIds:
     def start(self, session_id: str, data: Any) -> tuple[str | None, tuple[str, str] | None]:
         """(why the request ``data`` (message_check.parsed's) is refused, or None; the key to ``finish`` when it
         was let through with an id)."""
-        has_id, request_id = _request_id(data)
+        has_id, request_id = carried_id(data)
         if not has_id:
             return None, None
         key = (session_id, json.dumps(request_id))
