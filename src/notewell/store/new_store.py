@@ -30,20 +30,18 @@ def _tables(conn: psycopg.Connection) -> set[str]:
 
 @dataclass(frozen=True)
 class NewStore:
-    """The state of a store's place before a command opened it (``before_opening``)."""
+    """A store's place as it was before a command opened it (``before_opening``)."""
 
     target: str
-    existed: bool  # SQLite: the file was there
-    tables: frozenset[str] | None  # PostgreSQL: the tables already in its schema (None: not known)
+    new: bool  # nothing was there: no SQLite file; no table in the PostgreSQL schema (False when not known)
 
     def discard(self) -> None:
-        """Take away what was made since ``before_opening``."""
-        if not is_postgres_url(self.target):
-            if not self.existed:
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{self.target}{suffix}").unlink(missing_ok=True)
+        """Take away what was made since ``before_opening``, when nothing was there before."""
+        if not self.new:
             return
-        if self.tables is None or self.tables:  # not known, or a store (or another's tables) was there
+        if not is_postgres_url(self.target):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.target}{suffix}").unlink(missing_ok=True)
             return
         try:
             with psycopg.connect(self.target, connect_timeout=CONNECT_TIMEOUT_S) as conn, conn.transaction():
@@ -63,9 +61,9 @@ class NewStore:
 def before_opening(target: str) -> NewStore:
     """The place ``target`` (a SQLite path or a PostgreSQL URL) as it is before a command opens a store there."""
     if not is_postgres_url(target):
-        return NewStore(target, Path(target).exists(), None)
+        return NewStore(target, not Path(target).exists())
     try:
         with psycopg.connect(target, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-            return NewStore(target, True, frozenset(_tables(conn)))
+            return NewStore(target, not _tables(conn))
     except psycopg.Error:
-        return NewStore(target, True, None)  # opening it will fail and say why
+        return NewStore(target, False)  # opening it will fail and say why
