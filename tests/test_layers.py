@@ -27,8 +27,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("access and search", {"access", "search"}),
     ("store", {"store"}),
     ("the embedding model", {"meaning"}),
-    ("records and small helpers", {"records", "fold", "paths", "timestamps", "errors", "config", "json_bounds",
-                                   "answer_bound", "metrics", "log_lines", "malloc_arenas", "notewell"}),
+    ("records and small helpers", {"records", "fold", "word_breaks", "paths", "timestamps", "errors", "config",
+                                   "json_bounds", "answer_bound", "metrics", "log_lines", "malloc_arenas", "notewell"}),
 ]
 
 # Upward imports still to remove (none).

@@ -341,3 +341,37 @@ def test_embed_status_says_how_far_the_queue_has_come(tmp_path: Path) -> None:
     (off / "notewell.toml").write_text("semantic = false\n", encoding="utf-8")
     refused = run_cli("embed", "--vault", str(off), "--db", str(tmp_path / "index.db"))
     assert refused.exit_code == 1 and "semantic = false in notewell.toml" in refused.stderr
+
+
+CHINESE = "我们的生产数据库是PostgreSQL，部署在法兰克福。"  # "our production database is PostgreSQL, in Frankfurt"
+JAPANESE = "本番環境のデータベースはPostgreSQLです。"
+
+
+async def test_a_word_inside_a_chinese_or_japanese_sentence_finds_it_by_words(world: Served) -> None:
+    """A sentence written without spaces is not one word (word_breaks.py): a word inside it, or a Latin word
+    written against it, finds it strictly and tolerantly, by MCP and REST; a session too."""
+    alice = world.tokens["alice"]
+    headers = {"Authorization": f"Bearer {alice}"}
+    chinese = (await call(world.mcp, alice, "remember", {"content": CHINESE, "project": "apollo"}))["ref"]
+    japanese = (await call(world.mcp, alice, "remember", {"content": JAPANESE, "project": "apollo"}))["ref"]
+    opened = await call(world.mcp, alice, "brain_start_session", {"prompt": "データベースの移行を準備する"})
+    await call(world.mcp, alice, "brain_report_session_outcome", {
+        "sessionId": opened["sessionId"], "success": True, "summary": "移行手順を書いた"})
+
+    async def strict(query: str) -> list[str]:
+        return [r["ref"] for r in (await call(world.mcp, alice, "search_memory", {"query": query}))["results"]]
+
+    assert await strict("数据库") == [chinese]
+    assert await strict("法兰克福 postgresql") == [chinese]
+    assert set(await strict("PostgreSQL")) == {chinese, japanese}
+    assert await strict("データベース") == [japanese]
+    assert await strict("数据 法兰") == [chinese]
+    assert await strict("据数") == []  # the characters in their order
+    found = (await call(world.mcp, alice, "recall", {"query": "数据库"}))["results"]
+    assert found[0]["ref"] == chinese and "words" in found[0]["matched"]
+    question = (await call(world.mcp, alice, "recall", {"query": "生产数据库在哪里"}))["results"]  # where is it
+    assert question[0]["ref"] == chinese and "words" in question[0]["matched"]
+    rest = httpx.get(f"{world.api}/memories/search", params={"q": "データベース"}, headers=headers, timeout=30).json()
+    assert [r["memory"]["ref"] for r in rest["results"]] == [japanese]
+    sessions = await call(world.mcp, alice, "brain_session_search", {"query": "移行"})
+    assert [s["sessionId"] for s in sessions["sessions"]] == [opened["sessionId"]]

@@ -32,7 +32,8 @@ VOCAB = ["token", "tokens", "tokenizer", "fallback", "deploy", "deployment", "de
          "naïve", "NAIVE", "café", "Straße", "strasse", "İstanbul", "日本語", "σοφια", "ΣΟΦΙΑ", "e-mail",
          "user@example.com", "v1.2.3", "https://example.com/a/b", "rate-limit", "x_y", "O'Brien", "back\\slash",
          "apollo", "hermes", "decision", "decided", "postgres", "sqlite", "index", "indexes", "indexing",
-         "the", "and", "of", "meeting", "budget", "Q3", "2026", "1e5", "cost", "costs", "costly"]
+         "the", "and", "of", "meeting", "budget", "Q3", "2026", "1e5", "cost", "costs", "costly",
+         "我们的生产数据库是PostgreSQL", "データベースは本番", "데이터베이스는"]
 PATHS = ["", "decisions", "decisions/pricing", "meetings", "notes/ops", "decisions-old"]
 
 
@@ -83,6 +84,7 @@ QUERIES = [
     "cafe", "strasse", "straße", "istanbul", "日本語", "σοφια", "mail", "example", "com", "rate limit", "x", "y",
     "brien", "o brien", "slash", "apollo decisions", "decisions", "pricing", "index", "indexing", "the", "of and",
     "budget q3", "2026", "1e5", "cost", "costs", "tok", "dep", "co", "zzz", "v1", "3", "meeting budget cost",
+    "数据库", "生产 postgresql", "库", "データ", "데이터베이스", "postgresql", "本番は", "数据库在哪里",
 ]
 
 

@@ -30,6 +30,7 @@ from typing import Generic, TypeVar
 
 from notewell.fold import fold
 from notewell.store.vector_search import Nearest
+from notewell.word_breaks import spaced
 
 SIMILARITY_FLOOR = 0.30
 SIMILARITY_FULL = 0.80
@@ -70,8 +71,9 @@ def identifier(query: str) -> bool:
 def identifier_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` as the word index reads them, for telling whether a text holds an identifier:
     accents dropped (NFKD), case folded, any other character a separator ("ORA-00942", "`ora_00942`" and
-    "ORA 00942" are the same two words; a code wrapped in backticks or quotes is the code)."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    "ORA 00942" are the same two words; a code wrapped in backticks or quotes is the code), and a Chinese,
+    Japanese or Korean character a word of its own (PostgreSQL in 数据库是PostgreSQL: word_breaks.py)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", spaced(text)) if not unicodedata.combining(c))
     return tuple(_WORDS.findall(fold(plain)))
 
 

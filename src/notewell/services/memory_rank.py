@@ -25,6 +25,7 @@ from notewell.fold import fold
 from notewell.records.memories import MemoryRecord
 from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.timestamps import parse_iso
+from notewell.word_breaks import has_close_script, pairs
 
 RELEVANCE_WEIGHT = 0.70
 RECENCY_WEIGHT = 0.20
@@ -34,6 +35,7 @@ KIND = {"durable": 1.0, "working": 0.5}
 KIND_PREFER_WORKING = {"durable": 0.0, "working": 1.0}
 
 MAX_TERMS = 32
+ONE_WORD_RUN = 4  # most Chinese words have at most four characters
 _WORD = re.compile(r"[^\W_]+")
 # Dropped from tolerant queries (never from strict ones) when other terms remain: they match almost
 # every memory and only slow the ranking down.
@@ -64,8 +66,10 @@ def query_terms(query: object, field: str = "query", *, most: int | None = MAX_T
 
 
 def tolerant_terms(terms: list[str]) -> list[str]:
-    kept = [t for t in terms if t not in STOP_WORDS]
-    return kept or terms
+    """Stop words dropped (when other words remain), then each word as word_breaks.pairs sees it: a run of
+    Chinese, Japanese or Korean characters as its pairs of characters."""
+    kept = [t for t in terms if t not in STOP_WORDS] or terms
+    return list(dict.fromkeys(piece for t in kept for piece in pairs(t)))
 
 
 def tolerant_query_terms(query: object, field: str = "query") -> list[str]:
@@ -106,5 +110,8 @@ def record_text(record: MemoryRecord) -> str:
 
 def one_word(query: str) -> bool:
     """Whether ``query`` is a single word, stop words counted ("why does it crash" is not "crash": a lookup of
-    one word leaves out what meaning alone finds, a question does not)."""
-    return len(_WORD.findall(fold(query))) == 1
+    one word leaves out what meaning alone finds, a question does not). A run of Chinese, Japanese or Korean
+    characters, which has no spaces to count words by, is one word up to ONE_WORD_RUN characters (数据库,
+    "database"), a phrase or a question past it (生产数据库在哪里, "where is the production database")."""
+    words = _WORD.findall(fold(query))
+    return len(words) == 1 and not (has_close_script(words[0]) and len(words[0]) > ONE_WORD_RUN)

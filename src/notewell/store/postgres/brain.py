@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from notewell.records.brain import SessionHit
 from notewell.store.brain_rows import SESSION_COLUMNS, session_from_row
-from notewell.store.postgres import lexemes
+from notewell.store.postgres import lexemes, word_breaks
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.memories import PostgresMemories
@@ -48,6 +48,7 @@ class PostgresBrain(SqlBrain):
     def __init__(self, db: PostgresDatabase, memories: PostgresMemories) -> None:
         self.db = db
         super().__init__(PostgresDialect(db), memories, SESSION_INDEX, LATER)
+        self.dialect.migrate("word_breaks", word_breaks.MIGRATIONS)
 
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
         pieces = [t.replace("\x00", " ") for t in texts if t.strip()]

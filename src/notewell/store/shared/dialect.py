@@ -55,7 +55,8 @@ class Dialect(ABC):
     def rendered(self, migrations: Sequence[Migration]) -> list[Migration]:
         """Migrations written as templates, each statement rendered (a step written as one string is left
         for the runner to refuse)."""
-        return [steps if isinstance(steps, str) else tuple(self.render(s) for s in steps) for steps in migrations]
+        return [steps if isinstance(steps, str) else tuple(self.render(s) if isinstance(s, str) else s for s in steps)
+                for steps in migrations]
 
     def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
         """Apply the missing steps (already rendered) of ``component`` in order (shared/migrations.py)."""

@@ -1,21 +1,23 @@
 """One migration runner for both backends: each component's steps, applied once, in order.
 
 A migration is a sequence of SQL statements, each run as it is written (never cut at ``;``, so a
-string literal, a trigger body or a DO block may hold any text). Which steps a database has is kept in
-``schema_migrations`` (component, version), version being the step's place in its list from 1: a step
-once released is never changed or removed, and a new one is appended.
+string literal, a trigger body or a DO block may hold any text), or of functions given the connection,
+for a step SQL cannot write alone (PostgreSQL's word vectors computed again: store/postgres/word_breaks.py).
+Which steps a database has is kept in ``schema_migrations`` (component, version), version being the step's
+place in its list from 1: a step once released is never changed or removed, and a new one is appended.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the dialect runs this module; it needs nothing else of the dialect
     from notewell.store.shared.dialect import Executor
 
-Migration = Sequence[str]
+Step = str | Callable[["Executor"], None]
+Migration = Sequence[Step]
 KNOWN: dict[tuple[str, str], int] = {}
 """(backend, component) -> how many steps this code has: a database holding more was upgraded by a newer
 Notewell (``ahead`` says so; /readyz answers 503 until this server is upgraded too)."""
@@ -41,7 +43,10 @@ def migrate(migrating: AbstractContextManager[Executor], component: str, migrati
             if version in done:
                 continue
             for statement in steps:
-                conn.execute(statement)
+                if isinstance(statement, str):
+                    conn.execute(statement)
+                else:
+                    statement(conn)
             conn.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?)", (component, version))
 
 

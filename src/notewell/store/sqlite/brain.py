@@ -2,7 +2,8 @@
 
 A session's searchable text (its prompt, each event, its outcome and learnings) goes into the FTS5
 table ``brain_session_words`` one piece per row, tagged with the session and its user, so logging an
-event only appends; a search groups the matching pieces by session and keeps each session's best bm25.
+event only appends; a search groups the matching pieces by session and keeps each session's best bm25. A
+piece is kept as the index reads it: its Chinese, Japanese and Korean characters spaced apart (word_breaks.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from notewell.records.brain import SessionHit
 from notewell.store.brain_rows import SESSION_COLUMNS, session_from_row
 from notewell.store.shared.brain import SqlBrain, session_scope
 from notewell.store.shared.migrations import Migration
+from notewell.store.sqlite import word_breaks
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.memories import SqliteMemories, tolerant_expression
+from notewell.word_breaks import spaced
 
 SESSION_INDEX: Migration = (
     """
@@ -29,11 +32,12 @@ class SqliteBrain(SqlBrain):
     def __init__(self, db: SqliteDatabase, memories: SqliteMemories) -> None:
         self.db = db
         super().__init__(SqliteDialect(db), memories, SESSION_INDEX)
+        self.dialect.migrate("word_breaks", word_breaks.MIGRATIONS)
 
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
         with self.db.transaction() as conn:
             conn.executemany("INSERT INTO brain_session_words (body, session_seq, user_id) VALUES (?, ?, ?)",
-                             [(t, seq, user_id) for t in texts if t.strip()])
+                             [(spaced(t), seq, user_id) for t in texts if t.strip()])
 
     def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
                         since: str | None, limit: int) -> list[SessionHit]:

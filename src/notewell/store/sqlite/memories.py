@@ -27,8 +27,14 @@ from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import SqlMemories, search_conditions
 from notewell.store.shared.memory_documents import tie
 from notewell.store.shared.migrations import Migration
-from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.database import SPACED_SQL, SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
+from notewell.word_breaks import spaced
+
+FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
+# What the word indexes read of a memory: each field with its CJK characters spaced apart (word_breaks.py,
+# registered on every connection by database.py). Never 'rebuild' them: that reads the fields as they are.
+SPACED_FIELDS = ", ".join(f"{SPACED_SQL}({f})" for f in FIELDS)
 
 MIGRATIONS: list[Migration] = [
     (
@@ -99,7 +105,6 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
-FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 RANK_WINDOW = 1000
 BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
 _FTS_TABLES = ("memory_words", "memory_stems")
@@ -111,11 +116,12 @@ def _quote(term: str) -> str:
 
 
 def strict_expression(terms: Sequence[str]) -> str:
-    return " AND ".join(_quote(t) for t in terms)
+    """Every term as a whole word (a run of CJK characters as the phrase of its characters: word_breaks.py)."""
+    return " AND ".join(_quote(spaced(t)) for t in terms)
 
 
 def tolerant_expression(terms: Sequence[str]) -> str:
-    return " OR ".join(_quote(t) + ("*" if len(t) >= 3 else "") for t in terms)
+    return " OR ".join(_quote(spaced(t)) + ("*" if len(t) >= 3 else "") for t in terms)
 
 
 class SqliteMemories(SqlMemories):
@@ -153,17 +159,13 @@ class SqliteMemories(SqlMemories):
 
     def _index(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
-            conn.execute(
-                f"INSERT INTO {table} (rowid, title, content, tags, path)"
-                " SELECT id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
-            )
+            conn.execute(f"INSERT INTO {table} (rowid, title, content, tags, path) SELECT id, {SPACED_FIELDS}"
+                         " FROM memories WHERE id = ?", (row_id,))
 
     def _unindex(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
-            conn.execute(
-                f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
-                " SELECT 'delete', id, title, content, tags, path FROM memories WHERE id = ?", (row_id,),
-            )
+            conn.execute(f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
+                         f" SELECT 'delete', id, {SPACED_FIELDS} FROM memories WHERE id = ?", (row_id,))
 
     def _supersede(self, conn: sqlite3.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(
