@@ -16,15 +16,15 @@ from notewell.fold import fold
 from notewell.records.memories import MemoryInput, MemoryQuery
 from notewell.services.memory_rank import one_word, query_terms, tolerant_terms
 from notewell.store import Store, open_store
-from notewell.word_breaks import CLOSE_PATTERN, has_close_script, pairs, spaced, unspaced
+from notewell.word_breaks import CLOSE_PATTERN, has_close_script, pairs, unspaced, word_text
 
 NOW = "2026-11-29T12:00:00.000000Z"
 _WORD = re.compile(r"[^\W_]+")
 
 
 def test_each_close_character_is_spaced_apart_and_other_text_is_kept() -> None:
-    assert spaced("数据库是PostgreSQL") == " 数  据  库  是 PostgreSQL"
-    assert spaced("plain text, café") == "plain text, café"
+    assert word_text("数据库是PostgreSQL") == " 数  据  库  是 PostgreSQL"
+    assert word_text("plain text, café") == "plain text, café"
     assert unspaced(" 数  据  库 ") == "数据库"
     assert has_close_script("운영") and has_close_script("カタカナ") and not has_close_script("naïve")
 
@@ -48,9 +48,9 @@ def test_spacing_makes_each_close_character_a_word_and_keeps_every_other_word(te
     for word in _WORD.findall(text):
         for run in re.findall(f"{CLOSE_PATTERN}+|(?:(?!{CLOSE_PATTERN}).)+", word):
             expected.extend(run if has_close_script(run) else [run])
-    assert _WORD.findall(spaced(text)) == expected
+    assert _WORD.findall(word_text(text)) == expected
     run = "".join(c for c in text if has_close_script(c))
-    assert unspaced(spaced(run)) == run
+    assert unspaced(word_text(run)) == run
 
 
 # --- the strict search against a brute force, on both backends -----------------------------------------
@@ -59,7 +59,7 @@ _ALPHABET = ["数", "据", "库", "生", "产", "デ", "ー", "タ", "데", "이
 
 
 def _tokens(text: str) -> list[str]:
-    return _WORD.findall(fold(spaced(text)))
+    return _WORD.findall(fold(word_text(text)))
 
 
 def _holds(tokens: list[str], wanted: list[str]) -> bool:
@@ -116,8 +116,8 @@ def _index_as_before(store: Store, store_url: str) -> None:
     conn = store.db.conn  # type: ignore[attr-defined]
     for table in ("memory_words", "memory_stems"):
         conn.execute(f"INSERT INTO {table} ({table}, rowid, title, content, tags, path) SELECT 'delete', id,"
-                     " notewell_word_spaced(title), notewell_word_spaced(content), notewell_word_spaced(tags),"
-                     " notewell_word_spaced(path) FROM memories")
+                     " notewell_word_text(title), notewell_word_text(content), notewell_word_text(tags),"
+                     " notewell_word_text(path) FROM memories")
         conn.execute(f"INSERT INTO {table} (rowid, title, content, tags, path)"
                      " SELECT id, title, content, tags, path FROM memories")
     conn.execute("DELETE FROM schema_migrations WHERE component = 'word_breaks'")
@@ -128,6 +128,7 @@ def test_a_store_indexed_before_finds_its_chinese_memories_once_opened(store_url
     try:
         store.memories.add(_memory(1, CHINESE))
         store.memories.add(_memory(2, "The deploy runs on Tuesdays."))
+        store.memories.add(_memory(3, "Die Hauptstraße ist gesperrt."))
         _index_as_before(store, store_url)
         asked = MemoryQuery(["apollo"], ["数据库"], NOW, 10)
         assert store.memories.strict(asked) == []  # as the older version answered
@@ -138,6 +139,8 @@ def test_a_store_indexed_before_finds_its_chinese_memories_once_opened(store_url
         assert [h.record.ref for h in store.memories.strict(asked)] == ["mem_0001"]
         assert [h.record.ref for h in store.memories.strict(MemoryQuery(["apollo"], ["deploy"], NOW, 10))] == [
             "mem_0002"]
+        assert [h.record.ref for h in store.memories.strict(MemoryQuery(["apollo"], ["hauptstrasse"], NOW, 10))] == [
+            "mem_0003"]
         store.memories.forget("mem_0001", "u1", "test", NOW)  # taken out of the index as it was put in again
         assert store.memories.strict(asked) == []
         assert store.memories.tolerant(MemoryQuery(["apollo"], pairs("数据库"), NOW, 10)) == []
@@ -153,5 +156,22 @@ def test_both_backends_explain_a_match_in_the_words_as_written(store_url: str, q
         hits = store.memories.strict(MemoryQuery(["apollo"], query_terms(query), NOW, 10, explain=True))
         words = dict(hits[0].matched)["content"]
         assert {fold(w) for w in words} == {fold(w) for w in query.split()}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("written", "asked"), [
+    ("Die Hauptstraße ist gesperrt.", "Hauptstraße"), ("Die Hauptstraße ist gesperrt.", "hauptstrasse"),
+    ("Die HAUPTSTRASSE ist gesperrt.", "Hauptstraße"),
+    ("Le résumé est prêt.", "re\u0301sume\u0301"), ("Le re\u0301sume\u0301 est prêt.", "résumé"),
+    ("운영 데이터베이스는 준비됨", "\u1103\u1166\u110b\u1175\u1110\u1165"),  # 데이터 typed as its jamo
+])
+def test_a_word_is_found_however_its_letters_were_typed(store_url: str, written: str, asked: str) -> None:
+    store = open_store(store_url)
+    try:
+        store.memories.add(_memory(1, written))
+        for search in (store.memories.strict, store.memories.tolerant):
+            terms = query_terms(asked) if search == store.memories.strict else tolerant_terms(query_terms(asked))
+            assert [h.record.ref for h in search(MemoryQuery(["apollo"], terms, NOW, 10))] == ["mem_0001"], search
     finally:
         store.close()

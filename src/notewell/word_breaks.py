@@ -6,18 +6,24 @@ ends a word only at a space or a punctuation mark, so a sentence of Han characte
 spaces between phrases, not words, and 데이터베이스는 ("the database" with its particle) was one token too.
 
 So the word indexes of memories, taught knowledge and sessions read each such character as a word of its
-own (``spaced`` puts a space on either side of it before the tokenizer sees the text), and a query's run
+own (``word_text`` puts a space on either side of it before the tokenizer sees the text), and a query's run
 of them becomes a phrase of its characters:
 
 - a strict search finds the run as it is written, anywhere inside a run of the text (a substring: there is
   no word boundary to hold it to), and beside a word of another script without a space between them;
 - a tolerant search looks for the run's overlapping pairs of characters (``pairs``), any of which matches,
   ranked by how many a text holds, so a question shares some of its pairs with the memory that answers it.
+
+``word_text`` also settles what the tokenizer would read apart from what a query folds alike: a text is
+composed (NFC: an accent typed as a separate mark is one character with its letter, as a query's is, and a
+Korean syllable typed as its jamo is the syllable), and ß is ss (the tokenizer lower-cases but does not fold
+it, while a query is case-folded: Hauptstraße was found by neither "Hauptstraße" nor "hauptstrasse").
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _CLOSE_SET = (
     "\u1100-\u11ff"  # Hangul jamo
@@ -32,6 +38,8 @@ _CLOSE_SET = (
 )
 CLOSE_PATTERN = f"[{_CLOSE_SET}]"
 """A regular expression of one such character, in the syntax Python's and PostgreSQL's share."""
+CHANGED_PATTERN = f"[{_CLOSE_SET}\u0300-\u036fßẞ]"
+"""One character ``word_text`` may change (or compose with the letter before it), in the same syntax."""
 _CLOSE = re.compile(CLOSE_PATTERN)
 _SPACES_BESIDE = re.compile(f" *([{_CLOSE_SET}]) *")
 _RUNS = re.compile(f"[{_CLOSE_SET}]+|[^{_CLOSE_SET}]+")
@@ -42,13 +50,20 @@ def has_close_script(text: str) -> bool:
     return _CLOSE.search(text) is not None
 
 
-def spaced(text: str) -> str:
-    """``text`` with a space on either side of each such character (the text itself when it has none)."""
-    return _CLOSE.sub(r" \g<0> ", text) if _CLOSE.search(text) else text
+def word_text(text: str) -> str:
+    """``text`` as the word indexes read it: composed, ß as ss, and a space on either side of each such
+    character (the text itself when none of these changes it)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+        if "ß" in text or "ẞ" in text:
+            text = text.replace("ß", "ss").replace("ẞ", "SS")
+        if _CLOSE.search(text):
+            text = _CLOSE.sub(r" \g<0> ", text)
+    return text
 
 
 def unspaced(text: str) -> str:
-    """A piece of a ``spaced`` text as it was written (but for a space the text had beside such a character):
+    """A piece of a ``word_text`` without the spaces put beside such characters (and any the text had there):
     the words FTS5's highlight() marked in it, for a result's ``matched``."""
     return _SPACES_BESIDE.sub(r"\g<1>", text) if _CLOSE.search(text) else text
 

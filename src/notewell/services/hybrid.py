@@ -30,7 +30,7 @@ from typing import Generic, TypeVar
 
 from notewell.fold import fold
 from notewell.store.vector_search import Nearest
-from notewell.word_breaks import spaced
+from notewell.word_breaks import word_text
 
 SIMILARITY_FLOOR = 0.30
 SIMILARITY_FULL = 0.80
@@ -73,7 +73,7 @@ def identifier_words(text: str) -> tuple[str, ...]:
     accents dropped (NFKD), case folded, any other character a separator ("ORA-00942", "`ora_00942`" and
     "ORA 00942" are the same two words; a code wrapped in backticks or quotes is the code), and a Chinese,
     Japanese or Korean character a word of its own (PostgreSQL in 数据库是PostgreSQL: word_breaks.py)."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", spaced(text)) if not unicodedata.combining(c))
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word_text(text)) if not unicodedata.combining(c))
     return tuple(_WORDS.findall(fold(plain)))
 
 

@@ -18,6 +18,7 @@ most 1.0), while an old working memory (recency near 0) falls back among the oth
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 from notewell.errors import InvalidArgument
@@ -57,7 +58,7 @@ def query_terms(query: object, field: str = "query", *, most: int | None = MAX_T
         raise InvalidArgument(field, "must not be empty; give the words to look for, e.g. \"token fallback\"")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgument(field, f"is {len(query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
-    terms = list(dict.fromkeys(_WORD.findall(fold(query))))
+    terms = list(dict.fromkeys(_WORD.findall(fold(unicodedata.normalize("NFC", query)))))
     if not terms:
         raise InvalidArgument(field, "has no words (letters or digits) to match; punctuation alone is not a query")
     if most is not None and len(terms) > most:
@@ -113,5 +114,5 @@ def one_word(query: str) -> bool:
     one word leaves out what meaning alone finds, a question does not). A run of Chinese, Japanese or Korean
     characters, which has no spaces to count words by, is one word up to ONE_WORD_RUN characters (数据库,
     "database"), a phrase or a question past it (生产数据库在哪里, "where is the production database")."""
-    words = _WORD.findall(fold(query))
+    words = _WORD.findall(fold(unicodedata.normalize("NFC", query)))
     return len(words) == 1 and not (has_close_script(words[0]) and len(words[0]) > ONE_WORD_RUN)

@@ -8,8 +8,8 @@ memory) for each field's tokens and their positions, and stores them as a tsvect
 and a weight per field. Queries are tokenized the same way and become tsquery values: phrases with
 ``<->``, prefixes with ``:*``. Matching, GIN indexing and ranking (ts_rank) are then PostgreSQL's.
 
-Every text and query goes through word_breaks.spaced first, as the SQLite store's word indexes read their
-text, so a Chinese, Japanese or Korean character is a word of its own on both.
+Every text and query goes through word_breaks.word_text first, as the SQLite store's word indexes read
+theirs, so a Chinese, Japanese or Korean character is a word of its own on both.
 
 ``matched`` (which words of which field matched, for the "why" of a result) runs FTS5's highlight()
 over the few returned rows, exactly as the SQLite store does, so both backends explain alike.
@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 
-from notewell.word_breaks import spaced, unspaced
+from notewell.word_breaks import unspaced, word_text
 
 WORDS_TOKENIZER = "unicode61 remove_diacritics 2"
 STEMS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -66,7 +66,7 @@ class _Tokenizers:
         conn.execute("BEGIN")
         try:
             conn.executemany(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)",
-                             [(i, *map(spaced, fields)) for i, fields in enumerate(rows, start=1)])
+                             [(i, *map(word_text, fields)) for i, fields in enumerate(rows, start=1)])
             out: list[dict[str, list[tuple[str, int]]]] = [{f: [] for f in FIELDS} for _ in rows]
             for term, doc, col, offset in conn.execute(f"SELECT term, doc, col, offset FROM {table}_vocab"):
                 out[doc - 1][col].append((term, offset))
@@ -80,7 +80,7 @@ class _Tokenizers:
         conn.execute("BEGIN")
         try:
             conn.executemany(f"INSERT INTO {table} (rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)",
-                             [(row_id, *map(spaced, fields)) for row_id, *fields in rows])
+                             [(row_id, *map(word_text, fields)) for row_id, *fields in rows])
             found = conn.execute(f"SELECT rowid, {marks} FROM {table} WHERE {table} MATCH ?", (expression,)).fetchall()
         finally:
             conn.execute("ROLLBACK")

@@ -3,7 +3,8 @@
 A session's searchable text (its prompt, each event, its outcome and learnings) goes into the FTS5
 table ``brain_session_words`` one piece per row, tagged with the session and its user, so logging an
 event only appends; a search groups the matching pieces by session and keeps each session's best bm25. A
-piece is kept as the index reads it: its Chinese, Japanese and Korean characters spaced apart (word_breaks.py).
+piece is kept as the index reads it: through word_breaks.word_text (each Chinese, Japanese or Korean
+character a word).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from notewell.store.sqlite import word_breaks
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.memories import SqliteMemories, tolerant_expression
-from notewell.word_breaks import spaced
+from notewell.word_breaks import word_text
 
 SESSION_INDEX: Migration = (
     """
@@ -37,7 +38,7 @@ class SqliteBrain(SqlBrain):
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
         with self.db.transaction() as conn:
             conn.executemany("INSERT INTO brain_session_words (body, session_seq, user_id) VALUES (?, ?, ?)",
-                             [(spaced(t), seq, user_id) for t in texts if t.strip()])
+                             [(word_text(t), seq, user_id) for t in texts if t.strip()])
 
     def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
                         since: str | None, limit: int) -> list[SessionHit]:

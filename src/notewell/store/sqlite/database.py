@@ -15,17 +15,17 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from notewell.errors import ConfigError
-from notewell.word_breaks import spaced
+from notewell.word_breaks import word_text
 
 BUSY_TIMEOUT_MS = 30_000
 PAGE_CACHE_KIB = 16_384
 PAGE_BYTES = 16_384  # a new store's page size (an existing store keeps its own); see _connect
 HEAP_LIMIT_BYTES = 48 * 1024 * 1024  # all connections of the process together (see _connect)
-SPACED_SQL = "notewell_word_spaced"  # word_breaks.spaced, for the word indexes' SQL (store/sqlite/memories.py)
+WORD_TEXT_SQL = "notewell_word_text"  # word_breaks.word_text, for the word indexes' SQL
 
 
-def _spaced(text: str | None) -> str | None:
-    return spaced(text) if isinstance(text, str) else text
+def _word_text(text: str | None) -> str | None:
+    return word_text(text) if isinstance(text, str) else text
 
 
 class _Held:
@@ -73,7 +73,7 @@ class SqliteDatabase:
         conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         conn.execute(f"PRAGMA soft_heap_limit={HEAP_LIMIT_BYTES}")
         conn.execute("PRAGMA mmap_size=0")
-        conn.create_function(SPACED_SQL, 1, _spaced, deterministic=True)
+        conn.create_function(WORD_TEXT_SQL, 1, _word_text, deterministic=True)
         return conn
 
     def _hold(self, conn: sqlite3.Connection) -> _Held:

@@ -27,14 +27,14 @@ from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import SqlMemories, search_conditions
 from notewell.store.shared.memory_documents import tie
 from notewell.store.shared.migrations import Migration
-from notewell.store.sqlite.database import SPACED_SQL, SqliteDatabase
+from notewell.store.sqlite.database import WORD_TEXT_SQL, SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
-from notewell.word_breaks import spaced
+from notewell.word_breaks import word_text
 
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
-# What the word indexes read of a memory: each field with its CJK characters spaced apart (word_breaks.py,
-# registered on every connection by database.py). Never 'rebuild' them: that reads the fields as they are.
-SPACED_FIELDS = ", ".join(f"{SPACED_SQL}({f})" for f in FIELDS)
+# What the word indexes read of a memory: each field through word_breaks.word_text (a function registered on
+# every connection by database.py). Never 'rebuild' them: that reads the fields as they are.
+WORD_TEXT_FIELDS = ", ".join(f"{WORD_TEXT_SQL}({f})" for f in FIELDS)
 
 MIGRATIONS: list[Migration] = [
     (
@@ -117,11 +117,11 @@ def _quote(term: str) -> str:
 
 def strict_expression(terms: Sequence[str]) -> str:
     """Every term as a whole word (a run of CJK characters as the phrase of its characters: word_breaks.py)."""
-    return " AND ".join(_quote(spaced(t)) for t in terms)
+    return " AND ".join(_quote(word_text(t)) for t in terms)
 
 
 def tolerant_expression(terms: Sequence[str]) -> str:
-    return " OR ".join(_quote(spaced(t)) + ("*" if len(t) >= 3 else "") for t in terms)
+    return " OR ".join(_quote(word_text(t)) + ("*" if len(t) >= 3 else "") for t in terms)
 
 
 class SqliteMemories(SqlMemories):
@@ -159,13 +159,13 @@ class SqliteMemories(SqlMemories):
 
     def _index(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
-            conn.execute(f"INSERT INTO {table} (rowid, title, content, tags, path) SELECT id, {SPACED_FIELDS}"
+            conn.execute(f"INSERT INTO {table} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
                          " FROM memories WHERE id = ?", (row_id,))
 
     def _unindex(self, conn: Executor, row_id: int) -> None:
         for table in _FTS_TABLES:
             conn.execute(f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
-                         f" SELECT 'delete', id, {SPACED_FIELDS} FROM memories WHERE id = ?", (row_id,))
+                         f" SELECT 'delete', id, {WORD_TEXT_FIELDS} FROM memories WHERE id = ?", (row_id,))
 
     def _supersede(self, conn: sqlite3.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(

@@ -9,9 +9,9 @@ from typing import Any
 
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.tables import Column, SqlTables
-from notewell.store.sqlite.database import SPACED_SQL, SqliteDatabase
+from notewell.store.sqlite.database import WORD_TEXT_SQL, SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
-from notewell.store.sqlite.memories import SPACED_FIELDS
+from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
 
 _KINDS = {"TEXT": "text", "INTEGER": "integer", "REAL": "real", "BLOB": "blob", "": "text"}  # FTS5's columns: ""
 _FTS5_SHADOWS = ("config", "content", "data", "docsize", "idx")
@@ -64,14 +64,15 @@ class SqliteTables(SqlTables):
         return column.name  # BINARY: code point order, as UTF-8 bytes compare
 
     def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
-        """The memories' word indexes hold live rows only, each field spaced as store/sqlite/memories.py indexes
-        it (never 'rebuild', which reads the fields as they are). The session pieces were inserted into their
-        FTS5 table directly, as another backend or an older version kept them: spaced too. AUTOINCREMENT keys
-        follow explicit ones by themselves."""
+        """The memories' word indexes hold live rows only, each field read through word_text as
+        store/sqlite/memories.py indexes it (never 'rebuild', which reads the fields as they are). The session
+        pieces were inserted into their FTS5 table directly, as another backend or an older version kept them:
+        read through word_text too. AUTOINCREMENT keys follow explicit ones by themselves."""
         if "memories" in tables:
             for index in _MEMORY_INDEXES:
                 conn.execute(f"INSERT INTO {index} ({index}) VALUES ('delete-all')")
-                conn.execute(f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {SPACED_FIELDS}"
+                conn.execute(f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
                              " FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL")
         if "brain_session_words" in tables:
-            conn.execute(f"UPDATE brain_session_words SET body = {SPACED_SQL}(body) WHERE body <> {SPACED_SQL}(body)")
+            conn.execute(f"UPDATE brain_session_words SET body = {WORD_TEXT_SQL}(body)"
+                         f" WHERE body <> {WORD_TEXT_SQL}(body)")
