@@ -439,6 +439,21 @@ async def test_an_oracle_citation_of_an_untitled_session_says_what_it_was(world:
         assert cite["snippet"] == "An untitled task that succeeded (1 event)."
 
 
+async def test_an_oracle_sentence_ends_once_whatever_the_summary_ends_with(world: BrainWorld, url: str) -> None:
+    """A summary or rule ending in its own full stop (".", "。", "!") gets no second one: "稳定。." was seen."""
+    word = unique("pool")
+    async with connect(url, world.tokens["alice"]) as c:
+        for prompt, summary in ((f"fix the {word} leak", "连接池泄漏已修复。"), (f"tune the {word} size", "Tuned it!"),
+                                (f"check the {word} metrics", "Checked them")):
+            session = (await call(c, "brain_start_session", {"prompt": prompt}))["sessionId"]
+            await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True, "summary": summary})
+        await call(c, "brain_teach_knowledge", {"rule": f"Restart the {word} workers after a deploy.",
+                                               "type": "heuristic"})
+        answer = (await call(c, "brain_ask_oracle", {"question": f"{word}"}))["answer"]
+        assert "连接池泄漏已修复。 [" in answer and "Tuned it! [" in answer and "Checked them. [" in answer, answer
+        assert "after a deploy. [" in answer and ".." not in answer and "。." not in answer and "!." not in answer
+
+
 async def test_two_people_teaching_the_same_rule_in_a_shared_project_each_hold_it(world: BrainWorld,
                                                                                   url: str) -> None:
     """The memories' one-live-copy rule (same place, same text) gave bob alice's item (created false, owned by

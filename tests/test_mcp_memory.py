@@ -92,6 +92,18 @@ async def test_strict_and_tolerant_over_mcp(mcp_url: str, tokens: dict[str, str]
         assert [r["ref"] for r in scoped["results"]] == [exact["ref"]]
 
 
+async def test_recall_context_ends_a_chinese_memory_at_its_full_stop(mcp_url: str, tokens: dict[str, str]) -> None:
+    """Chinese and Japanese sentences end at 。 with no space after it: a long memory was left out whole, "did
+    not fit, not even its first sentence", where its first sentences fit."""
+    steps = "".join(f"第{i}步：检查第{i}台服务器的状态并记录日志。" for i in range(1, 40))
+    async with connect(mcp_url, tokens["alice"]) as client:
+        ref = (await call(client, "remember", {"content": f"部署流程说明。{steps}", "title": "部署流程"}))["ref"]
+        pack = await call(client, "recall_context", {"query": "部署流程说明", "max_tokens": 200})
+        item = next(i for i in pack["items"] if i["ref"] == ref)
+        assert not item["complete"] and 0 < pack["tokens_used"] <= 200
+        assert "部署流程说明。" in pack["context"] and "。 […]" in pack["context"]
+
+
 async def test_supersede_and_forget_leave_search(mcp_url: str, tokens: dict[str, str]) -> None:
     async with connect(mcp_url, tokens["alice"]) as client:
         old = await call(client, "remember", {"content": "Wombat standup is at 9:30.", "memory_type": "working"})

@@ -15,7 +15,7 @@ from notewell.services.token_count import _PRE_TOKEN, _word_cost, count_tokens
 
 words = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzéß0123 "), min_size=1, max_size=12)
 sentences = st.builds(lambda ws, end: " ".join(ws).strip().capitalize() + end,
-                      st.lists(words, min_size=1, max_size=12), st.sampled_from([".", "!", "?", ".\n", ""]))
+                      st.lists(words, min_size=1, max_size=12), st.sampled_from([".", "!", "?", ".\n", "", "。", "？"]))
 item_texts = st.builds(lambda ss: " ".join(ss), st.lists(sentences, min_size=1, max_size=8))
 
 

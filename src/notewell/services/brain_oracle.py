@@ -34,6 +34,7 @@ KNOWLEDGE = 3
 DOCUMENTS = 2
 LINKED = 2
 SNIPPET_CHARS = 200
+_SENTENCE_MARKS = (".", "!", "?", "…", "。", "！", "？")
 # What to try when nothing matched, as a key each door words with its own tools (no door's words in here).
 NextStep = Literal["search-sessions"]
 
@@ -60,6 +61,11 @@ class OracleAnswer:
     words_only: str | None = None  # why meaning could not be used (services/meaning.py), None when it was
 
 
+def _ended(text: str) -> str:
+    """``text`` as a sentence: a full stop after it unless it ends one already ("Fixed it." or "修好了。")."""
+    return text if text.endswith(_SENTENCE_MARKS) else f"{text}."
+
+
 def _snip(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
@@ -69,7 +75,7 @@ def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
     s = found.session
     state = "is still open" if s.ended_at is None else ("succeeded" if s.success else "failed")
     vote = f", voted {s.user_feedback}" if s.user_feedback else ""
-    told = f" Outcome: {_snip(s.summary)}." if s.summary else ""
+    told = f" Outcome: {_ended(_snip(s.summary))}" if s.summary else ""
     sentence = (f"On {s.started_at[:10]} you worked on \u201c{_snip(s.prompt) or 'an untitled task'}\u201d in "
                 f"{s.brain_project}; it {state}{vote}.{told} [{n}]")
     # a session found by its events or learnings alone may have neither summary nor prompt: it says what it was
@@ -101,7 +107,7 @@ def _knowledge_sentence(found: ScoredKnowledge, n: int, whose: str) -> tuple[str
     k = found.item
     when = f"{brain_injection.when(k.trigger).lower()[:1]}{brain_injection.when(k.trigger)[1:]}, " if k.trigger else ""
     why = f" (because {brain_injection.one_line(k.rationale)})" if k.rationale.strip() else ""
-    sentence = f"{whose}: {when}{brain_injection.one_line(k.rule)}{why}. [{n}]"
+    sentence = f"{whose}: {_ended(f'{when}{brain_injection.one_line(k.rule)}{why}')} [{n}]"
     return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80],
                               found.found_by, found.similarity)
 

@@ -1,8 +1,8 @@
 """Packing ranked items (memories, document passages) into one block of at most max_tokens.
 
 Items are taken in the order given (best first). One that fits whole goes in whole. One that does not
-fit is ended at the last sentence boundary that fits (a ".", "!", "?" or "…" followed by a space, or a
-line end), marked with `` […]``, provided at least one sentence fits; otherwise it is left out. Later,
+fit is ended at the last sentence boundary that fits (a ".", "!", "?" or "…" followed by a space, a
+Chinese or Japanese full stop "。", "！", "？", or a line end), marked with `` […]``, provided at least one sentence fits; otherwise it is left out. Later,
 smaller items may still fit. Every item left out or ended early is reported, and the whole block is
 counted again at the end, so ``tokens_used <= max_tokens`` always holds for the counter in
 services.tokens.
@@ -18,7 +18,8 @@ from notewell.services.token_count import count_tokens
 
 SEPARATOR = "\n"
 SHORTENED_MARK = " […]"
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|\n")
+# a full stop of Chinese and Japanese (。！？, and their half-width forms) ends a sentence without a space after it
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|[。！？｡][」』”’）)\]]*|\n")
 
 
 @dataclass(frozen=True)
