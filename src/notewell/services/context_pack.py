@@ -2,10 +2,10 @@
 
 Items are taken in the order given (best first). One that fits whole goes in whole. One that does not
 fit is ended at the last sentence boundary that fits (a ".", "!", "?" or "…" followed by a space, a
-Chinese or Japanese full stop "。", "！", "？", or a line end), marked with `` […]``, provided at least one sentence fits; otherwise it is left out. Later,
-smaller items may still fit. Every item left out or ended early is reported, and the whole block is
-counted again at the end, so ``tokens_used <= max_tokens`` always holds for the counter in
-services.tokens.
+Chinese or Japanese full stop "。", "！", "？", or a line end), marked with `` […]``, provided at least
+one sentence fits; otherwise it is left out. Later, smaller items may still fit. Every item left out or
+ended early is reported, and the whole block is counted again at the end, so ``tokens_used <= max_tokens``
+always holds for the counter in services.tokens.
 """
 
 from __future__ import annotations
