@@ -76,6 +76,35 @@ def test_a_search_line_keeps_the_text_as_found(world: World) -> None:
     assert result.stdout == "apollo/plan.md:3: Deploys happen\tweekly.\n" and result.stderr.strip() == "1 match"
 
 
+def test_stored_text_never_runs_as_a_terminal_command(tmp_path: Path) -> None:
+    """An ESC sequence (set the terminal's title, its colours), a BEL or a bidirectional override in a document
+    is printed as its escape, piped or on a terminal; --json keeps the text as it is. A memory's title taken
+    from its first line has a space for each."""
+    vault = make_vault(tmp_path, {"apollo/esc.md": "zeta \x1b]0;PWNED\x07\x1b[31mred \u202etxt.exe\n"})
+    db = str(tmp_path / "index.db")
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.indexing.sync()
+        rt.memory.remember(LOCAL_OWNER, "zeta \x1b[31mred\x07 memory", project="apollo")
+    finally:
+        rt.close()
+    where = ["--vault", str(vault), "--db", db]
+    piped = run_cli("search", "zeta", *where)
+    assert piped.stdout == "apollo/esc.md:1: zeta \\x1b]0;PWNED\\x07\\x1b[31mred \\u202etxt.exe\n"
+    for shown in (run_cli("memory", "search", "zeta", *where).stdout,
+                  _on_terminal(200, "memory", "search", "zeta", *where)):
+        assert "\x1b" not in shown and "\x07" not in shown and "zeta  [31mred  memory" in shown, shown  # its title
+    assert json.loads(run_cli("search", "zeta", *where, "--json").stdout)["matches"][0]["text"].count("\x1b") == 2
+
+
+def test_a_title_tag_or_path_with_a_control_character_is_refused_by_name(world: World) -> None:
+    for option, value in (("--path", "val/\x1b]0;PWNED"), ("--title", "ring\x07"), ("--tag", "a\u202eb"),
+                          ("--path", "ops/\u202etxt.exe")):
+        result = run_cli("memory", "add", "a memory", "--project", "apollo", option, value, *world.where)
+        assert result.exit_code != 0 and "control character U+" in result.stderr, result.stderr
+        assert option.lstrip("-") in result.stderr
+
+
 def test_every_listing_piped_is_one_tab_separated_line_per_row(world: World) -> None:
     users = world.json("user", "list")
     assert world.plain("user", "list") == [[u["email"], u["name"], u["handle"], u["role"], "yes", u["home"]]

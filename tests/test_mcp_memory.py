@@ -159,6 +159,9 @@ async def test_validation_names_the_argument(mcp_url: str, tokens: dict[str, str
         assert "use one of durable, working, or % for any" in err.value.error.message
         assert await invalid(client, "recall_context", {"query": "x", "max_tokens": 10}) == "max_tokens"
         assert await invalid(client, "remember", {"content": "x", "memory_type": "episodic"}) == "memory_type"
+        assert await invalid(client, "remember", {"content": "x", "path": "val/\x1b]0;PWNED\x07"}) == "path"
+        assert await invalid(client, "remember", {"content": "x", "title": "a\nb"}) == "title"
+        assert await invalid(client, "remember", {"content": "x", "tags": ["ok", "txt\u202eexe"]}) == "tags"
 
 
 async def test_recall_context_over_mcp(mcp_url: str, tokens: dict[str, str]) -> None:

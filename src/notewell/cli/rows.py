@@ -9,6 +9,7 @@ was left out, "No users") go to stderr, so stdout holds the rows alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from rich.text import Text
 from notewell.cli.app import console, err_console
 
 Row = Sequence[object]
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # but tab and line feed
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,20 @@ class Col:
 
 
 def cell(value: object) -> str:
-    """A value as one line: None is "-", tabs and line breaks are spaces."""
-    return "-" if value is None else " ".join(str(value).replace("\t", " ").splitlines())
+    """A value as one line: None is "-", tabs and line breaks are spaces, other control characters shown."""
+    return "-" if value is None else shown(" ".join(str(value).replace("\t", " ").splitlines()))
+
+
+def shown(text: str) -> str:
+    """``text`` fit for a terminal: each control character (but a tab or a line break) and each bidirectional
+    override written as its escape (\\x1b, \\u202e), so stored text never runs as a terminal's command (ESC
+    sequences set its title or colours, BEL rings) nor shows a path reversed."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def show_rows(columns: Sequence[Col], rows: Sequence[Row], *, empty: str, note: str = "",
@@ -55,7 +69,7 @@ def show_rows(columns: Sequence[Col], rows: Sequence[Row], *, empty: str, note: 
         console.print(table)
     else:
         for values, row in zip(rows, cells, strict=True):
-            typer.echo(line(values) if line else "\t".join(row))
+            typer.echo(shown(line(values)) if line else "\t".join(row))
     if note:
         err_console.print(note, style="dim", highlight=False, markup=False, soft_wrap=True)
 

@@ -44,6 +44,7 @@ from notewell.services.memory_checks import (
     check_expiry,
     check_limit,
     check_memory_type,
+    check_line,
     check_tags,
     check_text,
     default_title,
@@ -198,8 +199,9 @@ class MemoryService:
         check_text("content", content)
         kind = check_memory_type(memory_type)
         clean_path = normalize_path(path or "", "path")
+        check_line("path", clean_path)
         clean_title = (title or "").strip() or default_title(content)
-        check_text("title", clean_title)
+        check_line("title", clean_title)
         if len(clean_title) > MAX_TITLE_CHARS:
             raise InvalidArgument("title", f"is {len(clean_title)} characters; keep it to {MAX_TITLE_CHARS}")
         clean_tags = check_tags(tags)

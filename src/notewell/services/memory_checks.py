@@ -19,7 +19,7 @@ _TITLE_FROM_CONTENT = 80
 
 
 def default_title(content: str) -> str:
-    line = next((ln.strip().lstrip("#").strip() for ln in content.splitlines() if ln.strip()), "")
+    line = line_of(next((ln.strip().lstrip("#").strip() for ln in content.splitlines() if ln.strip()), ""))
     if len(line) <= _TITLE_FROM_CONTENT:
         return line
     cut = line[:_TITLE_FROM_CONTENT].rsplit(" ", 1)[0]
@@ -48,6 +48,24 @@ def check_text(field_name: str, value: str) -> None:
         raise InvalidArgument(field_name, "contains a NUL character (\\x00); remove it")
 
 
+# What a one-line field (a title, a path, a tag) may not hold: control characters (C0, DEL, C1: a terminal
+# runs ESC sequences and rings BEL) and the bidirectional overrides and isolates (a path shown as ...exe.txt)
+_NOT_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def check_line(field_name: str, value: str) -> None:
+    """A one-line field holds no control character and no bidirectional override: refused, named."""
+    found = _NOT_IN_A_LINE.search(value)
+    if found:
+        raise InvalidArgument(field_name, f"contains the control character U+{ord(found.group()):04X} at "
+                                          f"{found.start()}; a {field_name.rstrip('s')} is one line of text: remove it")
+
+
+def line_of(text: str) -> str:
+    """``text`` with a space for each character ``check_line`` refuses (a title taken from a first line)."""
+    return _NOT_IN_A_LINE.sub(" ", text)
+
+
 def check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
     if tags is None:
         return ()
@@ -57,7 +75,7 @@ def check_tags(tags: Sequence[str] | None) -> tuple[str, ...]:
     if len(cleaned) > MAX_TAGS:
         raise InvalidArgument("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
     for tag in cleaned:
-        check_text("tags", tag)
+        check_line("tags", tag)
     long = [t for t in cleaned if len(t) > MAX_TAG_CHARS]
     if long:
         raise InvalidArgument("tags", f"{long[0][:20]!r}… is longer than {MAX_TAG_CHARS} characters")
