@@ -43,8 +43,8 @@ from notewell.services.meaning import words_only
 from notewell.services.memory_checks import (
     check_expiry,
     check_limit,
-    check_memory_type,
     check_line,
+    check_memory_type,
     check_tags,
     check_text,
     default_title,
