@@ -147,3 +147,25 @@ def test_the_sdks_own_refusals_answer_the_requests_id(mcp_url: str, mcp_world: W
         assert int(unknown.headers["content-length"]) == len(unknown.content)
         note = client.post(mcp_url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
         assert note.status_code == 400 and note.json()["id"] is None  # a notification carries no id to answer
+
+
+@pytest.mark.parametrize(("arguments", "where"), [
+    ('{"query": "\\ud800"}', "params.arguments.query"), ('{"query": "x\\udfffy"}', "params.arguments.query"),
+    ('{"query": "ok", "path_filter": ["a", "\\udc00"]}', "params.arguments.path_filter[1]"),
+])
+def test_a_lone_surrogate_is_named_where_it_stands(mcp_url: str, mcp_world: World, arguments: str,
+                                                   where: str) -> None:
+    """JSON allows an escape of half a surrogate pair, but it is no character: the SDK answered -32700 "unexpected
+    end of hex escape" (the escape was complete) and named no member."""
+    token = mcp_world.tokens["alice"]
+    body = f'{{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {{"name": "search_memory", ' \
+           f'"arguments": {arguments}}}}}'
+    with httpx.Client(timeout=10) as client:
+        session = _open(client, mcp_url, token)
+        refused = client.post(mcp_url, content=body.encode(), headers={
+            "Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+            "Authorization": f"Bearer {token}", "Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION})
+        assert refused.status_code == 400 and refused.json()["id"] == 4, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == -32602 and f"{where} holds a lone UTF-16 surrogate" in error["message"], error
+        client.delete(mcp_url, headers={"Authorization": f"Bearer {token}", "Mcp-Session-Id": session})

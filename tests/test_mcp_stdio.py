@@ -163,7 +163,9 @@ def test_a_request_stdio_cannot_take_is_answered_and_each_of_one_id_is_answered(
     params = _params(mcp_world, None)
     bad_ids = "".join(f'{{"jsonrpc":"2.0","id":{bad},"method":"ping"}}\n' for bad in ("null", "1.5", "true", '{"a":1}'))
     bad_params = ('{"jsonrpc":"2.0","id":"args","method":"tools/call","params":{"name":"listProjects",'
-                  '"arguments":[1]}}\n{"jsonrpc":"2.0","id":"uri","method":"resources/read","params":{"uri":5}}\n')
+                  '"arguments":[1]}}\n{"jsonrpc":"2.0","id":"uri","method":"resources/read","params":{"uri":5}}\n'
+                  '{"jsonrpc":"2.0","id":"sur","method":"tools/call","params":{"name":"searchKnowledge",'
+                  '"arguments":{"query":"\\ud800"}}}\n')
     same_id = "".join('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"searchKnowledge",'
                       '"arguments":{"query":"refund"}}}\n' for _ in range(5))
     sent = _initialize() + bad_ids + bad_params + '{"jsonrpc":"2.0","id":9,"method":"ping"}\n' + same_id
@@ -173,9 +175,10 @@ def test_a_request_stdio_cannot_take_is_answered_and_each_of_one_id_is_answered(
     refused = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
     assert refused[:4] == [(None, -32600)] * 4
     assert all("is not a string or a whole number" in a["error"]["message"] for a in answers[1:5])
-    assert refused[4:] == [("args", -32602), ("uri", -32602)]
+    assert refused[4:] == [("args", -32602), ("uri", -32602), ("sur", -32602)]
     messages = {a["id"]: a["error"]["message"] for a in answers if "error" in a and a["id"] is not None}
     assert "tools/call: params.arguments" in messages["args"] and "resources/read: params.uri" in messages["uri"]
+    assert "params.arguments.query holds a lone UTF-16 surrogate" in messages["sur"]
     assert sum(1 for a in answers if a.get("id") == 7 and "result" in a) == 5
     assert any(a.get("id") == 9 and a.get("result") == {} for a in answers)
 

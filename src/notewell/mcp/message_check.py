@@ -67,6 +67,27 @@ def _shape_fault(data: Any) -> str | None:
     return "the message has no method (a request or notification) and no result or error (a response)"
 
 
+def _lone_surrogate(data: Any) -> str | None:
+    """Where ``data`` holds a lone UTF-16 surrogate ("\\ud800", legal JSON but no character), as
+    "params.arguments.query", or None. The SDK's parser called a complete escape "unexpected end of hex escape"
+    and named no member; a tool would fail storing it."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return where or "the message"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                stack.append((f"{where}.{key}" if where else str(key), item))
+                stack.append((f"{where} (a member's name)" if where else "a member's name", key))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
 def _params_fault(method: str, params: Any) -> str | None:
     model = PARAMS.get(method)
     if model is None:
@@ -105,6 +126,12 @@ def refused(data: Any, *, in_session: bool) -> JsonRpcError | None:
         and not isinstance(data.get("id"), bool) else None
     if fault is not None:
         return INVALID_REQUEST, f"Invalid Request: {fault}", request_id
+    surrogate = _lone_surrogate(data)
+    if surrogate is not None:
+        code = INVALID_PARAMS if surrogate.startswith("params") else INVALID_REQUEST
+        return code, (f"Invalid {'params' if code == INVALID_PARAMS else 'Request'}: {surrogate} holds a lone UTF-16 "
+                      "surrogate (an escape from \\ud800 to \\udfff without its pair), which is no character: send "
+                      "the text as valid Unicode"), request_id
     try:
         jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValidationError:
