@@ -97,3 +97,19 @@ def test_context_with_documents_and_memories(tmp_path: Path, index_vault: Callab
     small = world.service.recall_context(alice, "rollout region", max_tokens=50, include_documents=True)
     assert small.tokens_used <= 50 and small.left_out
     world.store.close()
+
+
+def test_a_chinese_question_finds_its_passage(tmp_path: Path, index_vault: Callable[[Path], IndexedVault]) -> None:
+    """A run of Chinese is looked up by its pairs of characters (2 each: a Latin word of 2 letters is not)."""
+    vault = make_vault(tmp_path, {
+        "apollo/部署.md": "# 部署\n\n部署流程：先检查服务器状态，再重启服务。\n\n另一段关于预算的文字。\n",
+        "apollo/other.md": "# Other\n\nThe CI of the decision log.\n",
+    })
+    indexed = index_vault(vault)
+    world = build_world(Path(indexed.db), vault)
+    alice = world.user("alice")
+    result = world.service.recall_context(alice, "部署流程在哪里", max_tokens=300, include_documents=True)
+    refs = [item.ref for item in result.items]
+    assert refs[0] == "apollo/部署.md#L3-3" and all(ref.startswith("apollo/部署.md#") for ref in refs), refs
+    assert not world.service.recall_context(alice, "ci of", max_tokens=300, include_documents=True).items
+    world.store.close()

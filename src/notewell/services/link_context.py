@@ -31,6 +31,7 @@ from notewell.services.link_walk import Reached, beginning, walk
 from notewell.services.links import LinkService
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
 from notewell.services.memory_rank import tolerant_query_terms
+from notewell.services.passages import looked_up
 from notewell.services.token_count import count_tokens
 from notewell.store.base import Store
 from notewell.vault.link_resolution import Resolver
@@ -173,9 +174,9 @@ class LinkContextService:
 
     def _best_matches(self, p: Principal, query: str) -> list[tuple[DocKey, str]]:
         """The QUERY_SEEDS documents that match ``query`` best, each with why: the whole query as searchKnowledge
-        finds it, or its words (services.memory_rank's tolerant words of 3 letters or more), ranked by how many
-        of the words a document holds, a word in its file name, and how many of its lines hold one."""
-        words = [w for w in tolerant_query_terms(query) if len(w) >= 3] or [query]
+        finds it, or its words (services.memory_rank's tolerant words, as passages.looked_up keeps them), ranked
+        by how many of the words a document holds, a word in its file name, and how many of its lines hold one."""
+        words = [w for w in tolerant_query_terms(query) if looked_up(w)] or [query]
         lines: dict[DocKey, set[int]] = {}
         held: dict[DocKey, set[str]] = {}
         for word in dict.fromkeys([query, *words]):

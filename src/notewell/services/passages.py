@@ -1,7 +1,9 @@
 """The best document passages for a few words, for recall_context with include_documents.
 
-Each query word of 3 or more characters is looked up through the search engine (case-insensitive
-substring over the readable projects). A passage is the paragraph (the run of non-blank lines, at
+Each query word of 3 or more characters, and each pair of Chinese, Japanese or Korean characters the
+tolerant words make of a run of them (word_breaks.pairs), is looked up through the search engine
+(case-insensitive substring over the readable projects); a Latin word of 2 letters is inside too many
+others to tell anything ("ci" in "decision"). A passage is the paragraph (the run of non-blank lines, at
 most MAX_PASSAGE_LINES) around a matching line. Its relevance is 0.9 times the share of the query
 words it contains, so a passage holding every word ranks just below the best memory (relevance 1.0).
 """
@@ -16,12 +18,18 @@ from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
 from notewell.services.context_pack import PackItem
 from notewell.store.base import DocumentRepository
+from notewell.word_breaks import has_close_script
 
 MAX_PASSAGE_LINES = 12
 MAX_DOCUMENTS = 10
 PASSAGES_PER_DOCUMENT = 3
 HITS_PER_WORD = 500
 DOCUMENT_WEIGHT = 0.9
+
+
+def looked_up(word: str) -> bool:
+    """Whether a document substring search for a query's tolerant ``word`` tells anything."""
+    return len(word) >= 3 or (len(word) == 2 and has_close_script(word))
 
 
 def _paragraph(lines: list[str], line_no: int) -> tuple[int, int]:
@@ -37,7 +45,7 @@ def _paragraph(lines: list[str], line_no: int) -> tuple[int, int]:
 
 def document_passages(engine: SearchEngine, documents: DocumentRepository, projects: Sequence[str],
                       terms: Sequence[str]) -> list[PackItem]:
-    words = [t for t in terms if len(t) >= 3]
+    words = [t for t in terms if looked_up(t)]
     if not words or not projects:
         return []
     hit_lines: dict[tuple[str, str], set[int]] = defaultdict(set)
