@@ -54,3 +54,5 @@ def test_as_a_person_the_grant_decides(tmp_path: Path) -> None:
     assert run_cli("note", "write", "apollo/ada.md", "x\n", "--as", "ada@example.com", *base).exit_code == 0
     bad = run_cli("note", "write", "apollo/../../x.md", "x\n", *base)
     assert bad.exit_code == 1 and "inside the vault" in bad.stderr
+    folded = run_cli("note", "write", "apollo/../beta/x.md", "x\n", *base)
+    assert folded.exit_code == 1 and "without . or .." in folded.stderr and not (vault / "beta").exists()

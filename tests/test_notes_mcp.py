@@ -215,6 +215,26 @@ async def test_paths_that_escape_are_refused(admin: Client, world: World) -> Non
     assert list(outside.iterdir()) == []
 
 
+async def test_a_dot_segment_is_refused_never_folded_into_another_project(server: ServerThread, world: World) -> None:
+    """alice writes projects and her home: "projects/../~alice/x.md" must not land in the home (nor anywhere)."""
+    async with connect(server.url, world.tokens["alice_write"]) as client:
+        await call(client, "write_note", {"path": "~alice/dots.md", "content": "dots\n"})
+        refused = [("write_note", {"path": "projects/../~alice/dd1.md", "content": "x\n"}, "path"),
+                   ("write_note", {"path": "projects/./apollo/dd2.md", "content": "x\n"}, "path"),
+                   ("edit_note", {"path": "projects/../~alice/dots.md", "operation": "append", "content": "x"},
+                    "path"),
+                   ("delete_note", {"path": "projects/../~alice/dots.md"}, "path"),
+                   ("move_note", {"path": "projects/../~alice/dots.md", "new_path": "~alice/dd3.md"}, "path"),
+                   ("move_note", {"path": "~alice/dots.md", "new_path": "~alice/../~alice/dd4.md"}, "new_path"),
+                   ("note_journal", {"path": "projects/../~alice/dots.md"}, "path")]
+        for tool, args, field in refused:
+            message, argument = await invalid(client, tool, args)
+            assert argument == field and "without . or .." in message, (tool, args, message)
+    assert sorted(p.name for p in (world.vault / "~alice").iterdir() if p.name.startswith("d")) == ["dots.md"]
+    assert (world.vault / "~alice/dots.md").read_text() == "dots\n"
+    assert not (world.vault / "projects/apollo/dd2.md").exists()
+
+
 async def test_delete_goes_to_the_trash_and_undo_restores_byte_for_byte(admin: Client, world: World) -> None:
     path = "handbook/doomed.md"
     original = b"# Doomed\r\n\r\nOrbweaver notes\r\nno final newline"

@@ -76,6 +76,28 @@ def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811
     assert refused.status_code in (400, 404)
 
 
+def test_a_dot_segment_in_a_path_is_refused_naming_the_field(rest: RestWorld) -> None:  # noqa: F811
+    vault = rest.runtime.settings.vault
+    assert rest.call("PUT", "/projects/handbook/documents/rest/dots.md", "admin_all",
+                     json={"content": "dots\n"}).status_code == 201
+    for method, doc, body in [("PUT", "..%2Fhandbook%2Frest%2Fdd1.md", {"content": "x"}),
+                              ("PUT", "rest%2F.%2Fdd2.md", {"content": "x"}),
+                              ("PATCH", "rest%2F..%2Frest%2Fdots.md", {"operation": "append", "content": "x"}),
+                              ("DELETE", "rest%2F..%2Frest%2Fdots.md", None)]:
+        refused = rest.call(method, f"/projects/handbook/documents/{doc}", "admin_all",
+                            **({"json": body} if body is not None else {}))
+        assert refused.status_code == 400 and refused.json()["field"] == "path", (method, doc, refused.text)
+        assert "without . or .." in refused.json()["detail"]
+    for body, field in [({"path": "../handbook/rest/dots.md", "newPath": "rest/dd3.md"}, "path"),
+                        ({"path": "rest/dots.md", "newPath": "../handbook/rest/dd4.md"}, "newPath")]:
+        moved = rest.call("POST", "/projects/handbook/moves", "admin_all", json=body)
+        assert moved.status_code == 400 and moved.json()["field"] == field, moved.text
+    journal = rest.get("/journal", "admin_all", params={"path": "handbook/x/../rest/dots.md"})
+    assert journal.status_code == 400 and journal.json()["field"] == "path"
+    assert sorted(p.name for p in (vault / "handbook/rest").iterdir() if p.name.startswith("d")) == ["dots.md"]
+    assert (vault / "handbook/rest/dots.md").read_text() == "dots\n"
+
+
 def test_delete_move_journal_and_undo(rest: RestWorld) -> None:  # noqa: F811
     made = rest.call("PUT", "/projects/handbook/documents/rest/gone.md", "admin_all", json={"content": "bye\r\n"})
     assert made.status_code == 201

@@ -17,7 +17,7 @@ from notewell.errors import Conflict, InvalidArgument, NotFound
 from notewell.paths import normalize_path
 from notewell.records.journal import JournalEntry
 from notewell.services.note_diff import change, version_of
-from notewell.services.note_paths import NotePath
+from notewell.services.note_paths import NotePath, refuse_dot_segments
 from notewell.services.note_vault import NoteChange, NoteVault, Write
 from notewell.timestamps import parse_iso
 
@@ -67,6 +67,7 @@ class NoteJournalService:
         projects = [pr.id for pr in self.authorization.projects(p, READ)]
         rel = None
         if path:
+            refuse_dot_segments(path)
             project, _, rel = normalize_path(path).partition("/")
             if project not in projects or not rel:
                 return []

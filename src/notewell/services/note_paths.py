@@ -1,9 +1,10 @@
 """Where an agent may write: a note's path checked before anything is read or written.
 
 A path is vault-relative and starts with its project (``handbook/decisions.md``, as searchKnowledge returns
-it). It may not climb out (``..``), name a hidden entry (any part starting with ``.``, so never the index
-folder ``.notewell/``), be passed over by an ignore file, or end in a type the vault does not index. What
-lies on disk is checked when the file is opened (note_files.py: no symlink is followed on the way).
+it). It may not hold a ``.`` or ``..`` part (refused, never folded away: ``beta/../alpha/x.md`` would land in
+alpha), name a hidden entry (any part starting with ``.``, so never the index folder ``.notewell/``), be passed
+over by an ignore file, or end in a type the vault does not index. What lies on
+disk is checked when the file is opened (note_files.py: no symlink is followed on the way).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
     if path != path.strip():  # normalize_path would drop it, and the write would land on another name
         raise InvalidArgument(field, f"{path!r} starts or ends with a space; write the path without it")
     norm = normalize_path(path, field)
+    refuse_dot_segments(path, field)
     project, _, rel = norm.partition("/")
     if not rel:
         raise InvalidArgument(field, f"{path!r} names no file inside a project; write <project>/<file>, such as "
@@ -60,6 +62,15 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
         raise InvalidArgument(field, f"{path!r} is not of a type the vault indexes; end it with one of "
                                      f"{', '.join(file_types)}")
     return NotePath(project, rel)
+
+
+def refuse_dot_segments(path: str, field: str = "path") -> None:
+    """InvalidArgument naming ``field`` when the path holds a "." or ".." segment: folded away, "beta/../alpha/x.md"
+    would name a note of another project than the one it starts with, so a note's path is taken only as written."""
+    for part in path.strip().strip("/").split("/"):
+        if part in (".", ".."):
+            raise InvalidArgument(field, f"{path!r} holds a {part!r} segment; write the note's path without . or .., "
+                                         "project first, such as handbook/decisions.md")
 
 
 def check_not_ignored(vault: Path, target: NotePath, field: str = "path") -> None:

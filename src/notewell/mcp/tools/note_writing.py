@@ -81,7 +81,8 @@ def change_dict(c: NoteChange) -> JsonObject:
 
 def _refusals(tool: str, *extra: str) -> tuple[str, ...]:
     return (f"Error in {tool}: {NOTE_NOT_FOUND}", _FORBIDDEN.format(tool=tool), _CONFLICT.format(tool=tool), *extra,
-            "A path that climbs out with .., names a hidden file or folder (.notewell/ among them), is excluded by "
+            "A path with a . or .. part (never folded away: projects/../handbook/x.md is refused), names a "
+            "hidden file or folder (.notewell/ among them), is excluded by "
             "an ignore file, passes through a symlink or is not of an indexed type is refused as invalid "
             "arguments naming the argument.", _SCOPE_REFUSAL.format(tool=tool))
 
