@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import notes_world_on
+from notewell.services.note_files import NoteFiles
 from pg import BACKENDS
 
 pytestmark = pytest.mark.anyio
@@ -233,6 +235,79 @@ async def test_a_dot_segment_is_refused_never_folded_into_another_project(server
     assert sorted(p.name for p in (world.vault / "~alice").iterdir() if p.name.startswith("d")) == ["dots.md"]
     assert (world.vault / "~alice/dots.md").read_text() == "dots\n"
     assert not (world.vault / "projects/apollo/dd2.md").exists()
+
+
+def outside_writer(monkeypatch: pytest.MonkeyPatch, vault: Path, rel: str, times: int) -> list[str]:
+    """A program outside Notewell (an editor, a script) appending a line to ``rel`` right after each of the first
+    ``times`` reads a note write makes of it: between the write's read and its rename, where the note's lock,
+    which binds Notewell's writers alone, cannot keep it out. The lines it wrote, in order."""
+    original = NoteFiles.read
+    written: list[str] = []
+
+    def read(self: NoteFiles, path: str, max_bytes: int, field: str = "path") -> bytes | None:
+        data = original(self, path, max_bytes, field)
+        if path == rel and len(written) < times:
+            written.append(f"outside {len(written)}\n")
+            with open(vault / rel, "a", encoding="utf-8") as note:
+                note.write(written[-1])
+        return data
+
+    monkeypatch.setattr(NoteFiles, "read", read)
+    return written
+
+
+async def test_an_outside_change_during_a_write_is_kept(admin: Client, world: World,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/outside.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    outside_writer(monkeypatch, world.vault, path, 1)
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    assert note.read_text() == "start\noutside 0\nmine\n"  # the edit applied to the text as the other left it
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["version"] == done["version"]
+    monkeypatch.undo()
+    outside_writer(monkeypatch, world.vault, path, 1)
+    replaced = await call(admin, "write_note", {"path": path, "content": "whole\n", "overwrite": True})
+    assert note.read_text() == "whole\n"  # an overwrite is meant to replace: it replaces what it was shown
+    back = await call(admin, "undo_note_write", {"journal_id": replaced["journal_id"]})
+    assert note.read_text() == "start\noutside 0\nmine\noutside 0\n" and back["version"]
+
+
+async def test_an_outside_change_during_a_write_named_by_version_is_a_conflict(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/outside-versioned.md"
+    note = world.vault / path
+    first = await call(admin, "write_note", {"path": path, "content": "start\n"})
+    outside_writer(monkeypatch, world.vault, path, 1)
+    text = await refusal(admin, "edit_note", {"path": path, "operation": "append", "content": "mine",
+                                              "expected_version": first["version"]})
+    assert f"changed since version {first['version']}" in text and "changed outside this journal" in text
+    assert note.read_text() == "start\noutside 0\n"
+    world.runtime.indexing.sync_paths([path])  # the outside change, as the watcher would index it
+
+
+async def test_a_note_that_keeps_changing_on_disk_is_a_conflict_and_nothing_is_lost(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/outside-busy.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    written = outside_writer(monkeypatch, world.vault, path, 1000)
+    text = await refusal(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    assert "keeps changing on disk" in text and "nothing was written" in text
+    assert note.read_text() == "start\n" + "".join(written) and len(written) == 5
+    gone = world.vault / "handbook/outside-gone.md"
+    await call(admin, "write_note", {"path": "handbook/outside-gone.md", "content": "bye\n"})
+    monkeypatch.undo()
+    outside_writer(monkeypatch, world.vault, "handbook/outside-gone.md", 1)
+    deleted = await call(admin, "delete_note", {"path": "handbook/outside-gone.md"})
+    assert not gone.exists() and (world.vault / deleted["trash"]).read_text() == "bye\noutside 0\n"
+    monkeypatch.undo()
+    outside_writer(monkeypatch, world.vault, "handbook/outside-new.md", 1)
+    assert "exists already" in await refusal(admin, "write_note", {"path": "handbook/outside-new.md",
+                                                                   "content": "mine\n"})
+    assert (world.vault / "handbook/outside-new.md").read_text() == "outside 0\n"  # made outside meanwhile: kept
+    world.runtime.indexing.sync_paths([path, "handbook/outside-new.md"])  # as the watcher would index them
 
 
 async def test_delete_goes_to_the_trash_and_undo_restores_byte_for_byte(admin: Client, world: World) -> None:

@@ -5,8 +5,13 @@ vault/verified_read.py reads): a folder that is a symlink fails to open instead 
 note that is a symlink is refused. A write goes to a temporary file in the note's own folder (created
 O_EXCL, so never over anything), is fsynced, renamed over the note with ``os.replace`` (atomic: a reader
 sees the old bytes or the new, never a mix, and a crash leaves one or the other), and the folder is
-fsynced so the rename itself survives a power cut. A move links the note at its new path (which fails if
-anything is there: a move never overwrites) and then unlinks the old one.
+fsynced so the rename itself survives a power cut. A write that names what it read (``was``) first checks,
+right before the rename, that the note still holds those bytes (its size, then its bytes): a program outside
+Notewell that wrote it meanwhile (the note's lock binds Notewell's writers alone) raises ChangedOnDisk and
+nothing is written, so the caller reads again and applies its change to the new text; a delete checks the same
+before it unlinks. Only a change landing in the instant between that check and the rename is not seen. A
+move links the note at its new path (which fails if anything is there: a move never overwrites)
+and then unlinks the old one.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its
 FOLDER_MODE = 0o755
 PRIVATE_FILE_MODE = 0o600  # the trash: copies of notes from every home, the owner's alone whatever the umask
 PRIVATE_FOLDER_MODE = 0o700
+
+
+class ChangedOnDisk(Exception):
+    """The note no longer holds the bytes the write read: another program wrote (or removed, or made) it
+    meanwhile. Nothing was written."""
 
 
 class NoteFiles:
@@ -95,8 +105,10 @@ class NoteFiles:
         finally:
             os.close(fd)
 
-    def write(self, rel: str, data: bytes, field: str = "path") -> None:
-        """Replace (or create) the note with ``data``, atomically and durably (the module's docstring)."""
+    def write(self, rel: str, data: bytes, field: str = "path", *, checked: bool = False,
+              was: bytes | None = None) -> None:
+        """Replace (or create) the note with ``data``, atomically and durably (the module's docstring);
+        ``checked``: only over ``was`` (None: no note), else ChangedOnDisk and nothing written."""
         parts = rel.split("/")
         with self._folder(parts[:-1], create=True, field=field) as folder:
             self._refuse_non_file(folder, parts[-1], rel, field)
@@ -110,6 +122,8 @@ class NoteFiles:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
+                if checked and not holds(folder, parts[-1], was):
+                    raise ChangedOnDisk(rel)
                 os.replace(temp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
             except BaseException:
                 _unlink_quietly(temp, folder)
@@ -128,10 +142,13 @@ class NoteFiles:
             os.fsync(target)
             os.fsync(source)
 
-    def remove(self, rel: str) -> None:
-        """Remove the note (its bytes are kept by the caller: in the trash and the journal)."""
+    def remove(self, rel: str, *, checked: bool = False, was: bytes | None = None) -> None:
+        """Remove the note (its bytes are kept by the caller: in the trash and the journal); ``checked``: only
+        while it holds ``was``, else ChangedOnDisk and nothing removed."""
         parts = rel.split("/")
         with self._folder(parts[:-1], create=False, field="path") as folder:
+            if checked and not holds(folder, parts[-1], was):
+                raise ChangedOnDisk(rel)
             os.unlink(parts[-1], dir_fd=folder)
             os.fsync(folder)
 
@@ -144,6 +161,29 @@ class NoteFiles:
             return
         if not stat.S_ISREG(info.st_mode):
             raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
+
+
+def holds(folder: int, name: str, was: bytes | None) -> bool:
+    """Whether the entry ``name`` of ``folder`` is a file of exactly the bytes ``was`` (None: whether it is absent).
+    The size answers most changes (an append) without reading; an equal size is compared byte for byte, since a
+    rewrite within the same second and of the same size leaves size and mtime alike on some file systems."""
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+    except FileNotFoundError:
+        return was is None
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.EISDIR, errno.ENOTDIR):  # a symlink or folder now: not what was read
+            return False
+        raise
+    try:
+        if was is None or os.fstat(fd).st_size != len(was):
+            return False
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks) == was
+    finally:
+        os.close(fd)
 
 
 def _refuse_another_form(folder: int, name: str, field: str, besides: str | None = None) -> None:

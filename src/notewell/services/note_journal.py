@@ -114,10 +114,8 @@ class NoteJournalService:
         place = NotePath(entry.project, entry.path)
         moved = NotePath(entry.project, entry.new_path) if entry.new_path else None
         write = Write(p, tool, "undo", undoes=entry.id)
-        with self.vault.locks.holding(place.vault_path, *([moved.vault_path] if moved else [])):
-            done = self.vault.journal.undone(entry.id)
-            if done is not None:
-                raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
+
+        def attempt() -> NoteChange:
             now = self.vault.read(moved or place)
             self._still_as_left(entry, moved or place, now)
             if moved is not None and now is not None:
@@ -128,6 +126,12 @@ class NoteJournalService:
                 assert now is not None
                 return self.vault.remove(write, place, now)
             return self.vault.put(write, place, now, entry.before)
+
+        with self.vault.locks.holding(place.vault_path, *([moved.vault_path] if moved else [])):
+            done = self.vault.journal.undone(entry.id)
+            if done is not None:
+                raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
+            return self.vault.settled(moved or place, attempt)
 
     @staticmethod
     def _still_as_left(entry: JournalEntry, where: NotePath, now: bytes | None) -> None:

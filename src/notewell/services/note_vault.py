@@ -10,6 +10,12 @@ file change and syncs it STEP_MS later, and had the journal (a git commit can ta
 watcher's sync could run before the write's own and index the note in its stead. A sync plans under the
 store's writer lock, so whichever comes second finds the note current and indexes nothing; and a watcher's
 sync that reads the note after the next write replaced it leaves it to that write (indexer.py).
+
+The note's lock binds Notewell's writers alone: an editor or a script outside may write the note between a
+write's read and its rename. put and remove write only over the bytes the write read (note_files.ChangedOnDisk
+otherwise, nothing written), and ``settled`` runs the write's steps again from the read, so the change is applied
+to the note as the other program left it and nothing it wrote is lost; a write that named its version is then
+refused (the version is gone), and a note that keeps changing, WRITE_ATTEMPTS times over, is a Conflict.
 """
 
 from __future__ import annotations
@@ -17,17 +23,19 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from notewell.access.audit import AuditTrail
 from notewell.access.principal import Principal
 from notewell.config import INDEX_DIR_NAME, Settings
-from notewell.errors import InvalidArgument, VersionConflict
+from notewell.errors import Conflict, InvalidArgument, VersionConflict
 from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
 from notewell.services.note_diff import VERSION_CHARS, change, version_of
-from notewell.services.note_files import PRIVATE_FOLDER_MODE, NoteFiles
+from notewell.services.note_files import PRIVATE_FOLDER_MODE, ChangedOnDisk, NoteFiles
 from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath
@@ -38,6 +46,7 @@ from notewell.timestamps import now_iso
 _VERSION = re.compile(f"^[0-9a-f]{{{VERSION_CHARS}}}$")
 TRASH_FOLDER = "trash"  # in .notewell/: a deleted note's bytes, at <trash id>/<vault path>
 LOCKS_FOLDER = "locks"
+WRITE_ATTEMPTS = 5  # how often a write reads the note again when another program changed it under the write
 
 
 @dataclass(frozen=True)
@@ -130,6 +139,19 @@ class NoteVault:
         by = f", first by {writer.handle if writer is not None else full.user_id} ({full.tool}, journal {full.id})"
         return change(full.before.decode("utf-8", errors="replace"), text, target.vault_path).summary + by
 
+    @staticmethod
+    def settled(target: NotePath, attempt: Callable[[], NoteChange]) -> NoteChange:
+        """``attempt()`` (the write's steps from its read of the note, under the note's lock) done again while
+        another program changes the note on disk under it (the module's docstring)."""
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                return attempt()
+            except ChangedOnDisk:
+                continue
+        raise Conflict(f"Conflict: {target.vault_path} keeps changing on disk ({WRITE_ATTEMPTS} times while this "
+                       "write was under way): another program is writing it; nothing was written, try again when it "
+                       "is still", field="path")
+
     def check_size(self, data: bytes) -> None:
         if len(data) > self.max_bytes:
             raise InvalidArgument("content", f"the note would be {len(data)} bytes, over the {self.max_bytes} byte "
@@ -138,7 +160,7 @@ class NoteVault:
     def put(self, write: Write, target: NotePath, before: bytes | None, after: bytes) -> NoteChange:
         """Write ``after`` over ``before`` (held under the lock), journal it and index it."""
         self.check_size(after)
-        self.files.write(target.vault_path, after)
+        self.files.write(target.vault_path, after, checked=True, was=before)
         try:
             self.indexing.sync_paths([target.vault_path])  # before the journal: see the module's docstring
         finally:
@@ -147,9 +169,14 @@ class NoteVault:
 
     def remove(self, write: Write, target: NotePath, before: bytes) -> NoteChange:
         """Delete the note, its bytes kept in the trash and the journal."""
-        trash = f"{TRASH_FOLDER}/{secrets.token_hex(6)}/{target.vault_path}"
+        folder = f"{TRASH_FOLDER}/{secrets.token_hex(6)}"
+        trash = f"{folder}/{target.vault_path}"
         NoteFiles(self._index_folder(), private=True).write(trash, before, field="path")
-        self.files.remove(target.vault_path)
+        try:
+            self.files.remove(target.vault_path, checked=True, was=before)
+        except ChangedOnDisk:
+            shutil.rmtree(self._index_folder() / folder, ignore_errors=True)  # the copy of bytes no longer there
+            raise
         try:
             self.indexing.sync_paths([target.vault_path])
         finally:

@@ -80,7 +80,8 @@ class NoteWritingService:
         expected = check_version(expected_version)
         data = content.encode("utf-8")
         self.vault.check_size(data)
-        with self.vault.locks.holding(target.vault_path):
+
+        def attempt() -> NoteChange:
             before = self.vault.read(target)
             if before is not None and not overwrite:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; edit it, or pass overwrite (with its "
@@ -88,12 +89,16 @@ class NoteWritingService:
             self.vault.check(target, before, expected)
             return self.vault.put(Write(p, tool, "write"), target, before, data)
 
+        with self.vault.locks.holding(target.vault_path):
+            return self.vault.settled(target, attempt)
+
     def edit_note(self, p: Principal, path: str, edit: Edit, *, tool: str,
                   expected_version: str | None = None) -> NoteChange:
         """Apply one edit operation (note_edits.py) to the note as it is on disk now."""
         target = self.writable(p, path)
         expected = check_version(expected_version)
-        with self.vault.locks.holding(target.vault_path):
+
+        def attempt() -> NoteChange:
             before = self._existing(target, path)
             self.vault.check(target, before, expected)
             text, bom = decode_note(before, target.vault_path)
@@ -101,6 +106,9 @@ class NoteWritingService:
             if after == before:
                 raise InvalidArgument("content", "the edit changes nothing: the note already reads so")
             return self.vault.put(Write(p, tool, "edit"), target, before, after)
+
+        with self.vault.locks.holding(target.vault_path):
+            return self.vault.settled(target, attempt)
 
     def move_note(self, p: Principal, path: str, new_path: str, *, tool: str,
                   expected_version: str | None = None) -> NoteChange:
@@ -129,10 +137,14 @@ class NoteWritingService:
         """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""
         target = self.writable(p, path)
         expected = check_version(expected_version)
-        with self.vault.locks.holding(target.vault_path):
+
+        def attempt() -> NoteChange:
             before = self._existing(target, path)
             self.vault.check(target, before, expected)
             return self.vault.remove(Write(p, tool, "delete"), target, before)
+
+        with self.vault.locks.holding(target.vault_path):
+            return self.vault.settled(target, attempt)
 
     def _existing(self, target: NotePath, path: str) -> bytes:
         data = self.vault.read(target)
