@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import notes_world_on
+from notewell.access.principal import LOCAL_OWNER
 from notewell.services.note_files import NoteFiles
 from pg import BACKENDS
 
@@ -186,6 +187,25 @@ async def test_who_may_write_where(server: ServerThread, world: World, token: st
     async with connect(server.url, world.tokens[token]) as client:
         assert answer in await refusal(client, "write_note", {"path": path, "content": "x\n"})
     assert not (world.vault / path).exists()
+
+
+async def test_forbidden_names_the_callers_home_as_the_way_out(server: ServerThread, world: World) -> None:
+    for token, path, home in [("staff_write", "handbook/staff.md", "~staff"),
+                              ("alice_write", "northwind-advisory/alice.md", "~alice")]:
+        async with connect(server.url, world.tokens[token]) as client:
+            for tool, args in [("write_note", {"path": path, "content": "x\n"}),
+                               ("edit_note", {"path": path, "operation": "append", "content": "x"}),
+                               ("delete_note", {"path": path})]:
+                project = path.split("/")[0]
+                assert await refusal(client, tool, args) == (
+                    f"Error in {tool}: Forbidden: you may read {project} but not write to it; ask an admin for a "
+                    f"write grant (or write in your home, {home})")
+    bound = world.runtime.administration.mint_token(LOCAL_OWNER, "alice@northwind.test",
+                                                    ["knowledge:read", "knowledge:write"],
+                                                    project_id="northwind-advisory").secret
+    async with connect(server.url, bound) as client:  # a bound token writes in its project alone: no home to offer
+        text = await refusal(client, "write_note", {"path": "northwind-advisory/bound.md", "content": "x\n"})
+        assert text.endswith("ask an admin for a write grant") and "home" not in text
 
 
 async def test_members_write_where_they_hold_write_and_in_their_home(server: ServerThread, world: World) -> None:

@@ -88,7 +88,7 @@ class Authorization:
         why = refusal(p, action, target)
         if why is not None:
             project_id = resource if isinstance(resource, str) else _project_of(resource)
-            raise self._error(why, action, project_id)
+            raise self._error(why, action, project_id, p)
         return target.project if target is not None else None
 
     def projects(self, p: Principal, action: Action) -> list[Project]:
@@ -100,7 +100,7 @@ class Authorization:
                 if refusal(p, action, Target(project, levels.get(project.id))) is None]
 
     @staticmethod
-    def _error(why: Refusal, action: Action, project_id: str) -> Forbidden | NotFound:
+    def _error(why: Refusal, action: Action, project_id: str, p: Principal) -> Forbidden | NotFound:
         if why == "hidden":
             return not_found(project_id)
         if why == "manager":
@@ -114,9 +114,15 @@ class Authorization:
             return Forbidden(f"Forbidden: {project_id} is a home: it belongs to its owner and takes no settings, "
                              "archiving or grants")
         if action in ("knowledge:write", "note:write", "memory:write"):
+            home = f" (or write in your home, {p.home_project})" if action == "note:write" and _has_home(p) else ""
             return Forbidden(f"Forbidden: you may read {project_id} but not write to it; "
-                             "ask an admin for a write grant")
+                             f"ask an admin for a write grant{home}")
         return Forbidden(f"Forbidden: {action} on {project_id} is not allowed")
+
+
+def _has_home(p: Principal) -> bool:
+    """Whether p may write a home of its own: a person, not the local owner, on a token bound to no project."""
+    return not p.local_owner and p.bound_project is None
 
 
 def _project_of(resource: Resource | None) -> str:
