@@ -25,6 +25,9 @@ def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
     assert [h["path"] for h in hits["matches"]] == ["apollo/plan.md"]
     stale = run_cli("note", "edit", "apollo/log.md", "append", "-c", "x", "--expected-version", "0" * 16, *base)
     assert stale.exit_code == 1 and f"it is at version {version}" in stale.stderr
+    fresh = run_cli("note", "write", "apollo/fresh.md", "x", "--expected-version", "0" * 16, *base)
+    assert fresh.exit_code == 1 and "there is no note at apollo/fresh.md" in fresh.stderr
+    assert "leave out --expected-version to create it" in fresh.stderr
     assert run_cli("note", "move", "apollo/log.md", "apollo/old/log.md", *base).exit_code == 0
     gone = run_cli("note", "delete", "apollo/old/log.md", *base, "--json")
     assert gone.exit_code == 0 and not (vault / "apollo/old/log.md").exists()

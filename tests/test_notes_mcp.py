@@ -108,6 +108,18 @@ async def test_write_refuses_to_overwrite_unless_told_and_then_checks_the_versio
 
 
 
+async def test_a_version_of_a_note_never_there_says_to_leave_out_expected_version(admin: Client, world: World) -> None:
+    text = await refusal(admin, "write_note", {"path": "handbook/fresh.md", "content": "x\n",
+                                               "expected_version": "0123456789abcdef"})
+    assert "there is no note at handbook/fresh.md" in text and "leave out expected_version to create it" in text
+    assert "deleted since" not in text and not (world.vault / "handbook/fresh.md").exists()
+    made = await call(admin, "write_note", {"path": "handbook/fresh.md", "content": "x\n"})
+    await call(admin, "delete_note", {"path": "handbook/fresh.md"})
+    gone = await refusal(admin, "write_note", {"path": "handbook/fresh.md", "content": "y\n",
+                                               "expected_version": made["version"]})
+    assert "it no longer exists (deleted since)" in gone and "leave out" not in gone  # that one was there
+
+
 async def test_a_version_unknown_to_the_journal_counts_the_lines_as_read_doc_does(admin: Client) -> None:
     await call(admin, "write_note", {"path": "handbook/lines.md", "content": "a\nb\n"})
     stale = await refusal(admin, "edit_note", {"path": "handbook/lines.md", "operation": "append", "content": "c",

@@ -54,6 +54,14 @@ def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorl
     assert stale.json()["field"] == "If-Match" and body["version"] in stale.json()["detail"]
 
 
+def test_if_match_on_a_document_never_there_says_to_send_it_without(rest: RestWorld) -> None:  # noqa: F811
+    refused = rest.call("PUT", "/projects/handbook/documents/rest/fresh.md", "admin_all",
+                        headers={"If-Match": '"0123456789abcdef"'}, json={"content": "x"})
+    assert refused.status_code == 412 and refused.json()["field"] == "If-Match", refused.text
+    assert "there is no note at handbook/rest/fresh.md" in refused.json()["detail"]
+    assert refused.json()["detail"].endswith("send it without If-Match to create it")
+
+
 def test_a_line_break_in_a_document_path_is_a_problem_naming_the_path(rest: RestWorld) -> None:  # noqa: F811
     refused = rest.call("PUT", "/projects/handbook/documents/rest/new%0Aline.md", "admin_all", json={"content": "x"})
     assert refused.status_code == 400 and refused.json()["field"] == "path" and "control character" in refused.text

@@ -23,6 +23,7 @@ Remedy = Literal[
     "list-brain-projects",  # the brain project named is not one the caller may use: show how to list them
     "user-scoped",  # the action needs a person: show how to act as one (a user-scoped token, --as)
     "list-projects",  # the project named is not one the caller manages: show how to list them
+    "create-unversioned",  # a write named a version of a note that is not there: show how to create it (no version)
 ]
 
 
@@ -87,10 +88,15 @@ class VersionConflict(Conflict):
     """A write named a version of a document that is no longer its version: ``current_version`` is the one it
     has now ("" when it is gone), ``summary`` says in a line how the two differ."""
 
-    def __init__(self, path: str, expected: str, current_version: str, summary: str) -> None:
+    def __init__(self, path: str, expected: str, current_version: str, summary: str, *,
+                 never_there: bool = False) -> None:
+        """``never_there``: no note is at ``path``, and none was at that version as far as the journal knows (not
+        one deleted since): the way out is to create it, naming no version."""
         now = f"it is at version {current_version}" if current_version else "it no longer exists"
-        super().__init__(f"Conflict: {path} changed since version {expected}: {now} ({summary}); read it again "
-                         "and redo the change on what it says now", field="expected_version")
+        message = (f"Conflict: there is no note at {path}, so none at version {expected}" if never_there else
+                   f"Conflict: {path} changed since version {expected}: {now} ({summary}); read it again and redo "
+                   "the change on what it says now")
+        super().__init__(message, field="expected_version", remedy="create-unversioned" if never_there else None)
         self.current_version = current_version
         self.summary = summary
 

@@ -76,6 +76,7 @@ REST_REMEDIES: dict[Remedy, str] = {
     "start-session": "open one with POST /api/v1/sessions",
     "list-brain-projects": "see GET /api/v1/brain-projects",
     "user-scoped": "use a user-scoped token",
+    "create-unversioned": "send it without If-Match to create it",
 }
 
 

@@ -58,6 +58,7 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "list-brain-projects": "see 'notewell brain projects'",
     "user-scoped": "act as a user with --as EMAIL",
     "list-projects": "see 'notewell project list'",
+    "create-unversioned": "leave out --expected-version to create it",
 }
 
 

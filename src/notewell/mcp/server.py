@@ -280,6 +280,7 @@ MCP_REMEDIES: dict[Remedy, str] = {
     "start-session": "start one with brain_start_session",
     "list-brain-projects": "see brain_list_projects",
     "user-scoped": "use a user-scoped token",
+    "create-unversioned": "leave out expected_version to create it",
 }
 
 

@@ -123,10 +123,15 @@ class NoteVault:
         now = version_of(current) if current is not None else ""
         if now == expected:
             return
+        if current is None and not any(expected in (e.before_version, e.after_version) for e in self._entries(target)):
+            raise VersionConflict(target.vault_path, expected, "", "never there", never_there=True)
         raise VersionConflict(target.vault_path, expected, now, self._difference(target, expected, current))
 
+    def _entries(self, target: NotePath) -> list[JournalEntry]:
+        return self.journal.entries([target.project], path=target.rel, limit=200)
+
     def _difference(self, target: NotePath, expected: str, current: bytes | None) -> str:
-        replaced = self.journal.entries([target.project], path=target.rel, limit=200)
+        replaced = self._entries(target)
         old = next((e for e in replaced if e.before_version == expected), None)
         full = self.journal.get(old.id) if old is not None else None
         if current is None:

@@ -106,7 +106,9 @@ def _write_note(svc: NoteWritingService) -> ToolSpec:
         }, ["path", "content"]),
         output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("write_note", "Error in write_note: Conflict: <path> exists already; edit it with "
-                                         "edit_note, or pass overwrite (with its expected_version)."),
+                                         "edit_note, or pass overwrite (with its expected_version).",
+                           "Error in write_note: Conflict: there is no note at <path>, so none at version <expected>; "
+                           "leave out expected_version to create it."),
     )
 
 
