@@ -25,6 +25,10 @@ def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
     assert [h["path"] for h in hits["matches"]] == ["apollo/plan.md"]
     stale = run_cli("note", "edit", "apollo/log.md", "append", "-c", "x", "--expected-version", "0" * 16, *base)
     assert stale.exit_code == 1 and f"it is at version {version}" in stale.stderr
+    stray = run_cli("note", "edit", "apollo/plan.md", "append", "-c", "x", "--heading", "## Steps", *base)
+    assert stray.exit_code == 1 and stray.stderr.startswith("error: --heading: append takes no heading")
+    stray = run_cli("note", "edit", "apollo/plan.md", "append", "-c", "x", "--field", "a=1", *base)
+    assert stray.exit_code == 1 and stray.stderr.startswith("error: --field: append takes no fields")
     fresh = run_cli("note", "write", "apollo/fresh.md", "x", "--expected-version", "0" * 16, *base)
     assert fresh.exit_code == 1 and "there is no note at apollo/fresh.md" in fresh.stderr
     assert "leave out --expected-version to create it" in fresh.stderr

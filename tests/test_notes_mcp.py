@@ -186,6 +186,22 @@ async def test_edit_refusals_name_the_argument(admin: Client, world: World) -> N
     assert (world.vault / "handbook/data.json").read_text() == '{"a": 1}\n'  # never given a front matter
 
 
+async def test_an_argument_the_operation_does_not_take_is_refused(admin: Client, world: World) -> None:
+    path = "handbook/stray.md"
+    await call(admin, "write_note", {"path": path, "content": "# S\n\n## Yes\n"})
+    for args, field, takers in [({"operation": "append", "content": "x", "heading": "## Nope"}, "heading",
+                                 "only insert_under_heading, replace_section take it"),
+                                ({"operation": "append", "content": "x", "fields": {"a": 1}}, "fields",
+                                 "only set_front_matter takes it"),
+                                ({"operation": "prepend", "content": "x", "old": "# S"}, "old",
+                                 "only replace takes it"),
+                                ({"operation": "set_front_matter", "fields": {"a": 1}, "content": "x"}, "content",
+                                 "only append, prepend")]:
+        message, argument = await invalid(admin, "edit_note", {"path": path, **args})
+        assert argument == field and f"{args['operation']} takes no {field}" in message and takers in message, message
+    assert (world.vault / path).read_text() == "# S\n\n## Yes\n"
+
+
 @pytest.mark.parametrize(("token", "path", "answer"), [
     ("staff_write", "handbook/staff.md", "Forbidden: you may read handbook but not write to it"),
     ("admin_write", "projects/admin.md", "Forbidden: you may read projects but not write to it"),

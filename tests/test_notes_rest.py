@@ -62,6 +62,14 @@ def test_if_match_on_a_document_never_there_says_to_send_it_without(rest: RestWo
     assert refused.json()["detail"].endswith("send it without If-Match to create it")
 
 
+def test_patch_refuses_a_field_its_operation_does_not_take(rest: RestWorld) -> None:  # noqa: F811
+    for body, field in [({"operation": "append", "content": "x", "heading": "## Nope"}, "heading"),
+                        ({"operation": "append", "content": "x", "fields": {"a": 1}}, "fields")]:
+        refused = rest.call("PATCH", DOC, "admin_all", json=body)
+        assert refused.status_code == 400 and refused.json()["field"] == field, refused.text
+        assert "append takes no" in refused.json()["detail"]
+
+
 def test_a_line_break_in_a_document_path_is_a_problem_naming_the_path(rest: RestWorld) -> None:  # noqa: F811
     refused = rest.call("PUT", "/projects/handbook/documents/rest/new%0Aline.md", "admin_all", json={"content": "x"})
     assert refused.status_code == 400 and refused.json()["field"] == "path" and "control character" in refused.text

@@ -62,6 +62,28 @@ def check_operation(value: str) -> Operation:
     raise InvalidArgument("operation", f"{value!r} is not an operation; choose one of {', '.join(OPERATIONS)}")
 
 
+# Which operations take each argument besides the operation: any other is refused, never silently left unused.
+TAKEN_BY: dict[str, tuple[Operation, ...]] = {
+    "content": ("append", "prepend", "replace", "insert_under_heading", "replace_section"),
+    "old": ("replace",),
+    "heading": ("insert_under_heading", "replace_section"),
+    "fields": ("set_front_matter",),
+}
+
+
+def check_arguments(edit: Edit) -> None:
+    """InvalidArgument naming an argument the edit's operation does not take (a heading given to append would
+    otherwise be dropped, and the edit done as if it were not there), with the operations that take it."""
+    given = {"content": bool(edit.content), "old": edit.old is not None, "heading": edit.heading is not None,
+             "fields": bool(edit.fields)}
+    for name, present in given.items():
+        if present and edit.operation not in TAKEN_BY[name]:
+            takers = TAKEN_BY[name]
+            raise InvalidArgument(name, f"{edit.operation} takes no {name}: only {', '.join(takers)} "
+                                        f"take{'s' if len(takers) == 1 else ''} it; leave it out, or choose "
+                                        f"{'that operation' if len(takers) == 1 else 'one of those operations'}")
+
+
 def apply_edit(text: str, edit: Edit, *, markdown: bool = True) -> str:
     """The text after ``edit``; InvalidArgument naming the argument when it cannot apply. Only
     set_front_matter changes the front matter: an edit whose text would open, close or move it (a "---"

@@ -20,7 +20,7 @@ from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
 from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
-from notewell.services.note_edits import Edit, apply_edit
+from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
 from notewell.vault.note_links import is_markdown
@@ -94,7 +94,9 @@ class NoteWritingService:
 
     def edit_note(self, p: Principal, path: str, edit: Edit, *, tool: str,
                   expected_version: str | None = None) -> NoteChange:
-        """Apply one edit operation (note_edits.py) to the note as it is on disk now."""
+        """Apply one edit operation (note_edits.py) to the note as it is on disk now; an argument its operation
+        does not take is refused."""
+        check_arguments(edit)
         target = self.writable(p, path)
         expected = check_version(expected_version)
 

@@ -152,8 +152,10 @@ def _edit_note(svc: NoteWritingService) -> ToolSpec:
         }, ["path", "operation"]),
         output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("edit_note", "A passage that occurs no time or several times, a heading the note lacks "
-                                        "(the error lists its headings) or has twice, or an edit that changes "
-                                        "nothing is refused as invalid arguments naming the argument."),
+                                        "(the error lists its headings) or has twice, an edit that changes "
+                                        "nothing, or an argument the operation does not take (heading with append, "
+                                        "fields with replace, ...: the error says which operations take it) is "
+                                        "refused as invalid arguments naming the argument."),
     )
 
 
