@@ -190,6 +190,22 @@ def test_token_mint_list_revoke(cli: Cli) -> None:
     assert table.exit_code == 0 and "revoked" in table.stdout
 
 
+def test_a_leaked_token_is_revoked_by_its_secret_which_is_never_printed(cli: Cli) -> None:
+    cli("index")
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    minted = cli.json("token", "mint", "--user", "ada@example.com", "--scopes", "knowledge:read")
+    assert isinstance(minted, dict)
+    secret = str(minted["token"])
+    wrong = secret[:-4] + ("AAAA" if not secret.endswith("AAAA") else "BBBB")  # its id, another secret
+    refused = cli.error("token", "revoke", wrong)
+    assert "No token has the secret given" in refused and secret[20:] not in refused and wrong[20:] not in refused
+    assert cli.json("token", "list")[0]["state"] == "active"  # type: ignore[index]
+    revoked = cli.json("token", "revoke", secret)
+    assert revoked["id"] == minted["id"] and revoked["state"] == "revoked"  # type: ignore[index]
+    shown = cli("token", "revoke", secret)
+    assert shown.exit_code == 0 and secret not in shown.stdout + shown.stderr
+
+
 def test_token_errors(cli: Cli) -> None:
     cli("index")
     cli.json("user", "add", "ada@example.com", "--role", "member")

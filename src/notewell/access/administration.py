@@ -20,7 +20,7 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.token_secrets import expiry_from, mint_secret
+from notewell.access.token_secrets import expiry_from, mint_secret, secret_matches, token_id_of
 from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import (
     HOME_PREFIX,
@@ -317,12 +317,25 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         return self.identity.tokens(self.user(p, email).id if email else None)
 
+    def _named_token(self, given: str) -> TokenRecord:
+        """The token ``given`` names: its id, or its whole secret (a leaked token pasted as it was found), which
+        is never repeated in an answer, found or not."""
+        inner = token_id_of(given)
+        if inner is None:
+            token = self.identity.token(given)
+            if token is None:
+                raise NotFound(f"No token with id {given}", field="id", remedy="list-tokens")
+            return token
+        found = self.identity.token_with_hash(inner)
+        if found is None or not secret_matches(given, found[1]):
+            raise NotFound("No token has the secret given (not shown here); give its id from the token list",
+                           field="id", remedy="list-tokens")
+        return found[0]
+
     def revoke_token(self, p: Principal, token_id: str) -> TokenRecord:
         """Revoke the token: it fails on its next call. Revoking a revoked token changes nothing."""
         self.authorization.authorize(p, "access:manage")
-        token = self.identity.token(token_id.strip())
-        if token is None:
-            raise NotFound(f"No token with id {token_id.strip()}", field="id", remedy="list-tokens")
+        token = self._named_token(token_id.strip())
         if token.revoked_at is not None:
             return token
         at = now_iso()

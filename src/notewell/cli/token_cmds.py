@@ -63,7 +63,9 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
 
 
 @token_app.command("revoke")
-def token_revoke(token_id: Annotated[str, typer.Argument(metavar="ID", help="The token id from 'token list'.")],
+def token_revoke(token_id: Annotated[str, typer.Argument(
+                     metavar="ID", help="The token id from 'token list', or a leaked token's whole secret (never "
+                                        "printed).")],
                  vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Revoke a token: its next call fails."""
     with runtime(vault, db) as rt:
