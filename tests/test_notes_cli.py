@@ -4,6 +4,8 @@ and as a person (--as) whose grants decide."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from conftest import make_vault, run_cli
@@ -63,3 +65,22 @@ def test_as_a_person_the_grant_decides(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and "inside the vault" in bad.stderr
     folded = run_cli("note", "write", "apollo/../beta/x.md", "x\n", *base)
     assert folded.exit_code == 1 and "without . or .." in folded.stderr and not (vault / "beta").exists()
+
+
+def test_a_home_made_again_by_a_write_and_the_index_folder_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    """A home folder removed then made again by a note write was 0755 (its notes readable by anyone on the
+    machine); .notewell and its locks, made by a note write's lock, followed the umask (0777 under 000)."""
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    base = ["--vault", str(vault), "--db", str(tmp_path / "index.db")]  # the store outside: .notewell unmade
+    assert run_cli("user", "add", "cy@example.com", "--role", "member", *base).exit_code == 0
+    (vault / "~cy").rmdir()
+    before = os.umask(0)
+    try:
+        written = run_cli("note", "write", "~cy/secret.md", "private\n", "--as", "cy@example.com", *base)
+        deep = run_cli("note", "write", "~cy/a/b.md", "x\n", "--as", "cy@example.com", *base)
+    finally:
+        os.umask(before)
+    assert written.exit_code == 0 and deep.exit_code == 0, written.stderr + deep.stderr
+    assert stat.S_IMODE((vault / "~cy").stat().st_mode) == 0o700
+    for folder in (vault / ".notewell", vault / ".notewell" / "locks"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder

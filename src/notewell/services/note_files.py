@@ -26,12 +26,13 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
+from notewell.records.identity import HOME_PREFIX
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 TEMP_PREFIX = ".notewell-write-"  # hidden, so a scan that sees one mid-write passes over it
-FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its folder's, 0700)
+FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its folder's, 0700, made so here too)
 FOLDER_MODE = 0o755
 PRIVATE_FILE_MODE = 0o600  # the trash: copies of notes from every home, the owner's alone whatever the umask
 PRIVATE_FOLDER_MODE = 0o700
@@ -57,15 +58,16 @@ class NoteFiles:
         part is a symlink or not a folder."""
         fd = os.open(self.vault, _DIR_FLAGS)
         try:
-            for part in parts:
+            for depth, part in enumerate(parts):
                 try:
                     child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except FileNotFoundError:
                     if not create:
                         raise
                     _refuse_another_form(fd, part, field)
+                    home = depth == 0 and part.startswith(HOME_PREFIX)  # made again by a write: its owner's alone
                     with suppress(FileExistsError):
-                        os.mkdir(part, self.folder_mode, dir_fd=fd)
+                        os.mkdir(part, PRIVATE_FOLDER_MODE if home else self.folder_mode, dir_fd=fd)
                     child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except OSError as err:
                     if err.errno in (errno.ELOOP, errno.ENOTDIR):

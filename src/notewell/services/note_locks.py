@@ -43,7 +43,8 @@ class NoteLocks:
     @contextmanager
     def _one(self, path: str) -> Iterator[None]:
         with self._thread_lock(path):
-            self.folder.mkdir(parents=True, exist_ok=True)
+            for folder in (self.folder.parent, self.folder):  # .notewell and its locks: 0700 whatever the umask
+                folder.mkdir(mode=0o700, exist_ok=True)
             name = hashlib.sha256(path.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
             fd = os.open(self.folder / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
             try:
