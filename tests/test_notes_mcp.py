@@ -412,7 +412,7 @@ async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: Serv
         went = await call(reader, "note_journal", {"path": "projects/apollo/journal-2.md"})  # where it went
         assert [e["id"] for e in went["entries"]] == [moved["journal_id"]]
         one = await call(reader, "note_journal", {"path": "projects/apollo/journal.md", "limit": 1})
-        assert len(one["entries"]) == 1 and "older ones may follow" in one["note"]
+        assert len(one["entries"]) == 1 and "older ones may follow" in one["note"] and one["truncated"] is True
         paged, before = [], None  # one at a time, each page's note naming the next: every entry once
         while True:
             page = await call(reader, "note_journal", {"path": "projects/apollo/journal.md", "limit": 1,

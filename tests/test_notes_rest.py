@@ -138,6 +138,25 @@ def test_delete_move_journal_and_undo(rest: RestWorld) -> None:  # noqa: F811
     assert hidden == {"entries": [], "next": None}
 
 
+def test_a_journal_page_ends_within_32_kb_and_names_the_next(rest: RestWorld) -> None:  # noqa: F811
+    """limit=500 over 90 entries of long paths answered 60 KB and next null: the page ends early now, as MCP's."""
+    folder = "rest/" + "long-folder-name-" * 10
+    for i in range(90):
+        made = rest.call("PUT", f"/projects/handbook/documents/{folder}/n{i:03d}.md", "admin_all",
+                         json={"content": f"note {i}\n"})
+        assert made.status_code == 201, made.text
+    seen: list[int] = []
+    url: str | None = "/journal?limit=500"
+    while url is not None:
+        page = rest.get(url.removeprefix("/api/v1"), "admin_all")
+        assert page.status_code == 200 and len(page.content) <= 32 * 1024, len(page.content)
+        seen += [e["id"] for e in page.json()["entries"]]
+        url = page.json()["next"]
+    everything = [e["id"] for e in rest.get("/journal", "admin_all", params={"limit": 500}).json()["entries"]]
+    assert len(seen) >= 90 and len(everything) < len(seen) and seen == sorted(seen, reverse=True)
+    assert len(set(seen)) == len(seen)
+
+
 def test_two_writers_with_the_same_version_exactly_one_wins(rest: RestWorld) -> None:  # noqa: F811
     doc = "/projects/handbook/documents/rest/race.md"
     version = rest.call("PUT", doc, "admin_all", json={"content": "start\n"}).json()["version"]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
 from notewell.api.any_path import DOCUMENT
 from notewell.api.context import Caller, Services
 from notewell.api.paging import next_link
@@ -137,9 +138,14 @@ def journal(caller: Caller, svc: Services, request: Request, response: Response,
                 description="Only entries older than this one (an entry's id): the next page, as `next` names it.")]
             = None) -> Any:
     entries = svc.journal.entries(caller, path=path, since=since, before=before, limit=limit)
-    following = entries[-1].id if len(entries) == limit else None  # a full page: older entries may follow
-    return {"entries": [JournalEntryModel.model_validate(e, from_attributes=True).model_dump(by_alias=True)
-                        for e in entries], "next": next_link(request, response, following, param="before")}
+    page: dict[str, Any] = {"entries": [JournalEntryModel.model_validate(e, from_attributes=True).model_dump(
+        mode="json", by_alias=True) for e in entries],
+        "next": "x" * (len(request.url.path) + len(request.url.query) + 40)}  # room for the next page's link
+    shown = max(1, leading_items_within(page, page["entries"], PAGE_BYTES_MAX))  # a page within 32 KB, as MCP's
+    del page["entries"][shown:]
+    # a full page, or one ended early: older entries may follow
+    following = entries[shown - 1].id if shown < len(entries) or len(entries) == limit else None
+    return {**page, "next": next_link(request, response, following, param="before")}
 
 
 @router.post("/journal/{entry_id}/undo", response_model=ChangeModel, responses=WRITE_ERRORS,

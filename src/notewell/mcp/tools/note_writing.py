@@ -244,6 +244,7 @@ def _journal(journal: NoteJournalService) -> ToolSpec:
         if fits < len(entries) or len(entries) == limit:
             del out["entries"][max(fits, 1):]
             shown = out["entries"]
+            out["truncated"] = True
             out["note"] = (f"{len(shown)} entries, newest first; older ones may follow: call note_journal again "
                            f"with before {shown[-1]['id']} (and the same path and since).")
         return out
