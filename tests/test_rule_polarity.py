@@ -79,3 +79,58 @@ def test_a_rule_that_does_not_forbid(rule: str) -> None:
 def test_opposed_is_symmetric_and_never_holds_a_rule_against_itself(rule: str, other: str) -> None:
     assert opposed(rule, other) == opposed(other, rule)
     assert not opposed(rule, rule)
+
+
+# the pairs an outside probe saw merged (cosine 0.84 to 0.88): the new rule was lost
+PROBED_OPPOSITES = [
+    ("Activer le cache en production", "Désactiver le cache en production"),
+    ("Aktiviere den Cache in der Produktion", "Deaktiviere den Cache in der Produktion"),
+    ("本番環境ではキャッシュを有効にする", "本番環境ではキャッシュを無効にする"),
+    ("השתמש ב-UTC לכל חותמות הזמן", "אל תשתמש ב-UTC לחותמות הזמן"),
+    ("Usar UTC para todas las marcas de tiempo", "Desactivar UTC para todas las marcas de tiempo")]
+
+
+@pytest.mark.parametrize(("rule", "other"), PROBED_OPPOSITES)
+def test_opposites_in_other_languages_are_held_apart(rule: str, other: str) -> None:
+    assert opposed(rule, other) and opposed(other, rule)
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Lock the release branch", "Unlock the release branch"), ("Accept valid tokens", "Accept invalid tokens"),
+    ("Installer le paquet en CI", "Désinstaller le paquet en CI"), ("Datei verschlüsseln", "Datei entschlüsseln"),
+    ("Enable the cache", "Disable the cache"), ("Encode the payload", "Decode the payload"),
+    ("Import the fixtures", "Export the fixtures"), ("Upload the artifacts", "Download the artifacts"),
+    ("Habilitar el caché", "Deshabilitar el caché"), ("Use the cache", "Deactivate the cache"),
+    ("キャッシュは可能", "キャッシュは不可能"), ("キャッシュ有り", "キャッシュ無し"),
+    ("外部接続を許可する", "外部接続を禁止する"), ("部署前运行迁移", "部署后运行迁移"),
+    ("캐시 활성화", "캐시 비활성화"),
+    ("Immer mit Cache testen", "Immer ohne Cache testen")])
+def test_a_word_reversed_by_a_prefix_or_its_opposite_holds_two_rules_apart(rule: str, other: str) -> None:
+    assert opposed(rule, other)
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Activer le cache en production", "En production, activer le cache"),
+    ("Désactiver le cache en production", "En production, il faut désactiver le cache"),
+    ("Disable the cache in production", "Deactivate the cache in production"),
+    ("本番環境ではキャッシュを有効にする", "本番ではキャッシュを有効化する"),
+    ("本番環境ではキャッシュを無効にする", "本番ではキャッシュを無効化する"),
+    ("Usar UTC para todas las marcas de tiempo", "Todas las marcas de tiempo en UTC"),
+    ("Fix the bug first", "Debug the issue first"), ("Keep styles inline", "Write styles inline"),
+    ("Use no more than three retries", "Retry at most three times")])
+def test_rewordings_in_other_languages_are_not_held_apart(rule: str, other: str) -> None:
+    assert not opposed(rule, other)
+
+
+@pytest.mark.parametrize("rule", [
+    "אל תשתמש ב-UTC", "לא לפרוס ביום שישי", "En producción no se despliega", "Não use tabs",
+    "Gebruik nooit tabs", "Не деплоить в пятницу", "Les tabulations sont interdites", "لا تستخدم التوقيت المحلي",
+    "使わずにデプロイする", "キャッシュを使いません", "캐시 없이 배포", "배포하지 마세요", "非生产环境"])
+def test_a_rule_that_forbids_in_other_languages(rule: str) -> None:
+    assert forbids(rule)
+
+
+@pytest.mark.parametrize("rule", ["שלח את הדוח אל הצוות", "Déployer en mai", "Use no more than three retries",
+                                  "非常に重要", "无论如何都要测试"])
+def test_words_that_only_look_like_a_negation(rule: str) -> None:
+    assert not forbids(rule)

@@ -9,12 +9,20 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
 - both forbid, or neither does. A rule forbids when its head is a negation or a stop ("Never ...", "Do not
   ...", "Don't ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
   anywhere ("must not", "should never", "cannot", "isn't"), when it says the thing is forbidden ("is
-  prohibited", "banned"), or when it holds a negation of French, German, Spanish, Chinese, Japanese or Korean.
-  Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**"). A contrast inside a
-  rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation of the rule: it
-  merges with "Build forms with react-hook-form and zod rather than Formik";
-- neither holds a word whose opposite the other holds in its place ("inside" and "outside", "enable" and
-  "disable", "before" and "after", "staging" and "production");
+  prohibited", "banned"), or when it holds a negation of French, German, Spanish, Portuguese, Dutch, Russian,
+  Hebrew, Arabic, Chinese, Japanese or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无, ない,
+  ません, 않, 없, ...). Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
+  A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
+  of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
+- neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
+  "outside", "enable" and "disable", "before" and "after", "staging" and "production", "avec" and "sans"), a
+  word and the same word under a reversing prefix ("activer" and "désactiver", "aktiviere" and "deaktiviere",
+  "lock" and "unlock"), or one stem under opposite prefixes ("import" and "export", "upload" and "download");
+- both turn something off, or neither does ("Usar UTC" is not "Desactivar UTC": a reversing prefix on a stem
+  of switching on, "deactivate", "disable", "desactivar", "deshabilitar", "uninstall", "disconnect");
+- neither holds, in Chinese, Japanese or Korean (written without spaces), a word of a fixed list of opposite
+  pairs whose opposite the other holds instead (有効 and 無効, 可能 and 不可能, 許可 and 禁止, 前 and 后, 활성
+  and 비활성);
 - when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s");
 - when both weigh one thing against another ("over", "rather than", "instead of", "than", "versus"; or "before",
   or "after", in both), neither puts on one side what the other puts on the other ("Prefer Postgres over SQLite"
@@ -28,6 +36,7 @@ webhooks").
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|stop|skip|quit|refrain|nie|niemals|kein\w*"
                    r"|vermeide\w*|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
@@ -37,7 +46,13 @@ _NEGATED_MODAL = re.compile(
     r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b",
     re.IGNORECASE)
 _OTHER_LANGUAGES = re.compile(
-    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás)\b|\bn'|[不别勿禁没]|ない|않|말라|금지", re.IGNORECASE)
+    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non|não|niet|nooit|geen|не|нельзя|никогда)\b"
+    r"|\bn'|\bno\s+(?:se|debe\w*|hay|pued\w+|es|son|est[aá]\w*)\b"  # Spanish "no" before a verb, not English "no more"
+    r"|\b(?:interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*)\b"
+    r"|\b[וש]?(?:לא|אין|אסור\w*|בלי|ללא)\b|\b[וש]?אל\s+ת|\bאף\s+פעם\b"  # Hebrew: not, there is no, forbidden,
+    # without, never (אל only before a verb of the second person: alone it is also "to")
+    r"|\b(?:لا|لن|لم|ليس\w*|ممنوع|أبدا|أبداً|عدم|بدون)(?!\w)"  # Arabic
+    r"|[不别勿禁没]|无(?!论)|非(?!常)|ない|ません|ずに|せず|않|말라|금지|없|못|지\s*마", re.IGNORECASE)
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "*": None})
 _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")  # _not_, __not__; never the underscore inside a word
 
@@ -50,8 +65,35 @@ _OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"
               ("keep", "delete"), ("keep", "drop"), ("open", "close"), ("start", "stop"), ("lock", "unlock"),
               ("mandatory", "optional"), ("required", "optional"), ("strict", "lenient"), ("upper", "lower"),
               ("uppercase", "lowercase"), ("ascending", "descending"), ("accept", "reject"), ("pass", "fail"),
-              ("local", "remote"), ("dev", "prod"), ("development", "production"), ("staging", "production")]
+              ("local", "remote"), ("dev", "prod"), ("development", "production"), ("staging", "production"),
+              ("activate", "deactivate"), ("allow", "block"), ("show", "hide"), ("grant", "revoke"),
+              ("read", "write"), ("push", "pull"), ("accept", "refuse"),
+              # French, German, Spanish
+              ("toujours", "jamais"), ("avant", "après"), ("avec", "sans"), ("autoriser", "interdire"),
+              ("immer", "nie"), ("vor", "nach"), ("mit", "ohne"), ("erlauben", "verbieten"),
+              ("siempre", "nunca"), ("antes", "después"), ("con", "sin"), ("permitir", "prohibir")]
 _OPPOSITE = {pair for a, b in _OPPOSITES for pair in ((a, b), (b, a))}
+# a word and the same word reversed by a prefix, accents aside: activer and désactiver, aktiviere and deaktiviere,
+# lock and unlock, valid and invalid; or the same stem under two opposite prefixes: enable and disable, import and
+# export, einschalten and ausschalten, upload and download. The stem has 4 letters or more (bug is not debug).
+_REVERSING = ("de", "des", "dis", "un", "in", "im", "il", "ir", "non", "ent", "anti")
+_SWAPPED_PREFIXES = [("en", "dis"), ("en", "de"), ("im", "ex"), ("in", "ex"), ("ein", "aus"), ("an", "aus"),
+                     ("auf", "zu"), ("ver", "ent"), ("up", "down")]
+_PREFIXES = {pair for a, b in [*(("", r) for r in _REVERSING), *_SWAPPED_PREFIXES] for pair in ((a, b), (b, a))}
+_STEM_MIN = 4
+# a word that turns something off whatever the other rule says in its place ("Usar UTC" against "Desactivar UTC"):
+# a reversing prefix on a stem of switching on (activ, habilit, able, install, connect, mount, subscribe)
+_SWITCHED_OFF = re.compile(r"(?:de|des|dis|un|in|ent)(?:activ|aktiv|habilit|abl|instal|connect|conect|mount"
+                           r"|subscri|suscri|abonn)\w*")
+# Chinese, Japanese and Korean write without spaces: opposite pairs are found inside the text, a shorter one not
+# counted where it is part of its longer opposite (可能 inside 不可能)
+_CJK_OPPOSITES = [("有効", "無効"), ("可能", "不可能"), ("有", "無"), ("許可", "禁止"), ("許可", "拒否"),
+                  ("開始", "停止"), ("追加", "削除"), ("前", "後"), ("以上", "以下"), ("最大", "最小"),
+                  ("同期", "非同期"), ("必須", "任意"), ("常に", "決して"),
+                  ("启用", "禁用"), ("开启", "关闭"), ("打开", "关闭"), ("允许", "禁止"), ("同步", "异步"),
+                  ("前", "后"), ("增加", "减少"), ("添加", "删除"), ("有效", "无效"), ("总是", "从不"),
+                  ("활성", "비활성"), ("허용", "금지"), ("허용", "거부"), ("켜", "끄"), ("이전", "이후"),
+                  ("동기", "비동기"), ("항상", "절대")]
 _WORD = re.compile(r"\w+")
 _WEIGHED = re.compile(r"\b(?:over|rather\s+than|instead\s+of|than|versus|vs|before|after)\b")
 _PREFERENCE = "preference"  # over, rather than, ...: one class, as "X over Y" is "X rather than Y"
@@ -76,10 +118,49 @@ def _apart(text: str, other: str) -> bool:
     if forbids(text) != forbids(other):
         return True
     words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
-    if any((a, b) in _OPPOSITE for a in words - others for b in others - words):
+    if any((a, b) in _OPPOSITE or _reversed(a, b) for a in words - others for b in others - words):
+        return True
+    if _switches_off(words - others) != _switches_off(others - words) or _cjk_opposed(text, other):
         return True
     numbers, other_numbers = set(_NUMBER.findall(text)), set(_NUMBER.findall(other))
     return bool(numbers and other_numbers and numbers != other_numbers) or _swapped(text, other)
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _reversed(word: str, other: str) -> bool:
+    """Whether one word is the other under a reversing prefix, or both one stem under opposite prefixes
+    (``_PREFIXES``), accents aside."""
+    a, b = _unaccented(word), _unaccented(other)
+    if len(a) > len(b):
+        a, b = b, a
+    for cut in range(0, min(len(a), 4) + 1):
+        head, stem = a[:cut], a[cut:]
+        if len(stem) >= _STEM_MIN and b.endswith(stem) and (head, b[:-len(stem)]) in _PREFIXES:
+            return True
+    return False
+
+
+def _switches_off(words: set[str]) -> bool:
+    return any(_SWITCHED_OFF.fullmatch(_unaccented(w)) for w in words)
+
+
+def _holds(text: str, word: str, opposite: str) -> bool:
+    """Whether ``text`` holds ``word`` outside its ``opposite`` (可能 outside 不可能)."""
+    return word in (text.replace(opposite, "") if word in opposite else text)
+
+
+def _cjk_opposed(text: str, other: str) -> bool:
+    """Whether one holds a word of ``_CJK_OPPOSITES`` and not its opposite, and the other the opposite and not
+    the word."""
+    for a, b in _CJK_OPPOSITES:
+        if a in text or b in text:
+            mine, theirs = (_holds(text, a, b), _holds(text, b, a)), (_holds(other, a, b), _holds(other, b, a))
+            if mine in ((True, False), (False, True)) and theirs == (mine[1], mine[0]):
+                return True
+    return False
 
 
 def _stem(word: str) -> str:
