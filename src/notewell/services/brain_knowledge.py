@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
-from notewell.meaning.model import MODEL_ID
 from notewell.meaning.texts import memory_text
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeFilter, KnowledgeInput, KnowledgeRecord, SessionRecord
 from notewell.records.memories import MemoryInput, MemoryQuery
@@ -64,12 +63,9 @@ class KnowledgePart(ScopePart):
         if self.meaning is None:
             return None
         text = memory_text(rule, _content(trigger, rule, rationale), ())
-        vector = self.meaning.query_vector(text)
-        if vector is None:
-            return None
         query = MemoryQuery(projects=[bp.store_project], terms=[], now=now_iso(), limit=DEDUP_CANDIDATES,
                             path_prefix=bp.knowledge_path, viewer=p.user_id, explain=False)
-        near = self.store.memories.nearest(query, vector, MODEL_ID)
+        near = self.meaning.nearest_memories(query, text)  # none when either rule is one the model cannot read
         known = self.brain.knowledge([n.item.ref for n in near])
         for n in near:
             k = known.get(n.item.ref)

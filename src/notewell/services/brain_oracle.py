@@ -153,7 +153,7 @@ class OracleService:
                 sentences.append(sentence)
                 citations.append(cite)
         return OracleAnswer(question, compose(question, sentences), citations, searched,
-                            None if sentences else "search-sessions", self.brain.words_only())
+                            None if sentences else "search-sessions", self.brain.words_only(question))
 
     def _documents(self, p: Principal, terms: list[str], cited: int) -> list[tuple[str, Citation]]:
         readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]

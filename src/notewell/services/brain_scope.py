@@ -53,9 +53,10 @@ class ScopePart:
         self.audit = audit
         self.meaning = meaning  # None: words only (services/meaning.py)
 
-    def words_only(self) -> str | None:
-        """Why the brain's tolerant searches answer by words alone, or None when meaning is on."""
-        return words_only(self.meaning)
+    def words_only(self, query: str | None = None) -> str | None:
+        """Why the brain's tolerant searches (of ``query``, when given) answer by words alone, or None when
+        meaning is on and reads the query (services/meaning.py)."""
+        return words_only(self.meaning, query)
 
     def _wake(self) -> None:
         """Something was queued for embedding: the runner of this process takes it now."""

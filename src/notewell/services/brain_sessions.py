@@ -43,7 +43,7 @@ from notewell.services.brain_limits import (
     check_text,
 )
 from notewell.services.brain_projects import BrainProject, check_label
-from notewell.services.brain_retrieval import RetrievalPart, ScoredKnowledge
+from notewell.services.brain_retrieval import RetrievalPart, ScoredKnowledge, lookup_text
 from notewell.services.brain_scope import OWN_KNOWLEDGE, USE
 from notewell.services.hybrid import fuse, identifier
 from notewell.services.jobs import LEASE_SECONDS, JobKind, Step, run_job, utc_now
@@ -163,7 +163,7 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         except Exception as exc:
             failures.append(f"openActionItems: {exc}")
         return StartedSession(session, bp, relevant, items, failures, relevant_found,
-                              self.words_only() if clean_prompt else None)
+                              self.words_only(lookup_text(clean_prompt)) if clean_prompt else None)
 
     def log_event(self, p: Principal, session_id: str, event_type: str,
                   payload: dict[str, Any] | None = None) -> tuple[str | None, bool, str | None]:

@@ -4,6 +4,11 @@ The model (meaning/model.py) is loaded on first use, once per process. When it i
 in notewell.toml, ``notewell serve --no-semantic``) or cannot be loaded, every tolerant tool answers by full
 text alone and says so in its ``note`` (`unavailable`); nothing fails.
 
+A text the model mostly cannot read (``UNREAD_MAX`` of its characters or more read as [UNK]: most Chinese;
+meaning/reading.py) has no meaning here: as a query it gets no vector, so every tolerant tool answers it by
+words alone and says why (`words_only`); as a stored memory or session it keeps its vector, but that vector is
+never offered as a meaning match (`nearest_memories`, `nearest_sessions`), nor to the brain's semantic dedup.
+
 The runner (`EmbeddingRunner`) is a thread of `notewell serve` (and of `notewell embed` in the foreground):
 it claims due queue rows with a lease, embeds them (one text per model run), writes the vectors, and counts a failure
 as an attempt with a growing delay (``RETRY_BASE_SECONDS`` doubled per attempt, at most
@@ -22,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
+from notewell.meaning.reading import unread_share
+from notewell.meaning.texts import memory_text, session_text
 from notewell.records.brain import SessionRecord
 from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryQuery, MemoryRecord
@@ -36,6 +43,9 @@ RETRY_MAX_SECONDS = 3600.0
 POLL_SECONDS = 0.5
 QUERY_CACHE = 256  # query vectors kept (an agent repeats its queries)
 QUERY_THREADS = 2  # nearest_memories_ahead searches at once; more wait their turn
+# a text of which this share of the characters or more is read as [UNK] has no meaning here (docs/memory.md,
+# "Meaning": measured on the manual pages of bench/model_compare.py and the Chinese rules of an outside probe)
+UNREAD_MAX = 0.5
 
 _log = logging.getLogger("notewell.meaning")
 
@@ -110,8 +120,9 @@ class MeaningService:
         return found.result
 
     def query_vector(self, text: str) -> bytes | None:
-        """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable."""
-        if self.embedder() is None:
+        """The float16 vector of a query (kept for the next same query), or None when meaning is unavailable or
+        the model mostly cannot read ``text`` (`unreadable`)."""
+        if self.embedder() is None or unreadable(text):
             return None
         with self._queries_lock:
             if text in self._queries:
@@ -140,7 +151,8 @@ class MeaningService:
         vector = self.query_vector(text)
         if vector is None:
             return []
-        return self.store.memories.nearest(query, vector, MODEL_ID)
+        return [n for n in self.store.memories.nearest(query, vector, MODEL_ID)
+                if not unreadable(memory_text(n.item.title, n.item.content, n.item.tags))]
 
     def nearest_sessions(self, user_id: str, brain_projects: Sequence[str] | None, since: str | None, text: str,
                          limit: int) -> list[Nearest[SessionRecord]]:
@@ -148,7 +160,8 @@ class MeaningService:
         vector = self.query_vector(text)
         if vector is None:
             return []
-        return self.store.brain.nearest_sessions(user_id, brain_projects, since, vector, MODEL_ID, limit)
+        return [n for n in self.store.brain.nearest_sessions(user_id, brain_projects, since, vector, MODEL_ID, limit)
+                if not unreadable(session_text(n.item.prompt, n.item.summary))]
 
     # --- the queue --------------------------------------------------------------------------------------
 
@@ -193,16 +206,26 @@ class MeaningService:
 
 
 MODEL_UNAVAILABLE = "the embedding model is not available on this server (an operator sees why with notewell doctor)"
+UNREADABLE = ("the embedding model cannot read most of this query: its vocabulary is English-first and lacks most "
+              "of its characters (most Chinese characters)")
 
 
-def words_only(meaning: MeaningService | None) -> str | None:
-    """Why a tolerant search answers by words alone, as its caller is told (every tolerant tool's note, REST's
-    wordsOnly), or None when meaning is on. A model that does not load is said without its file and fix: those
-    are the operator's (notewell doctor, embed --status, the log), not an agent's."""
+def unreadable(text: str) -> bool:
+    """Whether the model mostly cannot read ``text`` (``UNREAD_MAX``): its vector would be noise."""
+    return unread_share(text) >= UNREAD_MAX
+
+
+def words_only(meaning: MeaningService | None, query: str | None = None) -> str | None:
+    """Why a tolerant search (of ``query``, when given) answers by words alone, as its caller is told (every
+    tolerant tool's note, REST's wordsOnly), or None when meaning is on and read the query. A model that does not
+    load is said without its file and fix: those are the operator's (notewell doctor, embed --status, the log),
+    not an agent's."""
     if meaning is None:
         return "meaning is not set up here"
     why = meaning.unavailable
-    if why is None or meaning.switched_off:
+    if why is None:
+        return UNREADABLE if query is not None and unreadable(query) else None
+    if meaning.switched_off:
         return why
     return MODEL_UNAVAILABLE
 

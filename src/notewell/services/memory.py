@@ -133,7 +133,7 @@ class MemorySearch:
     mode: str  # "strict" or "tolerant"
     terms: list[str]
     results: list[MemoryResult] = field(default_factory=list)
-    words_only: str | None = None  # why a tolerant search could not use meaning (off, or no model)
+    words_only: str | None = None  # why a tolerant search could not use meaning (off, no model, an unreadable query)
     more: bool = False  # strict: more memories match than the limit let through
 
 
@@ -364,7 +364,7 @@ class MemoryService:
                      text_of=lambda h: record_text(h.record))
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
-                            words_only=words_only(self.meaning))
+                            words_only=words_only(self.meaning, query))
 
     def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
         """The results, each naming the documents it is tied to that p may read, and those of them deleted since

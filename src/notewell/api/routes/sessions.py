@@ -35,7 +35,8 @@ ProjectPage = page_model(record_model(BrainProject), "BrainProjectPage")
 FoundPage = create_model(
     "SessionSearchPage", __base__=page_model(record_model(SessionFound), "SessionSearchItems"),
     words_only=(str | None, Field(None, description="Why the search used words alone, not meaning (meaning "
-                                                     "off, or its model missing); null when it used both.")))
+                                                     "off, its model missing, or a query the model mostly cannot "
+                                                     "read); null when it used both.")))
 EventPage = page_model(record_model(EventRecord), "EventPage")
 OutcomeModel = record_model(Outcome, "Outcome", hint=(str | None, ...))  # the ask-back key, worded below
 # The close's ask-back nudge (the service's key) in this door's words: teaching is POST /api/v1/knowledge.
@@ -157,7 +158,7 @@ def search_sessions(caller: Caller, svc: Services, request: Request, response: R
                     limit: Annotated[int, Query(ge=1, le=b.SEARCH_LIMIT_MAX)] = b.SEARCH_LIMIT_DEFAULT) -> Any:
     with spelled(query="q"):
         found = svc.brain.search_sessions(caller, q, limit=limit, days=days)
-    return {**page(request, response, found, 0, limit, has_more=False), "words_only": svc.brain.words_only()}
+    return {**page(request, response, found, 0, limit, has_more=False), "words_only": svc.brain.words_only(q)}
 
 
 @router.get("/sessions/{session_id}/events", response_model=EventPage, responses=ERRORS,

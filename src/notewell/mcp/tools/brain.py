@@ -193,17 +193,18 @@ class _Calls:
         if not query:
             return {"skills": [item_json(f.item, f.score) for f in found]}
         return xmemo.with_notes({"skills": [found_json(f) for f in found]},
-                                xmemo.words_only(self.svc.words_only()))
+                                xmemo.words_only(self.svc.words_only(query)))
 
     def session_search(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        found = self.svc.search_sessions(ctx.principal, args.required_string("query"),
+        query = args.required_string("query")
+        found = self.svc.search_sessions(ctx.principal, query,
                                          limit=args.integer("limit", b.SEARCH_LIMIT_DEFAULT, 1, b.SEARCH_LIMIT_MAX),
                                          days=(args.integer("days", 0, 1, b.SEARCH_DAYS_MAX)
                                                if args.raw.get("days") is not None else None))
         return xmemo.with_notes(
             {"sessions": [{**session_json(f.session), "score": f.score, **found_by(f.found_by, f.similarity)}
                           for f in found]},
-            xmemo.words_only(self.svc.words_only()))
+            xmemo.words_only(self.svc.words_only(query)))
 
 
 def build(rt: Runtime) -> Sequence[ToolSpec]:

@@ -176,8 +176,8 @@ _RECALL_OUTPUT = s.tool_output({
     "mode": s.string("tolerant."),
     "results": s.array(_RECALL_RESULT, "Best first."),
     "note": s.string("Present when nothing matched, with what to try next, when the limit was served as the "
-                     "maximum or was 0, or when meaning could not be used (off, or the model missing): found by "
-                     "words only."),
+                     "maximum or was 0, or when meaning could not be used (off, the model missing, or a query the "
+                     "model mostly cannot read, as most Chinese): found by words only."),
 }, ["query", "mode", "results"])
 
 

@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Protocol
 
-from notewell.meaning.texts import memory_text
+from notewell.meaning.texts import memory_text, session_text
 from notewell.records.meaning import Job, QueueState
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.migrations import Migration
@@ -86,7 +86,7 @@ def _memory_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
 def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
     rows = conn.execute(f"SELECT seq, prompt, summary FROM brain_sessions WHERE seq IN ({marks(len(ids))})",
                         list(ids)).fetchall()
-    return {int(r[0]): "\n".join(t for t in (r[1], r[2]) if t) for r in rows}
+    return {int(r[0]): session_text(r[1], r[2]) for r in rows}
 
 
 class VectorIndex(Protocol):
