@@ -27,6 +27,15 @@ def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
     assert [h["path"] for h in hits["matches"]] == ["apollo/plan.md"]
     stale = run_cli("note", "edit", "apollo/log.md", "append", "-c", "x", "--expected-version", "0" * 16, *base)
     assert stale.exit_code == 1 and f"it is at version {version}" in stale.stderr
+    there = run_cli("note", "write", "apollo/plan.md", "x", *base)
+    assert there.stderr.startswith("error: PATH: Conflict: apollo/plan.md exists already; edit it instead; to replace "
+                                   "it whole, pass --overwrite (with --expected-version)"), there.stderr
+    assert run_cli("note", "edit", "apollo/plan.md", "set_front_matter", "--field", "s=1", *base).exit_code == 0
+    same = run_cli("note", "edit", "apollo/plan.md", "set_front_matter", "--field", "s=1", *base)
+    assert same.stderr.startswith("error: --field: the edit changes nothing"), same.stderr
+    assert run_cli("journal", "--since", "yesterday", *base).stderr.startswith("error: --since: ")
+    moved = run_cli("note", "move", "apollo/plan.md", "apollo/../x.md", *base)
+    assert moved.stderr.startswith("error: NEW_PATH: "), moved.stderr
     stray = run_cli("note", "edit", "apollo/plan.md", "append", "-c", "x", "--heading", "## Steps", *base)
     assert stray.exit_code == 1 and stray.stderr.startswith("error: --heading: append takes no heading")
     stray = run_cli("note", "edit", "apollo/plan.md", "append", "-c", "x", "--field", "a=1", *base)

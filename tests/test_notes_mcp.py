@@ -99,7 +99,7 @@ async def test_a_written_note_is_searchable_when_the_call_returns(admin: Client,
 async def test_write_refuses_to_overwrite_unless_told_and_then_checks_the_version(admin: Client) -> None:
     first = await call(admin, "write_note", {"path": "handbook/overwrite.md", "content": "one\n"})
     text = await refusal(admin, "write_note", {"path": "handbook/overwrite.md", "content": "two\n"})
-    assert "exists already" in text
+    assert "exists already; edit it instead; to replace it whole, pass overwrite (with its expected_version)" in text
     second = await call(admin, "write_note", {"path": "handbook/overwrite.md", "content": "two\n", "overwrite": True,
                                               "expected_version": first["version"]})
     stale = await refusal(admin, "write_note", {"path": "handbook/overwrite.md", "content": "three\n",

@@ -34,7 +34,9 @@ def test_put_creates_and_refuses_to_overwrite_unless_told(rest: RestWorld) -> No
     assert made.status_code == 201, made.text
     version = made.json()["version"]
     assert made.headers["ETag"] == f'"{version}"'
-    assert rest.call("PUT", DOC, "admin_all", json={"content": "x"}).status_code == 409
+    there = rest.call("PUT", DOC, "admin_all", json={"content": "x"})
+    assert there.status_code == 409 and there.json()["detail"].endswith(
+        "exists already; edit it instead; to replace it whole, send overwrite: true with If-Match: its ETag")
     read = rest.get(DOC, "admin_all").json()
     assert read["version"] == version
     hits = rest.get("/search", "admin_all", params={"q": "draft", "project": "handbook"}).json()["matches"]

@@ -24,6 +24,7 @@ Remedy = Literal[
     "user-scoped",  # the action needs a person: show how to act as one (a user-scoped token, --as)
     "list-projects",  # the project named is not one the caller manages: show how to list them
     "create-unversioned",  # a write named a version of a note that is not there: show how to create it (no version)
+    "overwrite-whole",  # a note to create is there already: show how to write over it (overwrite, with its version)
 ]
 
 

@@ -77,6 +77,7 @@ REST_REMEDIES: dict[Remedy, str] = {
     "list-brain-projects": "see GET /api/v1/brain-projects",
     "user-scoped": "use a user-scoped token",
     "create-unversioned": "send it without If-Match to create it",
+    "overwrite-whole": "to replace it whole, send overwrite: true with If-Match: its ETag",
 }
 
 

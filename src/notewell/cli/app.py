@@ -46,7 +46,7 @@ CLI_FIELDS = {"email": "EMAIL", "id": "ID", "handle": "--handle", "role": "--rol
               "old": "--old", "heading": "--heading", "content": "--content", "new_path": "NEW_PATH",
               "person": "--person", "memory_type": "--type", "expires_at": "--expires-at", "type": "--type",
               "before": "--before", "description": "--description", "framework": "--framework",
-              "language": "--language"}
+              "language": "--language", "since": "--since", "limit": "--limit"}
 CLI_REMEDIES: dict[Remedy, str] = {
     "list-users": "see 'notewell user list'",
     "list-tokens": "see 'notewell token list'",
@@ -59,6 +59,7 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "user-scoped": "act as a user with --as EMAIL",
     "list-projects": "see 'notewell project list'",
     "create-unversioned": "leave out --expected-version to create it",
+    "overwrite-whole": "to replace it whole, pass --overwrite (with --expected-version)",
 }
 
 

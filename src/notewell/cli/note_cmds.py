@@ -27,6 +27,9 @@ ExpectedOpt = Annotated[str | None, typer.Option("--expected-version", help="Ref
                                                                            "no longer at this version.")]
 
 
+_POSITIONAL = {"path": "PATH", "new_path": "NEW_PATH"}  # a note command's own arguments, named as its help does
+
+
 def _text(value: str) -> str:
     return typer.get_text_stream("stdin").read() if value == "-" else value
 
@@ -54,7 +57,7 @@ def note_write(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Create a document (refused over an existing one unless --overwrite)."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=_POSITIONAL) as rt:
         _show(rt.notes.write_note(rt.authentication.acting_as(as_user), path, _text(content), tool="notewell note",
                                   overwrite=overwrite, expected_version=expected_version), json_out)
 
@@ -87,7 +90,7 @@ def note_edit(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Change part of a document and keep every other line as it is."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=_POSITIONAL) as rt:
         edit = Edit(check_operation(operation), _text(content), old=old, heading=heading, fields=_fields(field or []))
         _show(rt.notes.edit_note(rt.authentication.acting_as(as_user), path, edit, tool="notewell note",
                                  expected_version=expected_version), json_out)
@@ -101,7 +104,7 @@ def note_move(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Move or rename a document within its project; never over another."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=_POSITIONAL) as rt:
         _show(rt.notes.move_note(rt.authentication.acting_as(as_user), path, new_path, tool="notewell note",
                                  expected_version=expected_version), json_out)
 
@@ -112,7 +115,7 @@ def note_delete(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Delete a document into the trash (.notewell/trash/); 'notewell undo' brings it back."""
-    with runtime(vault, db) as rt:
+    with runtime(vault, db, arguments=_POSITIONAL) as rt:
         _show(rt.notes.delete_note(rt.authentication.acting_as(as_user), path, tool="notewell note",
                                    expected_version=expected_version), json_out)
 

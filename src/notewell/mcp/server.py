@@ -281,6 +281,7 @@ MCP_REMEDIES: dict[Remedy, str] = {
     "list-brain-projects": "see brain_list_projects",
     "user-scoped": "use a user-scoped token",
     "create-unversioned": "leave out expected_version to create it",
+    "overwrite-whole": "to replace it whole, pass overwrite (with its expected_version)",
 }
 
 

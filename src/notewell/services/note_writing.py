@@ -84,8 +84,8 @@ class NoteWritingService:
         def attempt() -> NoteChange:
             before = self.vault.read(target)
             if before is not None and not overwrite:
-                raise Conflict(f"Conflict: {target.vault_path} exists already; edit it, or pass overwrite (with its "
-                               "expected_version) to replace it whole", field="path")
+                raise Conflict(f"Conflict: {target.vault_path} exists already; edit it instead", field="path",
+                               remedy="overwrite-whole")
             self.vault.check(target, before, expected)
             return self.vault.put(Write(p, tool, "write"), target, before, data)
 
@@ -106,7 +106,8 @@ class NoteWritingService:
             text, bom = decode_note(before, target.vault_path)
             after = bom + apply_edit(text, edit, markdown=is_markdown(target.vault_path)).encode("utf-8")
             if after == before:
-                raise InvalidArgument("content", "the edit changes nothing: the note already reads so")
+                raise InvalidArgument("fields" if edit.operation == "set_front_matter" else "content",
+                                      "the edit changes nothing: the note already reads so")
             return self.vault.put(Write(p, tool, "edit"), target, before, after)
 
         with self.vault.locks.holding(target.vault_path):
