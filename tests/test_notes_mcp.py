@@ -394,6 +394,26 @@ async def test_move_keeps_the_bytes_and_never_overwrites(admin: Client, world: W
     assert (world.vault / "handbook/draft-mango.md").read_text() == "mangosteen plan\n"
 
 
+async def test_a_move_names_the_links_it_leaves_unresolved(admin: Client) -> None:
+    """A wikilink follows a move to another folder (a name resolves wherever it is), not a rename; a markdown
+    link, a mention of the old path and the note's own relative link follow neither: the answer names each
+    place that resolved before and does not now (a move said nothing of them)."""
+    await call(admin, "write_note", {"path": "handbook/lk/target-u9.md", "content": "# U9\n\nSee [up](../up-u9.md).\n"})
+    await call(admin, "write_note", {"path": "handbook/up-u9.md", "content": "# Up\n"})
+    await call(admin, "write_note", {"path": "handbook/lk/from-u9.md", "content": (
+        "[[target-u9]]\n[t](target-u9.md)\nsee `handbook/lk/target-u9.md`\n")})
+    moved = await call(admin, "move_note", {"path": "handbook/lk/target-u9.md",
+                                            "new_path": "handbook/lk/moved/target-u9.md"})
+    assert moved["unlinked"] == ["handbook/lk/from-u9.md:2", "handbook/lk/from-u9.md:3",
+                                 "handbook/lk/moved/target-u9.md:3"], moved
+    assert "3 links to or from it no longer resolve" in moved["summary"]
+    renamed = await call(admin, "move_note", {"path": "handbook/lk/moved/target-u9.md",
+                                              "new_path": "handbook/lk/moved/renamed-u9.md"})
+    assert renamed["unlinked"] == ["handbook/lk/from-u9.md:1"], renamed  # [[target-u9]] names the old name
+    plain = await call(admin, "move_note", {"path": "handbook/up-u9.md", "new_path": "handbook/up-u9-b.md"})
+    assert "unlinked" not in plain and "no longer resolve" not in plain["summary"]
+
+
 async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: ServerThread, world: World) -> None:
     async with connect(server.url, world.tokens["alice_write"]) as client:
         made = await call(client, "write_note", {"path": "projects/apollo/journal.md", "content": "# J\n"})

@@ -126,7 +126,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         oracle=OracleService(brain, store.documents, engine, authorization, links),
         idempotency=IdempotencyService(store),
         indexing=indexing,
-        notes=NoteWritingService(note_vault, authorization),
+        notes=NoteWritingService(note_vault, authorization, links),
         journal=NoteJournalService(note_vault, authorization),
         servers=servers,
         portability=PortabilityService(store, authorization),

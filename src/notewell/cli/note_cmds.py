@@ -39,13 +39,16 @@ def _show(change: NoteChange, json_out: bool) -> None:
         print_json({"path": change.path, "version": change.version, "previousVersion": change.previous_version,
                     "firstLine": change.first_line, "lastLine": change.last_line, "summary": change.summary,
                     "diff": change.diff, "diffTruncated": change.diff_truncated, "journalId": change.journal_id,
-                    "movedFrom": change.moved_from, "trash": change.trash})
+                    "movedFrom": change.moved_from, "trash": change.trash,
+                    "unlinked": list(change.unlinked)})
         return
     if change.diff:
         console.print(change.diff, markup=False, highlight=False, end="")
     console.print(f"{change.path}: {change.summary}; version {change.version or '(deleted)'}, journal "
                   f"{change.journal_id} ('notewell undo {change.journal_id}' puts it back)", markup=False,
                   highlight=False)
+    for place in change.unlinked:
+        console.print(f"  no longer resolves: {place}", markup=False, highlight=False)
 
 
 @note_app.command("write")

@@ -65,6 +65,7 @@ class NoteChange:
     journal_id: int
     moved_from: str | None = None
     trash: str | None = None  # a deleted note's copy in the trash (vault-relative)
+    unlinked: tuple[str, ...] = ()  # a move: where links to or of the note no longer resolve ("path:line")
 
 
 @dataclass(frozen=True)

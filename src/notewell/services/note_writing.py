@@ -13,6 +13,7 @@ changed since is refused with its current version (VersionConflict), never silen
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
@@ -27,14 +28,18 @@ from notewell.vault.note_links import is_markdown
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
+    from notewell.services.links import LinkService
 
 WRITE: Action = "note:write"
+MOVE_LINKS_READ = 500  # the links to (and of) a moved note compared before and after the move
+UNLINKED_SHOWN = 50  # the broken ones a move's answer lists (its summary counts them all)
 
 
 class NoteWritingService:
-    def __init__(self, vault: NoteVault, authorization: Authorization) -> None:
+    def __init__(self, vault: NoteVault, authorization: Authorization, links: LinkService) -> None:
         self.vault = vault
         self.authorization = authorization
+        self.links = links
 
     def writable(self, p: Principal, path: str, field: str = "path") -> NotePath:
         """The checked path of a note p may write; NotFound naming ``path`` when its project is hidden or
@@ -130,11 +135,32 @@ class NoteWritingService:
             if self.vault.read(target, "new_path") is not None:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path")
+            readable = self.links.readable(p)
+            before = self._resolved(source, readable, target.vault_path)
             try:
-                return self.vault.move(Write(p, tool, "move"), source, target, data)
+                change = self.vault.move(Write(p, tool, "move"), source, target, data)
             except FileExistsError as err:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path") from err
+        after = self._resolved(target, readable, target.vault_path)
+        unlinked = sorted(before - after)
+        if not unlinked:
+            return change
+        return replace(change, unlinked=tuple(f"{where}:{line}" for where, line in unlinked[:UNLINKED_SHOWN]),
+                       summary=f"{change.summary}; {len(unlinked)} link{'' if len(unlinked) == 1 else 's'} to or "
+                               "from it no longer resolve (a markdown link or a mention names the old place, or a "
+                               "relative link the old folder): see unlinked")
+
+    def _resolved(self, note: NotePath, readable: list[str], moved_to: str) -> set[tuple[str, int]]:
+        """Where the links that reach ``note`` (from other documents p reads) and the links it makes that resolve
+        are written, as (vault path of the linking document, line): what a move should keep resolving. The
+        note's own links are named by where it is moved to, before the move as after."""
+        key = (note.project, note.rel)
+        reaching = {(link.source, link.line) for link in self.links.backlinks(key, readable, MOVE_LINKS_READ)
+                    if link.source != note.vault_path}
+        made = {(moved_to, link.line) for link in self.links.outgoing(key, readable, MOVE_LINKS_READ)
+                if link.path is not None}
+        return reaching | made
 
     def delete_note(self, p: Principal, path: str, *, tool: str, expected_version: str | None = None) -> NoteChange:
         """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""

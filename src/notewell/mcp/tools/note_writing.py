@@ -31,7 +31,7 @@ from notewell.services.note_journal import (
     NoteJournalService,
 )
 from notewell.services.note_vault import NoteChange
-from notewell.services.note_writing import NoteWritingService
+from notewell.services.note_writing import UNLINKED_SHOWN, NoteWritingService
 
 ACTION: Action = "note:write"
 # A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
@@ -65,6 +65,10 @@ _CHANGE_OUTPUT = s.tool_output({
     "journal_id": s.integer("The journal entry recording the change; undo_note_write takes it."),
     "moved_from": s.string("move_note: where the note was."),
     "trash": s.string("delete_note: the copy kept in the trash, vault-relative."),
+    "unlinked": s.array(s.string("A place, project/path:line."),
+                        "move_note: where a link to the note, or of it, resolved before the move and no longer "
+                        "does (a markdown link or a mention names the old place; a relative link the old folder): "
+                        f"at most {UNLINKED_SHOWN}, the summary counts them all. Edit them to the new place."),
 }, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
 
 
@@ -76,6 +80,8 @@ def change_dict(c: NoteChange) -> JsonObject:
         out["moved_from"] = c.moved_from
     if c.trash is not None:
         out["trash"] = c.trash
+    if c.unlinked:
+        out["unlinked"] = list(c.unlinked)
     return out
 
 
