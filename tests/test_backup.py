@@ -8,6 +8,7 @@ none half-written, and the restored store's word index agrees with its rows.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -375,3 +376,55 @@ def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_u
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT to_regclass('brain_kea_funnel')").fetchone() != (None,)
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)
+
+
+def _password_role(pg_cluster: PgCluster, tmp_path: Path, password: str) -> tuple[str, str]:
+    """A role that must give ``password`` over TCP (the cluster trusts everyone else) and a database it owns
+    whose name needs escaping in a URL: (the role, the database)."""
+    import psycopg
+
+    from pg import TEMPLATE_DB
+
+    suffix = tmp_path.name[-6:].replace("-", "_").lower()
+    role, name = f"nw@pw:{suffix}", f"nw db%{suffix}"
+    hba = pg_cluster.data / "pg_hba.conf"
+    hba.write_text(f'host all "{role}" 127.0.0.1/32 scram-sha-256\n' + hba.read_text())  # before "trust"
+    with pg_cluster.admin() as conn:
+        conn.execute("SET password_encryption = 'scram-sha-256'")
+        conn.execute(psycopg.sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(psycopg.sql.Identifier(role),
+                                                                                 psycopg.sql.Literal(password)))
+        conn.execute(psycopg.sql.SQL("CREATE DATABASE {} OWNER {} TEMPLATE {}").format(
+            psycopg.sql.Identifier(name), psycopg.sql.Identifier(role), psycopg.sql.Identifier(TEMPLATE_DB)))
+        conn.execute("SELECT pg_reload_conf()")
+    return role, name
+
+
+def test_postgres_backup_and_restore_decode_a_percent_encoded_password(
+        pg_cluster: PgCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A password (and a user and database name) with characters a URL must escape: pg_dump and pg_restore got
+    the password still escaped ("password authentication failed") while every other command worked, and the
+    failed backup left its .part file behind."""
+    from urllib.parse import quote
+
+    password = "p@ss:w/rd%#?"
+    role, name = _password_role(pg_cluster, tmp_path, password)
+    url = f"postgresql://{quote(role, safe='')}:{quote(password, safe='')}@127.0.0.1:{pg_cluster.port}/" \
+          f"{quote(name, safe='')}"
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", url, "--vault", str(vault)
+                   ).exit_code == 0
+    backup = tmp_path / "x.dump"
+    result = run_cli("backup", str(backup), "--db", url, "--vault", str(vault))
+    assert result.exit_code == 0 and backup.stat().st_size > 0, result.output
+    restored = run_cli("restore", str(backup), "--db", url, "--vault", str(vault), "--replace")
+    assert restored.exit_code == 0, restored.output
+    assert "dana@example.org" in run_cli("user", "list", "--db", url, "--vault", str(vault)).output
+    assert not list(tmp_path.glob("*.part"))
+    tools = tmp_path / "bin"  # a pg_dump that fails half-way, as on a dropped connection
+    tools.mkdir()
+    (tools / "pg_dump").write_text("#!/bin/sh\necho 'pg_dump: error: simulated' >&2\nexit 1\n")
+    (tools / "pg_dump").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    failed = run_cli("backup", str(tmp_path / "y.dump"), "--db", url, "--vault", str(vault))
+    assert failed.exit_code == 1 and "pg_dump failed (pg_dump: error: simulated)" in failed.output, failed.output
+    assert not list(tmp_path.glob("y.dump*"))  # no .part left by a failed dump

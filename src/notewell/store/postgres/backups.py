@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from notewell.errors import ConfigError, InvalidArgument
 from notewell.store.postgres.database import PostgresDatabase
@@ -36,11 +36,14 @@ def _tool(name: str) -> str:
 
 
 def _without_password(url: str) -> tuple[str, dict[str, str]]:
+    """The URL without its password, and the environment with it in PGPASSWORD. A URL's password is
+    percent-encoded (``p%40ss`` for ``p@ss``) and PGPASSWORD takes it as it is: decoded here. The user and the
+    database stay in the URL, which libpq decodes itself."""
     parts = urlsplit(url)
     env = dict(os.environ)
     if parts.password is None:
         return url, env
-    env["PGPASSWORD"] = parts.password
+    env["PGPASSWORD"] = unquote(parts.password)
     host = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
     return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host)), env
@@ -65,8 +68,12 @@ class PostgresBackups(SqlBackups):
         scratch = path.with_name(path.name + ".part")
         scratch.unlink(missing_ok=True)
         os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        self._run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch)])
-        os.replace(scratch, path)
+        try:
+            self._run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch)])
+            os.replace(scratch, path)
+        except BaseException:
+            scratch.unlink(missing_ok=True)  # a failed dump leaves nothing behind
+            raise
         return path.stat().st_size
 
     def restore_from(self, path: Path) -> None:
