@@ -81,6 +81,19 @@ class Unavailable(NotewellError):
     retry_after_s = 5
 
 
+class StoreCannotWrite(Unavailable):
+    """The store refuses writes now: its disk is full, or its file, folder or database is read-only. Nothing was
+    written, reads still work, and the message names the cause and its fix. Raised by each backend's database
+    layer, the one place its driver's error is read (store/sqlite/database.py, store/postgres/database.py); doors
+    answer it as Unavailable (503), with a longer Retry-After: an operator has to act first."""
+
+    retry_after_s = 60
+
+    def __init__(self, message: str, *, cause: Literal["full", "read-only"]) -> None:
+        super().__init__(message)
+        self.cause = cause  # the disk is full, or the store is read-only
+
+
 class Conflict(NotewellError):
     """The thing to create exists already (an email, a handle, a project id)."""
 

@@ -1,7 +1,8 @@
 """The operator's door: GET /readyz for load balancers, and GET /metrics for a Prometheus scraper.
 
 /readyz answers 200 when the store answers within ``READY_TIMEOUT_S`` (with the index's size and the writer
-lease's holder), 503 otherwise, or when a newer Notewell has upgraded the store's schema past this server's
+lease's holder), 503 otherwise, or when the store cannot write (its disk full, it read-only: the reason names
+which, and the fix), or when a newer Notewell has upgraded the store's schema past this server's
 code: a balancer takes such a server out of rotation, and back when it returns or is upgraded. /metrics is off
 unless ``notewell serve --metrics`` is given, and then wants ``Authorization: Bearer`` with the secret of
 ``$NOTEWELL_METRICS_TOKEN`` (kept here as its SHA-256 only, compared in constant time): the sizes and routes
@@ -56,6 +57,9 @@ def ops_door(rt: Runtime, options: ServeOptions) -> Door:
         if ready.schema_ahead:  # a newer Notewell upgraded the store: this server may misread it
             return JSONResponse({"status": "unready", "reason": "the store's schema is newer than this server's ("
                                  f"{', '.join(ready.schema_ahead)}): upgrade this server",
+                                 "serverId": options.server_id}, status_code=503)
+        if ready.cannot_write:  # reads would work, writes not: out of rotation until an operator frees it
+            return JSONResponse({"status": "unready", "reason": f"the store cannot write: {ready.cannot_write}",
                                  "serverId": options.server_id}, status_code=503)
         leader = ready.leader
         return JSONResponse({"status": "ready", "documents": ready.documents, "indexBytes": ready.index_bytes,

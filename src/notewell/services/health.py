@@ -19,6 +19,7 @@ class Readiness:
     index_bytes: int
     leader: RunningServer | None  # the server that says it holds the writer lease
     schema_ahead: list[str]  # components a newer Notewell upgraded past this code ("documents 7 > 6")
+    cannot_write: str | None = None  # why the store refuses writes now (disk full, read-only), with the fix
 
 
 class HealthService:
@@ -26,11 +27,11 @@ class HealthService:
         self.store = store
 
     def ready(self) -> Readiness:
-        """The index's size, the lease's holder and whether the schema is newer than this code, read from the
-        store: raises when the store cannot be reached."""
+        """The index's size, the lease's holder, whether the schema is newer than this code and whether the store
+        refuses writes (its disk full, it read-only), read from the store: raises when it cannot be reached."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
         return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader(),
-                         self.schema_ahead())
+                         self.schema_ahead(), self.store.tables.cannot_write())
 
     def schema_ahead(self) -> list[str]:
         """The components a newer Notewell upgraded the store past ([]: its schema is this code's)."""

@@ -3,6 +3,10 @@
 Connections run in autocommit mode; ``transaction()`` opens an explicit transaction and binds its
 connection to the calling thread, so that reads made inside it (``connection()``) see its own
 uncommitted writes, as on SQLite where a thread always uses the same connection.
+
+A write the database refuses (a read-only database or standby, a full disk on its server) is raised as
+StoreCannotWrite naming the cause and its fix, here alone (``_pooled``, which every statement passes through),
+and remembered a while for /readyz and doctor (``refused``).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import re
 import select
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,12 +23,14 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from notewell.errors import ConfigError, Unavailable
+from notewell.errors import ConfigError, StoreCannotWrite, Unavailable
 
 POOL_MIN = 1
 POOL_MAX = 16
 POOL_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 10
+REFUSAL_KEPT_S = 60.0  # a refused write is reported (readiness, doctor) this long, or until a write commits if
+# the database was read-only (on a full disk a small write may still fit where a larger one does not)
 
 
 _QUERY_PASSWORD = re.compile(r"(?i)((?:^|&)password=)[^&]*")
@@ -39,6 +46,23 @@ def redact(url: str) -> str:
     user = parts.username or ""
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}", query=query))
+
+
+def read_only(url: str) -> StoreCannotWrite:
+    return StoreCannotWrite(f"the database at {redact(url)} is read-only (a standby?); nothing was written: point "
+                            "--db at the primary, or make the database writable (ALTER DATABASE name SET "
+                            "default_transaction_read_only = off)", cause="read-only")
+
+
+def refusal(exc: psycopg.Error, url: str) -> StoreCannotWrite | None:
+    """The StoreCannotWrite a driver error stands for (None: some other error)."""
+    if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
+        return read_only(url)
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return StoreCannotWrite(f"the store's disk is full (the PostgreSQL server of {redact(url)} has no space "
+                                "left); nothing was written: free space on the database server's disk, then retry",
+                                cause="full")
+    return None
 
 
 def check_idle(conn: psycopg.Connection) -> None:
@@ -58,6 +82,7 @@ class PostgresDatabase:
     def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
         self.url = url
         self._local = threading.local()
+        self._refused: tuple[StoreCannotWrite, float] | None = None
         try:
             psycopg.conninfo.conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
@@ -92,6 +117,11 @@ class PostgresDatabase:
             self.pool.close()
             raise ConfigError(f"--db: cannot open a connection pool to {redact(url)} in time") from exc
 
+    def refused(self) -> StoreCannotWrite | None:
+        """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see REFUSAL_KEPT_S)."""
+        last = self._refused
+        return last[0] if last is not None and time.monotonic() - last[1] < REFUSAL_KEPT_S else None
+
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
         """The thread's open transaction if there is one, otherwise a pooled autocommit connection."""
@@ -116,7 +146,17 @@ class PostgresDatabase:
                     if conn.broken or conn.closed:
                         raise Unavailable(f"the database at {redact(self.url)} went away during the request "
                                           f"({type(exc).__name__}); nothing was done: retry") from exc
-                    raise
+                    refused = refusal(exc, self.url)  # a full disk
+                    if refused is None:
+                        raise
+                    self._refused = (refused, time.monotonic())
+                    raise refused from exc
+                except psycopg.Error as exc:
+                    refused = refusal(exc, self.url)  # a read-only database
+                    if refused is None:
+                        raise
+                    self._refused = (refused, time.monotonic())
+                    raise refused from exc
         except PoolTimeout as exc:
             raise Unavailable(f"the database at {redact(self.url)} gave no connection in {POOL_TIMEOUT_S:.0f} s "
                               "(it is down or every connection is busy); nothing was done: retry") from exc
@@ -135,6 +175,8 @@ class PostgresDatabase:
                 yield conn
             finally:
                 self._local.conn = None
+        if self._refused is not None and self._refused[0].cause == "read-only":
+            self._refused = None  # a write committed: the database is writable again
 
     def own_connection(self) -> psycopg.Connection:
         """An autocommit connection outside the pool, for a step a transaction's holder must not wait for the

@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 from notewell.store.postgres import lexeme_pool, lexemes
-from notewell.store.postgres.database import PostgresDatabase
+from notewell.store.postgres.database import PostgresDatabase, read_only
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.tables import Batch, Bulk, Column, Computed, Derived, SqlTables
@@ -40,6 +40,16 @@ class PostgresTables(SqlTables):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         super().__init__(PostgresDialect(db))
+
+    def cannot_write(self) -> str | None:
+        """The database read-only (a standby, default_transaction_read_only), or a write refused lately (a full
+        disk on the database's server)."""
+        with self.db.connection() as conn:
+            row = conn.execute("SHOW transaction_read_only").fetchone()
+        if row is not None and row[0] == "on":
+            return str(read_only(self.db.url))
+        refused = self.db.refused()
+        return None if refused is None else str(refused)
 
     def _table_names(self, conn: Executor) -> list[str]:
         return [r[0] for r in conn.execute(

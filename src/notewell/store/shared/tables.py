@@ -211,6 +211,11 @@ class SqlTables(ABC):
         """The components a newer Notewell upgraded this store past ([]: its schema is this code's)."""
         return self.dialect.schema_ahead()
 
+    @abstractmethod
+    def cannot_write(self) -> str | None:
+        """Why the store cannot write now (its disk full, it read-only), with the fix; None when nothing says so.
+        Never waits for the write lock: readiness and doctor ask it while others write."""
+
     def counts(self) -> dict[str, int]:
         """The rows of each carried table, referenced tables first."""
         with self.dialect.reading() as conn:

@@ -3,18 +3,26 @@
 A thread's connection lives in its thread-local storage, inside a holder that closes it when dropped:
 when the thread ends (a server's idle worker thread retires), Python drops its thread-local storage and
 the connection is closed with it, so open files and memory stay flat however many threads come and go.
+
+A write the store refuses (its disk full, its file, folder or filesystem read-only) is raised as
+StoreCannotWrite naming the cause and its fix, here alone: every connection is a ``_Connection``, whose
+statements translate SQLite's SQLITE_FULL and SQLITE_READONLY, and the database remembers the refusal a while
+for /readyz and doctor (``refusal``).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
-from notewell.errors import ConfigError
+from notewell.errors import ConfigError, StoreCannotWrite
 from notewell.word_breaks import word_text
 
 BUSY_TIMEOUT_MS = 30_000
@@ -22,6 +30,97 @@ PAGE_CACHE_KIB = 16_384
 PAGE_BYTES = 16_384  # a new store's page size (an existing store keeps its own); see _connect
 HEAP_LIMIT_BYTES = 48 * 1024 * 1024  # all connections of the process together (see _connect)
 WORD_TEXT_SQL = "notewell_word_text"  # word_breaks.word_text, for the word indexes' SQL
+REFUSAL_KEPT_S = 60.0  # a refused write is reported (readiness, doctor) this long (see _Refusals)
+FULL_BELOW_BYTES = 64 * 1024  # a store's filesystem with less free space than this is taken for full
+
+
+def free_bytes(folder: Path) -> int | None:
+    """The space this process may still write in ``folder``'s filesystem (root may use the reserved blocks),
+    None when it cannot be read."""
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return None
+    return (stat.f_bfree if os.geteuid() == 0 else stat.f_bavail) * stat.f_frsize
+
+
+def disk_full(path: Path) -> StoreCannotWrite:
+    return StoreCannotWrite(f"the store's disk is full ({path}); nothing was written: free space on the disk "
+                            "holding it (or move the store to a larger one), then retry", cause="full")
+
+
+def read_only(path: Path) -> StoreCannotWrite:
+    return StoreCannotWrite(f"the store {path} is read-only (the file, its folder or its filesystem cannot be "
+                            "written); nothing was written: make the file, its -wal and -shm files and its folder "
+                            "writable by the user running Notewell (or mount the filesystem read-write)",
+                            cause="read-only")
+
+
+def refusal(exc: sqlite3.Error, path: Path) -> StoreCannotWrite | None:
+    """The StoreCannotWrite a driver error stands for (None: some other error): SQLITE_FULL, SQLITE_READONLY
+    (any of its extended codes), or an I/O error on a filesystem that is full or read-only."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    if primary == sqlite3.SQLITE_FULL or "database or disk is full" in text:
+        return disk_full(path)
+    if primary == sqlite3.SQLITE_READONLY or "readonly database" in text:
+        return read_only(path)
+    if primary in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN) or "disk I/O error" in text:
+        free = free_bytes(path.parent)
+        if free is not None and free < FULL_BELOW_BYTES:
+            return disk_full(path)
+        if path.parent.is_dir() and not os.access(path.parent, os.W_OK):  # a read-only mount answers EROFS
+            return read_only(path)
+    return None
+
+
+class _Refusals:
+    """The last write the database refused, and when: kept ``REFUSAL_KEPT_S``, or until a write commits if the
+    store was read-only (on a full disk a small write may still fit where a larger one does not)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.last: tuple[StoreCannotWrite, float] | None = None
+
+    def translated(self, exc: sqlite3.Error) -> StoreCannotWrite | None:
+        refused = refusal(exc, self.path)
+        if refused is not None:
+            self.last = (refused, time.monotonic())
+        return refused
+
+    def committed(self) -> None:
+        last = self.last
+        if last is not None and last[0].cause == "read-only":
+            self.last = None
+
+    def current(self) -> StoreCannotWrite | None:
+        last = self.last
+        return last[0] if last is not None and time.monotonic() - last[1] < REFUSAL_KEPT_S else None
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose statements raise StoreCannotWrite for a write the store refuses."""
+
+    refusals: _Refusals
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            raise (self.refusals.translated(exc) or exc) from exc
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            raise (self.refusals.translated(exc) or exc) from exc
+
+    def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
+        try:
+            return super().executescript(sql_script)
+        except sqlite3.OperationalError as exc:
+            raise (self.refusals.translated(exc) or exc) from exc
 
 
 def _word_text(text: str | None) -> str | None:
@@ -52,15 +151,26 @@ class SqliteDatabase:
         self._local = threading.local()
         self._all: weakref.WeakSet[_Held] = weakref.WeakSet()  # every live connection, for close()
         self._lock = threading.Lock()
+        self.refusals = _Refusals(path)
+
+    def refused(self) -> StoreCannotWrite | None:
+        """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
+        return self.refusals.current()
 
     def _connect(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                                   check_same_thread=False)
+                                   check_same_thread=False, factory=_Connection)
+            conn.refusals = self.refusals
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # takes effect only as the file is created
             conn.execute("PRAGMA journal_mode=WAL")  # a file that is not a database fails here
+        except StoreCannotWrite:
+            raise
         except sqlite3.DatabaseError as exc:
+            refused = self.refusals.translated(exc)
+            if refused is not None:
+                raise refused from exc
             raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions, "
                               "or pass another --db") from exc
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -99,6 +209,7 @@ class SqliteDatabase:
             return
         with _immediate(conn):
             yield conn
+        self.refusals.committed()
 
     @contextmanager
     def isolated_transaction(self) -> Iterator[sqlite3.Connection]:
@@ -131,12 +242,21 @@ class SqliteDatabase:
 
 @contextmanager
 def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """BEGIN IMMEDIATE on ``conn``: committed on success, rolled back on error."""
+    """BEGIN IMMEDIATE on ``conn``: committed on success, rolled back on error. A failed COMMIT (the disk full)
+    is rolled back too, where SQLite has not already: the connection never stays inside a dead transaction,
+    which its thread's next transaction would join."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL)
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
 
