@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -158,3 +159,115 @@ def test_a_store_refusing_writes_keeps_reads_answers_writes_503_and_readyz_says_
             with psycopg.connect(db) as conn:  # nothing half-written: the one memory kept is the one acknowledged
                 assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)
             request.getfixturevalue("pg_cluster").drop_database(db_name)
+
+
+# --- the command line: one line naming the disk or the permission, and nothing left behind -----------------
+
+
+def _one_line(result: object, *needles: str) -> None:
+    output = getattr(result, "output", "")
+    assert getattr(result, "exit_code", 0) != 0 and "Traceback" not in output, output
+    flat = " ".join(output.split())
+    assert all(needle in flat for needle in needles), flat
+
+
+def test_a_backup_and_an_export_to_a_full_disk_say_so_and_leave_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backup to a full disk left a 0-byte .part and a traceback; an export two chained tracebacks and a partial
+    folder. The full disk stands as SQLite's own limit on the copy (``max_page_count`` 1: "database or disk is
+    full") and, for the export, as the write of its third table failing with ENOSPC."""
+    import errno
+
+    from conftest import run_cli
+    from notewell.services import portability
+    from notewell.store.sqlite import backups
+
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    db = str(tmp_path / "index.db")
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", db, "--vault", str(vault)
+                   ).exit_code == 0
+    connect = sqlite3.connect
+
+    def small(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.execute("PRAGMA max_page_count = 1")
+        return conn
+
+    monkeypatch.setattr(backups.sqlite3, "connect", small)
+    out = tmp_path / "out"
+    out.mkdir()
+    _one_line(run_cli("backup", str(out / "b.db"), "--db", db, "--vault", str(vault)),
+              f"cannot write {out / 'b.db'}: its disk is full")
+    monkeypatch.setattr(backups.sqlite3, "connect", connect)
+    write_table, written = portability._write_table, []
+
+    def filling(*args: Any) -> Any:
+        written.append(1)
+        if len(written) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write_table(*args)
+
+    monkeypatch.setattr(portability, "_write_table", filling)
+    _one_line(run_cli("export", str(out / "ex"), "--db", db, "--vault", str(vault)),
+              f"cannot write {out / 'ex'}: its disk is full")
+    assert list(out.iterdir()) == []  # no .part, no partial folder
+
+
+def test_a_read_only_store_is_one_line_and_doctor_fails_its_store_check(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a read-only store `memory add` printed an "attempt to write a readonly database" traceback, and doctor
+    said all was well (or, failing to open it, to move it away and build a new one). Read-only stands as every
+    connection's ``PRAGMA query_only``; a full disk as the store's filesystem reporting no free block."""
+    from conftest import run_cli
+    from notewell.store.sqlite import database
+
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    db = str(tmp_path / "index.db")
+    assert run_cli("project", "add", "apollo", "--db", db, "--vault", str(vault)).exit_code == 0
+    connect = SqliteDatabase._connect
+
+    def query_only(self: SqliteDatabase) -> sqlite3.Connection:
+        conn = connect(self)
+        conn.execute("PRAGMA query_only = 1")
+        return conn
+
+    monkeypatch.setattr(SqliteDatabase, "_connect", query_only)
+    _one_line(run_cli("memory", "add", "kept", "-p", "apollo", "--db", db, "--vault", str(vault)),
+              "is read-only", "writable by the user running Notewell")
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    flat = " ".join(doctor.output.split())
+    assert doctor.exit_code != 0 and "FAIL store: cannot write: the store" in flat and "is read-only" in flat, flat
+    assert "move it away" not in flat and "writable by the user running Notewell" in flat, flat
+    monkeypatch.setattr(SqliteDatabase, "_connect", connect)
+
+    class Full:
+        f_bfree = f_bavail = 0
+        f_frsize = 4096
+
+    monkeypatch.setattr(database.os, "statvfs", lambda _path: Full())
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    flat = " ".join(doctor.output.split())
+    assert doctor.exit_code != 0 and "FAIL store: cannot write: the store's disk is full" in flat, flat
+
+
+def test_a_read_only_postgres_database_is_one_line_and_doctor_fails_its_store_check(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """ALTER DATABASE … SET default_transaction_read_only = on (as a standby answers): every command, doctor
+    included, crashed with a 62-line ReadOnlySqlTransaction traceback from the migrations at open."""
+    from conftest import run_cli
+
+    name = pg_cluster.create_database()
+    db = pg_cluster.url(name)
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    try:
+        assert run_cli("index", "--db", db, "--vault", str(vault)).exit_code == 0
+        with pg_cluster.admin() as conn:
+            conn.execute(f"ALTER DATABASE {name} SET default_transaction_read_only = on")
+        _one_line(run_cli("user", "list", "--db", db, "--vault", str(vault)), "is read-only (a standby?)",
+                  "point --db at the primary")
+        doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+        flat = " ".join(doctor.output.split())
+        assert doctor.exit_code != 0 and "FAIL store: cannot write: the database at" in flat, flat
+        assert "Traceback" not in doctor.output and "default_transaction_read_only = off" in flat, flat
+    finally:
+        pg_cluster.drop_database(name)

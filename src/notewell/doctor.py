@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
-from notewell.errors import NotewellError
+from notewell.errors import NotewellError, StoreCannotWrite
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
 from notewell.records.servers import RunningServer
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
@@ -114,9 +114,16 @@ def _store_fix(settings: Settings) -> str:
 def _open(settings: Settings, checks: list[Check]) -> Store | None:
     try:
         store = open_store(settings.db, create=False)
+    except StoreCannotWrite as exc:  # a disk full or a read-only store: not a store to move away
+        checks.append(Check("store", "fail", f"cannot write: {exc.problem}", exc.fix))
+        return None
     except NotewellError as exc:
         checks.append(Check("store", "fail", str(exc), _store_fix(settings)))
         return None
+    refused = store.tables.cannot_write()
+    if refused is not None:
+        checks.append(Check("store", "fail", f"cannot write: {refused.problem}", refused.fix))
+        return store
     ahead = store.tables.schema_ahead()
     if ahead:  # a newer Notewell migrated it: this code must not write it (as /readyz says)
         checks.append(Check("store", "fail", f"{store.url}: a newer Notewell upgraded its schema ({', '.join(ahead)})",

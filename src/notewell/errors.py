@@ -9,6 +9,7 @@ link to its form). Doors show the message and never a traceback.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 from typing import Literal
 
@@ -89,8 +90,10 @@ class StoreCannotWrite(Unavailable):
 
     retry_after_s = 60
 
-    def __init__(self, message: str, *, cause: Literal["full", "read-only"]) -> None:
-        super().__init__(message)
+    def __init__(self, problem: str, fix: str, *, cause: Literal["full", "read-only"]) -> None:
+        super().__init__(f"{problem}; nothing was written: {fix}")
+        self.problem = problem  # what refuses: "the store's disk is full (/srv/notewell/index.db)"
+        self.fix = fix  # what an operator does about it
         self.cause = cause  # the disk is full, or the store is read-only
 
 
@@ -113,6 +116,27 @@ class VersionConflict(Conflict):
         super().__init__(message, field="expected_version", remedy="create-unversioned" if never_there else None)
         self.current_version = current_version
         self.summary = summary
+
+
+_FILE_REFUSALS = {errno.ENOSPC: "its disk is full", errno.EDQUOT: "its disk quota is used up",
+                  errno.EROFS: "its filesystem is read-only", errno.EACCES: "permission denied",
+                  errno.EPERM: "permission denied"}
+_FILE_FIX = "free space or fix the permissions there, or name a place on another disk"
+
+
+def file_refusal(field: str, path: object, exc: BaseException) -> InvalidArgument | None:
+    """A write to ``path`` (a file or folder a command makes, not the store) that the system refused, named as
+    such: its disk full, its filesystem read-only, permission denied; None for any other error. ``exc`` is the
+    OSError, or SQLite's error writing that file ("database or disk is full")."""
+    reason = _FILE_REFUSALS.get(exc.errno) if isinstance(exc, OSError) and exc.errno is not None else None
+    text = str(exc)
+    if reason is None and "database or disk is full" in text:
+        reason = _FILE_REFUSALS[errno.ENOSPC]
+    if reason is None and "readonly database" in text:
+        reason = _FILE_REFUSALS[errno.EROFS]
+    if reason is None:
+        return None
+    return InvalidArgument(field, f"cannot write {path}: {reason}; nothing was kept there: {_FILE_FIX}")
 
 
 def with_way_out(exc: NotewellError, ways_out: Mapping[Remedy, str]) -> str:

@@ -21,10 +21,14 @@ def backup_command(file: NewFileArg, vault: VaultOpt = None, db: DbOpt = None, j
     with runtime(vault, db, create=False) as rt:
         taken = rt.backups.backup(LOCAL_OWNER, file)
         if json_out:
-            print_json({"at": taken.at, "path": taken.path, "bytes": taken.bytes})
+            print_json({"at": taken.at, "path": taken.path, "bytes": taken.bytes, "recorded": taken.recorded})
             return
         console.print(f"Backed up {rt.store_url} to {taken.path} ({taken.bytes} bytes) as of {taken.at}",
                       highlight=False, markup=False, soft_wrap=True)
+        if not taken.recorded:
+            console.print("note: the store cannot write (its disk full, or it read-only), so it has no record of "
+                          "this backup and 'notewell doctor' will not count it; the file is whole",
+                          highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("restore")

@@ -10,3 +10,4 @@ class BackupRecord:
     at: str  # when it was taken (timestamps.iso)
     path: str  # where it was written, as given
     bytes: int
+    recorded: bool = True  # False: the store could not record it (its disk full, it read-only)

@@ -14,13 +14,14 @@ up meanwhile. The backup's own record of running servers (the source store's) is
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, StoreCannotWrite
 from notewell.records.backups import BackupRecord
 from notewell.services.portability import CARRY
 from notewell.services.servers import ServerRegistry
@@ -49,7 +50,10 @@ class BackupService:
         at = now_iso()  # the moment the copy holds: every write acknowledged before it is in the copy
         size = self.store.backups.copy_to(path)
         record = BackupRecord(at, str(path.resolve()), size)
-        self.store.backups.record(record)
+        try:
+            self.store.backups.record(record)
+        except StoreCannotWrite:  # the copy is whole and kept: only the store's note of it is missing
+            return dataclasses.replace(record, recorded=False)
         return record
 
     def restore(self, p: Principal, path: Path, *, replace: bool = False) -> None:

@@ -15,7 +15,7 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, file_refusal
 from notewell.services.export_format import MANIFEST
 
 SUFFIX = ".tar"
@@ -74,5 +74,13 @@ def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo, folder: Path, seen: 
     seen.add(name)
     source = tar.extractfile(member)
     assert source is not None  # a regular file's member always has its data
-    with source, (folder / name).open("xb") as out:
-        shutil.copyfileobj(source, out, 1 << 20)
+    with source:
+        try:  # a refusal of the scratch folder's disk is the disk's, not a damaged archive
+            with (folder / name).open("xb") as out:
+                shutil.copyfileobj(source, out, 1 << 20)
+        except OSError as exc:
+            refused = file_refusal("import", folder.parent, exc) if exc.filename is None or \
+                Path(str(exc.filename)).parent == folder else None
+            if refused is None:
+                raise
+            raise refused from None

@@ -30,8 +30,9 @@ class HealthService:
         """The index's size, the lease's holder, whether the schema is newer than this code and whether the store
         refuses writes (its disk full, it read-only), read from the store: raises when it cannot be reached."""
         documents, text_bytes, index_bytes = self.store.documents.sizes()
+        refused = self.store.tables.cannot_write()
         return Readiness(documents, text_bytes, index_bytes, ServerRegistry(self.store.servers).leader(),
-                         self.schema_ahead(), self.store.tables.cannot_write())
+                         self.schema_ahead(), None if refused is None else str(refused))
 
     def schema_ahead(self) -> list[str]:
         """The components a newer Notewell upgraded the store past ([]: its schema is this code's)."""

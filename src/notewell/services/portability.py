@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,7 +20,7 @@ from typing import Any, BinaryIO
 from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError, NotFound
+from notewell.errors import InvalidArgument, NotewellError, NotFound, file_refusal
 from notewell.services.export_archive import is_archive, pack, unpack
 from notewell.services.export_format import (
     LINE_MAX_BYTES,
@@ -70,19 +71,34 @@ class PortabilityService:
             raise InvalidArgument("project", "--person and --project are two different exports (a person's rows, "
                                              "a project's rows); give one of them")
         if is_archive(folder):
-            with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".notewell-export-") as scratch:
-                carried = self.export(p, Path(scratch) / "export", person=person, project=project)
-                pack(Path(scratch) / "export", folder)
+            with _scratch(folder, "export") as scratch:
+                carried = self.export(p, scratch / "export", person=person, project=project)
+                pack(scratch / "export", folder)
             return carried
         choose = self._chooser(person, project)
+        made = not folder.exists()
         _empty_folder(folder)
         entries: list[TableEntry] = []
-        with self.store.tables.reading() as reader:
-            for table in self.store.tables.tables():
-                fd = os.open(folder / f"{table.name}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as out:  # private to the owner whatever the umask
-                    entries.append(_write_table(table, choose(reader, table), out))
-        _write_atomically(folder / MANIFEST, manifest_text(entries, person, project))
+        written: list[Path] = []
+        try:
+            with self.store.tables.reading() as reader:
+                for table in self.store.tables.tables():
+                    written.append(folder / f"{table.name}.jsonl")
+                    fd = os.open(written[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with os.fdopen(fd, "wb") as out:  # private to the owner whatever the umask
+                        entries.append(_write_table(table, choose(reader, table), out))
+            written.append(folder / (MANIFEST + ".part"))
+            _write_atomically(folder / MANIFEST, manifest_text(entries, person, project))
+        except BaseException as exc:  # no partial export is left to be taken for one: what it wrote goes
+            for path in written:
+                path.unlink(missing_ok=True)
+            if made:
+                with suppress(OSError):
+                    folder.rmdir()
+            refused = file_refusal("export", folder, exc) if isinstance(exc, OSError) else None
+            if refused is not None:
+                raise refused from None
+            raise
         return [Carried(e.name, e.rows, e.sha256) for e in entries]
 
     def _chooser(self, person: str | None, project: str | None) -> Chooser:
@@ -110,9 +126,9 @@ class PortabilityService:
         if is_archive(folder):
             if not folder.is_file():
                 raise InvalidArgument("import", f"{folder} does not exist; name the file 'notewell export' wrote")
-            with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".notewell-import-") as scratch:
-                unpack(folder, Path(scratch))
-                return self.import_(p, Path(scratch), merge=merge)
+            with _scratch(folder, "import") as scratch:
+                unpack(folder, scratch)
+                return self.import_(p, scratch, merge=merge)
         manifest = read_manifest(folder)
         if merge and "users" in manifest:
             self._refuse_other_people(folder, manifest["users"])
@@ -248,6 +264,20 @@ def _refuse_non_empty(store: Store, way: str = "import into a new store, or merg
     if held:
         raise InvalidArgument("import", f"the target store is not empty: {', '.join(held[:5])}"
                                         f"{' …' if len(held) > 5 else ''}; {way}")
+
+
+@contextmanager
+def _scratch(archive: Path, field: str) -> Iterator[Path]:
+    """A private scratch folder beside ``archive``, removed afterwards; one the disk refuses is named as such."""
+    try:
+        made = tempfile.TemporaryDirectory(dir=archive.parent, prefix=f".notewell-{field}-")
+    except OSError as exc:
+        refused = file_refusal(field, archive.parent, exc)
+        if refused is None:
+            raise
+        raise refused from None
+    with made as scratch:
+        yield Path(scratch)
 
 
 def _empty_folder(folder: Path) -> None:

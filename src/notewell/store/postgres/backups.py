@@ -10,6 +10,7 @@ So the dump's table of contents is read first, and its EXTENSION entries (and th
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from notewell.errors import ConfigError, InvalidArgument
+from notewell.errors import ConfigError, InvalidArgument, file_refusal
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_other_backends
@@ -66,13 +67,18 @@ class PostgresBackups(SqlBackups):
 
     def copy_to(self, path: Path) -> int:
         scratch = path.with_name(path.name + ".part")
-        scratch.unlink(missing_ok=True)
-        os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         try:
+            scratch.unlink(missing_ok=True)
+            os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             self._run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch)])
             os.replace(scratch, path)
-        except BaseException:
+        except BaseException as exc:
             scratch.unlink(missing_ok=True)  # a failed dump leaves nothing behind
+            if isinstance(exc, InvalidArgument) and "No space left on device" in str(exc):  # pg_dump's own write
+                exc = OSError(errno.ENOSPC, "No space left on device")
+            refused = file_refusal("backup", path, exc) if isinstance(exc, OSError) else None
+            if refused is not None:
+                raise refused from None
             raise
         return path.stat().st_size
 

@@ -49,8 +49,8 @@ def redact(url: str) -> str:
 
 
 def read_only(url: str) -> StoreCannotWrite:
-    return StoreCannotWrite(f"the database at {redact(url)} is read-only (a standby?); nothing was written: point "
-                            "--db at the primary, or make the database writable (ALTER DATABASE name SET "
+    return StoreCannotWrite(f"the database at {redact(url)} is read-only (a standby?)", "point --db at the "
+                            "primary, or make the database writable (ALTER DATABASE name SET "
                             "default_transaction_read_only = off)", cause="read-only")
 
 
@@ -60,8 +60,7 @@ def refusal(exc: psycopg.Error, url: str) -> StoreCannotWrite | None:
         return read_only(url)
     if isinstance(exc, psycopg.errors.DiskFull):
         return StoreCannotWrite(f"the store's disk is full (the PostgreSQL server of {redact(url)} has no space "
-                                "left); nothing was written: free space on the database server's disk, then retry",
-                                cause="full")
+                                "left)", "free space on the database server's disk, then retry", cause="full")
     return None
 
 

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from notewell.errors import StoreCannotWrite
 from notewell.store.postgres import lexeme_pool, lexemes
 from notewell.store.postgres.database import PostgresDatabase, read_only
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
@@ -41,15 +42,14 @@ class PostgresTables(SqlTables):
         self.db = db
         super().__init__(PostgresDialect(db))
 
-    def cannot_write(self) -> str | None:
+    def cannot_write(self) -> StoreCannotWrite | None:
         """The database read-only (a standby, default_transaction_read_only), or a write refused lately (a full
         disk on the database's server)."""
         with self.db.connection() as conn:
             row = conn.execute("SHOW transaction_read_only").fetchone()
         if row is not None and row[0] == "on":
-            return str(read_only(self.db.url))
-        refused = self.db.refused()
-        return None if refused is None else str(refused)
+            return read_only(self.db.url)
+        return self.db.refused()
 
     def _table_names(self, conn: Executor) -> list[str]:
         return [r[0] for r in conn.execute(

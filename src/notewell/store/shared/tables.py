@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from notewell.errors import NotewellError
+from notewell.errors import NotewellError, StoreCannotWrite
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.merge_match import MATCHED_BY, Lookup, Matching, Recognised, recognised, resolved
 from notewell.store.shared.person import person_rows
@@ -212,7 +212,7 @@ class SqlTables(ABC):
         return self.dialect.schema_ahead()
 
     @abstractmethod
-    def cannot_write(self) -> str | None:
+    def cannot_write(self) -> StoreCannotWrite | None:
         """Why the store cannot write now (its disk full, it read-only), with the fix; None when nothing says so.
         Never waits for the write lock: readiness and doctor ask it while others write."""
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, file_refusal
 from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -59,16 +59,26 @@ class SqliteBackups(SqlBackups):
         super().__init__(SqliteDialect(db))
 
     def copy_to(self, path: Path) -> int:
+        """The copy is written to ``path``.part and renamed when whole; a copy that fails (its disk full, say)
+        leaves nothing behind, and a refusal of its disk is named as such."""
         scratch = path.with_name(path.name + ".part")
-        _private_file(scratch)
-        copy = sqlite3.connect(scratch, isolation_level=None)
         try:
-            self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
-            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
-            _checked(copy, path, "backup")
-        finally:
-            copy.close()
-        os.replace(scratch, path)
+            _private_file(scratch)
+            copy = sqlite3.connect(scratch, isolation_level=None)
+            try:
+                self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
+                copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+                _checked(copy, path, "backup")
+            finally:
+                copy.close()
+            os.replace(scratch, path)
+        except BaseException as exc:
+            for debris in (scratch, *(scratch.with_name(scratch.name + end) for end in ("-journal", "-wal", "-shm"))):
+                debris.unlink(missing_ok=True)
+            refused = file_refusal("backup", path, exc) if isinstance(exc, (OSError, sqlite3.Error)) else None
+            if refused is not None:
+                raise refused from None
+            raise
         return path.stat().st_size
 
     def restore_from(self, path: Path) -> None:

@@ -45,15 +45,14 @@ def free_bytes(folder: Path) -> int | None:
 
 
 def disk_full(path: Path) -> StoreCannotWrite:
-    return StoreCannotWrite(f"the store's disk is full ({path}); nothing was written: free space on the disk "
-                            "holding it (or move the store to a larger one), then retry", cause="full")
+    return StoreCannotWrite(f"the store's disk is full ({path})", "free space on the disk holding it (or move the "
+                            "store to a larger one), then retry", cause="full")
 
 
 def read_only(path: Path) -> StoreCannotWrite:
     return StoreCannotWrite(f"the store {path} is read-only (the file, its folder or its filesystem cannot be "
-                            "written); nothing was written: make the file, its -wal and -shm files and its folder "
-                            "writable by the user running Notewell (or mount the filesystem read-write)",
-                            cause="read-only")
+                            "written)", "make the file, its -wal and -shm files and its folder writable by the user "
+                            "running Notewell (or mount the filesystem read-write)", cause="read-only")
 
 
 def refusal(exc: sqlite3.Error, path: Path) -> StoreCannotWrite | None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from notewell.errors import StoreCannotWrite
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.tables import Column, SqlTables
 from notewell.store.sqlite.database import (
@@ -35,18 +36,17 @@ class SqliteTables(SqlTables):
         self.db = db
         super().__init__(SqliteDialect(db))
 
-    def cannot_write(self) -> str | None:
+    def cannot_write(self) -> StoreCannotWrite | None:
         """A filesystem (nearly) full or read-only, a file the process may not write, or a write refused lately
         (a full disk is only seen as a write needs space, and SQLite's write lock is not taken here)."""
         path = self.db.path
         free = free_bytes(path.parent)
         if free is not None and free < FULL_BELOW_BYTES:
-            return str(disk_full(path))
+            return disk_full(path)
         wal = path.with_name(path.name + "-wal")
         if not all(os.access(p, os.W_OK) for p in (path, path.parent, wal) if p.exists()):
-            return str(read_only(path))
-        refused = self.db.refused()
-        return None if refused is None else str(refused)
+            return read_only(path)
+        return self.db.refused()
 
     def _table_names(self, conn: Executor) -> list[str]:
         return [r[0] for r in conn.execute(
