@@ -94,6 +94,23 @@ def test_one_runner_leads_per_store(rt: Runtime) -> None:
         second.leadership.release()
 
 
+def test_a_drain_while_another_process_runs_the_jobs_says_so_at_once(rt: Runtime, vault: Path, store_url: str,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """`worker --drain` beside a server holding the job lease waited for ever, saying nothing (a cron drain
+    before an export never returned); a runner that is not elected never logged that it follows."""
+    holder = rt.job_runner()
+    assert holder._lead()
+    try:
+        with caplog.at_level(logging.INFO, logger="notewell.jobs"):
+            assert rt.job_runner().run(drain=True) is False
+        assert any("op=jobs.leader state=following" in m for m in caplog.messages), caplog.messages
+        drained = run_cli("worker", "--drain", "--vault", str(vault), "--db", store_url)
+        assert drained.exit_code == 1 and "another process holds the store's job lease" in drained.stderr
+    finally:
+        holder.leadership.release()
+    assert run_cli("worker", "--drain", "--vault", str(vault), "--db", store_url).exit_code == 0
+
+
 def test_a_kill_9_of_the_worker_with_500_queued_jobs_loses_and_repeats_none(rt: Runtime, vault: Path,
                                                                            store_url: str) -> None:
     p = person(rt)

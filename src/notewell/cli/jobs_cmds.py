@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, fail, print_json, runtime
 from notewell.cli.rows import Col, show_rows
 from notewell.cli.serve_cmd import LogLevelOpt
 from notewell.mcp import log
@@ -91,10 +91,14 @@ def worker_command(
         err_console.print("Notewell worker: running the job queue; SIGTERM or Ctrl-C stops it",
                           highlight=False, markup=False)
         try:
-            runner.run(drain=drain)
+            ran = runner.run(drain=drain)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         counts = rt.jobs.counts(LOCAL_OWNER)
+        if not ran:
+            raise fail(f"another process holds the store's job lease and runs its jobs (a notewell serve, or a "
+                       f"worker): nothing was drained here ({counts.pending} pending, {counts.failed} failed); "
+                       "let it run them, or stop it and drain again")
         err_console.print(f"worker stopped: {counts.pending} pending, {counts.failed} failed", highlight=False,
                           markup=False)

@@ -112,7 +112,7 @@ class JobRunner:
         self.lease_seconds = lease_seconds
         self.on_idle = on_idle  # called when nothing is due (the daily schedule); True: it queued a job
         self.owner = f"{RUNNER_PREFIX}{secrets.token_hex(6)}"
-        self.leading = False
+        self.leading: bool | None = None  # None until its first try for the lease (then each change is logged)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -127,11 +127,14 @@ class JobRunner:
             run_job(self.store, self.kinds, job, self.owner, self.clock)
         return len(jobs)
 
-    def run(self, drain: bool = False) -> None:
-        """Run until stopped (``drain``: until no job is due); never raises."""
+    def run(self, drain: bool = False) -> bool:
+        """Run until stopped (``drain``: until no job is due, or at once when another process holds the job lease
+        and runs them); never raises. False: a drain that ran nothing, the lease being another's."""
         try:
             while not self._stop.is_set():
                 if not self._lead():
+                    if drain:
+                        return False
                     self._stop.wait(LEADER_POLL_SECONDS)
                     continue
                 try:
@@ -144,12 +147,14 @@ class JobRunner:
                     self._stop.wait(5 * POLL_SECONDS)
                 if taken == 0:
                     if drain:
-                        return
+                        return True
                     self.wake.wait(POLL_SECONDS)
                     self.wake.clear()
+            return True
         finally:
             self.leadership.release()
-            self._set_leading(False)
+            if self.leading:
+                self._set_leading(False)
 
     def request_stop(self) -> None:
         """Stop after the job in hand (from a signal handler: nothing waits here)."""
