@@ -180,6 +180,9 @@ def test_doctor_reports_the_last_backup(tmp_path: Path) -> None:
     check = backup_check()
     assert check["status"] == "ok" and check["found"].startswith("last backup ")
     assert str(tmp_path / "b.db") in check["found"]
+    (tmp_path / "b.db").unlink()  # reported as current though gone
+    gone = backup_check()
+    assert gone["status"] == "warn" and "no such file is here" in gone["found"], gone
 
 
 def test_postgres_restores_as_the_databases_own_role_with_the_extensions_a_superuser_made(

@@ -226,6 +226,9 @@ def _backup(store: Store, now: datetime) -> Check:
         return Check("backup", "warn", "no backup of this store is recorded", fix)
     hours = (now - parse_iso(last.at)).total_seconds() / 3600
     found = f"last backup {_age(hours)} ago, at {last.at}: {last.path} ({last.bytes} bytes)"
+    if not Path(last.path).is_file():
+        return Check("backup", "warn", f"{found}, but no such file is here (deleted or moved since, or made on "
+                                       "another machine)", f"check where it went, or {fix}")
     if hours > BACKUP_STALE_HOURS:
         return Check("backup", "warn", found, fix)
     return Check("backup", "ok", found)
