@@ -103,6 +103,20 @@ def test_every_carried_table_holds_rows_in_the_world(source: Path, tmp_path: Pat
     assert not empty
 
 
+def test_a_store_made_in_an_empty_file_made_beforehand_is_private(source: Path, tmp_path: Path) -> None:
+    """`touch e.db` (0644) then an import or a restore into it kept 0644: a store readable by anyone on the
+    machine, private memories and all."""
+    exported = tmp_path / "e"
+    export(str(source), exported)
+    for command in (["import", str(exported)], ["restore", str(source)]):
+        target = tmp_path / f"{command[0]}.db"
+        target.touch()
+        target.chmod(0o644)
+        done = run_cli(*command, "--db", str(target))
+        assert done.exit_code == 0, done.output
+        assert target.stat().st_mode & 0o777 == 0o600, command
+
+
 def test_exports_are_private_to_their_owner_whatever_the_umask_or_the_folder(source: Path, tmp_path: Path) -> None:
     """An empty folder made beforehand kept its mode (777) and the tables came 644; memory export wrote private
     memories 644 in 755 folders."""

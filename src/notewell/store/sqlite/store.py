@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from contextlib import suppress
 from pathlib import Path
 
@@ -28,7 +29,13 @@ class SqliteStore(SqlStore):
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
         """A new database file is made 0600 in a folder made 0700: it holds every home's text and memories
-        (SQLite gives its -wal and -shm files the database file's mode)."""
+        (SQLite gives its -wal and -shm files the database file's mode). An empty file made beforehand (`touch`,
+        0644 under the usual umask) becomes a store too, so it is made 0600 as well."""
+        with suppress(OSError):
+            held = path.stat()
+            if held.st_size == 0 and stat.S_ISREG(held.st_mode) and held.st_uid == os.geteuid() \
+                    and held.st_mode & 0o077:
+                path.chmod(0o600)
         if not path.exists():
             if not create:
                 raise ConfigError(f"--db: no index at {path}; run 'notewell index' first")
