@@ -69,3 +69,38 @@ def test_a_json_line_holds_the_same_fields(capsys: pytest.CaptureFixture[str]) -
 def test_a_wrong_log_format_names_its_source(tmp_path: Path) -> None:
     result = run_cli("serve", "--log-format", "xml", "--db", f"{tmp_path}/index.db", "--vault", str(tmp_path))
     assert result.exit_code == 1 and "--log-format: 'xml' is not a log format; use one of text, json" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_served_http_door_says_where_it_listens_in_the_log_form(tmp_path: Path, fmt: str) -> None:
+    """`notewell serve` wrote its first lines (where MCP, REST and the pages are) as plain sentences wrapped at 80
+    columns: no time, and no JSON under --log-format json. Now every line on stderr is a log line."""
+    import subprocess
+    import sys
+
+    from mcp_world import free_port
+
+    (tmp_path / "apollo").mkdir()
+    (tmp_path / "apollo" / "a.md").write_text("# A\n", encoding="utf-8")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--vault", str(tmp_path), "--db",
+                               str(tmp_path / "index.db"), "--port", str(port), "--host", "0.0.0.0",
+                               "--log-format", fmt], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    lines: list[str] = []
+    try:
+        assert server.stderr is not None
+        while not any("serve.listening" in seen for seen in lines):
+            got = server.stderr.readline()
+            assert got, lines  # the server ended before saying where it listens
+            lines.append(got.rstrip("\n"))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    if fmt == "json":
+        parsed = [json.loads(seen) for seen in lines]
+        listening = next(p for p in parsed if p["op"] == "serve.listening")
+        assert listening["mcp"] == f"http://127.0.0.1:{port}/mcp" and listening["listen"] == f"0.0.0.0:{port}"
+        assert any(p["op"] == "serve.hosts" and p["level"] == "warning" for p in parsed)
+    else:
+        assert all(re.match(ISO + " op=", seen) for seen in lines), lines
+        assert any(f" rest=http://127.0.0.1:{port}/api/v1 " in seen for seen in lines)

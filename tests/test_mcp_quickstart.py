@@ -78,7 +78,7 @@ def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
         printed = ""
         assert served.stdout is not None
         deadline = time.monotonic() + 120
-        while "REST API on" not in printed or not _healthy(port):
+        while "op=serve.listening" not in printed or not _healthy(port):
             assert served.poll() is None and time.monotonic() < deadline, printed
             line = served.stdout.readline()
             printed += line
@@ -92,7 +92,7 @@ def test_make_serve_serves_the_vault_it_is_given(tmp_path: Path) -> None:
         curl = next(line for line in printed.splitlines() if line.strip().startswith("curl "))
         me = subprocess.run([*shlex.split(curl), "-sS", "--fail"], capture_output=True, text=True, timeout=30)
         assert me.returncode == 0 and json.loads(me.stdout)["email"] == "admin@localhost", me.stderr
-        rest = re.search(r"REST API on (http://\S+/api/v1) ", printed)  # the serving lines name the REST API
+        rest = re.search(r" rest=(http://\S+/api/v1) ", printed)  # the serving line names the REST API
         assert rest is not None and httpx.get(rest.group(1) + "/openapi.json", timeout=10).status_code == 200
     finally:
         served.terminate()

@@ -12,7 +12,7 @@ from typing import Annotated
 import anyio
 import typer
 
-from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, cli_message, err_console, fail, runtime
+from notewell.cli.app import DbOpt, PortOpt, VaultOpt, app, cli_message, fail, runtime
 from notewell.errors import NotewellError
 from notewell.http.door import ServeOptions
 from notewell.http.ops import METRICS_TOKEN_ENV, metrics_secret_hash
@@ -122,20 +122,19 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     from notewell.mcp.http import MCP_PATH
 
     if host not in ("127.0.0.1", "localhost", "::1") and not options.allowed_hosts:
-        err_console.print(f"note: listening on {host}; clients must use localhost unless you pass --allowed-host "
-                          "with the name they connect to", highlight=False, markup=False)
+        log.logger.warning(log.line("serve.hosts", host=host, message="clients must use localhost unless you pass "
+                                "--allowed-host with the name they connect to"))
     try:
         app = build_app(rt, options)
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     sock = bind_or_fail(host, port)
     rt.servers.announce(options.server_id, local_url(host, port))  # login-link and doctor find it there
-    watching = "watching the vault" if options.watch else "not watching the vault"
-    err_console.print(f"Notewell MCP on http://{host}:{port}{MCP_PATH} (toolsets: "
-                      f"{', '.join(t.name for t in options.toolsets)}; {watching}); Ctrl-C stops it",
-                      highlight=False, markup=False)
-    err_console.print(f"REST API on http://{host}:{port}/api/v1 (reference page /api/v1/docs); web pages on "
-                      f"http://{host}:{port}/", highlight=False, markup=False)
+    # the log's own form (its time, text or JSON), as every other line on stderr: docs/operations.md
+    base = local_url(host, port).rstrip("/")
+    log.event("serve.listening", listen=f"{host}:{port}", mcp=f"{base}{MCP_PATH}", rest=f"{base}/api/v1",
+              docs=f"{base}/api/v1/docs", web=f"{base}/", toolsets=",".join(t.name for t in options.toolsets),
+              watching=options.watch, message="Ctrl-C stops it")
     previous = signal.signal(signal.SIGTERM, _stop_cleanly)
     try:
         uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
@@ -157,5 +156,5 @@ def _withdraw(rt: Runtime, server_id: str) -> None:
     try:
         rt.servers.withdraw(server_id)
     except Exception as exc:  # the database went away during shutdown: say so, and stop anyway
-        err_console.print(f"note: this server's record stays in the store ({' '.join(str(exc).split())[:200]})",
-                          highlight=False, markup=False)
+        log.logger.warning(log.line("serve.withdraw", outcome="kept", message="this server's record stays in the "
+                                f"store ({' '.join(str(exc).split())[:200]})"))
