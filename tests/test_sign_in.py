@@ -1,5 +1,5 @@
 """Browser sign-in credentials on both backends: passwords, one-time links, throttled failures (concurrent
-attempts too, over the real server), the cookie key, and the two commands that set them (`notewell user
+attempts too, over the real server), browser sessions, and the two commands that set them (`notewell user
 passwd`, `notewell user login-link`)."""
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.sign_in import (
     LINK_PATH,
+    SESSION_IDLE,
+    SESSION_RENEW_AFTER,
+    SESSION_SWEEP,
     SignInService,
     Throttle,
     TooManyFailures,
     link_hash,
+    session_hash,
 )
 from notewell.cli.app import app
 from notewell.errors import Forbidden, InvalidArgument, Unauthenticated
@@ -182,17 +186,17 @@ def test_deactivation_ends_sessions_and_refuses_links(rt: Runtime) -> None:
     svc = rt.sign_in
     user = rt.store.identity.user_by_email("ada@example.com")
     assert user is not None
-    generation = svc.session_generation(user.id)
-    assert svc.session_principal(user.id, generation).email == "ada@example.com"
+    begun = svc.start_session(user.id)
+    assert svc.session(begun.secret).principal.email == "ada@example.com"
     secret = svc.make_link(LOCAL_OWNER, "ada@example.com", "http://x").url.rsplit("/", 1)[1]
     rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", False)
     with pytest.raises(Unauthenticated, match="deactivated"):
-        svc.session_principal(user.id, generation)
+        svc.session(begun.secret)
     with pytest.raises(Unauthenticated):
         svc.sign_in_with_link(secret, "127.0.0.1")
     rt.administration.set_user_active(LOCAL_OWNER, "ada@example.com", True)
     with pytest.raises(Unauthenticated, match="session has ended"):  # reactivating does not bring it back
-        svc.session_principal(user.id, generation)
+        svc.session(begun.secret)
 
 
 def test_signing_out_a_new_password_or_role_end_every_session(rt: Runtime) -> None:
@@ -205,22 +209,53 @@ def test_signing_out_a_new_password_or_role_end_every_session(rt: Runtime) -> No
                lambda: svc.set_password(user_principal(ada), "ada@example.com", "her own new phrase"),
                lambda: rt.administration.set_role(LOCAL_OWNER, "ada@example.com", "staff")]
     for end in endings:
-        before, others = svc.session_generation(ada.id), svc.session_generation(root.id)
-        assert svc.session_principal(ada.id, before).email == "ada@example.com"
+        before, another, others = svc.start_session(ada.id), svc.start_session(ada.id), svc.start_session(root.id)
+        assert svc.session(before.secret).principal.email == "ada@example.com"
         end()
-        with pytest.raises(Unauthenticated, match="session has ended"):
-            svc.session_principal(ada.id, before)
-        assert svc.session_principal(ada.id, svc.session_generation(ada.id)).email == "ada@example.com"
-        assert svc.session_principal(root.id, others).email == "root@example.com"  # nobody else's session
-    current = svc.session_generation(ada.id)
+        for ended in (before, another):  # every session of hers, wherever it is
+            with pytest.raises(Unauthenticated, match="session has ended"):
+                svc.session(ended.secret)
+        assert svc.session(svc.start_session(ada.id).secret).principal.email == "ada@example.com"
+        assert svc.session(others.secret).principal.email == "root@example.com"  # nobody else's session
+    current = svc.start_session(ada.id)
     rt.administration.set_role(LOCAL_OWNER, "ada@example.com", "staff")  # no change: no session ends
-    assert svc.session_principal(ada.id, current).email == "ada@example.com"
+    assert svc.session(current.secret).principal.email == "ada@example.com"
 
 
-def test_the_cookie_key_is_made_once_and_shared(rt: Runtime) -> None:
-    first = rt.sign_in.cookie_key()
-    assert len(first) >= 48
-    assert SignInService(rt.store, rt.authorization, rt.administration, rt.audit).cookie_key() == first
+def test_a_session_is_kept_as_a_hash_renewed_in_use_and_ends_unused(rt: Runtime) -> None:
+    """The store keeps a session by the SHA-256 of its secret only; a session in use is renewed (at most every
+    SESSION_RENEW_AFTER), one unused for SESSION_IDLE has ended, and each sign-in drops expired ones (at most
+    SESSION_SWEEP)."""
+    clock = Clock()
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, clock=clock)
+    ada = rt.store.identity.user_by_email("ada@example.com")
+    assert ada is not None
+    begun = svc.start_session(ada.id)
+    assert len(begun.secret) == 43 and rt.store.credentials.web_session(begun.secret, "") is None
+    kept = rt.store.credentials.web_session(session_hash(begun.secret), "")
+    assert kept is not None and kept.user_id == ada.id and kept.expires_at == begun.expires_at
+    assert not svc.session(begun.secret).renewed
+    clock.now += SESSION_RENEW_AFTER + timedelta(seconds=1)
+    assert svc.session(begun.secret).renewed  # in use: its end moves on
+    clock.now += SESSION_IDLE - timedelta(seconds=1)
+    assert svc.session(begun.secret).principal.user_id == ada.id
+    for bad in ("", "x" * 43, begun.secret + "x", session_hash(begun.secret)):
+        with pytest.raises(Unauthenticated, match="session has ended"):
+            svc.session(bad)
+    clock.now += SESSION_IDLE
+    with pytest.raises(Unauthenticated, match="session has ended"):
+        svc.session(begun.secret)
+    expired = [svc.start_session(ada.id) for _ in range(SESSION_SWEEP + 5)]
+    assert rt.store.credentials.web_session(session_hash(begun.secret), "") is None  # dropped by a sign-in
+    clock.now += SESSION_IDLE + timedelta(seconds=1)
+
+    def left() -> int:
+        return sum(rt.store.credentials.web_session(session_hash(s.secret), "") is not None for s in expired)
+
+    svc.start_session(ada.id)
+    assert left() == 5  # one sign-in drops SESSION_SWEEP expired sessions, no more
+    svc.start_session(ada.id)
+    assert left() == 0
 
 
 def test_passwd_and_login_link_commands(tmp_path: Path) -> None:

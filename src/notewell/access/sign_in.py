@@ -8,6 +8,11 @@ concurrent attempts never get more checks than the limit. A success takes its ow
 stays counted for the window. An unknown email fails exactly like a wrong password (same message, same
 argon2 work), so the form does not tell who has an account. The clock is the service's (``clock``), so the
 window can be tested without waiting.
+
+A browser session is kept in the store by the SHA-256 of a random secret (``secrets.token_urlsafe(32)``) that
+only its cookie carries, as token secrets are: whoever reads the store (a backup) holds no value that signs
+anyone in. Each request finds it by that hash; it ends when its user signs out (every session of theirs), is
+deactivated, gets a new password or role (their session generation moves on), or after SESSION_IDLE unused.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
-from notewell.records.identity import User, email_key
+from notewell.records.identity import User, WebSession, email_key
 from notewell.store.base import Store
-from notewell.timestamps import iso
+from notewell.timestamps import iso, parse_iso
 
 PASSWORD_MIN_CHARS = 8
 PASSWORD_MAX_CHARS = 1024
@@ -37,6 +42,12 @@ LINK_PREFIX = "nwl_"
 LINK_PATH = "/signin/link/"
 LINK_LIFETIME = timedelta(minutes=15)
 BAD_CREDENTIALS = "Email or password is wrong"
+SESSION_IDLE = timedelta(hours=12)  # a browser session unused this long has ended
+SESSION_RENEW_AFTER = timedelta(minutes=15)  # a session in use is renewed (written) at most this often
+SESSION_SWEEP = 100  # expired sessions dropped by each sign-in, at most (each sign-in adds one)
+SESSION_SECRET_CHARS = 43  # secrets.token_urlsafe(32)
+SESSION_ENDED = "Your session has ended (it expired, you signed out, or your password or role changed); sign in again"
+ACCOUNT_DEACTIVATED = "Your account is deactivated; the session has ended"
 _HASHER = PasswordHasher()  # argon2id, the library's current parameters
 _DUMMY_HASH = _HASHER.hash("not a password of anyone")
 
@@ -61,8 +72,33 @@ class SignInLink:
     expires_at: str
 
 
+@dataclass(frozen=True)
+class BrowserSession:
+    """A session begun at sign-in: ``secret`` goes into the cookie and nowhere else (never stored or logged)."""
+
+    secret: str
+    expires_at: str
+
+
+@dataclass(frozen=True)
+class LiveSession:
+    """A cookie's session as a request finds it: who it acts as, the message waiting for the next page, and
+    whether it was renewed now (the cookie is sent again, to last as long)."""
+
+    principal: Principal
+    message: str
+    renewed: bool
+
+
 def link_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+session_hash = link_hash  # a session secret is stored as its SHA-256, as a link's is
+
+
+def _session_secret_shape(secret: str) -> bool:
+    return len(secret) == SESSION_SECRET_CHARS and all(c.isascii() and (c.isalnum() or c in "-_") for c in secret)
 
 
 def check_password(password: str) -> str:
@@ -99,6 +135,7 @@ class SignInService:
             raise Forbidden("Forbidden: you may set only your own password")
         self.store.credentials.set_password(user.id, self.hasher.hash(check_password(password)), self._now())
         self.store.identity.end_sessions(user.id)  # a copied cookie dies with the old password
+        self.store.credentials.end_web_sessions(user.id)
         self.audit.record(p, "user.password", email_key(user.email), {"id": user.id})
         return user
 
@@ -185,29 +222,52 @@ class SignInService:
         return user
 
     # browser sessions
-    def session_generation(self, user_id: str) -> int:
-        """What a browser session begun now carries: the user's session generation."""
+    def start_session(self, user_id: str) -> BrowserSession:
+        """A new browser session of the user (signed in just now), carrying their session generation; up to
+        SESSION_SWEEP expired sessions (anyone's) are dropped with it, so they never pile up."""
         generation = self.store.identity.session_generation(user_id)
         if generation is None:
             raise Unauthenticated("No such user")
-        return generation
+        secret = secrets.token_urlsafe(32)
+        now = self.clock()
+        expires_at = iso(now + SESSION_IDLE)
+        self.store.credentials.add_web_session(session_hash(secret), WebSession(user_id, generation, expires_at),
+                                               iso(now), SESSION_SWEEP)
+        return BrowserSession(secret, expires_at)
 
-    def session_principal(self, user_id: str, generation: int) -> Principal:
-        """The Principal a browser session acts as, read from the store on every request: a deactivated
-        or deleted user, or a session begun before its user's generation moved on (signed out, a new
-        password, a new role), gets Unauthenticated, which ends the session."""
-        user = self.store.identity.user(user_id)
+    def session(self, secret: str) -> LiveSession:
+        """The session a cookie's secret names, read from the store on every request: an unknown or expired
+        one, one of a deactivated or deleted user, or one begun before its user's generation moved on (signed
+        out, a new password, a new role) gets Unauthenticated, which ends it. One in use is renewed for
+        SESSION_IDLE (at most every SESSION_RENEW_AFTER)."""
+        if not _session_secret_shape(secret):
+            raise Unauthenticated(SESSION_ENDED)
+        key, now = session_hash(secret), self.clock()
+        found = self.store.credentials.web_session(key, iso(now))
+        if found is None:
+            raise Unauthenticated(SESSION_ENDED)
+        user = self.store.identity.user(found.user_id)
         if user is None or not user.active:
-            raise Unauthenticated("Your account is deactivated; the session has ended")
-        if self.store.identity.session_generation(user_id) != generation:
-            raise Unauthenticated("Your session has ended (signed out, or your password or role changed); "
-                                  "sign in again")
-        return user_principal(user)
+            raise Unauthenticated(ACCOUNT_DEACTIVATED)
+        if self.store.identity.session_generation(user.id) != found.generation:
+            self.store.credentials.end_web_session(key)
+            raise Unauthenticated(SESSION_ENDED)
+        renewed = parse_iso(found.expires_at) - now < SESSION_IDLE - SESSION_RENEW_AFTER
+        if renewed:
+            self.store.credentials.renew_web_session(key, iso(now + SESSION_IDLE))
+        return LiveSession(user_principal(user), found.message or "", renewed)
+
+    def set_session_message(self, secret: str, message: str | None) -> None:
+        """Keep ``message`` for the next page the session shows (None: the one shown now is done)."""
+        if _session_secret_shape(secret):
+            self.store.credentials.set_web_session_message(session_hash(secret), message)
+
+    def end_session(self, secret: str) -> None:
+        """End this one session (its browser signs in again, or another user signs in there)."""
+        if _session_secret_shape(secret):
+            self.store.credentials.end_web_session(session_hash(secret))
 
     def sign_out(self, p: Principal) -> None:
         """End every browser session of p's user, on every browser (a copied cookie too)."""
         self.store.identity.end_sessions(p.user_id)
-
-    def cookie_key(self) -> bytes:
-        return self.store.credentials.signing_key("session-cookie").encode("ascii")
-
+        self.store.credentials.end_web_sessions(p.user_id)

@@ -67,6 +67,18 @@ class Grant:
 
 
 @dataclass(frozen=True)
+class WebSession:
+    """A browser session as the store keeps it: found by the SHA-256 of the cookie's secret (never the
+    secret), its user, the user's session generation when it began, when it ends unless renewed, and a
+    message for the next page it shows."""
+
+    user_id: str
+    generation: int
+    expires_at: str  # ISO 8601 UTC
+    message: str | None = None
+
+
+@dataclass(frozen=True)
 class TokenRecord:
     """A token as stored: everything but the secret, which is kept only as a hash."""
 

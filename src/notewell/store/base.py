@@ -40,7 +40,7 @@ from notewell.records.documents import (
     SkippedRecord,
 )
 from notewell.records.idempotency import StoredAnswer
-from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
+from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User, WebSession
 from notewell.records.jobs import JobCounts, JobRecord, JobState, NewJob
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
@@ -206,7 +206,8 @@ class IdempotencyRepository(Protocol):
 
 class CredentialRepository(Protocol):
     """What browser sign-in keeps: password hashes (argon2id), one-time sign-in links (by the SHA-256 of their
-    secret), sign-in attempts counted per key (an email or an address) and the key that signs session cookies."""
+    secret), sign-in attempts counted per key (an email or an address) and browser sessions (by the SHA-256 of
+    their cookie's secret). No value here signs anyone in: the secrets are in the links and the cookies only."""
 
     def set_password(self, user_id: str, password_hash: str, at: str) -> None: ...
     def password_hash(self, user_id: str) -> str | None: ...
@@ -224,8 +225,17 @@ class CredentialRepository(Protocol):
     def forgive_attempt(self, attempt: str) -> None:
         """Take back a counted attempt (it succeeded)."""
         ...
-    def signing_key(self, name: str) -> str:
-        """A random key made on first use and then kept, so every server sharing the store signs alike."""
+    def add_web_session(self, session_hash: str, session: WebSession, created_at: str, sweep: int) -> None:
+        """Keep a new browser session, dropping first at most ``sweep`` sessions expired at ``created_at``."""
+        ...
+    def web_session(self, session_hash: str, at: str) -> WebSession | None:
+        """The session whose cookie secret hashes to ``session_hash``, unless it expired before ``at``."""
+        ...
+    def renew_web_session(self, session_hash: str, expires_at: str) -> None: ...
+    def set_web_session_message(self, session_hash: str, message: str | None) -> None: ...
+    def end_web_session(self, session_hash: str) -> None: ...
+    def end_web_sessions(self, user_id: str) -> None:
+        """Drop every browser session of the user."""
         ...
 
 

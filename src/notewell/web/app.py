@@ -1,5 +1,5 @@
-"""The web application: the pages' routes, the static files, the signed session cookie, security headers,
-and one error page per failure (the same 404 for hidden and missing)."""
+"""The web application: the pages' routes, the static files, the browser's cookies (its session's secret),
+security headers, and one error page per failure (the same 404 for hidden and missing)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from importlib.resources import files
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -29,11 +28,11 @@ from notewell.web.clients import notewell_executable
 from notewell.web.pages import admin, auth, browse, health, memories, sessions, skills, tokens, writing
 from notewell.web.render import page
 from notewell.web.session import (
-    SESSION_COOKIE,
-    SESSION_MAX_AGE_S,
+    BrowserCookies,
     CsrfRefused,
     SignInRequired,
     current_principal,
+    leave_notice,
     sign_in_url,
 )
 
@@ -72,7 +71,7 @@ async def _error(request: Request, status: int, title: str, message: str) -> Res
 async def _on_sign_in_required(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SignInRequired)
     if exc.message:
-        request.session["message"] = exc.message
+        leave_notice(request, exc.message)
     return RedirectResponse(sign_in_url(exc.next_path), status_code=303)
 
 
@@ -113,15 +112,14 @@ async def _favicon(_request: Request) -> Response:
 
 
 def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
-    """The pages, to mount at "/"; the session cookie is signed with the store's key (the same on every server)."""
+    """The pages, to mount at "/"; browser sessions are kept in the store (every server sharing it finds them),
+    their cookies Secure when ``https_only``."""
     app = Starlette(
         routes=[*auth.ROUTES, *tokens.ROUTES, *browse.ROUTES, *writing.ROUTES, *memories.ROUTES, *sessions.ROUTES,
                 *health.ROUTES, *skills.ROUTES, *admin.ROUTES, Route("/favicon.ico", _favicon, methods=["GET"]),
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),
-                    Middleware(SessionMiddleware, secret_key=services.sign_in.cookie_key().decode("ascii"),
-                               session_cookie=SESSION_COOKIE, max_age=SESSION_MAX_AGE_S, same_site="lax",
-                               https_only=https_only)],
+                    Middleware(BrowserCookies, https_only=https_only)],
         exception_handlers={SignInRequired: _on_sign_in_required, CsrfRefused: _on_csrf,
                             NotewellError: _on_notewell_error, HTTPException: _on_http},
     )

@@ -1,32 +1,52 @@
-"""Who is signed in, and CSRF, over Starlette's signed cookie session.
+"""Who is signed in, CSRF and the message for the next page, over server-side browser sessions.
 
-The session cookie (HttpOnly, SameSite=Lax, signed with a key kept in the store so every server accepts it)
-holds the user id, the user's session generation when it began, and a CSRF token, nothing else. Every
-request reads the user from the store again, so a deactivated user's session ends on its next request, and
-so does one whose generation has moved on since (the user signed out, or their password or role changed):
-a copied cookie stops working too. Every form carries the CSRF token; a POST whose token does not match
-the session's is refused with 403 before anything runs.
+Signing in begins a session kept in the store (access/sign_in.py): the ``notewell_session`` cookie (HttpOnly,
+SameSite=Lax, Secure over HTTPS) carries its random secret, and the store keeps only the secret's SHA-256, so
+every server sharing the store finds it and nothing in the store (a backup) signs anyone in. Every request
+looks the session up and reads its user from the store again, so a deactivated user's session ends on its
+next request, and so does one whose generation has moved on since (the user signed out, or their password or
+role changed): a copied cookie stops working too. Signing out deletes the user's sessions.
+
+Every form carries a CSRF token, the HMAC-SHA256 of a fixed text keyed with the browser's secret: the
+session's secret once signed in, else the random secret of a ``notewell_form`` cookie (the sign-in forms).
+Neither secret is stored, and the token cannot be made from the session's hash; a POST whose token does not
+match is refused with 403 before anything runs. The message a page leaves for the next one is kept with the
+session; a signed-out browser gets only the fixed notice of why its session ended (``notewell_notice``).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from typing import TypeVar
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.access.principal import Principal
+from notewell.access.sign_in import ACCOUNT_DEACTIVATED, SESSION_ENDED, SESSION_IDLE
 from notewell.errors import Unauthenticated
 from notewell.runtime import Runtime
 
 SESSION_COOKIE = "notewell_session"
-SESSION_MAX_AGE_S = 12 * 3600
+FORM_COOKIE = "notewell_form"  # a signed-out browser's form secret (for its CSRF tokens)
+NOTICE_COOKIE = "notewell_notice"  # why a session ended, for the sign-in page: a code of NOTICES
+NOTICES = {"ended": SESSION_ENDED, "deactivated": ACCOUNT_DEACTIVATED}
+SESSION_MAX_AGE_S = int(SESSION_IDLE.total_seconds())
+NOTICE_MAX_AGE_S = 300
 CSRF_FIELD = "csrf"
+_CSRF_PURPOSE = b"notewell web form (CSRF)"
+_SECRET_CHARS = 100  # a cookie secret longer than any this server makes is not one of its own
+_BROWSER = "notewell.browser"
+_PRINCIPAL = "notewell.principal"
 MAX_FORM_FIELDS = 200
 QUERY_MAX_CHARS = 1000  # a search page's q: the search engine's own bound
 FORM_FIELD_BYTES = 1024 * 1024  # a field of any form but the editor's (Starlette's own default)
@@ -46,6 +66,74 @@ class CsrfRefused(Exception):
     """A form came without the session's CSRF token."""
 
 
+@dataclass
+class Browser:
+    """What a request's cookies say, and the cookies its answer sets (by name: the last word wins)."""
+
+    session: str | None  # the session cookie's secret (None: none, or its session ended in this request)
+    form: str | None  # the form cookie's secret
+    notice: str  # the code of NOTICE_COOKIE ("" for none)
+    https_only: bool
+    message: str = ""  # the message the session held for this page
+    outgoing: dict[str, str] = field(default_factory=dict)
+
+    def set_cookie(self, name: str, value: str, max_age: int | None) -> None:
+        cookie: SimpleCookie = SimpleCookie()
+        cookie[name] = value
+        morsel = cookie[name]
+        morsel["path"] = "/"
+        morsel["httponly"] = True
+        morsel["samesite"] = "lax"
+        if max_age is not None:
+            morsel["max-age"] = max_age
+        if self.https_only:
+            morsel["secure"] = True
+        self.outgoing[name] = morsel.OutputString()
+
+    def drop_cookie(self, name: str) -> None:
+        self.set_cookie(name, "", 0)
+
+
+def _cookie_secret(value: str | None) -> str | None:
+    if value and len(value) <= _SECRET_CHARS and all(c.isascii() and (c.isalnum() or c in "-_") for c in value):
+        return value
+    return None
+
+
+class BrowserCookies:
+    """Reads the request's session, form and notice cookies into a Browser, and sets the cookies its pages
+    decided on in the answer (Set-Cookie)."""
+
+    def __init__(self, app: ASGIApp, *, https_only: bool = False) -> None:
+        self.app = app
+        self.https_only = https_only
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        cookies = Request(scope).cookies
+        notice = cookies.get(NOTICE_COOKIE, "")
+        browser = Browser(session=cookies.get(SESSION_COOKIE) or None,
+                          form=_cookie_secret(cookies.get(FORM_COOKIE)),
+                          notice=notice if notice in NOTICES else "", https_only=self.https_only)
+        scope[_BROWSER] = browser
+
+        async def with_cookies(message: Message) -> None:
+            if message["type"] == "http.response.start" and browser.outgoing:
+                message["headers"] = [*message.get("headers", []),
+                                      *((b"set-cookie", v.encode("latin-1")) for v in browser.outgoing.values())]
+            await send(message)
+
+        await self.app(scope, receive, with_cookies)
+
+
+def browser(request: Request) -> Browser:
+    found = request.scope.get(_BROWSER)
+    assert isinstance(found, Browser), "the web app runs behind BrowserCookies"
+    return found
+
+
 def services(request: Request) -> Runtime:
     svc: Runtime = request.app.state.services
     return svc
@@ -56,12 +144,21 @@ async def call(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
     return await run_in_threadpool(fn, *args, **kwargs)
 
 
+def _form_secret(request: Request) -> str:
+    """The secret this browser's CSRF tokens are made with: its session's, else its form cookie's (made now,
+    for as long as the browser runs, when it has none)."""
+    b = browser(request)
+    if b.session is not None:
+        return b.session
+    if b.form is None:
+        b.form = secrets.token_urlsafe(32)
+        b.set_cookie(FORM_COOKIE, b.form, None)
+    return b.form
+
+
 def csrf_token(request: Request) -> str:
-    token = request.session.get(CSRF_FIELD)
-    if not isinstance(token, str):
-        token = secrets.token_urlsafe(32)
-        request.session[CSRF_FIELD] = token
-    return token
+    digest = hmac.new(_form_secret(request).encode("utf-8"), _CSRF_PURPOSE, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
 def searched_text(request: Request) -> tuple[str, str]:
@@ -77,43 +174,86 @@ def searched_text(request: Request) -> tuple[str, str]:
 
 
 async def checked_form(request: Request, *, max_part_size: int = FORM_FIELD_BYTES) -> FormData:
-    """The POSTed form, if it carries the session's CSRF token; CsrfRefused otherwise. A field may hold at most
+    """The POSTed form, if it carries the browser's CSRF token; CsrfRefused otherwise. A field may hold at most
     ``max_part_size`` bytes as sent (the editor's text takes more than the other forms' fields)."""
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)
     sent = form.get(CSRF_FIELD)
-    expected = request.session.get(CSRF_FIELD)
-    if not isinstance(sent, str) or not isinstance(expected, str) or not hmac.compare_digest(sent, expected):
+    b = browser(request)
+    if b.session is None and b.form is None:  # no secret to have made a token with
+        raise CsrfRefused()
+    if not isinstance(sent, str) or not hmac.compare_digest(sent.encode("utf-8"), csrf_token(request).encode()):
         raise CsrfRefused()
     return form
 
 
 async def start_session(request: Request, user_id: str) -> None:
-    """A fresh session for the user (a new CSRF token too, so nothing from before sign-in carries over),
-    carrying the user's session generation."""
-    generation = await call(services(request).sign_in.session_generation, user_id)
-    request.session.clear()
-    request.session["uid"] = user_id
-    request.session["gen"] = generation
-    request.session[CSRF_FIELD] = secrets.token_urlsafe(32)
+    """A fresh session for the user, in the store and in the cookie; the browser's earlier session (if any)
+    ends, and its form secret goes, so nothing from before sign-in carries over."""
+    svc = services(request).sign_in
+    b = browser(request)
+    if b.session is not None:
+        await call(svc.end_session, b.session)
+    begun = await call(svc.start_session, user_id)
+    b.session, b.form = begun.secret, None
+    b.set_cookie(SESSION_COOKIE, begun.secret, SESSION_MAX_AGE_S)
+    b.drop_cookie(FORM_COOKIE)
+    request.scope.pop(_PRINCIPAL, None)
+
+
+async def end_session(request: Request) -> None:
+    """This browser is signed out: its cookie goes (the store's sessions are the service's to end)."""
+    b = browser(request)
+    b.session = None
+    b.drop_cookie(SESSION_COOKIE)
+    request.scope.pop(_PRINCIPAL, None)
 
 
 async def current_principal(request: Request) -> Principal | None:
-    """The signed-in user's Principal, or None. A session whose user is gone or deactivated ends here."""
-    cached = request.scope.get("notewell.principal")
+    """The signed-in user's Principal, or None. A session that has ended (or whose user is gone or
+    deactivated) ends here: its cookie goes, and SignInRequired says why."""
+    cached = request.scope.get(_PRINCIPAL)
     if isinstance(cached, Principal):
         return cached
-    user_id = request.session.get("uid")
-    if not isinstance(user_id, str):
+    b = browser(request)
+    if b.session is None:
         return None
-    generation = request.session.get("gen")
     try:
-        principal = await call(services(request).sign_in.session_principal, user_id,
-                               generation if isinstance(generation, int) else -1)  # -1: from before generations
+        live = await call(services(request).sign_in.session, b.session)
     except Unauthenticated as exc:
-        request.session.clear()
+        await end_session(request)
         raise SignInRequired(_here(request), str(exc)) from None
-    request.scope["notewell.principal"] = principal
-    return principal
+    if live.renewed:
+        b.set_cookie(SESSION_COOKIE, b.session, SESSION_MAX_AGE_S)
+    b.message = live.message
+    request.scope[_PRINCIPAL] = live.principal
+    return live.principal
+
+
+async def set_message(request: Request, message: str) -> None:
+    """Leave ``message`` for the next page of the signed-in browser (kept with its session)."""
+    if await current_principal(request) is not None and browser(request).session is not None:
+        await call(services(request).sign_in.set_session_message, browser(request).session, message)
+
+
+async def take_message(request: Request) -> str:
+    """The message left for this page (shown once): the session's, or a signed-out browser's notice."""
+    b = browser(request)
+    if b.notice:
+        b.drop_cookie(NOTICE_COOKIE)
+        return NOTICES[b.notice]
+    if await current_principal(request) is None or not b.message:
+        return ""
+    message, b.message = b.message, ""
+    if b.session is not None:
+        await call(services(request).sign_in.set_session_message, b.session, None)
+    return message
+
+
+def leave_notice(request: Request, message: str) -> None:
+    """Tell the sign-in page why this browser's session ended (only the fixed NOTICES are ever shown)."""
+    for code, text in NOTICES.items():
+        if text == message:
+            browser(request).set_cookie(NOTICE_COOKIE, code, NOTICE_MAX_AGE_S)
 
 
 async def signed_in(request: Request) -> Principal:

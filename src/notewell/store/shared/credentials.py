@@ -1,14 +1,15 @@
 """Browser sign-in credentials, in SQL both backends run: password hashes, one-time sign-in links, counted
-sign-in attempts (a failure stays counted, a success is taken back), the cookie key.
+sign-in attempts (a failure stays counted, a success is taken back), browser sessions.
 
-Only hashes reach this module: argon2id hashes of passwords and SHA-256 hashes of sign-in link secrets.
+Only hashes reach this module: argon2id hashes of passwords and SHA-256 hashes of sign-in link and session
+secrets. Nothing stored here signs anyone in: whoever reads these tables (a backup) holds no secret.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 
+from notewell.records.identity import WebSession
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.migrations import Migration
 
@@ -56,7 +57,27 @@ MIGRATIONS: list[Migration] = [
         )
         """,
     ),
+    # Step 3: browser sessions kept here, each by the SHA-256 of the secret its cookie carries, with its user,
+    # the user's session generation when it began and when it ends unless renewed. The cookies signed with a
+    # key of web_keys end (their users sign in again), and the key goes: whoever read it from a backup could
+    # sign a cookie for anyone.
+    (
+        """
+        CREATE TABLE web_sessions (
+            hash {key} PRIMARY KEY,
+            user_id {key} NOT NULL REFERENCES users (id),
+            generation INTEGER NOT NULL,
+            created_at {key} NOT NULL,
+            expires_at {key} NOT NULL,
+            message TEXT
+        )
+        """,
+        "CREATE INDEX web_sessions_expires ON web_sessions (expires_at)",
+        "CREATE INDEX web_sessions_user ON web_sessions (user_id)",
+        "DROP TABLE web_keys",
+    ),
 ]
+WEB_SESSION_COLUMNS = "user_id, generation, expires_at, message"
 
 
 class SqlCredentials:
@@ -116,9 +137,36 @@ class SqlCredentials:
         with self.sql.transaction() as conn:
             conn.execute("DELETE FROM sign_in_failures WHERE attempt = ?", (attempt,))
 
-    def signing_key(self, name: str) -> str:
+    # browser sessions
+    def add_web_session(self, session_hash: str, session: WebSession, created_at: str, sweep: int) -> None:
         with self.sql.transaction() as conn:
-            conn.execute("INSERT INTO web_keys (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                         (name, secrets.token_urlsafe(48)))
-            row = conn.execute("SELECT value FROM web_keys WHERE name = ?", (name,)).fetchone()
-        return str(row[0])
+            conn.execute("DELETE FROM web_sessions WHERE hash IN (SELECT hash FROM web_sessions WHERE expires_at <= ?"
+                         " ORDER BY expires_at LIMIT ?)", (created_at, sweep))
+            conn.execute(f"INSERT INTO web_sessions (hash, {WEB_SESSION_COLUMNS}, created_at)"
+                         " VALUES (?, ?, ?, ?, ?, ?)",
+                         (session_hash, session.user_id, session.generation, session.expires_at,
+                          None if session.message is None else self.sql.text(session.message), created_at))
+
+    def web_session(self, session_hash: str, at: str) -> WebSession | None:
+        with self.sql.reading() as conn:
+            row = conn.execute(f"SELECT {WEB_SESSION_COLUMNS} FROM web_sessions WHERE hash = ? AND expires_at > ?",
+                               (session_hash, at)).fetchone()
+        return WebSession(user_id=row[0], generation=int(row[1]), expires_at=row[2], message=row[3]) if row else None
+
+    def renew_web_session(self, session_hash: str, expires_at: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE web_sessions SET expires_at = ? WHERE hash = ? AND expires_at < ?",
+                         (expires_at, session_hash, expires_at))
+
+    def set_web_session_message(self, session_hash: str, message: str | None) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE web_sessions SET message = ? WHERE hash = ?",
+                         (None if message is None else self.sql.text(message), session_hash))
+
+    def end_web_session(self, session_hash: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("DELETE FROM web_sessions WHERE hash = ?", (session_hash,))
+
+    def end_web_sessions(self, user_id: str) -> None:
+        with self.sql.transaction() as conn:
+            conn.execute("DELETE FROM web_sessions WHERE user_id = ?", (user_id,))

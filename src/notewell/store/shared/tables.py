@@ -32,8 +32,7 @@ VAULT = "the vault holds it: 'notewell index' rebuilds it on the target"
 EXCLUDED_TABLES: Mapping[str, str] = {
     "schema_migrations": "the target's own migrations make its schema",
     "running_servers": "which servers run now: each server records itself when it starts",
-    "web_keys": "the browser cookie key is a secret, never exported: the target makes its own, and browser "
-                "users sign in again",
+    "web_sessions": "browser sessions: users sign in again on the target",
     "backups": "this store's own backup history, not the data's",
     "documents": VAULT, "document_regions": VAULT, "brains": VAULT, "skipped_files": VAULT,
     "vault_projects": VAULT, "project_documents": VAULT,

@@ -14,9 +14,11 @@ from notewell.web.session import (
     call,
     checked_form,
     current_principal,
+    end_session,
     safe_next,
     services,
     start_session,
+    take_message,
 )
 
 
@@ -34,9 +36,8 @@ async def signin_form(request: Request) -> Response:
     next_path = safe_next(request.query_params.get("next"))
     if principal is not None:
         return RedirectResponse(next_path, status_code=303)
-    message = request.session.pop("message", "")
     return page(request, "signin.html", None, title="Sign in", next=next_path, email="", error="",
-                message=message if isinstance(message, str) else "")
+                message=await take_message(request))
 
 
 async def signin_submit(request: Request) -> Response:
@@ -76,7 +77,7 @@ async def signout(request: Request) -> Response:
     principal = await current_principal(request)
     if principal is not None:
         await call(services(request).sign_in.sign_out, principal)
-    request.session.clear()
+    await end_session(request)
     return RedirectResponse("/", status_code=303)
 
 

@@ -14,7 +14,15 @@ from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.memory import Memory, MemoryResult, MemoryService
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, searched_text, services, signed_in
+from notewell.web.session import (
+    call,
+    checked_form,
+    searched_text,
+    services,
+    set_message,
+    signed_in,
+    take_message,
+)
 
 NEWEST = 50
 SCAN_MAX = 100_000  # memories looked at for the newest list
@@ -42,12 +50,12 @@ async def memories_page(request: Request) -> Response:
             memories = await call(_newest, svc, p)
     except NotewellError as exc:
         error = str(exc)
-    message = request.session.pop("message", "")
+    message = await take_message(request)
     knowledge: list[KnowledgeRecord] = []
     if not q and services(request).authorization.allowed(p, "sessions:use"):
         knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
-                knowledge=knowledge, message=message if isinstance(message, str) else "", found_by=found_by,
+                knowledge=knowledge, message=message, found_by=found_by,
                 words_only=words_only)
 
 
@@ -76,7 +84,7 @@ async def forget(request: Request) -> Response:
     except InvalidArgument as exc:
         memory = await call(svc.get, p, ref)
         return page(request, "memory.html", p, title=memory.title, m=memory, error=str(exc), status=400)
-    request.session["message"] = f"Forgotten: {ref}"
+    await set_message(request, f"Forgotten: {ref}")
     return RedirectResponse("/memories", status_code=303)
 
 
@@ -90,9 +98,9 @@ async def retire(request: Request) -> Response:
     except NotewellError as exc:
         if isinstance(exc, NotFound):
             raise
-        request.session["message"] = str(exc)
+        await set_message(request, str(exc))
     else:
-        request.session["message"] = f"Forgotten: {ref}"
+        await set_message(request, f"Forgotten: {ref}")
     return RedirectResponse("/memories", status_code=303)
 
 

@@ -11,7 +11,7 @@ from starlette.routing import Route
 from notewell.errors import Conflict, InvalidArgument, VersionConflict
 from notewell.web.pages.browse import doc_href
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, signed_in
+from notewell.web.session import call, checked_form, services, set_message, signed_in, take_message
 
 FORM_SLACK_BYTES = 64 * 1024  # the editor's form beside its text: the version, the CSRF token
 
@@ -26,9 +26,9 @@ async def history_page(request: Request) -> Response:
     items = await call(services(request).journal.history, p, f"{project}/{rel}")
     if not items:  # no write through Notewell yet: the document must still be one p reads
         await call(services(request).knowledge.read_doc, p, f"{project}/{rel}", 1, 1)
-    message = request.session.pop("message", "")
+    message = await take_message(request)
     return page(request, "history.html", p, title=f"History of {rel}", project=project, rel=rel, items=items,
-                doc=doc_href(project, rel), message=message if isinstance(message, str) else "")
+                doc=doc_href(project, rel), message=message)
 
 
 async def undo(request: Request) -> Response:
@@ -39,9 +39,9 @@ async def undo(request: Request) -> Response:
     try:
         done = await call(services(request).journal.undo, p, entry, tool="web undo")
     except Conflict as exc:
-        request.session["message"] = str(exc)
+        await set_message(request, str(exc))
     else:
-        request.session["message"] = f"Undone: journal entry {entry} ({done.summary})"
+        await set_message(request, f"Undone: journal entry {entry} ({done.summary})")
     return RedirectResponse(history_href(project, rel), status_code=303)
 
 
@@ -76,7 +76,7 @@ async def save(request: Request) -> Response:
     except (InvalidArgument, Conflict) as exc:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
                     version=version, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
-    request.session["message"] = f"Saved {rel}" if saved is not None else f"Nothing changed: {rel} was not written"
+    await set_message(request, f"Saved {rel}" if saved is not None else f"Nothing changed: {rel} was not written")
     return RedirectResponse(history_href(project, rel), status_code=303)
 
 
