@@ -70,14 +70,16 @@ def test_password_signs_in_and_is_stored_as_an_argon2id_hash(rt: Runtime) -> Non
     assert stored is not None and stored.startswith("$argon2id$") and "correct horse" not in stored
     assert svc.sign_in_with_password("ADA@example.com ", "correct horse", "127.0.0.1").id == user.id
     for email, password in (("ada@example.com", "wrong horse"), ("nobody@example.com", "correct horse"),
-                            ("root@example.com", "correct horse")):  # root has no password
+                            ("root@example.com", "correct horse"),  # root has no password
+                            ("adaPassword1!", "")):  # a password typed into the email field
         with pytest.raises(Unauthenticated, match="Email or password is wrong"):
             svc.sign_in_with_password(email, password, "127.0.0.1")
     actions = [(e.action, e.target, e.detail.get("reason")) for e in rt.store.audit.list_since()]
     assert ("auth.sign_in", "ada@example.com", None) in actions
     assert ("auth.sign_in_failed", "ada@example.com", "wrong password") in actions
-    assert ("auth.sign_in_failed", "nobody@example.com", "no such user") in actions
+    assert ("auth.sign_in_failed", "(no such user)", "no such user") in actions  # what was typed is not kept
     assert all("correct horse" not in str(e.detail) for e in rt.store.audit.list_since())
+    assert not [e for e in rt.store.audit.list_since() if "password1" in f"{e.target} {e.detail}".lower()]
 
 
 def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:

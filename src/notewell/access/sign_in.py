@@ -50,6 +50,7 @@ SESSION_ENDED = "Your session has ended (it expired, you signed out, or your pas
 ACCOUNT_DEACTIVATED = "Your account is deactivated; the session has ended"
 _HASHER = PasswordHasher()  # argon2id, the library's current parameters
 _DUMMY_HASH = _HASHER.hash("not a password of anyone")
+UNKNOWN_EMAIL = "(no such user)"  # a failed sign-in's audit target when what was typed is no user's email
 
 
 @dataclass(frozen=True)
@@ -166,8 +167,11 @@ class SignInService:
         return attempt
 
     def _failed(self, email: str, address: str, user: User | None, reason: str) -> None:
+        """Audit a refused sign-in. What was typed as the email is kept only when it is a user's: a password typed
+        into the email field (or a near miss of one) never lands in the audit log, nor in an export of it."""
         self.store.audit.append(self._now(), user.id if user else "-", None, "auth.sign_in_failed",
-                                email_key(email)[:320], {"address": address, "reason": reason})
+                                email_key(user.email) if user else UNKNOWN_EMAIL,
+                                {"address": address, "reason": reason})
 
     def _signed_in(self, user: User, method: str, address: str) -> None:
         self.store.audit.append(self._now(), user.id, None, "auth.sign_in", email_key(user.email),
