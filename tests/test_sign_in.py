@@ -80,6 +80,9 @@ def test_password_signs_in_and_is_stored_as_an_argon2id_hash(rt: Runtime) -> Non
     assert ("auth.sign_in_failed", "(no such user)", "no such user") in actions  # what was typed is not kept
     assert all("correct horse" not in str(e.detail) for e in rt.store.audit.list_since())
     assert not [e for e in rt.store.audit.list_since() if "password1" in f"{e.target} {e.detail}".lower()]
+    with rt.store.tables.reading() as reader:  # nor anywhere in the store (the throttle's keys)
+        for table in rt.store.tables.tables():
+            assert not [r for r in reader.rows(table) if "password1" in str(r).lower()], table.name
 
 
 def test_password_rules_and_who_may_set_one(rt: Runtime) -> None:

@@ -158,7 +158,9 @@ class SignInService:
         TooManyFailures, counting nothing, when either is paused."""
         attempt = secrets.token_hex(16)
         now = self.clock()
-        limits = [(f"email:{email_key(email)}", self.throttle.per_account),
+        # the typed email by its hash: the throttle's keys outlive the attempt, and it may be a mistyped password
+        typed = hashlib.sha256(email_key(email).encode("utf-8")).hexdigest()
+        limits = [(f"email:{typed}", self.throttle.per_account),
                   (f"address:{address}", self.throttle.per_address)]
         if self.store.credentials.count_attempt(limits, attempt, iso(now), iso(now - self.throttle.window)):
             minutes = int(self.throttle.window.total_seconds() // 60)

@@ -76,6 +76,12 @@ MIGRATIONS: list[Migration] = [
         "CREATE INDEX web_sessions_user ON web_sessions (user_id)",
         "DROP TABLE web_keys",
     ),
+    # The throttle's keys named the email as typed (a password typed into that field stayed in the store): they
+    # name its SHA-256 now (access/sign_in.py); the typed ones go, and with them their counts of the last minutes.
+    (
+        "DELETE FROM sign_in_failures WHERE key LIKE 'email:%'",
+        "DELETE FROM sign_in_keys WHERE key LIKE 'email:%'",
+    ),
 ]
 WEB_SESSION_COLUMNS = "user_id, generation, expires_at, message"
 
