@@ -42,7 +42,7 @@ def test_memory_cli_errors_are_one_line(tmp_path: Path) -> None:
     base = ["--vault", str(make_vault(tmp_path, {"apollo/a.md": "a"}))]
     run_cli("index", *base)
     for args, field in [(["add", "x"], "--project"), (["search", ""], "query"), (["search", "x", "--limit", "-1"],
-                        "limit"), (["recall", "x", "--type", "episodic"], "--type"),
+                        "--limit"), (["recall", "x", "--type", "episodic"], "--type"),
                         (["search", "x", "--as", "nobody@example.com"], "--as"),
                         (["add", "x", "--project", "apollo", "--expires-at", "notadate"], "--expires-at")]:
         result = run_cli("memory", *args, *base)

@@ -125,12 +125,22 @@ def test_rewordings_in_other_languages_are_not_held_apart(rule: str, other: str)
 @pytest.mark.parametrize("rule", [
     "אל תשתמש ב-UTC", "לא לפרוס ביום שישי", "En producción no se despliega", "Não use tabs",
     "Gebruik nooit tabs", "Не деплоить в пятницу", "Les tabulations sont interdites", "لا تستخدم التوقيت المحلي",
-    "使わずにデプロイする", "キャッシュを使いません", "캐시 없이 배포", "배포하지 마세요", "非生产环境"])
+    "使わずにデプロイする", "キャッシュを使いません", "캐시 없이 배포", "배포하지 마세요", "无需重启服务"])
 def test_a_rule_that_forbids_in_other_languages(rule: str) -> None:
     assert forbids(rule)
 
 
 @pytest.mark.parametrize("rule", ["שלח את הדוח אל הצוות", "Déployer en mai", "Use no more than three retries",
-                                  "非常に重要", "无论如何都要测试"])
+                                  "非常に重要", "无论如何都要测试", "非生产环境", "Run as a non-root user",
+                                  "Use non-blocking sockets", "非同期処理を使う", "使用无服务器架构部署"])
 def test_words_that_only_look_like_a_negation(rule: str) -> None:
     assert not forbids(rule)
+
+
+@pytest.mark.parametrize(("rule", "opposite"), [
+    ("Run the container as a non-root user", "Do not run the container as a non-root user"),
+    ("Use non-blocking sockets in the gateway", "Never use non-blocking sockets in the gateway"),
+    ("非同期処理を使う", "非同期処理を使わない"), ("使用无服务器架构部署", "不要使用无服务器架构部署")])
+def test_a_rule_about_a_negative_noun_and_its_opposite_are_held_apart(rule: str, opposite: str) -> None:
+    """non-root, non-blocking, 非同期, 无服务器 read as a negation made both rules forbid, and they merged."""
+    assert opposed(rule, opposite)

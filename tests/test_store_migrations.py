@@ -114,7 +114,7 @@ def _old_sign_in_store(url: str) -> None:
         conn.execute("INSERT INTO users (id, email, email_key, name, handle, role, active, created_at)"
                      " VALUES ('u_ada', 'ada@example.com', 'ada@example.com', 'Ada', 'ada', 'member', ?, ?)",
                      (True, "2026-03-01T00:00:00.000000Z"))
-        conn.execute("INSERT INTO sign_in_failures (key, at) VALUES ('email:ada@example.com', ?)",
+        conn.execute("INSERT INTO sign_in_failures (key, at) VALUES ('address:192.0.2.7', ?)",
                      ("2026-03-02T08:55:00.000000Z",))
     (pg if url.startswith("postgres") else lite).close()
 
@@ -126,10 +126,10 @@ def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_ur
         assert store.identity.session_generation("u_ada") == 0
         store.identity.end_sessions("u_ada")
         assert store.identity.session_generation("u_ada") == 1
-        limit = [("email:ada@example.com", 2)]
+        limit = [("address:192.0.2.7", 2)]
         at, since = "2026-03-02T09:00:00.000000Z", "2026-03-02T08:45:00.000000Z"
         assert store.credentials.count_attempt(limit, "attempt-1", at, since) is None  # the old failure counts
-        assert store.credentials.count_attempt(limit, "attempt-2", at, since) == "email:ada@example.com"
+        assert store.credentials.count_attempt(limit, "attempt-2", at, since) == "address:192.0.2.7"
         store.credentials.forgive_attempt("attempt-1")
         assert store.credentials.count_attempt(limit, "attempt-3", at, since) is None
     finally:

@@ -10,7 +10,7 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   ...", "Don't ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
   anywhere ("must not", "should never", "cannot", "isn't"), when it says the thing is forbidden ("is
   prohibited", "banned"), or when it holds a negation of French, German, Spanish, Portuguese, Dutch, Russian,
-  Hebrew, Arabic, Chinese, Japanese or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无, ない,
+  Hebrew, Arabic, Chinese, Japanese or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない,
   ません, 않, 없, ...). Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
   A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
   of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
@@ -46,13 +46,15 @@ _NEGATED_MODAL = re.compile(
     r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b",
     re.IGNORECASE)
 _OTHER_LANGUAGES = re.compile(
-    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non|não|niet|nooit|geen|не|нельзя|никогда)\b"
+    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non(?!-)|não|niet|nooit|geen|не|нельзя|никогда)\b"
     r"|\bn'|\bno\s+(?:se|debe\w*|hay|pued\w+|es|son|est[aá]\w*)\b"  # Spanish "no" before a verb, not English "no more"
     r"|\b(?:interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*)\b"
     r"|\b[וש]?(?:לא|אין|אסור\w*|בלי|ללא)\b|\b[וש]?אל\s+ת|\bאף\s+פעם\b"  # Hebrew: not, there is no, forbidden,
     # without, never (אל only before a verb of the second person: alone it is also "to")
     r"|\b(?:لا|لن|لم|ليس\w*|ممنوع|أبدا|أبداً|عدم|بدون)(?!\w)"  # Arabic
-    r"|[不别勿禁没]|无(?!论)|非(?!常)|ない|ません|ずに|せず|않|말라|금지|없|못|지\s*마", re.IGNORECASE)
+    # 无 and 非 begin nouns too (无服务器 "serverless", 非同期 "asynchronous", 非生产 "non-production"): only 无
+    # before 需/须/法/权 ("no need", "cannot", "no right") forbids
+    r"|[不别勿禁没]|无(?=[需须法权])|ない|ません|ずに|せず|않|말라|금지|없|못|지\s*마", re.IGNORECASE)
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "*": None})
 _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")  # _not_, __not__; never the underscore inside a word
 
