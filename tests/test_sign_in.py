@@ -115,6 +115,12 @@ def test_failures_pause_the_account_then_the_address(rt: Runtime) -> None:
             svc.sign_in_with_password(f"x{n}@example.com", "guess", "10.0.0.3")
     with pytest.raises(TooManyFailures):
         svc.sign_in_with_password("root@example.com", "root secret", "10.0.0.3")
+    # an email of no one is paused as an account is, from any address: a pause never tells who has an account
+    for n in range(2):
+        with pytest.raises(Unauthenticated):
+            svc.sign_in_with_password("ghost@example.com", "guess", f"10.0.1.{n}")
+    with pytest.raises(TooManyFailures):
+        svc.sign_in_with_password("ghost@example.com", "guess", "10.0.1.9")
 
 
 def test_a_success_is_not_counted_and_a_failure_is_for_the_window(rt: Runtime) -> None:

@@ -51,6 +51,7 @@ ACCOUNT_DEACTIVATED = "Your account is deactivated; the session has ended"
 _HASHER = PasswordHasher()  # argon2id, the library's current parameters
 _DUMMY_HASH = _HASHER.hash("not a password of anyone")
 UNKNOWN_EMAIL = "(no such user)"  # a failed sign-in's audit target when what was typed is no user's email
+UNKNOWN_BUCKETS = 256  # the throttle's keys for what was typed for no user (see _count_attempt)
 
 
 @dataclass(frozen=True)
@@ -153,15 +154,17 @@ class SignInService:
         return SignInLink(url=f"{base_url.rstrip('/')}{LINK_PATH}{secret}", expires_at=expires_at)
 
     # signing in
-    def _count_attempt(self, email: str, address: str) -> str:
+    def _count_attempt(self, email: str, user: User | None, address: str) -> str:
         """Count this attempt against the account and the address (its id, to take back on success);
-        TooManyFailures, counting nothing, when either is paused."""
+        TooManyFailures, counting nothing, when either is paused. A user's account is keyed by the user's id;
+        what was typed for no user is never kept (it may be a password typed into the wrong field), only one of
+        UNKNOWN_BUCKETS its hash falls in, too coarse to tell a password by, yet paused as an account is (an
+        unknown email paused never would tell who has an account)."""
         attempt = secrets.token_hex(16)
         now = self.clock()
-        # the typed email by its hash: the throttle's keys outlive the attempt, and it may be a mistyped password
-        typed = hashlib.sha256(email_key(email).encode("utf-8")).hexdigest()
-        limits = [(f"email:{typed}", self.throttle.per_account),
-                  (f"address:{address}", self.throttle.per_address)]
+        account = f"user:{user.id}" if user is not None else \
+            f"unknown:{int(hashlib.sha256(email_key(email).encode('utf-8')).hexdigest(), 16) % UNKNOWN_BUCKETS}"
+        limits = [(account, self.throttle.per_account), (f"address:{address}", self.throttle.per_address)]
         if self.store.credentials.count_attempt(limits, attempt, iso(now), iso(now - self.throttle.window)):
             minutes = int(self.throttle.window.total_seconds() // 60)
             raise TooManyFailures(f"Too many failed sign-ins; wait {minutes} minutes, or ask an admin "
@@ -184,8 +187,8 @@ class SignInService:
         wrong) otherwise, TooManyFailures while the account or the address is paused."""
         if not email.strip() or len(email) > 320 or len(password) > PASSWORD_MAX_CHARS:
             raise Unauthenticated(BAD_CREDENTIALS)
-        attempt = self._count_attempt(email, address)
         user = self.store.identity.user_by_email(email)
+        attempt = self._count_attempt(email, user, address)
         stored = self.store.credentials.password_hash(user.id) if user else None
         try:
             self.hasher.verify(stored or _DUMMY_HASH, password)

@@ -77,7 +77,7 @@ MIGRATIONS: list[Migration] = [
         "DROP TABLE web_keys",
     ),
     # The throttle's keys named the email as typed (a password typed into that field stayed in the store): they
-    # name its SHA-256 now (access/sign_in.py); the typed ones go, and with them their counts of the last minutes.
+    # name the user's id now, and nothing for no user (access/sign_in.py); the typed ones go, with their counts.
     (
         "DELETE FROM sign_in_failures WHERE key LIKE 'email:%'",
         "DELETE FROM sign_in_keys WHERE key LIKE 'email:%'",
