@@ -16,6 +16,7 @@ from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import MIGRATIONS as PG_MIGRATIONS
 from notewell.store.postgres.documents import PostgresDocuments
+from notewell.store.shared.audit import MIGRATIONS as AUDIT_MIGRATIONS
 from notewell.store.shared.credentials import MIGRATIONS as CREDENTIAL_MIGRATIONS
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.identity import MIGRATIONS as IDENTITY_MIGRATIONS
@@ -132,6 +133,29 @@ def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_ur
         assert store.credentials.count_attempt(limit, "attempt-2", at, since) == "address:192.0.2.7"
         store.credentials.forgive_attempt("attempt-1")
         assert store.credentials.count_attempt(limit, "attempt-3", at, since) is None
+    finally:
+        store.close()
+
+
+def test_a_failed_sign_in_audited_with_what_was_typed_names_no_one_once_upgraded(store_url: str) -> None:
+    """Before, a failed sign-in for no user kept what was typed as the email: maybe a password."""
+    if store_url.startswith("postgres"):
+        pg = PostgresDatabase(store_url)
+        dialect: SqliteDialect | PostgresDialect = PostgresDialect(pg)
+    else:
+        Path(store_url).parent.mkdir(parents=True, exist_ok=True)
+        lite = SqliteDatabase(Path(store_url))
+        dialect = SqliteDialect(lite)
+    dialect.migrate("audit", dialect.rendered(AUDIT_MIGRATIONS[:1]))
+    with dialect.transaction() as conn:
+        for user, target in (("-", "adapassword1!"), ("-", "link"), ("u_ada", "ada@example.com")):
+            conn.execute("INSERT INTO audit_log (at, user_id, token_id, action, target, detail)"
+                         " VALUES ('2026-03-02T08:55:00.000000Z', ?, NULL, 'auth.sign_in_failed', ?, '{}')",
+                         (user, target))
+    (pg if store_url.startswith("postgres") else lite).close()
+    store = open_store(store_url)
+    try:
+        assert [e.target for e in store.audit.list_since()] == ["(no such user)", "link", "ada@example.com"]
     finally:
         store.close()
 

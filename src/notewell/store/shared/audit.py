@@ -28,6 +28,12 @@ MIGRATIONS: list[Migration] = [
         """,
         "CREATE INDEX audit_log_at ON audit_log (at)",
     ),
+    # A failed password sign-in for no user kept what was typed as the email (maybe a password typed into that
+    # field): such entries name no one now ("(no such user)", access/sign_in.py), and those written before too.
+    (
+        "UPDATE audit_log SET target = '(no such user)' WHERE action = 'auth.sign_in_failed' AND user_id = '-'"
+        " AND target <> 'link'",
+    ),
 ]
 
 AUDIT_COLUMNS = "id, at, user_id, token_id, action, target, detail"
