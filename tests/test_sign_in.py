@@ -33,7 +33,7 @@ from notewell.access.sign_in import (
     session_hash,
 )
 from notewell.cli.app import app
-from notewell.errors import Forbidden, InvalidArgument, Unauthenticated
+from notewell.errors import Forbidden, InvalidArgument, StoreCannotWrite, Unauthenticated
 from notewell.runtime import Runtime, open_runtime
 from notewell.web.app import build_web_app
 
@@ -308,3 +308,26 @@ def test_a_hash_made_with_older_parameters_is_redone_at_sign_in(rt: Runtime) -> 
     after = rt.store.credentials.password_hash(user.id)
     assert before is not None and after is not None and after != before
     assert not rt.sign_in.hasher.check_needs_rehash(after)
+
+
+def test_a_session_is_kept_in_use_while_the_store_refuses_writes(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its renewal and the clearing of a message shown are bookkeeping: on a full or read-only store they raised
+    StoreCannotWrite and every page of a signed-in browser was a 503 from then on."""
+    clock = Clock()
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, clock=clock)
+    ada = rt.store.identity.user_by_email("ada@example.com")
+    assert ada is not None
+    begun = svc.start_session(ada.id)
+    svc.set_session_message(begun.secret, "Saved")
+
+    def refuse(*_args: object) -> None:
+        raise StoreCannotWrite("the store's disk is full (test)", "free space", cause="full")
+
+    for name in ("renew_web_session", "set_web_session_message"):
+        monkeypatch.setattr(rt.store.credentials, name, refuse)
+    clock.now += SESSION_RENEW_AFTER + timedelta(seconds=1)
+    live = svc.session(begun.secret)
+    assert live.principal.user_id == ada.id and not live.renewed and live.message == "Saved"
+    svc.set_session_message(begun.secret, None)  # the message shown: done, or kept for later, never a failure
+    with pytest.raises(StoreCannotWrite):
+        svc.set_session_message(begun.secret, "Saved again")  # a page's own write still says it was refused

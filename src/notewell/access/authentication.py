@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from datetime import UTC, datetime, timedelta
 
+from notewell.access.bookkeeping import Bookkeeping
 from notewell.access.policy import ROLE_SCOPES
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import secret_matches, token_id_of
 from notewell.access.tool_calls import ToolCalls
-from notewell.errors import NotFound, StoreCannotWrite, Unauthenticated
-from notewell.log_lines import line
+from notewell.errors import NotFound, Unauthenticated
 from notewell.records.identity import User
 from notewell.store.base import IdentityRepository
 from notewell.timestamps import iso
 
 TOUCH_INTERVAL = timedelta(seconds=60)  # last_used_at is refreshed at most this often per token
-REFUSED_TOUCH_LOG_S = 60.0  # a store refusing the bookkeeping write is logged at most this often
 _log = logging.getLogger("notewell.access")
 
 
@@ -33,8 +30,7 @@ class Authentication:
     def __init__(self, identity: IdentityRepository) -> None:
         self.identity = identity
         self.tool_calls = ToolCalls(identity)
-        self._refused_logged_at: float | None = None  # when a refused last_used_at write was last logged
-        self._refused_lock = threading.Lock()
+        self._books = Bookkeeping()  # last-used writes a store refusing writes skips
 
     def record_tool_call(self, p: Principal, tool: str) -> None:
         """Keep ``tool`` as the last MCP tool ``p``'s token called (the token lists show it), written beside
@@ -77,15 +73,5 @@ class Authentication:
                          token_id=token.id, bound_project=token.project_id)
 
     def _touch(self, token_id: str, at: str) -> None:
-        """Keep when the token was last used: bookkeeping, so a store refusing writes (its disk full, it
-        read-only) does not refuse the call; a warning says so, once a ``REFUSED_TOUCH_LOG_S`` at most (/readyz
-        and doctor name the cause)."""
-        try:
-            self.identity.touch_token(token_id, at)
-        except StoreCannotWrite as exc:
-            now = time.monotonic()
-            with self._refused_lock:
-                if self._refused_logged_at is not None and now - self._refused_logged_at < REFUSED_TOUCH_LOG_S:
-                    return
-                self._refused_logged_at = now
-            _log.warning(line("token.touch", token=token_id, outcome="skipped", reason=exc.detail))
+        """Keep when the token was last used: bookkeeping, which a store refusing writes skips (bookkeeping.py)."""
+        self._books.kept("token.touch", lambda: self.identity.touch_token(token_id, at), token=token_id)

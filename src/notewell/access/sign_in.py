@@ -30,6 +30,7 @@ from notewell.access.administration import Administration
 from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization
+from notewell.access.bookkeeping import Bookkeeping
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.records.identity import User, WebSession, email_key
@@ -122,6 +123,7 @@ class SignInService:
         self.throttle = throttle or Throttle()
         self.hasher = hasher  # argon2id; its parameters decide when a stored hash is redone
         self.clock = clock  # now, as an aware UTC datetime
+        self._books = Bookkeeping()  # session renewals a store refusing writes skips
 
     def _now(self) -> str:
         return iso(self.clock())
@@ -261,15 +263,20 @@ class SignInService:
         if self.store.identity.session_generation(user.id) != found.generation:
             self.store.credentials.end_web_session(key)
             raise Unauthenticated(SESSION_ENDED)
-        renewed = parse_iso(found.expires_at) - now < SESSION_IDLE - SESSION_RENEW_AFTER
-        if renewed:
-            self.store.credentials.renew_web_session(key, iso(now + SESSION_IDLE))
+        renewed = parse_iso(found.expires_at) - now < SESSION_IDLE - SESSION_RENEW_AFTER and self._books.kept(
+            "web.session.renew", lambda: self.store.credentials.renew_web_session(key, iso(now + SESSION_IDLE)))
         return LiveSession(user_principal(user), found.message or "", renewed)
 
     def set_session_message(self, secret: str, message: str | None) -> None:
-        """Keep ``message`` for the next page the session shows (None: the one shown now is done)."""
-        if _session_secret_shape(secret):
-            self.store.credentials.set_web_session_message(session_hash(secret), message)
+        """Keep ``message`` for the next page the session shows (None: the one shown now is done, bookkeeping a
+        store refusing writes skips: the page still shows)."""
+        if not _session_secret_shape(secret):
+            return
+        key = session_hash(secret)
+        if message is None:
+            self._books.kept("web.session.message", lambda: self.store.credentials.set_web_session_message(key, None))
+        else:
+            self.store.credentials.set_web_session_message(key, message)
 
     def end_session(self, secret: str) -> None:
         """End this one session (its browser signs in again, or another user signs in there)."""
