@@ -95,6 +95,10 @@ def test_stored_text_never_runs_as_a_terminal_command(tmp_path: Path) -> None:
                   _on_terminal(200, "memory", "search", "zeta", *where)):
         assert "\x1b" not in shown and "\x07" not in shown and "zeta  [31mred  memory" in shown, shown  # its title
     assert json.loads(run_cli("search", "zeta", *where, "--json").stdout)["matches"][0]["text"].count("\x1b") == 2
+    packed = run_cli("memory", "context", "zeta", *where).stdout  # the pack's text was printed raw
+    assert "\x1b" not in packed and "zeta \\x1b[31mred\\x07 memory" in packed, packed
+    edited = run_cli("note", "edit", "apollo/esc.md", "append", "-c", "more \x1b[2J", *where).stdout  # its diff
+    assert "\x1b" not in edited and "more \\x1b[2J" in edited, edited
 
 
 def test_a_title_tag_or_path_with_a_control_character_is_refused_by_name(world: World) -> None:

@@ -165,6 +165,7 @@ def test_both_backends_explain_a_match_in_the_words_as_written(store_url: str, q
     ("Die HAUPTSTRASSE ist gesperrt.", "Hauptstraße"),
     ("Le résumé est prêt.", "re\u0301sume\u0301"), ("Le re\u0301sume\u0301 est prêt.", "résumé"),
     ("운영 데이터베이스는 준비됨", "\u1103\u1166\u110b\u1175\u1110\u1165"),  # 데이터 typed as its jamo
+    ("Η πρωτεΐνη είναι έτοιμη.", "πρωτεΐνη"),  # folding takes ΐ apart again: the query was cut at its mark
 ])
 def test_a_word_is_found_however_its_letters_were_typed(store_url: str, written: str, asked: str) -> None:
     store = open_store(store_url)

@@ -10,7 +10,7 @@ import typer
 import yaml
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
-from notewell.cli.rows import Col, show_rows
+from notewell.cli.rows import Col, show_rows, shown
 from notewell.errors import InvalidArgument
 from notewell.services import memory as m
 
@@ -137,7 +137,7 @@ def memory_context(
                     "maxTokens": pack.max_tokens,
                     "items": [vars(i) for i in pack.items], "leftOut": [vars(o) for o in pack.left_out]})
         return
-    typer.echo(pack.text, nl=False)
+    typer.echo(shown(pack.text), nl=False)  # stored text: never a terminal command
     console.print(f"{pack.tokens_used} of {pack.max_tokens} tokens, {len(pack.items)} item(s), "
                   f"{len(pack.left_out)} left out or shortened", style="dim", highlight=False)
 

@@ -9,7 +9,7 @@ import typer
 import yaml
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
-from notewell.cli.rows import Col, show_rows
+from notewell.cli.rows import Col, show_rows, shown
 from notewell.errors import InvalidArgument
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
 from notewell.services.note_journal import JOURNAL_LIMIT_DEFAULT
@@ -43,7 +43,7 @@ def _show(change: NoteChange, json_out: bool) -> None:
                     "unlinked": list(change.unlinked)})
         return
     if change.diff:
-        console.print(change.diff, markup=False, highlight=False, end="")
+        console.print(shown(change.diff), markup=False, highlight=False, end="")
     console.print(f"{change.path}: {change.summary}; version {change.version or '(deleted)'}, journal "
                   f"{change.journal_id} ('notewell undo {change.journal_id}' puts it back)", markup=False,
                   highlight=False)

@@ -58,12 +58,18 @@ def query_terms(query: object, field: str = "query", *, most: int | None = MAX_T
         raise InvalidArgument(field, "must not be empty; give the words to look for, e.g. \"token fallback\"")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgument(field, f"is {len(query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
-    terms = list(dict.fromkeys(_WORD.findall(fold(unicodedata.normalize("NFC", query)))))
+    terms = list(dict.fromkeys(_WORD.findall(folded(query))))
     if not terms:
         raise InvalidArgument(field, "has no words (letters or digits) to match; punctuation alone is not a query")
     if most is not None and len(terms) > most:
         raise InvalidArgument(field, f"has {len(terms)} distinct words; use at most {MAX_TERMS}")
     return terms
+
+
+def folded(query: str) -> str:
+    """The query case-folded and composed: composed before folding (an accent typed as its own mark), and after
+    (folding takes some letters apart again: ΐ, ǰ), so that no word is cut at a mark."""
+    return unicodedata.normalize("NFC", fold(unicodedata.normalize("NFC", query)))
 
 
 def tolerant_terms(terms: list[str]) -> list[str]:
@@ -114,5 +120,5 @@ def one_word(query: str) -> bool:
     one word leaves out what meaning alone finds, a question does not). A run of Chinese, Japanese or Korean
     characters, which has no spaces to count words by, is one word up to ONE_WORD_RUN characters (数据库,
     "database"), a phrase or a question past it (生产数据库在哪里, "where is the production database")."""
-    words = _WORD.findall(fold(unicodedata.normalize("NFC", query)))
+    words = _WORD.findall(folded(query))
     return len(words) == 1 and not (has_close_script(words[0]) and len(words[0]) > ONE_WORD_RUN)
