@@ -71,3 +71,24 @@ def test_a_new_store_has_large_pages_and_an_older_store_keeps_its_own(tmp_path: 
     (vault / "notes" / "c.md").write_text("# C\nlevenshtein again\n", encoding="utf-8")
     assert _found(vault, tmp_path / "old.db", "levenshtein") == ["notes/a.md", "notes/c.md"]
     assert _page_size(tmp_path / "old.db") == 4096
+
+
+def test_a_connection_left_inside_a_dead_transaction_is_never_joined_again(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """When even the ROLLBACK after a failed write fails (the disk full, the file read-only), the connection stays
+    in its transaction, and the thread's next transaction() joined it: its writes were never committed."""
+    db = SqliteDatabase(tmp_path / "index.db")
+    with db.transaction() as conn:
+        conn.execute("CREATE TABLE t (x INTEGER)")
+    monkeypatch.setattr(database, "_roll_back", lambda conn: None)  # a ROLLBACK that failed
+    with pytest.raises(RuntimeError), db.transaction() as conn:
+        conn.execute("INSERT INTO t VALUES (1)")
+        raise RuntimeError("the write failed")
+    monkeypatch.undo()
+    assert not db.conn.in_transaction  # a new connection for this thread
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO t VALUES (2)")
+    other = SqliteDatabase(tmp_path / "index.db")  # another process's view: committed
+    assert [r[0] for r in other.conn.execute("SELECT x FROM t")] == [2]
+    other.close()
+    db.close()

@@ -206,8 +206,17 @@ class SqliteDatabase:
         if conn.in_transaction:
             yield conn
             return
-        with _immediate(conn):
-            yield conn
+        try:
+            with _immediate(conn):
+                yield conn
+        finally:
+            if conn.in_transaction:  # even its ROLLBACK failed: never joined again, this thread gets a new one
+                held: _Held | None = getattr(self._local, "held", None)
+                if held is not None and held.conn is conn:
+                    self._local.held = None
+                    with self._lock:
+                        self._all.discard(held)
+                    held.close()
         self.refusals.committed()
 
     @contextmanager
@@ -248,14 +257,19 @@ def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        if conn.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL)
-            conn.execute("ROLLBACK")
+        _roll_back(conn)
         raise
     try:
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            with suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
+        _roll_back(conn)
         raise
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """ROLLBACK where SQLite has not rolled back already (SQLITE_FULL does), never raising over the error that
+    led here: the caller sees whether the connection is still inside the transaction (``in_transaction``)."""
+    if conn.in_transaction:
+        with suppress(Exception):  # StoreCannotWrite as well as sqlite3.Error
+            sqlite3.Connection.execute(conn, "ROLLBACK")
 
