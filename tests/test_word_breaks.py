@@ -23,7 +23,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def test_each_close_character_is_spaced_apart_and_other_text_is_kept() -> None:
-    assert word_text("数据库是PostgreSQL") == " 数  据  库  是 PostgreSQL"
+    assert word_text("数据库是PostgreSQL") == "数 据 库 是 PostgreSQL" == word_text(word_text("数据库是PostgreSQL"))
     assert word_text("plain text, café") == "plain text, café"
     assert unspaced(" 数  据  库 ") == "数据库"
     assert has_close_script("운영") and has_close_script("カタカナ") and not has_close_script("naïve")

@@ -38,9 +38,13 @@ _CLOSE_SET = (
 )
 CLOSE_PATTERN = f"[{_CLOSE_SET}]"
 """A regular expression of one such character, in the syntax Python's and PostgreSQL's share."""
-CHANGED_PATTERN = f"[{_CLOSE_SET}\u0300-\u036fßẞ]"
-"""One character ``word_text`` may change (or compose with the letter before it), in the same syntax."""
+CHANGED_PATTERN = (f"[{_CLOSE_SET}ßẞ\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
+                   "\u0900-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u2126\u212a\u212b\ufe20-\ufe2f]")
+"""One character ``word_text`` may change (or compose with the letter before it: the combining marks, the
+Indic scripts' vowel signs, the signs NFC replaces such as Ω Ohm and Å Ångström), in the same syntax."""
 _CLOSE = re.compile(CLOSE_PATTERN)
+# where a space goes: beside such a character, where there is none yet (word_text of its own output is itself)
+_BREAK = re.compile(f"(?<=\\S)(?=[{_CLOSE_SET}])|(?<=[{_CLOSE_SET}])(?=\\S)")
 _SPACES_BESIDE = re.compile(f" *([{_CLOSE_SET}]) *")
 _RUNS = re.compile(f"[{_CLOSE_SET}]+|[^{_CLOSE_SET}]+")
 
@@ -58,7 +62,7 @@ def word_text(text: str) -> str:
         if "ß" in text or "ẞ" in text:
             text = text.replace("ß", "ss").replace("ẞ", "SS")
         if _CLOSE.search(text):
-            text = _CLOSE.sub(r" \g<0> ", text)
+            text = _BREAK.sub(" ", text)
     return text
 
 

@@ -9,6 +9,9 @@ and piece's are (lexemes.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from notewell.store.postgres import lexemes
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.migrations import Migration
@@ -17,24 +20,30 @@ from notewell.word_breaks import CHANGED_PATTERN
 _BATCH = 500
 
 
+def _pages(conn: Executor, select: str) -> Iterator[list[Any]]:
+    """The rows ``select`` finds (id first; it takes the last id seen and a limit), a batch at a time in id
+    order: a large store is never read into memory whole."""
+    after = 0
+    while rows := conn.execute(select, (CHANGED_PATTERN, after, _BATCH)).fetchall():
+        yield rows
+        after = rows[-1][0]
+
+
 def _memories(conn: Executor) -> None:
-    rows = conn.execute("SELECT id, title, content, tags, path FROM memories"
-                        " WHERE title || content || tags || path ~ ?", (CHANGED_PATTERN,)).fetchall()
-    for start in range(0, len(rows), _BATCH):
-        batch = rows[start:start + _BATCH]
-        fields = [tuple(r[1:]) for r in batch]
+    for rows in _pages(conn, "SELECT id, title, content, tags, path FROM memories"
+                             " WHERE title || content || tags || path ~ ? AND id > ? ORDER BY id LIMIT ?"):
+        fields = [tuple(r[1:]) for r in rows]
         conn.executemany("UPDATE memories SET words = ?::tsvector, stems = ?::tsvector WHERE id = ?",
                          list(zip(lexemes.tsvectors("words", fields), lexemes.tsvectors("stems", fields),
-                                  [r[0] for r in batch], strict=True)))
+                                  [r[0] for r in rows], strict=True)))
 
 
 def _session_pieces(conn: Executor) -> None:
-    rows = conn.execute("SELECT id, body FROM brain_session_words WHERE body ~ ?", (CHANGED_PATTERN,)).fetchall()
-    for start in range(0, len(rows), _BATCH):
-        batch = rows[start:start + _BATCH]
+    for rows in _pages(conn, "SELECT id, body FROM brain_session_words WHERE body ~ ? AND id > ? ORDER BY id"
+                             " LIMIT ?"):
         conn.executemany("UPDATE brain_session_words SET words = ?::tsvector WHERE id = ?",
-                         list(zip(lexemes.tsvectors("stems", [(r[1], "", "", "") for r in batch]),
-                                  [r[0] for r in batch], strict=True)))
+                         list(zip(lexemes.tsvectors("stems", [(r[1], "", "", "") for r in rows]),
+                                  [r[0] for r in rows], strict=True)))
 
 
 MIGRATIONS: list[Migration] = [(_memories, _session_pieces)]
