@@ -439,6 +439,17 @@ async def test_an_oracle_citation_of_an_untitled_session_says_what_it_was(world:
         assert cite["snippet"] == "An untitled task that succeeded (1 event)."
 
 
+async def test_a_nul_in_an_id_is_an_invalid_argument_never_an_internal_error(world: BrainWorld, url: str) -> None:
+    """brain_retrieve_knowledge with context.sessionId "\\x00" was "internal error" on PostgreSQL (it cannot even
+    compare a text holding NUL)."""
+    async with connect(url, world.tokens["alice"]) as c:
+        said = await refusal(c, "brain_retrieve_knowledge", {"prompt": "x", "context": {"sessionId": "\x00"}})
+        assert "sessionId" in said and "NUL" in said, said
+        for name, args in (("brain_log_event", {"sessionId": "ses_\x00", "eventType": "note", "payload": {}}),
+                           ("brain_report_session_outcome", {"sessionId": "a\x00b", "success": True})):
+            assert await invalid(c, name, args) == "sessionId"
+
+
 async def test_an_oracle_sentence_ends_once_whatever_the_summary_ends_with(world: BrainWorld, url: str) -> None:
     """A summary or rule ending in its own full stop (".", "。", "!") gets no second one: "稳定。." was seen."""
     word = unique("pool")

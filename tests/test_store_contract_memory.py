@@ -19,7 +19,7 @@ import pytest
 
 from conftest import runtime_over
 from notewell.access.principal import LOCAL_OWNER
-from notewell.errors import Conflict
+from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery
 from notewell.runtime import Runtime
 from notewell.services.memory import MemoryService
@@ -184,5 +184,17 @@ def test_concurrent_writers_of_the_same_content_get_one_ref(store_url: str) -> N
         for t in threads:
             t.join()
         assert not errors and len(set(refs)) == 1 and store.memories.count(["apollo"]) == 1
+    finally:
+        store.close()
+
+
+def test_a_nul_in_a_looked_up_text_is_an_invalid_argument_never_a_driver_error(store_url: str) -> None:
+    """PostgreSQL cannot hold nor compare a text holding NUL: psycopg's DataError was an internal error."""
+    store = open_store(store_url)
+    try:
+        try:
+            assert store.memories.get("mem_\x00") is None  # SQLite compares it: no such memory
+        except InvalidArgument as exc:  # PostgreSQL
+            assert store_url.startswith("postgres") and exc.field == "text" and "NUL" in exc.detail
     finally:
         store.close()

@@ -182,6 +182,9 @@ class ScopePart:
         if not isinstance(session_id, str) or not session_id.strip():
             raise BrainValidation("sessionId", "must not be empty; pass the id your session was opened with",
                                   remedy="start-session")
+        if "\x00" in session_id:  # no id holds one, and PostgreSQL cannot even compare one
+            raise BrainValidation("sessionId", "contains a NUL character (\\x00); pass the id your session was "
+                                               "opened with", remedy="start-session")
         session = self.brain.session(session_id.strip())
         why = "hidden" if session is None else self.authorization.refusal(p, OWN_SESSION, session)
         if session is None or why == "hidden":

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from notewell.errors import ConfigError, StoreCannotWrite, Unavailable
+from notewell.errors import ConfigError, InvalidArgument, StoreCannotWrite, Unavailable
 
 POOL_MIN = 1
 POOL_MAX = 16
@@ -150,6 +150,13 @@ class PostgresDatabase:
                         raise
                     self._refused = (refused, time.monotonic())
                     raise refused from exc
+                except psycopg.DataError as exc:
+                    if "NUL" not in str(exc):
+                        raise
+                    # a text holding NUL, which PostgreSQL cannot hold nor compare, that no service refused first:
+                    # the caller's argument, never an internal error (a service names the field where it can)
+                    raise InvalidArgument("text", "contains a NUL character (\\x00), which no text may hold "
+                                                  "here; remove it") from exc
                 except psycopg.Error as exc:
                     refused = refusal(exc, self.url)  # a read-only database
                     if refused is None:
