@@ -14,7 +14,7 @@ import pytest
 
 from mcp_world import World, serve_world
 from notes_world import build_notes_world
-from web_world import email
+from web_world import csrf_of, email
 
 PASSWORD = "a long pass phrase"
 
@@ -34,18 +34,12 @@ def base(world: World) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.port}"
 
 
-def _csrf(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "no CSRF field in the page"
-    return found.group(1)
-
-
 @contextmanager
 def browser(base: str, handle: str) -> Iterator[httpx.Client]:
     """A client signed in as ``handle`` with a password, as a browser is (its session cookie kept)."""
     with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as client:
         form = client.get("/signin").text
-        signed = client.post("/signin", data={"csrf": _csrf(form), "email": email(handle), "password": PASSWORD,
+        signed = client.post("/signin", data={"csrf": csrf_of(form), "email": email(handle), "password": PASSWORD,
                                               "next": "/projects"})
         assert signed.status_code == 200, signed.text
         yield client
@@ -62,20 +56,20 @@ def test_edit_then_history_then_undo(world: World, base: str) -> None:
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
         assert version
         unchanged = alice.post("/p/projects/edit/apollo/web.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "content": "# Web\r\n\r\nfirst line\r\n"})
+            "csrf": csrf_of(editor), "version": version.group(1), "content": "# Web\r\n\r\nfirst line\r\n"})
         assert "Nothing changed: apollo/web.md was not written" in unchanged.text
         saved = alice.post("/p/projects/edit/apollo/web.md", data={
-            "csrf": _csrf(editor), "version": version.group(1),
+            "csrf": csrf_of(editor), "version": version.group(1),
             "content": "# Web\r\n\r\nfirst line\r\nsecond line\r\n"})
         assert saved.status_code == 200 and "Saved apollo/web.md" in saved.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\nsecond line\r\n"
         assert "+second line" in unescape(saved.text)  # the history page shows the write's diff
         stale = alice.post("/p/projects/edit/apollo/web.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "content": "# Web\r\nmine\r\n"})
+            "csrf": csrf_of(editor), "version": version.group(1), "content": "# Web\r\nmine\r\n"})
         assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text
         entry = re.search(r'action="/p/projects/undo/(\d+)/apollo/web.md"', saved.text)
         assert entry
-        undone = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/web.md", data={"csrf": _csrf(saved.text)})
+        undone = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/web.md", data={"csrf": csrf_of(saved.text)})
         assert undone.status_code == 200 and f"Undone: journal entry {entry.group(1)}" in undone.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\n"
 
@@ -94,7 +88,7 @@ def test_a_save_keeps_each_kept_lines_own_ending_and_a_large_note_saves(world: W
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
         assert version
         saved = alice.post("/p/projects/edit/apollo/mixed.md", data={
-            "csrf": _csrf(editor), "version": version.group(1),
+            "csrf": csrf_of(editor), "version": version.group(1),
             "content": "\r\n\r\n# Mixed\r\nlf line\r\nnew line\r\ncr line\r\ncrlf line\r\nend"})
         assert "Saved apollo/mixed.md" in saved.text
         assert note.read_bytes() == b"\n\n# Mixed\r\nlf line\nnew line\ncr line\rcrlf line\r\nend"
@@ -102,7 +96,7 @@ def test_a_save_keeps_each_kept_lines_own_ending_and_a_large_note_saves(world: W
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
         assert version
         text = big.read_text(encoding="utf-8").replace("\n", "\r\n") + "Schluss.\r\n"
-        saved = alice.post("/p/projects/edit/apollo/big.md", data={"csrf": _csrf(editor),
+        saved = alice.post("/p/projects/edit/apollo/big.md", data={"csrf": csrf_of(editor),
                                                                    "version": version.group(1), "content": text})
         assert "Saved apollo/big.md" in saved.text, saved.text[:300]
         assert big.read_text(encoding="utf-8").endswith("Zeile.\nSchluss.\n")
@@ -113,7 +107,7 @@ def test_a_save_keeps_each_kept_lines_own_ending_and_a_large_note_saves(world: W
         version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
         assert version
         saved = alice.post("/p/projects/edit/apollo/short-lines.md", data={
-            "csrf": _csrf(editor), "version": version.group(1), "content": "abcdefghi\r\n" * 205_000 + "end\r\n"})
+            "csrf": csrf_of(editor), "version": version.group(1), "content": "abcdefghi\r\n" * 205_000 + "end\r\n"})
         assert "Saved apollo/short-lines.md" in saved.text, saved.text[:300]
         assert short.read_bytes() == b"abcdefghi\n" * 205_000 + b"end\n"
 

@@ -3,6 +3,7 @@ credentials on both backends)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -99,16 +100,21 @@ def test_postgres_words_spelled_for_documents_stored_before(pg_url: str) -> None
     db.close()
 
 
+def _bare(url: str) -> tuple[SqliteDialect | PostgresDialect, Callable[[], None]]:
+    """A dialect over the database at ``url`` with no component migrated (a test writes an older schema into
+    it), and how to close it."""
+    if url.startswith("postgres"):
+        pg = PostgresDatabase(url)
+        return PostgresDialect(pg), pg.close
+    Path(url).parent.mkdir(parents=True, exist_ok=True)
+    lite = SqliteDatabase(Path(url))
+    return SqliteDialect(lite), lite.close
+
+
 def _old_sign_in_store(url: str) -> None:
     """Identity and credentials as written before session generations and attempt ids: a user, and a failed
     sign-in counted the old way (no attempt id)."""
-    if url.startswith("postgres"):
-        pg = PostgresDatabase(url)
-        dialect: SqliteDialect | PostgresDialect = PostgresDialect(pg)
-    else:
-        Path(url).parent.mkdir(parents=True, exist_ok=True)
-        lite = SqliteDatabase(Path(url))
-        dialect = SqliteDialect(lite)
+    dialect, close = _bare(url)
     dialect.migrate("identity", dialect.rendered(IDENTITY_MIGRATIONS[:3]))
     dialect.migrate("credentials", dialect.rendered(CREDENTIAL_MIGRATIONS[:1]))
     with dialect.transaction() as conn:
@@ -117,7 +123,7 @@ def _old_sign_in_store(url: str) -> None:
                      (True, "2026-03-01T00:00:00.000000Z"))
         conn.execute("INSERT INTO sign_in_failures (key, at) VALUES ('address:192.0.2.7', ?)",
                      ("2026-03-02T08:55:00.000000Z",))
-    (pg if url.startswith("postgres") else lite).close()
+    close()
 
 
 def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_url: str) -> None:
@@ -139,20 +145,14 @@ def test_sign_in_state_from_before_generations_and_attempt_ids_upgrades(store_ur
 
 def test_a_failed_sign_in_audited_with_what_was_typed_names_no_one_once_upgraded(store_url: str) -> None:
     """Before, a failed sign-in for no user kept what was typed as the email: maybe a password."""
-    if store_url.startswith("postgres"):
-        pg = PostgresDatabase(store_url)
-        dialect: SqliteDialect | PostgresDialect = PostgresDialect(pg)
-    else:
-        Path(store_url).parent.mkdir(parents=True, exist_ok=True)
-        lite = SqliteDatabase(Path(store_url))
-        dialect = SqliteDialect(lite)
+    dialect, close = _bare(store_url)
     dialect.migrate("audit", dialect.rendered(AUDIT_MIGRATIONS[:1]))
     with dialect.transaction() as conn:
         for user, target in (("-", "adapassword1!"), ("-", "link"), ("u_ada", "ada@example.com")):
             conn.execute("INSERT INTO audit_log (at, user_id, token_id, action, target, detail)"
                          " VALUES ('2026-03-02T08:55:00.000000Z', ?, NULL, 'auth.sign_in_failed', ?, '{}')",
                          (user, target))
-    (pg if store_url.startswith("postgres") else lite).close()
+    close()
     store = open_store(store_url)
     try:
         assert [e.target for e in store.audit.list_since()] == ["(no such user)", "link", "ada@example.com"]

@@ -5,7 +5,6 @@ and what one would not), on the web test world."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -13,13 +12,7 @@ from html import unescape
 import httpx
 
 from mcp_world import World
-from web_world import PASSWORDS, email
-
-
-def _csrf(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "no CSRF field in the page"
-    return found.group(1)
+from web_world import PASSWORDS, csrf_of, email
 
 
 @contextmanager
@@ -27,10 +20,10 @@ def signed_in(base: str, handle: str) -> Iterator[tuple[httpx.Client, str]]:
     """A client signed in as ``handle`` with its password, and the session's CSRF token."""
     with httpx.Client(base_url=base, follow_redirects=True, timeout=30) as client:
         form = client.get("/signin").text
-        signed = client.post("/signin", data={"csrf": _csrf(form), "email": email(handle),
+        signed = client.post("/signin", data={"csrf": csrf_of(form), "email": email(handle),
                                               "password": PASSWORDS[handle], "next": "/memories"})
         assert signed.status_code == 200, signed.text
-        yield client, _csrf(signed.text)
+        yield client, csrf_of(signed.text)
 
 
 def test_a_memory_is_not_forgotten_without_a_reason(web_url: str, web_world: World) -> None:

@@ -30,6 +30,7 @@ from mcp_world import ServerThread
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import Runtime, open_runtime
 from notewell.web.app import build_web_app
+from web_world import csrf_of
 
 ADMIN, ALICE = "root@example.com", "alice@example.com"
 PASSWORD = "a long pass phrase"
@@ -49,23 +50,17 @@ def served(store_url: str, tmp_path: Path) -> Iterator[tuple[Runtime, str]]:
     rt.close()
 
 
-def _csrf(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "no CSRF field in the page"
-    return found.group(1)
-
-
 @contextmanager
 def sign_in(base: str, email: str) -> Iterator[tuple[httpx.Client, str]]:
     """A client signed in as ``email``, and the CSRF token its pages carry."""
     with httpx.Client(base_url=base, timeout=30) as client:
         form = client.get("/signin")
-        signed = client.post("/signin", data={"csrf": _csrf(form.text), "email": email, "password": PASSWORD,
+        signed = client.post("/signin", data={"csrf": csrf_of(form.text), "email": email, "password": PASSWORD,
                                               "next": "/projects"})
         assert signed.status_code == 303, signed.text
         page = client.get("/projects")
         assert page.status_code == 200
-        yield client, _csrf(page.text)
+        yield client, csrf_of(page.text)
 
 
 def admin_page(base: str, cookie: str) -> int:
@@ -138,7 +133,7 @@ def test_signing_in_sets_a_random_http_only_cookie_the_store_keeps_as_a_hash(ser
     _, base = served
     with httpx.Client(base_url=base, timeout=30) as client:
         form = client.get("/signin")
-        before = _csrf(form.text)
+        before = csrf_of(form.text)
         signed = client.post("/signin", data={"csrf": before, "email": ALICE, "password": PASSWORD})
         assert signed.status_code == 303
         set_cookie = next(v for v in signed.headers.get_list("set-cookie") if v.startswith(f"{COOKIE}="))
@@ -150,7 +145,7 @@ def test_signing_in_sets_a_random_http_only_cookie_the_store_keeps_as_a_hash(ser
         assert [r[0] for r in kept] == [hashlib.sha256(secret.encode()).hexdigest()]  # its hash, not it
         page = client.get("/projects")
         assert page.status_code == 200 and ALICE in page.text
-        assert _csrf(page.text) != before  # nothing from before sign-in carries over
+        assert csrf_of(page.text) != before  # nothing from before sign-in carries over
     with httpx.Client(base_url=base, timeout=30) as stranger:  # a made-up secret of the right shape
         assert stranger.get("/projects", headers={"Cookie": f"{COOKIE}={'A' * 43}"}).status_code == 303
 
@@ -164,7 +159,7 @@ def test_https_only_cookies_are_secure(store_url: str, tmp_path: Path) -> None:
         with TestClient(build_web_app(rt, https_only=True), base_url="https://notes.example") as client:
             form = client.get("/signin")
             assert all("secure" in v.lower() for v in form.headers.get_list("set-cookie"))
-            signed = client.post("/signin", data={"csrf": _csrf(form.text), "email": ALICE, "password": PASSWORD},
+            signed = client.post("/signin", data={"csrf": csrf_of(form.text), "email": ALICE, "password": PASSWORD},
                                  follow_redirects=False)
             assert signed.status_code == 303
             cookies = signed.headers.get_list("set-cookie")

@@ -8,6 +8,7 @@ Screenshots go to SCREENSHOTS (artifacts/screenshots, or $NOTEWELL_SCREENSHOTS),
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -24,6 +25,13 @@ NARROW = {"width": 400, "height": 800}
 PASSWORDS = {"admin": "admin pass phrase", "staff": "staff pass phrase", "alice": "alice pass phrase",
              "bob": "bob pass phrase"}
 T = TypeVar("T")
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token a page's forms carry."""
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field in the page"
+    return found.group(1)
 
 
 def email(handle: str) -> str:
