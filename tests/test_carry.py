@@ -103,6 +103,30 @@ def test_every_carried_table_holds_rows_in_the_world(source: Path, tmp_path: Pat
     assert not empty
 
 
+def test_an_older_export_brings_no_text_typed_at_a_failed_sign_in(source: Path, tmp_path: Path) -> None:
+    """An earlier version kept what was typed as the email of a failed sign-in (maybe a password) in the throttle's
+    keys and the audit log; its migrations dropped it from its own store, not from an export it wrote."""
+    import shutil
+    import sqlite3
+
+    older = tmp_path / "older.db"
+    shutil.copy(source, older)
+    with sqlite3.connect(older) as conn:  # as the earlier version wrote them
+        conn.execute("INSERT INTO sign_in_keys (key) VALUES ('email:adapassword1!')")
+        conn.execute("INSERT INTO sign_in_failures (key, at, attempt) VALUES ('email:adapassword1!',"
+                     " '2026-03-02T08:55:00.000000Z', 'a1')")
+        conn.execute("INSERT INTO audit_log (at, user_id, token_id, action, target, detail) VALUES"
+                     " ('2026-03-02T08:55:00.000000Z', '-', NULL, 'auth.sign_in_failed', 'adapassword1!', '{}')")
+    export(str(older), tmp_path / "e")
+    target = tmp_path / "target.db"
+    done = run_cli("import", str(tmp_path / "e"), "--db", str(target))
+    assert done.exit_code == 0, done.output
+    with sqlite3.connect(target) as conn:
+        for table in ("sign_in_keys", "sign_in_failures", "audit_log"):
+            rows = conn.execute(f"SELECT * FROM {table}").fetchall()
+            assert not [r for r in rows if "password1" in str(r)], table
+
+
 def test_a_store_made_in_an_empty_file_made_beforehand_is_private(source: Path, tmp_path: Path) -> None:
     """`touch e.db` (0644) then an import or a restore into it kept 0644: a store readable by anyone on the
     machine, private memories and all."""

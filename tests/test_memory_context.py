@@ -113,3 +113,14 @@ def test_a_chinese_question_finds_its_passage(tmp_path: Path, index_vault: Calla
     assert refs[0] == "apollo/部署.md#L3-3" and all(ref.startswith("apollo/部署.md#") for ref in refs), refs
     assert not world.service.recall_context(alice, "ci of", max_tokens=300, include_documents=True).items
     world.store.close()
+
+
+def test_a_word_folding_takes_apart_finds_its_passage(tmp_path: Path,
+                                                       index_vault: Callable[[Path], IndexedVault]) -> None:
+    """ΐ folds into ι and a mark: the query's words were composed again, the passage's text not, and a passage
+    holding πρωτεΐνη scored nothing."""
+    vault = make_vault(tmp_path, {"apollo/bio.md": "# Bio\n\nΗ πρωτεΐνη είναι έτοιμη.\n"})
+    world = build_world(Path(index_vault(vault).db), vault)
+    result = world.service.recall_context(world.user("alice"), "πρωτεΐνη", max_tokens=300, include_documents=True)
+    assert [item.ref for item in result.items] == ["apollo/bio.md#L3-3"], result.items
+    world.store.close()

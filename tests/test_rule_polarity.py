@@ -132,7 +132,8 @@ def test_a_rule_that_forbids_in_other_languages(rule: str) -> None:
 
 @pytest.mark.parametrize("rule", ["שלח את הדוח אל הצוות", "Déployer en mai", "Use no more than three retries",
                                   "非常に重要", "无论如何都要测试", "非生产环境", "Run as a non-root user",
-                                  "Use non-blocking sockets", "非同期処理を使う", "使用无服务器架构部署"])
+                                  "Use non-blocking sockets", "非同期処理を使う", "使用无服务器架构部署",
+                                  "Run containers as non\u2011root", "Use non\u2013blocking sockets"])
 def test_words_that_only_look_like_a_negation(rule: str) -> None:
     assert not forbids(rule)
 

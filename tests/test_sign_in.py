@@ -4,6 +4,7 @@ passwd`, `notewell user login-link`)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from notewell.access.sign_in import (
     SESSION_IDLE,
     SESSION_RENEW_AFTER,
     SESSION_SWEEP,
+    UNKNOWN_BUCKETS,
     SignInService,
     Throttle,
     TooManyFailures,
@@ -331,3 +333,15 @@ def test_a_session_is_kept_in_use_while_the_store_refuses_writes(rt: Runtime, mo
     svc.set_session_message(begun.secret, None)  # the message shown: done, or kept for later, never a failure
     with pytest.raises(StoreCannotWrite):
         svc.set_session_message(begun.secret, "Saved again")  # a page's own write still says it was refused
+
+
+def test_an_email_of_no_one_falls_in_a_bucket_no_one_can_tell_without_the_store(rt: Runtime) -> None:
+    """The buckets were sha256(email) % 256: anyone could find emails sharing a candidate's bucket, pause it with
+    them, and tell from the candidate's answer (429, or 401 for an account) whether it has an account."""
+    svc = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, Throttle(), QUICK, clock=Clock())
+    emails = [f"nobody{n}@example.com" for n in range(16)]
+    plain = [int(hashlib.sha256(e.encode()).hexdigest(), 16) % UNKNOWN_BUCKETS for e in emails]
+    keyed = [svc._bucket(e) for e in emails]
+    assert keyed != plain and all(0 <= b < UNKNOWN_BUCKETS for b in keyed)
+    again = SignInService(rt.store, rt.authorization, rt.administration, rt.audit, Throttle(), QUICK, clock=Clock())
+    assert [again._bucket(e) for e in emails] == keyed  # every server of the store reads the same secret

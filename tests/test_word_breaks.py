@@ -42,6 +42,13 @@ def test_a_short_run_is_one_word_and_a_sentence_is_not() -> None:
     assert not one_word("生产数据库在哪里") and not one_word("deploy days")
 
 
+@given(st.text(alphabet="数据库生产あア한 aZ，-_ßẞ\u0301\u0323eSs", max_size=30))
+def test_word_text_is_its_own_fixed_point(text: str) -> None:
+    """A merge import reads stored pieces through word_text again: it must change nothing the second time
+    (ẞ then a mark composed with the S it became)."""
+    assert word_text(word_text(text)) == word_text(text)
+
+
 @given(st.text(alphabet="数据库生产あア한 aZ，-_", max_size=30))
 def test_spacing_makes_each_close_character_a_word_and_keeps_every_other_word(text: str) -> None:
     expected: list[str] = []

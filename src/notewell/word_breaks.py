@@ -41,7 +41,8 @@ CLOSE_PATTERN = f"[{_CLOSE_SET}]"
 CHANGED_PATTERN = (f"[{_CLOSE_SET}ßẞ\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f"
                    "\u0900-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u2126\u212a\u212b\ufe20-\ufe2f]")
 """One character ``word_text`` may change (or compose with the letter before it: the combining marks, the
-Indic scripts' vowel signs, the signs NFC replaces such as Ω Ohm and Å Ångström), in the same syntax."""
+Indic scripts' vowel signs, the signs NFC replaces such as Ω Ohm and Å Ångström), in the same syntax; where
+a database can, it also asks whether the text is NFC already (store/postgres/word_breaks.py)."""
 _CLOSE = re.compile(CLOSE_PATTERN)
 # where a space goes: beside such a character, where there is none yet (word_text of its own output is itself)
 _BREAK = re.compile(f"(?<=\\S)(?=[{_CLOSE_SET}])|(?<=[{_CLOSE_SET}])(?=\\S)")
@@ -58,9 +59,9 @@ def word_text(text: str) -> str:
     """``text`` as the word indexes read it: composed, ß as ss, and a space on either side of each such
     character (the text itself when none of these changes it)."""
     if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-        if "ß" in text or "ẞ" in text:
+        if "ß" in text or "ẞ" in text:  # before composing: ẞ and a mark after it compose with the S it becomes
             text = text.replace("ß", "ss").replace("ẞ", "SS")
+        text = unicodedata.normalize("NFC", text)
         if _CLOSE.search(text):
             text = _BREAK.sub(" ", text)
     return text

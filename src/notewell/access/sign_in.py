@@ -18,6 +18,7 @@ deactivated, gets a new password or role (their session generation moves on), or
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ _HASHER = PasswordHasher()  # argon2id, the library's current parameters
 _DUMMY_HASH = _HASHER.hash("not a password of anyone")
 UNKNOWN_EMAIL = "(no such user)"  # a failed sign-in's audit target when what was typed is no user's email
 UNKNOWN_BUCKETS = 256  # the throttle's keys for what was typed for no user (see _count_attempt)
+BUCKET_SECRET = "unknown-email-buckets"
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class SignInService:
         self.hasher = hasher  # argon2id; its parameters decide when a stored hash is redone
         self.clock = clock  # now, as an aware UTC datetime
         self._books = Bookkeeping()  # session renewals a store refusing writes skips
+        self._bucket_key: bytes | None = None  # read from the store when first needed
 
     def _now(self) -> str:
         return iso(self.clock())
@@ -156,16 +159,23 @@ class SignInService:
         return SignInLink(url=f"{base_url.rstrip('/')}{LINK_PATH}{secret}", expires_at=expires_at)
 
     # signing in
+    def _bucket(self, email: str) -> int:
+        """The bucket of an email of no one: its HMAC under the store's own random secret, so no one without the
+        store can tell which emails share one (and pause one to tell who has an account)."""
+        if self._bucket_key is None:
+            self._bucket_key = self.store.credentials.secret(BUCKET_SECRET).encode("ascii")
+        digest = hmac.new(self._bucket_key, email_key(email).encode("utf-8"), hashlib.sha256).hexdigest()
+        return int(digest, 16) % UNKNOWN_BUCKETS
+
     def _count_attempt(self, email: str, user: User | None, address: str) -> str:
         """Count this attempt against the account and the address (its id, to take back on success);
         TooManyFailures, counting nothing, when either is paused. A user's account is keyed by the user's id;
         what was typed for no user is never kept (it may be a password typed into the wrong field), only one of
-        UNKNOWN_BUCKETS its hash falls in, too coarse to tell a password by, yet paused as an account is (an
-        unknown email paused never would tell who has an account)."""
+        UNKNOWN_BUCKETS its keyed hash falls in (``_bucket``), too coarse to tell a password by, yet paused as an
+        account is (an unknown email never paused would tell who has an account)."""
         attempt = secrets.token_hex(16)
         now = self.clock()
-        account = f"user:{user.id}" if user is not None else \
-            f"unknown:{int(hashlib.sha256(email_key(email).encode('utf-8')).hexdigest(), 16) % UNKNOWN_BUCKETS}"
+        account = f"user:{user.id}" if user is not None else f"unknown:{self._bucket(email)}"
         limits = [(account, self.throttle.per_account), (f"address:{address}", self.throttle.per_address)]
         if self.store.credentials.count_attempt(limits, attempt, iso(now), iso(now - self.throttle.window)):
             minutes = int(self.throttle.window.total_seconds() // 60)

@@ -48,7 +48,7 @@ def _show(change: NoteChange, json_out: bool) -> None:
                   f"{change.journal_id} ('notewell undo {change.journal_id}' puts it back)", markup=False,
                   highlight=False)
     for place in change.unlinked:
-        console.print(f"  no longer resolves: {place}", markup=False, highlight=False)
+        console.print(f"  no longer resolves: {shown(place)}", markup=False, highlight=False)
 
 
 @note_app.command("write")

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from notewell.fold import fold
 from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
 from notewell.services.context_pack import PackItem
+from notewell.services.memory_rank import folded
 from notewell.store.base import DocumentRepository
 from notewell.word_breaks import has_close_script
 
@@ -70,7 +70,7 @@ def document_passages(engine: SearchEngine, documents: DocumentRepository, proje
             bounds = _paragraph(lines, line_no)
             if bounds in scored:
                 continue
-            text = fold("\n".join(lines[bounds[0] - 1 : bounds[1]]))
+            text = folded("\n".join(lines[bounds[0] - 1 : bounds[1]]))  # as the query's words were
             scored[bounds] = sum(1 for w in words if w in text) / len(words)
         for (first, last), share in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:PASSAGES_PER_DOCUMENT]:
             location = f"{project}/{path}"

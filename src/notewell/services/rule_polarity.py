@@ -46,7 +46,7 @@ _NEGATED_MODAL = re.compile(
     r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b",
     re.IGNORECASE)
 _OTHER_LANGUAGES = re.compile(
-    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non(?!-)|não|niet|nooit|geen|не|нельзя|никогда)\b"
+    r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non(?![-\u2010-\u2015])|não|niet|nooit|geen|не|нельзя|никогда)\b"
     r"|\bn'|\bno\s+(?:se|debe\w*|hay|pued\w+|es|son|est[aá]\w*)\b"  # Spanish "no" before a verb, not English "no more"
     r"|\b(?:interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*)\b"
     r"|\b[וש]?(?:לא|אין|אסור\w*|בלי|ללא)\b|\b[וש]?אל\s+ת|\bאף\s+פעם\b"  # Hebrew: not, there is no, forbidden,

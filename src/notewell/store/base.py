@@ -218,6 +218,7 @@ class CredentialRepository(Protocol):
     def use_link(self, link_hash: str, at: str) -> str | None:
         """Mark the link used and return its user, if it was unused and unexpired; None otherwise (atomic)."""
         ...
+    def secret(self, name: str) -> str: ...  # the store's random secret of that name, made when first asked
     def count_attempt(self, limits: Sequence[tuple[str, int]], attempt: str, at: str, since: str) -> str | None:
         """Count a sign-in attempt against every (key, limit), atomically, dropping each key's attempts from
         before ``since``; a key already at its limit counts nothing and is returned (None: counted)."""

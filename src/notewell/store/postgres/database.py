@@ -151,7 +151,7 @@ class PostgresDatabase:
                     self._refused = (refused, time.monotonic())
                     raise refused from exc
                 except psycopg.DataError as exc:
-                    if "NUL" not in str(exc):
+                    if "cannot contain NUL" not in str(exc):  # psycopg's own refusal, before anything is sent
                         raise
                     # a text holding NUL, which PostgreSQL cannot hold nor compare, that no service refused first:
                     # the caller's argument, never an internal error (a service names the field where it can)

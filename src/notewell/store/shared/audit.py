@@ -13,6 +13,10 @@ from notewell.records.identity import AuditEntry
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.migrations import Migration
 
+TYPED_TARGETS_NAME_NO_ONE = ("UPDATE audit_log SET target = '(no such user)' WHERE action = 'auth.sign_in_failed'"
+                             " AND user_id = '-' AND target <> 'link'")
+"""Failed sign-ins an earlier version audited with what was typed for no user (an import of its export too)."""
+
 MIGRATIONS: list[Migration] = [
     (
         """
@@ -30,10 +34,7 @@ MIGRATIONS: list[Migration] = [
     ),
     # A failed password sign-in for no user kept what was typed as the email (maybe a password typed into that
     # field): such entries name no one now ("(no such user)", access/sign_in.py), and those written before too.
-    (
-        "UPDATE audit_log SET target = '(no such user)' WHERE action = 'auth.sign_in_failed' AND user_id = '-'"
-        " AND target <> 'link'",
-    ),
+    (TYPED_TARGETS_NAME_NO_ONE,),
 ]
 
 AUDIT_COLUMNS = "id, at, user_id, token_id, action, target, detail"

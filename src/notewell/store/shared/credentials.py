@@ -7,11 +7,16 @@ secrets. Nothing stored here signs anyone in: whoever reads these tables (a back
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 
 from notewell.records.identity import WebSession
 from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.migrations import Migration
+
+TYPED_KEYS_DROPPED = ("DELETE FROM sign_in_failures WHERE key LIKE 'email:%'",
+                      "DELETE FROM sign_in_keys WHERE key LIKE 'email:%'")
+"""The throttle's keys an earlier version made of what was typed as an email (an import of its export too)."""
 
 MIGRATIONS: list[Migration] = [
     (
@@ -77,10 +82,15 @@ MIGRATIONS: list[Migration] = [
         "DROP TABLE web_keys",
     ),
     # The throttle's keys named the email as typed (a password typed into that field stayed in the store): they
-    # name the user's id now, and nothing for no user (access/sign_in.py); the typed ones go, with their counts.
+    # name the user's id now, or for no user a bucket its secret keys (access/sign_in.py); the typed ones go.
     (
-        "DELETE FROM sign_in_failures WHERE key LIKE 'email:%'",
-        "DELETE FROM sign_in_keys WHERE key LIKE 'email:%'",
+        *TYPED_KEYS_DROPPED,
+        """
+        CREATE TABLE sign_in_secrets (
+            name {key} PRIMARY KEY,
+            value TEXT NOT NULL
+        )
+        """,
     ),
 ]
 WEB_SESSION_COLUMNS = "user_id, generation, expires_at, message"
@@ -121,6 +131,15 @@ class SqlCredentials:
                 "UPDATE sign_in_links SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ?"
                 " RETURNING user_id", (at, link_hash, at)).fetchone()
         return str(row[0]) if row else None
+
+    def secret(self, name: str) -> str:
+        """The store's random secret ``name``, made the first time it is asked for (by whichever server asks
+        first: every server then reads the same)."""
+        with self.sql.transaction() as conn:
+            conn.execute("INSERT INTO sign_in_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                         (name, secrets.token_hex(32)))
+            row = conn.execute("SELECT value FROM sign_in_secrets WHERE name = ?", (name,)).fetchone()
+        return str(row[0])
 
     def count_attempt(self, limits: Sequence[tuple[str, int]], attempt: str, at: str, since: str) -> str | None:
         """Count one attempt (id ``attempt``) against every key, unless a key has its limit counted at or

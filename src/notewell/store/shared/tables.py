@@ -23,6 +23,8 @@ from functools import cached_property
 from typing import Any
 
 from notewell.errors import NotewellError, StoreCannotWrite
+from notewell.store.shared.audit import TYPED_TARGETS_NAME_NO_ONE
+from notewell.store.shared.credentials import TYPED_KEYS_DROPPED
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.merge_match import MATCHED_BY, Lookup, Matching, Recognised, recognised, resolved
 from notewell.store.shared.person import person_rows
@@ -34,6 +36,7 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "running_servers": "which servers run now: each server records itself when it starts",
     "web_sessions": "browser sessions: users sign in again on the target",
     "backups": "this store's own backup history, not the data's",
+    "sign_in_secrets": "the key of the sign-in throttle's buckets for emails of no one: the target makes its own",
     "documents": VAULT, "document_regions": VAULT, "brains": VAULT, "skipped_files": VAULT,
     "vault_projects": VAULT, "project_documents": VAULT,
     "trigram_counts": "derived from the document index",
@@ -52,6 +55,9 @@ EXCLUDED_TABLES: Mapping[str, str] = {
                        "the target's first run reads them again, and its dedup keeps what is known",
     "kea_budget": "what this store's KEA spent on its language model each day: the target keeps its own count",
 }
+SCRUBBED_AFTER_LOAD = (*TYPED_KEYS_DROPPED, TYPED_TARGETS_NAME_NO_ONE)
+"""What an earlier version kept of text typed at a failed sign-in, dropped from what a load brings (its
+migrations did so in the store it ran on, not in the export it wrote)."""
 TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
 """The document trigram index's shards (SQLite): the vault holds what they index."""
 DERIVED_COLUMNS: Mapping[tuple[str, str], str] = {
@@ -240,6 +246,8 @@ class SqlTables(ABC):
             yield loader
             for definition in loader.deferred:
                 conn.execute(definition)
+            for statement in SCRUBBED_AFTER_LOAD:
+                conn.execute(statement)
             self._after_load(conn, loader.loaded)
 
     def select(self, table: Table, where: str | None = None) -> str:
