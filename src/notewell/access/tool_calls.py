@@ -14,7 +14,9 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime, timedelta
+from functools import partial
 
+from notewell.access.bookkeeping import Bookkeeping
 from notewell.log_lines import line
 from notewell.store.base import IdentityRepository
 from notewell.timestamps import iso
@@ -30,6 +32,7 @@ class ToolCalls:
         self._pending: dict[str, tuple[str, str]] = {}  # token id -> (tool, at) not written yet
         self._writing = False  # a writer thread runs
         self._changed = threading.Condition()
+        self._books = Bookkeeping()
 
     def note(self, token_id: str, tool: str, now: datetime) -> None:
         """Note ``tool`` as the token's last call; returns at once."""
@@ -53,8 +56,9 @@ class ToolCalls:
                     return
                 batch, self._pending = self._pending, {}
             for token_id, (tool, at) in batch.items():
-                try:
-                    self.identity.record_tool_call(token_id, tool, at)
+                try:  # bookkeeping: a store refusing writes skips it (bookkeeping.py), said once a minute
+                    self._books.kept("token.last_tool", partial(self.identity.record_tool_call, token_id, tool, at),
+                                     token=token_id)
                 except Exception as exc:  # the call it records has its answer already
                     _log.warning(line("token.last_tool", token=token_id, error=type(exc).__name__))
 
