@@ -4,9 +4,9 @@ refined at once (clamped, judged, deduplicated); the log lines carry the seed's 
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,8 +40,11 @@ def kea_lines() -> Iterator[list[str]]:
         yield lines
 
 
+_TAKEN = itertools.count(1)  # a number per call: unique in the file, the same on every run
+
+
 def unique(word: str) -> str:
-    return f"{word}{uuid.uuid4().hex[:6]}"
+    return f"{word}{next(_TAKEN):06x}"
 
 
 def seed_line(lines: list[str], op: str, job: int) -> dict[str, str]:
