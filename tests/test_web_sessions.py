@@ -185,6 +185,37 @@ def test_a_form_needs_its_own_sessions_csrf_token(served: tuple[Runtime, str]) -
         assert refused.status_code == 403 and COOKIE not in anonymous.cookies
 
 
+def test_a_form_from_another_sites_page_is_refused_even_with_its_token(served: tuple[Runtime, str]) -> None:
+    """Login CSRF by cookie tossing: a sibling host plants its own ``notewell_form`` cookie in the victim's
+    browser, reads the sign-in token that cookie gives from the real page, and has the victim's browser post
+    the attacker's credentials. The token is right; the browser's Origin and Sec-Fetch-Site say where the form
+    came from, and that refuses it. A script that sends neither header is judged by the token alone."""
+    _, base = served
+    host = base.removeprefix("http://")
+    with httpx.Client(base_url=base, timeout=30) as attacker:
+        token = csrf_of(attacker.get("/signin").text)
+        planted = attacker.cookies["notewell_form"]
+    forged = {"csrf": token, "email": ALICE, "password": PASSWORD}
+    for headers in ({"Origin": "https://evil.example"}, {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+                    {"Origin": f"http://attacker.{host}"}, {"Sec-Fetch-Site": "same-site"},
+                    {"Sec-Fetch-Site": "cross-site", "Origin": base}):
+        with httpx.Client(base_url=base, timeout=30, cookies={"notewell_form": planted}) as victim:
+            refused = victim.post("/signin", data=forged, headers=headers)
+            assert refused.status_code == 403 and "another site" in refused.text, headers
+            assert COOKIE not in victim.cookies
+    with httpx.Client(base_url=base, timeout=30) as browser:  # this site's own page, as a browser sends it
+        page = browser.get("/signin")
+        signed = browser.post("/signin", data={"csrf": csrf_of(page.text), "email": ALICE, "password": PASSWORD},
+                              headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"})  # Chromium's
+        assert signed.status_code == 303 and COOKIE in browser.cookies
+        # the port a proxy may leave out of the Host (nginx's $host) does not matter: the host name does
+        page = browser.get("/settings/tokens")
+        made = browser.post("/settings/tokens", data={"name": "mine", "scopes": "knowledge:read",
+                                                      "csrf": csrf_of(page.text)},
+                            headers={"Origin": "https://127.0.0.1:8443"})
+        assert made.status_code == 200, made.text
+
+
 def test_signing_out_ends_every_session_of_the_user(served: tuple[Runtime, str], store_url: str,
                                                     tmp_path: Path) -> None:
     rt, base = served

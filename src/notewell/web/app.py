@@ -75,10 +75,10 @@ async def _on_sign_in_required(request: Request, exc: Exception) -> Response:
     return RedirectResponse(sign_in_url(exc.next_path), status_code=303)
 
 
-async def _on_csrf(request: Request, _exc: Exception) -> Response:
+async def _on_csrf(request: Request, exc: Exception) -> Response:
     return await _error(request, 403, "Form refused",
-                        "This form is out of date or did not come from this site (its CSRF token is missing or "
-                        "wrong). Reload the page and try again.")
+                        str(exc) or "This form is out of date or did not come from this site (its CSRF token is "
+                        "missing or wrong). Reload the page and try again.")
 
 
 async def _on_notewell_error(request: Request, exc: Exception) -> Response:

@@ -10,7 +10,11 @@ role changed): a copied cookie stops working too. Signing out deletes the user's
 Every form carries a CSRF token, the HMAC-SHA256 of a fixed text keyed with the browser's secret: the
 session's secret once signed in, else the random secret of a ``notewell_form`` cookie (the sign-in forms).
 Neither secret is stored, and the token cannot be made from the session's hash; a POST whose token does not
-match is refused with 403 before anything runs. The message a page leaves for the next one is kept with the
+match is refused with 403 before anything runs. A POST that its browser says came from another site
+(``Sec-Fetch-Site`` other than same-origin or none, or an ``Origin`` naming another host) is refused the same
+way before its token is read: the sign-in form's token rests on a cookie, and a cookie can be planted by a
+sibling host (cookie tossing), so the browser's own word on where the form came from is what stops a
+forged sign-in (login CSRF). The message a page leaves for the next one is kept with the
 session; a signed-out browser gets only the fixed notice of why its session ended (``notewell_notice``).
 """
 
@@ -24,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from typing import TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
@@ -43,6 +47,8 @@ NOTICES = {"ended": SESSION_ENDED, "deactivated": ACCOUNT_DEACTIVATED}
 SESSION_MAX_AGE_S = int(SESSION_IDLE.total_seconds())
 NOTICE_MAX_AGE_S = 300
 CSRF_FIELD = "csrf"
+FROM_ANOTHER_SITE = ("This form was sent from another site's page (the browser's Origin or Sec-Fetch-Site header "
+                     "says so), so it was not taken. Open this site's own page and send the form from there.")
 _CSRF_PURPOSE = b"notewell web form (CSRF)"
 _SECRET_CHARS = 100  # a cookie secret longer than any this server makes is not one of its own
 _BROWSER = "notewell.browser"
@@ -63,7 +69,7 @@ class SignInRequired(Exception):
 
 
 class CsrfRefused(Exception):
-    """A form came without the session's CSRF token."""
+    """A form came without the session's CSRF token, or from another site's page (its message says so)."""
 
 
 @dataclass
@@ -173,9 +179,30 @@ def searched_text(request: Request) -> tuple[str, str]:
     return q, ""
 
 
+def _from_this_site(request: Request) -> bool:
+    """Whether the browser's own headers allow that the POST came from one of this server's pages.
+    ``Sec-Fetch-Site`` decides when it is sent (every current browser does); else an ``Origin`` naming another
+    host refuses. ``Origin: null`` tells nothing: Chromium sends it for this site's own forms, because its pages
+    are sent with ``Referrer-Policy: no-referrer``. A client that sends neither (a script, an old browser) is
+    judged by the token alone."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return True
+    try:  # host names alone: a proxy may pass the Host without the port the browser used (nginx's $host)
+        origin_host, own_host = urlsplit(origin).hostname, urlsplit("//" + request.headers.get("host", "")).hostname
+    except ValueError:
+        return False
+    return origin_host is not None and origin_host == own_host
+
+
 async def checked_form(request: Request, *, max_part_size: int = FORM_FIELD_BYTES) -> FormData:
     """The POSTed form, if it carries the browser's CSRF token; CsrfRefused otherwise. A field may hold at most
     ``max_part_size`` bytes as sent (the editor's text takes more than the other forms' fields)."""
+    if not _from_this_site(request):
+        raise CsrfRefused(FROM_ANOTHER_SITE)
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)
     sent = form.get(CSRF_FIELD)
     b = browser(request)
