@@ -77,6 +77,15 @@ def test_a_line_break_in_a_document_path_is_a_problem_naming_the_path(rest: Rest
     assert refused.status_code == 400 and refused.json()["field"] == "path" and "control character" in refused.text
     read = rest.get("/projects/handbook/documents/rest/new%0Aline.md", "admin_all")
     assert read.status_code == 404 and "no such resource" not in read.text  # the document's Not found, not the URL's
+    # a bidirectional override shows "invoice\u202Edm.exe" as "invoiceexe.md"; a C1 control is a terminal's ESC
+    for name, code in (("invoice%E2%80%AEdm.exe.md", "U+202E"), ("isolate%E2%81%A6x.md", "U+2066"),
+                       ("csi%C2%9Bx.md", "U+009B"), ("del%7Fx.md", "U+007F")):
+        refused = rest.call("PUT", f"/projects/handbook/documents/rest/{name}", "admin_all", json={"content": "x"})
+        assert refused.status_code == 400 and refused.json()["field"] == "path", refused.text
+        assert code in refused.json()["detail"], refused.text
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": DOC.removeprefix("/projects/handbook/documents/"), "newPath": "rest/\u202ex.md"})
+    assert moved.status_code == 400 and moved.json()["field"] == "newPath" and "U+202E" in moved.text, moved.text
 
 
 def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811

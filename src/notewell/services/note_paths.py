@@ -15,6 +15,7 @@ from pathlib import Path
 
 from notewell.errors import InvalidArgument
 from notewell.paths import normalize_path
+from notewell.services.memory_checks import check_line
 from notewell.vault.scan import IGNORE_FILES, ROOT_PROJECT, is_ignored
 
 NAME_MAX_BYTES = 255  # a file or folder name, as Linux allows
@@ -44,6 +45,7 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
     if project == ROOT_PROJECT:
         raise InvalidArgument(field, f"the files at the vault root ({ROOT_PROJECT}) are not written by agents; "
                                      "write inside a project folder")
+    check_line(field, norm)  # C0, DEL, C1 and bidirectional overrides, as a memory's path: shown, they deceive
     parts = norm.split("/")
     for part in parts:
         if part.startswith("."):
@@ -51,8 +53,6 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
                                          "index folder among them, are never written")
         if len(part.encode("utf-8", errors="surrogatepass")) > NAME_MAX_BYTES:
             raise InvalidArgument(field, f"a name in {path!r} is longer than {NAME_MAX_BYTES} bytes; shorten it")
-        if any(ord(c) < 32 for c in part):
-            raise InvalidArgument(field, f"{path!r} holds a control character; use printable names")
         if part != part.strip():
             raise InvalidArgument(field, f"a name in {path!r} starts or ends with a space ({part!r}); names do not")
     if parts[-1] in IGNORE_FILES:
