@@ -106,3 +106,28 @@ async def test_a_member_who_may_not_read_the_project_never_sees_them(tmp_path: P
             assert "openActionItems" not in own and own["projectId"] != "acme"
             found = await call(c, "search_memory", {"query": "contract"})
             assert "review the contract" not in json.dumps(found)
+
+
+async def test_an_assignee_who_lost_the_project_resolves_nothing_there(tmp_path: Path, store_url: str) -> None:
+    """Being named on an item lets a reader of its project resolve it; once the grant is gone (mid-session),
+    the item is in a project the person no longer sees, and the close leaves it open for everyone else."""
+    vault, tokens = _world(tmp_path, store_url)
+    with served_vault(vault, store_url, watch=False) as url:
+        started = await _open_items(url, tokens["tom"])
+        plan = started["openActionItems"]["knowledgeIds"][1]
+        rt = open_runtime(str(vault), store_url)
+        try:
+            rt.administration.ungrant(LOCAL_OWNER, "tom@x.test", "acme")
+        finally:
+            rt.close()
+        async with connect(url, tokens["tom"]) as c:
+            closed = await call(c, "brain_report_session_outcome", {
+                "sessionId": started["sessionId"], "success": True, "resolvedActionItemIds": [plan]})
+        assert closed["resolvedActionItems"] == 0
+        rt = open_runtime(str(vault), store_url)
+        try:
+            rt.administration.grant(LOCAL_OWNER, "tom@x.test", "acme", "read")
+        finally:
+            rt.close()
+        again = await _open_items(url, tokens["tom"])
+        assert plan in again["openActionItems"]["knowledgeIds"]  # still open

@@ -153,13 +153,13 @@ def refusal(p: Principal, action: Action, target: Target | None = None) -> Refus
         return _session_refusal(p, target)
     if rule.right == "home" and (p.bound_project is not None or p.local_owner):
         return "bound" if p.bound_project is not None else "right"
-    if rule.right == "resolve" and _is_author_or_assignee(p, target):
-        return None
     project, grant = target.project, target.grant
     if project is None or not _is_visible(p, project, grant, include_archived=rule.right == "list"):
         return "hidden"
     if not sees_memory(p, target.private_to):
         return "hidden"
+    if rule.right == "resolve" and _is_author_or_assignee(p, target):  # in a project p still sees: an ungrant counts
+        return None
     if rule.right in ("write", "home", "resolve") and not _may_write(p, project, grant):
         return "right"
     if rule.right == "granted" and not (grant == "write" or _owns_home(p, project) or p.local_owner):
