@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from notewell.access.principal import LOCAL_OWNER
 from rest_world import BOUND, RestWorld
 
 PROBLEM = "application/problem+json"
@@ -357,6 +358,25 @@ def test_own_tokens_through_rest(rest: RestWorld) -> None:
     assert problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": []}), 422)["field"] == "scopes"
     beyond = problem(rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["admin"]}), 403)
     assert beyond["field"] == "scopes" and beyond["detail"].startswith("scopes: a member may not hold admin")
+
+
+def test_a_token_mints_none_that_outlives_it(rest: RestWorld) -> None:
+    """A leaked token that expires in 30 minutes cannot mint one that lasts: left out, the new token's end is
+    the calling token's; a later end, or none, is refused naming expires; a shorter one is taken."""
+    short = rest.runtime.administration.mint_token(LOCAL_OWNER, "alice@northwind.test", ["memory:read"],
+                                                    expires="30m")
+    ends = short.token.expires_at
+    assert ends is not None
+    inherited = rest.call("POST", "/me/tokens", short.secret, json={"scopes": ["memory:read"], "name": "child"})
+    assert inherited.status_code == 201 and inherited.json()["token"]["expiresAt"] == ends, inherited.text
+    for expires in ("1d", "never"):
+        refused = problem(rest.call("POST", "/me/tokens", short.secret,
+                                    json={"scopes": ["memory:read"], "expires": expires}), 400)
+        assert refused["field"] == "expires" and f"expires at {ends}" in refused["detail"], refused
+    shorter = rest.call("POST", "/me/tokens", short.secret, json={"scopes": ["memory:read"], "expires": "10m"})
+    assert shorter.status_code == 201 and shorter.json()["token"]["expiresAt"] < ends
+    lasting = rest.call("POST", "/me/tokens", "alice_rw", json={"scopes": ["memory:read"]})  # a token with no end
+    assert lasting.status_code == 201 and lasting.json()["token"]["expiresAt"] is None
 
 
 def test_unknown_paths_and_methods_are_problems_too(rest: RestWorld) -> None:

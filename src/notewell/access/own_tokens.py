@@ -4,7 +4,8 @@ The web page /settings/tokens and the REST resource /api/v1/me/tokens both come 
 notewell.access.policy.check_own_token) keep a token from ever yielding more than its holder has: the
 scopes are limited by the user's role and by the scopes of the caller's own token, and a project-bound
 caller mints only tokens bound to that same project. A token sees and revokes only itself and the tokens no
-wider than it (no scope it lacks, no other binding): a leaked narrow token cannot list or revoke the others.
+wider than it (no scope it lacks, no other binding): a leaked narrow token cannot list or revoke the others,
+and a token it mints ends when it does at the latest (a leaked short-lived token cannot mint a lasting one).
 Another person's token, or a wider one, is answered exactly as a missing one.
 """
 
@@ -81,7 +82,7 @@ class OwnTokenService:
         active = [t for t in self.identity.tokens(user_id) if t.state(now) == "active"]
         if len(active) >= OWN_TOKEN_LIMIT:
             raise Forbidden(f"Forbidden: you hold {len(active)} active tokens, the most allowed; revoke one first")
-        expires_at = expiry_from(expires, field="expires")
+        expires_at = self._within_calling_token(p, expiry_from(expires, field="expires"), expires)
         minted = mint_secret()
         token = TokenRecord(id=minted.token_id, user_id=user_id, name=clean_name, scopes=checked,
                             project_id=project_id, created_at=now, expires_at=expires_at)
@@ -89,6 +90,23 @@ class OwnTokenService:
         self.audit.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
                                                        "project": project_id, "expiresAt": expires_at})
         return MintedToken(secret=minted.secret, token=token)
+
+    def _within_calling_token(self, p: Principal, expires_at: str | None, asked: str | None) -> str | None:
+        """A token never outlives the token that minted it: with none asked for, the new one ends when the
+        calling token does; a later end (or none) asked for is refused, naming the calling token's end. A
+        browser session (no token) mints for as long as asked."""
+        calling = self.identity.token(p.token_id) if p.token_id is not None else None
+        ends = calling.expires_at if calling is not None else None
+        if ends is None:
+            return expires_at
+        if asked is None:
+            return ends
+        if expires_at is None or expires_at > ends:
+            raise InvalidArgument("expires", f"{asked!r} would outlive the token you call with, which expires at "
+                                             f"{ends}; a token never outlives the one that minted it: ask for a "
+                                             "shorter lifetime, leave expires out to end with it, or mint from "
+                                             "the web page")
+        return expires_at
 
     def may_mint(self, p: Principal, scopes: Iterable[str], *, project_id: str | None = None) -> None:
         """Raise what ``mint`` would refuse this caller for, minting nothing (the role, the calling token's

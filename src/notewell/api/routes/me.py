@@ -31,7 +31,8 @@ class MintRequest(BaseModel):
     project: str | None = Field(default=None, max_length=64, description="Bind the token to this one project.")
     name: str = Field(default="", max_length=100, description="A label, such as the client it is for.")
     expires: str | None = Field(default=None, max_length=20, description="Lifetime such as 90d, 12h, 30m, 2w; "
-                                                                         "null or \"never\" for none.")
+                                "null or \"never\" for none. Never past the calling token's own end: left out, "
+                                "the new token ends when the calling token does.")
 
 
 class MintedTokenAnswer(BaseModel):
