@@ -198,3 +198,18 @@ def test_the_example_vaults_meeting_notes_show_it(tmp_path: Path, store_url: str
         assert len(rt.store.brain.open_action_items("projects", "for:eleanor@northwind.test", 10)) == 3
     finally:
         rt.close()
+
+
+def test_a_note_in_a_home_names_its_owner_alone(rt: Runtime) -> None:
+    """No one but the home's owner sees its items, so naming anyone else would only tell the owner, from the
+    item's for: tag, that the name has an account and what its email is (with no grant at all)."""
+    rt.administration.add_user(LOCAL_OWNER, "zed@x.test", "member", name="Zed Quill", handle="zed")
+    (rt.settings.vault / "~zed/meetings").mkdir(parents=True, exist_ok=True)
+    note = "~zed/meetings/2026-03-06-who.md"
+    write(rt, note, "## Actions\n\n- @tom first\n- Eve Adams: second\n- eve@x.test: third\n- @zed fourth\n"
+                    "- Zed: fifth\n")
+    tags = {n.item.rule: [t for t in n.item.tags if t.startswith("for:")] for n in items(rt, note)}
+    assert tags == {"@tom first": [], "Eve Adams: second": [], "eve@x.test: third": [],
+                    "@zed fourth": ["for:zed@x.test"], "Zed: fifth": ["for:zed@x.test"]}
+    assert shown(rt)  # a team project's note still names the whole team
+    assert ("Eve Adams: book the room", ("action_item", "action-item", "for:eve@x.test", TAG)) in shown(rt)

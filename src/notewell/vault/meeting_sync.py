@@ -39,8 +39,8 @@ def memory_path(note_path: str) -> str:
 
 
 class Team:
-    """The team's active users as a meeting note names them: by email, full name, handle (``@tom`` or
-    ``tom``), or first name; a name two people share names nobody."""
+    """The active users a meeting note of a project names, as it names them: by email, full name, handle
+    (``@tom`` or ``tom``), or first name; a name two people share names nobody."""
 
     def __init__(self, users: Sequence[User]) -> None:
         named: dict[str, set[str]] = {}
@@ -96,7 +96,7 @@ class MeetingItems:
     added: int = 0
     retired: int = 0
     _users: list[User] | None = None
-    _team: Team | None = None
+    _teams: dict[str, Team] = field(default_factory=dict)  # by project
     _noted: dict[tuple[str, str], str] | None = None  # (project, memory path) holding live items -> newest
     # the meeting notes, and the notes holding items, that this sync wrote or removed (revisit leaves them be);
     # never every document a build writes
@@ -108,11 +108,17 @@ class MeetingItems:
             self._users = self.store.identity.users()
         return self._users
 
-    @property
-    def team(self) -> Team:
-        if self._team is None:
-            self._team = Team(self.users)
-        return self._team
+    def team(self, project_id: str) -> Team:
+        """Who a note of the project names: in a home, its owner alone (no one else ever sees the home's
+        items, and naming anyone else would let a member learn from an item's ``for:`` tag who has an account,
+        and their email, with no grant at all); in a team project, every active user."""
+        if project_id not in self._teams:
+            project = self.store.identity.project(project_id)
+            if project is not None and project.kind == "home":
+                self._teams[project_id] = Team([u for u in self.users if u.id == project.owner_user_id])
+            else:
+                self._teams[project_id] = Team(self.users)
+        return self._teams[project_id]
 
     def _has_items(self, key: DocKey) -> bool:
         if self._noted is None:
@@ -128,7 +134,7 @@ class MeetingItems:
                 self._reconcile(key, [], set(), "it is no longer a meeting note")
             return
         self._seen.add(key)
-        wanted, ticked = wanted_items(meeting, self.team)
+        wanted, ticked = wanted_items(meeting, self.team(key[0]))
         if wanted or ticked or self._has_items(key):
             self._reconcile(key, wanted, ticked, "its line was removed or edited")
 
