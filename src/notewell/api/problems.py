@@ -139,7 +139,9 @@ def _request_name(field: str) -> str:
 
 
 def _field_of(loc: tuple[Any, ...]) -> str:
-    parts = [str(x) for x in loc if x not in ("body", "query", "path", "header")]
+    """The field a validation error names: its location without the leading kind (a parameter or a field of
+    the body may itself be called query, path or body: GET /context?query=...)."""
+    parts = [str(x) for x in (loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)]
     return ".".join(parts) or "body"
 
 
