@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -379,6 +381,51 @@ def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_u
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT to_regclass('brain_kea_funnel')").fetchone() != (None,)
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)
+
+
+def test_a_backup_an_older_version_made_restores_into_a_new_or_upgraded_postgres_store(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """A store this version makes (a restore's target is opened, so made, first) or upgrades has tables an
+    older backup has not, some with keys into its tables (web_sessions into users): the dump's --clean could
+    not drop users' key and every such restore failed, into a new database and over the upgraded store alike.
+    A backup cut short is still refused and leaves the store as it was."""
+    import psycopg
+
+    old = pg_cluster.url(pg_cluster.create_database())
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    rt = open_runtime(str(vault), old)
+    rt.administration.add_project(LOCAL_OWNER, "apollo")
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.com", "member")
+    rt.memory.remember(LOCAL_OWNER, "a memory from before the upgrade", project="apollo")
+    rt.close()
+    with psycopg.connect(old, autocommit=True) as conn:  # the store as a version before credentials step 3 left it
+        conn.execute("DROP TABLE web_sessions, sign_in_secrets")
+        conn.execute("CREATE TABLE web_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'credentials' AND version >= 3")
+    backup = tmp_path / "older.dump"  # as an older version's backup wrote it (this version's would upgrade first)
+    subprocess.run([shutil.which("pg_dump") or "pg_dump", "--format=custom", "--no-owner", "--file", str(backup),
+                    "--dbname", old], check=True, capture_output=True)
+    upgraded = pg_cluster.url(pg_cluster.create_database())
+    for target, args in ((pg_cluster.url(pg_cluster.create_database()), ()), (old, ("--replace",))):
+        if args:  # the older store upgraded in place, then the backup taken before the upgrade put back
+            open_runtime(str(vault), old).close()
+        restored = run_cli("restore", str(backup), "--db", target, "--vault", str(vault), *args)
+        assert restored.exit_code == 0, restored.output
+        rt = open_runtime(str(vault), target)  # upgraded again on opening
+        try:
+            assert [m.content for m in rt.store.memories.all(["apollo"])] == ["a memory from before the upgrade"]
+            assert rt.store.identity.user_by_email("ada@example.com") is not None
+        finally:
+            rt.close()
+        with psycopg.connect(target) as conn:
+            assert conn.execute("SELECT to_regclass('web_sessions'), to_regclass('web_keys')").fetchone() \
+                == ("web_sessions", None)
+    broken = tmp_path / "broken.dump"
+    broken.write_bytes(backup.read_bytes()[: len(backup.read_bytes()) // 2])
+    failed = run_cli("restore", str(broken), "--db", upgraded, "--vault", str(vault))
+    assert failed.exit_code != 0 and "failed" in failed.output, failed.output
+    with psycopg.connect(upgraded) as conn:
+        assert conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall() == []
 
 
 def _password_role(pg_cluster: PgCluster, tmp_path: Path, password: str) -> tuple[str, str]:

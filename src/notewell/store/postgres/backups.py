@@ -1,5 +1,6 @@
 """PostgreSQL backups through pg_dump (one REPEATABLE READ snapshot: consistent while servers write) in its custom
-format, restored by pg_restore in one transaction. The password goes in the environment, never on a command line
+format, restored by pg_restore's script run by psql in one transaction (the tables a newer store has and an older
+backup has not dropped first, inside it). The password goes in the environment, never on a command line
 another user could read.
 
 A restore leaves the database's extensions (pg_trgm, vector) as they are: they belong to whoever created them
@@ -10,6 +11,7 @@ So the dump's table of contents is read first, and its EXTENSION entries (and th
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -26,6 +28,12 @@ from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_
 
 TOOL_TIMEOUT_S = 6 * 3600
 _EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (EXTENSION|COMMENT - EXTENSION) ")  # a line of pg_restore --list
+_TABLE_ENTRY = re.compile(r"^\d+; \d+ \d+ TABLE \S+ (\S+) ")  # the table's name: ours need no quoting
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
 
 
 def _tool(name: str) -> str:
@@ -88,8 +96,48 @@ class PostgresBackups(SqlBackups):
         refuse_the_other_backends(path, PG_DUMP_MAGIC)
         contents = self._run([_tool("pg_restore"), "--list", str(path)], field="restore", database=False)
         kept = "".join(line + "\n" for line in contents.splitlines() if not _EXTENSION_ENTRY.match(line))
+        dumped = {m.group(1) for m in map(_TABLE_ENTRY.match, contents.splitlines()) if m}
         with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
             listing.write(kept)
             listing.flush()
-            self._run([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction",
-                       "--use-list", listing.name, str(path)], field="restore")
+            self._restore(str(path), listing.name, "".join(f"DROP TABLE IF EXISTS {_quoted(t)} CASCADE;\n"
+                                                           for t in self._tables() if t not in dumped))
+
+    def _tables(self) -> list[str]:
+        with self.db.connection() as conn:
+            return [row[0] for row in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+
+    def _restore(self, dump: str, listing: str, drops: str) -> None:
+        """pg_restore's script run by psql in one transaction, after ``drops``: the tables this store has and the
+        dump has not (a backup an older version made, restored over a store this version made or upgraded),
+        whose keys into the dump's tables would fail the dump's own --clean. The transaction commits only once
+        pg_restore has written its whole script: a script cut short (pg_restore failed) is rolled back."""
+        url, env = _without_password(self.db.url)
+        with tempfile.TemporaryFile() as restore_errors, tempfile.TemporaryFile() as psql_errors:
+            psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1",
+                                     "--dbname", url], stdin=subprocess.PIPE, stdout=psql_errors,
+                                    stderr=subprocess.STDOUT, env=env)
+            script = subprocess.Popen([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--use-list",
+                                       listing, "--file", "-", dump], stdout=subprocess.PIPE, stderr=restore_errors,
+                                      env=env)
+            assert psql.stdin is not None and script.stdout is not None
+            try:
+                psql.stdin.write(("BEGIN;\n" + drops).encode("utf-8"))
+                while chunk := script.stdout.read(1 << 16):
+                    psql.stdin.write(chunk)
+                if script.wait(timeout=TOOL_TIMEOUT_S) == 0:
+                    psql.stdin.write(b"COMMIT;\n")
+            except BrokenPipeError:  # psql stopped at an error: its transaction is rolled back
+                script.kill()
+            finally:
+                script.stdout.close()
+                with contextlib.suppress(BrokenPipeError):
+                    psql.stdin.close()
+            made, ran = script.wait(timeout=TOOL_TIMEOUT_S), psql.wait(timeout=TOOL_TIMEOUT_S)
+            for name, code, errors in (("psql", ran, psql_errors), ("pg_restore", made, restore_errors)):
+                if code != 0:
+                    errors.seek(0)
+                    lines = [line for line in errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
+                    raise InvalidArgument("restore", f"{name} failed ({lines[0] if lines else code}); see "
+                                                     "docs/operations.md, 'Backup and restore'")
