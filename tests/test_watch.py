@@ -148,6 +148,31 @@ async def _observe_changes(url: str, token: str, vault: Path) -> None:
 
 
 
+async def test_an_edit_is_seen_through_a_symlink_and_with_its_mtime_put_back(tmp_path: Path, store_url: str) -> None:
+    """A followed symlink's document is its target's text: an edit of the target is an edit of the link, though
+    no event names the link. And an edit that keeps the file's size and puts its mtime back (cp -p, touch -r,
+    rsync -t) is read all the same: the watcher saw it written. Both once stayed stale until a restart."""
+    vault = make_vault(tmp_path, {"notes/target.md": "The heron nests by the weir.\n"})
+    target = vault / "notes/target.md"
+    os.utime(target, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))  # long settled: not "racy"
+    os.symlink("target.md", vault / "notes/link.md")
+    token = _prepare(vault, store_url)
+    with served_vault(vault, store_url, watch=True) as url:
+        await _until(url, token, "heron", ["notes/link.md", "notes/target.md"])
+        kept = os.stat(target)
+        target.write_text("The egret nests by the weir.\n")  # the same size
+        os.utime(target, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+        await _until(url, token, "egret", ["notes/link.md", "notes/target.md"])
+        await _until(url, token, "heron", [])
+        with target.open("a") as more:
+            more.write("A kingfisher too.\n")
+        await _until(url, token, "kingfisher", ["notes/link.md", "notes/target.md"])
+        target.unlink()  # the link is broken now: neither is found
+        await _until(url, token, "egret", [])
+        target.write_text("The grebe came back.\n")
+        await _until(url, token, "grebe", ["notes/link.md", "notes/target.md"])
+
+
 async def test_a_changed_ignore_file_resyncs_the_whole_vault(tmp_path: Path) -> None:
     """Issue 22 (mutant M5): an edited .notewellignore, or a new .gitignore at the vault root, changes what the
     vault holds beyond the ignore file itself: a file newly ignored leaves search, one no longer ignored joins it."""

@@ -1,8 +1,8 @@
 """Sync the store with the vault: new, changed, deleted and renamed files.
 
-A file is unchanged when its size and mtime match the store; otherwise its sha256 decides (a touched
-but identical file only gets its mtime updated). A file modified in the last seconds is hashed again at
-the next sync (see RACY_WINDOW_NS). A file gone from one place whose exact content
+A file is unchanged when its size and mtime match the store, unless the watcher saw it written; otherwise
+its sha256 decides (a touched but identical file only gets its mtime updated). A file modified in the last
+seconds is hashed again at the next sync (see RACY_WINDOW_NS). A file gone from one place whose exact content
 appears at a new place is a rename: its row moves, and its text and index entries stay as they are.
 Brains are derived from the brain.md files and rebuilt whenever anything changed. Links are parsed from
 each markdown document written (or moved: a relative link reads differently from a new folder) and
@@ -19,7 +19,7 @@ import itertools
 import posixpath
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -34,6 +34,7 @@ from notewell.vault.parse import BRAIN_FILE, ParsedDocument, parse_brain, parse_
 from notewell.vault.scan import (
     EVERYTHING,
     LeftOut,
+    LinkedFile,
     ScanResult,
     Subtrees,
     VaultFile,
@@ -64,6 +65,7 @@ class IndexReport:
     seconds: float = 0.0
     passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
     left_out: list[LeftOut] = field(default_factory=list)  # every vault entry that is not a document
+    linked: dict[str, str] = field(default_factory=dict)  # each followed symlink the sync covered -> its target
 
     @property
     def did_work(self) -> bool:
@@ -199,12 +201,16 @@ class _Plan:
     brain_touched: bool  # a brain.md is among the files read or gone: the brains are rebuilt
 
 
-def _plan(store: Store, scan: ScanResult, only: Subtrees) -> _Plan:
+def _plan(store: Store, scan: ScanResult, only: Subtrees, written: Collection[str]) -> _Plan:
     state = {key: st for key, st in store.documents.state(under=only.store_keys()).items()
              if only.covers(disk_path(*key))}
-    # a first build reads every file: the scan's own list, not a copy of it (8 bytes a file, 1.18 million at 10 GB)
+    # a first build reads every file: the scan's own list, not a copy of it (8 bytes a file, 1.18 million at 10 GB).
+    # A file the watcher saw written is read whatever its size and mtime, and so is each link to it: an edit
+    # that keeps its size and puts its mtime back (cp -p, touch -r, rsync -t) was written all the same.
     to_read = [f for f in scan.files if (st := state.get((f.project, f.path))) is None
-               or (st.size, st.mtime_ns) != (f.size, f.mtime_ns)] if state else scan.files
+               or (st.size, st.mtime_ns) != (f.size, f.mtime_ns)
+               or (written and (disk_path(f.project, f.path) in written
+                                or (isinstance(f, LinkedFile) and f.target in written)))] if state else scan.files
     gone: dict[DocKey, DocState] = {}
     if state:  # which stored documents are no longer on disk: paths by project, no (project, path) per file
         on_disk: dict[str, set[str]] = {}
@@ -342,25 +348,28 @@ class _Writing:
 
 
 def sync(
-    settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING
+    settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING,
+    written: Collection[str] = frozenset(),
 ) -> IndexReport:
     """Bring the store in line with the vault; returns what was done.
 
     ``only`` limits the work to some files and folders (what a watcher saw change): the rest of the
-    store is left as it is, and brains are rebuilt only when a brain.md was among the changes.
+    store is left as it is, and brains are rebuilt only when a brain.md was among the changes. ``written``:
+    the files (vault-relative) the watcher saw written, read whatever their size and mtime.
     """
     started = time.perf_counter()
     racy_from = time.time_ns() - RACY_WINDOW_NS
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
-    report = IndexReport()
+    report = IndexReport(linked={disk_path(f.project, f.path): f.target
+                                 for f in scan.files if isinstance(f, LinkedFile)})
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     done = 0
     with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader, \
             VerifiedReader(scan.root, settings.max_file_bytes) as hints:
         # planned under the writer's lock: a sync that ran meanwhile (a note writer indexing what it wrote
         # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
-        plan = _plan(store, scan, only)
+        plan = _plan(store, scan, only, written)
         total = sum(f.size for f in plan.to_read)
         writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store), only.everything)
         if progress and plan.to_read:

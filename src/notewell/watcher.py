@@ -59,6 +59,9 @@ class VaultWatcher:
         # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
         self._store_files = () if settings.is_postgres else (settings.db,)  # also its -wal, -shm, .watch-lock
         self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
+        # each followed symlink -> its target (vault-relative), from the syncs: an edit of a target is an edit of
+        # every link to it, which no event of the link's own says
+        self._link_targets: dict[str, str] = {}
         self._retry_at: float | None = None
         self._retry_pause = RETRY_FIRST_S
         self._settings_error = ""  # the last notewell.toml problem logged, so it is logged once
@@ -125,12 +128,17 @@ class VaultWatcher:
     def _scope(self) -> Subtrees:
         paths = self._pending
         if "" not in paths:
-            paths = paths | self._broken_links_beside(paths)
+            paths = paths | self._broken_links_beside(paths) | self._links_into(paths)
         if "" in paths or any(p.rsplit("/", 1)[-1] in IGNORE_FILES for p in paths):
             return EVERYTHING
         if len(paths) > MAX_LISTED_PATHS:
             paths = {p.split("/", 1)[0] for p in paths}
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
+
+    def _links_into(self, paths: set[str]) -> set[str]:
+        """The followed symlinks whose targets are among ``paths`` or inside one of them."""
+        changed = Subtrees(paths)
+        return {link for link, target in self._link_targets.items() if changed.covers(target)}
 
     def _broken_links_beside(self, paths: set[str]) -> set[str]:
         """The broken symlinks recorded in the projects of ``paths``: a file made there may be the target one
@@ -165,11 +173,14 @@ class VaultWatcher:
     def _sync_pending(self) -> None:
         reloaded = self._reload_settings()
         try:
-            report = sync(self.settings, self.store, only=EVERYTHING if reloaded else self._scope())
+            scope = EVERYTHING if reloaded else self._scope()  # asks the store too: kept on failure as a sync
+            report = sync(self.settings, self.store, only=scope, written=self._pending - {""})
         except Exception as exc:  # the database is busy or away: keep the changes, try again later
             metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
+        self._link_targets = {link: target for link, target in self._link_targets.items()
+                              if not scope.covers(link)} | report.linked
         unreadable = {item.path for item in report.left_out if item.why == "unreadable" and may_read_later(item.detail)}
         self._pending = unreadable  # a file being written may fail to read: read it again (a symlink not followed
         # or a name that is not UTF-8 would fail the same way each time: it waits for its next change)
