@@ -222,6 +222,11 @@ def test_validation_errors_name_the_field(rest: RestWorld) -> None:
         assert refused["field"] in ("q", "pathFilter") and "not UTF-8" in refused["detail"], (asked, refused)
     refused = problem(rest.get("/memories/%FF", "alice_rw"), 400)  # a path parameter alike
     assert refused["field"] == "ref" and "not UTF-8" in refused["detail"], refused
+    # a parameter that takes one value, given twice, is refused (the last one was taken silently); a list
+    # parameter may repeat
+    twice = problem(rest.get("/search?q=pricing&project=northwind-advisory&project=_root", "alice_kr"), 400)
+    assert twice["field"] == "project" and "given 2 times" in twice["detail"], twice
+    assert rest.get("/memories?tag=pricing&tag=calendar", "alice_rw").status_code == 200
     # a parameter or body field itself called query, path or body is named as such, not as "body"
     assert problem(rest.get("/context", "alice_rw", params={"query": "x" * 1001}), 422)["field"] == "query"
     assert problem(rest.get("/context", "alice_rw", params={"path": "x" * 5000}), 422)["field"] == "path"

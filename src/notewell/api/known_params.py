@@ -1,4 +1,5 @@
-"""A query parameter the operation does not take is refused, naming it and the one that was meant.
+"""A query parameter the operation does not take is refused, naming it and the one that was meant; so is one
+given twice that takes one value (FastAPI kept the last: ``?project=a&project=b`` searched b alone).
 
 FastAPI ignores query parameters an operation does not declare, so a misspelt one was silently dropped:
 ``GET /api/v1/context?path=a.md&max_tokens=100`` answered with the default budget of tokens, since REST
@@ -10,27 +11,44 @@ uses (their aliases).
 from __future__ import annotations
 
 import difflib
+from types import UnionType
+from typing import Union, get_args, get_origin
 
 from fastapi import Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from notewell.errors import UnknownParameter
+from notewell.errors import InvalidArgument, UnknownParameter
 
 
 def refuse_unknown_query(request: Request) -> None:
     route = request.scope.get("route")
     if not isinstance(route, APIRoute):
         return
-    known = frozenset(_names(route.dependant))
+    params = _params(route.dependant)  # name -> whether it takes several values
+    known = frozenset(params)
     for name in request.query_params:
         if name not in known:
             raise UnknownParameter(name, f"is not a parameter of {route.methods and sorted(route.methods)[0]} "
                                         f"{route.path}; {_hint(name, known)}")
+        given = len(request.query_params.getlist(name))
+        if given > 1 and not params[name]:
+            raise InvalidArgument(name, f"is given {given} times; it takes one value: give it once")
 
 
-def _names(dependant: Dependant) -> list[str]:
-    return [*(p.alias for p in dependant.query_params), *(n for d in dependant.dependencies for n in _names(d))]
+def _takes_several(annotation: object) -> bool:
+    """A list (or one in a union with None): a parameter that may be repeated (``tag=a&tag=b``)."""
+    origin = get_origin(annotation)
+    if origin in (Union, UnionType):
+        return any(_takes_several(arg) for arg in get_args(annotation))
+    return origin in (list, tuple, set, frozenset)
+
+
+def _params(dependant: Dependant) -> dict[str, bool]:
+    own = {p.alias: _takes_several(p.field_info.annotation) for p in dependant.query_params}
+    for d in dependant.dependencies:
+        own |= _params(d)
+    return own
 
 
 def _hint(name: str, known: frozenset[str]) -> str:
