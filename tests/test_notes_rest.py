@@ -86,6 +86,22 @@ def test_a_line_break_in_a_document_path_is_a_problem_naming_the_path(rest: Rest
     moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
                       json={"path": DOC.removeprefix("/projects/handbook/documents/"), "newPath": "rest/\u202ex.md"})
     assert moved.status_code == 400 and moved.json()["field"] == "newPath" and "U+202E" in moved.text, moved.text
+    # a note that has such a name already (put there by hand) can still be edited, moved to a plain name and
+    # deleted: only a name a write gives is refused
+    vault = rest.runtime.settings.vault
+    (vault / "handbook/rest").mkdir(exist_ok=True)
+    (vault / "handbook/rest/found\u202edm.exe.md").write_text("dropped here\n")
+    (vault / "handbook/rest/bell\x85.md").write_text("rings\n")
+    rest.runtime.indexing.sync()
+    edited = rest.call("PATCH", "/projects/handbook/documents/rest/found%E2%80%AEdm.exe.md", "admin_all",
+                       json={"operation": "append", "content": "seen\n"})
+    assert edited.status_code == 200, edited.text
+    renamed = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                        json={"path": "rest/found\u202edm.exe.md", "newPath": "rest/found.md"})
+    assert renamed.status_code == 200, renamed.text
+    assert (vault / "handbook/rest/found.md").read_text() == "dropped here\nseen\n"
+    assert rest.call("DELETE", "/projects/handbook/documents/rest/bell%C2%85.md", "admin_all").status_code == 200
+    assert not (vault / "handbook/rest/bell\x85.md").exists()
 
 
 def test_who_may_write(rest: RestWorld) -> None:  # noqa: F811

@@ -53,6 +53,12 @@ def check_text(field_name: str, value: str) -> None:
 _NOT_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+def unprintable(value: str) -> str | None:
+    """The first character ``check_line`` refuses in ``value``, if any."""
+    found = _NOT_IN_A_LINE.search(value)
+    return found.group() if found else None
+
+
 def check_line(field_name: str, value: str) -> None:
     """A one-line field holds no control character and no bidirectional override: refused, named."""
     found = _NOT_IN_A_LINE.search(value)

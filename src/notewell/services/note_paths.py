@@ -15,7 +15,7 @@ from pathlib import Path
 
 from notewell.errors import InvalidArgument
 from notewell.paths import normalize_path
-from notewell.services.memory_checks import check_line
+from notewell.services.memory_checks import unprintable
 from notewell.vault.scan import IGNORE_FILES, ROOT_PROJECT, is_ignored
 
 NAME_MAX_BYTES = 255  # a file or folder name, as Linux allows
@@ -45,7 +45,6 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
     if project == ROOT_PROJECT:
         raise InvalidArgument(field, f"the files at the vault root ({ROOT_PROJECT}) are not written by agents; "
                                      "write inside a project folder")
-    check_line(field, norm)  # C0, DEL, C1 and bidirectional overrides, as a memory's path: shown, they deceive
     parts = norm.split("/")
     for part in parts:
         if part.startswith("."):
@@ -53,6 +52,8 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
                                          "index folder among them, are never written")
         if len(part.encode("utf-8", errors="surrogatepass")) > NAME_MAX_BYTES:
             raise InvalidArgument(field, f"a name in {path!r} is longer than {NAME_MAX_BYTES} bytes; shorten it")
+        if any(ord(c) < 32 for c in part):
+            raise InvalidArgument(field, f"{path!r} holds a control character; use printable names")
         if part != part.strip():
             raise InvalidArgument(field, f"a name in {path!r} starts or ends with a space ({part!r}); names do not")
     if parts[-1] in IGNORE_FILES:
@@ -62,6 +63,17 @@ def note_path(path: str, file_types: tuple[str, ...], field: str = "path") -> No
         raise InvalidArgument(field, f"{path!r} is not of a type the vault indexes; end it with one of "
                                      f"{', '.join(file_types)}")
     return NotePath(project, rel)
+
+
+def refuse_unprintable_name(target: NotePath, field: str = "path") -> None:
+    """A name a write gives (a new note, a move's destination) holds no control character (C1 and DEL too) and
+    no bidirectional override or isolate, as a memory's path may not: shown in a listing, invoice\u202Edm.exe.md
+    reads invoiceexe.md. A note that already has such a name (put there by hand) can still be read, edited,
+    moved away from it and deleted."""
+    found = unprintable(target.rel)
+    if found is not None:
+        raise InvalidArgument(field, f"{target.vault_path!r} holds U+{ord(found):04X}, a control character or a "
+                                     "bidirectional override; a note's new name may not: choose another")
 
 
 def refuse_dot_segments(path: str, field: str = "path") -> None:

@@ -22,7 +22,7 @@ from notewell.errors import Conflict, InvalidArgument, NotFound
 from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit, check_arguments
-from notewell.services.note_paths import NotePath, check_not_ignored, note_path
+from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
 from notewell.vault.note_links import is_markdown
 
@@ -88,6 +88,8 @@ class NoteWritingService:
 
         def attempt() -> NoteChange:
             before = self.vault.read(target)
+            if before is None:
+                refuse_unprintable_name(target)
             if before is not None and not overwrite:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; edit it instead", field="path",
                                remedy="overwrite-whole")
@@ -123,6 +125,7 @@ class NoteWritingService:
         """Move (or rename) the note within its project; never over another note."""
         source = self.writable(p, path)
         target = self.writable(p, new_path, "new_path")
+        refuse_unprintable_name(target, "new_path")
         if target.project != source.project:
             raise InvalidArgument("new_path", f"must stay in the project {source.project}; to move a note to another "
                                               "project, write it there and delete it here")
