@@ -428,6 +428,30 @@ def test_a_backup_an_older_version_made_restores_into_a_new_or_upgraded_postgres
         assert conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall() == []
 
 
+def test_a_restore_psql_refuses_names_the_error_and_changes_nothing(pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """A view an operator made on a table the restore must drop: psql stops at the DROP; the message is
+    PostgreSQL's ERROR line (not the first line psql printed), and the store is as it was."""
+    import psycopg
+
+    url = pg_cluster.url(pg_cluster.create_database())
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    rt = open_runtime(str(vault), url)
+    rt.administration.add_project(LOCAL_OWNER, "apollo")
+    rt.memory.remember(LOCAL_OWNER, "a memory that must survive", project="apollo")
+    rt.close()
+    backup = tmp_path / "store.dump"
+    assert run_cli("backup", str(backup), "--db", url, "--vault", str(vault)).exit_code == 0
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE VIEW operators_view AS SELECT id FROM memories")
+    refused = run_cli("restore", str(backup), "--db", url, "--vault", str(vault), "--replace")
+    assert refused.exit_code != 0 and "psql failed (" in refused.output and "ERROR:" in refused.output, \
+        refused.output
+    assert "set_config" not in refused.output
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)
+        assert conn.execute("SELECT to_regclass('operators_view')").fetchone() == ("operators_view",)
+
+
 def _password_role(pg_cluster: PgCluster, tmp_path: Path, password: str) -> tuple[str, str]:
     """A role that must give ``password`` over TCP (the cluster trusts everyone else) and a database it owns
     whose name needs escaping in a URL: (the role, the database)."""

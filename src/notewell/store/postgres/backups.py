@@ -116,8 +116,8 @@ class PostgresBackups(SqlBackups):
         url, env = _without_password(self.db.url)
         with tempfile.TemporaryFile() as restore_errors, tempfile.TemporaryFile() as psql_errors:
             psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1",
-                                     "--dbname", url], stdin=subprocess.PIPE, stdout=psql_errors,
-                                    stderr=subprocess.STDOUT, env=env)
+                                     "--dbname", url], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=psql_errors, env=env)
             script = subprocess.Popen([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--use-list",
                                        listing, "--file", "-", dump], stdout=subprocess.PIPE, stderr=restore_errors,
                                       env=env)
@@ -139,5 +139,6 @@ class PostgresBackups(SqlBackups):
                 if code != 0:
                     errors.seek(0)
                     lines = [line for line in errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
-                    raise InvalidArgument("restore", f"{name} failed ({lines[0] if lines else code}); see "
-                                                     "docs/operations.md, 'Backup and restore'")
+                    said = next((line for line in lines if "ERROR:" in line), lines[0] if lines else code)
+                    raise InvalidArgument("restore", f"{name} failed ({said}); see docs/operations.md, "
+                                                     "'Backup and restore'")
