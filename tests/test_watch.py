@@ -328,3 +328,45 @@ def test_a_symlink_the_policy_skips_is_not_read_again_and_again(tmp_path: Path,
         assert "op=watch.retry" in caplog.text and "the database is away" in caplog.text
     finally:
         rt.close()
+
+
+def test_a_chain_of_links_and_a_link_skipped_for_a_while_follow_their_target(tmp_path: Path, store_url: str) -> None:
+    """A link to a link: retargeting or removing the middle one changes the first one's text too. A link whose
+    target grew past the size limit (so both were left out) comes back with its target."""
+    from notewell.store.leadership import open_leadership
+    from notewell.watcher import VaultWatcher
+
+    vault = make_vault(tmp_path, {"notes/t.md": "The heron.\n", "notes/t2.md": "The egret, a longer line.\n",
+                                  "notes/big.md": "A grebe.\n", "notewell.toml": "[index]\nmax_file_bytes = 100\n"})
+    os.symlink("t.md", vault / "notes/b.md")
+    os.symlink("b.md", vault / "notes/a.md")
+    os.symlink("big.md", vault / "notes/l.md")
+    rt = open_runtime(str(vault), store_url)
+    try:
+        watcher = VaultWatcher(rt.settings, rt.store, open_leadership(rt.settings.db))
+
+        def text(path: str) -> str | None:
+            doc = rt.store.documents.get("notes", path)
+            return None if doc is None else doc.text
+
+        def synced(*paths: str) -> None:
+            watcher._pending = set(paths)
+            watcher._sync_pending()
+
+        synced("")
+        assert text("a.md") == text("b.md") == "The heron.\n" and text("l.md") == "A grebe.\n"
+        (vault / "notes/b.md").unlink()
+        os.symlink("t2.md", vault / "notes/b.md")  # the middle link retargeted
+        synced("notes/b.md")
+        assert text("a.md") == text("b.md") == "The egret, a longer line.\n"
+        (vault / "notes/b.md").unlink()  # the middle link removed: the first one is broken
+        synced("notes/b.md")
+        assert text("a.md") is None and text("b.md") is None
+        (vault / "notes/big.md").write_text("A grebe. " * 20)  # past the limit: both left out
+        synced("notes/big.md")
+        assert text("big.md") is None and text("l.md") is None
+        (vault / "notes/big.md").write_text("A grebe again.\n")
+        synced("notes/big.md")
+        assert text("big.md") == text("l.md") == "A grebe again.\n"
+    finally:
+        rt.close()

@@ -65,7 +65,7 @@ class IndexReport:
     seconds: float = 0.0
     passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
     left_out: list[LeftOut] = field(default_factory=list)  # every vault entry that is not a document
-    linked: dict[str, str] = field(default_factory=dict)  # each followed symlink the sync covered -> its target
+    symlinks: list[str] = field(default_factory=list)  # every symlink the sync covered, followed or not
 
     @property
     def did_work(self) -> bool:
@@ -361,8 +361,7 @@ def sync(
     racy_from = time.time_ns() - RACY_WINDOW_NS
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
-    report = IndexReport(linked={disk_path(f.project, f.path): f.target
-                                 for f in scan.files if isinstance(f, LinkedFile)})
+    report = IndexReport(symlinks=scan.symlinks)
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     done = 0
     with store.documents.writer() as writer, VerifiedReader(scan.root, settings.max_file_bytes) as reader, \

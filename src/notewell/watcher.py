@@ -59,9 +59,9 @@ class VaultWatcher:
         # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
         self._store_files = () if settings.is_postgres else (settings.db,)  # also its -wal, -shm, .watch-lock
         self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
-        # each followed symlink -> its target (vault-relative), from the syncs: an edit of a target is an edit of
-        # every link to it, which no event of the link's own says
-        self._link_targets: dict[str, str] = {}
+        # the vault's symlinks (vault-relative), from the syncs: an edit of a target (or of a link a chain passes
+        # through) is an edit of the links to it, which no event of the link's own says
+        self._symlinks: set[str] = set()
         self._retry_at: float | None = None
         self._retry_pause = RETRY_FIRST_S
         self._settings_error = ""  # the last notewell.toml problem logged, so it is logged once
@@ -136,9 +136,10 @@ class VaultWatcher:
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
 
     def _links_into(self, paths: set[str]) -> set[str]:
-        """The followed symlinks whose targets are among ``paths`` or inside one of them."""
-        changed = Subtrees(paths)
-        return {link for link, target in self._link_targets.items() if changed.covers(target)}
+        """The symlinks of the projects ``paths`` are in: a link is followed only within its project, so a change
+        there may be to its target, or to a link on its way there; a few links a project, read again."""
+        projects = {_project_of(path) for path in paths}
+        return {link for link in self._symlinks if _project_of(link) in projects}
 
     def _broken_links_beside(self, paths: set[str]) -> set[str]:
         """The broken symlinks recorded in the projects of ``paths``: a file made there may be the target one
@@ -174,13 +175,13 @@ class VaultWatcher:
         reloaded = self._reload_settings()
         try:
             scope = EVERYTHING if reloaded else self._scope()  # asks the store too: kept on failure as a sync
-            report = sync(self.settings, self.store, only=scope, written=self._pending - {""})
+            written = self._pending - {""}
+            report = sync(self.settings, self.store, only=scope, written=written | self._links_into(written))
         except Exception as exc:  # the database is busy or away: keep the changes, try again later
             metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
-        self._link_targets = {link: target for link, target in self._link_targets.items()
-                              if not scope.covers(link)} | report.linked
+        self._symlinks = {link for link in self._symlinks if not scope.covers(link)} | set(report.symlinks)
         unreadable = {item.path for item in report.left_out if item.why == "unreadable" and may_read_later(item.detail)}
         self._pending = unreadable  # a file being written may fail to read: read it again (a symlink not followed
         # or a name that is not UTF-8 would fail the same way each time: it waits for its next change)
@@ -241,6 +242,11 @@ def _same_folder(path: str, before: os.stat_result) -> bool:
     except OSError:
         return False
     return (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino)
+
+
+def _project_of(path: str) -> str:
+    """The project folder a vault-relative path is in ("" for a file at the vault root)."""
+    return path.split("/", 1)[0] if "/" in path else ""
 
 
 def _one_line(exc: BaseException) -> str:

@@ -79,6 +79,7 @@ class ScanResult:
     projects: list[str]  # every project folder walked, empty ones too, and ROOT_PROJECT when it has files; sorted
     root: Path  # the vault, resolved: sources are relative to it
     left_out: list[LeftOut] = field(default_factory=list)
+    symlinks: list[str] = field(default_factory=list)  # every symlink met where a file was looked for, followed or not
 
 
 class Subtrees:
@@ -284,6 +285,7 @@ def _add_root_files(root: Path, names: list[str], types: set[str], max_bytes: in
     if found.files:
         result.projects.append(ROOT_PROJECT)
     result.files.extend(f for f in found.files if only.covers(f.path))
+    result.symlinks.extend(link for link in found.symlinks if only.covers(link))
     result.skipped.extend(f for f in found.skipped if only.covers(f.path))
     result.left_out.extend(f for f in found.left_out if only.covers(f.path))
 
@@ -318,6 +320,7 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
     try:
         lst = os.lstat(os.path.join(root, item))
         if stat.S_ISLNK(lst.st_mode):
+            result.symlinks.append(item)
             verdict = judge_link(root, project, root / item, lambda name: _indexable(name, types),
                                  lambda rel: _path_excluded(root, rel, excluded))
             if isinstance(verdict, Folder):
