@@ -84,3 +84,19 @@ def test_a_search_text_too_long_or_with_a_nul_is_refused_not_cut(web_url: str) -
             assert long.status_code == 200 and "q: is 1001 characters; keep it to 1000 or fewer" in long.text
             nul = client.get(path, params={"q": "ab\x00c"})
             assert "q: contains a NUL character" in nul.text and "\x00" not in nul.text
+
+
+def test_the_last_active_admin_is_neither_demoted_nor_deactivated(web_url: str, web_world: World) -> None:
+    """The users page hides a person's own role and Deactivate controls; a form posted anyway left the team
+    with no admin but the server's command line. Refused while no other active admin is there."""
+    rt = web_world.runtime
+    admin = rt.authentication.acting_as(None)
+    others = [u for u in rt.store.identity.users() if u.role == "admin" and u.active and u.email != email("admin")]
+    assert others == []  # the world's one admin
+    with signed_in(web_url, "admin") as (client, csrf):
+        demoted = client.post("/admin/users/role", data={"csrf": csrf, "email": email("admin"), "role": "member"})
+        assert demoted.status_code == 400 and "is the last active admin" in unescape(demoted.text)
+        gone = client.post("/admin/users/active", data={"csrf": csrf, "email": email("admin"), "active": "no"})
+        assert gone.status_code == 400 and "is the last active admin" in unescape(gone.text)
+    still = rt.administration.user(admin, email("admin"))
+    assert still.role == "admin" and still.active

@@ -171,6 +171,8 @@ class Administration:
         for good) or reactivate a user."""
         user = self.user(p, email)
         if user.active != active:
+            if not active:
+                self._keep_an_admin(p, user, "active")
             self.identity.set_user_active(user.id, active)
             if not active:
                 self.identity.end_sessions(user.id)
@@ -184,11 +186,23 @@ class Administration:
         user = self.user(p, email)
         checked = policy.check_role(role)
         if user.role != checked:
+            if checked != "admin":
+                self._keep_an_admin(p, user, "role")
             self.identity.set_user_role(user.id, checked)
             self.identity.end_sessions(user.id)
             self.audit.record(p, "user.role", email_key(user.email), {"id": user.id, "role": checked,
                                                                        "previous": user.role})
         return replace(user, role=checked)
+
+    def _keep_an_admin(self, p: Principal, user: User, field: str) -> None:
+        """A person may not demote or deactivate the last active admin (themselves, on the web page): the team
+        would be left with no one to manage it but the server's command line. The local owner (that command
+        line) may."""
+        if p.local_owner or user.role != "admin" or not user.active:
+            return
+        if not any(u.role == "admin" and u.active and u.id != user.id for u in self.identity.users()):
+            raise Conflict(f"{user.email} is the last active admin; make another person admin first, so that "
+                           "someone can still manage the team", field=field)
 
     # management: projects
     def projects(self, p: Principal, *, include_archived: bool = False) -> list[Project]:
