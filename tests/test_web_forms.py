@@ -100,3 +100,12 @@ def test_the_last_active_admin_is_neither_demoted_nor_deactivated(web_url: str, 
         assert gone.status_code == 400 and "is the last active admin" in unescape(gone.text)
     still = rt.administration.user(admin, email("admin"))
     assert still.role == "admin" and still.active
+
+
+def test_a_signed_in_persons_pages_are_not_kept_in_the_browsers_cache(web_url: str, web_world: World) -> None:
+    """After signing out, Back showed private documents again from the cache: every page of a signed-in
+    person's is sent with Cache-Control: no-store."""
+    with signed_in(web_url, "alice") as (client, _):
+        for path in ("/projects", "/p/handbook", "/memories", "/search?q=the"):
+            answer = client.get(path)
+            assert answer.status_code == 200 and answer.headers.get("cache-control") == "no-store", path

@@ -40,9 +40,11 @@ ENV.filters["urlpath"] = urlpath
 
 def page(request: Request, template: str, principal: Principal | None, *, status: int = 200,
          no_store: bool = False, **context: Any) -> HTMLResponse:
-    """The template rendered for the request; ``no_store`` keeps secrets out of caches and history."""
+    """The template rendered for the request; ``no_store`` keeps secrets out of caches and history, and so is
+    every page of a signed-in person's: after signing out, Back must not show a private document again from
+    the browser's cache (a shared machine)."""
     html = ENV.get_template(template).render(
         user=principal, is_admin=principal is not None and policy.allowed(principal, "access:manage"),
         csrf=csrf_token(request), path=request.url.path, **context)
-    headers = {"Cache-Control": "no-store"} if no_store else None
+    headers = {"Cache-Control": "no-store"} if no_store or principal is not None else None
     return HTMLResponse(html, status_code=status, headers=headers)
