@@ -69,6 +69,9 @@ def test_edit_then_history_then_undo(world: World, base: str) -> None:
         assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text
         entry = re.search(r'action="/p/projects/undo/(\d+)/apollo/web.md"', saved.text)
         assert entry
+        elsewhere = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/other.md", data={"csrf": csrf_of(saved.text)})
+        assert elsewhere.status_code == 404  # an entry of another note than the URL's is not undone through it
+        assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\nsecond line\r\n"
         undone = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/web.md", data={"csrf": csrf_of(saved.text)})
         assert undone.status_code == 200 and f"Undone: journal entry {entry.group(1)}" in undone.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\n"

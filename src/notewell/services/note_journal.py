@@ -102,8 +102,9 @@ class NoteJournalService:
             items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo))
         return items
 
-    def undo(self, p: Principal, entry_id: int, *, tool: str) -> NoteChange:
-        """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since."""
+    def undo(self, p: Principal, entry_id: int, *, tool: str, of: str | None = None) -> NoteChange:
+        """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since.
+        ``of``: the note the caller means (a page's URL names it): an entry of another note is not found."""
         self.authorization.authorize(p, WRITE)
         if not 1 <= entry_id <= JOURNAL_ID_MAX:
             raise InvalidArgument("journal_id", f"must be a journal entry's id, from 1 to {JOURNAL_ID_MAX}")
@@ -113,6 +114,8 @@ class NoteJournalService:
         self.authorization.authorize(p, WRITE, entry.project)
         place = NotePath(entry.project, entry.path)
         moved = NotePath(entry.project, entry.new_path) if entry.new_path else None
+        if of is not None and of not in (place.vault_path, *([moved.vault_path] if moved else [])):
+            raise NotFound(f"Not found: journal entry {entry_id} of {of}")
         write = Write(p, tool, "undo", undoes=entry.id)
 
         def attempt() -> NoteChange:

@@ -37,7 +37,7 @@ async def undo(request: Request) -> Response:
     project, rel = request.path_params["project"], request.path_params["path"]
     entry = request.path_params["entry"]
     try:
-        done = await call(services(request).journal.undo, p, entry, tool="web undo")
+        done = await call(services(request).journal.undo, p, entry, tool="web undo", of=f"{project}/{rel}")
     except Conflict as exc:
         await set_message(request, str(exc))
     else:
