@@ -420,6 +420,9 @@ def test_a_project_page_pages_through_every_document(page: Page, web_world: Worl
         response = page.goto(f"/p/northwind-advisory?offset={bad}")
         assert response is not None and response.status == 200
         assert page.locator("ul.docs code").all_inner_texts() == everything[:3]
+    page.goto(f"/p/northwind-advisory?offset={len(everything) + 5}")  # past the end: no range of nothing
+    expect(page.get_by_text(f"No documents past {len(everything) + 5}.")).to_be_visible()
+    assert "Documents " not in page.locator("nav[aria-label=Pages]").inner_text()
 
 def test_memories_can_be_found_and_forgotten(page: Page, web_world: World) -> None:
 
