@@ -109,3 +109,10 @@ def test_a_signed_in_persons_pages_are_not_kept_in_the_browsers_cache(web_url: s
         for path in ("/projects", "/memories", "/search?q=the"):
             answer = client.get(path)
             assert answer.status_code == 200 and answer.headers.get("cache-control") == "no-store", path
+
+
+def test_a_token_name_too_long_is_named_with_its_own_length(web_url: str) -> None:
+    with signed_in(web_url, "alice") as (client, csrf):
+        refused = client.post("/settings/tokens", data={"csrf": csrf, "name": "n" * 500, "scopes": "memory:read",
+                                                        "expires": "90d"})
+        assert refused.status_code == 400 and "is 500 characters; keep it to 100" in unescape(refused.text)

@@ -62,11 +62,12 @@ async def tokens_page(request: Request) -> Response:
 async def mint(request: Request) -> Response:
     p = await signed_in(request)
     data = await checked_form(request)
-    form = MintForm(name=str(data.get("name", ""))[:200], scopes=tuple(str(s) for s in data.getlist("scopes")),
+    name = str(data.get("name", ""))  # the service bounds it, naming its length; the form shown again keeps 200
+    form = MintForm(name=name[:200], scopes=tuple(str(s) for s in data.getlist("scopes")),
                     project=str(data.get("project", "")), expires=str(data.get("expires", "90d")))
     try:
         minted = await call(services(request).own_tokens.mint, p, form.scopes, project_id=form.project or None,
-                            name=form.name, expires=None if form.expires == "never" else form.expires)
+                            name=name, expires=None if form.expires == "never" else form.expires)
     except NotewellError as exc:
         return await _render(request, p, form, error=str(exc), status=400)
     return await _render(request, p, _fresh_form(request, p), minted=minted)
