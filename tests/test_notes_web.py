@@ -143,3 +143,16 @@ def test_the_token_page_offers_knowledge_write_unchecked(base: str) -> None:
     boxes = dict(re.findall(r'name="scopes" value="([^"]+)"( checked)?', form))
     assert boxes["knowledge:write"] == "" and boxes["knowledge:read"] == " checked"
     assert "write, edit, move and delete documents" in form
+
+
+def test_a_long_history_says_where_the_older_writes_are(world: World, base: str) -> None:
+    owner = world.runtime.authentication.acting_as(None)
+    for i in range(22):
+        world.runtime.notes.write_note(owner, "northwind-advisory/busy.md", f"write {i}\n", tool="test",
+                                       overwrite=True)
+    with browser(base, "alice") as alice:
+        history = unescape(alice.get("/p/northwind-advisory/history/busy.md").text)
+        assert history.count("Journal entry") == 20 and "+write 21" in history and "+write 1\n" not in history
+        assert "These are the newest 20 writes" in history and "notewell journal --path" in history
+        world.runtime.notes.write_note(owner, "northwind-advisory/calm.md", "once\n", tool="test")
+        assert "These are the newest" not in alice.get("/p/northwind-advisory/history/calm.md").text

@@ -74,12 +74,15 @@ class NoteJournalService:
             projects = [project]
         return self.vault.journal.entries(projects, path=rel, since=since, before=before, limit=limit)
 
-    def history(self, p: Principal, path: str) -> list[HistoryItem]:
-        """The newest writes of the document at ``path`` (vault path), each with the diff it made: the text
-        after a write is the text the next write replaced (the journal keeps it), or the note as it is now."""
-        entries = self.entries(p, path=path, limit=HISTORY_MAX)
+    def history(self, p: Principal, path: str) -> tuple[list[HistoryItem], bool]:
+        """The newest writes (at most HISTORY_MAX) of the document at ``path`` (vault path), each with the diff
+        it made: the text after a write is the text the next write replaced (the journal keeps it), or the note
+        as it is now; and whether older writes were left out (the journal has them all)."""
+        entries = self.entries(p, path=path, limit=HISTORY_MAX + 1)
+        more = len(entries) > HISTORY_MAX
+        entries = entries[:HISTORY_MAX]
         if not entries:
-            return []
+            return [], False
         place = NotePath(entries[0].project, normalize_path(path).partition("/")[2])
         known: dict[str, bytes] = {}
         current = self.vault.read(place)
@@ -100,7 +103,7 @@ class NoteJournalService:
                               place.vault_path)
                 diff, cut = made.diff, made.truncated
             items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo))
-        return items
+        return items, more
 
     def undo(self, p: Principal, entry_id: int, *, tool: str, of: str | None = None) -> NoteChange:
         """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since.

@@ -23,12 +23,12 @@ def history_href(project: str, rel: str) -> str:
 async def history_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
-    items = await call(services(request).journal.history, p, f"{project}/{rel}")
+    items, more = await call(services(request).journal.history, p, f"{project}/{rel}")
     if not items:  # no write through Notewell yet: the document must still be one p reads
         await call(services(request).knowledge.read_doc, p, f"{project}/{rel}", 1, 1)
     message = await take_message(request)
     return page(request, "history.html", p, title=f"History of {rel}", project=project, rel=rel, items=items,
-                doc=doc_href(project, rel), message=message)
+                more=more, doc=doc_href(project, rel), message=message)
 
 
 async def undo(request: Request) -> Response:
