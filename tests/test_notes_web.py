@@ -156,3 +156,22 @@ def test_a_long_history_says_where_the_older_writes_are(world: World, base: str)
         assert "These are the newest 20 writes" in history and "notewell journal --path" in history
         world.runtime.notes.write_note(owner, "northwind-advisory/calm.md", "once\n", tool="test")
         assert "These are the newest" not in alice.get("/p/northwind-advisory/history/calm.md").text
+
+
+def test_saving_a_note_deleted_meanwhile_keeps_the_text(world: World, base: str) -> None:
+    note = world.vault / "projects/apollo/gone-meanwhile.md"
+    note.write_text("# Gone\n")
+    world.runtime.indexing.sync_paths(["projects/apollo/gone-meanwhile.md"])
+    with browser(base, "alice") as alice:
+        editor = alice.get("/p/projects/edit/apollo/gone-meanwhile.md").text
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version
+        note.unlink()
+        saved = alice.post("/p/projects/edit/apollo/gone-meanwhile.md", data={
+            "csrf": csrf_of(editor), "version": version.group(1), "content": "# Gone\r\nmy careful words\r\n"})
+        assert saved.status_code == 404 and "Not saved: there is no note at projects/apollo/gone-meanwhile.md" \
+            in unescape(saved.text)
+        assert "my careful words" in saved.text  # in the textarea still
+        hidden = alice.post("/p/nowhere/edit/x.md", data={"csrf": csrf_of(editor), "version": version.group(1),
+                                                          "content": "words"})
+        assert hidden.status_code == 404 and "Not saved: there is no note at nowhere/x.md" in unescape(hidden.text)

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from notewell.errors import Conflict, InvalidArgument, VersionConflict
+from notewell.errors import Conflict, InvalidArgument, NotFound, VersionConflict
 from notewell.web.pages.browse import doc_href
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, set_message, signed_in, take_message
@@ -76,6 +76,12 @@ async def save(request: Request) -> Response:
     except (InvalidArgument, Conflict) as exc:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
                     version=version, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
+    except NotFound:  # deleted or moved since the editor opened (or never one p sees): the text sent stays
+        return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
+                    version=version, current=None, doc=doc_href(project, rel), status=404,
+                    error=f"Not saved: there is no note at {project}/{rel} that you may write now (it was deleted "
+                          "or moved since the editor opened, or you may not see it). Your text is below: copy it "
+                          "before you leave this page.")
     await set_message(request, f"Saved {rel}" if saved is not None else f"Nothing changed: {rel} was not written")
     return RedirectResponse(history_href(project, rel), status_code=303)
 
