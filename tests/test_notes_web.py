@@ -175,3 +175,21 @@ def test_saving_a_note_deleted_meanwhile_keeps_the_text(world: World, base: str)
         hidden = alice.post("/p/nowhere/edit/x.md", data={"csrf": csrf_of(editor), "version": version.group(1),
                                                           "content": "words"})
         assert hidden.status_code == 404 and "Not saved: there is no note at nowhere/x.md" in unescape(hidden.text)
+
+
+def test_saving_after_the_session_ended_gives_the_text_back(world: World, base: str) -> None:
+    note = world.vault / "projects/apollo/ended.md"
+    note.write_text("# Ended\n")
+    world.runtime.indexing.sync_paths(["projects/apollo/ended.md"])
+    with browser(base, "alice") as alice:
+        editor = alice.get("/p/projects/edit/apollo/ended.md").text
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version
+        assert alice.post("/signout", data={"csrf": csrf_of(editor)}).status_code == 200  # in another tab
+        typed = {"csrf": csrf_of(editor), "version": version.group(1), "content": "# Ended\r\nhalf an hour of work\r\n"}
+        saved = alice.post("/p/projects/edit/apollo/ended.md", data=typed, headers={"Sec-Fetch-Site": "same-origin"})
+        assert saved.status_code == 401 and "Not saved: your session ended" in unescape(saved.text)
+        assert "half an hour of work" in saved.text and note.read_text() == "# Ended\n"
+        forged = alice.post("/p/projects/edit/apollo/ended.md", data=typed, headers={"Sec-Fetch-Site": "cross-site"},
+                            follow_redirects=False)
+        assert forged.status_code == 303 and "half an hour" not in forged.text  # another site's page: sign in

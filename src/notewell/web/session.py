@@ -179,7 +179,7 @@ def searched_text(request: Request) -> tuple[str, str]:
     return q, ""
 
 
-def _from_this_site(request: Request) -> bool:
+def from_this_site(request: Request) -> bool:
     """Whether the browser's own headers allow that the POST came from one of this server's pages.
     ``Sec-Fetch-Site`` decides when it is sent (every current browser does); else an ``Origin`` naming another
     host refuses. ``Origin: null`` tells nothing: Chromium sends it for this site's own forms, because its pages
@@ -201,7 +201,7 @@ def _from_this_site(request: Request) -> bool:
 async def checked_form(request: Request, *, max_part_size: int = FORM_FIELD_BYTES) -> FormData:
     """The POSTed form, if it carries the browser's CSRF token; CsrfRefused otherwise. A field may hold at most
     ``max_part_size`` bytes as sent (the editor's text takes more than the other forms' fields)."""
-    if not _from_this_site(request):
+    if not from_this_site(request):
         raise CsrfRefused(FROM_ANOTHER_SITE)
     form = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)
     sent = form.get(CSRF_FIELD)
@@ -281,6 +281,14 @@ def leave_notice(request: Request, message: str) -> None:
     for code, text in NOTICES.items():
         if text == message:
             browser(request).set_cookie(NOTICE_COOKIE, code, NOTICE_MAX_AGE_S)
+
+
+async def form_of_the_signed_out(request: Request, *, max_part_size: int) -> FormData | None:
+    """The form a page of this site posted after its session ended (signed out elsewhere, expired), read only to
+    give the person back what they typed; None when another site's page may have sent it."""
+    if not from_this_site(request):
+        return None
+    return await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)
 
 
 async def signed_in(request: Request) -> Principal:

@@ -11,7 +11,17 @@ from starlette.routing import Route
 from notewell.errors import Conflict, InvalidArgument, NotFound, VersionConflict
 from notewell.web.pages.browse import doc_href
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, set_message, signed_in, take_message
+from notewell.web.session import (
+    SignInRequired,
+    call,
+    checked_form,
+    current_principal,
+    form_of_the_signed_out,
+    services,
+    set_message,
+    signed_in,
+    take_message,
+)
 
 FORM_SLACK_BYTES = 64 * 1024  # the editor's form beside its text: the version, the CSRF token
 
@@ -54,11 +64,20 @@ async def edit_page(request: Request) -> Response:
 
 
 async def save(request: Request) -> Response:
-    p = await signed_in(request)
     notes = services(request).notes
     most = notes.max_bytes  # the vault's file limit: a note's characters are at most its bytes
-    form = await checked_form(request, max_part_size=6 * most + FORM_SLACK_BYTES)  # %XX per byte, CRLF per break
     project, rel = request.path_params["project"], request.path_params["path"]
+    p = await current_principal(request)
+    if p is None:  # the session ended while the editor was open: give the text back, never drop it
+        sent = await form_of_the_signed_out(request, max_part_size=6 * most + FORM_SLACK_BYTES)
+        if sent is None:
+            raise SignInRequired(request.url.path)
+        return page(request, "edit.html", None, title=f"Edit {rel}", project=project, rel=rel,
+                    text=str(sent.get("content", "")), version=str(sent.get("version", "")), current=None,
+                    doc=doc_href(project, rel), status=401,
+                    error="Not saved: your session ended (you signed out, or it expired). Your text is below: "
+                          "copy it, sign in again in another tab, then open the editor again and save it there.")
+    form = await checked_form(request, max_part_size=6 * most + FORM_SLACK_BYTES)  # %XX per byte, CRLF per break
     content = str(form.get("content", ""))
     version = str(form.get("version", ""))
     size = len(content) - content.count("\r\n")  # a browser sends each line break as two characters
