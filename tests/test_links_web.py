@@ -101,7 +101,7 @@ def test_wikilinks_in_the_text_lead_to_their_targets_or_are_marked(world: World)
     assert '<a href="/p/secret/doc/plan.md">their plan</a>' in admins
     lost = '<a href="/p/secret/doc/lost.md" class="unresolved" title="unresolved">a lost one</a>'
     assert lost in review and lost in admins
-    assert '<a href="../plans/plan.md#goals">The plan</a>' in review  # relative: already right from this page
+    assert '<a href="/p/team/doc/plans/plan.md#goals">The plan</a>' in review  # relative: that document's page
 
 
 def test_the_document_page_lists_the_memories_about_it_that_the_reader_may_see(world: World) -> None:
@@ -130,3 +130,15 @@ def test_a_vault_absolute_link_keeps_its_anchor_and_drops_its_query() -> None:
         "[a](</team/clients/Kestrel Logistics.md#terms>) [b](/team/p.md?v=2#top)\n", wikilinks={}))
     assert '<a href="/p/team/doc/clients/Kestrel%20Logistics.md#terms">a</a>' in html
     assert '<a href="/p/team/doc/p.md#top">b</a>' in html
+
+
+def test_a_relative_link_leads_to_its_documents_page_in_another_project_too() -> None:
+    """``../secret/plan.md`` from lab/linker.md names secret/plan.md; left as written, the browser resolved it
+    against the page's URL (/p/lab/doc/linker.md) to /p/lab/secret/plan.md, a 404."""
+    html = "".join(str(block.html) for block in render_markdown(
+        "[s](../secret/plan.md) [n](notes/b.md#Top) [u](https://example.test/x) [a](#here) [o](../../out.md)\n",
+        wikilinks={}, unresolved=("lab", "linker.md", set())))
+    assert '<a href="/p/secret/doc/plan.md">s</a>' in html
+    assert '<a href="/p/lab/doc/notes/b.md#top">n</a>' in html
+    assert '<a href="https://example.test/x">u</a>' in html and '<a href="#here">a</a>' in html
+    assert '<a href="../../out.md">o</a>' in html  # out of the vault: no document's page, left as written

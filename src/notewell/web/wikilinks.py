@@ -72,6 +72,21 @@ def _unresolved(href: str, env: EnvType) -> bool:
     return target is not None and target[0] in targets
 
 
+def _relative_page(href: str, env: EnvType) -> str | None:
+    """The page of the document a relative markdown link names from the page's own document (``../other/x.md``
+    into another project too: the browser would resolve it against the page's URL, /p/PROJECT/doc/..., and
+    leave the project at the first ``..``); None for a URL, an anchor alone, or a page with no document."""
+    found = env.get(UNRESOLVED_KEY)
+    if not found or href.startswith(("#", "//")):
+        return None
+    project, source, _ = found
+    target = markdown_target(project, source, href)
+    if target is None:
+        return None
+    _, hash_mark, fragment = href.partition("#")
+    return document_page(target[0]) + hash_mark + fragment
+
+
 def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
     """``md`` reading wikilinks, and pointing vault-absolute markdown links (``/project/path``) at the page of
     that document."""
@@ -89,6 +104,8 @@ def use_wikilinks(md: MarkdownIt) -> MarkdownIt:
                 target, hash_mark, fragment = href.partition("#")  # the anchor stays an anchor, the query goes
                 page = document_page(unquote(target.partition("?")[0].lstrip("/")))
                 href = page + hash_mark + fragment
+            else:
+                href = _relative_page(href, env) or href
             tokens[idx].attrSet("href", href)
         return self.renderToken(tokens, idx, options, env)
 
