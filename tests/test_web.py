@@ -533,7 +533,12 @@ def test_a_line_too_long_for_one_part_shows_once_and_the_lines_after_it_follow(p
     page.goto("/p/~alice/doc/wide.md?view=source")
     expect(page.locator("pre.doc.source > span.line")).to_have_count(3)
     expect(page.locator("#L3")).to_have_text("3after the wide line")
-    assert 20_000 < len(page.locator("#L2").inner_text()) < 30_000  # the first part's 24 KB of it
+    shown = len(page.locator("#L2").inner_text()) - 1  # the first part's 24 KB of it (less its number)
+    assert 20_000 < shown < 30_000
+    said = page.get_by_text("Line 2 is longer than a page holds").inner_text()  # said, with where the rest is
+    found = re.search(r"its first ([\d,]+) characters are shown.*offset=2&column=(\d+)", said)
+    assert found and abs(int(found.group(1).replace(",", "")) - shown) <= 1, said
+    assert int(found.group(2)) == int(found.group(1).replace(",", "")) + 1
 
 
 def test_saving_in_the_editor_unchanged_writes_the_same_bytes(page: Page, web_world: World) -> None:

@@ -98,26 +98,31 @@ def _link_views(found: DocLinks) -> tuple[list[LinkView], list[LinkView]]:
             [backlink(link) for link in found.backlinks[:DOC_LINKS_SHOWN]])
 
 
-def _read_all(knowledge: KnowledgeService, p: Principal, vault_path: str) -> tuple[DocPart, list[str], bool]:
-    """The document's first MAX_DOC_LINES lines, read part by part through the service. A line too long for one
-    part shows its first part alone (the page stays bounded; readDoc and the REST API read the rest by column)."""
+def _read_all(knowledge: KnowledgeService, p: Principal,
+              vault_path: str) -> tuple[DocPart, list[str], bool, list[tuple[int, int]]]:
+    """The document's first MAX_DOC_LINES lines, read part by part through the service, whether lines were left
+    out, and each line shown only in part: (its number, the characters shown). A line too long for one part
+    shows its first part alone (the page stays bounded; readDoc and the REST API read the rest by column)."""
     read = knowledge.read_doc
     part = read(p, vault_path, 1, limits.READ_DOC_LINES_MAX)
     first = part
     lines = part.text.split("\n") if part.last_line >= part.first_line else []
+    partly: list[tuple[int, int]] = []
     while part.next_offset is not None and len(lines) < MAX_DOC_LINES:
+        if part.next_column is not None:
+            partly.append((part.next_offset, part.next_column - 1))
         following = part.next_offset + 1 if part.next_column is not None else part.next_offset
         if following > part.total_lines:
             break
         part = read(p, vault_path, following, limits.READ_DOC_LINES_MAX)
         lines += part.text.split("\n")
-    return first, lines[:MAX_DOC_LINES], first.total_lines > MAX_DOC_LINES
+    return first, lines[:MAX_DOC_LINES], first.total_lines > MAX_DOC_LINES, partly
 
 
 async def doc_page(request: Request) -> Response:
     p = await signed_in(request)
     project, rel = request.path_params["project"], request.path_params["path"]
-    first, lines, cut = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
+    first, lines, cut, partly = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
     found = await call(services(request).links.links, p, f"{project}/{rel}", limit=LINKS_LIMIT_MAX)
     about = await call(services(request).memory.about_document, p, f"{project}/{rel}")
     outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
@@ -138,7 +143,7 @@ async def doc_page(request: Request) -> Response:
     may_write = not first.decoded and services(request).authorization.allowed(p, "note:write", project)
     return page(request, "doc.html", p, title=title, project=project, rel=rel, total=first.total_lines,
                 may_write=may_write,
-                shown=len(lines), cut=cut, heading=heading,
+                shown=len(lines), cut=cut, partly=partly, heading=heading,
                 blocks=None if blocks is None else [b for b in blocks if b.kind != "title"],
                 lines=None if rendered else numbered_lines("\n".join(lines)), line=line, markdown=markdown,
                 outgoing=outgoing, backlinks=backlinks, links=found, link_map=drawn, about=about)
