@@ -64,6 +64,7 @@ def test_edit_then_history_then_undo(world: World, base: str) -> None:
         assert saved.status_code == 200 and "Saved apollo/web.md" in saved.text
         assert note.read_bytes() == b"# Web\r\n\r\nfirst line\r\nsecond line\r\n"
         assert "+second line" in unescape(saved.text)  # the history page shows the write's diff
+        assert "(@alice) through web editor" in unescape(saved.text) or "by @alice through" in unescape(saved.text)
         stale = alice.post("/p/projects/edit/apollo/web.md", data={
             "csrf": csrf_of(editor), "version": version.group(1), "content": "# Web\r\nmine\r\n"})
         assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text

@@ -41,6 +41,7 @@ class HistoryItem:
     diff: str
     diff_truncated: bool
     may_undo: bool
+    by: str  # who wrote it, as the team knows them: name and @handle (the user id for one no longer there)
 
 
 class NoteJournalService:
@@ -102,8 +103,14 @@ class NoteJournalService:
                 made = change(before.decode("utf-8", errors="replace"), after.decode("utf-8", errors="replace"),
                               place.vault_path)
                 diff, cut = made.diff, made.truncated
-            items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo))
+            items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo, self._who(e.user_id)))
         return items, more
+
+    def _who(self, user_id: str) -> str:
+        user = self.authorization.identity.user(user_id)
+        if user is None:
+            return user_id
+        return f"{user.name} (@{user.handle})" if user.name else f"@{user.handle}"
 
     def undo(self, p: Principal, entry_id: int, *, tool: str, of: str | None = None) -> NoteChange:
         """Put back what entry ``entry_id`` replaced; Conflict with the reason when the note changed since.
