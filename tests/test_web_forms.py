@@ -5,6 +5,7 @@ and what one would not), on the web test world."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -116,3 +117,22 @@ def test_a_token_name_too_long_is_named_with_its_own_length(web_url: str) -> Non
         refused = client.post("/settings/tokens", data={"csrf": csrf, "name": "n" * 500, "scopes": "memory:read",
                                                         "expires": "90d"})
         assert refused.status_code == 400 and "is 500 characters; keep it to 100" in unescape(refused.text)
+
+
+def test_a_mint_sent_again_by_a_reload_mints_nothing_more(web_url: str, web_world: World) -> None:
+    """Reloading the page a mint answered sends the form again: it mints nothing more and says so."""
+    rt = web_world.runtime
+    with signed_in(web_url, "alice") as (client, _):
+        form = client.get("/settings/tokens").text
+        once = re.search(r'name="once" value="([^"]+)"', form)
+        assert once
+        sent = {"csrf": csrf_of(form), "once": once.group(1), "name": "reloaded", "scopes": "memory:read",
+                "expires": "90d"}
+        first = client.post("/settings/tokens", data=sent)
+        again = client.post("/settings/tokens", data=sent)
+        assert first.status_code == again.status_code == 200
+        secret = re.compile(r"nw_[0-9a-f]{12}_[A-Za-z0-9_-]{20,}")
+        assert secret.search(first.text) and not secret.search(again.text)
+        assert "This form was sent already" in unescape(again.text)
+    named = [t for t in rt.store.identity.tokens() if t.name == "reloaded"]
+    assert len(named) == 1 and named[0].id in again.text

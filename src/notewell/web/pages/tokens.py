@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -11,6 +12,7 @@ from starlette.routing import Route
 from notewell.access.administration import MintedToken
 from notewell.access.principal import Principal
 from notewell.errors import NotewellError
+from notewell.services.idempotency import Answer, fingerprint
 from notewell.timestamps import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
@@ -42,7 +44,7 @@ def _fresh_form(request: Request, p: Principal) -> MintForm:
 
 
 async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
-                  error: str = "", status: int = 200) -> Response:
+                  error: str = "", sent_again: str = "", status: int = 200) -> Response:
     svc = services(request)
     tokens = await call(svc.own_tokens.list, p)
     projects = await call(svc.knowledge.projects, p)
@@ -51,7 +53,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
         if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
-                status=status, no_store=minted is not None)
+                once=secrets.token_urlsafe(18), sent_again=sent_again, status=status, no_store=minted is not None)
 
 
 async def tokens_page(request: Request) -> Response:
@@ -65,12 +67,27 @@ async def mint(request: Request) -> Response:
     name = str(data.get("name", ""))  # the service bounds it, naming its length; the form shown again keeps 200
     form = MintForm(name=name[:200], scopes=tuple(str(s) for s in data.getlist("scopes")),
                     project=str(data.get("project", "")), expires=str(data.get("expires", "90d")))
+    own = services(request).own_tokens
+    made: list[MintedToken] = []
+
+    def create() -> Answer:
+        made.append(own.mint(p, form.scopes, project_id=form.project or None, name=name,
+                             expires=None if form.expires == "never" else form.expires))
+        return Answer(201, {"token": made[0].token.id})
+
+    once = str(data.get("once", ""))
     try:
-        minted = await call(services(request).own_tokens.mint, p, form.scopes, project_id=form.project or None,
-                            name=name, expires=None if form.expires == "never" else form.expires)
+        if once:  # the form's own key: a reload sends the same form again, and mints nothing more
+            answer = await call(services(request).idempotency.once, p, f"web-mint:{once}",
+                                fingerprint("POST", "/settings/tokens", None),
+                                lambda: own.may_mint(p, form.scopes, project_id=form.project or None), create)
+        else:
+            answer = await call(create)
     except NotewellError as exc:
         return await _render(request, p, form, error=str(exc), status=400)
-    return await _render(request, p, _fresh_form(request, p), minted=minted)
+    if answer.repeated:
+        return await _render(request, p, _fresh_form(request, p), sent_again=str(answer.body["token"]))
+    return await _render(request, p, _fresh_form(request, p), minted=made[0])
 
 
 async def revoke(request: Request) -> Response:
