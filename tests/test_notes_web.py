@@ -191,6 +191,26 @@ def test_saving_after_the_session_ended_gives_the_text_back(world: World, base: 
         saved = alice.post("/p/projects/edit/apollo/ended.md", data=typed, headers={"Sec-Fetch-Site": "same-origin"})
         assert saved.status_code == 401 and "Not saved: your session ended" in unescape(saved.text)
         assert "half an hour of work" in saved.text and note.read_text() == "# Ended\n"
+        assert saved.headers.get("cache-control") == "no-store"  # a private text, after the session ended
         forged = alice.post("/p/projects/edit/apollo/ended.md", data=typed, headers={"Sec-Fetch-Site": "cross-site"},
                             follow_redirects=False)
         assert forged.status_code == 303 and "half an hour" not in forged.text  # another site's page: sign in
+
+
+def test_saving_after_the_server_ended_the_session_gives_the_text_back(world: World, base: str) -> None:
+    """The cookie still there, its session ended on the server (expired, signed out on another machine, a new
+    role): the same 401 with the text, not the sign-in redirect that dropped it."""
+    note = world.vault / "projects/apollo/ended-there.md"
+    note.write_text("# Ended\n")
+    world.runtime.indexing.sync_paths(["projects/apollo/ended-there.md"])
+    with browser(base, "alice") as alice:
+        editor = alice.get("/p/projects/edit/apollo/ended-there.md").text
+        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+        assert version
+        user = world.runtime.store.identity.user_by_email(email("alice"))
+        assert user is not None
+        world.runtime.store.identity.end_sessions(user.id)
+        saved = alice.post("/p/projects/edit/apollo/ended-there.md", headers={"Sec-Fetch-Site": "same-origin"},
+                           data={"csrf": csrf_of(editor), "version": version.group(1), "content": "kept words\r\n"})
+        assert saved.status_code == 401 and "kept words" in saved.text, saved.status_code
+        assert note.read_text() == "# Ended\n"

@@ -368,5 +368,13 @@ def test_a_chain_of_links_and_a_link_skipped_for_a_while_follow_their_target(tmp
         (vault / "notes/big.md").write_text("A grebe again.\n")
         synced("notes/big.md")
         assert text("big.md") == text("l.md") == "A grebe again.\n"
+        for i in range(300):  # many links elsewhere in the project: an edit reads only its own file again
+            (vault / f"notes/shared-{i}.md").write_text(f"Shared {i}.\n")
+            os.symlink(f"shared-{i}.md", vault / f"notes/link-{i}.md")
+        synced("")
+        (vault / "notes/t.md").write_text("The heron, again.\n")
+        watcher._pending = {"notes/t.md"}
+        assert watcher._scope().covers("notes/t.md") and not watcher._scope().covers("notes/link-7.md")
+        assert watcher._links_into({"notes/shared-7.md"}) == {"notes/link-7.md"}
     finally:
         rt.close()

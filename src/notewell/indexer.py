@@ -65,7 +65,7 @@ class IndexReport:
     seconds: float = 0.0
     passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
     left_out: list[LeftOut] = field(default_factory=list)  # every vault entry that is not a document
-    symlinks: list[str] = field(default_factory=list)  # every symlink the sync covered, followed or not
+    symlinks: dict[str, str] = field(default_factory=dict)  # every symlink the sync covered -> what it names
 
     @property
     def did_work(self) -> bool:

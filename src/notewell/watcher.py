@@ -59,9 +59,9 @@ class VaultWatcher:
         # a SQLite store kept elsewhere in the vault: its own writes are no change to the vault
         self._store_files = () if settings.is_postgres else (settings.db,)  # also its -wal, -shm, .watch-lock
         self._pending: set[str] = set()  # vault-relative paths to sync; "" is the whole vault
-        # the vault's symlinks (vault-relative), from the syncs: an edit of a target (or of a link a chain passes
-        # through) is an edit of the links to it, which no event of the link's own says
-        self._symlinks: set[str] = set()
+        # the vault's symlinks -> what each names, one hop (vault-relative), from the syncs: an edit of a target
+        # (or of a link a chain passes through) is an edit of the links to it, which no event of theirs says
+        self._link_names: dict[str, str] = {}
         self._retry_at: float | None = None
         self._retry_pause = RETRY_FIRST_S
         self._settings_error = ""  # the last notewell.toml problem logged, so it is logged once
@@ -136,10 +136,16 @@ class VaultWatcher:
         return EVERYTHING if len(paths) > MAX_LISTED_PATHS else Subtrees(paths)
 
     def _links_into(self, paths: set[str]) -> set[str]:
-        """The symlinks of the projects ``paths`` are in: a link is followed only within its project, so a change
-        there may be to its target, or to a link on its way there; a few links a project, read again."""
-        projects = {_project_of(path) for path in paths}
-        return {link for link in self._symlinks if _project_of(link) in projects}
+        """The symlinks that name one of ``paths`` (or a path inside one), and the links naming those, hop by
+        hop to the first of a chain: each costs a pass over the links known, never a scan."""
+        found: set[str] = set()
+        reached = paths
+        while reached:
+            covered = Subtrees(reached)
+            reached = {link for link, names in self._link_names.items()
+                       if link not in found and names and covered.covers(names)}
+            found |= reached
+        return found
 
     def _broken_links_beside(self, paths: set[str]) -> set[str]:
         """The broken symlinks recorded in the projects of ``paths``: a file made there may be the target one
@@ -181,7 +187,8 @@ class VaultWatcher:
             metrics.WATCH_FAILURES.inc()
             self._schedule_retry(f"sync failed: {_one_line(exc)[1:-1]}")
             return
-        self._symlinks = {link for link in self._symlinks if not scope.covers(link)} | set(report.symlinks)
+        self._link_names = {link: names for link, names in self._link_names.items()
+                            if not scope.covers(link)} | report.symlinks
         unreadable = {item.path for item in report.left_out if item.why == "unreadable" and may_read_later(item.detail)}
         self._pending = unreadable  # a file being written may fail to read: read it again (a symlink not followed
         # or a name that is not UTF-8 would fail the same way each time: it waits for its next change)
@@ -242,11 +249,6 @@ def _same_folder(path: str, before: os.stat_result) -> bool:
     except OSError:
         return False
     return (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino)
-
-
-def _project_of(path: str) -> str:
-    """The project folder a vault-relative path is in ("" for a file at the vault root)."""
-    return path.split("/", 1)[0] if "/" in path else ""
 
 
 def _one_line(exc: BaseException) -> str:

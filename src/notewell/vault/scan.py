@@ -79,7 +79,8 @@ class ScanResult:
     projects: list[str]  # every project folder walked, empty ones too, and ROOT_PROJECT when it has files; sorted
     root: Path  # the vault, resolved: sources are relative to it
     left_out: list[LeftOut] = field(default_factory=list)
-    symlinks: list[str] = field(default_factory=list)  # every symlink met where a file was looked for, followed or not
+    # every symlink met where a file was looked for, followed or not -> what it names (vault-relative; "" outside)
+    symlinks: dict[str, str] = field(default_factory=dict)
 
 
 class Subtrees:
@@ -285,7 +286,7 @@ def _add_root_files(root: Path, names: list[str], types: set[str], max_bytes: in
     if found.files:
         result.projects.append(ROOT_PROJECT)
     result.files.extend(f for f in found.files if only.covers(f.path))
-    result.symlinks.extend(link for link in found.symlinks if only.covers(link))
+    result.symlinks.update((link, names) for link, names in found.symlinks.items() if only.covers(link))
     result.skipped.extend(f for f in found.skipped if only.covers(f.path))
     result.left_out.extend(f for f in found.left_out if only.covers(f.path))
 
@@ -320,7 +321,7 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
     try:
         lst = os.lstat(os.path.join(root, item))
         if stat.S_ISLNK(lst.st_mode):
-            result.symlinks.append(item)
+            result.symlinks[item] = _named_by_link(root, item)
             verdict = judge_link(root, project, root / item, lambda name: _indexable(name, types),
                                  lambda rel: _path_excluded(root, rel, excluded))
             if isinstance(verdict, Folder):
@@ -342,6 +343,18 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
         return
     result.files.append(VaultFile(project, rel_in_project, size, mtime_ns) if source == item
                         else LinkedFile(project, rel_in_project, size, mtime_ns, source))
+
+
+def _named_by_link(root: Path, link: str) -> str:
+    """What the symlink at ``link`` names itself, one hop (vault-relative; "" when outside the vault or
+    unreadable): a chain's links are known hop by hop, so a change to one on the way is a change to the first."""
+    try:
+        written = os.readlink(root / link)
+    except OSError:
+        return ""
+    joined = os.path.normpath(written if os.path.isabs(written) else os.path.join(root, os.path.dirname(link), written))
+    rel = os.path.relpath(joined, root)
+    return "" if rel == "." or rel.startswith("..") else rel.replace(os.sep, "/")
 
 
 def _indexable(name: str, types: set[str]) -> bool:

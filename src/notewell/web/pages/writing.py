@@ -67,14 +67,17 @@ async def save(request: Request) -> Response:
     notes = services(request).notes
     most = notes.max_bytes  # the vault's file limit: a note's characters are at most its bytes
     project, rel = request.path_params["project"], request.path_params["path"]
-    p = await current_principal(request)
+    try:
+        p = await current_principal(request)
+    except SignInRequired:  # the session ended on the server (expired, ended elsewhere): its cookie is dropped
+        p = None
     if p is None:  # the session ended while the editor was open: give the text back, never drop it
         sent = await form_of_the_signed_out(request, max_part_size=6 * most + FORM_SLACK_BYTES)
         if sent is None:
             raise SignInRequired(request.url.path)
         return page(request, "edit.html", None, title=f"Edit {rel}", project=project, rel=rel,
                     text=str(sent.get("content", "")), version=str(sent.get("version", "")), current=None,
-                    doc=doc_href(project, rel), status=401,
+                    doc=doc_href(project, rel), status=401, no_store=True,
                     error="Not saved: your session ended (you signed out, or it expired). Your text is below: "
                           "copy it, sign in again in another tab, then open the editor again and save it there.")
     form = await checked_form(request, max_part_size=6 * most + FORM_SLACK_BYTES)  # %XX per byte, CRLF per break
