@@ -358,13 +358,8 @@ def test_a_failed_restore_into_a_new_postgres_database_leaves_no_store_behind(pg
     assert run_cli("restore", str(backup), "--db", target, "--vault", str(vault)).exit_code == 0
 
 
-def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_upgrade_made(
-        pg_cluster: PgCluster, tmp_path: Path) -> None:
-    """Opening an older store makes the tables its upgrade adds; a restore refused (or failing) then dropped
-    them, as if the command had made the whole store, while schema_migrations said the step ran (a review
-    found it). Only a database that held no table at all is taken for a new store."""
-    import psycopg
-
+def _backed_up_store_with_a_memory(pg_cluster: PgCluster, tmp_path: Path) -> tuple[str, Path, Path]:
+    """A PostgreSQL store holding one memory in apollo, and its backup: (its URL, its vault, the backup)."""
     url = pg_cluster.url(pg_cluster.create_database())
     vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
     rt = open_runtime(str(vault), url)
@@ -373,6 +368,17 @@ def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_u
     rt.close()
     backup = tmp_path / "store.dump"
     assert run_cli("backup", str(backup), "--db", url, "--vault", str(vault)).exit_code == 0
+    return url, vault, backup
+
+
+def test_a_failed_restore_over_an_upgraded_postgres_store_keeps_the_tables_its_upgrade_made(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    """Opening an older store makes the tables its upgrade adds; a restore refused (or failing) then dropped
+    them, as if the command had made the whole store, while schema_migrations said the step ran (a review
+    found it). Only a database that held no table at all is taken for a new store."""
+    import psycopg
+
+    url, vault, backup = _backed_up_store_with_a_memory(pg_cluster, tmp_path)
     with psycopg.connect(url, autocommit=True) as conn:  # the store as a version before brain step 4 left it
         conn.execute("DROP TABLE brain_kea_funnel")
         conn.execute("DELETE FROM schema_migrations WHERE component = 'brain' AND version >= 4")
@@ -433,14 +439,7 @@ def test_a_restore_psql_refuses_names_the_error_and_changes_nothing(pg_cluster: 
     PostgreSQL's ERROR line (not the first line psql printed), and the store is as it was."""
     import psycopg
 
-    url = pg_cluster.url(pg_cluster.create_database())
-    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
-    rt = open_runtime(str(vault), url)
-    rt.administration.add_project(LOCAL_OWNER, "apollo")
-    rt.memory.remember(LOCAL_OWNER, "a memory that must survive", project="apollo")
-    rt.close()
-    backup = tmp_path / "store.dump"
-    assert run_cli("backup", str(backup), "--db", url, "--vault", str(vault)).exit_code == 0
+    url, vault, backup = _backed_up_store_with_a_memory(pg_cluster, tmp_path)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE VIEW operators_view AS SELECT id FROM memories")
     refused = run_cli("restore", str(backup), "--db", url, "--vault", str(vault), "--replace")

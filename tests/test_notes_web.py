@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
+from pathlib import Path
 
 import httpx
 import pytest
@@ -159,35 +160,43 @@ def test_a_long_history_says_where_the_older_writes_are(world: World, base: str)
         assert "These are the newest" not in alice.get("/p/northwind-advisory/history/calm.md").text
 
 
+def _a_note(world: World, rel: str, text: str) -> Path:
+    """A note of the projects project, written in the vault and indexed."""
+    note = world.vault / "projects" / rel
+    note.write_text(text)
+    world.runtime.indexing.sync_paths([f"projects/{rel}"])
+    return note
+
+
+def _editor(client: httpx.Client, rel: str) -> tuple[str, str]:
+    """The editor page of projects/``rel`` and the version its form holds."""
+    editor = client.get(f"/p/projects/edit/{rel}").text
+    version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
+    assert version
+    return editor, version.group(1)
+
+
 def test_saving_a_note_deleted_meanwhile_keeps_the_text(world: World, base: str) -> None:
-    note = world.vault / "projects/apollo/gone-meanwhile.md"
-    note.write_text("# Gone\n")
-    world.runtime.indexing.sync_paths(["projects/apollo/gone-meanwhile.md"])
+    note = _a_note(world, "apollo/gone-meanwhile.md", "# Gone\n")
     with browser(base, "alice") as alice:
-        editor = alice.get("/p/projects/edit/apollo/gone-meanwhile.md").text
-        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
-        assert version
+        editor, version = _editor(alice, "apollo/gone-meanwhile.md")
         note.unlink()
         saved = alice.post("/p/projects/edit/apollo/gone-meanwhile.md", data={
-            "csrf": csrf_of(editor), "version": version.group(1), "content": "# Gone\r\nmy careful words\r\n"})
+            "csrf": csrf_of(editor), "version": version, "content": "# Gone\r\nmy careful words\r\n"})
         assert saved.status_code == 404 and "Not saved: there is no note at projects/apollo/gone-meanwhile.md" \
             in unescape(saved.text)
         assert "my careful words" in saved.text  # in the textarea still
-        hidden = alice.post("/p/nowhere/edit/x.md", data={"csrf": csrf_of(editor), "version": version.group(1),
+        hidden = alice.post("/p/nowhere/edit/x.md", data={"csrf": csrf_of(editor), "version": version,
                                                           "content": "words"})
         assert hidden.status_code == 404 and "Not saved: there is no note at nowhere/x.md" in unescape(hidden.text)
 
 
 def test_saving_after_the_session_ended_gives_the_text_back(world: World, base: str) -> None:
-    note = world.vault / "projects/apollo/ended.md"
-    note.write_text("# Ended\n")
-    world.runtime.indexing.sync_paths(["projects/apollo/ended.md"])
+    note = _a_note(world, "apollo/ended.md", "# Ended\n")
     with browser(base, "alice") as alice:
-        editor = alice.get("/p/projects/edit/apollo/ended.md").text
-        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
-        assert version
+        editor, version = _editor(alice, "apollo/ended.md")
         assert alice.post("/signout", data={"csrf": csrf_of(editor)}).status_code == 200  # in another tab
-        typed = {"csrf": csrf_of(editor), "version": version.group(1), "content": "# Ended\r\nhalf an hour of work\r\n"}
+        typed = {"csrf": csrf_of(editor), "version": version, "content": "# Ended\r\nhalf an hour of work\r\n"}
         saved = alice.post("/p/projects/edit/apollo/ended.md", data=typed, headers={"Sec-Fetch-Site": "same-origin"})
         assert saved.status_code == 401 and "Not saved: your session ended" in unescape(saved.text)
         assert "half an hour of work" in saved.text and note.read_text() == "# Ended\n"
@@ -200,17 +209,13 @@ def test_saving_after_the_session_ended_gives_the_text_back(world: World, base: 
 def test_saving_after_the_server_ended_the_session_gives_the_text_back(world: World, base: str) -> None:
     """The cookie still there, its session ended on the server (expired, signed out on another machine, a new
     role): the same 401 with the text, not the sign-in redirect that dropped it."""
-    note = world.vault / "projects/apollo/ended-there.md"
-    note.write_text("# Ended\n")
-    world.runtime.indexing.sync_paths(["projects/apollo/ended-there.md"])
+    note = _a_note(world, "apollo/ended-there.md", "# Ended\n")
     with browser(base, "alice") as alice:
-        editor = alice.get("/p/projects/edit/apollo/ended-there.md").text
-        version = re.search(r'name="version" value="([0-9a-f]{16})"', editor)
-        assert version
+        editor, version = _editor(alice, "apollo/ended-there.md")
         user = world.runtime.store.identity.user_by_email(email("alice"))
         assert user is not None
         world.runtime.store.identity.end_sessions(user.id)
         saved = alice.post("/p/projects/edit/apollo/ended-there.md", headers={"Sec-Fetch-Site": "same-origin"},
-                           data={"csrf": csrf_of(editor), "version": version.group(1), "content": "kept words\r\n"})
+                           data={"csrf": csrf_of(editor), "version": version, "content": "kept words\r\n"})
         assert saved.status_code == 401 and "kept words" in saved.text, saved.status_code
         assert note.read_text() == "# Ended\n"
