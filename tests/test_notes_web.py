@@ -69,6 +69,7 @@ def test_edit_then_history_then_undo(world: World, base: str) -> None:
         stale = alice.post("/p/projects/edit/apollo/web.md", data={
             "csrf": csrf_of(editor), "version": version.group(1), "content": "# Web\r\nmine\r\n"})
         assert stale.status_code == 409 and "The current version" in stale.text and "second line" in stale.text
+        assert "expected_version" not in stale.text  # the API's field name: this page's form holds "version"
         entry = re.search(r'action="/p/projects/undo/(\d+)/apollo/web.md"', saved.text)
         assert entry
         elsewhere = alice.post(f"/p/projects/undo/{entry.group(1)}/apollo/other.md", data={"csrf": csrf_of(saved.text)})

@@ -266,3 +266,19 @@ def test_servers_sharing_a_store_share_its_sessions(served: tuple[Runtime, str],
             assert admin.get("/admin/users").status_code == 303  # signed out there: here too
     finally:
         other.close()
+
+
+def test_a_second_tabs_sign_in_form_sent_after_the_first_signed_in_goes_on(served: tuple[Runtime, str]) -> None:
+    """Two tabs on the sign-in page; the first signs in; the second's form, its token made with the form cookie
+    the sign-in dropped, was refused with 403 (CSRF). It goes on to its page; another site's post still 403."""
+    _, base = served
+    with httpx.Client(base_url=base, timeout=30) as browser:
+        second_tab = csrf_of(browser.get("/signin").text)
+        first_tab = csrf_of(browser.get("/signin").text)
+        signed = browser.post("/signin", data={"csrf": first_tab, "email": ALICE, "password": PASSWORD})
+        assert signed.status_code == 303 and COOKIE in browser.cookies
+        stale = {"csrf": second_tab, "email": ALICE, "password": PASSWORD, "next": "/memories"}
+        went = browser.post("/signin", data=stale, headers={"Sec-Fetch-Site": "same-origin"})
+        assert went.status_code == 303 and went.headers["location"] == "/memories"
+        forged = browser.post("/signin", data=stale, headers={"Sec-Fetch-Site": "cross-site"})
+        assert forged.status_code == 403

@@ -283,9 +283,10 @@ def leave_notice(request: Request, message: str) -> None:
             browser(request).set_cookie(NOTICE_COOKIE, code, NOTICE_MAX_AGE_S)
 
 
-async def form_of_the_signed_out(request: Request, *, max_part_size: int) -> FormData | None:
-    """The form a page of this site posted after its session ended (signed out elsewhere, expired), read only to
-    give the person back what they typed; None when another site's page may have sent it."""
+async def form_from_this_site(request: Request, *, max_part_size: int) -> FormData | None:
+    """A form one of this site's pages posted, read without its CSRF token, only for what harms no one: the text
+    typed into an editor whose session ended meanwhile, given back; where a stale sign-in form would have gone.
+    None when another site's page may have sent it."""
     if not from_this_site(request):
         return None
     return await request.form(max_files=0, max_fields=MAX_FORM_FIELDS, max_part_size=max_part_size)

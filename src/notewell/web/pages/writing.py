@@ -16,7 +16,7 @@ from notewell.web.session import (
     call,
     checked_form,
     current_principal,
-    form_of_the_signed_out,
+    form_from_this_site,
     services,
     set_message,
     signed_in,
@@ -72,7 +72,7 @@ async def save(request: Request) -> Response:
     except SignInRequired:  # the session ended on the server (expired, ended elsewhere): its cookie is dropped
         p = None
     if p is None:  # the session ended while the editor was open: give the text back, never drop it
-        sent = await form_of_the_signed_out(request, max_part_size=6 * most + FORM_SLACK_BYTES)
+        sent = await form_from_this_site(request, max_part_size=6 * most + FORM_SLACK_BYTES)
         if sent is None:
             raise SignInRequired(request.url.path)
         return page(request, "edit.html", None, title=f"Edit {rel}", project=project, rel=rel,
@@ -94,7 +94,7 @@ async def save(request: Request) -> Response:
     except VersionConflict as exc:  # both texts: what was sent stays in the textarea, the current one below
         current, now, _ = await call(notes.read_for_edit, p, f"{project}/{rel}")
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
-                    version=now, current=current, error=str(exc), doc=doc_href(project, rel), status=409)
+                    version=now, current=current, error=exc.detail, doc=doc_href(project, rel), status=409)
     except (InvalidArgument, Conflict) as exc:
         return page(request, "edit.html", p, title=f"Edit {rel}", project=project, rel=rel, text=content,
                     version=version, current=None, error=str(exc), doc=doc_href(project, rel), status=400)
