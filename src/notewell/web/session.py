@@ -256,6 +256,15 @@ async def current_principal(request: Request) -> Principal | None:
     return live.principal
 
 
+async def principal_if_any(request: Request) -> Principal | None:
+    """``current_principal``, with a session that ended meanwhile taken as none (its cookie still goes): for a
+    POST that does right by a signed-out browser itself rather than send it to the sign-in page."""
+    try:
+        return await current_principal(request)
+    except SignInRequired:
+        return None
+
+
 async def set_message(request: Request, message: str) -> None:
     """Leave ``message`` for the next page of the signed-in browser (kept with its session)."""
     if await current_principal(request) is not None and browser(request).session is not None:

@@ -11,13 +11,13 @@ from notewell.errors import Unauthenticated
 from notewell.web.render import page
 from notewell.web.session import (
     FORM_FIELD_BYTES,
-    SignInRequired,
     base_url,
     call,
     checked_form,
     current_principal,
     end_session,
     form_from_this_site,
+    principal_if_any,
     safe_next,
     services,
     start_session,
@@ -44,11 +44,8 @@ async def signin_form(request: Request) -> Response:
 
 
 async def signin_submit(request: Request) -> Response:
-    try:
-        signed = await current_principal(request)
-    except SignInRequired:
-        signed = None
-    if signed is not None:  # a second tab's sign-in form, sent after the first tab signed in: on to its page
+    # a second tab's sign-in form, sent after the first tab signed in: on to its page
+    if await principal_if_any(request) is not None:
         stale = await form_from_this_site(request, max_part_size=FORM_FIELD_BYTES)
         if stale is not None:
             return RedirectResponse(safe_next(stale.get("next")), status_code=303)

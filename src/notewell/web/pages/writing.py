@@ -15,8 +15,8 @@ from notewell.web.session import (
     SignInRequired,
     call,
     checked_form,
-    current_principal,
     form_from_this_site,
+    principal_if_any,
     services,
     set_message,
     signed_in,
@@ -67,10 +67,7 @@ async def save(request: Request) -> Response:
     notes = services(request).notes
     most = notes.max_bytes  # the vault's file limit: a note's characters are at most its bytes
     project, rel = request.path_params["project"], request.path_params["path"]
-    try:
-        p = await current_principal(request)
-    except SignInRequired:  # the session ended on the server (expired, ended elsewhere): its cookie is dropped
-        p = None
+    p = await principal_if_any(request)
     if p is None:  # the session ended while the editor was open: give the text back, never drop it
         sent = await form_from_this_site(request, max_part_size=6 * most + FORM_SLACK_BYTES)
         if sent is None:
