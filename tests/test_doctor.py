@@ -48,8 +48,8 @@ def test_healthy(tmp_path: Path) -> None:
     vault, db = _healthy(tmp_path)
     code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
     assert code == 0
-    assert list(checks) == ["settings", "vault", "store", "search index", "index", "tokens", "watcher", "meaning",
-                            "backup", "kea", "port"]
+    assert list(checks) == ["settings", "vault", "store", "search index", "integrity", "index", "tokens", "watcher",
+                            "meaning", "backup", "kea", "port"]
     assert {c["status"] for c in checks.values()} == {"ok"}, checks
     assert checks["vault"]["found"] == "2 documents in 3 projects"  # _root, p and the home ~ann
     assert checks["tokens"]["found"] == "1 active tokens"

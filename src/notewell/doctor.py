@@ -26,13 +26,15 @@ from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
 from notewell.services.servers import ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
-from notewell.store.health import trigram_name, trigram_problem
+from notewell.store.health import integrity, trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
+from notewell.store.sqlite.integrity import INDEXES
 from notewell.timestamps import now_iso, parse_iso
 from notewell.vault.scan import ScanResult, scan_vault
 
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
 BACKUP_STALE_HOURS = 26  # a daily backup, with two hours to spare
+INTEGRITY_BUDGET_S = 10.0  # the damage check reads every page: about this long covers a few gigabytes
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,11 @@ class Check:
     fix: str = ""
 
 
-def run_checks(vault: str | None, db: str | None, port: int | None, default_port: int) -> list[Check]:
+def run_checks(vault: str | None, db: str | None, port: int | None, default_port: int, *,
+               integrity_budget_s: float | None = INTEGRITY_BUDGET_S) -> list[Check]:
     """Every check, in order; those that need an earlier one to pass are left out when it fails. ``port``
-    None: the port of this store's running server on this machine, else ``default_port``."""
+    None: the port of this store's running server on this machine, else ``default_port``.
+    ``integrity_budget_s``: how long the store's file is checked for damage (None: until every part is)."""
     try:
         settings = load_settings(vault, db)
     except NotewellError as exc:
@@ -58,7 +62,8 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     servers: list[RunningServer] = []
     if store is not None:
         try:
-            checks += [_trigram(store), _indexed(store, scan), _tokens(store), _watcher(settings, scan, store),
+            checks += [_trigram(store), _integrity(store, integrity_budget_s), _indexed(store, scan), _tokens(store),
+                       _watcher(settings, scan, store),
                        _meaning(settings, store), _backup(store, datetime.now(UTC)),
                        _kea(settings, store, datetime.now(UTC))]
             servers = ServerRegistry(store.servers).recorded()
@@ -149,6 +154,30 @@ def _trigram(store: Store) -> Check:
     if problem is not None:
         return Check("search index", "fail", problem, "see the message; search cannot run without it")
     return Check("search index", "ok", f"{trigram_name(store)} available")
+
+
+def _integrity(store: Store, budget_s: float | None) -> Check:
+    """Damage in the store's file: in an index (rebuilt from the rows by `notewell repair`), or in the tables
+    (only a backup, or an export into a new store, mends those)."""
+    found = integrity(store, budget_s)
+    if found is None:
+        return Check("integrity", "ok", "PostgreSQL checks its pages as it reads them; `notewell repair` rebuilds "
+                                        "its indexes (REINDEX)")
+    if found.tables_damaged:
+        return Check("integrity", "fail", f"the store's tables are damaged: {found.damaged['tables']}",
+                     "stop the servers; restore the last backup (`notewell restore FILE --replace`), or write what "
+                     "can be read into a new store (`notewell export DIR`, then `notewell import DIR` with another "
+                     "--db, and `notewell index`): docs/operations.md, \"A damaged store\"")
+    if found.damaged:
+        parts = "; ".join(f"{INDEXES[name]} ({name}): {why}" for name, why in found.damaged.items())
+        return Check("integrity", "fail", f"damaged: {parts}",
+                     "run `notewell repair` (with the --vault or --db given here): it rebuilds every index from the "
+                     "store's rows")
+    if found.unchecked:
+        return Check("integrity", "warn", f"no damage found in {budget_s or 0:.0f} s; not checked "
+                                          f"in that time: {', '.join(found.unchecked)}",
+                     "run `notewell doctor --deep` to check every part, however long it takes")
+    return Check("integrity", "ok", "no damage found (every index and table checked)")
 
 
 def _indexed(store: Store, scan: ScanResult | None) -> Check:

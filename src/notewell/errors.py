@@ -26,6 +26,7 @@ Remedy = Literal[
     "list-projects",  # the project named is not one the caller manages: show how to list them
     "create-unversioned",  # a write named a version of a note that is not there: show how to create it (no version)
     "overwrite-whole",  # a note to create is there already: show how to write over it (overwrite, with its version)
+    "repair-store",  # the store is damaged: show how to find the damage and rebuild what can be rebuilt
 ]
 
 
@@ -95,6 +96,21 @@ class StoreCannotWrite(Unavailable):
         self.problem = problem  # what refuses: "the store's disk is full (/srv/notewell/index.db)"
         self.fix = fix  # what an operator does about it
         self.cause = cause  # the disk is full, or the store is read-only
+
+
+class StoreDamaged(Unavailable):
+    """The store's file is damaged ("database disk image is malformed"): what was asked was not done, and
+    will not be until an operator mends the store. ``reason`` is the database's own words. Raised by the
+    database layer (store/sqlite/database.py); doors answer it as Unavailable (503). Most damage is in an
+    index the store can rebuild from its rows (store/sqlite/integrity.py); the message says where to start."""
+
+    retry_after_s = 300
+
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(f"the store {path} is damaged ({reason}); nothing was done: an operator must check and "
+                         "mend it (docs/operations.md, \"A damaged store\")")
+        self.reason = reason
+        self.remedy = "repair-store"
 
 
 class Conflict(NotewellError):

@@ -60,6 +60,7 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "list-projects": "see 'notewell project list'",
     "create-unversioned": "leave out --expected-version to create it",
     "overwrite-whole": "to replace it whole, pass --overwrite (with --expected-version)",
+    "repair-store": "'notewell doctor' names the damaged part, and 'notewell repair' rebuilds the store's indexes",
 }
 
 

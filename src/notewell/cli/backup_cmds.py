@@ -44,3 +44,25 @@ def restore_command(
     with store_removed_on_failure(vault, db), runtime(vault, db, arguments={"file": "FILE"}) as rt:
         rt.backups.restore(LOCAL_OWNER, file, replace=replace)
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("repair")
+def repair_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
+    """Rebuild every index of a damaged store from its rows (stop its servers first), then check the whole
+    store for damage left; 'notewell doctor' says when this is needed."""
+    with runtime(vault, db, create=False) as rt:
+        repaired = rt.backups.repair(LOCAL_OWNER)
+        left = repaired.left
+        if json_out:
+            print_json({"rebuilt": repaired.rebuilt, "checked": left is not None,
+                        "damaged": left.damaged if left is not None else {}})
+        elif repaired.rebuilt:
+            console.print(f"Rebuilt {len(repaired.rebuilt)} indexes of {rt.store_url}: {', '.join(repaired.rebuilt)}",
+                          highlight=False, markup=False, soft_wrap=True)
+        if left is not None and left.damaged:
+            raise fail(f"damage is left where no index rebuilds it: {'; '.join(left.damaged.values())}; restore the "
+                       "last backup ('notewell restore FILE --replace'), or export what can be read ('notewell "
+                       "export DIR') and import it into a new store (docs/operations.md, \"A damaged store\")")
+        if not json_out:
+            console.print("The store is whole: no damage found" if left is not None else
+                          "PostgreSQL checks its own pages as it reads them", highlight=False, markup=False)

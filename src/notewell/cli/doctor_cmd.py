@@ -8,7 +8,7 @@ import typer
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json
 from notewell.cli.serve_cmd import DEFAULT_PORT
-from notewell.doctor import run_checks
+from notewell.doctor import INTEGRITY_BUDGET_S, run_checks
 
 MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "[red]FAIL[/red]"}
 
@@ -18,12 +18,15 @@ def doctor_command(
     port: Annotated[int | None, typer.Option(
         "--port", min=1, max=65535, help="The port to check (default: the port of the notewell serve running on "
                                          f"this store, else {DEFAULT_PORT}).")] = None,
+    deep: Annotated[bool, typer.Option(
+        "--deep", help=f"Check every part of the store's file for damage, however long it takes (without it, "
+                       f"{INTEGRITY_BUDGET_S:.0f} s at most).")] = False,
     vault: VaultOpt = None,
     db: DbOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Check that Notewell can run here, and say how to fix what is wrong (exit 1 when a check fails)."""
-    checks = run_checks(vault, db, port, DEFAULT_PORT)
+    checks = run_checks(vault, db, port, DEFAULT_PORT, integrity_budget_s=None if deep else INTEGRITY_BUDGET_S)
     if json_out:
         print_json([{"check": c.name, "status": c.status, "found": c.found, "fix": c.fix} for c in checks])
     else:

@@ -1,4 +1,5 @@
-"""Backups of a running store and their restore (docs/operations.md, "Backup and restore").
+"""Backups of a running store and their restore (docs/operations.md, "Backup and restore"), and the repair of a
+damaged one ("A damaged store").
 
 The copy is the backend's (SQLite's online backup API, PostgreSQL's pg_dump): consistent while servers go on
 writing. Each backup taken is recorded in the store with its time, so ``notewell doctor`` reports the age of
@@ -15,21 +16,32 @@ up meanwhile. The backup's own record of running servers (the source store's) is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, StoreCannotWrite
+from notewell.errors import InvalidArgument, StoreCannotWrite, StoreDamaged
 from notewell.records.backups import BackupRecord
+from notewell.records.integrity import Integrity
 from notewell.services.portability import CARRY
 from notewell.services.servers import ServerRegistry
 from notewell.store.base import Store
+from notewell.store.health import integrity, rebuild_indexes
 from notewell.store.leadership import Leadership, Role
 from notewell.timestamps import now_iso
 
 LEASES: tuple[Role, ...] = ("watcher", "jobs")
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """What a repair rebuilt, and the damage a full check found after it (None: PostgreSQL, not checked here)."""
+
+    rebuilt: list[str]
+    left: Integrity | None
 
 
 class BackupService:
@@ -64,23 +76,39 @@ class BackupService:
             raise InvalidArgument("restore", f"the store is not empty ({', '.join(held[:3])}"
                                              f"{' …' if len(held) > 3 else ''}); stop its servers and replace it, "
                                              "or restore into a new store")
+        with self._alone("restore", "what they write during a restore would be lost"):
+            self.store.backups.restore_from(path)
+        for server in self.servers.recorded():  # the source store's servers, not this one's
+            self.servers.withdraw(server.id)
+
+    def repair(self, p: Principal) -> Repaired:
+        """Every index the store derives from its rows rebuilt (store/health.py), then the whole file checked for
+        damage that is left (None on PostgreSQL, which checks its own pages)."""
+        self.authorization.authorize(p, CARRY)
+        with self._alone("repair", "their writes would wait for the rebuild, and fail"):
+            try:
+                rebuilt = rebuild_indexes(self.store)
+            except StoreDamaged:  # the rows (or an index's own pages) cannot be read: the check says where
+                rebuilt = []
+        return Repaired(rebuilt, integrity(self.store, None))
+
+    @contextmanager
+    def _alone(self, action: str, why: str) -> Iterator[None]:
+        """No server works on the store while the block runs: refused when one answers at its recorded address,
+        or a process holds one of the store's leases; the leases held meanwhile, so that none takes them up."""
         serving = self.servers.answering()
         if serving:
-            raise InvalidArgument("restore", f"notewell serve answers on this store at {serving[0].url} (server "
-                                             f"{serving[0].id}); stop its servers first: what they write during "
-                                             "a restore would be lost")
+            raise InvalidArgument(action, f"notewell serve answers on this store at {serving[0].url} (server "
+                                          f"{serving[0].id}); stop its servers first: {why}")
         with ExitStack() as held_leases:
             for role in LEASES:
                 lease = self.lease(role)
                 held_leases.callback(lease.release)
                 if not lease.try_acquire():
-                    raise InvalidArgument("restore", f"a process holds this store's {role} lease: a notewell serve "
-                                                     "(or worker, or index --watch) works on it, on this machine or "
-                                                     "another sharing its database; stop it first: what it writes "
-                                                     "during a restore would be lost")
-            self.store.backups.restore_from(path)
-        for server in self.servers.recorded():  # the source store's servers, not this one's
-            self.servers.withdraw(server.id)
+                    raise InvalidArgument(action, f"a process holds this store's {role} lease: a notewell serve "
+                                                  "(or worker, or index --watch) works on it, on this machine or "
+                                                  f"another sharing its database; stop it first: {why}")
+            yield
 
     def latest(self) -> BackupRecord | None:
         """The last backup recorded (no person asks: the doctor reports its age)."""

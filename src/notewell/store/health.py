@@ -1,10 +1,13 @@
-"""What `notewell doctor` asks of the store itself: does its trigram index work here?"""
+"""What `notewell doctor` asks of the store itself (does its trigram index work here? is its file whole?), and
+what `notewell repair` does to it."""
 
 from __future__ import annotations
 
 import sqlite3
 
+from notewell.records.integrity import Integrity
 from notewell.store.base import Store
+from notewell.store.sqlite.integrity import check, rebuild
 
 
 def trigram_problem(store: Store) -> str | None:
@@ -33,3 +36,33 @@ def trigram_name(store: Store) -> str:
     from notewell.store.postgres import PostgresStore
 
     return "pg_trgm" if isinstance(store, PostgresStore) else f"FTS5 trigram (SQLite {sqlite3.sqlite_version})"
+
+
+def integrity(store: Store, budget_s: float | None) -> Integrity | None:
+    """What damage the store's file holds, checked within ``budget_s`` (None: no limit); None on PostgreSQL,
+    which checks its own pages as it reads them (and whose indexes ``rebuild_indexes`` rebuilds all the same)."""
+    from notewell.store.sqlite import SqliteStore
+
+    return check(store.db, budget_s) if isinstance(store, SqliteStore) else None
+
+
+def rebuild_indexes(store: Store) -> list[str]:
+    """Every index the store derives from its rows, rebuilt; what was rebuilt. SQLite: its full-text indexes,
+    from the rows in one transaction (sqlite/integrity.py). PostgreSQL: REINDEX of each table, one at a time
+    (each holds its table's lock while it runs)."""
+    from notewell.store.postgres import PostgresStore
+    from notewell.store.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        return rebuild(store.db)
+    if not isinstance(store, PostgresStore):
+        raise TypeError(f"no way to rebuild the indexes of {type(store).__name__}")
+    rebuilt = []
+    with store.db.connection() as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename").fetchall()]
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            conn.execute(f"REINDEX TABLE {quoted}")
+            rebuilt.append(table)
+    return rebuilt

@@ -7,7 +7,8 @@ the connection is closed with it, so open files and memory stay flat however man
 A write the store refuses (its disk full, its file, folder or filesystem read-only) is raised as
 StoreCannotWrite naming the cause and its fix, here alone: every connection is a ``_Connection``, whose
 statements translate SQLite's SQLITE_FULL and SQLITE_READONLY, and the database remembers the refusal a while
-for /readyz and doctor (``refusal``).
+for /readyz and doctor (``refusal``). A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) is raised as StoreDamaged
+the same way (store/sqlite/integrity.py finds and mends it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from notewell.errors import ConfigError, StoreCannotWrite
+from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.word_breaks import word_text
 
 BUSY_TIMEOUT_MS = 30_000
@@ -74,6 +75,16 @@ def refusal(exc: sqlite3.Error, path: Path) -> StoreCannotWrite | None:
     return None
 
 
+def damaged(exc: sqlite3.Error, path: Path) -> StoreDamaged | None:
+    """The StoreDamaged a driver error stands for (None: some other error): SQLITE_CORRUPT (any of its extended
+    codes: an index, a virtual table, a sequence) or SQLITE_NOTADB met after the file opened."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(exc):
+        return StoreDamaged(path, str(exc))
+    return None
+
+
 class _Refusals:
     """The last write the database refused, and when: kept ``REFUSAL_KEPT_S``, or until a write commits if the
     store was read-only (on a full disk a small write may still fit where a larger one does not)."""
@@ -99,27 +110,46 @@ class _Refusals:
 
 
 class _Connection(sqlite3.Connection):
-    """A connection whose statements raise StoreCannotWrite for a write the store refuses."""
+    """A connection whose statements raise StoreCannotWrite for a write the store refuses, and StoreDamaged for a
+    damaged file."""
 
     refusals: _Refusals
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
             return super().execute(sql, parameters)
-        except sqlite3.OperationalError as exc:
-            raise (self.refusals.translated(exc) or exc) from exc
+        except sqlite3.DatabaseError as exc:
+            translated = self._translated(exc)
+            if translated is None:
+                raise
+            raise translated from exc
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         try:
             return super().executemany(sql, parameters)
-        except sqlite3.OperationalError as exc:
-            raise (self.refusals.translated(exc) or exc) from exc
+        except sqlite3.DatabaseError as exc:
+            translated = self._translated(exc)
+            if translated is None:
+                raise
+            raise translated from exc
 
     def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
         try:
             return super().executescript(sql_script)
-        except sqlite3.OperationalError as exc:
-            raise (self.refusals.translated(exc) or exc) from exc
+        except sqlite3.DatabaseError as exc:
+            translated = self._translated(exc)
+            if translated is None:
+                raise
+            raise translated from exc
+
+    def _translated(self, exc: sqlite3.DatabaseError) -> NotewellError | None:
+        """What ``exc`` stands for; None when it is none of the errors translated here (a constraint failed, a
+        lock not taken in time, ...)."""
+        if isinstance(exc, sqlite3.OperationalError):
+            refused = self.refusals.translated(exc)
+            if refused is not None:
+                return refused
+        return damaged(exc, self.refusals.path)
 
 
 def _word_text(text: str | None) -> str | None:
@@ -166,11 +196,12 @@ class SqliteDatabase:
             conn.execute("PRAGMA journal_mode=WAL")  # a file that is not a database fails here
         except StoreCannotWrite:
             raise
-        except sqlite3.DatabaseError as exc:
-            refused = self.refusals.translated(exc)
+        except (sqlite3.DatabaseError, StoreDamaged) as exc:  # damaged from the first page: not a database at all
+            refused = self.refusals.translated(exc) if isinstance(exc, sqlite3.DatabaseError) else None
             if refused is not None:
                 raise refused from exc
-            raise ConfigError(f"--db: cannot open {self.path} ({exc}); check the path and its permissions, "
+            reason = exc.reason if isinstance(exc, StoreDamaged) else str(exc)
+            raise ConfigError(f"--db: cannot open {self.path} ({reason}); check the path and its permissions, "
                               "or pass another --db") from exc
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")

@@ -1,0 +1,114 @@
+"""A SQLite store's damage, found and mended: `notewell doctor` checks, `notewell repair` rebuilds.
+
+Damage shows as SQLite's "database disk image is malformed". Most of it can be mended in place, because
+every full-text index of the store is derived from rows the store keeps: the documents' trigram shards from
+``document_regions``, the memories' word indexes from ``memories``, the session pieces' index from its own
+content table. Rebuilding those is ``rebuild``. Damage to the tables themselves (what ``PRAGMA quick_check``
+finds) cannot be rebuilt from anything: a backup, or an export into a new store, is the way out.
+
+The checks read every page, which takes seconds per gigabyte: a budget stops them (SQLite's progress
+handler interrupts the statement), and the report says what was left unchecked.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from notewell.errors import StoreDamaged
+from notewell.records.integrity import Integrity
+from notewell.store.regions import REGION_BITS
+from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
+from notewell.store.sqlite.trigram_counts import count_trigrams
+from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
+
+# Each full-text index, what it indexes, and the statements that rebuild it from the rows it is derived from.
+_MEMORY_INDEXES = ("memory_words", "memory_stems")
+INDEXES: dict[str, str] = {
+    **{shard_name(s): "the documents' trigram index" for s in range(SHARDS)},
+    "memory_words": "the memories' word index",
+    "memory_stems": "the memories' stem index",
+    "brain_session_words": "the coding sessions' word index",
+}
+_PROGRESS_STEPS = 10_000  # SQLite virtual machine steps between two looks at the clock
+
+
+def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
+    """Each index's FTS5 integrity-check, then the tables' ``PRAGMA quick_check``, within ``budget_s`` in all
+    (None: no limit). Reads only."""
+    conn = db.conn
+    found = Integrity()
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    parts = [name for name in INDEXES if _exists(conn, name)] + ["tables"]
+    if deadline is not None:
+        conn.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
+    try:
+        for part in parts:
+            if deadline is not None and time.monotonic() > deadline:
+                found.unchecked.append(part)
+                continue
+            try:
+                problem = _quick_check(conn) if part == "tables" else _index_check(conn, part)
+            except sqlite3.OperationalError as exc:
+                if "interrupted" not in str(exc):
+                    raise
+                found.unchecked.append(part)
+                continue
+            if problem is not None:
+                found.damaged[part] = problem
+    finally:
+        if deadline is not None:
+            conn.set_progress_handler(None, 0)
+    return found
+
+
+def rebuild(db: SqliteDatabase) -> list[str]:
+    """Every full-text index rebuilt from the rows it is derived from, in one write transaction; the names of
+    the indexes rebuilt. Raises sqlite3.DatabaseError when the rows themselves cannot be read."""
+    rebuilt: list[str] = []
+    with db.transaction() as conn:
+        for shard in range(SHARDS):
+            name = shard_name(shard)
+            conn.execute(f"INSERT INTO {name} ({name}) VALUES ('delete-all')")
+            conn.execute(f"INSERT INTO {name} (rowid, body) SELECT id, notewell_region_words(body)"
+                         f" FROM document_regions WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id")
+            rebuilt.append(name)
+        count_trigrams(conn)
+        for name in _MEMORY_INDEXES:  # live rows only, each field read as the writer indexes it (memories.py)
+            conn.execute(f"INSERT INTO {name} ({name}) VALUES ('delete-all')")
+            conn.execute(f"INSERT INTO {name} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
+                         " FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL")
+            rebuilt.append(name)
+        # its content table holds the words as the writer indexed them (word_text'd): rebuilt from them as they are
+        conn.execute("INSERT INTO brain_session_words (brain_session_words) VALUES ('rebuild')")
+        rebuilt.append("brain_session_words")
+    return rebuilt
+
+
+def _exists(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _index_check(conn: sqlite3.Connection, name: str) -> str | None:
+    try:
+        conn.execute(f"INSERT INTO {name} ({name}) VALUES ('integrity-check')")
+    except StoreDamaged as exc:
+        return exc.reason
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
+            raise
+        return str(exc)
+    return None
+
+
+def _quick_check(conn: sqlite3.Connection) -> str | None:
+    try:
+        rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+    except StoreDamaged as exc:
+        return exc.reason
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
+            raise
+        return str(exc)
+    return None if rows == ["ok"] else "; ".join(rows)

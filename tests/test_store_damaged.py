@@ -1,0 +1,201 @@
+"""A damaged store ("database disk image is malformed"): every door says so in one line, with the way out; doctor
+names the damaged part; `notewell repair` rebuilds every index from the store's rows and the answers are those
+of the store before the damage. Damage to the tables themselves is found too, and no rebuild claims to mend it.
+
+Before: `notewell memory search` printed a traceback, an MCP tool answered "internal error", REST a 500, and
+doctor said all was well. The damage is made as an older server's forget made it on an upgraded store (docs/
+operations.md): the index's pages overwritten with bytes that are no FTS5 structure; the tables' damage as a
+table's root page overwritten.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conftest import make_vault, run_cli
+from mcp_world import ServerThread
+from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from notewell.runtime import open_runtime
+from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.integrity import check
+from pg import PgCluster
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+DAMAGED = "is damaged ("
+MEMORIES = ["Prod runs on PostgreSQL 15 in Frankfurt", "Deploys happen on Tuesdays after the standup",
+            "Refunds above 5,000 EUR need the finance lead's sign-off", "The offsite is in Porto this year"]
+VAULT = {"apollo/plan.md": "# Plan\n\nThe heron migrates in spring.\n",
+         "apollo/notes.md": "# Notes\n\nheron counts by the lake; kingfisher seen twice\n"}
+
+
+def _store(tmp_path: Path, db: str | None = None) -> tuple[Path, str, str]:
+    """A vault and its store (``db``, else a SQLite file) with four memories and an admin's token: (vault, db,
+    token)."""
+    vault = make_vault(tmp_path, VAULT)
+    db = db or str(tmp_path / "index.db")
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.indexing.sync()
+        rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
+        token = rt.administration.mint_token(LOCAL_OWNER, "ada@example.test",
+                                             ["knowledge:read", "memory:read", "memory:write"]).secret
+    finally:
+        rt.close()
+    for text in MEMORIES:
+        assert run_cli("memory", "add", text, "-p", "apollo", "--db", db, "--vault", str(vault)).exit_code == 0
+    assert run_cli("embed", "--db", db, "--vault", str(vault)).exit_code == 0  # recall's answers whole from now on
+    return vault, db, token
+
+
+def _overwrite(db: str, sql: str) -> None:
+    """The pages ``sql`` names (page numbers) overwritten with 0xA5 bytes, as a damaged disk or a bad write leaves
+    them; the store closed meanwhile."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = [r[0] for r in conn.execute(sql)]
+    conn.close()
+    assert pages, sql
+    with open(db, "r+b") as f:
+        for page in pages:
+            f.seek((page - 1) * page_size)
+            f.write(b"\xa5" * page_size)
+
+
+def _damage_index(db: str, index: str) -> None:
+    """The index's segments (its ``_data`` rows past the structure record) overwritten with bytes of their length
+    that are no FTS5 segment: the tables' pages stay whole, the index does not."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(f"SELECT id, length(block) FROM {index}_data WHERE id > 10").fetchall()
+        assert rows, index
+        conn.executemany(f"UPDATE {index}_data SET block = ? WHERE id = ?", [(b"\xa5" * n, i) for i, n in rows])
+    conn.close()
+
+
+def _answers(vault: Path, db: str) -> list[str]:
+    """What strict memory search, recall and document search print for a few queries."""
+    outputs = []
+    for query in ("PostgreSQL", "Tuesdays", "sign-off", "heron", "kingfisher"):
+        for command in (("memory", "search", query), ("memory", "recall", query), ("search", query)):
+            result = run_cli(*command, "--db", db, "--vault", str(vault))
+            assert result.exit_code == 0, result.output
+            outputs.append(result.stdout)
+    return outputs
+
+
+def _one_line(result: Any, *needles: str) -> None:
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    flat = " ".join(result.output.split())
+    assert all(needle in flat for needle in needles), flat
+
+
+def _mcp_call(client: httpx.Client, bearer: dict[str, str], tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    opened = client.post("/mcp", json=INIT, headers={**ACCEPT, **bearer})
+    assert opened.status_code == 200, opened.text
+    called = client.post("/mcp", headers={**ACCEPT, **bearer, "Mcp-Session-Id": opened.headers["mcp-session-id"],
+                                          "MCP-Protocol-Version": "2025-11-25"},
+                         json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                               "params": {"name": tool, "arguments": arguments}})
+    assert called.status_code == 200, called.text
+    result: dict[str, Any] = called.json()["result"]
+    return result
+
+
+def test_a_damaged_memory_index_is_one_line_at_every_door_and_repair_gives_back_the_same_answers(
+        tmp_path: Path) -> None:
+    vault, db, token = _store(tmp_path)
+    before = _answers(vault, db)
+    _damage_index(db, "memory_words")
+
+    _one_line(run_cli("memory", "search", "PostgreSQL", "--db", db, "--vault", str(vault)),
+              DAMAGED, "'notewell doctor' names the damaged part", "'notewell repair' rebuilds")
+    rt = open_runtime(str(vault), db)
+    bearer = {"Authorization": f"Bearer {token}"}
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+            rest = client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer)
+            assert rest.status_code == 503 and rest.headers["content-type"].startswith("application/problem+json")
+            assert DAMAGED in rest.json()["detail"] and "A damaged store" in rest.json()["detail"], rest.text
+            result = _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"})
+            text = result["content"][0]["text"]
+            assert result["isError"] is True and DAMAGED in text and "internal error" not in text, result
+            result = _mcp_call(client, bearer, "recall", {"query": "PostgreSQL"})  # the stems' index is whole
+            assert result["isError"] is False and "Frankfurt" in result["content"][0]["text"], result
+    finally:
+        rt.close()
+
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    flat = " ".join(doctor.output.split())
+    assert doctor.exit_code == 1, flat
+    assert "FAIL integrity: damaged: the memories' word index (memory_words):" in flat
+    assert "run `notewell repair`" in flat, flat
+
+    repaired = run_cli("repair", "--db", db, "--vault", str(vault), "--json")
+    assert repaired.exit_code == 0, repaired.output
+    assert '"memory_words"' in repaired.stdout and '"damaged": {}' in repaired.stdout, repaired.stdout
+    assert _answers(vault, db) == before
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    assert "ok integrity: no damage found (every index and table checked)" in " ".join(doctor.output.split())
+
+
+def test_a_damaged_trigram_index_fails_search_in_one_line_and_repair_rebuilds_it(tmp_path: Path) -> None:
+    vault, db, _token = _store(tmp_path)
+    before = _answers(vault, db)
+    for shard in ("document_trigrams_0", "document_trigrams_1"):
+        _damage_index(db, shard)
+    _one_line(run_cli("search", "heron", "--db", db, "--vault", str(vault)), DAMAGED)
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault), "--json")
+    assert doctor.exit_code == 1 and "the documents' trigram index (document_trigrams_" in doctor.stdout, doctor.stdout
+
+    repaired = run_cli("repair", "--db", db, "--vault", str(vault))
+    assert repaired.exit_code == 0 and "The store is whole: no damage found" in repaired.stdout, repaired.output
+    assert _answers(vault, db) == before
+
+
+def test_damaged_tables_are_no_index_to_rebuild_doctor_and_repair_point_at_a_backup(tmp_path: Path) -> None:
+    vault, db, _token = _store(tmp_path)
+    _overwrite(db, "SELECT rootpage FROM sqlite_master WHERE name = 'audit_log'")
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    flat = " ".join(doctor.output.split())
+    assert doctor.exit_code == 1 and "FAIL integrity: the store's tables are damaged:" in flat, flat
+    assert "restore the last backup" in flat and "notewell export DIR" in flat, flat
+
+    repaired = run_cli("repair", "--db", db, "--vault", str(vault))
+    _one_line(repaired, "damage is left where no index rebuilds it", "restore the last backup")
+
+
+def test_the_check_stops_at_its_budget_and_says_what_it_left(tmp_path: Path) -> None:
+    _vault, db, _token = _store(tmp_path)
+    database = SqliteDatabase(Path(db))
+    try:
+        found = check(database, 0.0)
+        assert found.damaged == {} and "tables" in found.unchecked and "memory_words" in found.unchecked, found
+        whole = check(database, None)
+        assert whole.damaged == {} and whole.unchecked == [], whole
+    finally:
+        database.close()
+
+
+def test_repair_on_postgresql_reindexes_every_table_and_search_answers_the_same(
+        pg_cluster: PgCluster, tmp_path: Path) -> None:
+    name = pg_cluster.create_database()
+    try:
+        vault, db, _token = _store(tmp_path, pg_cluster.url(name))
+        before = _answers(vault, db)
+        repaired = run_cli("repair", "--db", db, "--vault", str(vault), "--json")
+        assert repaired.exit_code == 0, repaired.output
+        assert '"memories"' in repaired.stdout and '"checked": false' in repaired.stdout, repaired.stdout
+        assert _answers(vault, db) == before
+        doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+        assert "ok integrity: PostgreSQL checks its pages as it reads them" in " ".join(doctor.output.split())
+    finally:
+        pg_cluster.drop_database(name)
