@@ -206,6 +206,25 @@ async def test_a_rule_and_its_opposite_or_another_type_are_never_merged(world: S
     assert freeze["id"] not in learnings["reinforced"] and set(learnings["reinforced"]) <= {never["id"]}
     assert len(learnings["captured"]) + learnings["deduplicated"] == 1
 
+async def test_a_rule_one_common_word_finds_but_unrelated_in_meaning_is_not_injected(world: Served) -> None:
+    """An outside probe: "set up the package manager for the frontend" injected two SQL-migration rules, found by
+    their "up" alone (similarity -0.07 and 0.00) and ranked first among nothing better."""
+    alice = world.tokens["alice"]
+    migrations = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "reflex"}) for rule in (
+        "Every up migration needs a matching down migration", "Write SQL migrations as plain files, one per change")]
+    pnpm = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Use pnpm, not npm or yarn, for frontend dependencies", "type": "reflex"})
+    world.embedded()
+    started = await call(world.mcp, alice, "brain_start_session",
+                         {"prompt": "set up the package manager for the frontend"})
+    injected = started["relevantKnowledge"]["knowledgeIds"]
+    assert pnpm["id"] in injected and not {m["id"] for m in migrations} & set(injected), started["relevantKnowledge"]
+    asked = await call(world.mcp, alice, "brain_start_session", {"prompt": "add a down migration for the up one"})
+    assert {m["id"] for m in migrations} <= set(asked["relevantKnowledge"]["knowledgeIds"]), asked
+    retrieved = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": "up"})  # one word: words decide
+    assert migrations[0]["id"] in retrieved["bundle"]["injectedIds"], retrieved
+
+
 OPPOSITES_ELSEWHERE = [  # seen merged by an outside probe (cosine 0.84 to 0.88): the second rule was lost
     ("Activer le cache en production", "Désactiver le cache en production"),
     ("Aktiviere den Cache in der Produktion", "Deaktiviere den Cache in der Produktion"),

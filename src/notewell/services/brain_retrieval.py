@@ -85,19 +85,23 @@ class RetrievalPart(ScopePart):
                          field: str = "query") -> list[tuple[KnowledgeRecord, Fused[Any, Any]]]:
         """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
         projects found by words or by meaning, with their fused relevance (services/hybrid.py); p's own private
-        items among them (what the brain learned from p's sessions), never another person's."""
+        items among them (what the brain learned from p's sessions), never another person's. A rule whose meaning
+        is unrelated to a text of words (brain_scoring.UNRELATED_BELOW) is left out, whatever word found it; a
+        single word or identifier looked up is found by its words alone, as hybrid.fuse says."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
                             limit=candidates, path_prefix="brain", viewer=p.user_id, explain=False)
         near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
         hits = self.store.memories.tolerant(query)  # while the nearest are found
+        lookup, exact = one_word(text), identifier(text)
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
-                     lookup=one_word(text), exact=text if identifier(text) else None,
-                     text_of=lambda h: record_text(h.record))
+                     lookup=lookup, exact=text if exact else None, text_of=lambda h: record_text(h.record))
+        floor = -1.0 if lookup or exact else brain_scoring.UNRELATED_BELOW  # a word looked up: its words decide
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)
         return [(known[f.item.ref], f) for f in fused
                 if f.item.ref in known and known[f.item.ref].live and known[f.item.ref].kind != "action_item"
-                and known[f.item.ref].brain_project in allowed]
+                and known[f.item.ref].brain_project in allowed
+                and (f.similarity is None or f.similarity >= floor)]
 
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:
