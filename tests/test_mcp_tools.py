@@ -369,9 +369,14 @@ async def test_search_notes_paths_repo_smart_case_and_regex(mcp_url: str, mcp_wo
         relative = await call(client, "search_notes", {"query": "TODO(", "repo": "projects", "path": "apollo"})
         prefixed = await call(client, "search_notes", {"query": "TODO(", "repo": "projects", "path": "projects/apollo"})
         assert relative["matches"] and relative == prefixed
+        # a folder that holds no note is Not found, as the tool's page says, the same answer as a hidden one's
+        for missing in ({"path": "projects/nothere"}, {"repo": "projects", "path": "nothere"},
+                        {"path": "projects/apollo/plan.md/deeper"}):
+            assert await refusal(client, "search_notes", {"query": "apollo", **missing}) == \
+                f"Error in search_notes: {NOTES}", missing
         assert all(m["path"].startswith("projects/apollo/") for m in relative["matches"])
-        elsewhere = await call(client, "search_notes", {"query": "x", "repo": "handbook", "path": "projects/apollo"})
-        assert elsewhere["matches"] == []  # handbook/projects/apollo: no such folder in handbook
+        elsewhere = await refusal(client, "search_notes", {"query": "x", "repo": "handbook", "path": "projects/apollo"})
+        assert elsewhere == f"Error in search_notes: {NOTES}"  # handbook/projects/apollo: no such folder in handbook
         assert (await invalid(client, "search_notes", {"query": "x", "path": "../etc"}))[1] == "path"
 
 

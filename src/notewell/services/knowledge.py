@@ -496,7 +496,9 @@ class KnowledgeService:
             norm = f"{ROOT_PROJECT}/{norm}"
             path_project, prefix = split_vault_path(norm)
         if norm:
-            if not self._may_read(p, path_project):
+            # a folder or file that holds no note is not there, as a hidden one is not (search_notes' page says so)
+            if not self._may_read(p, path_project) or (prefix and not self.store.documents.metas(
+                    path_project, prefix, limit=1)):
                 raise NotFound(f"Not found: {path}")
             projects = [path_project]
         elif repo is not None:
