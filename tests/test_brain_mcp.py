@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ import pytest
 
 from brain_world import BrainWorld, brain_world_on, build_brain_world, call, invalid, refusal, serve_brain
 from mcp_world import connect, embedded
+from notewell.access.principal import LOCAL_OWNER
+from notewell.timestamps import iso
 
 pytestmark = pytest.mark.anyio
 BRAIN_TOOLS = ["brain_start_session", "brain_create_project", "brain_list_projects", "brain_get_active_project",
@@ -701,3 +704,33 @@ async def test_a_token_bound_to_a_home_opens_sessions_and_teaches_there(world: B
         started = await call(c, "brain_start_session", {"prompt": "file the expenses"})
         assert started["projectId"] == f"~{handle}"
         assert taught["id"] in started["relevantKnowledge"]["knowledgeIds"]
+
+
+async def test_session_search_answers_the_seeds_own_question_what_did_i_do_last_week(
+        world: BrainWorld, url: str) -> None:
+    """The External Brain page's example for brain_session_search, "what did I do last week?", found nothing: its
+    words are a period and a question's words. Now the period is the window, and a query that asks only when
+    lists the window's sessions, newest first; a topic with a period is searched within the window."""
+    handle = unique("dora")
+    rt = world.runtime
+    rt.administration.add_user(LOCAL_OWNER, f"{handle}@example.test", "member", handle=handle)
+    token = rt.administration.mint_token(LOCAL_OWNER, f"{handle}@example.test", ["sessions"]).secret
+    async with connect(url, token) as c:
+        ids = [(await call(c, "brain_start_session", {"prompt": prompt}))["sessionId"]
+               for prompt in ("tune the gripper torque", "write the release notes", "fix the flaky pricing test",
+                              "tune the conveyor belt")]
+        with rt.store.brain.dialect.transaction() as conn:  # type: ignore[attr-defined]
+            conn.execute("UPDATE brain_sessions SET started_at = ? WHERE id = ?",
+                         (iso(datetime.now(UTC) - timedelta(days=20)), ids[3]))
+        for question in ("what did I do last week?", "What did I work on yesterday", "my sessions today"):
+            found = (await call(c, "brain_session_search", {"query": question}))["sessions"]
+            assert [s["sessionId"] for s in found] == ids[2::-1], (question, found)  # newest first, the old one out
+            assert all(s["matched"] == [] for s in found), found
+        everything = (await call(c, "brain_session_search", {"query": "what did I do last month?"}))["sessions"]
+        assert {s["sessionId"] for s in everything} == set(ids), everything
+        assert len((await call(c, "brain_session_search", {"query": "what did I do", "limit": 2}))["sessions"]) == 2
+        tuned = (await call(c, "brain_session_search", {"query": "tune last week"}))["sessions"]
+        assert [s["sessionId"] for s in tuned] == [ids[0]], tuned  # the topic, within the window
+        assert [s["sessionId"] for s in (await call(c, "brain_session_search", {"query": "tune"}))["sessions"]][:2] == \
+            [ids[0], ids[3]]  # no period: every session of the topic
+        assert (await invalid(c, "brain_session_search", {"query": "???"})) == "query"  # still no words, no query

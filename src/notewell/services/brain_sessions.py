@@ -21,7 +21,7 @@ from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX, check_json_depth, json_depth
 from notewell.records.brain import EventRecord, KnowledgeRecord, SessionClose, SessionRecord, payload_json
 from notewell.records.jobs import JobRecord, NewJob
-from notewell.services import brain_injection, brain_scoring
+from notewell.services import brain_injection, brain_scoring, session_period
 from notewell.services.autoskill import AutoskillPart
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import Learnings, LearningsReport
@@ -37,6 +37,7 @@ from notewell.services.brain_limits import (
     PAYLOAD_MAX_BYTES,
     RELEVANT_LIMIT,
     RESOLVED_IDS_MAX,
+    SEARCH_DAYS_MAX,
     SEARCH_LIMIT_DEFAULT,
     SESSION_HALF_LIFE_DAYS,
     USED_IDS_MAX,
@@ -82,6 +83,10 @@ class SessionFound:
     score: float
     found_by: tuple[str, ...] = ()  # how it was found: "words", "meaning" or both
     similarity: float | None = None  # its cosine similarity to the query, when among the nearest in meaning
+
+
+def _recency(session: SessionRecord, now: datetime) -> float:
+    return float(0.5 ** (_days_ago(session.started_at, now) / SESSION_HALF_LIFE_DAYS))
 
 
 def _payload_text(value: Any) -> list[str]:
@@ -286,21 +291,29 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
                         days: int | None = None) -> list[SessionFound]:
         """The caller's sessions whose prompt, events, outcome or learnings share a word (stem or prefix)
         with the query, or whose prompt and summary are close to it in meaning: score = 0.6 x relevance (of
-        words and meaning fused, services/hybrid.py) + 0.4 x recency (half-life 7 days)."""
+        words and meaning fused, services/hybrid.py) + 0.4 x recency (half-life 7 days). A period the query
+        names ("last week") is its window unless ``days`` gives one; a query that asks only when ("what did I do
+        last week?") is answered with the window's sessions, newest first (services/session_period.py)."""
         self.authorization.authorize(p, USE)
-        terms = tolerant_query_terms(query)
+        terms = tolerant_query_terms(query)  # refuses a query of no words, or too long, whatever it asks
+        question = session_period.asked(query)
+        days = days or (min(question.days, SEARCH_DAYS_MAX) if question.days else None)
         brain_ids, _ = self._scope_ids(p)
         now = datetime.now(UTC)
         since = iso(now - timedelta(days=days)) if days else None
+        if not question.topical:
+            return [SessionFound(s, round(0.4 * _recency(s, now), 4))
+                    for s in self.brain.recent_sessions(p.user_id, brain_ids, limit, since)]
+        if question.topic != query:
+            query, terms = question.topic, tolerant_query_terms(question.topic)
         candidates = max(3 * limit, 30)
         hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates)
         near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
                 if self.meaning is not None else [])
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=one_word(query),
                      exact=query if identifier(query) else None)  # words found it in its text or its events
-        scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * 0.5 ** (
-            _days_ago(f.item.started_at, now) / SESSION_HALF_LIFE_DAYS), 4), tuple(f.matched), f.similarity)
-            for f in fused]
+        scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * _recency(f.item, now), 4), tuple(f.matched),
+                               f.similarity) for f in fused]
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
 
     def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:

@@ -367,12 +367,16 @@ def session_search(call: Call) -> ToolSpec:
         cut_advice="The sessions shown come first. To reach the others, search with a narrower query or fewer days.",
         description="\"What did I do last week?\": your sessions whose prompt, events, outcome or learnings "
                     "share a word (English stem, or prefix of 3+ letters) with the query, by relevance and "
-                    "recency (full-text search: FTS5 on SQLite, tsvector on PostgreSQL). " + DATA,
+                    "recency (full-text search: FTS5 on SQLite, tsvector on PostgreSQL). A period the query names "
+                    "(today, yesterday, this week, last week, the last N days, last month) is the window; a query "
+                    "that asks only when lists that window's sessions, newest first. " + DATA,
         input_schema=s.tool_input({
-            "query": s.string("Words to look for.", minLength=1),
+            "query": s.string("Words to look for, a period (\"last week\"), or both (\"billing bug last week\").",
+                              minLength=1),
             "limit": s.integer("Sessions to return.", default=b.SEARCH_LIMIT_DEFAULT, minimum=1,
                                maximum=b.SEARCH_LIMIT_MAX),
-            "days": s.integer("Only sessions started in the last N days.", minimum=1, maximum=b.SEARCH_DAYS_MAX),
+            "days": s.integer("Only sessions started in the last N days (instead of the period the query names).",
+                              minimum=1, maximum=b.SEARCH_DAYS_MAX),
         }, ["query"]),
         output_schema=s.tool_output({"sessions": s.array(
             {**SESSION, "properties": {**SESSION["properties"],

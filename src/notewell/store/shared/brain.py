@@ -369,8 +369,10 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
             conn.execute("UPDATE brain_knowledge SET confidence = ?, last_used_at = ? WHERE ref = ?",
                          (confidence, at, ref))
 
-    def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int) -> list[SessionRecord]:
-        where, params = session_scope(user_id, brain_projects)
+    def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int,
+                        since: str | None = None) -> list[SessionRecord]:
+        """One user's sessions in these projects (started since ``since``), newest first."""
+        where, params = session_scope(user_id, brain_projects, since)
         return [session_from_row(r) for r in self._rows(
             f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE {where} ORDER BY s.seq DESC LIMIT ?",
             [*params, limit])]

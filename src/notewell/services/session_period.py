@@ -1,0 +1,58 @@
+"""A session search that asks *when* as well as, or instead of, *what*.
+
+The External Brain's page gives brain_session_search's example as "what did I do last week?": its words
+are a period and words any question about one's own work holds, so searching them as words found nothing. The
+period named ("today", "yesterday", "this week", "last week", "the last 3 days", "last month") becomes a window
+of days, and what is left is the topic: with none, the answer is the period's sessions, newest first.
+
+"last week" and "last month" reach back two weeks and two months, so that the previous calendar week or month
+is inside the window whatever day it is asked on; "this week" and "the past week" are the last 7 days.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from notewell.services.memory_rank import STOP_WORDS, folded
+
+_NUMBER = r"(\d{1,4})"
+# (pattern, days): the first that matches names the period; a pattern's group, when it has one, is the number
+_PERIODS: tuple[tuple[re.Pattern[str], int | None], ...] = tuple((re.compile(p, re.IGNORECASE), d) for p, d in (
+    (rf"\b(?:in\s+)?the\s+(?:last|past)\s+{_NUMBER}\s+days?\b", None),
+    (rf"\b(?:last|past)\s+{_NUMBER}\s+days?\b", None),
+    (rf"\b{_NUMBER}\s+days?\s+ago\b", None),
+    (r"\btoday\b", 1),
+    (r"\byesterday\b", 2),
+    (r"\b(?:this|the\s+past)\s+week\b", 7),
+    (r"\b(?:last|previous)\s+week\b", 14),
+    (r"\b(?:this|the\s+past)\s+month\b", 31),
+    (r"\b(?:last|previous)\s+month\b", 62),
+))
+# Words a question about one's own sessions holds whatever it is about ("what did I work on", "my sessions")
+_ANY_QUESTION = frozenset((
+    "work", "worked", "working", "session", "sessions", "happen", "happened", "done", "recent", "recently", "lately",
+    "ago", "day", "days", "week", "weeks", "month", "months"))
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Asked:
+    days: int | None  # the window the query names, None when it names none
+    topic: str  # the query without the period
+    topical: bool  # whether the topic holds a word to look for (not only a question's words)
+
+
+def asked(query: str) -> Asked:
+    """The period ``query`` names, and its topic."""
+    text = query
+    days: int | None = None
+    for pattern, fixed in _PERIODS:
+        found = pattern.search(text)
+        if found is not None:
+            days = fixed if fixed is not None else max(1, int(found.group(1)))
+            text = (text[:found.start()] + " " + text[found.end():]).strip()
+            break
+    words = _WORD.findall(folded(text))
+    topical = any(w not in STOP_WORDS and w not in _ANY_QUESTION for w in words)
+    return Asked(days, text if words else "", topical)
