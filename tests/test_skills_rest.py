@@ -76,8 +76,11 @@ def test_another_persons_proposals_and_knowledge_are_404_and_a_scope_is_named(
         missing = rest(base, world, "bob", "POST", f"/brain/proposals/999999/{decision}")
         assert (theirs.status_code, missing.status_code) == (404, 404), theirs.text
         assert theirs.headers["content-type"].startswith("application/problem+json")
+        assert theirs.json()["detail"] == (f"NOT_FOUND: no proposal {made['proposals']['merge']} of yours; see GET "
+                                           "/api/v1/brain/proposals"), theirs.text  # a REST caller's way out
     hidden = rest(base, world, "carol", "POST", f"/brain/knowledge/{made['faded']}/restore")  # not in shared
     assert hidden.status_code == 404, hidden.text
+    assert hidden.json()["detail"].endswith("; GET /api/v1/brain/retired lists what evolution retired"), hidden.text
     assert rest(base, world, "carol", "GET", "/brain/retired").json()["items"] == []
     for method, path in (("GET", "/brain/proposals"), ("POST", f"/brain/proposals/{made['proposals']['merge']}/"
                                                                  "reject"),

@@ -27,6 +27,8 @@ Remedy = Literal[
     "create-unversioned",  # a write named a version of a note that is not there: show how to create it (no version)
     "overwrite-whole",  # a note to create is there already: show how to write over it (overwrite, with its version)
     "repair-store",  # the store is damaged: show how to find the damage and rebuild what can be rebuilt
+    "list-proposals",  # the skill proposal named is not one of the caller's: show how to list them
+    "list-retired",  # the retired item named is not one the caller sees: show how to list what evolution retired
 ]
 
 

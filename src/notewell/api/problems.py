@@ -78,6 +78,8 @@ REST_REMEDIES: dict[Remedy, str] = {
     "user-scoped": "use a user-scoped token",
     "create-unversioned": "send it without If-Match to create it",
     "overwrite-whole": "to replace it whole, send overwrite: true with If-Match: its ETag",
+    "list-proposals": "see GET /api/v1/brain/proposals",
+    "list-retired": "GET /api/v1/brain/retired lists what evolution retired",
 }
 
 

@@ -61,6 +61,8 @@ CLI_REMEDIES: dict[Remedy, str] = {
     "create-unversioned": "leave out --expected-version to create it",
     "overwrite-whole": "to replace it whole, pass --overwrite (with --expected-version)",
     "repair-store": "'notewell doctor' names the damaged part, and 'notewell repair' rebuilds the store's indexes",
+    "list-proposals": "see 'notewell brain proposals'",
+    "list-retired": "'notewell brain retired' lists what evolution retired",
 }
 
 

@@ -170,7 +170,7 @@ class AutoskillPart(KnowledgePart):
         found = self.brain.proposal(proposal_id)
         brain_ids, _ = self._scope_ids(p)
         if found is None or found.proposal.owner_user_id != p.user_id or found.proposal.brain_project not in brain_ids:
-            raise BrainNotFound(f"no proposal {proposal_id} of yours; `notewell brain proposals` lists them")
+            raise BrainNotFound(f"no proposal {proposal_id} of yours", remedy="list-proposals")
         if found.state != "open":
             raise InvalidArgument("proposal_id", f"proposal {proposal_id} was {found.state} already")
         q = found.proposal

@@ -85,8 +85,7 @@ class EvolutionPart(ScopePart):
         brain_ids, _ = self._scope_ids(p)
         item = self.brain.knowledge([knowledge_id]).get(knowledge_id) if isinstance(knowledge_id, str) else None
         if item is None or item.brain_project not in brain_ids or not sees_memory(p, item.private_to):
-            raise BrainNotFound(f"no knowledge {knowledge_id} you can see; `notewell brain retired` lists what "
-                                "evolution retired")
+            raise BrainNotFound(f"no knowledge {knowledge_id} you can see", remedy="list-retired")
         if not self.authorization.allowed(p, RETIRE, item):
             raise ForbiddenProject(f"only the author of {knowledge_id}, a writer of {item.brain_project} or an "
                                    "admin may restore it")
