@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from conftest import make_vault, run_cli
 from mcp_world import ServerThread
@@ -167,7 +168,7 @@ def test_damaged_tables_are_no_index_to_rebuild_doctor_and_repair_point_at_a_bac
     doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
     flat = " ".join(doctor.output.split())
     assert doctor.exit_code == 1 and "FAIL integrity: the store's tables are damaged:" in flat, flat
-    assert "restore the last backup" in flat and "notewell export DIR" in flat, flat
+    assert "run `notewell repair`" in flat and "restore the last backup" in flat and "notewell export DIR" in flat
 
     repaired = run_cli("repair", "--db", db, "--vault", str(vault))
     _one_line(repaired, "damage is left where no index rebuilds it", "restore the last backup")
@@ -199,3 +200,47 @@ def test_repair_on_postgresql_reindexes_every_table_and_search_answers_the_same(
         assert "ok integrity: PostgreSQL checks its pages as it reads them" in " ".join(doctor.output.split())
     finally:
         pg_cluster.drop_database(name)
+
+
+def test_a_row_whose_bytes_are_not_utf8_is_damage_at_every_command_and_doctor_goes_on(tmp_path: Path) -> None:
+    """A probe changed bytes inside a row: doctor crashed in its index check ("Could not decode to UTF-8 column
+    'sha256'") and export printed a traceback as it streamed the memories."""
+    vault, db, _token = _store(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE documents SET sha256 = CAST(x'ff41' AS TEXT)")
+        conn.execute("UPDATE memories SET content = CAST(x'c328' AS TEXT)")
+    conn.close()
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    flat = " ".join(doctor.output.split())
+    assert doctor.exit_code == 1 and "Traceback" not in doctor.output, doctor.output
+    assert "FAIL index: cannot read the store: Could not decode to UTF-8 column 'sha256' (its bytes are not UTF-8)" \
+        in flat and "ok port:" in flat, flat  # the checks after it ran
+    _one_line(run_cli("export", str(tmp_path / "out"), "--db", db, "--vault", str(vault)),
+              "is damaged (Could not decode to UTF-8 column 'content' (its bytes are not UTF-8))")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_error_no_command_expected_is_one_line_and_exit_70(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The last guard of the command line (notewell.cli.main): a bug's traceback is shown only when asked for."""
+    import notewell.cli as cli
+
+    def broken(**_kwargs: object) -> None:
+        raise KeyError("left out")
+
+    monkeypatch.setattr(cli, "app", broken)
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    err = capsys.readouterr().err
+    assert ended.value.code == 70 and "Traceback" not in err, err
+    assert " ".join(err.split()).startswith("error: KeyError: 'left out'; Notewell did not expect this: 'notewell "
+                                            "doctor' checks the set-up and the store"), err
+    monkeypatch.setenv("NOTEWELL_TRACEBACK", "1")
+    with pytest.raises(KeyError):
+        cli.main()
+
+
+def test_a_job_id_past_a_64_bit_integer_is_refused_naming_it(tmp_path: Path) -> None:
+    vault, db, _token = _store(tmp_path)
+    _one_line(run_cli("jobs", "retry", str(2**70), "--db", db, "--vault", str(vault)),
+              f"ID: must be a job's id, from 1 to {2**63 - 1}")

@@ -13,13 +13,15 @@ import os
 import socket
 import stat
 from collections import Counter
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
-from notewell.errors import NotewellError, StoreCannotWrite
+from notewell.errors import NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
 from notewell.records.servers import RunningServer
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
@@ -61,16 +63,29 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     store = _open(settings, checks)
     servers: list[RunningServer] = []
     if store is not None:
+        now = datetime.now(UTC)
         try:
-            checks += [_trigram(store), _integrity(store, integrity_budget_s), _indexed(store, scan), _tokens(store),
-                       _watcher(settings, scan, store),
-                       _meaning(settings, store), _backup(store, datetime.now(UTC)),
-                       _kea(settings, store, datetime.now(UTC))]
-            servers = ServerRegistry(store.servers).recorded()
+            checks += [_unless_damaged(name, check) for name, check in (
+                ("search index", lambda: _trigram(store)),
+                ("integrity", lambda: _integrity(store, integrity_budget_s)),
+                ("index", lambda: _indexed(store, scan)), ("tokens", lambda: _tokens(store)),
+                ("watcher", lambda: _watcher(settings, scan, store)), ("meaning", lambda: _meaning(settings, store)),
+                ("backup", lambda: _backup(store, now)), ("kea", lambda: _kea(settings, store, now)))]
+            with suppress(StoreDamaged):  # said by the checks above
+                servers = ServerRegistry(store.servers).recorded()
         finally:
             store.close()
     checks.append(_port(port or _running_port(servers) or default_port, servers))
     return checks
+
+
+def _unless_damaged(name: str, check: Callable[[], Check]) -> Check:
+    """The check, or its failure when what it reads of the store is damaged (the integrity check says where)."""
+    try:
+        return check()
+    except StoreDamaged as exc:
+        return Check(name, "fail", f"cannot read the store: {exc.reason}",
+                     "the store is damaged: see the integrity check and docs/operations.md, \"A damaged store\"")
 
 
 def _scan(settings: Settings, checks: list[Check]) -> ScanResult | None:
@@ -165,9 +180,10 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
                                         "its indexes (REINDEX)")
     if found.tables_damaged:
         return Check("integrity", "fail", f"the store's tables are damaged: {found.damaged['tables']}",
-                     "stop the servers; restore the last backup (`notewell restore FILE --replace`), or write what "
-                     "can be read into a new store (`notewell export DIR`, then `notewell import DIR` with another "
-                     "--db, and `notewell index`): docs/operations.md, \"A damaged store\"")
+                     "stop the servers; run `notewell repair` (it mends what lies in an index); if damage is left, "
+                     "restore the last backup (`notewell restore FILE --replace`), or try `notewell export DIR` then "
+                     "`notewell import DIR` into a new store, which stops at a table whose rows are damaged: "
+                     "docs/operations.md, \"A damaged store\"")
     if found.damaged:
         parts = "; ".join(f"{INDEXES[name]} ({name}): {why}" for name, why in found.damaged.items())
         return Check("integrity", "fail", f"damaged: {parts}",

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+from rich.markup import escape
+
 from notewell.cli import (  # noqa: F401  (registers the commands)
     audit_cmd,
     backup_cmds,
@@ -24,9 +28,19 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     user_cmds,
     version_cmd,
 )
-from notewell.cli.app import app
+from notewell.cli.app import app, err_console
 
 
 def main() -> None:
-    app(prog_name="notewell")
+    """The command line. An error no command expected (a bug, or a store damaged where no check looked) is one
+    line on stderr and exit 70, never a traceback; NOTEWELL_TRACEBACK=1 shows the traceback, for a bug report."""
+    try:
+        app(prog_name="notewell")
+    except Exception as exc:
+        if os.environ.get("NOTEWELL_TRACEBACK"):
+            raise
+        err_console.print(f"[red]error:[/red] {escape(f'{type(exc).__name__}: {exc}'[:2000])}; Notewell did not "
+                          "expect this: 'notewell doctor' checks the set-up and the store, and NOTEWELL_TRACEBACK=1 "
+                          "shows where it happened (for a bug report)", highlight=False, soft_wrap=True)
+        raise SystemExit(70) from None
 

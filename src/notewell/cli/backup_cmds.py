@@ -61,8 +61,9 @@ def repair_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt =
                           highlight=False, markup=False, soft_wrap=True)
         if left is not None and left.damaged:
             raise fail(f"damage is left where no index rebuilds it: {'; '.join(left.damaged.values())}; restore the "
-                       "last backup ('notewell restore FILE --replace'), or export what can be read ('notewell "
-                       "export DIR') and import it into a new store (docs/operations.md, \"A damaged store\")")
+                       "last backup ('notewell restore FILE --replace'), or try 'notewell export DIR' and import it "
+                       "into a new store, which stops at a table whose rows are damaged (docs/operations.md, \"A "
+                       "damaged store\")")
         if not json_out:
             console.print("The store is whole: no damage found" if left is not None else
                           "PostgreSQL checks its own pages as it reads them", highlight=False, markup=False)

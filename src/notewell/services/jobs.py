@@ -50,6 +50,9 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+JOB_ID_MAX = 2**63 - 1  # a job's id is a 64-bit integer in both stores
+
+
 def retry_delay(attempts: int) -> float:
     """Seconds before the next try of a job that has failed ``attempts`` times (1 or more)."""
     return float(min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** max(0, attempts - 1)))
@@ -212,6 +215,8 @@ class JobService:
     def retry(self, p: Principal, job_id: int) -> JobRecord:
         """A failed job due again at once, its tries counted afresh."""
         self.authorization.authorize(p, MANAGE)
+        if isinstance(job_id, bool) or not isinstance(job_id, int) or not 1 <= job_id <= JOB_ID_MAX:
+            raise InvalidArgument("job_id", f"must be a job's id, from 1 to {JOB_ID_MAX}")
         job = self.store.jobs.retry(job_id, iso(utc_now()))
         if job is None:
             found = self.store.jobs.get(job_id)

@@ -18,10 +18,10 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.word_breaks import word_text
@@ -80,8 +80,11 @@ def damaged(exc: sqlite3.Error, path: Path) -> StoreDamaged | None:
     codes: an index, a virtual table, a sequence) or SQLITE_NOTADB met after the file opened."""
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
-    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(exc):
-        return StoreDamaged(path, str(exc))
+    text = str(exc)
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text:
+        return StoreDamaged(path, text)
+    if text.startswith("Could not decode to UTF-8"):  # Notewell writes only UTF-8: the bytes of a row were changed
+        return StoreDamaged(path, text.split(" with text ", 1)[0] + " (its bytes are not UTF-8)")
     return None
 
 
@@ -109,6 +112,40 @@ class _Refusals:
         return last[0] if last is not None and time.monotonic() - last[1] < REFUSAL_KEPT_S else None
 
 
+def _reraise(conn: _Connection, exc: sqlite3.DatabaseError) -> NoReturn:
+    """``exc`` raised as what it stands for (``translated``), or as itself."""
+    translated = conn.translated(exc)
+    if translated is None:
+        raise exc
+    raise translated from exc
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose fetches raise StoreDamaged for a damaged file, as its connection's statements do (a row is
+    read as it is fetched: the damage may lie past the first one). Iterating a cursor row by row is left as it
+    is: a Python frame per row would slow every long read."""
+
+    connection: _Connection
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            _reraise(self.connection, exc)
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.DatabaseError as exc:
+            _reraise(self.connection, exc)
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            _reraise(self.connection, exc)
+
+
 class _Connection(sqlite3.Connection):
     """A connection whose statements raise StoreCannotWrite for a write the store refuses, and StoreDamaged for a
     damaged file."""
@@ -117,32 +154,23 @@ class _Connection(sqlite3.Connection):
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
-            return super().execute(sql, parameters)
+            return self.cursor(_Cursor).execute(sql, parameters)  # as Connection.execute does, with a _Cursor
         except sqlite3.DatabaseError as exc:
-            translated = self._translated(exc)
-            if translated is None:
-                raise
-            raise translated from exc
+            _reraise(self, exc)
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         try:
             return super().executemany(sql, parameters)
         except sqlite3.DatabaseError as exc:
-            translated = self._translated(exc)
-            if translated is None:
-                raise
-            raise translated from exc
+            _reraise(self, exc)
 
     def executescript(self, sql_script: str, /) -> sqlite3.Cursor:
         try:
             return super().executescript(sql_script)
         except sqlite3.DatabaseError as exc:
-            translated = self._translated(exc)
-            if translated is None:
-                raise
-            raise translated from exc
+            _reraise(self, exc)
 
-    def _translated(self, exc: sqlite3.DatabaseError) -> NotewellError | None:
+    def translated(self, exc: sqlite3.DatabaseError) -> NotewellError | None:
         """What ``exc`` stands for; None when it is none of the errors translated here (a constraint failed, a
         lock not taken in time, ...)."""
         if isinstance(exc, sqlite3.OperationalError):
@@ -221,6 +249,17 @@ class SqliteDatabase:
         with self._lock:
             self._all.add(held)
         return held
+
+    def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """Rows as SQLite steps to them, on the thread's own connection; a damaged row raises StoreDamaged."""
+        conn = self.conn
+        cursor = conn.execute(sql, params)
+        try:
+            yield from cursor
+        except sqlite3.DatabaseError as exc:
+            if not isinstance(conn, _Connection):
+                raise
+            _reraise(conn, exc)
 
     @property
     def conn(self) -> sqlite3.Connection:

@@ -36,7 +36,7 @@ class SqliteDialect(Dialect):
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
         """Rows as SQLite steps to them, on the thread's own connection."""
-        yield from self.db.conn.execute(sql, params)
+        yield from self.db.stream(sql, params)
 
     @contextmanager
     def transaction(self) -> Iterator[Executor]:

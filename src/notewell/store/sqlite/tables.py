@@ -79,7 +79,7 @@ class SqliteTables(SqlTables):
             conn.execute("ROLLBACK")
 
     def _walk(self, conn: Executor, sql: str, params: Sequence[Any] = ()) -> Iterator[Sequence[Any]]:
-        yield from self.db.conn.execute(sql, params)
+        yield from self.db.stream(sql, params)
 
     def _ordered(self, column: Column) -> str:
         return column.name  # BINARY: code point order, as UTF-8 bytes compare
