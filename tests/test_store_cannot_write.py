@@ -14,6 +14,7 @@ the store's own engine makes it, deterministically:
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -217,7 +218,8 @@ def test_a_read_only_store_is_one_line_and_doctor_fails_its_store_check(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a read-only store `memory add` printed an "attempt to write a readonly database" traceback, and doctor
     said all was well (or, failing to open it, to move it away and build a new one). Read-only stands as every
-    connection's ``PRAGMA query_only``; a full disk as the store's filesystem reporting no free block."""
+    connection's ``PRAGMA query_only`` and the file's write permission denied (``os.access``); a full disk as the
+    store's filesystem reporting no free block."""
     from conftest import run_cli
     from notewell.store.sqlite import database
 
@@ -231,14 +233,31 @@ def test_a_read_only_store_is_one_line_and_doctor_fails_its_store_check(
         conn.execute("PRAGMA query_only = 1")
         return conn
 
+    access = os.access
+
+    def no_write(path: Any, mode: int, **kwargs: Any) -> bool:  # the file's mode denies writing, as for a user
+        return False if mode & os.W_OK and str(path) == db else access(path, mode, **kwargs)  # not root
+
     monkeypatch.setattr(SqliteDatabase, "_connect", query_only)
+    monkeypatch.setattr(os, "access", no_write)
     _one_line(run_cli("memory", "add", "kept", "-p", "apollo", "--db", db, "--vault", str(vault)),
               "is read-only", "writable by the user running Notewell")
+    # what only reads still works: a backup (not recorded, and it says so), an export, recall (an outside probe:
+    # each was refused as the store opened, so no backup could be taken when one was needed most)
+    backup = run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault))
+    assert backup.exit_code == 0 and "has no record of this backup" in " ".join(backup.stdout.split()), backup.output
+    with sqlite3.connect(tmp_path / "b.db") as copy:
+        assert copy.execute("SELECT id FROM projects WHERE id = 'apollo'").fetchone() == ("apollo",)
+    exported = run_cli("export", str(tmp_path / "ex"), "--db", db, "--vault", str(vault))
+    assert exported.exit_code == 0 and (tmp_path / "ex" / "manifest.json").is_file(), exported.output
+    assert run_cli("memory", "recall", "kept", "--db", db, "--vault", str(vault)).exit_code == 0
     doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
     flat = " ".join(doctor.output.split())
     assert doctor.exit_code != 0 and "FAIL store: cannot write: the store" in flat and "is read-only" in flat, flat
+    assert "warn integrity: not checked while the store cannot write" in flat and "Traceback" not in flat, flat
     assert "move it away" not in flat and "writable by the user running Notewell" in flat, flat
     monkeypatch.setattr(SqliteDatabase, "_connect", connect)
+    monkeypatch.setattr(os, "access", access)
 
     class Full:
         f_bfree = f_bavail = 0

@@ -189,6 +189,10 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
         return Check("integrity", "fail", f"damaged: {parts}",
                      "run `notewell repair` (with the --vault or --db given here): it rebuilds every index from the "
                      "store's rows")
+    if found.unchecked and found.cannot_write:
+        return Check("integrity", "warn", f"not checked while the store cannot write (FTS5's check writes): "
+                                          f"{', '.join(found.unchecked)}; no damage found in the rest",
+                     "make the store writable (see the store check), then run `notewell doctor` again")
     if found.unchecked:
         return Check("integrity", "warn", f"no damage found in {budget_s or 0:.0f} s; not checked "
                                           f"in that time: {', '.join(found.unchecked)}",

@@ -12,6 +12,7 @@ class Integrity:
 
     damaged: dict[str, str] = field(default_factory=dict)
     unchecked: list[str] = field(default_factory=list)
+    cannot_write: bool = False  # some were left unchecked because the store cannot write (FTS5's check is a write)
 
     @property
     def tables_damaged(self) -> bool:

@@ -60,7 +60,7 @@ class Dialect(ABC):
 
     def migrate(self, component: str, migrations: Sequence[Migration]) -> None:
         """Apply the missing steps (already rendered) of ``component`` in order (shared/migrations.py)."""
-        migrate(self.migrating(), component, migrations, type(self).__name__)
+        migrate(self.migrating(), component, migrations, type(self).__name__, reading=self.reading)
 
     def schema_ahead(self) -> list[str]:
         """The components a newer Notewell has upgraded past this code (shared/migrations.py's ``ahead``)."""

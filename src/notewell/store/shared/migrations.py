@@ -26,8 +26,20 @@ _BOOKKEEPING = ("CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))")
 
 
+def _applied(reading: Callable[[], AbstractContextManager[Executor]], component: str, count: int) -> bool:
+    """Whether every one of the ``count`` steps of ``component`` is applied, as far as a plain read tells (False
+    when it cannot tell: a new store has no bookkeeping table yet, and the locked path below decides)."""
+    try:
+        with reading() as conn:
+            done = {v for (v,) in conn.execute(
+                "SELECT version FROM schema_migrations WHERE component = ?", (component,)).fetchall()}
+    except Exception:  # no such table (each backend names it its own way): a new store
+        return False
+    return done >= set(range(1, count + 1))
+
+
 def migrate(migrating: AbstractContextManager[Executor], component: str, migrations: Sequence[Migration],
-            backend: str = "") -> None:
+            backend: str = "", *, reading: Callable[[], AbstractContextManager[Executor]] | None = None) -> None:
     """Apply the steps of ``component`` the database lacks, in one transaction holding the migration lock
     (``migrating``), so that processes starting at once apply each step once."""
     KNOWN[(backend, component)] = len(migrations)
@@ -35,6 +47,8 @@ def migrate(migrating: AbstractContextManager[Executor], component: str, migrati
         if isinstance(steps, str):
             raise TypeError(f"migration {version} of {component}: a migration is a sequence of statements, "
                             "one string each, not one script; write it as a tuple of its statements")
+    if reading is not None and _applied(reading, component, len(migrations)):
+        return  # read, not written: a store that cannot write (a full disk, a read-only file) still opens
     with migrating as conn:
         conn.execute(_BOOKKEEPING)
         done = {v for (v,) in conn.execute(

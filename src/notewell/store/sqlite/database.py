@@ -23,7 +23,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
-from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged
+from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.word_breaks import word_text
 
 BUSY_TIMEOUT_MS = 30_000
@@ -46,8 +46,9 @@ def free_bytes(folder: Path) -> int | None:
 
 
 def disk_full(path: Path) -> StoreCannotWrite:
-    return StoreCannotWrite(f"the store's disk is full ({path})", "free space on the disk holding it (or move the "
-                            "store to a larger one), then retry", cause="full")
+    return StoreCannotWrite(f"the store's disk is full ({path})", "free space on the disk holding it (or, with its "
+                            "servers stopped, move the store's file and its -wal file to a larger disk and name the "
+                            "new place with --db), then retry", cause="full")
 
 
 def read_only(path: Path) -> StoreCannotWrite:
@@ -73,6 +74,13 @@ def refusal(exc: sqlite3.Error, path: Path) -> StoreCannotWrite | None:
         if path.parent.is_dir() and not os.access(path.parent, os.W_OK):  # a read-only mount answers EROFS
             return read_only(path)
     return None
+
+
+def locked(path: Path) -> Unavailable:
+    """The store's write lock held by another process past the busy timeout: nothing was done, try again."""
+    return Unavailable(f"--db: {path} stayed locked by another process for {BUSY_TIMEOUT_MS // 1000} s (a long "
+                       "write, or a process stopped mid-write); nothing was done: try again, or find the process "
+                       "holding it (fuser)")
 
 
 def damaged(exc: sqlite3.Error, path: Path) -> StoreDamaged | None:
@@ -177,6 +185,8 @@ class _Connection(sqlite3.Connection):
             refused = self.refusals.translated(exc)
             if refused is not None:
                 return refused
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY:
+                return locked(self.refusals.path)
         return damaged(exc, self.refusals.path)
 
 
@@ -221,7 +231,9 @@ class SqliteDatabase:
             conn.refusals = self.refusals
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # takes effect only as the file is created
-            conn.execute("PRAGMA journal_mode=WAL")  # a file that is not a database fails here
+            conn.execute("PRAGMA schema_version")  # a file that is not a database fails here
+            with suppress(StoreCannotWrite):  # a store that cannot be written (a backup file on a read-only disk)
+                conn.execute("PRAGMA journal_mode=WAL")  # is read in its own journal mode: its writes are refused
         except StoreCannotWrite:
             raise
         except (sqlite3.DatabaseError, StoreDamaged) as exc:  # damaged from the first page: not a database at all

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from notewell.errors import StoreDamaged
+from notewell.errors import StoreCannotWrite, StoreDamaged
 from notewell.records.integrity import Integrity
 from notewell.store.regions import REGION_BITS
 from notewell.store.sqlite.database import SqliteDatabase
@@ -54,6 +54,10 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
                 if "interrupted" not in str(exc):
                     raise
                 found.unchecked.append(part)
+                continue
+            except StoreCannotWrite:  # FTS5's integrity-check is an INSERT: refused on a read-only store or full disk
+                found.unchecked.append(part)
+                found.cannot_write = True
                 continue
             if problem is not None:
                 found.damaged[part] = problem

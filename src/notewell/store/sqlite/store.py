@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 from contextlib import suppress
 from pathlib import Path
@@ -12,7 +11,7 @@ from notewell.errors import ConfigError, Unavailable
 from notewell.store.shared.store import SqlStore
 from notewell.store.sqlite.backups import SqliteBackups
 from notewell.store.sqlite.brain import SqliteBrain
-from notewell.store.sqlite.database import BUSY_TIMEOUT_MS, SqliteDatabase
+from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.documents import SqliteDocuments
 from notewell.store.sqlite.memories import SqliteMemories
@@ -49,13 +48,9 @@ class SqliteStore(SqlStore):
         db = SqliteDatabase(path)
         try:
             return cls(db)
-        except sqlite3.OperationalError as exc:  # bringing the schema up to date waited for the write lock in vain
+        except Unavailable:  # bringing the schema up to date waited for the write lock in vain (database.locked)
             db.close()
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
-            raise Unavailable(f"--db: {path} stayed locked by another process for {BUSY_TIMEOUT_MS // 1000} s while "
-                              "this one opened it (a long write, or a process stopped mid-write); try again, or "
-                              "find the process holding it (fuser)") from None
+            raise
 
     @property
     def url(self) -> str:
