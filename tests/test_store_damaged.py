@@ -244,3 +244,32 @@ def test_a_job_id_past_a_64_bit_integer_is_refused_naming_it(tmp_path: Path) -> 
     vault, db, _token = _store(tmp_path)
     _one_line(run_cli("jobs", "retry", str(2**70), "--db", db, "--vault", str(vault)),
               f"ID: must be a job's id, from 1 to {2**63 - 1}")
+
+
+def test_a_backup_of_a_damaged_store_names_the_store_not_the_new_file(tmp_path: Path) -> None:
+    """It said "b.db is damaged; name a file 'notewell backup' wrote", as a restore says of a bad backup."""
+    vault, db, _token = _store(tmp_path)
+    _overwrite(db, "SELECT rootpage FROM sqlite_master WHERE name = 'audit_log'")
+    _one_line(run_cli("backup", str(tmp_path / "b.db"), "--db", db, "--vault", str(vault)),
+              f"the store {db} is damaged (")
+    assert not (tmp_path / "b.db").exists() and not (tmp_path / "b.db.part").exists()
+
+
+def test_a_backup_where_no_file_can_be_made_and_a_new_store_never_made_are_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc takes no new file: a FileNotFoundError traceback. A store that could not be made in a read-only
+    folder: its clean-up tried to delete it and ended in an EROFS traceback after the one-line error."""
+    import errno
+
+    from notewell.store.new_store import NewStore
+
+    vault, db, _token = _store(tmp_path)
+    _one_line(run_cli("backup", "/proc/notewell-backup.db", "--db", db, "--vault", str(vault)),
+              "backup: cannot write /proc/notewell-backup.db (No such file or directory); name a file in a folder "
+              "you may write")
+
+    def read_only(self: Path, missing_ok: bool = False) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    NewStore(str(tmp_path / "never" / "x.db"), True).discard()  # says nothing: the command's own error does

@@ -10,6 +10,7 @@ tables a store fills itself as it opens, EXCLUDED_TABLES, do not count). Extensi
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,8 @@ class NewStore:
             return
         if not is_postgres_url(self.target):
             for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.target}{suffix}").unlink(missing_ok=True)
+                with suppress(OSError):  # a folder the command could not write in holds nothing it made
+                    Path(f"{self.target}{suffix}").unlink(missing_ok=True)
             return
         try:
             with psycopg.connect(self.target, connect_timeout=CONNECT_TIMEOUT_S) as conn, conn.transaction():

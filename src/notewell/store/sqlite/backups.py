@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from notewell.errors import InvalidArgument, file_refusal
+from notewell.errors import InvalidArgument, StoreDamaged, file_refusal
 from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
-from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.database import SqliteDatabase, damaged
 from notewell.store.sqlite.dialect import SqliteDialect
 
 
@@ -68,16 +68,25 @@ class SqliteBackups(SqlBackups):
             try:
                 self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
                 copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
-                _checked(copy, path, "backup")
+                found = copy.execute("PRAGMA quick_check").fetchone()[0]
+                if found != "ok":  # the store's own pages: no backup of it is whole
+                    raise StoreDamaged(self.db.path, f"a copy of it fails SQLite's quick_check: {found}")
             finally:
                 copy.close()
             os.replace(scratch, path)
         except BaseException as exc:
             for debris in (scratch, *(scratch.with_name(scratch.name + end) for end in ("-journal", "-wal", "-shm"))):
-                debris.unlink(missing_ok=True)
+                with suppress(OSError):  # a folder it could not write in holds none
+                    debris.unlink(missing_ok=True)
             refused = file_refusal("backup", path, exc) if isinstance(exc, (OSError, sqlite3.Error)) else None
             if refused is not None:
                 raise refused from None
+            source_damaged = damaged(exc, self.db.path) if isinstance(exc, sqlite3.DatabaseError) else None
+            if source_damaged is not None:  # the copy is new and written as it is read: what fails is the store
+                raise source_damaged from None
+            if isinstance(exc, OSError):  # a place no file can be made in (/proc, a missing device, ...)
+                raise InvalidArgument("backup", f"cannot write {path} ({exc.strerror}); name a file in a folder "
+                                                "you may write") from None
             raise
         return path.stat().st_size
 
