@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from notewell.errors import Unavailable
 from notewell.store.note_lease import NoteLease
 
 
@@ -43,6 +44,10 @@ class NoteLocks:
     @contextmanager
     def _one(self, path: str) -> Iterator[None]:
         with self._thread_lock(path):
+            vault = self.folder.parent.parent
+            if not vault.is_dir():  # moved or deleted under a running server: the server's fault, not the caller's
+                raise Unavailable(f"the vault folder {vault} is gone (moved or deleted while the server runs); "
+                                  "nothing was written: put it back, or start the server on its new place")
             for folder in (self.folder.parent, self.folder):  # .notewell and its locks: 0700 whatever the umask
                 folder.mkdir(mode=0o700, exist_ok=True)
             name = hashlib.sha256(path.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]

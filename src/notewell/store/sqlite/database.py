@@ -219,6 +219,7 @@ class SqliteDatabase:
         self._all: weakref.WeakSet[_Held] = weakref.WeakSet()  # every live connection, for close()
         self._lock = threading.Lock()
         self.refusals = _Refusals(path)
+        self.opened = False  # a connection opened once: a later failure to open is no bad --db (see _connect)
 
     def refused(self) -> StoreCannotWrite | None:
         """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
@@ -241,8 +242,13 @@ class SqliteDatabase:
             if refused is not None:
                 raise refused from exc
             reason = exc.reason if isinstance(exc, StoreDamaged) else str(exc)
+            if self.opened:  # it opened before: the file went away under a running process, no flag is at fault
+                raise Unavailable(f"the store {self.path} cannot be opened now ({reason}): was it moved or deleted "
+                                  "while this process ran? Nothing was done: put it back, or start again with "
+                                  "--db at its new place") from exc
             raise ConfigError(f"--db: cannot open {self.path} ({reason}); check the path and its permissions, "
                               "or pass another --db") from exc
+        self.opened = True
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         # A server holds a connection per worker thread: a bounded page cache each, and no memory map,
