@@ -106,3 +106,26 @@ def test_the_server_still_answers_after_the_suite(callers: list[Caller], world: 
 
 def test_the_vault_is_untouched(world: World) -> None:
     assert not any(p.name == "passwd" for p in Path(world.vault).rglob("*"))
+
+
+def _small(schema: dict[str, Any]) -> Any:
+    kind = schema.get("type")
+    return {"integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}.get(
+        kind if isinstance(kind, str) else "", "ab")
+
+
+def test_an_answer_never_echoes_a_huge_value_back(callers: list[Caller]) -> None:
+    """An outside probe: a 200,000-character value of edit_note's operation, remember's memory_type, forget's
+    ref, brain_log_event's sessionId, ... came back whole in the error (about 200 KB in an agent's context), and
+    a 1 MB tool name in "Tool … not found"."""
+    caller = callers[0]
+    huge = "x" * 200_000
+    for tool in caller.tools:
+        schema = tool["inputSchema"]
+        base = {name: _small(schema["properties"][name]) for name in schema.get("required", [])}
+        for name in schema["properties"]:
+            answer = caller.rpc("tools/call", {"name": tool["name"], "arguments": {**base, name: huge}})
+            if "error" in answer or answer["result"].get("isError"):
+                assert len(json.dumps(answer)) < 6000, (tool["name"], name, len(json.dumps(answer)))
+    unknown = caller.rpc("tools/call", {"name": "n" * 1_000_000, "arguments": {}})
+    assert unknown["error"]["code"] == INVALID_PARAMS and len(json.dumps(unknown)) < 1000, len(json.dumps(unknown))

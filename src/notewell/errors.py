@@ -32,10 +32,24 @@ Remedy = Literal[
 ]
 
 
+MESSAGE_MAX_CHARS = 2000  # an error quoting what it was given (a 200,000-character value) says it shorter
+FIELD_MAX_CHARS = 200
+
+
+def bounded(message: str, most: int = MESSAGE_MAX_CHARS) -> str:
+    """``message`` whole, or its start and its end around a note of what was left out: the end holds the fix."""
+    if len(message) <= most:
+        return message
+    tail = most // 4
+    return f"{message[:most - tail]}… ({len(message) - most} characters left out) …{message[-tail:]}"
+
+
 class NotewellError(Exception):
-    """A failure with a message fit to show a person as it is."""
+    """A failure with a message fit to show a person as it is (``bounded``)."""
 
     def __init__(self, message: str, *, field: str | None = None, remedy: Remedy | None = None) -> None:
+        message = bounded(message)
+        field = bounded(field, FIELD_MAX_CHARS) if field else field  # as a request spelt it: any length
         super().__init__(f"{field}: {message}" if field else message)
         self.field = field  # the domain name of the field at fault, when there is one
         self.detail = message  # the message without the field
@@ -47,7 +61,7 @@ class InvalidArgument(NotewellError):
 
     def __init__(self, field: str, message: str, *, remedy: Remedy | None = None) -> None:
         super().__init__(message, field=field, remedy=remedy)
-        self.field: str = field
+        self.field: str = bounded(field, FIELD_MAX_CHARS)
 
 
 class UnknownParameter(InvalidArgument):

@@ -42,12 +42,14 @@ from notewell.access import policy
 from notewell.access.principal import Principal
 from notewell.answer_bound import fit_answer
 from notewell.errors import (
+    FIELD_MAX_CHARS,
     InvalidArgument,
     NotewellError,
     NotFound,
     Remedy,
     Unauthenticated,
     Unavailable,
+    bounded,
     with_way_out,
 )
 from notewell.mcp import log
@@ -178,7 +180,7 @@ class NotewellMCP:
             spec = next((t for t in self.visible(principal) if t.name == name), None)
             if spec is None:
                 reason = "unknown_tool"
-                raise MCPError(code=INVALID_PARAMS, message=f"Tool {name} not found")
+                raise MCPError(code=INVALID_PARAMS, message=f"Tool {bounded(name, FIELD_MAX_CHARS)} not found")
             result = await anyio.to_thread.run_sync(self.run_tool, spec, principal, params.arguments or {})
             if result.is_error:
                 reason = "refused"
