@@ -30,6 +30,16 @@ def test_a_port_in_use_is_one_error_line_before_any_serving_line(tmp_path: Path)
             "pass another --port (make serve: PORT=...)"]
 
 
+def test_an_address_not_of_this_machine_names_host_not_port(tmp_path: Path) -> None:
+    """`--host 999.1.1.1` said "--port: cannot listen …; stop what uses it, or pass another --port"."""
+    vault = make_vault(tmp_path, {"p/a.md": "word\n"})
+    result = run_cli("serve", "--host", "999.1.1.1", "--port", "8815", "--vault", str(vault),
+                     "--db", str(tmp_path / "i.db"))
+    assert result.exit_code == 1 and result.stdout == "", result.output
+    assert " ".join(result.stderr.split()).startswith("error: --host: cannot listen on 999.1.1.1:8815 ("), result.stderr
+    assert "pass an address of this machine" in " ".join(result.stderr.split()), result.stderr
+
+
 def test_a_wrong_log_level_names_its_source(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"p/a.md": "word\n"})
     flag = run_cli("serve", "--log-level", "loud", "--vault", str(vault), "--db", str(tmp_path / "i.db"))

@@ -3,6 +3,7 @@ either watches the vault unless --no-watch, and runs the learning loop's jobs un
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -108,8 +109,11 @@ def bind_or_fail(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise fail(f"--port: cannot listen on {host}:{port} ({exc.strerror}); stop what uses it, or pass "
-                   "another --port (make serve: PORT=...)") from None
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):  # the port: taken, or below 1024 without the right
+            raise fail(f"--port: cannot listen on {host}:{port} ({exc.strerror}); stop what uses it, or pass "
+                       "another --port (make serve: PORT=...)") from None
+        raise fail(f"--host: cannot listen on {host}:{port} ({exc.strerror or exc}); pass an address of this "
+                   "machine (127.0.0.1, 0.0.0.0, ::, or one of its interfaces)") from None
     sock.listen(2048)
     return sock
 
