@@ -121,6 +121,7 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
     result = run_cli("restore", str(tmp_path / "notes.txt"), "--db", str(tmp_path / "new.db"), "--vault", str(vault))
     assert result.exit_code == 1 and "is not a SQLite database" in result.output
     assert not (tmp_path / "new.db").exists()  # no empty store is left where the restore was to be
+    assert not list(tmp_path.glob("new.db*")), list(tmp_path.glob("new.db*"))  # nor its lease files (a probe)
     result = run_cli("restore", str(tmp_path / "gone.db"), "--db", str(tmp_path / "left.db"), "--vault", str(vault))
     assert result.exit_code == 1 and "FILE: " in result.output and not (tmp_path / "left.db").exists()
     result = run_cli("backup", str(tmp_path / "no" / "such" / "b.db"), "--db", db, "--vault", str(vault))

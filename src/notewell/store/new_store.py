@@ -1,11 +1,12 @@
 """What a command that fills a new store (import, restore, migrate's target) made, taken away when it fails.
 
 An empty store where none was would be taken for the command's result, and a second attempt would find a
-store (a restore into it was accepted though the first had failed). SQLite: the database file and its -wal
-and -shm, when there was no file before. PostgreSQL: the tables the command made, when the database's schema
-held no table at all before it (a store that was there, even one whose upgrade the opening made new tables
-for, is left as it is) and the data they carry is still empty (a transaction rolled back leaves it so; the
-tables a store fills itself as it opens, EXCLUDED_TABLES, do not count). Extensions stay (a superuser's).
+store (a restore into it was accepted though the first had failed). SQLite: the database file, its -wal
+and -shm, and its lease files, when there was no file before. PostgreSQL: the tables the command made, when
+the database's schema held no table at all before it (a store that was there, even one whose upgrade the
+opening made new tables for, is left as it is) and the data they carry is still empty (a transaction rolled
+back leaves it so; the tables a store fills itself as it opens, EXCLUDED_TABLES, do not count). Extensions
+stay (a superuser's).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from psycopg import sql
 from notewell.config import is_postgres_url
 from notewell.store.postgres.database import CONNECT_TIMEOUT_S
 from notewell.store.shared.tables import EXCLUDED_TABLES
+from notewell.store.sqlite.leadership import LOCK_SUFFIXES
 
 _TABLES = ("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
            " AND table_type = 'BASE TABLE'")
@@ -41,7 +43,7 @@ class NewStore:
         if not self.new:
             return
         if not is_postgres_url(self.target):
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", *LOCK_SUFFIXES):
                 with suppress(OSError):  # a folder the command could not write in holds nothing it made
                     Path(f"{self.target}{suffix}").unlink(missing_ok=True)
             return

@@ -6,10 +6,13 @@ from __future__ import annotations
 import fcntl
 import os
 
+_SUFFIXES = {"watcher": ".watch-lock", "jobs": ".jobs-lock"}  # beside the database, one per role
+LOCK_SUFFIXES = tuple(_SUFFIXES.values())
+
 
 class FileLockLeadership:
     def __init__(self, db: str, role: str = "watcher") -> None:
-        self._path = f"{db}.{'watch' if role == 'watcher' else role}-lock"
+        self._path = db + _SUFFIXES[role]
         self._fd: int | None = None
 
     def try_acquire(self) -> bool:
