@@ -106,6 +106,30 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_wor
     assert answers[4] == {"jsonrpc": "2.0", "id": 11, "result": {}}
 
 
+def test_a_line_that_is_not_utf8_is_a_parse_error_as_over_http(mcp_world: World) -> None:
+    """Over stdio a raw 0xFF inside a string was read as U+FFFD and the call went on (remember would have kept
+    it); over HTTP the same bytes are -32700."""
+    import json
+    import subprocess
+
+    params = _params(mcp_world, None)
+    sent = _initialize().encode() + (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_memory",'
+        b'"arguments":{"query":"\xff abc"}}}\n' b'{"jsonrpc":"2.0","id":8,"method":"ping"}\n')
+    assert b"\xff" in sent
+    with subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(sent)
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(3)]  # waits for each: no clock
+        server.stdin.close()
+        server.wait(timeout=60)
+    assert answers[1]["id"] is None and answers[1]["error"]["code"] == -32700, answers[1]
+    assert "not UTF-8" in answers[1]["error"]["message"], answers[1]
+    assert answers[2] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
 def _initialize() -> str:
     import json
 

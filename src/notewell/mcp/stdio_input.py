@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import BinaryIO, Self
 
 import anyio
-from mcp.types import INVALID_REQUEST
+from mcp.types import INVALID_REQUEST, PARSE_ERROR
 
 from notewell.mcp.message_check import JsonRpcError, parsed, refused
 
@@ -47,8 +47,8 @@ def claimed_stdin() -> Iterator[BinaryIO]:
 
 
 class BoundedLines:
-    """The lines of ``wire`` as text (bad UTF-8 replaced, as the SDK does), each within LINE_BYTES_MAX bytes;
-    one that is longer, or that message_check refuses, comes as DROPPED_LINE, its refusal kept in order until
+    """The lines of ``wire`` as text, each within LINE_BYTES_MAX bytes; one that is longer, or not UTF-8 (the SDK
+    replaced its bad bytes), or that message_check refuses, comes as DROPPED_LINE, its refusal kept in order until
     ``take_refusal`` answers for it."""
 
     def __init__(self, wire: BinaryIO) -> None:
@@ -75,7 +75,12 @@ class BoundedLines:
                 pass
             self._refusals.append(OVERSIZED)
             return DROPPED_LINE
-        text = line.decode("utf-8", errors="replace")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:  # as the HTTP door refuses such a body: never a U+FFFD stored in its place
+            self._refusals.append((PARSE_ERROR, f"Parse error: the line is not UTF-8 (byte {exc.start + 1} of it); "
+                                                "send UTF-8 text", None))
+            return DROPPED_LINE
         refusal = refused(parsed(text), in_session=False) if text.strip() else None
         if refusal is not None:
             self._refusals.append(refusal)
