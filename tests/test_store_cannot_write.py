@@ -212,6 +212,11 @@ def test_a_backup_and_an_export_to_a_full_disk_say_so_and_leave_nothing(
     _one_line(run_cli("export", str(out / "ex"), "--db", db, "--vault", str(vault)),
               f"cannot write {out / 'ex'}: its disk is full")
     assert list(out.iterdir()) == []  # no .part, no partial folder
+    written.clear()  # the archive form named its hidden scratch folder, and its abandoned read of the store
+    archive = run_cli("export", str(out / "ex.tar"), "--db", db, "--vault", str(vault))  # printed a traceback
+    _one_line(archive, f"cannot write {out / 'ex.tar'}: its disk is full")
+    assert ".notewell-export-" not in archive.output and "Exception ignored" not in archive.output, archive.output
+    assert list(out.iterdir()) == []
 
 
 def test_a_read_only_store_is_one_line_and_doctor_fails_its_store_check(

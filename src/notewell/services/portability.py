@@ -72,7 +72,13 @@ class PortabilityService:
                                              "a project's rows); give one of them")
         if is_archive(folder):
             with _scratch(folder, "export") as scratch:
-                carried = self.export(p, scratch / "export", person=person, project=project)
+                try:
+                    carried = self.export(p, scratch / "export", person=person, project=project)
+                except InvalidArgument as exc:  # a refusal of the disk names the archive asked for, not the scratch
+                    if str(scratch) not in exc.detail:
+                        raise
+                    raise InvalidArgument(exc.field, exc.detail.replace(str(scratch / "export"), str(folder))
+                                          ) from None
                 pack(scratch / "export", folder)
             return carried
         choose = self._chooser(person, project)

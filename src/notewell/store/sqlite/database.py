@@ -273,7 +273,8 @@ class SqliteDatabase:
         conn = self.conn
         cursor = conn.execute(sql, params)
         try:
-            yield from cursor
+            for row in cursor:  # noqa: UP028  (``yield from`` would close the cursor as this generator is closed,
+                yield row  # which raises once the database is closed: an export a full disk stopped)
         except sqlite3.DatabaseError as exc:
             if not isinstance(conn, _Connection):
                 raise
