@@ -458,6 +458,12 @@ def test_an_export_as_one_file_is_the_same_bytes_each_time_and_imports_on_both_b
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".notewell-")]  # no scratch folder is left
 
 
+def _link(name: str, target: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = tarfile.SYMTYPE, target
+    return info
+
+
 def test_an_archive_holding_anything_an_export_never_writes_is_refused(source: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.tar"
     evil = tmp_path / "evil.jsonl"
@@ -467,6 +473,13 @@ def test_an_archive_holding_anything_an_export_never_writes_is_refused(source: P
     result = run_cli("import", str(bad), "--db", str(tmp_path / "target.db"))
     assert result.exit_code != 0 and "which no export writes" in result.output, result.output
     assert not (tmp_path.parent / "escape.jsonl").exists()
+    for name, add in (("dup.tar", lambda tar: [tar.add(evil, arcname="audit_log.jsonl") for _ in range(2)]),
+                      ("link.tar", lambda tar: tar.addfile(_link("manifest.json", "/etc/passwd")))):
+        with tarfile.open(tmp_path / name, "w") as tar:  # the reason given was "which no export writes"
+            add(tar)
+        said = " ".join(run_cli("import", str(tmp_path / name), "--db", str(tmp_path / "target.db")).output.split())
+        assert ("holds 'audit_log.jsonl' twice" if name == "dup.tar" else
+                "holds 'manifest.json' as a symbolic link, not a file") in said, said
     (tmp_path / "cut.tar").write_bytes(b"not a tar at all" * 64)
     result = run_cli("import", str(tmp_path / "cut.tar"), "--db", str(tmp_path / "target.db"))
     assert result.exit_code != 0 and "is not an export's archive" in result.output

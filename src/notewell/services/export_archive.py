@@ -66,11 +66,21 @@ def unpack(archive: Path, folder: Path) -> None:
         raise InvalidArgument("import", f"{archive} holds no {MANIFEST}; it was cut short: export again")
 
 
+_KINDS = {tarfile.SYMTYPE: "symbolic link", tarfile.LNKTYPE: "hard link", tarfile.DIRTYPE: "folder"}
+
+
 def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo, folder: Path, seen: set[str]) -> None:
     name = member.name
-    if not member.isfile() or not (name == MANIFEST or _MEMBER.fullmatch(name)) or name in seen:
-        raise InvalidArgument("import", f"the archive holds {name!r}, which no export writes; import only what "
-                                        "'notewell export' wrote")
+    if name in seen:
+        why = " twice"
+    elif not member.isfile():
+        why = f" as a {_KINDS.get(member.type, 'special file')}, not a file"
+    elif not (name == MANIFEST or _MEMBER.fullmatch(name)):
+        why = ", which no export writes"
+    else:
+        why = ""
+    if why:
+        raise InvalidArgument("import", f"the archive holds {name!r}{why}; import only what 'notewell export' wrote")
     seen.add(name)
     source = tar.extractfile(member)
     assert source is not None  # a regular file's member always has its data
