@@ -295,3 +295,28 @@ def test_a_read_only_postgres_database_is_one_line_and_doctor_fails_its_store_ch
         assert "Traceback" not in doctor.output and "default_transaction_read_only = off" in flat, flat
     finally:
         pg_cluster.drop_database(name)
+
+
+def test_a_wal_deleted_under_a_running_server_refuses_writes_instead_of_losing_them(tmp_path: Path) -> None:
+    """An outside probe: `rm index.db-wal` under `notewell serve`, then 3 memories acknowledged (201), search
+    finding them, /readyz ready; once the server stopped, all 8 memories written since it started were gone."""
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n\nheron\n"})
+    db = tmp_path / "index.db"
+    rt = open_runtime(str(vault), str(db))
+    rt.indexing.sync()
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
+    token = rt.administration.mint_token(LOCAL_OWNER, "ada@example.test", ["memory:read", "memory:write"]).secret
+    bearer = {"Authorization": f"Bearer {token}"}
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+            kept = client.post("/api/v1/memories", headers=bearer, json={"content": "kept before", "project": "~ada"})
+            assert kept.status_code == 201, kept.text
+            Path(f"{db}-wal").unlink()
+            refused = client.post("/api/v1/memories", headers=bearer, json={"content": "after", "project": "~ada"})
+            assert refused.status_code == 503, refused.text
+            assert "-wal file" in refused.json()["detail"] and "was deleted" in refused.json()["detail"], refused.text
+            ready = client.get("/readyz")
+            assert ready.status_code == 503 and "-wal file" in ready.json()["reason"], ready.text
+    finally:
+        rt.close()

@@ -107,11 +107,11 @@ class StoreCannotWrite(Unavailable):
 
     retry_after_s = 60
 
-    def __init__(self, problem: str, fix: str, *, cause: Literal["full", "read-only"]) -> None:
+    def __init__(self, problem: str, fix: str, *, cause: Literal["full", "read-only", "wal-deleted"]) -> None:
         super().__init__(f"{problem}; nothing was written: {fix}")
         self.problem = problem  # what refuses: "the store's disk is full (/srv/notewell/index.db)"
         self.fix = fix  # what an operator does about it
-        self.cause = cause  # the disk is full, or the store is read-only
+        self.cause = cause  # the disk is full, the store is read-only, or its -wal was deleted under the process
 
 
 class StoreDamaged(Unavailable):

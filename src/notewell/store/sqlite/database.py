@@ -220,6 +220,8 @@ class SqliteDatabase:
         self._lock = threading.Lock()
         self.refusals = _Refusals(path)
         self.opened = False  # a connection opened once: a later failure to open is no bad --db (see _connect)
+        self.wal = False  # in WAL mode (a store that cannot write may be read in another: _connect)
+        self._wal_seen = False  # its -wal file seen since: SQLite deletes it only as its last connection closes
 
     def refused(self) -> StoreCannotWrite | None:
         """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
@@ -234,7 +236,8 @@ class SqliteDatabase:
             conn.execute(f"PRAGMA page_size={PAGE_BYTES}")  # takes effect only as the file is created
             conn.execute("PRAGMA schema_version")  # a file that is not a database fails here
             with suppress(StoreCannotWrite):  # a store that cannot be written (a backup file on a read-only disk)
-                conn.execute("PRAGMA journal_mode=WAL")  # is read in its own journal mode: its writes are refused
+                if conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal":  # is read in its own journal
+                    self.wal = True  # mode: its writes are refused
         except StoreCannotWrite:
             raise
         except (sqlite3.DatabaseError, StoreDamaged) as exc:  # damaged from the first page: not a database at all
@@ -288,13 +291,34 @@ class SqliteDatabase:
             self._local.held = held
         return held.conn
 
+    def wal_deleted(self) -> StoreCannotWrite | None:
+        """The refusal of every write once the store's -wal file was deleted under this process (``rm``, a clean-up
+        script): SQLite goes on writing into the deleted file, and what it acknowledged is lost as it closes."""
+        if not self.wal:
+            return None
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists():
+            self._wal_seen = True
+            return None
+        if not self._wal_seen:  # a new store: its -wal comes with its first write
+            return None
+        return StoreCannotWrite(f"the store's -wal file {wal} was deleted while this process had the store open",
+                                "stop every Notewell process on this store and start them again (what was written "
+                                "between the deletion and this refusal is lost); never delete a store's -wal or "
+                                "-shm file while it is open", cause="wal-deleted")
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error."""
+        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error; refused once the
+        store's -wal file was deleted under this process (``wal_deleted``)."""
         conn = self.conn
         if conn.in_transaction:
             yield conn
             return
+        gone = self.wal_deleted()
+        if gone is not None:
+            self.refusals.last = (gone, time.monotonic())
+            raise gone
         try:
             with _immediate(conn):
                 yield conn

@@ -46,7 +46,7 @@ class SqliteTables(SqlTables):
         wal = path.with_name(path.name + "-wal")
         if not all(os.access(p, os.W_OK) for p in (path, path.parent, wal) if p.exists()):
             return read_only(path)
-        return self.db.refused()
+        return self.db.wal_deleted() or self.db.refused()
 
     def _table_names(self, conn: Executor) -> list[str]:
         return [r[0] for r in conn.execute(
