@@ -49,7 +49,8 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
                 found.unchecked.append(part)
                 continue
             try:
-                problem = _quick_check(conn) if part == "tables" else _index_check(conn, part)
+                problem = _problem(conn, "PRAGMA quick_check(5)" if part == "tables"
+                                   else f"INSERT INTO {part} ({part}) VALUES ('integrity-check')")
             except sqlite3.OperationalError as exc:
                 if "interrupted" not in str(exc):
                     raise
@@ -94,25 +95,15 @@ def _exists(conn: sqlite3.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
 
-def _index_check(conn: sqlite3.Connection, name: str) -> str | None:
+def _problem(conn: sqlite3.Connection, sql: str) -> str | None:
+    """What the check ``sql`` found wrong (None: nothing). An index's integrity-check answers no row and fails
+    on damage; quick_check answers "ok" or a row per fault. An interruption (the budget) is raised."""
     try:
-        conn.execute(f"INSERT INTO {name} ({name}) VALUES ('integrity-check')")
+        rows = [r[0] for r in conn.execute(sql).fetchall()]
     except StoreDamaged as exc:
         return exc.reason
     except sqlite3.DatabaseError as exc:
         if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
             raise
         return str(exc)
-    return None
-
-
-def _quick_check(conn: sqlite3.Connection) -> str | None:
-    try:
-        rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
-    except StoreDamaged as exc:
-        return exc.reason
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
-            raise
-        return str(exc)
-    return None if rows == ["ok"] else "; ".join(rows)
+    return None if rows in ([], ["ok"]) else "; ".join(map(str, rows))
