@@ -182,6 +182,15 @@ def test_the_check_stops_at_its_budget_and_says_what_it_left(tmp_path: Path) -> 
         assert found.damaged == {} and "tables" in found.unchecked and "memory_words" in found.unchecked, found
         whole = check(database, None)
         assert whole.damaged == {} and whole.unchecked == [], whole
+        writer = sqlite3.connect(db, isolation_level=None)  # a server in a write: FTS5's check (an INSERT) would
+        try:  # wait 30 s for its lock, past the budget, and doctor ended in "stayed locked by another process"
+            writer.execute("BEGIN IMMEDIATE")
+            busy = check(database, 10.0)
+        finally:
+            writer.execute("ROLLBACK")
+            writer.close()
+        assert busy.busy and "memory_words" in busy.unchecked and "tables" not in busy.unchecked, busy
+        assert busy.damaged == {}
     finally:
         database.close()
 

@@ -193,6 +193,10 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
         return Check("integrity", "warn", f"not checked while the store cannot write (FTS5's check writes): "
                                           f"{', '.join(found.unchecked)}; no damage found in the rest",
                      "make the store writable (see the store check), then run `notewell doctor` again")
+    if found.unchecked and found.busy:
+        return Check("integrity", "warn", f"not checked while another process writes (FTS5's check takes the write "
+                                          f"lock): {', '.join(found.unchecked)}; no damage found in the rest",
+                     "run `notewell doctor` again when the store is quieter (or its servers stopped)")
     if found.unchecked:
         return Check("integrity", "warn", f"no damage found in {budget_s or 0:.0f} s; not checked "
                                           f"in that time: {', '.join(found.unchecked)}",

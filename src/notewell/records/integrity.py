@@ -13,6 +13,7 @@ class Integrity:
     damaged: dict[str, str] = field(default_factory=dict)
     unchecked: list[str] = field(default_factory=list)
     cannot_write: bool = False  # some were left unchecked because the store cannot write (FTS5's check is a write)
+    busy: bool = False  # some were left unchecked because another process held the store's write lock
 
     @property
     def tables_damaged(self) -> bool:

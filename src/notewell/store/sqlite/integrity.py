@@ -15,10 +15,10 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from notewell.errors import StoreCannotWrite, StoreDamaged
+from notewell.errors import StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.records.integrity import Integrity
 from notewell.store.regions import REGION_BITS
-from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.database import BUSY_TIMEOUT_MS, SqliteDatabase
 from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
 from notewell.store.sqlite.trigram_counts import count_trigrams
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
@@ -32,17 +32,21 @@ INDEXES: dict[str, str] = {
     "brain_session_words": "the coding sessions' word index",
 }
 _PROGRESS_STEPS = 10_000  # SQLite virtual machine steps between two looks at the clock
+_LOCK_WAIT_MS = 1000  # how long an index's check waits for another process's write lock
 
 
 def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
     """Each index's FTS5 integrity-check, then the tables' ``PRAGMA quick_check``, within ``budget_s`` in all
-    (None: no limit). Reads only."""
+    (None: no limit). Nothing is changed, but FTS5's check is an INSERT: it takes the store's write lock while it
+    runs (a server's writes wait meanwhile), and an index whose lock another process holds is left unchecked
+    (``busy``) rather than waited for."""
     conn = db.conn
     found = Integrity()
     deadline = None if budget_s is None else time.monotonic() + budget_s
     parts = [name for name in INDEXES if _exists(conn, name)] + ["tables"]
     if deadline is not None:
         conn.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
+    conn.execute(f"PRAGMA busy_timeout={_LOCK_WAIT_MS}")
     try:
         for part in parts:
             if deadline is not None and time.monotonic() > deadline:
@@ -60,9 +64,14 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
                 found.unchecked.append(part)
                 found.cannot_write = True
                 continue
+            except Unavailable:  # another process writes: its write lock is not waited for
+                found.unchecked.append(part)
+                found.busy = True
+                continue
             if problem is not None:
                 found.damaged[part] = problem
     finally:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if deadline is not None:
             conn.set_progress_handler(None, 0)
     return found
