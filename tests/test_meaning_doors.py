@@ -223,6 +223,20 @@ async def test_a_rule_one_common_word_finds_but_unrelated_in_meaning_is_not_inje
     assert {m["id"] for m in migrations} <= set(asked["relevantKnowledge"]["knowledgeIds"]), asked
     retrieved = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": "up"})  # one word: words decide
     assert migrations[0]["id"] in retrieved["bundle"]["injectedIds"], retrieved
+    # a review: with more rules in scope than the nearest in meaning (30), closer in meaning and each sharing one
+    # common word ("frontend": "up" is then the rarer, the better by words), a rule words found beyond the nearest
+    # had no similarity and passed, and came first; its stored vector says now how far it is
+    for package in ("react", "vue", "vite", "eslint", "prettier", "jest", "vitest", "playwright", "storybook",
+                    "tailwind", "zod", "axios", "redux", "zustand", "swr", "lodash", "dayjs", "i18next", "sentry",
+                    "msw", "webpack", "rollup", "esbuild", "babel", "postcss", "sass", "husky", "commitlint", "turbo",
+                    "nx", "pnpm-lock", "typescript", "tsx", "next", "remix", "astro", "svelte", "solid", "preact",
+                    "lit"):
+        await call(world.mcp, alice, "brain_teach_knowledge", {
+            "rule": f"Keep {package} consistent across the frontend app", "type": "reflex"})
+    world.embedded()
+    crowded = await call(world.mcp, alice, "brain_retrieve_knowledge",
+                         {"prompt": "set up the package manager for the frontend"})
+    assert not {m["id"] for m in migrations} & set(crowded["bundle"]["injectedIds"]), crowded["bundle"]
 
 
 OPPOSITES_ELSEWHERE = [  # seen merged by an outside probe (cosine 0.84 to 0.88): the second rule was lost

@@ -95,13 +95,18 @@ class RetrievalPart(ScopePart):
         lookup, exact = one_word(text), identifier(text)
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
                      lookup=lookup, exact=text if exact else None, text_of=lambda h: record_text(h.record))
-        floor = -1.0 if lookup or exact else brain_scoring.UNRELATED_BELOW  # a word looked up: its words decide
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)
-        return [(known[f.item.ref], f) for f in fused
+        kept = [(known[f.item.ref], f) for f in fused
                 if f.item.ref in known and known[f.item.ref].live and known[f.item.ref].kind != "action_item"
-                and known[f.item.ref].brain_project in allowed
-                and (f.similarity is None or f.similarity >= floor)]
+                and known[f.item.ref].brain_project in allowed]
+        if lookup or exact or self.meaning is None:  # a word looked up: its words decide
+            return kept
+        # the similarity of a rule words found beyond the nearest in meaning is read from its stored vector
+        beyond = self.meaning.similarities([f.item.ref for _k, f in kept if f.similarity is None], text)
+        return [(k, f) for k, f in kept
+                if (f.similarity if f.similarity is not None else beyond.get(f.item.ref, 1.0))
+                >= brain_scoring.UNRELATED_BELOW]
 
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:

@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
 from notewell.meaning.reading import unread_share
 from notewell.meaning.texts import memory_text, session_text
@@ -33,7 +35,7 @@ from notewell.records.brain import SessionRecord
 from notewell.records.meaning import Job, QueueState
 from notewell.records.memories import MemoryQuery, MemoryRecord
 from notewell.store.base import Store
-from notewell.store.vector_search import Nearest, to_half
+from notewell.store.vector_search import Nearest, from_half, similarities, to_half
 from notewell.timestamps import iso
 
 BATCH = 32  # queue rows claimed per step
@@ -145,6 +147,20 @@ class MeaningService:
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
         return vector
+
+    def similarities(self, refs: Sequence[str], text: str) -> dict[str, float]:
+        """The cosine similarity to ``text`` of each of these memories that has a vector (none when meaning is
+        unavailable): for candidates words found beyond the nearest in meaning."""
+        vector = self.query_vector(text)
+        if vector is None or not refs:
+            return {}
+        found = self.store.meaning.memory_vectors(refs, MODEL_ID)
+        query = from_half(vector)
+        known = [(ref, data) for ref, data in found.items() if len(data) == len(vector)]
+        if not known:
+            return {}
+        scores = similarities(np.stack([from_half(data) for _ref, data in known]), query)
+        return {ref: float(score) for (ref, _data), score in zip(known, scores, strict=True)}
 
     def nearest_memories(self, query: MemoryQuery, text: str) -> list[Nearest[MemoryRecord]]:
         """The memories of ``query``'s scope nearest in meaning to ``text`` (none when meaning is unavailable)."""

@@ -102,6 +102,16 @@ class SqlMeaning:
         self.index: VectorIndex | None = None  # set by the backend's store when it has one
         dialect.migrate("meaning", dialect.rendered(MIGRATIONS))
 
+    def memory_vectors(self, refs: Sequence[str], model: str) -> dict[str, bytes]:
+        """The vectors of these memories (by ref) that ``model`` made; a memory not embedded yet is left out."""
+        if not refs:
+            return {}
+        with self.sql.reading() as conn:
+            rows = conn.execute(
+                "SELECT m.ref, v.vector FROM vectors v JOIN memories m ON v.kind = 'memory' AND v.item_id = m.id"
+                f" WHERE m.ref IN ({marks(len(refs))}) AND v.model = ?", [*refs, model]).fetchall()
+        return {str(r[0]): bytes(r[1]) for r in rows}
+
     def has_due(self, now: str) -> bool:
         """Whether any item is due: a read, so that an idle runner's polls take no write lock."""
         with self.sql.reading() as conn:
