@@ -282,3 +282,28 @@ def test_a_backup_where_no_file_can_be_made_and_a_new_store_never_made_are_one_l
 
     monkeypatch.setattr(Path, "unlink", read_only)
     NewStore(str(tmp_path / "never" / "x.db"), True).discard()  # says nothing: the command's own error does
+
+
+def test_a_damaged_row_met_as_a_cursor_is_iterated_is_one_line_at_every_door(tmp_path: Path) -> None:
+    """A review: strict memory search reads its rows by iterating a cursor, past the store's translation: a title
+    whose bytes are not UTF-8 was "internal error" over MCP, a 500 over REST and a traceback at the CLI."""
+    from conftest import run_module
+
+    vault, db, token = _store(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE memories SET title = CAST(x'ff' AS TEXT) WHERE content LIKE 'Prod runs%'")
+    conn.close()
+    said = "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))"
+    cli = run_module("memory", "search", "PostgreSQL", "--db", db, "--vault", str(vault))
+    assert cli.returncode == 1 and "Traceback" not in cli.stderr and said in " ".join(cli.stderr.split()), cli.stderr
+    rt = open_runtime(str(vault), db)
+    bearer = {"Authorization": f"Bearer {token}"}
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+            rest = client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer)
+            assert rest.status_code == 503 and said in rest.json()["detail"], rest.text
+            result = _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"})
+            assert result["isError"] is True and said in result["content"][0]["text"], result
+    finally:
+        rt.close()

@@ -122,8 +122,9 @@ class StoreDamaged(Unavailable):
 
     retry_after_s = 300
 
-    def __init__(self, path: object, reason: str) -> None:
-        super().__init__(f"the store {path} is damaged ({reason}); nothing was done: an operator must check and "
+    def __init__(self, path: object | None, reason: str) -> None:
+        store = "the store" if path is None else f"the store {path}"
+        super().__init__(f"{store} is damaged ({reason}); nothing was done: an operator must check and "
                          "mend it (docs/operations.md, \"A damaged store\")")
         self.reason = reason
         self.remedy = "repair-store"

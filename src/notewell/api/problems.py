@@ -35,6 +35,7 @@ from notewell.errors import (
     VersionConflict,
     with_way_out,
 )
+from notewell.services.driver_errors import DRIVER_ERRORS, translated
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://notewell.dev/problems/"  # an identifier, never fetched
@@ -180,6 +181,12 @@ async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
     return problem(exc.status_code, detail, field=field, headers=dict(exc.headers) if exc.headers else None)
 
 
+async def _on_driver_error(request: Request, exc: Exception) -> JSONResponse:
+    """A damaged row met as a cursor was iterated (services/driver_errors.py): answered as the store's error."""
+    found = translated(exc)
+    return response_for(found) if found is not None else await _on_unexpected(request, exc)
+
+
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.error("api: unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem(500, "The server failed to answer this request; the error is in its log")
@@ -189,6 +196,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(NotewellError, _on_notewell_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(HTTPException, _on_http_error)
+    for kind in DRIVER_ERRORS:  # handled here, not by the last guard (which answers, then raises again)
+        app.add_exception_handler(kind, _on_driver_error)
     app.add_exception_handler(Exception, _on_unexpected)
 
 

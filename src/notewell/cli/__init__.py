@@ -28,7 +28,8 @@ from notewell.cli import (  # noqa: F401  (registers the commands)
     user_cmds,
     version_cmd,
 )
-from notewell.cli.app import app, err_console
+from notewell.cli.app import app, cli_message, err_console
+from notewell.services.driver_errors import translated
 
 
 def main() -> None:
@@ -37,6 +38,10 @@ def main() -> None:
     try:
         app(prog_name="notewell")
     except Exception as exc:
+        found = translated(exc)  # a damaged row met as a cursor was iterated (services/driver_errors.py)
+        if found is not None:
+            err_console.print(f"[red]error:[/red] {escape(cli_message(found))}", highlight=False, soft_wrap=True)
+            raise SystemExit(1) from None
         if os.environ.get("NOTEWELL_TRACEBACK"):
             raise
         err_console.print(f"[red]error:[/red] {escape(f'{type(exc).__name__}: {exc}'[:2000])}; Notewell did not "

@@ -63,6 +63,7 @@ from notewell.mcp.toolset import (
     ToolSpec,
 )
 from notewell.runtime import Runtime
+from notewell.services.driver_errors import translated
 
 INSTRUCTIONS_OPENING = "Notewell is connected: the team's documents and memories, within what this person may see."
 INSTRUCTIONS_CLOSING = (
@@ -269,6 +270,11 @@ class NotewellMCP:
             return _error_result(spec.name, spec.not_found or with_way_out(exc, MCP_REMEDIES))
         except NotewellError as exc:
             return _error_result(spec.name, with_way_out(exc, MCP_REMEDIES))
+        except Exception as exc:  # a damaged row met as a cursor was iterated (services/driver_errors.py)
+            found = translated(exc)
+            if found is None:
+                raise
+            return _error_result(spec.name, str(found))
         return _ok_result(fit_answer(data, schema=spec.output_schema, advice=spec.cut_advice))
 
 

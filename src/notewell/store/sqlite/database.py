@@ -83,7 +83,7 @@ def locked(path: Path) -> Unavailable:
                        "holding it (fuser)")
 
 
-def damaged(exc: sqlite3.Error, path: Path) -> StoreDamaged | None:
+def damaged(exc: sqlite3.Error, path: Path | None) -> StoreDamaged | None:
     """The StoreDamaged a driver error stands for (None: some other error): SQLITE_CORRUPT (any of its extended
     codes: an index, a virtual table, a sequence) or SQLITE_NOTADB met after the file opened."""
     code = getattr(exc, "sqlite_errorcode", None)

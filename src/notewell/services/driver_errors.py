@@ -1,0 +1,21 @@
+"""A database driver's error that reached a door untranslated, read for what it stands for.
+
+The store translates its driver's errors where it reads (store/sqlite/database.py), but a row SQLite decodes as a
+cursor is iterated fails inside the caller's loop, past any wrapper: iterating stays as fast as Python's sqlite3
+makes it, and the doors' last guard asks here instead, so that a damaged row is still one line, never "internal
+error".
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from notewell.errors import NotewellError
+from notewell.store.sqlite.database import damaged
+
+DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)  # what ``translated`` may read
+
+
+def translated(exc: BaseException) -> NotewellError | None:
+    """The NotewellError ``exc`` stands for (a damaged SQLite store), None for any other error."""
+    return damaged(exc, None) if isinstance(exc, sqlite3.DatabaseError) else None
