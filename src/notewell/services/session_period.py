@@ -12,23 +12,29 @@ is inside the window whatever day it is asked on; "this week" and "the past week
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from notewell.services.memory_rank import STOP_WORDS, folded
 
 _NUMBER = r"(\d{1,4})"
-# (pattern, days): the first that matches names the period; a pattern's group, when it has one, is the number
-_PERIODS: tuple[tuple[re.Pattern[str], int | None], ...] = tuple((re.compile(p, re.IGNORECASE), d) for p, d in (
-    (rf"\b(?:in\s+)?the\s+(?:last|past)\s+{_NUMBER}\s+days?\b", None),
-    (rf"\b(?:last|past)\s+{_NUMBER}\s+days?\b", None),
-    (rf"\b{_NUMBER}\s+days?\s+ago\b", None),
-    (r"\btoday\b", 1),
-    (r"\byesterday\b", 2),
-    (r"\b(?:this|the\s+past)\s+week\b", 7),
-    (r"\b(?:last|previous)\s+week\b", 14),
-    (r"\b(?:this|the\s+past)\s+month\b", 31),
-    (r"\b(?:last|previous)\s+month\b", 62),
-))
+_LAST = r"\b(?:in\s+)?(?:the\s+)?(?:last|past)\s+"
+# (pattern, days): the first that matches names the period; a pattern with a group (the number N) gives its
+# days from N: "N days ago" and "N weeks ago" reach one day or week further, so that that day or week is inside
+_PERIODS: tuple[tuple[re.Pattern[str], Callable[[int], int]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), days) for pattern, days in (
+        (rf"{_LAST}{_NUMBER}\s+days?\b", lambda n: n),
+        (rf"\b{_NUMBER}\s+days?\s+ago\b", lambda n: n + 1),
+        (rf"{_LAST}{_NUMBER}\s+weeks?\b", lambda n: 7 * n),
+        (rf"\b{_NUMBER}\s+weeks?\s+ago\b", lambda n: 7 * n + 7),
+        (r"\ba\s+week\s+ago\b", lambda _n: 14),
+        (r"\btoday\b", lambda _n: 1),
+        (r"\byesterday\b", lambda _n: 2),
+        (r"\b(?:this|the\s+past)\s+week\b", lambda _n: 7),
+        (r"\b(?:last|previous)\s+week\b", lambda _n: 14),
+        (r"\b(?:this|the\s+past)\s+month\b", lambda _n: 31),
+        (r"\b(?:last|previous)\s+month\b", lambda _n: 62),
+    ))
 # Words a question about one's own sessions holds whatever it is about ("what did I work on", "my sessions")
 _ANY_QUESTION = frozenset((
     "work", "worked", "working", "session", "sessions", "happen", "happened", "done", "recent", "recently", "lately",
@@ -47,10 +53,10 @@ def asked(query: str) -> Asked:
     """The period ``query`` names, and its topic."""
     text = query
     days: int | None = None
-    for pattern, fixed in _PERIODS:
+    for pattern, days_of in _PERIODS:
         found = pattern.search(text)
         if found is not None:
-            days = fixed if fixed is not None else max(1, int(found.group(1)))
+            days = days_of(max(1, int(found.group(1))) if found.groups() else 0)
             text = (text[:found.start()] + " " + text[found.end():]).strip()
             break
     words = _WORD.findall(folded(text))

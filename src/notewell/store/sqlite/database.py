@@ -307,6 +307,12 @@ class SqliteDatabase:
                                 "between the deletion and this refusal is lost); never delete a store's -wal or "
                                 "-shm file while it is open", cause="wal-deleted")
 
+    def _refuse_without_wal(self) -> None:
+        gone = self.wal_deleted()
+        if gone is not None:
+            self.refusals.last = (gone, time.monotonic())
+            raise gone
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error; refused once the
@@ -315,10 +321,7 @@ class SqliteDatabase:
         if conn.in_transaction:
             yield conn
             return
-        gone = self.wal_deleted()
-        if gone is not None:
-            self.refusals.last = (gone, time.monotonic())
-            raise gone
+        self._refuse_without_wal()
         try:
             with _immediate(conn):
                 yield conn
@@ -341,6 +344,7 @@ class SqliteDatabase:
         that copies an index in must be one that never opened it, and every other connection (this
         thread's usual one included) sees the commit as another connection's.
         """
+        self._refuse_without_wal()
         previous: _Held | None = getattr(self._local, "held", None)
         held = self._hold(self._connect())
         self._local.held = held
