@@ -14,6 +14,7 @@ CASES = [
     ("this month", 31, False), ("what happened last month", 62, False),
     ("billing bug last week", 14, True), ("Stripe webhook retries", None, True),
     ("week 42 planning", None, True), ("the last day of the sprint", None, True), ("sessions", None, False),
+    ("the last 2 week sprint", None, True), ("the last 1 week", 7, False),
 ]
 
 

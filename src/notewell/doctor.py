@@ -189,18 +189,14 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
         return Check("integrity", "fail", f"damaged: {parts}",
                      "run `notewell repair` (with the --vault or --db given here): it rebuilds every index from the "
                      "store's rows")
-    if found.unchecked and found.cannot_write:
-        return Check("integrity", "warn", f"not checked while the store cannot write (FTS5's check writes): "
-                                          f"{', '.join(found.unchecked)}; no damage found in the rest",
-                     "make the store writable (see the store check), then run `notewell doctor` again")
-    if found.unchecked and found.busy:
-        return Check("integrity", "warn", f"not checked while another process writes (FTS5's check takes the write "
-                                          f"lock): {', '.join(found.unchecked)}; no damage found in the rest",
-                     "run `notewell doctor` again when the store is quieter (or its servers stopped)")
-    if found.unchecked:
-        return Check("integrity", "warn", f"no damage found in {budget_s or 0:.0f} s; not checked "
-                                          f"in that time: {', '.join(found.unchecked)}",
-                     "run `notewell doctor --deep` to check every part, however long it takes")
+    left = [f"{why}: {', '.join(parts)}" for why, parts in (
+        ("while the store cannot write (FTS5's check writes)", found.unwritable),
+        ("while another process writes (FTS5's check takes the write lock)", found.busy),
+        (f"in the {budget_s or 0:.0f} s given", found.unchecked)) if parts]
+    if left:
+        return Check("integrity", "warn", f"no damage found; not checked {'; not checked '.join(left)}",
+                     "run `notewell doctor --deep` when the store is quiet (or its servers stopped) to check every "
+                     "part; a store that cannot write is checked once it can (see the store check)")
     return Check("integrity", "ok", "no damage found (every index and table checked)")
 
 

@@ -53,6 +53,9 @@ def repair_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt =
     with runtime(vault, db, create=False) as rt:
         repaired = rt.backups.repair(LOCAL_OWNER)
         left = repaired.left
+        if not repaired.rebuilt and left is None:  # PostgreSQL: no table this role may REINDEX
+            raise fail(f"rebuilt nothing: the role connecting to {rt.store_url} owns none of the store's tables; run "
+                       "the repair as the role that owns them (or a superuser)")
         if json_out:
             print_json({"rebuilt": repaired.rebuilt, "checked": left is not None,
                         "damaged": left.damaged if left is not None else {}})

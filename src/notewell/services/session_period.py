@@ -19,14 +19,15 @@ from notewell.services.memory_rank import STOP_WORDS, folded
 
 _NUMBER = r"(\d{1,4})"
 _LAST = r"\b(?:in\s+)?(?:the\s+)?(?:last|past)\s+"
-# (pattern, days): the first that matches names the period; a pattern with a group (the number N) gives its
-# days from N: "N days ago" and "N weeks ago" reach one day or week further, so that that day or week is inside
+# (pattern, days): the first that matches names the period; a pattern with groups (the number N, its unit)
+# gives its days from N: "N days ago" and "N weeks ago" reach one day or week further, so that that day or
+# week is inside
 _PERIODS: tuple[tuple[re.Pattern[str], Callable[[int], int]], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), days) for pattern, days in (
-        (rf"{_LAST}{_NUMBER}\s+days?\b", lambda n: n),
-        (rf"\b{_NUMBER}\s+days?\s+ago\b", lambda n: n + 1),
-        (rf"{_LAST}{_NUMBER}\s+weeks?\b", lambda n: 7 * n),
-        (rf"\b{_NUMBER}\s+weeks?\s+ago\b", lambda n: 7 * n + 7),
+        (rf"{_LAST}{_NUMBER}\s+(days?)\b", lambda n: n),
+        (rf"\b{_NUMBER}\s+(days?)\s+ago\b", lambda n: n + 1),
+        (rf"{_LAST}{_NUMBER}\s+(weeks?)\b", lambda n: 7 * n),
+        (rf"\b{_NUMBER}\s+(weeks?)\s+ago\b", lambda n: 7 * n + 7),
         (r"\ba\s+week\s+ago\b", lambda _n: 14),
         (r"\btoday\b", lambda _n: 1),
         (r"\byesterday\b", lambda _n: 2),
@@ -55,6 +56,8 @@ def asked(query: str) -> Asked:
     days: int | None = None
     for pattern, days_of in _PERIODS:
         found = pattern.search(text)
+        if found is not None and found.groups() and found.group(1) != "1" and not found.group(2).endswith("s"):
+            continue  # "the last 2 week sprint": a number of a singular unit names a thing, not a period
         if found is not None:
             days = days_of(max(1, int(found.group(1))) if found.groups() else 0)
             text = (text[:found.start()] + " " + text[found.end():]).strip()

@@ -48,8 +48,9 @@ def integrity(store: Store, budget_s: float | None) -> Integrity | None:
 
 def rebuild_indexes(store: Store) -> list[str]:
     """Every index the store derives from its rows, rebuilt; what was rebuilt. SQLite: its full-text indexes,
-    from the rows in one transaction (sqlite/integrity.py). PostgreSQL: REINDEX of each table the connecting
-    role owns in the schema, one at a time (each holds its table's lock while it runs)."""
+    from the rows in one transaction (sqlite/integrity.py). PostgreSQL: REINDEX of each table of the schema whose
+    owner the connecting role is or acts as (a superuser: every one), one at a time (each holds its table's lock
+    while it runs)."""
     from notewell.store.postgres import PostgresStore
     from notewell.store.sqlite import SqliteStore
 
@@ -60,8 +61,8 @@ def rebuild_indexes(store: Store) -> list[str]:
     rebuilt = []
     with store.db.connection() as conn:
         tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tableowner = current_user"
-            " ORDER BY tablename").fetchall()]  # the store's own: another owner's table in a shared schema is left
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            " AND pg_has_role(tableowner, 'USAGE') ORDER BY tablename").fetchall()]  # those the role may REINDEX
         for table in tables:
             quoted = '"' + table.replace('"', '""') + '"'
             conn.execute(f"REINDEX TABLE {quoted}")

@@ -89,7 +89,7 @@ def damaged(exc: sqlite3.Error, path: Path | None) -> StoreDamaged | None:
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc)
-    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text:
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "disk image is malformed" in text:
         return StoreDamaged(path, text)
     if text.startswith("Could not decode to UTF-8"):  # Notewell writes only UTF-8: the bytes of a row were changed
         return StoreDamaged(path, text.split(" with text ", 1)[0] + " (its bytes are not UTF-8)")

@@ -18,7 +18,7 @@ import time
 from notewell.errors import StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.records.integrity import Integrity
 from notewell.store.regions import REGION_BITS
-from notewell.store.sqlite.database import BUSY_TIMEOUT_MS, SqliteDatabase
+from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
 from notewell.store.sqlite.trigram_counts import count_trigrams
 from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
@@ -36,22 +36,24 @@ _LOCK_WAIT_MS = 1000  # how long an index's check waits for another process's wr
 
 
 def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
-    """Each index's FTS5 integrity-check, then the tables' ``PRAGMA quick_check``, within ``budget_s`` in all
-    (None: no limit). Nothing is changed, but FTS5's check is an INSERT: it takes the store's write lock while it
-    runs (a server's writes wait meanwhile), and an index whose lock another process holds is left unchecked
-    (``busy``) rather than waited for."""
+    """The tables' ``PRAGMA quick_check`` (a read), then each index's FTS5 integrity-check, within ``budget_s``
+    in all (None: no limit). Nothing is changed, but FTS5's check is an INSERT: it takes the store's write lock
+    while it runs (a server's writes wait meanwhile); an index whose lock another process holds for a second (or
+    for what is left of the budget) is left unchecked (``busy``) rather than waited for."""
     conn = db.conn
     found = Integrity()
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    parts = [name for name in INDEXES if _exists(conn, name)] + ["tables"]
+    parts = ["tables", *(name for name in INDEXES if _exists(conn, name))]
+    waited_ms = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     if deadline is not None:
         conn.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
-    conn.execute(f"PRAGMA busy_timeout={_LOCK_WAIT_MS}")
     try:
         for part in parts:
-            if deadline is not None and time.monotonic() > deadline:
+            left_ms = _LOCK_WAIT_MS if deadline is None else int((deadline - time.monotonic()) * 1000)
+            if left_ms <= 0:
                 found.unchecked.append(part)
                 continue
+            conn.execute(f"PRAGMA busy_timeout={min(_LOCK_WAIT_MS, left_ms)}")
             try:
                 problem = _problem(conn, "PRAGMA quick_check(5)" if part == "tables"
                                    else f"INSERT INTO {part} ({part}) VALUES ('integrity-check')")
@@ -61,17 +63,15 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
                 found.unchecked.append(part)
                 continue
             except StoreCannotWrite:  # FTS5's integrity-check is an INSERT: refused on a read-only store or full disk
-                found.unchecked.append(part)
-                found.cannot_write = True
+                found.unwritable.append(part)
                 continue
             except Unavailable:  # another process writes: its write lock is not waited for
-                found.unchecked.append(part)
-                found.busy = True
+                found.busy.append(part)
                 continue
             if problem is not None:
                 found.damaged[part] = problem
     finally:
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout={int(waited_ms)}")
         if deadline is not None:
             conn.set_progress_handler(None, 0)
     return found
