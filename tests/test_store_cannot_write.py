@@ -319,5 +319,12 @@ def test_a_wal_deleted_under_a_running_server_refuses_writes_instead_of_losing_t
             assert "-wal file" in refused.json()["detail"] and "was deleted" in refused.json()["detail"], refused.text
             ready = client.get("/readyz")
             assert ready.status_code == 503 and "-wal file" in ready.json()["reason"], ready.text
+            # what was acknowledged before the deletion was copied out of it into the store's file: another
+            # process (a doctor, a server after a kill -9) reads it there, and it finds no -wal
+            other = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                assert other.execute("SELECT content FROM memories").fetchall() == [("kept before",)]
+            finally:
+                other.close()
     finally:
         rt.close()

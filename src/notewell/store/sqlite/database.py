@@ -13,6 +13,7 @@ the same way (store/sqlite/integrity.py finds and mends it).
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ from typing import Any, NoReturn
 from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.word_breaks import word_text
 
+_log = logging.getLogger("notewell.store")
 BUSY_TIMEOUT_MS = 30_000
 PAGE_CACHE_KIB = 16_384
 PAGE_BYTES = 16_384  # a new store's page size (an existing store keeps its own); see _connect
@@ -222,6 +224,7 @@ class SqliteDatabase:
         self.opened = False  # a connection opened once: a later failure to open is no bad --db (see _connect)
         self.wal = False  # in WAL mode (a store that cannot write may be read in another: _connect)
         self._wal_seen = False  # its -wal file seen since: SQLite deletes it only as its last connection closes
+        self._wal_saved = False  # a deleted -wal's writes copied into the store's file (_save_deleted_wal)
 
     def refused(self) -> StoreCannotWrite | None:
         """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
@@ -302,10 +305,25 @@ class SqliteDatabase:
             return None
         if not self._wal_seen:  # a new store: its -wal comes with its first write
             return None
+        self._save_deleted_wal()
         return StoreCannotWrite(f"the store's -wal file {wal} was deleted while this process had the store open",
                                 "stop every Notewell process on this store and start them again (what was written "
                                 "between the deletion and this refusal is lost); never delete a store's -wal or "
                                 "-shm file while it is open", cause="wal-deleted")
+
+    def _save_deleted_wal(self) -> None:
+        """Copy what the deleted -wal holds into the store's file, once: this process still has the deleted file
+        open, so a checkpoint reads every write acknowledged before the deletion from it (they would be lost with
+        it as the store closes). On this thread's connection, never a new one (which would not find the -wal)."""
+        held: _Held | None = getattr(self._local, "held", None)
+        if self._wal_saved or held is None:
+            return
+        with suppress(sqlite3.Error, NotewellError):
+            held.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchall()
+            self._wal_saved = True
+            _log.warning("the store's -wal file %s-wal was deleted while this process had it open: what it held "
+                         "was copied into the store's file; writes are refused until the process restarts",
+                         self.path)
 
     def _refuse_without_wal(self) -> None:
         gone = self.wal_deleted()
