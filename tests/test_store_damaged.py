@@ -110,6 +110,20 @@ def _mcp_call(client: httpx.Client, bearer: dict[str, str], tool: str, arguments
     return result
 
 
+def _served_searches(vault: Path, db: str, token: str) -> tuple[httpx.Response, dict[str, Any], dict[str, Any]]:
+    """Over a served store: REST's strict memory search, MCP's search_memory and recall, for "PostgreSQL"."""
+    rt = open_runtime(str(vault), db)
+    bearer = {"Authorization": f"Bearer {token}"}
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+            return (client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer),
+                    _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"}),
+                    _mcp_call(client, bearer, "recall", {"query": "PostgreSQL"}))
+    finally:
+        rt.close()
+
+
 def test_a_damaged_memory_index_is_one_line_at_every_door_and_repair_gives_back_the_same_answers(
         tmp_path: Path) -> None:
     vault, db, token = _store(tmp_path)
@@ -118,21 +132,12 @@ def test_a_damaged_memory_index_is_one_line_at_every_door_and_repair_gives_back_
 
     _one_line(run_cli("memory", "search", "PostgreSQL", "--db", db, "--vault", str(vault)),
               DAMAGED, "'notewell doctor' names the damaged part", "'notewell repair' rebuilds")
-    rt = open_runtime(str(vault), db)
-    bearer = {"Authorization": f"Bearer {token}"}
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
-                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
-            rest = client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer)
-            assert rest.status_code == 503 and rest.headers["content-type"].startswith("application/problem+json")
-            assert DAMAGED in rest.json()["detail"] and "A damaged store" in rest.json()["detail"], rest.text
-            result = _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"})
-            text = result["content"][0]["text"]
-            assert result["isError"] is True and DAMAGED in text and "internal error" not in text, result
-            result = _mcp_call(client, bearer, "recall", {"query": "PostgreSQL"})  # the stems' index is whole
-            assert result["isError"] is False and "Frankfurt" in result["content"][0]["text"], result
-    finally:
-        rt.close()
+    rest, strict, tolerant = _served_searches(vault, db, token)
+    assert rest.status_code == 503 and rest.headers["content-type"].startswith("application/problem+json")
+    assert DAMAGED in rest.json()["detail"] and "A damaged store" in rest.json()["detail"], rest.text
+    text = strict["content"][0]["text"]
+    assert strict["isError"] is True and DAMAGED in text and "internal error" not in text, strict
+    assert tolerant["isError"] is False and "Frankfurt" in tolerant["content"][0]["text"], tolerant  # stems whole
 
     doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
     flat = " ".join(doctor.output.split())
@@ -296,14 +301,6 @@ def test_a_damaged_row_met_as_a_cursor_is_iterated_is_one_line_at_every_door(tmp
     said = "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))"
     cli = run_module("memory", "search", "PostgreSQL", "--db", db, "--vault", str(vault))
     assert cli.returncode == 1 and "Traceback" not in cli.stderr and said in " ".join(cli.stderr.split()), cli.stderr
-    rt = open_runtime(str(vault), db)
-    bearer = {"Authorization": f"Bearer {token}"}
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
-                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
-            rest = client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer)
-            assert rest.status_code == 503 and said in rest.json()["detail"], rest.text
-            result = _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"})
-            assert result["isError"] is True and said in result["content"][0]["text"], result
-    finally:
-        rt.close()
+    rest, strict, _tolerant = _served_searches(vault, db, token)
+    assert rest.status_code == 503 and said in rest.json()["detail"], rest.text
+    assert strict["isError"] is True and said in strict["content"][0]["text"], strict
