@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -78,11 +79,27 @@ def test_stdio_with_a_bad_token_fails_with_one_line(mcp_world: World) -> None:
     assert "Unauthenticated" in done.stderr and "Traceback" not in done.stderr
 
 
+def _exchange(params: StdioServerParameters, sent: bytes, count: int) -> list[dict[str, Any]]:
+    """``sent`` written to a stdio server's stdin at once, then its first ``count`` answers, each waited for (no
+    clock), and the server ended by closing its stdin."""
+    import json
+    import subprocess
+
+    with subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(sent)
+        server.stdin.flush()
+        answers: list[dict[str, Any]] = [json.loads(server.stdout.readline()) for _ in range(count)]
+        server.stdin.close()
+        server.wait(timeout=60)
+    return answers
+
+
 def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_world: World) -> None:
     """Not JSON is -32700, JSON that is no message (a batch, params that are no object) -32600, with the id when it
     could be read (the SDK's server dropped them: a client waited for ever); the next request is answered."""
     import json
-    import subprocess
 
     params = _params(mcp_world, None)
     lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -92,14 +109,7 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_wor
         '[{"jsonrpc":"2.0","id":5,"method":"ping"}]\n'
         '{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[1]}\n'
         '{"jsonrpc":"2.0","id":11,"method":"ping"}\n')
-    with subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as server:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write(sent)
-        server.stdin.flush()
-        answers = [json.loads(server.stdout.readline()) for _ in range(5)]  # waits for each: no clock
-        server.stdin.close()
-        server.wait(timeout=60)
+    answers = _exchange(params, sent.encode(), 5)
     assert answers[0]["id"] == 1 and "result" in answers[0]
     # the id of a message that could be read is echoed (params that are no object: id 10)
     assert [(a["id"], a["error"]["code"]) for a in answers[1:4]] == [(None, -32700), (None, -32600), (10, -32600)]
@@ -109,22 +119,13 @@ def test_a_line_that_is_no_message_gets_an_error_and_the_session_goes_on(mcp_wor
 def test_a_line_that_is_not_utf8_is_a_parse_error_as_over_http(mcp_world: World) -> None:
     """Over stdio a raw 0xFF inside a string was read as U+FFFD and the call went on (remember would have kept
     it); over HTTP the same bytes are -32700."""
-    import json
-    import subprocess
 
     params = _params(mcp_world, None)
     sent = _initialize().encode() + (
         b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_memory",'
         b'"arguments":{"query":"\xff abc"}}}\n' b'{"jsonrpc":"2.0","id":8,"method":"ping"}\n')
     assert b"\xff" in sent
-    with subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as server:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write(sent)
-        server.stdin.flush()
-        answers = [json.loads(server.stdout.readline()) for _ in range(3)]  # waits for each: no clock
-        server.stdin.close()
-        server.wait(timeout=60)
+    answers = _exchange(params, sent, 3)
     assert answers[1]["id"] is None and answers[1]["error"]["code"] == -32700, answers[1]
     assert "not UTF-8" in answers[1]["error"]["message"], answers[1]
     assert answers[2] == {"jsonrpc": "2.0", "id": 8, "result": {}}

@@ -92,6 +92,14 @@ def _answers(vault: Path, db: str) -> list[str]:
     return outputs
 
 
+def _repaired_as_before(vault: Path, db: str, before: list[str]) -> tuple[str, str]:
+    """`notewell repair --json`'s output, once the answers are those of ``before``, and doctor's output after."""
+    repaired = run_cli("repair", "--db", db, "--vault", str(vault), "--json")
+    assert repaired.exit_code == 0, repaired.output
+    assert _answers(vault, db) == before
+    return repaired.stdout, " ".join(run_cli("doctor", "--db", db, "--vault", str(vault)).output.split())
+
+
 def _one_line(result: Any, *needles: str) -> None:
     assert result.exit_code != 0 and "Traceback" not in result.output, result.output
     flat = " ".join(result.output.split())
@@ -145,12 +153,9 @@ def test_a_damaged_memory_index_is_one_line_at_every_door_and_repair_gives_back_
     assert "FAIL integrity: damaged: the memories' word index (memory_words):" in flat
     assert "run `notewell repair`" in flat, flat
 
-    repaired = run_cli("repair", "--db", db, "--vault", str(vault), "--json")
-    assert repaired.exit_code == 0, repaired.output
-    assert '"memory_words"' in repaired.stdout and '"damaged": {}' in repaired.stdout, repaired.stdout
-    assert _answers(vault, db) == before
-    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
-    assert "ok integrity: no damage found (every index and table checked)" in " ".join(doctor.output.split())
+    repaired, doctor = _repaired_as_before(vault, db, before)
+    assert '"memory_words"' in repaired and '"damaged": {}' in repaired, repaired
+    assert "ok integrity: no damage found (every index and table checked)" in doctor, doctor
 
 
 def test_a_damaged_trigram_index_fails_search_in_one_line_and_repair_rebuilds_it(tmp_path: Path) -> None:
@@ -206,12 +211,9 @@ def test_repair_on_postgresql_reindexes_every_table_and_search_answers_the_same(
     try:
         vault, db, _token = _store(tmp_path, pg_cluster.url(name))
         before = _answers(vault, db)
-        repaired = run_cli("repair", "--db", db, "--vault", str(vault), "--json")
-        assert repaired.exit_code == 0, repaired.output
-        assert '"memories"' in repaired.stdout and '"checked": false' in repaired.stdout, repaired.stdout
-        assert _answers(vault, db) == before
-        doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
-        assert "ok integrity: PostgreSQL checks its pages as it reads them" in " ".join(doctor.output.split())
+        repaired, doctor = _repaired_as_before(vault, db, before)
+        assert '"memories"' in repaired and '"checked": false' in repaired, repaired
+        assert "ok integrity: PostgreSQL checks its pages as it reads them" in doctor, doctor
     finally:
         pg_cluster.drop_database(name)
 
