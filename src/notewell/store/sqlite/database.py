@@ -307,9 +307,10 @@ class SqliteDatabase:
             return None
         self._save_deleted_wal()
         return StoreCannotWrite(f"the store's -wal file {wal} was deleted while this process had the store open",
-                                "stop every Notewell process on this store and start them again (what was written "
-                                "between the deletion and this refusal is lost); never delete a store's -wal or "
-                                "-shm file while it is open", cause="wal-deleted")
+                                "stop every Notewell process on this store and start them again (what the deleted "
+                                "file held was copied into the store's file; a write under way as it was deleted may "
+                                "be lost); never delete a store's -wal or -shm file while it is open",
+                                cause="wal-deleted")
 
     def _save_deleted_wal(self) -> None:
         """Copy what the deleted -wal holds into the store's file, once: this process still has the deleted file
