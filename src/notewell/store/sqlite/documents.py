@@ -48,6 +48,7 @@ from notewell.store.sqlite.trigram_shards import (
     SHARDS,
     ParallelShardBuild,
     match_any_shard,
+    reindex_shard,
     shard_ddl,
     shard_name,
     shard_of,
@@ -128,12 +129,7 @@ MIGRATIONS: list[Migration] = [
     project_counts_ddl(SqliteDialect.words),
     # Each region's words end with their distinct characters, so runs of one or two characters are
     # answered from the index (short_runs.py): every region is indexed again.
-    tuple(statement for shard in range(SHARDS) for statement in (
-        f"INSERT INTO {shard_name(shard)} ({shard_name(shard)}) VALUES ('delete-all')",
-        f"""
-        INSERT INTO {shard_name(shard)} (rowid, body) SELECT id, notewell_region_words(body) FROM document_regions
-            WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id
-        """)),
+    tuple(statement for shard in range(SHARDS) for statement in reindex_shard(shard)),
     # A brain's parent by its id, so that it may be a brain of another project (docs/indexing.md).
     BRAIN_PARENT_IDS,
 ]

@@ -17,14 +17,12 @@ import time
 
 from notewell.errors import StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.records.integrity import Integrity
-from notewell.store.regions import REGION_BITS
 from notewell.store.sqlite.database import SqliteDatabase
-from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
+from notewell.store.sqlite.memories import MEMORY_INDEXES, REINDEX_MEMORIES
 from notewell.store.sqlite.trigram_counts import count_trigrams
-from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
+from notewell.store.sqlite.trigram_shards import SHARDS, reindex_shard, shard_name
 
-# Each full-text index, what it indexes, and the statements that rebuild it from the rows it is derived from.
-_MEMORY_INDEXES = ("memory_words", "memory_stems")
+# Each full-text index, and what it indexes (doctor names it so)
 INDEXES: dict[str, str] = {
     **{shard_name(s): "the documents' trigram index" for s in range(SHARDS)},
     "memory_words": "the memories' word index",
@@ -79,21 +77,17 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
 
 def rebuild(db: SqliteDatabase) -> list[str]:
     """Every full-text index rebuilt from the rows it is derived from, in one write transaction; the names of
-    the indexes rebuilt. Raises sqlite3.DatabaseError when the rows themselves cannot be read."""
+    the indexes rebuilt. Raises StoreDamaged when the rows themselves (or an index's own pages) cannot be read."""
     rebuilt: list[str] = []
     with db.transaction() as conn:
         for shard in range(SHARDS):
-            name = shard_name(shard)
-            conn.execute(f"INSERT INTO {name} ({name}) VALUES ('delete-all')")
-            conn.execute(f"INSERT INTO {name} (rowid, body) SELECT id, notewell_region_words(body)"
-                         f" FROM document_regions WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id")
-            rebuilt.append(name)
+            for statement in reindex_shard(shard):
+                conn.execute(statement)
+            rebuilt.append(shard_name(shard))
         count_trigrams(conn)
-        for name in _MEMORY_INDEXES:  # live rows only, each field read as the writer indexes it (memories.py)
-            conn.execute(f"INSERT INTO {name} ({name}) VALUES ('delete-all')")
-            conn.execute(f"INSERT INTO {name} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
-                         " FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL")
-            rebuilt.append(name)
+        for statement in REINDEX_MEMORIES:
+            conn.execute(statement)
+        rebuilt += MEMORY_INDEXES
         # its content table holds the words as the writer indexed them (word_text'd): rebuilt from them as they are
         conn.execute("INSERT INTO brain_session_words (brain_session_words) VALUES ('rebuild')")
         rebuilt.append("brain_session_words")

@@ -35,6 +35,12 @@ FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 # What the word indexes read of a memory: each field through word_breaks.word_text (a function registered on
 # every connection by database.py). Never 'rebuild' them: that reads the fields as they are.
 WORD_TEXT_FIELDS = ", ".join(f"{WORD_TEXT_SQL}({f})" for f in FIELDS)
+MEMORY_INDEXES = ("memory_words", "memory_stems")
+# Both word indexes emptied and filled again with the live memories, as the writer indexes them (a load, a repair)
+REINDEX_MEMORIES = tuple(statement for index in MEMORY_INDEXES for statement in (
+    f"INSERT INTO {index} ({index}) VALUES ('delete-all')",
+    f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS} FROM memories"
+    " WHERE deleted_at IS NULL AND superseded_by IS NULL"))
 
 MIGRATIONS: list[Migration] = [
     (
@@ -107,7 +113,6 @@ MIGRATIONS: list[Migration] = [
 
 RANK_WINDOW = 1000
 BM25_WEIGHTS = "4.0, 1.0, 2.0, 2.0"  # title, content, tags, path: a word in the title says more
-_FTS_TABLES = ("memory_words", "memory_stems")
 _SCRATCH = {"memory_words": "words", "memory_stems": "stems"}  # lexemes' in-memory tables, same tokenizers
 
 
@@ -158,12 +163,12 @@ class SqliteMemories(SqlMemories):
             return memory_from_row(row), True
 
     def _index(self, conn: Executor, row_id: int) -> None:
-        for table in _FTS_TABLES:
+        for table in MEMORY_INDEXES:
             conn.execute(f"INSERT INTO {table} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
                          " FROM memories WHERE id = ?", (row_id,))
 
     def _unindex(self, conn: Executor, row_id: int) -> None:
-        for table in _FTS_TABLES:
+        for table in MEMORY_INDEXES:
             conn.execute(f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
                          f" SELECT 'delete', id, {WORD_TEXT_FIELDS} FROM memories WHERE id = ?", (row_id,))
 

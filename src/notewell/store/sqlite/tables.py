@@ -20,11 +20,10 @@ from notewell.store.sqlite.database import (
     read_only,
 )
 from notewell.store.sqlite.dialect import SqliteDialect
-from notewell.store.sqlite.memories import WORD_TEXT_FIELDS
+from notewell.store.sqlite.memories import REINDEX_MEMORIES
 
 _KINDS = {"TEXT": "text", "INTEGER": "integer", "REAL": "real", "BLOB": "blob", "": "text"}  # FTS5's columns: ""
 _FTS5_SHADOWS = ("config", "content", "data", "docsize", "idx")
-_MEMORY_INDEXES = ("memory_words", "memory_stems")
 
 
 def _quoted(name: str) -> str:
@@ -90,10 +89,8 @@ class SqliteTables(SqlTables):
         pieces were inserted into their FTS5 table directly, as another backend or an older version kept them:
         read through word_text too. AUTOINCREMENT keys follow explicit ones by themselves."""
         if "memories" in tables:
-            for index in _MEMORY_INDEXES:
-                conn.execute(f"INSERT INTO {index} ({index}) VALUES ('delete-all')")
-                conn.execute(f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS}"
-                             " FROM memories WHERE deleted_at IS NULL AND superseded_by IS NULL")
+            for statement in REINDEX_MEMORIES:
+                conn.execute(statement)
         if "brain_session_words" in tables:
             conn.execute(f"UPDATE brain_session_words SET body = {WORD_TEXT_SQL}(body)"
                          f" WHERE body <> {WORD_TEXT_SQL}(body)")

@@ -37,7 +37,7 @@ from operator import itemgetter
 from pathlib import Path
 from types import TracebackType
 
-from notewell.store.regions import doc_of
+from notewell.store.regions import REGION_BITS, doc_of
 
 SHARDS = 2
 _SHADOW_SUFFIXES = ("data", "idx", "docsize", "config")  # FTS5's tables behind a contentless index
@@ -54,6 +54,15 @@ _Row = tuple[str, int, str]  # ("insert" | "delete", rowid, indexed text)
 
 def shard_name(shard: int) -> str:
     return f"document_trigrams_{shard}"
+
+
+def reindex_shard(shard: int) -> tuple[str, str]:
+    """The statements that empty a shard and index its regions again from ``document_regions`` (a migration that
+    changed how regions are indexed, a repair); they need ``notewell_region_words`` (SqliteDocuments registers it)."""
+    name = shard_name(shard)
+    return (f"INSERT INTO {name} ({name}) VALUES ('delete-all')",
+            f"INSERT INTO {name} (rowid, body) SELECT id, notewell_region_words(body) FROM document_regions"
+            f" WHERE (id >> {REGION_BITS}) % {SHARDS} = {shard} ORDER BY id")
 
 
 def shard_of(doc_id: int) -> str:
