@@ -36,7 +36,9 @@ from notewell.runtime import Runtime, open_runtime
 from notewell.store.postgres import database as pg_database
 from notewell.store.sqlite import database as sqlite_database
 from notewell.store.sqlite.database import SqliteDatabase
+from notewell.web.app import build_web_app
 from pg import PgCluster
+from web_world import csrf_of
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
@@ -328,3 +330,37 @@ def test_a_wal_deleted_under_a_running_server_refuses_writes_instead_of_losing_t
                 other.close()
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("condition", ["read-only", "pg read-only"])
+def test_a_browser_session_whose_generation_moved_on_signs_in_again_on_a_store_refusing_writes(
+        condition: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Ending such a session deleted its row before the browser was sent to sign in: on a store refusing writes
+    that was a 503 where the answer is "sign in again" (the generation alone refuses the session)."""
+    db_name = ""
+    if condition == "pg read-only":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        db_name = cluster.create_database()
+        db = cluster.url(db_name)
+    else:
+        db = str(tmp_path / "index.db")
+    rt = open_runtime(str(make_vault(tmp_path, {"apollo/a.md": "# A\n"})), db)
+    rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
+    rt.sign_in.set_password(LOCAL_OWNER, "ada@example.test", "a long pass phrase")
+    try:
+        with ServerThread(build_web_app(rt)) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as browser:
+            form = browser.get("/signin")
+            signed = browser.post("/signin", data={"csrf": csrf_of(form.text), "email": "ada@example.test",
+                                                   "password": "a long pass phrase", "next": "/projects"})
+            assert signed.status_code == 303 and browser.get("/projects").status_code == 200, signed.text
+            rt.administration.set_role(LOCAL_OWNER, "ada@example.test", "member")  # her generation moves on
+            with _refusing(condition, rt, monkeypatch, request, db_name):
+                ended = browser.get("/projects")
+                assert ended.status_code == 303, ended.text
+                assert ended.headers["location"] == "/signin?next=/projects"
+                assert "Your session has ended" in browser.get("/signin").text
+    finally:
+        rt.close()
+        if db_name:
+            request.getfixturevalue("pg_cluster").drop_database(db_name)

@@ -271,7 +271,9 @@ class SignInService:
         if user is None or not user.active:
             raise Unauthenticated(ACCOUNT_DEACTIVATED)
         if self.store.identity.session_generation(user.id) != found.generation:
-            self.store.credentials.end_web_session(key)
+            # dropping the row is tidying (the generation alone refuses the session), so a store refusing
+            # writes skips it and the browser is still sent to sign in, not shown a 503
+            self._books.kept("web.session.end", lambda: self.store.credentials.end_web_session(key))
             raise Unauthenticated(SESSION_ENDED)
         renewed = parse_iso(found.expires_at) - now < SESSION_IDLE - SESSION_RENEW_AFTER and self._books.kept(
             "web.session.renew", lambda: self.store.credentials.renew_web_session(key, iso(now + SESSION_IDLE)))
