@@ -5,7 +5,7 @@ writes it) reads every row of every table, the tables an export leaves out too, 
 cookie from anything in them: each value as the cookie itself, and each value as the key of the signed cookie
 older Notewells used (itsdangerous over {"uid", "gen", "csrf"}). The live server refuses every one. Then the
 session's life over real HTTP: signing in, the CSRF token, signing out (everywhere), deactivation and a new
-password, expiry, and the cookie's attributes.
+password, expiry, the cookie's attributes, and the line an admin's change leaves for the next page (once).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sqlite3
 from base64 import b64encode
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +283,46 @@ def test_a_second_tabs_sign_in_form_sent_after_the_first_signed_in_goes_on(serve
         assert went.status_code == 303 and went.headers["location"] == "/memories"
         forged = browser.post("/signin", data=stale, headers={"Sec-Fetch-Site": "cross-site"})
         assert forged.status_code == 403
+
+
+def confirmed(client: httpx.Client, path: str, form: dict[str, str]) -> str:
+    """POST the form, then GET the page it redirects to: that page's notice, which a reload no longer shows."""
+    sent = client.post(path, data=form)
+    assert sent.status_code == 303, sent.text
+    landed = client.get(sent.headers["location"])
+    assert landed.status_code == 200
+    shown = re.findall(r'<p class="notice" role="status">([^<]*)</p>', landed.text)
+    assert len(shown) == 1, landed.text
+    assert 'class="notice"' not in client.get(sent.headers["location"]).text  # once: not on a reload
+    return shown[0]
+
+
+def test_every_admin_change_is_confirmed_once_on_the_next_page(served: tuple[Runtime, str]) -> None:
+    """After an admin's change the page they landed on said nothing of it: each now names what was done."""
+    _, base = served
+    changes = [
+        ("/admin/users", {"email": " bob@example.com ", "name": "", "role": "member"},
+         "Added bob@example.com as member."),
+        ("/admin/users/role", {"email": ALICE, "role": "staff"}, f"Set the role of {ALICE} to staff."),
+        ("/admin/users/active", {"email": ALICE, "active": "no"}, f"Deactivated {ALICE}."),
+        ("/admin/users/active", {"email": ALICE, "active": "yes"}, f"Reactivated {ALICE}."),
+        ("/admin/projects", {"id": "apollo", "name": "", "description": ""}, "Added the project apollo."),
+        ("/admin/projects/apollo", {"name": "Apollo", "description": "to the moon"},
+         "Saved the name and description of apollo."),
+        ("/admin/projects/apollo/grants", {"email": ALICE, "level": "read"}, f"Granted {ALICE} read on apollo."),
+        ("/admin/projects/apollo/ungrant", {"email": ALICE}, f"Removed the grant of {ALICE} on apollo."),
+        ("/admin/projects/apollo/status", {"status": "archived"}, "Archived apollo."),
+        ("/admin/projects/apollo/status", {"status": "active"}, "Unarchived apollo."),
+    ]
+    with sign_in(base, ADMIN) as (admin, token):
+        for path, form, said in changes:
+            assert unescape(confirmed(admin, path, {"csrf": token, **form})) == said, path
+
+
+def test_a_revoked_tokens_name_is_confirmed_as_text(served: tuple[Runtime, str]) -> None:
+    """The confirmation quotes what a person typed (a token's name): it is text on the page, never markup."""
+    rt, base = served
+    named = rt.administration.mint_token(LOCAL_OWNER, ALICE, ["knowledge:read"], name="<b>ci</b>").token
+    with sign_in(base, ADMIN) as (admin, token):
+        said = confirmed(admin, f"/admin/tokens/{named.id}/revoke", {"csrf": token})
+    assert said == f"Revoked the token &lt;b&gt;ci&lt;/b&gt; ({named.id})."

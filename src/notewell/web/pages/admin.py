@@ -1,6 +1,7 @@
 """Admin: users (add, role, deactivate, a sign-in link), projects (add, name, description, archive), grants, every
 token (revoke), the audit log with filters. Only a manager gets these pages; anyone else gets the 404 page.
-Each change is the access service's, which decides and audits it."""
+Each change is the access service's, which decides and audits it; the page the browser is sent to next says
+in one line what was done (once: the session's message)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
 from notewell.timestamps import now_iso
 from notewell.web.render import page
-from notewell.web.session import base_url, call, checked_form, services, signed_in
+from notewell.web.session import base_url, call, checked_form, services, set_message, signed_in, take_message
 
 AUDIT_SHOWN = 200
 AUDIT_DEFAULT_SINCE = "7d"
@@ -29,6 +30,11 @@ async def _manager(request: Request) -> Principal:
         raise NotFound("Not found")
     return p
 
+
+async def _done(request: Request, where: str, message: str) -> Response:
+    """The change is made: ``where`` shows ``message`` once (POST, redirect, GET)."""
+    await set_message(request, message)
+    return RedirectResponse(where, status_code=303)
 
 
 def _choice(form: Any, field: str, allowed: Sequence[str]) -> str:
@@ -44,7 +50,8 @@ async def _users(request: Request, p: Principal, *, error: str = "", link: objec
                  status: int = 200) -> Response:
     users = await call(services(request).administration.users, p)
     return page(request, "admin/users.html", p, title="Users", users=users, roles=ROLES, error=error, link=link,
-                link_email=link_email, status=status, no_store=link is not None)
+                link_email=link_email, message=await take_message(request), status=status,
+                no_store=link is not None)
 
 
 async def users_page(request: Request) -> Response:
@@ -55,11 +62,11 @@ async def add_user(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     try:
-        await call(services(request).administration.add_user, p, str(form.get("email", "")),
-                   str(form.get("role", "member")), name=str(form.get("name", "")) or None)
+        user = await call(services(request).administration.add_user, p, str(form.get("email", "")),
+                          str(form.get("role", "member")), name=str(form.get("name", "")) or None)
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
-    return RedirectResponse("/admin/users", status_code=303)
+    return await _done(request, "/admin/users", f"Added {user.email} as {user.role}.")
 
 
 async def set_active(request: Request) -> Response:
@@ -67,20 +74,21 @@ async def set_active(request: Request) -> Response:
     form = await checked_form(request)
     try:
         active = _choice(form, "active", ("yes", "no")) == "yes"
-        await call(services(request).administration.set_user_active, p, str(form.get("email", "")), active)
+        user = await call(services(request).administration.set_user_active, p, str(form.get("email", "")), active)
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
-    return RedirectResponse("/admin/users", status_code=303)
+    return await _done(request, "/admin/users", f"{'Reactivated' if user.active else 'Deactivated'} {user.email}.")
 
 
 async def set_role(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
     try:
-        await call(services(request).administration.set_role, p, str(form.get("email", "")), str(form.get("role", "")))
+        user = await call(services(request).administration.set_role, p, str(form.get("email", "")),
+                          str(form.get("role", "")))
     except NotewellError as exc:
         return await _users(request, p, error=str(exc), status=400)
-    return RedirectResponse("/admin/users", status_code=303)
+    return await _done(request, "/admin/users", f"Set the role of {user.email} to {user.role}.")
 
 
 async def sign_in_link(request: Request) -> Response:
@@ -109,11 +117,11 @@ async def add_project(request: Request) -> Response:
     form = await checked_form(request)
     project_id = str(form.get("id", ""))
     try:
-        await call(services(request).administration.add_project, p, project_id,
-                   name=str(form.get("name", "")) or None, description=str(form.get("description", "")))
+        project = await call(services(request).administration.add_project, p, project_id,
+                             name=str(form.get("name", "")) or None, description=str(form.get("description", "")))
     except NotewellError as exc:
         return await _projects(request, p, error=str(exc), status=400)
-    return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
+    return await _done(request, f"/admin/projects/{project.id}", f"Added the project {project.id}.")
 
 
 async def _project(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
@@ -124,7 +132,7 @@ async def _project(request: Request, p: Principal, *, error: str = "", status: i
     users = await call(access.users, p)
     emails = {u.id: u.email for u in users}
     return page(request, "admin/project.html", p, title=project.name, project=project, error=error, status=status,
-                grants=[(g, emails.get(g.user_id, g.user_id)) for g in grants],
+                message=await take_message(request), grants=[(g, emails.get(g.user_id, g.user_id)) for g in grants],
                 members=[u for u in users if u.active], levels=GRANT_LEVELS)
 
 
@@ -132,50 +140,58 @@ async def project_page(request: Request) -> Response:
     return await _project(request, await _manager(request))
 
 
-async def _project_change(request: Request, change: Callable[[Principal, str, Any], Awaitable[object]]) -> Response:
+async def _project_change(request: Request, change: Callable[[Principal, str, Any], Awaitable[str]]) -> Response:
+    """Make a change to the project (``change`` answers the line that says what it did) and show its page."""
     p = await _manager(request)
     form = await checked_form(request)
     project_id = request.path_params["project"]
     try:
-        await change(p, project_id, form)
+        done = await change(p, project_id, form)
     except NotewellError as exc:
         if isinstance(exc, NotFound) and exc.field == "project":  # the project is hidden or gone: the 404 page
             raise
         return await _project(request, p, error=str(exc), status=400)
-    return RedirectResponse(f"/admin/projects/{project_id}", status_code=303)
+    return await _done(request, f"/admin/projects/{project_id}", done)
 
 
 async def set_project(request: Request) -> Response:
     access = services(request).administration
 
-    async def change(p: Principal, project_id: str, form: Any) -> object:
-        return await call(access.set_project, p, project_id, name=str(form.get("name", "")),
-                          description=str(form.get("description", "")))
+    async def change(p: Principal, project_id: str, form: Any) -> str:
+        await call(access.set_project, p, project_id, name=str(form.get("name", "")),
+                   description=str(form.get("description", "")))
+        return f"Saved the name and description of {project_id}."
     return await _project_change(request, change)
 
 
 async def set_status(request: Request) -> Response:
     access = services(request).administration
 
-    async def change(p: Principal, project_id: str, form: Any) -> object:
-        return await call(access.set_project_status, p, project_id, _choice(form, "status", ("archived", "active")))
+    async def change(p: Principal, project_id: str, form: Any) -> str:
+        project = await call(access.set_project_status, p, project_id,
+                             _choice(form, "status", ("archived", "active")))
+        return f"{'Archived' if project.status == 'archived' else 'Unarchived'} {project_id}."
     return await _project_change(request, change)
 
 
 async def grant(request: Request) -> Response:
     access = services(request).administration
 
-    async def change(p: Principal, project_id: str, form: Any) -> object:
+    async def change(p: Principal, project_id: str, form: Any) -> str:
         level = "write" if _choice(form, "level", GRANT_LEVELS) == "write" else "read"
-        return await call(access.grant, p, str(form.get("email", "")), project_id, level)
+        email = str(form.get("email", ""))
+        await call(access.grant, p, email, project_id, level)
+        return f"Granted {email.strip()} {level} on {project_id}."
     return await _project_change(request, change)
 
 
 async def ungrant(request: Request) -> Response:
     access = services(request).administration
 
-    async def change(p: Principal, project_id: str, form: Any) -> object:
-        return await call(access.ungrant, p, str(form.get("email", "")), project_id)
+    async def change(p: Principal, project_id: str, form: Any) -> str:
+        email = str(form.get("email", ""))
+        await call(access.ungrant, p, email, project_id)
+        return f"Removed the grant of {email.strip()} on {project_id}."
     return await _project_change(request, change)
 
 
@@ -185,14 +201,15 @@ async def tokens_page(request: Request) -> Response:
     tokens = await call(access.tokens, p)
     emails = {u.id: u.email for u in await call(access.users, p)}
     return page(request, "admin/tokens.html", p, title="Every token", tokens=list(reversed(tokens)), emails=emails,
-                now=now_iso())
+                now=now_iso(), message=await take_message(request))
 
 
 async def revoke_token(request: Request) -> Response:
     p = await _manager(request)
     await checked_form(request)
-    await call(services(request).administration.revoke_token, p, request.path_params["token_id"])
-    return RedirectResponse("/admin/tokens", status_code=303)
+    token = await call(services(request).administration.revoke_token, p, request.path_params["token_id"])
+    named = f"{token.name} ({token.id})" if token.name else token.id
+    return await _done(request, "/admin/tokens", f"Revoked the token {named}.")
 
 
 async def audit_page(request: Request) -> Response:
