@@ -111,3 +111,23 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
         assert "No open proposals." in html and "grease the gears" not in html
         theirs = client.post(f"/brain/skills/proposals/{proposals['merge']}/reject", data={"csrf": csrf_of(html)})
         assert theirs.status_code == 404 and "of yours" in theirs.text
+
+
+def refusal(answer: httpx.Response) -> str:
+    found = re.search(r'<p class="error" role="alert" id="skills-error">([^<]*)</p>', answer.text)
+    assert found is not None, answer.text
+    return unescape(found.group(1))
+
+
+def test_a_refusal_names_the_way_out_in_the_browser(base: str, world: BrainWorld) -> None:
+    """A proposal or retired rule not found named no way out on the page, which sent its reader to the command
+    line (a shell on the server a browser user has not): the refusal names the page that lists them."""
+    with signed_in(base, world, "bob") as client:
+        csrf = csrf_of(client.get("/brain/skills").text)
+        proposal = client.post("/brain/skills/proposals/999999/accept", data={"csrf": csrf})
+        restore = client.post("/brain/skills/restore/k_none", data={"csrf": csrf})
+    assert (proposal.status_code, restore.status_code) == (404, 404)
+    assert refusal(proposal) == "NOT_FOUND: no proposal 999999 of yours; the Skill proposals page lists yours"
+    assert refusal(restore) == ("NOT_FOUND: no knowledge k_none you can see; the Skill proposals page lists what "
+                                "evolution retired that you can see")
+    assert "notewell brain" not in proposal.text + restore.text

@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from notewell.access.principal import Principal
 from notewell.errors import Forbidden, NotewellError, NotFound
+from notewell.web.refusals import refusal
 from notewell.web.render import page
 from notewell.web.session import call, checked_form, services, signed_in
 
@@ -49,7 +50,7 @@ async def decide(request: Request) -> Response:
     try:
         decided = await call(services(request).brain.decide_proposal, p, int(given), accept)
     except NotewellError as exc:
-        return await _render(request, p, error=str(exc), status=_status(exc))
+        return await _render(request, p, error=refusal(exc), status=_status(exc))
     return RedirectResponse(f"/brain/skills?done=proposal+{decided.id}+{decided.state}", status_code=303)
 
 
@@ -59,7 +60,7 @@ async def restore(request: Request) -> Response:
     try:
         item = await call(services(request).brain.restore, p, str(request.path_params["ref"]))
     except NotewellError as exc:
-        return await _render(request, p, error=str(exc), status=_status(exc))
+        return await _render(request, p, error=refusal(exc), status=_status(exc))
     return RedirectResponse(f"/brain/skills?done={item.ref}+restored", status_code=303)
 
 
