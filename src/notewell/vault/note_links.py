@@ -21,8 +21,10 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Final, Literal
 from urllib.parse import unquote
 
@@ -103,7 +105,7 @@ def _closing(ticks: int) -> re.Pattern[str]:
 
 
 def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
-    """The line with each inline code span blanked out, and each span's (column, content)."""
+    """The line with each inline code span blanked out, and each span's (column of its content, content)."""
     spans: list[tuple[int, str]] = []
     masked = list(line)
     pos = 0
@@ -113,7 +115,7 @@ def _code_spans(line: str) -> tuple[str, list[tuple[int, str]]]:
         if closing is None:
             pos = opening.end()
             continue
-        spans.append((opening.start(), line[opening.end() : closing.start()]))
+        spans.append((opening.end(), line[opening.end() : closing.start()]))
         masked[opening.start() : closing.end()] = " " * (closing.end() - opening.start())
         pos = closing.end()
     return "".join(masked), spans
@@ -151,35 +153,57 @@ def looks_like_path(text: str) -> bool:
     return "/" in text.strip("/") or _EXTENSION.search(text) is not None
 
 
-def _line_links(project: str, source: str, number: int, line: str) -> list[tuple[int, ParsedLink]]:
+@dataclass(frozen=True)
+class WrittenLink:
+    """A link and the columns of its line (from 0, end excluded) that name its target: a wikilink's name, a
+    markdown link's path (without its anchor or query), a mention's text. What rewriting a link replaces."""
+
+    link: ParsedLink
+    start: int
+    end: int
+
+
+def _line_links(project: str, source: str, number: int, line: str) -> list[WrittenLink]:
     masked, spans = _code_spans(line) if "`" in line else (line, [])
-    found: list[tuple[int, ParsedLink]] = []
+    found: list[WrittenLink] = []
     for m in _WIKILINK.finditer(masked) if "[[" in masked else ():
         parts = wikilink_parts(m.group(1))
         if parts is not None:
-            found.append((m.start(), ParsedLink("wikilink", number, *parts)))
+            start = m.start(1) + m.group(1).index(parts[0])
+            found.append(WrittenLink(ParsedLink("wikilink", number, *parts), start, start + len(parts[0])))
     for m in _MARKDOWN.finditer(masked) if "](" in masked else ():
-        resolved = markdown_target(project, source, m.group(2) or m.group(3))
+        group = 2 if m.group(2) is not None else 3
+        written = m.group(group)
+        resolved = markdown_target(project, source, written)
         if resolved is not None:
-            found.append((m.start(), ParsedLink("markdown", number, resolved[0], resolved[1], m.group(1).strip())))
+            path = written.partition("#")[0].partition("?")[0]
+            found.append(WrittenLink(ParsedLink("markdown", number, resolved[0], resolved[1], m.group(1).strip()),
+                                     m.start(group), m.start(group) + len(path)))
     for column, content in spans:
         if looks_like_path(content):
-            found.append((column, ParsedLink("mention", number, content, "", "")))
-    return sorted(found, key=lambda item: item[0])
+            found.append(WrittenLink(ParsedLink("mention", number, content, "", ""), column, column + len(content)))
+    return sorted(found, key=lambda written: written.start)
 
 
-def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
-    """The links of the markdown document ``project/source`` in reading order (none for another type)."""
+def _written(project: str, source: str, text: str) -> Iterator[WrittenLink]:
+    """Each link of the markdown text in reading order, outside fenced code (none for another type)."""
     if not is_markdown(source) or ("[[" not in text and "](" not in text and "`" not in text):
-        return []
-    links: list[ParsedLink] = []
+        return
     fences = FenceTracker()
     for number, line in enumerate(text.split("\n"), start=1):
         if fences.code(line):
             continue
         if "[[" not in line and "](" not in line and "`" not in line:
             continue
-        links += [link for _, link in _line_links(project, source, number, line)]
-        if len(links) >= MAX_LINKS_PER_DOCUMENT:
-            return links[:MAX_LINKS_PER_DOCUMENT]
-    return links
+        yield from _line_links(project, source, number, line)
+
+
+def written_links(project: str, source: str, text: str) -> list[WrittenLink]:
+    """The links of the markdown document ``project/source`` with where each names its target, at most
+    MAX_LINKS_PER_DOCUMENT (those parse_links gives)."""
+    return list(islice(_written(project, source, text), MAX_LINKS_PER_DOCUMENT))
+
+
+def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:
+    """The links of the markdown document ``project/source`` in reading order (none for another type)."""
+    return [written.link for written in islice(_written(project, source, text), MAX_LINKS_PER_DOCUMENT)]
