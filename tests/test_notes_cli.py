@@ -93,3 +93,18 @@ def test_a_home_made_again_by_a_write_and_the_index_folder_are_private_whatever_
     assert stat.S_IMODE((vault / "~cy").stat().st_mode) == 0o700
     for folder in (vault / ".notewell", vault / ".notewell" / "locks"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+def test_note_move_rewrites_links_unless_told_to_keep_them(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n",
+                                  "apollo/log.md": "See [[plan]] and `apollo/plan.md`.\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    moved = run_cli("note", "move", "apollo/plan.md", "apollo/old/roadmap.md", *base)
+    assert moved.exit_code == 0, moved.stderr
+    assert "1 line of 1 note rewritten" in moved.stdout and "link rewritten: apollo/log.md:1" in moved.stdout
+    assert (vault / "apollo/log.md").read_text() == "See [[roadmap]] and `apollo/old/roadmap.md`.\n"
+    kept = run_cli("note", "move", "apollo/old/roadmap.md", "apollo/plan.md", "--keep-links", *base, "--json")
+    assert kept.exit_code == 0, kept.stderr
+    assert json.loads(kept.stdout)["unlinked"] == ["apollo/log.md:1"] and json.loads(kept.stdout)["relinked"] == []
+    assert (vault / "apollo/log.md").read_text() == "See [[roadmap]] and `apollo/old/roadmap.md`.\n"

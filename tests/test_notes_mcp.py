@@ -394,24 +394,60 @@ async def test_move_keeps_the_bytes_and_never_overwrites(admin: Client, world: W
     assert (world.vault / "handbook/draft-mango.md").read_text() == "mangosteen plan\n"
 
 
-async def test_a_move_names_the_links_it_leaves_unresolved(admin: Client) -> None:
-    """A wikilink follows a move to another folder (a name resolves wherever it is), not a rename; a markdown
-    link, a mention of the old path and the note's own relative link follow neither: the answer names each
-    place that resolved before and does not now (a move said nothing of them)."""
+async def test_a_move_that_keeps_links_names_those_it_leaves_unresolved(admin: Client) -> None:
+    """With update_links false, a wikilink follows a move to another folder (a name resolves wherever it is),
+    not a rename; a markdown link, a mention of the old path and the note's own relative link follow neither:
+    the answer names each place that resolved before and does not now (a move said nothing of them)."""
     await call(admin, "write_note", {"path": "handbook/lk/target-u9.md", "content": "# U9\n\nSee [up](../up-u9.md).\n"})
     await call(admin, "write_note", {"path": "handbook/up-u9.md", "content": "# Up\n"})
     await call(admin, "write_note", {"path": "handbook/lk/from-u9.md", "content": (
         "[[target-u9]]\n[t](target-u9.md)\nsee `handbook/lk/target-u9.md`\n")})
-    moved = await call(admin, "move_note", {"path": "handbook/lk/target-u9.md",
+    moved = await call(admin, "move_note", {"path": "handbook/lk/target-u9.md", "update_links": False,
                                             "new_path": "handbook/lk/moved/target-u9.md"})
     assert moved["unlinked"] == ["handbook/lk/from-u9.md:2", "handbook/lk/from-u9.md:3",
                                  "handbook/lk/moved/target-u9.md:3"], moved
     assert "3 links to or from it no longer resolve" in moved["summary"]
-    renamed = await call(admin, "move_note", {"path": "handbook/lk/moved/target-u9.md",
+    renamed = await call(admin, "move_note", {"path": "handbook/lk/moved/target-u9.md", "update_links": False,
                                               "new_path": "handbook/lk/moved/renamed-u9.md"})
     assert renamed["unlinked"] == ["handbook/lk/from-u9.md:1"], renamed  # [[target-u9]] names the old name
-    plain = await call(admin, "move_note", {"path": "handbook/up-u9.md", "new_path": "handbook/up-u9-b.md"})
+    plain = await call(admin, "move_note", {"path": "handbook/up-u9.md", "new_path": "handbook/up-u9-b.md",
+                                            "update_links": False})
     assert "unlinked" not in plain and "no longer resolve" not in plain["summary"]
+
+
+async def test_a_move_rewrites_the_links_to_it_and_its_own_each_as_written(admin: Client, world: World) -> None:
+    """Each kind of link to a note, written each way, and the note's own relative link, name the same notes
+    after it moves to another folder under a name with a space; only what names the target changes (a label,
+    an anchor, a title stay), a link in code stays, and each rewritten note is a journal entry undo takes back."""
+    await call(admin, "write_note", {"path": "handbook/rw/target-r1.md", "content": (
+        "# R1\n\nSee [up](../up-r1.md#sec) and [[target-r1]] itself.\n")})
+    await call(admin, "write_note", {"path": "handbook/up-r1.md", "content": "# Up\n"})
+    source = ("[[target-r1]] and [[target-r1#Heading|shown]]\n"
+              "[t](target-r1.md \"a title\") then [abs](/handbook/rw/target-r1.md#part)\n"
+              "see `handbook/rw/target-r1.md` and [no ending](target-r1)\n"
+              "```\n[[target-r1]] in code\n```\n")
+    await call(admin, "write_note", {"path": "handbook/rw/from-r1.md", "content": source})
+    moved = await call(admin, "move_note", {"path": "handbook/rw/target-r1.md",
+                                            "new_path": "handbook/rw/moved/renamed r1.md"})
+    assert "unlinked" not in moved, moved
+    assert moved["relinked"] == ["handbook/rw/from-r1.md:1", "handbook/rw/from-r1.md:2", "handbook/rw/from-r1.md:3",
+                                 "handbook/rw/moved/renamed r1.md:3"], moved
+    assert "4 lines of 2 notes rewritten" in moved["summary"], moved
+    assert (world.vault / "handbook/rw/from-r1.md").read_text() == (
+        "[[renamed r1]] and [[renamed r1#Heading|shown]]\n"
+        "[t](moved/renamed%20r1.md \"a title\") then [abs](/handbook/rw/moved/renamed%20r1.md#part)\n"
+        "see `handbook/rw/moved/renamed r1.md` and [no ending](moved/renamed%20r1)\n"
+        "```\n[[target-r1]] in code\n```\n")
+    assert (world.vault / "handbook/rw/moved/renamed r1.md").read_text() == (
+        "# R1\n\nSee [up](../../up-r1.md#sec) and [[renamed r1]] itself.\n")
+    links = await call(admin, "getLinks", {"path": "handbook/rw/moved/renamed r1.md"})
+    assert len(links["backlinks"]) == 7, links  # the six of from-r1.md outside code, and its own [[renamed r1]]
+    assert {b["path"] for b in links["backlinks"]} == {"handbook/rw/from-r1.md", "handbook/rw/moved/renamed r1.md"}
+    journal = await call(admin, "note_journal", {"path": "handbook/rw/from-r1.md"})
+    rewrite = journal["entries"][0]
+    assert rewrite["action"] == "edit" and rewrite["tool"] == "move_note", journal
+    await call(admin, "undo_note_write", {"journal_id": rewrite["id"]})
+    assert (world.vault / "handbook/rw/from-r1.md").read_text() == source
 
 
 async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: ServerThread, world: World) -> None:

@@ -215,3 +215,33 @@ def test_concurrent_appends_all_land_each_once_in_journal_order(rest: RestWorld)
     journal = rest.get("/journal", "admin_all", params={"path": "handbook/rest/appends.md", "limit": 100}).json()
     versions = [(e["beforeVersion"], e["afterVersion"]) for e in reversed(journal["entries"])]
     assert all(a[1] == b[0] for a, b in itertools.pairwise(versions))  # one chain: none lost
+
+
+def test_a_move_rewrites_the_links_its_caller_may_write_and_names_the_others(rest: RestWorld) -> None:  # noqa: F811
+    """The admin writes the handbook only: a handbook note's link to the moved note is rewritten, one from
+    northwind-advisory (which she reads, not writes) is left as it was and named in unlinked; updateLinks false
+    rewrites nothing."""
+    vault = rest.runtime.settings.vault
+    made = rest.call("PUT", "/projects/handbook/documents/rest/links/target-m2.md", "admin_all",
+                     json={"content": "# M2\n"})
+    assert made.status_code == 201, made.text
+    assert rest.call("PUT", "/projects/handbook/documents/rest/links/near-m2.md", "admin_all",
+                     json={"content": "[m2](target-m2.md)\n"}).status_code == 201
+    (vault / BOUND / "far-m2.md").write_text("[m2](/handbook/rest/links/target-m2.md)\n")
+    rest.runtime.indexing.sync_paths([f"{BOUND}/far-m2.md"])
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": "rest/links/target-m2.md", "newPath": "rest/links/done/target-m2.md"})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["relinked"] == ["handbook/rest/links/near-m2.md:1"], moved.text
+    assert moved.json()["unlinked"] == [f"{BOUND}/far-m2.md:1"], moved.text
+    assert (vault / "handbook/rest/links/near-m2.md").read_text() == "[m2](done/target-m2.md)\n"
+    assert (vault / BOUND / "far-m2.md").read_text() == "[m2](/handbook/rest/links/target-m2.md)\n"
+    kept = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                     json={"path": "rest/links/done/target-m2.md", "newPath": "rest/links/target-m2.md",
+                           "updateLinks": False})
+    assert kept.status_code == 200 and kept.json()["relinked"] == [], kept.text
+    assert kept.json()["unlinked"] == ["handbook/rest/links/near-m2.md:1"], kept.text
+    assert (vault / "handbook/rest/links/near-m2.md").read_text() == "[m2](done/target-m2.md)\n"
+    refused = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                        json={"path": "rest/links/target-m2.md", "newPath": "rest/links/x.md", "updateLinks": "maybe"})
+    assert refused.status_code in (400, 422) and "updateLinks" in refused.text, refused.text

@@ -40,13 +40,15 @@ def _show(change: NoteChange, json_out: bool) -> None:
                     "firstLine": change.first_line, "lastLine": change.last_line, "summary": change.summary,
                     "diff": change.diff, "diffTruncated": change.diff_truncated, "journalId": change.journal_id,
                     "movedFrom": change.moved_from, "trash": change.trash,
-                    "unlinked": list(change.unlinked)})
+                    "unlinked": list(change.unlinked), "relinked": list(change.relinked)})
         return
     if change.diff:
         console.print(shown(change.diff), markup=False, highlight=False, end="")
     console.print(f"{change.path}: {change.summary}; version {change.version or '(deleted)'}, journal "
                   f"{change.journal_id} ('notewell undo {change.journal_id}' puts it back)", markup=False,
                   highlight=False)
+    for place in change.relinked:
+        console.print(f"  link rewritten: {shown(place)}", markup=False, highlight=False)
     for place in change.unlinked:
         console.print(f"  no longer resolves: {shown(place)}", markup=False, highlight=False)
 
@@ -104,12 +106,16 @@ def note_move(
     path: PathArg,
     new_path: Annotated[str, typer.Argument(help="Where it goes, project first (the same project).")],
     expected_version: ExpectedOpt = None,
+    update_links: Annotated[bool, typer.Option("--update-links/--keep-links",
+                                               help="Rewrite the links that named the document (in the documents "
+                                                    "you may write) and its own relative links to keep naming what "
+                                                    "they named, or leave every other document as it is.")] = True,
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
-    """Move or rename a document within its project; never over another."""
+    """Move or rename a document within its project; never over another. Links follow it."""
     with runtime(vault, db, arguments=_POSITIONAL) as rt:
         _show(rt.notes.move_note(rt.authentication.acting_as(as_user), path, new_path, tool="notewell note",
-                                 expected_version=expected_version), json_out)
+                                 expected_version=expected_version, update_links=update_links), json_out)
 
 
 @note_app.command("delete")

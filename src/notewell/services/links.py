@@ -21,6 +21,8 @@ from notewell.records.documents import DocKey
 from notewell.records.links import LinkRecord
 from notewell.services.knowledge import READ
 from notewell.store.base import Store
+from notewell.vault.link_resolution import Resolver
+from notewell.vault.link_rewrite import Move
 from notewell.vault.note_links import snippet
 
 if TYPE_CHECKING:
@@ -83,6 +85,25 @@ class LinkService:
     def readable(self, p: Principal) -> list[str]:
         """The projects whose documents p may read (what every answer here is confined to)."""
         return [pr.id for pr in self.authorization.projects(p, READ)]
+
+    def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str]) -> Move:
+        """The documents of ``readable`` projects as they are now, after ``moved_from`` went to ``moved_to``, and
+        as they were before (what vault/link_rewrite.py rewrites links between); another project is empty, as a
+        link into it is answered."""
+        documents = self.store.documents
+
+        def now(project: str) -> dict[str, int]:
+            if project not in readable:
+                return {}
+            return {key[1]: state.id for key, state in documents.state(under=[(project, "")]).items()}
+
+        def then(project: str) -> dict[str, int]:
+            paths = now(project)
+            if project == moved_to[0] and moved_to[1] in paths:
+                paths[moved_from[1]] = paths.pop(moved_to[1])
+            return paths
+
+        return Move(moved_from, moved_to, before=Resolver(then), after=Resolver(now))
 
     def document(self, p: Principal, path: str, readable: list[str]) -> DocKey:
         """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""

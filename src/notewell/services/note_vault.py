@@ -27,6 +27,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from notewell.access.audit import AuditTrail
 from notewell.access.principal import Principal
@@ -43,6 +44,7 @@ from notewell.store.base import IdentityRepository, JournalRepository
 from notewell.store.note_lease import NoteLease
 from notewell.timestamps import now_iso
 
+T = TypeVar("T")
 _VERSION = re.compile(f"^[0-9a-f]{{{VERSION_CHARS}}}$")
 TRASH_FOLDER = "trash"  # in .notewell/: a deleted note's bytes, at <trash id>/<vault path>
 LOCKS_FOLDER = "locks"
@@ -66,6 +68,7 @@ class NoteChange:
     moved_from: str | None = None
     trash: str | None = None  # a deleted note's copy in the trash (vault-relative)
     unlinked: tuple[str, ...] = ()  # a move: where links to or of the note no longer resolve ("path:line")
+    relinked: tuple[str, ...] = ()  # a move: where links to or of the note were rewritten to keep resolving
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ class NoteVault:
         return change(full.before.decode("utf-8", errors="replace"), text, target.vault_path).summary + by
 
     @staticmethod
-    def settled(target: NotePath, attempt: Callable[[], NoteChange]) -> NoteChange:
+    def settled(target: NotePath, attempt: Callable[[], T]) -> T:
         """``attempt()`` (the write's steps from its read of the note, under the note's lock) done again while
         another program changes the note on disk under it (the module's docstring)."""
         for _ in range(WRITE_ATTEMPTS):

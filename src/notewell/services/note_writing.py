@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.errors import Conflict, InvalidArgument, NotFound
+from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
+from notewell.vault.link_rewrite import Move, relinked
 from notewell.vault.note_links import is_markdown
 
 if TYPE_CHECKING:
@@ -121,8 +122,10 @@ class NoteWritingService:
             return self.vault.settled(target, attempt)
 
     def move_note(self, p: Principal, path: str, new_path: str, *, tool: str,
-                  expected_version: str | None = None) -> NoteChange:
-        """Move (or rename) the note within its project; never over another note."""
+                  expected_version: str | None = None, update_links: bool = True) -> NoteChange:
+        """Move (or rename) the note within its project; never over another note. With ``update_links``, the
+        links that named it (in the notes p may write) and its own relative links are rewritten to keep naming
+        what they named (vault/link_rewrite.py), each rewritten note a journal entry of its own."""
         source = self.writable(p, path)
         target = self.writable(p, new_path, "new_path")
         refuse_unprintable_name(target, "new_path")
@@ -145,14 +148,55 @@ class NoteWritingService:
             except FileExistsError as err:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path") from err
-        after = self._resolved(target, readable, target.vault_path)
-        unlinked = sorted(before - after)
-        if not unlinked:
-            return change
-        return replace(change, unlinked=tuple(f"{where}:{line}" for where, line in unlinked[:UNLINKED_SHOWN]),
-                       summary=f"{change.summary}; {len(unlinked)} link{'' if len(unlinked) == 1 else 's'} to or "
-                               "from it no longer resolve (a markdown link or a mention names the old place, or a "
-                               "relative link the old folder): see unlinked")
+        unlinked = sorted(before - self._resolved(target, readable, target.vault_path))
+        relinked: list[str] = []
+        if update_links and unlinked:
+            move = self.links.move((source.project, source.rel), (target.project, target.rel), readable)
+            for where in sorted({where for where, _ in unlinked}):
+                relinked += self._relink(p, where, move, tool)
+            unlinked = sorted(before - self._resolved(target, readable, target.vault_path))
+        summary = change.summary
+        if relinked:
+            notes = len({place.rpartition(":")[0] for place in relinked})
+            summary += (f"; {len(relinked)} line{'' if len(relinked) == 1 else 's'} of {notes} "
+                        f"note{'' if notes == 1 else 's'} rewritten to keep {'its' if notes == 1 else 'their'} "
+                        "links to or from it: see relinked")
+        if unlinked:
+            summary += (f"; {len(unlinked)} link{'' if len(unlinked) == 1 else 's'} to or from it no longer resolve "
+                        "(a markdown link or a mention names the old place, or a relative link the old folder): "
+                        "see unlinked")
+        return replace(change, summary=summary, relinked=tuple(relinked[:UNLINKED_SHOWN]),
+                       unlinked=tuple(f"{where}:{line}" for where, line in unlinked[:UNLINKED_SHOWN]))
+
+    def _relink(self, p: Principal, where: str, move: Move, tool: str) -> list[str]:
+        """Rewrite the links of the note at vault path ``where`` that the move broke, when p may write it (a
+        note p may not write keeps its links: they stay in the answer's unlinked); the places rewritten."""
+        try:
+            note = self.writable(p, where)
+        except (NotFound, Forbidden, InvalidArgument):
+            return []
+        if not is_markdown(note.vault_path):
+            return []
+
+        def attempt() -> list[int]:
+            data = self.vault.read(note)
+            if data is None:
+                return []
+            try:
+                text, bom = decode_note(data, note.vault_path)
+            except InvalidArgument:
+                return []
+            rewritten, lines = relinked(text, (note.project, note.rel), move)
+            if lines:
+                self.vault.put(Write(p, tool, "edit"), note, data, bom + rewritten.encode("utf-8"))
+            return lines
+
+        with self.vault.locks.holding(note.vault_path):
+            try:
+                lines = self.vault.settled(note, attempt)
+            except (InvalidArgument, Conflict):  # grown past the size limit, or another program keeps writing it
+                return []
+        return [f"{note.vault_path}:{line}" for line in lines]
 
     def _resolved(self, note: NotePath, readable: list[str], moved_to: str) -> set[tuple[str, int]]:
         """Where the links that reach ``note`` (from other documents p reads) and the links it makes that resolve

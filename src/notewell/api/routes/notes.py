@@ -49,6 +49,10 @@ class MoveDocument(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
     path: str = Field(min_length=1, max_length=4096, description="The document's path inside the project.")
     new_path: str = Field(min_length=1, max_length=4096, description="Where it goes, inside the same project.")
+    update_links: bool = Field(True, description="Rewrite the links that named the document (in the documents the "
+                                                 "caller may write) and its own relative links so that they keep "
+                                                 "naming what they named; false moves it alone (its answer's "
+                                                 "unlinked lists the links it breaks).")
 
 
 class JournalEntryModel(BaseModel):
@@ -124,7 +128,8 @@ def delete_document(caller: Caller, svc: Services, project: str, path: str, resp
 def move_document(caller: Caller, svc: Services, project: str, body: MoveDocument, response: Response,
                   if_match: IfMatch = None) -> Any:
     return _answer(response, svc.notes.move_note(caller, f"{project}/{body.path}", f"{project}/{body.new_path}",
-                                                 tool="POST moves", expected_version=expected(if_match)))
+                                                 tool="POST moves", expected_version=expected(if_match),
+                                                 update_links=body.update_links))
 
 
 @router.get("/journal", response_model=JournalPage, responses=responses(400, 401, 403, 422),

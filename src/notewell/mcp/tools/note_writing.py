@@ -69,6 +69,10 @@ _CHANGE_OUTPUT = s.tool_output({
                         "move_note: where a link to the note, or of it, resolved before the move and no longer "
                         "does (a markdown link or a mention names the old place; a relative link the old folder): "
                         f"at most {UNLINKED_SHOWN}, the summary counts them all. Edit them to the new place."),
+    "relinked": s.array(s.string("A place, project/path:line."),
+                        "move_note: the lines where a link to the note, or of it, was rewritten to keep naming what "
+                        f"it named (update_links), at most {UNLINKED_SHOWN}; each rewritten note has a journal "
+                        "entry of its own."),
 }, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
 
 
@@ -82,6 +86,8 @@ def change_dict(c: NoteChange) -> JsonObject:
         out["trash"] = c.trash
     if c.unlinked:
         out["unlinked"] = list(c.unlinked)
+    if c.relinked:
+        out["relinked"] = list(c.relinked)
     return out
 
 
@@ -168,15 +174,21 @@ def _edit_note(svc: NoteWritingService) -> ToolSpec:
 def _move_note(svc: NoteWritingService) -> ToolSpec:
     def move_note(ctx: CallContext, args: Arguments) -> JsonObject:
         return change_dict(svc.move_note(ctx.principal, args.required_string("path"), args.required_string("new_path"),
-                                         tool="move_note", expected_version=args.string("expected_version")))
+                                         tool="move_note", expected_version=args.string("expected_version"),
+                                         update_links=args.boolean("update_links", True)))
 
     return ToolSpec(
         name="move_note", title="Move or rename a note", action=ACTION, annotations=KEEPING, call=move_note,
-        description="Moves or renames a note within its project; it never replaces a note already at new_path.",
+        description="Moves or renames a note within its project; it never replaces a note already at new_path. "
+                    "Links to it and its own relative links are rewritten to follow it (update_links).",
         input_schema=s.tool_input({
             "path": _PATH,
             "new_path": s.string("Where it goes, project first (the same project)."),
             "expected_version": _EXPECTED,
+            "update_links": s.boolean("Rewrite the links that named the note (in the notes you may write) and its "
+                                      "own relative links so that they keep naming what they named (default true); "
+                                      "false moves the note alone and lists the links it breaks in unlinked.",
+                                      default=True),
         }, ["path", "new_path"]),
         output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("move_note", "Error in move_note: Conflict: <new_path> exists already; a move never "
