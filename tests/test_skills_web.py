@@ -91,7 +91,10 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
         assert "build the image. Then: make flash." in html and f"/brain/skills/restore/{faded}" in html
         csrf = csrf_of(html)
         done = client.post(f"/brain/skills/proposals/{proposals['add_steps']}/accept", data={"csrf": csrf})
-        assert done.status_code == 303 and done.headers["location"].endswith("accepted")
+        assert done.status_code == 303 and done.headers["location"] == "/brain/skills"
+        assert f"Proposal {proposals['add_steps']} accepted." in client.get("/brain/skills").text
+        assert "accepted." not in client.get("/brain/skills").text  # once
+        assert "Done" not in client.get("/brain/skills?done=your+account+is+locked").text  # no words from a link
         stale = client.post(f"/brain/skills/proposals/{proposals['merge']}/accept", data={"csrf": csrf})
         assert stale.status_code == 400 and "changed since" in stale.text
         assert client.post(f"/brain/skills/proposals/{proposals['merge']}/reject",
@@ -102,6 +105,7 @@ def test_a_person_decides_proposals_and_restores_on_the_page(base: str, world: B
         assert refused.status_code == 403 and not rt.store.brain.knowledge([faded])[faded].live  # no CSRF token
         assert client.post(f"/brain/skills/restore/{faded}", data={"csrf": csrf}).status_code == 303
         after = client.get("/brain/skills").text
+        assert f"Restored {faded}." in after
         assert "No open proposals." in after and "Nothing retired." in after
     known = rt.store.brain.knowledge([build, smoke, faded])
     assert not known[build].live and known[smoke].live and known[faded].live

@@ -14,22 +14,29 @@ from notewell.access.principal import Principal
 from notewell.errors import Forbidden, NotewellError, NotFound
 from notewell.web.refusals import refusal
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, signed_in
+from notewell.web.session import call, checked_form, services, set_message, signed_in, take_message
 
 SHOWN = 50
 
 
-async def _render(request: Request, p: Principal, *, error: str = "", done: str = "", status: int = 200) -> Response:
+async def _render(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
     brain = services(request).brain
     proposals = await call(brain.proposals, p, "open", SHOWN)
     retired = await call(brain.evolution_retired, p, SHOWN)
     return page(request, "skills.html", p, title="Skill proposals", proposals=proposals, retired=retired,
-                error=error, done=done, status=status)
+                error=error, message=await take_message(request), status=status)
 
 
 async def skills_page(request: Request) -> Response:
     p = await signed_in(request)
-    return await _render(request, p, done=request.query_params.get("done", "")[:80])
+    return await _render(request, p)
+
+
+async def _done(request: Request, message: str) -> Response:
+    """The decision is made: the page shows ``message`` once (kept with the session, never read from the address:
+    a link to the page can put no words on it)."""
+    await set_message(request, message)
+    return RedirectResponse("/brain/skills", status_code=303)
 
 
 def _status(exc: NotewellError) -> int:
@@ -51,7 +58,7 @@ async def decide(request: Request) -> Response:
         decided = await call(services(request).brain.decide_proposal, p, int(given), accept)
     except NotewellError as exc:
         return await _render(request, p, error=refusal(exc), status=_status(exc))
-    return RedirectResponse(f"/brain/skills?done=proposal+{decided.id}+{decided.state}", status_code=303)
+    return await _done(request, f"Proposal {decided.id} {decided.state}.")
 
 
 async def restore(request: Request) -> Response:
@@ -61,7 +68,7 @@ async def restore(request: Request) -> Response:
         item = await call(services(request).brain.restore, p, str(request.path_params["ref"]))
     except NotewellError as exc:
         return await _render(request, p, error=refusal(exc), status=_status(exc))
-    return RedirectResponse(f"/brain/skills?done={item.ref}+restored", status_code=303)
+    return await _done(request, f"Restored {item.ref}.")
 
 
 ROUTES = [
