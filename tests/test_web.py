@@ -226,6 +226,9 @@ def test_mint_use_and_revoke_a_token(page: Page, web_world: World, web_url: str)
     expect(row.get_by_role("cell").nth(4)).to_contain_text("listProjects")
     row.get_by_role("button", name="Revoke").click()
     expect(page.get_by_role("row").filter(has_text="laptop")).to_contain_text("revoked")
+    expect(page.get_by_role("status")).to_contain_text("Revoked the token laptop (")
+    page.reload()
+    expect(page.get_by_text("Revoked the token laptop")).to_have_count(0)  # said once
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
     refused = httpx.post(f"{web_url}/mcp", json=initialize, headers={

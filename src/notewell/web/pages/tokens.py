@@ -17,7 +17,7 @@ from notewell.timestamps import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page
-from notewell.web.session import base_url, call, checked_form, services, signed_in
+from notewell.web.session import base_url, call, checked_form, services, set_message, signed_in, take_message
 
 SCOPE_HELP = {
     "knowledge:read": "list, read and search documents",
@@ -53,7 +53,8 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
         if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
-                once=secrets.token_urlsafe(18), sent_again=sent_again, status=status, no_store=minted is not None)
+                once=secrets.token_urlsafe(18), sent_again=sent_again, message=await take_message(request),
+                status=status, no_store=minted is not None)
 
 
 async def tokens_page(request: Request) -> Response:
@@ -93,7 +94,8 @@ async def mint(request: Request) -> Response:
 async def revoke(request: Request) -> Response:
     p = await signed_in(request)
     await checked_form(request)
-    await call(services(request).own_tokens.revoke, p, request.path_params["token_id"])
+    token = await call(services(request).own_tokens.revoke, p, request.path_params["token_id"])
+    await set_message(request, f"Revoked the token {f'{token.name} ({token.id})' if token.name else token.id}.")
     return RedirectResponse("/settings/tokens", status_code=303)
 
 
