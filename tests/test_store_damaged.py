@@ -11,6 +11,9 @@ table's root page overwritten.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from notewell.runtime import open_runtime
 from notewell.store.sqlite.database import SqliteDatabase
 from notewell.store.sqlite.integrity import check
 from pg import PgCluster
+from web_world import csrf_of
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
@@ -34,6 +38,8 @@ ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "appl
 DAMAGED = "is damaged ("
 MEMORIES = ["Prod runs on PostgreSQL 15 in Frankfurt", "Deploys happen on Tuesdays after the standup",
             "Refunds above 5,000 EUR need the finance lead's sign-off", "The offsite is in Porto this year"]
+BAD_MEMORY_TITLE = "UPDATE memories SET title = CAST(x'ff' AS TEXT) WHERE content LIKE 'Prod runs%'"
+PASSWORD = "a long pass phrase"
 VAULT = {"apollo/plan.md": "# Plan\n\nThe heron migrates in spring.\n",
          "apollo/notes.md": "# Notes\n\nheron counts by the lake; kingfisher seen twice\n"}
 
@@ -118,18 +124,32 @@ def _mcp_call(client: httpx.Client, bearer: dict[str, str], tool: str, arguments
     return result
 
 
-def _served_searches(vault: Path, db: str, token: str) -> tuple[httpx.Response, dict[str, Any], dict[str, Any]]:
-    """Over a served store: REST's strict memory search, MCP's search_memory and recall, for "PostgreSQL"."""
+@contextmanager
+def _serving(vault: Path, db: str) -> Iterator[str]:
+    """The store served by every door, as `notewell serve` serves it: its base URL."""
     rt = open_runtime(str(vault), db)
-    bearer = {"Authorization": f"Bearer {token}"}
     try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
-                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
-            return (client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer),
-                    _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"}),
-                    _mcp_call(client, bearer, "recall", {"query": "PostgreSQL"}))
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server:
+            yield f"http://127.0.0.1:{server.port}"
     finally:
         rt.close()
+
+
+def _served_searches(vault: Path, db: str, token: str) -> tuple[httpx.Response, dict[str, Any], dict[str, Any]]:
+    """Over a served store: REST's strict memory search, MCP's search_memory and recall, for "PostgreSQL"."""
+    bearer = {"Authorization": f"Bearer {token}"}
+    with _serving(vault, db) as base, httpx.Client(base_url=base, timeout=30) as client:
+        return (client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer),
+                _mcp_call(client, bearer, "search_memory", {"query": "PostgreSQL"}),
+                _mcp_call(client, bearer, "recall", {"query": "PostgreSQL"}))
+
+
+def _not_utf8(db: str, sql: str) -> None:
+    """``sql`` run on the store, closed meanwhile: an UPDATE that sets a value to bytes that are not UTF-8, as a
+    probe that changed bytes inside a row leaves it."""
+    with sqlite3.connect(db) as conn:
+        conn.execute(sql)
+    conn.close()
 
 
 def test_a_damaged_memory_index_is_one_line_at_every_door_and_repair_gives_back_the_same_answers(
@@ -297,12 +317,33 @@ def test_a_damaged_row_met_as_a_cursor_is_iterated_is_one_line_at_every_door(tmp
     from conftest import run_module
 
     vault, db, token = _store(tmp_path)
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE memories SET title = CAST(x'ff' AS TEXT) WHERE content LIKE 'Prod runs%'")
-    conn.close()
+    _not_utf8(db, BAD_MEMORY_TITLE)
     said = "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))"
     cli = run_module("memory", "search", "PostgreSQL", "--db", db, "--vault", str(vault))
     assert cli.returncode == 1 and "Traceback" not in cli.stderr and said in " ".join(cli.stderr.split()), cli.stderr
     rest, strict, _tolerant = _served_searches(vault, db, token)
     assert rest.status_code == 503 and said in rest.json()["detail"], rest.text
     assert strict["isError"] is True and said in strict["content"][0]["text"], strict
+
+
+def test_a_damaged_row_met_as_a_web_page_reads_is_the_503_page_naming_it(tmp_path: Path) -> None:
+    """A probe: the memories page's search reads its rows by iterating a cursor, past the store's translation and
+    past the web's own error pages: a title whose bytes are not UTF-8 was a bare 500 "Internal Server Error"."""
+    vault, db, _token = _store(tmp_path)
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.sign_in.set_password(LOCAL_OWNER, "ada@example.test", PASSWORD)
+    finally:
+        rt.close()
+    _not_utf8(db, BAD_MEMORY_TITLE)
+    with _serving(vault, db) as base, httpx.Client(base_url=base, timeout=30) as browser:
+        signed = browser.post("/signin", data={"csrf": csrf_of(browser.get("/signin").text), "next": "/memories",
+                                               "email": "ada@example.test", "password": PASSWORD})
+        assert signed.status_code == 303, signed.text
+        page = browser.get("/memories", params={"q": "PostgreSQL"})
+    assert page.status_code == 503 and page.headers["retry-after"] == "300", page.text
+    assert page.headers["content-type"].startswith("text/html"), page.headers
+    flat = " ".join(unescape(page.text).split())
+    assert "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))" in flat, flat
+    assert "an operator must check and mend it" in flat and "A damaged store" in flat, flat
+

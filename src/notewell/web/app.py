@@ -24,6 +24,7 @@ from notewell.errors import (
     Unavailable,
 )
 from notewell.runtime import Runtime
+from notewell.services.driver_errors import DRIVER_ERRORS, translated
 from notewell.web.clients import notewell_executable
 from notewell.web.pages import admin, auth, browse, health, memories, sessions, skills, tokens, writing
 from notewell.web.render import page
@@ -97,6 +98,15 @@ async def _on_notewell_error(request: Request, exc: Exception) -> Response:
     return await _error(request, 500, "Something went wrong", str(exc))
 
 
+async def _on_driver_error(request: Request, exc: Exception) -> Response:
+    """A damaged row met as a page iterated a cursor, past the store's translation (services/driver_errors.py):
+    the store's own 503 page; any other driver error stays the 500 it was."""
+    found = translated(exc)
+    if found is None:
+        raise exc
+    return await _on_notewell_error(request, found)
+
+
 async def _on_http(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
@@ -121,7 +131,8 @@ def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
         middleware=[Middleware(SecurityHeaders),
                     Middleware(BrowserCookies, https_only=https_only)],
         exception_handlers={SignInRequired: _on_sign_in_required, CsrfRefused: _on_csrf,
-                            NotewellError: _on_notewell_error, HTTPException: _on_http},
+                            NotewellError: _on_notewell_error, HTTPException: _on_http,
+                            **dict.fromkeys(DRIVER_ERRORS, _on_driver_error)},
     )
     app.state.services = services
     app.state.notewell = notewell_executable()  # at start: what the wizard's Claude Desktop entry runs
