@@ -10,7 +10,9 @@ table's root page overwritten.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -19,9 +21,13 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
 
 from conftest import make_vault, run_cli
-from mcp_world import ServerThread
+from mcp_world import LEGACY, MODERN, ServerThread, connect
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
@@ -347,3 +353,52 @@ def test_a_damaged_row_met_as_a_web_page_reads_is_the_503_page_naming_it(tmp_pat
     assert "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))" in flat, flat
     assert "an operator must check and mend it" in flat and "A damaged store" in flat, flat
 
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", [LEGACY, MODERN])
+async def test_a_damaged_row_met_by_a_resource_read_is_a_json_rpc_error_naming_it(tmp_path: Path, mode: str) -> None:
+    """A probe: resources/read answered a damaged store "Internal server error" (code 0 and the exception's text
+    with the handshake): only tools/call turned it into the store's one line."""
+    vault, db, token = _store(tmp_path)
+    _not_utf8(db, "UPDATE documents SET title = CAST(x'ff' AS TEXT) WHERE path = 'plan.md'")
+    with _serving(vault, db) as base:
+        async with connect(f"{base}/mcp", token, mode) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource("notewell://doc/apollo%2Fplan.md/links")
+    error = refused.value.error
+    assert error.code == INTERNAL_ERROR, error
+    assert "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))" in error.message, error
+    assert "A damaged store" in error.message, error
+
+
+def _stdio(vault: Path, db: str, token: str) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    return StdioServerParameters(command=sys.executable, env={**env, "NOTEWELL_TOKEN": token}, args=[
+        "-m", "notewell", "serve", "--stdio", "--no-watch", "--vault", str(vault), "--db", db])
+
+
+@pytest.mark.anyio
+async def test_a_damaged_token_row_at_the_token_check_is_a_503_and_over_stdio_a_json_rpc_error(tmp_path: Path) -> None:
+    """A probe: the token is checked before each tool runs, over stdio too (read from the store again, so that a
+    revoke counts at once): a token row whose bytes are not UTF-8 was "Internal server error" there (code 0 with
+    the handshake). Over HTTP the bearer check is a 503 with the one line, never a 401 or a 500."""
+    vault, db, token = _store(tmp_path)
+    said = "is damaged (Could not decode to UTF-8 column 'scopes' (its bytes are not UTF-8))"
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        for mode in (LEGACY, MODERN):
+            async with Client(stdio_client(_stdio(vault, db, token), errlog=errlog), mode=mode) as client:
+                assert not (await client.call_tool("listProjects", {})).is_error
+                _not_utf8(db, "UPDATE tokens SET scopes = CAST(x'ff' AS TEXT)")
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("listProjects", {})
+            assert refused.value.error.code == INTERNAL_ERROR and said in refused.value.error.message, refused.value
+            _not_utf8(db, "UPDATE tokens SET scopes = 'knowledge:read memory:read memory:write'")
+
+    _not_utf8(db, "UPDATE tokens SET scopes = CAST(x'ff' AS TEXT)")
+    bearer = {"Authorization": f"Bearer {token}"}
+    with _serving(vault, db) as base, httpx.Client(base_url=base, timeout=30) as client:
+        answers = [client.post("/mcp", json=INIT, headers={**ACCEPT, **bearer}),
+                   client.get("/api/v1/projects", headers=bearer)]
+    for answer in answers:
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "300", answer.text
+        assert said in answer.text, answer.text

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import anyio.to_thread
@@ -21,6 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
@@ -153,7 +155,8 @@ class NotewellMCP:
 
     def _principal(self, ctx: ServerRequestContext[Any, Any]) -> Principal:
         try:
-            principal = self._principal_of(ctx)
+            with _store_refusals():  # stdio reads the token from the store again before each request
+                principal = self._principal_of(ctx)
         except Unauthenticated as exc:  # stdio: the token was revoked or expired since the process started
             log.event("mcp.unauth", reason="invalid_token", method=ctx.method)
             raise MCPError(code=UNAUTHENTICATED, message=str(exc)) from None
@@ -227,11 +230,12 @@ class NotewellMCP:
         if spec is None and template is None:
             raise not_found
         try:
-            if spec is not None:
-                data = await anyio.to_thread.run_sync(self.read_resource, spec, principal)
-            else:
-                assert template is not None
-                data = await anyio.to_thread.run_sync(self.read_template, template, principal, named)
+            with _store_refusals():
+                if spec is not None:
+                    data = await anyio.to_thread.run_sync(self.read_resource, spec, principal)
+                else:
+                    assert template is not None
+                    data = await anyio.to_thread.run_sync(self.read_template, template, principal, named)
         except NotFound:  # what the URI names is hidden or missing: the same answer as an unknown URI
             raise not_found from None
         except InvalidArgument as exc:
@@ -291,6 +295,21 @@ MCP_REMEDIES: dict[Remedy, str] = {
     "create-unversioned": "leave out expected_version to create it",
     "overwrite-whole": "to replace it whole, pass overwrite (with its expected_version)",
 }
+
+
+@contextmanager
+def _store_refusals() -> Iterator[None]:
+    """A store that cannot answer (Unavailable: gone, locked or damaged; or a damaged row met as a cursor was
+    iterated, services/driver_errors.py) raised as a JSON-RPC error -32603 with its one line, where no tool result
+    can carry it (a resource read, the token check before a request): the SDK answered any other exception
+    "Internal server error" (code 0 and its text with the handshake protocols). Any other error goes on as it is."""
+    try:
+        yield
+    except Exception as exc:
+        found = exc if isinstance(exc, Unavailable) else translated(exc)
+        if found is None:
+            raise
+        raise MCPError(code=INTERNAL_ERROR, message=str(found)) from None
 
 
 def _error_result(tool: str, message: str) -> CallToolResult:
