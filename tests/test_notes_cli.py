@@ -7,8 +7,12 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from conftest import make_vault, run_cli
+from notewell.services.note_files import NoteFiles
 
 
 def test_note_commands_journal_and_undo(tmp_path: Path) -> None:
@@ -108,3 +112,80 @@ def test_note_move_rewrites_links_unless_told_to_keep_them(tmp_path: Path) -> No
     assert kept.exit_code == 0, kept.stderr
     assert json.loads(kept.stdout)["unlinked"] == ["apollo/log.md:1"] and json.loads(kept.stdout)["relinked"] == []
     assert (vault / "apollo/log.md").read_text() == "See [[roadmap]] and `apollo/old/roadmap.md`.\n"
+
+
+def _moved(vault: Path, *args: str) -> dict[str, Any]:
+    out = run_cli("note", "move", *args, "--vault", str(vault), "--json")
+    assert out.exit_code == 0, out.stderr
+    answer: dict[str, Any] = json.loads(out.stdout)
+    return answer
+
+
+@pytest.mark.parametrize(("files", "move", "expected"), [
+    pytest.param({"p/plan.md": "# Plan\n", "p/log.md": "[[plan]] and [p](plan.md)\n"}, ("p/plan.md", "p/sub/plan.md"),
+                 {"p/log.md": "[[plan]] and [p](sub/plan.md)\n"}, id="a link broken beside one that still works"),
+    pytest.param({"p/a/plan.md": "See [up](../up.md) and [[up]]\n", "p/up.md": "# Up\n"},
+                 ("p/a/plan.md", "p/a/b/plan.md"), {"p/a/b/plan.md": "See [up](../../up.md) and [[up]]\n"},
+                 id="the note's own link beside a wikilink"),
+    pytest.param({"p/a/plan.md": "see [[log]]\n", "p/a/log.md": "# a\n", "p/b/log.md": "# b\n"},
+                 ("p/a/plan.md", "p/b/plan.md"), {"p/b/plan.md": "see [[a/log]]\n"},
+                 id="the note's own wikilink that a namesake would capture"),
+    pytest.param({"p/x.md": "# root x\n", "p/b/c/x.md": "# deep x\n", "p/a/log.md": "see `x.md`\n"},
+                 ("p/b/c/x.md", "p/a/x.md"), {"p/a/log.md": "see `../x.md`\n"},
+                 id="a mention the moved note would capture"),
+    pytest.param({"p/plan.md": "# Plan\n", "p/log.md": "[p](plan.md) [q](<plan.md>)\n"},
+                 ("p/plan.md", "p/plan\u00a0v2 (draft).md"),
+                 {"p/log.md": "[p](plan%C2%A0v2%20%28draft%29.md) [q](<plan%C2%A0v2 (draft).md>)\n"},
+                 id="a name a bare path cannot hold"),
+    pytest.param({"p/a/plan.md": "![chart](img/chart.png) and [spec](spec.pdf)\n", "p/a/img/chart.png": "png",
+                  "p/a/spec.pdf": "pdf"}, ("p/a/plan.md", "p/b/plan.md"),
+                 {"p/b/plan.md": "![chart](../a/img/chart.png) and [spec](../a/spec.pdf)\n"},
+                 id="the note's own links to attachments"),
+])
+def test_a_move_mends_each_link_it_breaks(tmp_path: Path, files: dict[str, str], move: tuple[str, str],
+                                          expected: dict[str, str]) -> None:
+    """Cases a review found left broken (and unnamed), or written so that the link was no link any more."""
+    vault = make_vault(tmp_path, files)
+    assert run_cli("index", "--vault", str(vault)).exit_code == 0
+    moved = _moved(vault, *move)
+    assert "unlinked" not in moved or moved["unlinked"] == [], moved
+    for path, text in expected.items():
+        assert (vault / path).read_text() == text, moved
+        assert f"{path}:1" in moved["relinked"], moved
+
+
+def test_a_moves_answer_names_the_notes_version_after_its_own_links_were_rewritten(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {"p/a/plan.md": "See [up](../up.md)\n", "p/up.md": "# Up\n"})
+    assert run_cli("index", "--vault", str(vault)).exit_code == 0
+    moved = _moved(vault, "p/a/plan.md", "p/a/b/plan.md")
+    edited = run_cli("note", "edit", "p/a/b/plan.md", "append", "-c", "more", "--expected-version", moved["version"],
+                     "--vault", str(vault))
+    assert edited.exit_code == 0, edited.stderr
+
+
+def test_a_move_reads_every_note_that_links_to_it_and_moving_back_mends_them_again(tmp_path: Path) -> None:
+    many = "".join(f"[p{i}](plan.md)\n" for i in range(600))
+    vault = make_vault(tmp_path, {"p/plan.md": "# Plan\n", "p/a.md": many, "p/b.md": "[p](plan.md)\n"})
+    assert run_cli("index", "--vault", str(vault)).exit_code == 0
+    moved = _moved(vault, "p/plan.md", "p/sub/plan.md")
+    assert "601 lines of 2 notes rewritten" in moved["summary"], moved["summary"]
+    assert (vault / "p/b.md").read_text() == "[p](sub/plan.md)\n"
+    back = _moved(vault, "p/sub/plan.md", "p/plan.md")
+    assert (vault / "p/a.md").read_text() == many and (vault / "p/b.md").read_text() == "[p](plan.md)\n", back
+
+
+def test_a_note_that_cannot_be_written_is_named_and_the_move_answers(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault(tmp_path, {"p/plan.md": "# Plan\n", "p/a.md": "[p](plan.md)\n", "p/b.md": "[p](plan.md)\n"})
+    assert run_cli("index", "--vault", str(vault)).exit_code == 0
+    write = NoteFiles.write
+
+    def refusing(self: NoteFiles, rel: str, data: bytes, *args: Any, **kwargs: Any) -> None:
+        if rel == "p/b.md":
+            raise PermissionError(13, "Permission denied", rel)  # a read-only file
+        write(self, rel, data, *args, **kwargs)
+
+    monkeypatch.setattr(NoteFiles, "write", refusing)
+    moved = _moved(vault, "p/plan.md", "p/sub/plan.md")
+    assert moved["relinked"] == ["p/a.md:1"] and moved["unlinked"] == ["p/b.md:1"], moved
+    assert (vault / "p/b.md").read_text() == "[p](plan.md)\n"

@@ -406,7 +406,7 @@ async def test_a_move_that_keeps_links_names_those_it_leaves_unresolved(admin: C
                                             "new_path": "handbook/lk/moved/target-u9.md"})
     assert moved["unlinked"] == ["handbook/lk/from-u9.md:2", "handbook/lk/from-u9.md:3",
                                  "handbook/lk/moved/target-u9.md:3"], moved
-    assert "3 links to or from it no longer resolve" in moved["summary"]
+    assert "3 lines with a link that no longer names what it named (update_links was false)" in moved["summary"]
     renamed = await call(admin, "move_note", {"path": "handbook/lk/moved/target-u9.md", "update_links": False,
                                               "new_path": "handbook/lk/moved/renamed-u9.md"})
     assert renamed["unlinked"] == ["handbook/lk/from-u9.md:1"], renamed  # [[target-u9]] names the old name

@@ -11,6 +11,7 @@ the answer is readDoc's ``Not found``.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -86,10 +87,14 @@ class LinkService:
         """The projects whose documents p may read (what every answer here is confined to)."""
         return [pr.id for pr in self.authorization.projects(p, READ)]
 
-    def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str]) -> Move:
+    def linking(self, key: DocKey, readable: list[str], limit: int) -> list[DocKey]:
+        """The documents of ``readable`` projects that link to the document, by path, at most ``limit``."""
+        return self.store.links.linking(key, readable, limit)
+
+    def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str], is_file: Callable[[str], bool]) -> Move:
         """The documents of ``readable`` projects as they are now, after ``moved_from`` went to ``moved_to``, and
         as they were before (what vault/link_rewrite.py rewrites links between); another project is empty, as a
-        link into it is answered."""
+        link into it is answered. ``is_file``: whether a vault path is a file that is no document."""
         documents = self.store.documents
 
         def now(project: str) -> dict[str, int]:
@@ -103,7 +108,7 @@ class LinkService:
                 paths[moved_from[1]] = paths.pop(moved_to[1])
             return paths
 
-        return Move(moved_from, moved_to, before=Resolver(then), after=Resolver(now))
+        return Move(moved_from, moved_to, before=Resolver(then), after=Resolver(now), is_file=is_file)
 
     def document(self, p: Principal, path: str, readable: list[str]) -> DocKey:
         """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""

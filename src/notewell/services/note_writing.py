@@ -13,18 +13,20 @@ changed since is refused with its current version (VersionConflict), never silen
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
+from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound
+from notewell.records.documents import DocKey
 from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
-from notewell.vault.link_rewrite import Move, relinked
+from notewell.vault.link_rewrite import Move, Relinked, relinked
 from notewell.vault.note_links import is_markdown
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from notewell.services.links import LinkService
 
 WRITE: Action = "note:write"
-MOVE_LINKS_READ = 500  # the links to (and of) a moved note compared before and after the move
+MOVE_NOTES_READ = 1000  # the notes linking to a moved note whose links a move compares (before it, and after)
 UNLINKED_SHOWN = 50  # the broken ones a move's answer lists (its summary counts them all)
 
 
@@ -123,9 +125,11 @@ class NoteWritingService:
 
     def move_note(self, p: Principal, path: str, new_path: str, *, tool: str,
                   expected_version: str | None = None, update_links: bool = True) -> NoteChange:
-        """Move (or rename) the note within its project; never over another note. With ``update_links``, the
-        links that named it (in the notes p may write) and its own relative links are rewritten to keep naming
-        what they named (vault/link_rewrite.py), each rewritten note a journal entry of its own."""
+        """Move (or rename) the note within its project; never over another note. Every link the move breaks
+        (to the note, of the note, or one the note now captures) is compared one by one in the documents p
+        reads that link to it, before the move and after; with ``update_links`` it is rewritten to name what it
+        named (vault/link_rewrite.py) in the notes p may write, each rewritten note a journal entry of its own,
+        and what stays broken is named (``unlinked``)."""
         source = self.writable(p, path)
         target = self.writable(p, new_path, "new_path")
         refuse_unprintable_name(target, "new_path")
@@ -135,6 +139,7 @@ class NoteWritingService:
         if target == source:
             raise InvalidArgument("new_path", "is the note's own path; name where it should go")
         expected = check_version(expected_version)
+        moved_from, moved_to = (source.project, source.rel), (target.project, target.rel)
         with self.vault.locks.holding(source.vault_path, target.vault_path):
             data = self._existing(source, path)
             self.vault.check(source, data, expected)
@@ -142,72 +147,85 @@ class NoteWritingService:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path")
             readable = self.links.readable(p)
-            before = self._resolved(source, readable, target.vault_path)
+            linking = self.links.linking(moved_from, readable, MOVE_NOTES_READ)
             try:
                 change = self.vault.move(Write(p, tool, "move"), source, target, data)
             except FileExistsError as err:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path") from err
-        unlinked = sorted(before - self._resolved(target, readable, target.vault_path))
-        relinked: list[str] = []
-        if update_links and unlinked:
-            move = self.links.move((source.project, source.rel), (target.project, target.rel), readable)
-            for where in sorted({where for where, _ in unlinked}):
-                relinked += self._relink(p, where, move, tool)
-            unlinked = sorted(before - self._resolved(target, readable, target.vault_path))
-        summary = change.summary
-        if relinked:
-            notes = len({place.rpartition(":")[0] for place in relinked})
-            summary += (f"; {len(relinked)} line{'' if len(relinked) == 1 else 's'} of {notes} "
-                        f"note{'' if notes == 1 else 's'} rewritten to keep {'its' if notes == 1 else 'their'} "
-                        "links to or from it: see relinked")
-        if unlinked:
-            summary += (f"; {len(unlinked)} link{'' if len(unlinked) == 1 else 's'} to or from it no longer resolve "
-                        "(a markdown link or a mention names the old place, or a relative link the old folder): "
-                        "see unlinked")
-        return replace(change, summary=summary, relinked=tuple(relinked[:UNLINKED_SHOWN]),
-                       unlinked=tuple(f"{where}:{line}" for where, line in unlinked[:UNLINKED_SHOWN]))
+        captured = self.links.linking(moved_to, readable, MOVE_NOTES_READ)
+        move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
+        outcome = _Relinking(cut=MOVE_NOTES_READ in (len(linking), len(captured)), update_links=update_links)
+        for key in sorted({*linking, *captured, moved_to} - {moved_from}):
+            self._relink(p, key, move, tool, update_links, target, outcome)
+        return outcome.answer(change)
 
-    def _relink(self, p: Principal, where: str, move: Move, tool: str) -> list[str]:
-        """Rewrite the links of the note at vault path ``where`` that the move broke, when p may write it (a
-        note p may not write keeps its links: they stay in the answer's unlinked); the places rewritten."""
+    def _relink(self, p: Principal, key: DocKey, move: Move, tool: str, update_links: bool, moved: NotePath,
+                outcome: _Relinking) -> None:
+        """Mend the links of the document at ``key`` that the move broke, when p may write it and
+        ``update_links``; otherwise, or when the write fails, name them in the outcome's unlinked."""
+        where = f"{key[0]}/{key[1]}"
+        if not is_markdown(key[1]):
+            return
         try:
-            note = self.writable(p, where)
-        except (NotFound, Forbidden, InvalidArgument):
-            return []
-        if not is_markdown(note.vault_path):
-            return []
+            note = note_path(where, self.vault.settings.file_types)
+        except InvalidArgument:
+            return
+        if not (update_links and self._may_write(p, where)):
+            outcome.broken(where, self._found(note, key, move), rewritable=False)
+            return
 
-        def attempt() -> list[int]:
+        def attempt() -> Relinked | None:
             data = self.vault.read(note)
             if data is None:
-                return []
-            try:
-                text, bom = decode_note(data, note.vault_path)
-            except InvalidArgument:
-                return []
-            rewritten, lines = relinked(text, (note.project, note.rel), move)
-            if lines:
-                self.vault.put(Write(p, tool, "edit"), note, data, bom + rewritten.encode("utf-8"))
-            return lines
+                return None
+            text, bom = decode_note(data, where)
+            found = relinked(text, key, move)
+            if not found.changed:
+                return found
+            if not (self.vault.settings.vault / moved.vault_path).is_file():
+                raise Conflict(f"Conflict: {moved.vault_path} moved again meanwhile")  # its links are now another's
+            written = self.vault.put(Write(p, tool, "edit"), note, data, bom + found.text.encode("utf-8"))
+            if key == move.moved_to:
+                outcome.version = written.version
+            return found
 
         with self.vault.locks.holding(note.vault_path):
             try:
-                lines = self.vault.settled(note, attempt)
-            except (InvalidArgument, Conflict):  # grown past the size limit, or another program keeps writing it
-                return []
-        return [f"{note.vault_path}:{line}" for line in lines]
+                found = self.vault.settled(note, attempt)
+            except (NotewellError, OSError):  # over the size limit, moved again, a file that cannot be written
+                outcome.broken(where, self._found(note, key, move), rewritable=False)
+                return
+        outcome.mended(where, found)
 
-    def _resolved(self, note: NotePath, readable: list[str], moved_to: str) -> set[tuple[str, int]]:
-        """Where the links that reach ``note`` (from other documents p reads) and the links it makes that resolve
-        are written, as (vault path of the linking document, line): what a move should keep resolving. The
-        note's own links are named by where it is moved to, before the move as after."""
-        key = (note.project, note.rel)
-        reaching = {(link.source, link.line) for link in self.links.backlinks(key, readable, MOVE_LINKS_READ)
-                    if link.source != note.vault_path}
-        made = {(moved_to, link.line) for link in self.links.outgoing(key, readable, MOVE_LINKS_READ)
-                if link.path is not None}
-        return reaching | made
+    def _found(self, note: NotePath, key: DocKey, move: Move) -> Relinked | None:
+        """The note's links as the move left them and mended (vault/link_rewrite.py); None for a note gone or
+        not UTF-8."""
+        try:
+            data = self.vault.read(note)
+            if data is None:
+                return None
+            return relinked(decode_note(data, note.vault_path)[0], key, move)
+        except (NotewellError, OSError):
+            return None
+
+    def _may_write(self, p: Principal, where: str) -> bool:
+        try:
+            self.writable(p, where)
+        except (NotFound, Forbidden, InvalidArgument):
+            return False
+        return True
+
+    def _attachment(self, readable: list[str]) -> Callable[[str], bool]:
+        """Whether a vault path (as a markdown link names one: normalised, inside the vault) is a file of a
+        project p reads, not hidden: what a moved note's relative link to an image or a PDF keeps naming."""
+        root = self.vault.settings.vault
+
+        def is_file(path: str) -> bool:
+            parts = path.split("/")
+            return parts[0] in readable and not any(part.startswith(".") for part in parts) \
+                and (root / path).is_file()
+        return is_file
 
     def delete_note(self, p: Principal, path: str, *, tool: str, expected_version: str | None = None) -> NoteChange:
         """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""
@@ -227,3 +245,43 @@ class NoteWritingService:
         if data is None:
             raise NotFound(f"Not found: {path}")
         return data
+
+
+@dataclass
+class _Relinking:
+    """What a move's link work did: the lines rewritten and the lines left broken (``project/path:line``), the
+    moved note's version once its own links were rewritten, and whether the linking notes were cut."""
+
+    cut: bool
+    update_links: bool
+    relinked: list[str] = field(default_factory=list)
+    unlinked: list[str] = field(default_factory=list)
+    version: str | None = None
+
+    def mended(self, where: str, found: Relinked | None) -> None:
+        if found is not None:
+            self.relinked += [f"{where}:{line}" for line in found.changed]
+            self.unlinked += [f"{where}:{line}" for line in found.broken]
+
+    def broken(self, where: str, found: Relinked | None, *, rewritable: bool) -> None:
+        if found is not None:
+            lines = found.broken if rewritable else sorted({*found.changed, *found.broken})
+            self.unlinked += [f"{where}:{line}" for line in lines]
+
+    def answer(self, change: NoteChange) -> NoteChange:
+        summary = change.summary
+        if self.relinked:
+            notes = len({place.rpartition(":")[0] for place in self.relinked})
+            summary += (f"; {len(self.relinked)} line{'' if len(self.relinked) == 1 else 's'} of {notes} "
+                        f"note{'' if notes == 1 else 's'} rewritten to keep {'its' if notes == 1 else 'their'} "
+                        "links naming what they named: see relinked")
+        if self.unlinked:
+            why = "in a note you may not write, or no wording could mend it" if self.update_links else \
+                "update_links was false"
+            summary += (f"; {len(self.unlinked)} line{'' if len(self.unlinked) == 1 else 's'} with a link that "
+                        f"no longer names what it named ({why}): see unlinked")
+        if self.cut:
+            summary += (f"; more than {MOVE_NOTES_READ} notes link to it: only the first {MOVE_NOTES_READ} by path "
+                        "were read")
+        return replace(change, summary=summary, version=self.version or change.version,
+                       relinked=tuple(self.relinked[:UNLINKED_SHOWN]), unlinked=tuple(self.unlinked[:UNLINKED_SHOWN]))

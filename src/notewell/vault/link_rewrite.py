@@ -1,21 +1,27 @@
 """A document's links written again after a note moved, so that each names what it named before (no store:
-the caller hands in the documents before and after the move as two resolvers).
+the caller hands in the documents before and after the move as two resolvers, and which other files exist).
 
-A link is rewritten only when it resolved before the move and resolves elsewhere (or nowhere) after it: a
-link to the moved note is made to name its new place, and the moved note's own relative links are made to
-name, from its new folder, what they named from the old one. Only the part naming the target changes: a
-wikilink's name (its ``#heading`` and ``|label`` stay), a markdown link's path (its label, anchor, query and
-title stay), a mention's text. Each is written as the link was: a markdown link vault-absolute or relative,
-``.md`` left out or not, inside ``<...>`` or percent-escaped; a wikilink by the shortest end of the path that
-picks the note out from the linking document; a mention by the first of its project path, its path from the
-document's folder and its vault path that names the note. A link that no wording can make name it (a
-wikilink to another project) is left as it is. Every new wording is resolved again before it is used.
+Every link of the document is compared, one by one: what it named before the move (read from where the
+document was then) against what it names after (from where it is now). A link that named a document and now
+names another, or nothing, is made to name it again: a link to the moved note names its new place; in the
+moved note itself, a relative link names from the new folder what it named from the old one (a file that is
+no document, an image or a PDF, too); a link the moved note now captures (a mention or a name that meant
+another document before) is made to name that one. Only the part naming the target changes: a wikilink's
+name (its ``#heading`` and ``|label`` stay), a markdown link's path (its label, anchor, query and title
+stay), a mention's text. Each is written as the link was: a markdown link vault-absolute or relative, ``.md``
+left out or not, inside ``<...>`` or percent-escaped; a wikilink by the shortest end of the path that picks
+the note out from the linking document; a mention by the way it was written (from the document's folder,
+inside its project, as a vault path) when that still names it, else the first other way that does. A line
+is rewritten only when, parsed again, each of its links names what it should; a link no wording can mend (a
+wikilink when a namesake sits in the document's own folder) is left as written and reported.
 """
 
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from notewell.records.documents import DocKey
 from notewell.vault.link_resolution import Resolver
@@ -28,59 +34,124 @@ from notewell.vault.note_links import (
     written_links,
 )
 
-_ESCAPED = {" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "#": "%23", "?": "%3F", "%": "%25",
-            "\t": "%09"}
-_NOT_IN_A_WIKILINK = set("[]|#\n")
+_ESCAPED_IN_A_BARE_PATH = set("()<>#?%`[]\\")
+_ESCAPED_IN_ANGLES = set("<>#?%`\\")
+_NOT_IN_A_WIKILINK = set("[]|#`\n")
 
 
 @dataclass(frozen=True)
 class Move:
-    """The note that moved, and the documents before and after (the same documents but for that one)."""
+    """The note that moved, the documents before and after (the same documents but for that one), and whether
+    a vault path is a file of the vault that is no document (an attachment a relative link may name)."""
 
     moved_from: DocKey
     moved_to: DocKey
     before: Resolver
     after: Resolver
+    is_file: Callable[[str], bool] = lambda _path: False
 
 
-def relinked(text: str, source: DocKey, move: Move) -> tuple[str, list[int]]:
-    """``text`` of the document now at ``source`` with its links rewritten (above), and the lines changed
-    (counting from 1). The moved note's own text is read from its old place before the move."""
+@dataclass
+class Relinked:
+    """A document's text with its links mended, the lines changed, and the lines of links left broken."""
+
+    text: str
+    changed: list[int] = field(default_factory=list)
+    broken: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Named:
+    """What a link is to name: a document (``key``) or, for a markdown link, a file that is no document
+    (``file``, its vault path)."""
+
+    key: DocKey | None = None
+    file: str | None = None
+
+
+def relinked(text: str, source: DocKey, move: Move) -> Relinked:
+    """``text`` of the document now at ``source`` with its links mended (above). The moved note's own text is
+    read from its old place for before the move."""
     was_at = move.moved_from if source == move.moved_to else source
-    after = {(w.link.line, w.start): w for w in written_links(source[0], source[1], text)}
+    after = {(w.link.line, w.start): w for w in written_links(source[0], source[1], text, limit=None)}
     lines = text.split("\n")
-    changed: dict[int, list[tuple[WrittenLink, str]]] = {}
-    for before in written_links(was_at[0], was_at[1], text):
-        named = move.before.locate(before.link.kind, before.link.target, was_at)
-        if named is None:
-            continue
-        wanted = move.moved_to if named == move.moved_from else named
+    wanted_on: dict[int, list[tuple[WrittenLink, _Named, str | None]]] = {}
+    for before in written_links(was_at[0], was_at[1], text, limit=None):
+        wanted = _wanted(before, was_at, source, move)
         now = after.get((before.link.line, before.start))
-        if now is not None and move.after.locate(now.link.kind, now.link.target, source) == wanted:
+        if wanted is None or (now is not None and _names(now, source, move, wanted)):
             continue
-        line = lines[before.link.line - 1]
-        wording = _wording(before, line, was_at, named, wanted, source, move.after)
-        if wording is not None:
-            changed.setdefault(before.link.line, []).append((before, wording))
-    for number, rewrites in changed.items():
-        line = lines[number - 1]
-        for written, wording in sorted(rewrites, key=lambda item: -item[0].start):
-            line = line[:written.start] + wording + line[written.end:]
-        lines[number - 1] = line
-    return "\n".join(lines), sorted(changed)
+        wording = _wording(before, lines[before.link.line - 1], was_at, wanted, source, move)
+        wanted_on.setdefault(before.link.line, []).append((before, wanted, wording))
+    result = Relinked(text)
+    for number, rewrites in sorted(wanted_on.items()):
+        mended = _mended(lines[number - 1], rewrites, was_at, source, move)
+        if mended is None:
+            result.broken.append(number)
+            continue
+        lines[number - 1] = mended
+        result.changed.append(number)
+        if any(wording is None for _, _, wording in rewrites):
+            result.broken.append(number)
+    result.text = "\n".join(lines)
+    return result
 
 
-def _wording(written: WrittenLink, line: str, was_at: DocKey, named: DocKey, wanted: DocKey, source: DocKey,
-             after: Resolver) -> str | None:
-    """What to write in place of the link's target (``named`` from ``was_at`` before the move) so that it names
-    ``wanted`` from ``source``; None when nothing does."""
+def _wanted(before: WrittenLink, was_at: DocKey, source: DocKey, move: Move) -> _Named | None:
+    """What the link is to name after the move; None when it named nothing (so nothing is owed to it)."""
+    named = move.before.locate(before.link.kind, before.link.target, was_at)
+    if named is not None:
+        return _Named(key=move.moved_to if named == move.moved_from else named)
+    if before.link.kind == "markdown" and was_at != source and move.is_file(before.link.target):
+        return _Named(file=before.link.target)  # the moved note's relative link to an attachment
+    return None
+
+
+def _names(written: WrittenLink, source: DocKey, move: Move, wanted: _Named) -> bool:
+    if wanted.file is not None:
+        return written.link.kind == "markdown" and written.link.target == wanted.file
+    return move.after.locate(written.link.kind, written.link.target, source) == wanted.key
+
+
+def _mended(line: str, rewrites: list[tuple[WrittenLink, _Named, str | None]], was_at: DocKey, source: DocKey,
+            move: Move) -> str | None:
+    """The line with each wording put in place of its link's target, when, parsed again, it holds as many
+    links and each rewritten one names what it should; None otherwise (the line is left as written)."""
+    done = [(written, wanted, wording) for written, wanted, wording in rewrites if wording is not None]
+    if not done:
+        return None
+    mended = line
+    for written, _, wording in sorted(done, key=lambda item: -item[0].start):
+        mended = mended[:written.start] + str(wording) + mended[written.end:]
+    was = written_links(was_at[0], was_at[1], line, limit=None)
+    now = written_links(source[0], source[1], mended, limit=None)
+    if len(was) != len(now) or [w.link.kind for w in was] != [w.link.kind for w in now]:
+        return None
+    wanted_at = {written.start: wanted for written, wanted, _ in done}
+    for old, new in zip(was, now, strict=True):
+        if old.start in wanted_at and not _names(new, source, move, wanted_at[old.start]):
+            return None
+    return mended
+
+
+def _wording(written: WrittenLink, line: str, was_at: DocKey, wanted: _Named, source: DocKey,
+             move: Move) -> str | None:
+    """What to write in place of the link's target so that it names ``wanted`` from ``source``; None when
+    nothing does."""
     old = line[written.start:written.end]
     kind = written.link.kind
+    if wanted.file is not None:
+        return _markdown_path(old, line[written.start - 1:written.start] == "<", wanted.file, source,
+                              lambda path: path == wanted.file)
+    key = wanted.key
+    assert key is not None
     if kind == "wikilink":
-        return _wikilink_name(old, wanted, source, after)
+        return _wikilink_name(old, key, source, move.after)
     if kind == "markdown":
-        return _markdown_path(old, line[written.start - 1:written.start] == "<", wanted, source, after)
-    return _mention(old, was_at, named, wanted, source, after)
+        return _markdown_path(old, line[written.start - 1:written.start] == "<", f"{key[0]}/{key[1]}", source,
+                              lambda path: move.after.locate("markdown", path, source) == key)
+    return _mention(old, was_at, move.before.locate(kind, written.link.target, was_at) or key, key, source,
+                    move.after)
 
 
 def _without_markdown_ending(path: str) -> str:
@@ -97,28 +168,37 @@ def _wikilink_name(old: str, wanted: DocKey, source: DocKey, after: Resolver) ->
     parts = path.split("/")
     for count in range(1, len(parts) + 1):
         name = "/".join(parts[-count:])
-        if _NOT_IN_A_WIKILINK.isdisjoint(name) and after.locate("wikilink", name, source) == wanted:
+        if _NOT_IN_A_WIKILINK.isdisjoint(name) and name == name.strip() \
+                and after.locate("wikilink", name, source) == wanted:
             return name
     return None
 
 
-def _markdown_path(old: str, angled: bool, wanted: DocKey, source: DocKey, after: Resolver) -> str | None:
-    target = f"{wanted[0]}/{wanted[1]}"
+def _escaped(path: str, angled: bool) -> str:
+    """A markdown link's path with every character that would end or change it percent-escaped: in a bare
+    destination, whitespace of any kind, brackets, parentheses, ``#``, ``?``, ``%`` and a backtick; inside
+    ``<...>``, where a space may stay, the angle brackets, a backslash, ``#``, ``?``, ``%``, a backtick and
+    whitespace other than a space."""
+    if angled:
+        return "".join(quote(c, safe="") if (c.isspace() and c != " ") or c in _ESCAPED_IN_ANGLES
+                       or not c.isprintable() else c for c in path)
+    return "".join(quote(c, safe="") if c.isspace() or c in _ESCAPED_IN_A_BARE_PATH or not c.isprintable() else c
+                   for c in path)
+
+
+def _markdown_path(old: str, angled: bool, target: str, source: DocKey,
+                   names: Callable[[str], bool]) -> str | None:
+    """``target`` (a vault path) as a markdown link from ``source`` writes it the way ``old`` was written;
+    ``names`` says whether the vault path a wording reads as is the one wanted."""
     if _without_markdown_ending(old) == old and _without_markdown_ending(target) != target:
         target = _without_markdown_ending(target)  # the link left the ending out: so does its new path
     if old.startswith("/"):
         path = "/" + target
     else:
         path = posixpath.relpath(target, posixpath.dirname(f"{source[0]}/{source[1]}"))
-    if angled:
-        if any(c in path for c in "<>\n"):
-            return None
-    else:
-        path = "".join(_ESCAPED.get(c, c) for c in path)
+    path = _escaped(path, angled)
     named = markdown_target(source[0], source[1], path)
-    if named is None or after.locate("markdown", named[0], source) != wanted:
-        return None
-    return path
+    return path if named is not None and names(named[0]) else None
 
 
 def _mention(old: str, was_at: DocKey, named: DocKey, wanted: DocKey, source: DocKey,

@@ -198,10 +198,11 @@ def _written(project: str, source: str, text: str) -> Iterator[WrittenLink]:
         yield from _line_links(project, source, number, line)
 
 
-def written_links(project: str, source: str, text: str) -> list[WrittenLink]:
-    """The links of the markdown document ``project/source`` with where each names its target, at most
-    MAX_LINKS_PER_DOCUMENT (those parse_links gives)."""
-    return list(islice(_written(project, source, text), MAX_LINKS_PER_DOCUMENT))
+def written_links(project: str, source: str, text: str,
+                  limit: int | None = MAX_LINKS_PER_DOCUMENT) -> list[WrittenLink]:
+    """The links of the markdown document ``project/source`` with where each names its target: those
+    parse_links gives, or all (``limit`` None: what a rewrite of the document reads)."""
+    return list(islice(_written(project, source, text), limit))
 
 
 def parse_links(project: str, source: str, text: str) -> list[ParsedLink]:

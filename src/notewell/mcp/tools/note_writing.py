@@ -66,9 +66,9 @@ _CHANGE_OUTPUT = s.tool_output({
     "moved_from": s.string("move_note: where the note was."),
     "trash": s.string("delete_note: the copy kept in the trash, vault-relative."),
     "unlinked": s.array(s.string("A place, project/path:line."),
-                        "move_note: where a link to the note, or of it, resolved before the move and no longer "
-                        "does (a markdown link or a mention names the old place; a relative link the old folder): "
-                        f"at most {UNLINKED_SHOWN}, the summary counts them all. Edit them to the new place."),
+                        "move_note: the lines where a link named a document before the move and no longer "
+                        "names it, left as written (in a note you may not write, a link no wording could mend, or "
+                        f"update_links false): at most {UNLINKED_SHOWN}, the summary counts them all. Edit them."),
     "relinked": s.array(s.string("A place, project/path:line."),
                         "move_note: the lines where a link to the note, or of it, was rewritten to keep naming what "
                         f"it named (update_links), at most {UNLINKED_SHOWN}; each rewritten note has a journal "

@@ -212,6 +212,15 @@ class SqlLinks:
             f"SELECT {_COLUMNS} {_FROM} WHERE {where} ORDER BY s.project, s.path, l.seq LIMIT ? OFFSET ?",
             [*params, limit, offset]))
 
+    def linking(self, target: DocKey, projects: Sequence[str], limit: int) -> list[DocKey]:
+        """The documents of ``projects`` that link to the document, by path, at most ``limit``."""
+        if not projects:
+            return []
+        where, params = self._backlinks_where(target, projects)
+        rows = self._rows(f"SELECT DISTINCT s.project, s.path {_FROM} WHERE {where} ORDER BY s.project, s.path "
+                          "LIMIT ?", [*params, limit])
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
         if not projects:
             return 0
