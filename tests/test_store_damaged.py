@@ -29,6 +29,7 @@ from mcp_types import INTERNAL_ERROR
 from conftest import make_vault, run_cli
 from mcp_world import LEGACY, MODERN, ServerThread, connect
 from notewell.access.principal import LOCAL_OWNER
+from notewell.errors import StoreDamaged
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
@@ -402,3 +403,34 @@ async def test_a_damaged_token_row_at_the_token_check_is_a_503_and_over_stdio_a_
     for answer in answers:
         assert answer.status_code == 503 and answer.headers["retry-after"] == "300", answer.text
         assert said in answer.text, answer.text
+
+
+@pytest.mark.parametrize("read", ["fetchall", "fetchone", "stream"])
+def test_a_damaged_row_leaves_no_read_snapshot_behind(tmp_path: Path, read: str) -> None:
+    """A review: the statement that met the damage stayed open as long as its exception was kept (a log's
+    capture, a traceback held), and with it its read snapshot: that thread's connection then read the store as
+    it was, so a token minted since was unknown and one revoked since still worked."""
+    db = str(tmp_path / "index.db")
+    rt = open_runtime(str(make_vault(tmp_path, {"apollo/a.md": "# A\n"})), db)
+    try:
+        store = rt.store.db  # type: ignore[attr-defined]
+        store.conn.execute("CREATE TABLE seen (n INTEGER)")
+        store.conn.execute("CREATE TABLE rows (t TEXT)")
+        store.conn.executemany("INSERT INTO rows VALUES (?)", [("fine",), ("fine",)])
+        store.conn.execute("INSERT INTO rows VALUES (CAST(x'ff' AS TEXT))")
+        store.conn.commit()
+        kept: list[BaseException] = []
+        with pytest.raises(StoreDamaged) as raised:
+            if read == "stream":
+                list(store.stream("SELECT t FROM rows"))
+            else:
+                cursor = store.conn.execute("SELECT t FROM rows")
+                while getattr(cursor, read)():
+                    pass
+        kept.append(raised.value)  # as a log's capture keeps it
+        with sqlite3.connect(db) as other:
+            other.execute("INSERT INTO seen VALUES (1)")
+        other.close()
+        assert store.conn.execute("SELECT count(*) FROM seen").fetchone() == (1,)
+    finally:
+        rt.close()

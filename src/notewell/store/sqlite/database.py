@@ -141,19 +141,25 @@ class _Cursor(sqlite3.Cursor):
         try:
             return super().fetchone()
         except sqlite3.DatabaseError as exc:
-            _reraise(self.connection, exc)
+            self._failed(exc)
 
     def fetchmany(self, size: int | None = None) -> list[Any]:
         try:
             return super().fetchmany(self.arraysize if size is None else size)
         except sqlite3.DatabaseError as exc:
-            _reraise(self.connection, exc)
+            self._failed(exc)
+
+    def _failed(self, exc: sqlite3.DatabaseError) -> NoReturn:
+        """The statement closed (an open statement holds its read snapshot for as long as something keeps the
+        exception, and the cursor with it), then ``exc`` raised as what it stands for."""
+        self.close()
+        _reraise(self.connection, exc)
 
     def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
         except sqlite3.DatabaseError as exc:
-            _reraise(self.connection, exc)
+            self._failed(exc)
 
 
 class _Connection(sqlite3.Connection):
@@ -282,6 +288,7 @@ class SqliteDatabase:
             for row in cursor:  # noqa: UP028  (``yield from`` would close the cursor as this generator is closed,
                 yield row  # which raises once the database is closed: an export a full disk stopped)
         except sqlite3.DatabaseError as exc:
+            cursor.close()  # its read snapshot ends with it (_Cursor._failed)
             if not isinstance(conn, _Connection):
                 raise
             _reraise(conn, exc)
