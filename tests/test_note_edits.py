@@ -132,7 +132,7 @@ def test_replace_changes_exactly_the_one_passage(note: str, data: st.DataObject)
     if not words:
         return
     word = data.draw(st.sampled_from(words))
-    assert apply_edit(note, Edit("replace", "REPLACED", old=word)) == note.replace(word, "REPLACED")
+    assert edited(note, Edit("replace", "REPLACED", old=word)) == note.replace(word, "REPLACED")
 
 
 @settings(max_examples=200, deadline=None)
