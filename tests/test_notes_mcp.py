@@ -516,3 +516,13 @@ async def test_the_trash_is_the_owners_alone_whatever_the_umask(admin: Client, w
     assert folders[-1] == index_folder and len(folders) >= 3  # .notewell, trash, <id>, handbook
     assert {folder.stat().st_mode & 0o777 for folder in folders} == {0o700}
     await call(admin, "undo_note_write", {"journal_id": gone["journal_id"]})
+
+
+async def test_undoing_an_edit_of_a_note_moved_since_names_the_move(admin: Client) -> None:
+    """A probe: it said the note "is gone since" the edit, when a later entry had moved it."""
+    await call(admin, "write_note", {"path": "handbook/undo-mv/a.md", "content": "# A\n"})
+    edited = await call(admin, "edit_note", {"path": "handbook/undo-mv/a.md", "operation": "append", "content": "x"})
+    moved = await call(admin, "move_note", {"path": "handbook/undo-mv/a.md", "new_path": "handbook/undo-mv/b.md"})
+    said = await refusal(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
+    assert (f"handbook/undo-mv/a.md was moved to handbook/undo-mv/b.md by journal entry {moved['journal_id']}"
+            in said and "undo that move first" in said), said

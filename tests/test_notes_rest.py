@@ -245,3 +245,16 @@ def test_a_move_rewrites_the_links_its_caller_may_write_and_names_the_others(res
     refused = rest.call("POST", "/projects/handbook/moves", "admin_all",
                         json={"path": "rest/links/target-m2.md", "newPath": "rest/links/x.md", "updateLinks": "maybe"})
     assert refused.status_code in (400, 422) and "updateLinks" in refused.text, refused.text
+
+
+def test_an_edit_missing_what_it_needs_says_so(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: append without content said "the edit changes nothing", and a heading without its #s "is
+    required" though one was given."""
+    assert rest.call("PUT", "/projects/handbook/documents/rest/needs.md", "admin_all",
+                     json={"content": "# Needs\n\n## L2\nx\n"}).status_code == 201
+    for body, field, said in [({"operation": "append"}, "content", "is required for append: the text to add"),
+                              ({"operation": "insert_under_heading", "heading": "L2", "content": "y"}, "heading",
+                               "'L2' is no heading: write it as the note does, with its level, such as '## L2'")]:
+        refused = rest.call("PATCH", "/projects/handbook/documents/rest/needs.md", "admin_all", json=body)
+        assert refused.status_code == 400 and refused.json()["field"] == field, refused.text
+        assert said in refused.json()["detail"], refused.text

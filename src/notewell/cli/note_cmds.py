@@ -44,9 +44,10 @@ def _show(change: NoteChange, json_out: bool) -> None:
         return
     if change.diff:
         console.print(shown(change.diff), markup=False, highlight=False, end="")
+    back = (f"'notewell note move {change.path} {change.moved_from}' takes it back with its links"
+            if change.relinked and change.moved_from else f"'notewell undo {change.journal_id}' puts it back")
     console.print(f"{change.path}: {change.summary}; version {change.version or '(deleted)'}, journal "
-                  f"{change.journal_id} ('notewell undo {change.journal_id}' puts it back)", markup=False,
-                  highlight=False)
+                  f"{change.journal_id} ({back})", markup=False, highlight=False)
     for place in change.relinked:
         console.print(f"  link rewritten: {shown(place)}", markup=False, highlight=False)
     for place in change.unlinked:

@@ -156,8 +156,11 @@ def _replace(text: str, old: str | None, content: str) -> str:
 
 
 def _the_heading(found: list[Heading], wanted: str | None) -> Heading:
-    if not wanted or parse_heading(wanted.strip()) is None:
+    if not wanted or not wanted.strip():
         raise InvalidArgument("heading", "is required: the heading as written, with its level, such as '## Decisions'")
+    if parse_heading(wanted.strip()) is None:
+        raise InvalidArgument("heading", f"{wanted.strip()[:200]!r} is no heading: write it as the note does, with "
+                                         f"its level, such as '## {wanted.strip()[:200]}'")
     parsed = parse_heading(wanted.strip())
     assert parsed is not None
     level, text = parsed

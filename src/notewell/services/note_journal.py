@@ -30,6 +30,7 @@ JOURNAL_LIMIT_DEFAULT = 50
 JOURNAL_LIMIT_MAX = 500
 JOURNAL_ID_MAX = 2**63 - 1  # an entry id is a 64-bit integer in both stores
 HISTORY_MAX = 20  # the writes a document's history shows, each with its diff
+JOURNAL_READ = 200  # the newest entries of a note read to find the move that took it away
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,12 @@ class NoteJournalService:
             items.append(HistoryItem(replace(e, before=None), diff, cut, may_undo, self._who(e.user_id)))
         return items, more
 
+    def _moved_since(self, entry: JournalEntry, where: NotePath) -> JournalEntry | None:
+        """The move that took the note away from ``where`` after ``entry`` (the newest), if one did."""
+        later = [e for e in self.vault.journal.entries([where.project], path=where.rel, limit=JOURNAL_READ)
+                 if e.id > entry.id and e.action == "move" and e.path == where.rel and e.new_path]
+        return later[0] if later else None
+
     def _who(self, user_id: str) -> str:
         user = self.authorization.identity.user(user_id)
         if user is None:
@@ -146,12 +153,15 @@ class NoteJournalService:
                 raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
             return self.vault.settled(moved or place, attempt)
 
-    @staticmethod
-    def _still_as_left(entry: JournalEntry, where: NotePath, now: bytes | None) -> None:
+    def _still_as_left(self, entry: JournalEntry, where: NotePath, now: bytes | None) -> None:
         current = version_of(now) if now is not None else None
         if current == entry.after_version:
             return
         if current is None:
+            moved = self._moved_since(entry, where)
+            if moved is not None:
+                raise Conflict(f"Conflict: {where.vault_path} was moved to {where.project}/{moved.new_path} by journal "
+                               f"entry {moved.id} since journal entry {entry.id}; undo that move first")
             raise Conflict(f"Conflict: {where.vault_path} is gone since journal entry {entry.id}; nothing to undo")
         if entry.after_version is None:
             raise Conflict(f"Conflict: {where.vault_path} exists again (version {current}) since journal entry "

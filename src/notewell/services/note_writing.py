@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from notewell.services.links import LinkService
 
 WRITE: Action = "note:write"
+ADDING = ("append", "prepend", "insert_under_heading")  # the edit operations whose content is what they add
 MOVE_NOTES_READ = 1000  # the notes linking to a moved note whose links a move compares (before it, and after)
 UNLINKED_SHOWN = 50  # the broken ones a move's answer lists (its summary counts them all)
 
@@ -115,6 +116,8 @@ class NoteWritingService:
             self.vault.check(target, before, expected)
             text, bom = decode_note(before, target.vault_path)
             after = bom + apply_edit(text, edit, markdown=is_markdown(target.vault_path)).encode("utf-8")
+            if after == before and not edit.content and edit.operation in ADDING:
+                raise InvalidArgument("content", f"is required for {edit.operation}: the text to add")
             if after == before:
                 raise InvalidArgument("fields" if edit.operation == "set_front_matter" else "content",
                                       "the edit changes nothing: the note already reads so")
