@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -526,3 +527,20 @@ async def test_undoing_an_edit_of_a_note_moved_since_names_the_move(admin: Clien
     said = await refusal(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
     assert (f"handbook/undo-mv/a.md was moved to handbook/undo-mv/b.md by journal entry {moved['journal_id']}"
             in said and "undo that move first" in said), said
+
+
+async def test_a_note_kept_decomposed_is_read_by_its_composed_name(admin: Client, world: World) -> None:
+    """A probe: a file named on a Mac ("e" then a combining accent, NFD) was Not found by readDoc, getLinks and
+    buildContext when asked for as typed (NFC), though a wikilink reached it."""
+    decomposed = unicodedata.normalize("NFD", "handbook/nfd/Zoë café.md")
+    (world.vault / decomposed).parent.mkdir(parents=True, exist_ok=True)
+    (world.vault / decomposed).write_text("# Zoë\n\ncafé notes\n")
+    (world.vault / "handbook/nfd/index.md").write_text("see [[Zoë café]]\n")
+    world.runtime.indexing.sync_paths([decomposed, "handbook/nfd/index.md"])
+    composed = unicodedata.normalize("NFC", decomposed)
+    read = await call(admin, "readDoc", {"path": composed})
+    assert "café notes" in read["text"] and read["path"] == decomposed, read
+    links = await call(admin, "getLinks", {"path": composed})
+    assert [b["path"] for b in links["backlinks"]] == ["handbook/nfd/index.md"], links
+    context = await call(admin, "buildContext", {"path": composed})
+    assert decomposed in json.dumps(context, ensure_ascii=False), context

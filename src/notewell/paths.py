@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 
 from notewell.errors import InvalidArgument
 
@@ -34,3 +35,10 @@ def split_vault_path(path: str, field: str = "path") -> tuple[str, str]:
         return "", ""
     project, _, rest = norm.partition("/")
     return project, rest
+
+
+def spellings(path: str) -> list[str]:
+    """The path as given, then composed (NFC) and decomposed (NFD) where those differ: a file named on a Mac
+    may be kept decomposed ("e" and a combining accent) while a person or an agent types it composed, and the
+    two are different names to the file system."""
+    return list(dict.fromkeys([path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)]))

@@ -19,7 +19,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import normalize_path, split_vault_path
+from notewell.paths import normalize_path, spellings, split_vault_path
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
@@ -250,11 +250,13 @@ class KnowledgeService:
             raise InvalidArgument("column", "must be 1 or more (the character of the line to start at, from 1)")
         if not 1 <= limit <= limits.READ_DOC_LINES_MAX:
             raise InvalidArgument("limit", f"must be between 1 and {limits.READ_DOC_LINES_MAX} lines")
-        vault_path = normalize_path(path)
-        project, rel = split_vault_path(vault_path)
-        doc = self.store.documents.get(project, rel) if rel and self._may_read(p, project) else None
+        project, rel = split_vault_path(normalize_path(path))
+        doc = None
+        if rel and self._may_read(p, project):
+            doc = next((d for spelled in spellings(rel) if (d := self.store.documents.get(project, spelled))), None)
         if doc is None:
             raise NotFound(f"Not found: {path}")
+        vault_path = f"{project}/{doc.meta.path}"
         lines = doc.text.split("\n")
         if lines and lines[-1] == "" and doc.text.endswith("\n"):
             lines.pop()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import normalize_path, split_vault_path
+from notewell.paths import normalize_path, spellings, split_vault_path
 from notewell.records.documents import DocKey
 from notewell.records.links import LinkRecord
 from notewell.services.knowledge import READ
@@ -113,9 +113,11 @@ class LinkService:
     def document(self, p: Principal, path: str, readable: list[str]) -> DocKey:
         """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""
         project, rel = split_vault_path(normalize_path(path))
-        if not rel or project not in readable or self.store.documents.meta(project, rel) is None:
-            raise NotFound(f"Not found: {path}")
-        return project, rel
+        if rel and project in readable:
+            for spelled in spellings(rel):
+                if self.store.documents.meta(project, spelled) is not None:
+                    return project, spelled
+        raise NotFound(f"Not found: {path}")
 
     def outgoing(self, key: DocKey, readable: list[str], limit: int, offset: int = 0) -> list[Link]:
         return [_link(r) for r in self.store.links.outgoing(key, readable, limit, offset)]
