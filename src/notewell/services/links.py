@@ -87,9 +87,10 @@ class LinkService:
         """The projects whose documents p may read (what every answer here is confined to)."""
         return [pr.id for pr in self.authorization.projects(p, READ)]
 
-    def linking(self, key: DocKey, readable: list[str], limit: int) -> list[DocKey]:
-        """The documents of ``readable`` projects that link to the document, by path, at most ``limit``."""
-        return self.store.links.linking(key, readable, limit)
+    def linking(self, key: DocKey, names: list[str], readable: list[str], limit: int) -> list[DocKey]:
+        """The documents of ``readable`` projects that link to the document, or by name to a file named one of
+        ``names`` (as a link reads a file name: name_key), by path, at most ``limit``."""
+        return self.store.links.linking(key, names, readable, limit)
 
     def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str], is_file: Callable[[str], bool]) -> Move:
         """The documents of ``readable`` projects as they are now, after ``moved_from`` went to ``moved_to``, and

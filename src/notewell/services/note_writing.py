@@ -13,6 +13,7 @@ changed since is refused with its current version (VersionConflict), never silen
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
 from notewell.vault.link_rewrite import Move, Relinked, relinked
-from notewell.vault.note_links import is_markdown
+from notewell.vault.note_links import is_markdown, name_key
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -150,16 +151,17 @@ class NoteWritingService:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path")
             readable = self.links.readable(p)
-            linking = self.links.linking(moved_from, readable, MOVE_NOTES_READ)
+            names = sorted({name_key(posixpath.basename(source.rel)), name_key(posixpath.basename(target.rel))})
+            linking = self.links.linking(moved_from, names, readable, MOVE_NOTES_READ + 1)
             try:
                 change = self.vault.move(Write(p, tool, "move"), source, target, data)
             except FileExistsError as err:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path") from err
-        captured = self.links.linking(moved_to, readable, MOVE_NOTES_READ)
+        captured = self.links.linking(moved_to, names, readable, MOVE_NOTES_READ + 1)
         move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
-        outcome = _Relinking(cut=MOVE_NOTES_READ in (len(linking), len(captured)), update_links=update_links)
-        for key in sorted({*linking, *captured, moved_to} - {moved_from}):
+        outcome = _Relinking(cut=max(len(linking), len(captured)) > MOVE_NOTES_READ, update_links=update_links)
+        for key in sorted({*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], moved_to} - {moved_from}):
             self._relink(p, key, move, tool, update_links, target, outcome)
         return outcome.answer(change)
 
@@ -193,7 +195,7 @@ class NoteWritingService:
                 outcome.version = written.version
             return found
 
-        with self.vault.locks.holding(note.vault_path):
+        with self.vault.locks.holding(*{note.vault_path, moved.vault_path}):  # an undo of the move waits
             try:
                 found = self.vault.settled(note, attempt)
             except (NotewellError, OSError):  # over the size limit, moved again, a file that cannot be written

@@ -19,8 +19,10 @@ wikilink when a namesake sits in the document's own folder) is left as written a
 from __future__ import annotations
 
 import posixpath
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from urllib.parse import quote
 
 from notewell.records.documents import DocKey
@@ -85,7 +87,7 @@ def relinked(text: str, source: DocKey, move: Move) -> Relinked:
         wanted_on.setdefault(before.link.line, []).append((before, wanted, wording))
     result = Relinked(text)
     for number, rewrites in sorted(wanted_on.items()):
-        mended = _mended(lines[number - 1], rewrites, was_at, source, move)
+        mended = _mended(lines[number - 1], rewrites, source, move)
         if mended is None:
             result.broken.append(number)
             continue
@@ -113,23 +115,34 @@ def _names(written: WrittenLink, source: DocKey, move: Move, wanted: _Named) -> 
     return move.after.locate(written.link.kind, written.link.target, source) == wanted.key
 
 
-def _mended(line: str, rewrites: list[tuple[WrittenLink, _Named, str | None]], was_at: DocKey, source: DocKey,
+def _mended(line: str, rewrites: list[tuple[WrittenLink, _Named, str | None]], source: DocKey,
             move: Move) -> str | None:
-    """The line with each wording put in place of its link's target, when, parsed again, it holds as many
-    links and each rewritten one names what it should; None otherwise (the line is left as written)."""
-    done = [(written, wanted, wording) for written, wanted, wording in rewrites if wording is not None]
+    """The line with each wording put in place of its link's target, when, parsed again, each rewritten link
+    is there and names what it should, and each link the line held is still a link of its kind (a wording
+    never swallows another); None otherwise (the line is left as written)."""
+    done = sorted(((w, wanted, wording) for w, wanted, wording in rewrites if wording is not None),
+                  key=lambda item: item[0].start)
     if not done:
         return None
     mended = line
-    for written, _, wording in sorted(done, key=lambda item: -item[0].start):
+    for written, _, wording in reversed(done):
         mended = mended[:written.start] + str(wording) + mended[written.end:]
-    was = written_links(was_at[0], was_at[1], line, limit=None)
-    now = written_links(source[0], source[1], mended, limit=None)
-    if len(was) != len(now) or [w.link.kind for w in was] != [w.link.kind for w in now]:
-        return None
-    wanted_at = {written.start: wanted for written, wanted, _ in done}
-    for old, new in zip(was, now, strict=True):
-        if old.start in wanted_at and not _names(new, source, move, wanted_at[old.start]):
+    starts = [w.start for w, _, _ in done]
+    grown = list(accumulate(len(str(wording)) - (w.end - w.start) for w, _, wording in done))
+
+    def shifted(start: int) -> int:
+        """Where a link's target starts in the mended line: moved by the rewrites before it."""
+        before = bisect_left(starts, start)
+        return start + (grown[before - 1] if before else 0)
+
+    now = {w.start: w for w in written_links(source[0], source[1], mended, limit=None)}
+    for written, wanted, _ in done:
+        found = now.get(shifted(written.start))
+        if found is None or found.link.kind != written.link.kind or not _names(found, source, move, wanted):
+            return None
+    for written in written_links(source[0], source[1], line, limit=None):
+        found = now.get(shifted(written.start))
+        if found is None or found.link.kind != written.link.kind:
             return None
     return mended
 

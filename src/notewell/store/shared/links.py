@@ -212,13 +212,17 @@ class SqlLinks:
             f"SELECT {_COLUMNS} {_FROM} WHERE {where} ORDER BY s.project, s.path, l.seq LIMIT ? OFFSET ?",
             [*params, limit, offset]))
 
-    def linking(self, target: DocKey, projects: Sequence[str], limit: int) -> list[DocKey]:
-        """The documents of ``projects`` that link to the document, by path, at most ``limit``."""
+    def linking(self, target: DocKey, names: Sequence[str], projects: Sequence[str], limit: int) -> list[DocKey]:
+        """The documents of ``projects`` that link to the document, or hold a link to a file whose folded name
+        is one of ``names`` (which a document arriving or leaving under that name may change), by path, at most
+        ``limit``."""
         if not projects:
             return []
-        where, params = self._backlinks_where(target, projects)
-        rows = self._rows(f"SELECT DISTINCT s.project, s.path {_FROM} WHERE {where} ORDER BY s.project, s.path "
-                          "LIMIT ?", [*params, limit])
+        clause, params = self.dialect.one_of("s.project", list(projects))
+        named, hashes = self.dialect.one_of("l.name_hash", sorted({name_hash(name) for name in names}) or [0])
+        rows = self._rows(f"SELECT DISTINCT s.project, s.path {_FROM} WHERE {clause} AND ((t.project = ? AND "
+                          f"t.path = ?) OR {named}) ORDER BY s.project, s.path LIMIT ?",
+                          [*params, *target, *hashes, limit])
         return [(str(r[0]), str(r[1])) for r in rows]
 
     def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
