@@ -324,8 +324,7 @@ class _Writing:
         if not self.linked and not self.names:
             return
         documents = self.store.documents
-        resolver = Resolver(lambda project: {path: state.id for (_, path), state
-                                             in documents.state(under=[(project, "")]).items()} if project else {})
+        resolver = Resolver(lambda project: documents.ids(project) if project else {})
         changes = []  # read before the new links are written: those resolve below, and a first build reads none
         for stored in self.writer.links_named(sorted(self.names)) if self.names else []:
             if stored.source not in self.linked:

@@ -153,8 +153,7 @@ class LinkContextService:
         if m.project in readable and m.path and self.store.documents.meta(m.project, m.path) is not None:
             found.add_document((m.project, m.path), "the memory's path", 1)
         documents = self.store.documents
-        resolver = Resolver(lambda project: {k[1]: s.id for k, s in documents.state(under=[(project, "")]).items()}
-                            if project in readable else {})
+        resolver = Resolver(lambda project: documents.ids(project) if project in readable else {})
         source = (m.project, posixpath.join(m.path, "memory.md"))  # links read as from a note at the memory's path
         for link in parse_links(*source, m.content):
             target = resolver.locate(link.kind, link.target, source)

@@ -101,7 +101,7 @@ class LinkService:
         def now(project: str) -> dict[str, int]:
             if project not in readable:
                 return {}
-            return {key[1]: state.id for key, state in documents.state(under=[(project, "")]).items()}
+            return documents.ids(project)
 
         def then(project: str) -> dict[str, int]:
             paths = now(project)

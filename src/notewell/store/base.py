@@ -82,6 +82,9 @@ class DocumentWriter(Protocol):
 
 
 class DocumentRepository(Protocol):
+    def ids(self, project: str) -> dict[str, int]:
+        """Every document of the project: its path and id (what a link resolves against)."""
+        ...
     def state(self, under: Sequence[DocKey] | None = None) -> dict[DocKey, DocState]:
         """Every document's state; with ``under``, only those at or below each (project, path) ("" = the
         whole project)."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import posixpath
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from notewell.fold import fold
 from notewell.records.documents import DocKey
@@ -27,14 +28,17 @@ ProjectPaths = Callable[[str], Mapping[str, int]]  # a project's documents: proj
 
 @dataclass
 class ProjectIndex:
-    """A project's documents by path, and by name key for wikilinks."""
+    """A project's documents by path, and by name key for wikilinks (made when a wikilink first asks: a
+    markdown link or a mention needs only the paths, and a large project's names take long to fold)."""
 
     ids: Mapping[str, int]
-    by_key: dict[str, list[str]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
+    @cached_property
+    def by_key(self) -> dict[str, list[str]]:
+        named: dict[str, list[str]] = {}
         for path in sorted(self.ids):
-            self.by_key.setdefault(name_key(posixpath.basename(path)), []).append(path)
+            named.setdefault(name_key(posixpath.basename(path)), []).append(path)
+        return named
 
 
 class Resolver:

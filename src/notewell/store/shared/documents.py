@@ -169,6 +169,11 @@ class SqlDocuments(ABC):
             found.update({(r[1], r[2]): DocState(*r) for r in self._rows(f"{_STATE} WHERE {where}", params)})
         return found
 
+    def ids(self, project: str) -> dict[str, int]:
+        """Every document of the project: its path and id (what a link resolves against)."""
+        return {str(r[0]): int(r[1]) for r in self._rows("SELECT path, id FROM documents WHERE project = ?",
+                                                         [project])}
+
     def project_counts(self, projects: Sequence[str]) -> dict[str, int]:
         """How many documents each of ``projects`` holds (kept as documents change: store/shared/project_counts)."""
         if not projects:
