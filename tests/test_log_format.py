@@ -77,6 +77,7 @@ def test_a_served_http_door_says_where_it_listens_in_the_log_form(tmp_path: Path
     columns: no time, and no JSON under --log-format json. Now every line on stderr is a log line."""
     import subprocess
     import sys
+    import threading
 
     from mcp_world import free_port
 
@@ -87,15 +88,22 @@ def test_a_served_http_door_says_where_it_listens_in_the_log_form(tmp_path: Path
                                str(tmp_path / "index.db"), "--port", str(port), "--host", "0.0.0.0",
                                "--log-format", fmt], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines: list[str] = []
+    said: list[str] = []  # what it writes once it listens, read on (a pipe left full would block its writes)
     try:
         assert server.stderr is not None
         while not any("serve.listening" in seen for seen in lines):
             got = server.stderr.readline()
             assert got, lines  # the server ended before saying where it listens
             lines.append(got.rstrip("\n"))
+        drain = threading.Thread(target=lambda: said.extend(server.stderr or []), daemon=True)
+        drain.start()
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise AssertionError(f"serve did not stop within 90 s of SIGTERM; it said: {lines + said}") from None
     if fmt == "json":
         parsed = [json.loads(seen) for seen in lines]
         listening = next(p for p in parsed if p["op"] == "serve.listening")
