@@ -93,6 +93,15 @@ def _refusing(condition: str, rt: Runtime, monkeypatch: pytest.MonkeyPatch,
         undo()
 
 
+def _store_for(condition: str, tmp_path: Path, request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(the store's path or URL, the PostgreSQL database's name or "") for a test of ``condition``."""
+    if condition != "pg read-only":
+        return str(tmp_path / "index.db"), ""
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database()
+    return cluster.url(name), name
+
+
 @pytest.fixture(params=list(CONDITIONS))
 def condition(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -104,13 +113,7 @@ def test_a_store_refusing_writes_keeps_reads_answers_writes_503_and_readyz_says_
     "database or disk is full"), reads too, while /readyz answered 200."""
     for module in (sqlite_database, pg_database):  # a refusal is reported 60 s: 3 s here, for the end of the test
         monkeypatch.setattr(module, "REFUSAL_KEPT_S", 3.0, raising=False)
-    db_name = ""
-    if condition == "pg read-only":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        db_name = cluster.create_database()
-        db = cluster.url(db_name)
-    else:
-        db = str(tmp_path / "index.db")
+    db, db_name = _store_for(condition, tmp_path, request)
     vault = make_vault(tmp_path, {"apollo/a.md": "# A\n\nheron\n"})
     rt = open_runtime(str(vault), db)
     rt.indexing.sync()
@@ -337,13 +340,7 @@ def test_a_browser_session_whose_generation_moved_on_signs_in_again_on_a_store_r
         condition: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Ending such a session deleted its row before the browser was sent to sign in: on a store refusing writes
     that was a 503 where the answer is "sign in again" (the generation alone refuses the session)."""
-    db_name = ""
-    if condition == "pg read-only":
-        cluster: PgCluster = request.getfixturevalue("pg_cluster")
-        db_name = cluster.create_database()
-        db = cluster.url(db_name)
-    else:
-        db = str(tmp_path / "index.db")
+    db, db_name = _store_for(condition, tmp_path, request)
     rt = open_runtime(str(make_vault(tmp_path, {"apollo/a.md": "# A\n"})), db)
     rt.administration.add_user(LOCAL_OWNER, "ada@example.test", "admin", handle="ada")
     rt.sign_in.set_password(LOCAL_OWNER, "ada@example.test", "a long pass phrase")
