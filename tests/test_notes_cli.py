@@ -107,7 +107,7 @@ def test_note_move_rewrites_links_unless_told_to_keep_them(tmp_path: Path) -> No
     moved = run_cli("note", "move", "apollo/plan.md", "apollo/old/roadmap.md", *base)
     assert moved.exit_code == 0, moved.stderr
     assert "1 line of 1 note rewritten" in moved.stdout and "link rewritten: apollo/log.md:1" in moved.stdout
-    assert "'notewell note move apollo/old/roadmap.md apollo/plan.md' takes it back with its links" in " ".join(
+    assert "to take it back with its links: notewell note move apollo/old/roadmap.md apollo/plan.md" in " ".join(
         moved.stdout.split())
     assert (vault / "apollo/log.md").read_text() == "See [[roadmap]] and `apollo/old/roadmap.md`.\n"
     kept = run_cli("note", "move", "apollo/old/roadmap.md", "apollo/plan.md", "--keep-links", *base, "--json")

@@ -3,6 +3,7 @@ vault as the local owner or --as EMAIL (docs/writing.md), through the same servi
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -44,8 +45,9 @@ def _show(change: NoteChange, json_out: bool) -> None:
         return
     if change.diff:
         console.print(shown(change.diff), markup=False, highlight=False, end="")
-    back = (f"'notewell note move {change.path} {change.moved_from}' takes it back with its links"
-            if change.relinked and change.moved_from else f"'notewell undo {change.journal_id}' puts it back")
+    back = (f"to take it back with its links: notewell note move {shlex.quote(change.path)} "
+            f"{shlex.quote(change.moved_from)}" if change.relinked and change.moved_from
+            else f"'notewell undo {change.journal_id}' puts it back")
     console.print(f"{change.path}: {change.summary}; version {change.version or '(deleted)'}, journal "
                   f"{change.journal_id} ({back})", markup=False, highlight=False)
     for place in change.relinked:
