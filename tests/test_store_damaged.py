@@ -333,16 +333,22 @@ def test_a_damaged_row_met_as_a_cursor_is_iterated_is_one_line_at_every_door(tmp
     assert strict["isError"] is True and said in strict["content"][0]["text"], strict
 
 
-def test_a_damaged_row_met_as_a_web_page_reads_is_the_503_page_naming_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["row", "index"])
+def test_a_damaged_row_met_as_a_web_page_reads_is_the_503_page_naming_it(tmp_path: Path, damage: str) -> None:
     """A probe: the memories page's search reads its rows by iterating a cursor, past the store's translation and
-    past the web's own error pages: a title whose bytes are not UTF-8 was a bare 500 "Internal Server Error"."""
+    past the web's own error pages: a title whose bytes are not UTF-8 was a bare 500 "Internal Server Error"; and
+    a damaged word index, which the store does translate, was the page's own refusal beside the search (200)."""
     vault, db, _token = _store(tmp_path)
     rt = open_runtime(str(vault), db)
     try:
         rt.sign_in.set_password(LOCAL_OWNER, "ada@example.test", PASSWORD)
     finally:
         rt.close()
-    _not_utf8(db, BAD_MEMORY_TITLE)
+    if damage == "row":
+        _not_utf8(db, BAD_MEMORY_TITLE)
+    else:
+        for index in ("memory_words", "memory_stems"):  # recall reads both
+            _damage_index(db, index)
     with _serving(vault, db) as base, httpx.Client(base_url=base, timeout=30) as browser:
         signed = browser.post("/signin", data={"csrf": csrf_of(browser.get("/signin").text), "next": "/memories",
                                                "email": "ada@example.test", "password": PASSWORD})
@@ -351,7 +357,8 @@ def test_a_damaged_row_met_as_a_web_page_reads_is_the_503_page_naming_it(tmp_pat
     assert page.status_code == 503 and page.headers["retry-after"] == "300", page.text
     assert page.headers["content-type"].startswith("text/html"), page.headers
     flat = " ".join(unescape(page.text).split())
-    assert "is damaged (Could not decode to UTF-8 column 'title' (its bytes are not UTF-8))" in flat, flat
+    why = "Could not decode to UTF-8 column 'title' (its bytes are not UTF-8)" if damage == "row" else "malformed"
+    assert "is damaged (" in flat and why in flat, flat
     assert "an operator must check and mend it" in flat and "A damaged store" in flat, flat
 
 

@@ -32,6 +32,7 @@ from notewell.web.session import (
     BrowserCookies,
     CsrfRefused,
     SignInRequired,
+    StoreDown,
     current_principal,
     leave_notice,
     sign_in_url,
@@ -64,7 +65,7 @@ class SecurityHeaders:
 async def _error(request: Request, status: int, title: str, message: str) -> Response:
     try:
         principal = await current_principal(request)
-    except (SignInRequired, Unavailable):  # the store gone: the page is drawn for nobody, without asking it again
+    except (SignInRequired, StoreDown, Unavailable):  # the store gone: the page is drawn for nobody, not asking again
         principal = None
     return page(request, "error.html", principal, title=title, message=message, back="", status=status)
 
@@ -96,6 +97,11 @@ async def _on_notewell_error(request: Request, exc: Exception) -> Response:
         answer.headers["Retry-After"] = str(exc.retry_after_s)  # the store is not asked again for whose page it is
         return answer
     return await _error(request, 500, "Something went wrong", str(exc))
+
+
+async def _on_store_down(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StoreDown)
+    return await _on_notewell_error(request, exc.cause)
 
 
 async def _on_driver_error(request: Request, exc: Exception) -> Response:
@@ -130,7 +136,7 @@ def build_web_app(services: Runtime, *, https_only: bool = False) -> Starlette:
                 Mount("/static", StaticFiles(packages=[("notewell.web", "static")]), name="static")],
         middleware=[Middleware(SecurityHeaders),
                     Middleware(BrowserCookies, https_only=https_only)],
-        exception_handlers={SignInRequired: _on_sign_in_required, CsrfRefused: _on_csrf,
+        exception_handlers={SignInRequired: _on_sign_in_required, CsrfRefused: _on_csrf, StoreDown: _on_store_down,
                             NotewellError: _on_notewell_error, HTTPException: _on_http,
                             **dict.fromkeys(DRIVER_ERRORS, _on_driver_error)},
     )

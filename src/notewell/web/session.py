@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.access.principal import Principal
 from notewell.access.sign_in import ACCOUNT_DEACTIVATED, SESSION_ENDED, SESSION_IDLE
-from notewell.errors import Unauthenticated
+from notewell.errors import Unauthenticated, Unavailable
 from notewell.runtime import Runtime
 
 SESSION_COOKIE = "notewell_session"
@@ -145,9 +145,22 @@ def services(request: Request) -> Runtime:
     return svc
 
 
+class StoreDown(Exception):
+    """A store that could not answer a page's service call, carried past the page's own ``except NotewellError``
+    (which shows a refusal beside its form, on a page of its own) to the 503 page: it is no refusal."""
+
+    def __init__(self, cause: Unavailable) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 async def call(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Run a blocking service call in a worker thread (the store is blocking)."""
-    return await run_in_threadpool(fn, *args, **kwargs)
+    """Run a blocking service call in a worker thread (the store is blocking); a store that cannot answer is
+    StoreDown."""
+    try:
+        return await run_in_threadpool(fn, *args, **kwargs)
+    except Unavailable as exc:
+        raise StoreDown(exc) from exc
 
 
 def _form_secret(request: Request) -> str:
