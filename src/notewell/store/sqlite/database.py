@@ -327,12 +327,7 @@ class SqliteDatabase:
         if self._wal_saved or held is None:
             return
         with suppress(sqlite3.Error, NotewellError):
-            # TRUNCATE waits for every reader to reach the newest snapshot, copies every frame, then empties the
-            # WAL and its index: a process opening the store next reads it all from the file, and none looks for
-            # frames in a -wal that is gone. Busy (a reader held on past the timeout): tried again at the next write.
-            busy = held.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-            if busy:
-                return
+            held.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchall()
             self._wal_saved = True
             _log.warning("the store's -wal file %s-wal was deleted while this process had it open: what it held "
                          "was copied into the store's file; writes are refused until the process restarts",
