@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import pytest
 from conftest import captured_lines, make_vault
 from mcp_world import ServerThread
 from notewell.access.principal import LOCAL_OWNER
+from notewell.errors import StoreCannotWrite
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
 from notewell.mcp.registry import choose
@@ -322,10 +324,14 @@ def test_a_wal_deleted_under_a_running_server_refuses_writes_instead_of_losing_t
             refused = client.post("/api/v1/memories", headers=bearer, json={"content": "after", "project": "~ada"})
             assert refused.status_code == 503, refused.text
             assert "-wal file" in refused.json()["detail"] and "was deleted" in refused.json()["detail"], refused.text
-            ready = client.get("/readyz")
+            # what was acknowledged before the deletion is copied out of it into the store's file (at once, or
+            # once the server's own readers on an older snapshot, its embedding runner's, let it): /readyz says when
+            deadline = time.monotonic() + 30
+            while "was copied into the store's file" not in (ready := client.get("/readyz")).json()["reason"]:
+                assert "not yet all copied" in ready.json()["reason"] and time.monotonic() < deadline, ready.text
+                time.sleep(0.1)
             assert ready.status_code == 503 and "-wal file" in ready.json()["reason"], ready.text
-            # what was acknowledged before the deletion was copied out of it into the store's file: another
-            # process (a doctor, a server after a kill -9) reads it there, and it finds no -wal
+            # another process (a doctor, a server after a kill -9) reads it there, and it finds no -wal
             other = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
             try:
                 assert other.execute("SELECT content FROM memories").fetchall() == [("kept before",)]
@@ -361,3 +367,57 @@ def test_a_browser_session_whose_generation_moved_on_signs_in_again_on_a_store_r
         rt.close()
         if db_name:
             request.getfixturevalue("pg_cluster").drop_database(db_name)
+
+
+def test_a_deleted_wal_is_said_copied_only_once_every_frame_is_and_its_refusal_holds(tmp_path: Path) -> None:
+    """A reader of the process on an older snapshot kept the checkpoint of a deleted -wal from copying every frame,
+    yet the store said it was copied, and tried no more: a reader in another process then looked for the frames
+    in a -wal that was no longer there ('disk I/O error'). And a connection opened after the deletion made a new,
+    empty -wal, which ended the refusal while the older connections wrote into the deleted file."""
+    db = SqliteDatabase(tmp_path / "index.db")
+    with db.transaction() as conn:
+        conn.execute("CREATE TABLE m (c TEXT)")
+        conn.execute("INSERT INTO m VALUES ('first')")
+    reading: list[str] = []
+    snapshot, done = threading.Event(), threading.Event()
+
+    def read_on_an_older_snapshot() -> None:  # its own thread, so its own connection of the same database
+        db.conn.execute("BEGIN")
+        reading.extend(c for (c,) in db.conn.execute("SELECT c FROM m"))
+        snapshot.set()
+        done.wait(30)
+        db.conn.execute("COMMIT")
+
+    reader = threading.Thread(target=read_on_an_older_snapshot)
+    reader.start()
+    try:
+        assert snapshot.wait(30)
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO m VALUES ('kept')")
+        Path(f"{db.path}-wal").unlink()
+        db.conn.execute("PRAGMA busy_timeout = 50")  # how long the checkpoint waits for the reader
+        refusal = db.wal_deleted()
+        assert refusal is not None and "not yet all copied" in str(refusal), refusal
+        with pytest.raises(StoreCannotWrite, match="not yet all copied"), db.transaction() as conn:
+            conn.execute("INSERT INTO m VALUES ('refused')")
+    finally:
+        done.set()
+        reader.join(30)
+    assert reading == ["first"]
+    # a connection opened since makes a new -wal: still refused, and the copy is made once the reader let go
+    def open_late() -> None:
+        with suppress(sqlite3.Error):  # its first read may find the frames not yet copied: 'disk I/O error'
+            db.conn.execute("SELECT count(*) FROM m").fetchall()
+
+    late = threading.Thread(target=open_late)
+    late.start()
+    late.join(30)
+    assert Path(f"{db.path}-wal").exists()
+    refusal = db.wal_deleted()
+    assert refusal is not None and "was copied into the store's file" in str(refusal), refusal
+    other = sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
+    try:
+        assert other.execute("SELECT c FROM m").fetchall() == [("first",), ("kept",)]
+    finally:
+        other.close()
+        db.close()

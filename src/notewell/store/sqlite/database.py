@@ -205,10 +205,11 @@ def _word_text(text: str | None) -> str | None:
 class _Held:
     """One thread's connection: closed when the holder is dropped with the thread's local storage."""
 
-    __slots__ = ("__weakref__", "conn")
+    __slots__ = ("__weakref__", "conn", "wal_file")
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, wal_file: tuple[int, int] | None) -> None:
         self.conn = conn
+        self.wal_file = wal_file  # the -wal file there as it was opened (None: none yet), see _save_deleted_wal
 
     def close(self) -> None:
         with suppress(sqlite3.Error):
@@ -229,8 +230,10 @@ class SqliteDatabase:
         self.refusals = _Refusals(path)
         self.opened = False  # a connection opened once: a later failure to open is no bad --db (see _connect)
         self.wal = False  # in WAL mode (a store that cannot write may be read in another: _connect)
-        self._wal_seen = False  # its -wal file seen since: SQLite deletes it only as its last connection closes
-        self._wal_saved = False  # a deleted -wal's writes copied into the store's file (_save_deleted_wal)
+        self._wal_gone: tuple[int, int] | None = None  # the -wal file (device, inode) seen deleted under this
+        # process: every write refused from then on (wal_deleted)
+        self._wal_saved = False  # a deleted -wal's writes all copied into the store's file (_save_deleted_wal)
+        self._saving = threading.Lock()  # one thread copies a deleted -wal at a time
 
     def refused(self) -> StoreCannotWrite | None:
         """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
@@ -275,7 +278,7 @@ class SqliteDatabase:
         return conn
 
     def _hold(self, conn: sqlite3.Connection) -> _Held:
-        held = _Held(conn)
+        held = _Held(conn, self._wal_identity())
         with self._lock:
             self._all.add(held)
         return held
@@ -303,35 +306,63 @@ class SqliteDatabase:
 
     def wal_deleted(self) -> StoreCannotWrite | None:
         """The refusal of every write once the store's -wal file was deleted under this process (``rm``, a clean-up
-        script): SQLite goes on writing into the deleted file, and what it acknowledged is lost as it closes."""
+        script): SQLite goes on writing into the deleted file, and what it acknowledged is lost as it closes. The
+        refusal holds until the process restarts, even once a -wal is there again (a connection opened since
+        makes a new, empty one, beside the deleted file the older connections still write into)."""
         if not self.wal:
             return None
         wal = self.path.with_name(self.path.name + "-wal")
-        if wal.exists():
-            self._wal_seen = True
-            return None
-        if not self._wal_seen:  # a new store: its -wal comes with its first write
-            return None
-        self._save_deleted_wal()
+        if self._wal_gone is None:
+            there = self._wal_identity()
+            with self._lock:  # SQLite deletes a -wal only as the last connection to the store closes: one this
+                # process holds open that is no longer there was deleted under it (none at all yet: a new store)
+                for held in self._all:
+                    if held.wal_file is None and there is not None:  # the first connection of a new store: the
+                        held.wal_file = there  # -wal came with its first write
+                gone = next((h.wal_file for h in self._all if h.wal_file not in (None, there)), None)
+            if gone is None:
+                return None
+            self._wal_gone = gone
+        copied = ("what the deleted file held was copied into the store's file" if self._save_deleted_wal() else
+                  "what the deleted file held is not yet all copied into the store's file: keep this process "
+                  "running until /readyz says it was copied")
         return StoreCannotWrite(f"the store's -wal file {wal} was deleted while this process had the store open",
-                                "stop every Notewell process on this store and start them again (what the deleted "
-                                "file held was copied into the store's file; a write under way as it was deleted may "
-                                "be lost); never delete a store's -wal or -shm file while it is open",
+                                f"stop every Notewell process on this store and start them again ({copied}; a "
+                                "write under way as it was deleted may be lost); never delete a store's -wal or "
+                                "-shm file while it is open",
                                 cause="wal-deleted")
 
-    def _save_deleted_wal(self) -> None:
-        """Copy what the deleted -wal holds into the store's file, once: this process still has the deleted file
-        open, so a checkpoint reads every write acknowledged before the deletion from it (they would be lost with
-        it as the store closes). On this thread's connection, never a new one (which would not find the -wal)."""
+    def _wal_identity(self) -> tuple[int, int] | None:
+        try:
+            there = self.path.with_name(self.path.name + "-wal").stat()
+        except OSError:
+            return None
+        return there.st_dev, there.st_ino
+
+    def _save_deleted_wal(self) -> bool:
+        """Copy what the deleted -wal holds into the store's file, until it is all there; whether it is. This
+        process still has the deleted file open, so a checkpoint reads every write acknowledged before the deletion
+        from it (they would be lost with it as the store closes). On this thread's connection, never a new one
+        (which would not find the -wal), one thread at a time; tried again at each later call until SQLite says
+        every frame was copied: a reader of this process on an older snapshot, or another checkpoint under way,
+        leaves frames behind, and a reader opened meanwhile by another process would look for them in a -wal
+        that is no longer there ('disk I/O error')."""
         held: _Held | None = getattr(self._local, "held", None)
-        if self._wal_saved or held is None:
-            return
-        with suppress(sqlite3.Error, NotewellError):
-            held.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchall()
-            self._wal_saved = True
-            _log.warning("the store's -wal file %s-wal was deleted while this process had it open: what it held "
-                         "was copied into the store's file; writes are refused until the process restarts",
-                         self.path)
+        if self._wal_saved or held is None or held.conn.in_transaction or held.wal_file not in (None, self._wal_gone):
+            return self._wal_saved  # (a connection opened since the deletion holds a new, empty -wal)
+        if not self._saving.acquire(blocking=False):  # another thread is copying it now
+            return self._wal_saved
+        try:
+            with suppress(sqlite3.Error, NotewellError):
+                busy, frames, copied = held.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+                if busy == 0 and frames == copied and not self._wal_saved:
+                    self._wal_saved = True
+                    _log.warning("the store's -wal file %s-wal was deleted while this process had it open: what "
+                                 "it held was copied into the store's file; writes are refused until the process "
+                                 "restarts", self.path)
+        finally:
+            self._saving.release()
+        return self._wal_saved
 
     def _refuse_without_wal(self) -> None:
         gone = self.wal_deleted()
