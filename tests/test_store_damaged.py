@@ -441,3 +441,24 @@ def test_a_damaged_row_leaves_no_read_snapshot_behind(tmp_path: Path, read: str)
         assert store.conn.execute("SELECT count(*) FROM seen").fetchone() == (1,)
     finally:
         rt.close()
+
+
+def test_a_header_damaged_under_a_running_server_says_damaged_on_a_new_connection(tmp_path: Path) -> None:
+    """A probe: once the store's first page was overwritten, a thread opening its connection since (each new
+    worker thread) said the store "cannot be opened now ...: was it moved or deleted", where it is damaged."""
+    vault, db, token = _store(tmp_path)
+    rt = open_runtime(str(vault), db)
+    bearer = {"Authorization": f"Bearer {token}"}
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False, jobs=False))) as server, \
+                httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as client:
+            assert client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer).status_code == 200
+            with open(db, "r+b") as f:
+                f.write(b"\xa5" * 100)  # the 100-byte header: "SQLite format 3", the page size, ...
+            rt.store.db.close()  # type: ignore[attr-defined]  # every thread opens its connection again, as new ones do
+            answer = client.get("/api/v1/memories/search", params={"q": "PostgreSQL"}, headers=bearer)
+            assert answer.status_code == 503 and answer.headers["retry-after"] == "300", answer.text
+            detail = answer.json()["detail"]
+            assert f"the store {db} {DAMAGED}" in detail and "moved or deleted" not in detail, detail
+    finally:
+        rt.close()

@@ -256,6 +256,8 @@ class SqliteDatabase:
             refused = self.refusals.translated(exc) if isinstance(exc, sqlite3.DatabaseError) else None
             if refused is not None:
                 raise refused from exc
+            if isinstance(exc, StoreDamaged) and self.opened:  # its header damaged under a running process: it
+                raise  # is there and no flag is at fault, as a connection opened earlier says
             reason = exc.reason if isinstance(exc, StoreDamaged) else str(exc)
             if self.opened:  # it opened before: the file went away under a running process, no flag is at fault
                 raise Unavailable(f"the store {self.path} cannot be opened now ({reason}): was it moved or deleted "
