@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_world import World, connect, embedded
 from notewell.access.principal import LOCAL_OWNER
+from notewell.mcp.server import FORBIDDEN
 
 pytestmark = pytest.mark.anyio
 MEMORY = "memory:read,memory:write"
@@ -68,8 +69,44 @@ async def test_tools_listed_by_scope(mcp_url: str, tokens: dict[str, str]) -> No
         assert memory_tools((await client.list_tools()).tools) == ALL_MEMORY_TOOLS
     async with connect(mcp_url, tokens["alice_read"]) as client:
         assert memory_tools((await client.list_tools()).tools) == READ_TOOLS
-        with pytest.raises(MCPError, match="Tool remember not found"):
+        with pytest.raises(MCPError) as err:  # XMemo: "401/403 : le jeton ... ne dispose pas de memory:read"
             await client.call_tool("remember", {"content": "x"})
+        assert err.value.error.code == FORBIDDEN and err.value.error.data == {"scope": "memory:write"}
+        assert err.value.error.message == (
+            "Forbidden: remember needs the memory:write scope, which this token does not hold; connect with a token "
+            "that holds it (notewell token mint --scopes memory:write,...)")
+
+
+@pytest.mark.parametrize("tool", ["search_memory", "recall", "remember"])
+async def test_a_memory_tool_without_its_scope_is_a_403_naming_the_scope(mcp_url: str, mcp_world: World,
+                                                                          tool: str) -> None:
+    """XMemo's page: "401/403 : le jeton est manquant, expiré ou ne dispose pas de memory:read". A token without
+    the scope got -32602 "Tool search_memory not found", as for a tool not served; the Sasha tools keep that
+    answer, as their pages say (tests/test_mcp_http.py)."""
+    import httpx
+
+    token = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "alice@northwind.test",
+                                                        ["knowledge:read"]).secret
+    needed = "memory:write" if tool == "remember" else "memory:read"
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        opened = await http.post(mcp_url, headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert opened.status_code == 200, opened.text
+        session = {**headers, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        called = await http.post(mcp_url, headers=session, json={
+            "jsonrpc": "2.0", "id": "call-7", "method": "tools/call",
+            "params": {"name": tool, "arguments": {"query": "deploy", "content": "x"}}})
+        assert called.status_code == 403, called.text
+        challenge = called.headers["www-authenticate"]
+        assert 'error="insufficient_scope"' in challenge and f'scope="{needed}"' in challenge, challenge
+        assert called.json()["id"] == "call-7" and called.json()["error"]["code"] == FORBIDDEN, called.text
+        assert f"needs the {needed} scope" in called.json()["error"]["message"], called.text
+        unknown = await http.post(mcp_url, headers=session, json={
+            "jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}})
+        assert unknown.status_code == 200 and unknown.json()["error"]["code"] == -32602, unknown.text
 
 
 async def test_strict_and_tolerant_over_mcp(mcp_url: str, tokens: dict[str, str]) -> None:

@@ -252,3 +252,17 @@ def test_a_line_of_exactly_the_bound_is_taken_with_either_ending(ending: bytes) 
     first, second, third = anyio.run(read)
     assert len(first.rstrip("\r\n")) == LINE_BYTES_MAX and second == DROPPED_LINE
     assert third.rstrip("\r\n").endswith('"}}') and '"id":3' in third
+
+
+async def test_stdio_a_memory_tool_without_its_scope_is_refused_naming_it(mcp_world: World, tmp_path: Path) -> None:
+    """XMemo's 401/403 where no HTTP status can carry it: the JSON-RPC error the HTTP door's 403 carries too."""
+    from notewell.mcp.server import FORBIDDEN
+
+    minted = mcp_world.runtime.administration.mint_token(LOCAL_OWNER, "alice@northwind.test", ["knowledge:read"])
+    with (tmp_path / "stderr.txt").open("w") as err:
+        async with Client(stdio_client(_params(mcp_world, minted.secret), errlog=err), mode="legacy") as client:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("search_memory", {"query": "deploy"})
+            assert (refused.value.error.code, refused.value.error.data) == (FORBIDDEN, {"scope": "memory:read"})
+            with pytest.raises(MCPError, match="Tool searchBrainz not found"):
+                await client.call_tool("searchBrainz", {"query": "deploy"})

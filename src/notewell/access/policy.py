@@ -176,6 +176,11 @@ def allowed(p: Principal, action: Action, target: Target | None = None) -> bool:
     return refusal(p, action, target) is None
 
 
+def missing_scope(p: Principal, action: Action) -> str | None:
+    """The scope p's token lacks for ``action``, when that is what refuses it."""
+    return ACTIONS[action].scope if refusal(p, action) == "scope" else None
+
+
 def _session_refusal(p: Principal, target: Target) -> Refusal | None:
     """A coding session is its owner's alone (another's is hidden, as a missing one); a project-scoped token
     works only in sessions of its own project."""

@@ -35,11 +35,12 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from notewell.access.principal import Principal
 from notewell.mcp import log, message_check
 from notewell.mcp.auth import AccessTokenVerifier, PrincipalAccessToken, current_principal
 from notewell.mcp.error_ids import IdInErrors
 from notewell.mcp.request_ids import BODY_PEEK_MAX, BodyTooLarge, RunningIds, carried_id, peek_body, replayed
-from notewell.mcp.server import NotewellMCP
+from notewell.mcp.server import FORBIDDEN, NotewellMCP, scope_refusal
 from notewell.mcp.session_cap import SESSION_IDLE_S, SessionCap
 from notewell.mcp.toolset import Toolset
 from notewell.runtime import Runtime
@@ -158,9 +159,10 @@ LAST_EVENT_ID = "last-event-id"  # the SDK, asked to resume a stream without an 
 class McpGate:
     """Refuses unauthenticated requests and cross-token session reuse; logs sessions opening and closing."""
 
-    def __init__(self, app: ASGIApp, book: SessionBook) -> None:
+    def __init__(self, app: ASGIApp, book: SessionBook, missing_scope: MissingScope) -> None:
         self.app = app
         self.book = book
+        self.missing_scope = missing_scope
         self.ids = RunningIds()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -244,6 +246,16 @@ class McpGate:
                     "code": code, "message": text}}, None)
                 return
             is_request, asked_id = carried_id(data)
+            forbidden = _scope_refused(data, principal, self.missing_scope)
+            if forbidden is not None:
+                tool, needed = forbidden
+                text = scope_refusal(tool, needed)
+                log.event("mcp.forbidden", tool=tool, scope=needed, user=principal.handle, tokenId=principal.token_id)
+                await _send_json(send, 403, {"jsonrpc": "2.0", "id": asked_id if is_request else None, "error": {
+                    "code": FORBIDDEN, "message": text, "data": {"scope": needed}}},
+                    f'Bearer realm="notewell", error="insufficient_scope", scope="{needed}", '
+                    f'error_description="{text}"')
+                return
             if is_request:  # error_ids.py: the SDK's own errors answer id null
                 reply = IdInErrors(send, asked_id)
             if session_id:  # request_ids.py: an id still running in the session
@@ -264,6 +276,20 @@ class McpGate:
                 op = "mcp.session.close" if closed.tool_calls else "mcp.session.orphan"
                 log.event(op, sessionPrefix=session_id[:8], toolCalls=closed.tool_calls, total=total,
                           user=principal.handle, tokenId=principal.token_id)
+
+
+MissingScope = Callable[[Principal, str], str | None]  # NotewellMCP.missing_scope
+
+
+def _scope_refused(data: object, principal: Principal, missing_scope: MissingScope) -> tuple[str, str] | None:
+    """(tool, scope) for a tools/call the token lacks the scope of, of a toolset that refuses it naming the scope
+    (Toolset.scope_refused): answered 403 with WWW-Authenticate's insufficient_scope (RFC 6750 3.1), as XMemo's
+    page says ("401/403"), before the SDK, which answers a tool's refusal as a JSON-RPC error in a 200."""
+    if not isinstance(data, dict) or data.get("method") != "tools/call" or not isinstance(data.get("params"), dict):
+        return None
+    name = data["params"].get("name")
+    scope = missing_scope(principal, name) if isinstance(name, str) else None
+    return (name, scope) if isinstance(name, str) and scope is not None else None
 
 
 @dataclass
@@ -290,5 +316,5 @@ def build_mcp_http(rt: Runtime, toolsets: Sequence[Toolset], *, security: Transp
     bearer = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(AccessTokenVerifier(rt.authentication))),
               Middleware(AuthContextMiddleware)]
     cap = SessionCap(manager.handle_request, on_gone=book.gone)
-    route = Route(MCP_PATH, endpoint=McpGate(cap, book), middleware=bearer)
+    route = Route(MCP_PATH, endpoint=McpGate(cap, book, mcp.missing_scope), middleware=bearer)
     return McpHttp(route, manager.run, mcp, book, cap)

@@ -86,6 +86,7 @@ def instructions_for(toolsets: Sequence[Toolset]) -> str:
                         INSTRUCTIONS_CLOSING])
 
 UNAUTHENTICATED = -32001  # the JSON-RPC code external-brain uses for auth failures (see notewell.mcp.http)
+FORBIDDEN = -32003  # a served tool the token lacks the scope for (Toolset.scope_refused); over HTTP also a 403
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
 PrincipalSource = Callable[[ServerRequestContext[Any, Any]], Principal | None]
 ToolCallHook = Callable[[str], None]  # called with the session id after each tools/call on a session
@@ -99,6 +100,11 @@ def session_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return headers.get("mcp-session-id") if headers is not None else None
 
 
+def scope_refusal(tool: str, scope: str) -> str:
+    return (f"Forbidden: {tool} needs the {scope} scope, which this token does not hold; connect with a token that "
+            f"holds it (notewell token mint --scopes {scope},...)")
+
+
 class NotewellMCP:
     """The tools of the chosen toolsets, served to whoever ``principal_of`` says is calling."""
 
@@ -107,12 +113,15 @@ class NotewellMCP:
         self.toolsets = list(toolsets)
         self.tools: list[ToolSpec] = []
         self.tools_of: dict[str, list[ToolSpec]] = {}  # toolset name -> its tools
+        self._scope_refused: dict[str, ToolSpec] = {}  # the tools a token without their scope is refused, not denied
         for toolset in toolsets:
             self.tools_of[toolset.name] = list(toolset.build(rt))
             for spec in self.tools_of[toolset.name]:
                 if any(t.name == spec.name for t in self.tools):
                     raise ValueError(f"two toolsets define the tool {spec.name}")
                 self.tools.append(spec)
+                if toolset.scope_refused:
+                    self._scope_refused[spec.name] = spec
         self.resources_of: dict[str, list[ResourceSpec]] = {  # toolset name -> its resources
             t.name: list(t.resources(rt)) if t.resources else [] for t in toolsets}
         self.resources: list[ResourceSpec] = [r for t in toolsets for r in self.resources_of[t.name]]
@@ -147,6 +156,13 @@ class NotewellMCP:
 
     def list_for(self, principal: Principal) -> list[Tool]:
         return [self.tool_entry(spec, principal) for spec in self.visible(principal)]
+
+    def missing_scope(self, principal: Principal, name: str) -> str | None:
+        """The scope a call of tool ``name`` by ``principal`` lacks, for a tool whose toolset refuses such calls
+        naming it (Toolset.scope_refused); None otherwise (a tool not served, or not in such a toolset, is not
+        found for a token without its scope)."""
+        spec = self._scope_refused.get(name)
+        return policy.missing_scope(principal, spec.action) if spec is not None else None
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         """For the SDK's Mcp-Param header check: the schema without the caller's repo enum (no header declared)."""
@@ -183,6 +199,10 @@ class NotewellMCP:
         try:
             spec = next((t for t in self.visible(principal) if t.name == name), None)
             if spec is None:
+                scope = self.missing_scope(principal, name)
+                if scope is not None:
+                    reason = "scope"
+                    raise MCPError(code=FORBIDDEN, message=scope_refusal(name, scope), data={"scope": scope})
                 reason = "unknown_tool"
                 raise MCPError(code=INVALID_PARAMS, message=f"Tool {bounded(name, FIELD_MAX_CHARS)} not found")
             result = await anyio.to_thread.run_sync(self.run_tool, spec, principal, params.arguments or {})

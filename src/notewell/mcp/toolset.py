@@ -183,5 +183,8 @@ class Toolset:
     build: Callable[[Runtime], Sequence[ToolSpec]] = field(repr=False)  # the tools, over the runtime's services
     instructions: str = ""  # what the initialize instructions say about this toolset (a paragraph), when served
     alone_instructions: bool = False  # served alone, the instructions are this toolset's paragraph and nothing else
+    # A call to one of its tools by a token without the tool's scope: False answers -32602 "Tool X not found", as
+    # for a tool not served (Sasha's words); True a refusal naming the scope, over HTTP a 403 (XMemo's 401/403)
+    scope_refused: bool = False
     resources: Callable[[Runtime], Sequence[ResourceSpec]] | None = field(default=None, repr=False)
     resource_templates: Callable[[Runtime], Sequence[ResourceTemplateSpec]] | None = field(default=None, repr=False)

@@ -401,4 +401,4 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
 
 TOOLSET = Toolset(name="memory", summary="Agent memory: remember, strict search, tolerant recall, token-bounded "
                                          "context packs, forget, and search_knowledge for the published documents "
-                                         "(XMemo).", build=build)
+                                         "(XMemo).", build=build, scope_refused=True)
