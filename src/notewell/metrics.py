@@ -27,7 +27,7 @@ LABEL_MAX_CHARS = 100
 disable_created_metrics()  # type: ignore[no-untyped-call]
 REGISTRY = CollectorRegistry(auto_describe=True)
 TOOL_CALLS = Counter("notewell_tool_calls", "MCP tool calls answered, by door, tool and outcome (ok, error) and "
-                     "the error's reason (unknown_tool, invalid_args, refused, internal).",
+                     "the error's reason (unknown_tool, scope, invalid_args, refused, unavailable, internal).",
                      ["door", "tool", "outcome", "reason"], registry=REGISTRY)
 TOOL_SECONDS = Histogram("notewell_tool_call_seconds", "How long MCP tool calls took, by door and tool.",
                          ["door", "tool"], buckets=SECONDS, registry=REGISTRY)

@@ -4,10 +4,10 @@ The ops and fields follow external-brain's observability table (mcp.unauth, mcp.
 mcp.tools.list, mcp.tool, mcp.session.close, mcp.session.orphan, mcp.session.token_mismatch), with its
 names: a session appears as ``sessionPrefix`` (its id's first 8 characters, never the whole id),
 mcp.session.open carries ``total`` (live sessions), and mcp.tool's ``outcome`` is ``ok`` or ``error``, an
-error followed by ``reason`` (unknown_tool, invalid_args, refused or internal). A token secret is never
-logged: callers pass the token id. On stderr each line starts with its UTC time (ISO 8601, milliseconds), or
-with ``--log-format json`` is one JSON object of the same fields; every line is also counted into the
-metrics it feeds (notewell.metrics).
+error followed by ``reason`` (unknown_tool, scope, invalid_args, refused, unavailable or internal). A token
+secret is never logged: callers pass the token id. On stderr each line starts with its UTC time (ISO 8601,
+milliseconds), or with ``--log-format json`` is one JSON object of the same fields; every line is also counted
+into the metrics it feeds (notewell.metrics).
 """
 
 from __future__ import annotations
