@@ -451,6 +451,38 @@ async def test_a_move_rewrites_the_links_to_it_and_its_own_each_as_written(admin
     assert (world.vault / "handbook/rw/from-r1.md").read_text() == source
 
 
+async def test_undoing_a_move_moves_the_note_back_with_its_links(admin: Client, world: World) -> None:
+    """Undoing a move put the note back and left the links the move had rewritten naming the place it left (each
+    then broken), and it was refused while the move's rewrite of the note's own links stood."""
+    await call(admin, "write_note", {"path": "handbook/um/up-u1.md", "content": "# Up\n"})
+    own = "# U1\n\nSee [up](../up-u1.md) and [[up-u1]].\n"
+    await call(admin, "write_note", {"path": "handbook/um/sub/target-u1.md", "content": own})
+    linking = "[to it](sub/target-u1.md) and [[target-u1]]\n"
+    await call(admin, "write_note", {"path": "handbook/um/from-u1.md", "content": linking})
+    moved = await call(admin, "move_note", {"path": "handbook/um/sub/target-u1.md",
+                                            "new_path": "handbook/um/deeper/still/moved-u1.md"})
+    assert moved["relinked"] == ["handbook/um/deeper/still/moved-u1.md:3", "handbook/um/from-u1.md:1"], moved
+    undone = await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+    assert undone["path"] == "handbook/um/sub/target-u1.md", undone
+    assert undone["relinked"] == ["handbook/um/from-u1.md:1", "handbook/um/sub/target-u1.md:3"], undone
+    assert (world.vault / "handbook/um/sub/target-u1.md").read_text() == own
+    assert (world.vault / "handbook/um/from-u1.md").read_text() == linking
+    assert not (world.vault / "handbook/um/deeper/still/moved-u1.md").exists()
+    links = await call(admin, "getLinks", {"path": "handbook/um/sub/target-u1.md"})
+    assert {b["path"] for b in links["backlinks"]} == {"handbook/um/from-u1.md"}, links
+    again = await refusal(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+    assert f"journal entry {moved['journal_id']} was undone already" in again, again
+
+
+async def test_a_move_is_not_undone_over_a_later_edit(admin: Client, world: World) -> None:
+    await call(admin, "write_note", {"path": "handbook/um/later-u2.md", "content": "# U2\n"})
+    moved = await call(admin, "move_note", {"path": "handbook/um/later-u2.md", "new_path": "handbook/um/later-u3.md"})
+    await call(admin, "edit_note", {"path": "handbook/um/later-u3.md", "operation": "append", "content": "more"})
+    said = await refusal(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+    assert "handbook/um/later-u3.md changed since journal entry" in said, said
+    assert (world.vault / "handbook/um/later-u3.md").exists()
+
+
 async def test_the_journal_lists_a_notes_writes_to_whoever_reads_it(server: ServerThread, world: World) -> None:
     async with connect(server.url, world.tokens["alice_write"]) as client:
         made = await call(client, "write_note", {"path": "projects/apollo/journal.md", "content": "# J\n"})

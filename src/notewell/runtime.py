@@ -107,6 +107,7 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
     note_vault = NoteVault(settings, store.journal, indexing, audit, open_note_lease(settings.db), store.identity)
     knowledge = KnowledgeService(store, authorization, engine)
     links = LinkService(store, authorization)
+    notes = NoteWritingService(note_vault, authorization, links)
     memory = MemoryService(store, authorization, audit, links, engine, meaning)
     servers = ServerRegistry(store.servers)
     return Runtime(
@@ -126,8 +127,8 @@ def build_runtime(settings: Settings, store: Store) -> Runtime:
         oracle=OracleService(brain, store.documents, engine, authorization, links),
         idempotency=IdempotencyService(store),
         indexing=indexing,
-        notes=NoteWritingService(note_vault, authorization, links),
-        journal=NoteJournalService(note_vault, authorization),
+        notes=notes,
+        journal=NoteJournalService(note_vault, authorization, notes),
         servers=servers,
         portability=PortabilityService(store, authorization),
         backups=BackupService(store, authorization, servers, lambda role: open_leadership(settings.db, role)),

@@ -3,7 +3,9 @@
 Listing the journal needs ``knowledge:read`` and shows only the projects the caller reads. Undoing an entry
 needs ``note:write`` on its project and is a write like any other (locked, journaled, indexed): it puts
 back what the entry replaced, only if the note is still exactly as the entry left it (its version), and
-each entry is undone at most once. An undo is itself an entry, so it can be undone in turn.
+each entry is undone at most once. An undo is itself an entry, so it can be undone in turn. The undo of a
+move is a move back through the writing service, so it takes its links along as the move did (the note as the
+move's own rewrite of its links left it counts as left by the move).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from notewell.timestamps import parse_iso
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
+    from notewell.services.note_writing import NoteWritingService
 
 READ: Action = "knowledge:read"
 WRITE: Action = "note:write"
@@ -46,9 +49,10 @@ class HistoryItem:
 
 
 class NoteJournalService:
-    def __init__(self, vault: NoteVault, authorization: Authorization) -> None:
+    def __init__(self, vault: NoteVault, authorization: Authorization, notes: NoteWritingService) -> None:
         self.vault = vault
         self.authorization = authorization
+        self.notes = notes  # an undo of a move is a move back, with its links
 
     def entries(self, p: Principal, *, path: str | None = None, since: str | None = None,
                 before: int | None = None, limit: int = JOURNAL_LIMIT_DEFAULT) -> list[JournalEntry]:
@@ -134,24 +138,48 @@ class NoteJournalService:
         if of is not None and of not in (place.vault_path, *([moved.vault_path] if moved else [])):
             raise NotFound(f"Not found: journal entry {entry_id} of {of}")
         write = Write(p, tool, "undo", undoes=entry.id)
+        if moved is not None:
+            return self._move_back(entry, moved, place, write)
 
         def attempt() -> NoteChange:
-            now = self.vault.read(moved or place)
-            self._still_as_left(entry, moved or place, now)
-            if moved is not None and now is not None:
-                if self.vault.read(place) is not None:
-                    raise Conflict(f"Conflict: cannot move {moved.vault_path} back: {place.vault_path} exists again")
-                return self.vault.move(write, moved, place, now)
+            now = self.vault.read(place)
+            self._still_as_left(entry, place, now)
             if entry.before is None:
                 assert now is not None
                 return self.vault.remove(write, place, now)
             return self.vault.put(write, place, now, entry.before)
 
-        with self.vault.locks.holding(place.vault_path, *([moved.vault_path] if moved else [])):
-            done = self.vault.journal.undone(entry.id)
-            if done is not None:
-                raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
-            return self.vault.settled(moved or place, attempt)
+        with self.vault.locks.holding(place.vault_path):
+            self._not_undone(entry)
+            return self.vault.settled(place, attempt)
+
+    def _not_undone(self, entry: JournalEntry) -> None:
+        done = self.vault.journal.undone(entry.id)
+        if done is not None:
+            raise Conflict(f"Conflict: journal entry {entry.id} was undone already, by entry {done.id}")
+
+    def _move_back(self, entry: JournalEntry, moved: NotePath, place: NotePath, write: Write) -> NoteChange:
+        """Undo a move: a move back, which takes its links along as a move does (note_writing.py), so the notes
+        the move rewrote name the note where it is again; refused unless the note is as the move left it, or as
+        the move's own rewrite of its links left it."""
+
+        def as_left(now: bytes | None) -> bytes:
+            self._not_undone(entry)
+            rewrite = self._own_rewrite(entry, moved)
+            if now is None or rewrite is None or version_of(now) != rewrite.after_version:
+                self._still_as_left(entry, moved, now)
+            assert now is not None
+            if self.vault.read(place) is not None:
+                raise Conflict(f"Conflict: cannot move {moved.vault_path} back: {place.vault_path} exists again")
+            return now
+        return self.notes.moved(write.principal, moved, place, write, as_left, update_links=True)
+
+    def _own_rewrite(self, entry: JournalEntry, moved: NotePath) -> JournalEntry | None:
+        """The move's rewrite of the moved note's own links (an edit by the same call, right on the version the
+        move left), if there is one."""
+        return next((e for e in self.vault.journal.entries([moved.project], path=moved.rel, limit=JOURNAL_READ)
+                     if e.id > entry.id and e.action == "edit" and e.path == moved.rel and e.tool == entry.tool
+                     and e.user_id == entry.user_id and e.before_version == entry.after_version), None)
 
     def _still_as_left(self, entry: JournalEntry, where: NotePath, now: bytes | None) -> None:
         current = version_of(now) if now is not None else None

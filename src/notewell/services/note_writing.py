@@ -143,10 +143,23 @@ class NoteWritingService:
         if target == source:
             raise InvalidArgument("new_path", "is the note's own path; name where it should go")
         expected = check_version(expected_version)
+
+        def as_expected(data: bytes | None) -> bytes:
+            if data is None:
+                raise NotFound(f"Not found: {path}")
+            self.vault.check(source, data, expected)
+            return data
+        return self.moved(p, source, target, Write(p, tool, "move"), as_expected, update_links=update_links)
+
+    def moved(self, p: Principal, source: NotePath, target: NotePath, write: Write,
+              check: Callable[[bytes | None], bytes], *, update_links: bool) -> NoteChange:
+        """The move of move_note (and of the journal's undo of a move, which moves the note back): under both
+        paths' locks, ``check`` is given the note's bytes (None: it is not there) and answers them, or refuses;
+        then the move and its links' rewrite (move_note's docstring)."""
+        tool = write.tool
         moved_from, moved_to = (source.project, source.rel), (target.project, target.rel)
         with self.vault.locks.holding(source.vault_path, target.vault_path):
-            data = self._existing(source, path)
-            self.vault.check(source, data, expected)
+            data = check(self.vault.read(source))
             if self.vault.read(target, "new_path") is not None:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path")
@@ -154,7 +167,7 @@ class NoteWritingService:
             names = sorted({name_key(posixpath.basename(source.rel)), name_key(posixpath.basename(target.rel))})
             linking = self.links.linking(moved_from, names, readable, MOVE_NOTES_READ + 1)
             try:
-                change = self.vault.move(Write(p, tool, "move"), source, target, data)
+                change = self.vault.move(write, source, target, data)
             except FileExistsError as err:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path") from err

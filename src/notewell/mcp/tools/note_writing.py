@@ -218,8 +218,8 @@ def _undo(journal: NoteJournalService) -> ToolSpec:
     return ToolSpec(
         name="undo_note_write", title="Undo a note write", action=ACTION, annotations=DESTRUCTIVE, call=undo_note_write,
         description="Undoes one write of the journal (journal_id, as a write answered it): the note gets back the "
-                    "bytes it had before, a deleted note comes back, a moved one moves back. Refused when the note "
-                    "changed since that write; undo the later writes first.",
+                    "bytes it had before, a deleted note comes back, a moved one moves back, its links with it. "
+                    "Refused when the note changed since that write; undo the later writes first.",
         input_schema=s.tool_input({"journal_id": s.integer("The journal entry to undo.", minimum=1,
                                                            maximum=JOURNAL_ID_MAX)},
                                   ["journal_id"]),
