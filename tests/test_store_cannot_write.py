@@ -395,7 +395,6 @@ def test_a_deleted_wal_is_said_copied_only_once_every_frame_is_and_its_refusal_h
         with db.transaction() as conn:
             conn.execute("INSERT INTO m VALUES ('kept')")
         Path(f"{db.path}-wal").unlink()
-        db.conn.execute("PRAGMA busy_timeout = 50")  # how long the checkpoint waits for the reader
         refusal = db.wal_deleted()
         assert refusal is not None and "not yet all copied" in str(refusal), refusal
         with pytest.raises(StoreCannotWrite, match="not yet all copied"), db.transaction() as conn:
@@ -418,6 +417,46 @@ def test_a_deleted_wal_is_said_copied_only_once_every_frame_is_and_its_refusal_h
     other = sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
     try:
         assert other.execute("SELECT c FROM m").fetchall() == [("first",), ("kept",)]
+    finally:
+        other.close()
+        db.close()
+
+
+def test_a_deleted_wal_is_copied_by_a_connection_of_another_thread_and_new_threads_read(tmp_path: Path) -> None:
+    """A review: the copy ran only on the calling thread's own connection. A server's worker threads end when
+    idle, and the connections they opened before the deletion with them, so the threads left had only
+    connections opened since: nothing could copy the deleted -wal (the process's main thread, which held one,
+    runs no store call), and a new thread's connection could not read at all ('disk I/O error', answered as a
+    store "moved or deleted")."""
+    db = SqliteDatabase(tmp_path / "index.db")
+    with db.transaction() as conn:
+        conn.execute("CREATE TABLE m (c TEXT)")
+    db.close()
+    db = SqliteDatabase(tmp_path / "index.db")  # a server starts on the store: its main thread opens a connection
+    assert db.conn.execute("SELECT count(*) FROM m").fetchone() == (0,)
+
+    def worker_writes() -> None:  # then its thread ends, and its connection with it
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO m VALUES (?)", ("acknowledged " * 2000,))  # the file grows: page 1 in the wal
+
+    writer = threading.Thread(target=worker_writes)
+    writer.start()
+    writer.join(30)
+    Path(f"{db.path}-wal").unlink()
+    answers: list[Any] = []
+
+    def new_worker() -> None:  # its connection opens after the deletion
+        answers.append(db.conn.execute("SELECT count(*) FROM m").fetchone())
+        answers.append(db.wal_deleted())
+
+    reader = threading.Thread(target=new_worker)
+    reader.start()
+    reader.join(30)
+    assert answers[0] == (1,), answers
+    assert answers[1] is not None and "was copied into the store's file" in str(answers[1]), answers
+    other = sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
+    try:
+        assert other.execute("SELECT count(*) FROM m").fetchone() == (1,)
     finally:
         other.close()
         db.close()

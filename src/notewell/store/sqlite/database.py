@@ -19,12 +19,13 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
 from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged, Unavailable
+from notewell.store.sqlite.deleted_wal import DeletedWal, FileId
 from notewell.word_breaks import word_text
 
 _log = logging.getLogger("notewell.store")
@@ -205,15 +206,19 @@ def _word_text(text: str | None) -> str | None:
 class _Held:
     """One thread's connection: closed when the holder is dropped with the thread's local storage."""
 
-    __slots__ = ("__weakref__", "conn", "wal_file")
+    __slots__ = ("__weakref__", "closed", "closing", "conn", "wal_file")
 
-    def __init__(self, conn: sqlite3.Connection, wal_file: tuple[int, int] | None) -> None:
+    def __init__(self, conn: sqlite3.Connection, wal_file: FileId | None, closing: Callable[[_Held], bool]) -> None:
         self.conn = conn
-        self.wal_file = wal_file  # the -wal file there as it was opened (None: none yet), see _save_deleted_wal
+        self.wal_file = wal_file  # the -wal file there as it was opened (None: none yet): see deleted_wal.py
+        self.closing = closing  # whether it may close now (False: it is kept to copy a deleted -wal)
+        self.closed = False
 
     def close(self) -> None:
-        with suppress(sqlite3.Error):
-            self.conn.close()
+        if not self.closed and self.closing(self):
+            self.closed = True
+            with suppress(sqlite3.Error):
+                self.conn.close()
 
     def __del__(self) -> None:
         self.close()
@@ -226,20 +231,17 @@ class SqliteDatabase:
         self.path = path
         self._local = threading.local()
         self._all: weakref.WeakSet[_Held] = weakref.WeakSet()  # every live connection, for close()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (a holder dropped by the garbage collector inside it takes it again)
         self.refusals = _Refusals(path)
         self.opened = False  # a connection opened once: a later failure to open is no bad --db (see _connect)
         self.wal = False  # in WAL mode (a store that cannot write may be read in another: _connect)
-        self._wal_gone: tuple[int, int] | None = None  # the -wal file (device, inode) seen deleted under this
-        # process: every write refused from then on (wal_deleted)
-        self._wal_saved = False  # a deleted -wal's writes all copied into the store's file (_save_deleted_wal)
-        self._saving = threading.Lock()  # one thread copies a deleted -wal at a time
+        self.deleted_wal = DeletedWal(path)
 
     def refused(self) -> StoreCannotWrite | None:
         """The write this database refused in the last ``REFUSAL_KEPT_S``, if any (see _Refusals)."""
         return self.refusals.current()
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, again: bool = False) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False, factory=_Connection)
@@ -256,6 +258,10 @@ class SqliteDatabase:
             refused = self.refusals.translated(exc) if isinstance(exc, sqlite3.DatabaseError) else None
             if refused is not None:
                 raise refused from exc
+            if self.opened and self.wal and self.deleted_wal.seen(self._connections):  # its -shm names frames of
+                if self.deleted_wal.copied and not again:  # a deleted -wal ('disk I/O error'), all in the store's
+                    return self._connect(again=True)  # file now: it reads there
+                raise self.deleted_wal.refusal() from exc
             if isinstance(exc, StoreDamaged) and self.opened:  # its header damaged under a running process: it
                 raise  # is there and no flag is at fault, as a connection opened earlier says
             reason = exc.reason if isinstance(exc, StoreDamaged) else str(exc)
@@ -280,7 +286,7 @@ class SqliteDatabase:
         return conn
 
     def _hold(self, conn: sqlite3.Connection) -> _Held:
-        held = _Held(conn, self._wal_identity())
+        held = _Held(conn, self.deleted_wal.file(), self._closing)
         with self._lock:
             self._all.add(held)
         return held
@@ -307,64 +313,21 @@ class SqliteDatabase:
         return held.conn
 
     def wal_deleted(self) -> StoreCannotWrite | None:
-        """The refusal of every write once the store's -wal file was deleted under this process (``rm``, a clean-up
-        script): SQLite goes on writing into the deleted file, and what it acknowledged is lost as it closes. The
-        refusal holds until the process restarts, even once a -wal is there again (a connection opened since
-        makes a new, empty one, beside the deleted file the older connections still write into)."""
-        if not self.wal:
+        """The refusal of every write once the store's -wal file was deleted under this process (deleted_wal.py):
+        SQLite goes on writing into the deleted file, and what it acknowledged is lost as it closes. It holds
+        until the process restarts, even once a -wal is there again (made by a connection opened since)."""
+        if not self.wal or not self.deleted_wal.seen(self._connections):
             return None
-        wal = self.path.with_name(self.path.name + "-wal")
-        if self._wal_gone is None:
-            there = self._wal_identity()
-            with self._lock:  # SQLite deletes a -wal only as the last connection to the store closes: one this
-                # process holds open that is no longer there was deleted under it (none at all yet: a new store)
-                for held in self._all:
-                    if held.wal_file is None and there is not None:  # the first connection of a new store: the
-                        held.wal_file = there  # -wal came with its first write
-                gone = next((h.wal_file for h in self._all if h.wal_file not in (None, there)), None)
-            if gone is None:
-                return None
-            self._wal_gone = gone
-        copied = ("what the deleted file held was copied into the store's file" if self._save_deleted_wal() else
-                  "what the deleted file held is not yet all copied into the store's file: keep this process "
-                  "running until /readyz says it was copied")
-        return StoreCannotWrite(f"the store's -wal file {wal} was deleted while this process had the store open",
-                                f"stop every Notewell process on this store and start them again ({copied}; a "
-                                "write under way as it was deleted may be lost); never delete a store's -wal or "
-                                "-shm file while it is open",
-                                cause="wal-deleted")
+        return self.deleted_wal.refusal()
 
-    def _wal_identity(self) -> tuple[int, int] | None:
-        try:
-            there = self.path.with_name(self.path.name + "-wal").stat()
-        except OSError:
-            return None
-        return there.st_dev, there.st_ino
+    def _connections(self) -> list[_Held]:
+        with self._lock:
+            return list(self._all)
 
-    def _save_deleted_wal(self) -> bool:
-        """Copy what the deleted -wal holds into the store's file, until it is all there; whether it is. This
-        process still has the deleted file open, so a checkpoint reads every write acknowledged before the deletion
-        from it (they would be lost with it as the store closes). On this thread's connection, never a new one
-        (which would not find the -wal), one thread at a time; tried again at each later call until SQLite says
-        every frame was copied: a reader of this process on an older snapshot, or another checkpoint under way,
-        leaves frames behind, and a reader opened meanwhile by another process would look for them in a -wal
-        that is no longer there ('disk I/O error')."""
-        held: _Held | None = getattr(self._local, "held", None)
-        if self._wal_saved or held is None or held.conn.in_transaction or held.wal_file not in (None, self._wal_gone):
-            return self._wal_saved  # (a connection opened since the deletion holds a new, empty -wal)
-        if not self._saving.acquire(blocking=False):  # another thread is copying it now
-            return self._wal_saved
-        try:
-            with suppress(sqlite3.Error, NotewellError):
-                busy, frames, copied = held.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
-                if busy == 0 and frames == copied and not self._wal_saved:
-                    self._wal_saved = True
-                    _log.warning("the store's -wal file %s-wal was deleted while this process had it open: what "
-                                 "it held was copied into the store's file; writes are refused until the process "
-                                 "restarts", self.path)
-        finally:
-            self._saving.release()
-        return self._wal_saved
+    def _closing(self, held: _Held) -> bool:
+        with self._lock:
+            self._all.discard(held)
+        return not self.wal or self.deleted_wal.closing(held)
 
     def _refuse_without_wal(self) -> None:
         gone = self.wal_deleted()
@@ -389,8 +352,6 @@ class SqliteDatabase:
                 held: _Held | None = getattr(self._local, "held", None)
                 if held is not None and held.conn is conn:
                     self._local.held = None
-                    with self._lock:
-                        self._all.discard(held)
                     held.close()
         self.refusals.committed()
 
@@ -412,15 +373,12 @@ class SqliteDatabase:
                 yield held.conn
         finally:
             self._local.held = previous
-            with self._lock:
-                self._all.discard(held)
             held.close()
 
     def close(self) -> None:
-        with self._lock:
-            for held in list(self._all):
-                held.close()
-            self._all.clear()
+        for held in self._connections():
+            held.close()
+        self.deleted_wal.release()
         self._local = threading.local()
 
 
