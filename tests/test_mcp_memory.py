@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_world import World, connect, embedded
+from mcp_world import MODERN, World, connect, embedded
 from notewell.access.principal import LOCAL_OWNER
 from notewell.mcp.server import FORBIDDEN
 
@@ -107,6 +107,18 @@ async def test_a_memory_tool_without_its_scope_is_a_403_naming_the_scope(mcp_url
         unknown = await http.post(mcp_url, headers=session, json={
             "jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}})
         assert unknown.status_code == 200 and unknown.json()["error"]["code"] == -32602, unknown.text
+        # a review: what the SDK answers before any tool is left to it (a notification is answered 202, a session
+        # it does not know 404: the client must open a new one)
+        told = await http.post(mcp_url, headers=session, json={
+            "jsonrpc": "2.0", "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+        assert told.status_code == 202, told.text
+        lost = await http.post(mcp_url, headers={**headers, "Mcp-Session-Id": "f" * 32}, json={
+            "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+        assert lost.status_code == 404, lost.text
+    async with connect(mcp_url, token, MODERN) as client:  # no session: each request carries its own _meta
+        with pytest.raises(MCPError) as err:
+            await client.call_tool(tool, {"query": "deploy", "content": "x"})
+        assert (err.value.error.code, err.value.error.data) == (FORBIDDEN, {"scope": needed})
 
 
 async def test_strict_and_tolerant_over_mcp(mcp_url: str, tokens: dict[str, str]) -> None:

@@ -246,11 +246,14 @@ class McpGate:
                     "code": code, "message": text}}, None)
                 return
             is_request, asked_id = carried_id(data)
-            forbidden = _scope_refused(data, principal, self.missing_scope)
+            forbidden = _scope_refused(data, principal, self.missing_scope) if is_request and (
+                self.book.owner(session_id) is not None if session_id else version in MODERN_PROTOCOL_VERSIONS) \
+                else None  # a notification, or no session the SDK would answer in: the SDK's own answer
             if forbidden is not None:
                 tool, needed = forbidden
                 text = scope_refusal(tool, needed)
-                log.event("mcp.forbidden", tool=tool, scope=needed, user=principal.handle, tokenId=principal.token_id)
+                log.event("mcp.tool", tool=tool, durMs=0, outcome="error", reason="scope", user=principal.handle,
+                          tokenId=principal.token_id)
                 await _send_json(send, 403, {"jsonrpc": "2.0", "id": asked_id if is_request else None, "error": {
                     "code": FORBIDDEN, "message": text, "data": {"scope": needed}}},
                     f'Bearer realm="notewell", error="insufficient_scope", scope="{needed}", '
