@@ -152,6 +152,36 @@ def test_same_content_same_place_returns_the_existing_ref(world: MemoryWorld) ->
     assert world.store.memories.count(["apollo"]) == 2
 
 
+def test_the_same_text_written_again_after_a_working_memory_expired_is_a_new_memory(world: MemoryWorld) -> None:
+    """A probe: the expired working memory still held its place's one live copy, so the new write answered
+    with it (deduplicated) and wrote nothing: every search then found nothing."""
+    alice = world.user("alice")
+    text = "Standup is moved to the blue room this week only."
+    working = world.service.remember(alice, text, path="exp", memory_type="working", project="apollo",
+                                     expires_at="2999-01-01T00:00:00Z").memory.ref
+    with world.store.memories.dialect.transaction() as conn:  # its expiry passed (no clock in a test)
+        conn.execute("UPDATE memories SET expires_at = ? WHERE ref = ?", ("2001-01-01T00:00:00Z", working))
+    assert not world.service.search_memory(alice, "standup blue room").results
+    again = world.service.remember(alice, text, path="exp", project="apollo")
+    assert again.created and again.memory.ref != working and again.memory.memory_type == "durable", again
+    assert [r.memory.ref for r in world.service.search_memory(alice, "standup blue room").results] == [
+        again.memory.ref]
+    assert world.service.get(alice, working).superseded_by == again.memory.ref
+
+
+def test_supersede_by_a_text_already_at_that_place_supersedes_the_old_memory(world: MemoryWorld) -> None:
+    """A probe: the same words as a live memory at that place answered with that memory and left the memory it
+    named in supersedes live, so both contradicting memories were found."""
+    alice = world.user("alice")
+    kept = world.service.remember(alice, "Lunch order closes at 11:00.", path="dd", project="apollo").memory.ref
+    later = world.service.remember(alice, "Lunch order closes at 11:30.", path="dd", project="apollo").memory.ref
+    back = world.service.remember(alice, "Lunch order closes at 11:00.", path="dd", project="apollo",
+                                  supersedes=later)
+    assert (back.created, back.memory.ref, back.superseded) == (False, kept, later), back
+    assert [r.memory.ref for r in world.service.search_memory(alice, "lunch order closes").results] == [kept]
+    assert world.service.get(alice, later).superseded_by == kept
+
+
 def test_supersede_keeps_the_old_memory_by_ref_but_out_of_every_search(world: MemoryWorld) -> None:
     alice = world.user("alice")
     old = world.service.remember(alice, "The launch date is 3 March.", project="apollo").memory.ref

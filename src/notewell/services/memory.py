@@ -221,7 +221,7 @@ class MemoryService:
             tags=clean_tags, content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now_iso(),
             expires_at=expiry, private_to=p.user_id if private else None, documents=ties,
         ), supersedes=old.ref if old else None)
-        superseded = old.ref if old and created else None
+        superseded = old.ref if old and record.ref != old.ref else None  # (the store supersedes it by a live copy too)
         if superseded:
             self.store.brain.retire_gone(superseded, record.created)  # a taught rule's memory: the rule goes with it
         if created and self.meaning is not None:

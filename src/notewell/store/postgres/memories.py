@@ -104,6 +104,7 @@ class PostgresMemories(SqlMemories):
         tags = tags_json(memory.tags)
         fields = (memory.title, memory.content, tags, memory.path)
         with self.db.transaction() as conn:
+            retired = self._retire_expired_twin(PgExecutor(conn), memory)
             row = conn.execute(
                 "INSERT INTO memories (ref, project, author_user_id, author_token_id, memory_type, path, title,"
                 " content, tags, content_hash, created, updated, expires_at, words, stems, private_to)"
@@ -122,10 +123,12 @@ class PostgresMemories(SqlMemories):
                 ).fetchone()
                 if found is None:  # the conflict was on the ref itself
                     raise Conflict(f"memory {memory.ref} exists already")
+                if supersedes is not None and supersedes != found[0]:  # (ref is MEMORY_COLUMNS' first)
+                    self._supersede(conn, supersedes, found[0], memory.created)
                 return memory_from_row(found), False
             PgExecutor(conn).execute(QUEUE_ITEM, ("memory", row[0]))
             tie(PgExecutor(conn), row[0], memory.documents)
-            if supersedes is not None and supersedes != memory.ref:
+            if supersedes is not None and supersedes not in (memory.ref, retired):
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             new = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
             assert new is not None

@@ -60,7 +60,26 @@ class SqlMemories(ABC):
         self._vectors = VectorCache("memory", DIMENSIONS)
 
     @abstractmethod
-    def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]: ...
+    def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]:
+        """Write ``memory``, or answer the live copy of its text at its place (False) without writing; either way
+        ``supersedes`` (a live memory's ref) is superseded by what is answered, unless that is the memory itself.
+        Each backend runs ``_retire_expired_twin`` first in the same transaction."""
+
+    def _retire_expired_twin(self, conn: Executor, memory: MemoryInput) -> str | None:
+        """A working memory past its expiry left search, yet still held its place's one live copy of its text: a
+        new write of that text there answered with the expired memory and wrote nothing, so the new one was
+        never found. The expired one is superseded by the new one instead, in its transaction; its ref, if any."""
+        row = conn.execute("SELECT id, ref FROM memories WHERE project = ? AND path = ? AND content_hash = ?"
+                           " AND COALESCE(private_to, '') = ? AND deleted_at IS NULL AND superseded_by IS NULL"
+                           f" AND expires_at IS NOT NULL AND expires_at <= ?{self.dialect.lock}",
+                           (memory.project, memory.path, memory.content_hash, memory.private_to or "",
+                            memory.created)).fetchone()
+        if row is not None:
+            self._unindex(conn, row[0])
+            drop_vector(conn, "memory", row[0])
+            conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?",
+                         (memory.ref, memory.created, row[0]))
+        return None if row is None else str(row[1])
 
     @abstractmethod
     def _index(self, conn: Executor, row_id: int) -> None:

@@ -138,6 +138,7 @@ class SqliteMemories(SqlMemories):
 
     def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]:
         with self.db.transaction() as conn:
+            retired = self._retire_expired_twin(conn, memory)
             cur = conn.execute(
                 "INSERT INTO memories (ref, project, author_user_id, author_token_id, memory_type, path, title,"
                 " content, tags, content_hash, created, updated, expires_at, private_to)"
@@ -152,12 +153,14 @@ class SqliteMemories(SqlMemories):
                     " AND COALESCE(m.private_to, '') = ? AND m.deleted_at IS NULL AND m.superseded_by IS NULL",
                     (memory.project, memory.path, memory.content_hash, memory.private_to or ""),
                 ).fetchone()
+                if supersedes is not None and supersedes != row[0]:  # (ref is MEMORY_COLUMNS' first)
+                    self._supersede(conn, supersedes, row[0], memory.created)
                 return memory_from_row(row), False
             new_id = int(cur.lastrowid or 0)
             self._index(conn, new_id)
             conn.execute(QUEUE_ITEM, ("memory", new_id))
             tie(conn, new_id, memory.documents)
-            if supersedes is not None and supersedes != memory.ref:
+            if supersedes is not None and supersedes not in (memory.ref, retired):
                 self._supersede(conn, supersedes, memory.ref, memory.created)
             row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
             return memory_from_row(row), True
