@@ -182,6 +182,18 @@ def test_supersede_by_a_text_already_at_that_place_supersedes_the_old_memory(wor
     assert world.service.get(alice, later).superseded_by == kept
 
 
+def test_an_export_with_forgotten_memories_holds_them_only_for_whoever_could_have_forgotten_them(
+        world: MemoryWorld) -> None:
+    """A probe: `notewell memory export --all --as <a reader>` wrote a forgotten memory, its reason with it, where
+    get and the listing answer Not found to that reader."""
+    alice, bob = world.user("alice"), world.user("bob")
+    ref = world.service.remember(alice, "The vendor shortlist is Acme and Initech.", project="apollo").memory.ref
+    world.service.forget(alice, ref, "wrong vendors")
+    assert ref not in {m.ref for m in world.service.export(bob, include_inactive=True)}
+    assert ref in {m.ref for m in world.service.export(alice, include_inactive=True)}
+    assert ref not in {m.ref for m in world.service.export(alice)}
+
+
 def test_supersede_keeps_the_old_memory_by_ref_but_out_of_every_search(world: MemoryWorld) -> None:
     alice = world.user("alice")
     old = world.service.remember(alice, "The launch date is 3 March.", project="apollo").memory.ref

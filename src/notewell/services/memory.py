@@ -444,8 +444,11 @@ class MemoryService:
         return [_memory(r) for r in found[:limit]], len(found) > limit
 
     def export(self, p: Principal, *, include_inactive: bool = False) -> Iterator[Memory]:
-        """Every memory the caller may read, oldest first (superseded and forgotten ones on request)."""
+        """Every memory the caller may read, oldest first (superseded and forgotten ones on request: a forgotten
+        one only where the caller could have forgotten it, as ``get`` shows it)."""
         self.authorization.authorize(p, "memory:read")
         for record in self.memories.all(self._readable(p), include_inactive=include_inactive):
-            if sees_memory(p, record.private_to):  # the projects are authorized; a private memory is its author's
+            if not sees_memory(p, record.private_to):  # the projects are authorized; a private one is its author's
+                continue
+            if record.deleted_at is None or self.authorization.allowed(p, "memory:change", record):
                 yield _memory(record)
