@@ -472,6 +472,17 @@ async def test_an_oracle_sentence_ends_once_whatever_the_summary_ends_with(world
         assert "after a deploy. [" in answer and ".." not in answer and "。." not in answer and "!." not in answer
 
 
+async def test_a_taught_rules_title_is_one_line_as_a_memorys(world: BrainWorld, url: str) -> None:
+    """A probe: the memory holding a taught rule took the rule as its title, newline and bidirectional override
+    included, which a memory's own title refuses; other readers' searches showed it."""
+    async with connect(url, world.tokens["alice"]) as alice:
+        taught = await call(alice, "brain_teach_knowledge", {
+            "rule": "\u202eKeep zebra stripes\u202c aligned\nin the exporter", "trigger": "when exporting",
+            "type": "heuristic", "projectId": "shared"})
+    memory = world.runtime.store.memories.get(taught["id"])
+    assert memory is not None and memory.title == "Keep zebra stripes aligned in the exporter", memory
+
+
 async def test_two_people_teaching_the_same_rule_in_a_shared_project_each_hold_it(world: BrainWorld,
                                                                                   url: str) -> None:
     """The memories' one-live-copy rule (same place, same text) gave bob alice's item (created false, owned by
