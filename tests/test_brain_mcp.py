@@ -695,6 +695,9 @@ async def test_a_long_prompt_finds_its_knowledge_by_its_beginning(world: BrainWo
             assert taught["id"] in started["relevantKnowledge"]["knowledgeIds"], size  # beside other tests' items
             retrieved = await call(c, "brain_retrieve_knowledge", {"prompt": prompt})
             assert taught["id"] in retrieved["bundle"]["injectedIds"], size
+        # a probe: retrieve took a prompt of 2,000,000 characters where a session and REST refuse past 8,000
+        said = await refusal(c, "brain_retrieve_knowledge", {"prompt": "x" * 8001})
+        assert "VALIDATION: prompt: is 8001 characters; keep it to 8000" in said, said
 
 
 async def test_a_token_bound_to_a_home_opens_sessions_and_teaches_there(world: BrainWorld, url: str) -> None:

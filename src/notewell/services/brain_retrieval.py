@@ -17,11 +17,13 @@ from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_limits import (
     INJECTION_TOKENS_DEFAULT,
+    MAX_PROMPT_CHARS,
     RETRIEVE_LIMIT_DEFAULT,
     SKILL_LIMIT_DEFAULT,
     STYLE_HARD_RULES,
     STYLE_REFLEXES,
     STYLE_SESSIONS,
+    check_text,
 )
 from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import USE, ScopePart
@@ -124,6 +126,7 @@ class RetrievalPart(ScopePart):
         """The best live knowledge for a prompt (action items excluded) and its injection; with a session id
         of the caller's, the injected items are recorded against that session."""
         self.authorization.authorize(p, USE)
+        prompt = check_text("prompt", prompt, MAX_PROMPT_CHARS, required=True)  # as a session's (every door)
         session = self._own_session(p, session_id) if session_id else None
         found = self._retrieve(p, prompt, limit, max_tokens)
         if session is None:
