@@ -171,6 +171,9 @@ class KnowledgePart(ScopePart):
                   include_action_items: bool = False) -> list[KnowledgeRecord]:
         """Live knowledge in p's scope, newest first (for people: the CLI's list and export)."""
         self.authorization.authorize(p, USE)
+        unknown = next((k for k in kinds if k not in KNOWLEDGE_KINDS), None)
+        if unknown is not None:  # (it listed nothing, as if there were no such items)
+            raise BrainValidation("kind", f"unknown kind {unknown!r}; use one of {', '.join(KNOWLEDGE_KINDS)}")
         brain_ids, _ = self._scope_ids(p)
         chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
         return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, viewer=p.user_id, order="created",

@@ -149,8 +149,9 @@ def memory(caller: Caller, svc: Services, ref: str) -> Any:
 
 
 @router.delete("/memories/{ref}", response_model=MemoryModel, responses={**ERRORS, **responses(409)},
-               summary="Forget a memory, saying why: it leaves every search; the row stays for the audit trail "
-                       "(409 when it is forgotten already)")
+               summary="Forget a memory, saying why if you will: it leaves every search; the row stays for the "
+                       "audit trail (409 when it is forgotten already)")
 def forget(caller: Caller, svc: Services, ref: str,
-           reason: Annotated[str, Query(min_length=1, max_length=m.MAX_REASON_CHARS, description="Why.")]) -> Any:
+           reason: Annotated[str | None, Query(max_length=m.MAX_REASON_CHARS, description=(
+               "Why (optional, as XMemo's forget: the audit entry says when none was given)."))] = None) -> Any:
     return svc.memory.forget(caller, ref, reason)
