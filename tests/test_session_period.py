@@ -15,6 +15,9 @@ CASES = [
     ("billing bug last week", 14, True), ("Stripe webhook retries", None, True),
     ("week 42 planning", None, True), ("the last day of the sprint", None, True), ("sessions", None, False),
     ("the last 2 week sprint", None, True), ("the last 1 week", 7, False),
+    # a probe: "the last 10000 days" searched for the word 10000 and found nothing
+    ("the last 10000 days", 10000, False), ("the last 36525 days", 36525, False),
+    ("the last 999999999 weeks", 36525, False), ("123456789 days ago", 36525, False),
 ]
 
 
