@@ -10,7 +10,14 @@ from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
 from notewell.store.postgres.pgvector import PgVectorIndex
 from notewell.store.postgres.tables import PostgresTables
+from notewell.store.shared.foreign import refuse_foreign
 from notewell.store.shared.store import SqlStore
+
+# The tables of the schemas the store's search path makes (its own: an extension's tables, PostGIS's say, left out)
+OWN_TABLES = ("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+              " WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(current_schemas(false)) AND NOT EXISTS"
+              " (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid"
+              " AND d.deptype = 'e')")
 
 
 class PostgresStore(SqlStore):
@@ -26,6 +33,8 @@ class PostgresStore(SqlStore):
     def open(cls, url: str) -> PostgresStore:
         db = PostgresDatabase(url)
         try:
+            with db.connection() as conn:
+                refuse_foreign([name for (name,) in conn.execute(OWN_TABLES)], redact(url))
             return cls(db)
         except BaseException:
             db.close()

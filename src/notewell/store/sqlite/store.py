@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 from contextlib import suppress
 from pathlib import Path
+from urllib.parse import quote
 
 from notewell.errors import ConfigError, Unavailable
+from notewell.store.shared.foreign import refuse_foreign
 from notewell.store.shared.store import SqlStore
 from notewell.store.sqlite.backups import SqliteBackups
 from notewell.store.sqlite.brain import SqliteBrain
@@ -45,6 +48,7 @@ class SqliteStore(SqlStore):
             except OSError as exc:
                 raise ConfigError(f"--db: cannot create {path} ({exc.strerror}); check the folder's permissions, "
                                   "or pass another --db") from exc
+        refuse_foreign(_tables(path), str(path))
         db = SqliteDatabase(path)
         try:
             return cls(db)
@@ -58,3 +62,18 @@ class SqliteStore(SqlStore):
 
     def close(self) -> None:
         self.db.close()
+
+
+def _tables(path: Path) -> list[str]:
+    """The file's tables, read without writing ([] when it cannot be read so: the opening says why)."""
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        return [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
