@@ -363,8 +363,12 @@ def test_migrate_sqlite_to_postgres_and_back_checks_every_table(source: Path, tm
     assert with_password != pg  # the cluster trusts local connections: the password is carried, never checked
     shown = run_cli("migrate", "--from", f"sqlite:{source}", "--to", with_password)
     assert shown.exit_code == 0, shown.output
-    flat = " ".join(shown.output.split())  # the console wraps long lines
-    assert "S3cretPw" not in flat and "notewell index --db postgresql://postgres:***@" in flat
+    assert "S3cretPw" not in shown.output
+    # a probe: the note named no --vault (run as printed, it indexed the working folder), went to stdout and
+    # was cut across lines at 80 columns
+    note = [line for line in shown.stderr.splitlines() if line.startswith("Now index the vault")]
+    assert len(note) == 1 and "notewell index --vault VAULT --db postgresql://postgres:***@" in note[0], shown.stderr
+    assert "Now index" not in shown.stdout
     pg = pg_cluster.url(pg_cluster.create_database())
     there = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg, "--json")
     assert there.exit_code == 0, there.output

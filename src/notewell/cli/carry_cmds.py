@@ -9,7 +9,18 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
+from notewell.cli.app import (
+    DbOpt,
+    JsonOpt,
+    VaultOpt,
+    app,
+    console,
+    err_console,
+    fail,
+    print_json,
+    runtime,
+    store_removed_on_failure,
+)
 from notewell.cli.rows import Col, show_rows
 from notewell.config import is_postgres_url
 from notewell.services.portability import Carried
@@ -100,8 +111,8 @@ def migrate_command(
             if not json_out:
                 shown = dst.store_url if "://" in target else target  # a database URL's password as ***
                 hidden = " (the --to URL: its password is not shown)" if "://" in target and shown != target else ""
-                console.print(f"Now index the vault into the target: notewell index --db {shown}{hidden}",
-                              highlight=False, markup=False)
+                err_console.print(f"Now index the vault into the target: notewell index --vault VAULT --db {shown}"
+                                  f"{hidden}", highlight=False, markup=False, soft_wrap=True)  # (a note: stderr)
             return
         report = dst.indexing.sync()
         if not json_out:
