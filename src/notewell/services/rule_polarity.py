@@ -15,15 +15,24 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
   of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
 - neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
-  "outside", "enable" and "disable", "before" and "after", "staging" and "production", "avec" and "sans"), a
-  word and the same word under a reversing prefix ("activer" and "désactiver", "aktiviere" and "deaktiviere",
-  "lock" and "unlock"), or one stem under opposite prefixes ("import" and "export", "upload" and "download");
+  "outside", "enable" and "disable", "before" and "after", "staging" and "production", "newest" and "oldest",
+  "mock" and "real", "squash" and "rebase", "avec" and "sans"), as written or in other English forms of both
+  ("squashing" and "rebasing"), a word and the same word under a reversing prefix ("activer" and "désactiver",
+  "aktiviere" and "deaktiviere", "lock" and "unlock"), or one stem under opposite prefixes ("import" and
+  "export", "upload" and "download", "onboarding" and "offboarding");
 - both turn something off, or neither does ("Usar UTC" is not "Desactivar UTC": a reversing prefix on a stem
   of switching on, "deactivate", "disable", "desactivar", "deshabilitar", "uninstall", "disconnect");
 - neither holds, in Chinese, Japanese or Korean (written without spaces), a word of a fixed list of opposite
   pairs whose opposite the other holds instead (有効 and 無効, 可能 and 不可能, 許可 and 禁止, 前 and 后, 활성
   and 비활성);
-- when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s");
+- when both name numbers, they name the same ones ("a timeout of 30 s" is not "a timeout of 5 s"), in digits or
+  in English words ("two", "four hundred", "a dozen", "twice", "single": "Require one approval" is not "Require
+  two approvals"); ordinals ("first", "2nd") are compared with ordinals only;
+- when both name weekdays, they name the same ones ("Deploy on Fridays" is not "Deploy on Mondays"; English,
+  French, German, Spanish), and so for months and for how often ("daily", "weekly");
+- when the two are word for word the same but one word, those two are not rivals of a closed class (numbers,
+  weekdays, months, units, formats, package managers, log levels, ...: ``_CLASSES``) or a pair of the fixed list:
+  "Retry after 30 seconds" is not "Retry after 30 minutes", while "Ship on Fridays" is "Deploy on Fridays";
 - when both weigh one thing against another ("over", "rather than", "instead of", "than", "versus"; or "before",
   or "after", in both), neither puts on one side what the other puts on the other ("Prefer Postgres over SQLite"
   is not "Prefer SQLite over Postgres"; "Seed after migrating" is not "Migrate after seeding").
@@ -37,6 +46,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 
 _HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|stop|skip|quit|refrain|nie|niemals|kein\w*"
                    r"|vermeide\w*|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
@@ -70,6 +81,30 @@ _OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"
               ("local", "remote"), ("dev", "prod"), ("development", "production"), ("staging", "production"),
               ("activate", "deactivate"), ("allow", "block"), ("show", "hide"), ("grant", "revoke"),
               ("read", "write"), ("push", "pull"), ("accept", "refuse"),
+              # what a team's coding rules pick between (an outside probe saw "newest first" merge with "oldest
+              # first", "locally" with "remotely", "mock" with "real", "primary" with "replica", "squash" with
+              # "rebase", "onboarding" with "offboarding")
+              ("newest", "oldest"), ("newer", "older"), ("new", "old"), ("latest", "earliest"), ("latest", "oldest"),
+              ("earliest", "newest"), ("early", "late"), ("earlier", "later"), ("asc", "desc"),
+              ("locally", "remotely"), ("locally", "ci"), ("onboarding", "offboarding"), ("online", "offline"),
+              ("mock", "real"), ("mocked", "real"), ("fake", "real"), ("stub", "real"), ("mock", "live"),
+              ("primary", "replica"), ("primary", "secondary"), ("master", "replica"), ("leader", "follower"),
+              ("squash", "rebase"), ("merge", "rebase"), ("squash", "merge"),
+              ("most", "least"), ("higher", "lower"), ("high", "low"), ("highest", "lowest"), ("larger", "smaller"),
+              ("large", "small"), ("bigger", "smaller"), ("longer", "shorter"), ("long", "short"),
+              ("increment", "decrement"), ("manual", "automatic"), ("manual", "automated"),
+              ("manually", "automatically"), ("approve", "reject"), ("success", "failure"), ("succeed", "fail"),
+              ("allowlist", "denylist"), ("allowlist", "blocklist"), ("whitelist", "blacklist"),
+              ("client", "server"), ("frontend", "backend"), ("front", "back"), ("unit", "integration"),
+              ("unit", "e2e"), ("integration", "e2e"), ("inbound", "outbound"), ("input", "output"),
+              ("incoming", "outgoing"), ("absolute", "relative"), ("sequential", "parallel"),
+              ("sequentially", "parallel"), ("serial", "parallel"), ("eager", "lazy"), ("eagerly", "lazily"),
+              ("stateful", "stateless"), ("optimistic", "pessimistic"), ("hard", "soft"), ("temporary", "permanent"),
+              ("ephemeral", "persistent"), ("light", "dark"), ("top", "bottom"), ("start", "end"), ("begin", "end"),
+              ("beginning", "end"), ("leading", "trailing"), ("prefix", "suffix"), ("horizontal", "vertical"),
+              ("up", "down"), ("weekday", "weekend"), ("weekdays", "weekends"), ("utc", "local"),
+              ("http", "https"), ("get", "post"), ("camelcase", "snake_case"), ("camelcase", "pascalcase"),
+              ("pascalcase", "snake_case"), ("major", "minor"), ("minor", "patch"), ("major", "patch"),
               # French, German, Spanish
               ("toujours", "jamais"), ("avant", "après"), ("avec", "sans"), ("autoriser", "interdire"),
               ("immer", "nie"), ("vor", "nach"), ("mit", "ohne"), ("erlauben", "verbieten"),
@@ -80,7 +115,7 @@ _OPPOSITE = {pair for a, b in _OPPOSITES for pair in ((a, b), (b, a))}
 # export, einschalten and ausschalten, upload and download. The stem has 4 letters or more (bug is not debug).
 _REVERSING = ("de", "des", "dis", "un", "in", "im", "il", "ir", "non", "ent", "anti")
 _SWAPPED_PREFIXES = [("en", "dis"), ("en", "de"), ("im", "ex"), ("in", "ex"), ("ein", "aus"), ("an", "aus"),
-                     ("auf", "zu"), ("ver", "ent"), ("up", "down")]
+                     ("auf", "zu"), ("ver", "ent"), ("up", "down"), ("on", "off")]
 _PREFIXES = {pair for a, b in [*(("", r) for r in _REVERSING), *_SWAPPED_PREFIXES] for pair in ((a, b), (b, a))}
 _STEM_MIN = 4
 # a word that turns something off whatever the other rule says in its place ("Usar UTC" against "Desactivar UTC"):
@@ -102,7 +137,56 @@ _PREFERENCE = "preference"  # over, rather than, ...: one class, as "X over Y" i
 _FILLER = frozenset({"the", "a", "an", "to", "of", "for", "in", "on", "at", "with", "and", "or", "is", "are", "be",
                      "it", "its", "this", "that", "when", "if", "you", "we", "our", "your", "always", "prefer"})
 _SUFFIXES = ("ing", "ed", "es", "s")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# a number in digits (1,000 and 2.5 read as numbers; 1st, 2nd, 3rd, 4th as ordinals) or a run of letters
+_TOKEN = re.compile(r"(\d+(?:[.,]\d+)*)((?:st|nd|rd|th)(?![^\W\d_]))?|[^\W\d_]+")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+_CARDINALS = {w: n for n, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"))}
+_TENS = {w: 10 * n for n, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                          "ninety"), 2)}
+_NUMBER_WORDS = _CARDINALS.keys() | _TENS.keys()
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9, "dozen": 12}
+_TIMES = {"once": 1, "twice": 2, "thrice": 3, "single": 1, "double": 2, "triple": 3}  # each a number of its own
+_ORDINALS = {w: n for n, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+    "twentieth"), 1)}
+_CLAUSE_END = re.compile(r"(?:^|[,;:.!?(\[])\s*$")  # "Once the build passes, ..." : "once" is then "when"
+# weekdays and months, in English (also short: Mon, Tue, ..., Jan, Feb, ...), French, German and Spanish, accents
+# aside; an English weekday may be plural (Fridays), a German one adverbial (freitags)
+_WEEKDAYS = ["monday lundi montag lunes", "tuesday mardi dienstag martes", "wednesday mercredi mittwoch miercoles",
+             "thursday jeudi donnerstag jueves", "friday vendredi freitag viernes",
+             "saturday samedi samstag sonnabend sabado", "sunday dimanche sonntag domingo"]
+_MONTHS = ["january janvier januar janner enero", "february fevrier februar febrero", "mars marz maerz marzo",
+           "april avril abril", "mai mayo", "june juin juni junio", "july juillet juli julio",
+           "aout agosto", "september septembre septiembre setiembre", "october octobre oktober octubre",
+           "november novembre noviembre", "december decembre dezember diciembre"]
+_CALENDAR = {**{w: ("weekday", n) for n, ws in enumerate(_WEEKDAYS) for w in ws.split()},
+             **{w: ("month", n) for n, ws in enumerate(_MONTHS) for w in ws.split()}}
+# words that are also something else ("may", "march", "mars", "sun", "sat", "wed", "mon" in French): a day or a
+# month only written with a capital and not as the text's first word ("Deploy in May", not "May we deploy")
+_CAPITALISED = {**{w: ("weekday", n) for n, ws in enumerate(
+    ["mon", "tue tues", "wed", "thu thur thurs", "fri", "sat", "sun"]) for w in ws.split()},
+                **{w: ("month", n) for n, ws in enumerate(
+                    ["jan", "feb", "mar march", "apr", "may", "jun", "jul", "aug august", "sep sept", "oct",
+                     "nov", "dec"]) for w in ws.split()}}
+_FREQUENCIES = {w: n for n, ws in enumerate(["hourly", "daily nightly", "weekly", "biweekly fortnightly", "monthly",
+                                             "quarterly", "yearly annually"]) for w in ws.split()}
+# the closed classes whose words, one substituted for another of the same class in a rule otherwise word for word
+# the same, make another rule ("Retry after 30 seconds" is not "Retry after 30 minutes"): a class, and the word's
+# place in it (two words of one place are one: "s" and "seconds")
+_UNITS = {w: n for n, ws in enumerate(["ms millisecond milliseconds", "s sec secs second seconds",
+                                       "min mins minute minutes", "h hr hrs hour hours", "day days", "week weeks",
+                                       "month months", "year years", "b byte bytes", "kb kib kilobyte kilobytes",
+                                       "mb mib megabyte megabytes", "gb gib gigabyte gigabytes",
+                                       "tb tib terabyte terabytes"]) for w in ws.split()}
+_FAMILIES = {w: (n, i) for n, family in enumerate([
+    "json yaml/yml toml xml csv ini", "npm pnpm yarn bun", "main/master develop", "get post put patch delete",
+    "trace debug info warn/warning error fatal/critical", "dev/development staging prod/production qa"])
+    for i, ws in enumerate(family.split()) for w in ws.split("/")}
+_CLASSES: list[Mapping[str, object]] = [_CARDINALS | _TIMES, _ORDINALS, _UNITS, _FREQUENCIES, _FAMILIES,
+                                        _CALENDAR | _CAPITALISED]
 
 
 def _plain(text: str) -> str:
@@ -120,12 +204,122 @@ def _apart(text: str, other: str) -> bool:
     if forbids(text) != forbids(other):
         return True
     words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
-    if any((a, b) in _OPPOSITE or _reversed(a, b) for a in words - others for b in others - words):
+    if any(_contrary(a, b) or _reversed(a, b) for a in words - others for b in others - words):
         return True
     if _switches_off(words - others) != _switches_off(others - words) or _cjk_opposed(text, other):
         return True
-    numbers, other_numbers = set(_NUMBER.findall(text)), set(_NUMBER.findall(other))
-    return bool(numbers and other_numbers and numbers != other_numbers) or _swapped(text, other)
+    if any(mine and theirs and mine != theirs for mine, theirs in zip(_named(text), _named(other), strict=True)):
+        return True
+    return _swapped(text, other) or _substituted(text, other)
+
+
+def _contrary(word: str, other: str) -> bool:
+    """Whether two words are a pair of ``_OPPOSITES``, as written or in other forms (squashing and rebasing)."""
+    return (word, other) in _OPPOSITE or (_stem(word), _stem(other)) in _STEM_OPPOSITE
+
+
+def _number(digits: str) -> Decimal | str:
+    """The value of a number in digits (1,000 is 1000; 2,5 is 2.5); a version such as 1.2.3 as it is written."""
+    if _THOUSANDS.fullmatch(digits):
+        digits = digits.replace(",", "")
+    elif digits.count(".") + digits.count(",") <= 1:
+        digits = digits.replace(",", ".")
+    else:
+        return digits
+    try:
+        return Decimal(digits)
+    except InvalidOperation:  # pragma: no cover - \d only holds what Decimal reads
+        return digits
+
+
+def _numbers(text: str) -> tuple[frozenset[Decimal | str], frozenset[Decimal | str]]:
+    """The numbers ``text`` names, in digits or in English words ("four hundred and twenty", "a dozen", "twice",
+    "single"), and apart from them its ordinals ("first", "2nd")."""
+    plain = _plain(text).casefold()
+    cardinals: set[Decimal | str] = set()
+    ordinals: set[Decimal | str] = set()
+    tokens = list(_TOKEN.finditer(plain))
+    total, current, last = Decimal(0), Decimal(0), ""  # last: what the number being read ended with, "" if none
+
+    def flush() -> None:
+        nonlocal total, current, last
+        if last:
+            cardinals.add(total + current)
+        total, current, last = Decimal(0), Decimal(0), ""
+
+    for i, token in enumerate(tokens):
+        word, following = token.group(0), tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+        previous = tokens[i - 1].group(0) if i else ""
+        if token.group(1):
+            flush()
+            value = _number(token.group(1))
+            if token.group(2):
+                ordinals.add(value)
+            elif isinstance(value, Decimal) and following in _SCALES:
+                current, last = value, "digits"  # 2 hundred, 30 thousand
+            else:
+                cardinals.add(value)
+        elif word in _CARDINALS:
+            if last in ("unit", "digits") or (last == "tens" and _CARDINALS[word] >= 10):
+                flush()
+            current, last = current + _CARDINALS[word], "unit"
+        elif word in _TENS:
+            if last in ("unit", "tens", "digits"):
+                flush()
+            current, last = current + _TENS[word], "tens"
+        elif word in _SCALES:
+            scale = _SCALES[word]
+            if scale < 1000:  # hundred, dozen
+                current = (current if last else Decimal(1)) * scale
+            else:
+                total, current = total + (current if last else Decimal(1)) * scale, Decimal(0)
+            last = "scale"
+        elif (word == "and" and last and following in _NUMBER_WORDS) or (word == "a" and following in _SCALES):
+            continue  # one hundred and twenty; a dozen, a hundred
+        else:
+            flush()
+            if word in _TIMES and not (word == "once" and (previous == "at" or _CLAUSE_END.search(
+                    plain[:token.start()]))):
+                cardinals.add(Decimal(_TIMES[word]))
+            elif word in _ORDINALS and not (word == "second" and (
+                    previous in ("a", "per") or previous in _NUMBER_WORDS or previous[:1].isdigit())):
+                ordinals.add(Decimal(_ORDINALS[word]))
+    flush()
+    return frozenset(cardinals), frozenset(ordinals)
+
+
+def _named(text: str) -> tuple[frozenset[object], ...]:
+    """What ``text`` names of each closed set compared whole: its numbers, its ordinals, its weekdays, its months
+    and how often (daily, weekly, ...)."""
+    days: set[object] = set()
+    months: set[object] = set()
+    frequencies: set[object] = set()
+    for i, found in enumerate(re.finditer(r"[^\W\d_]+", _plain(text))):
+        word = found.group(0)
+        key = _unaccented(word).casefold()
+        named = _CALENDAR.get(key) or (_CAPITALISED.get(key) if i and word[0].isupper() else None)
+        if named is None and key.endswith("s") and _CALENDAR.get(key[:-1], ("", 0))[0] == "weekday":
+            named = _CALENDAR[key[:-1]]  # Fridays, freitags, lundis
+        if named is not None:
+            (days if named[0] == "weekday" else months).add(named[1])
+        if key in _FREQUENCIES:
+            frequencies.add(_FREQUENCIES[key])
+    return (*_numbers(text), frozenset(days), frozenset(months), frozenset(frequencies))
+
+
+def _substituted(text: str, other: str) -> bool:
+    """Whether the two are word for word the same but one, and those two words are rivals of one closed class
+    (``_CLASSES``: numbers, ordinals, units, frequencies, weekdays and months, formats, package managers, branches,
+    HTTP methods, log levels, environments) or a pair of ``_OPPOSITES``: "Retry after 30 seconds" and "Retry after
+    30 minutes", "Write the config in YAML" and "Write the config in TOML"."""
+    words, others = _WORD.findall(_plain(text).casefold()), _WORD.findall(_plain(other).casefold())
+    if len(words) != len(others):
+        return False
+    changed = [(_unaccented(a), _unaccented(b)) for a, b in zip(words, others, strict=True) if a != b]
+    if len(changed) != 1:
+        return False
+    a, b = changed[0]
+    return _contrary(a, b) or any(a in c and b in c and c[a] != c[b] for c in _CLASSES)
 
 
 def _unaccented(word: str) -> str:
@@ -175,6 +369,11 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
+# the pairs of _OPPOSITES in other forms (squashing and rebasing, mocked and real), stems of 4 letters or more
+_STEM_OPPOSITE = {(_stem(a), _stem(b)) for a, b in _OPPOSITE
+                  if _stem(a) != _stem(b) and min(len(_stem(a)), len(_stem(b))) >= _STEM_MIN}
+
+
 def _sides(text: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
     """What ``text`` weighs (its first "over", "before", ...: the class of the word) and the words on either side."""
     plain = _plain(text).casefold()
@@ -200,6 +399,7 @@ def _swapped(text: str, other: str) -> bool:
 
 def opposed(rule: str, other: str, trigger: str = "", other_trigger: str = "") -> bool:
     """Whether two rules (with their triggers) may say different things though a model finds them alike: one
-    forbids and the other does not, a word of one has its opposite in the other, they name other numbers, or they
-    weigh the same things the other way round."""
+    forbids and the other does not, a word of one has its opposite in the other, they name other numbers, weekdays,
+    months or frequencies, one word is swapped for a rival of its class, or they weigh the same things the other way
+    round."""
     return _apart(rule, other) or _apart(trigger, other_trigger)
