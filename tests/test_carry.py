@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -460,6 +461,30 @@ def test_an_export_as_one_file_is_the_same_bytes_each_time_and_imports_on_both_b
         export(target, tmp_path / f"check-{n}")
         assert files(tmp_path / f"check-{n}") == files(folder)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".notewell-")]  # no scratch folder is left
+
+
+def test_an_archive_in_a_folder_not_there_is_one_line_and_one_in_a_read_only_folder_imports(
+        source: Path, tmp_path: Path) -> None:
+    """A probe: `export x/y.tar` with no folder x, or x a file, was an internal error (exit 70); an import of an
+    archive in a folder it may not write (a read-only mount of backups) told to free space or name another disk."""
+    for parent in (tmp_path / "nowhere", source):  # not there; a file
+        refused = run_cli("export", str(parent / "x.tar"), "--db", str(source))
+        assert refused.exit_code == 1 and f"export: {parent} is not a folder; create it" in refused.stderr, \
+            refused.stderr
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    export(str(source), shelf / "store.tar")
+    root = os.geteuid() == 0  # root writes a 0555 folder: only an immutable one refuses it
+    shelf.chmod(0o555)
+    if root and subprocess.run(["chattr", "+i", str(shelf)], capture_output=True, check=False).returncode != 0:
+        pytest.fail("chattr +i is needed to make a folder root may not write")
+    try:
+        done = run_cli("import", str(shelf / "store.tar"), "--db", str(tmp_path / "from-ro.db"))
+        assert done.exit_code == 0 and "counts and SHA-256 checked" in done.output, done.output
+    finally:
+        if root:
+            subprocess.run(["chattr", "-i", str(shelf)], check=True)
+        shelf.chmod(0o755)
 
 
 def _link(name: str, target: str) -> tarfile.TarInfo:

@@ -9,6 +9,7 @@ secrets and passwords are carried as the hashes the store keeps. The local owner
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -274,14 +275,22 @@ def _refuse_non_empty(store: Store, way: str = "import into a new store, or merg
 
 @contextmanager
 def _scratch(archive: Path, field: str) -> Iterator[Path]:
-    """A private scratch folder beside ``archive``, removed afterwards; one the disk refuses is named as such."""
+    """A private scratch folder beside ``archive``, removed afterwards; one the disk refuses is named as such. An
+    import whose archive lies in a folder it may not write (a read-only mount of backups) unpacks in the
+    system's temporary folder instead."""
+    if not archive.parent.is_dir():  # (an export's .tar named in a folder that is not there, or under a file)
+        raise InvalidArgument(field, f"{archive.parent} is not a folder; create it, or name a .tar file in a "
+                                     "folder that exists")
     try:
         made = tempfile.TemporaryDirectory(dir=archive.parent, prefix=f".notewell-{field}-")
     except OSError as exc:
-        refused = file_refusal(field, archive.parent, exc)
-        if refused is None:
-            raise
-        raise refused from None
+        if field == "import" and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            made = tempfile.TemporaryDirectory(prefix=f"notewell-{field}-")
+        else:
+            refused = file_refusal(field, archive.parent, exc)
+            if refused is None:
+                raise
+            raise refused from None
     with made as scratch:
         yield Path(scratch)
 
