@@ -95,6 +95,12 @@ def test_metrics_show_the_watcher_leading_and_its_last_sync(world: BrainWorld) -
             assert time.monotonic() < deadline, "the watcher never synced"
             time.sleep(0.2)
         assert value(families, "notewell_watch_leading") == 1
+        # a probe: on a quiet vault it stayed at the start-up sync, so the documented NotewellVaultNotSynced
+        # alert fired on every healthy server after 10 minutes; with nothing waiting it says so each second
+        synced = value(families, "notewell_watch_last_sync_timestamp_seconds")
+        while value(families := scrape(server), "notewell_watch_last_sync_timestamp_seconds") <= synced:
+            assert time.monotonic() < deadline + 10, "a quiet vault's watcher never said it was in line"
+            time.sleep(0.2)
         # the lease's holder, named by the store's record: /metrics, /readyz and doctor alike
         assert value(families, "notewell_writer_lease_since_timestamp_seconds", server_id="srv-test") > 0
         leader = httpx.get(base(server) + "/readyz").json()["leader"]

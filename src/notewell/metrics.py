@@ -47,8 +47,10 @@ WATCH_SYNCS = Counter("notewell_watch_syncs", "Syncs of the vault's changes by t
                       "changed the store.", ["changed"], registry=REGISTRY)
 WATCH_SYNC_SECONDS = Histogram("notewell_watch_sync_seconds", "How long the watcher's syncs took.", buckets=SECONDS,
                                registry=REGISTRY)
-WATCH_LAST_SYNC = Gauge("notewell_watch_last_sync_timestamp_seconds", "When the watcher's last sync ended (Unix "
-                        "time): time() minus it is how far behind the vault the store may be.", registry=REGISTRY)
+WATCH_LAST_SYNC = Gauge("notewell_watch_last_sync_timestamp_seconds", "When the store was last in line with the "
+                        "vault (Unix time): the end of the watcher's last sync, or its last tick (each second) with "
+                        "nothing waiting to sync; time() minus it is how far behind the vault the store may be.",
+                        registry=REGISTRY)
 WATCH_FAILURES = Counter("notewell_watch_sync_failures", "Watcher syncs that failed and will be tried again.",
                          registry=REGISTRY)
 _SESSION_OPS = ("mcp.session.open", "mcp.session.close", "mcp.session.orphan", "mcp.session.evicted")
@@ -88,6 +90,11 @@ def observe(op: str, fields: Mapping[str, object]) -> None:
         MCP_SESSIONS.set(float(fields["total"]))  # type: ignore[arg-type]
     elif op == "mcp.unauth":
         UNAUTHENTICATED.labels("mcp").inc()
+
+
+def watch_in_line() -> None:
+    """The leading watcher found nothing waiting to sync."""
+    WATCH_LAST_SYNC.set_to_current_time()
 
 
 def watch_synced(seconds: float, changed: bool) -> None:

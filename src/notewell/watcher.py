@@ -111,6 +111,8 @@ class VaultWatcher:
             self._pending.update(self._relative(path) for _, path in changes)
             if changes or (self._retry_at is not None and time.monotonic() >= self._retry_at):
                 self._sync_pending()
+            if not self._pending and self._retry_at is None:  # nothing waits: the store is in line now (a quiet
+                metrics.watch_in_line()  # vault's leader is not behind, however long since its last sync)
 
     def _wanted(self, _change: watchfiles.Change, path: str) -> bool:
         """Changes that may matter: not in the index folder, not below a hidden name but the ignore files."""
