@@ -72,3 +72,25 @@ def test_the_refusal_names_a_few_tables_and_counts_the_rest() -> None:
     refuse_foreign(["schema_migrations", "memories"], "x.db")  # a store
     with pytest.raises(ConfigError, match=r"\(a, b, c, d, e and 2 more\)"):
         refuse_foreign(["g", "f", "e", "d", "c", "b", "a"], "x.db")
+
+
+def test_a_postgresql_role_that_may_not_make_the_tables_is_one_line_naming_it(pg_cluster: PgCluster,
+                                                                              tmp_path: Path) -> None:
+    """A probe: a role without CREATE on the schema got an internal error (exit 70, InsufficientPrivilege) from
+    every command, doctor included, which printed no checklist."""
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    name = pg_cluster.create_plain_database()
+    role = f"reader_{name}"
+    with pg_cluster.admin() as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+    url = pg_cluster.url(name).replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+    try:
+        refused = run_cli("token", "list", "--db", url, "--vault", str(vault))
+        assert refused.exit_code == 1 and f"--db: the role {role} may not make or change Notewell's tables" in \
+            refused.stderr and "connect as the database's owner" in refused.stderr, refused.stderr
+        doctor = run_cli("doctor", "--db", url, "--vault", str(vault))
+        assert doctor.exit_code == 1 and f"FAIL store: --db: the role {role}" in doctor.stdout, doctor.stdout
+    finally:
+        pg_cluster.drop_database(name)
+        with pg_cluster.admin() as admin:
+            admin.execute(f"DROP ROLE {role}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import psycopg
+
+from notewell.errors import ConfigError
 from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase, redact
@@ -35,7 +38,15 @@ class PostgresStore(SqlStore):
         try:
             with db.connection() as conn:
                 refuse_foreign([name for (name,) in conn.execute(OWN_TABLES)], redact(url))
-            return cls(db)
+                role = conn.execute("SELECT current_user").fetchone()
+            try:
+                return cls(db)
+            except psycopg.errors.InsufficientPrivilege as exc:  # making or upgrading the schema, as another role
+                who = role[0] if role else "this role"
+                raise ConfigError(f"--db: the role {who} may not make or change Notewell's tables in "
+                                  f"{redact(url)} ({exc.diag.message_primary or exc}); connect as the database's "
+                                  "owner (the role that made the store), or have it grant this role what it "
+                                  "needs (docs/operations.md, PostgreSQL)") from None
         except BaseException:
             db.close()
             raise
