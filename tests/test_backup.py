@@ -505,3 +505,124 @@ def test_postgres_backup_and_restore_decode_a_percent_encoded_password(
     failed = run_cli("backup", str(tmp_path / "y.dump"), "--db", url, "--vault", str(vault))
     assert failed.exit_code == 1 and "pg_dump failed (pg_dump: error: simulated)" in failed.output, failed.output
     assert not list(tmp_path.glob("y.dump*"))  # no .part left by a failed dump
+
+
+def test_the_tools_connection_string_holds_no_secret_of_the_url(tmp_path: Path) -> None:
+    """A password in a ``?password=`` parameter (or ``sslpassword``) went on pg_dump's, pg_restore's and psql's
+    command lines, where ``ps`` shows it: the --dbname Notewell builds holds none, and the secrets go in the
+    environment (PGPASSWORD) or a service file only its user reads, gone afterwards."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from notewell.store.postgres.backups import SERVICE, connection
+
+    for url in ("postgresql://nw@/nw?host=/tmp/x&port=5432&password=S3cret",
+                "postgresql://nw:S3cret@db.internal:5433/nw?sslmode=require",
+                "postgresql://nw:wrong@db.internal/nw?password=S3cret&sslpassword=K3yPass&application_name=a%20b"):
+        with connection(url) as (dbname, env):
+            assert "S3cret" not in dbname and "K3yPass" not in dbname and "password" not in dbname, dbname
+            assert env["PGPASSWORD"] == "S3cret"
+            params = conninfo_to_dict(dbname)
+            assert params["user"] == "nw" and params["dbname"] == "nw"
+            if "sslpassword" in url:
+                assert params["service"] == SERVICE and params["application_name"] == "a b"
+                service_file = Path(env["PGSERVICEFILE"])
+                assert service_file.read_text() == f"[{SERVICE}]\nsslpassword=K3yPass\n"
+                assert service_file.stat().st_mode & 0o077 == 0
+            else:
+                assert "service" not in params and env.get("PGSERVICEFILE") == os.environ.get("PGSERVICEFILE")
+        if "sslpassword" in url:
+            assert not service_file.exists()
+
+
+def test_postgres_backup_and_restore_keep_a_query_password_off_the_command_line(
+        pg_cluster: PgCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``?password=`` (and ``sslpassword``) reached pg_dump's and psql's argv, which any user of the machine can read:
+    a real backup and restore as a role that must give its password, every tool started watched."""
+    from urllib.parse import quote
+
+    password = "S3cret-pw"
+    role, name = _password_role(pg_cluster, tmp_path, password)
+    url = f"postgresql://{quote(role, safe='')}@127.0.0.1:{pg_cluster.port}/{quote(name, safe='')}" \
+          f"?password={password}&sslpassword=K3yPass"
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    assert run_cli("user", "add", "dana@example.org", "--role", "member", "--db", url, "--vault", str(vault)
+                   ).exit_code == 0
+    started: list[list[str]] = []
+
+    class Watched(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, args: list[str], *rest: object, **kwargs: object) -> None:
+            started.append([str(arg) for arg in args])
+            super().__init__(args, *rest, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(subprocess, "Popen", Watched)
+    backup = tmp_path / "x.dump"
+    result = run_cli("backup", str(backup), "--db", url, "--vault", str(vault))
+    assert result.exit_code == 0, result.output
+    restored = run_cli("restore", str(backup), "--db", url, "--vault", str(vault), "--replace")
+    assert restored.exit_code == 0, restored.output
+    monkeypatch.undo()
+    tools = {Path(args[0]).name for args in started}
+    assert {"pg_dump", "pg_restore", "psql"} <= tools, started
+    for args in started:
+        assert not any(password in arg or "K3yPass" in arg for arg in args), args
+    assert "dana@example.org" in run_cli("user", "list", "--db", url, "--vault", str(vault)).output
+
+
+def test_a_postgres_backup_cut_short_is_named_damaged_not_by_psqls_words(pg_cluster: PgCluster,
+                                                                         tmp_path: Path) -> None:
+    """A dump cut short (head -c) failed with what psql said of the half row it got ("missing data for column
+    \"grams\"", or the row quoted): one line naming FILE, damaged or incomplete, and the store as it was."""
+    import psycopg
+
+    url = pg_cluster.url(pg_cluster.create_database())
+    vault = make_vault(tmp_path, {f"apollo/n{i}.md": f"# Note {i}\n" + " ".join(f"word{j * i % 9973}"
+                                                                             for j in range(400)) + "\n"
+                                  for i in range(200)})
+    assert run_cli("index", "--db", url, "--vault", str(vault)).exit_code == 0
+    rt = open_runtime(str(vault), url)
+    rt.memory.remember(LOCAL_OWNER, "a memory that must survive", project="apollo")
+    rt.close()
+    good = tmp_path / "good.dump"
+    assert run_cli("backup", str(good), "--db", url, "--vault", str(vault)).exit_code == 0
+    whole = good.read_bytes()
+    for fraction in (0.3, 0.5, 0.8):
+        cut = tmp_path / f"cut-{fraction}.dump"
+        cut.write_bytes(whole[: int(len(whole) * fraction)])
+        failed = run_cli("restore", str(cut), "--db", url, "--vault", str(vault), "--replace")
+        assert failed.exit_code == 1, failed.output
+        message = failed.output.strip()
+        assert "\n" not in message and message.startswith(f"error: FILE: {cut} is damaged or incomplete"), message
+        assert "name a file 'notewell backup' wrote" in message, message
+        assert "psql" not in message and "missing data" not in message and "word" not in message, message
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT count(*) FROM memories").fetchone() == (1,)
+            assert conn.execute("SELECT count(*) FROM documents").fetchone() == (200,)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_restore_records_the_backup_it_restored_not_the_backups_history(backend: str, tmp_path: Path,
+                                                                          request: pytest.FixtureRequest) -> None:
+    """backup A, mv A A2, backup B, restore B --replace: the doctor warned that A was gone, the restored store
+    holding B's source's history. After a restore, the store's record is B: its file and the time it was taken."""
+    from notewell.timestamps import parse_iso
+
+    if backend == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        db, fresh = cluster.url(cluster.create_database()), cluster.url(cluster.create_database())
+    else:
+        db, fresh = str(tmp_path / "index.db"), str(tmp_path / "fresh.db")
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    assert run_cli("index", "--db", db, "--vault", str(vault)).exit_code == 0
+    a, b = tmp_path / "a.backup", tmp_path / "b.backup"
+    assert run_cli("backup", str(a), "--db", db, "--vault", str(vault)).exit_code == 0
+    a.rename(tmp_path / "a2.backup")
+    taken = json.loads(run_cli("backup", str(b), "--db", db, "--vault", str(vault), "--json").stdout)
+    for into, flags in ((db, ["--replace"]), (fresh, [])):
+        restored = run_cli("restore", str(b), "--db", into, "--vault", str(vault), *flags)
+        assert restored.exit_code == 0, restored.output
+        checks = json.loads(run_cli("doctor", "--db", into, "--vault", str(vault), "--json").stdout)
+        check = next(c for c in checks if c["check"] == "backup")
+        assert check["status"] == "ok", check
+        assert f"{b.resolve()} ({b.stat().st_size} bytes)" in check["found"] and "a.backup" not in check["found"], check
+        at = check["found"].partition(", at ")[2].partition(": ")[0]
+        assert abs((parse_iso(at) - parse_iso(taken["at"])).total_seconds()) < 2, (at, taken)

@@ -10,7 +10,8 @@ word): one that answers at its recorded address, or any process holding one of t
 watcher's, the job runner's: held by a serving notewell on any machine sharing a PostgreSQL database, where its
 recorded local address cannot be asked). The restore holds both leases while it runs, so no server takes them
 up meanwhile. The backup's own record of running servers (the source store's) is cleared after it, so that
-``notewell doctor`` and sign-in links never point at another store's server.
+``notewell doctor`` and sign-in links never point at another store's server; and its record of backups (the
+source's history) is replaced by the backup restored, its time and file, so the doctor reports that one.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class BackupService:
         if not path.parent.is_dir():
             raise InvalidArgument("backup", f"{path.parent} is not a folder; create it or name another file")
         at = now_iso()  # the moment the copy holds: every write acknowledged before it is in the copy
-        size = self.store.backups.copy_to(path)
+        size = self.store.backups.copy_to(path, at)
         record = BackupRecord(at, str(path.resolve()), size)
         try:
             self.store.backups.record(record)
@@ -77,7 +78,8 @@ class BackupService:
                                              f"{' …' if len(held) > 3 else ''}); stop its servers and replace it, "
                                              "or restore into a new store")
         with self._alone("restore", "what they write during a restore would be lost"):
-            self.store.backups.restore_from(path)
+            taken = self.store.backups.restore_from(path)
+            self.store.backups.restored(BackupRecord(taken, str(path.resolve()), path.stat().st_size))
         for server in self.servers.recorded():  # the source store's servers, not this one's
             self.servers.withdraw(server.id)
 

@@ -1,12 +1,16 @@
 """PostgreSQL backups through pg_dump (one REPEATABLE READ snapshot: consistent while servers write) in its custom
 format, restored by pg_restore's script run by psql in one transaction (the tables a newer store has and an older
-backup has not dropped first, inside it). The password goes in the environment, never on a command line
-another user could read.
+backup has not dropped first, inside it). No secret of the connection goes on a command line another user could
+read (``ps``): the password, in the URL's ``user:password@`` or a ``?password=`` parameter, goes in PGPASSWORD, and
+any other secret libpq takes (``sslpassword``) in a private service file (connection()).
 
 A restore leaves the database's extensions (pg_trgm, vector) as they are: they belong to whoever created them
 (a superuser, as docs/operations.md advises), and pg_restore --clean would drop and create them again, which
 only their owner may do; restoring as the application's role failed with "must be owner of extension vector".
 So the dump's table of contents is read first, and its EXTENSION entries (and their comments) left out.
+
+A dump cut short or damaged is named as such, never by what psql said of the half row it was given ("missing data
+for column", or the row itself quoted): pg_restore's own failure is reported before psql's.
 """
 
 from __future__ import annotations
@@ -18,22 +22,36 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+
+from psycopg import pq
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from notewell.errors import ConfigError, InvalidArgument, file_refusal
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_other_backends
+from notewell.timestamps import iso
 
 TOOL_TIMEOUT_S = 6 * 3600
 _EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (EXTENSION|COMMENT - EXTENSION) ")  # a line of pg_restore --list
 _TABLE_ENTRY = re.compile(r"^\d+; \d+ \d+ TABLE \S+ (\S+) ")  # the table's name: ours need no quoting
+_CREATED = re.compile(r"^; Archive created at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC$", re.M)  # with TZ=UTC
+# pg_restore's words for a file cut short or damaged (pg_backup_archiver.c, pg_backup_custom.c, compress_io.c)
+_DAMAGED = re.compile(r"end of file|could not read|too short|magic string|valid archive|unrecognized|unexpected|"
+                      r"block ID|corrupt|compress|file seek|differs from format", re.I)
+SHOWN_CHARS = 200  # of psql's ERROR line: it may quote a row of the store's data
+SERVICE = "notewell"
+# libpq's secret parameters (shown as "*" by PQconndefaults: password, sslpassword, ...) and their environment
+# variable, where libpq has one (PGPASSWORD)
+_SECRETS = {option.keyword.decode(): option.envvar.decode() if option.envvar else None
+            for option in pq.Conninfo.get_defaults() if option.dispchar == b"*"}
 
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
 
 
 def _tool(name: str) -> str:
@@ -44,18 +62,61 @@ def _tool(name: str) -> str:
     return found
 
 
-def _without_password(url: str) -> tuple[str, dict[str, str]]:
-    """The URL without its password, and the environment with it in PGPASSWORD. A URL's password is
-    percent-encoded (``p%40ss`` for ``p@ss``) and PGPASSWORD takes it as it is: decoded here. The user and the
-    database stay in the URL, which libpq decodes itself."""
-    parts = urlsplit(url)
+@contextlib.contextmanager
+def connection(url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """The client tools' ``--dbname`` for ``url`` (a libpq connection string holding no secret) and their
+    environment, holding the secrets: the password (``user:password@`` or ``?password=``, decoded by libpq's
+    own parser) in PGPASSWORD, and a secret libpq reads from no environment variable (``sslpassword``) in a
+    service file only this user reads (PGSERVICEFILE, ``service=notewell``), removed when the block ends."""
+    params = conninfo_to_dict(url)
     env = dict(os.environ)
-    if parts.password is None:
-        return url, env
-    env["PGPASSWORD"] = unquote(parts.password)
-    host = parts.netloc.rpartition("@")[2]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host)), env
+    hidden: dict[str, str] = {}
+    for key in [key for key in params if key in _SECRETS]:
+        value, variable = str(params.pop(key)), _SECRETS[key]
+        if variable is not None:
+            env[variable] = value
+        else:
+            hidden[key] = value
+    if not hidden:
+        yield make_conninfo("", **params), env
+        return
+    if "service" in params or env.get("PGSERVICE"):
+        raise ConfigError(f"--db: {', '.join(hidden)} with a PostgreSQL service: put {', '.join(hidden)} in the "
+                          "service's file, not in the URL (it would reach pg_dump's command line)")
+    if any(ch in value for value in hidden.values() for ch in "\r\n"):
+        raise ConfigError(f"--db: {', '.join(hidden)} holds a line break, which libpq's service file cannot hold")
+    with tempfile.TemporaryDirectory(prefix="notewell-pg-") as folder:  # mode 0700
+        service_file = Path(folder) / "pg_service.conf"
+        fd = os.open(service_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(f"[{SERVICE}]\n" + "".join(f"{key}={value}\n" for key, value in hidden.items()))
+        env["PGSERVICEFILE"] = str(service_file)
+        yield make_conninfo("", **params, service=SERVICE), env
+
+
+def _damaged(path: Path, said: str) -> InvalidArgument | None:
+    """The refusal of a backup file pg_restore could not read whole (``said``: its error line), or None when it
+    failed for another reason (a dump of a newer pg_dump, say)."""
+    if "unsupported version" in said or not _DAMAGED.search(said):
+        return None
+    return InvalidArgument("file", f"{path} is damaged or incomplete: pg_restore failed ({said}); name a file "
+                                   "'notewell backup' wrote")
+
+
+def _first_error(stderr: str, default: object) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    said = next((line for line in lines if "ERROR:" in line or "error:" in line), lines[0] if lines else default)
+    text = str(said)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+def _created_at(contents: str, path: Path) -> str:
+    """When pg_dump began the dump (``pg_restore --list`` run with TZ=UTC prints it), in the stored form; the
+    file's modification time if the header has none."""
+    found = _CREATED.search(contents)
+    if found is None:
+        return iso(datetime.fromtimestamp(path.stat().st_mtime, UTC))
+    return iso(datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC))
 
 
 class PostgresBackups(SqlBackups):
@@ -63,22 +124,32 @@ class PostgresBackups(SqlBackups):
         self.db = db
         super().__init__(PostgresDialect(db))
 
-    def _run(self, args: list[str], *, field: str = "backup", database: bool = True) -> str:
-        url, env = _without_password(self.db.url)
-        proc = subprocess.run([*args, *(["--dbname", url] if database else [])], env=env, capture_output=True,
-                              text=True, check=False, timeout=TOOL_TIMEOUT_S)
+    def _dump(self, scratch: Path) -> None:
+        with connection(self.db.url) as (dbname, env):
+            proc = subprocess.run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch),
+                                   "--dbname", dbname], env=env, capture_output=True, text=True, check=False,
+                                  timeout=TOOL_TIMEOUT_S)
         if proc.returncode != 0:
-            lines = [line for line in proc.stderr.splitlines() if line.strip()]
-            raise InvalidArgument(field, f"{Path(args[0]).name} failed ({lines[0] if lines else proc.returncode}); "
-                                         "see docs/operations.md, 'Backup and restore'")
+            raise InvalidArgument("backup", f"pg_dump failed ({_first_error(proc.stderr, proc.returncode)}); see "
+                                            "docs/operations.md, 'Backup and restore'")
+
+    @staticmethod
+    def _contents(path: Path) -> str:
+        """The dump's table of contents (``pg_restore --list``, its times in UTC)."""
+        proc = subprocess.run([_tool("pg_restore"), "--list", str(path)], env={**os.environ, "TZ": "UTC"},
+                              capture_output=True, text=True, check=False, timeout=TOOL_TIMEOUT_S)
+        if proc.returncode != 0:
+            said = _first_error(proc.stderr, proc.returncode)
+            raise _damaged(path, said) or InvalidArgument("restore", f"pg_restore failed ({said}); see "
+                                                                     "docs/operations.md, 'Backup and restore'")
         return proc.stdout
 
-    def copy_to(self, path: Path) -> int:
+    def copy_to(self, path: Path, at: str) -> int:
         scratch = path.with_name(path.name + ".part")
         try:
             scratch.unlink(missing_ok=True)
             os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            self._run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(scratch)])
+            self._dump(scratch)
             os.replace(scratch, path)
         except BaseException as exc:
             scratch.unlink(missing_ok=True)  # a failed dump leaves nothing behind
@@ -90,37 +161,40 @@ class PostgresBackups(SqlBackups):
             raise
         return path.stat().st_size
 
-    def restore_from(self, path: Path) -> None:
+    def restore_from(self, path: Path) -> str:
         if not path.is_file():
             raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
         refuse_the_other_backends(path, PG_DUMP_MAGIC)
-        contents = self._run([_tool("pg_restore"), "--list", str(path)], field="restore", database=False)
+        contents = self._contents(path)
         kept = "".join(line + "\n" for line in contents.splitlines() if not _EXTENSION_ENTRY.match(line))
         dumped = {m.group(1) for m in map(_TABLE_ENTRY.match, contents.splitlines()) if m}
         with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
             listing.write(kept)
             listing.flush()
-            self._restore(str(path), listing.name, "".join(f"DROP TABLE IF EXISTS {_quoted(t)} CASCADE;\n"
-                                                           for t in self._tables() if t not in dumped))
+            self._restore(path, listing.name, "".join(f"DROP TABLE IF EXISTS {_quoted(t)} CASCADE;\n"
+                                                      for t in self._tables() if t not in dumped))
+        return _created_at(contents, path)
 
     def _tables(self) -> list[str]:
         with self.db.connection() as conn:
             return [row[0] for row in conn.execute(
                 "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
 
-    def _restore(self, dump: str, listing: str, drops: str) -> None:
+    def _restore(self, dump: Path, listing: str, drops: str) -> None:
         """pg_restore's script run by psql in one transaction, after ``drops``: the tables this store has and the
         dump has not (a backup an older version made, restored over a store this version made or upgraded),
         whose keys into the dump's tables would fail the dump's own --clean. The transaction commits only once
-        pg_restore has written its whole script: a script cut short (pg_restore failed) is rolled back."""
-        url, env = _without_password(self.db.url)
-        with tempfile.TemporaryFile() as restore_errors, tempfile.TemporaryFile() as psql_errors:
+        pg_restore has written its whole script: a script cut short (pg_restore failed) is rolled back, and
+        named by pg_restore's failure (the file damaged or incomplete), not by psql's of the half row it got."""
+        killed = False
+        with connection(self.db.url) as (dbname, env), tempfile.TemporaryFile() as restore_errors, \
+                tempfile.TemporaryFile() as psql_errors:
             psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1",
-                                     "--dbname", url], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     "--dbname", dbname], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                     stderr=psql_errors, env=env)
             script = subprocess.Popen([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--use-list",
-                                       listing, "--file", "-", dump], stdout=subprocess.PIPE, stderr=restore_errors,
-                                      env=env)
+                                       listing, "--file", "-", str(dump)], stdout=subprocess.PIPE,
+                                      stderr=restore_errors, env=env)
             assert psql.stdin is not None and script.stdout is not None
             try:
                 psql.stdin.write(("BEGIN;\n" + drops).encode("utf-8"))
@@ -130,15 +204,21 @@ class PostgresBackups(SqlBackups):
                     psql.stdin.write(b"COMMIT;\n")
             except BrokenPipeError:  # psql stopped at an error: its transaction is rolled back
                 script.kill()
+                killed = True
             finally:
                 script.stdout.close()
                 with contextlib.suppress(BrokenPipeError):
                     psql.stdin.close()
             made, ran = script.wait(timeout=TOOL_TIMEOUT_S), psql.wait(timeout=TOOL_TIMEOUT_S)
-            for name, code, errors in (("psql", ran, psql_errors), ("pg_restore", made, restore_errors)):
-                if code != 0:
-                    errors.seek(0)
-                    lines = [line for line in errors.read().decode("utf-8", "replace").splitlines() if line.strip()]
-                    said = next((line for line in lines if "ERROR:" in line), lines[0] if lines else code)
-                    raise InvalidArgument("restore", f"{name} failed ({said}); see docs/operations.md, "
-                                                     "'Backup and restore'")
+            restore_errors.seek(0)
+            restore_said = _first_error(restore_errors.read().decode("utf-8", "replace"), made)
+            psql_errors.seek(0)
+            psql_said = _first_error(psql_errors.read().decode("utf-8", "replace"), ran)
+        if made != 0 and not killed:  # pg_restore's own failure: what psql then said is of a script cut short
+            damaged = _damaged(dump, restore_said)
+            if damaged is not None:
+                raise damaged
+        for name, code, said in (("psql", ran, psql_said), ("pg_restore", made, restore_said)):
+            if code != 0:
+                raise InvalidArgument("restore", f"{name} failed ({said}); see docs/operations.md, "
+                                                 "'Backup and restore'")

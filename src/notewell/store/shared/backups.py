@@ -2,7 +2,9 @@
 which is each backend's own (SQLite's online backup API; PostgreSQL's pg_dump and pg_restore).
 
 The record lives in the store it describes, so ``notewell doctor`` can say how old the last backup is; it is
-not carried by an export (store/shared/tables.py): it is this store's history, not its data.
+not carried by an export (store/shared/tables.py): it is this store's history, not its data. Nor by a restore:
+a backup holds its source's records (of backups since moved or deleted, say), so after a restore the store's
+record is the backup it was restored from alone (its time and the file restored), as the doctor should report.
 """
 
 from __future__ import annotations
@@ -52,17 +54,26 @@ class SqlBackups(ABC):
         dialect.migrate("backups", dialect.rendered(MIGRATIONS))
 
     @abstractmethod
-    def copy_to(self, path: Path) -> int:
-        """A consistent copy of the whole store at ``path`` (a new file), taken while others read and write;
-        its size in bytes."""
+    def copy_to(self, path: Path, at: str) -> int:
+        """A consistent copy of the whole store at ``path`` (a new file), taken while others read and write and
+        holding the writes acknowledged before ``at``; its size in bytes. The copy keeps ``at``, which
+        restore_from gives back."""
 
     @abstractmethod
-    def restore_from(self, path: Path) -> None:
-        """Replace the whole store by the copy at ``path``."""
+    def restore_from(self, path: Path) -> str:
+        """Replace the whole store by the copy at ``path``; the time the copy was taken (the stored form)."""
 
     def record(self, backup: BackupRecord) -> None:
         with self.sql.transaction() as conn:
             conn.execute("INSERT INTO backups (at, path, bytes) VALUES (?, ?, ?) ON CONFLICT (at) DO NOTHING",
+                         (backup.at, backup.path, backup.bytes))
+
+    def restored(self, backup: BackupRecord) -> None:
+        """The store's record after a restore: the backup it was restored from alone (the copy brought back its
+        source's records)."""
+        with self.sql.transaction() as conn:
+            conn.execute("DELETE FROM backups")
+            conn.execute("INSERT INTO backups (at, path, bytes) VALUES (?, ?, ?)",
                          (backup.at, backup.path, backup.bytes))
 
     def latest(self) -> BackupRecord | None:

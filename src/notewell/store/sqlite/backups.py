@@ -7,12 +7,14 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
 
 from notewell.errors import InvalidArgument, StoreDamaged, file_refusal
 from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
 from notewell.store.sqlite.database import SqliteDatabase, damaged
 from notewell.store.sqlite.dialect import SqliteDialect
+from notewell.timestamps import iso
 
 
 def _checked(conn: sqlite3.Connection, path: Path, field: str) -> None:
@@ -26,6 +28,18 @@ def _checked(conn: sqlite3.Connection, path: Path, field: str) -> None:
     if not ok or not ours:
         raise InvalidArgument(field, f"{path} is {'damaged' if not ok else 'not a Notewell store'}; name a file "
                                      "'notewell backup' wrote")
+
+
+def _taken_at(copy: sqlite3.Connection, path: Path) -> str:
+    """When the copy was taken: its own backup record (copy_to writes it, its size 0: no other record has that
+    size); of a copy an earlier version made (its records are its source's), the file's modification time."""
+    try:
+        row = copy.execute("SELECT max(at) FROM backups WHERE bytes = 0").fetchone()
+    except sqlite3.OperationalError:  # no backups table
+        row = None
+    if row is not None and row[0] is not None:
+        return str(row[0])
+    return iso(datetime.fromtimestamp(path.stat().st_mtime, UTC))
 
 
 def _private_file(path: Path) -> None:
@@ -58,9 +72,11 @@ class SqliteBackups(SqlBackups):
         self.db = db
         super().__init__(SqliteDialect(db))
 
-    def copy_to(self, path: Path) -> int:
+    def copy_to(self, path: Path, at: str) -> int:
         """The copy is written to ``path``.part and renamed when whole; a copy that fails (its disk full, say)
-        leaves nothing behind, and a refusal of its disk is named as such."""
+        leaves nothing behind, and a refusal of its disk is named as such. Its own backup records are its
+        record alone (``at``, ``path``; its size is not known yet: 0), which a restore reads for the time it
+        was taken: the source's records (of other backups) are not the copy's to bring back."""
         scratch = path.with_name(path.name + ".part")
         try:
             _private_file(scratch)
@@ -68,6 +84,10 @@ class SqliteBackups(SqlBackups):
             try:
                 self.db.conn.backup(copy)  # pages=-1: every page in one step, one snapshot
                 copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+                copy.execute("BEGIN")
+                copy.execute("DELETE FROM backups")
+                copy.execute("INSERT INTO backups (at, path, bytes) VALUES (?, ?, 0)", (at, str(path.resolve())))
+                copy.execute("COMMIT")
                 found = copy.execute("PRAGMA quick_check").fetchone()[0]
                 if found != "ok":  # the store's own pages: no backup of it is whole
                     raise StoreDamaged(self.db.path, f"a copy of it fails SQLite's quick_check: {found}")
@@ -90,13 +110,14 @@ class SqliteBackups(SqlBackups):
             raise
         return path.stat().st_size
 
-    def restore_from(self, path: Path) -> None:
+    def restore_from(self, path: Path) -> str:
         if not path.is_file():
             raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
         refuse_the_other_backends(path, SQLITE_MAGIC)
         copy = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         try:
             _checked(copy, path, "file")
+            at = _taken_at(copy, path)
             page_size = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
             if copy.execute("PRAGMA page_size").fetchone()[0] == page_size:
                 copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
@@ -105,3 +126,4 @@ class SqliteBackups(SqlBackups):
                     sized.backup(self.db.conn)
         finally:
             copy.close()
+        return at
