@@ -10,6 +10,7 @@ import pytest
 from typer.testing import Result
 
 from conftest import make_vault, run_cli, runtime_over
+from notewell.errors import Unauthenticated
 from notewell.store import open_store
 
 
@@ -171,7 +172,8 @@ def test_token_mint_list_revoke(cli: Cli) -> None:
     secret = minted.pop("token")
     assert secret.startswith("nw_") and len(secret) >= 3 + 13 + 43
     assert minted == {"id": minted["id"], "user": "ada@example.com", "name": "cursor",
-                      "scopes": ["knowledge:read", "memory:read"], "project": "apollo",
+                      "scopes": ["knowledge:read", "memory:read"],
+                      "mintedScopes": ["knowledge:read", "memory:read"], "project": "apollo",
                       "createdAt": minted["createdAt"], "expiresAt": minted["expiresAt"], "lastUsedAt": None,
                       "revokedAt": None, "state": "active"}
     store = open_store(str(cli.db))
@@ -216,11 +218,100 @@ def test_token_errors(cli: Cli) -> None:
     assert cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--project", "nowhere") == (
         "error: --project: no project has the id nowhere; see 'notewell project list'")
     assert cli.error(*mint, "bob@example.com", "--scopes", "knowledge:read").startswith("error: --user: No user")
-    assert cli.error("token", "revoke", "abc").startswith("error: ID: No token with id abc")
+    assert cli.error("token", "revoke", "abc") == (
+        "error: ID: that is not a token id (a token id is the 12 hex characters after nw_ in the secret, shown by "
+        "the token list); the text given is not shown; see 'notewell token list'")
     assert "cannot see project apollo" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read",
                                                     "--project", "apollo")
     assert "--expires" in cli.error(*mint, "ada@example.com", "--scopes", "knowledge:read", "--expires", "1 year")
     assert "No token with id 000000000000" in cli.error("token", "revoke", "000000000000")
+
+
+def _authenticates(cli: Cli | TokenCli, secret: str) -> bool:
+    store = open_store(str(cli.db))
+    try:
+        runtime_over(store, cli.vault).authentication.authenticate(secret)
+        return True
+    except Unauthenticated:
+        return False
+    finally:
+        store.close()
+
+
+def test_a_secret_given_to_revoke_in_any_wrapping_is_never_repeated_and_a_whole_one_is_revoked(cli: Cli) -> None:
+    cli.json("user", "add", "ada@example.com", "--role", "member")
+    mint = ("token", "mint", "--user", "ada@example.com", "--scopes", "knowledge:read")
+    secrets_ = [str(cli.json(*mint)["token"]) for _ in range(4)]  # type: ignore[index]
+    ids = [s[3:15] for s in secrets_]
+    wrapped = [f"Bearer {secrets_[0]}", f"'{secrets_[1]}'", f"NOTEWELL_TOKEN={secrets_[2]}",
+               f' "Authorization: Bearer {secrets_[3]}" ']
+    for given, token_id, secret in zip(wrapped, ids, secrets_, strict=True):
+        assert _authenticates(cli, secret)
+        done = cli("token", "revoke", given)
+        assert done.exit_code == 0, done.stderr
+        assert done.stdout == f"Token {token_id} is revoked\n"  # names the token it revoked
+        assert secret[15:] not in done.stdout + done.stderr
+        assert not _authenticates(cli, secret)  # found by its hash, as a sign-in finds it
+    random_part = secrets_[0][16:]
+    for given in (secrets_[0][:30], f"Bearer {secrets_[0][:30]}", random_part, f"nw_{ids[0]}_", "nw_x",
+                  "Bearer", secrets_[0] + "!" * 3 + secrets_[1], f"{secrets_[0]} {secrets_[1]}", "3F9A0C1B2D4E"):
+        refused = cli.error("token", "revoke", given)
+        assert refused.startswith("error: ID: ") and refused.endswith("; see 'notewell token list'")
+        assert given.strip() not in refused and random_part[:8] not in refused, refused
+        assert "the text given is not shown" in refused or "(not shown here)" in refused
+    forged = secrets_[0][:-4] + ("AAAA" if not secrets_[0].endswith("AAAA") else "BBBB")
+    refused = cli.error("token", "revoke", f"Bearer {forged}")
+    assert "No token has the secret given (not shown here)" in refused and forged[16:] not in refused
+    json_revoked = cli.json("token", "revoke", f"NOTEWELL_TOKEN={secrets_[3]}")  # revoked twice: no change
+    assert json_revoked["id"] == ids[3] and json_revoked["state"] == "revoked"  # type: ignore[index]
+
+
+class TokenCli(Cli):
+    def __init__(self, vault: Path, db: str) -> None:
+        self.vault, self.db = vault, db  # type: ignore[assignment]
+
+
+@pytest.fixture
+def token_cli(tmp_path: Path, store_url: str) -> TokenCli:
+    """The CLI over a fresh store of each backend."""
+    return TokenCli(make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"}), store_url)
+
+
+def test_token_list_and_doctor_show_what_a_tokens_next_call_meets(token_cli: TokenCli) -> None:
+    cli = token_cli
+    cli.json("user", "add", "ada@example.com", "--role", "admin")
+    cli.json("user", "add", "bo@example.com", "--role", "member")
+    mint = ("token", "mint", "--scopes")
+    ada = cli.json(*mint, "knowledge:read,admin", "--user", "ada@example.com")
+    bo = cli.json(*mint, "knowledge:read,memory:read", "--user", "bo@example.com")
+    assert isinstance(ada, dict) and isinstance(bo, dict)
+    assert ada["scopes"] == ada["mintedScopes"] == ["knowledge:read", "admin"]
+    doctor = {c["check"]: c for c in cli.json("doctor")}  # type: ignore[union-attr]
+    assert doctor["tokens"]["found"] == "2 active tokens"
+    cli.json("user", "deactivate", "bo@example.com")
+    cli.json("user", "role", "ada@example.com", "member")
+    assert not _authenticates(cli, str(bo["token"]))
+    assert _authenticates(cli, str(ada["token"]))
+    listed = {t["id"]: t for t in cli.json("token", "list")}  # type: ignore[union-attr]
+    assert listed[bo["id"]]["state"] == "user deactivated"
+    assert listed[bo["id"]]["scopes"] == ["knowledge:read", "memory:read"]
+    assert listed[ada["id"]]["state"] == "active"
+    assert listed[ada["id"]]["scopes"] == ["knowledge:read"]  # what the role allows from the next call
+    assert listed[ada["id"]]["mintedScopes"] == ["knowledge:read", "admin"]
+    table = cli("token", "list")
+    assert table.exit_code == 0
+    rows = {line.split("\t")[0]: line.split("\t") for line in table.stdout.splitlines()}
+    assert rows[str(bo["id"])][-1] == "user deactivated"
+    assert rows[str(ada["id"])][3] == "knowledge:read (minted also admin, which a member may not hold)"
+    assert rows[str(ada["id"])][-1] == "active"
+    doctor = {c["check"]: c for c in cli.json("doctor")}  # type: ignore[union-attr]
+    assert doctor["tokens"]["found"] == "1 active tokens; 1 more of deactivated users fail until they are reactivated"
+    cli.json("token", "revoke", str(ada["id"]))
+    doctor = {c["check"]: c for c in cli.json("doctor")}  # type: ignore[union-attr]
+    assert doctor["tokens"]["status"] == "warn" and doctor["tokens"]["found"].startswith("no active token")
+    cli.json("user", "activate", "bo@example.com")
+    assert _authenticates(cli, str(bo["token"]))
+    assert cli.json("token", "list", "--user", "bo@example.com")[0]["state"] == "active"  # type: ignore[index]
 
 
 def test_the_audit_log_records_every_change(cli: Cli) -> None:

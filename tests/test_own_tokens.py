@@ -130,6 +130,22 @@ def test_hidden_and_missing_answer_alike(env: Env) -> None:
     assert str(hidden_project.value).replace("zeta", "P") == str(missing_project.value).replace("nope", "P")
 
 
+def test_a_secret_given_as_an_id_is_never_repeated(env: Env) -> None:
+    """DELETE and GET /me/tokens/{id} and the web page's revoke answer a text that is not a token id, a secret
+    in it or not, without repeating it (a token id alone is repeated)."""
+    ada = env.principal("ada@example.com")
+    minted = env.own.mint(ada, ["memory:read"])
+    secret = minted.secret
+    for given in (secret, f"Bearer {secret}", secret[:30], secret[16:]):
+        for call in (env.own.revoke, env.own.get):
+            with pytest.raises(NotFound) as refused:
+                call(ada, given)
+            assert secret[16:24] not in str(refused.value) and "the text given is not shown" in str(refused.value)
+    assert env.rt.authentication.authenticate(secret).token_id == minted.token.id  # nothing was revoked
+    with pytest.raises(NotFound, match=r"^Not found: token 000000000000$"):
+        env.own.revoke(ada, "000000000000")
+
+
 def test_the_local_owner_and_deactivated_users_have_no_own_tokens(env: Env) -> None:
     with pytest.raises(Forbidden, match="local owner"):
         env.own.list(LOCAL_OWNER)

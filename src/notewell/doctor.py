@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from notewell.access.policy import token_state_now
 from notewell.config import INDEX_DIR_NAME, Settings, load_settings
 from notewell.errors import NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
@@ -210,12 +211,16 @@ def _indexed(store: Store, scan: ScanResult | None) -> Check:
 
 def _tokens(store: Store) -> Check:
     now = now_iso()
-    active = [t for t in store.identity.tokens() if t.state(now) == "active"]
+    users = {u.id: u for u in store.identity.users()}
+    states = [token_state_now(t, users.get(t.user_id), now) for t in store.identity.tokens()]
+    active = [s for s in states if s == "active"]  # as their next call meets them: a deactivated user's fail
+    idle = states.count("user deactivated")
+    held = f"; {idle} more of deactivated users fail until they are reactivated" if idle else ""
     if not active:
-        return Check("tokens", "warn", "no active token: no HTTP client can connect",
+        return Check("tokens", "warn", f"no active token: no HTTP client can connect{held}",
                      "`make serve` (or `notewell quickstart`) makes one for a local admin; or `notewell user add "
                      "EMAIL --role member` then `notewell token mint --user EMAIL --scopes knowledge:read`")
-    return Check("tokens", "ok", f"{len(active)} active tokens")
+    return Check("tokens", "ok", f"{len(active)} active tokens{held}")
 
 
 def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check:

@@ -20,7 +20,15 @@ from notewell.access.audit import AuditTrail
 from notewell.access.authentication import user_principal
 from notewell.access.authorization import Authorization
 from notewell.access.principal import LOCAL_OWNER, Principal
-from notewell.access.token_secrets import expiry_from, mint_secret, secret_matches, token_id_of
+from notewell.access.token_secrets import (
+    TOKEN_ID_HELP,
+    expiry_from,
+    is_token_id,
+    mint_secret,
+    secret_matches,
+    secrets_in,
+    token_id_of,
+)
 from notewell.errors import ConfigError, Conflict, Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import (
     HOME_PREFIX,
@@ -67,6 +75,27 @@ def _text(field: str, value: str | None, limit: int) -> str | None:
 class MintedToken:
     secret: str  # shown once; never stored, logged or audited
     token: TokenRecord
+
+
+@dataclass(frozen=True)
+class TokenStanding:
+    """A token as its next call finds it: ``state`` and ``scopes`` are what authentication gives it now (its
+    user deactivated: no call; scopes its user's role no longer allows: cut), ``lost`` the minted scopes cut."""
+
+    token: TokenRecord
+    email: str
+    role: str | None
+    state: policy.TokenState
+    scopes: tuple[str, ...]
+    lost: tuple[str, ...]
+
+
+def token_standing(token: TokenRecord, user: User | None, now: str | None = None) -> TokenStanding:
+    scopes = policy.token_scopes_now(user.role, token.scopes) if user is not None else ()
+    return TokenStanding(token=token, email=user.email if user is not None else token.user_id,
+                         role=user.role if user is not None else None,
+                         state=policy.token_state_now(token, user, now or now_iso()), scopes=scopes,
+                         lost=tuple(s for s in token.scopes if s not in scopes))
 
 
 class Administration:
@@ -331,17 +360,39 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         return self.identity.tokens(self.user(p, email).id if email else None)
 
+    def token_standings(self, p: Principal, email: str | None = None) -> list[TokenStanding]:
+        """The tokens (of one user, or everyone's) with the state and scopes their next call meets."""
+        tokens = self.tokens(p, email)
+        users = {u.id: u for u in self.identity.users()}
+        now = now_iso()
+        return [token_standing(t, users.get(t.user_id), now) for t in tokens]
+
+    def standing(self, p: Principal, token: TokenRecord) -> TokenStanding:
+        """One token with the state and scopes its next call meets."""
+        self.authorization.authorize(p, "access:manage")
+        return token_standing(token, self.identity.user(token.user_id))
+
     def _named_token(self, given: str) -> TokenRecord:
-        """The token ``given`` names: its id, or its whole secret (a leaked token pasted as it was found), which
-        is never repeated in an answer, found or not."""
-        inner = token_id_of(given)
-        if inner is None:
-            token = self.identity.token(given)
+        """The token ``given`` names: its id, or its whole secret (a leaked token pasted as it was found: alone,
+        quoted, after ``Bearer ``, as ``NAME=<secret>``), found by its hash as a sign-in finds it. Only a token
+        id is ever repeated in an answer: any other text may hold a secret, or part of one."""
+        text = given.strip()
+        if is_token_id(text):
+            token = self.identity.token(text)
             if token is None:
-                raise NotFound(f"No token with id {given}", field="id", remedy="list-tokens")
+                raise NotFound(f"No token with id {text}", field="id", remedy="list-tokens")
             return token
-        found = self.identity.token_with_hash(inner)
-        if found is None or not secret_matches(given, found[1]):
+        found_secrets = secrets_in(text)
+        if len(found_secrets) > 1:
+            raise NotFound("that holds more than one token secret; give one at a time (the text given is not "
+                           "shown)", field="id", remedy="list-tokens")
+        if not found_secrets:
+            raise NotFound(f"that is not a token id ({TOKEN_ID_HELP}); the text given is not shown",
+                           field="id", remedy="list-tokens")
+        secret = found_secrets.pop()
+        inner = token_id_of(secret)
+        found = self.identity.token_with_hash(inner) if inner else None
+        if found is None or not secret_matches(secret, found[1]):
             raise NotFound("No token has the secret given (not shown here); give its id from the token list",
                            field="id", remedy="list-tokens")
         return found[0]

@@ -19,7 +19,7 @@ from notewell.access.administration import MintedToken
 from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization, not_found
 from notewell.access.principal import Principal
-from notewell.access.token_secrets import expiry_from, mint_secret
+from notewell.access.token_secrets import TOKEN_ID_HELP, expiry_from, is_token_id, mint_secret
 from notewell.errors import Forbidden, InvalidArgument, NotFound
 from notewell.records.identity import TokenRecord
 from notewell.store.base import IdentityRepository
@@ -62,10 +62,13 @@ class OwnTokenService:
         """One of the caller's tokens that the calling token reaches; another person's, or a wider one of the
         caller's, is NotFound, as a missing one is."""
         user_id = self._user_id(p)
-        token = self.identity.token(token_id.strip())
+        given = token_id.strip()
+        token = self.identity.token(given) if is_token_id(given) else None
         if (token is None or token.user_id != user_id
                 or not policy.reaches_own_token(p, token.id, token.scopes, token.project_id)):
-            raise NotFound(f"Not found: token {token_id.strip()}")
+            if not is_token_id(given):  # it may hold a secret, or part of one: never repeated
+                raise NotFound(f"Not found: that is not a token id ({TOKEN_ID_HELP}); the text given is not shown")
+            raise NotFound(f"Not found: token {given}")
         return token
 
     def mint(self, p: Principal, scopes: Iterable[str], *, project_id: str | None = None, name: str = "",

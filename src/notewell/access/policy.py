@@ -39,7 +39,7 @@ from typing import Literal
 
 from notewell.access.principal import SCOPES, Principal
 from notewell.errors import Forbidden, InvalidArgument
-from notewell.records.identity import ROLES, GrantLevel, Project, Role
+from notewell.records.identity import ROLES, GrantLevel, Project, Role, TokenRecord, User
 
 Action = Literal[
     "project:see",  # the project exists for p (binding a token to it); no scope needed
@@ -271,6 +271,24 @@ def default_token_scopes(p: Principal) -> tuple[str, ...]:
     """What a new token of p's holds unless p chooses: every grantable scope but admin and knowledge:write,
     which are asked for (an agent changes the team's documents only when its person chose that)."""
     return tuple(s for s in grantable_scopes(p) if s not in ASKED_FOR_SCOPES)
+
+
+TokenState = Literal["active", "revoked", "expired", "user deactivated"]
+
+
+def token_scopes_now(role: Role, scopes: Iterable[str]) -> tuple[str, ...]:
+    """The scopes a token minted with ``scopes`` can use at its next call: those its user's role still allows
+    (authentication cuts them so at every call), in the order minted."""
+    return tuple(s for s in scopes if s in ROLE_SCOPES[role])
+
+
+def token_state_now(token: TokenRecord, user: User | None, now: str) -> TokenState:
+    """What the token's next call meets: revoked or expired (for good), its user deactivated (until
+    reactivated), else active, as ``Authentication.authenticate`` decides it."""
+    state = token.state(now)
+    if state == "active" and (user is None or not user.active):
+        return "user deactivated"
+    return state
 
 
 def reaches_own_token(p: Principal, token_id: str, scopes: Iterable[str], project_id: str | None) -> bool:

@@ -23,9 +23,12 @@ TOKEN_PREFIX = "nw_"
 TOKEN_ID_HEX_DIGITS = 12
 SECRET_BYTES = 32  # 256 bits
 _SECRET_SHAPE = re.compile(r"^nw_([0-9a-f]{12})_([A-Za-z0-9_-]{43,})$")
+_SECRET_INSIDE = re.compile(r"(?<![A-Za-z0-9_-])nw_[0-9a-f]{12}_[A-Za-z0-9_-]{43,}(?![A-Za-z0-9_-])")
+_TOKEN_ID_SHAPE = re.compile(r"^[0-9a-f]{12}$")
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 MAX_LIFETIME_DAYS = 3660
+TOKEN_ID_HELP = "a token id is the 12 hex characters after nw_ in the secret, shown by the token list"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,18 @@ def token_id_of(secret: str) -> str | None:
     """The token id inside a well-formed secret, else None."""
     match = _SECRET_SHAPE.match(secret)
     return match.group(1) if match else None
+
+
+def secrets_in(text: str) -> set[str]:
+    """The whole, well-formed secrets inside ``text`` as a person pastes one: alone, quoted, after ``Bearer ``
+    or ``Authorization:``, as ``NOTEWELL_TOKEN=<secret>``."""
+    return set(_SECRET_INSIDE.findall(text))
+
+
+def is_token_id(text: str) -> bool:
+    """Whether ``text`` has a token id's shape (12 lowercase hex digits): the one text naming a token that an
+    answer may repeat. Anything else may hold a secret, or part of one, and is never shown back."""
+    return _TOKEN_ID_SHAPE.match(text) is not None
 
 
 def secret_matches(secret: str, stored_hash: str) -> bool:

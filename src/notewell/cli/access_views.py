@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from notewell.records.identity import AuditEntry, Grant, Project, TokenRecord, User
-from notewell.timestamps import now_iso
+from notewell.access.administration import TokenStanding
+from notewell.records.identity import AuditEntry, Grant, Project, User
 
 
 def user_json(user: User) -> dict[str, object]:
@@ -21,11 +21,22 @@ def grant_json(grant: Grant, email: str) -> dict[str, object]:
     return {"user": email, "project": grant.project_id, "level": grant.level}
 
 
-def token_json(token: TokenRecord, email: str) -> dict[str, object]:
-    """A token without its secret (the store does not have it)."""
-    return {"id": token.id, "user": email, "name": token.name, "scopes": list(token.scopes),
-            "project": token.project_id, "createdAt": token.created_at, "expiresAt": token.expires_at,
-            "lastUsedAt": token.last_used_at, "revokedAt": token.revoked_at, "state": token.state(now_iso())}
+def token_json(standing: TokenStanding) -> dict[str, object]:
+    """A token without its secret (the store does not have it): ``state`` and ``scopes`` as its next call meets
+    them (its user deactivated, the scopes its user's role no longer allows cut), ``mintedScopes`` as minted."""
+    token = standing.token
+    return {"id": token.id, "user": standing.email, "name": token.name, "scopes": list(standing.scopes),
+            "mintedScopes": list(token.scopes), "project": token.project_id, "createdAt": token.created_at,
+            "expiresAt": token.expires_at, "lastUsedAt": token.last_used_at, "revokedAt": token.revoked_at,
+            "state": standing.state}
+
+
+def token_scopes_cell(standing: TokenStanding) -> str:
+    """The scopes a token can use, and the minted ones its user's role no longer allows, said so."""
+    usable = " ".join(standing.scopes) or "none"
+    if not standing.lost:
+        return usable
+    return f"{usable} (minted also {' '.join(standing.lost)}, which a {standing.role or 'user'} may not hold)"
 
 
 def audit_json(entry: AuditEntry, email: str | None) -> dict[str, object]:

@@ -7,10 +7,9 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.access_views import token_json
+from notewell.cli.access_views import token_json, token_scopes_cell
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
 from notewell.cli.rows import Col, show_rows
-from notewell.timestamps import now_iso
 
 BY_USER = {"email": "--user"}  # the user is named by --user here, not as the EMAIL argument
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
@@ -34,7 +33,7 @@ def token_mint(
                                       expires=expires)
         owner = rt.administration.user(LOCAL_OWNER, user)
         if json_out:
-            print_json({"token": minted.secret, **token_json(minted.token, owner.email)})
+            print_json({"token": minted.secret, **token_json(rt.administration.standing(LOCAL_OWNER, minted.token))})
             return
         t = minted.token
         err_console.print(f"Token {t.id} for {owner.email}: {', '.join(t.scopes)}"
@@ -49,16 +48,14 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
                vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """List tokens (never their secrets)."""
     with runtime(vault, db, arguments=BY_USER) as rt:
-        tokens = rt.administration.tokens(LOCAL_OWNER, user)
-        emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
+        standings = rt.administration.token_standings(LOCAL_OWNER, user)
         if json_out:
-            print_json([token_json(t, emails.get(t.user_id, t.user_id)) for t in tokens])
+            print_json([token_json(s) for s in standings])
             return
-        now = now_iso()
         show_rows([Col("id", whole=True), Col("user", whole=True), Col("name"), Col("scopes"),
                    Col("project", whole=True), Col("expires"), Col("last used"), Col("state")],
-                  [(t.id, emails.get(t.user_id, t.user_id), t.name, " ".join(t.scopes), t.project_id,
-                    t.expires_at or "never", t.last_used_at, t.state(now)) for t in tokens],
+                  [(s.token.id, s.email, s.token.name, token_scopes_cell(s), s.token.project_id,
+                    s.token.expires_at or "never", s.token.last_used_at, s.state) for s in standings],
                   empty=f"No tokens{' of ' + user if user else ''}; mint one with 'notewell token mint'")
 
 
@@ -71,7 +68,6 @@ def token_revoke(token_id: Annotated[str, typer.Argument(
     with runtime(vault, db) as rt:
         token = rt.administration.revoke_token(LOCAL_OWNER, token_id)
         if json_out:
-            emails = {u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
-            print_json(token_json(token, emails.get(token.user_id, token.user_id)))
+            print_json(token_json(rt.administration.standing(LOCAL_OWNER, token)))
         else:
             console.print(f"Token {token.id} is revoked", highlight=False, markup=False)
