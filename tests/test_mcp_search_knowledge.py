@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_world import World, connect
+from notewell.mcp.server import FORBIDDEN
 
 pytestmark = pytest.mark.anyio
 TOOL = "search_knowledge"
@@ -51,8 +52,9 @@ async def test_listed_with_knowledge_read_only(mcp_url: str, mcp_world: World) -
         assert tool.input_schema["required"] == ["query"] and tool.annotations.read_only_hint  # type: ignore[union-attr]
     async with connect(mcp_url, mcp_world.tokens["no_knowledge"]) as client:  # memory:read alone
         assert TOOL not in [t.name for t in (await client.list_tools()).tools]
-        with pytest.raises(MCPError, match=f"Tool {TOOL} not found"):
+        with pytest.raises(MCPError) as refused:  # the memory toolset's: XMemo's 401/403, naming the scope
             await client.call_tool(TOOL, {"query": "discount"})
+        assert (refused.value.error.code, refused.value.error.data) == (FORBIDDEN, {"scope": "knowledge:read"})
 
 
 async def test_xmemo_shaped_results_from_the_same_document_search(mcp_url: str, mcp_world: World) -> None:
