@@ -123,7 +123,15 @@ def test_restore_refuses_a_store_that_holds_rows_and_a_file_that_is_not_a_backup
     assert not (tmp_path / "new.db").exists()  # no empty store is left where the restore was to be
     assert not list(tmp_path.glob("new.db*")), list(tmp_path.glob("new.db*"))  # nor its lease files (a probe)
     result = run_cli("restore", str(tmp_path / "gone.db"), "--db", str(tmp_path / "left.db"), "--vault", str(vault))
-    assert result.exit_code == 1 and "FILE: " in result.output and not (tmp_path / "left.db").exists()
+    assert result.exit_code == 1 and f"FILE: {tmp_path / 'gone.db'} is not there" in result.output, result.output
+    assert not (tmp_path / "left.db").exists()
+    # a probe: an export given to restore was "not a SQLite database", a missing file "not a backup file"
+    for export in (tmp_path / "x.tar", tmp_path / "x-folder"):
+        assert run_cli("export", str(export), "--db", db, "--vault", str(vault)).exit_code == 0
+        result = run_cli("restore", str(export), "--db", str(tmp_path / "left.db"), "--vault", str(vault))
+        assert result.exit_code == 1 and f"is an export, not a backup; load it with `notewell import {export}`" in \
+            " ".join(result.output.split()), result.output
+        assert not (tmp_path / "left.db").exists()
     result = run_cli("backup", str(tmp_path / "no" / "such" / "b.db"), "--db", db, "--vault", str(vault))
     assert result.exit_code == 1 and not (tmp_path / "no").exists()  # a typo in a folder is never made
     result = run_cli("export", str(tmp_path / "no" / "such"), "--db", db, "--vault", str(vault))

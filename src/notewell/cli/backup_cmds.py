@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tarfile
 from pathlib import Path
 from typing import Annotated
 
@@ -39,8 +40,11 @@ def restore_command(
     vault: VaultOpt = None, db: DbOpt = None,
 ) -> None:
     """Put a backup back: into a new store, or with --replace over one that holds rows."""
+    if (file / "manifest.json").is_file() or (file.is_file() and tarfile.is_tarfile(file)):  # an export
+        raise fail(f"FILE: {file} is an export, not a backup; load it with `notewell import {file}`")
     if not file.is_file():  # before the store is opened: a new one would be left behind, empty
-        raise fail(f"FILE: {file} is not a backup file; name the file `notewell backup` wrote")
+        what = "is not there" if not file.exists() else "is not a file"
+        raise fail(f"FILE: {file} {what}; name the file `notewell backup` wrote")
     with store_removed_on_failure(vault, db), runtime(vault, db, arguments={"file": "FILE"}) as rt:
         rt.backups.restore(LOCAL_OWNER, file, replace=replace)
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)
