@@ -326,3 +326,23 @@ def test_a_revoked_tokens_name_is_confirmed_as_text(served: tuple[Runtime, str])
     with sign_in(base, ADMIN) as (admin, token):
         said = confirmed(admin, f"/admin/tokens/{named.id}/revoke", {"csrf": token})
     assert said == f"Revoked the token &lt;b&gt;ci&lt;/b&gt; ({named.id})."
+
+
+def test_the_admins_token_page_shows_what_each_tokens_next_call_meets(served: tuple[Runtime, str]) -> None:
+    """As `notewell token list` does: a deactivated user's token was `active` with its Revoke button, and a
+    demoted admin's token still showed the admin scope."""
+    rt, base = served
+    rt.administration.add_user(LOCAL_OWNER, "dora@example.com", "admin")
+    demoted = rt.administration.mint_token(LOCAL_OWNER, "dora@example.com", ["knowledge:read", "admin"]).token
+    idle = rt.administration.mint_token(LOCAL_OWNER, ALICE, ["knowledge:read"]).token
+    rt.administration.set_role(LOCAL_OWNER, "dora@example.com", "member")
+    rt.administration.set_user_active(LOCAL_OWNER, ALICE, False)
+    with sign_in(base, ADMIN) as (admin, _token):
+        shown = admin.get("/admin/tokens")
+    assert shown.status_code == 200
+    rows = {m.group(1): m.group(0) for m in re.finditer(r'<tr><td data-label="User">.*?<span class="hint">'
+                                                        r'([0-9a-f]{12})</span>.*?</tr>', shown.text, re.S)}
+    assert "user deactivated" in rows[idle.id] and "Revoke" in rows[idle.id], rows[idle.id]
+    scopes = re.search(r'data-label="Scopes">(.*?)</td>', rows[demoted.id], re.S)
+    assert scopes is not None and unescape(re.sub(r"<[^>]+>", "", scopes.group(1))).split() == [
+        "knowledge:read", "(minted", "also", "admin,", "which", "a", "member", "may", "not", "hold)"], scopes

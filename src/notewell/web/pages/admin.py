@@ -16,7 +16,6 @@ from notewell.access.principal import Principal
 from notewell.access.token_secrets import since_from
 from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
-from notewell.timestamps import now_iso
 from notewell.web.render import page
 from notewell.web.session import base_url, call, checked_form, services, set_message, signed_in, take_message
 
@@ -198,10 +197,9 @@ async def ungrant(request: Request) -> Response:
 async def tokens_page(request: Request) -> Response:
     p = await _manager(request)
     access = services(request).administration
-    tokens = await call(access.tokens, p)
-    emails = {u.id: u.email for u in await call(access.users, p)}
-    return page(request, "admin/tokens.html", p, title="Every token", tokens=list(reversed(tokens)), emails=emails,
-                now=now_iso(), message=await take_message(request))
+    standings = await call(access.token_standings, p)  # as the next call finds each (the CLI's token list too)
+    return page(request, "admin/tokens.html", p, title="Every token", standings=list(reversed(standings)),
+                message=await take_message(request))
 
 
 async def revoke_token(request: Request) -> Response:
