@@ -6,7 +6,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from notewell.access.bookkeeping import Bookkeeping
-from notewell.access.policy import ROLE_SCOPES
+from notewell.access.policy import ROLE_SCOPES, token_scopes_now
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import secret_matches, token_id_of
 from notewell.access.tool_calls import ToolCalls
@@ -68,7 +68,7 @@ class Authentication:
             raise Unauthenticated(f"Unauthenticated: the user of token {token.id} is deactivated")
         if token.last_used_at is None or token.last_used_at < iso(now - TOUCH_INTERVAL):
             self._touch(token.id, iso(now))
-        scopes = frozenset(token.scopes) & ROLE_SCOPES[user.role]
+        scopes = frozenset(token_scopes_now(user.role, token.scopes))
         return Principal(user_id=user.id, email=user.email, handle=user.handle, role=user.role, scopes=scopes,
                          token_id=token.id, bound_project=token.project_id)
 

@@ -254,7 +254,7 @@ class McpGate:
                 text = scope_refusal(tool, needed)
                 log.event("mcp.tool", tool=tool, durMs=0, outcome="error", reason="scope", user=principal.handle,
                           tokenId=principal.token_id)
-                await _send_json(send, 403, {"jsonrpc": "2.0", "id": asked_id if is_request else None, "error": {
+                await _send_json(send, 403, {"jsonrpc": "2.0", "id": asked_id, "error": {
                     "code": FORBIDDEN, "message": text, "data": {"scope": needed}}},
                     f'Bearer realm="notewell", error="insufficient_scope", scope="{needed}", '
                     f'error_description="{text}"')

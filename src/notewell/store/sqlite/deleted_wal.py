@@ -64,12 +64,11 @@ class DeletedWal:
         """Whether the -wal was deleted under this process (``connections``: its open ones); once seen, for good,
         and what it held is copied (again tried, until it is all copied)."""
         if self.gone is None:
-            if not self.store.exists():  # the store itself moved or deleted: its files went together, or the
-                return False  # opening of a connection says so
             there = self.file()
-            self.gone = next((h.wal_file for h in connections() if h.wal_file not in (None, there)), None)
-            if self.gone is None:
-                return False
+            gone = next((h.wal_file for h in connections() if h.wal_file not in (None, there)), None)
+            if gone is None or not self.store.exists():  # (the store itself moved or deleted: its files went
+                return False  # together, or the opening of a connection says so)
+            self.gone = gone
         self._copy(connections)
         return True
 
