@@ -282,6 +282,26 @@ def test_an_import_refuses_a_non_empty_store_a_newer_format_and_a_changed_file(s
     assert result.exit_code == 1 and "is not an empty folder; name a new folder" in result.output
 
 
+@pytest.mark.parametrize(("version", "said"), [
+    ("1", 'version must be the number 1, not the string "1"'),
+    (True, "version must be the number 1, not the boolean true"),
+    (0, "version must be the number 1, not the number 0"),
+    (None, "version is missing (or null)")])
+def test_a_manifest_whose_version_is_no_format_number_names_the_field_and_the_fix(
+        source: Path, tmp_path: Path, version: object, said: str) -> None:
+    """A version written as the string "1" was refused as 'format version 1, newer than this Notewell reads (1)'."""
+    folder = tmp_path / "e"
+    export(str(source), folder)
+    manifest = folder / "manifest.json"
+    manifest.write_text(json.dumps(json.loads(manifest.read_text()) | {"version": version}))
+    target = tmp_path / "target.db"
+    result = run_cli("import", str(folder), "--db", str(target))
+    assert result.exit_code == 1 and result.stdout == "", result.output
+    assert result.stderr.split("\n")[0] == (f"error: import: {manifest}: {said}; write \"version\": 1 (a number, no "
+                                             "quotes), or export again")
+    assert not target.exists()
+
+
 def test_only_the_local_owner_carries_the_store(tmp_path: Path) -> None:
     rt = open_runtime(str(tmp_path), str(tmp_path / "index.db"))
     try:

@@ -115,10 +115,23 @@ def read_manifest(folder: Path) -> dict[str, TableEntry]:
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidArgument("import", f"{path} is not a Notewell export's manifest (format {FORMAT!r})")
     version = data.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:  # (JSON's true is Python's 1)
+        raise InvalidArgument("import", f"{path}: version {_not_a_version(version)}; write \"version\": "
+                                        f"{FORMAT_VERSION} (a number, no quotes), or export again")
+    if version > FORMAT_VERSION:
         raise InvalidArgument("import", f"the export is in format version {version}, newer than this Notewell "
                                         f"reads ({FORMAT_VERSION}); upgrade Notewell, then import it")
     return {name: _entry(name, table) for name, table in data["tables"].items()}
+
+
+def _not_a_version(value: object) -> str:
+    """What is wrong with a manifest's version that is no format's number, naming its JSON kind where the kind is
+    the fault (a string "1" is not the number 1)."""
+    if value is None:
+        return "is missing (or null)"
+    kinds = {str: "the string", bool: "the boolean", float: "the decimal", list: "a list", dict: "an object"}
+    kind = kinds.get(type(value), "the number")
+    return f"must be the number {FORMAT_VERSION}, not {kind} {json.dumps(value, ensure_ascii=False)[:40]}"
 
 
 def _entry(name: str, table: Mapping[str, Any]) -> TableEntry:
