@@ -397,6 +397,39 @@ def test_embed_status_says_how_far_the_queue_has_come(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "semantic = false in notewell.toml" in refused.stderr
 
 
+def test_embed_status_counts_no_session_without_text_as_queued_after_a_close_or_an_import(
+        store_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A session with no text (none at its start, none at its close) is no item to embed, yet its close queued it,
+    and an import queued every session: `embed --status` said "0 of 2 ...; 3 queued", and after the import "0 of 2
+    ...; 4 queued". The store is on each backend, and the import goes to the other one."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    rt = open_runtime(str(vault), store_url)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, DEPLOY, project="apollo")
+        rt.administration.add_user(LOCAL_OWNER, "erin@example.test", "member", handle="erin")
+        erin = rt.authentication.authenticate(
+            rt.administration.mint_token(LOCAL_OWNER, "erin@example.test", ["sessions"]).secret)
+        silent = rt.brain.start_session(erin, prompt="").session.id
+        rt.brain.report_outcome(erin, silent, success=True)
+        rt.brain.start_session(erin, prompt="")  # open, no text yet
+        rt.brain.start_session(erin, prompt="tune the gripper")
+    finally:
+        rt.close()
+    expected = {"vectors": 0, "items": 2, "queued": 2, "failing": 0, "lastError": None, "unavailable": None}
+    status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", store_url)
+    assert json.loads(status.stdout) == expected
+    assert run_cli("export", str(tmp_path / "e"), "--db", store_url).exit_code == 0
+    target = str(request.getfixturevalue("pg_url")) if "://" not in store_url else str(tmp_path / "target.db")
+    imported = run_cli("import", str(tmp_path / "e"), "--db", target)
+    assert imported.exit_code == 0, imported.output
+    status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", target)
+    assert json.loads(status.stdout) == expected
+    done = run_cli("embed", "--json", "--vault", str(vault), "--db", target)
+    assert json.loads(done.stdout) == expected | {"vectors": 2, "queued": 0}
+
+
 CHINESE = "我们的生产数据库是PostgreSQL，部署在法兰克福。"  # "our production database is PostgreSQL, in Frankfurt"
 JAPANESE = "本番環境のデータベースはPostgreSQLです。"
 

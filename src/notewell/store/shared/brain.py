@@ -308,13 +308,14 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
         with self.dialect.transaction() as conn:
             row = conn.execute(
                 "UPDATE brain_sessions SET ended_at = ?, success = ?, user_feedback = ?, sqs = ?, summary = ?"
-                " WHERE id = ? AND ended_at IS NULL RETURNING seq, user_id",
+                " WHERE id = ? AND ended_at IS NULL RETURNING seq, user_id, prompt",
                 (close.ended_at, close.success, close.user_feedback, close.sqs, close.summary,
                  session_id)).fetchone()
             if row is None:
                 return False, None
             self.index(int(row[0]), row[1], texts)
-            conn.execute(QUEUE_ITEM, ("session", int(row[0])))  # its summary changes its meaning: again
+            if row[2] or close.summary:  # its summary changes its meaning: again (still no text: nothing to embed)
+                conn.execute(QUEUE_ITEM, ("session", int(row[0])))
             for more in also:
                 insert_job(conn, more, close.ended_at)
             return True, (insert_job(conn, job, close.ended_at) if job is not None else None)

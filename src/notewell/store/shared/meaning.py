@@ -26,6 +26,9 @@ from notewell.store.shared.migrations import Migration
 
 KINDS = ("memory", "session")
 _LIVE_MEMORY = "deleted_at IS NULL AND superseded_by IS NULL"
+_SESSION_TEXT = "(prompt <> '' OR COALESCE(summary, '') <> '')"
+"""A session with something to embed (``session_text`` of it is not empty): the others are neither queued nor
+counted."""
 
 MIGRATIONS: list[Migration] = [
     (
@@ -178,11 +181,13 @@ class SqlMeaning:
             return int(conn.execute("UPDATE embedding_queue SET next_at = '' WHERE next_at <> ''").rowcount or 0)
 
     def queue_missing(self) -> int:
-        """Queue every live memory and every session that has no vector (after an import); how many."""
+        """Queue every live memory and every session with text that has no vector (after an import), in the
+        caller's transaction if it has one; how many. A session without text was queued too, and counted as queued
+        though never as an item: `notewell embed --status` said more queued than there were items."""
         with self.sql.transaction() as conn:
             queued = 0
             for kind, table, key, live in (("memory", "memories", "id", f" AND {_LIVE_MEMORY}"),
-                                           ("session", "brain_sessions", "seq", "")):
+                                           ("session", "brain_sessions", "seq", f" AND {_SESSION_TEXT}")):
                 queued += int(conn.execute(
                     f"INSERT INTO embedding_queue (kind, item_id, attempts, next_at) SELECT '{kind}', t.{key}, 0, ''"
                     f" FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = '{kind}'"
@@ -204,8 +209,7 @@ class SqlMeaning:
                 " FROM embedding_queue").fetchone()
             vectors = conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
             items = conn.execute(f"SELECT (SELECT count(*) FROM memories WHERE {_LIVE_MEMORY})"
-                                 " + (SELECT count(*) FROM brain_sessions WHERE prompt <> ''"
-                                 " OR COALESCE(summary, '') <> '')").fetchone()[0]  # a session with no text has none
+                                 f" + (SELECT count(*) FROM brain_sessions WHERE {_SESSION_TEXT})").fetchone()[0]
             error = conn.execute("SELECT error FROM embedding_queue WHERE error IS NOT NULL"
                                  " ORDER BY attempts DESC, kind, item_id LIMIT 1").fetchone()
         return QueueState(int(queued), int(failing), int(vectors), int(items), error[0] if error else None)
