@@ -41,7 +41,8 @@ def _show(change: NoteChange, json_out: bool) -> None:
                     "firstLine": change.first_line, "lastLine": change.last_line, "summary": change.summary,
                     "diff": change.diff, "diffTruncated": change.diff_truncated, "journalId": change.journal_id,
                     "movedFrom": change.moved_from, "trash": change.trash,
-                    "unlinked": list(change.unlinked), "relinked": list(change.relinked)})
+                    "unlinked": list(change.unlinked), "relinked": list(change.relinked),
+                    "dangling": list(change.dangling)})
         return
     if change.diff:
         console.print(shown(change.diff), markup=False, highlight=False, end="")
@@ -54,6 +55,8 @@ def _show(change: NoteChange, json_out: bool) -> None:
         console.print(f"  link rewritten: {shown(place)}", markup=False, highlight=False)
     for place in change.unlinked:
         console.print(f"  no longer resolves: {shown(place)}", markup=False, highlight=False)
+    for link in change.dangling:
+        console.print(f"  symbolic link now leads nowhere: {shown(link)}", markup=False, highlight=False)
 
 
 @note_app.command("write")

@@ -24,7 +24,9 @@ from notewell.services.knowledge import READ
 from notewell.store.base import Store
 from notewell.vault.link_resolution import Resolver
 from notewell.vault.link_rewrite import Move
-from notewell.vault.note_links import snippet
+from notewell.vault.links import OUTSIDE_PROJECT
+from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT, snippet
+from notewell.vault.scan import disk_path
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -91,6 +93,18 @@ class LinkService:
         """The documents of ``readable`` projects that link to the document, or by name to a file named one of
         ``names`` (as a link reads a file name: name_key), by path, at most ``limit``."""
         return self.store.links.linking(key, names, readable, limit)
+
+    def crowded(self, readable: list[str], limit: int) -> list[DocKey]:
+        """The documents of ``readable`` projects with more links than the index keeps (MAX_LINKS_PER_DOCUMENT,
+        or exactly as many), by path, at most ``limit``: a link past the bound is in no stored row, so only
+        reading such a document finds it."""
+        return self.store.links.crowded(readable, MAX_LINKS_PER_DOCUMENT, limit)
+
+    def passed_over_symlinks(self, readable: list[str]) -> list[str]:
+        """The vault paths of the symbolic links in ``readable`` projects that the index passed over as leading
+        outside their project (vault/links.py): what names a note of another project from there."""
+        return [disk_path(s.project, s.path) for s in self.store.documents.skipped(OUTSIDE_PROJECT)
+                if s.project in readable]
 
     def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str], is_file: Callable[[str], bool]) -> Move:
         """The documents of ``readable`` projects as they are now, after ``moved_from`` went to ``moved_to``, and

@@ -69,6 +69,7 @@ class NoteChange:
     trash: str | None = None  # a deleted note's copy in the trash (vault-relative)
     unlinked: tuple[str, ...] = ()  # a move: where links to or of the note no longer resolve ("path:line")
     relinked: tuple[str, ...] = ()  # a move: where links to or of the note were rewritten to keep resolving
+    dangling: tuple[str, ...] = ()  # a move: the symbolic links of the vault that led to the note (vault paths)
 
 
 @dataclass(frozen=True)
@@ -166,12 +167,16 @@ class NoteVault:
             raise InvalidArgument("content", f"the note would be {len(data)} bytes, over the {self.max_bytes} byte "
                                              "limit of the vault's index; split it into several notes")
 
-    def put(self, write: Write, target: NotePath, before: bytes | None, after: bytes) -> NoteChange:
-        """Write ``after`` over ``before`` (held under the lock), journal it and index it."""
+    def put(self, write: Write, target: NotePath, before: bytes | None, after: bytes, *,
+            index: bool = True) -> NoteChange:
+        """Write ``after`` over ``before`` (held under the lock), journal it and index it; ``index`` False leaves
+        the indexing to the caller, who indexes many notes in one sync once each is written and journaled (a
+        move's rewritten notes, note_writing.py: one sync instead of one a note)."""
         self.check_size(after)
         self.files.write(target.vault_path, after, checked=True, was=before)
         try:
-            self.indexing.sync_paths([target.vault_path])  # before the journal: see the module's docstring
+            if index:
+                self.indexing.sync_paths([target.vault_path])  # before the journal: see the module's docstring
         finally:
             entry = self._record(write, target, None, before, after)
         return self._answer(entry, target, before, after)

@@ -28,7 +28,9 @@ from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
 from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
 from notewell.vault.link_rewrite import Move, Relinked, relinked
-from notewell.vault.note_links import is_markdown, name_key
+from notewell.vault.links import leading_to
+from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT, is_markdown, name_key
+from notewell.vault.scan import symlinks_below
 
 if TYPE_CHECKING:
     from notewell.access.authorization import Authorization
@@ -166,6 +168,7 @@ class NoteWritingService:
             readable = self.links.readable(p)
             names = sorted({name_key(posixpath.basename(source.rel)), name_key(posixpath.basename(target.rel))})
             linking = self.links.linking(moved_from, names, readable, MOVE_NOTES_READ + 1)
+            crowded = self.links.crowded(readable, MOVE_NOTES_READ + 1)  # links past the index's bound: read whole
             try:
                 change = self.vault.move(write, source, target, data)
             except FileExistsError as err:
@@ -173,10 +176,36 @@ class NoteWritingService:
                                field="new_path") from err
         captured = self.links.linking(moved_to, names, readable, MOVE_NOTES_READ + 1)
         move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
-        outcome = _Relinking(cut=max(len(linking), len(captured)) > MOVE_NOTES_READ, update_links=update_links)
-        for key in sorted({*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], moved_to} - {moved_from}):
+        outcome = _Relinking(cut=max(len(linking), len(captured), len(crowded)) > MOVE_NOTES_READ,
+                             update_links=update_links)
+        read = {*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], *crowded[:MOVE_NOTES_READ], moved_to}
+        for key in sorted(read - {moved_from}):
             self._relink(p, key, move, tool, update_links, target, outcome)
+        outcome.dangling = self._symlinks_to(readable, source)
+        self._index(outcome)
         return outcome.answer(change)
+
+    def _index(self, outcome: _Relinking) -> None:
+        """Index every note the move rewrote, and the symlinks it left dangling (a followed one was a document),
+        in one sync: one transaction, each note read as it is on disk then, so its row matches its file. Each
+        note was written (fsynced, renamed whole) and journaled under its lock before, so a failure here leaves
+        every note whole and journaled, and the answer says they are not indexed yet."""
+        paths = [*outcome.written, *outcome.dangling]
+        if not paths:
+            return
+        try:
+            self.vault.indexing.sync_paths(paths)
+        except (NotewellError, OSError) as err:  # as a note's own write: the store refused, a file vanished
+            outcome.not_indexed = f"{err}"
+
+    def _symlinks_to(self, readable: list[str], moved: NotePath) -> list[str]:
+        """The symbolic links of the vault that led to the note before it moved (now dangling), in the projects
+        p reads: found in a walk of the note's project (no hidden folder, no symlinked folder entered, as the
+        index walks it) and among the links elsewhere the index passed over as leading out of their project.
+        They are named, never re-pointed: Notewell writes no symlink (docs/links.md)."""
+        found = symlinks_below(self.vault.settings.vault.resolve(),
+                               [moved.project, *self.links.passed_over_symlinks(readable)])
+        return leading_to(found, moved.vault_path)
 
     def _relink(self, p: Principal, key: DocKey, move: Move, tool: str, update_links: bool, moved: NotePath,
                 outcome: _Relinking) -> None:
@@ -203,7 +232,8 @@ class NoteWritingService:
                 return found
             if not (self.vault.settings.vault / moved.vault_path).is_file():
                 raise Conflict(f"Conflict: {moved.vault_path} moved again meanwhile")  # its links are now another's
-            written = self.vault.put(Write(p, tool, "edit"), note, data, bom + found.text.encode("utf-8"))
+            written = self.vault.put(Write(p, tool, "edit"), note, data, bom + found.text.encode("utf-8"), index=False)
+            outcome.written.append(note.vault_path)  # indexed with the others once all are written (_index)
             if key == move.moved_to:
                 outcome.version = written.version
             return found
@@ -275,6 +305,9 @@ class _Relinking:
     relinked: list[str] = field(default_factory=list)
     unlinked: list[str] = field(default_factory=list)
     version: str | None = None
+    written: list[str] = field(default_factory=list)  # the notes rewritten, indexed together at the end
+    dangling: list[str] = field(default_factory=list)  # the symlinks that led to the note
+    not_indexed: str | None = None  # why indexing the rewritten notes failed
 
     def mended(self, where: str, found: Relinked | None) -> None:
         if found is not None:
@@ -299,7 +332,18 @@ class _Relinking:
             summary += (f"; {len(self.unlinked)} line{'' if len(self.unlinked) == 1 else 's'} with a link that "
                         f"no longer names what it named ({why}): see unlinked")
         if self.cut:
-            summary += (f"; more than {MOVE_NOTES_READ} notes link to it: only the first {MOVE_NOTES_READ} by path "
-                        "were read")
+            summary += (f"; more than {MOVE_NOTES_READ} notes link to it (or hold more than {MAX_LINKS_PER_DOCUMENT} "
+                        f"links): only the first {MOVE_NOTES_READ} of each by path were read")
+        if self.dangling:
+            count = len(self.dangling)
+            led = ("a symbolic link led to it and now leads" if count == 1
+                   else f"{count} symbolic links led to it and now lead")
+            summary += f"; {led} nowhere: see dangling"
+        if self.not_indexed is not None:
+            count = len(set(self.written))
+            summary += (f"; the {count} rewritten note{'' if count == 1 else 's'} {'is' if count == 1 else 'are'} "
+                        f"written and journaled but not indexed yet ({self.not_indexed}): the next sync of the vault "
+                        "indexes them")
         return replace(change, summary=summary, version=self.version or change.version,
-                       relinked=tuple(self.relinked[:UNLINKED_SHOWN]), unlinked=tuple(self.unlinked[:UNLINKED_SHOWN]))
+                       relinked=tuple(self.relinked[:UNLINKED_SHOWN]), unlinked=tuple(self.unlinked[:UNLINKED_SHOWN]),
+                       dangling=tuple(self.dangling[:UNLINKED_SHOWN]))

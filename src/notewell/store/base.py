@@ -138,6 +138,9 @@ class LinkRepository(Protocol):
         """The documents of ``projects`` that link to the document, or to a file of one of ``names`` (folded
         file names), by path, at most ``limit``."""
         ...
+    def crowded(self, projects: Sequence[str], links: int, limit: int) -> list[DocKey]:
+        """The documents of ``projects`` holding ``links`` links or more, by path, at most ``limit``."""
+        ...
 
 
 class IdentityRepository(Protocol):

@@ -78,3 +78,14 @@ def judge_link(
     if not indexable(parts[-1]) or not target.is_file():
         return NotFollowed(OTHER_TYPE)
     return Followed(source, info.st_size, info.st_mtime_ns)
+
+
+def leading_to(symlinks: dict[str, str], target: str) -> list[str]:
+    """The links of ``symlinks`` (each vault path -> what it names, one hop, as a scan records them) that lead
+    to ``target``: naming it, or naming a link that leads to it; sorted."""
+    found: set[str] = set()
+    frontier = {target}
+    while frontier:
+        frontier = {link for link, named in symlinks.items() if named in frontier and link not in found}
+        found |= frontier
+    return sorted(found)

@@ -345,6 +345,35 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
                         else LinkedFile(project, rel_in_project, size, mtime_ns, source))
 
 
+def symlinks_below(root: Path, paths: Collection[str]) -> dict[str, str]:
+    """Every symbolic link at or below ``paths`` (vault-relative) of the vault at ``root`` (resolved) -> what it
+    names, one hop, as ``ScanResult.symlinks`` has it. Hidden entries are passed over and symlinked folders never
+    entered, as the scan does; no file is opened or stat'ed but the links (a folder's entries say their type), so
+    a project of 10,000 notes costs a listing of its folders."""
+    found: dict[str, str] = {}
+    folders: list[str] = []
+    for rel in paths:
+        if os.path.islink(root / rel):
+            found[rel] = _named_by_link(root, rel)
+        else:
+            folders.append(rel)
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(root / folder))
+        except OSError:  # gone, or not a folder
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            child = f"{folder}/{entry.name}"
+            if entry.is_symlink():
+                found[child] = _named_by_link(root, child)
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(child)
+    return found
+
+
 def _named_by_link(root: Path, link: str) -> str:
     """What the symlink at ``link`` names itself, one hop (vault-relative; "" when outside the vault or
     unreadable): a chain's links are known hop by hop, so a change to one on the way is a change to the first."""

@@ -73,6 +73,10 @@ _CHANGE_OUTPUT = s.tool_output({
                         "move_note: the lines where a link to the note, or of it, was rewritten to keep naming what "
                         f"it named (update_links), at most {UNLINKED_SHOWN}; each rewritten note has a journal "
                         "entry of its own."),
+    "dangling": s.array(s.string("A symbolic link's vault path, project first."),
+                        "move_note: the symbolic links of the vault (in projects you read) that led to the note and "
+                        f"now lead nowhere, at most {UNLINKED_SHOWN}. They are not re-pointed: point them at the new "
+                        "path, or remove them."),
 }, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
 
 
@@ -88,6 +92,8 @@ def change_dict(c: NoteChange) -> JsonObject:
         out["unlinked"] = list(c.unlinked)
     if c.relinked:
         out["relinked"] = list(c.relinked)
+    if c.dangling:
+        out["dangling"] = list(c.dangling)
     return out
 
 

@@ -225,6 +225,18 @@ class SqlLinks:
                           [*params, *target, *hashes, limit])
         return [(str(r[0]), str(r[1])) for r in rows]
 
+    def crowded(self, projects: Sequence[str], links: int, limit: int) -> list[DocKey]:
+        """The documents of ``projects`` that hold ``links`` links or more (one at place ``links`` - 1), by path,
+        at most ``limit``: those an indexer that keeps a document's first ``links`` links may have cut short. Each
+        document of ``projects`` costs one probe of the primary key."""
+        if not projects:
+            return []
+        clause, params = self.dialect.one_of("s.project", list(projects))
+        rows = self._rows(f"SELECT s.project, s.path FROM documents s WHERE {clause} AND EXISTS (SELECT 1 FROM "
+                          "document_links l WHERE l.source_id = s.id AND l.seq = ?) ORDER BY s.project, s.path LIMIT ?",
+                          [*params, links - 1, limit])
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
         if not projects:
             return 0

@@ -1,0 +1,155 @@
+"""Moving a note through the MCP door, on both backends: the notes it rewrites indexed in one sync (and said
+so when that sync fails), the symbolic links it leaves dangling named, and a link past a note's 1,000th (more
+than the index keeps) rewritten all the same (docs/links.md, "A move takes its links along")."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from mcp_world import ServerThread, World, connect, serve_world
+from notes_world import notes_world_on
+from notewell.errors import Unavailable
+from notewell.indexer import IndexReport
+from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT
+from pg import BACKENDS
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from notes_world_on(request, tmp_path_factory.mktemp("moves"))
+
+
+@pytest.fixture(scope="module")
+def server(world: World) -> Iterator[ServerThread]:
+    with serve_world(world) as running:
+        yield running
+
+
+@pytest.fixture
+async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
+    async with connect(server.url, world.tokens["admin_write"]) as client:
+        yield client
+
+
+async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch,
+                  fail_on: str | None = None) -> list[list[str]]:
+    """The paths of each sync the note writers run from now on; a sync of ``fail_on`` fails (the store down)."""
+    indexing = world.runtime.notes.vault.indexing
+    real = indexing.sync_paths
+    calls: list[list[str]] = []
+
+    def sync_paths(paths: Sequence[str]) -> IndexReport:
+        calls.append(sorted(paths))
+        if fail_on is not None and fail_on in paths:
+            raise Unavailable("the store did not answer in time")
+        return real(paths)
+
+    monkeypatch.setattr(indexing, "sync_paths", sync_paths)
+    return calls
+
+
+async def test_a_move_indexes_the_notes_it_rewrote_in_one_sync(admin: Client, world: World,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each linking note was indexed on its own sync (300 notes: 300 syncs); now one sync takes them all, after
+    each is written and journaled, and every one is found by its new text when the move returns."""
+    await call(admin, "write_note", {"path": "handbook/b1/target-b1.md", "content": "# B1\n"})
+    linking = [f"handbook/b1/from-{i}.md" for i in range(4)]
+    for path in linking:
+        await call(admin, "write_note", {"path": path, "content": "See [[target-b1]].\n"})
+    syncs = watched_syncs(world, monkeypatch)
+    moved = await call(admin, "move_note", {"path": "handbook/b1/target-b1.md", "new_path": "handbook/b1/zebra-b1.md"})
+    assert moved["relinked"] == [f"{path}:1" for path in linking], moved
+    assert syncs == [["handbook/b1/target-b1.md", "handbook/b1/zebra-b1.md"], linking], syncs
+    links = await call(admin, "getLinks", {"path": "handbook/b1/zebra-b1.md", "direction": "backlinks"})
+    assert links["backlinksTotal"] == 4, links
+    for path in linking:
+        journal = await call(admin, "note_journal", {"path": path})
+        assert journal["entries"][0]["tool"] == "move_note", journal
+
+
+async def test_a_failed_index_of_the_rewritten_notes_is_said_and_each_note_is_whole(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the store refuses the rewritten notes' sync, each note is written whole and journaled (undo takes it
+    back) and the answer says they are not indexed yet; the next sync indexes them. It said nothing before."""
+    await call(admin, "write_note", {"path": "handbook/b2/target-b2.md", "content": "# B2\n"})
+    linking = ["handbook/b2/from-a.md", "handbook/b2/from-b.md"]
+    for path in linking:
+        await call(admin, "write_note", {"path": path, "content": "First line.\nSee [[target-b2]].\n"})
+    watched_syncs(world, monkeypatch, fail_on=linking[0])
+    moved = await call(admin, "move_note", {"path": "handbook/b2/target-b2.md", "new_path": "handbook/b2/zebu-b2.md"})
+    assert "the 2 rewritten notes are written and journaled but not indexed yet (the store did not answer in " \
+           "time): the next sync of the vault indexes them" in moved["summary"], moved
+    assert moved["relinked"] == [f"{path}:2" for path in linking], moved
+    for path in linking:
+        assert (world.vault / path).read_text() == "First line.\nSee [[zebu-b2]].\n"
+        journal = await call(admin, "note_journal", {"path": path})
+        assert journal["entries"][0]["tool"] == "move_note", journal
+    monkeypatch.undo()
+    world.runtime.indexing.sync_paths(linking)
+    links = await call(admin, "getLinks", {"path": "handbook/b2/zebu-b2.md", "direction": "backlinks"})
+    assert links["backlinksTotal"] == 2, links
+
+
+async def test_a_move_names_the_symbolic_links_it_leaves_dangling(server: ServerThread, world: World) -> None:
+    """A symlink to the note (in its project, through another symlink, or from another project the mover reads)
+    is named in ``dangling``, never re-pointed; one in a project the mover does not read is not named; the
+    followed one leaves the index with the move."""
+    vault = world.vault
+    async with connect(server.url, world.tokens["alice_write"]) as alice:
+        await call(alice, "write_note", {"path": "projects/sl/target-s1.md", "content": "# S1 quokka\n"})
+        os.symlink("target-s1.md", vault / "projects/sl/alias-s1.md")
+        os.symlink("alias-s1.md", vault / "projects/sl/chain-s1.md")
+        os.symlink("../projects/sl/target-s1.md", vault / "northwind-advisory/to-s1.md")
+        os.symlink("../projects/sl/target-s1.md", vault / "handbook/to-s1.md")  # alice does not read handbook
+        os.symlink("../README.md", vault / "projects/sl/elsewhere-s1.md")
+        world.runtime.indexing.sync()
+        assert (await call(alice, "readDoc", {"path": "projects/sl/alias-s1.md"}))["path"] == "projects/sl/alias-s1.md"
+        moved = await call(alice, "move_note", {"path": "projects/sl/target-s1.md",
+                                                "new_path": "projects/sl/moved/target-s1.md"})
+        assert moved["dangling"] == ["northwind-advisory/to-s1.md", "projects/sl/alias-s1.md",
+                                     "projects/sl/chain-s1.md"], moved
+        assert "3 symbolic links led to it and now lead nowhere: see dangling" in moved["summary"], moved
+        assert os.readlink(vault / "projects/sl/alias-s1.md") == "target-s1.md"  # left as it was
+        assert "Not found" in await refusal(alice, "readDoc", {"path": "projects/sl/alias-s1.md"})
+        back = await call(alice, "move_note", {"path": "projects/sl/moved/target-s1.md",
+                                               "new_path": "projects/sl/target-s1.md"})
+        assert "dangling" not in back, back  # the links lead to it again
+
+
+async def test_a_link_past_the_indexs_bound_is_rewritten(admin: Client, world: World) -> None:
+    """The index keeps a note's first 1,000 links, so a link past them named no backlink and a move left it
+    naming the old place, silently; the move now reads such a note whole."""
+    await call(admin, "write_note", {"path": "handbook/cr/target-c1.md", "content": "# C1\n"})
+    crowded = "".join(f"[[other-{i}]]\n" for i in range(MAX_LINKS_PER_DOCUMENT))
+    crowded += "[[target-c1]] at the end\n[t](target-c1.md)\n"
+    await call(admin, "write_note", {"path": "handbook/cr/crowded-c1.md", "content": crowded})
+    moved = await call(admin, "move_note", {"path": "handbook/cr/target-c1.md",
+                                            "new_path": "handbook/cr/sub/renamed-c1.md"})
+    assert moved["relinked"] == ["handbook/cr/crowded-c1.md:1001", "handbook/cr/crowded-c1.md:1002"], moved
+    assert "unlinked" not in moved, moved
+    lines = (world.vault / "handbook/cr/crowded-c1.md").read_text().split("\n")
+    assert lines[1000:1002] == ["[[renamed-c1]] at the end", "[t](sub/renamed-c1.md)"], lines[1000:]
+    kept = await call(admin, "move_note", {"path": "handbook/cr/sub/renamed-c1.md", "update_links": False,
+                                           "new_path": "handbook/cr/sub/again-c1.md"})
+    assert kept["unlinked"] == ["handbook/cr/crowded-c1.md:1001", "handbook/cr/crowded-c1.md:1002"], kept
