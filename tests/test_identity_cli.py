@@ -314,6 +314,35 @@ def test_token_list_and_doctor_show_what_a_tokens_next_call_meets(token_cli: Tok
     assert cli.json("token", "list", "--user", "bo@example.com")[0]["state"] == "active"  # type: ignore[index]
 
 
+def test_a_token_its_users_role_leaves_no_scope_says_so_in_token_list_and_doctor(token_cli: TokenCli) -> None:
+    """A token minted with admin alone, its person demoted: it was 'active' (every call it makes is refused for
+    want of a scope); it is 'no usable scope', not counted active by doctor, and still revocable."""
+    cli = token_cli
+    cli.json("user", "add", "ada@example.com", "--role", "admin")
+    mint = ("token", "mint", "--user", "ada@example.com", "--scopes")
+    ops = cli.json(*mint, "admin")
+    reader = cli.json(*mint, "knowledge:read")
+    assert isinstance(ops, dict) and isinstance(reader, dict)
+    cli.json("user", "role", "ada@example.com", "member")
+    listed = {t["id"]: t for t in cli.json("token", "list")}  # type: ignore[union-attr]
+    assert listed[ops["id"]]["state"] == "no usable scope"
+    assert listed[ops["id"]]["scopes"] == [] and listed[ops["id"]]["mintedScopes"] == ["admin"]
+    assert listed[reader["id"]]["state"] == "active"
+    table = cli("token", "list")
+    assert table.exit_code == 0
+    rows = {line.split("\t")[0]: line.split("\t") for line in table.stdout.splitlines()}
+    assert rows[str(ops["id"])][3] == "none (minted also admin, which a member may not hold)"
+    assert rows[str(ops["id"])][-1] == "no usable scope"
+    doctor = {c["check"]: c for c in cli.json("doctor")}  # type: ignore[union-attr]
+    assert doctor["tokens"]["found"] == "1 active tokens; 1 more have no usable scope (their users' roles allow " \
+                                        "none of the scopes they were minted with)"
+    assert _authenticates(cli, str(ops["token"]))  # let in, as the state says, with nothing it may do
+    cli.json("user", "role", "ada@example.com", "admin")  # not for good: the role allows admin again
+    states = {t["id"]: t["state"] for t in cli.json("token", "list")}  # type: ignore[union-attr]
+    assert states == {ops["id"]: "active", reader["id"]: "active"}
+    assert cli.json("token", "revoke", str(ops["id"]))["state"] == "revoked"  # type: ignore[index]
+
+
 def test_the_audit_log_records_every_change(cli: Cli) -> None:
     cli("index")
     cli.json("user", "add", "ada@example.com", "--role", "member")

@@ -51,8 +51,8 @@ def test_a_member_mints_lists_uses_and_revokes_their_own_token(env: Env) -> None
     used = env.rt.authentication.authenticate(minted.secret)
     assert used.user_id == ada.user_id and used.scopes == frozenset({"knowledge:read", "memory:read"})
     listed = env.own.list(ada)
-    assert minted.token.id in [t.id for t in listed]
-    assert all(t.user_id == ada.user_id for t in listed)
+    assert minted.token.id in [t.token.id for t in listed]
+    assert all(t.token.user_id == ada.user_id for t in listed)
     revoked = env.own.revoke(used, minted.token.id)  # a token may revoke itself
     assert revoked.revoked_at is not None
     assert env.own.revoke(ada, minted.token.id).revoked_at == revoked.revoked_at  # twice changes nothing
@@ -73,9 +73,9 @@ def test_a_person_demoted_still_sees_and_revokes_the_tokens_minted_as_admin(env:
     user = env.rt.store.identity.user_by_email("root@example.com")
     assert user is not None
     signed_in = user_principal(user)  # what a browser session is
-    assert wide.token.id in [t.id for t in env.own.list(signed_in)]
-    assert wide.token.id not in [t.id for t in env.own.list(narrow)]
-    assert wide.token.id in [t.id for t in env.own.list(reader)]  # admin, lost with the role, is not counted
+    assert wide.token.id in [t.token.id for t in env.own.list(signed_in)]
+    assert wide.token.id not in [t.token.id for t in env.own.list(narrow)]
+    assert wide.token.id in [t.token.id for t in env.own.list(reader)]  # admin, lost with the role, is not counted
     assert env.own.revoke(signed_in, wide.token.id).revoked_at is not None
 
 
@@ -122,7 +122,7 @@ def test_hidden_and_missing_answer_alike(env: Env) -> None:
     with pytest.raises(NotFound) as missing:
         env.own.revoke(ada, "000000000000")
     assert str(other.value).replace(bos_token, "ID") == str(missing.value).replace("000000000000", "ID")
-    assert bos_token not in [t.id for t in env.own.list(ada)]
+    assert bos_token not in [t.token.id for t in env.own.list(ada)]
     with pytest.raises(NotFound) as hidden_project:
         env.own.mint(ada, ["knowledge:read"], project_id="zeta")  # exists, not visible to ada
     with pytest.raises(NotFound) as missing_project:

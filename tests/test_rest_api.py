@@ -371,6 +371,30 @@ def test_own_tokens_through_rest(rest: RestWorld) -> None:
     assert beyond["field"] == "scopes" and beyond["detail"].startswith("scopes: a member may not hold admin")
 
 
+def test_own_tokens_show_what_their_next_call_meets(rest: RestWorld) -> None:
+    """A demoted admin's own tokens, as token list shows them: ``scopes`` those a call meets now, the minted ones
+    in ``mintedScopes``, and ``state``: a token left with no scope is 'no usable scope' (it was 'active' with
+    scopes [admin], a scope none of its calls has)."""
+    access, email = rest.runtime.administration, f"erin-{rest.backend}@northwind.test"
+    access.add_user(LOCAL_OWNER, email, "admin")
+    ops = access.mint_token(LOCAL_OWNER, email, ["admin"])
+    mixed = access.mint_token(LOCAL_OWNER, email, ["knowledge:read", "admin"])
+    every = access.mint_token(LOCAL_OWNER, email, ["knowledge:read", "memory:read", "memory:write", "admin"])
+    access.set_role(LOCAL_OWNER, email, "member")
+    listed = {t["id"]: t for t in rest.get("/me/tokens?limit=100", every.secret).json()["items"]}
+    assert (listed[ops.token.id]["state"], listed[ops.token.id]["scopes"], listed[ops.token.id]["mintedScopes"]) \
+        == ("no usable scope", [], ["admin"])
+    assert (listed[mixed.token.id]["state"], listed[mixed.token.id]["scopes"],
+            listed[mixed.token.id]["mintedScopes"]) == ("active", ["knowledge:read"], ["knowledge:read", "admin"])
+    assert rest.get("/me", ops.secret).json()["scopes"] == []  # let in, with nothing it may do
+    own = rest.get(f"/me/tokens/{ops.token.id}", ops.secret).json()
+    assert (own["state"], own["scopes"], own["mintedScopes"]) == ("no usable scope", [], ["admin"])
+    made = rest.call("POST", "/me/tokens", every.secret, json={"scopes": ["memory:read"]}).json()["token"]
+    assert (made["state"], made["scopes"], made["mintedScopes"]) == ("active", ["memory:read"], ["memory:read"])
+    gone = rest.call("DELETE", f"/me/tokens/{ops.token.id}", every.secret).json()
+    assert (gone["state"], gone["scopes"], gone["mintedScopes"]) == ("revoked", [], ["admin"])
+
+
 def test_a_token_mints_none_that_outlives_it(rest: RestWorld) -> None:
     """A leaked token that expires in 30 minutes cannot mint one that lasts: left out, the new token's end is
     the calling token's; a later end, or none, is refused naming expires; a shorter one is taken."""

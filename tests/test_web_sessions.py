@@ -334,6 +334,7 @@ def test_the_admins_token_page_shows_what_each_tokens_next_call_meets(served: tu
     rt, base = served
     rt.administration.add_user(LOCAL_OWNER, "dora@example.com", "admin")
     demoted = rt.administration.mint_token(LOCAL_OWNER, "dora@example.com", ["knowledge:read", "admin"]).token
+    lone = rt.administration.mint_token(LOCAL_OWNER, "dora@example.com", ["admin"]).token  # nothing left to use
     idle = rt.administration.mint_token(LOCAL_OWNER, ALICE, ["knowledge:read"]).token
     rt.administration.set_role(LOCAL_OWNER, "dora@example.com", "member")
     rt.administration.set_user_active(LOCAL_OWNER, ALICE, False)
@@ -346,3 +347,31 @@ def test_the_admins_token_page_shows_what_each_tokens_next_call_meets(served: tu
     scopes = re.search(r'data-label="Scopes">(.*?)</td>', rows[demoted.id], re.S)
     assert scopes is not None and unescape(re.sub(r"<[^>]+>", "", scopes.group(1))).split() == [
         "knowledge:read", "(minted", "also", "admin,", "which", "a", "member", "may", "not", "hold)"], scopes
+    assert '<td data-label="State">no usable scope</td>' in rows[lone.id] and "Revoke" in rows[lone.id]
+    assert '<td data-label="State">active</td>' in rows[demoted.id]
+
+
+def test_ones_own_token_page_shows_what_each_tokens_next_call_meets(served: tuple[Runtime, str]) -> None:
+    """/settings/tokens, as the admin's page and token list: a demoted admin's tokens showed the admin scope and
+    'active', a token minted with admin alone too."""
+    rt, base = served
+    rt.administration.add_user(LOCAL_OWNER, "dora@example.com", "admin")
+    rt.sign_in.set_password(LOCAL_OWNER, "dora@example.com", PASSWORD)
+    mixed = rt.administration.mint_token(LOCAL_OWNER, "dora@example.com", ["knowledge:read", "admin"]).token
+    lone = rt.administration.mint_token(LOCAL_OWNER, "dora@example.com", ["admin"]).token
+    rt.administration.set_role(LOCAL_OWNER, "dora@example.com", "member")
+    with sign_in(base, "dora@example.com") as (dora, _token):
+        shown = dora.get("/settings/tokens")
+    assert shown.status_code == 200
+    rows = {m.group(1): m.group(0) for m in re.finditer(r'<tr>\s*<td data-label="Name">.*?<span class="hint">'
+                                                        r'([0-9a-f]{12})</span>.*?</tr>', shown.text, re.S)}
+
+    def cell(token_id: str, label: str) -> str:
+        found = re.search(rf'data-label="{label}">(.*?)</td>', rows[token_id], re.S)
+        assert found is not None, rows[token_id]
+        return " ".join(unescape(re.sub(r"<[^>]+>", "", found.group(1))).split())
+
+    assert cell(mixed.id, "Scopes") == "knowledge:read (minted also admin, which a member may not hold)"
+    assert cell(mixed.id, "State") == "active"
+    assert cell(lone.id, "Scopes") == "none (minted also admin, which a member may not hold)"
+    assert cell(lone.id, "State") == "no usable scope" and "Revoke" in rows[lone.id]

@@ -215,7 +215,10 @@ def _tokens(store: Store) -> Check:
     states = [token_state_now(t, users.get(t.user_id), now) for t in store.identity.tokens()]
     active = [s for s in states if s == "active"]  # as their next call meets them: a deactivated user's fail
     idle = states.count("user deactivated")
-    held = f"; {idle} more of deactivated users fail until they are reactivated" if idle else ""
+    scopeless = states.count("no usable scope")
+    held = (f"; {idle} more of deactivated users fail until they are reactivated" if idle else "") + (
+        f"; {scopeless} more have no usable scope (their users' roles allow none of the scopes they were minted "
+        "with)" if scopeless else "")
     if not active:
         return Check("tokens", "warn", f"no active token: no HTTP client can connect{held}",
                      "`make serve` (or `notewell quickstart`) makes one for a local admin; or `notewell user add "

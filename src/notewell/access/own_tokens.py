@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from notewell.access import policy
-from notewell.access.administration import MintedToken
+from notewell.access.administration import MintedToken, TokenStanding, token_standing
 from notewell.access.audit import AuditTrail
 from notewell.access.authorization import Authorization, not_found
 from notewell.access.principal import Principal
 from notewell.access.token_secrets import TOKEN_ID_HELP, expiry_from, is_token_id, mint_secret
 from notewell.errors import Forbidden, InvalidArgument, NotFound
-from notewell.records.identity import TokenRecord
+from notewell.records.identity import TokenRecord, User
 from notewell.store.base import IdentityRepository
 from notewell.timestamps import now_iso
 
@@ -36,13 +36,16 @@ class OwnTokenService:
         self.authorization = authorization
         self.audit = audit
 
-    def _user_id(self, p: Principal) -> str:
+    def _user(self, p: Principal) -> User:
         if p.local_owner:
             raise Forbidden("Forbidden: the local owner has no tokens of its own; mint one for a user instead")
         user = self.identity.user(p.user_id)
         if user is None or not user.active:
             raise Forbidden("Forbidden: only an active user has tokens")
-        return user.id
+        return user
+
+    def _user_id(self, p: Principal) -> str:
+        return self._user(p).id
 
     def grantable_scopes(self, p: Principal) -> tuple[str, ...]:
         """The scopes p may give a token of their own, in canonical order."""
@@ -52,11 +55,22 @@ class OwnTokenService:
         """The scopes a new token of p's holds unless p chooses others: all p may grant but admin."""
         return policy.default_token_scopes(p)
 
-    def list(self, p: Principal) -> list[TokenRecord]:
+    def list(self, p: Principal) -> list[TokenStanding]:
         """The caller's tokens that the calling token reaches (policy.reaches_own_token), oldest first, revoked
-        and expired ones included (never a secret)."""
-        return [t for t in self.identity.tokens(self._user_id(p))
+        and expired ones included (never a secret), each with the state and scopes its next call meets (a demoted
+        person's token keeps the scopes minted, but no call of its uses those the role lost)."""
+        user = self._user(p)
+        now = now_iso()
+        return [token_standing(t, user, now) for t in self.identity.tokens(user.id)
                 if policy.reaches_own_token(p, t.id, t.scopes, t.project_id)]
+
+    def standing(self, p: Principal, token: TokenRecord) -> TokenStanding:
+        """One of the caller's tokens, as get, mint or revoke answered it, with the state and scopes its next call
+        meets; another person's is NotFound."""
+        user = self._user(p)
+        if token.user_id != user.id:
+            raise NotFound(f"Not found: token {token.id}")
+        return token_standing(token, user)
 
     def get(self, p: Principal, token_id: str) -> TokenRecord:
         """One of the caller's tokens that the calling token reaches; another person's, or a wider one of the

@@ -273,7 +273,7 @@ def default_token_scopes(p: Principal) -> tuple[str, ...]:
     return tuple(s for s in grantable_scopes(p) if s not in ASKED_FOR_SCOPES)
 
 
-TokenState = Literal["active", "revoked", "expired", "user deactivated"]
+TokenState = Literal["active", "revoked", "expired", "user deactivated", "no usable scope"]
 
 
 def token_scopes_now(role: Role, scopes: Iterable[str]) -> tuple[str, ...]:
@@ -283,12 +283,18 @@ def token_scopes_now(role: Role, scopes: Iterable[str]) -> tuple[str, ...]:
 
 
 def token_state_now(token: TokenRecord, user: User | None, now: str) -> TokenState:
-    """What the token's next call meets: revoked or expired (for good), its user deactivated (until
-    reactivated), else active, as ``Authentication.authenticate`` decides it."""
+    """What the token's next call meets, as ``Authentication.authenticate`` decides it: revoked or expired (for
+    good), its user deactivated (until reactivated), no usable scope (its user's role allows none of the scopes
+    it was minted with, as a token minted with admin alone after a demotion: the call is let in, but every action
+    needing a scope is refused, until the role allows one again), else active."""
     state = token.state(now)
-    if state == "active" and (user is None or not user.active):
+    if state != "active":
+        return state
+    if user is None or not user.active:
         return "user deactivated"
-    return state
+    if not token_scopes_now(user.role, token.scopes):
+        return "no usable scope"
+    return "active"
 
 
 def reaches_own_token(p: Principal, token_id: str, scopes: Iterable[str], project_id: str | None) -> bool:

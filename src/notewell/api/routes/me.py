@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from notewell.access.administration import TokenStanding
+from notewell.access.policy import TokenState
 from notewell.access.principal import SCOPES, Principal
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
@@ -19,8 +22,20 @@ from notewell.services.idempotency import Answer
 router = APIRouter(tags=["me"])
 Scope = Literal[SCOPES]  # type: ignore[valid-type]
 PrincipalModel = record_model(Principal)
-TokenModel = record_model(TokenRecord)
+TokenModel = record_model(TokenRecord, "TokenRecord", scopes=(list[str], Field(
+    description="The scopes a call with this token meets now: those minted that its user's role still allows.")),
+    minted_scopes=(list[str], Field(description="The scopes it was minted with; a role lost since (a demotion) "
+                                                "leaves some of them out of scopes.")),
+    state=(TokenState, Field(description="What its next call meets: active; revoked or expired (for good); user "
+                                         "deactivated; no usable scope (the role allows none of mintedScopes: every "
+                                         "action needing a scope is refused).")))
 TokenPage = page_model(TokenModel, "TokenPage")
+
+
+def _token(standing: TokenStanding) -> dict[str, Any]:
+    """A token as its next call meets it: ``scopes`` those it can use now, ``minted_scopes`` as minted."""
+    token = standing.token
+    return {**asdict(token), "scopes": standing.scopes, "minted_scopes": token.scopes, "state": standing.state}
 
 
 class MintRequest(BaseModel):
@@ -55,7 +70,7 @@ def me(caller: Caller) -> Any:
 def my_tokens(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
               offset: Offset = 0) -> Any:
     items, more = window(svc.own_tokens.list(caller), offset, limit)
-    return page(request, response, items, offset, limit, has_more=more)
+    return page(request, response, [_token(s) for s in items], offset, limit, has_more=more)
 
 
 @router.post("/me/tokens", status_code=201, response_model=MintedTokenAnswer,
@@ -66,7 +81,8 @@ def mint_token(caller: Caller, svc: Services, body: MintRequest, request: Reques
     def create() -> Answer:
         minted = svc.own_tokens.mint(caller, body.scopes, project_id=body.project, name=body.name,
                                      expires=body.expires)
-        return Answer(201, {"secret": minted.secret, "token": dump(TokenModel, minted.token)},
+        return Answer(201, {"secret": minted.secret,
+                            "token": dump(TokenModel, _token(svc.own_tokens.standing(caller, minted.token)))},
                       request.url_for("my_token", token_id=minted.token.id).path)
 
     def permit() -> None:
@@ -79,11 +95,11 @@ def mint_token(caller: Caller, svc: Services, body: MintRequest, request: Reques
 @router.get("/me/tokens/{token_id}", response_model=TokenModel, responses=responses(401, 403, 404, 422),
             summary="One of the caller's tokens")
 def my_token(caller: Caller, svc: Services, token_id: str) -> Any:
-    return svc.own_tokens.get(caller, token_id)
+    return _token(svc.own_tokens.standing(caller, svc.own_tokens.get(caller, token_id)))
 
 
 @router.delete("/me/tokens/{token_id}", response_model=TokenModel, responses=responses(401, 403, 404, 422),
                summary="Revoke one of the caller's tokens (this one too): it fails on its next call")
 def revoke_token(caller: Caller, svc: Services, token_id: str) -> Any:
-    return svc.own_tokens.revoke(caller, token_id)
+    return _token(svc.own_tokens.standing(caller, svc.own_tokens.revoke(caller, token_id)))
 

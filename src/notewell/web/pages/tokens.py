@@ -13,7 +13,6 @@ from notewell.access.administration import MintedToken
 from notewell.access.principal import Principal
 from notewell.errors import NotewellError
 from notewell.services.idempotency import Answer, fingerprint
-from notewell.timestamps import now_iso
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page
@@ -46,13 +45,13 @@ def _fresh_form(request: Request, p: Principal) -> MintForm:
 async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
                   error: str = "", sent_again: str = "", status: int = 200) -> Response:
     svc = services(request)
-    tokens = await call(svc.own_tokens.list, p)
+    tokens = await call(svc.own_tokens.list, p)  # as their next call meets them (the admin's page too)
     projects = await call(svc.knowledge.projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in svc.own_tokens.grantable_scopes(p)]
     setups = client_setups(base_url(request), minted.secret, svc.store_url, request.app.state.notewell) \
         if minted else []
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
-                expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error, now=now_iso(),
+                expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error,
                 once=secrets.token_urlsafe(18), sent_again=sent_again, message=await take_message(request),
                 status=status, no_store=minted is not None)
 
