@@ -10,6 +10,7 @@ import typer
 import yaml
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.piped import text_or_stdin
 from notewell.cli.rows import Col, show_rows, shown
 from notewell.errors import InvalidArgument
 from notewell.services import memory as m
@@ -75,11 +76,10 @@ def memory_add(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Remember something. The same content at the same project and path returns the existing ref."""
-    text = typer.get_text_stream("stdin").read() if content == "-" else content
-    with runtime(vault, db) as rt:
-        done = rt.memory.remember(rt.authentication.acting_as(as_user), text, path=path, memory_type=memory_type,
-                                  title=title, tags=tag, project=project, supersedes=supersedes,
-                                  expires_at=expires_at, private=private)
+    with runtime(vault, db, arguments={"content": "CONTENT"}) as rt:
+        done = rt.memory.remember(rt.authentication.acting_as(as_user), text_or_stdin(content), path=path,
+                                  memory_type=memory_type, title=title, tags=tag, project=project,
+                                  supersedes=supersedes, expires_at=expires_at, private=private)
     if json_out:
         print_json({**_memory_json(done.memory), "deduplicated": not done.created, "superseded": done.superseded})
         return

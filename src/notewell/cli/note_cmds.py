@@ -10,6 +10,7 @@ import typer
 import yaml
 
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, print_json, runtime
+from notewell.cli.piped import text_or_stdin
 from notewell.cli.rows import Col, show_rows, shown
 from notewell.errors import InvalidArgument
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
@@ -29,10 +30,6 @@ ExpectedOpt = Annotated[str | None, typer.Option("--expected-version", help="Ref
 
 
 _POSITIONAL = {"path": "PATH", "new_path": "NEW_PATH"}  # a note command's own arguments, named as its help does
-
-
-def _text(value: str) -> str:
-    return typer.get_text_stream("stdin").read() if value == "-" else value
 
 
 def _show(change: NoteChange, json_out: bool) -> None:
@@ -68,9 +65,10 @@ def note_write(
     as_user: AsOpt = None, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """Create a document (refused over an existing one unless --overwrite)."""
-    with runtime(vault, db, arguments=_POSITIONAL) as rt:
-        _show(rt.notes.write_note(rt.authentication.acting_as(as_user), path, _text(content), tool="notewell note",
-                                  overwrite=overwrite, expected_version=expected_version), json_out)
+    with runtime(vault, db, arguments={**_POSITIONAL, "content": "CONTENT"}) as rt:
+        _show(rt.notes.write_note(rt.authentication.acting_as(as_user), path, text_or_stdin(content),
+                                  tool="notewell note", overwrite=overwrite, expected_version=expected_version),
+              json_out)
 
 
 def _fields(items: list[str]) -> dict[str, object]:
@@ -102,7 +100,8 @@ def note_edit(
 ) -> None:
     """Change part of a document and keep every other line as it is."""
     with runtime(vault, db, arguments=_POSITIONAL) as rt:
-        edit = Edit(check_operation(operation), _text(content), old=old, heading=heading, fields=_fields(field or []))
+        edit = Edit(check_operation(operation), text_or_stdin(content), old=old, heading=heading,
+                    fields=_fields(field or []))
         _show(rt.notes.edit_note(rt.authentication.acting_as(as_user), path, edit, tool="notewell note",
                                  expected_version=expected_version), json_out)
 

@@ -12,6 +12,7 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.access_views import user_json
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, fail, print_json, runtime
+from notewell.cli.piped import decoded
 from notewell.cli.rows import Col, show_rows
 from notewell.runtime import Runtime
 
@@ -96,16 +97,15 @@ def _read_password() -> str:
         if getpass.getpass("Again: ") != first:
             raise fail("the two passwords differ; nothing changed")
         return first
-    line = sys.stdin.readline(4096)
+    line = decoded(typer.get_binary_stream("stdin").readline(4096), "password")
     return line[:-1] if line.endswith("\n") else line
 
 
 @user_app.command("passwd")
 def user_passwd(email: EmailArg, vault: VaultOpt = None, db: DbOpt = None) -> None:
     """Set the user's web sign-in password from stdin (one line), or typed twice at a terminal."""
-    password = _read_password()
     with runtime(vault, db) as rt:
-        user = rt.sign_in.set_password(LOCAL_OWNER, email, password)
+        user = rt.sign_in.set_password(LOCAL_OWNER, email, _read_password())
         console.print(f"Password set for {user.email}", highlight=False, markup=False)
 
 
