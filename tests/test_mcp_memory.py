@@ -360,9 +360,11 @@ async def test_path_filter_is_a_prefix_of_the_full_location(mcp_url: str, tokens
 async def test_limit_is_clamped_with_a_note_and_only_a_negative_one_refused(mcp_url: str,
                                                                             tokens: dict[str, str]) -> None:
     """XMemo refuses a negative limit only: above 50 is served as 50 and 0 as none, each with a note saying so.
-    search_memory also says when more memories match every word than the limit let through (it said nothing)."""
+    search_memory also says when more memories match every word than the limit let through (it said nothing), and
+    recall when more match than its limit let through, as REST's more says (it said nothing)."""
     more = "More memories match every word than the {} shown: {}narrow with another word, path_filter or " \
            "memory_type."
+    more_recall = "More memories match than the {} shown: {}narrow with path_filter or memory_type."
     async with connect(mcp_url, tokens["alice"]) as client:
         for i in range(53):
             await call(client, "remember", {"content": f"Capybara census entry {i}.", "path": "census"})
@@ -370,14 +372,15 @@ async def test_limit_is_clamped_with_a_note_and_only_a_negative_one_refused(mcp_
             strict = tool == "search_memory"
             many = await call(client, tool, {"query": "capybara census", "limit": 500})
             assert len(many["results"]) == 50, tool
-            assert many["note"] == "limit 500 is more than the maximum of 50, so at most 50 results are returned." + (
-                " " + more.format(50, "") if strict else ""), tool
+            said = more if strict else more_recall
+            assert many["note"] == "limit 500 is more than the maximum of 50, so at most 50 results are returned. " \
+                + said.format(50, ""), tool
             none = await call(client, tool, {"query": "capybara census", "limit": 0})
             assert none["results"] == [] and none["note"].startswith("limit 0 asks for no results, so none are "
                                                                      "returned; give a limit from 1"), tool
             plain = await call(client, tool, {"query": "capybara census", "limit": 3})
-            assert len(plain["results"]) == 3 and plain.get("note") == (more.format(3, "raise limit (up to 50), or ")
-                                                                       if strict else None), tool
+            assert len(plain["results"]) == 3 and plain.get("note") == said.format(3, "raise limit (up to 50), or "), \
+                tool
             one = await call(client, tool, {"query": "capybara census entry 7", "limit": 3})
             assert "note" not in one or not strict, (tool, one)
             assert await invalid(client, tool, {"query": "capybara", "limit": -1}) == "limit", tool

@@ -291,6 +291,19 @@ def test_memory_searches_and_context(rest: RestWorld) -> None:
         "createdSince"
 
 
+def test_recall_says_when_more_memories_match_than_its_limit(rest: RestWorld) -> None:
+    """Recall's ``more``, as strict search's: true when more memories match than the limit let through (it was
+    always false), false when the limit or a narrower filter holds them all."""
+    for kind in ("search", "recall"):
+        cut = rest.get(f"/memories/{kind}?q=pricing&limit=1", "alice_rw").json()
+        assert len(cut["results"]) == 1 and cut["more"] is True, (kind, cut)
+        whole = rest.get(f"/memories/{kind}?q=pricing&limit=50", "alice_rw").json()
+        assert len(whole["results"]) > 1 and whole["more"] is False, (kind, whole)
+        home = rest.get(f"/memories/{kind}?q=pricing&limit=1&pathFilter=~alice", "alice_rw").json()
+        assert [r["memory"]["ref"] for r in home["results"]] == [rest.refs["alice_home"]], (kind, home)
+        assert home["more"] is False, (kind, home)
+
+
 def test_the_wider_memory_filters(rest: RestWorld) -> None:
     admin_id = rest.get("/me", "admin_all").json()["userId"]
 

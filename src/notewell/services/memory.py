@@ -134,7 +134,7 @@ class MemorySearch:
     terms: list[str]
     results: list[MemoryResult] = field(default_factory=list)
     words_only: str | None = None  # why a tolerant search could not use meaning (off, no model, an unreadable query)
-    more: bool = False  # strict: more memories match than the limit let through
+    more: bool = False  # more memories match than the limit let through (strict: every word; tolerant: as recall)
 
 
 def _memory(r: MemoryRecord) -> Memory:
@@ -350,7 +350,8 @@ class MemoryService:
                memory_type: str | None = None, prefer_working: bool = False,
                narrow: Narrowing | None = None) -> MemorySearch:
         """Tolerant: any word, English stems, words of 3+ letters also as prefixes; ranked by the blend. A limit
-        of 0 checks everything and returns nothing."""
+        of 0 checks everything and returns nothing. ``more``: candidates beyond the limit were found (by words, or
+        by meaning alone from hybrid.MEANING_MIN), which a larger limit or a narrower filter reaches."""
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_query_terms(query)
         limit = check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
@@ -364,7 +365,7 @@ class MemoryService:
                      text_of=lambda h: record_text(h.record))
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
-                            words_only=words_only(self.meaning, query))
+                            words_only=words_only(self.meaning, query), more=len(found) > limit)
 
     def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
         """The results, each naming the documents it is tied to that p may read, and those of them deleted since

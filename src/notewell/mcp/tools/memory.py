@@ -128,8 +128,9 @@ def _search_dict(found: m.MemorySearch, limit: xmemo.Limit, empty_note: str) -> 
     shown = _recall_result if found.mode == "tolerant" else _result
     out: JsonObject = {"query": found.query, "mode": found.mode, "results": [shown(r) for r in found.results]}
     raise_it = f"raise limit (up to {m.SEARCH_LIMIT_MAX}), or " if limit.value < m.SEARCH_LIMIT_MAX else ""
-    more = (f"More memories match every word than the {len(found.results)} shown: {raise_it}narrow with another "
-            "word, path_filter or memory_type.") if found.more else None
+    strict = found.mode == "strict"  # another word narrows a strict query; it widens a tolerant one
+    more = (f"More memories match {'every word ' if strict else ''}than the {len(found.results)} shown: {raise_it}"
+            f"narrow with {'another word, ' if strict else ''}path_filter or memory_type.") if found.more else None
     return xmemo.with_notes(out, limit.note, empty_note if not found.results and limit.value else None, more,
                             _words_only_note(found))
 
@@ -175,9 +176,10 @@ _RECALL_OUTPUT = s.tool_output({
     "query": s.string("The query as given."),
     "mode": s.string("tolerant."),
     "results": s.array(_RECALL_RESULT, "Best first."),
-    "note": s.string("Present when nothing matched, with what to try next, when the limit was served as the "
-                     "maximum or was 0, or when meaning could not be used (off, the model missing, or a query the "
-                     "model mostly cannot read, as most Chinese): found by words only."),
+    "note": s.string("Present when nothing matched, with what to try next, when more memories match than the "
+                     "limit let through, when the limit was served as the maximum or was 0, or when meaning could "
+                     "not be used (off, the model missing, or a query the model mostly cannot read, as most "
+                     "Chinese): found by words only."),
 }, ["query", "mode", "results"])
 
 
