@@ -297,7 +297,7 @@ def test_a_manifest_whose_version_is_no_format_number_names_the_field_and_the_fi
     target = tmp_path / "target.db"
     result = run_cli("import", str(folder), "--db", str(target))
     assert result.exit_code == 1 and result.stdout == "", result.output
-    assert result.stderr.split("\n")[0] == (f"error: import: {manifest}: {said}; write \"version\": 1 (a number, no "
+    assert result.stderr.splitlines()[-1] == (f"error: import: {manifest}: {said}; write \"version\": 1 (a number, no "
                                              "quotes), or export again")
     assert not target.exists()
 

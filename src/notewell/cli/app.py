@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -14,6 +15,7 @@ from rich.markup import escape
 
 from notewell.errors import NotewellError, Remedy
 from notewell.runtime import Runtime, open_runtime, store_place
+from notewell.services.driver_errors import interrupted
 
 app = typer.Typer(
     name="notewell",
@@ -104,25 +106,60 @@ def runtime(vault: str | None, db: str | None, *, create: bool = True,
             rt.close()
 
 
+@dataclass
+class Filling:
+    """A new store being filled (``store_removed_on_failure``)."""
+
+    new: bool  # no store was there: a failure takes away what the command made
+    kept: bool = False
+
+    def keep(self) -> None:
+        """The filling is done: what follows may fail, the store stays."""
+        self.kept = True
+
+
 @contextmanager
-def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Callable[[], None]]:
+def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Filling]:
     """A command that fills a new store (import, restore, migrate's target) and fails leaves no new store behind
     (store/new_store.py): an empty store where none was would be taken for the result. A store that was there is
-    left as it was, and so is a new one once the command calls the callable it is given (the filling done, what
-    follows may fail)."""
+    left as it was, and so is a new one once the command calls ``keep`` (the filling done, what follows may
+    fail)."""
     place = store_place(vault, db)
-    filled = False
-
-    def keep() -> None:
-        nonlocal filled
-        filled = True
-
+    filling = Filling(place is not None and place.new)
     try:
-        yield keep
+        yield filling
     except BaseException:
-        if place is not None and not filled:
+        if place is not None and not filling.kept:
             place.discard()
         raise
+
+
+class Interrupt:
+    """What Ctrl-C would leave of a command now, in its words; the command updates it as it goes."""
+
+    def __init__(self, left: str) -> None:
+        self.left = left
+
+
+@contextmanager
+def ends_on_interrupt(command: str, left: str) -> Iterator[Interrupt]:
+    """Ctrl-C (SIGINT) in the block ends the command with one line on stderr, "notewell COMMAND: interrupted;
+    LEFT" (what the interrupt left, as the block last said it), and exit status 130, as a shell reports a command
+    that SIGINT ended; never exit 70 with SQLite's "user-defined function raised exception", which is how an
+    interrupt landing in a function SQLite calls reached here (services/driver_errors.py). The outermost context
+    of its command, so that what the block undoes on the way out (a transaction rolled back, a new store taken
+    away) is done when the line is said."""
+    state = Interrupt(left)
+    try:
+        yield state
+    except BaseException as exc:
+        if not interrupted(exc):
+            raise
+        # written past Rich's console: Ctrl-C landing inside its print of a line (the command's first) leaves that
+        # line in its buffer, and its next print wrote it again
+        sys.stderr.write(f"notewell {command}: interrupted; {state.left}\n")
+        sys.stderr.flush()
+        raise typer.Exit(130) from None
 
 
 def print_json(data: object) -> None:

@@ -9,7 +9,20 @@ from typing import Annotated
 import typer
 
 from notewell.access.principal import LOCAL_OWNER
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, fail, print_json, runtime, store_removed_on_failure
+from notewell.cli.app import (
+    DbOpt,
+    JsonOpt,
+    VaultOpt,
+    app,
+    console,
+    ends_on_interrupt,
+    err_console,
+    fail,
+    print_json,
+    runtime,
+    store_removed_on_failure,
+)
+from notewell.config import is_postgres_url
 
 NewFileArg = Annotated[Path, typer.Argument(help="The backup file to write (a new one: a backup never overwrites).")]
 BackupArg = Annotated[Path, typer.Argument(help="The file 'notewell backup' wrote (of this store's backend).")]
@@ -50,12 +63,27 @@ def restore_command(
         console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)
 
 
+_REINDEXED_SOME = ("the tables reindexed before it keep their new indexes, and the one being reindexed keeps its "
+                   "old ones (each REINDEX is a transaction of its own); run notewell repair again")
+
+
 @app.command("repair")
 def repair_command(vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Rebuild every index of a damaged store from its rows (stop its servers first), then check the whole
     store for damage left; 'notewell doctor' says when this is needed."""
-    with runtime(vault, db, create=False) as rt:
-        repaired = rt.backups.repair(LOCAL_OWNER)
+    with ends_on_interrupt("repair", "nothing was changed") as interrupt, runtime(vault, db, create=False) as rt:
+        interrupt.left = (_REINDEXED_SOME if is_postgres_url(rt.store_url) else
+                          "nothing was changed: the rebuild is one transaction, and it was rolled back; run "
+                          "notewell repair again")
+        err_console.print(f"Repairing {rt.store_url} (Ctrl-C stops it)", highlight=False, markup=False,
+                          soft_wrap=True)
+
+        def checking(rebuilt: list[str]) -> None:
+            interrupt.left = (f"the {len(rebuilt)} indexes were rebuilt, but the check for damage left was cut "
+                              "short; run notewell doctor")
+
+        repaired = rt.backups.repair(LOCAL_OWNER, checking)
+        interrupt.left = "the repair was done"
         left = repaired.left
         if not repaired.rebuilt and left is None:  # PostgreSQL: no table this role may REINDEX
             raise fail(f"rebuilt nothing: the role connecting to {rt.store_url} owns none of the store's tables; run "

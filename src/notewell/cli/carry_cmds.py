@@ -11,10 +11,13 @@ import typer
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.app import (
     DbOpt,
+    Filling,
+    Interrupt,
     JsonOpt,
     VaultOpt,
     app,
     console,
+    ends_on_interrupt,
     err_console,
     fail,
     print_json,
@@ -23,6 +26,7 @@ from notewell.cli.app import (
 )
 from notewell.cli.rows import Col, show_rows
 from notewell.config import is_postgres_url
+from notewell.runtime import Runtime
 from notewell.services.portability import Carried
 
 NewFolderArg = Annotated[Path, typer.Argument(help="Where to write the export: a new or empty folder, or a new file "
@@ -76,9 +80,21 @@ def import_command(
     then run 'notewell index' to index the vault's documents."""
     if not folder.exists():  # before the store is opened: a new one would be left behind, empty
         raise fail(f"FOLDER: {folder} is not there; name the folder or .tar file `notewell export` wrote")
-    with store_removed_on_failure(vault, db), runtime(vault, db) as rt:
-        _show(rt.portability.import_(LOCAL_OWNER, folder, merge=merge), f"Imported from {folder}:", json_out,
-              merged=merge)
+    with (ends_on_interrupt("import", "nothing was imported") as interrupt,
+          store_removed_on_failure(vault, db) as filling):
+        interrupt.left = "nothing was imported: the load is one transaction, and it was rolled back" + _begun(filling)
+        with runtime(vault, db) as rt:
+            err_console.print(f"Importing {folder} into {rt.store_url} (Ctrl-C stops it: nothing is imported then)",
+                              highlight=False, markup=False, soft_wrap=True)
+            carried = rt.portability.import_(LOCAL_OWNER, folder, merge=merge)
+            filling.keep()
+            interrupt.left = "the import was done: every table loaded and checked"
+            _show(carried, f"Imported from {folder}:", json_out, merged=merge)
+
+
+def _begun(filling: Filling) -> str:
+    """What an interrupt or a failure did to the store a command began (the end of its one line)."""
+    return "; the new store it had begun is removed" if filling.new else "; the store holds what it held"
 
 
 def _store(value: str, flag: str) -> str:
@@ -102,18 +118,32 @@ def migrate_command(
     if "://" not in origin and not is_postgres_url(origin) and not Path(origin).expanduser().is_file():
         raise fail(f"--from: no store at {origin}; name the store to copy: sqlite:PATH of an existing file, or "
                    "postgresql://user@host:port/database")
-    with (store_removed_on_failure(vault, into) as keep, runtime(vault, origin, create=False, db_flag="--from") as src,
-          runtime(vault, into, db_flag="--to", arguments={"import": "--to"}) as dst):
-        carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
-        keep()  # indexing the vault below may fail; the copy stays
-        _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
-        if vault is None:
-            if not json_out:
-                shown = dst.store_url if "://" in target else target  # a database URL's password as ***
-                hidden = " (the --to URL: its password is not shown)" if "://" in target and shown != target else ""
-                err_console.print(f"Now index the vault into the target: notewell index --vault VAULT --db {shown}"
-                                  f"{hidden}", highlight=False, markup=False, soft_wrap=True)  # (a note: stderr)
-            return
-        report = dst.indexing.sync()
+    with (ends_on_interrupt("migrate", "nothing was copied") as interrupt,
+          store_removed_on_failure(vault, into) as filling):
+        interrupt.left = "nothing was copied: the copy is one transaction, and it was rolled back" + _begun(filling)
+        with (runtime(vault, origin, create=False, db_flag="--from") as src,
+              runtime(vault, into, db_flag="--to", arguments={"import": "--to"}) as dst):
+            _migrate(src, dst, target, vault, json_out, filling, interrupt)
+
+
+def _migrate(src: Runtime, dst: Runtime, target: str, vault: str | None, json_out: bool, filling: Filling,
+             interrupt: Interrupt) -> None:
+    """The copy, then (with --vault) the vault indexed into it; ``interrupt`` says how far it came."""
+    err_console.print(f"Migrating {src.store_url} to {dst.store_url} (Ctrl-C stops it: nothing is copied)",
+                      highlight=False, markup=False, soft_wrap=True)
+    carried = dst.portability.migrate_from(LOCAL_OWNER, src.portability)
+    filling.keep()  # indexing the vault below may fail; the copy stays
+    shown = dst.store_url if "://" in target else target  # a database URL's password as ***
+    hidden = " (the --to URL: its password is not shown)" if "://" in target and shown != target else ""
+    interrupt.left = f"the copy was done: every table copied and checked into {shown}{hidden}"
+    _show(carried, f"Migrated {src.store_url} to {dst.store_url}:", json_out)
+    if vault is None:
         if not json_out:
-            console.print(report.summary(listed=False), highlight=False, markup=False)
+            err_console.print(f"Now index the vault into the target: notewell index --vault VAULT --db {shown}"
+                              f"{hidden}", highlight=False, markup=False, soft_wrap=True)  # (a note: stderr)
+        return
+    interrupt.left += (f", but indexing the vault into it was cut short; run notewell index --vault {vault} "
+                       f"--db {shown}")
+    report = dst.indexing.sync()
+    if not json_out:
+        console.print(report.summary(listed=False), highlight=False, markup=False)

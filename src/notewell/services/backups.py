@@ -83,15 +83,18 @@ class BackupService:
         for server in self.servers.recorded():  # the source store's servers, not this one's
             self.servers.withdraw(server.id)
 
-    def repair(self, p: Principal) -> Repaired:
+    def repair(self, p: Principal, checking: Callable[[list[str]], None] | None = None) -> Repaired:
         """Every index the store derives from its rows rebuilt (store/health.py), then the whole file checked for
-        damage that is left (None on PostgreSQL, which checks its own pages)."""
+        damage that is left (None on PostgreSQL, which checks its own pages). ``checking`` is told what was
+        rebuilt as the check begins (a caller interrupted then says the rebuild is done)."""
         self.authorization.authorize(p, CARRY)
         with self._alone("repair", "their writes would wait for the rebuild, and fail"):
             try:
                 rebuilt = rebuild_indexes(self.store)
             except StoreDamaged:  # the rows (or an index's own pages) cannot be read: the check says where
                 rebuilt = []
+        if checking is not None:
+            checking(rebuilt)
         return Repaired(rebuilt, integrity(self.store, None))
 
     @contextmanager

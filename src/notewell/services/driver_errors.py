@@ -12,6 +12,7 @@ import sqlite3
 
 from notewell.errors import NotewellError
 from notewell.store.sqlite.database import damaged
+from notewell.store.sqlite.database import interrupted as sqlite_interrupted  # (a door may not import the store)
 
 DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)  # what ``translated`` may read
 
@@ -19,3 +20,9 @@ DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError,)  # what ``
 def translated(exc: BaseException) -> NotewellError | None:
     """The NotewellError ``exc`` stands for (a damaged SQLite store), None for any other error."""
     return damaged(exc, None) if isinstance(exc, sqlite3.DatabaseError) else None
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` stands for Ctrl-C: a KeyboardInterrupt, or SQLite's failure of a statement in which one landed
+    inside a function SQLite called (store/sqlite/database.py: ``sql_function``), met where no wrapper read it."""
+    return sqlite_interrupted(exc)

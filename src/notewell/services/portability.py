@@ -153,7 +153,9 @@ class PortabilityService:
                 if not merge:
                     _verify(loader, table, entry)
                 done.append(Carried(entry.name, entry.rows, entry.sha256, loaded))
-        self.store.meaning.queue_missing()  # vectors are not carried: the imported memories are embedded again
+            # vectors are not carried: the imported memories are embedded again (queued with the load: an import
+            # stopped before its commit, by Ctrl-C too, leaves nothing, one that committed leaves nothing undone)
+            self.store.meaning.queue_missing()
         return done
 
     def _refuse_other_people(self, folder: Path, entry: TableEntry) -> None:
@@ -189,7 +191,7 @@ class PortabilityService:
                 entry = TableEntry(table.name, table.names, sums.rows, sums.hexdigest)
                 _verify(loader, target[table.name], entry)
                 done.append(Carried(table.name, sums.rows, sums.hexdigest, loaded))
-        self.store.meaning.queue_missing()
+            self.store.meaning.queue_missing()  # in the copy's transaction, as an import's
         return done
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -35,7 +36,11 @@ PARENT_CHECK_S = 1.0
 
 
 def _end_with(parent: int) -> None:
-    """A worker's initializer: a thread that ends the worker's process once ``parent`` is no longer its parent."""
+    """A worker's initializer: a thread that ends the worker's process once ``parent`` is no longer its parent.
+    Ctrl-C, which a terminal sends to every process of the command, is left to the loader: it stops the load and
+    the pool with it (a worker it reached printed its traceback and broke the pool under the loader)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_S)

@@ -124,7 +124,9 @@ class _Refusals:
 
 
 def _reraise(conn: _Connection, exc: sqlite3.DatabaseError) -> NoReturn:
-    """``exc`` raised as what it stands for (``translated``), or as itself."""
+    """``exc`` raised as what it stands for (an interrupt, or ``translated``), or as itself."""
+    if interrupted(exc):  # raised as Ctrl-C is everywhere else: what handles it (rollbacks, the CLI) needs no more
+        raise KeyboardInterrupt from exc
     translated = conn.translated(exc)
     if translated is None:
         raise exc
@@ -201,6 +203,36 @@ class _Connection(sqlite3.Connection):
 
 def _word_text(text: str | None) -> str | None:
     return word_text(text) if isinstance(text, str) else text
+
+
+FUNCTION_FAILED = "user-defined function raised exception"  # what SQLite raises for any error of a function it calls
+_interrupts = threading.local()
+
+
+def sql_function(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as SQLite is given it (``create_function``). Ctrl-C raises KeyboardInterrupt wherever Python
+    runs, and a long write spends most of its Python time in these functions (a word index's text, row by row);
+    SQLite drops what a function raises and fails the statement with FUNCTION_FAILED instead, so the interrupt is
+    noted here (per thread) for ``interrupted`` to read the failure as the interrupt it was."""
+    def called(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except KeyboardInterrupt:
+            _interrupts.seen = True
+            raise
+    return called
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Ctrl-C: a KeyboardInterrupt, or the failure of a statement in which one landed inside a
+    function SQLite called (``sql_function``; the note is taken, so a later failure is read for itself)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if isinstance(exc, sqlite3.OperationalError) and str(exc) == FUNCTION_FAILED and getattr(_interrupts, "seen",
+                                                                                             False):
+        _interrupts.seen = False
+        return True
+    return False
 
 
 class _Held:
@@ -282,7 +314,7 @@ class SqliteDatabase:
         conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         conn.execute(f"PRAGMA soft_heap_limit={HEAP_LIMIT_BYTES}")
         conn.execute("PRAGMA mmap_size=0")
-        conn.create_function(WORD_TEXT_SQL, 1, _word_text, deterministic=True)
+        conn.create_function(WORD_TEXT_SQL, 1, sql_function(_word_text), deterministic=True)
         return conn
 
     def _hold(self, conn: sqlite3.Connection) -> _Held:

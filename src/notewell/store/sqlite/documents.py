@@ -38,7 +38,7 @@ from notewell.store.shared.dialect import Dialect
 from notewell.store.shared.documents import META_COLUMNS, SqlDocuments, SqlDocumentWriter, scope_sql
 from notewell.store.shared.migrations import Migration
 from notewell.store.shared.project_counts import project_counts_ddl
-from notewell.store.sqlite.database import SqliteDatabase
+from notewell.store.sqlite.database import SqliteDatabase, sql_function
 from notewell.store.sqlite.dialect import SqliteDialect
 from notewell.store.sqlite.match_walk import walk_matches
 from notewell.store.sqlite.short_runs import fts_term, pair_terms, region_words, single_term
@@ -310,8 +310,9 @@ class SqliteDocuments(SqlDocuments):
     def __init__(self, db: SqliteDatabase) -> None:
         self.db = db
         self._pages: SearchPages[_Matched] = SearchPages()
-        db.conn.create_function("notewell_indexed_text", 1, indexed_text, deterministic=True)
-        db.conn.create_function("notewell_region_words", 1, lambda body: _words(unpack(body)), deterministic=True)
+        db.conn.create_function("notewell_indexed_text", 1, sql_function(indexed_text), deterministic=True)
+        db.conn.create_function("notewell_region_words", 1, sql_function(lambda body: _words(unpack(body))),
+                                deterministic=True)
         super().__init__(SqliteDialect(db), MIGRATIONS)
         self._move_old_texts()
 

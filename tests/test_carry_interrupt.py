@@ -1,0 +1,164 @@
+"""Ctrl-C during notewell import, migrate and repair (docs/operations.md, "An interrupt"): one line saying what the
+interrupt left, exit status 130, and the store as that line says, on both backends.
+
+Each command runs in a process group of its own and is sent SIGINT as a terminal sends Ctrl-C, to the whole
+group (PostgreSQL's bulk load has worker processes), once its first line says it has begun. A Ctrl-C that lands
+inside a Python function SQLite calls (the word index's text, row by row: most of a load's Python time) came
+out as exit 70, "user-defined function raised exception"; the last test makes it land there every time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from conftest import run_cli
+from notewell.store import open_store
+
+MEMORIES = 30_000  # a load of several seconds: still running when the interrupt comes
+WORDS = ("gripper", "firmware", "staging", "servo", "arm", "limit", "acceleration", "calibrate", "torque", "café")
+IMPORT_LEFT = ("notewell import: interrupted; nothing was imported: the load is one transaction, and it was rolled "
+               "back; the new store it had begun is removed\n")
+MIGRATE_LEFT = ("notewell migrate: interrupted; nothing was copied: the copy is one transaction, and it was rolled "
+                "back; the new store it had begun is removed\n")
+
+
+def _memories(rng: random.Random) -> Iterator[dict[str, Any]]:
+    for i in range(1, MEMORIES + 1):
+        at = f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z"
+        yield {"id": i, "ref": f"mem_{i:020d}", "project": f"p{i % 3}", "author_user_id": "local",
+               "author_token_id": None, "memory_type": "durable", "path": f"notes/{i % 7}",
+               "title": " ".join(rng.choice(WORDS) for _ in range(3)),
+               "content": " ".join(rng.choice(WORDS) for _ in range(20 + i % 40)), "tags": '["bulk"]',
+               "content_hash": f"{i:064x}", "created": at, "updated": at, "expires_at": None, "superseded_by": None,
+               "deleted_at": None, "deleted_by": None, "delete_reason": None, "private_to": None}
+
+
+@pytest.fixture(scope="module")
+def carried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A SQLite store of MEMORIES memories, and its export."""
+    tmp = tmp_path_factory.mktemp("interrupt")
+    source = tmp / "source.db"
+    store = open_store(str(source))
+    try:
+        with store.tables.loading() as loader:
+            memories = loader.target()["memories"]
+            loader.insert(memories, memories.names, _memories(random.Random(7)))
+    finally:
+        store.close()
+    assert run_cli("export", str(tmp / "export"), "--db", str(source)).exit_code == 0
+    return source, tmp / "export"
+
+
+def interrupted(*args: str, program: list[str] | None = None) -> tuple[int, str]:
+    """``notewell ARGS`` sent Ctrl-C once its first line says it has begun; its exit status and the rest of its
+    stderr."""
+    command = program or [sys.executable, "-m", "notewell"]
+    proc = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        begun = proc.stderr.readline()
+        assert begun.startswith(("Importing ", "Migrating ", "Repairing ")), begun
+        if program is None:
+            os.killpg(proc.pid, signal.SIGINT)
+        said = proc.stderr.read()
+        return proc.wait(timeout=300), said
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def left_behind(store_url: str) -> list[str]:
+    """What a store that should not be there left: its SQLite files, or its PostgreSQL tables."""
+    if "://" in store_url:
+        with psycopg.connect(store_url) as conn:
+            return [r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables"
+                                               " WHERE table_schema = current_schema()").fetchall()]
+    return sorted(p.name for p in Path(store_url).parent.glob(Path(store_url).name + "*"))
+
+
+def memories_in(store_url: str) -> int:
+    found = run_cli("embed", "--status", "--json", "--db", store_url)
+    assert found.exit_code == 0, found.output
+    return int(json.loads(found.stdout)["items"])
+
+
+def test_ctrl_c_during_an_import_imports_nothing_and_removes_the_new_store(carried: tuple[Path, Path],
+                                                                           store_url: str) -> None:
+    code, said = interrupted("import", str(carried[1]), "--db", store_url)
+    assert (code, said) == (130, IMPORT_LEFT)
+    assert left_behind(store_url) == []
+    again = run_cli("import", str(carried[1]), "--db", store_url)  # as if never begun
+    assert again.exit_code == 0, again.output
+    assert memories_in(store_url) == MEMORIES
+
+
+def test_ctrl_c_during_a_migrate_copies_nothing_and_removes_the_new_store(carried: tuple[Path, Path],
+                                                                          store_url: str) -> None:
+    code, said = interrupted("migrate", "--from", f"sqlite:{carried[0]}", "--to", store_url)
+    assert (code, said) == (130, MIGRATE_LEFT)
+    assert left_behind(store_url) == []
+
+
+def test_ctrl_c_during_a_repair_says_how_far_it_came_and_loses_no_row(carried: tuple[Path, Path],
+                                                                       store_url: str) -> None:
+    assert run_cli("import", str(carried[1]), "--db", store_url).exit_code == 0
+    code, said = interrupted("repair", "--db", store_url)
+    rolled_back = ("nothing was changed: the rebuild is one transaction, and it was rolled back; run notewell repair "
+                   "again")
+    reindexed = ("the tables reindexed before it keep their new indexes, and the one being reindexed keeps its old "
+                 "ones (each REINDEX is a transaction of its own); run notewell repair again")
+    assert code == 130 and said.startswith("notewell repair: interrupted; ") and said.count("\n") == 1, said
+    assert said.removeprefix("notewell repair: interrupted; ").rstrip("\n") in (
+        reindexed if "://" in store_url else rolled_back,
+        *(f"the {n} indexes were rebuilt, but the check for damage left was cut short; run notewell doctor"
+          for n in range(1, 100)), "the repair was done")
+    assert memories_in(store_url) == MEMORIES
+
+
+LANDS_IN_SQLITE = """
+import os, signal, sys
+import notewell.store.sqlite.database as database
+real, calls = database.word_text, [0]
+def word_text(text):
+    calls[0] += 1
+    if calls[0] == 5000:  # Ctrl-C, landing inside the function SQLite calls for the word index
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(text)
+database.word_text = word_text
+from notewell.cli import main
+sys.argv[0] = "notewell"
+main()
+"""
+
+
+@pytest.mark.parametrize("command", ["import", "migrate", "repair"])
+def test_ctrl_c_inside_a_function_sqlite_calls_is_an_interrupt_not_an_internal_error(
+        carried: tuple[Path, Path], tmp_path: Path, command: str) -> None:
+    target = tmp_path / "target.db"
+    if command == "repair":
+        assert run_cli("import", str(carried[1]), "--db", str(target)).exit_code == 0
+    args = {"import": ("import", str(carried[1]), "--db", str(target)),
+            "migrate": ("migrate", "--from", f"sqlite:{carried[0]}", "--to", str(target)),
+            "repair": ("repair", "--db", str(target))}[command]
+    code, said = interrupted(*args, program=[sys.executable, "-c", LANDS_IN_SQLITE])
+    assert "user-defined function" not in said and "Traceback" not in said
+    if command == "repair":
+        assert (code, said) == (130, "notewell repair: interrupted; nothing was changed: the rebuild is one "
+                                     "transaction, and it was rolled back; run notewell repair again\n")
+        assert memories_in(str(target)) == MEMORIES
+        return
+    assert (code, said) == (130, IMPORT_LEFT if command == "import" else MIGRATE_LEFT)
+    assert not target.exists()
