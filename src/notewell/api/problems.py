@@ -103,7 +103,8 @@ def response_for(exc: NotewellError) -> JSONResponse:
         detail, field = _as_requested(exc, text)
         return problem(400, detail, field=field)
     if isinstance(exc, VersionConflict):  # If-Match named a version the document no longer has
-        return problem(412, text, field="If-Match", headers={"ETag": f'"{exc.current_version}"'}
+        detail, _ = _as_requested(exc, text)
+        return problem(412, detail, field="If-Match", headers={"ETag": f'"{exc.current_version}"'}
                        if exc.current_version else None)
     if isinstance(exc, Conflict):
         return problem(409, text)
@@ -136,8 +137,15 @@ def _as_requested(exc: NotewellError, text: str) -> tuple[str, str | None]:
     return text, field
 
 
+# A service argument REST takes as a header, not a field: the version a write is meant for.
+_HEADERS = {"expected_version": "If-Match"}
+
+
 def _request_name(field: str) -> str:
-    """The name the request spells: services name their arguments in snake_case, REST in camelCase."""
+    """The name the request spells: services name their arguments in snake_case, REST in camelCase (a header by
+    its own name)."""
+    if field in _HEADERS:
+        return _HEADERS[field]
     return to_camel(field) if "_" in field and "-" not in field else field
 
 

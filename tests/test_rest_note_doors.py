@@ -1,0 +1,37 @@
+"""What an outside probe of REST's document doors found, on both backends: a NUL character written to disk by a
+write that answered success, document reads with no ETag (and HEAD refused), next links not percent-encoded,
+If-Match refusals naming a field REST does not have, and a move's project-first path answered with a bare 404."""
+
+from __future__ import annotations
+
+import pytest
+
+from notewell.access.principal import LOCAL_OWNER
+from rest_world import RestWorld, rest  # noqa: F401
+
+
+@pytest.fixture(autouse=True)
+def _admin_writes_the_handbook(rest: RestWorld) -> None:  # noqa: F811
+    """The admin writes the handbook through a write grant: the role alone gives no write right to documents."""
+    rest.runtime.administration.grant(LOCAL_OWNER, "admin@northwind.test", "handbook", "write")
+
+
+def test_if_match_refusals_name_if_match(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: `If-Match: garbage` answered 400 naming "expectedVersion", and a stale one 412 whose detail began
+    "expected_version: Conflict"; REST has neither, it has the If-Match header. PATCH, PUT, DELETE and moves."""
+    doc = "/projects/handbook/documents/rest/if-match.md"
+    made = rest.call("PUT", doc, "admin_all", json={"content": "# If\n"})
+    assert made.status_code == 201, made.text
+    writes = [("PATCH", doc, {"json": {"operation": "append", "content": "x"}}),
+              ("PUT", doc, {"json": {"content": "y", "overwrite": True}}),
+              ("DELETE", doc, {}),
+              ("POST", "/projects/handbook/moves", {"json": {"path": "rest/if-match.md", "newPath": "rest/if2.md"}})]
+    for method, url, body in writes:
+        garbage = rest.call(method, url, "admin_all", headers={"If-Match": "garbage"}, **body)
+        assert garbage.status_code == 400 and garbage.json()["field"] == "If-Match", (method, garbage.text)
+        assert garbage.json()["detail"].startswith("If-Match: 'garbage' is not a version"), garbage.text
+        stale = rest.call(method, url, "admin_all", headers={"If-Match": '"0123456789abcdef"'}, **body)
+        assert stale.status_code == 412 and stale.json()["field"] == "If-Match", (method, stale.text)
+        assert stale.json()["detail"].startswith("If-Match: Conflict: handbook/rest/if-match.md changed since "
+                                                 "version 0123456789abcdef"), stale.text
+    assert (rest.runtime.settings.vault / "handbook/rest/if-match.md").read_text() == "# If\n"
