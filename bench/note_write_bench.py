@@ -88,7 +88,7 @@ def _journal_breaks(rt: Runtime, path: str, first: bytes, edits: int) -> int:
     after version, from ``first`` (the note's bytes before the race) to the note as it is. With every append
     present once and each at the end, one chain means the note's order is the journal's."""
     project, rel = path.split("/", 1)
-    entries = rt.store.journal.entries([project], path=rel, limit=edits + 1)[::-1]
+    entries = rt.store.journal.entries([project], paths=[rel], limit=edits + 1)[::-1]
     versions = [version_of(first), *(e.after_version for e in entries)]
     breaks = sum(1 for e, before in zip(entries, versions, strict=False) if e.before_version != before)
     last = version_of((rt.settings.vault / path).read_bytes())

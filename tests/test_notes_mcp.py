@@ -576,3 +576,39 @@ async def test_a_note_kept_decomposed_is_read_by_its_composed_name(admin: Client
     assert [b["path"] for b in links["backlinks"]] == ["handbook/nfd/index.md"], links
     context = await call(admin, "buildContext", {"path": composed})
     assert decomposed in json.dumps(context, ensure_ascii=False), context
+
+
+async def test_a_note_is_written_by_either_unicode_form_of_its_name(admin: Client, world: World) -> None:
+    """A probe: readDoc took either Unicode form of a name (NFC "Zoë", NFD "Zoe" and a combining mark) while
+    edit_note, delete_note and move_note answered Not found and note_journal nothing, for a note written by its
+    composed name and for a file a Mac sync named decomposed. Each write goes to the file that is there."""
+    folder = world.vault / "handbook/forms"
+    composed, decomposed = "handbook/forms/Zo\u00eb.md", "handbook/forms/Zoe\u0308.md"
+    await call(admin, "write_note", {"path": composed, "content": "# Zoë\n"})
+    edited = await call(admin, "edit_note", {"path": decomposed, "operation": "append", "content": "other form"})
+    assert edited["path"] == composed, edited
+    journal = await call(admin, "note_journal", {"path": decomposed})
+    assert [e["action"] for e in journal["entries"]] == ["edit", "write"], journal
+    moved = await call(admin, "move_note", {"path": decomposed, "new_path": "handbook/forms/zoe.md"})
+    assert moved["moved_from"] == composed and (folder / "zoe.md").read_text() == "# Zoë\nother form\n", moved
+    (folder / "cafe\u0301.md").write_text("# Café\n")  # named decomposed on disk, typed composed
+    world.runtime.indexing.sync_paths(["handbook/forms/cafe\u0301.md"])
+    typed = "handbook/forms/caf\u00e9.md"
+    edited = await call(admin, "edit_note", {"path": typed, "operation": "append", "content": "menu"})
+    assert edited["path"] == "handbook/forms/cafe\u0301.md", edited
+    gone = await call(admin, "delete_note", {"path": typed, "expected_version": edited["version"]})
+    await call(admin, "undo_note_write", {"journal_id": gone["journal_id"]})
+    journal = await call(admin, "note_journal", {"path": typed})
+    assert [e["action"] for e in journal["entries"]] == ["undo", "delete", "edit"], journal
+    assert sorted(p.name for p in folder.iterdir()) == ["cafe\u0301.md", "zoe.md"]
+    assert (folder / "cafe\u0301.md").read_text() == "# Café\nmenu\n"
+    read = await call(admin, "readDoc", {"path": typed})
+    assert read["version"] == edited["version"] and "menu" in read["text"], read
+    noel = "handbook/forms/No\u00ebl.md"  # written composed, then renamed decomposed by a sync: undone still
+    await call(admin, "write_note", {"path": noel, "content": "# Noël\n"})
+    edited = await call(admin, "edit_note", {"path": noel, "operation": "append", "content": "gifts"})
+    (folder / "No\u00ebl.md").rename(folder / "Noe\u0308l.md")
+    world.runtime.indexing.sync_paths([noel, "handbook/forms/Noe\u0308l.md"])
+    undone = await call(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
+    assert undone["path"] == "handbook/forms/Noe\u0308l.md", undone
+    assert (folder / "Noe\u0308l.md").read_text() == "# Noël\n" and not (folder / "No\u00ebl.md").exists()

@@ -258,3 +258,42 @@ def test_an_edit_missing_what_it_needs_says_so(rest: RestWorld) -> None:  # noqa
         refused = rest.call("PATCH", "/projects/handbook/documents/rest/needs.md", "admin_all", json=body)
         assert refused.status_code == 400 and refused.json()["field"] == field, refused.text
         assert said in refused.json()["detail"], refused.text
+
+
+def test_a_document_is_written_by_either_unicode_form_of_its_name(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: a note read by the other Unicode form of its name (NFC "Zoë", NFD "Zoe" and a combining mark)
+    could not be written by it (PATCH 404, the journal empty), nor a file a Mac sync named decomposed by its
+    composed name. Each write goes to the file that is there, by its own name, and never makes a second."""
+    vault = rest.runtime.settings.vault / "handbook/rest"
+    composed, decomposed = "rest/Zo\u00eb.md", "rest/Zoe\u0308.md"
+    made = rest.call("PUT", f"/projects/handbook/documents/{composed}", "admin_all", json={"content": "# Zoë\n"})
+    assert made.status_code == 201, made.text
+    assert rest.get(f"/projects/handbook/documents/{decomposed}", "admin_all").status_code == 200
+    edited = rest.call("PATCH", f"/projects/handbook/documents/{decomposed}", "admin_all",
+                       json={"operation": "append", "content": "by the other form"})
+    assert edited.status_code == 200 and edited.json()["path"] == f"handbook/{composed}", edited.text
+    replaced = rest.call("PUT", f"/projects/handbook/documents/{decomposed}", "admin_all",
+                         headers={"If-Match": edited.json()["version"]}, json={"content": "# Zoë\n\nagain\n",
+                                                                              "overwrite": True})
+    assert replaced.status_code == 200, replaced.text
+    journal = rest.get("/journal", "admin_all", params={"path": f"handbook/{decomposed}"}).json()["entries"]
+    assert [e["action"] for e in journal] == ["write", "edit", "write"]
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": decomposed, "newPath": "rest/zoe-moved.md"})
+    assert moved.status_code == 200 and moved.json()["movedFrom"] == f"handbook/{composed}", moved.text
+    assert (vault / "zoe-moved.md").read_text() == "# Zoë\n\nagain\n"
+    # a file named decomposed on disk, written to by the composed name it is typed with
+    (vault / "cafe\u0301.md").write_text("# Café\n")
+    rest.runtime.indexing.sync_paths(["handbook/rest/cafe\u0301.md"])
+    typed = "/projects/handbook/documents/rest/caf\u00e9.md"
+    edited = rest.call("PATCH", typed, "admin_all", json={"operation": "append", "content": "menu"})
+    assert edited.status_code == 200 and edited.json()["path"] == "handbook/rest/cafe\u0301.md", edited.text
+    deleted = rest.call("DELETE", typed, "admin_all", headers={"If-Match": edited.json()["version"]})
+    assert deleted.status_code == 200, deleted.text
+    undone = rest.call("POST", f"/journal/{deleted.json()['journalId']}/undo", "admin_all")
+    assert undone.status_code == 200, undone.text
+    journal = rest.get("/journal", "admin_all", params={"path": "handbook/rest/caf\u00e9.md"}).json()["entries"]
+    assert [e["action"] for e in journal] == ["undo", "delete", "edit"]
+    assert sorted(p.name for p in vault.iterdir() if p.name.lower().startswith(("ca", "zo"))) == [
+        "cafe\u0301.md", "zoe-moved.md"]
+    assert (vault / "cafe\u0301.md").read_text() == "# Café\nmenu\n"

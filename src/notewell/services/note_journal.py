@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument, NotFound
-from notewell.paths import normalize_path
+from notewell.paths import normalize_path, spellings
 from notewell.records.journal import JournalEntry
 from notewell.services.note_diff import change, version_of
 from notewell.services.note_paths import NotePath, refuse_dot_segments
@@ -71,14 +71,14 @@ class NoteJournalService:
                 raise InvalidArgument("since", f"{since!r} is not a time; write it as 2026-05-01 or "
                                                "2026-05-01T09:00:00Z") from err
         projects = [pr.id for pr in self.authorization.projects(p, READ)]
-        rel = None
+        rels = None
         if path:
             refuse_dot_segments(path)
             project, _, rel = normalize_path(path).partition("/")
             if project not in projects or not rel:
                 return []
-            projects = [project]
-        return self.vault.journal.entries(projects, path=rel, since=since, before=before, limit=limit)
+            projects, rels = [project], spellings(rel)  # a note's entries name it as its file was named
+        return self.vault.journal.entries(projects, paths=rels, since=since, before=before, limit=limit)
 
     def history(self, p: Principal, path: str) -> tuple[list[HistoryItem], bool]:
         """The newest writes (at most HISTORY_MAX) of the document at ``path`` (vault path), each with the diff
@@ -89,7 +89,7 @@ class NoteJournalService:
         entries = entries[:HISTORY_MAX]
         if not entries:
             return [], False
-        place = NotePath(entries[0].project, normalize_path(path).partition("/")[2])
+        place = self.vault.found(NotePath(entries[0].project, normalize_path(path).partition("/")[2]))
         known: dict[str, bytes] = {}
         current = self.vault.read(place)
         if current is not None:
@@ -113,7 +113,7 @@ class NoteJournalService:
 
     def _moved_since(self, entry: JournalEntry, where: NotePath) -> JournalEntry | None:
         """The move that took the note away from ``where`` after ``entry`` (the newest), if one did."""
-        later = [e for e in self.vault.journal.entries([where.project], path=where.rel, limit=JOURNAL_READ)
+        later = [e for e in self.vault.journal.entries([where.project], paths=[where.rel], limit=JOURNAL_READ)
                  if e.id > entry.id and e.action == "move" and e.path == where.rel and e.new_path]
         return later[0] if later else None
 
@@ -133,9 +133,9 @@ class NoteJournalService:
         if entry is None or not self.authorization.allowed(p, "project:see", entry.project):
             raise NotFound(f"Not found: journal entry {entry_id}")
         self.authorization.authorize(p, WRITE, entry.project)
-        place = NotePath(entry.project, entry.path)
-        moved = NotePath(entry.project, entry.new_path) if entry.new_path else None
-        if of is not None and of not in (place.vault_path, *([moved.vault_path] if moved else [])):
+        place = self.vault.found(NotePath(entry.project, entry.path))  # renamed to its other form since: found
+        moved = self.vault.found(NotePath(entry.project, entry.new_path)) if entry.new_path else None
+        if of is not None and not {*spellings(of)} & {place.vault_path, *([moved.vault_path] if moved else [])}:
             raise NotFound(f"Not found: journal entry {entry_id} of {of}")
         write = Write(p, tool, "undo", undoes=entry.id)
         if moved is not None:
@@ -177,7 +177,7 @@ class NoteJournalService:
     def _own_rewrite(self, entry: JournalEntry, moved: NotePath) -> JournalEntry | None:
         """The move's rewrite of the moved note's own links (an edit by the same call, right on the version the
         move left), if there is one."""
-        return next((e for e in self.vault.journal.entries([moved.project], path=moved.rel, limit=JOURNAL_READ)
+        return next((e for e in self.vault.journal.entries([moved.project], paths=[moved.rel], limit=JOURNAL_READ)
                      if e.id > entry.id and e.action == "edit" and e.path == moved.rel and e.tool == entry.tool
                      and e.user_id == entry.user_id and e.before_version == entry.after_version), None)
 

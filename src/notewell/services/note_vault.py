@@ -117,6 +117,11 @@ class NoteVault:
     def max_bytes(self) -> int:
         return self.settings.max_file_bytes
 
+    def found(self, target: NotePath) -> NotePath:
+        """The note at ``target`` as its file is named in its project: the path given in either Unicode form
+        finds it (NoteFiles.named), so a write edits, moves or deletes the file that is there."""
+        return NotePath(target.project, self.files.named(target.project, target.rel))
+
     def read(self, target: NotePath, field: str = "path") -> bytes | None:
         return self.files.read(target.vault_path, self.max_bytes, field)
 
@@ -133,7 +138,7 @@ class NoteVault:
         raise VersionConflict(target.vault_path, expected, now, self._difference(target, expected, current))
 
     def _entries(self, target: NotePath) -> list[JournalEntry]:
-        return self.journal.entries([target.project], path=target.rel, limit=200)
+        return self.journal.entries([target.project], paths=[target.rel], limit=200)
 
     def _difference(self, target: NotePath, expected: str, current: bytes | None) -> str:
         replaced = self._entries(target)

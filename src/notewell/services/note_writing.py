@@ -68,7 +68,7 @@ class NoteWritingService:
         """(the note's text as it is on disk, its version, whether it starts with a byte-order mark), for an
         editor: only for a caller who may write it. The mark is not in the text; an editor that saves the
         whole note puts it back (as "\ufeff" first), so a save changes only what the person changed."""
-        target = self.writable(p, path)
+        target = self.vault.found(self.writable(p, path))
         data = self._existing(target, path)
         text, bom = decode_note(data, target.vault_path)
         return text, version_of(data), bool(bom)
@@ -87,8 +87,11 @@ class NoteWritingService:
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
                    expected_version: str | None = None) -> NoteChange:
-        """Create the note (its folders too); over an existing note only with ``overwrite``."""
+        """Create the note (its folders too); over an existing note only with ``overwrite``, which writes over the
+        note's file by either Unicode form of its name (a new name in another form than a note's is refused)."""
         target = self.writable(p, path)
+        if overwrite:
+            target = self.vault.found(target)
         expected = check_version(expected_version)
         data = content.encode("utf-8")
         self.vault.check_size(data)
@@ -111,7 +114,7 @@ class NoteWritingService:
         """Apply one edit operation (note_edits.py) to the note as it is on disk now; an argument its operation
         does not take is refused."""
         check_arguments(edit)
-        target = self.writable(p, path)
+        target = self.vault.found(self.writable(p, path))
         expected = check_version(expected_version)
 
         def attempt() -> NoteChange:
@@ -136,7 +139,7 @@ class NoteWritingService:
         reads that link to it, before the move and after; with ``update_links`` it is rewritten to name what it
         named (vault/link_rewrite.py) in the notes p may write, each rewritten note a journal entry of its own,
         and what stays broken is named (``unlinked``)."""
-        source = self.writable(p, path)
+        source = self.vault.found(self.writable(p, path))
         target = self.writable(p, new_path, "new_path")
         refuse_unprintable_name(target, "new_path")
         if target.project != source.project:
@@ -277,7 +280,7 @@ class NoteWritingService:
 
     def delete_note(self, p: Principal, path: str, *, tool: str, expected_version: str | None = None) -> NoteChange:
         """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""
-        target = self.writable(p, path)
+        target = self.vault.found(self.writable(p, path))
         expected = check_version(expected_version)
 
         def attempt() -> NoteChange:

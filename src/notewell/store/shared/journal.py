@@ -70,17 +70,19 @@ class SqlJournal:
                                (entry_id,)).fetchone()
         return None if row is None else _entry(row)
 
-    def entries(self, projects: Sequence[str], *, path: str | None = None, since: str | None = None,
+    def entries(self, projects: Sequence[str], *, paths: Sequence[str] | None = None, since: str | None = None,
                 before: int | None = None, limit: int) -> list[JournalEntry]:
         """The newest ``limit`` entries in ``projects`` (at or after ``since``; older than entry ``before``;
-        touching ``path`` as a note's place before or after), newest first, without their bytes."""
+        touching one of ``paths`` as a note's place before or after), newest first, without their bytes."""
         if not projects:
             return []
         where, params = self.sql.one_of("project", projects)
         sql = f"SELECT {_COLUMNS} FROM note_journal WHERE {where}"
-        if path is not None:
-            sql += " AND (path = ? OR new_path = ?)"
-            params += [path, path]
+        if paths is not None:
+            at, at_params = self.sql.one_of("path", paths)
+            to, to_params = self.sql.one_of("new_path", paths)
+            sql += f" AND ({at} OR {to})"
+            params += at_params + to_params
         if since is not None:
             sql += " AND at >= ?"
             params.append(since)
