@@ -159,6 +159,34 @@ async def test_each_edit_operation_keeps_the_rest_byte_for_byte(admin: Client, w
     assert await found(admin, "Café schließt") == [path]
 
 
+async def test_a_note_with_an_old_macs_cr_endings_is_edited_line_by_line_in_its_own_endings(
+        admin: Client, world: World) -> None:
+    """A probe: a note whose lines end in a lone CR was one line to the editing (insert_under_heading "## A": its
+    headings '# H\\r## A\\rx'), readDoc said totalLines 1, and an append ended its line with LF."""
+    path = "handbook/old-mac.md"
+    note = world.vault / path
+    note.write_bytes(b"# H\r## A\rx\r")
+    world.runtime.indexing.sync_paths([path])
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["totalLines"] == 3 and read["text"].split("\n") == ["# H", "## A", "x"], read
+    done = await call(admin, "edit_note", {"path": path, "operation": "insert_under_heading", "heading": "## A",
+                                           "content": "y\nz", "expected_version": read["version"]})
+    assert note.read_bytes() == b"# H\r## A\rx\ry\rz\r" and done["changed_lines"] == {"first": 4, "last": 5}
+    steps: list[dict[str, Any]] = [
+        {"operation": "append", "content": "end"},
+        {"operation": "replace", "old": "x\ny", "content": "x2\ny2"},
+        {"operation": "replace_section", "heading": "## A", "content": "only"},
+        {"operation": "set_front_matter", "fields": {"status": "done"}},
+        {"operation": "prepend", "content": "first"},
+    ]
+    for args in steps:
+        await call(admin, "edit_note", {"path": path, **args})
+    assert note.read_bytes() == b"---\rstatus: done\r---\rfirst\r# H\r## A\ronly\r"
+    stale = await refusal(admin, "edit_note", {"path": path, "operation": "append", "content": "c",
+                                               "expected_version": "0123456789abcdef"})
+    assert "it now has 7 lines" in stale, stale
+
+
 async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, world: World) -> None:
     first = await call(admin, "write_note", {"path": "handbook/stale.md", "content": "# S\n\nline\n"})
     second = await call(admin, "edit_note", {"path": "handbook/stale.md", "operation": "append", "content": "more",

@@ -24,6 +24,7 @@ from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
 from notewell.search.engine import SearchResult as SearchResult
+from notewell.services.line_endings import shown_lines
 from notewell.services.location_filter import location_filter
 from notewell.services.note_diff import VERSION_CHARS
 from notewell.store.base import Store
@@ -257,14 +258,12 @@ class KnowledgeService:
         if doc is None:
             raise NotFound(f"Not found: {path}")
         vault_path = f"{project}/{doc.meta.path}"
-        lines = doc.text.split("\n")
-        if lines and lines[-1] == "" and doc.text.endswith("\n"):
-            lines.pop()
+        lines = shown_lines(doc.text)
         total = len(lines)
         if offset > max(total, 1):
             raise InvalidArgument("offset", f"is past the end: {vault_path} has {total} lines")
         start = offset - 1
-        chosen = [line.rstrip("\r") for line in lines[start : start + limit]]
+        chosen = lines[start : start + limit]
         if column > 1:
             first = chosen[0] if chosen else ""
             if column > len(first):

@@ -1,4 +1,8 @@
-"""A whole note's text sent back by an editor whose line breaks are all "\n" (a browser's textarea sends every
+"""A note's line breaks, written once: "\n", "\r\n" and a lone "\r" (an old Mac's), CommonMark's three. The edit
+operations cut a note into lines at them (note_text.split_lines) and readDoc counts and shows its lines so
+(``shown_lines``), whatever ending the note uses.
+
+And a whole note's text sent back by an editor whose line breaks are all "\n" (a browser's textarea sends every
 break as CRLF, whatever the note had), given back the breaks the note had: each line the editor left as it was
 keeps its own ending, and a new or changed line takes the note's commonest one. So a save changes only the
 lines a person changed, in a note with CRLF, CR or mixed endings alike."""
@@ -13,15 +17,24 @@ _BREAK = re.compile(r"(\r\n|\r|\n)")
 MATCHED_PAIRS_MAX = 4_000_000  # changed lines of the note times the editor's: above, matching would take seconds
 
 
-def _lines(text: str) -> list[tuple[str, str]]:
+def ended_lines(text: str) -> list[tuple[str, str]]:
     """(line, its ending) for every line; the last one's ending is "" (the text after the last break)."""
     parts = _BREAK.split(text)
     return [(parts[i], parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
 
 
+def shown_lines(text: str) -> list[str]:
+    """The lines as readDoc counts and shows them, without their endings: a final break ends the last line, it
+    starts no empty one ("a\rb\r" is two lines), and an empty text is one empty line."""
+    lines = [line for line, _ in ended_lines(text)]
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def restored(original: str, edited: str) -> str:
     """``edited`` (breaks all "\\n") with the line endings of ``original`` wherever its lines were kept."""
-    old = _lines(original)
+    old = ended_lines(original)
     new = edited.split("\n")
     if [line for line, _ in old] == new:
         return original  # nothing changed, not even an ending

@@ -1,7 +1,7 @@
 """The edit operations on a note's text, pure: text in, text out, nothing else touched.
 
 Each operation changes only the lines it names and keeps every other byte (line endings included): a
-CRLF note stays CRLF, and added lines take the note's ending (note_text.newline_of).
+CRLF note stays CRLF, an old Mac's CR note stays CR, and added lines take the note's ending (note_text.newline_of).
 
 - ``append``: the content after the last line (the last line gets an ending first, if it has none).
 - ``prepend``: the content before the first line, after the front matter when there is one.
@@ -145,9 +145,10 @@ def _replace(text: str, old: str | None, content: str) -> str:
     if not old:
         raise InvalidArgument("old", "is required for replace: the exact passage to replace, as the note has it")
     passage = old
-    if old not in text and "\r\n" in text and newline_of(text) == "\r\n":
-        passage = old.replace("\r\n", "\n").replace("\n", "\r\n")  # a CRLF note, the passage sent with "\n"
-        content = content.replace("\r\n", "\n").replace("\n", "\r\n")
+    newline = newline_of(text)
+    if old not in text and newline != "\n":  # a CRLF (or CR) note, the passage sent with "\n"
+        passage = old.replace("\r\n", "\n").replace("\n", newline)
+        content = content.replace("\r\n", "\n").replace("\n", newline)
     count = text.count(passage)
     if count != 1:
         where = "does not occur in the note" if count == 0 else f"occurs {count} times in the note"

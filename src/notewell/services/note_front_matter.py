@@ -16,7 +16,15 @@ from collections.abc import Mapping
 import yaml
 
 from notewell.errors import InvalidArgument
-from notewell.services.note_text import FRONT_MATTER_FENCE, as_lines, bare, front_matter_end, newline_of, split_lines
+from notewell.services.note_text import (
+    FRONT_MATTER_FENCE,
+    as_lines,
+    bare,
+    ensure_ended,
+    front_matter_end,
+    newline_of,
+    split_lines,
+)
 from notewell.vault.front_matter_yaml import load_yaml
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
@@ -55,7 +63,7 @@ def set_fields(text: str, fields: Mapping[str, object]) -> str:
 
 def _parsed(block: list[str]) -> dict[str, object]:
     try:
-        data = load_yaml("".join(block).replace("\r\n", "\n")) if block else {}
+        data = load_yaml("".join(bare(line) + "\n" for line in block)) if block else {}
     except yaml.YAMLError as err:
         raise InvalidArgument("fields", f"the note's front matter is not valid YAML ({_first_line(err)}); "
                                         "fix it with replace first") from err
@@ -74,9 +82,7 @@ def _set_one(block: list[str], key: str, value: object, newline: str) -> list[st
     start = next((i for i, line in enumerate(block) if _is_key_line(bare(line), key)), None)
     written = [] if value is None else as_lines(_dump(key, value), newline)
     if start is None:
-        if block and not block[-1].endswith("\n"):
-            block = [*block[:-1], block[-1] + newline]
-        return [*block, *written]
+        return [*ensure_ended(block, newline), *written]
     end = scanned = start + 1  # the field's lines run on through its continuing lines and the blank lines between
     while scanned < len(block) and (_continues(bare(block[scanned])) or not bare(block[scanned]).strip()):
         scanned += 1

@@ -1,16 +1,17 @@
 """A note's text as the edit operations see it: lines with their endings, front matter, headings.
 
-Lines are cut at "\\n" only (``str.splitlines`` would also cut at form feeds and U+2028, which a note may
-hold in a line), each keeping its ending, so joining them gives the text back byte for byte. A heading is
-an ATX heading (``## Title``, up to three spaces of indentation, an optional closing run of ``#``) that is
-neither inside a fenced code block (``` or ~~~, closed by a run of the same character at least as long)
-nor inside the front matter; setext headings (a line underlined with ``===``) are not addressed.
+Lines are cut at "\\n", "\\r\\n" and a lone "\\r" (line_endings.py; ``str.splitlines`` would also cut at form
+feeds and U+2028, which a note may hold in a line), each keeping its ending, so joining them gives the text back
+byte for byte. A heading is an ATX heading (``## Title``, up to three spaces of indentation, an optional closing
+run of ``#``) that is neither inside a fenced code block (``` or ~~~, closed by a run of the same character at
+least as long) nor inside the front matter; setext headings (a line underlined with ``===``) are not addressed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from notewell.services.line_endings import ended_lines
 from notewell.vault.fences import FenceTracker
 from notewell.vault.headings import atx_heading
 
@@ -20,36 +21,35 @@ _FRONT_MATTER_ENDS = ("---", "...")
 
 
 def split_lines(text: str) -> list[str]:
-    """The lines of ``text``, each with its "\\n" (the last one without, when the text does not end so)."""
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
+    """The lines of ``text``, each with its ending (the last one without, when the text does not end so)."""
+    if "\r" not in text:  # most notes: cut at "\n" alone, without the pairs
+        lines = text.split("\n")
+        return [*(line + "\n" for line in lines[:-1]), *([lines[-1]] if lines[-1] else [])]
+    return [line + ending for line, ending in ended_lines(text) if line or ending]
 
 
 def bare(line: str) -> str:
     """A line without its ending."""
-    return line.rstrip("\n").removesuffix("\r")
+    return line.removesuffix("\n").removesuffix("\r")
 
 
 def newline_of(text: str) -> str:
-    """The ending a line added to ``text`` gets: "\\r\\n" when every line ends so, else "\\n"."""
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf and crlf == text.count("\n") else "\n"
+    """The ending a line added to ``text`` gets: the note's own when every line ends alike ("\\r\\n", or "\\r"
+    on an old Mac's note), else "\\n"."""
+    if "\r" not in text:
+        return "\n"
+    endings = {ending for _, ending in ended_lines(text) if ending}
+    return endings.pop() if len(endings) == 1 else "\n"
 
 
 def as_lines(content: str, newline: str) -> list[str]:
     """``content`` as whole lines ending with ``newline`` (a last line without an ending gets one)."""
-    if not content:
-        return []
-    unified = content.replace("\r\n", "\n")
-    return [line.rstrip("\n") + newline for line in split_lines(unified)]
+    return [bare(line) + newline for line in split_lines(content)]
 
 
 def ensure_ended(lines: list[str], newline: str) -> list[str]:
     """``lines`` with the last one given an ending, so more can follow it."""
-    if lines and not lines[-1].endswith("\n"):
+    if lines and not lines[-1].endswith(("\n", "\r")):
         return [*lines[:-1], lines[-1] + newline]
     return lines
 

@@ -35,6 +35,7 @@ from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.errors import Conflict, InvalidArgument, VersionConflict
 from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
+from notewell.services.line_endings import shown_lines
 from notewell.services.note_diff import VERSION_CHARS, change, version_of
 from notewell.services.note_files import PRIVATE_FOLDER_MODE, ChangedOnDisk, NoteFiles
 from notewell.services.note_git import NoteGit
@@ -148,7 +149,7 @@ class NoteVault:
             return "deleted since"
         text = current.decode("utf-8", errors="replace")
         if full is None or full.before is None:
-            lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)  # as readDoc counts them
+            lines = len(shown_lines(text)) if text else 0  # as readDoc counts them
             return f"changed outside this journal; it now has {lines} line{'' if lines == 1 else 's'}"
         writer = self.identity.user(full.user_id)
         by = f", first by {writer.handle if writer is not None else full.user_id} ({full.tool}, journal {full.id})"
