@@ -35,3 +35,23 @@ def test_if_match_refusals_name_if_match(rest: RestWorld) -> None:  # noqa: F811
         assert stale.json()["detail"].startswith("If-Match: Conflict: handbook/rest/if-match.md changed since "
                                                  "version 0123456789abcdef"), stale.text
     assert (rest.runtime.settings.vault / "handbook/rest/if-match.md").read_text() == "# If\n"
+
+
+def test_next_links_of_a_document_are_percent_encoded(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: `next` and the Link header of a document's links and parts carried its path as it is: a space, a
+    bare %, and é as Latin-1 bytes in the header. They are URLs now, and following them reads the next page."""
+    for name, encoded in [("sp ace.md", "sp%20ace.md"), ("ünï 50%.md", "%C3%BCn%C3%AF%2050%25.md")]:
+        made = rest.call("PUT", f"/projects/handbook/documents/rest/{name}", "admin_all",
+                         json={"content": "[a](a.md) [b](b.md)\nsecond line\n"})
+        assert made.status_code == 201, made.text
+        base = f"/api/v1/projects/handbook/documents/rest/{encoded}"
+        links = rest.get(f"/projects/handbook/documents/rest/{name}/links", "admin_all", params={"limit": 1})
+        assert links.status_code == 200, links.text
+        assert links.json()["next"] == f"{base}/links?limit=1&offset=1"
+        assert links.headers["Link"] == f'<{base}/links?limit=1&offset=1>; rel="next"'
+        following = rest.get(links.json()["next"].removeprefix("/api/v1"), "admin_all")
+        assert [link["label"] for link in following.json()["outgoing"]] == ["b"], following.text
+        part = rest.get(f"/projects/handbook/documents/rest/{name}", "admin_all", params={"limit": 1})
+        assert part.headers["Link"] == f'<{base}?limit=1&offset=2>; rel="next"', part.headers
+        assert rest.get(f"{base}?limit=1&offset=2".removeprefix("/api/v1"), "admin_all").json()["text"] == \
+            "second line"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import Query, Request, Response
 from pydantic import BaseModel, Field, create_model
@@ -35,7 +36,9 @@ def next_link(request: Request, response: Response, offset: int | None, *, colum
         return None
     url = request.url.include_query_params(**{param: offset})
     url = url.include_query_params(column=column) if column is not None else url.remove_query_params("column")
-    link = f"{url.path}?{url.query}"
+    # the path percent-encoded from its decoded form: Starlette's URL keeps a document's space, % or é as they are
+    # (only ?, # and \ escaped), which made the Link header no URL (and é Latin-1 bytes in it)
+    link = f"{quote(request.scope['path'], safe='/')}?{url.query}"
     response.headers["Link"] = f'<{link}>; rel="next"'
     return link
 
