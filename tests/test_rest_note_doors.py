@@ -37,6 +37,26 @@ def test_if_match_refusals_name_if_match(rest: RestWorld) -> None:  # noqa: F811
     assert (rest.runtime.settings.vault / "handbook/rest/if-match.md").read_text() == "# If\n"
 
 
+def test_a_document_read_answers_the_etag_and_head_its_headers(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: GET of a document sent no ETag though docs/api.md tells clients to send If-Match with "the ETag of
+    the last read or write", and HEAD was 405. The ETag of a read is what a write's If-Match takes."""
+    doc = "/projects/handbook/documents/rest/etag.md"
+    assert rest.call("PUT", doc, "admin_all", json={"content": "one\ntwo\n"}).status_code == 201
+    read = rest.get(doc, "admin_all", params={"limit": 1})
+    assert read.status_code == 200 and read.headers["ETag"] == f'"{read.json()["version"]}"', read.headers
+    head = rest.call("HEAD", doc, "admin_all", params={"limit": 1})
+    assert head.status_code == 200 and head.content == b"", head.headers
+    assert head.headers["ETag"] == read.headers["ETag"] and head.headers["Link"] == read.headers["Link"]
+    assert head.headers["Content-Length"] == read.headers["Content-Length"]
+    edited = rest.call("PATCH", doc, "admin_all", headers={"If-Match": read.headers["ETag"]},
+                       json={"operation": "append", "content": "three"})
+    assert edited.status_code == 200, edited.text
+    assert rest.get(doc, "admin_all").headers["ETag"] == edited.headers["ETag"] == f'"{edited.json()["version"]}"'
+    missing = rest.call("HEAD", "/projects/handbook/documents/rest/nowhere.md", "admin_all")
+    assert missing.status_code == 404 and "ETag" not in missing.headers
+    assert rest.call("HEAD", doc, "alice_kr").status_code == 404  # hidden: as a missing document
+
+
 def test_next_links_of_a_document_are_percent_encoded(rest: RestWorld) -> None:  # noqa: F811
     """A probe: `next` and the Link header of a document's links and parts carried its path as it is: a space, a
     bare %, and é as Latin-1 bytes in the header. They are URLs now, and following them reads the next page."""

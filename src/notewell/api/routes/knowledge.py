@@ -42,20 +42,33 @@ def documents(caller: Caller, svc: Services, project: str, request: Request, res
     return page(request, response, listed.documents, offset, limit, has_more=listed.truncated)
 
 
-@router.get(DOCUMENT, response_model=DocPartModel, responses=READ_ERRORS,
+FirstLine = Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX, description="The first line, counting from 1.")]
+Lines = Annotated[int, Query(ge=1, le=limits.READ_DOC_LINES_MAX, description="How many lines.")]
+Column = Annotated[int, Query(ge=1, le=limits.READ_DOC_COLUMN_MAX,
+                              description="The character of line offset to start at, counting from 1: a part that "
+                                          "cut a line too long for one part names it as nextColumn.")]
+
+
+WITH_ETAG = {**READ_ERRORS, 200: {"headers": {"ETag": {
+    "description": "The document's version, quoted: what a write's If-Match names.", "schema": {"type": "string"}}}}}
+
+
+@router.get(DOCUMENT, response_model=DocPartModel, responses=WITH_ETAG,
             summary="A document's text, a range of lines at a time")
 def document(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
-             offset: Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX,
-                                          description="The first line, counting from 1.")] = 1,
-             limit: Annotated[int, Query(ge=1, le=limits.READ_DOC_LINES_MAX,
-                                         description="How many lines.")] = limits.READ_DOC_LINES_DEFAULT,
-             column: Annotated[int, Query(ge=1, le=limits.READ_DOC_COLUMN_MAX,
-                                          description="The character of line offset to start at, counting from 1: "
-                                                      "a part that cut a line too long for one part names it as "
-                                                      "nextColumn.")] = 1) -> Any:
+             offset: FirstLine = 1, limit: Lines = limits.READ_DOC_LINES_DEFAULT, column: Column = 1) -> Any:
     part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit, column)
-    next_link(request, response, part.next_offset, column=part.next_column)  # the next part, as a Link header
+    if part.version:
+        response.headers["ETag"] = f'"{part.version}"'
+    next_link(request, response, part.next_offset, column=part.next_column)
     return part
+
+
+@router.head(DOCUMENT, response_model=DocPartModel, responses=WITH_ETAG,
+             summary="A document's headers as GET answers them (ETag, Link), without its text")
+def document_head(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
+                  offset: FirstLine = 1, limit: Lines = limits.READ_DOC_LINES_DEFAULT, column: Column = 1) -> Any:
+    return document(caller, svc, project, path, request, response, offset, limit, column)
 
 
 @router.get("/search", response_model=SearchPage, responses=READ_ERRORS,
