@@ -1,5 +1,6 @@
 """What the note and memory commands take from standard input (CONTENT '-') and user passwd reads there, in-process:
-text that is not UTF-8 is refused naming the argument; nothing is written."""
+text that is not UTF-8 is refused naming the argument, and a NUL character in a note is refused as every door
+refuses it; nothing is written."""
 
 from __future__ import annotations
 
@@ -13,6 +14,22 @@ from notewell.cli import app
 
 def _piped(data: bytes, *args: str) -> Result:
     return CliRunner().invoke(app, list(args), input=data, catch_exceptions=False)
+
+
+def test_a_nul_character_from_standard_input_or_an_argument_is_refused(tmp_path: Path) -> None:
+    """A probe: `printf 'a\\0b\\n' | notewell note write alpha/c.md -` wrote the NUL to disk and said it was done;
+    the note was then binary to the index."""
+    vault = make_vault(tmp_path, {"alpha/plan.md": "# Plan\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    written = _piped(b"a\x00b\n", "note", "write", "alpha/c.md", "-", *base)
+    assert written.exit_code == 1 and written.stderr.startswith(
+        "error: CONTENT: must not contain the NUL character (\\x00); remove it"), written.stderr
+    assert not (vault / "alpha/c.md").exists()
+    edited = _piped(b"a\x00b\n", "note", "edit", "alpha/plan.md", "append", "--content", "-", *base)
+    assert edited.exit_code == 1 and edited.stderr.startswith("error: --content: must not contain the NUL"), \
+        edited.stderr
+    assert (vault / "alpha/plan.md").read_bytes() == b"# Plan\n"
 
 
 def test_standard_input_that_is_not_utf8_is_refused_naming_the_argument(tmp_path: Path) -> None:

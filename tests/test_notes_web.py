@@ -220,3 +220,16 @@ def test_saving_after_the_server_ended_the_session_gives_the_text_back(world: Wo
                            data={"csrf": csrf_of(editor), "version": version, "content": "kept words\r\n"})
         assert saved.status_code == 401 and "kept words" in saved.text, saved.status_code
         assert note.read_text() == "# Ended\n"
+
+
+def test_a_nul_character_in_the_editor_is_the_forms_error_and_nothing_is_written(world: World, base: str) -> None:
+    """A probe: %00 in the form's content was written to disk and answered "Saved"; the note was then binary to the
+    index and left its own page and search."""
+    note = _a_note(world, "apollo/nul.md", "# Nul\n")
+    with browser(base, "alice") as alice:
+        editor, version = _editor(alice, "apollo/nul.md")
+        saved = alice.post("/p/projects/edit/apollo/nul.md", data={"csrf": csrf_of(editor), "version": version,
+                                                                  "content": "# Nul\r\na\x00b\r\n"})
+        assert saved.status_code == 400, saved.text[:300]
+        assert "content: must not contain the NUL character (\\x00); remove it" in unescape(saved.text)
+    assert note.read_bytes() == b"# Nul\n"

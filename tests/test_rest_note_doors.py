@@ -16,6 +16,35 @@ def _admin_writes_the_handbook(rest: RestWorld) -> None:  # noqa: F811
     rest.runtime.administration.grant(LOCAL_OWNER, "admin@northwind.test", "handbook", "write")
 
 
+def test_a_nul_character_is_refused_by_every_write_and_nothing_is_written(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: PUT and PATCH wrote "a\\0b" to disk and answered success; the file was then binary to the index and
+    left reads, search and links. Every write operation refuses it now, naming the field; the note stays as it
+    was. A NUL in a front matter value is written as YAML's escape, never as the character."""
+    vault = rest.runtime.settings.vault
+    doc = "/projects/handbook/documents/rest/nul.md"
+    refused = rest.call("PUT", doc, "admin_all", json={"content": "a\x00b\n"})
+    assert refused.status_code == 400 and refused.json()["field"] == "content", refused.text
+    assert "NUL character" in refused.json()["detail"] and not (vault / "handbook/rest/nul.md").exists()
+    made = rest.call("PUT", doc, "admin_all", json={"content": "# Nul\n\n## Steps\nx\n"})
+    assert made.status_code == 201, made.text
+    kept = (vault / "handbook/rest/nul.md").read_bytes()
+    edits = [{"operation": "append", "content": "a\x00b"}, {"operation": "prepend", "content": "\x00"},
+             {"operation": "insert_under_heading", "heading": "## Steps", "content": "y\x00"},
+             {"operation": "replace_section", "heading": "## Steps", "content": "\x00"},
+             {"operation": "replace", "old": "x", "content": "x\x00"}]
+    for body in edits:
+        refused = rest.call("PATCH", doc, "admin_all", json=body)
+        assert refused.status_code == 400 and refused.json()["field"] == "content", (body, refused.text)
+    overwrite = rest.call("PUT", doc, "admin_all", json={"content": "\x00", "overwrite": True})
+    assert overwrite.status_code == 400 and overwrite.json()["field"] == "content", overwrite.text
+    assert (vault / "handbook/rest/nul.md").read_bytes() == kept
+    escaped = rest.call("PATCH", doc, "admin_all",
+                        json={"operation": "set_front_matter", "fields": {"title": "a\x00b"}})
+    assert escaped.status_code == 200, escaped.text
+    assert b"\x00" not in (vault / "handbook/rest/nul.md").read_bytes()
+    assert rest.get(doc, "admin_all").json()["text"].startswith('---\ntitle: "a\\0b"\n---\n# Nul')
+
+
 def test_if_match_refusals_name_if_match(rest: RestWorld) -> None:  # noqa: F811
     """A probe: `If-Match: garbage` answered 400 naming "expectedVersion", and a stale one 412 whose detail began
     "expected_version: Conflict"; REST has neither, it has the If-Match header. PATCH, PUT, DELETE and moves."""

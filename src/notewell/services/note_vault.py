@@ -93,6 +93,15 @@ def check_version(expected: str | None) -> str | None:
     return cleaned
 
 
+def refuse_added_nul(before: bytes | None, after: bytes) -> None:
+    """A write that would add a NUL character to a note is refused, whatever door it came through: a file holding
+    NUL is binary to the index (indexer.py), so the note would leave readDoc, search and links while its write
+    answered success. MCP refuses NUL in any argument; REST's bodies, the CLI's standard input and the web editor's
+    form are refused here. A note that held NUL before (another program wrote it) may still be edited around it."""
+    if after.count(b"\x00") > (before or b"").count(b"\x00"):
+        raise InvalidArgument("content", "must not contain the NUL character (\\x00); remove it")
+
+
 def decode_note(data: bytes, path: str) -> tuple[str, bytes]:
     """(text, the byte order mark it had or b"") of a note to edit; a note that is not UTF-8 is refused."""
     bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
@@ -179,6 +188,8 @@ class NoteVault:
         the indexing to the caller, who indexes many notes in one sync once each is written and journaled (a
         move's rewritten notes, note_writing.py: one sync instead of one a note)."""
         self.check_size(after)
+        if write.action != "undo":  # an undo gives back bytes the note held
+            refuse_added_nul(before, after)
         self.files.write(target.vault_path, after, checked=True, was=before)
         try:
             if index:
