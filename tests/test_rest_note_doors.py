@@ -104,3 +104,21 @@ def test_next_links_of_a_document_are_percent_encoded(rest: RestWorld) -> None: 
         assert part.headers["Link"] == f'<{base}?limit=1&offset=2>; rel="next"', part.headers
         assert rest.get(f"{base}?limit=1&offset=2".removeprefix("/api/v1"), "admin_all").json()["text"] == \
             "second line"
+
+
+def test_a_move_whose_path_names_the_project_again_says_paths_are_inside_it(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: {"path": "alpha/race.md"} in project alpha's moves was a bare 404 "Not found: alpha/alpha/race.md"
+    (MCP and the CLI take paths project first; this body's are inside the project of the URL)."""
+    assert rest.call("PUT", "/projects/handbook/documents/rest/race.md", "admin_all",
+                     json={"content": "race\n"}).status_code == 201
+    twice = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": "handbook/rest/race.md", "newPath": "handbook/rest/r2.md"})
+    assert twice.status_code == 404, twice.text
+    assert twice.json()["detail"] == ("Not found: handbook/handbook/rest/race.md; path and newPath are inside the "
+                                      "project of the URL, without its name: send path 'rest/race.md'")
+    missing = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                        json={"path": "rest/nowhere.md", "newPath": "rest/r2.md"})
+    assert missing.status_code == 404 and missing.json()["detail"] == "Not found: handbook/rest/nowhere.md"
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_all",
+                      json={"path": "rest/race.md", "newPath": "rest/r2.md"})
+    assert moved.status_code == 200, moved.text

@@ -15,7 +15,7 @@ from notewell.api.any_path import DOCUMENT
 from notewell.api.context import Caller, Services
 from notewell.api.paging import next_link
 from notewell.api.problems import responses
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, NotFound
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
 from notewell.services.note_journal import JOURNAL_ID_MAX, JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX
@@ -47,7 +47,8 @@ class PatchDocument(BaseModel):
 
 class MoveDocument(BaseModel):
     model_config = ConfigDict(extra="forbid", **CAMEL)
-    path: str = Field(min_length=1, max_length=4096, description="The document's path inside the project.")
+    path: str = Field(min_length=1, max_length=4096, description="The document's path inside the project of the URL, "
+                                                                 "without the project's name: notes/plan.md.")
     new_path: str = Field(min_length=1, max_length=4096, description="Where it goes, inside the same project.")
     update_links: bool = Field(True, description="Rewrite the links that named the document (in the documents the "
                                                  "caller may write) and its own relative links so that they keep "
@@ -127,9 +128,17 @@ def delete_document(caller: Caller, svc: Services, project: str, path: str, resp
              summary="Move or rename a document inside its project; never over another")
 def move_document(caller: Caller, svc: Services, project: str, body: MoveDocument, response: Response,
                   if_match: IfMatch = None) -> Any:
-    return _answer(response, svc.notes.move_note(caller, f"{project}/{body.path}", f"{project}/{body.new_path}",
-                                                 tool="POST moves", expected_version=expected(if_match),
-                                                 update_links=body.update_links))
+    try:
+        change = svc.notes.move_note(caller, f"{project}/{body.path}", f"{project}/{body.new_path}",
+                                     tool="POST moves", expected_version=expected(if_match),
+                                     update_links=body.update_links)
+    except NotFound as exc:  # the project named twice, as MCP's and the CLI's paths name it first
+        inside = body.path.removeprefix(f"{project}/")
+        if inside == body.path:
+            raise
+        raise NotFound(f"{exc}; path and newPath are inside the project of the URL, without its name: send "
+                       f"path {inside!r}") from None
+    return _answer(response, change)
 
 
 @router.get("/journal", response_model=JournalPage, responses=responses(400, 401, 403, 422),
