@@ -109,10 +109,13 @@ class SqlMeaning:
         """The vectors of these memories (by ref) that ``model`` made; a memory not embedded yet is left out."""
         if not refs:
             return {}
+        # memories first, by their refs (SQLite's CROSS JOIN keeps that order): with the refs as parameters its
+        # planner walked every memory vector by kind instead (16 ms for 30 refs among 20k, against 0.2 ms)
         with self.sql.reading() as conn:
             rows = conn.execute(
-                "SELECT m.ref, v.vector FROM vectors v JOIN memories m ON v.kind = 'memory' AND v.item_id = m.id"
-                f" WHERE m.ref IN ({marks(len(refs))}) AND v.model = ?", [*refs, model]).fetchall()
+                "SELECT m.ref, v.vector FROM memories m CROSS JOIN vectors v"
+                f" WHERE m.ref IN ({marks(len(refs))}) AND v.kind = 'memory' AND v.item_id = m.id AND v.model = ?",
+                [*refs, model]).fetchall()
         return {str(r[0]): bytes(r[1]) for r in rows}
 
     def has_due(self, now: str) -> bool:
