@@ -99,6 +99,29 @@ async def test_mcp_and_rest_recall_find_a_paraphrase_by_meaning(world: Served) -
     assert rest["wordsOnly"] is None
 
 
+async def test_a_paraphrase_outranks_one_shared_word_and_a_query_of_nothing_finds_nothing(world: Served) -> None:
+    """An outside probe: "which days can we ship to prod" put the memory about shipping labels (its one shared
+    word "ship", similarity 0.31) above the one that answers it by meaning (0.52); and "zzz" or "hmm" found the
+    memory "ok" by meaning (0.39, 0.44), as near to it as to any text that says nothing."""
+    alice = world.tokens["alice"]
+    release = (await call(world.mcp, alice, "remember", {"content": "We release on Tuesdays and Thursdays only.",
+                                                          "project": "apollo"}))["ref"]
+    labels = (await call(world.mcp, alice, "remember", {
+        "content": "Shipping labels are printed by the warehouse team in Lyon.", "project": "apollo"}))["ref"]
+    for filler in ("ok", "yes", "todo"):
+        await call(world.mcp, alice, "remember", {"content": filler, "project": "apollo"})
+    world.embedded()
+    found = await call(world.mcp, alice, "recall", {"query": "which days can we ship to prod"})
+    assert [r["ref"] for r in found["results"][:2]] == [release, labels], found
+    assert found["results"][0]["matched"] == ["meaning"] and found["results"][1]["matched"] == ["words"]
+    for junk in ("zzz", "hmm", "xyzzy"):
+        assert (await call(world.mcp, alice, "recall", {"query": junk}))["results"] == [], junk
+        rest = httpx.get(f"{world.api}/memories/recall", params={"q": junk},
+                         headers={"Authorization": f"Bearer {alice}"}, timeout=30).json()
+        assert rest["results"] == [], (junk, rest)
+    assert [r["ref"] for r in (await call(world.mcp, alice, "recall", {"query": "ok"}))["results"]][:1] != []
+
+
 async def test_a_rule_whose_memory_is_superseded_or_forgotten_leaves_the_knowledge_listing(world: Served) -> None:
     alice = world.tokens["alice"]
     headers = {"Authorization": f"Bearer {alice}"}

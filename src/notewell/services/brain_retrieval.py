@@ -88,27 +88,24 @@ class RetrievalPart(ScopePart):
         """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
         projects found by words or by meaning, with their fused relevance (services/hybrid.py); p's own private
         items among them (what the brain learned from p's sessions), never another person's. A rule whose meaning
-        is unrelated to a text of words (brain_scoring.UNRELATED_BELOW) is left out, whatever word found it; a
+        is unrelated to a text of words (hybrid.WORDS_UNRELATED) is left out, whatever word found it; a
         single word or identifier looked up is found by its words alone, as hybrid.fuse says."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
                             limit=candidates, path_prefix="brain", viewer=p.user_id, explain=False)
         near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
         hits = self.store.memories.tolerant(query)  # while the nearest are found
         lookup, exact = one_word(text), identifier(text)
-        fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
-                     lookup=lookup, exact=text if exact else None, text_of=lambda h: record_text(h.record))
+        nearest = near()
+        similar, noise = self.meaning.beyond([h.record.ref for h in hits], nearest, text) \
+            if self.meaning is not None else ({}, None)
+        fused = fuse(hits, lambda h: h.relevance, lambda h: h.record, nearest, lambda r: r.ref,
+                     lookup=lookup, exact=text if exact else None, text_of=lambda h: record_text(h.record),
+                     similar=similar, noise=noise)
         known = self.brain.knowledge([f.item.ref for f in fused])
         allowed = set(brain_ids)
-        kept = [(known[f.item.ref], f) for f in fused
+        return [(known[f.item.ref], f) for f in fused
                 if f.item.ref in known and known[f.item.ref].live and known[f.item.ref].kind != "action_item"
                 and known[f.item.ref].brain_project in allowed]
-        if lookup or exact or self.meaning is None:  # a word looked up: its words decide
-            return kept
-        # the similarity of a rule words found beyond the nearest in meaning is read from its stored vector
-        beyond = self.meaning.similarities([f.item.ref for _k, f in kept if f.similarity is None], text)
-        return [(k, f) for k, f in kept
-                if (f.similarity if f.similarity is not None else beyond.get(f.item.ref, 1.0))
-                >= brain_scoring.UNRELATED_BELOW]
 
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
                   projects: list[BrainProject] | None = None) -> Retrieval:

@@ -5,7 +5,6 @@ All of it is plain arithmetic on counts and dates (docs/brain.md explains each f
 - rank     = 0.60 x relevance + 0.25 x confidence + 0.15 x recency
              relevance: the memory full-text relevance over the best candidate's (1.0 for the best);
              recency: 0.5 ** (days since taught or last used / 30)
-             a rule words found but whose meaning is unrelated (similarity < 0.05) is not ranked at all
 - confidence after a use: success c + 0.10 x (1 - c); failure max(0.05, 0.80 x c)
 - stage    seed -> knowledge (2+ successful uses, success rate >= 0.6)
                 -> wisdom (5+ successful uses, success rate >= 0.8, confidence >= 0.9)
@@ -27,10 +26,6 @@ RECENCY_WEIGHT = 0.15
 SUCCESS_STEP = 0.10
 FAILURE_FACTOR = 0.80
 CONFIDENCE_FLOOR = 0.05
-# Below this cosine similarity to the prompt, a rule one shared word found ("set up" and "every up migration") is
-# unrelated in meaning, and left out of retrieval. On the 82 FAQ pairs (bench/data/faq_pairs.jsonl) no question is
-# this far from its own answer (the least 0.088), and 34% of the question-to-other-answer pairs are.
-UNRELATED_BELOW = 0.05
 CAPTURE_CONFIDENCE_MAX = 0.95
 KNOWLEDGE_MIN_SUCCESSES = 2
 KNOWLEDGE_MIN_RATE = 0.6

@@ -310,8 +310,9 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         hits = self.brain.search_sessions(p.user_id, brain_ids, terms, since, candidates)
         near = (self.meaning.nearest_sessions(p.user_id, brain_ids, since, query, candidates)
                 if self.meaning is not None else [])
+        noise = self.meaning.noise(query) if self.meaning is not None and near else None
         fused = fuse(hits, lambda h: h.relevance, lambda h: h.session, near, lambda s: s.id, lookup=one_word(query),
-                     exact=query if identifier(query) else None)  # words found it in its text or its events
+                     exact=query if identifier(query) else None, noise=noise)  # words: in its text or its events
         scored = [SessionFound(f.item, round(0.6 * f.relevance + 0.4 * _recency(f.item, now), 4), tuple(f.matched),
                                f.similarity) for f in fused]
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]

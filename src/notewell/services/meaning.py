@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
@@ -48,6 +48,9 @@ QUERY_THREADS = 2  # nearest_memories_ahead searches at once; more wait their tu
 # a text of which this share of the characters or more is read as [UNK] has no meaning here (docs/memory.md,
 # "Meaning": measured on the manual pages of bench/model_compare.py and the Chinese rules of an outside probe)
 UNREAD_MAX = 0.5
+# texts that say nothing: a query as near to one of them as to a memory found that memory by no meaning of its own
+# ("zzz" is at 0.39 from "ok", and from a memory "ok"); services/hybrid.py's meaning_bar
+CONTENT_FREE = ("ok", "yes", "no", "done", "thanks", "hmm", "hello", "lgtm", "asdf", "?", "...", "etc")
 
 _log = logging.getLogger("notewell.meaning")
 
@@ -70,6 +73,7 @@ class MeaningService:
         self._loading = threading.Lock()
         self._queries: OrderedDict[str, bytes] = OrderedDict()
         self._queries_lock = threading.Lock()
+        self._content_free: np.ndarray | None = None  # CONTENT_FREE's vectors, made once
         self._ahead = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="notewell-query")
         self.work = threading.Event()  # set by a write in this process: the runner looks at once
 
@@ -131,6 +135,28 @@ class MeaningService:
                 self._queries.move_to_end(text)
                 return self._queries[text]
         return self._make(text)
+
+    def beyond(self, refs: Sequence[str], nearest: Sequence[Nearest[MemoryRecord]],
+               text: str) -> tuple[dict[Hashable, float], float | None]:
+        """What hybrid.fuse weighs words and meaning by, besides the nearest: the similarity of each memory words
+        found (``refs``) beyond the nearest, read from its stored vector, and the query's ``noise``. Nothing
+        without the nearest (meaning off, nothing embedded in scope): the words then rank alone."""
+        if not nearest:
+            return {}, None
+        close = {n.item.ref for n in nearest}
+        similar: dict[Hashable, float] = {
+            ref: s for ref, s in self.similarities([ref for ref in refs if ref not in close], text).items()}
+        return similar, self.noise(text)
+
+    def noise(self, text: str) -> float | None:
+        """The query's best similarity to a text that says nothing (CONTENT_FREE), or None without its vector."""
+        vector = self.query_vector(text)
+        model = self.embedder()
+        if vector is None or model is None:
+            return None
+        if self._content_free is None:
+            self._content_free = np.asarray(model.embed(CONTENT_FREE), dtype=np.float16)
+        return float(similarities(self._content_free, from_half(vector)).max())
 
     def close(self) -> None:
         """Stop the threads of nearest_memories_ahead (a runtime's end); an answer still asked for is made in the

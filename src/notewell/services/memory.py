@@ -360,9 +360,12 @@ class MemoryService:
             return MemorySearch(query, "tolerant", terms)
         near = self.meaning.nearest_memories_ahead(chosen, query) if self.meaning is not None else list
         hits = self.memories.tolerant(chosen)  # while the nearest are found
-        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, near(), lambda r: r.ref,
+        nearest = near()
+        similar, noise = (self.meaning.beyond([h.record.ref for h in hits], nearest, query)
+                          if self.meaning is not None else ({}, None))
+        found = fuse(hits, lambda h: h.relevance, lambda h: h.record, nearest, lambda r: r.ref,
                      lookup=one_word(query), exact=query if identifier(query) else None,
-                     text_of=lambda h: record_text(h.record))
+                     text_of=lambda h: record_text(h.record), similar=similar, noise=noise)
         return MemorySearch(query, "tolerant", terms,
                             self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
                             words_only=words_only(self.meaning, query), more=len(found) > limit)
