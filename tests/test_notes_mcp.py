@@ -187,6 +187,46 @@ async def test_a_note_with_an_old_macs_cr_endings_is_edited_line_by_line_in_its_
     assert "it now has 7 lines" in stale, stale
 
 
+async def test_a_stray_cr_in_a_note_with_lf_lines_is_inside_its_line_for_read_doc_as_for_search(
+        admin: Client, world: World) -> None:
+    """A review: readDoc cut a line at a lone CR in any note (a pasted terminal progress line), search and links at
+    LF only, so readDoc's line 4 was 'second line' where search_notes found 'needle here' at line 4. A lone CR
+    ends a line only in a note with no LF at all (an old Mac's)."""
+    path = "handbook/progress-log.md"
+    (world.vault / path).write_bytes(b"# Log\nprogress 10%\rprogress 100%\nsecond line\nneedle here\n")
+    world.runtime.indexing.sync_paths([path])
+    hits = await call(admin, "search_notes", {"query": "needle here", "path": path})
+    assert [(m["path"], m["line"]) for m in hits["matches"]] == [(path, 4)], hits
+    read = await call(admin, "readDoc", {"path": path, "offset": 4, "limit": 1})
+    assert read["text"] == "needle here" and read["totalLines"] == 4, read
+    whole = await call(admin, "readDoc", {"path": path})
+    assert whole["text"].split("\n")[1] == "progress 10%\rprogress 100%", whole
+
+
+async def test_an_append_to_a_crlf_note_with_a_stray_cr_inside_a_line_adds_crlf(admin: Client, world: World) -> None:
+    """A review: the stray CR counted as a third ending, so the note's endings were 'mixed' and the append LF."""
+    path = "handbook/crlf-stray.md"
+    note = world.vault / path
+    note.write_bytes(b"# Log\r\nprogress 10%\rprogress 100%\r\nend")
+    world.runtime.indexing.sync_paths([path])
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "more\nlast"})
+    assert note.read_bytes() == b"# Log\r\nprogress 10%\rprogress 100%\r\nend\r\nmore\r\nlast\r\n"
+    assert done["changed_lines"] == {"first": 3, "last": 5}, done
+
+
+async def test_an_append_after_a_last_line_ending_in_a_stray_cr_starts_a_new_line(admin: Client, world: World) -> None:
+    """The stray CR at the end of an LF note's last line is no ending: the appended line went after it, on the same
+    line to search and readDoc ("progress 100%\\rdone")."""
+    path = "handbook/progress-tail.md"
+    note = world.vault / path
+    note.write_bytes(b"# Log\nprogress 100%\r")
+    world.runtime.indexing.sync_paths([path])
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "done"})
+    assert note.read_bytes() == b"# Log\nprogress 100%\r\ndone\n"
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["totalLines"] == 3 and read["text"].split("\n")[2] == "done", read
+
+
 async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, world: World) -> None:
     first = await call(admin, "write_note", {"path": "handbook/stale.md", "content": "# S\n\nline\n"})
     second = await call(admin, "edit_note", {"path": "handbook/stale.md", "operation": "append", "content": "more",

@@ -1,6 +1,7 @@
-"""A note's line breaks, written once: "\n", "\r\n" and a lone "\r" (an old Mac's), CommonMark's three. The edit
-operations cut a note into lines at them (note_text.split_lines) and readDoc counts and shows its lines so
-(``shown_lines``), whatever ending the note uses.
+"""A note's line breaks, written once: "\n" and "\r\n", and a lone "\r" only in a text with no "\n" at all (an
+old Mac's note). In any other text a lone "\r" is a character of its line (a terminal's progress line pasted in),
+as search, links and a move's line numbers count lines. The edit operations cut a note into lines so
+(note_text.split_lines, ``ended_lines``) and readDoc counts and shows its lines so (``shown_lines``).
 
 And a whole note's text sent back by an editor whose line breaks are all "\n" (a browser's textarea sends every
 break as CRLF, whatever the note had), given back the breaks the note had: each line the editor left as it was
@@ -13,13 +14,19 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
-_BREAK = re.compile(r"(\r\n|\r|\n)")
+_ANY_BREAK = re.compile(r"(\r\n|\r|\n)")  # CommonMark's three, for a CR note and for matching an editor's lines
+_LF_BREAK = re.compile(r"(\r?\n)")
 MATCHED_PAIRS_MAX = 4_000_000  # changed lines of the note times the editor's: above, matching would take seconds
 
 
 def ended_lines(text: str) -> list[tuple[str, str]]:
-    """(line, its ending) for every line; the last one's ending is "" (the text after the last break)."""
-    parts = _BREAK.split(text)
+    """(line, its ending) for every line; the last one's ending is "" (the text after the last break). A lone
+    "\\r" ends a line only when ``text`` has no "\\n" (an old Mac's note); else it stays inside its line."""
+    return _cut(text, _LF_BREAK if "\n" in text else _ANY_BREAK)
+
+
+def _cut(text: str, breaks: re.Pattern[str]) -> list[tuple[str, str]]:
+    parts = breaks.split(text)
     return [(parts[i], parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
 
 
@@ -34,7 +41,7 @@ def shown_lines(text: str) -> list[str]:
 
 def restored(original: str, edited: str) -> str:
     """``edited`` (breaks all "\\n") with the line endings of ``original`` wherever its lines were kept."""
-    old = ended_lines(original)
+    old = _cut(original, _ANY_BREAK)  # the editor made every break a line break, a stray CR's too: so match them
     new = edited.split("\n")
     if [line for line, _ in old] == new:
         return original  # nothing changed, not even an ending

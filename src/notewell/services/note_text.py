@@ -1,10 +1,11 @@
 """A note's text as the edit operations see it: lines with their endings, front matter, headings.
 
-Lines are cut at "\\n", "\\r\\n" and a lone "\\r" (line_endings.py; ``str.splitlines`` would also cut at form
-feeds and U+2028, which a note may hold in a line), each keeping its ending, so joining them gives the text back
-byte for byte. A heading is an ATX heading (``## Title``, up to three spaces of indentation, an optional closing
-run of ``#``) that is neither inside a fenced code block (``` or ~~~, closed by a run of the same character at
-least as long) nor inside the front matter; setext headings (a line underlined with ``===``) are not addressed.
+Lines are cut at "\\n" and "\\r\\n", and at a lone "\\r" only in a note with no "\\n" (an old Mac's;
+line_endings.py; ``str.splitlines`` would also cut at form feeds and U+2028, which a note may hold in a line),
+each keeping its ending, so joining them gives the text back byte for byte. A heading is an ATX heading
+(``## Title``, up to three spaces of indentation, an optional closing run of ``#``) that is neither inside a
+fenced code block (``` or ~~~, closed by a run of the same character at least as long) nor inside the front
+matter; setext headings (a line underlined with ``===``) are not addressed.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def bare(line: str) -> str:
 
 def newline_of(text: str) -> str:
     """The ending a line added to ``text`` gets: the note's own when every line ends alike ("\\r\\n", or "\\r"
-    on an old Mac's note), else "\\n"."""
+    on an old Mac's note; a stray "\\r" inside a line is no ending), else "\\n"."""
     if "\r" not in text:
         return "\n"
     endings = {ending for _, ending in ended_lines(text) if ending}
@@ -48,8 +49,10 @@ def as_lines(content: str, newline: str) -> list[str]:
 
 
 def ensure_ended(lines: list[str], newline: str) -> list[str]:
-    """``lines`` with the last one given an ending, so more can follow it."""
-    if lines and not lines[-1].endswith(("\n", "\r")):
+    """``lines`` with the last one given an ending, so more can follow it. ``newline`` is the note's
+    (``newline_of``): a last "\\r" ends a line only when it is "\\r", an old Mac's note; in any other it is a
+    character of the line."""
+    if lines and not lines[-1].endswith(("\n", newline)):
         return [*lines[:-1], lines[-1] + newline]
     return lines
 
