@@ -680,3 +680,46 @@ async def test_a_note_is_written_by_either_unicode_form_of_its_name(admin: Clien
     undone = await call(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
     assert undone["path"] == "handbook/forms/Noe\u0308l.md", undone
     assert (folder / "Noe\u0308l.md").read_text() == "# Noël\n" and not (folder / "No\u00ebl.md").exists()
+
+
+@pytest.mark.parametrize("ignored_form", ["NFC", "NFD"])
+async def test_a_note_an_ignore_file_passes_over_is_not_written_by_its_other_unicode_form(
+        admin: Client, world: World, ignored_form: str) -> None:
+    """A review: an ignore file matches a name as it is written, and a write found the note by either Unicode
+    form of its path after checking the ignore files against the form typed, so edit_note through the other form
+    read and rewrote the ignored file (its bytes then in the journal, which readers read). Every write by the
+    other form is now refused as by the ignored one: edit, delete, move and overwrite."""
+    typed_form = "NFD" if ignored_form == "NFC" else "NFC"
+    folder = world.vault / f"handbook/ignored-{ignored_form.lower()}"
+    folder.mkdir(parents=True)
+    secret = unicodedata.normalize(ignored_form, "secret-café.md")
+    (folder / ".notewellignore").write_text(f"{secret}\n")
+    (folder / secret).write_text("# the secret\n")
+    typed = unicodedata.normalize(typed_form, f"handbook/ignored-{ignored_form.lower()}/secret-café.md")
+    for tool, args in [("edit_note", {"operation": "append", "content": "leak"}), ("delete_note", {}),
+                       ("move_note", {"new_path": f"handbook/ignored-{ignored_form.lower()}/out.md"}),
+                       ("write_note", {"content": "over", "overwrite": True})]:
+        message, argument = await invalid(admin, tool, {"path": typed, **args})
+        assert "is excluded by an ignore file" in message and argument == "path", (tool, message)
+    assert sorted(p.name for p in folder.iterdir()) == [".notewellignore", secret]
+    assert (folder / secret).read_text() == "# the secret\n"
+    assert (await call(admin, "note_journal", {"path": typed}))["entries"] == []
+
+
+@pytest.mark.parametrize("ignored_form", ["NFC", "NFD"])
+async def test_an_undo_does_not_write_a_note_renamed_to_a_form_an_ignore_file_passes_over(
+        admin: Client, world: World, ignored_form: str) -> None:
+    """The undo of a write finds its note by either Unicode form too (a sync may have renamed it): a note renamed
+    to the form an ignore file names is not written back, as no write by that name is."""
+    typed_form = "NFD" if ignored_form == "NFC" else "NFC"
+    folder = world.vault / f"handbook/ignored-undo-{ignored_form.lower()}"
+    folder.mkdir(parents=True)
+    plan = unicodedata.normalize(ignored_form, "plan-é.md")
+    (folder / ".notewellignore").write_text(f"{plan}\n")
+    other = unicodedata.normalize(typed_form, f"handbook/ignored-undo-{ignored_form.lower()}/plan-é.md")
+    await call(admin, "write_note", {"path": other, "content": "# plan\n"})  # not ignored in this form
+    edited = await call(admin, "edit_note", {"path": other, "operation": "append", "content": "step"})
+    (world.vault / other).rename(folder / plan)  # a sync renamed it to the form the ignore file names
+    message, argument = await invalid(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
+    assert "is excluded by an ignore file" in message and argument == "journal_id", message
+    assert (folder / plan).read_text() == "# plan\nstep\n"

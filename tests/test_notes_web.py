@@ -5,6 +5,7 @@ signed-in browser session (httpx: the form posts a browser sends, CSRF token inc
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -131,6 +132,28 @@ def test_readers_see_history_without_edit_or_undo_and_hidden_is_404(world: World
         hidden = bob.get("/p/northwind-advisory/history/web.md")
         missing = bob.get("/p/nowhere/history/web.md")
         assert hidden.status_code == missing.status_code == 404
+
+
+@pytest.mark.parametrize("ignored_form", ["NFC", "NFD"])
+def test_the_editor_does_not_open_an_ignored_note_by_its_other_unicode_form(world: World, base: str,
+                                                                            ignored_form: str) -> None:
+    """A review: the editor found the note by either Unicode form of its path after checking the ignore files
+    against the form typed, so it showed (and saved over) a file an ignore file passes over, named the other way."""
+    folder = world.vault / f"projects/apollo/ignored-{ignored_form.lower()}"
+    folder.mkdir(parents=True)
+    secret = unicodedata.normalize(ignored_form, "secret-café.md")
+    (folder / ".notewellignore").write_text(f"{secret}\n")
+    (folder / secret).write_text("# the secret plan\n")
+    typed = unicodedata.normalize("NFD" if ignored_form == "NFC" else "NFC", "secret-café.md")
+    with browser(base, "alice") as alice:  # a write grant on projects
+        url = f"/p/projects/edit/apollo/ignored-{ignored_form.lower()}/{typed}"
+        editor = alice.get(url)
+        assert editor.status_code == 400 and "is excluded by an ignore file" in unescape(editor.text), editor.text
+        assert "the secret plan" not in editor.text
+        csrf = csrf_of(alice.get("/p/projects/edit/apollo/web.md").text)
+        saved = alice.post(url, data={"csrf": csrf, "version": "0" * 16, "content": "over\r\n"})
+        assert saved.status_code == 400 and "the secret plan" not in saved.text
+    assert (folder / secret).read_text() == "# the secret plan\n"
 
 
 def test_a_post_without_the_csrf_token_writes_nothing(world: World, base: str) -> None:

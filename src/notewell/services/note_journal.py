@@ -89,7 +89,7 @@ class NoteJournalService:
         entries = entries[:HISTORY_MAX]
         if not entries:
             return [], False
-        place = self.vault.found(NotePath(entries[0].project, normalize_path(path).partition("/")[2]))
+        place = self.vault.spelled(NotePath(entries[0].project, normalize_path(path).partition("/")[2]))
         known: dict[str, bytes] = {}
         current = self.vault.read(place)
         if current is not None:
@@ -133,8 +133,8 @@ class NoteJournalService:
         if entry is None or not self.authorization.allowed(p, "project:see", entry.project):
             raise NotFound(f"Not found: journal entry {entry_id}")
         self.authorization.authorize(p, WRITE, entry.project)
-        place = self.vault.found(NotePath(entry.project, entry.path))  # renamed to its other form since: found
-        moved = self.vault.found(NotePath(entry.project, entry.new_path)) if entry.new_path else None
+        place = self.vault.found(NotePath(entry.project, entry.path), "journal_id")  # renamed to its other form since
+        moved = self.vault.found(NotePath(entry.project, entry.new_path), "journal_id") if entry.new_path else None
         if of is not None and not {*spellings(of)} & {place.vault_path, *([moved.vault_path] if moved else [])}:
             raise NotFound(f"Not found: journal entry {entry_id} of {of}")
         write = Write(p, tool, "undo", undoes=entry.id)

@@ -40,7 +40,7 @@ from notewell.services.note_diff import VERSION_CHARS, change, version_of
 from notewell.services.note_files import PRIVATE_FOLDER_MODE, ChangedOnDisk, NoteFiles
 from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
-from notewell.services.note_paths import NotePath
+from notewell.services.note_paths import NotePath, check_not_ignored, note_path
 from notewell.store.base import IdentityRepository, JournalRepository
 from notewell.store.note_lease import NoteLease
 from notewell.timestamps import now_iso
@@ -127,10 +127,20 @@ class NoteVault:
     def max_bytes(self) -> int:
         return self.settings.max_file_bytes
 
-    def found(self, target: NotePath) -> NotePath:
+    def spelled(self, target: NotePath) -> NotePath:
         """The note at ``target`` as its file is named in its project: the path given in either Unicode form
-        finds it (NoteFiles.named), so a write edits, moves or deletes the file that is there."""
+        finds it (NoteFiles.named). For a read of the journal's history; a write asks ``found``."""
         return NotePath(target.project, self.files.named(target.project, target.rel))
+
+    def found(self, target: NotePath, field: str = "path") -> NotePath:
+        """The note a write edits, moves, deletes or undoes at ``target`` (``spelled``), its path as found checked
+        as a typed one is (a hidden name, an ignore file; note_paths.py): an ignore file matches names as they are
+        written, so the other Unicode form of a name it passes over is not passed over, and without this check a
+        write by that form reached the ignored file. InvalidArgument naming ``field`` otherwise."""
+        found = self.spelled(target)
+        checked = note_path(found.vault_path, self.settings.file_types, field)
+        check_not_ignored(self.settings.vault, checked, field)
+        return checked
 
     def read(self, target: NotePath, field: str = "path") -> bytes | None:
         return self.files.read(target.vault_path, self.max_bytes, field)
