@@ -137,6 +137,45 @@ async def test_a_move_names_the_symbolic_links_it_leaves_dangling(server: Server
         assert "dangling" not in back, back  # the links lead to it again
 
 
+async def test_a_move_names_no_symbolic_link_an_ignore_file_passes_over(server: ServerThread, world: World) -> None:
+    """A review: a symlink an ignore file passes over (in an ignored folder, or by its own name) was named in
+    ``dangling``, though the index never walks it; the links are named as the index walks them."""
+    vault = world.vault
+    async with connect(server.url, world.tokens["alice_write"]) as alice:
+        await call(alice, "write_note", {"path": "projects/s2/target-s2.md", "content": "# S2\n"})
+        (vault / "projects/s2/private").mkdir()
+        os.symlink("../target-s2.md", vault / "projects/s2/private/secret-plan-name.md")
+        (vault / "projects/s2/kept").mkdir()
+        (vault / "projects/s2/kept/.gitignore").write_text("hidden-alias.md\n")
+        os.symlink("../target-s2.md", vault / "projects/s2/kept/hidden-alias.md")
+        (vault / "projects/s2/.notewellignore").write_text("private/\n")
+        os.symlink("target-s2.md", vault / "projects/s2/alias-s2.md")
+        world.runtime.indexing.sync()
+        moved = await call(alice, "move_note", {"path": "projects/s2/target-s2.md",
+                                                "new_path": "projects/s2/moved-s2.md"})
+        assert moved["dangling"] == ["projects/s2/alias-s2.md"], moved
+
+
+async def test_a_move_names_no_symbolic_link_to_a_mover_who_reads_nothing(server: ServerThread, world: World) -> None:
+    """A review: a token with knowledge:write alone (it reads no project) was told the names of the symlinks in the
+    moved note's project, names no read of its gives; only the links of projects the mover reads are named."""
+    vault = world.vault
+    async with connect(server.url, world.tokens["alice_write"]) as alice:
+        await call(alice, "write_note", {"path": "projects/s3/target-s3.md", "content": "# S3\n"})
+        (vault / "projects/s3/private-stuff").mkdir()
+        os.symlink("../target-s3.md", vault / "projects/s3/private-stuff/secret-plan-name.md")
+        world.runtime.indexing.sync()
+        async with connect(server.url, world.tokens["alice_write_only"]) as writer:
+            moved = await call(writer, "move_note", {"path": "projects/s3/target-s3.md",
+                                                     "new_path": "projects/s3/moved-s3.md"})
+        assert "dangling" not in moved and "symbolic link" not in moved["summary"], moved
+        assert "secret-plan-name" not in json.dumps(moved), moved
+        await call(alice, "move_note", {"path": "projects/s3/moved-s3.md", "new_path": "projects/s3/target-s3.md"})
+        moved = await call(alice, "move_note", {"path": "projects/s3/target-s3.md",  # she reads it: named
+                                                "new_path": "projects/s3/moved-s3.md"})
+        assert moved["dangling"] == ["projects/s3/private-stuff/secret-plan-name.md"], moved
+
+
 async def test_a_link_past_the_indexs_bound_is_rewritten(admin: Client, world: World) -> None:
     """The index keeps a note's first 1,000 links, so a link past them named no backlink and a move left it
     naming the old place, silently; the move now reads such a note whole."""

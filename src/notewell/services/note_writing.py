@@ -203,11 +203,13 @@ class NoteWritingService:
 
     def _symlinks_to(self, readable: list[str], moved: NotePath) -> list[str]:
         """The symbolic links of the vault that led to the note before it moved (now dangling), in the projects
-        p reads: found in a walk of the note's project (no hidden folder, no symlinked folder entered, as the
-        index walks it) and among the links elsewhere the index passed over as leading out of their project.
+        p reads (none when p reads not even the note's own: a token that may only write learns no name it could
+        not read): found in a walk of the note's project (no hidden or ignored entry, no symlinked folder entered,
+        as the index walks it) and among the links elsewhere the index passed over as leading out of their project.
         They are named, never re-pointed: Notewell writes no symlink (docs/links.md)."""
+        own = [moved.project] if moved.project in readable else []
         found = symlinks_below(self.vault.settings.vault.resolve(),
-                               [moved.project, *self.links.passed_over_symlinks(readable)])
+                               [*own, *self.links.passed_over_symlinks(readable)])
         return leading_to(found, moved.vault_path)
 
     def _relink(self, p: Principal, key: DocKey, move: Move, tool: str, update_links: bool, moved: NotePath,

@@ -347,31 +347,54 @@ def _add_file(root: Path, project: str, rel_in_project: str, types: set[str], ma
 
 def symlinks_below(root: Path, paths: Collection[str]) -> dict[str, str]:
     """Every symbolic link at or below ``paths`` (vault-relative) of the vault at ``root`` (resolved) -> what it
-    names, one hop, as ``ScanResult.symlinks`` has it. Hidden entries are passed over and symlinked folders never
-    entered, as the scan does; no file is opened or stat'ed but the links (a folder's entries say their type), so
-    a project of 10,000 notes costs a listing of its folders."""
+    names, one hop, as ``ScanResult.symlinks`` has it. Hidden entries and what an ignore file excludes are passed
+    over and symlinked folders never entered, as the scan does; no file is opened or stat'ed but the links and the
+    ignore files (a folder's entries say their type), so a project of 10,000 notes costs a listing of its folders."""
     found: dict[str, str] = {}
-    folders: list[str] = []
     for rel in paths:
-        if os.path.islink(root / rel):
-            found[rel] = _named_by_link(root, rel)
-        else:
-            folders.append(rel)
-    while folders:
-        folder = folders.pop()
-        try:
-            entries = list(os.scandir(root / folder))
-        except OSError:  # gone, or not a folder
+        ignores = _ignores_on_the_way(root, rel)
+        if ignores is None:
             continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            child = f"{folder}/{entry.name}"
-            if entry.is_symlink():
-                found[child] = _named_by_link(root, child)
-            elif entry.is_dir(follow_symlinks=False):
-                folders.append(child)
+        if os.path.islink(root / rel):
+            if not ignores.excluded(rel, False):
+                found[rel] = _named_by_link(root, rel)
+        elif not ignores.excluded(rel, True):
+            _symlinks_in(root, rel, ignores, found)
     return found
+
+
+def _ignores_on_the_way(root: Path, rel: str) -> _Ignores | None:
+    """The ignore files in force at ``rel`` as a walk from ``root`` reaches it; None when the walk does not: a
+    hidden name or a folder an ignore file excludes on the way."""
+    ignores = _Ignores()
+    ignores.load(root, "")
+    parts = rel.split("/")
+    if any(part.startswith(".") for part in parts):
+        return None
+    for depth in range(1, len(parts)):
+        folder = "/".join(parts[:depth])
+        if ignores.excluded(folder, True):
+            return None
+        ignores.load(root / folder, folder)
+    return ignores
+
+
+def _symlinks_in(root: Path, folder: str, ignores: _Ignores, found: dict[str, str]) -> None:
+    try:
+        entries = list(os.scandir(root / folder))
+    except OSError:  # gone, or not a folder
+        return
+    pushed = ignores.load(root / folder, folder, {entry.name for entry in entries})
+    for entry in entries:
+        child = f"{folder}/{entry.name}"
+        if entry.name.startswith(".") or not _valid_name(entry.name):
+            continue
+        if entry.is_symlink():
+            if not ignores.excluded(child, False):
+                found[child] = _named_by_link(root, child)
+        elif entry.is_dir(follow_symlinks=False) and not ignores.excluded(child, True):
+            _symlinks_in(root, child, ignores, found)
+    ignores.pop(pushed)
 
 
 def _named_by_link(root: Path, link: str) -> str:
