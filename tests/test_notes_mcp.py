@@ -723,3 +723,26 @@ async def test_an_undo_does_not_write_a_note_renamed_to_a_form_an_ignore_file_pa
     message, argument = await invalid(admin, "undo_note_write", {"journal_id": edited["journal_id"]})
     assert "is excluded by an ignore file" in message and argument == "journal_id", message
     assert (folder / plan).read_text() == "# plan\nstep\n"
+
+
+async def test_a_name_taken_in_another_unicode_form_is_refused_with_a_way_out_that_works(
+        admin: Client, world: World) -> None:
+    """A review: the refusal of a name another entry has in another Unicode form said "write to it by that name",
+    though a write by either name now finds the note, and only with overwrite; a move never overwrites, and a
+    folder is entered by its own spelling. Each refusal names the way out that works, and it does."""
+    composed, decomposed = "handbook/alike/Zo\u00eb", "handbook/alike/Zoe\u0308"
+    await call(admin, "write_note", {"path": f"{composed}.md", "content": "first\n"})
+    await call(admin, "write_note", {"path": f"{composed}/inner.md", "content": "in a folder\n"})
+    message, argument = await invalid(admin, "write_note", {"path": f"{decomposed}.md", "content": "second\n"})
+    assert argument == "path" and "to write over that note, write with overwrite (either form of its name finds " \
+                                  "it), or choose another name" in message, message
+    written = await call(admin, "write_note", {"path": f"{decomposed}.md", "content": "second\n", "overwrite": True})
+    assert written["path"] == f"{composed}.md" and (world.vault / f"{composed}.md").read_text() == "second\n"
+    await call(admin, "write_note", {"path": "handbook/alike/plan.md", "content": "plan\n"})
+    message, argument = await invalid(admin, "move_note", {"path": "handbook/alike/plan.md",
+                                                           "new_path": f"{decomposed}.md"})
+    assert argument == "new_path" and "a move never overwrites a note: choose another name" in message, message
+    message, argument = await invalid(admin, "write_note", {"path": f"{decomposed}/other.md", "content": "x\n"})
+    assert argument == "path" and "write the path with the folder's name as it is spelled there" in message, message
+    await call(admin, "write_note", {"path": f"{composed}/other.md", "content": "x\n"})
+    assert sorted(p.name for p in (world.vault / "handbook/alike").iterdir()) == ["Zo\u00eb", "Zo\u00eb.md", "plan.md"]

@@ -37,6 +37,12 @@ FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its
 FOLDER_MODE = 0o755
 PRIVATE_FILE_MODE = 0o600  # the trash: copies of notes from every home, the owner's alone whatever the umask
 PRIVATE_FOLDER_MODE = 0o700
+# The way out of a new name another entry beside it has in another Unicode form (_refuse_another_form): a folder
+# is entered only by its own spelling; an existing note is written over by either form (NoteVault.found), but only
+# by a write that may overwrite; a move never overwrites.
+FOLDER_ALIKE = "write the path with the folder's name as it is spelled there, or choose another name"
+NOTE_ALIKE = "to write over that note, write with overwrite (either form of its name finds it), or choose another name"
+MOVED_ALIKE = "a move never overwrites a note: choose another name"
 
 
 class ChangedOnDisk(Exception):
@@ -65,7 +71,7 @@ class NoteFiles:
                 except FileNotFoundError:
                     if not create:
                         raise
-                    _refuse_another_form(fd, part, field)
+                    _refuse_another_form(fd, part, field, FOLDER_ALIKE)
                     home = depth == 0 and part.startswith(HOME_PREFIX)  # made again by a write: its owner's alone
                     with suppress(FileExistsError):
                         os.mkdir(part, PRIVATE_FOLDER_MODE if home else self.folder_mode, dir_fd=fd)
@@ -155,7 +161,7 @@ class NoteFiles:
         with self._folder(parts[:-1], create=False, field="path") as source, \
                 self._folder(new_parts[:-1], create=True, field=field) as target:
             own = parts[-1] if parts[:-1] == new_parts[:-1] else None  # a rename to its own name in another form
-            _refuse_another_form(target, new_parts[-1], field, besides=own)
+            _refuse_another_form(target, new_parts[-1], field, MOVED_ALIKE, besides=own)
             os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
             os.unlink(parts[-1], dir_fd=source)
             os.fsync(target)
@@ -176,7 +182,7 @@ class NoteFiles:
         try:
             info = os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
-            _refuse_another_form(folder, name, field)
+            _refuse_another_form(folder, name, field, NOTE_ALIKE)
             return
         if not stat.S_ISREG(info.st_mode):
             raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
@@ -205,15 +211,16 @@ def holds(folder: int, name: str, was: bytes | None) -> bool:
         os.close(fd)
 
 
-def _refuse_another_form(folder: int, name: str, field: str, besides: str | None = None) -> None:
+def _refuse_another_form(folder: int, name: str, field: str, way_out: str, besides: str | None = None) -> None:
     """A new name that another entry of the folder already has in another Unicode form ("Zoë" composed, or as
     "e" and a combining mark) is refused: the two would look the same everywhere, and a file system that folds
-    the forms (macOS) would take them for one. ``besides``: an entry that is leaving (a move's source)."""
+    the forms (macOS) would take them for one. ``way_out``: what the caller can do instead (FOLDER_ALIKE, ...);
+    ``besides``: an entry that is leaving (a move's source)."""
     wanted = unicodedata.normalize("NFC", name)
     for entry in os.listdir(folder):
         if entry not in (name, besides) and unicodedata.normalize("NFC", entry) == wanted:
             raise InvalidArgument(field, f"{entry!r} is there already, the same name in another Unicode form; "
-                                         "write to it by that name, or choose another")
+                                         f"{way_out}")
 
 
 def _unlink_quietly(name: str, folder: int) -> None:

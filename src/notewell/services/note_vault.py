@@ -9,7 +9,10 @@ audit entry and a git commit), the journal even when the indexing failed: the va
 file change and syncs it STEP_MS later, and had the journal (a git commit can take long) come first, the
 watcher's sync could run before the write's own and index the note in its stead. A sync plans under the
 store's writer lock, so whichever comes second finds the note current and indexes nothing; and a watcher's
-sync that reads the note after the next write replaced it leaves it to that write (indexer.py).
+sync that reads the note after the next write replaced it leaves it to that write (indexer.py). The notes a move
+rewrites (``put(index=False)``) are the exception: each is journaled as soon as it is written, under its lock, and
+all are indexed together in one sync once every one is written (note_writing.py: one sync instead of one a note);
+a watcher's sync may index one of them first, and the move's sync then finds it current, as above.
 
 The note's lock binds Notewell's writers alone: an editor or a script outside may write the note between a
 write's read and its rename. put and remove write only over the bytes the write read (note_files.ChangedOnDisk
