@@ -63,10 +63,15 @@ def _every_connection(monkeypatch: pytest.MonkeyPatch, rt: Runtime, pragma: Call
 
     db = rt.store.db  # type: ignore[attr-defined]
     monkeypatch.setattr(SqliteDatabase, "_connect", patched)
-    db.close()  # the server's threads open their connections again, with the PRAGMA
+    # the server's threads open their connections again, with the PRAGMA; the tool calls' writer is let finish
+    # first, as Runtime.close does: a connection closed under a statement another thread runs on it crashes
+    # the process (once in a full run: the writer's COMMIT of a remember's tool call against the undo's close)
+    rt.authentication.tool_calls.flush()
+    db.close()
 
     def undo() -> None:
         monkeypatch.setattr(SqliteDatabase, "_connect", connect)
+        rt.authentication.tool_calls.flush()
         db.close()
     return undo
 
