@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
 
 import pytest
 from mcp import Client
 
 from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import notes_world_on
+from notes_world import call, notes_world_on, refusal
 from notewell.errors import Unavailable
 from notewell.indexer import IndexReport
 from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT
@@ -37,19 +36,6 @@ def server(world: World) -> Iterator[ServerThread]:
 async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
     async with connect(server.url, world.tokens["admin_write"]) as client:
         yield client
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
-
-
-async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(name, args)
-    assert result.is_error
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch,

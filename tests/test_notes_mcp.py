@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import notes_world_on
+from notes_world import call, notes_world_on, refusal
 from notewell.access.principal import LOCAL_OWNER
 from notewell.services.note_files import NoteFiles
 from pg import BACKENDS
@@ -43,19 +43,6 @@ def server(world: World) -> Iterator[ServerThread]:
 async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
     async with connect(server.url, world.tokens["admin_write"]) as client:
         yield client
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
-
-
-async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(name, args)
-    assert result.is_error and result.structured_content is None
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 async def invalid(client: Client, name: str, args: dict[str, Any]) -> tuple[str, str]:
