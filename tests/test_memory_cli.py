@@ -85,3 +85,25 @@ def test_recall_says_when_it_found_by_words_only(tmp_path: Path) -> None:
     said = json.loads(run_cli("memory", "recall", "deploy", *base, "--json").stdout)
     assert said["wordsOnly"] == "semantic = false in notewell.toml" and len(said["results"]) == 1
     assert "found by words only: semantic = false" in run_cli("memory", "recall", "deploy", *base).stderr
+
+
+def test_search_and_recall_say_when_more_match_than_the_limit(tmp_path: Path, store_url: str) -> None:
+    """The service knew (MCP's note and REST's "more" said it); the CLI showed the first rows and said nothing."""
+    base = ["--vault", str(make_vault(tmp_path, {"apollo/a.md": "# A\n"})), "--db", store_url]
+    assert run_cli("index", *base).exit_code == 0
+    for day in ("Mondays", "Tuesdays", "Fridays"):
+        added = run_cli("memory", "add", f"Deploys happen on {day}.", "--project", "apollo", *base)
+        assert added.exit_code == 0, added.stderr
+    for command, query, told in [
+            ("search", "deploys happen", "More memories match every word than the 2 shown: raise --limit (up to 50), "
+                                         "or narrow with another word, --path-filter or --type."),
+            ("recall", "deploy", "More memories match than the 2 shown: raise --limit (up to 50), or narrow with "
+                                 "--path-filter or --type.")]:
+        cut = json.loads(run_cli("memory", command, query, "--limit", "2", *base, "--json").stdout)
+        assert len(cut["results"]) == 2 and cut["more"] is True
+        whole = json.loads(run_cli("memory", command, query, "--limit", "3", *base, "--json").stdout)
+        assert len(whole["results"]) == 3 and whole["more"] is False
+        shown = run_cli("memory", command, query, "--limit", "2", *base)
+        assert shown.exit_code == 0 and told in shown.stderr, shown.stderr
+        assert len(shown.stdout.splitlines()) == 2  # the rows alone: the note is on stderr
+        assert "More memories" not in run_cli("memory", command, query, "--limit", "3", *base).stderr

@@ -42,19 +42,30 @@ def _front_matter(mem: m.Memory) -> dict[str, object]:
             "expires_at": mem.expires_at, "superseded_by": mem.superseded_by, "private": mem.private}
 
 
-def _show(found: m.MemorySearch, json_out: bool) -> None:
+def _more(found: m.MemorySearch, limit: int) -> str:
+    """What to do when more memories match than --limit let through, as MCP's note says it: another word
+    narrows a strict query but widens a tolerant one, so only search is told to add one."""
+    if not found.more:
+        return ""
+    strict = found.mode == "strict"
+    raise_it = f"raise --limit (up to {m.SEARCH_LIMIT_MAX}), or " if limit < m.SEARCH_LIMIT_MAX else ""
+    return (f"\nMore memories match {'every word ' if strict else ''}than the {len(found.results)} shown: "
+            f"{raise_it}narrow with {'another word, ' if strict else ''}--path-filter or --type.")
+
+
+def _show(found: m.MemorySearch, limit: int, json_out: bool) -> None:
     words_only = f"; found by words only: {found.words_only}" if found.words_only else ""
     if json_out:
         print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
                     **({"wordsOnly": found.words_only} if found.words_only else {}),
                     "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why,
-                                 "documents": list(r.documents)} for r in found.results]})
+                                 "documents": list(r.documents)} for r in found.results], "more": found.more})
         return
     # a ref is never cut: it is what `memory forget` takes
     show_rows([Col("ref", whole=True), Col("location", whole=True), Col("type"), Col("title"), Col("why")],
               [(r.memory.ref, r.memory.location, r.memory.memory_type, r.memory.title, r.why) for r in found.results],
               empty=f"No results for {found.query!r} ({found.mode} matching{words_only})",
-              note=f"{len(found.results)} result(s), {found.mode} matching{words_only}")
+              note=f"{len(found.results)} result(s), {found.mode} matching{words_only}{_more(found, limit)}")
 
 
 @memory_app.command("add")
@@ -100,7 +111,7 @@ def memory_search(
         found = rt.memory.search_memory(rt.authentication.acting_as(as_user), query, limit=limit,
                                         path_filter=path_filter, memory_type=memory_type,
                                         prefer_working=prefer_working)
-    _show(found, json_out)
+    _show(found, limit, json_out)
 
 
 @memory_app.command("recall")
@@ -115,7 +126,7 @@ def memory_recall(
     with runtime(vault, db) as rt:
         found = rt.memory.recall(rt.authentication.acting_as(as_user), query, limit=limit, path_filter=path_filter,
                                     memory_type=memory_type, prefer_working=prefer_working)
-    _show(found, json_out)
+    _show(found, limit, json_out)
 
 
 @memory_app.command("context")
