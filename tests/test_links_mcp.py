@@ -187,6 +187,27 @@ async def test_pages_ended_early_by_the_bound_skip_no_link_of_either_list(world:
     assert sorted(backlinks) == [f"team/spokes/spoke-{n:03d}.md" for n in range(250)]
 
 
+async def test_a_note_past_the_indexs_bound_of_links_says_so(world: World) -> None:
+    """The index keeps a note's first 1,000 links: getLinks (and the links resource) on a note of 1,105 says its
+    list stops there and names readDoc for the rest; a note of 999 says nothing (docs/links.md)."""
+    (world.vault / "team" / "crowded.md").write_text("".join(f"[[far-{n:04d}]]\n" for n in range(1105)),
+                                                     encoding="utf-8")
+    (world.vault / "team" / "roomy.md").write_text("".join(f"[[far-{n:04d}]]\n" for n in range(999)),
+                                                   encoding="utf-8")
+    sync(world.runtime.settings, world.runtime.store)
+    with serve_world(world) as server:
+        crowded = await _links(server.url, world.tokens["mia"], "team/crowded.md", limit=200, offset=900)
+        roomy = await _links(server.url, world.tokens["mia"], "team/roomy.md", limit=200, offset=900)
+        async with connect(server.url, world.tokens["mia"]) as client:
+            read = await client.read_resource("notewell://doc/team/crowded.md/links")
+    assert crowded["outgoingTotal"] == 1000 and crowded["outgoing"][-1]["target"] == "far-0999"
+    assert crowded["hasMore"] is False and crowded["truncated"] is True
+    assert crowded["note"] == ("This note holds 1,000 links or more; the index keeps only its first 1,000, so "
+                               "outgoing and outgoingTotal stop there: read the note itself (readDoc) for the rest.")
+    assert json.loads(read.contents[0].text)["note"] == crowded["note"]  # type: ignore[union-attr]
+    assert roomy["outgoingTotal"] == 999 and "note" not in roomy and "truncated" not in roomy
+
+
 async def test_build_context_follows_links_and_says_why(world: World) -> None:
     with serve_world(world) as server:
         failed, text = await _call(server.url, world.tokens["mia"], "buildContext",

@@ -14,6 +14,7 @@ import pytest
 from links_world import opened_world
 from mcp_world import World, serve_world
 from notewell.access.principal import LOCAL_OWNER
+from notewell.indexer import sync
 
 
 @pytest.fixture
@@ -45,6 +46,22 @@ def test_document_links_route_pages_and_confines(world: World) -> None:
     assert hidden.json()["detail"].replace("plan.md", "none.md") == missing.json()["detail"]
     assert bad.status_code == 422
     assert text.status_code == 200 and text.json()["text"].startswith("# Q2 review")
+
+
+def test_document_links_route_says_when_a_note_passed_the_indexs_bound(world: World) -> None:
+    """A note of 1,105 links: the index keeps its first 1,000, and outgoingCut says so; one of 999 is not cut."""
+    (world.vault / "team" / "crowded.md").write_text("".join(f"[[far-{n:04d}]]\n" for n in range(1105)),
+                                                     encoding="utf-8")
+    (world.vault / "team" / "roomy.md").write_text("".join(f"[[far-{n:04d}]]\n" for n in range(999)),
+                                                   encoding="utf-8")
+    sync(world.runtime.settings, world.runtime.store)
+    with serve_world(world) as server:
+        base = server.url.removesuffix("/mcp") + "/api/v1"
+        crowded = _get(base, world.tokens["mia"], "/projects/team/documents/crowded.md/links", direction="outgoing")
+        roomy = _get(base, world.tokens["mia"], "/projects/team/documents/roomy.md/links", direction="outgoing")
+    assert crowded.status_code == roomy.status_code == 200, crowded.text
+    assert crowded.json()["outgoingTotal"] == 1000 and crowded.json()["outgoingCut"] is True
+    assert roomy.json()["outgoingTotal"] == 999 and roomy.json()["outgoingCut"] is False
 
 
 def test_context_route_starts_from_a_path_a_query_or_a_memory(world: World) -> None:

@@ -57,6 +57,11 @@ class Link:
 
 @dataclass(frozen=True)
 class DocLinks:
+    """A page of a document's links (``outgoing``, in reading order) and backlinks (by source), with how many
+    of each there are in all that the caller may see. ``outgoing_cut``: the document holds 1,000 links or more
+    (MAX_LINKS_PER_DOCUMENT) and the index keeps its first 1,000 only, so a link past them is in neither list
+    nor total (nor any other document's backlinks): only the document's text has it."""
+
     path: str  # the document, project first
     outgoing: list[Link]
     outgoing_total: int
@@ -65,6 +70,7 @@ class DocLinks:
     offset: int
     limit: int
     direction: str = "both"  # the lists paged: both totals are always counted
+    outgoing_cut: bool = False  # the document reached MAX_LINKS_PER_DOCUMENT: links past it are not indexed
 
     @property
     def has_more(self) -> bool:
@@ -143,7 +149,8 @@ class LinkService:
     def links(self, p: Principal, path: str, *, direction: str = "both", limit: int = LINKS_LIMIT_DEFAULT,
               offset: int = 0) -> DocLinks:
         """The document's outgoing links (reading order) and backlinks (by source), each a page of ``limit``
-        from ``offset``, with how many there are in all that p may see."""
+        from ``offset``, with how many there are in all that p may see, and whether the document holds as many
+        links as the index keeps (``outgoing_cut``: a link past them is in no list, only in its text)."""
         self.authorization.authorize(p, READ)
         if direction not in DIRECTIONS:
             raise InvalidArgument("direction", f"must be one of {', '.join(DIRECTIONS)}")
@@ -157,4 +164,5 @@ class LinkService:
         outgoing = self.outgoing(key, readable, limit, offset) if direction != "backlinks" else []
         backlinks = self.backlinks(key, readable, limit, offset) if direction != "outgoing" else []
         return DocLinks(f"{key[0]}/{key[1]}", outgoing, links.count_outgoing(key, readable), backlinks,
-                        links.count_backlinks(key, readable), offset, limit, direction)
+                        links.count_backlinks(key, readable), offset, limit, direction,
+                        links.is_crowded(key, MAX_LINKS_PER_DOCUMENT))

@@ -141,6 +141,9 @@ class LinkRepository(Protocol):
     def crowded(self, projects: Sequence[str], links: int, limit: int) -> list[DocKey]:
         """The documents of ``projects`` holding ``links`` links or more, by path, at most ``limit``."""
         ...
+    def is_crowded(self, source: DocKey, links: int) -> bool:
+        """Whether the document holds ``links`` links or more (one crowded() would list)."""
+        ...
 
 
 class IdentityRepository(Protocol):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from notewell.records.documents import DocKey
 from notewell.records.links import LINE_TEXT_MAX, LinkInput, LinkRecord, LinkToResolve
@@ -147,6 +147,10 @@ class LinkWrites:
         return [(r[0], r[1]) for r in rows]
 
 
+_CROWDED: Final = "EXISTS (SELECT 1 FROM document_links l WHERE l.source_id = s.id AND l.seq = ?)"
+"""Whether the document ``s`` holds a link at the place given (from 0): at ``links`` - 1, ``links`` or more."""
+
+
 class SqlLinks:
     """The links repository: a document's outgoing links and its backlinks, within the projects named (which
     ones is the caller's decision: the store knows no permission)."""
@@ -232,10 +236,14 @@ class SqlLinks:
         if not projects:
             return []
         clause, params = self.dialect.one_of("s.project", list(projects))
-        rows = self._rows(f"SELECT s.project, s.path FROM documents s WHERE {clause} AND EXISTS (SELECT 1 FROM "
-                          "document_links l WHERE l.source_id = s.id AND l.seq = ?) ORDER BY s.project, s.path LIMIT ?",
-                          [*params, links - 1, limit])
+        rows = self._rows(f"SELECT s.project, s.path FROM documents s WHERE {clause} AND {_CROWDED}"
+                          " ORDER BY s.project, s.path LIMIT ?", [*params, links - 1, limit])
         return [(str(r[0]), str(r[1])) for r in rows]
+
+    def is_crowded(self, source: DocKey, links: int) -> bool:
+        """Whether the document is one crowded() finds: one probe of the primary key."""
+        return bool(self._rows(f"SELECT 1 FROM documents s WHERE s.project = ? AND s.path = ? AND {_CROWDED}",
+                               [*source, links - 1]))
 
     def count_backlinks(self, target: DocKey, projects: Sequence[str]) -> int:
         if not projects:
