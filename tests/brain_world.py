@@ -9,7 +9,6 @@ alice_shared and alice_readonly (sessions, bound to those projects); alice_memor
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import make_vault
 from mcp_world import ServerThread
+from mcp_world import call as call  # the brain tests import it from here
 from notewell.access.principal import LOCAL_OWNER
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
@@ -88,13 +88,6 @@ def brain_world_with_model(request: pytest.FixtureRequest, tmp: Path, model: str
 
 def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:
     return ServerThread(build_app(world.runtime, ServeOptions(choose(None), **options)))
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
 
 
 async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:

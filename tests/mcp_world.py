@@ -10,6 +10,7 @@ no_knowledge (alice, memory:read only); revoked (alice, revoked).
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import threading
@@ -18,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from mcp import Client
@@ -143,3 +145,11 @@ async def connect(url: str, token: str | None, mode: str = LEGACY) -> AsyncItera
     async with create_mcp_http_client(headers=headers) as http, \
             Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         yield client
+
+
+async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A tool's answer, which must not be an error, its text and structured forms the same."""
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content  # type: ignore[no-any-return]

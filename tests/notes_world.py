@@ -12,7 +12,6 @@ its own world: the tests write into it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 from mcp import Client
 
 from mcp_world import World, build_world
+from mcp_world import call as call  # the note tests import it from here
 from notewell.access.principal import LOCAL_OWNER, Principal
 
 WRITE_SCOPES = "knowledge:read,knowledge:write"
@@ -63,14 +63,6 @@ def notes_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[World]
 def person(world: World, token: str) -> Principal:
     """The Principal a token of the world authenticates as."""
     return world.runtime.authentication.authenticate(world.tokens[token])
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """A tool's answer, which must not be an error, its text and structured forms the same."""
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
 
 
 async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:

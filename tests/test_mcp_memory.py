@@ -6,7 +6,6 @@ People of mcp_world plus, here: alice gets a write grant on "projects"; tokens w
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_world import MODERN, World, connect, embedded
+from mcp_world import MODERN, World, call, connect, embedded
 from notewell.access.principal import LOCAL_OWNER
 from notewell.mcp.server import FORBIDDEN
 
@@ -39,13 +38,6 @@ def tokens(mcp_world: World) -> Iterator[dict[str, str]]:
     made["alice_docs"] = mint("alice", "memory:read,memory:write,knowledge:read")
     yield made
     administration.ungrant(LOCAL_OWNER, "alice@northwind.test", "projects")
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
 
 
 async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:

@@ -14,18 +14,11 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
-from mcp_world import LEGACY, MODERN, REPO_ROOT, World, connect
+from mcp_world import LEGACY, MODERN, REPO_ROOT, World, call, connect
 from notewell.mcp.tools.knowledge import DATA_NOT_INSTRUCTIONS
 
 pytestmark = pytest.mark.anyio
 NBSP = "\u00a0"
-
-
-async def call(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content  # type: ignore[no-any-return]
 
 
 async def refusal(client: Client, name: str, args: dict[str, Any]) -> str:
