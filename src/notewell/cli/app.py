@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
+import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -150,16 +153,48 @@ def ends_on_interrupt(command: str, left: str) -> Iterator[Interrupt]:
     of its command, so that what the block undoes on the way out (a transaction rolled back, a new store taken
     away) is done when the line is said."""
     state = Interrupt(left)
+    with _driver_quiet_once_interrupted():
+        try:
+            yield state
+        except BaseException as exc:
+            if not interrupted(exc):
+                raise
+            _say_interrupted(command, state)
+
+
+@contextmanager
+def _driver_quiet_once_interrupted() -> Iterator[None]:
+    """From a Ctrl-C on, psycopg's complaints on the way out ("error ignored in rollback ... another command is
+    already in progress": the query the interrupt cut) are not said: the one line is what the command says."""
+    seen = False
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        nonlocal seen
+        seen = True
+        signal.default_int_handler(signum, frame)
+
+    drivers = [logging.getLogger(name) for name in ("psycopg", "psycopg.pool")]  # a filter is not inherited
+
+    def quiet(_record: logging.LogRecord) -> bool:
+        return not seen
+
+    before = signal.signal(signal.SIGINT, on_sigint)
+    for driver in drivers:
+        driver.addFilter(quiet)
     try:
-        yield state
-    except BaseException as exc:
-        if not interrupted(exc):
-            raise
-        # written past Rich's console: Ctrl-C landing inside its print of a line (the command's first) leaves that
-        # line in its buffer, and its next print wrote it again
-        sys.stderr.write(f"notewell {command}: interrupted; {state.left}\n")
-        sys.stderr.flush()
-        raise typer.Exit(130) from None
+        yield
+    finally:
+        for driver in drivers:
+            driver.removeFilter(quiet)
+        signal.signal(signal.SIGINT, before)
+
+
+def _say_interrupted(command: str, state: Interrupt) -> None:
+    # written past Rich's console: Ctrl-C landing inside its print of a line (the command's first) leaves that
+    # line in its buffer, and its next print wrote it again
+    sys.stderr.write(f"notewell {command}: interrupted; {state.left}\n")
+    sys.stderr.flush()
+    raise typer.Exit(130) from None
 
 
 def print_json(data: object) -> None:
