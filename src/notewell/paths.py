@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from notewell.errors import InvalidArgument
+
+
+class IndexedDocuments(Protocol):
+    """What ``indexed_spelling`` asks of the store's documents (store.base.DocumentRepository has it)."""
+
+    def meta(self, project: str, path: str) -> Any: ...
+
+    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0) -> list[Any]: ...
+
 
 PATH_MAX_CHARS = 4096  # Linux's PATH_MAX: no real vault path is longer
 
@@ -37,8 +48,51 @@ def split_vault_path(path: str, field: str = "path") -> tuple[str, str]:
     return project, rest
 
 
+def composed(path: str) -> str:
+    """``path`` in its composed form (NFC). A memory's path is a name Notewell keeps, not a file's: "café"
+    typed composed or as "e" and a combining accent (NFD, as a Mac names files) is one place, kept composed,
+    as the word indexes read it. A note's path is never composed so: its file is named as it is on disk."""
+    return unicodedata.normalize("NFC", path)
+
+
 def spellings(path: str) -> list[str]:
     """The path as given, then composed (NFC) and decomposed (NFD) where those differ: a file named on a Mac
     may be kept decomposed ("e" and a combining accent) while a person or an agent types it composed, and the
     two are different names to the file system."""
     return list(dict.fromkeys([path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)]))
+
+
+def spelled_as(rel: str, has: Callable[[str], bool], has_folder: Callable[[str], bool]) -> str | None:
+    """The spelling of ``rel`` that ``has`` finds (None: none): one of ``spellings`` of the whole path, else each
+    of its folders and its last name in either form, as each is named there: a folder named composed may hold
+    a file a Mac named decomposed, or the other way round, and no whole-path form names that. ``has_folder``
+    answers for a folder (one lookup each, never a listing of it); folders are tried only once the whole-path
+    forms have missed, and a folder found in more than one form is searched in each."""
+    for spelled in spellings(rel):
+        if has(spelled):
+            return spelled
+    head, _, rest = rel.partition("/")
+    return _below("", head, rest, has, has_folder) if rest else None
+
+
+def _below(folder: str, name: str, rest: str, has: Callable[[str], bool],
+           has_folder: Callable[[str], bool]) -> str | None:
+    for form in spellings(name):
+        path = f"{folder}{form}"
+        if not rest:
+            if has(path):
+                return path
+            continue
+        if has_folder(path):
+            head, _, tail = rest.partition("/")
+            if (found := _below(f"{path}/", head, tail, has, has_folder)) is not None:
+                return found
+    return None
+
+
+def indexed_spelling(documents: IndexedDocuments, project: str, rel: str) -> str | None:
+    """The spelling of ``rel`` the index holds a document of ``project`` by (``spelled_as``; the index names each
+    document as its file is named), None when it holds none: a folder is one indexed lookup of the first
+    document at or below it."""
+    return spelled_as(rel, lambda r: documents.meta(project, r) is not None,
+                      lambda r: bool(documents.metas(project, r, limit=1)))

@@ -8,10 +8,11 @@ home; a project-scoped token its project only). A memory the caller may not see 
 ``Not found: <ref>`` as one that does not exist.
 
 Locations: a memory lives in a project at a logical path inside it; its full location is
-``<project>/<path>``, e.g. ``projects/apollo/decisions``. A path_filter is a prefix of such locations,
-character by character (services.location_filter: ``~alice/auth/tok`` finds ``~alice/auth/tokens``). A
-path_filter that can match no project the caller may read is refused as a scope divergence (the same
-refusal whether that project exists or not).
+``<project>/<path>``, e.g. ``projects/apollo/decisions``. A path is kept composed (NFC: paths.composed), and
+every path a caller gives is read so: either Unicode form of "café" names one place. A path_filter is a
+prefix of such locations, character by character (services.location_filter: ``~alice/auth/tok`` finds
+``~alice/auth/tokens``). A path_filter that can match no project the caller may read is refused as a scope
+divergence (the same refusal whether that project exists or not).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotFound
-from notewell.paths import normalize_path, split_vault_path
+from notewell.paths import composed, normalize_path, split_vault_path
 from notewell.records.identity import Project
 from notewell.records.memories import (
     MemoryFilter,
@@ -198,7 +199,7 @@ class MemoryService:
             raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
         check_text("content", content)
         kind = check_memory_type(memory_type)
-        clean_path = normalize_path(path or "", "path")
+        clean_path = composed(normalize_path(path or "", "path"))  # one place whichever Unicode form is typed
         check_line("path", clean_path)
         clean_title = (title or "").strip() or default_title(content)
         check_line("title", clean_title)
@@ -312,9 +313,9 @@ class MemoryService:
                limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type, filtering=True) if memory_type not in (None, "", ANY) else None
         where = location_filter(path_filter, self._readable(p))
-        return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit, path_prefix=where.prefix,
-                           path_prefix_partial=where.partial, memory_type=kind, narrowing=narrow or Narrowing(),
-                           viewer=p.user_id)
+        return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit,
+                           path_prefix=composed(where.prefix), path_prefix_partial=where.partial, memory_type=kind,
+                           narrowing=narrow or Narrowing(), viewer=p.user_id)
 
     def _rank(self, hits: list[MemoryHit], terms: list[str], *, strict: bool, prefer_working: bool,
               limit: int) -> list[MemoryResult]:
@@ -440,7 +441,7 @@ class MemoryService:
         if include_forgotten:
             forgotten = [pid for pid in projects if self.authorization.allowed(p, "memory:change", pid)]
         chosen = MemoryFilter(
-            projects=projects, narrowing=narrow or Narrowing(), path_prefix=normalize_path(path, "path"),
+            projects=projects, narrowing=narrow or Narrowing(), path_prefix=composed(normalize_path(path, "path")),
             memory_type=check_memory_type(memory_type) if memory_type else None, viewer=p.user_id,
             superseded=include_superseded, forgotten_projects=forgotten,
             forgotten_author=p.user_id if include_forgotten else None)

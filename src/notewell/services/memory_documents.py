@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import NotFound
-from notewell.paths import normalize_path, split_vault_path
+from notewell.paths import indexed_spelling, normalize_path, split_vault_path
 from notewell.records.documents import DocKey
 from notewell.records.memories import DocumentTie
 
@@ -36,8 +36,10 @@ def document_ties(store: Store, authorization: Authorization, p: Principal, abou
     """The ties a memory of ``p`` in ``project`` gets: ``about`` first, then the documents its text names."""
     ties: dict[DocKey, DocumentTie] = {}
     if about is not None:
-        doc_project, rel = split_vault_path(normalize_path(about, "about"), "about")
-        if not rel or not authorization.allowed(p, READ, doc_project) or store.documents.meta(doc_project, rel) is None:
+        doc_project, typed = split_vault_path(normalize_path(about, "about"), "about")
+        rel = indexed_spelling(store.documents, doc_project, typed) \
+            if typed and authorization.allowed(p, READ, doc_project) else None  # by either form, as readDoc
+        if rel is None:
             raise NotFound(f"Not found: {about}", field="about")
         ties[(doc_project, rel)] = DocumentTie(doc_project, rel, "about")
     named = _named_paths(content, project)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from notewell.fold import fold
+from notewell.paths import composed, indexed_spelling
 from notewell.records.brain import MEETING_SOURCE, VAULT_AUTHOR, KnowledgeInput
 from notewell.records.documents import DocKey
 from notewell.records.identity import User, email_key
@@ -34,8 +35,9 @@ MAX_TITLE_CHARS = 200
 
 
 def memory_path(note_path: str) -> str:
-    """Where a note's items live among the project's memories."""
-    return f"{MEMORY_FOLDER}/{note_path}"
+    """Where a note's items live among the project's memories: composed (NFC), as every memory's path is kept
+    (paths.composed), whichever form the note's file is named in."""
+    return composed(f"{MEMORY_FOLDER}/{note_path}")
 
 
 class Team:
@@ -154,7 +156,8 @@ class MeetingItems:
             return
         prefix = f"{MEMORY_FOLDER}/"
         for project, path in sorted(self._noted):
-            key = (project, path.removeprefix(prefix))
+            rel = path.removeprefix(prefix)  # composed: the note is looked for as its file is named
+            key = (project, indexed_spelling(self.store.documents, project, rel) or rel)
             if key in self._seen:
                 continue
             doc = self.store.documents.get(*key)

@@ -15,6 +15,7 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.meaning.model import DIMENSIONS
+from notewell.paths import composed
 from notewell.records.memories import MemoryFilter, MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import (
     MEMORY_COLUMNS,
@@ -31,6 +32,7 @@ from notewell.store.vector_cache import VectorCache
 from notewell.store.vector_search import Nearest, best_allowed, from_half
 
 LIVE = "m.deleted_at IS NULL AND m.superseded_by IS NULL"
+_BATCH = 1000
 
 
 def search_conditions(query: MemoryQuery, dialect: Dialect, *, by_id: bool = False) -> tuple[list[str], list[Any]]:
@@ -58,6 +60,42 @@ class SqlMemories(ABC):
         self.dialect = dialect
         dialect.migrate("memories", migrations)
         self._vectors = VectorCache("memory", DIMENSIONS)
+
+    def compose_paths(self) -> None:
+        """The ``memory_paths`` step: every path kept composed (NFC), as the service has kept them since
+        (paths.composed), so that a memory an earlier version filed under "cafe" and a combining accent is at the
+        one place "café". A memory whose text was also live at the composed place (same content and audience)
+        would be a second live copy there: the later of the two (by write order) is superseded by the earlier, as
+        a write of it there would have been answered; it stays readable by its ref, and nothing is deleted.
+        Run by the store once every component has its tables: after the brain's word_breaks step (SQLite's word
+        indexes read a memory's fields as word_breaks.word_text composes them, the same for either form, so a
+        path rewritten is still taken out of them by its fields) and the meaning's (its vectors)."""
+        self.dialect.migrate("memory_paths", [(self._compose_paths,)])
+
+    def _compose_paths(self, conn: Executor) -> None:
+        after = 0
+        while rows := conn.execute("SELECT id, path FROM memories WHERE id > ? ORDER BY id LIMIT ?",
+                                   (after, _BATCH)).fetchall():
+            after = rows[-1][0]
+            for row_id, path in rows:
+                if composed(path) != path:
+                    self._compose(conn, int(row_id), composed(path))
+
+    def _compose(self, conn: Executor, row_id: int, path: str) -> None:
+        ref, project, content_hash, audience, created, live = conn.execute(
+            "SELECT ref, project, content_hash, COALESCE(private_to, ''), created,"
+            " CASE WHEN deleted_at IS NULL AND superseded_by IS NULL THEN 1 ELSE 0 END FROM memories WHERE id = ?",
+            (row_id,)).fetchone()
+        twin = conn.execute(
+            "SELECT id, ref, created FROM memories WHERE project = ? AND path = ? AND content_hash = ?"
+            " AND COALESCE(private_to, '') = ? AND deleted_at IS NULL AND superseded_by IS NULL",
+            (project, path, content_hash, audience)).fetchone() if live else None
+        if twin is not None:
+            kept, gone, at = (twin[1], row_id, created) if twin[0] < row_id else (ref, int(twin[0]), twin[2])
+            self._unindex(conn, gone)
+            drop_vector(conn, "memory", gone)
+            conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (kept, at, gone))
+        conn.execute("UPDATE memories SET path = ? WHERE id = ?", (path, row_id))
 
     @abstractmethod
     def add(self, memory: MemoryInput, supersedes: str | None = None) -> tuple[MemoryRecord, bool]:

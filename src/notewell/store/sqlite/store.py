@@ -27,6 +27,7 @@ class SqliteStore(SqlStore):
         memories = SqliteMemories(db)
         super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories),
                          SqliteTables(db), SqliteBackups(db))
+        memories.compose_paths()  # once every component has its tables (SqlMemories.compose_paths)
 
     @classmethod
     def open(cls, path: Path, *, create: bool = True) -> SqliteStore:
