@@ -19,7 +19,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import normalize_path, spellings, split_vault_path
+from notewell.paths import indexed_spelling, normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
@@ -254,7 +254,8 @@ class KnowledgeService:
         project, rel = split_vault_path(normalize_path(path))
         doc = None
         if rel and self._may_read(p, project):
-            doc = next((d for spelled in spellings(rel) if (d := self.store.documents.get(project, spelled))), None)
+            spelled = indexed_spelling(self.store.documents, project, rel)
+            doc = self.store.documents.get(project, spelled) if spelled is not None else None
         if doc is None:
             raise NotFound(f"Not found: {path}")
         vault_path = f"{project}/{doc.meta.path}"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import normalize_path, spellings, split_vault_path
+from notewell.paths import indexed_spelling, normalize_path, split_vault_path
 from notewell.records.documents import DocKey
 from notewell.records.links import LinkRecord
 from notewell.services.knowledge import READ
@@ -135,9 +135,9 @@ class LinkService:
         """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""
         project, rel = split_vault_path(normalize_path(path))
         if rel and project in readable:
-            for spelled in spellings(rel):
-                if self.store.documents.meta(project, spelled) is not None:
-                    return project, spelled
+            spelled = indexed_spelling(self.store.documents, project, rel)
+            if spelled is not None:
+                return project, spelled
         raise NotFound(f"Not found: {path}")
 
     def outgoing(self, key: DocKey, readable: list[str], limit: int, offset: int = 0) -> list[Link]:

@@ -26,7 +26,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
-from notewell.paths import spellings
+from notewell.paths import spelled_as
 from notewell.records.identity import HOME_PREFIX
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -116,19 +116,29 @@ class NoteFiles:
 
     def named(self, folder: str, rel: str) -> str:
         """The spelling of ``rel`` (below the vault's ``folder``) the vault has an entry by, a file, a folder or a
-        symlink: ``rel`` itself, else the first of its other Unicode forms that names one (paths.spellings: a note
-        named on a Mac is kept decomposed, and typed composed), else ``rel``. Reads find a note so
+        symlink: ``rel`` itself, else the first of its other Unicode forms that names one, else each of its
+        components in the form its folder has it by (paths.spelled_as: a note named on a Mac is kept decomposed,
+        and typed composed; its folder may be named either way), else ``rel``. Reads find a note so
         (services/knowledge.py), and a write to an existing note goes to the file by this name, never making a
         second one in the other form. ``folder`` is taken as given: a project is never another spelled alike."""
-        for spelled in spellings(rel):
-            parts = [folder, *spelled.split("/")]
-            try:
-                with self._folder(parts[:-1], create=False, field="path") as opened:
-                    os.stat(parts[-1], dir_fd=opened, follow_symlinks=False)
-            except (OSError, InvalidArgument):  # not there, or not reached: the read by ``rel`` says why
-                continue
-            return spelled
-        return rel
+        return spelled_as(rel, lambda r: self._has([folder, *r.split("/")]),
+                          lambda r: self._has_folder([folder, *r.split("/")])) or rel
+
+    def _has(self, parts: list[str]) -> bool:
+        """Whether the vault has an entry at ``parts``, reached through real folders (not a symlink's)."""
+        try:
+            with self._folder(parts[:-1], create=False, field="path") as opened:
+                os.stat(parts[-1], dir_fd=opened, follow_symlinks=False)
+        except (OSError, InvalidArgument):  # not there, or not reached: the read by the typed path says why
+            return False
+        return True
+
+    def _has_folder(self, parts: list[str]) -> bool:
+        try:
+            with self._folder(parts, create=False, field="path"):
+                return True
+        except (OSError, InvalidArgument):
+            return False
 
     def write(self, rel: str, data: bytes, field: str = "path", *, checked: bool = False,
               was: bytes | None = None) -> None:

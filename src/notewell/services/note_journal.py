@@ -77,7 +77,9 @@ class NoteJournalService:
             project, _, rel = normalize_path(path).partition("/")
             if project not in projects or not rel:
                 return []
-            projects, rels = [project], spellings(rel)  # a note's entries name it as its file was named
+            # a note's entries name it as its file was named: either whole form, or its components' as on disk
+            on_disk = self.vault.spelled(NotePath(project, rel)).rel
+            projects, rels = [project], list(dict.fromkeys([*spellings(rel), on_disk]))
         return self.vault.journal.entries(projects, paths=rels, since=since, before=before, limit=limit)
 
     def history(self, p: Principal, path: str) -> tuple[list[HistoryItem], bool]:
