@@ -178,3 +178,26 @@ async def test_a_link_past_the_indexs_bound_is_rewritten(admin: Client, world: W
     kept = await call(admin, "move_note", {"path": "handbook/cr/sub/renamed-c1.md", "update_links": False,
                                            "new_path": "handbook/cr/sub/again-c1.md"})
     assert kept["unlinked"] == ["handbook/cr/crowded-c1.md:1001", "handbook/cr/crowded-c1.md:1002"], kept
+
+
+async def test_a_move_by_a_token_that_reads_nothing_says_its_links_were_not_looked_for(server: ServerThread,
+                                                                                        world: World) -> None:
+    """A probe: knowledge:write alone moved team/t3.md and answered "moved, no line changed", with no relinked or
+    unlinked, while [[t3]] in a note it may write was left naming nothing: the token sees no link (a hidden link
+    is neither rewritten, counted nor named), and the agent was told nothing. The answer now says the links were
+    not looked for and how to have them rewritten, naming no link and counting none."""
+    vault = world.vault
+    async with connect(server.url, world.tokens["alice_write"]) as alice:
+        await call(alice, "write_note", {"path": "projects/u1/t3.md", "content": "# T3\n"})
+        await call(alice, "write_note", {"path": "projects/u1/sub/other.md", "content": "see [[t3]]\n"})
+        async with connect(server.url, world.tokens["alice_write_only"]) as writer:
+            moved = await call(writer, "move_note", {"path": "projects/u1/t3.md", "new_path": "projects/u1/t6.md"})
+        assert "relinked" not in moved and "unlinked" not in moved, moved
+        assert "other.md" not in json.dumps(moved), moved
+        assert moved["summary"] == (
+            "moved, no line changed; links to and of the note were not looked for or rewritten: this token may not "
+            "read the project projects, so it sees no link; to have them rewritten, undo this move and move the note "
+            "again with a token that also holds knowledge:read"), moved
+        assert (vault / "projects/u1/sub/other.md").read_text() == "see [[t3]]\n"
+        back = await call(alice, "move_note", {"path": "projects/u1/t6.md", "new_path": "projects/u1/t3.md"})
+        assert "not looked for" not in back["summary"], back  # a token that reads the project is told nothing more

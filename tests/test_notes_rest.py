@@ -297,3 +297,24 @@ def test_a_document_is_written_by_either_unicode_form_of_its_name(rest: RestWorl
     assert sorted(p.name for p in vault.iterdir() if p.name.lower().startswith(("ca", "zo"))) == [
         "cafe\u0301.md", "zoe-moved.md"]
     assert (vault / "cafe\u0301.md").read_text() == "# Café\nmenu\n"
+
+
+def test_a_move_by_a_token_that_reads_nothing_says_its_links_were_not_looked_for(rest: RestWorld) -> None:  # noqa: F811
+    """A probe: a token with knowledge:write alone moved a note and was answered as if no link named it, while
+    [[w3]] in a note it may write was left naming nothing. The answer now says the links were not looked for and
+    how to have them rewritten, naming and counting none (it reads no link)."""
+    token = rest.runtime.administration.mint_token(LOCAL_OWNER, "admin@northwind.test", ["knowledge:write"]).secret
+    rest.tokens["admin_write_only"] = token
+    for path, text in (("rest/w/w3.md", "# W3\n"), ("rest/w/sub/other.md", "see [[w3]]\n")):
+        made = rest.call("PUT", f"/projects/handbook/documents/{path}", "admin_all", json={"content": text})
+        assert made.status_code == 201, made.text
+    moved = rest.call("POST", "/projects/handbook/moves", "admin_write_only",
+                      json={"path": "rest/w/w3.md", "newPath": "rest/w/w6.md"})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["relinked"] == [] and moved.json()["unlinked"] == [], moved.text
+    assert "other.md" not in moved.text
+    assert moved.json()["summary"].endswith(
+        "links to and of the note were not looked for or rewritten: this token may not read the project handbook, "
+        "so it sees no link; to have them rewritten, undo this move and move the note again with a token that also "
+        "holds knowledge:read"), moved.text
+    assert (rest.runtime.settings.vault / "handbook/rest/w/sub/other.md").read_text() == "see [[w3]]\n"

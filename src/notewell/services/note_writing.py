@@ -180,7 +180,8 @@ class NoteWritingService:
         captured = self.links.linking(moved_to, names, readable, MOVE_NOTES_READ + 1)
         move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
         outcome = _Relinking(cut=max(len(linking), len(captured), len(crowded)) > MOVE_NOTES_READ,
-                             update_links=update_links)
+                             update_links=update_links,
+                             unread=None if source.project in readable else source.project)
         read = {*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], *crowded[:MOVE_NOTES_READ], moved_to}
         for key in sorted(read - {moved_from}):
             self._relink(p, key, move, tool, update_links, target, outcome)
@@ -310,6 +311,9 @@ class _Relinking:
     relinked: list[str] = field(default_factory=list)
     unlinked: list[str] = field(default_factory=list)
     version: str | None = None
+    # the note's project, when p may not read it (a token with knowledge:write alone): p sees no link, so none was
+    # looked for; the answer says so, never which links there are
+    unread: str | None = None
     written: list[str] = field(default_factory=list)  # the notes rewritten, indexed together at the end
     dangling: list[str] = field(default_factory=list)  # the symlinks that led to the note
     not_indexed: str | None = None  # why indexing the rewritten notes failed
@@ -336,6 +340,10 @@ class _Relinking:
                 "update_links was false"
             summary += (f"; {len(self.unlinked)} line{'' if len(self.unlinked) == 1 else 's'} with a link that "
                         f"no longer names what it named ({why}): see unlinked")
+        if self.unread is not None:
+            summary += ("; links to and of the note were not looked for or rewritten: this token may not read the "
+                        f"project {self.unread}, so it sees no link; to have them rewritten, undo this move and move "
+                        "the note again with a token that also holds knowledge:read")
         if self.cut:
             summary += (f"; more than {MOVE_NOTES_READ} notes link to it (or hold more than {MAX_LINKS_PER_DOCUMENT} "
                         f"links): only the first {MOVE_NOTES_READ} of each by path were read")

@@ -51,9 +51,9 @@ class MoveDocument(BaseModel):
                                                                  "without the project's name: notes/plan.md.")
     new_path: str = Field(min_length=1, max_length=4096, description="Where it goes, inside the same project.")
     update_links: bool = Field(True, description="Rewrite the links that named the document (in the documents the "
-                                                 "caller may write) and its own relative links so that they keep "
-                                                 "naming what they named; false moves it alone (its answer's "
-                                                 "unlinked lists the links it breaks).")
+                                                 "caller may read and write) and its own relative links so that "
+                                                 "they keep naming what they named; false moves it alone (its "
+                                                 "answer's unlinked lists the links it breaks).")
 
 
 class JournalEntryModel(BaseModel):

@@ -186,13 +186,16 @@ def _move_note(svc: NoteWritingService) -> ToolSpec:
     return ToolSpec(
         name="move_note", title="Move or rename a note", action=ACTION, annotations=KEEPING, call=move_note,
         description="Moves or renames a note within its project; it never replaces a note already at new_path. "
-                    "Links to it and its own relative links are rewritten to follow it (update_links).",
+                    "Links to it and its own relative links are rewritten to follow it (update_links), those your "
+                    "token reads: a token without knowledge:read sees no link, so none is rewritten (the summary "
+                    "says so).",
         input_schema=s.tool_input({
             "path": _PATH,
             "new_path": s.string("Where it goes, project first (the same project)."),
             "expected_version": _EXPECTED,
-            "update_links": s.boolean("Rewrite the links that named the note (in the notes you may write) and its "
-                                      "own relative links so that they keep naming what they named (default true); "
+            "update_links": s.boolean("Rewrite the links that named the note (in the notes you may read and write) "
+                                      "and its own relative links so that they keep naming what they named (default "
+                                      "true); "
                                       "false moves the note alone and lists the links it breaks in unlinked.",
                                       default=True),
         }, ["path", "new_path"]),
