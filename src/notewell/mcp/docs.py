@@ -17,7 +17,7 @@ from typing import Any
 from notewell.access.principal import LOCAL_OWNER
 from notewell.answer_bound import ANSWER_BYTES_MAX
 from notewell.mcp.getdocs import limits_text
-from notewell.mcp.server import NotewellMCP
+from notewell.mcp.server import FORBIDDEN, NotewellMCP, scope_refusal
 from notewell.mcp.toolset import JsonObject, Toolset, ToolSpec
 
 _ANNOTATION_NAMES = (("title", "title"), ("read_only_hint", "readOnlyHint"), ("destructive_hint", "destructiveHint"),
@@ -128,6 +128,16 @@ def _cut(spec: ToolSpec) -> list[str]:
             f"\"{spec.cut_advice}\"", ""]
 
 
+def _scope(toolset: Toolset, spec: ToolSpec) -> str:
+    """What a call without the tool's scope answers: as the server does it (NotewellMCP.missing_scope)."""
+    if toolset.scope_refused:
+        return (f"`{spec.scope}`. Without it the tool is absent from tools/list, and calling it returns MCP error "
+                f"{FORBIDDEN} \"{scope_refusal(spec.name, spec.scope)}\" with data.scope naming it; over HTTP "
+                "a 403 with `WWW-Authenticate: Bearer error=\"insufficient_scope\"` naming the scope.")
+    return (f"`{spec.scope}`. Without it the tool is absent from tools/list, and calling it returns MCP error -32602 "
+            f"\"Tool {spec.name} not found\".")
+
+
 def tool_page(toolset: Toolset, spec: ToolSpec, answer: Any = None) -> str:
     lines = [
         f"# {spec.name}", "",
@@ -136,9 +146,7 @@ def tool_page(toolset: Toolset, spec: ToolSpec, answer: Any = None) -> str:
         "## Description", "", "What the model reads, word for word:", "", f"> {spec.description}", "",
         "## Arguments", "", *_arguments(spec), "",
         "## Result", "", *_result(spec), "", *_cut(spec),
-        "## Scopes", "",
-        f"`{spec.scope}`. Without it the tool is absent from tools/list, and calling it returns MCP error -32602 "
-        f"\"Tool {spec.name} not found\".", "",
+        "## Scopes", "", _scope(toolset, spec), "",
         "## Annotations", "", *_annotations(spec), "",
         "## Refusals and what to do", "", *[f"- {r}" for r in spec.refusals], "",
         *_example(spec, answer),

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from notewell import limits
-from notewell.access.principal import Principal
+from notewell.access.principal import SCOPES, Principal
 from notewell.answer_bound import ANSWER_BYTES_MAX
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
+from notewell.mcp.server import FORBIDDEN, scope_refusal
 from notewell.records.identity import Project
 from notewell.services import link_context, link_walk, links
 from notewell.vault import note_links
@@ -31,22 +32,23 @@ class Section:
 
 @dataclass(frozen=True)
 class ToolLine:
-    """One tool of the connection, as getDocs lists it."""
+    """One tool of the connection (or of the server), as getDocs lists it."""
 
     name: str
     summary: str
     scope: str
+    refused: bool = False  # called without its scope: refused naming it (-32003), not "not found" (-32602)
 
 
-def sections(p: Principal, readable: Sequence[Project], tools: Sequence[ToolLine], max_file_bytes: int,
-             section: str | None = None) -> list[Section]:
-    """getDocs' answer: every section, or the one named."""
+def sections(p: Principal, readable: Sequence[Project], tools: Sequence[ToolLine], served: Sequence[ToolLine],
+             max_file_bytes: int, section: str | None = None) -> list[Section]:
+    """getDocs' answer: every section, or the one named. ``tools``: the connection's; ``served``: the server's."""
     if section is not None and section not in SECTIONS:
         raise InvalidArgument("section", f"must be one of {', '.join(SECTIONS)}")
     built = {
         "overview": lambda: Section("overview", "Overview", OVERVIEW),
         "tools": lambda: _tools(tools),
-        "permissions": lambda: _permissions(p, readable),
+        "permissions": lambda: _permissions(p, readable, served),
         "limits": lambda: Section("limits", "Limits", limits_text(max_file_bytes)),
     }
     return [built[s]() for s in ([section] if section else SECTIONS)]
@@ -66,7 +68,7 @@ OVERVIEW = (
 )
 
 
-def _permissions(p: Principal, readable: Sequence[Project]) -> Section:
+def _permissions(p: Principal, readable: Sequence[Project], served: Sequence[ToolLine]) -> Section:
     projects = ", ".join(pr.id for pr in readable) or "none"
     bound = f" It is bound to project {p.bound_project}: it sees that project only." if p.bound_project else ""
     who = "the local owner (every right)" if p.local_owner else f"{p.handle} ({p.role})"
@@ -76,13 +78,7 @@ def _permissions(p: Principal, readable: Sequence[Project]) -> Section:
         "person's home. "
         "Archived projects are hidden.\n\n"
         "Tokens: a user-scoped token acts for its person; a project-scoped token sees its one project only.\n\n"
-        "Scopes decide which tools a connection has: knowledge:read (listProjects, listDocs, readDoc, "
-        "searchKnowledge, listBrains, getBrain, searchBrain, getLinks, buildContext, getDocs, search_notes), "
-        "memory:read and "
-        "memory:write (memory tools), sessions (the brain_* tools and brain:// resources), admin. A tool whose "
-        "scope the token lacks is not in the tool "
-        "list, and calling it is MCP error -32602 \"Tool <name> not found\". A scope is never added to an "
-        "existing connection: reconnect, or mint a new token, with the scope.\n\n"
+        f"{scopes_text(served)}\n\n"
         "Hidden and missing are the same: a project, document or brain this person cannot see gives the same "
         "\"Not found\" as one that does not exist; a link into a project this person cannot see reads as a link "
         "to nothing, and a backlink from a document they cannot see is neither listed nor counted.\n\n"
@@ -90,6 +86,28 @@ def _permissions(p: Principal, readable: Sequence[Project]) -> Section:
         f"readable projects: {projects}.{bound}"
     )
     return Section("permissions", "Permissions", text)
+
+
+def scopes_text(served: Sequence[ToolLine]) -> str:
+    """Which scope each tool of the server needs, and what a call without it answers: from the served tools, so
+    that the text says what the server does (tests/test_getdocs_permissions.py calls every tool to check it)."""
+    needing = [(scope, [t.name for t in served if t.scope == scope]) for scope in SCOPES]
+    named = "; ".join(f"{scope} ({', '.join(names)})" for scope, names in needing if names)
+    none = [scope for scope, names in needing if not names]
+    lines = [f"Scopes decide which tools a connection has: {named or 'none'}."
+             + (f" No tool of this server needs {', '.join(none)}." if none else ""),
+             "A tool whose scope the token lacks is not in the tool list. A call to it answers:"]
+    hidden = [t.name for t in served if not t.refused]
+    refused = [t.name for t in served if t.refused]
+    if hidden:
+        lines.append("- MCP error -32602 \"Tool <name> not found\", as for a tool this server does not serve: "
+                     + ", ".join(hidden))
+    if refused:
+        lines.append(f"- MCP error {FORBIDDEN} \"{scope_refusal('<name>', '<scope>')}\", data.scope naming the "
+                     "scope (over HTTP a 403 whose WWW-Authenticate says error=\"insufficient_scope\" and the "
+                     "scope): " + ", ".join(refused))
+    lines.append("A scope is never added to an existing connection: reconnect, or mint a new token, with the scope.")
+    return "\n".join(lines)
 
 
 def _tools(tools: Sequence[ToolLine]) -> Section:

@@ -276,18 +276,21 @@ class NotewellMCP:
                   for t in self.templates if policy.allowed(principal, t.action)]
         return ListResourceTemplatesResult(resource_templates=listed)
 
+    def _context(self, principal: Principal) -> CallContext:
+        return CallContext(principal, self.visible(principal), self.tools, frozenset(self._scope_refused))
+
     def read_template(self, template: ResourceTemplateSpec, principal: Principal, named: str) -> JsonObject:
-        return fit_answer(template.read(CallContext(principal, self.visible(principal)), named))
+        return fit_answer(template.read(self._context(principal), named))
 
     def read_resource(self, spec: ResourceSpec, principal: Principal) -> JsonObject:
-        return fit_answer(spec.read(CallContext(principal, self.visible(principal))))
+        return fit_answer(spec.read(self._context(principal)))
 
     def run_tool(self, spec: ToolSpec, principal: Principal, raw: dict[str, Any]) -> CallToolResult:
         """Call one tool (in a worker thread). InvalidArgument propagates; other refusals become is_error."""
         self._authentication.record_tool_call(principal, spec.name)  # the token lists' "last tool call"
         args = Arguments(raw, spec.argument_names)
         try:
-            data = spec.call(CallContext(principal, self.visible(principal)), args)
+            data = spec.call(self._context(principal), args)
         except InvalidArgument:
             raise
         except NotFound as exc:

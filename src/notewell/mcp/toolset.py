@@ -35,6 +35,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 class CallContext:
     principal: Principal
     tools: Sequence[ToolSpec]  # the tools this connection has, in list order (getDocs names them)
+    served: Sequence[ToolSpec] = ()  # every tool the server serves, whoever calls (getDocs' permissions)
+    scope_refused: frozenset[str] = frozenset()  # the served tools a call without their scope is refused naming it
 
 
 class Arguments:

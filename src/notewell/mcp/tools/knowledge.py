@@ -474,7 +474,9 @@ def _get_docs(rt: Runtime) -> ToolSpec:
     def get_docs(ctx: CallContext, args: Arguments) -> JsonObject:
         readable = svc.projects(ctx.principal)
         tools = [getdocs.ToolLine(t.name, t.title, t.scope) for t in ctx.tools]
-        found = getdocs.sections(ctx.principal, readable, tools, rt.settings.max_file_bytes, args.string("section"))
+        served = [getdocs.ToolLine(t.name, t.title, t.scope, t.name in ctx.scope_refused) for t in ctx.served]
+        found = getdocs.sections(ctx.principal, readable, tools, served, rt.settings.max_file_bytes,
+                                 args.string("section"))
         return {"sections": [{"id": d.id, "title": d.title, "text": d.text} for d in found]}
 
     return ToolSpec(

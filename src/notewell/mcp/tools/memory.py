@@ -102,7 +102,8 @@ _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text
     "token_count": s.string("How tokens are counted."),
 }, omit=("words_only",), by_alias=False)
 _SCOPE_REFUSAL = ("If the connection does not hold {scope}, the tool is not in the tool list, and a call to it returns "
-                  "MCP error -32602: Tool {tool} not found. Mint a token with {scope} and reconnect.")
+                  "MCP error -32003 \"Forbidden: {tool} needs the {scope} scope, ...\" (over HTTP a 403 naming the "
+                  "scope). Mint a token with {scope} and reconnect.")
 _VALIDATION = ("An empty query (or one with no letters or digits), a negative limit, an unknown memory_type or a % "
                "inside path_filter is refused as invalid arguments naming the argument. A limit above "
                f"{m.SEARCH_LIMIT_MAX} is served as {m.SEARCH_LIMIT_MAX}, and 0 as none; the note says so.")

@@ -86,7 +86,8 @@ def search_knowledge(rt: Runtime) -> ToolSpec:
             f"is refused as invalid arguments naming the argument. A limit above {limits.SEARCH_MAX_RESULTS} is "
             f"served as {limits.SEARCH_MAX_RESULTS}, and 0 as none; the note says so.",
             f"If the connection does not hold {SCOPE}, the tool is not in the tool list, and a call to it returns MCP "
-            f"error -32602: Tool {NAME} not found. Mint a token with {SCOPE} and reconnect.",
+            f"error -32003 \"Forbidden: {NAME} needs the {SCOPE} scope, ...\" (over HTTP a 403 naming the scope). "
+            f"Mint a token with {SCOPE} and reconnect.",
         ),
         example={"query": "discount", "path_filter": "northwind-advisory/pri", "limit": 5},
     )
