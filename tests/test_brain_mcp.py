@@ -7,6 +7,8 @@ server per backend.
 from __future__ import annotations
 
 import itertools
+import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -189,6 +191,106 @@ async def test_projects_and_the_authorization_matrix(world: BrainWorld, url: str
             lazy = await call(c, "brain_start_session", {"clientType": "cursor"})
             assert lazy["projectId"] == "~carol/default"
             assert (await call(c, "brain_get_active_project", {}))["project"]["name"] == "Default"
+
+
+async def test_a_read_only_member_works_in_a_project_they_may_write(world: BrainWorld, url: str) -> None:
+    """A member whose only grant is a read grant: the seed's flow (start, teach, close with a learning) lands in
+    their own lazily made "Default", never in the project they may only read (it was filed there, teach was
+    refused and the close's learning was lost with no word); a learning that still cannot be kept (a session
+    filed in the read-only project) is said in the hint, with how many and what to do."""
+    access = world.runtime.administration
+    access.add_user(LOCAL_OWNER, "dana@example.test", "member", handle="dana")
+    access.grant(LOCAL_OWNER, "dana@example.test", "readonly", "read")
+    token = access.mint_token(LOCAL_OWNER, "dana@example.test", ["sessions"]).secret
+    learning = {"trigger": "when tagging a firmware release", "rule": "run the gripper smoke test before the tag",
+                "rationale": "a tag deploys to the robots", "type": "reflex", "source": "decision"}
+    async with connect(url, token) as c:
+        assert [p["id"] for p in (await call(c, "brain_list_projects", {}))["projects"]] == ["readonly"]
+        assert await call(c, "brain_get_active_project", {}) == {"project": None}  # start makes her Default
+        started = await call(c, "brain_start_session", {"clientType": "claude_code", "prompt": "tag the release"})
+        assert started["projectId"] == "~dana/default"
+        active = (await call(c, "brain_get_active_project", {}))["project"]
+        assert (active["id"], active["source"]) == ("~dana/default", "first_project_fallback")
+        taught = await call(c, "brain_teach_knowledge", {"trigger": "when flashing firmware",
+                                                         "rule": "use the staging key for the first flash"})
+        assert taught["projectId"] == "~dana/default" and taught["created"]
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": started["sessionId"], "success": True,
+                                                                "learnings": [learning]})
+        assert len(closed["learnings"]["captured"]) == 1 and closed["learnings"]["unwritable"] == 0
+        assert "hint" not in closed
+
+        there = await call(c, "brain_start_session", {"projectId": "readonly"})  # named: a session is one's own
+        assert there["projectId"] == "readonly"
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": there["sessionId"], "success": True,
+            "learnings": [{**learning, "rule": "announce the release tag in the team channel"}]})
+        assert closed["learnings"]["unwritable"] == 1 and closed["learnings"]["captured"] == []
+        assert closed["hint"].startswith("1 learning was not kept: you may not write to readonly, this session's "
+                                         "project, so nothing learned in it can be kept there. Teach it NOW with "
+                                         "brain_teach_knowledge")
+
+    async with connect(url, world.tokens["alice_readonly"]) as c:  # bound to a project she may only read
+        session = (await call(c, "brain_start_session", {}))["sessionId"]
+        closed = await call(c, "brain_report_session_outcome", {
+            "sessionId": session, "success": False,
+            "learnings": [{"trigger": "when reading the logs", "rule": "filter the JSON logs with jq"},
+                          {"trigger": "when paging someone", "rule": "link the failing dashboard panel"}]})
+        assert closed["learnings"]["unwritable"] == 2
+        assert closed["hint"].startswith("2 learnings were not kept: you may not write to readonly")
+        assert "use a user-scoped token" in closed["hint"] and "write grant on readonly" in closed["hint"]
+
+
+async def test_the_install_ping_logs_an_event_without_its_type(world: BrainWorld, url: str) -> None:
+    """The seed's install-ping calls brain_log_event(payload={installer_version, claude_version, os}) with no
+    eventType (it was -32602 "eventType: is required"): the event is kept as type "event"; every other check
+    stands (an empty or malformed type, a payload that is not an object, a missing sessionId)."""
+    async with connect(url, world.tokens["bob"]) as c:
+        session = (await call(c, "brain_start_session", {"clientType": "claude_code",
+                                                         "prompt": "brain installer ping v2"}))["sessionId"]
+        payload = {"installer_version": "2", "claude_version": "1.0.40", "os": "linux"}
+        logged = await call(c, "brain_log_event", {"sessionId": session, "payload": payload})
+        assert logged["accepted"] is True and logged["id"].startswith("evt_")
+        for bad in ("", "two words"):
+            assert "VALIDATION: eventType" in await refusal(c, "brain_log_event", {"sessionId": session,
+                                                                                  "eventType": bad})
+        assert await invalid(c, "brain_log_event", {"sessionId": session, "payload": "x"}) == "payload"
+        assert await invalid(c, "brain_log_event", {"payload": payload}) == "sessionId"
+        closed = await call(c, "brain_report_session_outcome", {"sessionId": session, "success": True})
+        assert closed["queued"] is True
+    events = world.runtime.store.brain.events(session, 100, 0)
+    assert [(e.event_type, e.payload) for e in events] == [("event", payload)]
+
+
+MILLIS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")  # the seed's "2026-05-26T09:14:22.000Z"
+
+
+async def test_times_are_shown_to_the_millisecond_as_the_seeds(world: BrainWorld, url: str) -> None:
+    """Every time a brain tool or resource answers is the seed's form, milliseconds and Z (they were the stored
+    microseconds); what is stored keeps its microseconds, and the order stays the stored one."""
+    word = unique("stamp")
+    async with connect(url, world.tokens["bob"]) as c:
+        project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
+        opened = [await call(c, "brain_start_session", {"prompt": f"{word} work", "projectId": project})
+                  for _ in range(3)]
+        await call(c, "brain_log_event", {"sessionId": opened[0]["sessionId"], "eventType": "note",
+                                          "payload": {"text": word}})
+        await call(c, "brain_report_session_outcome", {"sessionId": opened[0]["sessionId"], "success": True})
+        listed = {p["id"]: p for p in (await call(c, "brain_list_projects", {}))["projects"]}
+        found = (await call(c, "brain_session_search", {"query": word}))["sessions"]
+        text = (await c.read_resource("brain://user/recent-sessions")).contents[0].text  # type: ignore[union-attr]
+        recent = [s for s in json.loads(text)["sessions"] if s["sessionId"] in {o["sessionId"] for o in opened}]
+    store = world.runtime.store.brain
+    stored = {o["sessionId"]: store.session(o["sessionId"]) for o in opened}
+    shown = [o["startedAt"] for o in opened] + [listed[project]["createdAt"]] + [
+        s[key] for s in found + recent for key in ("startedAt", "endedAt") if s[key] is not None]
+    assert len(shown) == 3 + 1 + 4 + 4 and all(MILLIS.match(stamp) for stamp in shown), shown
+    assert all(len(s.started_at) == len("2026-05-26T09:14:22.000000Z") for s in stored.values())  # kept as stored
+    for o in opened:
+        assert o["startedAt"] == stored[o["sessionId"]].started_at[:23] + "Z"  # cut, never rounded up
+    closed = next(s for s in recent if s["sessionId"] == opened[0]["sessionId"])
+    assert closed["endedAt"] == stored[opened[0]["sessionId"]].ended_at[:23] + "Z"  # type: ignore[index]
+    # newest first, by the order they were opened in: a shown time (equal to another's) reorders nothing
+    assert [s["sessionId"] for s in recent] == [o["sessionId"] for o in reversed(opened)]
 
 
 async def test_cross_user_isolation(world: BrainWorld, url: str) -> None:

@@ -522,6 +522,20 @@ def test_the_ask_back_hint_names_the_rest_route_to_teach(rest: RestWorld) -> Non
     assert close(success=True, learnings=[{"trigger": "t", "rule": "r"}])["hint"] is None
 
 
+def test_a_read_only_member_is_filed_where_they_may_write_and_told_of_learnings_not_kept(rest: RestWorld) -> None:
+    """alice may only read northwind-advisory: a session naming no project goes to her own project, never there;
+    one she files there keeps no learning, and the hint says so in this door's words."""
+    opened = rest.call("POST", "/sessions", "alice_sessions", json={"prompt": "sort the invoices"})
+    assert opened.json()["session"]["brainProject"].startswith("~alice/")
+    there = rest.call("POST", "/sessions", "alice_sessions", json={"projectId": BOUND}).json()["session"]
+    closed = rest.call("POST", f"/sessions/{there['id']}/outcome", "alice_sessions", json={
+        "success": True, "learnings": [{"trigger": "when sorting invoices", "rule": "sort them by due date first"}]})
+    assert closed.json()["learnings"]["unwritable"] == 1
+    assert closed.json()["hint"].startswith(f"1 learning was not kept: you may not write to {BOUND}, this session's "
+                                            "project, so nothing learned in it can be kept there. Teach it with "
+                                            "POST /api/v1/knowledge")
+
+
 def test_a_private_memory_is_its_authors_alone_over_rest(rest: RestWorld) -> None:
     made = rest.call("POST", "/memories", "admin_all", json={
         "content": "Numbat retainer discount ceiling stays confidential.", "project": BOUND, "private": True})

@@ -20,6 +20,17 @@ def now_iso() -> str:
     return datetime.now(UTC).strftime(_FORMAT)
 
 
+def millis(text: str) -> str:
+    """A stored timestamp cut (never rounded) to the millisecond, "2026-05-26T09:14:22.041Z": the form the
+    External Brain's page shows. Cutting keeps the order (two times never swap; they may become equal); text
+    that is no timestamp is returned as it is."""
+    try:
+        moment = parse_iso(text).astimezone(UTC)
+    except ValueError:
+        return text
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def parse_iso(text: str) -> datetime:
     """An aware datetime from ISO 8601 text ("Z" or an offset)."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -126,8 +126,12 @@ class KnowledgePart(ScopePart):
     def may_teach(self, p: Principal, *, project_id: str | None = None) -> None:
         """Raise what ``teach`` would refuse this caller for, writing nothing (as ``may_open``)."""
         projects = self.projects(p)
-        if p.bound_project is None and not project_id and not projects:
-            self._require_home(p)  # a first teach makes the Default project in the caller's home
+        if p.bound_project is None and not project_id:
+            found = self._fallback(p, projects)
+            if found is None:
+                self._require_home(p)  # the teach makes the Default project in the caller's home
+            else:
+                self._require_write(p, found)
             return
         self._require_write(p, self.resolve(p, project_id, projects=projects))
 

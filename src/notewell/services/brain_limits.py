@@ -31,6 +31,9 @@ MAX_SOURCE_CHARS = 40
 MAX_REASON_CHARS = 500
 MAX_TAGS = 20
 IDENTIFIER_MAX_CHARS = 64  # an event type, a client type
+# An event logged without a type (the seed's install-ping logs its payload alone): a neutral word, naming none of
+# the kinds KEA reads an event as (an error, a fix, a correction) nor the close's learning_captured.
+EVENT_TYPE_DEFAULT = "event"
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 50
 SEARCH_DAYS_MAX = 3650

@@ -76,11 +76,24 @@ class ScopePart:
         return own + shared
 
     def active_project(self, p: Principal) -> tuple[BrainProject, str] | None:
-        """Where a session would go now: (project, "token_scope" | "first_project_fallback"), None when none."""
+        """Where a session would go now: (project, "token_scope" | "first_project_fallback"); None when it would
+        go to a "Default" personal project not made yet (or p has no project and no home to make one in)."""
         projects = self.projects(p)
-        if not projects:
-            return None
-        return projects[0], "token_scope" if p.bound_project is not None else "first_project_fallback"
+        if p.bound_project is not None:
+            return projects[0], "token_scope"
+        found = self._fallback(p, projects)
+        return None if found is None else (found, "first_project_fallback")
+
+    def _fallback(self, p: Principal, projects: list[BrainProject]) -> BrainProject | None:
+        """The project a request naming none goes to (a user-scoped token): the first of p's projects p may
+        write, so that what the session learns and what is taught can be kept there (a member never writes where
+        they may only read: a read grant is no destination). None when there is none: the "Default" personal
+        project, made lazily in p's home, is the destination. A caller with no home to make it in falls back to
+        the first project p may read, where teaching is refused and a close says its learnings were not kept."""
+        writable = next((bp for bp in projects if self.authorization.allowed(p, WRITE, bp.store_project)), None)
+        if writable is not None or self.authorization.refusal(p, CREATE_PROJECT, p.home_project) is None:
+            return writable
+        return projects[0] if projects else None
 
     def create_project(self, p: Principal, name: str, framework: str | None = None,
                        language: str | None = None) -> tuple[BrainProject, bool]:
@@ -133,8 +146,9 @@ class ScopePart:
     def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
                 framework: str | None = None, language: str | None = None,
                 projects: list[BrainProject] | None = None) -> BrainProject:
-        """The seed's precedence: token scope, projectId, projectName (created on demand), the first project,
-        a lazily created "Default". ``projects``: p's projects when the caller has them already."""
+        """The seed's precedence: token scope, projectId, projectName (created on demand), the first project
+        p may write, a lazily created "Default" (``_fallback``). ``projects``: p's projects when the caller has
+        them already."""
         projects = self.projects(p) if projects is None else projects
         if p.bound_project is not None:
             if project_id and project_id != p.bound_project:
@@ -148,8 +162,9 @@ class ScopePart:
             record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
                                      check_label(language, "language"), field="projectName")
             return personal(record, p)
-        if projects:
-            return projects[0]
+        found = self._fallback(p, projects)
+        if found is not None:
+            return found
         self._require_home(p)
         record, _ = ensure_named(self.brain, p, DEFAULT_NAME, None, None)
         return personal(record, p)
@@ -160,7 +175,7 @@ class ScopePart:
         projects = self.projects(p)
         if p.bound_project is not None or project_id:
             self.resolve(p, project_id, projects=projects)
-        elif project_name is not None or not projects:
+        elif project_name is not None or self._fallback(p, projects) is None:
             self._require_home(p)  # the session's project is made in the caller's home
 
     def may_log(self, p: Principal, session_id: str) -> None:

@@ -78,12 +78,15 @@ def session_quality(success: bool, feedback: str | None, injected: int, used_of_
 
 # The close's ask-back nudge as a key each door words with its own way to teach (mcp/tools/brain_shapes.py
 # ASK_BACK, api/routes/sessions.py REST_ASK_BACK): no door's words in here.
-AskBack = Literal["capture-correction", "capture-rule"]
+AskBack = Literal["capture-correction", "capture-rule", "teach-writable"]
 
 
-def ask_back_hint(success: bool, feedback: str | None, learnings_given: bool) -> AskBack | None:
+def ask_back_hint(success: bool, feedback: str | None, learnings_given: bool, unwritable: int = 0) -> AskBack | None:
     """The close's ask-back nudge: strong ("capture-correction") after a failure or a down vote, gentle
-    ("capture-rule") otherwise, none with learnings."""
+    ("capture-rule") otherwise, none with learnings; but learnings the session's owner may not write to its
+    project (``unwritable``) are lost unless taught elsewhere, which the close must say ("teach-writable")."""
+    if unwritable:
+        return "teach-writable"
     if learnings_given:
         return None
     return "capture-correction" if not success or feedback == "down" else "capture-rule"

@@ -27,6 +27,7 @@ from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import Learnings, LearningsReport
 from notewell.services.brain_limits import (
     ACTION_ITEMS_MAX,
+    EVENT_TYPE_DEFAULT,
     EVENTS_PAGE_MAX,
     EVENTS_PER_SESSION_MAX,
     FEEDBACK,
@@ -170,11 +171,13 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         return StartedSession(session, bp, relevant, items, failures, relevant_found,
                               self.words_only(lookup_text(clean_prompt)) if clean_prompt else None)
 
-    def log_event(self, p: Principal, session_id: str, event_type: str,
+    def log_event(self, p: Principal, session_id: str, event_type: str | None,
                   payload: dict[str, Any] | None = None) -> tuple[str | None, bool, str | None]:
-        """(event id, accepted, why not): a closed or full session does not accept events."""
+        """(event id, accepted, why not): a closed or full session does not accept events. No type (None) is
+        EVENT_TYPE_DEFAULT; an empty one is refused as any other that is no identifier."""
         self.authorization.authorize(p, USE)
         session = self._own_session(p, session_id)
+        event_type = EVENT_TYPE_DEFAULT if event_type is None else event_type
         if not _IDENTIFIER.match(event_type or ""):
             raise BrainValidation("eventType", f"must be 1-{IDENTIFIER_MAX_CHARS} letters, digits, '.', '_', ':' or "
                                                "'-', e.g. file_edit")
@@ -239,7 +242,8 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
             resolved = self._resolve_items(p, session, resolved_action_item_ids, now)
         closed = self.brain.session(session.id) or session
         return Outcome(closed, sqs, report, len(owned), resolved,
-                       brain_scoring.ask_back_hint(success, user_feedback, given.submitted > 0), job_id is not None)
+                       brain_scoring.ask_back_hint(success, user_feedback, given.submitted > 0, report.unwritable),
+                       job_id is not None)
 
     @staticmethod
     def _check_close(session: SessionRecord, user_feedback: str | None, knowledge_used: Sequence[str],

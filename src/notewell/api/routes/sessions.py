@@ -46,7 +46,21 @@ REST_ASK_BACK: dict[AskBack, str] = {
                           "mistake is not repeated.",
     "capture-rule": "No learnings were captured. If this session taught you a durable rule about how this person "
                     "works, save it with POST /api/v1/knowledge (trigger, rule, rationale).",
+    "teach-writable": "{learnings} not kept: you may not write to {project}, this session's project, so nothing "
+                      "learned in it can be kept there. Teach {them} with POST /api/v1/knowledge (trigger, rule, "
+                      "rationale) into a project you may write: without projectId it goes to one (your own Default "
+                      "project when you may write no other); a token bound to {project} writes there only, so use "
+                      "a user-scoped token. Or ask an admin for a write grant on {project}.",
 }
+
+
+def _hint(done: Outcome) -> str | None:
+    """The close's hint (the service's key) in this door's words."""
+    if done.hint is None:
+        return None
+    n = done.learnings.unwritable
+    return REST_ASK_BACK[done.hint].format(learnings="1 learning was" if n == 1 else f"{n} learnings were",
+                                           them="it" if n == 1 else "them", project=done.session.brain_project)
 
 
 class SessionRequest(BaseModel):
@@ -193,7 +207,7 @@ def report_outcome(caller: Caller, svc: Services, session_id: str, body: Outcome
     done = svc.brain.report_outcome(caller, session_id, success=body.success, user_feedback=body.user_feedback,
                                     knowledge_used=body.knowledge_used, learnings=body.learnings,
                                     resolved_action_item_ids=body.resolved_action_item_ids, summary=body.summary)
-    return {**OutcomeModel.model_validate(done).model_dump(), "hint": REST_ASK_BACK[done.hint] if done.hint else None}
+    return {**OutcomeModel.model_validate(done).model_dump(), "hint": _hint(done)}
 
 
 @router.get("/knowledge", response_model=KnowledgePage, responses=ERRORS,

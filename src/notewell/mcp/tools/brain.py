@@ -18,8 +18,8 @@ from notewell.mcp.tools import brain_specs as spec
 from notewell.mcp.tools import xmemo
 from notewell.mcp.tools.brain_shapes import (
     ACTION,
-    ASK_BACK,
     ORACLE_NEXT_STEPS,
+    ask_back,
     found_by,
     found_json,
     item_json,
@@ -38,6 +38,7 @@ from notewell.services.brain import BrainService
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_oracle import OracleService
+from notewell.timestamps import millis
 
 INSTRUCTIONS = (
     "External Brain is connected. Run brain_get_user_style first to verify end-to-end connectivity and bootstrap "
@@ -58,7 +59,7 @@ class _Calls:
                                          prompt=args.string("prompt"), framework=args.string("framework"),
                                          project_id=args.string("projectId"),
                                          project_name=args.string("projectName"), language=args.string("language"))
-        out: JsonObject = {"sessionId": started.session.id, "startedAt": started.session.started_at,
+        out: JsonObject = {"sessionId": started.session.id, "startedAt": millis(started.session.started_at),
                            "projectId": started.project.id}
         if started.relevant is not None:
             out["relevantKnowledge"] = {"knowledgeIds": started.relevant.ids, "injection": started.relevant.text,
@@ -145,7 +146,7 @@ class _Calls:
         if done.resolved_action_items is not None:
             out["resolvedActionItems"] = done.resolved_action_items
         if done.hint is not None:
-            out["hint"] = ASK_BACK[done.hint]
+            out["hint"] = ask_back(done.hint, lr.unwritable, done.session.brain_project)
         if lr.submitted:
             log.event("report.learnings_captured", session=done.session.id[:12], submitted=lr.submitted,
                       kept=lr.kept, dropped=lr.dropped, captured=len(lr.captured))
@@ -180,7 +181,7 @@ class _Calls:
 
     def log_event(self, ctx: CallContext, args: Arguments) -> JsonObject:
         event_id, accepted, reason = self.svc.log_event(ctx.principal, args.required_string("sessionId"),
-                                                        args.required_string("eventType"), json_object(args, "payload"))
+                                                        args.string("eventType"), json_object(args, "payload"))
         out: JsonObject = {"id": event_id, "accepted": accepted}
         if reason:
             out["reason"] = reason

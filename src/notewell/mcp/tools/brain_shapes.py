@@ -29,6 +29,7 @@ from notewell.services.brain_scoring import (
     AskBack,
     knowledge_stage,
 )
+from notewell.timestamps import millis
 
 SCOPE = "sessions"
 ACTION: Action = "sessions:use"
@@ -55,10 +56,25 @@ ASK_BACK: dict[AskBack, str] = {
                           "is not repeated.",
     "capture-rule": "No learnings were captured. If this session taught you a durable rule about how this person "
                     "works, save it with brain_teach_knowledge (trigger, rule, rationale).",
+    "teach-writable": "{learnings} not kept: you may not write to {project}, this session's project, so nothing "
+                      "learned in it can be kept there. Teach {them} NOW with brain_teach_knowledge (trigger, rule, "
+                      "rationale) into a project you may write: without projectId it goes to one (your own Default "
+                      "project when you may write no other), or pick one from brain_list_projects; a token bound "
+                      "to {project} writes there only, so use a user-scoped token. Or ask an admin for a write "
+                      "grant on {project}.",
 }
+
+
+def ask_back(hint: AskBack, unwritable: int, project: str) -> str:
+    """The close's hint in this door's words; ``unwritable`` learnings were not kept in ``project``."""
+    learnings = "1 learning was" if unwritable == 1 else f"{unwritable} learnings were"
+    return ASK_BACK[hint].format(learnings=learnings, them="it" if unwritable == 1 else "them", project=project)
+
+
 ORACLE_NEXT_STEPS: dict[NextStep, str] = {"search-sessions": "Try other words, or brain_session_search for a wider "
                                                              "look."}
 
+STAMP = "ISO 8601 UTC to the millisecond, as the External Brain's page shows times, e.g. 2026-05-26T09:14:22.000Z."
 # The records this toolset shows (REST shows the same models), in the External Brain page's names and words.
 _PROJECT_INTERNALS = ("storeProject", "knowledgePath", "ownerUserId")  # where its knowledge lives, not shown here
 PROJECT = s.record(record_model(BrainProject), s.View({
@@ -71,7 +87,7 @@ PROJECT = s.record(record_model(BrainProject), s.View({
     "framework": "Framework, kept from creation.",
     "language": "Language, kept from creation.",
     "isOwn": "True for your personal projects.",
-    "createdAt": "ISO 8601 UTC.",
+    "createdAt": STAMP,
 }, omit=_PROJECT_INTERNALS))
 ACTIVE_PROJECT = s.record(record_model(BrainProject), s.View({
     "id": "Project id.", "slug": "Slug.", "name": "Name.", "orgName": "Org name (your email for your personal org).",
@@ -109,8 +125,8 @@ SESSION = s.record(record_model(SessionRecord), s.View({
     "brainProject": s.Shown("Its project.", name="projectId"),
     "clientType": "The client that opened it.",
     "prompt": "The task as given at the start.",
-    "startedAt": "ISO 8601 UTC.",
-    "endedAt": "ISO 8601 UTC; null while open.",
+    "startedAt": STAMP,
+    "endedAt": STAMP + " Null while open.",
     "success": "The reported outcome; null while open.",
     "userFeedback": "up, down or null.",
     "sqs": "Session quality score, 0 to 1 (docs/brain.md).",
@@ -133,7 +149,7 @@ LEARNING = s.obj({
 def project_json(bp: BrainProject) -> JsonObject:
     return {"id": bp.id, "slug": bp.slug, "name": bp.name, "orgId": bp.org_id, "orgSlug": bp.org_slug,
             "orgName": bp.org_name, "framework": bp.framework, "language": bp.language, "isOwn": bp.is_own,
-            "createdAt": bp.created_at}
+            "createdAt": millis(bp.created_at)}
 
 
 def item_json(k: KnowledgeRecord, score: float | None = None) -> JsonObject:
@@ -158,7 +174,8 @@ def found_json(found: ScoredKnowledge) -> JsonObject:
 
 def session_json(r: SessionRecord) -> JsonObject:
     return {"sessionId": r.id, "projectId": r.brain_project, "clientType": r.client_type, "prompt": r.prompt,
-            "startedAt": r.started_at, "endedAt": r.ended_at, "success": r.success, "userFeedback": r.user_feedback,
+            "startedAt": millis(r.started_at), "endedAt": None if r.ended_at is None else millis(r.ended_at),
+            "success": r.success, "userFeedback": r.user_feedback,
             "sqs": r.sqs, "summary": r.summary, "eventCount": r.event_count}
 
 

@@ -26,6 +26,7 @@ from notewell.mcp.tools.brain_shapes import (
     SESSION,
     SHAPE,
     SIMILARITY,
+    STAMP,
     WRITE,
 )
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
@@ -50,9 +51,10 @@ def start_session(call: Call) -> ToolSpec:
         name="brain_start_session", title="Start a coding session", action=ACTION, annotations=WRITE,
         call=call,
         description="Call ONCE at the start of a coding task. Files the session under a project: the token's "
-                    "project, else projectId, else projectName (created on demand), else your first project, "
-                    "else a new \"Default\". With a prompt, the answer carries relevantKnowledge (the top "
-                    f"{b.RELEVANT_LIMIT} items for the task and a ready injection: apply it); with or without one, "
+                    "project, else projectId, else projectName (created on demand), else the first of your "
+                    "projects you may write, else your personal \"Default\" (made on first use). With a "
+                    f"prompt, the answer carries relevantKnowledge (the top {b.RELEVANT_LIMIT} items for the task "
+                    "and a ready injection: apply it); with or without one, "
                     "openActionItems (your open to-dos in the project). Save sessionId for brain_log_event and "
                     "brain_report_session_outcome. "
                     + DATA,
@@ -67,7 +69,7 @@ def start_session(call: Call) -> ToolSpec:
         }, []),
         output_schema=s.tool_output({
             "sessionId": s.string("Keep it: brain_log_event and brain_report_session_outcome need it."),
-            "startedAt": s.string("ISO 8601 UTC."),
+            "startedAt": s.string(STAMP),
             "projectId": s.string("The project the session was filed under."),
             "relevantKnowledge": {**PICKED, "properties": {**PICKED["properties"], "found": s.array(s.obj({
                 "id": s.string("Knowledge id."), "matched": MATCHED, "similarity": SIMILARITY}),
@@ -135,8 +137,9 @@ def get_active_project(call: Call) -> ToolSpec:
         name="brain_get_active_project", title="Get the active project", action=ACTION, annotations=READ,
         call=call,
         description="The project brain_start_session would use now without projectId or projectName: the "
-                    "token's project (source token_scope) or your first project (source "
-                    "first_project_fallback); null when you have none yet.",
+                    "token's project (source token_scope) or the first of your projects you may write (source "
+                    "first_project_fallback; a project you may only read is never chosen); null when you have "
+                    "none yet: brain_start_session then makes your personal \"Default\" project.",
         input_schema=s.tool_input({}, []),
         output_schema=s.tool_output({"project": s.nullable(ACTIVE_PROJECT)}, ["project"]),
         refusals=(SCOPE_REFUSAL.format(tool="brain_get_active_project"),),
@@ -185,8 +188,8 @@ def report_session_outcome(call: Call) -> ToolSpec:
         description="Call AFTER the person accepts or rejects the work: closes the session with its outcome. "
                     "knowledgeUsed (ids from relevantKnowledge or the bundle) moves the confidence of your own "
                     f"items; learnings (0 to {b.LEARNINGS_MAX} durable rules you distilled) become knowledge; "
-                    "resolvedActionItemIds retires done to-dos. Without learnings the answer carries a hint: act "
-                    "on it with brain_teach_knowledge.",
+                    "resolvedActionItemIds retires done to-dos. Without learnings, or with learnings that could "
+                    "not be kept, the answer carries a hint: act on it with brain_teach_knowledge.",
         input_schema=s.tool_input({
             "sessionId": s.string("From brain_start_session.", minLength=1),
             "success": s.boolean("True when the person accepted the work."),
@@ -223,7 +226,8 @@ def report_session_outcome(call: Call) -> ToolSpec:
             "resolvedActionItems": s.integer("Action items retired (present when resolvedActionItemIds was "
                                              "given)."),
             "hint": s.string("The ask-back nudge, present when no learnings were given: strong after a failure "
-                             "or a down vote, gentle otherwise."),
+                             "or a down vote, gentle otherwise; and present when learnings could not be kept "
+                             "(learnings.unwritable): how many, why, and how to teach them where you may write."),
         }, ["sqs", "queued", "confidenceUpdates", "learnings"]),
         refusals=(NOT_YOURS.format(tool="brain_report_session_outcome"),
                   "Error in brain_report_session_outcome: FORBIDDEN_PROJECT: your session belongs to another "
@@ -250,7 +254,8 @@ def teach_knowledge(call: Call) -> ToolSpec:
             "type": s.string("Kind of knowledge; default heuristic.", enum=list(KNOWLEDGE_KINDS)),
             "source": s.string("Where it came from; default user_teach."),
             "tags": s.array(s.string("A tag."), f"At most {b.MAX_TAGS} tags."),
-            "projectId": s.string("A project you may write; default: the active project."),
+            "projectId": s.string("A project you may write; default: the active project (your personal "
+                                  "\"Default\", made on first use, when it is null)."),
             "supersedesKnowledgeId": s.string("Your earlier item, in the same project, that this replaces."),
         }, ["rule"]),
         output_schema=s.tool_output({
@@ -324,11 +329,12 @@ def log_event(call: Call) -> ToolSpec:
                     "the session, searchable later. A closed session accepts no more events (accepted false).",
         input_schema=s.tool_input({
             "sessionId": s.string("From brain_start_session.", minLength=1),
-            "eventType": s.string("A short identifier, e.g. file_edit, test_run, decision.", minLength=1,
-                                  maxLength=b.IDENTIFIER_MAX_CHARS),
+            "eventType": s.string("A short identifier, e.g. file_edit, test_run, decision. Left out (as the "
+                                  "install-ping logs its payload alone), the event's type is "
+                                  f"\"{b.EVENT_TYPE_DEFAULT}\".", minLength=1, maxLength=b.IDENTIFIER_MAX_CHARS),
             "payload": s.obj({}, [], closed=False, description=f"Any JSON object, at most "
                              f"{b.PAYLOAD_MAX_BYTES} bytes, nested at most {JSON_DEPTH_MAX} levels deep."),
-        }, ["sessionId", "eventType"]),
+        }, ["sessionId"]),
         output_schema=s.tool_output({
             "id": s.nullable(s.string("The event's id; null when not accepted.")),
             "accepted": s.boolean(f"False for a closed session or one holding {b.EVENTS_PER_SESSION_MAX} events."),
