@@ -121,6 +121,30 @@ async def test_a_move_names_the_symbolic_links_it_leaves_dangling(server: Server
         back = await call(alice, "move_note", {"path": "projects/sl/moved/target-s1.md",
                                                "new_path": "projects/sl/target-s1.md"})
         assert "dangling" not in back, back  # the links lead to it again
+        for alias in ("projects/sl/alias-s1.md", "projects/sl/chain-s1.md"):  # and are documents again at once
+            assert (await call(alice, "readDoc", {"path": alias}))["text"] == "# S1 quokka", alias
+        found = await call(alice, "searchKnowledge", {"query": "S1 quokka", "project": "projects"})
+        assert sorted(r["path"] for r in found["results"]) == [
+            "projects/sl/alias-s1.md", "projects/sl/chain-s1.md", "projects/sl/target-s1.md"], found
+
+
+async def test_the_symbolic_links_a_move_changes_are_indexed_whoever_moves(server: ServerThread, world: World) -> None:
+    """A symlink of the note's project leaves the index as the move leaves it dangling, and is a document again
+    when a move back brings it back to life, also when the mover may not read the project (knowledge:write alone,
+    which is told no link's name): the index follows the disk, not the mover's sight. A move back left the
+    revived link out of the index until the next sync of the vault."""
+    vault = world.vault
+    async with connect(server.url, world.tokens["alice_write"]) as alice, \
+            connect(server.url, world.tokens["alice_write_only"]) as writer:
+        await call(alice, "write_note", {"path": "projects/s4/target-s4.md", "content": "# S4 wallaby\n"})
+        os.symlink("target-s4.md", vault / "projects/s4/alias-s4.md")
+        world.runtime.indexing.sync()
+        moved = await call(writer, "move_note", {"path": "projects/s4/target-s4.md",
+                                                 "new_path": "projects/s4/gone/target-s4.md"})
+        assert "dangling" not in moved, moved  # named to no one who may not read the project
+        assert "Not found" in await refusal(alice, "readDoc", {"path": "projects/s4/alias-s4.md"})
+        await call(writer, "move_note", {"path": "projects/s4/gone/target-s4.md", "new_path": "projects/s4/target-s4.md"})
+        assert (await call(alice, "readDoc", {"path": "projects/s4/alias-s4.md"}))["text"] == "# S4 wallaby"
 
 
 async def test_a_move_names_no_symbolic_link_an_ignore_file_passes_over(server: ServerThread, world: World) -> None:

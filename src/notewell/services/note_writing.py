@@ -185,16 +185,17 @@ class NoteWritingService:
         read = {*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], *crowded[:MOVE_NOTES_READ], moved_to}
         for key in sorted(read - {moved_from}):
             self._relink(p, key, move, tool, update_links, target, outcome)
-        outcome.dangling = self._symlinks_to(readable, source)
+        outcome.dangling, outcome.followed = self._symlinks_to(readable, source, target)
         self._index(outcome)
         return outcome.answer(change)
 
     def _index(self, outcome: _Relinking) -> None:
-        """Index every note the move rewrote, and the symlinks it left dangling (a followed one was a document),
-        in one sync: one transaction, each note read as it is on disk then, so its row matches its file. Each
-        note was written (fsynced, renamed whole) and journaled under its lock before, so a failure here leaves
-        every note whole and journaled, and the answer says they are not indexed yet."""
-        paths = [*outcome.written, *outcome.dangling]
+        """Index every note the move rewrote, and the symlinks of the note's project that led to it or lead to it
+        now (``followed``: a dangling one leaves the index, one the move brought back to life, a move back, is a
+        document again), in one sync: one transaction, each note read as it is on disk then, so its row matches its
+        file. Each note was written (fsynced, renamed whole) and journaled under its lock before, so a failure here
+        leaves every note whole and journaled, and the answer says they are not indexed yet."""
+        paths = [*outcome.written, *outcome.followed]
         if not paths:
             return
         try:
@@ -202,16 +203,20 @@ class NoteWritingService:
         except (NotewellError, OSError) as err:  # as a note's own write: the store refused, a file vanished
             outcome.not_indexed = f"{err}"
 
-    def _symlinks_to(self, readable: list[str], moved: NotePath) -> list[str]:
-        """The symbolic links of the vault that led to the note before it moved (now dangling), in the projects
-        p reads (none when p reads not even the note's own: a token that may only write learns no name it could
-        not read): found in a walk of the note's project (no hidden or ignored entry, no symlinked folder entered,
-        as the index walks it) and among the links elsewhere the index passed over as leading out of their project.
-        They are named, never re-pointed: Notewell writes no symlink (docs/links.md)."""
-        own = [moved.project] if moved.project in readable else []
-        found = symlinks_below(self.vault.settings.vault.resolve(),
-                               [*own, *self.links.passed_over_symlinks(readable)])
-        return leading_to(found, moved.vault_path)
+    def _symlinks_to(self, readable: list[str], source: NotePath, target: NotePath) -> tuple[list[str], list[str]]:
+        """(dangling, followed). Dangling: the symbolic links of the vault that led to the note before it moved, in
+        the projects p reads (none when p reads not even the note's own: a token that may only write learns no name
+        it could not read), found in a walk of the note's project (no hidden or ignored entry, no symlinked folder
+        entered, as the index walks it) and among the links elsewhere the index passed over as leading out of their
+        project; they are named, never re-pointed: Notewell writes no symlink (docs/links.md). Followed: the links
+        of the note's project that led to it or lead to it now, whoever moved it: the index's documents (a link
+        leading out of its project is none), which the move changed."""
+        root = self.vault.settings.vault.resolve()
+        own = symlinks_below(root, [source.project])
+        elsewhere = symlinks_below(root, self.links.passed_over_symlinks(readable))
+        named = {**(own if source.project in readable else {}), **elsewhere}
+        followed = sorted({*leading_to(own, source.vault_path), *leading_to(own, target.vault_path)})
+        return leading_to(named, source.vault_path), followed
 
     def _relink(self, p: Principal, key: DocKey, move: Move, tool: str, update_links: bool, moved: NotePath,
                 outcome: _Relinking) -> None:
@@ -315,7 +320,8 @@ class _Relinking:
     # looked for; the answer says so, never which links there are
     unread: str | None = None
     written: list[str] = field(default_factory=list)  # the notes rewritten, indexed together at the end
-    dangling: list[str] = field(default_factory=list)  # the symlinks that led to the note
+    dangling: list[str] = field(default_factory=list)  # the symlinks that led to the note, as p may see them
+    followed: list[str] = field(default_factory=list)  # the symlinks of its project that led or lead to it: indexed
     not_indexed: str | None = None  # why indexing the rewritten notes failed
 
     def mended(self, where: str, found: Relinked | None) -> None:
