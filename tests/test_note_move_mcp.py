@@ -143,7 +143,8 @@ async def test_the_symbolic_links_a_move_changes_are_indexed_whoever_moves(serve
                                                  "new_path": "projects/s4/gone/target-s4.md"})
         assert "dangling" not in moved, moved  # named to no one who may not read the project
         assert "Not found" in await refusal(alice, "readDoc", {"path": "projects/s4/alias-s4.md"})
-        await call(writer, "move_note", {"path": "projects/s4/gone/target-s4.md", "new_path": "projects/s4/target-s4.md"})
+        await call(writer, "move_note", {"path": "projects/s4/gone/target-s4.md",
+                                         "new_path": "projects/s4/target-s4.md"})
         assert (await call(alice, "readDoc", {"path": "projects/s4/alias-s4.md"}))["text"] == "# S4 wallaby"
 
 
