@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -152,5 +153,36 @@ def test_paths_an_earlier_version_kept_decomposed_are_composed_once_keeping_both
         if isinstance(store, SqliteStore):
             for index in ("memory_words", "memory_stems"):
                 store.db.conn.execute(f"INSERT INTO {index} ({index}) VALUES ('integrity-check')")
+    finally:
+        store.close()
+
+
+def test_the_migration_never_puts_an_expired_twin_in_a_live_ones_place(store_url: str) -> None:
+    """An earlier version filed a working memory under the decomposed path, long expired; the same text was then
+    remembered as durable under the composed path (a second place then). Composing kept the earlier, expired one
+    and superseded the durable one, so the text left search for good; the expired one is superseded instead,
+    as a write there (_retire_expired_twin) retires it. So too when the expired one is the later."""
+    store = open_store(store_url)
+    add = store.memories.add
+    expired = {"memory_type": "working", "expires_at": "2026-01-02T00:00:00.000000Z"}
+    add(replace(_memory("mem_expired_nfd", NFD, "Quokka budget is frozen.", "2026-01-01T00:00:00.000000Z"),
+                **expired))
+    add(_memory("mem_durable_nfc", NFC, "Quokka budget is frozen.", "2026-02-01T00:00:00.000000Z"))
+    add(_memory("mem_durable_nfd", NFD, "Quokka rota is weekly.", "2026-01-01T00:00:00.000000Z"))
+    add(replace(_memory("mem_expired_nfc", NFC, "Quokka rota is weekly.", "2026-01-01T12:00:00.000000Z"),
+                **expired))
+    with _dialect(store).transaction() as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'memory_paths'")
+    store.close()
+    store = open_store(store_url)  # runs the step
+    try:
+        get = store.memories.get
+        assert get("mem_durable_nfc").superseded_by is None and get("mem_durable_nfd").superseded_by is None
+        assert get("mem_expired_nfd").superseded_by == "mem_durable_nfc"
+        assert get("mem_expired_nfc").superseded_by == "mem_durable_nfd"
+        query = MemoryQuery(projects=["p"], terms=["quokka"], now="2026-06-01T00:00:00.000000Z", limit=10,
+                            path_prefix=NFC, narrowing=Narrowing(), viewer="u_ada")
+        for search in (store.memories.strict, store.memories.tolerant):
+            assert sorted(h.record.ref for h in search(query)) == ["mem_durable_nfc", "mem_durable_nfd"]
     finally:
         store.close()

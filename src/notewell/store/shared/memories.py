@@ -55,6 +55,11 @@ def search_conditions(query: MemoryQuery, dialect: Dialect, *, by_id: bool = Fal
     return where + narrowed, params + values
 
 
+def _lasting(expires_at: str | None) -> tuple[int, str]:
+    """A memory's expiry as an order: never expiring lasts longest."""
+    return (1, "") if expires_at is None else (0, expires_at)
+
+
 class SqlMemories(ABC):
     def __init__(self, dialect: Dialect, migrations: Sequence[Migration]) -> None:
         self.dialect = dialect
@@ -65,8 +70,10 @@ class SqlMemories(ABC):
         """The ``memory_paths`` step: every path kept composed (NFC), as the service has kept them since
         (paths.composed), so that a memory an earlier version filed under "cafe" and a combining accent is at the
         one place "café". A memory whose text was also live at the composed place (same content and audience)
-        would be a second live copy there: the later of the two (by write order) is superseded by the earlier, as
-        a write of it there would have been answered; it stays readable by its ref, and nothing is deleted.
+        would be a second live copy there: the one that lasts longer is kept (an expired working memory is
+        superseded by a live twin, as a write of it there retires it), else the earlier of the two (by write
+        order), as a write of it there would have been answered; the other stays readable by its ref, and nothing
+        is deleted.
         Run by the store once every component has its tables: after the brain's word_breaks step (SQLite's word
         indexes read a memory's fields as word_breaks.word_text composes them, the same for either form, so a
         path rewritten is still taken out of them by its fields) and the meaning's (its vectors)."""
@@ -82,16 +89,21 @@ class SqlMemories(ABC):
                     self._compose(conn, int(row_id), composed(path))
 
     def _compose(self, conn: Executor, row_id: int, path: str) -> None:
-        ref, project, content_hash, audience, created, live = conn.execute(
-            "SELECT ref, project, content_hash, COALESCE(private_to, ''), created,"
+        ref, project, content_hash, audience, created, expires, live = conn.execute(
+            "SELECT ref, project, content_hash, COALESCE(private_to, ''), created, expires_at,"
             " CASE WHEN deleted_at IS NULL AND superseded_by IS NULL THEN 1 ELSE 0 END FROM memories WHERE id = ?",
             (row_id,)).fetchone()
         twin = conn.execute(
-            "SELECT id, ref, created FROM memories WHERE project = ? AND path = ? AND content_hash = ?"
+            "SELECT id, ref, created, expires_at FROM memories WHERE project = ? AND path = ? AND content_hash = ?"
             " AND COALESCE(private_to, '') = ? AND deleted_at IS NULL AND superseded_by IS NULL",
             (project, path, content_hash, audience)).fetchone() if live else None
         if twin is not None:
-            kept, gone, at = (twin[1], row_id, created) if twin[0] < row_id else (ref, int(twin[0]), twin[2])
+            # The one that lasts longer is kept (never expiring, else expiring later; the earlier written when
+            # they last alike): an expired working memory never takes the place of a live one, as a write's
+            # _retire_expired_twin retires it, and needs no clock.
+            mine, theirs = (_lasting(expires), -row_id), (_lasting(twin[3]), -int(twin[0]))
+            kept, gone = (ref, int(twin[0])) if mine > theirs else (twin[1], row_id)
+            at = max(created, twin[2])
             self._unindex(conn, gone)
             drop_vector(conn, "memory", gone)
             conn.execute("UPDATE memories SET superseded_by = ?, updated = ? WHERE id = ?", (kept, at, gone))
