@@ -5,6 +5,7 @@ removed or edited or the note deleted, what is no meeting note, and a store from
 from __future__ import annotations
 
 import shutil
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -213,3 +214,35 @@ def test_a_note_in_a_home_names_its_owner_alone(rt: Runtime) -> None:
                     "@zed fourth": ["for:zed@x.test"], "Zed: fifth": ["for:zed@x.test"]}
     assert shown(rt)  # a team project's note still names the whole team
     assert ("Eve Adams: book the room", ("action_item", "action-item", "for:eve@x.test", TAG)) in shown(rt)
+
+
+def test_two_meeting_notes_named_alike_in_two_forms_keep_their_own_items(tmp_path: Path, store_url: str) -> None:
+    """Two meeting notes whose names differ in Unicode form alone (two files on Linux) share one composed memory
+    path: reconciling one retired the other's items. Each keeps its own, ticked and deleted on its own, and a
+    person who joins later is named in both at the next full sync."""
+    composed_note = "acme/meetings/2026-03-04-r\u00e9union.md"
+    decomposed_note = unicodedata.normalize("NFD", composed_note)
+    vault = make_vault(tmp_path, {"acme/README.md": "# Acme\n",
+                                  composed_note: "# Kickoff\n\n## Actions\n\n- [ ] Tom: draft the budget\n",
+                                  decomposed_note: "# Paris\n\n## Actions\n\n- [ ] Tom: book the train\n"
+                                                   "- [ ] Dana: bring the maps\n"})
+    assert len(list((vault / "acme/meetings").iterdir())) == 2
+    rt = open_runtime(str(vault), store_url)
+    try:
+        rt.administration.add_user(LOCAL_OWNER, "tom@x.test", "member", name="Tom Whitcombe", handle="tom")
+        rt.indexing.sync()
+        assert sorted(k.rule for k in rt.store.brain.open_action_items("acme", "for:tom@x.test", 10)) == [
+            "Tom: book the train", "Tom: draft the budget"]
+        rt.administration.add_user(LOCAL_OWNER, "dana@x.test", "member", name="Dana Scully", handle="dana")
+        rt.indexing.sync()  # the full sync reads both notes again
+        assert [k.rule for k in rt.store.brain.open_action_items("acme", "for:dana@x.test", 10)] == [
+            "Dana: bring the maps"]
+        write(rt, composed_note, "# Kickoff\n\n## Actions\n\n- [x] Tom: draft the budget\n")
+        assert [k.rule for k in rt.store.brain.open_action_items("acme", "for:tom@x.test", 10)] == [
+            "Tom: book the train"]
+        (vault / decomposed_note).unlink()
+        rt.indexing.sync()
+        assert rt.store.brain.open_action_items("acme", "for:tom@x.test", 10) == []
+        assert rt.store.brain.open_action_items("acme", "for:dana@x.test", 10) == []
+    finally:
+        rt.close()

@@ -36,8 +36,14 @@ MAX_TITLE_CHARS = 200
 
 def memory_path(note_path: str) -> str:
     """Where a note's items live among the project's memories: composed (NFC), as every memory's path is kept
-    (paths.composed), whichever form the note's file is named in."""
+    (paths.composed), whichever form the note's file is named in. Two notes whose names differ in form alone
+    (two files on Linux) share it: each item names its note exactly (``from_note``)."""
     return composed(f"{MEMORY_FOLDER}/{note_path}")
+
+
+def from_note(source: str) -> str:
+    """An item's rationale: the meeting note ``project/path`` that yields it, named exactly as its file is."""
+    return f"from the meeting note {source}"
 
 
 class Team:
@@ -156,20 +162,24 @@ class MeetingItems:
             return
         prefix = f"{MEMORY_FOLDER}/"
         for project, path in sorted(self._noted):
+            named = from_note(f"{project}/")
+            notes = {n.item.rationale.removeprefix(named) for n in self.store.brain.note_items(project, path)
+                     if n.item.live and n.item.rationale.startswith(named)}
             rel = path.removeprefix(prefix)  # composed: the note is looked for as its file is named
-            key = (project, indexed_spelling(self.store.documents, project, rel) or rel)
-            if key in self._seen:
-                continue
-            doc = self.store.documents.get(*key)
-            if doc is None:
-                self.gone(key, "the note is no longer indexed")
-            else:
-                self.written(key, doc.text)
+            for key in sorted((project, note) for note in notes or [
+                    indexed_spelling(self.store.documents, project, rel) or rel]):
+                if key in self._seen:
+                    continue
+                doc = self.store.documents.get(*key)
+                if doc is None:
+                    self.gone(key, "the note is no longer indexed")
+                else:
+                    self.written(key, doc.text)
 
     def _reconcile(self, key: DocKey, wanted: list[Wanted], ticked: set[str], why_gone: str) -> None:
         project, path = key
-        mpath = memory_path(path)
-        existing = self.store.brain.note_items(project, mpath)
+        source = from_note(f"{project}/{path}")  # not the items of a note named alike in the other form
+        existing = [n for n in self.store.brain.note_items(project, memory_path(path)) if n.item.rationale == source]
         live = {n.item.rule_key: n.item for n in existing if n.item.live}
         resolved = {n.item.rule_key for n in existing if not n.item.live and n.retired_by not in (None, VAULT_AUTHOR)}
         now = self.now()
@@ -191,7 +201,7 @@ class MeetingItems:
                              content=content, tags=item.tags,
                              content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
         knowledge = KnowledgeInput(brain_project=project, owner_user_id=VAULT_AUTHOR, kind="action_item", trigger="",
-                                   rule=item.rule, rationale=f"from the meeting note {source}", source=MEETING_SOURCE,
+                                   rule=item.rule, rationale=from_note(source), source=MEETING_SOURCE,
                                    confidence=1.0, rule_key=item.key, created=now)
         _, created = self.store.brain.add_knowledge(memory, knowledge)
         self.added += int(created)
