@@ -380,21 +380,33 @@ def _ignores_on_the_way(root: Path, rel: str) -> _Ignores | None:
 
 
 def _symlinks_in(root: Path, folder: str, ignores: _Ignores, found: dict[str, str]) -> None:
-    try:
-        entries = list(os.scandir(root / folder))
-    except OSError:  # gone, or not a folder
-        return
-    pushed = ignores.load(root / folder, folder, {entry.name for entry in entries})
-    for entry in entries:
-        child = f"{folder}/{entry.name}"
+    """The symlinks below ``folder`` into ``found``: a walk kept on a list, not the call stack (a folder 1,000
+    deep, which a path of 2,000 characters makes, passed Python's recursion limit)."""
+    levels: list[tuple[str, Iterator[os.DirEntry[str]], int]] = []
+
+    def enter(rel: str) -> None:
+        try:
+            entries = list(os.scandir(root / rel))
+        except OSError:  # gone, or not a folder
+            return
+        levels.append((rel, iter(entries), ignores.load(root / rel, rel, {entry.name for entry in entries})))
+
+    enter(folder)
+    while levels:
+        rel, entries, pushed = levels[-1]
+        entry = next(entries, None)
+        if entry is None:
+            levels.pop()
+            ignores.pop(pushed)
+            continue
+        child = f"{rel}/{entry.name}"
         if entry.name.startswith(".") or not _valid_name(entry.name):
             continue
         if entry.is_symlink():
             if not ignores.excluded(child, False):
                 found[child] = _named_by_link(root, child)
         elif entry.is_dir(follow_symlinks=False) and not ignores.excluded(child, True):
-            _symlinks_in(root, child, ignores, found)
-    ignores.pop(pushed)
+            enter(child)
 
 
 def _named_by_link(root: Path, link: str) -> str:
@@ -421,15 +433,28 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str], left_ou
     files; hidden and ignored entries go to ``left_out``.
 
     ``folder`` lies below the resolved vault and symlinked folders are never entered, so an entry's path
-    is already its real path: it is compared with ``excluded`` as it is.
+    is already its real path: it is compared with ``excluded`` as it is. The folders being walked are kept
+    on a list, not the call stack: a folder 1,000 deep (a path of 2,000 characters, which a writer may make)
+    passed Python's recursion limit, and no document of the vault was indexed.
     """
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        entries = []
-    pushed = ignores.load(folder, rel, {e.name for e in entries})
-    for entry in entries:
-        child = f"{rel}/{entry.name}"
+    levels: list[tuple[str, Iterator[os.DirEntry[str]], int]] = []
+
+    def enter(path: Path, at: str) -> None:
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        levels.append((at, iter(entries), ignores.load(path, at, {e.name for e in entries})))
+
+    enter(folder, rel)
+    while levels:
+        at, entries, pushed = levels[-1]
+        entry = next(entries, None)
+        if entry is None:
+            levels.pop()
+            ignores.pop(pushed)
+            continue
+        child = f"{at}/{entry.name}"
         if entry.path in excluded or entry.name in IGNORE_FILES or not only.leads_to(child):
             continue
         if not _valid_name(entry.name):  # reported by the caller; ignore patterns cannot be matched against it
@@ -442,7 +467,6 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str], left_ou
                 why = "hidden" if entry.name.startswith(".") else "an ignore file"
                 left_out.append(LeftOut(child + ("/" if is_dir else ""), "ignored", why))
         elif is_dir:
-            yield from _walk(Path(entry.path), child, ignores, excluded, left_out, only)
+            enter(Path(entry.path), child)
         elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and only.covers(child):
             yield child
-    ignores.pop(pushed)
