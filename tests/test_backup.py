@@ -598,7 +598,8 @@ def test_a_postgres_backup_cut_short_is_named_damaged_not_by_psqls_words(pg_clus
         cut.write_bytes(whole[: int(len(whole) * fraction)])
         failed = run_cli("restore", str(cut), "--db", url, "--vault", str(vault), "--replace")
         assert failed.exit_code == 1, failed.output
-        message = failed.output.strip()
+        begun, message = failed.stderr.strip().split("\n", 1)  # (the line saying it has begun, then the error)
+        assert begun.startswith("Restoring ") and not failed.stdout, failed.output
         assert "\n" not in message and message.startswith(f"error: FILE: {cut} is damaged or incomplete"), message
         assert "name a file 'notewell backup' wrote" in message, message
         assert "psql" not in message and "missing data" not in message and "word" not in message, message

@@ -1,5 +1,6 @@
-"""Ctrl-C during notewell import, migrate and repair (docs/operations.md, "An interrupt"): one line saying what the
-interrupt left, exit status 130, and the store as that line says, on both backends.
+"""Ctrl-C during notewell import, migrate, repair, backup, restore and export (docs/operations.md, "An interrupt"):
+one line saying what the interrupt left, exit status 130, and the store (and files) as that line says, on both
+backends.
 
 Each command runs in a process group of its own and is sent SIGINT as a terminal sends Ctrl-C, to the whole
 group (PostgreSQL's bulk load has worker processes), once its first line says it has begun. A Ctrl-C that lands
@@ -69,7 +70,8 @@ def interrupted(*args: str, program: list[str] | None = None) -> tuple[int, str]
     try:
         assert proc.stderr is not None
         begun = proc.stderr.readline()
-        assert begun.startswith(("Importing ", "Migrating ", "Repairing ")), begun
+        assert begun.startswith(("Importing ", "Migrating ", "Repairing ", "Backing up ", "Restoring ", "Exporting ")
+                                ), begun
         if program is None:
             os.killpg(proc.pid, signal.SIGINT)
         said = proc.stderr.read()
@@ -162,3 +164,136 @@ def test_ctrl_c_inside_a_function_sqlite_calls_is_an_interrupt_not_an_internal_e
         return
     assert (code, said) == (130, IMPORT_LEFT if command == "import" else MIGRATE_LEFT)
     assert not target.exists()
+
+
+
+def _filled(carried: tuple[Path, Path], store_url: str) -> None:
+    loaded = run_cli("import", str(carried[1]), "--db", store_url)
+    assert loaded.exit_code == 0, loaded.output
+
+
+def test_ctrl_c_during_a_backup_leaves_no_file_or_the_whole_backup(carried: tuple[Path, Path], store_url: str,
+                                                                   tmp_path: Path) -> None:
+    _filled(carried, store_url)
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    file = folder / "backup.db"
+    code, said = interrupted("backup", str(file), "--db", store_url)
+    none = (f"notewell backup: interrupted; no backup was written: its partial copy {file}.part is removed, and the "
+            "store is as it was\n")
+    done = f"notewell backup: interrupted; the backup {file} was written whole and recorded\n"
+    assert code == 130 and said in (none, done), said
+    assert sorted(p.name for p in folder.iterdir()) == ([] if said == none else ["backup.db"])
+    assert memories_in(store_url) == MEMORIES
+
+
+@pytest.mark.parametrize("kind", ["folder", "empty folder", "tar"])
+def test_ctrl_c_during_an_export_leaves_nothing_of_it_or_the_whole_export(carried: tuple[Path, Path], store_url: str,
+                                                                         tmp_path: Path, kind: str) -> None:
+    _filled(carried, store_url)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    export = folder / ("export.tar" if kind == "tar" else "export")
+    if kind == "empty folder":
+        export.mkdir()
+    code, said = interrupted("export", str(export), "--db", store_url)
+    none = (f"notewell export: interrupted; nothing was exported: {export} "
+            f"{'is as it was' if kind == 'empty folder' else 'is not there'} (what it wrote is removed)\n")
+    done = f"notewell export: interrupted; the export was done: {export} holds every table and its manifest\n"
+    assert code == 130 and said in (none, done), said
+    if said == none:  # no scratch folder or .part beside it either
+        assert sorted(p.name for p in folder.rglob("*")) == (["export"] if kind == "empty folder" else [])
+    else:
+        assert run_cli("import", str(export), "--db", str(tmp_path / "again.db")).exit_code == 0
+        assert memories_in(str(tmp_path / "again.db")) == MEMORIES
+
+
+@pytest.fixture
+def other_store(store_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A second fresh store of ``store_url``'s backend (not there yet)."""
+    if "://" not in store_url:
+        yield str(tmp_path / "other" / "index.db")
+        return
+    cluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database()
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
+
+
+@pytest.fixture
+def backup_of_memories(carried: tuple[Path, Path], store_url: str, tmp_path: Path) -> Path:
+    """A backup of a store of ``store_url``'s backend holding MEMORIES memories and no user."""
+    _filled(carried, store_url)
+    file = tmp_path / "memories.backup"
+    taken = run_cli("backup", str(file), "--db", store_url)
+    assert taken.exit_code == 0, taken.output
+    return file
+
+
+def _users(store_url: str) -> list[str]:
+    listed = run_cli("user", "list", "--json", "--db", store_url)
+    assert listed.exit_code == 0, listed.output
+    return sorted(u["email"] for u in json.loads(listed.stdout))
+
+
+def _old(store_url: str) -> str:
+    """``store_url`` made to hold one user and no memory."""
+    added = run_cli("user", "add", "old@example.com", "--role", "member", "--db", store_url)
+    assert added.exit_code == 0, added.output
+    return store_url
+
+
+RESTORE_NONE = "notewell restore: interrupted; nothing was restored: the interrupt came before the restore's one commit"
+
+
+def _restore_done(file: Path) -> str:
+    return f"notewell restore: interrupted; the restore was done: the store holds the backup {file}\n"
+
+
+def test_ctrl_c_during_a_restore_over_a_store_leaves_the_old_store_or_the_backup_whole(
+        backup_of_memories: Path, other_store: str) -> None:
+    target = _old(other_store)
+    code, said = interrupted("restore", str(backup_of_memories), "--replace", "--db", target)
+    old = RESTORE_NONE + "; the store holds what it held\n"
+    assert code == 130 and said in (old, _restore_done(backup_of_memories)), said
+    assert (memories_in(target), _users(target)) == ((0, ["old@example.com"]) if said == old else (MEMORIES, []))
+
+
+def test_ctrl_c_during_a_restore_into_a_new_store_removes_it_or_leaves_the_backup_whole(
+        backup_of_memories: Path, other_store: str) -> None:
+    code, said = interrupted("restore", str(backup_of_memories), "--db", other_store)
+    removed = RESTORE_NONE + "; the new store it had begun is removed\n"
+    assert code == 130 and said in (removed, _restore_done(backup_of_memories)), said
+    if said == removed:
+        assert left_behind(other_store) == []
+    else:
+        assert memories_in(other_store) == MEMORIES
+
+
+LANDS_IN_COMMIT = """
+import contextlib, os, signal, sys
+import notewell.store.interrupts as interrupts
+import notewell.store.postgres.backups as postgres_backups
+import notewell.store.sqlite.backups as sqlite_backups
+real = interrupts.interrupts_held
+@contextlib.contextmanager
+def held():
+    with real():
+        os.killpg(0, signal.SIGINT)  # Ctrl-C, to the whole group, as the restore's commit begins
+        yield
+sqlite_backups.interrupts_held = postgres_backups.interrupts_held = held
+from notewell.cli import main
+sys.argv[0] = "notewell"
+main()
+"""
+
+
+def test_ctrl_c_as_a_restore_commits_is_held_until_the_store_holds_the_backup_and_says_so(
+        backup_of_memories: Path, other_store: str) -> None:
+    target = _old(other_store)
+    code, said = interrupted("restore", str(backup_of_memories), "--replace", "--db", target,
+                             program=[sys.executable, "-c", LANDS_IN_COMMIT])
+    assert (code, said) == (130, _restore_done(backup_of_memories))
+    assert (memories_in(target), _users(target)) == (MEMORIES, [])

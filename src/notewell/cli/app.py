@@ -120,6 +120,10 @@ class Filling:
         """The filling is done: what follows may fail, the store stays."""
         self.kept = True
 
+    def undone(self) -> str:
+        """What an interrupt or a failure before ``keep`` did to the store (the end of the command's one line)."""
+        return "; the new store it had begun is removed" if self.new else "; the store holds what it held"
+
 
 @contextmanager
 def store_removed_on_failure(vault: str | None, db: str | None) -> Iterator[Filling]:
@@ -173,7 +177,8 @@ def _driver_quiet_once_interrupted() -> Iterator[None]:
         seen = True
         signal.default_int_handler(signum, frame)
 
-    drivers = [logging.getLogger(name) for name in ("psycopg", "psycopg.pool")]  # a filter is not inherited
+    drivers = [logging.getLogger(name) for name in ("psycopg", "psycopg.pool", "psycopg.transaction")
+               ]  # a filter is not inherited
 
     def quiet(_record: logging.LogRecord) -> bool:
         return not seen

@@ -32,8 +32,20 @@ BackupArg = Annotated[Path, typer.Argument(help="The file 'notewell backup' wrot
 def backup_command(file: NewFileArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Copy the whole store to FILE while it serves and writes (SQLite: its online backup API; PostgreSQL:
     pg_dump), and record the backup so 'notewell doctor' reports its age."""
-    with runtime(vault, db, create=False) as rt:
-        taken = rt.backups.backup(LOCAL_OWNER, file)
+    part = file.with_name(file.name + ".part")
+    with (ends_on_interrupt("backup", f"no backup was written: its partial copy {part} is removed, and the store "
+                                      "is as it was") as interrupt,
+          runtime(vault, db, create=False) as rt):
+        err_console.print(f"Backing up {rt.store_url} to {file} (Ctrl-C stops it: no backup is written then)",
+                          highlight=False, markup=False, soft_wrap=True)
+        was_there = file.exists()  # (the backup is then refused)
+        try:
+            taken = rt.backups.backup(LOCAL_OWNER, file)
+        finally:  # a Ctrl-C landing as the copy was put in place leaves it whole, perhaps not yet recorded
+            if not was_there and file.is_file():
+                interrupt.left = (f"the backup {file} was written whole; 'notewell doctor' says whether the store "
+                                  "recorded it (its last backup)")
+        interrupt.left = f"the backup {file} was written whole{' and recorded' if taken.recorded else ''}"
         if json_out:
             print_json({"at": taken.at, "path": taken.path, "bytes": taken.bytes, "recorded": taken.recorded})
             return
@@ -58,9 +70,19 @@ def restore_command(
     if not file.is_file():  # before the store is opened: a new one would be left behind, empty
         what = "is not there" if not file.exists() else "is not a file"
         raise fail(f"FILE: {file} {what}; name the file `notewell backup` wrote")
-    with store_removed_on_failure(vault, db), runtime(vault, db, arguments={"file": "FILE"}) as rt:
-        rt.backups.restore(LOCAL_OWNER, file, replace=replace)
-        console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)
+    with (ends_on_interrupt("restore", "nothing was restored") as interrupt,
+          store_removed_on_failure(vault, db) as filling):
+        interrupt.left = "nothing was restored: the interrupt came before the restore's one commit" + filling.undone()
+        with runtime(vault, db, arguments={"file": "FILE"}) as rt:
+            err_console.print(f"Restoring {file} into {rt.store_url} (Ctrl-C stops it before its commit: nothing is "
+                              "restored then)", highlight=False, markup=False, soft_wrap=True)
+
+            def restored() -> None:  # (a Ctrl-C is held meanwhile: said with this, once the store holds the backup)
+                filling.keep()
+                interrupt.left = f"the restore was done: the store holds the backup {file}"
+
+            rt.backups.restore(LOCAL_OWNER, file, replace=replace, done=restored)
+            console.print(f"Restored {rt.store_url} from {file}", highlight=False, markup=False, soft_wrap=True)
 
 
 _REINDEXED_SOME = ("the tables reindexed before it keep their new indexes, and the one being reindexed keeps its "

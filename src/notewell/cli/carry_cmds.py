@@ -27,6 +27,8 @@ from notewell.cli.app import (
 from notewell.cli.rows import Col, show_rows
 from notewell.config import is_postgres_url
 from notewell.runtime import Runtime
+from notewell.services.export_archive import is_archive
+from notewell.services.export_format import MANIFEST
 from notewell.services.portability import Carried
 
 NewFolderArg = Annotated[Path, typer.Argument(help="Where to write the export: a new or empty folder, or a new file "
@@ -63,8 +65,19 @@ def export_command(
 ) -> None:
     """Write everything the store holds that the vault does not (users, grants, token hashes, memories, sessions,
     knowledge, the audit log, ...) as JSON Lines per table plus a manifest with counts and SHA-256."""
-    with runtime(vault, db, create=False) as rt:
-        carried = rt.portability.export(LOCAL_OWNER, folder, person=person, project=project)
+    archive = is_archive(folder)
+    whole = folder if archive else folder / MANIFEST  # there once the export is done (written last)
+    was_there = whole.exists()  # (the export is then refused)
+    left = f"nothing was exported: {folder} {'is as it was' if folder.exists() else 'is not there'} (what it " \
+           "wrote is removed)"
+    with ends_on_interrupt("export", left) as interrupt, runtime(vault, db, create=False) as rt:
+        err_console.print(f"Exporting {rt.store_url} to {folder} (Ctrl-C stops it: nothing of the export is left "
+                          "then)", highlight=False, markup=False, soft_wrap=True)
+        try:
+            carried = rt.portability.export(LOCAL_OWNER, folder, person=person, project=project)
+        finally:  # a Ctrl-C landing as the export ended (its last file in place) leaves it whole
+            if not was_there and whole.is_file():
+                interrupt.left = f"the export was done: {folder} holds every table and its manifest"
         _show(carried, f"Exported to {folder}:", json_out)
 
 
@@ -82,7 +95,7 @@ def import_command(
         raise fail(f"FOLDER: {folder} is not there; name the folder or .tar file `notewell export` wrote")
     with (ends_on_interrupt("import", "nothing was imported") as interrupt,
           store_removed_on_failure(vault, db) as filling):
-        interrupt.left = "nothing was imported: the load is one transaction, and it was rolled back" + _begun(filling)
+        interrupt.left = "nothing was imported: the load is one transaction, and it was rolled back" + filling.undone()
         with runtime(vault, db) as rt:
             err_console.print(f"Importing {folder} into {rt.store_url} (Ctrl-C stops it: nothing is imported then)",
                               highlight=False, markup=False, soft_wrap=True)
@@ -90,11 +103,6 @@ def import_command(
             filling.keep()
             interrupt.left = "the import was done: every table loaded and checked"
             _show(carried, f"Imported from {folder}:", json_out, merged=merge)
-
-
-def _begun(filling: Filling) -> str:
-    """What an interrupt or a failure did to the store a command began (the end of its one line)."""
-    return "; the new store it had begun is removed" if filling.new else "; the store holds what it held"
 
 
 def _store(value: str, flag: str) -> str:
@@ -120,7 +128,7 @@ def migrate_command(
                    "postgresql://user@host:port/database")
     with (ends_on_interrupt("migrate", "nothing was copied") as interrupt,
           store_removed_on_failure(vault, into) as filling):
-        interrupt.left = "nothing was copied: the copy is one transaction, and it was rolled back" + _begun(filling)
+        interrupt.left = "nothing was copied: the copy is one transaction, and it was rolled back" + filling.undone()
         with (runtime(vault, origin, create=False, db_flag="--from") as src,
               runtime(vault, into, db_flag="--to", arguments={"import": "--to"}) as dst):
             _migrate(src, dst, target, vault, json_out, filling, interrupt)

@@ -69,19 +69,27 @@ class BackupService:
             return dataclasses.replace(record, recorded=False)
         return record
 
-    def restore(self, p: Principal, path: Path, *, replace: bool = False) -> None:
-        """The store replaced by the backup at ``path``; a store holding rows only with ``replace``."""
+    def restore(self, p: Principal, path: Path, *, replace: bool = False,
+                done: Callable[[], None] | None = None) -> None:
+        """The store replaced by the backup at ``path``; a store holding rows only with ``replace``. ``done`` is
+        called once the store holds the backup and its records are the restore's, a Ctrl-C held meanwhile: an
+        interrupted restore replaced nothing unless ``done`` was called."""
         self.authorization.authorize(p, CARRY)
         held = self.store.tables.held()
         if held and not replace:
             raise InvalidArgument("restore", f"the store is not empty ({', '.join(held[:3])}"
                                              f"{' …' if len(held) > 3 else ''}); stop its servers and replace it, "
                                              "or restore into a new store")
-        with self._alone("restore", "what they write during a restore would be lost"):
-            taken = self.store.backups.restore_from(path)
+
+        def replaced(taken: str) -> None:
             self.store.backups.restored(BackupRecord(taken, str(path.resolve()), path.stat().st_size))
-        for server in self.servers.recorded():  # the source store's servers, not this one's
-            self.servers.withdraw(server.id)
+            for server in self.servers.recorded():  # the source store's servers, not this one's
+                self.servers.withdraw(server.id)
+            if done is not None:
+                done()
+
+        with self._alone("restore", "what they write during a restore would be lost"):
+            self.store.backups.restore_from(path, replaced)
 
     def repair(self, p: Principal, checking: Callable[[list[str]], None] | None = None) -> Repaired:
         """Every index the store derives from its rows rebuilt (store/health.py), then the whole file checked for

@@ -84,17 +84,17 @@ class PortabilityService:
             return carried
         choose = self._chooser(person, project)
         made = not folder.exists()
-        _empty_folder(folder)
         entries: list[TableEntry] = []
         written: list[Path] = []
         try:
+            _empty_folder(folder)
             with self.store.tables.reading() as reader:
                 for table in self.store.tables.tables():
                     written.append(folder / f"{table.name}.jsonl")
                     fd = os.open(written[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                     with os.fdopen(fd, "wb") as out:  # private to the owner whatever the umask
                         entries.append(_write_table(table, choose(reader, table), out))
-            written.append(folder / (MANIFEST + ".part"))
+            written += [folder / (MANIFEST + ".part"), folder / MANIFEST]  # (a Ctrl-C as it is renamed)
             _write_atomically(folder / MANIFEST, manifest_text(entries, person, project))
         except BaseException as exc:  # no partial export is left to be taken for one: what it wrote goes
             for path in written:

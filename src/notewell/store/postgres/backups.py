@@ -22,7 +22,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from notewell.errors import ConfigError, InvalidArgument, file_refusal
+from notewell.store.interrupts import interrupts_held
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_other_backends
@@ -161,7 +162,7 @@ class PostgresBackups(SqlBackups):
             raise
         return path.stat().st_size
 
-    def restore_from(self, path: Path) -> str:
+    def restore_from(self, path: Path, then: Callable[[str], None]) -> None:
         if not path.is_file():
             raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
         refuse_the_other_backends(path, PG_DUMP_MAGIC)
@@ -171,44 +172,61 @@ class PostgresBackups(SqlBackups):
         with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
             listing.write(kept)
             listing.flush()
+            at = _created_at(contents, path)
             self._restore(path, listing.name, "".join(f"DROP TABLE IF EXISTS {_quoted(t)} CASCADE;\n"
-                                                      for t in self._tables() if t not in dumped))
-        return _created_at(contents, path)
+                                                      for t in self._tables() if t not in dumped), lambda: then(at))
 
     def _tables(self) -> list[str]:
         with self.db.connection() as conn:
             return [row[0] for row in conn.execute(
                 "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
 
-    def _restore(self, dump: Path, listing: str, drops: str) -> None:
+    def _restore(self, dump: Path, listing: str, drops: str, then: Callable[[], None]) -> None:
         """pg_restore's script run by psql in one transaction, after ``drops``: the tables this store has and the
         dump has not (a backup an older version made, restored over a store this version made or upgraded),
         whose keys into the dump's tables would fail the dump's own --clean. The transaction commits only once
         pg_restore has written its whole script: a script cut short (pg_restore failed) is rolled back, and
-        named by pg_restore's failure (the file damaged or incomplete), not by psql's of the half row it got."""
+        named by pg_restore's failure (the file damaged or incomplete), not by psql's of the half row it got.
+
+        The two run in a session of their own, so a Ctrl-C (which a terminal sends its whole foreground process
+        group) reaches this process alone, and it decides: before the COMMIT is written, psql and pg_restore are
+        stopped and nothing is committed; from then on, the Ctrl-C is held until psql has ended and ``then``
+        has been told of the commit it made. (Reaching psql, it cancelled whichever statement ran, the COMMIT
+        perhaps: the outcome was psql's, not known here.) psql never asks for a password: it has no terminal."""
         killed = False
         with connection(self.db.url) as (dbname, env), tempfile.TemporaryFile() as restore_errors, \
                 tempfile.TemporaryFile() as psql_errors:
-            psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--quiet", "--set", "ON_ERROR_STOP=1",
-                                     "--dbname", dbname], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                    stderr=psql_errors, env=env)
+            psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--no-password", "--quiet", "--set",
+                                     "ON_ERROR_STOP=1", "--dbname", dbname], stdin=subprocess.PIPE,
+                                    stdout=subprocess.DEVNULL, stderr=psql_errors, env=env, start_new_session=True)
             script = subprocess.Popen([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--use-list",
                                        listing, "--file", "-", str(dump)], stdout=subprocess.PIPE,
-                                      stderr=restore_errors, env=env)
+                                      stderr=restore_errors, env=env, start_new_session=True)
             assert psql.stdin is not None and script.stdout is not None
             try:
-                psql.stdin.write(("BEGIN;\n" + drops).encode("utf-8"))
-                while chunk := script.stdout.read(1 << 16):
-                    psql.stdin.write(chunk)
-                if script.wait(timeout=TOOL_TIMEOUT_S) == 0:
-                    psql.stdin.write(b"COMMIT;\n")
-            except BrokenPipeError:  # psql stopped at an error: its transaction is rolled back
-                script.kill()
-                killed = True
-            finally:
-                script.stdout.close()
-                with contextlib.suppress(BrokenPipeError):
-                    psql.stdin.close()
+                try:
+                    psql.stdin.write(("BEGIN;\n" + drops).encode("utf-8"))
+                    while chunk := script.stdout.read(1 << 16):
+                        psql.stdin.write(chunk)
+                    if script.wait(timeout=TOOL_TIMEOUT_S) == 0:
+                        with interrupts_held():
+                            psql.stdin.write(b"COMMIT;\n")
+                            psql.stdin.close()
+                            if psql.wait(timeout=TOOL_TIMEOUT_S) == 0:
+                                then()
+                except BrokenPipeError:  # psql stopped at an error: its transaction is rolled back
+                    script.kill()
+                    killed = True
+                finally:
+                    script.stdout.close()
+                    with contextlib.suppress(BrokenPipeError):
+                        psql.stdin.close()
+            except BaseException:  # a Ctrl-C before the COMMIT was written: psql ends without it, committing nothing
+                # (one held past the COMMIT is raised once psql has ended, and ``then`` has run)
+                for proc in (script, psql):
+                    proc.kill()
+                    proc.wait()
+                raise
             made, ran = script.wait(timeout=TOOL_TIMEOUT_S), psql.wait(timeout=TOOL_TIMEOUT_S)
             restore_errors.seek(0)
             restore_said = _first_error(restore_errors.read().decode("utf-8", "replace"), made)

@@ -10,6 +10,7 @@ record is the backup it was restored from alone (its time and the file restored)
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
@@ -60,8 +61,10 @@ class SqlBackups(ABC):
         restore_from gives back."""
 
     @abstractmethod
-    def restore_from(self, path: Path) -> str:
-        """Replace the whole store by the copy at ``path``; the time the copy was taken (the stored form)."""
+    def restore_from(self, path: Path, then: Callable[[str], None]) -> None:
+        """Replace the whole store by the copy at ``path`` in one step, then call ``then`` with the time the copy
+        was taken (the stored form). A Ctrl-C during the step is held until ``then`` returns (store/interrupts.py):
+        an interrupted restore either left the store as it was, or replaced it and said so through ``then``."""
 
     def record(self, backup: BackupRecord) -> None:
         with self.sql.transaction() as conn:

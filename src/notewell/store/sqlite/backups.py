@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
 from notewell.errors import InvalidArgument, StoreDamaged, file_refusal
+from notewell.store.interrupts import interrupts_held
 from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
 from notewell.store.sqlite.database import SqliteDatabase, damaged
 from notewell.store.sqlite.dialect import SqliteDialect
@@ -110,7 +111,7 @@ class SqliteBackups(SqlBackups):
             raise
         return path.stat().st_size
 
-    def restore_from(self, path: Path) -> str:
+    def restore_from(self, path: Path, then: Callable[[str], None]) -> None:
         if not path.is_file():
             raise InvalidArgument("file", f"{path} is not a file; name a file 'notewell backup' wrote")
         refuse_the_other_backends(path, SQLITE_MAGIC)
@@ -120,10 +121,16 @@ class SqliteBackups(SqlBackups):
             at = _taken_at(copy, path)
             page_size = self.db.conn.execute("PRAGMA page_size").fetchone()[0]
             if copy.execute("PRAGMA page_size").fetchone()[0] == page_size:
-                copy.backup(self.db.conn)  # every page replaced under the store's write lock, in one step
+                self._replaced_by(copy, at, then)
             else:
                 with _in_page_size(copy, page_size, self.db.path.with_name(self.db.path.name + ".restore")) as sized:
-                    sized.backup(self.db.conn)
+                    self._replaced_by(sized, at, then)
         finally:
             copy.close()
-        return at
+
+    def _replaced_by(self, copy: sqlite3.Connection, at: str, then: Callable[[str], None]) -> None:
+        """Every page replaced under the store's write lock, in one step SQLite does not stop for a Ctrl-C (it
+        was raised as the step ended, the store replaced, as if it had stopped it): held until ``then`` says so."""
+        with interrupts_held():
+            copy.backup(self.db.conn)
+            then(at)
