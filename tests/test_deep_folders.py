@@ -15,7 +15,8 @@ from mcp import Client
 
 from conftest import run_cli
 from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on
+from notes_world import call, notes_world_on, refusal
+from notewell.services.note_files import ChangedOnDisk
 from pg import BACKENDS
 
 DEPTH = 1_100  # past Python's default recursion limit (1,000) with room to spare
@@ -91,3 +92,26 @@ async def test_a_note_written_1100_folders_deep_is_found_and_a_move_beside_it_wo
     world.runtime.indexing.sync()  # the whole vault's walk, as the watcher's and a restart's
     again = await call(alice, "searchKnowledge", {"query": "hello from the depths", "project": "projects"})
     assert [r["path"] for r in again["results"]] == [deep], again
+
+
+@pytest.mark.anyio
+async def test_a_deep_delete_another_program_races_leaves_no_trash_copy(alice: Client, world: World,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A delete whose note changes on disk meanwhile takes its trash copy away again; for a note 1,100 folders deep
+    that was shutil.rmtree, which recursed once per folder and failed past Python's limit ("did not expect")."""
+    deep = "projects/race/" + "b/" * DEPTH + "n.md"
+    await call(alice, "write_note", {"path": deep, "content": "# Race\n"})
+    files = world.runtime.notes.vault.files
+    real_remove = files.remove
+
+    def changed(*args: object, **kwargs: object) -> None:
+        raise ChangedOnDisk()
+
+    monkeypatch.setattr(files, "remove", changed)
+    refused = await refusal(alice, "delete_note", {"path": deep})
+    assert "keeps changing on disk" in refused, refused
+    trash = world.vault / ".notewell/trash"
+    assert not trash.exists() or not any(p.is_file() for p in trash.rglob("n.md")), "a trash copy was left"
+    monkeypatch.setattr(files, "remove", real_remove)
+    deleted = await call(alice, "delete_note", {"path": deep})
+    assert deleted["trash"].endswith("/" + deep), deleted

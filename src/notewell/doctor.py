@@ -321,7 +321,20 @@ def _age(hours: float) -> str:
 
 
 def _folder_count(vault: Path) -> int:
-    return sum(1 for _ in os.walk(vault)) if vault.is_dir() else 0
+    """The vault's folders, itself included, symlinked ones not entered: a list of folders to read, not
+    os.walk, which recursed once per folder (a folder 1,000 deep passed Python's limit and doctor failed)."""
+    if not vault.is_dir():
+        return 0
+    count, unread = 0, [vault]
+    while unread:
+        folder = unread.pop()
+        try:
+            with os.scandir(folder) as entries:
+                unread += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:  # gone, or not for us to read: os.walk passed over it too
+            continue
+        count += 1
+    return count
 
 
 def _inotify_limit() -> int | None:

@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import shutil
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
@@ -219,7 +219,7 @@ class NoteVault:
         try:
             self.files.remove(target.vault_path, checked=True, was=before)
         except ChangedOnDisk:
-            shutil.rmtree(self._index_folder() / folder, ignore_errors=True)  # the copy of bytes no longer there
+            self._untrash(trash)  # the copy of bytes no longer there
             raise
         try:
             self.indexing.sync_paths([target.vault_path])
@@ -227,6 +227,17 @@ class NoteVault:
             entry = self._record(write, target, None, before, None)
         answer = self._answer(entry, target, before, b"")
         return replace(answer, version=None, trash=f"{INDEX_DIR_NAME}/{trash}")
+
+    def _untrash(self, trash: str) -> None:
+        """Take a trash copy away, and the folders made for it, up to the trash: one file's chain, taken name
+        by name (shutil.rmtree recursed once per folder: a note 1,000 folders deep passed Python's limit)."""
+        index, copy = self._index_folder(), self._index_folder() / trash
+        with suppress(OSError):
+            copy.unlink()
+            folder = copy.parent
+            while folder != index / TRASH_FOLDER:
+                folder.rmdir()  # only empty: another copy's folders stay
+                folder = folder.parent
 
     def move(self, write: Write, source: NotePath, target: NotePath, data: bytes) -> NoteChange:
         """Move the note (never over another: FileExistsError), journal it and index both places."""
