@@ -115,3 +115,13 @@ async def test_a_deep_delete_another_program_races_leaves_no_trash_copy(alice: C
     monkeypatch.setattr(files, "remove", real_remove)
     deleted = await call(alice, "delete_note", {"path": deep})
     assert deleted["trash"].endswith("/" + deep), deleted
+
+
+def test_doctor_counts_the_folders_of_a_vault_1100_deep(deep_vault: Path, tmp_path: Path) -> None:
+    """Doctor counts the vault's folders against the watcher's inotify limit; os.walk recursed once per folder."""
+    db = str(tmp_path / "store.db")
+    assert run_cli("index", "--vault", str(deep_vault), "--db", db).exit_code == 0
+    checked = run_cli("doctor", "--vault", str(deep_vault), "--db", db, "--json")
+    assert "did not expect" not in checked.output, checked.output
+    watcher = [c for c in json.loads(checked.stdout) if c["check"] == "watcher"]
+    assert watcher and f"{DEPTH + 2} folders" in watcher[0]["found"], watcher  # the vault, p and the 1,100 below
