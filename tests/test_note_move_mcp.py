@@ -226,3 +226,32 @@ async def test_a_move_by_a_token_that_reads_nothing_says_its_links_were_not_look
         assert (vault / "projects/u1/sub/other.md").read_text() == "see [[t3]]\n"
         back = await call(alice, "move_note", {"path": "projects/u1/t6.md", "new_path": "projects/u1/t3.md"})
         assert "not looked for" not in back["summary"], back  # a token that reads the project is told nothing more
+
+
+async def test_an_undo_or_a_move_without_links_by_a_token_that_reads_nothing_gives_no_advice_to_move_again(
+        server: ServerThread, world: World) -> None:
+    """A review of 9d432cc: the undo of a move by a knowledge:write token moves the note back through the same
+    move and was told "undo this move and move the note again with a token that also holds knowledge:read",
+    which would redo the move it took back (the note is where its links name it again); a move with
+    update_links false, which asked for no rewrite, was told so too. Both now say only that the links were not
+    looked for."""
+    vault = world.vault
+    unread = ("links to and of the note were not looked for or rewritten: this token may not read the project "
+              "projects, so it sees no link")
+    async with connect(server.url, world.tokens["alice_write"]) as alice:
+        await call(alice, "write_note", {"path": "projects/u1/t7.md", "content": "# T7\n"})
+        await call(alice, "write_note", {"path": "projects/u1/sub/seven.md", "content": "see [[t7]]\n"})
+        async with connect(server.url, world.tokens["alice_write_only"]) as writer:
+            moved = await call(writer, "move_note", {"path": "projects/u1/t7.md", "new_path": "projects/u1/t8.md"})
+            assert moved["summary"].endswith("undo this move and move the note again with a token that also holds "
+                                             "knowledge:read"), moved
+            back = await call(writer, "undo_note_write", {"journal_id": moved["journal_id"]})
+            assert (vault / "projects/u1/t7.md").is_file() and not (vault / "projects/u1/t8.md").exists()
+            assert back["summary"].endswith(f"; {unread}"), back
+            assert "again" not in back["summary"], back
+            kept = await call(writer, "move_note", {"path": "projects/u1/t7.md", "new_path": "projects/u1/t9.md",
+                                                    "update_links": False})
+            assert kept["summary"].endswith(f"; {unread}"), kept
+            assert "again" not in kept["summary"], kept
+        assert (vault / "projects/u1/sub/seven.md").read_text() == "see [[t7]]\n"
+        await call(alice, "move_note", {"path": "projects/u1/t9.md", "new_path": "projects/u1/t7.md"})

@@ -180,7 +180,7 @@ class NoteWritingService:
         captured = self.links.linking(moved_to, names, readable, MOVE_NOTES_READ + 1)
         move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
         outcome = _Relinking(cut=max(len(linking), len(captured), len(crowded)) > MOVE_NOTES_READ,
-                             update_links=update_links,
+                             update_links=update_links, undoing=write.undoes is not None,
                              unread=None if source.project in readable else source.project)
         read = {*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], *crowded[:MOVE_NOTES_READ], moved_to}
         for key in sorted(read - {moved_from}):
@@ -313,6 +313,8 @@ class _Relinking:
 
     cut: bool
     update_links: bool
+    # an undo's move back: the note is where its links name it already, so moving it again would redo the move
+    undoing: bool = False
     relinked: list[str] = field(default_factory=list)
     unlinked: list[str] = field(default_factory=list)
     version: str | None = None
@@ -348,8 +350,10 @@ class _Relinking:
                         f"no longer names what it named ({why}): see unlinked")
         if self.unread is not None:
             summary += ("; links to and of the note were not looked for or rewritten: this token may not read the "
-                        f"project {self.unread}, so it sees no link; to have them rewritten, undo this move and move "
-                        "the note again with a token that also holds knowledge:read")
+                        f"project {self.unread}, so it sees no link")
+            if self.update_links and not self.undoing:  # an undo's advice would redo the move it took back
+                summary += ("; to have them rewritten, undo this move and move the note again with a token that "
+                            "also holds knowledge:read")
         if self.cut:
             summary += (f"; more than {MOVE_NOTES_READ} notes link to it (or hold more than {MAX_LINKS_PER_DOCUMENT} "
                         f"links): only the first {MOVE_NOTES_READ} of each by path were read")
