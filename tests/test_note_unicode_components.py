@@ -6,16 +6,20 @@ writes and the journal answered Not found. Each name is now matched in either fo
 
 from __future__ import annotations
 
+import os
+import subprocess
 import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on
+from notes_world import call, notes_world_on, refusal
 from notewell.access.principal import LOCAL_OWNER
+from notewell.paths import spelled_as
 from pg import BACKENDS
 from rest_world import RestWorld, rest  # noqa: F401
 
@@ -124,3 +128,105 @@ def test_a_document_named_in_mixed_forms_is_read_and_written_by_either_form_over
         assert deleted.status_code == 200 and deleted.json()["path"] == on_disk, deleted.text
         assert not (vault / on_disk).exists() and rest.get(f"/projects/handbook/documents/{nfc}",
                                                            "admin_all").status_code == 404
+
+
+def _chain(top: Path, levels: int, forms: tuple[str, ...]) -> None:
+    """Folders ``levels`` deep below ``top``, a folder by each of ``forms`` at every level (made by descriptor:
+    a path this deep is past what pathlib's recursive helpers walk)."""
+    def below(fd: int, left: int) -> None:
+        for form in forms if left else ():
+            os.mkdir(form, dir_fd=fd)
+            child = os.open(form, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            try:
+                below(child, left - 1)
+            finally:
+                os.close(child)
+    top.mkdir(parents=True)
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if len(forms) == 1:  # one folder a level: a loop, however deep
+            for _ in range(levels):
+                os.mkdir(forms[0], dir_fd=fd)
+                child = os.open(forms[0], os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = child
+        else:
+            below(fd, levels)
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The os.open calls made while the test runs (the server answers in this process)."""
+    made: list[str] = []
+    real = os.open
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> int:
+        made.append(str(path))
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(os, "open", counted)
+    return made
+
+
+@pytest.mark.anyio
+async def test_a_missing_note_deep_in_the_vault_is_not_found_in_one_walk_down_over_mcp(
+        server: ServerThread, world: World, opens: list[str]) -> None:
+    """990 folders deep (1,980 characters, a path may hold 4,096): the name-by-name lookup recursed once a folder
+    (RecursionError: note_journal's path, by a reader, and delete_note of a missing note failed) and reopened the
+    chain from the vault's root at every level; and an all-ASCII path, whose one form the whole-path lookup has
+    tried, needs no name-by-name lookup at all."""
+    levels = 990
+    top = world.vault / "projects/deep"
+    _chain(top, levels, ("a",))
+    missing = "projects/deep/" + "a/" * levels + "missing.md"
+    try:
+        async with connect(server.url, world.tokens["alice_read"]) as alice:
+            del opens[:]
+            assert (await call(alice, "note_journal", {"path": missing}))["entries"] == []
+            assert len(opens) <= levels + 3, len(opens)  # the vault, projects, deep, then one a level, once
+        async with connect(server.url, world.tokens["alice_write"]) as alice:
+            refused = await refusal(alice, "delete_note", {"path": missing})
+            assert "Not found: there is no note at this path" in refused, refused
+    finally:
+        subprocess.run(["rm", "-rf", str(top)], check=True)  # pytest's own cleanup recurses a folder a frame
+
+
+@pytest.mark.anyio
+async def test_folders_in_both_forms_are_walked_down_once_not_every_way_over_mcp(
+        server: ServerThread, world: World, opens: list[str]) -> None:
+    """Ten levels of a folder in each form (two folders a level on Linux; one folder that answers to both on
+    macOS): the lookup searched below every form found, 2^10 ways down for a note that is not there, each
+    reopening the chain from the root. Now each folder in the first form found, one lookup below the last."""
+    levels = 10
+    top = world.vault / "handbook/forms"
+    _chain(top, levels, ("\u00e9", "e\u0301"))
+    missing = "handbook/forms/" + "\u00e9/" * levels + "missing.md"
+    try:
+        async with connect(server.url, world.tokens["admin_write"]) as admin:
+            del opens[:]
+            refused = await refusal(admin, "delete_note", {"path": missing})
+            assert "Not found: there is no note at this path" in refused, refused
+            assert len(opens) <= 20 * levels, len(opens)
+    finally:
+        subprocess.run(["rm", "-rf", str(top)], check=True)
+
+
+def test_a_file_system_that_finds_a_folder_by_either_form_costs_a_few_lookups_a_folder() -> None:
+    """macOS (APFS) finds a folder by either form of its name, which no Linux test can make: modelled by lookups
+    that compare composed names. Eighteen accented folders to a note that is not there cost 786,432 lookups
+    (every form of every folder searched below); now at most three a name."""
+    folders = 18
+    asked: list[str] = []
+    there = {unicodedata.normalize("NFC", "/".join(["\u00e9"] * k)) for k in range(1, folders + 1)}
+
+    def has(rel: str) -> bool:
+        asked.append(rel)
+        return False
+
+    def has_folder(rel: str) -> bool:
+        asked.append(rel)
+        return unicodedata.normalize("NFC", rel) in there
+
+    assert spelled_as("/".join(["\u00e9"] * folders) + "/new.md", has, has_folder) is None
+    assert len(asked) <= 3 * folders + 6, len(asked)

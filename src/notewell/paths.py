@@ -66,28 +66,33 @@ def spelled_as(rel: str, has: Callable[[str], bool], has_folder: Callable[[str],
     """The spelling of ``rel`` that ``has`` finds (None: none): one of ``spellings`` of the whole path, else each
     of its folders and its last name in either form, as each is named there: a folder named composed may hold
     a file a Mac named decomposed, or the other way round, and no whole-path form names that. ``has_folder``
-    answers for a folder (one lookup each, never a listing of it); folders are tried only once the whole-path
-    forms have missed, and a folder found in more than one form is searched in each."""
+    answers for a folder (one lookup each, never a listing of it). Folders are tried only once the whole-path
+    forms have missed, and only when two names or more have two forms (else the whole-path forms were every
+    mix); each is taken in the first form found and never searched again in another (``mixed_forms``)."""
     for spelled in spellings(rel):
         if has(spelled):
             return spelled
-    head, _, rest = rel.partition("/")
-    return _below("", head, rest, has, has_folder) if rest else None
+    return mixed_forms(rel.split("/"), has, has_folder) if mixable(rel) else None
 
 
-def _below(folder: str, name: str, rest: str, has: Callable[[str], bool],
-           has_folder: Callable[[str], bool]) -> str | None:
-    for form in spellings(name):
-        path = f"{folder}{form}"
-        if not rest:
-            if has(path):
-                return path
-            continue
-        if has_folder(path):
-            head, _, tail = rest.partition("/")
-            if (found := _below(f"{path}/", head, tail, has, has_folder)) is not None:
-                return found
-    return None
+def mixable(rel: str) -> bool:
+    """Whether ``rel`` has two names or more that have two forms: only then may a file be named by a mix of
+    forms no whole-path form (``spellings``) names."""
+    return sum(len(spellings(name)) > 1 for name in rel.split("/")) > 1
+
+
+def mixed_forms(names: list[str], has: Callable[[str], bool], has_folder: Callable[[str], bool]) -> str | None:
+    """The path of ``names`` with each folder in the first of its forms ``has_folder`` finds, one level after
+    the other, and its last name in the first form ``has`` finds there. No folder is searched in a second form
+    (a folder in both forms, two folders on Linux, is searched as the first found): at most three lookups a
+    name, where searching each form found was 2^n on a file system that finds a folder by either form (macOS)."""
+    found = ""
+    for name in names[:-1]:
+        form = next((f for f in spellings(name) if has_folder(f"{found}{f}")), None)
+        if form is None:
+            return None
+        found = f"{found}{form}/"
+    return next((f"{found}{f}" for f in spellings(names[-1]) if has(f"{found}{f}")), None)
 
 
 def indexed_spelling(documents: IndexedDocuments, project: str, rel: str) -> str | None:

@@ -26,7 +26,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
-from notewell.paths import spelled_as
+from notewell.paths import mixable, mixed_forms, spellings
 from notewell.records.identity import HOME_PREFIX
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -117,12 +117,46 @@ class NoteFiles:
     def named(self, folder: str, rel: str) -> str:
         """The spelling of ``rel`` (below the vault's ``folder``) the vault has an entry by, a file, a folder or a
         symlink: ``rel`` itself, else the first of its other Unicode forms that names one, else each of its
-        components in the form its folder has it by (paths.spelled_as: a note named on a Mac is kept decomposed,
+        components in the form its folder has it by (paths.mixed_forms: a note named on a Mac is kept decomposed,
         and typed composed; its folder may be named either way), else ``rel``. Reads find a note so
         (services/knowledge.py), and a write to an existing note goes to the file by this name, never making a
         second one in the other form. ``folder`` is taken as given: a project is never another spelled alike."""
-        return spelled_as(rel, lambda r: self._has([folder, *r.split("/")]),
-                          lambda r: self._has_folder([folder, *r.split("/")])) or rel
+        for spelled in spellings(rel):
+            if self._has([folder, *spelled.split("/")]):
+                return spelled
+        return (self._mixed(folder, rel.split("/")) if mixable(rel) else None) or rel
+
+    def _mixed(self, folder: str, names: list[str]) -> str | None:
+        """paths.mixed_forms below the vault's ``folder``, each folder kept open for the lookups of the next
+        name: one lookup a form, where opening the chain from the vault's root again at every level was
+        quadratic in the path's depth."""
+        try:
+            with self._folder([folder], create=False, field="path") as top:
+                fd = os.dup(top)
+        except (OSError, InvalidArgument):
+            return None
+
+        def has_folder(rel: str) -> bool:
+            nonlocal fd
+            try:
+                child = os.open(rel.rpartition("/")[2], _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                return False
+            os.close(fd)
+            fd = child  # mixed_forms goes on below the folder it found, never back
+            return True
+
+        def has(rel: str) -> bool:
+            try:
+                os.stat(rel.rpartition("/")[2], dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                return False
+            return True
+
+        try:
+            return mixed_forms(names, has, has_folder)
+        finally:
+            os.close(fd)
 
     def _has(self, parts: list[str]) -> bool:
         """Whether the vault has an entry at ``parts``, reached through real folders (not a symlink's)."""
@@ -132,13 +166,6 @@ class NoteFiles:
         except (OSError, InvalidArgument):  # not there, or not reached: the read by the typed path says why
             return False
         return True
-
-    def _has_folder(self, parts: list[str]) -> bool:
-        try:
-            with self._folder(parts, create=False, field="path"):
-                return True
-        except (OSError, InvalidArgument):
-            return False
 
     def write(self, rel: str, data: bytes, field: str = "path", *, checked: bool = False,
               was: bytes | None = None) -> None:
