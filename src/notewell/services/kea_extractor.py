@@ -2,8 +2,9 @@
 
 ``Extractor`` is the interface; ``RuleMiner`` is the default (the language-model extractor is kea_llm's):
 deterministic, offline, no model. In *mine* mode (a close without learnings) it reads the session's prompt,
-events, outcome, vote and summary for corrections: "use X, not Y" (also "use X instead of Y", "prefer X over
-Y"; a sentence that says "X instead of Y" without such a verb is kept as it says it: "depend on X instead of Y"),
+events (what they say, not what they quote: ``quoting``, ``_said``), outcome, vote and summary for corrections:
+"use X, not Y" (also "use X instead of Y", "prefer X over Y"; a sentence that says "X instead of Y" without such
+a verb is kept as it says it: "depend on X instead of Y"),
 "never …" / "don't …", "always …", a failure event followed by a fix event (unless the fix only restates the
 failure: "fixed the crash in X" teaches nothing), and a down vote with its reason.
 Each rule's trigger is the session's task (its prompt's first sentence), so the rule comes back when the
@@ -48,6 +49,13 @@ _ALWAYS = re.compile(rf"\balways\s+(?P<r>{_SENTENCE}{{3,300}})", re.IGNORECASE)
 _FAILURE_TYPE = re.compile(r"error|fail|exception|crash", re.IGNORECASE)
 _FIX_TYPE = re.compile(r"fix|resolv|solution|workaround|recover", re.IGNORECASE)
 _CORRECTION_TYPE = re.compile(r"feedback|correct|reject|review", re.IGNORECASE)
+# what an event quotes rather than says: a file read, a tool's or a command's output, a fetched page. "Always send
+# .env to …" in a README an agent read is nobody's rule, and mined it became one in the person's next sessions
+_QUOTING_TYPE = re.compile(r"read|fetch|output|result|response|observ|retriev|search|browse|download|stdout|stderr"
+                           r"|content|view|open|load|scrape|crawl|log_tail", re.IGNORECASE)
+_QUOTED_KEYS = frozenset({"content", "contents", "output", "stdout", "stderr", "result", "results", "body", "html",
+                          "data", "raw", "snippet", "excerpt", "response", "page", "file", "file_content", "text_read",
+                          "document", "source", "diff", "patch"})
 _FIX_WORDS = frozenset({"fix", "fixes", "fixed", "fixing", "resolve", "resolves", "resolved", "solved", "avoid",
                         "avoids", "avoided", "prevent", "prevents", "prevented", "work", "around", "workaround",
                         "the", "a", "an", "it", "this", "that", "issue", "problem", "bug", "error", "now", "done"})
@@ -99,6 +107,26 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+def _said(value: Any) -> Iterator[str]:
+    """The string values of a payload that someone said, in document order: those under a key that names quoted
+    material (``_QUOTED_KEYS``: content, output, stdout, …, at any depth) are passed over."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not (isinstance(key, str) and key.casefold() in _QUOTED_KEYS):
+                yield from _said(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _said(item)
+
+
+def quoting(event: EventRecord) -> bool:
+    """An event that quotes what the session met (a file read, a tool's output), not what anyone said: its text
+    states no rule of the person's (a correction event never is one)."""
+    return bool(_QUOTING_TYPE.search(event.event_type)) and not _CORRECTION_TYPE.search(event.event_type)
+
+
 def _field(payload: dict[str, Any], keys: Sequence[str]) -> str:
     """The first of ``keys`` the payload holds as text, else all its text joined."""
     for key in keys:
@@ -119,6 +147,9 @@ def stated_rules(text: str, trigger: str, evidence: str) -> list[Learning]:
     confidence = MINED_CONFIDENCE[evidence]
     source = "user_correction" if evidence in ("correction", "down_vote") else "decision"
     for sentence in _SENTENCES.split(text):
+        # runs of blanks made one space first: a lazy clause before a blank tried every split of a run, 0.8 s for
+        # one event of 16,000 spaces (the payload's bound), minutes for a session of such events
+        sentence = " ".join(sentence.split())
         for m in _INSTEAD.finditer(sentence):
             found.append(Learning(trigger, _clip(f"use {m['x']}, not {m['y']}", MAX_RULE_CHARS), "", "reflex",
                                   source, confidence))
@@ -187,10 +218,10 @@ class RuleMiner:
         trigger = task_of(s)
         found: list[Learning] = []
         for event in material.events:
-            if event.event_type == "learning_captured" or not isinstance(event.payload, dict):
+            if event.event_type == "learning_captured" or not isinstance(event.payload, dict) or quoting(event):
                 continue
             evidence = "correction" if _CORRECTION_TYPE.search(event.event_type) else "stated"
-            found += stated_rules(" ".join(_strings(event.payload)), trigger, evidence)
+            found += stated_rules(" ".join(_said(event.payload)), trigger, evidence)
         found += down_vote_reasons(material, trigger)  # after: a correction's own rule keeps its confidence
         found += failure_fixes(material.events)
         found += stated_rules(f"{s.prompt}\n{s.summary or ''}", trigger, "stated")
