@@ -186,3 +186,23 @@ def test_the_migration_never_puts_an_expired_twin_in_a_live_ones_place(store_url
             assert sorted(h.record.ref for h in search(query)) == ["mem_durable_nfc", "mem_durable_nfd"]
     finally:
         store.close()
+
+
+@pytest.mark.anyio
+async def test_build_context_joins_a_decomposed_note_and_the_memories_kept_at_its_path(
+        server: ServerThread, world: World) -> None:
+    """A memory's path is kept composed; a note a Mac named decomposed keeps its name. buildContext compared the
+    two spellings as they were: the memory kept at the note's path was missing from the note's context, and the
+    note from the memory's."""
+    on_disk = "notes/cafe\u0301-plan.md"
+    (world.vault / "projects/notes").mkdir(parents=True, exist_ok=True)
+    (world.vault / "projects" / on_disk).write_text("# Cafe\n\nthe plan\n")
+    world.runtime.indexing.sync_paths([f"projects/{on_disk}"])
+    async with connect(server.url, world.tokens["alice_mem"]) as alice:
+        kept = await call(alice, "remember", {"content": "The cafe plan needs a chair.", "project": "projects",
+                                              "path": on_disk})
+        assert kept["path"] == unicodedata.normalize("NFC", on_disk)
+        from_note = await call(alice, "buildContext", {"path": f"projects/{on_disk}"})
+        from_memory = await call(alice, "buildContext", {"ref": kept["ref"]})
+    assert (kept["ref"], f"kept at projects/{on_disk}'s path") in [(i["ref"], i["why"]) for i in from_note["items"]]
+    assert (f"projects/{on_disk}", "the memory's path") in [(i["ref"], i["why"]) for i in from_memory["items"]]

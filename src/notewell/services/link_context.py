@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.fold import fold
+from notewell.paths import composed, indexed_spelling
 from notewell.records.documents import DocKey
 from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
 from notewell.services.knowledge import READ, KnowledgeService
@@ -143,15 +144,16 @@ class LinkContextService:
             if reach.distance > 0 or not self.authorization.allowed(p, "memory:read", key[0]):
                 continue
             kept, _ = self.memory.list_memories(p, project=key[0], path=key[1], limit=MEMORIES_AT_PATH)
-            for m in kept:
-                if m.path == key[1]:
+            for m in kept:  # a memory's path is kept composed; a note's as its file is named (paths.composed)
+                if m.path == composed(key[1]):
                     found.memories.setdefault(m.ref, (f"kept at {location}'s path", distance, m.title, m.content))
 
     def _from_memory(self, p: Principal, ref: str, readable: list[str], found: _Found) -> None:
         m = self.memory.get(p, ref)  # memory:read, and Not found for a memory p may not see
         found.memories[m.ref] = ("the memory asked for", 0, m.title, m.content)
-        if m.project in readable and m.path and self.store.documents.meta(m.project, m.path) is not None:
-            found.add_document((m.project, m.path), "the memory's path", 1)
+        if m.project in readable and m.path and (on_disk := indexed_spelling(self.store.documents, m.project,
+                                                                                m.path)) is not None:
+            found.add_document((m.project, on_disk), "the memory's path", 1)  # the note as its file is named
         documents = self.store.documents
         resolver = Resolver(lambda project: documents.ids(project) if project in readable else {})
         source = (m.project, posixpath.join(m.path, "memory.md"))  # links read as from a note at the memory's path
