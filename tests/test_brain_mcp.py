@@ -264,9 +264,20 @@ async def test_the_install_ping_logs_an_event_without_its_type(world: BrainWorld
 MILLIS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")  # the seed's "2026-05-26T09:14:22.000Z"
 
 
-async def test_times_are_shown_to_the_millisecond_as_the_seeds(world: BrainWorld, url: str) -> None:
+async def test_times_are_shown_to_the_millisecond_as_the_seeds(world: BrainWorld, url: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Every time a brain tool or resource answers is the seed's form, milliseconds and Z (they were the stored
-    microseconds); what is stored keeps its microseconds, and the order stays the stored one."""
+    microseconds); what is stored keeps its microseconds, and the order stays the stored one. The brain's clock
+    gives times 999 microseconds into their millisecond, the last one a month's: shown rounded, each would be
+    the next millisecond (tests/test_timestamps.py pins millis itself)."""
+    from notewell.services import brain_projects, brain_sessions
+
+    ticks = itertools.count()  # its next() is atomic: a worker thread of the server may read the clock too
+
+    def clock() -> str:
+        return iso(datetime(2096, 2, 29, 23, 59, 59, 996_999, tzinfo=UTC) + timedelta(milliseconds=next(ticks)))
+    monkeypatch.setattr(brain_projects, "now_iso", clock)
+    monkeypatch.setattr(brain_sessions, "now_iso", clock)
     word = unique("stamp")
     async with connect(url, world.tokens["bob"]) as c:
         project = (await call(c, "brain_create_project", {"name": word}))["projectId"]
@@ -284,7 +295,11 @@ async def test_times_are_shown_to_the_millisecond_as_the_seeds(world: BrainWorld
     shown = [o["startedAt"] for o in opened] + [listed[project]["createdAt"]] + [
         s[key] for s in found + recent for key in ("startedAt", "endedAt") if s[key] is not None]
     assert len(shown) == 3 + 1 + 4 + 4 and all(MILLIS.match(stamp) for stamp in shown), shown
-    assert all(len(s.started_at) == len("2026-05-26T09:14:22.000000Z") for s in stored.values())  # kept as stored
+    assert [s.started_at for s in stored.values()] == [  # kept as stored: the project took the clock's first time
+        "2096-02-29T23:59:59.997999Z", "2096-02-29T23:59:59.998999Z", "2096-02-29T23:59:59.999999Z"]
+    assert [o["startedAt"] for o in opened] == [
+        "2096-02-29T23:59:59.997Z", "2096-02-29T23:59:59.998Z", "2096-02-29T23:59:59.999Z"]
+    assert listed[project]["createdAt"] == "2096-02-29T23:59:59.996Z"
     for o in opened:
         assert o["startedAt"] == stored[o["sessionId"]].started_at[:23] + "Z"  # cut, never rounded up
     closed = next(s for s in recent if s["sessionId"] == opened[0]["sessionId"])
