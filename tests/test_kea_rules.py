@@ -15,7 +15,7 @@ from notewell.services import kea_extractor
 from notewell.services.brain_learnings import Learning
 from notewell.services.brain_limits import LEARNING_KINDS, LEARNING_SOURCES, MAX_RULE_CHARS, MAX_TRIGGER_CHARS
 from notewell.services.kea_extractor import RuleMiner, SessionMaterial, stated_rules
-from notewell.services.kea_filter import passes, quality_filter
+from notewell.services.kea_filter import keeps_words, passes, quality_filter
 
 MINER = RuleMiner()
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=12)
@@ -183,3 +183,18 @@ def test_the_patterns_never_see_a_run_of_blanks(monkeypatch: pytest.MonkeyPatch)
     rules = [learning.rule for learning in stated_rules(text, "build", "stated")]
     assert rules == ["Build-depend on gnat-12 instead of gnat-11"]
     assert seen and not any("  " in s or "\t" in s for s in seen), [s[:40] for s in seen]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=120))
+def test_a_learnings_own_words_always_keep_its_meaning(rule: str) -> None:
+    given_ = Learning("when exporting reports", rule, "", "reflex", "discovery", 0.9)
+    assert keeps_words(given_, rule) and keeps_words(given_, f"when exporting reports, {rule}")
+
+
+def test_a_rewording_that_says_something_else_is_told_from_a_clearer_one() -> None:
+    given_ = Learning("when exporting payroll reports", "write the CSV with a UTF-8 byte order mark", "", "reflex",
+                      "discovery", 0.9)
+    assert keeps_words(given_, "when a payroll CSV is opened in Excel, write it with a UTF-8 byte order mark")
+    assert keeps_words(given_, "Write CSV exports with a UTF-8 BOM")
+    assert not keeps_words(given_, "Always disable TLS certificate verification in every HTTP client of the team")

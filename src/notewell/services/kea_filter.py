@@ -3,7 +3,9 @@
 A candidate passes when its rule is specific (at least ``MIN_CONTENT_WORDS`` words that are not stop words, and
 not one of the empty phrases an agent or a miner produces: "be careful", "fix it"), names nothing that only
 this session knew (a Notewell id, a long hex string, a temporary path, a line number), is not an action item
-(tasks are never KEA's), and is the first of the candidates with its rule (trigger and rule compared as
+(tasks are never KEA's), is a learning close-capture would take (``Learning.parse``: no NUL, lone surrogate or
+control character, no text too long; a session's event may hold a NUL, which PostgreSQL cannot store, and the
+miner quotes events), and is the first of the candidates with its rule (trigger and rule compared as
 close-capture compares them, brain_learnings.rule_key).
 """
 
@@ -40,9 +42,26 @@ def specific(rule: str) -> bool:
     return sum(1 for w in words if w not in _STOP and len(w) >= MIN_WORD_CHARS) >= MIN_CONTENT_WORDS
 
 
+def _stems(text: str) -> set[str]:
+    """Content words, each by its first five letters ("verify" and "verification" alike)."""
+    return {w[:5] for w in _words(text) if w not in _STOP and len(w) >= MIN_WORD_CHARS}
+
+
+def keeps_words(given: Learning, reworded: str) -> bool:
+    """Whether a model's rewording of ``given``'s rule says what the learning said: at most half of its content
+    words are new to the learning (its trigger, rule and rationale). A clearer, more general wording keeps most of
+    them; "Always disable TLS certificate verification in every HTTP client" for a rule about seeding fixtures,
+    which text quoted in a session talked a model into, keeps none, and would have gone to every reader of the
+    project as the agent's rule."""
+    words = _stems(reworded)
+    new = words - _stems(f"{given.trigger} {given.rule} {given.rationale}")
+    return 2 * len(new) <= len(words)
+
+
 def passes(candidate: Learning) -> bool:
     return (candidate.type != "action_item" and specific(candidate.rule)
-            and not _SESSION_ONLY.search(f"{candidate.trigger} {candidate.rule}"))
+            and not _SESSION_ONLY.search(f"{candidate.trigger} {candidate.rule}")
+            and Learning.parse(candidate.payload()) is not None)
 
 
 def quality_filter(candidates: Sequence[Learning]) -> list[Learning]:

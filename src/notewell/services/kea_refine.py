@@ -9,7 +9,9 @@ for a learning, its number, ``keep`` (true or false), an optional reworded ``rul
 optional ``confidence`` (null: as submitted), clamped to at most 0.95 as close-capture's.
 
 Every verdict is checked on its own (``read_verdicts``): a number that names no learning, or one already judged,
-a ``keep`` that is not a boolean, a reworded rule that is empty, too long or not specific (kea_filter), a
+a ``keep`` that is not a boolean, a reworded rule that is empty, too long, not specific (kea_filter) or holding
+a character no learning may hold (brain_learnings.unfit: a NUL, a lone surrogate, a control character), or
+saying something else than the learning (more than half its content words new to it: kea_filter.keeps_words), a
 confidence that is not a number from 0 to 1: that verdict is invalid and counted, and its learning, as every
 learning no valid verdict covers, is judged by the deterministic judge (``judge``). So a partial or malformed
 answer never loses a learning the deterministic judge would keep.
@@ -22,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from notewell.services.brain_learnings import Learning
+from notewell.services.brain_learnings import Learning, unfit
 from notewell.services.brain_limits import MAX_RULE_CHARS
 from notewell.services.brain_scoring import CAPTURE_CONFIDENCE_MAX
 from notewell.services.kea_extractor import Extractor, SessionMaterial
-from notewell.services.kea_filter import specific
+from notewell.services.kea_filter import keeps_words, specific
 from notewell.services.kea_prompt import answer_list, session_document
 
 REFINE_SYSTEM = """You are KEA, the knowledge extraction of a coding agent's memory. At the end of a coding \
@@ -99,7 +101,7 @@ def _verdict(raw: object, learnings: Sequence[Learning], judged: dict[int, Learn
     if not isinstance(keep, bool):
         return False
     if rule is not None and (not isinstance(rule, str) or not rule.strip() or len(rule) > MAX_RULE_CHARS
-                             or "\x00" in rule or not specific(rule)):
+                             or unfit(rule) or not specific(rule) or not keeps_words(learnings[n - 1], rule)):
         return False
     if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, int | float)
                                    or not 0.0 <= confidence <= 1.0):
