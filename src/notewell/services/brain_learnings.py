@@ -1,8 +1,11 @@
 """Learnings: the durable rules an agent hands in at a session's close, typed and checked once.
 
 As external-brain's close-capture: a field it does not know is ignored, and the confidence is clamped to
-at most 0.95 (3 is kept as 0.95); a negative one, or one that is not a number, makes the item invalid. An
-invalid learning is dropped and counted, never blocking the close; only the first LEARNINGS_MAX are read.
+at most 0.95 (3 is kept as 0.95); a negative one, or one that is not a number, makes the item invalid, as does
+a text that is empty, too long, or holds what no store keeps or no reader should get (``unfit``: a NUL, a lone
+UTF-16 surrogate, a control character other than a tab or a line break). An invalid learning is dropped and
+counted, never blocking the close; only the first LEARNINGS_MAX are read. Whatever KEA's extractors write (a
+model's answer, the deterministic miner's rules) is checked here too (kea_prompt, kea_refine, kea_filter).
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ from notewell.services.brain_limits import (
 from notewell.services.brain_scoring import CAPTURE_CONFIDENCE_MAX
 
 LEARNING_CONFIDENCE_DEFAULT = 0.9
+# NUL (PostgreSQL stores none), the C0 controls but tab and line breaks, DEL, and lone UTF-16 surrogates (a JSON
+# escape such as "\udc80" is no character: no store encodes it, and the meaning model's tokenizer refuses it)
+_UNFIT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def unfit(text: str) -> bool:
+    """Whether ``text`` holds a character no learning may hold (``_UNFIT``)."""
+    return _UNFIT.search(text) is not None
 
 
 def rule_key(trigger: str, rule: str) -> str:
@@ -49,7 +60,7 @@ class Learning:
             return None
         if not trigger.strip() or not rule.strip() or len(trigger) > MAX_TRIGGER_CHARS \
                 or len(rule) > MAX_RULE_CHARS or len(rationale) > MAX_RULE_CHARS \
-                or "\x00" in trigger + rule + rationale:
+                or unfit(trigger + rule + rationale):
             return None
         kind, source, confidence = raw.get("type", "heuristic"), raw.get("source", "discovery"), \
             raw.get("confidence", LEARNING_CONFIDENCE_DEFAULT)

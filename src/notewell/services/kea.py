@@ -90,15 +90,15 @@ class KeaPart(KnowledgePart):
         funnel = Funnel("refine" if given else "mine", len(given))
         found = self.extractor.refine(given, material) if given else self.extractor.mine(material)
         passed = quality_filter(found)
-        funnel.findings, funnel.passed = len(found), len(passed)
         bp = next((b for b in self.projects(p) if b.id == session.brain_project), None) if owner.active else None
         writable = bp is not None and self.authorization.allowed(p, WRITE, bp.store_project)
         plan: Plan = []
         if bp is not None and writable:
-            plan = [(c, self._same_meaning(p, bp, c.type, c.trigger, c.rule, c.rationale, public_only=bool(given)))
-                    for c in passed]
+            plan = self.plan_rules(p, bp, passed, public_only=bool(given), job=job.id)
+            passed = [rule for rule, _same in plan]
         else:
             funnel.unwritable = len(passed)
+        funnel.findings, funnel.passed = len(found), len(passed)
         tag = CLOSE_CAPTURE_TAG if given else MINED_TAG
 
         def write() -> str:
@@ -115,6 +115,20 @@ class KeaPart(KnowledgePart):
                            filterPassed=funnel.passed, persisted=funnel.persisted, job=job.id))
 
         return Step(write=write, after=after), funnel
+
+    def plan_rules(self, p: Principal, bp: BrainProject, rules: Sequence[Learning], *, public_only: bool,
+                   job: int) -> Plan:
+        """Each rule with the known rule of its meaning, if any. A rule whose look-up raises is dropped (logged,
+        ``op=kea.rule outcome=error``; the funnel counts it as not passed), never failing the job: the session's
+        other rules are kept, and a retry would ask the model again for the same answer."""
+        plan: Plan = []
+        for rule in rules:
+            try:
+                plan.append((rule, self._same_meaning(p, bp, rule.type, rule.trigger, rule.rule, rule.rationale,
+                                                      public_only=public_only)))
+            except Exception as exc:
+                _log.warning(line("kea.rule", outcome="error", job=job, error=type(exc).__name__))
+        return plan
 
     def _persist(self, p: Principal, bp: BrainProject, plan: Plan, tags: list[str], funnel: Funnel, *,
                  private: bool) -> None:

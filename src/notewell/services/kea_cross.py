@@ -85,7 +85,7 @@ class KeaCrossPart(KeaPart):
                     "fewer_than_2_new_sessions"
                 _log.info(line("kea.cross.skip", reason=reason, newSessionCount=count, user=user_id, job=job.id))
                 continue
-            people[user_id] = self._plan_person(user_principal(owner), sessions)
+            people[user_id] = self._plan_person(user_principal(owner), sessions, job.id)
         total: list[int] = []
         funnels: list[tuple[str, Funnel]] = []
 
@@ -112,7 +112,7 @@ class KeaCrossPart(KeaPart):
 
         return Step(write, after)
 
-    def _plan_person(self, p: Principal, sessions: Sequence[SessionRecord]) -> _Person:
+    def _plan_person(self, p: Principal, sessions: Sequence[SessionRecord], job: int) -> _Person:
         found: list[tuple[str, str, Learning]] = []
         for s in sessions:
             material = SessionMaterial(s, self.brain.events(s.id, EVENTS_PER_SESSION_MAX))
@@ -125,6 +125,6 @@ class KeaCrossPart(KeaPart):
         for project, rules in sorted(by_project.items()):
             bp = projects.get(project)
             if bp is not None and self.authorization.allowed(p, WRITE, bp.store_project):
-                person.plans.append((bp, [(r, self._same_meaning(p, bp, r.type, r.trigger, r.rule, r.rationale))
-                                          for r in quality_filter(rules)], len(rules)))
+                person.plans.append((bp, self.plan_rules(p, bp, quality_filter(rules), public_only=False, job=job),
+                                     len(rules)))
         return person
