@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, call, connect, serve_world
 from notes_world import notes_world_on
@@ -206,3 +207,18 @@ async def test_build_context_joins_a_decomposed_note_and_the_memories_kept_at_it
         from_memory = await call(alice, "buildContext", {"ref": kept["ref"]})
     assert (kept["ref"], f"kept at projects/{on_disk}'s path") in [(i["ref"], i["why"]) for i in from_note["items"]]
     assert (f"projects/{on_disk}", "the memory's path") in [(i["ref"], i["why"]) for i in from_memory["items"]]
+
+
+
+@pytest.mark.anyio
+async def test_a_path_longer_once_composed_than_a_path_may_be_is_refused_over_mcp(
+        server: ServerThread, world: World) -> None:
+    """Composing may lengthen a path threefold (U+1D160 is three code points composed: a composition exclusion):
+    its length was checked before, so a memory was kept at a path longer than any a caller may give."""
+    typed = "\U0001D160" * 2000  # 2,000 characters typed, 6,000 composed: past the 4,096 a path may hold
+    async with connect(server.url, world.tokens["alice_mem"]) as alice:
+        with pytest.raises(MCPError) as refused:
+            await alice.call_tool("remember", {"content": "Eighth notes.", "path": typed})
+        assert "path: is 6000 characters; keep it to 4096" in refused.value.error.message, refused.value.error.message
+        kept = await call(alice, "remember", {"content": "Eighth notes.", "path": typed[:1000]})
+        assert len(kept["path"]) == 3000

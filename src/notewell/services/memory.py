@@ -199,7 +199,8 @@ class MemoryService:
             raise InvalidArgument("content", f"is {len(content)} characters; keep a memory to {MAX_CONTENT_CHARS}")
         check_text("content", content)
         kind = check_memory_type(memory_type)
-        clean_path = composed(normalize_path(path or "", "path"))  # one place whichever Unicode form is typed
+        # one place whichever Unicode form is typed; composed first, as composing may lengthen a path threefold
+        clean_path = normalize_path(composed(path) if isinstance(path, str) else path or "", "path")
         check_line("path", clean_path)
         clean_title = (title or "").strip() or default_title(content)
         check_line("title", clean_title)
