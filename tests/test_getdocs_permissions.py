@@ -4,7 +4,9 @@ says a call without that scope gets is the one the call gets.
 
 A probe found the text saying every tool a token lacks is -32602 "Tool <name> not found", while the memory
 toolset's answer -32003 Forbidden naming the scope (XMemo's 401/403); the text is now made from the served tools,
-and this test keeps the two from drifting apart again.
+and this test keeps the two from drifting apart again. The resources too: the hand-written text said the sessions
+scope covered the brain:// resources, the generated one said nothing of them; it now names each resource's scope
+from the served ones, and the test reads each with and without it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_world import World, call, connect, serve_world
@@ -30,6 +33,13 @@ def read_permissions(text: str) -> tuple[dict[str, list[str]], list[str], list[s
     hidden = next((line.removeprefix(NOT_FOUND).split(", ") for line in lines if line.startswith(NOT_FOUND)), [])
     refused = next((line.rpartition("scope): ")[2].split(", ") for line in lines if line.startswith(FORBIDDEN)), [])
     return needs, hidden, refused
+
+
+def read_resource_scopes(text: str) -> dict[str, list[str]]:
+    """What the text says: the resources (URIs and URI templates) each scope reads."""
+    line = next(line for line in text.split("\n") if line.startswith("Scopes decide which resources"))
+    named = line.partition(": ")[2].partition(". ")[0]
+    return {scope: uris.split(", ") for scope, uris in re.findall(r"([a-z:]+) \(([^)]*)\)", named)}
 
 
 @pytest.mark.parametrize("toolsets", [None, ["knowledge", "memory"]])
@@ -62,3 +72,44 @@ async def test_get_docs_says_what_a_call_without_the_scope_answers(mcp_world: Wo
                         assert err.value.error.message.startswith(f"Forbidden: {name} needs the {scope} scope")
                     else:
                         assert (err.value.error.code, err.value.error.message) == (-32602, f"Tool {name} not found")
+
+
+@pytest.mark.parametrize("toolsets", [None, ["knowledge", "memory"]])
+async def test_get_docs_says_which_scope_reads_each_resource(mcp_world: World, toolsets: list[str] | None) -> None:
+    """Each resource the text names under a scope is listed and read with that scope alone, and is neither listed
+    nor read (-32002 "Resource not found") with every other scope; every served resource is named."""
+    administration = mcp_world.runtime.administration
+    tool_scopes = [s for s in SCOPES if s != "admin"]
+
+    def mint(scopes: list[str]) -> str:
+        return administration.mint_token(LOCAL_OWNER, "admin@northwind.test", scopes).secret
+
+    def uri(named: str) -> str:  # a template's URI for a document the admin reads
+        return named.replace("{path}", "northwind-advisory/pricing-policy.md")
+
+    async def listed(client: Client) -> list[str]:
+        return sorted([r.uri for r in (await client.list_resources()).resources]
+                      + [t.uri_template for t in (await client.list_resource_templates()).resource_templates])
+
+    with serve_world(mcp_world, toolsets) as server:
+        async with connect(server.url, mint(list(SCOPES))) as client:
+            every = await listed(client)
+            docs = await call(client, "getDocs", {"section": "permissions"})
+        reads = read_resource_scopes(docs["sections"][0]["text"])
+        assert sorted(u for uris in reads.values() for u in uris) == every, reads
+        assert "notewell://doc/{path}/links" in reads["knowledge:read"], reads
+        if toolsets is None:
+            assert "brain://user/recent-sessions" in reads["sessions"], reads
+        for scope in tool_scopes:
+            async with connect(server.url, mint([scope])) as client:
+                assert await listed(client) == sorted(reads.get(scope, [])), scope
+                for named in reads.get(scope, []):
+                    read = await client.read_resource(uri(named))
+                    assert read.contents[0].text.startswith("{"), named  # type: ignore[union-attr]
+            async with connect(server.url, mint([s for s in tool_scopes if s != scope])) as client:
+                assert not set(await listed(client)) & set(reads.get(scope, [])), scope
+                for named in reads.get(scope, []):
+                    with pytest.raises(MCPError) as err:
+                        await client.read_resource(uri(named))
+                    assert (err.value.error.code, err.value.error.message) == (
+                        -32002, f"Resource not found: {uri(named)}"), named

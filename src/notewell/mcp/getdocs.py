@@ -15,7 +15,7 @@ from notewell.access.principal import SCOPES, Principal
 from notewell.answer_bound import ANSWER_BYTES_MAX
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import JSON_DEPTH_MAX
-from notewell.mcp.server import FORBIDDEN, scope_refusal
+from notewell.mcp.server import FORBIDDEN, RESOURCE_NOT_FOUND, scope_refusal
 from notewell.records.identity import Project
 from notewell.services import link_context, link_walk, links
 from notewell.vault import note_links
@@ -40,15 +40,24 @@ class ToolLine:
     refused: bool = False  # called without its scope: refused naming it (-32003), not "not found" (-32602)
 
 
+@dataclass(frozen=True)
+class ResourceLine:
+    """One resource (its URI) or resource template (its URI template) of the server, and the scope it needs."""
+
+    uri: str
+    scope: str
+
+
 def sections(p: Principal, readable: Sequence[Project], tools: Sequence[ToolLine], served: Sequence[ToolLine],
-             max_file_bytes: int, section: str | None = None) -> list[Section]:
-    """getDocs' answer: every section, or the one named. ``tools``: the connection's; ``served``: the server's."""
+             resources: Sequence[ResourceLine], max_file_bytes: int, section: str | None = None) -> list[Section]:
+    """getDocs' answer: every section, or the one named. ``tools``: the connection's; ``served`` and
+    ``resources``: the server's."""
     if section is not None and section not in SECTIONS:
         raise InvalidArgument("section", f"must be one of {', '.join(SECTIONS)}")
     built = {
         "overview": lambda: Section("overview", "Overview", OVERVIEW),
         "tools": lambda: _tools(tools),
-        "permissions": lambda: _permissions(p, readable, served),
+        "permissions": lambda: _permissions(p, readable, served, resources),
         "limits": lambda: Section("limits", "Limits", limits_text(max_file_bytes)),
     }
     return [built[s]() for s in ([section] if section else SECTIONS)]
@@ -68,7 +77,8 @@ OVERVIEW = (
 )
 
 
-def _permissions(p: Principal, readable: Sequence[Project], served: Sequence[ToolLine]) -> Section:
+def _permissions(p: Principal, readable: Sequence[Project], served: Sequence[ToolLine],
+                 resources: Sequence[ResourceLine]) -> Section:
     projects = ", ".join(pr.id for pr in readable) or "none"
     bound = f" It is bound to project {p.bound_project}: it sees that project only." if p.bound_project else ""
     who = "the local owner (every right)" if p.local_owner else f"{p.handle} ({p.role})"
@@ -78,7 +88,7 @@ def _permissions(p: Principal, readable: Sequence[Project], served: Sequence[Too
         "person's home. "
         "Archived projects are hidden.\n\n"
         "Tokens: a user-scoped token acts for its person; a project-scoped token sees its one project only.\n\n"
-        f"{scopes_text(served)}\n\n"
+        f"{scopes_text(served, resources)}\n\n"
         "Hidden and missing are the same: a project, document or brain this person cannot see gives the same "
         "\"Not found\" as one that does not exist; a link into a project this person cannot see reads as a link "
         "to nothing, and a backlink from a document they cannot see is neither listed nor counted.\n\n"
@@ -88,9 +98,10 @@ def _permissions(p: Principal, readable: Sequence[Project], served: Sequence[Too
     return Section("permissions", "Permissions", text)
 
 
-def scopes_text(served: Sequence[ToolLine]) -> str:
-    """Which scope each tool of the server needs, and what a call without it answers: from the served tools, so
-    that the text says what the server does (tests/test_getdocs_permissions.py calls every tool to check it)."""
+def scopes_text(served: Sequence[ToolLine], resources: Sequence[ResourceLine]) -> str:
+    """Which scope each tool and resource of the server needs, and what a call or read without it answers: from
+    the served tools and resources, so that the text says what the server does (tests/test_getdocs_permissions.py
+    calls every tool and reads every resource to check it)."""
     needing = [(scope, [t.name for t in served if t.scope == scope]) for scope in SCOPES]
     named = "; ".join(f"{scope} ({', '.join(names)})" for scope, names in needing if names)
     none = [scope for scope, names in needing if not names]
@@ -106,6 +117,12 @@ def scopes_text(served: Sequence[ToolLine]) -> str:
         lines.append(f"- MCP error {FORBIDDEN} \"{scope_refusal('<name>', '<scope>')}\", data.scope naming the "
                      "scope (over HTTP a 403 whose WWW-Authenticate says error=\"insufficient_scope\" and the "
                      "scope): " + ", ".join(refused))
+    reading = [(scope, [r.uri for r in resources if r.scope == scope]) for scope in SCOPES]
+    read = "; ".join(f"{scope} ({', '.join(uris)})" for scope, uris in reading if uris)
+    lines.append(f"Scopes decide which resources a connection reads: {read}. A resource whose scope the token lacks "
+                 f"is not in resources/list (nor resources/templates/list); reading it answers MCP error "
+                 f"{RESOURCE_NOT_FOUND} \"Resource not found: <uri>\", as for a URI this server does not serve."
+                 if read else "This server serves no resource.")
     lines.append("A scope is never added to an existing connection: reconnect, or mint a new token, with the scope.")
     return "\n".join(lines)
 

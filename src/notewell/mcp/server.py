@@ -277,7 +277,8 @@ class NotewellMCP:
         return ListResourceTemplatesResult(resource_templates=listed)
 
     def _context(self, principal: Principal) -> CallContext:
-        return CallContext(principal, self.visible(principal), self.tools, frozenset(self._scope_refused))
+        return CallContext(principal, self.visible(principal), self.tools, frozenset(self._scope_refused),
+                           self.resources, self.templates)
 
     def read_template(self, template: ResourceTemplateSpec, principal: Principal, named: str) -> JsonObject:
         return fit_answer(template.read(self._context(principal), named))

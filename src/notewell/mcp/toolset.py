@@ -37,6 +37,8 @@ class CallContext:
     tools: Sequence[ToolSpec]  # the tools this connection has, in list order (getDocs names them)
     served: Sequence[ToolSpec] = ()  # every tool the server serves, whoever calls (getDocs' permissions)
     scope_refused: frozenset[str] = frozenset()  # the served tools a call without their scope is refused naming it
+    resources: Sequence[ResourceSpec] = ()  # every resource the server serves, whoever reads (getDocs' permissions)
+    templates: Sequence[ResourceTemplateSpec] = ()  # every resource template it serves, likewise
 
 
 class Arguments:

@@ -475,7 +475,9 @@ def _get_docs(rt: Runtime) -> ToolSpec:
         readable = svc.projects(ctx.principal)
         tools = [getdocs.ToolLine(t.name, t.title, t.scope) for t in ctx.tools]
         served = [getdocs.ToolLine(t.name, t.title, t.scope, t.name in ctx.scope_refused) for t in ctx.served]
-        found = getdocs.sections(ctx.principal, readable, tools, served, rt.settings.max_file_bytes,
+        resources = [*(getdocs.ResourceLine(r.uri, r.scope) for r in ctx.resources),
+                     *(getdocs.ResourceLine(t.uri_template, t.scope) for t in ctx.templates)]
+        found = getdocs.sections(ctx.principal, readable, tools, served, resources, rt.settings.max_file_bytes,
                                  args.string("section"))
         return {"sections": [{"id": d.id, "title": d.title, "text": d.text} for d in found]}
 
