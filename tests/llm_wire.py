@@ -7,7 +7,9 @@ extractor to call through the real SDKs (no provider is reached; nothing leaves 
   test gives text), ``usage`` counted.
 
 Each request is recorded (path, the key headers, the JSON body). Answers come from ``answers`` in order (the
-last one repeats): a dict is a JSON answer (a tool's input on the Anthropic wire), a str is sent as the text.
+last one repeats): a dict is a JSON answer (a tool's input on the Anthropic wire), a str is sent as the text, a
+``Failure`` is an HTTP error whose message may quote the request (``{authorization}``: its Authorization header,
+as a badly-behaved proxy echoes it).
 """
 
 from __future__ import annotations
@@ -32,9 +34,18 @@ class Seen:
     body: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Failure:
+    status: int
+    message: str  # "{authorization}" is replaced by the request's Authorization header
+
+
+Answer = dict[str, Any] | str | Failure
+
+
 @dataclass
 class WireServer:
-    answers: list[dict[str, Any] | str]
+    answers: list[Answer]
     seen: list[Seen] = field(default_factory=list)
     url: str = ""  # http://127.0.0.1:PORT
 
@@ -42,7 +53,7 @@ class WireServer:
     def openai_url(self) -> str:
         return f"{self.url}/v1"
 
-    def answer(self) -> dict[str, Any] | str:
+    def answer(self) -> Answer:
         return self.answers[min(len(self.seen) - 1, len(self.answers) - 1)]
 
 
@@ -70,10 +81,14 @@ def _handler(server: WireServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
             server.seen.append(Seen(self.path, self.headers.get("authorization"), self.headers.get("x-api-key"),
                                     body))
-            if self.path.endswith("/chat/completions"):
-                self._send(200, _chat_completion(body, server.answer()))
+            answer = server.answer()
+            if isinstance(answer, Failure):
+                message = answer.message.replace("{authorization}", self.headers.get("authorization") or "")
+                self._send(answer.status, {"error": {"message": message, "type": "invalid_request_error"}})
+            elif self.path.endswith("/chat/completions"):
+                self._send(200, _chat_completion(body, answer))
             elif self.path == "/v1/messages":
-                self._send(200, _message(body, server.answer()))
+                self._send(200, _message(body, answer))
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -92,7 +107,7 @@ def _handler(server: WireServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def wire_server(*answers: dict[str, Any] | str) -> Iterator[WireServer]:
+def wire_server(*answers: Answer) -> Iterator[WireServer]:
     """A running local server answering ``answers`` (module docstring); stopped after the block."""
     server = WireServer(list(answers) or [{"learnings": []}])
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))

@@ -21,10 +21,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from notewell.access.policy import token_state_now
-from notewell.config import INDEX_DIR_NAME, Settings, load_settings
-from notewell.errors import NotewellError, StoreCannotWrite, StoreDamaged
+from notewell.config import INDEX_DIR_NAME, KEA_URL_VARIABLES, Settings, kea_settings, load_settings
+from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
+from notewell.records.jobs import JobState
 from notewell.records.servers import RunningServer
+from notewell.services.kea import EXTRACT
+from notewell.services.kea_cross import CROSS
+from notewell.services.kea_providers import redact
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
 from notewell.services.servers import ServerRegistry, local_url, server_id_at
@@ -37,6 +41,7 @@ from notewell.vault.scan import ScanResult, scan_vault
 
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
 BACKUP_STALE_HOURS = 26  # a daily backup, with two hours to spare
+FAILING_JOBS_READ = 100  # KEA's failing jobs read per kind and state: enough to say there are some
 INTEGRITY_BUDGET_S = 10.0  # the damage check reads every page: about this long covers a few gigabytes
 
 
@@ -53,6 +58,10 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     """Every check, in order; those that need an earlier one to pass are left out when it fails. ``port``
     None: the port of this store's running server on this machine, else ``default_port``.
     ``integrity_budget_s``: how long the store's file is checked for damage (None: until every part is)."""
+    try:
+        kea_settings(os.environ)
+    except ConfigError as exc:  # KEA's variables alone are wrong: say their fix, not the vault's (and no port)
+        return [Check("settings", "fail", str(exc), _kea_settings_fix(str(exc)))]
     try:
         settings = load_settings(vault, db)
     except NotewellError as exc:
@@ -293,12 +302,60 @@ def _backup(store: Store, now: datetime) -> Check:
 
 def _kea(settings: Settings, store: Store, now: datetime) -> Check:
     """Which extractor KEA runs, whether its key is set (never the key) and its SDK installed, and what today's
-    budget has left (docs/brain.md, "The extractors")."""
+    budget has left (docs/brain.md, "The extractors"); a warn when KEA's jobs fail (a provider refusing every
+    call, say), with the last error, redacted."""
+    extractor = _extractor(settings, store, now)
+    failing = _failing_jobs(settings, store)
+    if failing is None or extractor.status == "fail":
+        return extractor
+    found, fix = failing
+    return Check("kea", "warn", f"{extractor.found}; but {found}", fix)
+
+
+def _kea_settings_fix(message: str) -> str:
+    """The fix of a KEA variable kea_settings refused (its message begins with the variable's name)."""
+    if message.startswith("KEA_MODEL"):
+        return ("set KEA_MODEL to a model name (such as qwen3-coder, claude-haiku-4-5, gpt-4o-mini), or unset it "
+                "for the deterministic extractor, offline; in the environment of notewell serve and notewell worker")
+    name = next((n for n in (*KEA_URL_VARIABLES, "KEA_DAILY_CALLS", "KEA_DAILY_TOKENS") if message.startswith(n)),
+                "the KEA variable the message names")
+    return f"fix {name} as the message says, or unset it, in the environment of notewell serve and notewell worker"
+
+
+def shown_url(url: str) -> str:
+    """A provider's base URL as doctor shows it: without the user and password it may carry, nor its query
+    (a key may ride there) or fragment."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = f":{parts.port}" if parts.port is not None else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def _failing_jobs(settings: Settings, store: Store) -> tuple[str, str] | None:
+    """KEA's jobs that failed for good or failed their last try (retrying): what doctor says of them and the fix,
+    or None. The last error is the newest one, redacted of the keys Notewell holds."""
+    states: tuple[JobState, ...] = ("failed", "pending")
+    jobs = [j for kind in (EXTRACT, CROSS) for state in states
+            for j in store.jobs.listing(state, FAILING_JOBS_READ, kind=kind)
+            if j.state == "failed" or j.last_error]
+    if not jobs:
+        return None
+    failed = sum(1 for j in jobs if j.state == "failed")
+    newest = max(jobs, key=lambda j: j.id)
+    error = redact(newest.last_error or "", settings.kea.keys.values())
+    found = (f"{failed} KEA job(s) failed for good and {len(jobs) - failed} failed their last try (retrying); the "
+             f"last error (job {newest.id}): {error}")
+    return found, ("see them with `notewell jobs --state failed` (and `--state pending`), fix what the error says "
+                   "(the key, the provider's URL, the model), then `notewell jobs retry ID`")
+
+
+def _extractor(settings: Settings, store: Store, now: datetime) -> Check:
     to = route(settings.kea)
     if to is None:
         return Check("kea", "ok", "the deterministic extractor (KEA_MODEL unset): it mines sessions offline, no "
                                   "model")
-    where = to.base_url or "the SDK's default endpoint"
+    where = shown_url(to.base_url) if to.base_url else "the SDK's default endpoint"
     if not to.key_present and to.provider is not LOCAL:
         return Check("kea", "fail", missing_key_message(to.model, to.provider),
                      f"export {to.provider.key_variable} in the environment of notewell serve and notewell worker")

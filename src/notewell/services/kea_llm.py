@@ -7,7 +7,9 @@ extractor's work instead and says so (``op=kea.budget outcome=exhausted``).
 
 In *mine* mode it asks the model for the session's durable rules (kea_prompt). A call that fails there (the
 provider unreachable, an answer that is not the schema's JSON, a missing key or SDK) raises: the job's outcome
-is an error, logged (``op=kea.llm outcome=error``), and the job queue retries it with its backoff.
+is an error, logged (``op=kea.llm outcome=error``), and the job queue retries it with its backoff. A provider's
+error text is redacted before it is logged or stored as the job's last error (kea_providers.redact: every key
+Notewell holds, any bearer credential; at most ERROR_CHARS): a provider or a proxy may echo the key.
 
 In *refine* mode (a close that carried learnings; the close itself runs it, and waits for it) it asks the model,
 in one call, to judge each learning (kea_refine). The close never fails on the model: a failed call (at most
@@ -30,7 +32,7 @@ from notewell.services.brain_learnings import Learning
 from notewell.services.jobs import Clock, utc_now
 from notewell.services.kea_extractor import Extractor, RuleMiner, SessionMaterial
 from notewell.services.kea_prompt import SCHEMA, SYSTEM, read_answer, session_document
-from notewell.services.kea_providers import NAME, TIMEOUT_SECONDS, Ask, Reply, connect
+from notewell.services.kea_providers import NAME, TIMEOUT_SECONDS, Ask, ProviderError, Reply, connect, redact
 from notewell.services.kea_refine import REFINE_SCHEMA, REFINE_SYSTEM, judge, read_verdicts, refine_document
 from notewell.services.kea_routing import Route, route
 from notewell.store.base import KeaBudgetRepository
@@ -76,8 +78,8 @@ class LlmExtractor:
         try:
             ask = self._caller()  # the key and the SDK, checked before any budget is spent
         except Exception as exc:
-            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=str(exc),
-                              **more))
+            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__,
+                              reason=redact(str(exc), self.kea.keys.values()), **more))
             raise
         day = self.day()
         if not self.budget.reserve(day, self.kea.daily_calls, self.kea.daily_tokens):
@@ -89,9 +91,12 @@ class LlmExtractor:
         try:
             reply = ask(system, user, schema, name=name, timeout=timeout)
         except Exception as exc:
-            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__,
-                              reason=str(exc)[:300], **more))
-            raise
+            reason = redact(str(exc), self.kea.keys.values())
+            _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=reason,
+                              **more))
+            # the job's last_error (stored, backed up, shown by `notewell jobs`) is this text: redacted, and
+            # the SDK's exception, whose text may hold a key, is not chained
+            raise ProviderError(f"{type(exc).__name__}: {reason}") from None
         self.budget.spend(day, reply.tokens)
         return reply
 

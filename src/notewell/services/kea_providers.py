@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,6 +23,24 @@ from notewell.services.kea_routing import OPENAI, Route
 OUTPUT_TOKENS = 2000  # the answer's bound, as each API takes it
 TIMEOUT_SECONDS = 120.0
 NAME = "learnings"  # the answer's name: the JSON schema's on OpenAI, the tool's (record_<name>) on Anthropic
+
+
+ERROR_CHARS = 500  # what is kept of a provider's error text
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[^\s'\",}]+")
+REDACTED = "[redacted]"
+
+
+class ProviderError(RuntimeError):
+    """A provider call failed; its text redacted (``redact``)."""
+
+
+def redact(text: str, keys: Iterable[str]) -> str:
+    """A provider's error text fit to log, store and show: each key Notewell holds, and any bearer or basic
+    credential (a proxy may echo the Authorization header), written ``[redacted]``; at most ERROR_CHARS."""
+    for key in sorted({k for k in keys if k}, key=len, reverse=True):
+        text = text.replace(key, REDACTED)
+    text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS - 1] + "…"
 
 
 class SdkMissing(ConfigError):
