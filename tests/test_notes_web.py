@@ -16,6 +16,8 @@ import pytest
 
 from mcp_world import World, serve_world
 from notes_world import build_notes_world
+from notewell.access.principal import LOCAL_OWNER
+from notewell.services.note_edits import Edit
 from web_world import csrf_of, email
 
 PASSWORD = "a long pass phrase"
@@ -256,3 +258,38 @@ def test_a_nul_character_in_the_editor_is_the_forms_error_and_nothing_is_written
         assert saved.status_code == 400, saved.text[:300]
         assert "content: must not contain the NUL character (\\x00); remove it" in unescape(saved.text)
     assert note.read_bytes() == b"# Nul\n"
+
+
+MIXED = "projects/R\u00e9unions/cafe\u0301.md"  # a folder named composed, a file a Mac named decomposed
+MIXED_TYPED = unicodedata.normalize("NFC", MIXED).removeprefix("projects/")
+
+
+def _put_mixed(world: World, text: str) -> None:
+    (world.vault / MIXED).parent.mkdir(parents=True, exist_ok=True)
+    (world.vault / MIXED).write_text(text)
+    world.runtime.indexing.sync_paths([MIXED])
+
+
+def test_the_history_page_by_the_typed_form_undoes_what_it_lists(world: World, base: str) -> None:
+    """The history page reached by the note's path typed composed lists its entries (the journal finds the note
+    name by name), but its undo compared that path with the note's by whole-path forms only: Not found."""
+    _put_mixed(world, "# Cafe\n")
+    edited = world.runtime.notes.edit_note(LOCAL_OWNER, f"projects/{MIXED_TYPED}", Edit("append", "minutes"),
+                                           tool="test")
+    with browser(base, "alice") as alice:
+        history = alice.get(f"/p/projects/history/{MIXED_TYPED}")
+        assert history.status_code == 200 and f"/undo/{edited.journal_id}/" in unescape(history.text)
+        undone = alice.post(f"/p/projects/undo/{edited.journal_id}/{MIXED_TYPED}", data={"csrf": csrf_of(history.text)})
+        assert undone.status_code == 200 and f"Undone: journal entry {edited.journal_id}" in undone.text, undone.text
+    assert (world.vault / MIXED).read_text() == "# Cafe\n"
+
+
+def test_the_document_page_by_the_typed_form_lists_the_memories_about_it(world: World, base: str) -> None:
+    """The document page reads a note by its path in either form, but asked for the memories about it by the
+    path as the URL typed it: a note named in mixed forms showed none by its composed URL."""
+    _put_mixed(world, "# Cafe\n\nthe agenda\n")
+    world.runtime.memory.remember(LOCAL_OWNER, "The cafe agenda needs a chair.", project="projects",
+                                  about=f"projects/{MIXED_TYPED}", title="Agenda needs a chair")
+    with browser(base, "alice") as alice:
+        page = alice.get(f"/p/projects/doc/{MIXED_TYPED}")
+    assert page.status_code == 200 and "the agenda" in page.text and "Agenda needs a chair" in page.text

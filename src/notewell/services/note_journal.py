@@ -137,7 +137,7 @@ class NoteJournalService:
         self.authorization.authorize(p, WRITE, entry.project)
         place = self.vault.found(NotePath(entry.project, entry.path), "journal_id")  # renamed to its other form since
         moved = self.vault.found(NotePath(entry.project, entry.new_path), "journal_id") if entry.new_path else None
-        if of is not None and not {*spellings(of)} & {place.vault_path, *([moved.vault_path] if moved else [])}:
+        if of is not None and not self._named(of) & {place.vault_path, *([moved.vault_path] if moved else [])}:
             raise NotFound(f"Not found: journal entry {entry_id} of {of}")
         write = Write(p, tool, "undo", undoes=entry.id)
         if moved is not None:
@@ -154,6 +154,13 @@ class NoteJournalService:
         with self.vault.locks.holding(place.vault_path):
             self._not_undone(entry)
             return self.vault.settled(place, attempt)
+
+
+    def _named(self, of: str) -> set[str]:
+        """The vault paths ``of`` names, as ``entries`` reads its ``path``: either whole form, or its names' forms
+        as on disk (a folder composed holding a file named decomposed), so the entry a page lists is undone."""
+        project, _, rel = of.partition("/")
+        return {*spellings(of), *([self.vault.spelled(NotePath(project, rel)).vault_path] if rel else [])}
 
     def _not_undone(self, entry: JournalEntry) -> None:
         done = self.vault.journal.undone(entry.id)

@@ -124,7 +124,7 @@ async def doc_page(request: Request) -> Response:
     project, rel = request.path_params["project"], request.path_params["path"]
     first, lines, cut, partly = await call(_read_all, services(request).knowledge, p, f"{project}/{rel}")
     found = await call(services(request).links.links, p, f"{project}/{rel}", limit=LINKS_LIMIT_MAX)
-    about = await call(services(request).memory.about_document, p, f"{project}/{rel}")
+    about = await call(services(request).memory.about_document, p, first.path)  # as found: the URL's form may differ
     outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
     drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
                                             [(b.text, b.href) for b in backlinks if b.text != found.path]))
