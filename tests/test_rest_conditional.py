@@ -5,6 +5,7 @@ Both backends."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from notewell.access.principal import LOCAL_OWNER
@@ -56,3 +57,31 @@ def test_the_condition_reveals_nothing_the_caller_may_not_read(rest: RestWorld) 
 def test_an_if_none_match_too_long_is_refused_naming_it(rest: RestWorld) -> None:  # noqa: F811
     refused = rest.get(DOC, "admin_all", headers={"If-None-Match": ', '.join(['"x"'] * 500)})
     assert refused.status_code == 422 and "If-None-Match" in refused.text, refused.text
+
+
+def test_if_none_match_over_several_lines_is_one_list(rest: RestWorld) -> None:  # noqa: F811
+    """A review: RFC 9110 reads a header sent on several lines as one comma-separated list; only the first line
+    was read, so the held ETag on the second answered the whole part."""
+    etag = rest.get(DOC, "admin_all").headers["ETag"]
+    for lines in (['"0000000000000000"', etag], [etag, '"0000000000000000"']):
+        sent = httpx.Headers([("Authorization", f"Bearer {rest.tokens['admin_all']}"),
+                              *(("If-None-Match", line) for line in lines)])
+        again = rest.client.get(rest.base + DOC, headers=sent)  # two lines: RestWorld.call would keep one
+        assert again.request.headers.get_list("If-None-Match") == lines
+        assert again.status_code == 304, (lines, again.text)
+
+
+def test_a_read_with_an_if_match_the_document_no_longer_has_is_412(rest: RestWorld) -> None:  # noqa: F811
+    """A review: RFC 9110 has If-Match evaluated before If-None-Match, 412 when it fails; a read ignored it (200, or
+    304 with a matching If-None-Match beside it)."""
+    etag = rest.get(DOC, "admin_all").headers["ETag"]
+    stale = '"0000000000000000"'
+    for headers in ({"If-Match": stale}, {"If-Match": stale, "If-None-Match": etag}, {"If-Match": f"W/{etag}"}):
+        refused = rest.get(DOC, "admin_all", headers=headers)
+        assert refused.status_code == 412 and refused.json()["field"] == "If-Match", (headers, refused.text)
+        assert refused.headers["ETag"] == etag, refused.headers
+    for held in (etag, f"{stale}, {etag}", "*"):
+        assert rest.get(DOC, "admin_all", headers={"If-Match": held}).status_code == 200, held
+    assert rest.get(DOC, "admin_all", headers={"If-Match": etag, "If-None-Match": etag}).status_code == 304
+    hidden = rest.get(DOC, "alice_kr", headers={"If-Match": stale})
+    assert hidden.status_code == 404 and "ETag" not in hidden.headers, hidden.text

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from notewell import limits
 from notewell.api.any_path import DOCUMENT
-from notewell.api.conditional import IfNoneMatch, not_modified, unchanged
+from notewell.api.conditional import IfMatchRead, IfNoneMatch, answered
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
 from notewell.api.problems import responses, spelled
@@ -53,29 +53,28 @@ Column = Annotated[int, Query(ge=1, le=limits.READ_DOC_COLUMN_MAX,
 WITH_ETAG = {**READ_ERRORS, 200: {"headers": {"ETag": {
     "description": "The document's version, quoted: what a write's If-Match names.", "schema": {"type": "string"}}}},
              304: {"description": "If-None-Match names the document's version: it is unchanged (no body; the ETag "
-                                  "and Link of the 200)."}}
+                                  "and Link of the 200)."},
+             412: {"description": "If-Match names no version the document has (its ETag says which it has)."}}
 
 
 @router.get(DOCUMENT, response_model=DocPartModel, responses=WITH_ETAG,
             summary="A document's text, a range of lines at a time")
 def document(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
              offset: FirstLine = 1, limit: Lines = limits.READ_DOC_LINES_DEFAULT, column: Column = 1,
-             if_none_match: IfNoneMatch = None) -> Any:
+             if_match: IfMatchRead = None, if_none_match: IfNoneMatch = None) -> Any:
     part = svc.knowledge.read_doc(caller, f"{project}/{path}", offset, limit, column)
     if part.version:
         response.headers["ETag"] = f'"{part.version}"'
     next_link(request, response, part.next_offset, column=part.next_column)
-    if unchanged(if_none_match, part.version):
-        return not_modified(part.version, response.headers.get("Link"))
-    return part
+    return answered(request, part.version, response.headers.get("Link")) or part
 
 
 @router.head(DOCUMENT, response_model=DocPartModel, responses=WITH_ETAG,
              summary="A document's headers as GET answers them (ETag, Link), without its text")
 def document_head(caller: Caller, svc: Services, project: str, path: str, request: Request, response: Response,
                   offset: FirstLine = 1, limit: Lines = limits.READ_DOC_LINES_DEFAULT, column: Column = 1,
-                  if_none_match: IfNoneMatch = None) -> Any:
-    return document(caller, svc, project, path, request, response, offset, limit, column, if_none_match)
+                  if_match: IfMatchRead = None, if_none_match: IfNoneMatch = None) -> Any:
+    return document(caller, svc, project, path, request, response, offset, limit, column, if_match, if_none_match)
 
 
 @router.get("/search", response_model=SearchPage, responses=READ_ERRORS,
