@@ -6,8 +6,8 @@
     ### Recipes
     ### Heuristics
 
-Items are taken in rank order and each goes in whole or not at all, a rule once (of two items of one kind with the
-same words, under two triggers, the better ranked); the block never exceeds
+Items are taken in rank order and each goes in whole or not at all, a person's rule once (of two of their items of
+one kind with the same words, under two triggers, the better ranked); the block never exceeds
 ``max_tokens`` (services.tokens counts). Knowledge text is data written by the person, not commands to
 the server, and each item is one line: its trigger, rule and rationale have their line breaks made spaces, so
 that no item (another writer's in a shared project) can add a heading or a line of its own to the block.
@@ -89,12 +89,12 @@ def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
     chosen: list[KnowledgeRecord] = []
     used = count_tokens(HEADING)
     sections: set[str] = set()
-    said: set[tuple[str, str]] = set()
+    said: set[tuple[str, str, str]] = set()
     for item in ranked:
-        # the same rule under another trigger once, the best ranked: rules the brain mined from two sessions
-        # ("Fix ticket 412 …", "Fix ticket 977 …") are kept apart by their tasks' numbers, and a second line
-        # said nothing new and took the budget of another rule
-        rule = (item.kind, one_line(item.rule).casefold())
+        # a person's same rule under another trigger once, the best ranked: rules the brain mined from two of their
+        # sessions ("Fix ticket 412 …", "Fix ticket 977 …") are kept apart by their tasks' numbers, and a second
+        # line said nothing new and took the budget of another rule (two people's are two items: each holds theirs)
+        rule = (item.owner_user_id, item.kind, one_line(item.rule).casefold())
         if rule in said:
             continue
         section = _section(item.kind)
