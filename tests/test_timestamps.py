@@ -4,6 +4,7 @@ returned as it is. The door's test (tests/test_brain_mcp.py) sees them on times 
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -59,3 +60,18 @@ def test_millis_sorts_as_the_stored_times_sort(first: datetime, second: datetime
     """Stores sort stored times as text; the shown ones never swap (two may become equal)."""
     earlier, later = sorted([iso(first), iso(second)])
     assert millis(earlier) <= millis(later)
+
+
+@pytest.mark.parametrize("tz", ["UTC", "Asia/Tokyo", "America/New_York"])
+def test_a_time_without_an_offset_is_kept_as_it_is_whatever_the_machines_zone(tz: str,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review: "2026-05-26 09:14" (no offset) was read as the machine's local time by astimezone, so the answer
+    depended on TZ; such text names no moment and is returned as it is."""
+    monkeypatch.setenv("TZ", tz)
+    time.tzset()
+    try:
+        assert millis("2026-05-26 09:14") == "2026-05-26 09:14"
+        assert millis("2026-05-26T09:14:22.999999") == "2026-05-26T09:14:22.999999"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -23,11 +23,15 @@ def now_iso() -> str:
 def millis(text: str) -> str:
     """A stored timestamp cut (never rounded) to the millisecond, "2026-05-26T09:14:22.041Z": the form the
     External Brain's page shows. Cutting keeps the order (two times never swap; they may become equal); text
-    that is no timestamp is returned as it is."""
+    that is no timestamp, or names no offset (which astimezone would read as the machine's local time, so the
+    answer would depend on its TZ), is returned as it is."""
     try:
-        moment = parse_iso(text).astimezone(UTC)
+        parsed = parse_iso(text)
     except ValueError:
         return text
+    if parsed.tzinfo is None:
+        return text
+    moment = parsed.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
