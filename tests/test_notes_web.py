@@ -4,12 +4,14 @@ signed-in browser session (httpx: the form posts a browser sends, CSRF token inc
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -293,3 +295,37 @@ def test_the_document_page_by_the_typed_form_lists_the_memories_about_it(world: 
     with browser(base, "alice") as alice:
         page = alice.get(f"/p/projects/doc/{MIXED_TYPED}")
     assert page.status_code == 200 and "the agenda" in page.text and "Agenda needs a chair" in page.text
+
+
+@pytest.mark.parametrize("path", ["apollo/plain.md%00x", "%2e%2e/%2e%2e/outside/plain.md"])
+def test_undo_by_a_path_that_is_no_note_is_404_and_opens_nothing_outside(world: World, base: str, path: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The undo's path comes from the URL: a NUL in it was a 500 (the file system refuses the name), and a ".."
+    was looked up as it came, opening folders outside the vault. Both are Not found, and no ".." is opened."""
+    note = world.vault / "projects/apollo/plain.md"
+    note.write_text("# Plain\n")
+    world.runtime.indexing.sync_paths(["projects/apollo/plain.md"])
+    edited = world.runtime.notes.edit_note(LOCAL_OWNER, "projects/apollo/plain.md", Edit("append", "more"),
+                                           tool="test")
+    (world.vault.parent / "outside").mkdir(exist_ok=True)
+    (world.vault.parent / "outside/plain.md").write_text("# Not the vault's\n")
+    opened: list[str] = []
+    real_open, real_stat = os.open, os.stat
+
+    def spy_open(name: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(str(name))
+        return real_open(name, *args, **kwargs)
+
+    def spy_stat(name: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        opened.append(str(name))
+        return real_stat(name, *args, **kwargs)
+
+    with browser(base, "alice") as alice:
+        history = alice.get("/p/projects/history/apollo/plain.md")
+        monkeypatch.setattr(os, "open", spy_open)
+        monkeypatch.setattr(os, "stat", spy_stat)
+        undone = alice.post(f"/p/projects/undo/{edited.journal_id}/{path}", data={"csrf": csrf_of(history.text)})
+        monkeypatch.undo()
+    assert undone.status_code == 404, undone.text[:300]
+    assert ".." not in opened and not any("\x00" in name for name in opened)
+    assert "more" in note.read_text()  # not undone

@@ -163,8 +163,8 @@ class NoteFiles:
         try:
             with self._folder(parts[:-1], create=False, field="path") as opened:
                 os.stat(parts[-1], dir_fd=opened, follow_symlinks=False)
-        except (OSError, InvalidArgument):  # not there, or not reached: the read by the typed path says why
-            return False
+        except (OSError, InvalidArgument, ValueError):  # not there, or not reached (ValueError: a name holding
+            return False  # NUL, which no file has): the read by the typed path says why
         return True
 
     def write(self, rel: str, data: bytes, field: str = "path", *, checked: bool = False,

@@ -19,7 +19,7 @@ from notewell.errors import Conflict, InvalidArgument, NotFound
 from notewell.paths import normalize_path, spellings
 from notewell.records.journal import JournalEntry
 from notewell.services.note_diff import change, version_of
-from notewell.services.note_paths import NotePath, refuse_dot_segments
+from notewell.services.note_paths import NotePath, note_path, refuse_dot_segments
 from notewell.services.note_vault import NoteChange, NoteVault, Write
 from notewell.timestamps import parse_iso
 
@@ -158,9 +158,14 @@ class NoteJournalService:
 
     def _named(self, of: str) -> set[str]:
         """The vault paths ``of`` names, as ``entries`` reads its ``path``: either whole form, or its names' forms
-        as on disk (a folder composed holding a file named decomposed), so the entry a page lists is undone."""
-        project, _, rel = of.partition("/")
-        return {*spellings(of), *([self.vault.spelled(NotePath(project, rel)).vault_path] if rel else [])}
+        as on disk (a folder composed holding a file named decomposed), so the entry a page lists is undone.
+        ``of`` comes from a URL: it is checked as a note's path first (a write's path passed the same check), so a
+        NUL or a ``..`` never reaches the file system; a path that is not a note's names none (empty)."""
+        try:
+            checked = note_path(of, self.vault.settings.file_types)
+        except InvalidArgument:
+            return set()
+        return {*spellings(checked.vault_path), self.vault.spelled(checked).vault_path}
 
     def _not_undone(self, entry: JournalEntry) -> None:
         done = self.vault.journal.undone(entry.id)
