@@ -28,7 +28,7 @@ class PostgresStore(SqlStore):
         self.db = db
         memories = PostgresMemories(db)
         super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
-                         PostgresTables(db), PostgresBackups(db))
+                         PostgresTables(db, {"memories": memories.compose_rows}), PostgresBackups(db))
         memories.compose_paths()  # once every component has its tables (SqlMemories.compose_paths)
         # after the meaning's tables: its column goes into their vectors
         memories.index = self.meaning.index = PgVectorIndex.attach(db)

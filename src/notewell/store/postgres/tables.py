@@ -14,7 +14,7 @@ from notewell.store.postgres import lexeme_pool, lexemes
 from notewell.store.postgres.database import PostgresDatabase, read_only
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
 from notewell.store.shared.dialect import Executor
-from notewell.store.shared.tables import Batch, Bulk, Column, Computed, Derived, SqlTables
+from notewell.store.shared.tables import AfterLoad, Batch, Bulk, Column, Computed, Derived, SqlTables
 
 _KINDS = {"text": "text", "integer": "integer", "bigint": "integer", "smallint": "integer", "boolean": "flag",
           "double precision": "real", "real": "real", "bytea": "blob"}
@@ -38,9 +38,9 @@ _DERIVED: dict[str, Derived] = {  # module-level functions: lexeme_pool hands th
 
 
 class PostgresTables(SqlTables):
-    def __init__(self, db: PostgresDatabase) -> None:
+    def __init__(self, db: PostgresDatabase, after_load: AfterLoad | None = None) -> None:
         self.db = db
-        super().__init__(PostgresDialect(db))
+        super().__init__(PostgresDialect(db), after_load)
 
     def cannot_write(self) -> StoreCannotWrite | None:
         """The database read-only (a standby, default_transaction_read_only), or a write refused lately (a full

@@ -77,9 +77,12 @@ class SqlMemories(ABC):
         Run by the store once every component has its tables: after the brain's word_breaks step (SQLite's word
         indexes read a memory's fields as word_breaks.word_text composes them, the same for either form, so a
         path rewritten is still taken out of them by its fields) and the meaning's (its vectors)."""
-        self.dialect.migrate("memory_paths", [(self._compose_paths,)])
+        self.dialect.migrate("memory_paths", [(self.compose_rows,)])
 
-    def _compose_paths(self, conn: Executor) -> None:
+    def compose_rows(self, conn: Executor) -> None:
+        """The ``memory_paths`` step in ``conn``'s transaction. A load of an export runs it too, once its rows are
+        in (SqlTables' ``after_load``): an export an earlier version wrote holds its paths as that version kept
+        them, and the store it is loaded into has run the step already."""
         after = 0
         while rows := conn.execute("SELECT id, path FROM memories WHERE id > ? ORDER BY id LIMIT ?",
                                    (after, _BATCH)).fetchall():

@@ -120,11 +120,17 @@ Bulk = Callable[[Sequence[Sequence[Any]]], None]
 """Writes a batch of rows (values in the order of the columns it was made for) into one table."""
 
 
+AfterLoad = Mapping[str, Callable[[Executor], None]]
+"""Steps a load runs on a loaded table's rows in its transaction, by table: a store's migration that rewrites
+rows (the memories' ``memory_paths``) ran before the load and would never see what the load brings."""
+
+
 class SqlTables(ABC):
     """The walk over a backend's catalog: a backend supplies the catalog reads and what it derives."""
 
-    def __init__(self, dialect: Dialect) -> None:
+    def __init__(self, dialect: Dialect, after_load: AfterLoad | None = None) -> None:
         self.dialect = dialect
+        self._after_load_steps = dict(after_load or {})
 
     # --- what a backend supplies ------------------------------------------------------------------------
 
@@ -240,7 +246,7 @@ class SqlTables(ABC):
     @contextmanager
     def loading(self, *, merge: bool = False) -> Iterator[TableLoader]:
         """A loader in one write transaction: rolled back whole if anything fails, derived indexes rebuilt
-        before the commit."""
+        before the commit, then each loaded table's ``after_load`` step run (on indexes that hold its rows)."""
         with self.dialect.transaction() as conn:
             loader = TableLoader(self, conn, merge)
             yield loader
@@ -249,6 +255,9 @@ class SqlTables(ABC):
             for statement in SCRUBBED_AFTER_LOAD:
                 conn.execute(statement)
             self._after_load(conn, loader.loaded)
+            for table, step in self._after_load_steps.items():
+                if table in loader.loaded:
+                    step(conn)
 
     def select(self, table: Table, where: str | None = None) -> str:
         by_name = {c.name: c for c in table.columns}

@@ -26,7 +26,7 @@ class SqliteStore(SqlStore):
         self.db = db
         memories = SqliteMemories(db)
         super().__init__(SqliteDialect(db), SqliteDocuments(db), memories, SqliteBrain(db, memories),
-                         SqliteTables(db), SqliteBackups(db))
+                         SqliteTables(db, {"memories": memories.compose_rows}), SqliteBackups(db))
         memories.compose_paths()  # once every component has its tables (SqlMemories.compose_paths)
 
     @classmethod

@@ -10,7 +10,7 @@ from typing import Any
 
 from notewell.errors import StoreCannotWrite
 from notewell.store.shared.dialect import Executor
-from notewell.store.shared.tables import Column, SqlTables
+from notewell.store.shared.tables import AfterLoad, Column, SqlTables
 from notewell.store.sqlite.database import (
     FULL_BELOW_BYTES,
     WORD_TEXT_SQL,
@@ -31,9 +31,9 @@ def _quoted(name: str) -> str:
 
 
 class SqliteTables(SqlTables):
-    def __init__(self, db: SqliteDatabase) -> None:
+    def __init__(self, db: SqliteDatabase, after_load: AfterLoad | None = None) -> None:
         self.db = db
-        super().__init__(SqliteDialect(db))
+        super().__init__(SqliteDialect(db), after_load)
 
     def cannot_write(self) -> StoreCannotWrite | None:
         """A filesystem (nearly) full or read-only, a file the process may not write, or a write refused lately
