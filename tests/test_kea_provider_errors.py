@@ -15,6 +15,7 @@ from brain_world import BrainWorld, brain_world_on, call, serve_brain
 from conftest import captured_lines, run_cli
 from llm_wire import Failure, WireServer, wire_server
 from mcp_world import connect
+from notewell.doctor import shown_url
 from test_kea import unique
 
 KEY = "sk-test-0123456789abcdefSECRET"
@@ -87,3 +88,18 @@ def test_doctor_says_the_fix_of_a_kea_model_with_a_space_and_checks_no_port() ->
     assert checks[0]["found"].startswith("KEA_MODEL: must be a model name without spaces")
     assert checks[0]["fix"].startswith("set KEA_MODEL to a model name") and "unset it" in checks[0]["fix"]
     assert "NOTEWELL_VAULT" not in checks[0]["fix"]
+
+
+@pytest.mark.parametrize("url", ["http://localhost:99999/v1", "http://localhost:abc/v1", "http://localhost:0/v1"])
+def test_doctor_says_the_fix_of_a_kea_base_url_whose_port_is_no_port(url: str) -> None:
+    """urlsplit raises ValueError reading such a port: doctor stopped with 'did not expect this' (exit 70)."""
+    result = run_cli("doctor", "--json", env={"KEA_MODEL": "llama3", "KEA_BASE_URL": url})
+    checks = json.loads(result.stdout)
+    assert result.exit_code == 1 and [c["check"] for c in checks] == ["settings"], result.stdout
+    assert checks[0]["found"].startswith("KEA_BASE_URL: the port must be a number from 1 to 65535")
+    assert checks[0]["fix"].startswith("set KEA_BASE_URL to a URL whose port is a number from 1 to 65535")
+
+
+def test_doctor_shows_a_url_whose_port_is_no_port_as_written_without_its_password() -> None:
+    assert shown_url("http://kea:pw@localhost:abc/v1?key=k") == "http://localhost:abc/v1"
+    assert shown_url("http://[::1]:99999/v1") == "http://[::1]:99999/v1"

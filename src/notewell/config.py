@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from notewell.errors import ConfigError
 
@@ -53,6 +54,16 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     return int(raw)
 
 
+def _port_ok(url: str) -> bool:
+    """Whether the URL's port, if it names one, is one a connection can use (urlsplit reads 0 to 65535, and
+    raises ValueError for another number or anything else: doctor and the SDKs stopped there, untold why)."""
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        return False
+    return port is None or port >= 1
+
+
 def kea_settings(env: Mapping[str, str]) -> KeaSettings:
     """KEA's settings from an environment (os.environ, or a test's mapping): KEA_MODEL, KEA_DAILY_CALLS,
     KEA_DAILY_TOKENS, the provider keys and the base URLs."""
@@ -64,6 +75,9 @@ def kea_settings(env: Mapping[str, str]) -> KeaSettings:
     for name, url in urls.items():
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"{name}: {url!r} is not an http:// or https:// URL; fix it or unset it")
+        if not _port_ok(url):
+            raise ConfigError(f"{name}: the port must be a number from 1 to 65535 (such as http://localhost:8080/v1)"
+                              ", or left out for the scheme's own; fix it or unset it")
     return KeaSettings(model=model, daily_calls=_whole(env, "KEA_DAILY_CALLS", KEA_DAILY_CALLS_DEFAULT),
                        daily_tokens=_whole(env, "KEA_DAILY_TOKENS", KEA_DAILY_TOKENS_DEFAULT),
                        keys={name: env[name].strip() for name in KEA_KEY_VARIABLES if env.get(name, "").strip()},

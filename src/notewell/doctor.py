@@ -317,6 +317,10 @@ def _kea_settings_fix(message: str) -> str:
     if message.startswith("KEA_MODEL"):
         return ("set KEA_MODEL to a model name (such as qwen3-coder, claude-haiku-4-5, gpt-4o-mini), or unset it "
                 "for the deterministic extractor, offline; in the environment of notewell serve and notewell worker")
+    if "the port must be" in message:
+        name = message.partition(":")[0]
+        return (f"set {name} to a URL whose port is a number from 1 to 65535 (such as http://localhost:8080/v1), "
+                "or leave the port out, or unset it; in the environment of notewell serve and notewell worker")
     name = next((n for n in (*KEA_URL_VARIABLES, "KEA_DAILY_CALLS", "KEA_DAILY_TOKENS") if message.startswith(n)),
                 "the KEA variable the message names")
     return f"fix {name} as the message says, or unset it, in the environment of notewell serve and notewell worker"
@@ -328,7 +332,10 @@ def shown_url(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
-    port = f":{parts.port}" if parts.port is not None else ""
+    try:
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:  # not a port (kea_settings refuses it): shown as written, still without user and password
+        port = ":" + parts.netloc.rpartition("@")[2].rpartition(":")[2]
     return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
