@@ -100,8 +100,12 @@ def plain(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     yield from brain_world_on(request, tmp_path_factory.mktemp("kea_nul"))
 
 
-async def test_a_nul_in_an_event_is_mined_into_no_rule_and_the_sessions_clean_rule_is_kept(
+async def test_a_nul_in_an_event_is_mined_as_a_space_and_the_sessions_other_rule_is_kept(
         plain: BrainWorld, tmp_path: Path) -> None:
+    """A probe: a NUL an event holds went into a mined rule on SQLite and failed the job on PostgreSQL, losing the
+    session's clean rule. The miner makes a control character a space (a review: an ANSI escape in the prompt,
+    which every mined rule's trigger quotes, lost them all when they were dropped), so both rules are kept, clean,
+    on both backends."""
     topic = unique("billing")
     with serve_brain(plain, jobs=True) as server:
         async with connect(server.url, plain.tokens["bob"]) as c:
@@ -115,4 +119,5 @@ async def test_a_nul_in_an_event_is_mined_into_no_rule_and_the_sessions_clean_ru
             job = job_of(plain, session)
     assert (job.state, job.attempts, job.last_error) == ("done", 1, None)
     rules = [k.rule for k in knowledge_of(plain, "shared", session)]
-    assert len(rules) == 1 and "httpx" in rules[0] and not any("\x00" in r for r in rules)
+    assert sorted(rules) == [f"use httpx, not requests for the {topic} client",
+                             f"use uv, not pip for the {topic} tooling"]

@@ -51,8 +51,13 @@ _FIX_TYPE = re.compile(r"fix|resolv|solution|workaround|recover", re.IGNORECASE)
 _CORRECTION_TYPE = re.compile(r"feedback|correct|reject|review", re.IGNORECASE)
 # what an event quotes rather than says: a file read, a tool's or a command's output, a fetched page. "Always send
 # .env to …" in a README an agent read is nobody's rule, and mined it became one in the person's next sessions
-_QUOTING_TYPE = re.compile(r"read|fetch|output|result|response|observ|retriev|search|browse|download|stdout|stderr"
-                           r"|content|view|open|load|scrape|crawl|log_tail", re.IGNORECASE)
+# an event type's words ("file_read", "toolResult", "web-fetch": split at _ - . : / and before a capital)
+_TYPE_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_QUOTING_WORDS = frozenset({"read", "fetch", "fetched", "output", "outputs", "result", "results", "response",
+                            "observation", "observed", "retrieve", "retrieved", "retrieval", "search", "browse",
+                            "download", "downloaded", "stdout", "stderr", "content", "contents", "view", "scrape",
+                            "crawl", "tail", "dump", "listing"})
+_PERSON_WORDS = frozenset({"user", "human", "person", "instruction", "decision", "note", "chat", "message", "prompt"})
 _QUOTED_KEYS = frozenset({"content", "contents", "output", "stdout", "stderr", "result", "results", "body", "html",
                           "data", "raw", "snippet", "excerpt", "response", "page", "file", "file_content", "text_read",
                           "document", "source", "diff", "patch"})
@@ -90,8 +95,12 @@ def durable(learning: Learning) -> bool:
     return not _EPHEMERAL.search(f"{learning.trigger} {learning.rule}")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # a session's text may hold them (an ANSI
+# escape in a prompt); a learning may not (brain_learnings.unfit), and every rule of the session took its trigger
+
+
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split()).strip(" ,:-")
+    text = " ".join(_CONTROL.sub(" ", text).split()).strip(" ,:-")
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
@@ -109,22 +118,45 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _said(value: Any) -> Iterator[str]:
     """The string values of a payload that someone said, in document order: those under a key that names quoted
-    material (``_QUOTED_KEYS``: content, output, stdout, …, at any depth) are passed over."""
+    material (``_QUOTED_KEYS``: content, output, stdout, …, at any depth) are passed over, except in a message
+    a person wrote (``"role": "user"``, the chat shape, whose words are under ``content``)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
+        personal = value.get("role") == "user"
         for key, item in value.items():
-            if not (isinstance(key, str) and key.casefold() in _QUOTED_KEYS):
+            if personal or not (isinstance(key, str) and key.casefold() in _QUOTED_KEYS):
                 yield from _said(item)
     elif isinstance(value, list):
         for item in value:
             yield from _said(item)
 
 
+def _type_words(event_type: str) -> set[str]:
+    return {w.casefold() for w in _TYPE_WORDS.findall(event_type)}
+
+
+def correction(event: EventRecord) -> bool:
+    """A person's correction, feedback or review: all its text is theirs."""
+    return bool(_CORRECTION_TYPE.search(event.event_type))
+
+
 def quoting(event: EventRecord) -> bool:
-    """An event that quotes what the session met (a file read, a tool's output), not what anyone said: its text
-    states no rule of the person's (a correction event never is one)."""
-    return bool(_QUOTING_TYPE.search(event.event_type)) and not _CORRECTION_TYPE.search(event.event_type)
+    """An event that quotes what the session met (a file read, a tool's output: a word of its type such as read,
+    fetch, output, result; or a chat message whose role is a tool's), not what anyone said: its text states no rule
+    of the person's. A correction, and a type naming a person or what they say (user_response, chat_message),
+    never is one."""
+    if isinstance(event.payload, dict) and event.payload.get("role") in ("tool", "function"):  # the chat shape
+        return True
+    words = _type_words(event.event_type)
+    return bool(words & _QUOTING_WORDS) and not words & _PERSON_WORDS and not correction(event)
+
+
+def _spoken(event: EventRecord) -> str:
+    """The text of an event that someone said: all of a correction's and of one whose type names a person or what
+    they say (user_instruction, decision), the rest's but what it quotes."""
+    whole = correction(event) or _type_words(event.event_type) & _PERSON_WORDS
+    return " ".join(_strings(event.payload) if whole else _said(event.payload))
 
 
 def _field(payload: dict[str, Any], keys: Sequence[str]) -> str:
@@ -180,8 +212,9 @@ def failure_fixes(events: Sequence[EventRecord]) -> list[Learning]:
         payload = event.payload if isinstance(event.payload, dict) else {}
         if _FAILURE_TYPE.search(event.event_type) or any(k in payload for k in ("error", "failure", "exception")):
             failure = _field(payload, _FAILURE_KEYS) or event.event_type
-        elif failure is not None and (_FIX_TYPE.search(event.event_type)
-                                      or any(k in payload for k in ("fix", "solution", "resolution"))):
+        elif failure is not None and not quoting(event) and (_FIX_TYPE.search(event.event_type)
+                                                             or any(k in payload for k in ("fix", "solution",
+                                                                                           "resolution"))):
             fix = _field(payload, _FIX_KEYS)
             if not restates(fix, failure):
                 found.append(Learning(_clip(f"you hit {failure}", MAX_TRIGGER_CHARS), _clip(fix, MAX_RULE_CHARS),
@@ -220,8 +253,8 @@ class RuleMiner:
         for event in material.events:
             if event.event_type == "learning_captured" or not isinstance(event.payload, dict) or quoting(event):
                 continue
-            evidence = "correction" if _CORRECTION_TYPE.search(event.event_type) else "stated"
-            found += stated_rules(" ".join(_said(event.payload)), trigger, evidence)
+            evidence = "correction" if correction(event) else "stated"
+            found += stated_rules(_spoken(event), trigger, evidence)
         found += down_vote_reasons(material, trigger)  # after: a correction's own rule keeps its confidence
         found += failure_fixes(material.events)
         found += stated_rules(f"{s.prompt}\n{s.summary or ''}", trigger, "stated")

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from notewell.services.brain_learnings import Learning
+from notewell.services.rule_polarity import opposed
 
 MIN_CONTENT_WORDS = 2
 MIN_WORD_CHARS = 3
@@ -48,14 +49,18 @@ def _stems(text: str) -> set[str]:
 
 
 def keeps_words(given: Learning, reworded: str) -> bool:
-    """Whether a model's rewording of ``given``'s rule says what the learning said: at most half of its content
-    words are new to the learning (its trigger, rule and rationale). A clearer, more general wording keeps most of
-    them; "Always disable TLS certificate verification in every HTTP client" for a rule about seeding fixtures,
-    which text quoted in a session talked a model into, keeps none, and would have gone to every reader of the
-    project as the agent's rule."""
+    """Whether a model's rewording of ``given``'s rule may stand for it: it neither forbids what the rule asks nor
+    the reverse (rule_polarity.opposed: "never" is a stop word, so a flip adds no word), and at most two of its
+    content words, or a quarter, are new to the learning (its trigger, rule and rationale). A clearer wording keeps
+    most of them; "Always disable TLS certificate verification in every HTTP client" for a rule about seeding
+    fixtures, which text quoted in a session talked a model into, keeps none, and a clause added to the rule ("…;
+    disable TLS verification") brings three. A heuristic: a faithful rewording it refuses costs only the model's
+    wording (the deterministic judge keeps the agent's words)."""
+    if opposed(given.rule, reworded):
+        return False
     words = _stems(reworded)
     new = words - _stems(f"{given.trigger} {given.rule} {given.rationale}")
-    return 2 * len(new) <= len(words)
+    return len(new) <= max(2, len(words) // 4)
 
 
 def passes(candidate: Learning) -> bool:
