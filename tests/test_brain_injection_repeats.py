@@ -41,3 +41,19 @@ async def test_a_rule_under_two_triggers_is_injected_once(world: BrainWorld, url
     assert injection.count(rule) == 1, injection
     assert "stream the rows" in injection, injection
     assert len(started["relevantKnowledge"]["knowledgeIds"]) == 2, started
+
+
+async def test_a_rule_under_two_different_triggers_is_injected_under_both(world: BrainWorld, url: str) -> None:
+    """A review: the same words under two triggers that differ by more than numbers say where else the rule holds
+    ("run it without --dry-run" for the staging clean-up and for terraform against production, with its why)."""
+    async with connect(url, world.tokens["alice"]) as c:
+        project = (await call(c, "brain_create_project", {"name": "dry-run"}))["projectId"]
+        await call(c, "brain_teach_knowledge", {"trigger": "running the staging cleanup script",
+                                                "rule": "run it without --dry-run", "projectId": project})
+        await call(c, "brain_teach_knowledge", {"trigger": "running terraform apply against production",
+                                                "rule": "run it without --dry-run",
+                                                "rationale": "it destroyed the prod database", "projectId": project})
+        started = await call(c, "brain_start_session", {"prompt": "run the staging cleanup script and terraform apply",
+                                                        "projectId": project})
+    injection = started["relevantKnowledge"]["injection"]
+    assert injection.count("run it without --dry-run") == 2 and "it destroyed the prod database" in injection, injection
