@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 
@@ -15,7 +16,9 @@ from brain_world import BrainWorld, brain_world_on, call, serve_brain
 from conftest import captured_lines, run_cli
 from llm_wire import Failure, WireServer, wire_server
 from mcp_world import connect
+from notewell.config import kea_settings
 from notewell.doctor import shown_url
+from notewell.services.kea_providers import held_secrets, redact
 from test_kea import unique
 
 KEY = "sk-test-0123456789abcdefSECRET"
@@ -103,3 +106,29 @@ def test_doctor_says_the_fix_of_a_kea_base_url_whose_port_is_no_port(url: str) -
 def test_doctor_shows_a_url_whose_port_is_no_port_as_written_without_its_password() -> None:
     assert shown_url("http://kea:pw@localhost:abc/v1?key=k") == "http://localhost:abc/v1"
     assert shown_url("http://[::1]:99999/v1") == "http://[::1]:99999/v1"
+
+
+GATEWAY_KEY = "gw-Zk3/q9+Xw=="  # a base64 key, which URL-encoding and JSON escaping write otherwise
+
+
+@pytest.mark.parametrize(("text", "secrets", "expected"), [
+    (f"401 for url 'https://gw.example/v1?api_key={quote(GATEWAY_KEY, safe='')}'", [GATEWAY_KEY],
+     "401 for url 'https://gw.example/v1?api_key=[redacted]'"),
+    ('{"error":"bad key gw-Zk3\\/q9+Xw=="}', [GATEWAY_KEY], '{"error":"bad key [redacted]"}'),
+    (json.dumps({"error": f"bad key {GATEWAY_KEY}"}), [GATEWAY_KEY], '{"error": "bad key [redacted]"}'),
+    ("Error code: 400 - your organisation is on the Basic tier, upgrade", ["sk-0123456789"],
+     "Error code: 400 - your organisation is on the Basic tier, upgrade"),
+    ("Error code: 404 - model gpt-4o-mini not found", ["4"], "Error code: 404 - model gpt-4o-mini not found"),
+    ("echoed: Authorization: Basic a2VhOnB3LVNFQ1JFVA==", [], "echoed: Authorization: Basic [redacted]"),
+])
+def test_redact_writes_each_form_of_a_secret_and_only_credentials(text: str, secrets: list[str],
+                                                                  expected: str) -> None:
+    assert redact(text, secrets) == expected
+
+
+def test_the_secrets_held_include_a_base_urls_password_and_query_values() -> None:
+    kea = kea_settings({"KEA_MODEL": "llama3", "KEA_API_KEY": "sk-local-KEYSECRET",
+                        "KEA_BASE_URL": "http://gw:PWSECRET@gw.example/v1?key=QUERYSECRET&v=1"})
+    echoed = "404 - no route http://gw:PWSECRET@gw.example/v1?key=QUERYSECRET&v=1 (key sk-local-KEYSECRET)"
+    shown = "404 - no route http://gw:[redacted]@gw.example/v1?key=[redacted]&v=1 (key [redacted])"
+    assert redact(echoed, held_secrets(kea)) == shown

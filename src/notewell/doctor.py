@@ -28,7 +28,7 @@ from notewell.records.jobs import JobState
 from notewell.records.servers import RunningServer
 from notewell.services.kea import EXTRACT
 from notewell.services.kea_cross import CROSS
-from notewell.services.kea_providers import redact
+from notewell.services.kea_providers import held_secrets, redact
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
 from notewell.services.servers import ServerRegistry, local_url, server_id_at
@@ -350,7 +350,7 @@ def _failing_jobs(settings: Settings, store: Store) -> tuple[str, str] | None:
         return None
     failed = sum(1 for j in jobs if j.state == "failed")
     newest = max(jobs, key=lambda j: j.id)
-    error = redact(newest.last_error or "", settings.kea.keys.values())
+    error = redact(newest.last_error or "", held_secrets(settings.kea))
     found = (f"{failed} KEA job(s) failed for good and {len(jobs) - failed} failed their last try (retrying); the "
              f"last error (job {newest.id}): {error}")
     return found, ("see them with `notewell jobs --state failed` (and `--state pending`), fix what the error says "

@@ -32,7 +32,16 @@ from notewell.services.brain_learnings import Learning
 from notewell.services.jobs import Clock, utc_now
 from notewell.services.kea_extractor import Extractor, RuleMiner, SessionMaterial
 from notewell.services.kea_prompt import SCHEMA, SYSTEM, read_answer, session_document
-from notewell.services.kea_providers import NAME, TIMEOUT_SECONDS, Ask, ProviderError, Reply, connect, redact
+from notewell.services.kea_providers import (
+    NAME,
+    TIMEOUT_SECONDS,
+    Ask,
+    ProviderError,
+    Reply,
+    connect,
+    held_secrets,
+    redact,
+)
 from notewell.services.kea_refine import REFINE_SCHEMA, REFINE_SYSTEM, judge, read_verdicts, refine_document
 from notewell.services.kea_routing import Route, route
 from notewell.store.base import KeaBudgetRepository
@@ -79,7 +88,7 @@ class LlmExtractor:
             ask = self._caller()  # the key and the SDK, checked before any budget is spent
         except Exception as exc:
             _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__,
-                              reason=redact(str(exc), self.kea.keys.values()), **more))
+                              reason=redact(str(exc), held_secrets(self.kea)), **more))
             raise
         day = self.day()
         if not self.budget.reserve(day, self.kea.daily_calls, self.kea.daily_tokens):
@@ -91,7 +100,7 @@ class LlmExtractor:
         try:
             reply = ask(system, user, schema, name=name, timeout=timeout)
         except Exception as exc:
-            reason = redact(str(exc), self.kea.keys.values())
+            reason = redact(str(exc), held_secrets(self.kea))
             _log.warning(line("kea.llm", outcome="error", **fields, error=type(exc).__name__, reason=reason,
                               **more))
             # the job's last_error (stored, backed up, shown by `notewell jobs`) is this text: redacted, and

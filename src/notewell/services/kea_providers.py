@@ -16,7 +16,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, quote, urlsplit
 
+from notewell.config import KeaSettings
 from notewell.errors import ConfigError
 from notewell.services.kea_routing import OPENAI, Route
 
@@ -26,7 +28,10 @@ NAME = "learnings"  # the answer's name: the JSON schema's on OpenAI, the tool's
 
 
 ERROR_CHARS = 500  # what is kept of a provider's error text
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[^\s'\",}]+")
+SECRET_MIN_CHARS = 8  # a shorter value is never a key, and redacting it would cut words and numbers ("404")
+# a credential after the scheme's word: 8 characters or more of base64, base64url or a token's alphabet, so a
+# word ("on the Basic tier") is left as it is
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
 REDACTED = "[redacted]"
 
 
@@ -34,11 +39,30 @@ class ProviderError(RuntimeError):
     """A provider call failed; its text redacted (``redact``)."""
 
 
-def redact(text: str, keys: Iterable[str]) -> str:
-    """A provider's error text fit to log, store and show: each key Notewell holds, and any bearer or basic
-    credential (a proxy may echo the Authorization header), written ``[redacted]``; at most ERROR_CHARS."""
-    for key in sorted({k for k in keys if k}, key=len, reverse=True):
-        text = text.replace(key, REDACTED)
+def held_secrets(kea: KeaSettings) -> list[str]:
+    """What of KEA's settings is secret: each key, and each base URL's password and query values (a gateway's
+    URL may carry its credential, and an error that echoes the request's URL carries it too)."""
+    found = list(kea.keys.values())
+    for url in kea.urls.values():
+        parts = urlsplit(url)
+        found += [parts.password or "", *(value for _, value in parse_qsl(parts.query, keep_blank_values=True))]
+    return found
+
+
+def _written_forms(secret: str) -> set[str]:
+    """``secret`` as an error text may carry it: as it is, URL-encoded (a request's URL echoed) and JSON-escaped
+    (a JSON body echoed; some encoders escape "/" too)."""
+    escaped = json.dumps(secret)[1:-1]
+    return {secret, quote(secret, safe=""), escaped, escaped.replace("/", "\\/")}
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """A provider's error text fit to log, store and show: each secret Notewell holds (``held_secrets``) in each
+    form it may be written in, and any bearer or basic credential (a proxy may echo the Authorization header),
+    written ``[redacted]``; at most ERROR_CHARS. A secret shorter than SECRET_MIN_CHARS is not looked for."""
+    forms = {form for secret in secrets if len(secret) >= SECRET_MIN_CHARS for form in _written_forms(secret)}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, REDACTED)
     text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS - 1] + "…"
 
