@@ -101,3 +101,12 @@ def indexed_spelling(documents: IndexedDocuments, project: str, rel: str) -> str
     document at or below it."""
     return spelled_as(rel, lambda r: documents.meta(project, r) is not None,
                       lambda r: bool(documents.metas(project, r, limit=1)))
+
+
+def indexed_prefix(documents: IndexedDocuments, project: str, rel: str) -> str | None:
+    """The spelling of the folder or file ``rel`` the index holds documents of ``project`` at or below
+    (``spelled_as``), None when it holds none: a search's or a listing's ``path`` typed in either Unicode form,
+    or in a mix of its names' forms, names what readDoc would find by it. The path as given is tried first."""
+    def held(r: str) -> bool:
+        return bool(documents.metas(project, r, limit=1))
+    return spelled_as(rel, held, held)

@@ -19,7 +19,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import indexed_spelling, normalize_path, split_vault_path
+from notewell.paths import indexed_prefix, indexed_spelling, normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
@@ -228,13 +228,17 @@ class KnowledgeService:
 
     def list_docs(self, p: Principal, project: str, path: str = "", *, offset: int = 0,
                   limit: int = limits.LIST_DOCS_MAX) -> DocList:
-        """A page of the project's documents (under the folder ``path``) by path: ``limit`` after ``offset``."""
+        """A page of the project's documents (under the folder ``path``) by path: ``limit`` after ``offset``. The
+        folder typed in either Unicode form (or a mix of its names' forms) is the one the index holds, as readDoc
+        finds a note (paths.indexed_prefix), and the answer names it so."""
         pr = self._project(p, project)
         if not 1 <= limit <= limits.LIST_DOCS_MAX:
             raise InvalidArgument("limit", f"must be from 1 to {limits.LIST_DOCS_MAX}")
         if not 0 <= offset <= limits.NOTES_OFFSET_MAX:
             raise InvalidArgument("offset", f"must be from 0 to {limits.NOTES_OFFSET_MAX}")
         prefix = normalize_path(path)
+        if prefix:
+            prefix = indexed_prefix(self.store.documents, pr.id, prefix) or prefix
         metas = self.store.documents.metas(pr.id, prefix, limit=limit + 1, offset=offset)
         docs = [_doc_info(m) for m in metas[:limit]]
         return DocList(pr.id, prefix, docs, truncated=len(metas) > limit, offset=offset)
@@ -340,6 +344,8 @@ class KnowledgeService:
             if projects and path_project not in projects:
                 raise InvalidArgument("path", f"{path} is not inside the project named ({', '.join(projects)})")
             chosen = [path_project]
+            if prefix:  # typed in the other Unicode form, or a mix of its names' forms: the one readDoc finds
+                prefix = indexed_prefix(self.store.documents, path_project, prefix) or prefix
         types = tuple(t if t.startswith(".") else f".{t}" for t in file_types)
         return self.engine.search(SearchRequest(query=query, scope=Scope(projects=chosen, prefix=prefix,
                                                                           file_types=types),
@@ -498,10 +504,15 @@ class KnowledgeService:
             norm = f"{ROOT_PROJECT}/{norm}"
             path_project, prefix = split_vault_path(norm)
         if norm:
-            # a folder or file that holds no note is not there, as a hidden one is not (search_notes' page says so)
-            if not self._may_read(p, path_project) or (prefix and not self.store.documents.metas(
-                    path_project, prefix, limit=1)):
+            # a folder or file that holds no note is not there, as a hidden one is not (search_notes' page says so);
+            # one typed in the other Unicode form, or a mix of its names' forms, is the one readDoc finds
+            if not self._may_read(p, path_project):
                 raise NotFound(f"Not found: {path}")
+            if prefix:
+                spelled = indexed_prefix(self.store.documents, path_project, prefix)
+                if spelled is None:
+                    raise NotFound(f"Not found: {path}")
+                prefix = spelled
             projects = [path_project]
         elif repo is not None:
             projects = [repo]
