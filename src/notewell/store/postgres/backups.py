@@ -16,10 +16,12 @@ for column", or the row itself quoted): pg_restore's own failure is reported bef
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -53,6 +55,34 @@ _SECRETS = {option.keyword.decode(): option.envvar.decode() if option.envvar els
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+_SCRIPT_RUN = "NOTEWELL-RESTORE-SCRIPT-RUN"  # what psql echoes once it has run the whole script
+_PR_SET_PDEATHSIG = 1
+_STOP_WAIT_S = 10.0
+
+
+def _dies_with_parent() -> None:
+    """In a child, before it runs the tool: SIGKILL when this process dies (Linux's prctl), so that a psql whose
+    parent was killed outright never commits a restore no one waits for any more."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _stopped(psql: subprocess.Popen[bytes]) -> None:
+    """psql ended without a COMMIT: SIGINT first (it cancels the statement its server runs, which a lock may hold,
+    and stops at ON_ERROR_STOP), its input closed, then killed if it does not end."""
+    if psql.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            psql.send_signal(signal.SIGINT)
+        with contextlib.suppress(OSError):
+            if psql.stdin is not None:
+                psql.stdin.close()
+        try:
+            psql.wait(timeout=_STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            psql.kill()
+    psql.wait()
 
 
 def _tool(name: str) -> str:
@@ -189,31 +219,38 @@ class PostgresBackups(SqlBackups):
         named by pg_restore's failure (the file damaged or incomplete), not by psql's of the half row it got.
 
         The two run in a session of their own, so a Ctrl-C (which a terminal sends its whole foreground process
-        group) reaches this process alone, and it decides: before the COMMIT is written, psql and pg_restore are
-        stopped and nothing is committed; from then on, the Ctrl-C is held until psql has ended and ``then``
-        has been told of the commit it made. (Reaching psql, it cancelled whichever statement ran, the COMMIT
-        perhaps: the outcome was psql's, not known here.) psql never asks for a password: it has no terminal."""
+        group) reaches this process alone, and it decides. psql says when it has run the whole script (an \\echo
+        after it, read here while a Ctrl-C still counts); only then is the COMMIT written, and a Ctrl-C is held
+        over the COMMIT alone, until psql has ended and ``then`` has been told of the commit it made. A Ctrl-C
+        before is passed to psql (SIGINT: it cancels the statement its server runs, which may wait on a lock, and
+        stops), then both end, and nothing is committed. Both die with this process (PR_SET_PDEATHSIG): a kill -9
+        of it leaves no psql to commit later. psql never asks for a password: it has no terminal."""
         killed = False
         with connection(self.db.url) as (dbname, env), tempfile.TemporaryFile() as restore_errors, \
                 tempfile.TemporaryFile() as psql_errors:
             psql = subprocess.Popen([_tool("psql"), "--no-psqlrc", "--no-password", "--quiet", "--set",
                                      "ON_ERROR_STOP=1", "--dbname", dbname], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=psql_errors, env=env, start_new_session=True)
+                                    stdout=subprocess.PIPE, stderr=psql_errors, env=env, start_new_session=True,
+                                    preexec_fn=_dies_with_parent)
             script = subprocess.Popen([_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--use-list",
                                        listing, "--file", "-", str(dump)], stdout=subprocess.PIPE,
-                                      stderr=restore_errors, env=env, start_new_session=True)
-            assert psql.stdin is not None and script.stdout is not None
+                                      stderr=restore_errors, env=env, start_new_session=True,
+                                      preexec_fn=_dies_with_parent)
+            assert psql.stdin is not None and psql.stdout is not None and script.stdout is not None
             try:
-                try:
-                    psql.stdin.write(("BEGIN;\n" + drops).encode("utf-8"))
+                try:  # the script's own query results to /dev/null: psql's output is the marker alone
+                    psql.stdin.write(("\\o /dev/null\nBEGIN;\n" + drops).encode("utf-8"))
                     while chunk := script.stdout.read(1 << 16):
                         psql.stdin.write(chunk)
                     if script.wait(timeout=TOOL_TIMEOUT_S) == 0:
-                        with interrupts_held():
-                            psql.stdin.write(b"COMMIT;\n")
-                            psql.stdin.close()
-                            if psql.wait(timeout=TOOL_TIMEOUT_S) == 0:
-                                then()
+                        psql.stdin.write(f"\\echo {_SCRIPT_RUN}\n".encode())
+                        psql.stdin.flush()
+                        if _SCRIPT_RUN.encode() in psql.stdout.readline():  # a Ctrl-C while it runs still counts
+                            with interrupts_held():
+                                psql.stdin.write(b"COMMIT;\n")
+                                psql.stdin.close()
+                                if psql.wait(timeout=TOOL_TIMEOUT_S) == 0:
+                                    then()
                 except BrokenPipeError:  # psql stopped at an error: its transaction is rolled back
                     script.kill()
                     killed = True
@@ -223,9 +260,9 @@ class PostgresBackups(SqlBackups):
                         psql.stdin.close()
             except BaseException:  # a Ctrl-C before the COMMIT was written: psql ends without it, committing nothing
                 # (one held past the COMMIT is raised once psql has ended, and ``then`` has run)
-                for proc in (script, psql):
-                    proc.kill()
-                    proc.wait()
+                script.kill()
+                script.wait()
+                _stopped(psql)
                 raise
             made, ran = script.wait(timeout=TOOL_TIMEOUT_S), psql.wait(timeout=TOOL_TIMEOUT_S)
             restore_errors.seek(0)
