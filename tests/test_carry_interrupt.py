@@ -196,6 +196,7 @@ def test_ctrl_c_during_an_export_leaves_nothing_of_it_or_the_whole_export(carrie
     export = folder / ("export.tar" if kind == "tar" else "export")
     if kind == "empty folder":
         export.mkdir()
+        export.chmod(0o755)  # "as it was" is its mode too: the export makes the folder its owner's alone (a review)
     code, said = interrupted("export", str(export), "--db", store_url)
     none = (f"notewell export: interrupted; nothing was exported: {export} "
             f"{'is as it was' if kind == 'empty folder' else 'is not there'} (what it wrote is removed)\n")
@@ -203,6 +204,7 @@ def test_ctrl_c_during_an_export_leaves_nothing_of_it_or_the_whole_export(carrie
     assert code == 130 and said in (none, done), said
     if said == none:  # no scratch folder or .part beside it either
         assert sorted(p.name for p in folder.rglob("*")) == (["export"] if kind == "empty folder" else [])
+        assert kind != "empty folder" or export.stat().st_mode & 0o777 == 0o755
     else:
         assert run_cli("import", str(export), "--db", str(tmp_path / "again.db")).exit_code == 0
         assert memories_in(str(tmp_path / "again.db")) == MEMORIES

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -34,6 +35,7 @@ from notewell.services.export_format import (
     read_manifest,
 )
 from notewell.store.base import Store
+from notewell.store.interrupts import interrupts_held
 from notewell.store.shared.tables import Table, TableLoader, TableReader
 
 CARRY: Action = "store:carry"
@@ -84,6 +86,7 @@ class PortabilityService:
             return carried
         choose = self._chooser(person, project)
         made = not folder.exists()
+        mode = None if made or not folder.is_dir() else stat.S_IMODE(folder.stat().st_mode)  # put back on failure
         entries: list[TableEntry] = []
         written: list[Path] = []
         try:
@@ -102,6 +105,9 @@ class PortabilityService:
             if made:
                 with suppress(OSError):
                     folder.rmdir()
+            elif mode is not None:  # an empty folder that was there: as it was, its mode too (a review)
+                with suppress(OSError):
+                    folder.chmod(mode)
             refused = file_refusal("export", folder, exc) if isinstance(exc, OSError) else None
             if refused is not None:
                 raise refused from None
@@ -283,18 +289,24 @@ def _scratch(archive: Path, field: str) -> Iterator[Path]:
     if not archive.parent.is_dir():  # (an export's .tar named in a folder that is not there, or under a file)
         raise InvalidArgument(field, f"{archive.parent} is not a folder; create it, or name a .tar file in a "
                                      "folder that exists")
+    made: tempfile.TemporaryDirectory[str] | None = None
     try:
-        made = tempfile.TemporaryDirectory(dir=archive.parent, prefix=f".notewell-{field}-")
-    except OSError as exc:
-        if field == "import" and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            made = tempfile.TemporaryDirectory(prefix=f"notewell-{field}-")
-        else:
-            refused = file_refusal(field, archive.parent, exc)
-            if refused is None:
-                raise
-            raise refused from None
-    with made as scratch:
-        yield Path(scratch)
+        with interrupts_held():  # made and named together: a Ctrl-C between the two left the folder behind
+            try:
+                made = tempfile.TemporaryDirectory(dir=archive.parent, prefix=f".notewell-{field}-")
+            except OSError as exc:
+                if field == "import" and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    made = tempfile.TemporaryDirectory(prefix=f"notewell-{field}-")
+                else:
+                    refused = file_refusal(field, archive.parent, exc)
+                    if refused is None:
+                        raise
+                    raise refused from None
+        yield Path(made.name)
+    finally:
+        if made is not None:
+            with interrupts_held():  # removed whole: a Ctrl-C inside its removal left part of the export there
+                made.cleanup()
 
 
 def _empty_folder(folder: Path) -> None:
