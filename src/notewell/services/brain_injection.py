@@ -7,8 +7,8 @@
     ### Heuristics
 
 Items are taken in rank order and each goes in whole or not at all, a person's rule once (of two of their items of
-one kind with the same words, under triggers that differ by their numbers alone, the better ranked); the block
-never exceeds
+one kind with the same words and rationale, under triggers that differ by their numbers alone, the better
+ranked); the block never exceeds
 ``max_tokens`` (services.tokens counts). Knowledge text is data written by the person, not commands to
 the server, and each item is one line: its trigger, rule and rationale have their line breaks made spaces, so
 that no item (another writer's in a shared project) can add a heading or a line of its own to the block.
@@ -92,15 +92,16 @@ def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
     chosen: list[KnowledgeRecord] = []
     used = count_tokens(HEADING)
     sections: set[str] = set()
-    said: set[tuple[str, str, str, str]] = set()
+    said: set[tuple[str, str, str, str, str]] = set()
     for item in ranked:
         # a person's same rule under a trigger that differs by its numbers alone once, the best ranked: rules the
         # brain mined from two of their sessions ("Fix ticket 412 …", "Fix ticket 977 …") are kept apart by their
         # tasks' numbers, and a second line said nothing new and took the budget of another rule. Under another
         # trigger it says where else the rule holds ("run it without --dry-run" for the staging script and for
-        # terraform against production), and two people's are two items: each holds theirs
+        # terraform against production), with another rationale why, and two people's are two items: each
+        # holds theirs
         rule = (item.owner_user_id, item.kind, one_line(item.rule).casefold(),
-                _NUMBERS.sub("#", one_line(item.trigger).casefold()))
+                _NUMBERS.sub("#", one_line(item.trigger).casefold()), one_line(item.rationale).casefold())
         if rule in said:
             continue
         section = _section(item.kind)
