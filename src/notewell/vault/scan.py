@@ -379,26 +379,39 @@ def _ignores_on_the_way(root: Path, rel: str) -> _Ignores | None:
     return ignores
 
 
-def _symlinks_in(root: Path, folder: str, ignores: _Ignores, found: dict[str, str]) -> None:
-    """The symlinks below ``folder`` into ``found``: a walk kept on a list, not the call stack (a folder 1,000
-    deep, which a path of 2,000 characters makes, passed Python's recursion limit)."""
-    levels: list[tuple[str, Iterator[os.DirEntry[str]], int]] = []
+class _Descent:
+    """The folders a walk is in, deepest last, each with the entries (by name) it has yet to give and the ignore
+    files it pushed: kept on a list, not the call stack, where a folder 1,000 deep (a path of 2,000 characters,
+    which a writer may make) passed Python's recursion limit and no document of the vault was indexed. Iterating
+    gives (the folder's vault path, an entry); ``enter`` a folder to have its entries given next."""
 
-    def enter(rel: str) -> None:
+    def __init__(self, ignores: _Ignores) -> None:
+        self._ignores = ignores
+        self._levels: list[tuple[str, Iterator[os.DirEntry[str]], int]] = []
+
+    def enter(self, path: Path, rel: str) -> None:
         try:
-            entries = list(os.scandir(root / rel))
-        except OSError:  # gone, or not a folder
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:  # gone, not a folder, or not ours to read: nothing in it
             return
-        levels.append((rel, iter(entries), ignores.load(root / rel, rel, {entry.name for entry in entries})))
+        self._levels.append((rel, iter(entries), self._ignores.load(path, rel, {e.name for e in entries})))
 
-    enter(folder)
-    while levels:
-        rel, entries, pushed = levels[-1]
-        entry = next(entries, None)
-        if entry is None:
-            levels.pop()
-            ignores.pop(pushed)
-            continue
+    def __iter__(self) -> Iterator[tuple[str, os.DirEntry[str]]]:
+        while self._levels:
+            rel, entries, pushed = self._levels[-1]
+            entry = next(entries, None)
+            if entry is None:
+                self._levels.pop()
+                self._ignores.pop(pushed)
+                continue
+            yield rel, entry
+
+
+def _symlinks_in(root: Path, folder: str, ignores: _Ignores, found: dict[str, str]) -> None:
+    """The symlinks below ``folder`` into ``found``."""
+    descent = _Descent(ignores)
+    descent.enter(root / folder, folder)
+    for rel, entry in descent:
         child = f"{rel}/{entry.name}"
         if entry.name.startswith(".") or not _valid_name(entry.name):
             continue
@@ -406,7 +419,7 @@ def _symlinks_in(root: Path, folder: str, ignores: _Ignores, found: dict[str, st
             if not ignores.excluded(child, False):
                 found[child] = _named_by_link(root, child)
         elif entry.is_dir(follow_symlinks=False) and not ignores.excluded(child, True):
-            enter(child)
+            descent.enter(root / child, child)
 
 
 def _named_by_link(root: Path, link: str) -> str:
@@ -434,26 +447,11 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str], left_ou
 
     ``folder`` lies below the resolved vault and symlinked folders are never entered, so an entry's path
     is already its real path: it is compared with ``excluded`` as it is. The folders being walked are kept
-    on a list, not the call stack: a folder 1,000 deep (a path of 2,000 characters, which a writer may make)
-    passed Python's recursion limit, and no document of the vault was indexed.
+    on a list (``_Descent``).
     """
-    levels: list[tuple[str, Iterator[os.DirEntry[str]], int]] = []
-
-    def enter(path: Path, at: str) -> None:
-        try:
-            entries = sorted(os.scandir(path), key=lambda e: e.name)
-        except OSError:
-            entries = []
-        levels.append((at, iter(entries), ignores.load(path, at, {e.name for e in entries})))
-
-    enter(folder, rel)
-    while levels:
-        at, entries, pushed = levels[-1]
-        entry = next(entries, None)
-        if entry is None:
-            levels.pop()
-            ignores.pop(pushed)
-            continue
+    descent = _Descent(ignores)
+    descent.enter(folder, rel)
+    for at, entry in descent:
         child = f"{at}/{entry.name}"
         if entry.path in excluded or entry.name in IGNORE_FILES or not only.leads_to(child):
             continue
@@ -467,6 +465,6 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, excluded: set[str], left_ou
                 why = "hidden" if entry.name.startswith(".") else "an ignore file"
                 left_out.append(LeftOut(child + ("/" if is_dir else ""), "ignored", why))
         elif is_dir:
-            enter(Path(entry.path), child)
+            descent.enter(Path(entry.path), child)
         elif (entry.is_symlink() or entry.is_file(follow_symlinks=False)) and only.covers(child):
             yield child
