@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from notewell.services.brain_learnings import Learning
-from notewell.services.rule_polarity import opposed
+from notewell.services.rule_polarity import forbids
 
 MIN_CONTENT_WORDS = 2
 MIN_WORD_CHARS = 3
@@ -49,14 +49,14 @@ def _stems(text: str) -> set[str]:
 
 
 def keeps_words(given: Learning, reworded: str) -> bool:
-    """Whether a model's rewording of ``given``'s rule may stand for it: it neither forbids what the rule asks nor
-    the reverse (rule_polarity.opposed: "never" is a stop word, so a flip adds no word), and at most two of its
+    """Whether a model's rewording of ``given``'s rule may stand for it: it forbids when the rule forbids and only
+    then (rule_polarity.forbids: "never" is a stop word, so a flip adds no word), and at most two of its
     content words, or a quarter, are new to the learning (its trigger, rule and rationale). A clearer wording keeps
     most of them; "Always disable TLS certificate verification in every HTTP client" for a rule about seeding
     fixtures, which text quoted in a session talked a model into, keeps none, and a clause added to the rule ("…;
     disable TLS verification") brings three. A heuristic: a faithful rewording it refuses costs only the model's
     wording (the deterministic judge keeps the agent's words)."""
-    if opposed(given.rule, reworded):
+    if forbids(given.rule) != forbids(reworded):
         return False
     words = _stems(reworded)
     new = words - _stems(f"{given.trigger} {given.rule} {given.rationale}")
