@@ -7,8 +7,9 @@ import errno
 import os
 import signal
 import socket
+from collections.abc import Callable
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
@@ -22,6 +23,9 @@ from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import Runtime
 from notewell.services.servers import local_url
+
+if TYPE_CHECKING:  # imported where it serves: `notewell` commands that do not serve start without it
+    import uvicorn
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -139,19 +143,27 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     log.event("serve.listening", listen=f"{host}:{port}", mcp=f"{base}{MCP_PATH}", rest=f"{base}/api/v1",
               docs=f"{base}/api/v1/docs", web=f"{base}/", toolsets=",".join(t.name for t in options.toolsets),
               watching=options.watch, message="Ctrl-C stops it")
-    previous = signal.signal(signal.SIGTERM, _stop_cleanly)
+    server = uvicorn.Server(server_config(app, host, port))
+    previous = signal.signal(signal.SIGTERM, _stop_cleanly(server))
     try:
-        uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
         _withdraw(rt, options.server_id)
 
 
-def _stop_cleanly(_signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM (systemd's stop, docker stop) as Ctrl-C: uvicorn shuts down gracefully, then raises the signal it
-    caught again, which by default killed the process (exit 143) before the record of this server was cleared."""
-    raise SystemExit(0)
+def _stop_cleanly(server: uvicorn.Server) -> Callable[[int, FrameType | None], None]:
+    """SIGTERM (systemd's stop, docker stop) as Ctrl-C, whenever it comes: uvicorn's own handler, once installed,
+    shuts down gracefully and raises the signal again after restoring this one, which by default killed the process
+    (exit 143) before the record of this server was cleared. This handler only asks the server to exit, as uvicorn's
+    does: a SIGTERM before uvicorn listens is then honoured at its first tick. (It raised SystemExit, which Python
+    swallows when the signal lands in a weakref callback or a __del__: the server then served on, deaf to SIGTERM.)"""
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    return stop
 
 
 def _withdraw(rt: Runtime, server_id: str) -> None:
