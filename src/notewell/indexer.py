@@ -348,13 +348,14 @@ class _Writing:
 
 def sync(
     settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING,
-    written: Collection[str] = frozenset(),
+    written: Collection[str] = frozenset(), committed: Callable[[], None] | None = None,
 ) -> IndexReport:
-    """Bring the store in line with the vault; returns what was done.
+    """Bring the store in line with the vault, in one write transaction; returns what was done.
 
     ``only`` limits the work to some files and folders (what a watcher saw change): the rest of the
     store is left as it is, and brains are rebuilt only when a brain.md was among the changes. ``written``:
-    the files (vault-relative) the watcher saw written, read whatever their size and mtime.
+    the files (vault-relative) the watcher saw written, read whatever their size and mtime. ``committed``:
+    called as soon as the transaction is committed (what a Ctrl-C from then on leaves is the whole sync).
     """
     started = time.perf_counter()
     racy_from = time.time_ns() - RACY_WINDOW_NS
@@ -395,6 +396,8 @@ def sync(
             changed_any = True
         if changed_any and (only.everything or plan.brain_touched):
             writer.set_brains(_brains(store))
+    if committed:
+        committed()
     report.left_out = sorted(
         [*scan.left_out, *(LeftOut(disk_path(s.project, s.path), left_out_reason(s.reason), s.reason)
                            for s in skipped)], key=lambda item: item.path)

@@ -10,12 +10,28 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
+from notewell.cli.app import (
+    DbOpt,
+    JsonOpt,
+    VaultOpt,
+    app,
+    console,
+    ends_on_interrupt,
+    err_console,
+    print_json,
+    runtime,
+)
 from notewell.indexer import IndexReport
 from notewell.indexer import Progress as ProgressCallback
 
 PROGRESS_LINE_EVERY_S = 5.0
 PASSED_OVER_SHOWN = 50
+# what Ctrl-C leaves (docs/operations.md, "An interrupt"): the documents' sync is one transaction, then each project
+NOTHING_INDEXED = "nothing was indexed: the sync is one transaction, and it was rolled back; run notewell index again"
+DOCUMENTS_INDEXED = ("the documents were indexed (the sync's transaction was committed), but the projects of the "
+                     "vault's top-level folders may not all be made or updated yet; run notewell index again to "
+                     "finish")
+SYNC_DONE = "the sync was done: the store is in line with the vault"
 
 
 @app.command("index")
@@ -29,9 +45,13 @@ def index_command(
                                                         "change (a standalone indexer; Ctrl-C stops it).")] = False,
 ) -> None:
     """Sync the store with the vault: add new files, update changed ones, drop deleted ones."""
-    with runtime(vault, db) as rt:
+    with ends_on_interrupt("index", NOTHING_INDEXED) as interrupt, runtime(vault, db) as rt:
+        def committed() -> None:
+            interrupt.left = DOCUMENTS_INDEXED
+
         with _progress(enabled=not json_out) as progress:
-            report = rt.indexing.sync(progress=progress)
+            report = rt.indexing.sync(progress=progress, committed=committed)
+        interrupt.left = SYNC_DONE
         if json_out:
             print_json(_as_json(report, verbose))
         else:

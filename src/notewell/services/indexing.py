@@ -26,9 +26,10 @@ class IndexingService:
         self.store = store
         self.administration = administration
 
-    def sync(self, progress: Progress | None = None) -> IndexReport:
-        """Sync the documents with the vault, then the projects with its top-level folders."""
-        report = sync(self.settings, self.store, progress)
+    def sync(self, progress: Progress | None = None, committed: Callable[[], None] | None = None) -> IndexReport:
+        """Sync the documents with the vault (one transaction: ``committed`` is called once it is), then the
+        projects with its top-level folders."""
+        report = sync(self.settings, self.store, progress, committed=committed)
         self.sync_projects()
         return report
 
