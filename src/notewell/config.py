@@ -28,6 +28,10 @@ CONFIG_FILE_NAME = "notewell.toml"
 KEA_DAILY_CALLS_DEFAULT = 500
 KEA_DAILY_TOKENS_DEFAULT = 2_000_000
 KEA_MODEL_MAX_CHARS = 200
+KEA_TIMEOUT_SECONDS_DEFAULT = 120.0  # one call's wait for the provider's answer
+KEA_TIMEOUT_SECONDS_MAX = 240.0  # below the job's lease (services/jobs.py, 300 s): a call never outlives it
+KEA_BREAKER_SECONDS_DEFAULT = 300.0  # after a call the provider did not answer, its calls wait this long
+KEA_BREAKER_SECONDS_MAX = 86_400.0
 KEA_KEY_VARIABLES = ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY")
 KEA_URL_VARIABLES = ("KEA_BASE_URL", "DASHSCOPE_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 
@@ -41,6 +45,8 @@ class KeaSettings:
     model: str | None = None
     daily_calls: int = KEA_DAILY_CALLS_DEFAULT
     daily_tokens: int = KEA_DAILY_TOKENS_DEFAULT
+    timeout_seconds: float = KEA_TIMEOUT_SECONDS_DEFAULT  # KEA_TIMEOUT_SECONDS
+    breaker_seconds: float = KEA_BREAKER_SECONDS_DEFAULT  # KEA_BREAKER_SECONDS
     keys: Mapping[str, str] = field(default_factory=dict, repr=False)
     urls: Mapping[str, str] = field(default_factory=dict)
 
@@ -52,6 +58,20 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw.isdigit():
         raise ConfigError(f"{name}: {raw!r} is not a whole number; set it to 0 or more, or unset it for {default}")
     return int(raw)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not low <= value <= high:  # NaN too
+        raise ConfigError(f"{name}: {raw!r} is not a number of seconds from {low:g} to {high:g}; set one, or unset "
+                          f"it for {default:g}")
+    return value
 
 
 def _port_ok(url: str) -> bool:
@@ -66,7 +86,7 @@ def _port_ok(url: str) -> bool:
 
 def kea_settings(env: Mapping[str, str]) -> KeaSettings:
     """KEA's settings from an environment (os.environ, or a test's mapping): KEA_MODEL, KEA_DAILY_CALLS,
-    KEA_DAILY_TOKENS, the provider keys and the base URLs."""
+    KEA_DAILY_TOKENS, KEA_TIMEOUT_SECONDS, KEA_BREAKER_SECONDS, the provider keys and the base URLs."""
     model = env.get("KEA_MODEL", "").strip() or None
     if model is not None and (len(model) > KEA_MODEL_MAX_CHARS or any(c.isspace() for c in model)):
         raise ConfigError(f"KEA_MODEL: must be a model name without spaces, at most {KEA_MODEL_MAX_CHARS} "
@@ -80,6 +100,10 @@ def kea_settings(env: Mapping[str, str]) -> KeaSettings:
                               ", or left out for the scheme's own; fix it or unset it")
     return KeaSettings(model=model, daily_calls=_whole(env, "KEA_DAILY_CALLS", KEA_DAILY_CALLS_DEFAULT),
                        daily_tokens=_whole(env, "KEA_DAILY_TOKENS", KEA_DAILY_TOKENS_DEFAULT),
+                       timeout_seconds=_seconds(env, "KEA_TIMEOUT_SECONDS", KEA_TIMEOUT_SECONDS_DEFAULT, 0.1,
+                                                KEA_TIMEOUT_SECONDS_MAX),
+                       breaker_seconds=_seconds(env, "KEA_BREAKER_SECONDS", KEA_BREAKER_SECONDS_DEFAULT, 1.0,
+                                                KEA_BREAKER_SECONDS_MAX),
                        keys={name: env[name].strip() for name in KEA_KEY_VARIABLES if env.get(name, "").strip()},
                        urls=urls)
 

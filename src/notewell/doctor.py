@@ -321,7 +321,8 @@ def _kea_settings_fix(message: str) -> str:
         name = message.partition(":")[0]
         return (f"set {name} to a URL whose port is a number from 1 to 65535 (such as http://localhost:8080/v1), "
                 "or leave the port out, or unset it; in the environment of notewell serve and notewell worker")
-    name = next((n for n in (*KEA_URL_VARIABLES, "KEA_DAILY_CALLS", "KEA_DAILY_TOKENS") if message.startswith(n)),
+    name = next((n for n in (*KEA_URL_VARIABLES, "KEA_DAILY_CALLS", "KEA_DAILY_TOKENS", "KEA_TIMEOUT_SECONDS",
+                             "KEA_BREAKER_SECONDS") if message.startswith(n)),
                 "the KEA variable the message names")
     return f"fix {name} as the message says, or unset it, in the environment of notewell serve and notewell worker"
 

@@ -6,7 +6,9 @@ run each job once between them; a runner just elected first takes back the jobs 
 run in two steps (``Step``): ``prepare`` reads and decides outside any transaction; ``write`` runs in the
 transaction that marks the job done, so a job's writes and its completion commit together or not at all. A
 try that raises is retried after ``retry_delay`` (doubling from RETRY_BASE_SECONDS), up to MAX_ATTEMPTS, then
-left ``failed`` for a person to retry (`notewell jobs retry ID`).
+left ``failed`` for a person to retry (`notewell jobs retry ID`). A job that cannot run yet, for a reason not its
+own (``Deferred``: KEA's provider did not answer its last call), is due again when the reason says, its try not
+counted, and the runner goes on with the next job at once.
 
 Time comes from the runner's clock (``now``), which tests set.
 """
@@ -58,6 +60,19 @@ def retry_delay(attempts: int) -> float:
     return float(min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** max(0, attempts - 1)))
 
 
+class Deferred(Exception):
+    """Raised by a job's ``prepare``: the job cannot run before ``until`` for a reason not its own (``reason``, kept
+    as its last error); it is due again then, the try not counted against MAX_ATTEMPTS."""
+
+    def __init__(self, until: datetime, reason: str) -> None:
+        super().__init__(reason)
+        self.until = until
+        self.reason = reason
+
+
+DEFER_MIN_SECONDS = 1.0  # a deferral is never sooner: a job is never claimed again in a tight loop
+
+
 @dataclass(frozen=True)
 class Step:
     """A prepared job: ``write`` runs in the job's completing transaction and returns its outcome; ``after``
@@ -86,6 +101,11 @@ def run_job(store: Store, kinds: Mapping[str, JobKind], job: JobRecord, owner: s
             done.result = step.write()
     except LeaseLost:
         _log.warning(line("jobs.lease_lost", job=job.id, kind=job.kind))
+        return None
+    except Deferred as later:
+        until = iso(max(later.until, clock() + timedelta(seconds=DEFER_MIN_SECONDS)))
+        store.jobs.deferred(job.id, owner, later.reason, until)
+        _log.info(line("jobs.deferred", job=job.id, kind=job.kind, until=until))
         return None
     except Exception as exc:
         last = job.attempts >= MAX_ATTEMPTS

@@ -5,7 +5,8 @@ is a clear error saying which package to install. Both SDKs are asked for struct
 completions with the answer's JSON schema (strict) on OpenAI itself, a JSON object on DashScope and local
 servers (whose OpenAI-compatible APIs take ``json_object``); Anthropic messages with one tool whose input is the
 schema, the tool forced. The SDKs' own retries are off: a failed call fails the job, which the job queue
-retries with its backoff.
+retries with its backoff. A call waits KEA_TIMEOUT_SECONDS at most; one the provider did not answer at all
+(``unanswered``) opens KEA's breaker (kea_breaker).
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from notewell.config import KeaSettings
+from notewell.config import KEA_TIMEOUT_SECONDS_DEFAULT, KeaSettings
 from notewell.errors import ConfigError
 from notewell.services.kea_routing import OPENAI, Route
 
 OUTPUT_TOKENS = 2000  # the answer's bound, as each API takes it
-TIMEOUT_SECONDS = 120.0
+TIMEOUT_SECONDS = KEA_TIMEOUT_SECONDS_DEFAULT  # a call's default bound; KEA_TIMEOUT_SECONDS sets the one used
 NAME = "learnings"  # the answer's name: the JSON schema's on OpenAI, the tool's (record_<name>) on Anthropic
 
 
@@ -65,6 +67,16 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         text = text.replace(form, REDACTED)
     text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS - 1] + "…"
+
+
+def unanswered(exc: BaseException) -> bool:
+    """Whether a call failed for want of any answer (no connection, or none within its timeout: each SDK's
+    APIConnectionError, its APITimeoutError included), not on an answer refusing it (a status, a bad key)."""
+    for name in ("openai", "anthropic"):
+        sdk = sys.modules.get(name)  # an SDK never imported raised nothing
+        if sdk is not None and isinstance(exc, getattr(sdk, "APIConnectionError", ())):
+            return True
+    return isinstance(exc, TimeoutError | ConnectionError)
 
 
 class SdkMissing(ConfigError):

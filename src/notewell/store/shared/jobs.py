@@ -10,7 +10,8 @@ the runner still holding the job's lease, so a job is done exactly when its writ
 its lease (killed, or too slow) has its writes rolled back. A job a runner was killed in is taken over when its
 lease runs out, or at once by the next runner elected (``release_orphans``: the jobs runners held). A failure
 counts against ``max_attempts`` and waits a growing delay (the runner decides it); the last one leaves the job
-``failed`` until a person retries it.
+``failed`` until a person retries it. A job deferred (``deferred``: it cannot run yet, for a reason not its own)
+is due again when the runner says, its try given back.
 
 A scheduled job carries a ``once_key`` (``kea.cross_extract:2026-12-02``): two servers that wake at once queue
 it once.
@@ -153,6 +154,15 @@ class SqlJobs:
                 conn.execute("UPDATE jobs SET state = 'pending', last_error = ?, next_at = ?, lease_until = NULL,"
                              " lease_owner = NULL WHERE id = ? AND lease_owner = ?",
                              (error[:ERROR_MAX_CHARS], next_at, job_id, owner))
+
+    def deferred(self, job_id: int, owner: str, reason: str, next_at: str) -> None:
+        """The job cannot run before ``next_at`` for a reason not its own: due again then, the try its claim counted
+        given back, ``reason`` kept as its last error."""
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE jobs SET state = 'pending', attempts = attempts - 1, last_error = ?, next_at = ?,"
+                         " lease_until = NULL, lease_owner = NULL"
+                         " WHERE id = ? AND lease_owner = ? AND state = 'running'",
+                         (reason[:ERROR_MAX_CHARS], next_at, job_id, owner))
 
     def release_orphans(self, owner_prefix: str) -> int:
         """Make every running job leased to a runner (its owner starting with ``owner_prefix``) pending again:
