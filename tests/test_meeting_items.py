@@ -246,3 +246,34 @@ def test_two_meeting_notes_named_alike_in_two_forms_keep_their_own_items(tmp_pat
         assert rt.store.brain.open_action_items("acme", "for:dana@x.test", 10) == []
     finally:
         rt.close()
+
+
+def test_a_note_renamed_to_its_other_unicode_form_keeps_its_items(tmp_path: Path, store_url: str) -> None:
+    """A meeting note renamed to the same name in the other Unicode form (réunion.md composed, renamed decomposed,
+    as macOS and some sync tools do) is the same note: `notewell index` follows the rename, so an item a person
+    resolved stays resolved and the live items keep their refs, none doubled."""
+    composed_note = "acme/meetings/2026-03-04-r\u00e9union.md"
+    decomposed_note = unicodedata.normalize("NFD", composed_note)
+    vault = make_vault(tmp_path, {"acme/README.md": "# Acme\n", composed_note: KICKOFF})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        for email, name, handle in (("tom@x.test", "Tom Whitcombe", "tom"), ("eve@x.test", "Eve Adams", "eve")):
+            rt.administration.add_user(LOCAL_OWNER, email, "member", name=name, handle=handle)
+        rt.indexing.sync()
+        before = {n.item.ref: n.item.rule for n in items(rt, composed_note)}
+        assert len(before) == 5
+        resolved = next(ref for ref, rule in before.items() if rule == "Eve Adams: book the room")
+        eve = next(u for u in rt.store.identity.users() if u.handle == "eve")
+        rt.store.brain.retire([resolved], eve.id, "resolved at the close of ses_x", "2026-03-06T00:00:00Z")
+        (vault / composed_note).rename(vault / decomposed_note)
+        result = run_cli("index", "--vault", str(vault), "--db", store_url)
+        assert result.exit_code == 0 and "1 renamed" in result.output, result.output
+        live = {n.item.ref: n.item for n in items(rt, composed_note)}  # one memory path for both forms
+        assert set(live) == set(before) - {resolved}
+        assert {k.rationale for k in live.values()} == {f"from the meeting note {decomposed_note}"}
+        assert [n.retired_by for n in items(rt, composed_note, live=False)] == [eve.id]
+        (vault / decomposed_note).write_text(KICKOFF.replace("- [ ] Tom: draft", "- [x] Tom: draft"), encoding="utf-8")
+        rt.indexing.sync()  # the renamed note's items are its own: ticked there, retired
+        assert {n.item.rule for n in items(rt, composed_note)} == {before[r] for r in live} - {"Tom: draft the budget"}
+    finally:
+        rt.close()

@@ -292,8 +292,7 @@ class _Writing:
         source = self.plan.gone_by_sha[loaded.sha256].pop(0)
         before = self.store.documents.meta(*source)
         self.writer.rename(source, (file.project, file.path), self.stored_mtime(file))
-        self.meetings.gone(source, f"the note moved to {file.project}/{file.path}")
-        self.meetings.written((file.project, file.path), content.text)
+        self.meetings.moved(source, (file.project, file.path), content.text)
         self.linked[(file.project, file.path)] = parse_links(file.project, file.path, content.text)
         self.names.update((name_key(source[1]), name_key(file.path)))
         self.report.renamed += 1

@@ -432,6 +432,10 @@ class BrainRepository(EvolutionRepository, ProposalRepository, FunnelRepository,
     def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
         """The action items (live and retired) a meeting note yielded at memory path ``path``, oldest first."""
         ...
+    def rename_note_items(self, project: str, path: str, rationale: str, renamed: str) -> int:
+        """The action items a meeting note yielded at memory path ``path`` whose rationale is ``rationale`` (live and
+        retired) now say ``renamed``: the note they name was renamed. The number changed."""
+        ...
     def noted_paths(self) -> dict[tuple[str, str], str]:
         """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
         ...

@@ -230,6 +230,15 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
             f"SELECT {KNOWLEDGE_COLUMNS}, m.deleted_by FROM {KNOWLEDGE_FROM} WHERE m.project = ? AND m.path = ?"
             " AND k.source = ? AND k.kind = 'action_item' ORDER BY k.created, k.ref", (project, path, MEETING_SOURCE))]
 
+    def rename_note_items(self, project: str, path: str, rationale: str, renamed: str) -> int:
+        """The action items (live and retired) of memory path ``path`` in ``project`` whose rationale is ``rationale``
+        say ``renamed`` instead; how many."""
+        with self.dialect.transaction() as conn:
+            return int(conn.execute(
+                "UPDATE brain_knowledge SET rationale = ? WHERE source = ? AND kind = 'action_item' AND rationale = ?"
+                " AND ref IN (SELECT ref FROM memories WHERE project = ? AND path = ?)",
+                (renamed, MEETING_SOURCE, rationale, project, path)).rowcount)
+
     def noted_paths(self) -> dict[tuple[str, str], str]:
         """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""
         return {(r[0], r[1]): r[2] for r in self._rows(
