@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
@@ -14,9 +15,11 @@ import pytest
 
 from conftest import make_vault, run_cli
 from notewell.access.principal import LOCAL_OWNER
+from notewell.records.jobs import NewJob
 from notewell.runtime import open_runtime
 from notewell.store import open_store
 from notewell.store.leadership import open_leadership
+from notewell.timestamps import iso
 
 
 def _free_port() -> int:
@@ -49,11 +52,12 @@ def test_healthy(tmp_path: Path) -> None:
     code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
     assert code == 0
     assert list(checks) == ["settings", "vault", "store", "search index", "integrity", "index", "tokens", "watcher",
-                            "meaning", "backup", "kea", "port"]
+                            "meaning", "backup", "kea", "jobs", "port"]
     assert {c["status"] for c in checks.values()} == {"ok"}, checks
     assert checks["vault"]["found"] == "2 documents in 3 projects"  # _root, p and the home ~ann
     assert checks["tokens"]["found"] == "1 active tokens"
     assert "no watcher runs now" in checks["watcher"]["found"]
+    assert checks["jobs"]["found"] == "0 pending, 0 running, 0 failed; no job runner runs now"
 
 
 def test_a_store_a_newer_notewell_upgraded_fails_with_the_fix(tmp_path: Path) -> None:
@@ -150,3 +154,38 @@ def test_postgres_without_pg_trgm(tmp_path: Path, pg_url: str) -> None:
     code, checks = doctor("--vault", str(vault), "--db", db, "--port", str(_free_port()))
     assert code == 1 and checks["search index"]["status"] == "fail"
     assert "CREATE EXTENSION pg_trgm" in checks["search index"]["found"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_jobs_left_running_past_their_lease_are_reported_with_the_fix(backend: str, tmp_path: Path,
+                                                                      request: pytest.FixtureRequest) -> None:
+    """A worker killed mid-job leaves its jobs running until a runner takes them back; doctor said nothing. Leases
+    ended in 2001 and end in 2999: whatever today is, one is past and one is not."""
+    vault, db = _healthy(tmp_path, request.getfixturevalue("pg_url") if backend == "postgres" else None)
+    store = open_store(db)
+    try:
+        now = iso(datetime(2001, 1, 1, tzinfo=UTC))
+        stuck = [store.jobs.enqueue(NewJob("kea.extract", {"sessionId": f"ses_{n}"}, "runner-killed0000",
+                                           iso(datetime(2001, 1, 1, 0, n, tzinfo=UTC))), now) for n in range(2)]
+        store.jobs.enqueue(NewJob("kea.extract", {"sessionId": "ses_live"}, "close-live0000",
+                                  iso(datetime(2999, 1, 1, tzinfo=UTC))), now)
+    finally:
+        store.close()
+    args = ("--vault", str(vault), "--db", db, "--port", str(_free_port()))
+    code, checks = doctor(*args)
+    jobs = checks["jobs"]
+    assert code == 0 and jobs["status"] == "warn", jobs
+    assert jobs["found"].startswith("2 job(s) left running past their lease, by up to ") and " days (ids " in \
+        jobs["found"] and f"(ids {stuck[0]}, {stuck[1]}): the process running them stopped mid-job; 0 pending, " \
+        "3 running, 0 failed; no job runner runs now" in jobs["found"], jobs
+    assert jobs["fix"].startswith("start a job runner (`notewell worker`") and "takes them back at once" in jobs["fix"]
+    lease = open_leadership(db, "jobs")
+    assert lease.try_acquire()  # a runner holds the job lease, busy in a long job
+    try:
+        _, checks = doctor(*args)
+    finally:
+        lease.release()
+    jobs = checks["jobs"]
+    assert jobs["status"] == "warn" and "a job runner holds the store's job lease" in jobs["found"], jobs
+    assert jobs["fix"].startswith("the runner holding the job lease takes them back at its next claim"), jobs
+    assert "restart it" in jobs["fix"]

@@ -42,6 +42,7 @@ from notewell.vault.scan import ScanResult, scan_vault
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
 BACKUP_STALE_HOURS = 26  # a daily backup, with two hours to spare
 FAILING_JOBS_READ = 100  # KEA's failing jobs read per kind and state: enough to say there are some
+RUNNING_JOBS_READ = 500  # running jobs read (the newest) to say which are past their lease, and by how long
 INTEGRITY_BUDGET_S = 10.0  # the damage check reads every page: about this long covers a few gigabytes
 
 
@@ -80,7 +81,8 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
                 ("integrity", lambda: _integrity(store, integrity_budget_s)),
                 ("index", lambda: _indexed(store, scan)), ("tokens", lambda: _tokens(store)),
                 ("watcher", lambda: _watcher(settings, scan, store)), ("meaning", lambda: _meaning(settings, store)),
-                ("backup", lambda: _backup(store, now)), ("kea", lambda: _kea(settings, store, now)))]
+                ("backup", lambda: _backup(store, now)), ("kea", lambda: _kea(settings, store, now)),
+                ("jobs", lambda: _jobs(settings, store, now)))]
             with suppress(StoreDamaged):  # said by the checks above
                 servers = ServerRegistry(store.servers).recorded()
         finally:
@@ -379,6 +381,36 @@ def _extractor(settings: Settings, store: Store, now: datetime) -> Check:
         return Check("kea", "warn", f"{found}: the deterministic extractor mines until the day ends (UTC)",
                      "raise KEA_DAILY_CALLS or KEA_DAILY_TOKENS if that is too soon")
     return Check("kea", "ok", found)
+
+
+def _jobs(settings: Settings, store: Store, now: datetime) -> Check:
+    """The job queue, and the jobs left ``running`` past their lease: their runner stopped mid-job (killed, its
+    machine gone). The store never loses them: a runner elected takes back at once the jobs runners held, and any
+    runner's claim takes a job whose lease ran out; but until a runner runs, they stay as they are."""
+    counts = store.jobs.counts()
+    lease = open_leadership(settings.db, "jobs")
+    try:
+        free = lease.try_acquire()
+    finally:
+        lease.release()
+    runner = ("no job runner runs now" if free else "a job runner holds the store's job lease")
+    found = f"{counts.pending} pending, {counts.running} running, {counts.failed} failed; {runner}"
+    overdue = sorted(((now - parse_iso(j.lease_until)).total_seconds(), j.id)
+                     for j in store.jobs.listing("running", RUNNING_JOBS_READ)
+                     if j.lease_until and parse_iso(j.lease_until) <= now)
+    if not overdue:
+        return Check("jobs", "ok", found)
+    ids = ", ".join(str(job_id) for _, job_id in sorted(overdue, key=lambda o: o[1])[:10])
+    stuck = (f"{len(overdue)} job(s) left running past their lease, by up to {_age(overdue[-1][0] / 3600)} (ids "
+             f"{ids}{', …' if len(overdue) > 10 else ''}): the process running them stopped mid-job; {found}")
+    if free:
+        return Check("jobs", "warn", stuck, "start a job runner (`notewell worker`, or `notewell serve` without "
+                                            "--no-jobs): it takes them back at once and runs them again (nothing "
+                                            "they wrote was kept; the cut-off try counts as one of their 5)")
+    return Check("jobs", "warn", stuck, "the runner holding the job lease takes them back at its next claim; if "
+                                        "they stay, it is held in a long job or cannot write the store: see its "
+                                        "log (op=jobs.*, op=kea.*) and restart it (`notewell worker`, or the "
+                                        "server)")
 
 
 def _age(hours: float) -> str:
