@@ -461,6 +461,15 @@ def test_only_literal_free_regexes_scan(code: IndexedVault) -> None:
     for query, regex in [("pla", False), ("v2.1", False), (r"TODO\(\w+\)", True), (r"(alpha|beta)\b", True),
                          (r"v\d", False), ("v3", False), ("é", False), ("a.b", True), (r"(ab|cd)", True)]:
         assert not code.search(query, regex=regex).scanned, query
+    # RE2's own spellings hold literals too (Python's parser, which the plan reads, knows none of them)
+    for query, found in [(r"\x{63}af\x{E9}", [("p/c.txt", 2)]), (r"\QTODO(ana)\E", [("p/a.md", 2)]),
+                         (r"plan\z", [("p/a.md", 2), ("p/a.md", 4)]), (r"(?<who>ana)\)", [("p/a.md", 2)]),
+                         (r"caf\pL", [("p/c.txt", 2)]), (r"[[:alpha:]]lpha\b", [("p/b.md", 1), ("p/b.md", 3)]),
+                         (r"\p{Latin}\x{EF}ve", [("p/c.txt", 2)])]:
+        result = code.search(query, regex=True, all_lines=True)
+        assert not result.scanned and hits(result) == found, query
+    res = run_cli("search", r"\x{63}af\x{E9}", "--regex", "--json", "--vault", str(code.vault), "--db", code.db)
+    assert json.loads(res.stdout)["scanned"] is False
     assert hits(code.search("v3", all_lines=True)) == [("p/a.md", 3)]
     assert hits(code.search("É", all_lines=True)) == [("p/c.txt", 2)]
     assert hits(code.search(r"\d{4}", regex=True)) == [("p/c.txt", 1)]

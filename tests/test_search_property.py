@@ -34,6 +34,7 @@ from notewell.indexer import sync
 from notewell.runtime import open_runtime
 from notewell.search.engine import CaseMode
 from notewell.search.literals import plain_plan, regex_plan
+from notewell.search.re2_spelling import python_spelling
 from notewell.store import regions
 
 # A small alphabet where case folding is interesting: ß folds to "ss", Σ/σ/ς are one letter, İ folds to
@@ -73,6 +74,9 @@ _atoms = st.one_of(
     st.sampled_from(list(ALPHABET.replace(" ", ""))).map(re2.escape),
     st.sampled_from(["ab", "ss", "abc", "sas", "aß", "σς", "İi", "Σa", "cab", "bca", "as "]),
     st.sampled_from([".", r"\s", r"\S", r"\w", "[aß]", "[^a]", "[a-c]", "[sS]", "[σς]", "[^ ]", " "]),
+    # RE2's own spellings, which Python's parser (the plan's) does not read: literals and classes
+    st.sampled_from([r"\x{61}", r"\x{3C3}", r"\x{4E2D}", r"\Qas\E", r"\Qσς\E", r"\pL", r"\PL", r"\p{Han}",
+                     r"\p{Greek}", "[[:alpha:]]", "[^[:space:]]", r"[\x{61}-\x{63}]", r"[\pLs]"]),
 )
 
 
@@ -97,7 +101,7 @@ def regex_term(depth: int) -> st.SearchStrategy[str]:
 
 
 regex_queries = st.tuples(
-    st.sampled_from(["", "", "^"]), regex_seq(2), st.sampled_from(["", "", "$"]),
+    st.sampled_from(["", "", "^"]), regex_seq(2), st.sampled_from(["", "", "$", r"\z"]),
 ).map("".join)
 
 queries = st.one_of(
@@ -110,7 +114,9 @@ queries = st.one_of(
 def planted_match(draw: st.DrawFn, query: str, regex: bool) -> str:
     """A line that likely matches ``query``: random queries seldom match random text on their own."""
     if regex:
-        core = draw(st.from_regex(query.removeprefix("^").removesuffix("$"), fullmatch=True, alphabet=ALPHABET))
+        spelled = python_spelling(query.removeprefix("^").removesuffix("$").removesuffix(r"\z"))
+        assert spelled is not None, query
+        core = draw(st.from_regex(spelled, fullmatch=True, alphabet=ALPHABET))
     else:
         core = draw(st.sampled_from([query, query.upper(), query.lower(), query.swapcase(), query.casefold()]))
     return draw(line_text) + core + draw(line_text)

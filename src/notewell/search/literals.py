@@ -4,8 +4,9 @@ For a regex this is Russ Cox's trigram-index method ("Regular Expression Matchin
 Index"): walk the parsed pattern, keep for each piece the small set of exact strings it can match
 (when there is one), join those sets across concatenation and alternation, and fall back to an
 AND/OR of required literals where they grow too large. The pattern is parsed with Python's own regex
-parser after RE2 has accepted it; where that parser and RE2 read a pattern differently, or it cannot
-parse it, the plan is "no literal" (a scan): slower, never wrong.
+parser after RE2 has accepted it, RE2's own spellings respelled first (re2_spelling.py); where that parser
+and RE2 read a pattern differently, or it cannot parse it, the plan is "no literal" (a scan): slower, never
+wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import cast
 
 from notewell.fold import fold
 from notewell.records.plan import And, Lit, Or, Plan, simplify
+from notewell.search.re2_spelling import python_spelling
 
 MAX_EXACT = 16  # largest set of exact strings kept before turning it into a required-literal plan
 MAX_CLASS = 8  # a character class of at most this many characters counts as exact
@@ -47,12 +49,13 @@ def plain_plan(query: str) -> Plan | None:
 
 
 def regex_plan(pattern: str) -> Plan | None:
-    if "[:" in pattern or "\\Q" in pattern or "\\p" in pattern or "\\P" in pattern:
-        return None  # RE2 syntax Python's parser does not read the same way
+    spelled = python_spelling(pattern)  # RE2's own spellings (\x{..}, \Q..\E, \pL, [[:alpha:]]) as Python reads them
+    if spelled is None:
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            parsed = sre.parse(pattern)
+            parsed = sre.parse(spelled)
     except (sre.error, RecursionError, OverflowError, ValueError):
         return None
     return simplify(_to_plan(_seq(list(parsed))))
