@@ -605,3 +605,45 @@ def test_a_project_outside_yours_is_forbidden_project_alike_for_hidden_and_missi
             assert refused["detail"].startswith("FORBIDDEN_PROJECT: "), refused
             answers.setdefault(path, set()).add(refused["detail"].replace(repr(project), "<id>"))
     assert all(len(details) == 1 for details in answers.values()), answers
+
+
+def test_a_project_id_as_long_as_a_folder_name_is_taken_by_every_parameter_naming_a_project(rest: RestWorld) -> None:
+    """A project's id is its folder's name (docs/indexing.md), so REST takes any id a folder can have: 255
+    characters (PROJECT_ID_MAX_CHARS), where it refused more than 64 though the other doors took the project. An
+    81-character id (241 bytes of UTF-8, within Linux's 255) is found; 256 characters are refused naming the
+    field."""
+    long_id = "q" + "長" * 80
+    folder = rest.runtime.settings.vault / long_id
+    folder.mkdir()
+    (folder / "n.md").write_text("# N\nlongid\n", encoding="utf-8")
+    (folder / "brain.md").write_text("# Long\nThe long brain.\n", encoding="utf-8")
+    rest.runtime.indexing.sync()
+    assert long_id in [p["id"] for p in rest.get("/projects?limit=100", "admin_all").json()["items"]]
+    found = rest.get("/search", "admin_all", params={"q": "longid", "project": long_id})
+    assert found.status_code == 200, found.text
+    assert [m["path"] for m in found.json()["matches"]] == [f"{long_id}/n.md"]
+    brains = rest.get("/brains", "admin_all", params={"project": long_id})
+    assert brains.status_code == 200, brains.text
+    assert [b["id"] for b in brains.json()["items"]] == [long_id]
+    kept = rest.call("POST", "/memories", "admin_all", json={"content": f"Long ids work ({rest.backend}).",
+                                                             "project": long_id})
+    assert kept.status_code == 201, kept.text
+    listed = rest.get("/memories", "admin_all", params={"project": long_id})
+    assert listed.status_code == 200, listed.text
+    assert [m["ref"] for m in listed.json()["items"]] == [kept.json()["memory"]["ref"]]
+    minted = rest.call("POST", "/me/tokens", "admin_all", json={"scopes": ["knowledge:read"], "project": long_id})
+    assert minted.status_code == 201, minted.text
+    assert rest.get("/me", minted.json()["secret"]).json()["boundProject"] == long_id
+    started = rest.call("POST", "/sessions", "admin_all", json={"projectId": long_id})
+    assert started.status_code == 201, started.text
+    too_long = "x" * 256
+    for refused, field in ((rest.get("/search", "admin_all", params={"q": "longid", "project": too_long}), "project"),
+                           (rest.get("/brains", "admin_all", params={"project": too_long}), "project"),
+                           (rest.get("/memories", "admin_all", params={"project": too_long}), "project"),
+                           (rest.call("POST", "/memories", "admin_all", json={"content": "x", "project": too_long}),
+                            "project"),
+                           (rest.call("POST", "/me/tokens", "admin_all",
+                                      json={"scopes": ["knowledge:read"], "project": too_long}), "project"),
+                           (rest.call("POST", "/sessions", "admin_all", json={"projectId": too_long}), "projectId")):
+        body = problem(refused, 422)
+        assert body["field"] == field and "at most 255 characters" in body["detail"], body

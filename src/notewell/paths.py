@@ -20,6 +20,11 @@ class IndexedDocuments(Protocol):
 
 PATH_MAX_CHARS = 4096  # Linux's PATH_MAX: no real vault path is longer
 
+PROJECT_ID_MAX_CHARS = 255
+"""A project's id is its top-level folder's name, so no id is longer than a folder's name can be on the file
+systems a vault lives on: Linux's 255 bytes (at most 255 characters), APFS's 255 characters, NTFS's 255 UTF-16
+units. Every door that takes a project id accepts this many characters and refuses more, naming the field."""
+
 
 def normalize_path(path: str, field: str = "path") -> str:
     """A clean "/"-separated relative path; refuses anything that climbs out of the vault.

@@ -10,6 +10,7 @@ from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses, spelled
+from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import BrainHitList, BrainInfo, BrainPage
 
@@ -23,7 +24,8 @@ BrainId = Annotated[str, Query(min_length=1, max_length=1000,
 @router.get("/brains", response_model=BrainList, responses=responses(400, 401, 403, 404, 422),
             summary="The brains the caller can read (of one project)")
 def brains(caller: Caller, svc: Services, request: Request, response: Response,
-           project: Annotated[str | None, Query(max_length=64, description="Only this project's brains.")] = None,
+           project: Annotated[str | None, Query(max_length=PROJECT_ID_MAX_CHARS,
+                                                description="Only this project's brains.")] = None,
            limit: Limit = 20, offset: Offset = 0) -> Any:
     items, more = window(svc.knowledge.list_brains(caller, project), offset, limit)
     return page(request, response, items, offset, limit, has_more=more)

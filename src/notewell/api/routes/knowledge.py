@@ -12,7 +12,7 @@ from notewell.api.conditional import IfMatchRead, IfNoneMatch, answered
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
 from notewell.api.problems import responses, spelled
-from notewell.paths import PATH_MAX_CHARS
+from notewell.paths import PATH_MAX_CHARS, PROJECT_ID_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
 
@@ -84,7 +84,8 @@ def search(caller: Caller, svc: Services, request: Request, response: Response,
            regex: Annotated[bool, Query(description="Read q as an RE2 regular expression.")] = False,
            case: Annotated[Literal["smart", "insensitive", "sensitive"], Query(
                description="smart: a capital letter in q makes the search case-sensitive.")] = "smart",
-           project: Annotated[str | None, Query(max_length=64, description="Search this project only.")] = None,
+           project: Annotated[str | None, Query(max_length=PROJECT_ID_MAX_CHARS,
+                                                description="Search this project only.")] = None,
            path: Annotated[str, Query(max_length=1000, description="A folder or file, vault-relative, project "
                                                                    "first: northwind-advisory/pricing.")] = "",
            limit: Annotated[int, Query(ge=1, le=limits.NOTES_LIMIT_MAX, description="Matches per page.")]

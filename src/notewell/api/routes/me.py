@@ -15,6 +15,7 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses
+from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.identity import TokenRecord
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services.idempotency import Answer
@@ -43,7 +44,8 @@ class MintRequest(BaseModel):
     scopes: list[Scope] = Field(min_length=1, max_length=len(SCOPES),
                               description=f"Scopes of the new token, each one of: {', '.join(SCOPES)}; no more "
                                           "than the calling token holds.")
-    project: str | None = Field(default=None, max_length=64, description="Bind the token to this one project.")
+    project: str | None = Field(default=None, max_length=PROJECT_ID_MAX_CHARS,
+                                description="Bind the token to this one project.")
     name: str = Field(default="", max_length=100, description="A label, such as the client it is for.")
     expires: str | None = Field(default=None, max_length=20, description="Lifetime such as 90d, 12h, 30m, 2w; "
                                 "null or \"never\" for none. Never past the calling token's own end: left out, "

@@ -12,6 +12,7 @@ from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model
 from notewell.api.problems import responses, spelled
+from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.memories import MEMORY_TYPES, Narrowing
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import memory as m
@@ -60,7 +61,7 @@ class RememberRequest(BaseModel):
     memory_type: str = Field(default="durable", description=f"One of {', '.join(MEMORY_TYPES)}.")
     title: str | None = Field(default=None, max_length=m.MAX_TITLE_CHARS, description="Defaults to the first line.")
     tags: list[str] = Field(default_factory=list, max_length=MAX_TAGS)
-    project: str | None = Field(default=None, max_length=64,
+    project: str | None = Field(default=None, max_length=PROJECT_ID_MAX_CHARS,
                                 description="Where it lands; default the token's project, else your home.")
     supersedes: str | None = Field(default=None, max_length=100, description="The ref this memory replaces.")
     expires_at: str | None = Field(default=None, max_length=40, description="Working memories only: ISO 8601 UTC.")
@@ -93,7 +94,8 @@ def remember(caller: Caller, svc: Services, body: RememberRequest, request: Requ
 @router.get("/memories", response_model=MemoryPage, responses=ERRORS,
             summary="Memories chosen by their fields, newest first")
 def memories(caller: Caller, svc: Services, request: Request, response: Response, narrow: Narrow,
-             project: Annotated[str | None, Query(max_length=64, description="Only this project.")] = None,
+             project: Annotated[str | None, Query(max_length=PROJECT_ID_MAX_CHARS,
+                                                  description="Only this project.")] = None,
              path: Annotated[str, Query(max_length=1000, description="Inside project: this path or below it.")] = "",
              memory_type: MemoryType = None,
              superseded: Annotated[bool, Query(description="Include superseded memories.")] = False,

@@ -14,6 +14,7 @@ from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
 from notewell.api.problems import responses, spelled
 from notewell.json_bounds import JSON_DEPTH_MAX
+from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services import brain_limits as b
@@ -71,7 +72,8 @@ class SessionRequest(BaseModel):
                                description="The task: relevant knowledge comes back with the session.")
     framework: str | None = Field(default=None, max_length=MAX_LABEL_CHARS)
     language: str | None = Field(default=None, max_length=MAX_LABEL_CHARS)
-    project_id: str | None = Field(default=None, max_length=200, description="A brain project id.")
+    project_id: str | None = Field(default=None, max_length=PROJECT_ID_MAX_CHARS,
+                                      description="A brain project id.")
     project_name: str | None = Field(default=None, max_length=MAX_NAME_CHARS,
                                      description="A personal project, made on demand.")
 
@@ -111,7 +113,7 @@ class TeachRequest(BaseModel):
     rationale: str = Field(default="", max_length=b.MAX_RULE_CHARS)
     kind: str = Field(default="heuristic", description=f"One of {', '.join(KNOWLEDGE_KINDS)}.")
     tags: list[str] = Field(default_factory=list, max_length=b.MAX_TAGS)
-    project_id: str | None = Field(default=None, max_length=200)
+    project_id: str | None = Field(default=None, max_length=PROJECT_ID_MAX_CHARS)
     supersedes: str | None = Field(default=None, max_length=100)
 
 
