@@ -253,7 +253,8 @@ def test_a_secret_given_to_revoke_in_any_wrapping_is_never_repeated_and_a_whole_
         assert secret[15:] not in done.stdout + done.stderr
         assert not _authenticates(cli, secret)  # found by its hash, as a sign-in finds it
     random_part = secrets_[0][16:]
-    for given in (secrets_[0][:30], f"Bearer {secrets_[0][:30]}", random_part, f"nw_{ids[0]}_", "nw_x",
+    for given in (secrets_[0][:30], f"Bearer {secrets_[0][:30]}", random_part, f"-{random_part}", f"-v{random_part}",
+                  f"--{random_part}", f"nw_{ids[0]}_", "nw_x",
                   "Bearer", secrets_[0] + "!" * 3 + secrets_[1], f"{secrets_[0]} {secrets_[1]}", "3F9A0C1B2D4E"):
         refused = cli.error("token", "revoke", given)
         assert refused.startswith("error: ID: ") and refused.endswith("; see 'notewell token list'")

@@ -59,7 +59,9 @@ def token_list(user: Annotated[str | None, typer.Option("--user", help="Only thi
                   empty=f"No tokens{' of ' + user if user else ''}; mint one with 'notewell token mint'")
 
 
-@token_app.command("revoke")
+# a leaked secret's random part, given alone, may begin with "-": read it as the ID, never as an unknown option
+# (whose usage error would repeat it)
+@token_app.command("revoke", context_settings={"ignore_unknown_options": True})
 def token_revoke(token_id: Annotated[str, typer.Argument(
                      metavar="ID", help="The token id from 'token list', or a leaked token's whole secret (never "
                                         "printed).")],
