@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +28,7 @@ from notewell.access.principal import LOCAL_OWNER
 from notewell.answer_bound import ANSWER_BYTES_MAX, fit_answer, json_bytes, text_within
 from notewell.http.app import build_app
 from notewell.http.door import ServeOptions
-from notewell.mcp.registry import choose
+from notewell.mcp.registry import TOOLSETS, choose
 from notewell.runtime import open_runtime
 from pg import BACKENDS, module_store
 
@@ -36,6 +38,8 @@ DOCUMENTS = 1200
 LINES = 2000
 BRAINS = 300  # their summaries make about 80 KB of listBrains: three pages or so
 WIDE_LINE = 'ab"c\\ 中文 ' * 10_000  # 100,000 characters; escapes and CJK make it longer as JSON
+SHELF_BRAIN = "# Shelf\n\n" + "".join(f"Paragraph {n:03d} of the shelf's contents page, which goes on. {'w' * 12}\n"
+                                    for n in range(300))  # about 23,000 characters
 
 
 def _line(n: int) -> str:
@@ -55,6 +59,9 @@ def _files() -> dict[str, str | bytes]:
     files["huge/b/brain.md"] = "# Second\n"
     files.update({f"atlas/b{i:03d}/brain.md": f"---\ntitle: Brain {i:03d}\nsummary: {'A long summary. ' * 12}\n---\n"
                   for i in range(BRAINS)})
+    files.update({f"wordy/shelf/{'a-document-with-a-long-name-' * 6}{i:02d}.md":
+                  f"# A document with a title as long as its name, {'on and on ' * 25}{i}\n" for i in range(60)})
+    files["wordy/shelf/brain.md"] = SHELF_BRAIN
     return files
 
 
@@ -208,6 +215,26 @@ async def test_one_memory_too_large_for_an_answer_is_shortened_beside_the_others
         assert found["truncated"] is True and "of results[" in found["note"], found["note"]
 
 
+async def test_a_brain_whose_contents_are_cut_says_how_to_read_them_whole(client: Client) -> None:
+    """getBrain over 60 long-named documents and a brain.md of 23,000 characters: the note once said only how to
+    list the documents; it names readDoc with the brain.md's path, whose parts read back the whole contents."""
+    page = await _call(client, "getBrain", {"brain": "wordy/shelf"})
+    assert page["truncated"] is True and len(page["contents"]) < len(SHELF_BRAIN), page["note"]
+    assert "characters of contents" in page["note"] and "items of documents" in page["note"], page["note"]
+    assert 'readDoc with path "wordy/shelf/brain.md" reads the whole brain.md' in page["note"], page["note"]
+    assert "listDocs lists every document" in page["note"]  # each cut field's way on, the documents' too
+    assert SHELF_BRAIN.startswith(page["contents"])
+    lines: list[str] = []
+    offset = 1
+    while True:
+        part = await _call(client, "readDoc", {"path": "wordy/shelf/brain.md", "offset": offset})
+        lines += part["text"].split("\n")
+        if not part["hasMore"]:
+            break
+        offset = part["nextOffset"]
+    assert "\n".join(lines) + "\n" == SHELF_BRAIN
+
+
 async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_more_misses_nothing(
         client: Client) -> None:
     """Each line of big/long.md is some 330 bytes of JSON: 100 of them pass the bound. A page ends early with
@@ -291,6 +318,88 @@ async def test_every_tool_may_say_it_was_cut(client: Client) -> None:
             properties = tool.output_schema["properties"]
             assert "note" in properties, tool.name
             assert "truncated" in properties or tool.name == "search_notes", tool.name  # Major Vault's, exactly
+
+
+# Top-level texts no answer makes long enough to cut, each bounded far below the answer's bound: ids, refs,
+# times and versions are short; a project id is at most 255 characters, a path 4,096 (PATH_MAX_CHARS), a query
+# echoed back 1,000 (MAX_QUERY_CHARS), a reason or hint is a sentence of the server's. A text not named here
+# and not a list gets its own way on (cut_ways).
+SHORT = {"id", "ref", "sessionId", "projectId", "slug", "superseded", "brain", "start", "created", "startedAt",
+         "forgotten_at", "version", "previous_version", "project", "repo", "path", "moved_from", "trash", "query",
+         "mode", "reason", "hint"}
+SHORT_IN = {"remember.title": "at most 200 characters (memory.MAX_TITLE_CHARS)",
+            "recall_context.token_count": "a word naming how tokens are counted",
+            "brain_get_user_style.peerCard": "its texts are an email (320 characters) and a handle (32)"}
+# Cut fields still without a way on (the rest of the answer cannot be had, or only by guessing): each to be given
+# one, then taken off this list; a field not named here that lacks one fails.
+PENDING = {"getDocs.sections", "write_note.summary", "write_note.diff", "edit_note.summary", "edit_note.diff",
+           "move_note.summary", "move_note.diff", "delete_note.summary", "delete_note.diff",
+           "undo_note_write.summary", "undo_note_write.diff", "undo_note_write.unlinked", "undo_note_write.relinked",
+           "undo_note_write.dangling", "recall_context.context", "brain_start_session.relevantKnowledge",
+           "brain_start_session.openActionItems", "brain_list_projects.projects", "brain_retrieve_knowledge.injection",
+           "brain_get_user_style.reflexes", "brain_ask_oracle.answer", "brain_ask_oracle.citations",
+           "brain_ask_oracle.searched"}
+ASK_FOR_LESS_ARGUMENTS = {"limit", "max_tokens", "path", "query", "offset"}  # what answer_bound's advice names
+
+
+def _specs() -> Iterator[Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        rt = open_runtime(str(make_vault(Path(tmp), {"a/n.md": "x\n"})), str(Path(tmp) / "index.db"))
+        try:
+            for toolset in TOOLSETS.values():
+                yield from toolset.build(rt)
+        finally:
+            rt.close()
+
+
+def _sample(schema: dict[str, Any]) -> Any:
+    """A small value of ``schema``'s type, standing for a field the cut leaves alone."""
+    kinds = [schema, *schema.get("anyOf", [])]
+    types = {k.get("type") for k in kinds}
+    return ("p/x" if "string" in types else 1 if types & {"integer", "number"} else [] if "array" in types
+            else {n: _sample(c) for k in kinds for n, c in k.get("properties", {}).items()} if "object" in types
+            else None)
+
+
+def _overflowing(schema: dict[str, Any]) -> list[tuple[str, Any]]:
+    """One value too large for an answer per way this property can be cut: ("list", a long list) or ("text",
+    an object or a text with one long text in it), each with where the cut is."""
+    kinds = [schema, *schema.get("anyOf", [])]
+    found: list[tuple[str, Any]] = []
+    if any(k.get("type") == "array" for k in kinds):
+        found.append(("list", ["an item of forty bytes or so, again and again"] * 2000))
+    if any(k.get("type") == "string" and "enum" not in k for k in kinds):
+        found.append(("text", "長" * 20_000))
+    for k in kinds:
+        siblings = {name: _sample(child) for name, child in k.get("properties", {}).items()}  # an id by a title
+        for name, child in k.get("properties", {}).items():
+            found += [(kind, {**siblings, name: value}) for kind, value in _overflowing(child) if kind == "text"]
+    return found
+
+
+def test_every_cut_field_of_every_tool_says_how_to_get_the_rest() -> None:
+    """Each top-level field of every tool's answer, made too long to send: a list's rest is reached with the
+    tool's advice (its own, or answer_bound's when the tool takes what that names), a text's with its own way
+    on (getBrain's contents once came cut saying only how to list the brain's documents)."""
+    missing: list[str] = []
+    for spec in _specs():
+        properties = (spec.output_schema or {}).get("properties", {})
+        takes = set(spec.argument_names)
+        for name, schema in properties.items():
+            if name in ("note", "truncated") or f"{spec.name}.{name}" in PENDING | set(SHORT_IN):
+                continue
+            for kind, value in _overflowing(schema):
+                answer = {**{n: _sample(c) for n, c in properties.items() if n not in ("note", "truncated")},
+                          name: value}
+                cut = fit_answer(answer, schema=spec.output_schema, advice=spec.cut_advice, ways=spec.cut_ways)
+                note = cut["note"]
+                if name in spec.cut_ways:
+                    assert spec.cut_ways[name](answer) in note, (spec.name, name, note)
+                elif kind == "list" and (spec.cut_advice or takes & ASK_FOR_LESS_ARGUMENTS):
+                    assert (spec.cut_advice or "ask for less") in note, (spec.name, name, note)
+                elif kind == "list" or name not in SHORT:
+                    missing.append(f"{spec.name}.{name} ({kind})")
+    assert not missing, "cut with no way on: " + ", ".join(missing)
 
 
 # --- the rule --------------------------------------------------------------------------------------------

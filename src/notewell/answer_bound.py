@@ -8,8 +8,9 @@ first has its long texts (over a quarter of the bound each, in bytes) shortened,
 when that keeps more of its largest list than dropping the list's tail would, then loses the tail of its
 largest lists (and, when no list is left to cut, the end of its longest text) until
 it fits, and says so in ``truncated`` and ``note`` (after the tool's own note, which is kept) with how to get
-the rest. Long texts go first so that one large item (a memory of 90,000 characters at the top of a recall) is
-shown shortened beside the others rather than dropping them all.
+the rest: each cut field's own way on where the tool gives one (``ways``: getBrain's contents are read whole
+with readDoc), the tool's general advice for the others. Long texts go first so that one large item (a memory
+of 90,000 characters at the top of a recall) is shown shortened beside the others rather than dropping them all.
 Every tool's output schema carries those two fields (``with_cut_fields``), so a client that validates answers
 accepts a cut one; a tool whose output schema is a product's to the letter (search_notes) keeps it, and its cut
 answer says so in the note that schema has.
@@ -18,7 +19,8 @@ answer says so in the note that schema has.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 ANSWER_BYTES_MAX: Final = 32 * 1024
@@ -35,6 +37,11 @@ ASK_FOR_LESS: Final = ("To get the rest, ask for less at a time (a smaller limit
 
 
 ITEM_SEPARATOR: Final = ", "  # json.dumps' own, which the door uses
+
+Way = Callable[[dict[str, Any]], str | None]
+"""How to get the rest of one field of an answer, given the whole answer (before the cut), so that it can name
+the exact arguments (readDoc's path of the brain.md whose contents were cut); None or "" where the answer holds
+nothing of it to cut (a brain without a parent)."""
 
 
 def json_bytes(value: Any) -> int:
@@ -69,22 +76,27 @@ def leading_items_within(answer: dict[str, Any], items: list[Any], budget: int =
 
 
 def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: dict[str, Any] | None = None,
-               advice: str | None = None) -> dict[str, Any]:
+               advice: str | None = None, ways: Mapping[str, Way] | None = None) -> dict[str, Any]:
     """``answer`` itself when it is within ``budget`` bytes of JSON; otherwise a copy cut to fit, saying so in
-    ``note`` (and ``truncated``, unless ``schema``, the tool's output schema, is a product's without it), with
-    ``advice``: how to get the rest with this tool's arguments or another tool (by default ASK_FOR_LESS)."""
+    ``note`` (and ``truncated``, unless ``schema``, the tool's output schema, is a product's without it), with how
+    to get the rest: for each cut top-level field that ``ways`` names, its way; for the others ``advice``, this
+    tool's arguments or another tool (by default ASK_FOR_LESS)."""
     if json_bytes(answer) <= budget:
         return answer
     cut: dict[str, Any] = json.loads(json.dumps(answer))  # a deep copy of plain JSON: the tool's own data is kept
     if schema is None or "truncated" in schema.get("properties", {"truncated": None}):
         cut["truncated"] = True
-    advice = advice or ASK_FOR_LESS
     own = cut.get("note") if isinstance(cut.get("note"), str) else ""  # the tool's own note comes first, kept
+    ways_of = {key: way_on for key, way in (ways or {}).items() if key in answer and (way_on := way(answer))}
 
-    def note(what: str) -> str:
-        return " ".join(part for part in (own, CUT_NOTE.format(what=what, advice=advice)) if part)
+    def note(what: str, fields: list[str] | None) -> str:
+        """The note for ``what`` was cut, the ways on of the cut top-level ``fields`` (None: of every field)."""
+        named = list(ways_of) if fields is None else [f for f in dict.fromkeys(fields) if f in ways_of]
+        general = [advice or ASK_FOR_LESS] if fields is None or any(f not in ways_of for f in fields) else []
+        way_on = " ".join([*general, *dict.fromkeys(ways_of[f] for f in named)])
+        return " ".join(part for part in (own, CUT_NOTE.format(what=what, advice=way_on)) if part)
 
-    cut["note"] = note("-" * WHAT_BYTES)  # as long as the final note may be: the loop cuts to the bound itself
+    cut["note"] = note("-" * WHAT_BYTES, None)  # as long as the final note may be: the loop cuts to the bound itself
     lists: dict[str, tuple[int, int]] = {}  # each list cut: (items kept, items it had before any cut)
     texts: dict[str, tuple[int, int]] = {}  # each text shortened: where -> (characters kept, characters it had)
     long_text = budget // 4  # a text longer than this is shortened before any list loses an item
@@ -113,8 +125,13 @@ def fit_answer(answer: dict[str, Any], budget: int = ANSWER_BYTES_MAX, schema: d
     what = what or "nothing could be cut"
     if json_bytes(what) > WHAT_BYTES:  # names from the data can be long: never longer than the room kept
         what = text_within(what, WHAT_BYTES - len(" …")) + "…"
-    cut["note"] = note(what)
+    cut["note"] = note(what, [field_of(where) for where in [*lists, *texts] if not _dropped(where, lists)])
     return cut
+
+
+def field_of(where: str) -> str:
+    """The top-level field a cut is in: ``results`` for ``results[3].content``, ``parent`` for ``parent.title``."""
+    return re.split(r"[.\[]", where, maxsplit=1)[0]
 
 
 def _dropped(where: str, lists: dict[str, tuple[int, int]]) -> bool:

@@ -121,11 +121,27 @@ def _example(spec: ToolSpec, answer: Any) -> list[str]:
 
 
 def _cut(spec: ToolSpec) -> list[str]:
-    """What a cut answer of this tool advises (answer_bound.py), when the tool words it for itself."""
-    if spec.cut_advice is None:
-        return []
-    return [f"An answer over {ANSWER_BYTES_MAX // 1024} KB of JSON comes cut, saying so in its note, which adds: "
-            f"\"{spec.cut_advice}\"", ""]
+    """What a cut answer of this tool advises (answer_bound.py), when the tool words it for itself: its general
+    advice, and each field's own way on, shown with the answer's fields as <placeholders>."""
+    lines = [] if spec.cut_advice is None else [
+        f"An answer over {ANSWER_BYTES_MAX // 1024} KB of JSON comes cut, saying so in its note, which adds: "
+        f"\"{spec.cut_advice}\"", ""]
+    placeholders = _placeholders(spec.output_schema or {})
+    fields: dict[str, list[str]] = {}  # each way on, worded for the placeholders, and the fields it is the way of
+    for name, way in spec.cut_ways.items():
+        fields.setdefault(way(placeholders) or "", []).append(name)
+    return lines + [line for said, names in fields.items()
+                    for line in (f"When {', '.join(names[:-1])}{' or ' if names[1:] else ''}{names[-1]} is cut, "
+                                 f"the note adds: \"{said}\"", "")]
+
+
+def _placeholders(schema: JsonObject, name: str = "") -> Any:
+    """An answer of ``schema`` whose every text is its own name in brackets (``<parent.id>``), for a way on."""
+    properties = {key: child for kind in [schema, *schema.get("anyOf", [])]
+                  for key, child in kind.get("properties", {}).items()}
+    if not properties:
+        return f"<{name}>"
+    return {key: _placeholders(child, f"{name}.{key}" if name else key) for key, child in properties.items()}
 
 
 def _scope(toolset: Toolset, spec: ToolSpec) -> str:

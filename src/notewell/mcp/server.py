@@ -303,7 +303,8 @@ class NotewellMCP:
             if found is None:
                 raise
             return _error_result(spec.name, str(found))
-        return _ok_result(fit_answer(data, schema=spec.output_schema, advice=spec.cut_advice))
+        return _ok_result(fit_answer(data, schema=spec.output_schema, advice=spec.cut_advice,
+                                      ways=spec.cut_ways))
 
 
 def _ok_result(data: JsonObject) -> CallToolResult:

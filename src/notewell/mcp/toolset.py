@@ -19,7 +19,7 @@ from mcp_types import ToolAnnotations
 
 from notewell.access.policy import ACTIONS, Action
 from notewell.access.principal import Principal
-from notewell.answer_bound import with_cut_fields
+from notewell.answer_bound import Way, with_cut_fields
 from notewell.errors import InvalidArgument
 from notewell.json_bounds import check_json_depth
 
@@ -116,6 +116,9 @@ class ToolSpec:
     # How to get what an answer cut to answer_bound's size left out, with this tool's own arguments or another
     # tool (None: answer_bound's general advice, for tools that take a limit, max_tokens, a path or a query)
     cut_advice: str | None = None
+    # A top-level field's own way on, given the answer, where the advice does not reach its rest: a text shortened
+    # (getBrain's contents: readDoc with the brain.md's path). tests/test_answer_bound.py checks every tool's.
+    cut_ways: Mapping[str, Way] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Any answer may come cut to notewell.answer_bound's size, saying so: the schema a client checks allows it.

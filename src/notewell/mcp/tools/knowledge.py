@@ -4,6 +4,7 @@ buildContext (knowledge_links.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from notewell import limits
@@ -28,6 +29,7 @@ from notewell.services.knowledge import (
     ProjectInfo,
 )
 from notewell.services.memory import MemoryService
+from notewell.vault.parse import BRAIN_FILE
 
 SCOPE = "knowledge:read"
 ACTION: Action = "knowledge:read"
@@ -307,6 +309,13 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
         call=read_doc,
         output_schema=s.tool_output(s.properties(record_model(DocPart), _DOC_PART), s.required_of(_DOC_PART)),
         not_found=DOC_NOT_FOUND,
+        cut_ways={  # a part keeps the bound itself; a title as long as the bound still takes room from its text
+            "text": lambda part: (f"readDoc with path {_quoted(part['path'])}, offset {part['firstLine']} and "
+                                  "a smaller limit reads this part again in fewer lines."),
+            "title": lambda part: (f"The title is read off the document: readDoc with path {_quoted(part['path'])} "
+                                   "from offset 1 shows it in the text (a line over a part comes in pieces, each "
+                                   "naming the column its rest starts at)."),
+        },
         refusals=(f"Error in readDoc: {DOC_NOT_FOUND}",
                   "An offset past the end, a column past the end of its line or a limit out of range is refused "
                   "as invalid arguments.",
@@ -375,6 +384,17 @@ def _list_brains(svc: KnowledgeService) -> ToolSpec:
     )
 
 
+def _quoted(path: str) -> str:
+    """A path as a cut answer's note names it: a JSON string, as the agent passes it back."""
+    return json.dumps(path, ensure_ascii=False)
+
+
+def _brain_md_whole(brain_id: str, what: str) -> str:
+    """getBrain's way to the rest of a brain.md cut short: readDoc on its path, part by part."""
+    return (f"readDoc with path {_quoted(f'{brain_id}/{BRAIN_FILE}')} reads the whole brain.md ({what}), a part "
+            "at a time: each part's nextOffset, and its note, names the offset to pass for the next.")
+
+
 def _get_brain(svc: KnowledgeService) -> ToolSpec:
     def get_brain(ctx: CallContext, args: Arguments) -> JsonObject:
         page = svc.get_brain(ctx.principal, args.required_string("brain"))
@@ -412,6 +432,10 @@ def _get_brain(svc: KnowledgeService) -> ToolSpec:
         not_found=BRAIN_NOT_FOUND,
         cut_advice=("The documents shown come first. listDocs lists every document of the brain's folder page by "
                     "page: its project, the folder as path, and offset."),
+        cut_ways={**{field: lambda answer: _brain_md_whole(answer["id"], "its contents, title and summary")
+                     for field in ("contents", "title", "summary")},
+                  "parent": lambda answer: _brain_md_whole(answer["parent"]["id"], "the parent's title")
+                  if answer["parent"] else None},
         refusals=(f"Error in getBrain: {BRAIN_NOT_FOUND}", _scope_refusal("getBrain")),
         example={"brain": "northwind-advisory/brains/website"},
     )

@@ -216,5 +216,8 @@ def build_context(rt: Runtime) -> ToolSpec:
                   "None, or more than one, of path, ref and query is refused as invalid arguments (path); so are a "
                   f"ref longer than {lc.REF_MAX_CHARS} characters, and a depth or max_tokens out of range.",
                   _HIDDEN_IS_MISSING),
+        cut_ways={"context": lambda _answer: (
+            "buildContext again with a smaller max_tokens makes a pack that fits whole, naming what it leaves out "
+            "in left_out; readDoc reads any of its documents whole by its path.")},
         example={"path": "northwind-advisory/clients/kestrel-logistics.md", "depth": 1, "max_tokens": 1200},
     )
