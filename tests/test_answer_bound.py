@@ -329,7 +329,9 @@ SHORT = {"id", "ref", "sessionId", "projectId", "slug", "superseded", "brain", "
          "mode", "reason", "hint"}
 SHORT_IN = {"remember.title": "at most 200 characters (memory.MAX_TITLE_CHARS)",
             "recall_context.token_count": "a word naming how tokens are counted",
-            "brain_get_user_style.peerCard": "its texts are an email (320 characters) and a handle (32)"}
+            "brain_get_user_style.peerCard": "its texts are an email (320 characters) and a handle (32)",
+            "listDocs.nextAfter": "a document's path, as short as path",
+            "listProjects.nextAfter": "a project's id, as short as id"}
 # Cut fields still without a way on (the rest of the answer cannot be had, or only by guessing): each to be given
 # one, then taken off this list; a field not named here that lacks one fails.
 PENDING = {"getDocs.sections", "write_note.summary", "write_note.diff", "edit_note.summary", "edit_note.diff",

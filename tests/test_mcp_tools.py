@@ -458,7 +458,8 @@ async def test_list_projects_pages_past_the_answer_bound(tmp_path_factory: pytes
                     assert len(json.dumps(page)) <= 32 * 1024
                     if not page.get("truncated"):
                         break
-                    assert page["note"].endswith(f"call listProjects again with offset {len(seen)}."), page["note"]
+                    assert page["note"].endswith(f"or offset {len(seen)}."), page["note"]
+                    assert page["nextAfter"] == seen[-1]
                     page = await call(admin, "listProjects", {"offset": len(seen)})
         assert seen == expected and len(seen) > 400
     finally:

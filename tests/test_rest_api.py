@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -151,7 +152,8 @@ def test_projects_page_with_next_links_until_the_last(rest: RestWorld) -> None:
 
 def test_documents_lines_and_search_options(rest: RestWorld) -> None:
     docs = rest.get(f"/projects/{BOUND}/documents?limit=5&offset=1", "alice_kr").json()
-    assert len(docs["items"]) == 5 and docs["offset"] == 1 and "offset=6" in docs["next"]
+    assert len(docs["items"]) == 5 and docs["offset"] == 1 and docs["nextAfter"] == docs["items"][-1]["path"]
+    assert docs["next"].endswith("?limit=5&after=" + quote(docs["nextAfter"], safe=""))  # the cursor, not offset=6
     answer = rest.get(f"/projects/{BOUND}/documents/pricing-policy.md?offset=2&limit=3", "alice_kr")
     assert "offset=5" in answer.headers["link"]
     part = answer.json()

@@ -151,7 +151,10 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         "next part. A longer line comes alone, in pieces: nextColumn, with nextOffset, names where its rest starts "
         "(pass it as column).",
         f"- listDocs: at most {limits.LIST_DOCS_MAX} documents a call ({limits.LIST_DOCS_DEFAULT} by default) and "
-        f"{ANSWER_BYTES_MAX // 1024} KB; the note of a truncated answer names the next offset.",
+        f"{ANSWER_BYTES_MAX // 1024} KB; a truncated answer names the next page's after (nextAfter, and in its "
+        "note): paging by after lists every document once even when others are renamed between the calls; the "
+        "note of a page asked for by offset names the next offset too, but a rename between the calls can make an "
+        "offset skip a document or list one twice.",
         f"- listBrains: at most {ANSWER_BYTES_MAX // 1024} KB a call; the note of a truncated answer names the "
         "next offset.",
         f"- Every answer: at most {ANSWER_BYTES_MAX // 1024} KB of JSON. A longer one comes cut, with truncated "

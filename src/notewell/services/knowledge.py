@@ -19,7 +19,7 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import indexed_prefix, indexed_spelling, normalize_path, split_vault_path
+from notewell.paths import PATH_MAX_CHARS, indexed_prefix, indexed_spelling, normalize_path, split_vault_path
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
@@ -63,7 +63,8 @@ class DocList:
     path: str
     documents: list[DocInfo]
     truncated: bool  # more documents follow this page
-    offset: int = 0  # how many documents came before this page
+    offset: int = 0  # how many documents came before this page (0 on a page asked for by ``after``)
+    next_after: str | None = None  # the path the next page starts after (its ``after``), None on the last page
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,23 @@ READ: Action = "knowledge:read"
 # --- the service ------------------------------------------------------------------------------------
 
 
+def _check_after(after: str | None, offset: int, folder: str, what: str) -> None:
+    """A listing's cursor: the last item of a page this listing gave (a document's path within ``folder``, or a
+    project id), never with an offset, which would count from a place the cursor no longer names."""
+    if after is None:
+        return
+    fix = (f"pass the nextAfter of the previous page as it is (the last {what} listed), or leave after out for "
+           "the first page")
+    if offset:
+        raise InvalidArgument("after", f"takes no offset: {fix}; or page by offset alone")
+    if not after:
+        raise InvalidArgument("after", f"is empty: {fix}")
+    if len(after) > PATH_MAX_CHARS or "\x00" in after:
+        raise InvalidArgument("after", f"is not a {what} (at most {PATH_MAX_CHARS} characters, no NUL): {fix}")
+    if folder and not (after == folder or after.startswith(folder + "/")):
+        raise InvalidArgument("after", f"must be a {what} inside the folder listed ({folder}): {fix}")
+
+
 def _check_query(query: str) -> None:
     if len(query) < limits.QUERY_MIN_CHARS:
         raise InvalidArgument("query", f"must have at least {limits.QUERY_MIN_CHARS} characters")
@@ -219,18 +237,27 @@ class KnowledgeService:
         self.authorization.authorize(p, READ)
         return self.authorization.projects(p, READ)
 
-    def projects_with_counts(self, p: Principal) -> list[ProjectInfo]:
-        """The projects p may read with how many documents each holds (the store keeps the counts)."""
+    def projects_with_counts(self, p: Principal, *, offset: int = 0, after: str | None = None) -> list[ProjectInfo]:
+        """The projects p may read with how many documents each holds (the store keeps the counts), by id, from
+        ``offset`` on; or, with ``after`` (a cursor: the last id of the previous page), those whose id sorts after
+        it, so that a project added or removed between two pages moves no other across the pages' edge."""
         self.authorization.authorize(p, READ)
-        projects = self.authorization.projects(p, READ)
+        if not 0 <= offset <= limits.NOTES_OFFSET_MAX:
+            raise InvalidArgument("offset", f"must be from 0 to {limits.NOTES_OFFSET_MAX}")
+        _check_after(after, offset, "", "project id")
+        projects = [pr for pr in self.authorization.projects(p, READ) if after is None or pr.id > after][offset:]
         counts = self.store.documents.project_counts([pr.id for pr in projects])
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, counts.get(pr.id, 0)) for pr in projects]
 
-    def list_docs(self, p: Principal, project: str, path: str = "", *, offset: int = 0,
+    def list_docs(self, p: Principal, project: str, path: str = "", *, offset: int = 0, after: str | None = None,
                   limit: int = limits.LIST_DOCS_MAX) -> DocList:
-        """A page of the project's documents (under the folder ``path``) by path: ``limit`` after ``offset``. The
-        folder typed in either Unicode form (or a mix of its names' forms) is the one the index holds, as readDoc
-        finds a note (paths.indexed_prefix), and the answer names it so."""
+        """A page of the project's documents (under the folder ``path``) by path: ``limit`` after ``offset``, or
+        after the path ``after`` (a keyset cursor, the previous page's ``next_after``). An offset counts the
+        documents before it as they are at each read, so a rename between two reads moves the others across the
+        pages' edge (one listed twice or not at all); a cursor names where the last page ended, so every document
+        neither renamed nor deleted meanwhile is listed exactly once, and each read is one range of the (project,
+        path) index. The folder typed in either Unicode form (or a mix of its names' forms) is the one the index
+        holds, as readDoc finds a note (paths.indexed_prefix), and the answer names it so."""
         pr = self._project(p, project)
         if not 1 <= limit <= limits.LIST_DOCS_MAX:
             raise InvalidArgument("limit", f"must be from 1 to {limits.LIST_DOCS_MAX}")
@@ -239,9 +266,12 @@ class KnowledgeService:
         prefix = normalize_path(path)
         if prefix:
             prefix = indexed_prefix(self.store.documents, pr.id, prefix) or prefix
-        metas = self.store.documents.metas(pr.id, prefix, limit=limit + 1, offset=offset)
+        _check_after(after, offset, prefix, "document's path")
+        metas = self.store.documents.metas(pr.id, prefix, limit=limit + 1, offset=offset, after=after)
         docs = [_doc_info(m) for m in metas[:limit]]
-        return DocList(pr.id, prefix, docs, truncated=len(metas) > limit, offset=offset)
+        more = len(metas) > limit
+        return DocList(pr.id, prefix, docs, truncated=more, offset=offset,
+                       next_after=docs[-1].path if more else None)
 
     def read_doc(self, p: Principal, path: str, offset: int = 1,
                  limit: int = limits.READ_DOC_LINES_DEFAULT, column: int = 1) -> DocPart:

@@ -10,15 +10,15 @@ from notewell import limits
 from notewell.api.any_path import DOCUMENT
 from notewell.api.conditional import IfMatchRead, IfNoneMatch, answered
 from notewell.api.context import Caller, Services
-from notewell.api.paging import Limit, Offset, next_link, page, page_model, window
+from notewell.api.paging import Limit, Offset, keyed_page, next_link, page_model
 from notewell.api.problems import responses, spelled
 from notewell.paths import PATH_MAX_CHARS, PROJECT_ID_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo
 
 router = APIRouter(tags=["knowledge"])
-ProjectPage = page_model(record_model(ProjectInfo), "ProjectPage")
-DocumentPage = page_model(record_model(DocInfo), "DocumentPage")
+ProjectPage = page_model(record_model(ProjectInfo), "ProjectPage", keyed=True)
+DocumentPage = page_model(record_model(DocInfo), "DocumentPage", keyed=True)
 DocPartModel = record_model(DocPart)
 SearchPage = record_model(NotePage, "SearchPage", next=(str | None, None))
 READ_ERRORS = responses(400, 401, 403, 404, 422)
@@ -30,17 +30,25 @@ PathQuery = Annotated[str, Query(max_length=PATH_MAX_CHARS, description="A folde
 @router.get("/projects", response_model=ProjectPage, responses=responses(401, 403, 422),
             summary="The projects the caller can read, by id")
 def projects(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
-             offset: Offset = 0) -> Any:
-    items, more = window(svc.knowledge.projects_with_counts(caller), offset, limit)
-    return page(request, response, items, offset, limit, has_more=more)
+             offset: Offset = 0, after: Annotated[str | None, Query(description=(
+                 "The nextAfter of the previous page: the projects whose id sorts after it (not with offset)."))]
+             = None) -> Any:
+    items = svc.knowledge.projects_with_counts(caller, offset=offset, after=after)
+    shown = items[:limit]
+    return keyed_page(request, response, shown, offset, limit,
+                      next_after=shown[-1].id if len(items) > limit else None)
 
 
 @router.get("/projects/{project}/documents", response_model=DocumentPage, responses=READ_ERRORS,
             summary="A project's documents (under a folder), by path")
 def documents(caller: Caller, svc: Services, project: str, request: Request, response: Response,
-              path: PathQuery = "", limit: Limit = 20, offset: Offset = 0) -> Any:
-    listed = svc.knowledge.list_docs(caller, project, path, offset=offset, limit=limit)
-    return page(request, response, listed.documents, offset, limit, has_more=listed.truncated)
+              path: PathQuery = "", limit: Limit = 20, offset: Offset = 0,
+              after: Annotated[str | None, Query(description=(
+                  "The nextAfter of the previous page: the documents whose path sorts after it (not with offset); "
+                  "unlike an offset, a rename between two pages never skips or repeats another document."))]
+              = None) -> Any:
+    listed = svc.knowledge.list_docs(caller, project, path, offset=offset, after=after, limit=limit)
+    return keyed_page(request, response, listed.documents, offset, limit, next_after=listed.next_after)
 
 
 FirstLine = Annotated[int, Query(ge=1, le=limits.NOTES_OFFSET_MAX, description="The first line, counting from 1.")]

@@ -84,8 +84,11 @@ _DOC_LIST = s.View({
         "size": "Size in bytes.",
         "lines": "Number of lines.",
     })),
-    "truncated": "True when more documents follow this page; the note says which offset asks for them.",
-    "note": s.string("Present when more documents follow: which ones these are and the offset of the next page."),
+    "truncated": "True when more documents follow this page; nextAfter and the note say how to ask for them.",
+    "nextAfter": s.Shown("Present when more documents follow: the path of the last document here; pass it as "
+                         "after for the next page.", absent_when_null=True),
+    "note": s.string("Present when more documents follow: which ones these are and the after (and, on a page "
+                     "asked for by offset, the offset) of the next page."),
 }, omit=("offset",), required=("project", "path", "documents", "truncated"))
 _DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in words
     "path": "The document's path, project first.",
@@ -138,13 +141,35 @@ def _page(args: Arguments, name: str, items: list[JsonObject], again: str) -> Js
     ``truncated`` and a note naming the offset of the next (``again``: how to call for it, up to that offset)."""
     offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
     out: JsonObject = {name: items[offset:]}
-    fits = max(leading_items_within(out, out[name], PAGE_BYTES_MAX), 1)  # one at least: a pager always moves on
-    if fits < len(items) - offset:  # (the door shortens a single item's texts)
-        del out[name][fits:]
+    fits = _fitting(out, name)
+    if fits < len(items) - offset:
         following = offset + fits
-        out["truncated"] = True
         out["note"] = f"{name.capitalize()} {offset + 1}-{following} of {len(items)}; more follow: {again} {following}."
     return out
+
+
+def _fitting(out: JsonObject, name: str) -> int:
+    """How many of ``out[name]`` fit the answer's bound, one at least (a pager always moves on; the door shortens a
+    single item's texts); those that do not are cut, and ``truncated`` says so."""
+    fits = max(leading_items_within(out, out[name], PAGE_BYTES_MAX), 1)
+    if fits < len(out[name]):
+        del out[name][fits:]
+        out["truncated"] = True
+    return fits
+
+
+def _after_note(after: str | None, offset: int, shown: int, what: str, again: str, last: str) -> str:
+    """The note of a page with more to follow: which items these are (``what``: their name and order), and the next
+    page's cursor (``last``, the answer's nextAfter) and, on a page asked for by offset, its offset, which a change
+    between the calls can make skip an item or show one twice."""
+    name, order = what.split(" ", 1)
+    these = (f"{name} after {json.dumps(after, ensure_ascii=False)}, {order}" if after is not None
+             else f"{name} {offset + 1}-{offset + shown}, {order}")
+    cursor = f"{again} after {json.dumps(last, ensure_ascii=False)} (nextAfter)"
+    if after is not None:
+        return f"{these}; more follow: {cursor}."
+    return (f"{these}; more follow: {cursor[:-1]}: each one once, even when others are renamed, added or removed "
+            f"between the calls), or offset {offset + shown}.")
 
 
 def _scope_refusal(tool: str) -> str:
@@ -183,24 +208,36 @@ _BRAIN_NARROWER = "Make the query narrower, or leave out includeParents."  # the
 
 def _list_projects(svc: KnowledgeService) -> ToolSpec:
     def list_projects(ctx: CallContext, args: Arguments) -> JsonObject:
-        projects = svc.projects_with_counts(ctx.principal)
-        return _page(args, "projects", [dump(record_model(ProjectInfo), p) for p in projects],
-                     "call listProjects again with offset")
+        offset, after = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX), args.string("after")
+        projects = svc.projects_with_counts(ctx.principal, offset=offset, after=after)
+        out: JsonObject = {"projects": [dump(record_model(ProjectInfo), p) for p in projects]}
+        shown = _fitting(out, "projects")
+        if shown < len(projects):
+            last = projects[shown - 1].id
+            out["nextAfter"] = last
+            out["note"] = _after_note(after, offset, shown, "Projects by id", "call listProjects again with", last)
+        return out
 
     return ToolSpec(
         name="listProjects", title="List the projects",
         description=("Lists the projects this person can see, with their ids, names, descriptions and document "
                      "counts. Use an id with listDocs, listBrains or searchKnowledge's project. A long list comes a "
-                     "page at a time; the note names the offset of the next. " + DATA_NOT_INSTRUCTIONS),
+                     "page at a time; nextAfter and the note name the next (after). " + DATA_NOT_INSTRUCTIONS),
         action=ACTION,
         input_schema=s.tool_input({
-            "offset": s.integer("How many projects to skip (the note of a truncated answer names it).", minimum=0,
-                                default=0),
+            "after": s.string("The nextAfter of the previous page: the projects whose id sorts after it. Leave it "
+                              "out for the first page; not with offset."),
+            "offset": s.integer("How many projects to skip (the note of a truncated answer names it); a project "
+                                "added or removed between two calls can make it skip one or repeat one, after "
+                                "does not.", minimum=0, default=0),
         }, []),
         call=list_projects,
-        output_schema=s.tool_output({"projects": s.array(s.record(record_model(ProjectInfo), _PROJECT))},
-                                    ["projects"]),
-        cut_advice="The projects shown come first; call listProjects again with offset for the others.",
+        output_schema=s.tool_output({
+            "projects": s.array(s.record(record_model(ProjectInfo), _PROJECT)),
+            "nextAfter": s.string("Present when more projects follow: the id of the last one here; pass it as "
+                                  "after for the next page."),
+        }, ["projects"]),
+        cut_advice="The projects shown come first; call listProjects again with after (nextAfter) for the others.",
         refusals=(_scope_refusal("listProjects"), "An empty list is not an error: this person has no grant yet."),
         example={},
     )
@@ -208,19 +245,18 @@ def _list_projects(svc: KnowledgeService) -> ToolSpec:
 
 def _list_docs(svc: KnowledgeService) -> ToolSpec:
     def list_docs(ctx: CallContext, args: Arguments) -> JsonObject:
+        after = args.string("after")
         listed = svc.list_docs(ctx.principal, args.required_string("project"), args.string("path") or "",
-                               offset=args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX),
+                               offset=args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX), after=after,
                                limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
         out = dump(record_model(DocList), listed)
-        del out["offset"]
-        fits = leading_items_within(out, out["documents"], PAGE_BYTES_MAX)
-        if fits < len(out["documents"]):
-            del out["documents"][fits:]
-            out["truncated"] = True
+        del out["offset"], out["nextAfter"]
+        shown = _fitting(out, "documents")
         if out["truncated"]:
-            following = listed.offset + len(out["documents"])
-            out["note"] = (f"Documents {listed.offset + 1}-{following}, by path; more follow: call listDocs again "
-                           f"with the same project and path and offset {following}.")
+            last = out["documents"][-1]["path"]
+            out["nextAfter"] = last
+            out["note"] = _after_note(after, listed.offset, shown, "Documents by path",
+                                      "call listDocs again with the same project and path and", last)
         return out
 
     return ToolSpec(
@@ -228,14 +264,20 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
         description=("Lists every document in one project: path, title, summary, size and lines. The paths "
                      "have no project prefix; to read one, call readDoc with <project>/<path>. "
                      f"Optionally name a folder with path. A call answers {limits.LIST_DOCS_DEFAULT} documents "
-                     "(limit for more or fewer); offset pages through the rest. " + DATA_NOT_INSTRUCTIONS),
+                     "(limit for more or fewer); after (the answer's nextAfter) pages through the rest, each "
+                     "document once even when others are renamed between the calls (offset pages too, but a "
+                     "rename between the calls can make it skip a document or list one twice). "
+                     + DATA_NOT_INSTRUCTIONS),
         action=ACTION,
         input_schema=s.tool_input({
             "project": s.string("A project id from listProjects."),
             "path": s.string("A folder inside the project, for example meetings. Leave it out for the whole "
                              "project."),
-            "offset": s.integer("How many documents to skip, by path (the note of a truncated answer names it).",
-                                minimum=0, default=0),
+            "after": s.string("The nextAfter of the previous page: the documents whose path sorts after it (by "
+                              "code point). Leave it out for the first page; not with offset."),
+            "offset": s.integer("How many documents to skip, by path (the note of a truncated answer names it); a "
+                                "rename between two calls can make it skip a document or list one twice, after "
+                                "does not.", minimum=0, default=0),
             "limit": s.integer("At most this many documents.", minimum=1, maximum=limits.LIST_DOCS_MAX,
                                default=limits.LIST_DOCS_DEFAULT),
         }, ["project"]),

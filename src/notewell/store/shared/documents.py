@@ -196,8 +196,11 @@ class SqlDocuments(ABC):
                           (project, path))
         return meta_from_row(rows[0]) if rows else None
 
-    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0) -> list[DocumentMeta]:
+    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0,
+              after: str | None = None) -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix), self.dialect)
+        if after is not None:  # a keyset: the (project, path) index starts at ``after``, whatever precedes it
+            where, params = f"{where} AND d.path > ?", [*params, after]
         page, page_params = ("", []) if limit is None else (" LIMIT ? OFFSET ?", [limit, offset])
         rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE {where} ORDER BY d.path{page}",
                           [*params, *page_params])
