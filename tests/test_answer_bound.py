@@ -74,7 +74,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             rt.indexing.sync()
             rt.administration.add_user(LOCAL_OWNER, "ann@example.test", "admin", handle="ann")
             token = rt.administration.mint_token(
-                LOCAL_OWNER, "ann@example.test", ["knowledge:read", "memory:read", "memory:write"]).secret
+                LOCAL_OWNER, "ann@example.test", ["knowledge:read", "memory:read", "memory:write", "sessions"]).secret
             with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as running:
                 yield running.url, token
         finally:
@@ -235,6 +235,30 @@ async def test_a_brain_whose_contents_are_cut_says_how_to_read_them_whole(client
     assert "\n".join(lines) + "\n" == SHELF_BRAIN
 
 
+async def test_brain_projects_past_the_bound_are_listed_a_page_at_a_time(client: Client) -> None:
+    """140 personal projects of long names pass the bound: the answer keeps every shared project and the personal
+    ones that fit, and its note once sent the agent to the REST API; it names the offset from which
+    brain_list_projects' pages list the ones left out, each page naming the next, none missed or repeated."""
+    made = [(await _call(client, "brain_create_project", {"name": f"Lighthouse {n:03d} " + "keeper " * 15}))[
+        "projectId"] for n in range(140)]
+    first = await _call(client, "brain_list_projects", {})
+    kept = [p["id"] for p in first["projects"] if p["isOwn"]]
+    shared = [p["id"] for p in first["projects"] if not p["isOwn"]]
+    assert first["truncated"] is True and 0 < len(kept) < len(made) and shared, first["note"]
+    assert f"brain_list_projects with offset {len(kept)} lists them" in first["note"], first["note"]
+    seen, offset = list(kept), len(kept)
+    while True:
+        page = await _call(client, "brain_list_projects", {"offset": offset})
+        seen += [p["id"] for p in page["projects"]]
+        if not page.get("truncated"):
+            break
+        offset += len(page["projects"])
+        assert page["note"].endswith(f"again with offset {offset} (and the same limit)."), page["note"]
+    assert set(made) <= set(seen) and seen[-len(shared):] == shared and len(seen) == len(set(seen))
+    assert [p["id"] for p in (await _call(client, "brain_list_projects", {"offset": 2, "limit": 3}))["projects"]] \
+        == seen[2:5]
+
+
 async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_more_misses_nothing(
         client: Client) -> None:
     """Each line of big/long.md is some 330 bytes of JSON: 100 of them pass the bound. A page ends early with
@@ -338,7 +362,7 @@ PENDING = {"getDocs.sections", "write_note.summary", "write_note.diff", "edit_no
            "move_note.summary", "move_note.diff", "delete_note.summary", "delete_note.diff",
            "undo_note_write.summary", "undo_note_write.diff", "undo_note_write.unlinked", "undo_note_write.relinked",
            "undo_note_write.dangling", "recall_context.context", "brain_start_session.relevantKnowledge",
-           "brain_start_session.openActionItems", "brain_list_projects.projects", "brain_retrieve_knowledge.injection",
+           "brain_start_session.openActionItems", "brain_retrieve_knowledge.injection",
            "brain_get_user_style.reflexes", "brain_ask_oracle.answer", "brain_ask_oracle.citations",
            "brain_ask_oracle.searched"}
 ASK_FOR_LESS_ARGUMENTS = {"limit", "max_tokens", "path", "query", "offset"}  # what answer_bound's advice names

@@ -40,6 +40,7 @@ SEARCH_DAYS_MAX = 3650
 SESSION_HALF_LIFE_DAYS = 7.0
 SKILL_LIMIT_DEFAULT = 5
 SKILL_LIMIT_MAX = 20
+PROJECTS_LIMIT_MAX = 1000  # brain_list_projects' page, when it is asked for one
 RECENT_SESSIONS = 10  # the recent-sessions resource
 STYLE_SESSIONS = 50  # the recent sessions the peer card reads
 STYLE_HARD_RULES = 10

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes
+from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes, leading_items_within
 from notewell.errors import InvalidArgument
 from notewell.mcp import log
 from notewell.mcp.tools import brain_specs as spec
@@ -82,30 +82,43 @@ class _Calls:
         return {"projectId": bp.id, "slug": bp.slug, "created": created}
 
     def list_projects(self, ctx: CallContext, args: Arguments) -> JsonObject:
-        """Every project, owned first; past the answer's bound, the personal projects that do not fit are left
-        out rather than the shared ones after them (a person with hundreds of personal projects saw none of the
-        team's), and the note says how many and where the whole list is."""
+        """Every project, owned first, or with offset or limit a page of them. Past the answer's bound without
+        them, the personal projects that do not fit are left out rather than the shared ones after them (a person
+        with hundreds of personal projects saw none of the team's), and the note names the offset that lists the
+        ones left out; when the shared ones alone pass the bound, the first page comes instead."""
+        paged = args.raw.get("offset") is not None or args.raw.get("limit") is not None
+        offset = args.integer("offset", 0, 0, None)
+        limit = args.integer("limit", b.PROJECTS_LIMIT_MAX, 1, b.PROJECTS_LIMIT_MAX)
         projects = [(bp.personal, project_json(bp)) for bp in self.svc.projects(ctx.principal)]
         everything = [shown for _, shown in projects]
-        if json_bytes({"projects": everything}) <= PAGE_BYTES_MAX:
+        if not paged and json_bytes({"projects": everything}) <= PAGE_BYTES_MAX:
             return {"projects": everything}
         shared = [shown for personal, shown in projects if not personal]
         own = [shown for personal, shown in projects if personal]
 
-        def note(left: int) -> str:
+        def note(left: int, kept: int) -> str:
             return (f"{left} of your {len(own)} personal projects are left out to keep this answer within "
-                    f"{ANSWER_BYTES_MAX // 1024} KB; every shared project is here. GET /api/v1/brain-projects lists "
-                    "them all a page at a time, and brain_start_session's projectName files a session under one by "
-                    "its name.")
+                    f"{ANSWER_BYTES_MAX // 1024} KB; every shared project is here. brain_list_projects with offset "
+                    f"{kept} lists them, a page at a time, and brain_start_session's projectName files a session "
+                    "under one by its name.")
 
-        room = ANSWER_BYTES_MAX - json_bytes({"projects": shared, "note": note(len(own))})
-        kept: list[JsonObject] = []
-        for shown in own:
-            room -= json_bytes(shown) + len(", ")
-            if room < 0:
-                break
-            kept.append(shown)
-        return {"projects": kept + shared, "truncated": True, "note": note(len(own) - len(kept))}
+        room = PAGE_BYTES_MAX - json_bytes({"projects": shared, "note": note(len(own), len(own))})
+        if not paged and room >= 0:
+            kept: list[JsonObject] = []
+            for shown in own:
+                room -= json_bytes(shown) + len(", ")
+                if room < 0:
+                    break
+                kept.append(shown)
+            return {"projects": kept + shared, "truncated": True, "note": note(len(own) - len(kept), len(kept))}
+        window = everything[offset:offset + limit]
+        page = window[:max(leading_items_within({"projects": window}, window, PAGE_BYTES_MAX), 1)]
+        after = offset + len(page)
+        if after >= len(everything):
+            return {"projects": page}
+        return {"projects": page, "truncated": True,
+                "note": f"Projects {offset + 1} to {after} of {len(everything)}, owned first; more follow: call "
+                        f"brain_list_projects again with offset {after} (and the same limit)."}
 
     def active_project(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.active_project(ctx.principal)

@@ -118,15 +118,22 @@ def list_projects(call: Call) -> ToolSpec:
         name="brain_list_projects", title="List projects", action=ACTION, annotations=READ, call=call,
         description="Every project you can file sessions under: your personal projects first (isOwn true), then "
                     "the shared projects you can see. A project-scoped token sees its project only. Call it "
-                    "before brain_create_project to avoid duplicates.",
-        input_schema=s.tool_input({}, []),
+                    "before brain_create_project to avoid duplicates. offset and limit list them a page at a time.",
+        input_schema=s.tool_input({
+            "offset": s.integer("Projects to skip, in the list's order (owned first): a page's note names the "
+                                "next.", minimum=0, default=0),
+            "limit": s.integer("At most this many projects (fewer when more would pass the answer's bound).",
+                               minimum=1, maximum=b.PROJECTS_LIMIT_MAX),
+        }, []),
         output_schema=s.tool_output({
             "projects": s.array(PROJECT, "Owned first."),
-            "truncated": s.boolean("Only when the list passes the answer's bound: true, some of your personal "
-                                   "projects are left out."),
-            "note": s.string("Only when the list passes the answer's bound: how many of your personal projects "
-                             "are left out (every shared project is kept) and where the whole list is."),
+            "truncated": s.boolean("Only when projects are left out: true. Without offset and limit, some of your "
+                                   "personal projects were left out to keep the answer within its bound; with "
+                                   "them, more projects follow this page."),
+            "note": s.string("Only when projects are left out: how many, and the offset that lists them."),
         }, ["projects"]),
+        cut_ways={"projects": lambda _answer: ("brain_list_projects with offset (from 0) and limit lists every "
+                                               "project a page at a time, each page's note naming the next offset.")},
         refusals=(SCOPE_REFUSAL.format(tool="brain_list_projects"),),
         example={},
     )
