@@ -357,10 +357,16 @@ SHORT_IN = {"remember.title": "at most 200 characters (memory.MAX_TITLE_CHARS)",
             "listDocs.nextAfter": "a document's path, as short as path",
             "listProjects.nextAfter": "a project's id, as short as id"}
 # Cut fields still without a way on (the rest of the answer cannot be had, or only by guessing): each to be given
-# one, then taken off this list; a field not named here that lacks one fails.
-PENDING = {"getDocs.sections", "write_note.summary", "write_note.diff", "edit_note.summary", "edit_note.diff",
-           "move_note.summary", "move_note.diff", "delete_note.summary", "delete_note.diff",
-           "undo_note_write.summary", "undo_note_write.diff", "undo_note_write.unlinked", "undo_note_write.relinked",
+# one, then taken off this list; a field not named here that lacks one fails. Why each is still here:
+# - getDocs.sections: its spec is in mcp/tools/knowledge.py, which was being changed by another hand meanwhile.
+# - the writing tools' summary: a line of the server's said nowhere else, long only when it carries an indexing
+#   error's text; a move's unlinked, relinked and dangling (its undo's): at most 50 places each, listed nowhere
+#   else (relinked's notes have journal entries of their own, but no note_journal argument picks out one move's).
+# - the rest: not done yet in the time this change had; the tool takes no argument that reaches it (the oracle's
+#   question, the user style's reflexes) or the way needs a test that provokes it through MCP.
+PENDING = {"getDocs.sections", "write_note.summary", "edit_note.summary",
+           "move_note.summary", "delete_note.summary",
+           "undo_note_write.summary", "undo_note_write.unlinked", "undo_note_write.relinked",
            "undo_note_write.dangling", "recall_context.context", "brain_start_session.relevantKnowledge",
            "brain_start_session.openActionItems", "brain_retrieve_knowledge.injection",
            "brain_get_user_style.reflexes", "brain_ask_oracle.answer", "brain_ask_oracle.citations",

@@ -84,6 +84,28 @@ async def test_a_written_note_is_searchable_when_the_call_returns(admin: Client,
     assert (world.vault / "handbook/agents/kiwi-log.md").read_text("utf-8").startswith("# Kiwi log")
 
 
+async def test_a_diff_cut_to_the_answers_bound_says_how_to_read_the_rest(admin: Client) -> None:
+    """A diff of 8,000 characters, each four bytes or more as JSON, passes the 32 KB of an answer: the door cut it
+    and the note gave a general advice with no argument to follow; it names readDoc on the changed lines, whose
+    parts read back every line the write put in."""
+    content = "".join(f"{n:03d} " + "\u0001\U0001F680" * 30 + "\n" for n in range(300))
+    done = await call(admin, "write_note", {"path": "handbook/rockets.md", "content": content})
+    assert done["truncated"] is True and len(done["diff"]) < 8000, done["note"]
+    way = 'readDoc with path "handbook/rockets.md" from offset 1 reads the lines the write put in (to line 300)'
+    assert way in done["note"] and f"undo_note_write with journal_id {done['journal_id']}" in done["note"]
+    lines: list[str] = []
+    offset = 1
+    while True:
+        part = await call(admin, "readDoc", {"path": "handbook/rockets.md", "offset": offset, "limit": 300})
+        lines += part["text"].split("\n")
+        if not part["hasMore"]:
+            break
+        offset = part["nextOffset"]
+    assert "\n".join(lines) + "\n" == content
+    gone = await call(admin, "delete_note", {"path": "handbook/rockets.md"})
+    assert gone["truncated"] is True and "The diff's removed lines are its own" in gone["note"]
+
+
 async def test_write_refuses_to_overwrite_unless_told_and_then_checks_the_version(admin: Client) -> None:
     first = await call(admin, "write_note", {"path": "handbook/overwrite.md", "content": "one\n"})
     text = await refusal(admin, "write_note", {"path": "handbook/overwrite.md", "content": "two\n"})

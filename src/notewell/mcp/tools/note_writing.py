@@ -10,6 +10,7 @@ that scope lists search_notes and note_journal (which reads, as REST's journal d
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 from mcp_types import ToolAnnotations
@@ -80,6 +81,22 @@ _CHANGE_OUTPUT = s.tool_output({
 }, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
 
 
+def _diff_rest(answer: JsonObject) -> str:
+    """A change's way to the rest of its diff, cut to the answer's bound (a diff of DIFF_MAX_CHARS characters,
+    each four bytes or more as JSON, passes it): readDoc on the lines the write put in; the lines it took out are
+    kept in no note to read (the journal keeps them for undo_note_write alone), so the note says so."""
+    lines = answer["changed_lines"]
+    undo = (f"the lines it took out are not kept anywhere readDoc reads: undo_note_write with journal_id "
+            f"{answer['journal_id']} puts them back.")
+    if answer["version"] is None or lines["last"] < lines["first"]:
+        return f"The diff's removed lines are its own: {undo}"
+    return (f"readDoc with path {json.dumps(answer['path'], ensure_ascii=False)} from offset {lines['first']} reads "
+            f"the lines the write put in (to line {lines['last']}), as they are now, a part at a time; {undo}")
+
+
+_CHANGE_WAYS = {"diff": _diff_rest}
+
+
 def change_dict(c: NoteChange) -> JsonObject:
     out: JsonObject = {"path": c.path, "version": c.version, "previous_version": c.previous_version,
                        "changed_lines": {"first": c.first_line, "last": c.last_line}, "summary": c.summary,
@@ -122,7 +139,7 @@ def _write_note(svc: NoteWritingService) -> ToolSpec:
             "overwrite": s.boolean("True: replace the note if it exists.", default=False),
             "expected_version": _EXPECTED,
         }, ["path", "content"]),
-        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        output_schema=_CHANGE_OUTPUT, cut_ways=_CHANGE_WAYS, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("write_note", "Error in write_note: Conflict: <path> exists already; edit it with "
                                          "edit_note, or pass overwrite (with its expected_version).",
                            "Error in write_note: Conflict: there is no note at <path>, so none at version <expected>; "
@@ -168,7 +185,7 @@ def _edit_note(svc: NoteWritingService) -> ToolSpec:
                                                         "{\"status\": \"done\"}; a null value removes the field."},
             "expected_version": _EXPECTED,
         }, ["path", "operation"]),
-        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        output_schema=_CHANGE_OUTPUT, cut_ways=_CHANGE_WAYS, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("edit_note", "A passage that occurs no time or several times, a heading the note lacks "
                                         "(the error lists its headings) or has twice, an edit that changes "
                                         "nothing, or an argument the operation does not take (heading with append, "
@@ -199,7 +216,7 @@ def _move_note(svc: NoteWritingService) -> ToolSpec:
                                       "false moves the note alone and lists the links it breaks in unlinked.",
                                       default=True),
         }, ["path", "new_path"]),
-        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND,
+        output_schema=_CHANGE_OUTPUT, cut_ways=_CHANGE_WAYS, not_found=NOTE_NOT_FOUND,
         refusals=_refusals("move_note", "Error in move_note: Conflict: <new_path> exists already; a move never "
                                         "overwrites a note."),
     )
@@ -215,7 +232,8 @@ def _delete_note(svc: NoteWritingService) -> ToolSpec:
         description="Deletes a note: its bytes go to the trash (.notewell/trash/) and the journal, and "
                     "undo_note_write with the answer's journal_id brings it back.",
         input_schema=s.tool_input({"path": _PATH, "expected_version": _EXPECTED}, ["path"]),
-        output_schema=_CHANGE_OUTPUT, not_found=NOTE_NOT_FOUND, refusals=_refusals("delete_note"),
+        output_schema=_CHANGE_OUTPUT, cut_ways=_CHANGE_WAYS, not_found=NOTE_NOT_FOUND,
+        refusals=_refusals("delete_note"),
     )
 
 
@@ -232,7 +250,7 @@ def _undo(journal: NoteJournalService) -> ToolSpec:
         input_schema=s.tool_input({"journal_id": s.integer("The journal entry to undo.", minimum=1,
                                                            maximum=JOURNAL_ID_MAX)},
                                   ["journal_id"]),
-        output_schema=_CHANGE_OUTPUT,
+        output_schema=_CHANGE_OUTPUT, cut_ways=_CHANGE_WAYS,
         refusals=("Error in undo_note_write: Not found: journal entry <id>: it does not exist or is in a project "
                   "this person cannot see.",
                   "Error in undo_note_write: Conflict: <path> changed since journal entry <id> (...); undo the "
