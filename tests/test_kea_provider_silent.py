@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from test_kea import unique
 from test_kea_llm_refine import _given, _material, learnings_for
 
 TIMEOUT = 1.0
+TIMED_OUT = "APITimeoutError|CallTimedOut"  # the SDK's read timeout, or KEA's bound on the whole call: both at TIMEOUT
 BREAKER = 3600.0  # longer than any test here: a held call is never tried again during it
 DRAIN_MAX = 90.0  # the worker's drain: seconds with the breaker; 120 s per job without (it is then killed)
 
@@ -155,7 +157,7 @@ async def test_a_worker_drains_past_a_silent_provider_in_one_call_deferring_the_
     mining = sorted((j for j in jobs if j["kind"] == "kea.extract" and j["payload"]["sessionId"] in sessions),
                     key=lambda j: -j["attempts"])
     assert [(j["state"], j["attempts"]) for j in mining] == [("pending", 1), ("pending", 0), ("pending", 0)]
-    assert "APITimeoutError" in mining[0]["lastError"]  # the call that timed out: a try, retried with the backoff
+    assert re.search(TIMED_OUT, mining[0]["lastError"])  # the call that timed out: a try, retried with the backoff
     for job in [*mining[1:], *(j for j in jobs if j["kind"] == "kea.cross_extract")]:
         assert job["state"] == "pending" and job["attempts"] == 0, job
         assert "left a call unanswered: its calls are held until" in job["lastError"], job
@@ -175,7 +177,7 @@ def test_the_breaker_holds_calls_for_its_time_then_tries_again_and_an_answer_clo
         assert to is not None
         llm = LlmExtractor(to, kea, store.kea_budget, clock)
         for tried in (1, 2):  # unanswered; held for the period (a close judges alone); then tried again
-            with pytest.raises(ProviderError, match="APITimeoutError"):
+            with pytest.raises(ProviderError, match=TIMED_OUT):
                 llm.mine(_material())
             with pytest.raises(Deferred) as held:
                 llm.mine(_material())
@@ -204,3 +206,66 @@ def test_a_timeout_or_breaker_setting_out_of_bounds_is_refused_naming_it(name: s
     assert checks[0]["fix"].startswith(f"fix {name} as the message says, or unset it"), checks
     worker = run_cli("worker", "--drain", env={"KEA_MODEL": "llama3", name: value})
     assert worker.exit_code == 1 and f"{name}: '{value}' is not a number of seconds" in worker.stderr
+
+
+class Trickling:
+    """A provider that answers its headers at once, then its body one byte every ``gap`` seconds: each read
+    comes within any read timeout, the whole answer never within KEA_TIMEOUT_SECONDS."""
+
+    def __init__(self, gap: float) -> None:
+        self.gap = gap
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.listener.accept()
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n")
+            while not self.stop.wait(self.gap):
+                try:
+                    conn.sendall(b" ")  # JSON's white space, for as long as the test lasts
+                except OSError:  # the client went away
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+def test_a_provider_trickling_its_answer_is_cut_at_the_timeout_and_opens_the_breaker(store_url: str) -> None:
+    """The SDK's timeout bounds each read: an answer sent a byte every 0.2 s was waited for as long as it went on."""
+    store, server = open_store(store_url), Trickling(gap=0.2)
+    clock = Clock(datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+    try:
+        kea = kea_settings({"KEA_MODEL": "llama3-local", "KEA_BASE_URL": server.url, "KEA_TIMEOUT_SECONDS": "1",
+                            "KEA_BREAKER_SECONDS": "600"})
+        to = route(kea)
+        assert to is not None
+        llm = LlmExtractor(to, kea, store.kea_budget, clock)
+        waited = threading.Event()
+        failed: list[BaseException] = []
+
+        def mine() -> None:
+            try:
+                llm.mine(_material())
+            except BaseException as exc:
+                failed.append(exc)
+            finally:
+                waited.set()
+
+        threading.Thread(target=mine, daemon=True).start()
+        assert waited.wait(30), "the call was still waiting 30 s after a 1 s timeout"
+        assert len(failed) == 1 and isinstance(failed[0], ProviderError), failed
+        assert "CallTimedOut" in str(failed[0])
+        with pytest.raises(Deferred):  # unanswered: the breaker holds the next call
+            llm.mine(_material())
+    finally:
+        server.close()
+        store.close()

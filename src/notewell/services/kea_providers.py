@@ -15,6 +15,7 @@ import importlib
 import json
 import re
 import sys
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -114,10 +115,43 @@ def connect(route: Route) -> Ask:
     """A caller of the route's provider: its key checked (the seed's error) and its SDK imported, now."""
     key = route.key()
     if route.provider.wire == "anthropic":
-        return _anthropic(route, _sdk("anthropic", route).Anthropic(
-            api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS))
-    return _openai(route, _sdk("openai", route).OpenAI(
-        api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS))
+        return _within_timeout(_anthropic(route, _sdk("anthropic", route).Anthropic(
+            api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS)))
+    return _within_timeout(_openai(route, _sdk("openai", route).OpenAI(
+        api_key=key, base_url=route.base_url, max_retries=0, timeout=TIMEOUT_SECONDS)))
+
+
+class CallTimedOut(TimeoutError):
+    """No whole answer within the call's timeout (``unanswered``: it opens the breaker)."""
+
+
+def _within_timeout(ask: Ask) -> Ask:
+    """``ask`` bounded as a whole by its ``timeout``. The SDKs pass the timeout to httpx, which bounds each read,
+    not the call: a provider (or a proxy) that sends its answer a byte at a time held the job runner as long as it
+    went on. The call runs on a thread of its own, and the caller stops waiting at the timeout; the thread ends
+    when the SDK gives up (each read still bounded) and the breaker, open meanwhile, makes no other call."""
+
+    def bounded(system: str, user: str, schema: dict[str, Any], *, name: str = NAME,
+                timeout: float = TIMEOUT_SECONDS) -> Reply:
+        outcome: list[Reply | BaseException] = []
+        done = threading.Event()
+
+        def call() -> None:
+            try:
+                outcome.append(ask(system, user, schema, name=name, timeout=timeout))
+            except BaseException as exc:  # handed to the caller, raised there
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=call, name="kea-provider-call", daemon=True).start()
+        if not done.wait(timeout):
+            raise CallTimedOut(f"no whole answer within {timeout:g} s (KEA_TIMEOUT_SECONDS)")
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    return bounded
 
 
 def _openai(route: Route, client: Any) -> Ask:
