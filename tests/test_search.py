@@ -456,7 +456,9 @@ def test_hostile_patterns_return_fast(tmp_path: Path, index_vault) -> None:
 def test_only_literal_free_regexes_scan(code: IndexedVault) -> None:
     """Short queries and literals ("v3", "é", "a.b") are answered from the index; a regex with no literal
     at all (\\d+) reads every document in scope, and says so."""
-    for query, regex in [(r"\d+", True), (r"[a-z]{5}", True), ("^.$", True)]:
+    # an empty \Q\E before a quantifier: RE2 reads "(?:zz)+\Q\E?" as "((?:zz)+)?", no literal (a review found a
+    # respelling that made it a lazy "+", needing "zz", and missed the lines without it)
+    for query, regex in [(r"\d+", True), (r"[a-z]{5}", True), ("^.$", True), (r"(?:zz)+\Q\E?-08", True)]:
         assert code.search(query, regex=regex).scanned, query
     for query, regex in [("pla", False), ("v2.1", False), (r"TODO\(\w+\)", True), (r"(alpha|beta)\b", True),
                          (r"v\d", False), ("v3", False), ("é", False), ("a.b", True), (r"(ab|cd)", True)]:
@@ -473,6 +475,7 @@ def test_only_literal_free_regexes_scan(code: IndexedVault) -> None:
     assert hits(code.search("v3", all_lines=True)) == [("p/a.md", 3)]
     assert hits(code.search("É", all_lines=True)) == [("p/c.txt", 2)]
     assert hits(code.search(r"\d{4}", regex=True)) == [("p/c.txt", 1)]
+    assert hits(code.search(r"(?:zz)+\Q\E?-08", regex=True)) == [("p/c.txt", 1)]
     res = run_cli("search", r"\d{4}", "--regex", "--json", "--vault", str(code.vault), "--db", code.db)
     assert json.loads(res.stdout)["scanned"] is True
     res = run_cli("search", r"\d{4}", "--regex", "--vault", str(code.vault), "--db", code.db)

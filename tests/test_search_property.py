@@ -80,7 +80,8 @@ _atoms = st.one_of(
 )
 
 
-QUANTIFIERS = st.sampled_from(["*", "+", "?", "{2}", "{1,2}", "*?"])
+# an empty \Q\E before a quantifier: RE2 repeats all that comes before ("a+\Q\E?" is "(a+)?")
+QUANTIFIERS = st.sampled_from(["*", "+", "?", "{2}", "{1,2}", "*?", r"\Q\E?", r"+\Q\E*"])
 
 
 def regex_seq(depth: int) -> st.SearchStrategy[str]:
@@ -115,8 +116,8 @@ def planted_match(draw: st.DrawFn, query: str, regex: bool) -> str:
     """A line that likely matches ``query``: random queries seldom match random text on their own."""
     if regex:
         spelled = python_spelling(query.removeprefix("^").removesuffix("$").removesuffix(r"\z"))
-        assert spelled is not None, query
-        core = draw(st.from_regex(spelled, fullmatch=True, alphabet=ALPHABET))
+        # no Python spelling (an empty \Q\E before a quantifier): nothing planted, the line as drawn
+        core = "" if spelled is None else draw(st.from_regex(spelled, fullmatch=True, alphabet=ALPHABET))
     else:
         core = draw(st.sampled_from([query, query.upper(), query.lower(), query.swapcase(), query.casefold()]))
     return draw(line_text) + core + draw(line_text)

@@ -63,9 +63,10 @@ def _escape(pattern: str, at: int) -> tuple[str, int] | None:
     if kind == "Q":  # quoted up to \E, or to the end
         end = pattern.find("\\E", at + 2)
         quoted = pattern[at + 2 :] if end < 0 else pattern[at + 2 : end]
-        return re.escape(quoted), len(pattern) if end < 0 else end + 2
-    if kind == "E":  # an \E with no \Q before it: RE2 ignores it
-        return "", at + 2
+        after = len(pattern) if end < 0 else end + 2
+        if not quoted and pattern[after : after + 1] in ("*", "+", "?", "{"):
+            return None  # "a+\Q\E?" is "(a+)?" to RE2; respelled "a+?" (lazy), it would need an "a"
+        return re.escape(quoted), after
     if kind == "x" and pattern.startswith("{", at + 2):
         return _hex_char(pattern, at)
     if kind in "pP":
