@@ -22,9 +22,10 @@ from loop_world import Clock
 from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.records.brain import KnowledgeFilter
-from notewell.records.jobs import NewJob
+from notewell.records.jobs import JobRecord, NewJob
 from notewell.runtime import Runtime
-from notewell.services.jobs import MAX_ATTEMPTS, RETRY_BASE_SECONDS
+from notewell.services.jobs import LEASE_SECONDS, MAX_ATTEMPTS, RETRY_BASE_SECONDS, JobKind, JobRunner, Step
+from notewell.store.leadership import open_leadership
 from notewell.timestamps import iso, parse_iso
 
 
@@ -171,3 +172,24 @@ def test_time_is_the_runners_clock(rt: Runtime) -> None:
         assert runner.run_due() == 1
     finally:
         runner.leadership.release()
+
+
+def test_each_job_is_leased_from_when_it_starts_not_from_a_batch_claim(rt: Runtime) -> None:
+    """Slow jobs one after another (a model call may take minutes): a job claimed in a batch with the first had
+    its lease run out before it started, and doctor took the working runner for one that stopped mid-job."""
+    clock = Clock(datetime(2026, 3, 1, tzinfo=UTC))
+    ids = [rt.store.jobs.enqueue(NewJob("test.slow", {"n": n}), iso(clock.now)) for n in range(3)]
+    seen: list[tuple[datetime, datetime]] = []  # (when the job started, its lease's end then)
+
+    def slow(job: JobRecord) -> Step:
+        held = rt.store.jobs.get(job.id)
+        assert held is not None and held.lease_until is not None
+        seen.append((clock.now, parse_iso(held.lease_until)))
+        clock.now += timedelta(seconds=LEASE_SECONDS * 2 / 3)  # a long call
+        return Step(write=lambda: "done")
+
+    runner = JobRunner(rt.store, {"test.slow": JobKind(slow)}, open_leadership(rt.settings.db, "jobs"),
+                       rt.jobs.wake, clock)
+    assert runner.run(drain=True)
+    assert [rt.store.jobs.get(i).state for i in ids] == ["done"] * 3  # type: ignore[union-attr]
+    assert all(lease_end >= started + timedelta(seconds=LEASE_SECONDS) for started, lease_end in seen), seen

@@ -33,7 +33,9 @@ from notewell.store.leadership import Leadership
 from notewell.store.shared.jobs import LeaseLost
 from notewell.timestamps import iso
 
-BATCH = 8  # jobs claimed per step
+# jobs claimed per step: one, so that each job's lease starts when it starts (a batch leased at once ran past
+# its later jobs' leases behind slow model calls, and doctor then took a working runner for a dead one)
+BATCH = 1
 LEASE_SECONDS = 300  # a runner killed mid-job: its jobs are taken over after this (at once by the next elected)
 MAX_ATTEMPTS = 5
 RETRY_BASE_SECONDS = 30.0
