@@ -473,7 +473,8 @@ def _get_brain(svc: KnowledgeService) -> ToolSpec:
         }, ["id", "project", "title", "summary", "parent", "subBrains", "documents", "contents"]),
         not_found=BRAIN_NOT_FOUND,
         cut_advice=("The documents shown come first. listDocs lists every document of the brain's folder page by "
-                    "page: its project, the folder as path, and offset."),
+                    "page: its project, the folder as path, and after, each page's nextAfter (an offset can skip "
+                    "or repeat a document renamed between the calls; after does not)."),
         cut_ways={**{field: lambda answer: _brain_md_whole(answer["id"], "its contents, title and summary")
                      for field in ("contents", "title", "summary")},
                   "parent": lambda answer: _brain_md_whole(answer["parent"]["id"], "the parent's title")
