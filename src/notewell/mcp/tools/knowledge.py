@@ -5,11 +5,11 @@ buildContext (knowledge_links.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from notewell import limits
 from notewell.access.policy import Action
-from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
+from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes, leading_items_within
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
 from notewell.mcp.tools import knowledge_links
@@ -158,6 +158,19 @@ def _fitting(out: JsonObject, name: str) -> int:
     return fits
 
 
+def _with_cursor(out: JsonObject, name: str, key: str, note_of: Callable[[int, str], str]) -> None:
+    """A cut page's ``nextAfter`` and note, which name its last item's ``key`` (twice in the note): with long ids
+    or paths they could carry the answer past its bound, and the door's cut then dropped the last item, the one the
+    cursor named, so the next page began after it and it was never listed. Items leave the page until it fits."""
+    while True:
+        last = str(out[name][-1][key])
+        out["nextAfter"] = last
+        out["note"] = note_of(len(out[name]), last)
+        if json_bytes(out) <= ANSWER_BYTES_MAX or len(out[name]) == 1:
+            return
+        del out[name][-1]
+
+
 def _after_note(after: str | None, offset: int, shown: int, what: str, again: str, last: str) -> str:
     """The note of a page with more to follow: which items these are (``what``: their name and order), and the next
     page's cursor (``last``, the answer's nextAfter) and, on a page asked for by offset, its offset, which a change
@@ -211,11 +224,9 @@ def _list_projects(svc: KnowledgeService) -> ToolSpec:
         offset, after = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX), args.string("after")
         projects = svc.projects_with_counts(ctx.principal, offset=offset, after=after)
         out: JsonObject = {"projects": [dump(record_model(ProjectInfo), p) for p in projects]}
-        shown = _fitting(out, "projects")
-        if shown < len(projects):
-            last = projects[shown - 1].id
-            out["nextAfter"] = last
-            out["note"] = _after_note(after, offset, shown, "Projects by id", "call listProjects again with", last)
+        if _fitting(out, "projects") < len(projects):
+            _with_cursor(out, "projects", "id", lambda shown, last: _after_note(
+                after, offset, shown, "Projects by id", "call listProjects again with", last))
         return out
 
     return ToolSpec(
@@ -251,12 +262,11 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
                                limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
         out = dump(record_model(DocList), listed)
         del out["offset"], out["nextAfter"]
-        shown = _fitting(out, "documents")
+        _fitting(out, "documents")
         if out["truncated"]:
-            last = out["documents"][-1]["path"]
-            out["nextAfter"] = last
-            out["note"] = _after_note(after, listed.offset, shown, "Documents by path",
-                                      "call listDocs again with the same project and path and", last)
+            _with_cursor(out, "documents", "path", lambda shown, last: _after_note(
+                after, listed.offset, shown, "Documents by path",
+                "call listDocs again with the same project and path and", last))
         return out
 
     return ToolSpec(
