@@ -50,6 +50,11 @@ READ_DOC_MAX_BYTES: Final = 24 * 1024
 """readDoc: a part's text is at most this many bytes as JSON (UTF-8, escapes counted); a part ends early rather
 than exceed it, so the whole answer stays within notewell.answer_bound.ANSWER_BYTES_MAX."""
 
+READ_DOC_TITLE_BYTES_MAX: Final = 1024
+"""readDoc: a part's title is at most this many bytes as JSON, the rest of the answer's bound being its text's: a
+title as long as the bound (a heading of 12,000 characters) cut the text of every part of line 1 so that some of
+it could be read by no call."""
+
 READ_DOC_COLUMN_MAX: Final = 1 << 30
 """readDoc: the character of a line a part may start at (a line longer than READ_DOC_MAX_BYTES comes in pieces);
 above any line an indexed file can hold, whatever [index] max_file_bytes is set to."""

@@ -149,7 +149,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         f"- readDoc: at most {limits.READ_DOC_LINES_MAX} lines (default {limits.READ_DOC_LINES_DEFAULT}) and "
         f"{limits.READ_DOC_MAX_BYTES // 1024} KB of text (as JSON) per part; the answer names the offset of the "
         "next part. A longer line comes alone, in pieces: nextColumn, with nextOffset, names where its rest starts "
-        "(pass it as column).",
+        f"(pass it as column). A title longer than {limits.READ_DOC_TITLE_BYTES_MAX // 1024} KB (as JSON) comes cut, "
+        "with … and a note: the text holds it whole.",
         f"- listDocs: at most {limits.LIST_DOCS_MAX} documents a call ({limits.LIST_DOCS_DEFAULT} by default) and "
         f"{ANSWER_BYTES_MAX // 1024} KB; a truncated answer names the next page's after (nextAfter, and in its "
         "note): paging by after lists every document once even when others are renamed between the calls; the "

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from notewell import limits
 from notewell.access.policy import Action
-from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes, leading_items_within
+from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes, leading_items_within, text_within
 from notewell.mcp import getdocs
 from notewell.mcp import schema as s
 from notewell.mcp.tools import knowledge_links
@@ -324,7 +324,12 @@ def _read_doc(svc: KnowledgeService, memories: MemoryService) -> ToolSpec:
         note = _part_note(part)
         if part.decoded:
             note += f" The file is {part.decoded}."
-        out: JsonObject = {"path": part.path, "title": part.title, "firstLine": part.first_line,
+        title = part.title
+        if json_bytes(title) > limits.READ_DOC_TITLE_BYTES_MAX:
+            title = text_within(title, limits.READ_DOC_TITLE_BYTES_MAX - json_bytes("…") + 2) + "…"
+            note += (f" The title is cut to {limits.READ_DOC_TITLE_BYTES_MAX:,} bytes here; the document's text "
+                     "holds it whole (from offset 1).")
+        out: JsonObject = {"path": part.path, "title": title, "firstLine": part.first_line,
                            "firstColumn": part.first_column, "lastLine": part.last_line, "totalLines": part.total_lines,
                            "hasMore": part.next_offset is not None, "text": part.text, "note": note,
                            "version": part.version}
