@@ -118,7 +118,7 @@ class _Calls:
             return {"projects": page}
         return {"projects": page, "truncated": True,
                 "note": f"Projects {offset + 1} to {after} of {len(everything)}, owned first; more follow: call "
-                        f"brain_list_projects again with offset {after} (and the same limit)."}
+                        f"brain_list_projects again with offset {after}{' (and the same limit)' if paged else ''}."}
 
     def active_project(self, ctx: CallContext, args: Arguments) -> JsonObject:
         found = self.svc.active_project(ctx.principal)

@@ -128,8 +128,9 @@ def list_projects(call: Call) -> ToolSpec:
         output_schema=s.tool_output({
             "projects": s.array(PROJECT, "Owned first."),
             "truncated": s.boolean("Only when projects are left out: true. Without offset and limit, some of your "
-                                   "personal projects were left out to keep the answer within its bound; with "
-                                   "them, more projects follow this page."),
+                                   "personal projects were left out to keep the answer within its bound (or, when "
+                                   "the shared projects alone pass it, this is the first page); with them, more "
+                                   "projects follow this page."),
             "note": s.string("Only when projects are left out: how many, and the offset that lists them."),
         }, ["projects"]),
         cut_ways={"projects": lambda _answer: ("brain_list_projects with offset (from 0) and limit lists every "
