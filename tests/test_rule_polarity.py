@@ -277,3 +277,23 @@ def test_a_word_of_a_closed_class_swapped_for_another_of_it_holds_apart_only_if_
     words = data.draw(st.sampled_from(CLOSED_CLASSES))
     word, other = data.draw(st.sampled_from(words)), data.draw(st.sampled_from(words))
     assert opposed(f"{head} {word} here", f"{head} {other} here") == (word != other)
+
+
+@pytest.mark.parametrize(("rule", "other"), [  # an outside probe saw each merged (0.85 to 0.89), the new rule lost
+    ("Always wrap each migration in a transaction", "Only rarely wrap a migration in a transaction"),
+    ("Always wrap each migration in a transaction", "Always wrap each migration in a transaction except on MySQL"),
+    ("Always run the smoke tests after every deploy", "Seldom run the smoke tests after a deploy"),
+    ("Deploy the web app only from a clean working tree", "Deploy the web app from any working tree, clean or dirty"),
+    ("Run the linter before each commit", "Usually run the linter before each commit"),
+    ("Back up the database before a migration", "Back up the database before a migration unless it is empty"),
+    ("Relire chaque migration", "Relire parfois une migration")])
+def test_rules_qualified_otherwise_are_held_apart(rule: str, other: str) -> None:
+    assert opposed(rule, other) and opposed(other, rule)
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Always wrap each migration in a transaction", "Wrap every migration in a transaction"),
+    ("Deploy only from a clean working tree", "Only deploy from a clean tree"),
+    ("Rarely squash merge commits", "Seldom squash merge commits")])
+def test_rules_qualified_alike_are_not_held_apart(rule: str, other: str) -> None:
+    assert not opposed(rule, other)

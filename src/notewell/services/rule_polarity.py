@@ -15,11 +15,11 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
   of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
 - neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
-  "outside", "enable" and "disable", "before" and "after", "staging" and "production", "newest" and "oldest",
-  "mock" and "real", "squash" and "rebase", "avec" and "sans"), as written or in other English forms of both
-  ("squashing" and "rebasing"), a word and the same word under a reversing prefix ("activer" and "désactiver",
-  "aktiviere" and "deaktiviere", "lock" and "unlock"), or one stem under opposite prefixes ("import" and
-  "export", "upload" and "download", "onboarding" and "offboarding");
+  "outside", "only" and "any", "enable" and "disable", "before" and "after", "staging" and "production",
+  "newest" and "oldest", "mock" and "real", "squash" and "rebase", "avec" and "sans"), as written or in other
+  English forms of both ("squashing" and "rebasing"), a word and the same word under a reversing prefix
+  ("activer" and "désactiver", "aktiviere" and "deaktiviere", "lock" and "unlock"), or one stem under opposite
+  prefixes ("import" and "export", "upload" and "download", "onboarding" and "offboarding");
 - both turn something off, or neither does ("Usar UTC" is not "Desactivar UTC": a reversing prefix on a stem
   of switching on, "deactivate", "disable", "desactivar", "deshabilitar", "uninstall", "disconnect");
 - neither holds, in Chinese, Japanese or Korean (written without spaces), a word of a fixed list of opposite
@@ -33,6 +33,9 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
 - when the two are word for word the same but one word, those two are not rivals of a closed class (numbers,
   weekdays, months, units, formats, package managers, log levels, ...: ``_CLASSES``) or a pair of the fixed list:
   "Retry after 30 seconds" is not "Retry after 30 minutes", while "Ship on Fridays" is "Deploy on Fridays";
+- both are qualified alike: how often, beyond "always" ("rarely", "sometimes", "usually"), or an exception
+  ("except", "unless"), in English, French, German or Spanish: "Seldom run the smoke tests" is not "Always run
+  the smoke tests", and a rule with an "except ..." clause not the rule without it;
 - when both weigh one thing against another ("over", "rather than", "instead of", "than", "versus"; or "before",
   or "after", in both), neither puts on one side what the other puts on the other ("Prefer Postgres over SQLite"
   is not "Prefer SQLite over Postgres"; "Seed after migrating" is not "Migrate after seeding").
@@ -69,7 +72,7 @@ _OTHER_LANGUAGES = re.compile(
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "*": None})
 _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")  # _not_, __not__; never the underscore inside a word
 
-_OPPOSITES = [("always", "never"), ("enable", "disable"), ("enabled", "disabled"), ("allow", "forbid"),
+_OPPOSITES = [("always", "never"), ("only", "any"), ("enable", "disable"), ("enabled", "disabled"), ("allow", "forbid"),
               ("allow", "deny"), ("allowed", "forbidden"), ("with", "without"), ("inside", "outside"),
               ("include", "exclude"), ("add", "remove"), ("on", "off"), ("true", "false"), ("yes", "no"),
               ("before", "after"), ("first", "last"), ("increase", "decrease"), ("more", "less"),
@@ -200,10 +203,28 @@ def forbids(rule: str) -> bool:
     return bool(_HEAD.search(plain) or _NEGATED_MODAL.search(plain) or _OTHER_LANGUAGES.search(plain))
 
 
+# words that qualify a rule, each of its kind: how often (a hedge on "always") and except (an exception); two rules
+# qualified otherwise say other things ("Always wrap a migration in a transaction" is not "Only rarely wrap a
+# migration in a transaction", nor "... except on MySQL")
+_QUALIFIERS = {w: kind for kind, ws in [
+    ("rarely", "rarely seldom hardly rarement selten raramente"),
+    ("sometimes", "sometimes occasionally parfois manchmal gelegentlich ocasionalmente"),
+    ("usually", "usually often mostly generally normally typically frequently souvent meistens oft normalerweise "
+                "generalmente normalmente"),
+    ("except", "except excepting excluding unless sauf außer ausser excepto salvo")] for w in ws.split()}
+
+
+def _qualified(words: set[str]) -> frozenset[str]:
+    """The kinds of ``_QUALIFIERS`` among ``words``."""
+    return frozenset(_QUALIFIERS[w] for w in words if w in _QUALIFIERS)
+
+
 def _apart(text: str, other: str) -> bool:
     if forbids(text) != forbids(other):
         return True
     words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
+    if _qualified(words) != _qualified(others):
+        return True
     if any(_contrary(a, b) or _reversed(a, b) for a in words - others for b in others - words):
         return True
     if _switches_off(words - others) != _switches_off(others - words) or _cjk_opposed(text, other):
