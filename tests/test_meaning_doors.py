@@ -363,6 +363,7 @@ async def test_without_the_model_recall_answers_by_words_and_says_so(monkeypatch
         assert "model.onnx" not in words["note"]  # the server's files are the operator's, not the agent's
         missed = await call(world.mcp, alice, "recall", {"query": DEPLOY_QUESTION})
         assert missed["results"] == [] and "by words only" in missed["note"]
+        assert "close to it in meaning" not in missed["note"]  # no meaning was looked for: never said it was
         await call(world.mcp, alice, "brain_teach_knowledge", {"rule": FORM_RULE, "type": "recipe"})
         asked = [("recall_context", {"query": DEPLOY_QUESTION}), ("brain_retrieve_knowledge", {"prompt": "forms"}),
                  ("brain_find_skill", {"query": "forms"}), ("brain_session_search", {"query": "forms"}),

@@ -278,8 +278,8 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
         limit = xmemo.limit_of(args, m.RECALL_LIMIT_DEFAULT, m.SEARCH_LIMIT_MAX)
         found = svc.recall(ctx.principal, args.required_string("query"),
                            **_search_args(args, limit))  # type: ignore[arg-type]
-        return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query, or "
-                                          "is close to it in meaning.")
+        return _search_dict(found, limit, "No authorised memory shares a word, stem or prefix with the query" + (
+            "." if found.words_only else ", or is close to it in meaning."))  # meaning unused: the note says why
 
     return ToolSpec(
         name="recall", title="Recall", action=READ_ACTION, annotations=READ_ANNOTATIONS, call=recall,
