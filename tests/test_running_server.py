@@ -18,7 +18,9 @@ import httpx
 
 from conftest import make_vault, run_cli
 from mcp_world import free_port
+from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
+from notewell.services.servers import RESTART_WITH_MEANING
 
 STARTUP_S = 60
 EMAIL = "ada@example.com"
@@ -32,11 +34,11 @@ def _store(tmp_path: Path, store_url: str, name: str = "vault") -> tuple[Path, s
 
 
 @contextmanager
-def _serving(vault: Path, db: str, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _serving(vault: Path, db: str, port: int, log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
     """A real `notewell serve` on ``port``, healthy; stopped as Ctrl-C stops it (unless the test ended it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
     proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--no-watch", "--port", str(port), "--vault",
-                             str(vault), "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+                             str(vault), "--db", db, *args], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     try:
         deadline = time.monotonic() + STARTUP_S
         while True:
@@ -127,3 +129,44 @@ def test_sigterm_stops_the_server_cleanly(tmp_path: Path, store_url: str) -> Non
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, (tmp_path / "serve.log").read_text()
     assert _recorded(vault, db) == []
+
+
+def test_embed_status_and_doctor_say_the_queue_waits_while_the_only_server_runs_without_meaning(
+        tmp_path: Path, store_url: str) -> None:
+    """Each server embeds the queue as it runs, unless it runs with --no-semantic: with only such a one running,
+    the queue waits for nothing, and both commands say so, naming it and the fix (they said "2 queued", and
+    doctor that `notewell serve` embeds them)."""
+    vault, db = _store(tmp_path, store_url)
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, "Deploys go out on Tuesdays.", project="apollo")
+    finally:
+        rt.close()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with _serving(vault, db, port, tmp_path / "serve.log", "--no-semantic"):
+        status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)
+        unavailable = json.loads(status.stdout)["unavailable"]
+        assert json.loads(status.stdout)["queued"] == 1 and unavailable == (
+            f"no running server embeds: {url} (this server runs with --no-semantic); {RESTART_WITH_MEANING}")
+        line = " ".join(run_cli("embed", "--status", "--vault", str(vault), "--db", db).stdout.split())  # unwrapped
+        assert line == f"0 of 1 memories and sessions embedded; 1 queued; the queue only waits: {unavailable}"
+        _, checks = _doctor(vault, db)
+        assert checks["meaning"]["status"] == "warn", checks["meaning"]
+        assert checks["meaning"]["found"].endswith(
+            f"1 queued; memories are {_vector_search(vault, db)}; the queue only waits: no running server "
+            f"embeds: {url} (this server runs with --no-semantic)")
+        assert checks["meaning"]["fix"] == RESTART_WITH_MEANING
+    status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)  # stopped: a next one embeds
+    assert json.loads(status.stdout)["unavailable"] is None
+    assert run_cli("embed", "--status", "--vault", str(vault), "--db", db).stdout.strip() == (
+        "0 of 1 memories and sessions embedded; 1 queued")
+
+
+def _vector_search(vault: Path, db: str) -> str:
+    rt = open_runtime(str(vault), db)
+    try:
+        return rt.store.memories.vector_search()
+    finally:
+        rt.close()

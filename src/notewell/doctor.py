@@ -31,7 +31,7 @@ from notewell.services.kea_cross import CROSS
 from notewell.services.kea_providers import held_secrets, redact
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
-from notewell.services.servers import ServerRegistry, local_url, server_id_at
+from notewell.services.servers import RESTART_WITH_MEANING, ServerRegistry, local_url, server_id_at
 from notewell.store import Store, open_store
 from notewell.store.health import integrity, trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
@@ -282,6 +282,9 @@ def _meaning(settings: Settings, store: Store) -> Check:
         return Check("meaning", "warn", f"{found}, {state.failing} failing ({state.last_error})",
                      "see the server log (op=meaning.embed); `notewell embed` retries them in the foreground")
     if state.queued:
+        stalled = ServerRegistry(store.servers).embedding_stalled()
+        if stalled is not None:
+            return Check("meaning", "warn", f"{found}; the queue only waits: {stalled}", RESTART_WITH_MEANING)
         return Check("meaning", "ok", f"{found}: `notewell serve` embeds them as it runs, or `notewell embed` now")
     return Check("meaning", "ok", found)
 

@@ -10,6 +10,7 @@ import typer
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, fail, print_json, runtime
 from notewell.records.meaning import QueueState
 from notewell.services.meaning import embed_all
+from notewell.services.servers import RESTART_WITH_MEANING
 
 PROGRESS_EVERY = 500
 
@@ -19,12 +20,14 @@ def _state_json(state: QueueState, unavailable: str | None) -> dict[str, object]
             "lastError": state.last_error, "unavailable": unavailable}
 
 
-def _state_line(state: QueueState, unavailable: str | None) -> str:
+def _state_line(state: QueueState, unavailable: str | None, stalled: str | None) -> str:
     line = f"{state.vectors} of {state.items} memories and sessions embedded; {state.queued} queued"
     if state.failing:
         line += f", {state.failing} failing (last error: {state.last_error})"
     if unavailable is not None:  # nothing is embedded, nor fails: the queue only waits
         line += f"; meaning is unavailable here ({unavailable}): the queue waits until it is (notewell doctor)"
+    elif stalled is not None:  # meaning works here, but the servers that run have it off
+        line += f"; the queue only waits: {stalled}; {RESTART_WITH_MEANING}"
     return line
 
 
@@ -49,7 +52,8 @@ def embed_command(
             if not json_out:
                 console.print(f"embedded {taken} in {seconds:.1f} s", highlight=False, markup=False)
         state, unavailable = rt.meaning.state(), rt.meaning.unavailable
+        stalled = rt.servers.embedding_stalled() if unavailable is None and state.queued else None
         if json_out:
-            print_json(_state_json(state, unavailable))
+            print_json(_state_json(state, unavailable if stalled is None else f"{stalled}; {RESTART_WITH_MEANING}"))
         else:
-            console.print(_state_line(state, unavailable), highlight=False, markup=False)
+            console.print(_state_line(state, unavailable, stalled), highlight=False, markup=False)

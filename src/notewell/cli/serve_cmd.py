@@ -137,7 +137,8 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     sock = bind_or_fail(host, port)
-    rt.servers.announce(options.server_id, local_url(host, port))  # login-link and doctor find it there
+    words_only = rt.meaning.unavailable if rt.meaning.switched_off else None  # switched off: no model is loaded
+    rt.servers.announce(options.server_id, local_url(host, port), words_only)  # login-link and doctor find it there
     # the log's own form (its time, text or JSON), as every other line on stderr: docs/operations.md
     base = local_url(host, port).rstrip("/")
     log.event("serve.listening", listen=f"{host}:{port}", mcp=f"{base}{MCP_PATH}", rest=f"{base}/api/v1",

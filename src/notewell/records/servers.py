@@ -13,3 +13,4 @@ class RunningServer:
     pid: int
     started_at: str
     leading_since: str | None = None  # when it took the store's writer lease (it watches the vault); None: it follows
+    words_only: str | None = None  # why it runs without meaning (--no-semantic), so embeds nothing; None: it embeds

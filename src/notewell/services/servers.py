@@ -23,6 +23,8 @@ from notewell.timestamps import now_iso
 
 HEALTH_TIMEOUT_S = 1.0
 HEALTH_PATH = "/healthz"
+RESTART_WITH_MEANING = ("restart the server with meaning on (without --no-semantic, and semantic = true in its "
+                        "notewell.toml), or run `notewell embed` to embed the queue now")
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local address is asked directly
 
 
@@ -55,10 +57,11 @@ class ServerRegistry:
     def __init__(self, servers: ServerRepository) -> None:
         self.servers = servers
 
-    def announce(self, server_id: str, url: str) -> RunningServer:
-        """Record this process as the server ``server_id`` listening at ``url``; records it replaces (the same
-        address, or a process of this machine that is gone) are deleted."""
-        me = RunningServer(server_id, url, socket.gethostname(), os.getpid(), now_iso())
+    def announce(self, server_id: str, url: str, words_only: str | None = None) -> RunningServer:
+        """Record this process as the server ``server_id`` listening at ``url`` (``words_only``: why it runs
+        without meaning, so embeds nothing); records it replaces (the same address, or a process of this machine
+        that is gone) are deleted."""
+        me = RunningServer(server_id, url, socket.gethostname(), os.getpid(), now_iso(), words_only=words_only)
         gone = [s.id for s in self.servers.running()
                 if s.url == url or (s.host == me.host and (s.pid == me.pid or not _alive(s.pid)))]
         self.servers.add(me, replaces=gone)
@@ -82,6 +85,17 @@ class ServerRegistry:
     def answering(self) -> list[RunningServer]:
         """The recorded servers whose address answers with their id (on this machine's network), newest first."""
         return [s for s in self.recorded() if server_id_at(s.url) == s.id]
+
+    def embedding_stalled(self) -> str | None:
+        """Why the embedding queue only waits though servers run: every server answering now runs without
+        meaning, so none embeds (each named, with why; the fix is ``RESTART_WITH_MEANING``); None when one of them
+        embeds, or when none answers (a server started then embeds as it runs). Every server runs an embedding
+        runner, leading or not."""
+        serving = self.answering()
+        if not serving or any(s.words_only is None for s in serving):
+            return None
+        named = ", ".join(f"{s.url} ({s.words_only})" for s in serving)
+        return f"no running server embeds: {named}"
 
 
 def _alive(pid: int) -> bool:

@@ -26,9 +26,14 @@ MIGRATIONS: list[Migration] = [
     (
         "ALTER TABLE running_servers ADD COLUMN leading_since TEXT",
     ),
+    # Step 3: why a server runs without meaning (its embedding runner embeds nothing): embed --status and doctor
+    # say the queue only waits while every running server is such a one.
+    (
+        "ALTER TABLE running_servers ADD COLUMN words_only TEXT",
+    ),
 ]
 
-COLUMNS = "id, url, host, pid, started_at, leading_since"
+COLUMNS = "id, url, host, pid, started_at, leading_since, words_only"
 
 
 class SqlServers:
@@ -42,8 +47,9 @@ class SqlServers:
         with self.sql.transaction() as conn:
             for gone in replaces:
                 conn.execute("DELETE FROM running_servers WHERE id = ?", (gone,))
-            conn.execute(f"INSERT INTO running_servers ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                         (server.id, server.url, server.host, server.pid, server.started_at, server.leading_since))
+            conn.execute(f"INSERT INTO running_servers ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (server.id, server.url, server.host, server.pid, server.started_at, server.leading_since,
+                          server.words_only))
 
     def set_leading(self, server_id: str, since: str | None) -> None:
         """Record that ``server_id`` took the writer lease at ``since`` (None: it let go); a server taking it
@@ -65,6 +71,7 @@ class SqlServers:
 
 
 def _server(row: Sequence[Any]) -> RunningServer:
-    server_id, url, host, pid, started_at, leading_since = row
+    server_id, url, host, pid, started_at, leading_since, words_only = row
     return RunningServer(str(server_id), str(url), str(host), int(pid), str(started_at),
-                         str(leading_since) if leading_since is not None else None)
+                         str(leading_since) if leading_since is not None else None,
+                         str(words_only) if words_only is not None else None)
