@@ -865,3 +865,21 @@ async def test_session_search_answers_the_seeds_own_question_what_did_i_do_last_
         assert [s["sessionId"] for s in (await call(c, "brain_session_search", {"query": "tune"}))["sessions"]][:2] == \
             [ids[0], ids[3]]  # no period: every session of the topic
         assert (await invalid(c, "brain_session_search", {"query": "???"})) == "query"  # still no words, no query
+
+
+TEXT_ARGUMENTS = (("brain_retrieve_knowledge", "prompt"), ("brain_find_skill", "query"),
+                  ("brain_session_search", "query"), ("brain_ask_oracle", "question"), ("recall", "query"),
+                  ("recall_context", "query"))
+
+
+@pytest.mark.parametrize(("tool", "argument"), TEXT_ARGUMENTS)
+async def test_an_empty_text_is_refused_as_a_blank_one_naming_the_argument(world: BrainWorld, url: str, tool: str,
+                                                                           argument: str) -> None:
+    """"" and blank are one refusal, -32602 naming the argument (brain_find_skill listed every skill for "" as for no
+    query, and refused "   "; brain_retrieve_knowledge answered "" and "   " with a VALIDATION tool error, and
+    punctuation alone with -32602). brain_find_skill without a query lists the skills, by confidence."""
+    async with connect(url, world.tokens["alice"]) as c:
+        for text in ("", "   ", "\t\n", "?!...;;--"):
+            assert await invalid(c, tool, {argument: text}) == argument, (tool, text)
+        if tool == "brain_find_skill":
+            assert "skills" in await call(c, tool, {})

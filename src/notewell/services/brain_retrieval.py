@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from notewell.access.principal import Principal
+from notewell.errors import InvalidArgument
 from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
 from notewell.records.memories import MemoryQuery
 from notewell.search.engine import MAX_QUERY_CHARS
@@ -123,6 +124,9 @@ class RetrievalPart(ScopePart):
         """The best live knowledge for a prompt (action items excluded) and its injection; with a session id
         of the caller's, the injected items are recorded against that session."""
         self.authorization.authorize(p, USE)
+        if not prompt.strip():  # as the other tolerant tools' blank query ("" too), not a VALIDATION error
+            raise InvalidArgument("prompt", "must not be empty; give what you are about to do, e.g. \"add a "
+                                            "release checklist\"")
         prompt = check_text("prompt", prompt, MAX_PROMPT_CHARS, required=True)  # as a session's (every door)
         session = self._own_session(p, session_id) if session_id else None
         found = self._retrieve(p, prompt, limit, max_tokens)
@@ -156,14 +160,18 @@ class RetrievalPart(ScopePart):
 
     def skills(self, p: Principal, query: str | None = None, limit: int = SKILL_LIMIT_DEFAULT) -> list[ScoredKnowledge]:
         """Recipes matured by successful use (stage knowledge or wisdom), best first: with a query, ranked as
-        retrieval ranks; without, by confidence."""
+        retrieval ranks; without (None), by confidence. A query given empty or blank is refused, as by every
+        tolerant tool: it is not taken for "no query"."""
         self.authorization.authorize(p, USE)
+        if query is not None and not query.strip():
+            raise InvalidArgument("query", "must not be empty; give what the recipe is for, or leave query out to "
+                                           "list the skills by confidence")
         brain_ids, store_ids = self._scope_ids(p)
         matured = [k for k in self.brain.list_knowledge(KnowledgeFilter(
             brain_ids, ("recipe",), viewer=p.user_id, min_successes=brain_scoring.KNOWLEDGE_MIN_SUCCESSES,
             limit=SKILL_CANDIDATES))
             if brain_scoring.knowledge_stage(k) != "seed"]
-        if not query:
+        if query is None:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
         found = {k.ref: f for k, f in self._knowledge_found(p, query, brain_ids, store_ids, SKILL_HITS)}
         now = datetime.now(UTC)

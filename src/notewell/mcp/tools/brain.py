@@ -204,7 +204,7 @@ class _Calls:
         query = args.string("query")
         limit = args.integer("limit", b.SKILL_LIMIT_DEFAULT, 1, b.SKILL_LIMIT_MAX)
         found = self.svc.skills(ctx.principal, query, limit)
-        if not query:
+        if query is None:
             return {"skills": [item_json(f.item, f.score) for f in found]}
         return xmemo.with_notes({"skills": [found_json(f) for f in found]},
                                 xmemo.words_only(self.svc.words_only(query)))

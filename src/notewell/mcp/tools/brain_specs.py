@@ -182,7 +182,7 @@ def retrieve_knowledge(call: Call) -> ToolSpec:
             "injection": INJECTION,
         }, ["bundle", "injection"]),
         refusals=(NOT_YOURS.format(tool="brain_retrieve_knowledge"),
-                  "A prompt with no letters or digits, a limit outside 1 to "
+                  "An empty or blank prompt, or one with no letters or digits, a limit outside 1 to "
                   f"{b.RETRIEVE_LIMIT_MAX} or a maxTokens outside {b.INJECTION_TOKENS_MIN} to "
                   f"{b.INJECTION_TOKENS_MAX} is MCP error -32602 naming the argument.",
                   SCOPE_REFUSAL.format(tool="brain_retrieve_knowledge")),
@@ -370,7 +370,9 @@ def find_skill(call: Call) -> ToolSpec:
                                maximum=b.SKILL_LIMIT_MAX),
         }, []),
         output_schema=s.tool_output({"skills": s.array(ITEM, "Best first.")}, ["skills"]),
-        refusals=(SCOPE_REFUSAL.format(tool="brain_find_skill"),),
+        refusals=("A query given empty or blank (leave it out to list the skills by confidence), or with no "
+                  f"letters or digits, or a limit outside 1 to {b.SKILL_LIMIT_MAX} is MCP error -32602 naming the "
+                  "argument.", SCOPE_REFUSAL.format(tool="brain_find_skill")),
         example={"query": "release checklist"},
     )
 
