@@ -9,7 +9,7 @@ alice_shared and alice_readonly (sessions, bound to those projects); alice_memor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,19 +71,28 @@ def brain_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[BrainW
         built.runtime.close()
 
 
-def brain_world_with_model(request: pytest.FixtureRequest, tmp: Path, model: str,
-                           base_url: str) -> Iterator[BrainWorld]:
-    """brain_world_on's world built with KEA_MODEL and KEA_BASE_URL set (a local server speaking a provider's
-    wire format) and no provider key: the runtime reads them from the environment as it is built."""
+KEA_ENV = ("KEA_MODEL", "KEA_BASE_URL", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY")
+
+
+def brain_world_with_env(request: pytest.FixtureRequest, tmp: Path, env: Mapping[str, str]) -> Iterator[BrainWorld]:
+    """brain_world_on's world built with KEA's settings ``env`` alone (the others of KEA_ENV unset): the runtime
+    reads them from the environment as it is built."""
     built = brain_world_on(request, tmp)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("KEA_MODEL", model)
-        env.setenv("KEA_BASE_URL", base_url)
-        for name in ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY"):
-            env.delenv(name, raising=False)
+    with pytest.MonkeyPatch.context() as patch:
+        for name in KEA_ENV:
+            patch.delenv(name, raising=False)
+        for name, value in env.items():
+            patch.setenv(name, value)
         world = next(built)
     yield world
     next(built, None)
+
+
+def brain_world_with_model(request: pytest.FixtureRequest, tmp: Path, model: str,
+                           base_url: str) -> Iterator[BrainWorld]:
+    """brain_world_on's world built with KEA_MODEL and KEA_BASE_URL set (a local server speaking a provider's
+    wire format) and no provider key."""
+    return brain_world_with_env(request, tmp, {"KEA_MODEL": model, "KEA_BASE_URL": base_url})
 
 
 def serve_brain(world: BrainWorld, **options: Any) -> ServerThread:

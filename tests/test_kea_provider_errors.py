@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from brain_world import BrainWorld, brain_world_on, call, serve_brain
+from brain_world import BrainWorld, brain_world_with_env, call, serve_brain
 from conftest import captured_lines, run_cli
 from llm_wire import Failure, WireServer, wire_server
 from mcp_world import connect
@@ -42,15 +42,7 @@ def env(wire: WireServer) -> dict[str, str]:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
           env: dict[str, str]) -> Iterator[BrainWorld]:
-    built = brain_world_on(request, tmp_path_factory.mktemp("kea_errors"))
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("KEA_BASE_URL", "KEA_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY"):
-            patch.delenv(name, raising=False)
-        for name, value in env.items():
-            patch.setenv(name, value)
-        world = next(built)
-    yield world
-    next(built, None)
+    yield from brain_world_with_env(request, tmp_path_factory.mktemp("kea_errors"), env)
 
 
 @pytest.mark.anyio

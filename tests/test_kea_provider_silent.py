@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brain_world import BrainWorld, brain_world_on, call, serve_brain
+from brain_world import BrainWorld, brain_world_with_env, call, serve_brain
 from conftest import run_cli
 from loop_world import Clock
 from mcp_world import connect
@@ -104,15 +104,7 @@ def env(silent: Silent) -> dict[str, str]:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
           env: dict[str, str]) -> Iterator[BrainWorld]:
-    built = brain_world_on(request, tmp_path_factory.mktemp("kea_silent"))
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "KEA_API_KEY"):
-            patch.delenv(name, raising=False)
-        for name, value in env.items():
-            patch.setenv(name, value)
-        world = next(built)
-    yield world
-    next(built, None)
+    yield from brain_world_with_env(request, tmp_path_factory.mktemp("kea_silent"), env)
 
 
 @pytest.mark.anyio
