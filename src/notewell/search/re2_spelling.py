@@ -26,14 +26,8 @@ def python_spelling(pattern: str) -> str | None:
     out: list[str] = []
     at = 0
     while at < len(pattern):
-        if pattern[at] == "[":
-            found = _bracket(pattern, at)
-            if found is None:
-                return None
-            spelled, at = found
-            out.append(spelled)
-        elif pattern[at] == "\\":
-            found = _escape(pattern, at)
+        if pattern[at] in "[\\":  # a bracket expression or an escape, respelled whole
+            found = (_bracket if pattern[at] == "[" else _escape)(pattern, at)
             if found is None:
                 return None
             spelled, at = found
