@@ -120,7 +120,10 @@ async def test_after_a_call_left_unanswered_a_close_judges_its_learnings_without
                                                                  "projectId": "shared"}))["sessionId"]
                 closed = await call(c, "brain_report_session_outcome", {
                     "sessionId": session, "success": True, "learnings": learnings_for(topic)})
-                assert closed["learnings"]["captured"], closed  # the deterministic judge kept the durable ones
+                # the deterministic judge kept the durable ones: new, or (the second close's, the same rule under
+                # another topic) deduplicated into the first's once its vector has landed
+                judged = closed["learnings"]
+                assert judged.get("captured") or judged.get("deduplicated"), closed
     assert silent.accepted - before == 1  # the first close's call; the second's was held by the breaker
 
 
