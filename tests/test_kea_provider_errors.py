@@ -112,6 +112,12 @@ GATEWAY_KEY = "gw-Zk3/q9+Xw=="  # a base64 key, which URL-encoding and JSON esca
      "Error code: 400 - your organisation is on the Basic tier, upgrade"),
     ("Error code: 404 - model gpt-4o-mini not found", ["4"], "Error code: 404 - model gpt-4o-mini not found"),
     ("echoed: Authorization: Basic a2VhOnB3LVNFQ1JFVA==", [], "echoed: Authorization: Basic [redacted]"),
+    # a key Notewell does not hold (a proxy's own, another client's), echoed under a header's name
+    ("echoed: Authorization: Token 0123456789abcdef", [], "echoed: Authorization: Token [redacted]"),
+    ('headers: {"x-goog-api-key": "AIzaSyD-0123456789abcdef"}', [], 'headers: {"x-goog-api-key": "[redacted]"}'),
+    ("x-api-key: sk-ant-api03-abcdefgh", [], "x-api-key: [redacted]"),
+    ("the token limit was 4096; your api key is invalid; the x-api-key header is required", [],
+     "the token limit was 4096; your api key is invalid; the x-api-key header is required"),
 ])
 def test_redact_writes_each_form_of_a_secret_and_only_credentials(text: str, secrets: list[str],
                                                                   expected: str) -> None:

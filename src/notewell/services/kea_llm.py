@@ -11,7 +11,8 @@ is an error, logged (``op=kea.llm outcome=error``), and the job queue retries it
 provider left unanswered (KEA_TIMEOUT_SECONDS at most) opens the breaker (kea_breaker), and while it is open no
 call is made: the job is deferred to its end, its try not counted (``op=kea.llm outcome=held``). A provider's
 error text is redacted before it is logged or stored as the job's last error (kea_providers.redact: every key
-Notewell holds, any bearer credential; at most ERROR_CHARS): a provider or a proxy may echo the key.
+Notewell holds, any bearer, basic or token credential, any API key header's value; at most ERROR_CHARS): a
+provider or a proxy may echo the key.
 
 In *refine* mode (a close that carried learnings; the close itself runs it, and waits for it) it asks the model,
 in one call, to judge each learning (kea_refine). The close never fails on the model: a failed call (at most

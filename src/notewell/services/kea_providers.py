@@ -34,7 +34,9 @@ ERROR_CHARS = 500  # what is kept of a provider's error text
 SECRET_MIN_CHARS = 8  # a shorter value is never a key, and redacting it would cut words and numbers ("404")
 # a credential after the scheme's word: 8 characters or more of base64, base64url or a token's alphabet, so a
 # word ("on the Basic tier") is left as it is
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
+_BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}")
+# a credential a proxy may echo under a key header's name ("x-api-key: sk-…", "x-goog-api-key": "AIza…"): the value
+_KEY_HEADER = re.compile(r"(?i)\b((?:x-)?(?:goog-)?api[-_]?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._~+/=-]{8,}")
 REDACTED = "[redacted]"
 
 
@@ -61,12 +63,14 @@ def _written_forms(secret: str) -> set[str]:
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """A provider's error text fit to log, store and show: each secret Notewell holds (``held_secrets``) in each
-    form it may be written in, and any bearer or basic credential (a proxy may echo the Authorization header),
-    written ``[redacted]``; at most ERROR_CHARS. A secret shorter than SECRET_MIN_CHARS is not looked for."""
+    form it may be written in, any bearer, basic or token credential (a proxy may echo the Authorization header)
+    and any value of an API key header (x-api-key, x-goog-api-key, api-key), written ``[redacted]``; at most
+    ERROR_CHARS. A secret shorter than SECRET_MIN_CHARS is not looked for."""
     forms = {form for secret in secrets if len(secret) >= SECRET_MIN_CHARS for form in _written_forms(secret)}
     for form in sorted(forms, key=len, reverse=True):
         text = text.replace(form, REDACTED)
     text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    text = _KEY_HEADER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS - 1] + "…"
 
 
