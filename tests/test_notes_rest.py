@@ -32,6 +32,9 @@ def _dave(rest: RestWorld) -> str:  # noqa: F811
 def test_put_creates_and_refuses_to_overwrite_unless_told(rest: RestWorld) -> None:  # noqa: F811
     made = rest.call("PUT", DOC, "admin_all", json={"content": "# Plan\n\n## Steps\n- draft\n"})
     assert made.status_code == 201, made.text
+    assert made.headers["Location"].endswith(DOC)  # the document's URL, as every 201 of the API says
+    put = rest.get("/openapi.json", "admin_all").json()["paths"]["/projects/{project}/documents/{path}"]["put"]
+    assert {"200", "201"} <= set(put["responses"])  # a create's 201 was undocumented (schemathesis' stateful phase)
     version = made.json()["version"]
     assert made.headers["ETag"] == f'"{version}"'
     there = rest.call("PUT", DOC, "admin_all", json={"content": "x"})

@@ -97,13 +97,17 @@ def _answer(response: Response, change: NoteChange) -> Any:
     return dump(ChangeModel, change)
 
 
-@router.put(DOCUMENT, response_model=ChangeModel, responses=WRITE_ERRORS,
-            summary="Create a document, or replace it whole with overwrite (and If-Match)")
-def put_document(caller: Caller, svc: Services, project: str, path: str, body: PutDocument, response: Response,
-                 if_match: IfMatch = None) -> Any:
+@router.put(DOCUMENT, response_model=ChangeModel,
+            responses={**WRITE_ERRORS, 201: {"model": ChangeModel, "description": "Created: no document had the path "
+                                                                                   "(Location is its URL)"}},
+            summary="Create a document (201), or replace it whole with overwrite and If-Match (200)")
+def put_document(caller: Caller, svc: Services, project: str, path: str, body: PutDocument, request: Request,
+                 response: Response, if_match: IfMatch = None) -> Any:
     change = svc.notes.write_note(caller, f"{project}/{path}", body.content, tool="PUT", overwrite=body.overwrite,
                                   expected_version=expected(if_match))
-    response.status_code = 201 if change.previous_version is None else 200
+    if change.previous_version is None:  # created: 201, as the schema says (schemathesis' stateful phase found it
+        response.status_code = 201       # undocumented), with the document's URL, the one written to
+        response.headers["Location"] = request.url.path
     return _answer(response, change)
 
 
