@@ -302,6 +302,31 @@ async def test_a_rule_qualified_otherwise_is_never_merged_with_it(world: Served)
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
 
 
+SWAPPED_THINGS = [  # one thing swapped for another in a long rule: 0.81 to 0.91, above the dedup threshold
+    ("Wrap each integration test in a savepoint and roll it back at the end so the database stays clean",
+     "Wrap each integration test in a transaction and roll it back at the end so the database stays clean"),
+    ("Cache user sessions in Redis with a one hour expiry so the API servers stay stateless",
+     "Cache user sessions in Memcached with a one hour expiry so the API servers stay stateless"),
+    ("Keep the login state in a cookie signed by the server and check it on every request",
+     "Keep the login state in a token signed by the server and check it on every request")]
+
+
+async def test_a_rule_with_one_thing_swapped_for_another_is_never_merged_with_it(world: Served) -> None:
+    alice = world.tokens["alice"]
+    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "heuristic"})
+             for rule, _ in SWAPPED_THINGS]
+    world.embedded()
+    for (rule, swapped), taught in zip(SWAPPED_THINGS, first, strict=True):
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": swapped, "type": "heuristic"})
+        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    world.embedded()
+    for reworded, taught in [  # two names of one thing still merge
+            ("Wrap each integration test in a savepoint and roll it back at the end so the DB stays clean", first[0]),
+            ("Cache user sessions in Redis with a one hour expiry so the API hosts stay stateless", first[1])]:
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": reworded, "type": "heuristic"})
+        assert then["id"] == taught["id"] and then["sameMeaning"] >= 0.80, (reworded, then)
+
+
 FORM_RULE = "Use react-hook-form with zod for forms, not Formik"
 FORM_QUESTION = "which React library handles form state and validation"
 SIGNUP_QUESTION = "creating the registration screen with input validation"

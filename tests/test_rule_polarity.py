@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from notewell.services.rule_polarity import forbids, opposed
+from notewell.services.rule_polarity import SWAPPED_ALIKE, forbids, opposed, swapped_words
 
 PAIRS = json.loads((Path(__file__).parent.parent / "bench" / "data" / "dedup_pairs.json").read_text(encoding="utf-8"))
 
@@ -297,3 +297,35 @@ def test_rules_qualified_otherwise_are_held_apart(rule: str, other: str) -> None
     ("Rarely squash merge commits", "Seldom squash merge commits")])
 def test_rules_qualified_alike_are_not_held_apart(rule: str, other: str) -> None:
     assert not opposed(rule, other)
+
+
+@pytest.mark.parametrize(("rule", "other", "swapped"), [
+    ("Cache sessions in Redis for an hour", "Cache sessions in Memcached for an hour", ("redis", "memcached")),
+    ("Wrap each test in a savepoint", "Wrap each test in a database transaction",
+     ("savepoint", "database transaction")),
+    ("Use Jest", "Use Vitest", ("jest", "vitest")),
+    ("Run **mypy** on every PR", "Run pyright on every PR", ("mypy", "pyright")),
+    ("Wrap each test in a transaction", "Wrap each test in a nested database transaction", None),  # words added
+    ("Wrap each test in a transaction", "Wrap each test in a transaction at once", None),  # words only added
+    ("Seed the database", "Seeding the database", None),  # other forms of one word
+    ("Use Jest", "Use Jest", None),
+    ("Deploy the web app with the blue green switch from a clean tree", "Roll out from any tree", None)])
+def test_swapped_words_are_the_few_words_in_which_two_rules_differ(rule: str, other: str,
+                                                                   swapped: tuple[str, str] | None) -> None:
+    assert swapped_words(rule, other) == swapped
+    assert swapped_words(other, rule) == (None if swapped is None else swapped[::-1])
+
+
+def test_swapped_words_of_another_meaning_hold_two_rules_apart_only_with_the_model() -> None:
+    alike = {frozenset(("redis", "memcached")): 0.21, frozenset(("remove", "delete")): 0.76}
+
+    def similarity(text: str, other: str) -> float | None:
+        return alike.get(frozenset((text, other)))
+
+    assert opposed("Cache sessions in Redis", "Cache sessions in Memcached", alike=similarity)
+    assert not opposed("Cache sessions in Redis", "Cache sessions in Memcached")  # the words alone cannot tell
+    assert not opposed("Remove dead code", "Delete dead code", alike=similarity)
+    assert not opposed("Use Jest", "Use Vitest", alike=similarity)  # the model cannot tell: not held apart
+    assert opposed("Send the pack", "Send the pack", "when a client uses Redis", "when a client uses Memcached",
+                   alike=similarity)
+    assert 0 < SWAPPED_ALIKE < 1

@@ -136,6 +136,14 @@ class MeaningService:
                 return self._queries[text]
         return self._make(text)
 
+    def alike(self, text: str, other: str) -> float | None:
+        """The cosine similarity of two short texts (kept as queries are), or None when meaning is unavailable or
+        the model cannot read either: for rule_polarity's swapped words."""
+        vector, other_vector = self.query_vector(text), self.query_vector(other)
+        if vector is None or other_vector is None:
+            return None
+        return float(similarities(from_half(vector)[np.newaxis, :], from_half(other_vector))[0])
+
     def beyond(self, refs: Sequence[str], nearest: Sequence[Nearest[MemoryRecord]],
                text: str) -> tuple[dict[Hashable, float], float | None]:
         """What hybrid.fuse weighs words and meaning by, besides the nearest: the similarity of each memory words
