@@ -277,3 +277,42 @@ def test_a_note_renamed_to_its_other_unicode_form_keeps_its_items(tmp_path: Path
         assert {n.item.rule for n in items(rt, composed_note)} == {before[r] for r in live} - {"Tom: draft the budget"}
     finally:
         rt.close()
+
+
+def test_a_note_renamed_to_its_other_unicode_form_and_edited_in_one_sync_keeps_its_unchanged_items(
+        tmp_path: Path, store_url: str) -> None:
+    """Renamed to its other Unicode form and edited before the sync saw it (`notewell index` finds the old name gone
+    and the new one with other bytes, so no rename of the same bytes): still the same note. An item a person
+    resolved stayed resolved only when the bytes were unchanged; edited too, it opened again, and every live item
+    was retired and written again under a new ref. Now the unchanged items keep their state and refs, the edited
+    line's item alone is retired, and the new line's item is added."""
+    composed_note = "acme/meetings/2026-03-04-r\u00e9union.md"
+    decomposed_note = unicodedata.normalize("NFD", composed_note)
+    vault = make_vault(tmp_path, {"acme/README.md": "# Acme\n", composed_note: KICKOFF})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        for email, name, handle in (("tom@x.test", "Tom Whitcombe", "tom"), ("eve@x.test", "Eve Adams", "eve")):
+            rt.administration.add_user(LOCAL_OWNER, email, "member", name=name, handle=handle)
+        rt.indexing.sync()
+        before = {n.item.rule: n.item.ref for n in items(rt, composed_note)}
+        eve = next(u for u in rt.store.identity.users() if u.handle == "eve")
+        rt.store.brain.retire([before["Eve Adams: book the room"]], eve.id, "resolved at the close of ses_x",
+                              "2026-03-06T00:00:00Z")
+        (vault / composed_note).rename(vault / decomposed_note)
+        (vault / decomposed_note).write_text(KICKOFF.replace("draft the budget", "draft the final budget")
+                                             + "\n- [ ] Tom: order the cake\n", encoding="utf-8")
+        result = run_cli("index", "--vault", str(vault), "--db", store_url)
+        assert result.exit_code == 0 and "1 added" in result.output and "1 removed" in result.output, result.output
+        live = {n.item.rule: n.item for n in items(rt, composed_note)}  # one memory path for both forms
+        kept = {"Tom Whitcombe: send the plan by 2026-03-10.", "Is the API stable?",
+                "Dana: a name nobody on the team has"}
+        assert set(live) == kept | {"Tom: draft the final budget", "Tom: order the cake"}
+        assert {rule: live[rule].ref for rule in kept} == {rule: before[rule] for rule in kept}
+        assert {k.rationale for k in live.values()} == {f"from the meeting note {decomposed_note}"}
+        retired = {n.item.rule: n for n in items(rt, composed_note, live=False)}
+        assert set(retired) == {"Eve Adams: book the room", "Tom: draft the budget"}
+        assert retired["Eve Adams: book the room"].retired_by == eve.id
+        assert retired["Tom: draft the budget"].retired_by == VAULT_AUTHOR
+        assert [k.rule for k in rt.store.brain.open_action_items("acme", "for:eve@x.test", 10)] == []
+    finally:
+        rt.close()

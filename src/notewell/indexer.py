@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.paths import composed
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord, brain_id
 from notewell.records.links import LinkInput
 from notewell.store.base import DocumentWriter, Store
@@ -239,6 +240,7 @@ class _Writing:
     everything: bool  # a sync of the whole vault, not of some paths
     linked: dict[DocKey, list[ParsedLink]] = field(default_factory=dict)  # documents whose links are new
     names: set[str] = field(default_factory=set)  # file names (name_key) of documents added, removed or moved
+    _gone_forms: dict[DocKey, DocKey] | None = None  # (project, composed path) -> the gone document: _renamed_in_form
 
     def stored_mtime(self, file: VaultFile) -> int:
         """The mtime to store: one short of the real one while an edit could still share its clock tick."""
@@ -277,7 +279,11 @@ class _Writing:
             self._rename(file, loaded, content)
             return
         self.writer.upsert(self._document(file, loaded, content))
-        self.meetings.written(key, content.text)
+        twin = self._renamed_in_form(key) if old is None else None
+        if twin is not None:
+            self.meetings.moved(twin, key, content.text)
+        else:
+            self.meetings.written(key, content.text)
         links = parse_links(file.project, file.path, content.text)
         if links or old is not None:  # a new document without links has none to replace
             self.linked[key] = links
@@ -300,6 +306,20 @@ class _Writing:
         if before is None or (before.title, before.summary) != (parsed.title, parsed.summary):
             # a title taken from the file name, or a new file type, reads differently at the new path
             self.writer.upsert(self._document(file, loaded, content))
+
+    def _renamed_in_form(self, key: DocKey) -> DocKey | None:
+        """The document gone this sync (unclaimed by a rename of the same bytes) whose path is the new ``key``'s in
+        another Unicode form: the note renamed composed to decomposed, or back, and edited before the sync saw it.
+        It is the same note, as a rename alone is (MeetingItems.moved): its action items follow it. Two files
+        named alike in two forms that both stay on disk are two notes; neither is gone."""
+        if key[1].isascii():
+            return None
+        if self._gone_forms is None:
+            self._gone_forms = {(k[0], composed(k[1])): k for keys in self.plan.gone_by_sha.values() for k in keys}
+        twin = self._gone_forms.get((key[0], composed(key[1])))
+        if twin is None or twin == key or twin not in self.plan.gone_by_sha.get(self.plan.state[twin].sha256, ()):
+            return None
+        return twin
 
     def _document(self, file: VaultFile, loaded: _Loaded, content: _Content) -> DocumentInput:
         parsed = content.parsed

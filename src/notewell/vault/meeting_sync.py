@@ -6,7 +6,7 @@ Each markdown document a sync writes, moves or removes is reconciled: the items 
 ``brain-actions/<note path>`` and their source ``meeting_note``). An item is keyed by what it says (its
 text and tags, ``rule_key``): the same line yields the same item at every sync, a new or edited line a new
 item, and an item whose line was ticked, removed or edited, or whose note was deleted, moved or stopped being a
-meeting note, is retired (a note renamed to its other Unicode form alone keeps its items: ``moved``). An item
+meeting note, is retired (a note renamed to its other Unicode form keeps its items, edited too: ``moved``). An item
 a person resolved at a session's close stays retired while its line is unchanged. Items are written and retired
 by the vault itself (``VAULT_AUTHOR``), in the note's project, so the project's readers see them (the one
 policy, as every memory). A full sync reads again the notes that
@@ -156,8 +156,9 @@ class MeetingItems:
     def moved(self, source: DocKey, key: DocKey, text: str) -> None:
         """A document moved from ``source`` to ``key``, stored with this text. Renamed to the same name in the other
         Unicode form (réunion.md composed to decomposed, as a Mac or a sync tool renames a file), it is the same
-        note: its items follow it, so one a person resolved stays resolved and a live one keeps its ref. Any other
-        move retires them and starts again at the new path."""
+        note: its items follow it, so one a person resolved stays resolved and a live one keeps its ref; the indexer
+        calls this too for such a rename found with other bytes (``text`` edited), and the edited lines' items alone
+        are then retired. Any other move retires them and starts again at the new path."""
         if source[0] == key[0] and memory_path(source[1]) == memory_path(key[1]):
             self.store.brain.rename_note_items(key[0], memory_path(key[1]), from_note(f"{source[0]}/{source[1]}"),
                                                from_note(f"{key[0]}/{key[1]}"))
