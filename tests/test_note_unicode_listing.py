@@ -71,6 +71,42 @@ async def test_search_notes_and_listdocs_find_a_path_typed_in_either_form_over_m
             assert listed == await refusal(bob, "listDocs", {"project": "handbook"}), listed
 
 
+@pytest.mark.anyio
+async def test_search_knowledge_and_a_root_note_find_a_path_typed_in_either_form_keeping_twins_apart(
+        server: ServerThread, world: World) -> None:
+    """search_knowledge's path_filter (a folder, a file, or the first characters of a name) and search_notes' root
+    note by its name on disk, typed in the form the file is not named in: they compared the characters as typed,
+    so a folder a Mac named decomposed, typed composed, matched nothing and the root note was Not found. Two
+    folders named alike in both forms (two on Linux) stay two: each form typed finds its own folder alone."""
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    base = "handbook/filter-forms"
+    files = {f"{base}/{nfd}/menu.md": "kestrel on the menu", f"{base}/bistro/{nfd}-list.md": "kestrel list",
+             f"{base}/twins/{nfc}/a.md": "kestrel composed", f"{base}/twins/{nfd}/b.md": "kestrel decomposed",
+             f"{nfd} kestrels.md": "kestrel at the root"}
+    for on_disk, text in files.items():
+        (world.vault / on_disk).parent.mkdir(parents=True, exist_ok=True)
+        (world.vault / on_disk).write_text(f"# K\n\n{text}\n")
+    world.runtime.indexing.sync()
+    async with connect(server.url, world.tokens["admin"]) as admin:
+        async def located(path_filter: str) -> list[str]:
+            found = await call(admin, "search_knowledge", {"query": "kestrel", "path_filter": path_filter,
+                                                           "limit": 50})
+            return [r["location"] for r in found["results"]]
+
+        for form in (nfc, nfd):
+            for typed in (f"{base}/{form}/", f"{base}/{form}", f"{base}/{form}/menu.md", f"{base}/{form}/me"):
+                assert await located(typed) == [f"{base}/{nfd}/menu.md"], typed
+            assert await located(f"{base}/bistro/{form}") == [f"{base}/bistro/{nfd}-list.md"]
+            twin = f"{base}/twins/{form}/{'a' if form == nfc else 'b'}.md"
+            for typed in (f"{base}/twins/{form}/", f"{base}/twins/{form}"):
+                assert await located(typed) == [twin], typed
+            assert await located(f"_root/{form} kes") == [f"_root/{nfd} kestrels.md"]
+            found = await call(admin, "search_notes", {"query": "kestrel", "path": f"{form} kestrels.md"})
+            assert [m["path"] for m in found["matches"]] == [f"_root/{nfd} kestrels.md"], form
+        # characters both spellings begin with find both, in code point order ("e" before "\u00e9")
+        assert await located(f"{base}/twins/caf") == [f"{base}/twins/{nfd}/b.md", f"{base}/twins/{nfc}/a.md"]
+
+
 def test_search_and_listing_find_a_path_typed_in_either_form_over_rest(rest: RestWorld) -> None:  # noqa: F811
     on_disk = f"handbook/rest-forms/{ON_DISK}"
     _put(rest.runtime.settings.vault, on_disk)

@@ -15,7 +15,8 @@ class IndexedDocuments(Protocol):
 
     def meta(self, project: str, path: str) -> Any: ...
 
-    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0) -> list[Any]: ...
+    def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0,
+              after: str | None = None) -> list[Any]: ...
 
 
 PATH_MAX_CHARS = 4096  # Linux's PATH_MAX: no real vault path is longer
@@ -115,3 +116,20 @@ def indexed_prefix(documents: IndexedDocuments, project: str, rel: str) -> str |
     def held(r: str) -> bool:
         return bool(documents.metas(project, r, limit=1))
     return spelled_as(rel, held, held)
+
+
+def indexed_start(documents: IndexedDocuments, project: str, start: str) -> str | None:
+    """The spelling of ``start``, the first characters of a path (XMemo's path_filter: ``auth/tok`` finds
+    ``auth/tokens.md``), that the index holds a document of ``project`` whose path begins with (``spelled_as``),
+    None when it holds none: typed in either Unicode form, or a mix of its names' forms, it finds what the file's
+    own spelling finds. The characters as given are tried first, so of two folders named alike in two forms (two on
+    Linux) the one typed is searched, never both. Each try is one indexed lookup: the first path from ``start`` on."""
+    def begins(r: str) -> bool:
+        if documents.meta(project, r) is not None:
+            return True
+        first = documents.metas(project, limit=1, after=r)
+        return bool(first) and str(first[0].path).startswith(r)
+
+    def held(r: str) -> bool:
+        return bool(documents.metas(project, r, limit=1))
+    return spelled_as(start, begins, held)

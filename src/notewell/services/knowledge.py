@@ -19,7 +19,14 @@ from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
 from notewell.errors import InvalidArgument, NotFound
-from notewell.paths import PATH_MAX_CHARS, indexed_prefix, indexed_spelling, normalize_path, split_vault_path
+from notewell.paths import (
+    PATH_MAX_CHARS,
+    indexed_prefix,
+    indexed_spelling,
+    indexed_start,
+    normalize_path,
+    split_vault_path,
+)
 from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
@@ -348,7 +355,12 @@ class KnowledgeService:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= limits.SEARCH_MAX_RESULTS:
             raise InvalidArgument("limit", f"must be from 0 to {limits.SEARCH_MAX_RESULTS}")
         where = location_filter(path_filter, [pr.id for pr in self.authorization.projects(p, READ)])
-        scope = Scope(projects=where.projects, prefix=where.prefix, prefix_partial=where.partial)
+        prefix = where.prefix
+        if prefix:  # typed in the other Unicode form, or a mix of its names' forms: what the file's spelling finds
+            documents, project = self.store.documents, where.projects[0]
+            prefix = (indexed_start(documents, project, prefix) if where.partial
+                      else indexed_prefix(documents, project, prefix)) or prefix
+        scope = Scope(projects=where.projects, prefix=prefix, prefix_partial=where.partial)
         result = self._first_per_file(query, scope, max(limit, 1))
         hits = [DocumentHit(m.project, m.path, self._title(m.project, m.path), m.line, m.text)
                 for m in result.matches[:limit]]
@@ -529,8 +541,10 @@ class KnowledgeService:
                 norm = f"{repo}/{norm}"
                 path_project, prefix = split_vault_path(norm)
         if norm and "/" not in norm and repo is None and not self._may_read(p, path_project) \
-                and self._may_read(p, ROOT_PROJECT) and self.store.documents.meta(ROOT_PROJECT, norm) is not None:
-            # a note at the vault root, by its path on disk (a name that is neither stays Not found)
+                and self._may_read(p, ROOT_PROJECT) \
+                and indexed_spelling(self.store.documents, ROOT_PROJECT, norm) is not None:
+            # a note at the vault root, by its path on disk in either Unicode form (a name that is neither stays
+            # Not found); the prefix below takes the spelling the index holds
             norm = f"{ROOT_PROJECT}/{norm}"
             path_project, prefix = split_vault_path(norm)
         if norm:
