@@ -82,3 +82,18 @@ async def test_listprojects_pages_of_long_ids_list_each_project_once(world: Worl
 
 async def test_listdocs_pages_of_long_paths_list_each_document_once(world: World) -> None:
     assert await _pages(world, "listDocs", "documents", "path", project=DEEP) == DOCUMENTS
+
+
+async def test_getdocs_cut_by_its_readable_projects_names_the_way_to_them_all(world: World) -> None:
+    """140 readable projects of 240 characters make the permissions section pass 32 KB: the cut answer's note names
+    getDocs' section and listProjects, whose pages list every project the cut text lost (its note named no way
+    on: 'ask for less', which getDocs has no argument for)."""
+    async with connect(world.url, world.token) as client:
+        result = await client.call_tool("getDocs", {"section": "permissions"})
+        assert not result.is_error, result.content
+        cut = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    assert cut["truncated"] is True and "sections[0].text" in cut["note"], cut["note"]
+    assert "getDocs with section" in cut["note"] and "listProjects lists them all" in cut["note"], cut["note"]
+    shown = cut["sections"][0]["text"].split("readable projects: ", 1)[1].split(", ")
+    lost = [p for p in PROJECTS if p not in shown]
+    assert lost and set(lost) <= set(await _pages(world, "listProjects", "projects", "id"))

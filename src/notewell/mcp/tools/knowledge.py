@@ -550,6 +550,15 @@ def _search_brain(svc: KnowledgeService) -> ToolSpec:
     )
 
 
+_SECTIONS_REST = (
+    f"getDocs with section ({', '.join(getdocs.SECTIONS[:-1])} or {getdocs.SECTIONS[-1]}) reads one section alone. "
+    "The permissions section grows only with this connection's readable projects, the list it ends with: "
+    "listProjects lists them all, a page at a time (after: each page's nextAfter).")
+"""getDocs' way on: the only section without a bound of its own is permissions, whose list of readable projects
+(ids of up to 255 characters) passes the answer's bound past some 130 long ones; listProjects pages through that
+same list (KnowledgeService.projects) without losing one at a page's edge."""
+
+
 def _get_docs(rt: Runtime) -> ToolSpec:
     svc = rt.knowledge
 
@@ -577,6 +586,7 @@ def _get_docs(rt: Runtime) -> ToolSpec:
             "title": s.string("The section title."),
             "text": s.string("The section, in Markdown."),
         }))}, ["sections"]),
+        cut_ways={"sections": lambda _answer: _SECTIONS_REST},
         refusals=("An unknown section is refused as invalid arguments.", _scope_refusal("getDocs")),
         example={"section": "limits"},
     )
