@@ -15,6 +15,7 @@ from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import call, notes_world_on, refusal
 from notewell.errors import Unavailable
 from notewell.indexer import IndexReport
+from notewell.services.note_writing import NOT_INDEXED_CHARS, PLACES_BYTES_MAX
 from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT
 from pg import BACKENDS
 
@@ -38,9 +39,10 @@ async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
         yield client
 
 
-def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch,
-                  fail_on: str | None = None) -> list[list[str]]:
-    """The paths of each sync the note writers run from now on; a sync of ``fail_on`` fails (the store down)."""
+def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch, fail_on: str | None = None,
+                  error: str = "the store did not answer in time") -> list[list[str]]:
+    """The paths of each sync the note writers run from now on; a sync of ``fail_on`` fails (the store down,
+    saying ``error``)."""
     indexing = world.runtime.notes.vault.indexing
     real = indexing.sync_paths
     calls: list[list[str]] = []
@@ -48,7 +50,7 @@ def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch,
     def sync_paths(paths: Sequence[str]) -> IndexReport:
         calls.append(sorted(paths))
         if fail_on is not None and fail_on in paths:
-            raise Unavailable("the store did not answer in time")
+            raise Unavailable(error)
         return real(paths)
 
     monkeypatch.setattr(indexing, "sync_paths", sync_paths)
@@ -95,6 +97,51 @@ async def test_a_failed_index_of_the_rewritten_notes_is_said_and_each_note_is_wh
     world.runtime.indexing.sync_paths(linking)
     links = await call(admin, "getLinks", {"path": "handbook/b2/zebu-b2.md", "direction": "backlinks"})
     assert links["backlinksTotal"] == 2, links
+
+
+async def test_a_long_indexing_error_leaves_a_moves_summary_short(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An indexing error of 100,000 characters is quoted by its first NOT_INDEXED_CHARS in the summary, which stays
+    a line (the log has it whole): it was quoted whole, and the door cut the summary with no way to its rest."""
+    await call(admin, "write_note", {"path": "handbook/b6/target-b6.md", "content": "# B6\n"})
+    await call(admin, "write_note", {"path": "handbook/b6/from-b6.md", "content": "See [[target-b6]].\n"})
+    watched_syncs(world, monkeypatch, fail_on="handbook/b6/from-b6.md", error="the store said: " + "長" * 100_000)
+    moved = await call(admin, "move_note", {"path": "handbook/b6/target-b6.md", "new_path": "handbook/b6/zebu-b6.md"})
+    assert "truncated" not in moved and len(moved["summary"].encode()) < 4096, moved["summary"][:300]
+    quoted = "the store said: " + "長" * (NOT_INDEXED_CHARS - len("the store said: "))
+    assert moved["summary"].endswith(f"({quoted}…): the next sync of the vault indexes them"), moved["summary"][-400:]
+    monkeypatch.undo()
+    world.runtime.indexing.sync_paths(["handbook/b6/from-b6.md"])
+
+
+async def test_a_moves_places_of_long_paths_are_listed_within_the_bound(admin: Client) -> None:
+    """Fifty notes whose paths run to 700 bytes link to a note: a move's unlinked (update_links false), a move's
+    relinked and its undo's name the first that fit in PLACES_BYTES_MAX, and the summary counts them all and says
+    how many each names. Every place listed, the answer passed 32 KB and the door cut the list, saying only to ask
+    for less (a narrower path), which no move can."""
+    folder = "handbook/b7/" + "/".join(["長い名前のフォルダ" * 9] * 3)  # 243 bytes a name
+    linking = [f"{folder}/from-{n:02d}.md" for n in range(50)]
+    await call(admin, "write_note", {"path": "handbook/b7/target-b7.md", "content": "# B7\n"})
+    for path in linking:
+        await call(admin, "write_note", {"path": path, "content": "See [[target-b7]].\n"})
+    places = [f"{path}:1" for path in linking]
+    shown = 0
+    while len(json.dumps(places[:shown + 1], ensure_ascii=False).encode()) <= PLACES_BYTES_MAX:
+        shown += 1
+    assert 0 < shown < 50
+    broke = await call(admin, "move_note", {"path": "handbook/b7/target-b7.md", "new_path": "handbook/b7/yak-b7.md",
+                                            "update_links": False})
+    assert "truncated" not in broke and broke["unlinked"] == places[:shown], broke
+    assert f"50 lines with a link that no longer names what it named (update_links was false): see unlinked, " \
+           f"which names the first {shown}" in broke["summary"], broke["summary"]
+    await call(admin, "undo_note_write", {"journal_id": broke["journal_id"]})
+    moved = await call(admin, "move_note", {"path": "handbook/b7/target-b7.md", "new_path": "handbook/b7/gnu-b7.md"})
+    assert "truncated" not in moved and moved["relinked"] == places[:shown], moved
+    assert f"50 lines of 50 notes rewritten to keep their links naming what they named: see relinked, which names " \
+           f"the first {shown}" in moved["summary"], moved["summary"]
+    back = await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+    assert "truncated" not in back and back["relinked"] == places[:shown], back
+    assert f"which names the first {shown}" in back["summary"], back["summary"]
 
 
 async def test_a_move_names_the_symbolic_links_it_leaves_dangling(server: ServerThread, world: World) -> None:

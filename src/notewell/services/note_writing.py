@@ -13,6 +13,7 @@ changed since is refused with its current version (VersionConflict), never silen
 
 from __future__ import annotations
 
+import logging
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
+from notewell.answer_bound import json_bytes
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound
 from notewell.records.documents import DocKey
 from notewell.services.line_endings import restored
@@ -39,7 +41,15 @@ if TYPE_CHECKING:
 WRITE: Action = "note:write"
 ADDING = ("append", "prepend", "insert_under_heading")  # the edit operations whose content is what they add
 MOVE_NOTES_READ = 1000  # the notes linking to a moved note whose links a move compares (before it, and after)
-UNLINKED_SHOWN = 50  # the broken ones a move's answer lists (its summary counts them all)
+UNLINKED_SHOWN = 50  # the places a move's answer lists in each of its lists (its summary counts them all)
+PLACES_BYTES_MAX = 3 * 1024
+"""The most each of a move's lists of places (unlinked, relinked, dangling) holds, in bytes of JSON, so that its
+answer is within the 32 KB every tool answer keeps (answer_bound.py) by construction, never cut: three lists, two
+paths (PATH_MAX_CHARS bytes each, at most twice that as JSON) and the summary (under 4 KB) fit in it. A place is a
+path and a line: 50 of them fit unless their paths run to some 60 characters; the summary counts them all and
+says how many its list names."""
+NOT_INDEXED_CHARS = 300  # the start of an indexing error a move's summary quotes; the log has it whole
+_log = logging.getLogger("notewell.notes")
 
 
 class NoteWritingService:
@@ -201,7 +211,9 @@ class NoteWritingService:
         try:
             self.vault.indexing.sync_paths(paths)
         except (NotewellError, OSError) as err:  # as a note's own write: the store refused, a file vanished
-            outcome.not_indexed = f"{err}"
+            _log.warning("a move's rewritten notes are not indexed yet: %s", err)
+            said = f"{err}"
+            outcome.not_indexed = said if len(said) <= NOT_INDEXED_CHARS else said[:NOT_INDEXED_CHARS] + "…"
 
     def _symlinks_to(self, readable: list[str], source: NotePath, target: NotePath) -> tuple[list[str], list[str]]:
         """(dangling, followed). Dangling: the symbolic links of the vault that led to the note before it moved, in
@@ -337,17 +349,21 @@ class _Relinking:
             self.unlinked += [f"{where}:{line}" for line in lines]
 
     def answer(self, change: NoteChange) -> NoteChange:
+        """The move's change with its lists (each a start of the places found, within UNLINKED_SHOWN and
+        PLACES_BYTES_MAX) and its summary, which counts every place and says how many a list names; the summary
+        is bounded too: sentences of its own, counts, a project id and NOT_INDEXED_CHARS of an error."""
+        relinked, unlinked, dangling = _shown(self.relinked), _shown(self.unlinked), _shown(self.dangling)
         summary = change.summary
         if self.relinked:
             notes = len({place.rpartition(":")[0] for place in self.relinked})
             summary += (f"; {len(self.relinked)} line{'' if len(self.relinked) == 1 else 's'} of {notes} "
                         f"note{'' if notes == 1 else 's'} rewritten to keep {'its' if notes == 1 else 'their'} "
-                        "links naming what they named: see relinked")
+                        f"links naming what they named: {_see('relinked', self.relinked, relinked)}")
         if self.unlinked:
             why = "in a note you may not write, or no wording could mend it" if self.update_links else \
                 "update_links was false"
             summary += (f"; {len(self.unlinked)} line{'' if len(self.unlinked) == 1 else 's'} with a link that "
-                        f"no longer names what it named ({why}): see unlinked")
+                        f"no longer names what it named ({why}): {_see('unlinked', self.unlinked, unlinked)}")
         if self.unread is not None:
             summary += ("; links to and of the note were not looked for or rewritten: this token may not read the "
                         f"project {self.unread}, so it sees no link")
@@ -361,12 +377,31 @@ class _Relinking:
             count = len(self.dangling)
             led = ("a symbolic link led to it and now leads" if count == 1
                    else f"{count} symbolic links led to it and now lead")
-            summary += f"; {led} nowhere: see dangling"
+            summary += f"; {led} nowhere: {_see('dangling', self.dangling, dangling)}"
         if self.not_indexed is not None:
             count = len(set(self.written))
             summary += (f"; the {count} rewritten note{'' if count == 1 else 's'} {'is' if count == 1 else 'are'} "
                         f"written and journaled but not indexed yet ({self.not_indexed}): the next sync of the vault "
                         "indexes them")
-        return replace(change, summary=summary, version=self.version or change.version,
-                       relinked=tuple(self.relinked[:UNLINKED_SHOWN]), unlinked=tuple(self.unlinked[:UNLINKED_SHOWN]),
-                       dangling=tuple(self.dangling[:UNLINKED_SHOWN]))
+        return replace(change, summary=summary, version=self.version or change.version, relinked=relinked,
+                       unlinked=unlinked, dangling=dangling)
+
+
+def _shown(places: list[str]) -> tuple[str, ...]:
+    """The leading places a list of a move's answer names: at most UNLINKED_SHOWN, within PLACES_BYTES_MAX."""
+    size, shown = 2, 0  # the brackets
+    for place in places[:UNLINKED_SHOWN]:
+        size += json_bytes(place) + (2 if shown else 0)  # ", " between two, as json.dumps writes it
+        if size > PLACES_BYTES_MAX:
+            break
+        shown += 1
+    return tuple(places[:shown])
+
+
+def _see(name: str, places: list[str], shown: tuple[str, ...]) -> str:
+    """Where the summary sends the reader for these places: the list ``name``, and how many of them it names."""
+    if len(shown) == len(places):
+        return f"see {name}"
+    if not shown:
+        return f"{name} names none of them, their paths too long to list in the answer"
+    return f"see {name}, which names the first {len(shown)}"

@@ -32,7 +32,7 @@ from notewell.services.note_journal import (
     NoteJournalService,
 )
 from notewell.services.note_vault import NoteChange
-from notewell.services.note_writing import UNLINKED_SHOWN, NoteWritingService
+from notewell.services.note_writing import PLACES_BYTES_MAX, UNLINKED_SHOWN, NoteWritingService
 
 ACTION: Action = "note:write"
 # A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
@@ -54,6 +54,8 @@ _PATH = s.string("The note's path, project first, as searchKnowledge returns it:
 _EXPECTED = s.string(f"The version the change is meant for ({VERSION_CHARS} hex digits, from readDoc or the last "
                      "write). If the note has changed since, nothing is written and the error names the current "
                      "version. Leave it out to change the note as it is now.")
+_AT_MOST = (f"the first {UNLINKED_SHOWN} at most, within {PLACES_BYTES_MAX // 1024} KB of JSON (so the answer is "
+            "never cut); the summary counts them all and says how many this names")
 _CHANGE_OUTPUT = s.tool_output({
     "path": s.string("Where the note is now (for delete_note: where it was)."),
     "version": s.nullable(s.string("The note's new version; null once deleted.")),
@@ -69,15 +71,14 @@ _CHANGE_OUTPUT = s.tool_output({
     "unlinked": s.array(s.string("A place, project/path:line."),
                         "move_note: the lines where a link named a document before the move and no longer "
                         "names it, left as written (in a note you may not write, a link no wording could mend, or "
-                        f"update_links false): at most {UNLINKED_SHOWN}, the summary counts them all. Edit them."),
+                        f"update_links false): {_AT_MOST}. Edit them."),
     "relinked": s.array(s.string("A place, project/path:line."),
                         "move_note: the lines where a link to the note, or of it, was rewritten to keep naming what "
-                        f"it named (update_links), at most {UNLINKED_SHOWN}; each rewritten note has a journal "
-                        "entry of its own."),
+                        f"it named (update_links): {_AT_MOST}; each rewritten note has a journal entry of its own."),
     "dangling": s.array(s.string("A symbolic link's vault path, project first."),
                         "move_note: the symbolic links of the vault (in projects you read) that led to the note and "
-                        f"now lead nowhere, at most {UNLINKED_SHOWN}. They are not re-pointed: point them at the new "
-                        "path, or remove them."),
+                        f"now lead nowhere: {_AT_MOST}. They are not re-pointed: point them at the new path, or "
+                        "remove them."),
 }, ["path", "version", "previous_version", "changed_lines", "summary", "diff", "diff_truncated", "journal_id"])
 
 
