@@ -355,25 +355,21 @@ SHORT = {"id", "ref", "sessionId", "projectId", "slug", "superseded", "brain", "
 SHORT_IN = {"remember.title": "at most 200 characters (memory.MAX_TITLE_CHARS)",
             "recall_context.token_count": "a word naming how tokens are counted",
             "brain_get_user_style.peerCard": "its texts are an email (320 characters) and a handle (32)",
+            "brain_start_session.relevantKnowledge": "its injection at most 6,000 bytes of JSON "
+                                                     "(brain_limits.RELEVANT_INJECTION_BYTES), its ids at most 5",
             "listDocs.nextAfter": "a document's path, as short as path",
             "listProjects.nextAfter": "a project's id, as short as id",
-            "brain_ask_oracle.searched": "at most three kinds of source, a word each"}
+            "brain_ask_oracle.searched": "at most three kinds of source, a word each",
+            **{f"{tool}.summary": "line numbers and counts alone (note_diff.Change.summary)"
+               for tool in ("write_note", "edit_note", "delete_note")},
+            **{f"{tool}.summary": "a write's line, or a move's: its own sentences, counts, a project id (255 "
+                                  "characters) and an indexing error's first 300 (note_writing.NOT_INDEXED_CHARS)"
+               for tool in ("move_note", "undo_note_write")},
+            **{f"{tool}.{places}": "at most 3 KB of JSON (note_writing.PLACES_BYTES_MAX); the summary counts them all"
+               for tool in ("move_note", "undo_note_write") for places in ("unlinked", "relinked", "dangling")}}
 # Cut fields still without a way on (the rest of the answer cannot be had, or only by guessing): each to be given
-# one, then taken off this list; a field not named here that lacks one fails. Why each is still here:
-# - getDocs.sections: getDocs takes section, but its permissions section alone passes the bound past some 130
-#   readable projects of long ids, whose way on, listProjects by nextAfter, loses a project at each page edge
-#   when the ids are long (its note and nextAfter name the last id twice, past the 300 bytes a page keeps).
-# - the writing tools' summary: a line of the server's said nowhere else, long only when it carries an indexing
-#   error's text; a move's unlinked, relinked and dangling (its undo's): at most 50 places each, listed nowhere
-#   else (relinked's notes have journal entries of their own, but no note_journal argument picks out one move's).
-# - the rest: not done yet in the time this change had; the tool takes no argument that reaches it (the oracle's
-#   question, the user style's reflexes) or the way needs a test that provokes it through MCP.
-PENDING = {"getDocs.sections", "write_note.summary", "edit_note.summary",
-           "move_note.summary", "delete_note.summary",
-           "undo_note_write.summary", "undo_note_write.unlinked", "undo_note_write.relinked",
-           "undo_note_write.dangling", "recall_context.context", "brain_start_session.relevantKnowledge",
-           "brain_start_session.openActionItems", "brain_retrieve_knowledge.injection",
-           "brain_get_user_style.reflexes", "brain_ask_oracle.answer", "brain_ask_oracle.citations"}
+# one, then taken off this list, saying why; a field not named here that lacks one fails.
+PENDING: set[str] = set()
 ASK_FOR_LESS_ARGUMENTS = {"limit", "max_tokens", "path", "query", "offset"}  # what answer_bound's advice names
 
 
