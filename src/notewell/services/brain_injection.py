@@ -9,9 +9,11 @@
 Items are taken in rank order and each goes in whole or not at all, a person's rule once (of two of their items of
 one kind with the same words and rationale, under triggers that differ by their numbers alone, the better
 ranked); the block never exceeds
-``max_tokens`` (services.tokens counts). Knowledge text is data written by the person, not commands to
-the server, and each item is one line: its trigger, rule and rationale have their line breaks made spaces, so
-that no item (another writer's in a shared project) can add a heading or a line of its own to the block.
+``max_tokens`` (services.tokens counts), nor, when it is given, ``max_bytes`` of JSON (a session's opening
+injection, kept far below an answer's bound so that the door never cuts it). Knowledge text is data written by
+the person, not commands to the server, and each item is one line: its trigger, rule and rationale have their
+line breaks made spaces, so that no item (another writer's in a shared project) can add a heading or a line of
+its own to the block.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from notewell.answer_bound import json_bytes
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.token_count import count_tokens
 
@@ -83,8 +86,9 @@ def _section(kind: str) -> str:
     return next(f"### {title}" for title, kinds in SECTIONS if kind in kinds)
 
 
-def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
-    """The best items (in rank order) that fit together in ``max_tokens``; empty when none does.
+def build(ranked: Sequence[KnowledgeRecord], max_tokens: int, max_bytes: int | None = None) -> Injection:
+    """The best items (in rank order) that fit together in ``max_tokens`` (and in ``max_bytes`` of JSON, as an
+    answer carries the text, when given); empty when none does.
 
     Each line and heading is counted once: joining texts with newlines never counts more than the parts
     plus one token per newline (services.tokens), so the sum bounds the block's count.
@@ -106,7 +110,7 @@ def build(ranked: Sequence[KnowledgeRecord], max_tokens: int) -> Injection:
             continue
         section = _section(item.kind)
         cost = count_tokens(line(item)) + 1 + (0 if section in sections else count_tokens(section) + 1)
-        if used + cost <= max_tokens:
+        if used + cost <= max_tokens and (max_bytes is None or json_bytes(render([*chosen, item])) <= max_bytes):
             chosen.append(item)
             sections.add(section)
             said.add(rule)

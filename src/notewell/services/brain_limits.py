@@ -11,6 +11,10 @@ from notewell.services.brain_errors import BrainValidation
 from notewell.services.memory_checks import MAX_TAG_CHARS
 
 RELEVANT_LIMIT = 5
+# brain_start_session's relevantKnowledge injection: at most this many bytes of JSON (besides its 1,200 tokens, which
+# in 4-byte letters or escaped characters pass 14 KB), so that with its five ids the field stays far below an
+# answer's 32 KB and is never cut: an answer too long is cut in its openActionItems
+RELEVANT_INJECTION_BYTES = 6000
 RETRIEVE_LIMIT_DEFAULT = 10
 RETRIEVE_LIMIT_MAX = 50
 INJECTION_TOKENS_DEFAULT = 1200

@@ -109,7 +109,7 @@ class RetrievalPart(ScopePart):
                 and known[f.item.ref].brain_project in allowed]
 
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
-                  projects: list[BrainProject] | None = None) -> Retrieval:
+                  projects: list[BrainProject] | None = None, max_bytes: int | None = None) -> Retrieval:
         brain_ids, store_ids = self._scope_ids(p, projects)
         text = lookup_text(prompt)
         found = self._knowledge_found(p, text, brain_ids, store_ids, max(3 * limit, 30), "prompt")
@@ -117,7 +117,8 @@ class RetrievalPart(ScopePart):
             return Retrieval([], brain_injection.build([], max_tokens), self.words_only(text))
         now = datetime.now(UTC)
         scored = sorted((_ranked(k, f, now) for k, f in found), key=lambda s: (-s.score, s.item.ref))[:limit]
-        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens), self.words_only(text))
+        return Retrieval(scored, brain_injection.build([s.item for s in scored], max_tokens, max_bytes),
+                         self.words_only(text))
 
     def retrieve(self, p: Principal, prompt: str, *, limit: int = RETRIEVE_LIMIT_DEFAULT,
                  max_tokens: int = INJECTION_TOKENS_DEFAULT, session_id: str | None = None) -> Retrieval:

@@ -36,6 +36,7 @@ from notewell.services.brain_limits import (
     MAX_PROMPT_CHARS,
     MAX_SUMMARY_CHARS,
     PAYLOAD_MAX_BYTES,
+    RELEVANT_INJECTION_BYTES,
     RELEVANT_LIMIT,
     RESOLVED_IDS_MAX,
     SEARCH_DAYS_MAX,
@@ -152,7 +153,8 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         failures: list[str] = []
         if clean_prompt:
             try:
-                found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT, projects)
+                found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT, projects,
+                                       RELEVANT_INJECTION_BYTES)
                 relevant = found.injection if found.injection.ids else None
                 by_ref = {scored.item.ref: scored for scored in found.items}
                 relevant_found = tuple(by_ref[ref] for ref in found.injection.ids if ref in by_ref)

@@ -181,8 +181,20 @@ class _Calls:
         return out
 
     def user_style(self, ctx: CallContext, args: Arguments) -> JsonObject:
+        """The peer card and the reflexes from offset that keep the answer within its bound (one at least), the
+        note naming the offset of the next when more follow: 20 reflexes of long rules passed it, and the door
+        cut them with no way to the rest."""
+        offset = args.integer("offset", 0, 0, None)
         style = self.svc.user_style(ctx.principal)
-        return {"peerCard": style.peer_card, "reflexes": [item_json(k) for k in style.reflexes]}
+        reflexes = [item_json(k) for k in style.reflexes]
+        out: JsonObject = {"peerCard": style.peer_card, "reflexes": reflexes[offset:]}
+        page = out["reflexes"]
+        del page[max(leading_items_within(out, page, PAGE_BYTES_MAX), 1):]
+        after = offset + len(page)
+        if after < len(reflexes):
+            out.update(truncated=True, note=f"Reflexes {offset + 1} to {after} of {len(reflexes)}, most confident "
+                                            f"first; more follow: call brain_get_user_style again with offset {after}.")
+        return out
 
     def oracle_call(self, ctx: CallContext, args: Arguments) -> JsonObject:
         answer = self.oracle.ask(ctx.principal, args.required_string("question"))

@@ -33,6 +33,7 @@ from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
 from notewell.records.brain import KNOWLEDGE_KINDS
 from notewell.records.models import record_model
 from notewell.services import brain_limits as b
+from notewell.services import brain_oracle as oracle
 from notewell.services.brain_learnings import LearningsReport
 from notewell.services.brain_projects import MAX_LABEL_CHARS, MAX_NAME_CHARS
 from notewell.services.brain_scoring import (
@@ -44,6 +45,26 @@ from notewell.services.brain_scoring import (
 )
 
 Call = Callable[[CallContext, Arguments], JsonObject]
+
+
+# How to read whole what a cut oracle answer cites: its sources are these tools' first answers, in its order.
+ORACLE_SOURCES = (f"Sentence [n] and citation n tell of one source, sessions first, then knowledge, then documents: "
+                  f"brain_session_search with the question as query and limit {oracle.SESSIONS} lists its sessions "
+                  f"whole, brain_retrieve_knowledge with the question as prompt and limit {oracle.KNOWLEDGE} its "
+                  "knowledge (bundle.items), and readDoc reads a document it cites by the path in the citation's id "
+                  "(before #L).")
+# A buildContext budget that holds an action item's memory whole: its trigger, rule and rationale (a token is at
+# least a character), with its heading.
+ACTION_ITEM_TOKENS = b.MAX_TRIGGER_CHARS + 2 * b.MAX_RULE_CHARS + 1000
+
+
+def _action_items_whole(answer: JsonObject) -> str:
+    """The way on of a session's open action items: each is a memory, which buildContext shows whole by ref."""
+    picked = answer["openActionItems"]
+    ids = picked.get("knowledgeIds") if isinstance(picked, dict) else None  # a text: the tool page's placeholder
+    ids = ", ".join(ids) if isinstance(ids, list) else ids
+    return (f"Each open action item is a memory: buildContext with its id{f' ({ids})' if ids else ''} as ref, "
+            f"depth 0 and max_tokens {ACTION_ITEM_TOKENS} shows it whole (with memory:read).")
 
 
 def start_session(call: Call) -> ToolSpec:
@@ -75,10 +96,12 @@ def start_session(call: Call) -> ToolSpec:
                 "id": s.string("Knowledge id."), "matched": MATCHED, "similarity": SIMILARITY}),
                 "Each injected item and how it was found, in knowledgeIds' order.")},
                 "description": "With a prompt, when anything matched: the items recorded as injected into this "
-                               "session."},
+                               f"session (their injection at most {b.RELEVANT_INJECTION_BYTES:,} bytes of JSON: "
+                               "never cut)."},
             "openActionItems": {**PICKED, "description": "Your open action items in the project (tag "
                                 f"for:<your email>), blockers first then oldest, at most {b.ACTION_ITEMS_MAX}."},
         }, ["sessionId", "startedAt", "projectId"]),
+        cut_ways={"openActionItems": _action_items_whole},
         refusals=(OUTSIDE.format(tool="brain_start_session"),
                   "Error in brain_start_session: VALIDATION: projectName: empty or longer than "
                   f"{MAX_NAME_CHARS} characters; prompt longer than {b.MAX_PROMPT_CHARS} characters; a clientType "
@@ -181,6 +204,9 @@ def retrieve_knowledge(call: Call) -> ToolSpec:
                              "injectionTokens": s.integer("Tokens of the injection.")}),
             "injection": INJECTION,
         }, ["bundle", "injection"]),
+        cut_ways={"injection": lambda _answer: (
+            "brain_retrieve_knowledge again with a smaller maxTokens makes an injection that fits whole (and a "
+            "smaller limit a smaller bundle); each of its lines is an item of bundle.items, named by its [id].")},
         refusals=(NOT_YOURS.format(tool="brain_retrieve_knowledge"),
                   "An empty or blank prompt, or one with no letters or digits, a limit outside 1 to "
                   f"{b.RETRIEVE_LIMIT_MAX} or a maxTokens outside {b.INJECTION_TOKENS_MIN} to "
@@ -287,8 +313,12 @@ def get_user_style(call: Call) -> ToolSpec:
     return ToolSpec(
         name="brain_get_user_style", title="Get the user's style", action=ACTION, annotations=READ, call=call,
         description="When scaffolding new files (and first, to check the connection): the person's peer card "
-                    "(hard rules, frameworks, languages) and their reflexes, most confident first. " + DATA,
-        input_schema=s.tool_input({}, []),
+                    "(hard rules, frameworks, languages) and their reflexes, most confident first. Reflexes past "
+                    "the answer's bound come a page at a time: offset lists the next. " + DATA,
+        input_schema=s.tool_input({
+            "offset": s.integer("Reflexes to skip, most confident first: a page's note names the next.", minimum=0,
+                                default=0),
+        }, []),
         output_schema=s.tool_output({
             "peerCard": s.obj({
                 "email": s.string("Who."), "handle": s.string("Their handle."),
@@ -301,8 +331,12 @@ def get_user_style(call: Call) -> ToolSpec:
                 "projects": s.integer("Projects in scope."),
                 "recentSessions": s.integer(f"Of the last {b.STYLE_SESSIONS}."),
             }),
-            "reflexes": s.array(ITEM, f"Up to {b.STYLE_REFLEXES}, most confident first."),
+            "reflexes": s.array(ITEM, f"Up to {b.STYLE_REFLEXES}, most confident first (from offset)."),
+            "truncated": s.boolean("Only when more reflexes follow this page: true."),
+            "note": s.string("Only when more reflexes follow: the offset that lists them."),
         }, ["peerCard", "reflexes"]),
+        cut_ways={"reflexes": lambda _answer: ("brain_get_user_style with offset (from 0) lists the reflexes a page "
+                                               "at a time, each page's note naming the next offset.")},
         refusals=(SCOPE_REFUSAL.format(tool="brain_get_user_style"),),
     )
 
@@ -324,6 +358,7 @@ def ask_oracle(call: Call) -> ToolSpec:
                                         "matched": MATCHED, "similarity": SIMILARITY})),
             "searched": s.array(s.string("A kind of source."), "documents only with knowledge:read."),
         }, ["answer", "citations", "searched"]),
+        cut_ways={"answer": lambda _answer: ORACLE_SOURCES, "citations": lambda _answer: ORACLE_SOURCES},
         refusals=("A question with no letters or digits is MCP error -32602 naming question.",
                   SCOPE_REFUSAL.format(tool="brain_ask_oracle")),
         example={"question": "how did we handle the CRM migration?"},

@@ -344,6 +344,9 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
             "memory_type": _MEMORY_TYPE_FILTER,
         }, ["query"]),
         output_schema=s.tool_output(s.properties(record_model(ContextPack), _PACK), s.required_of(_PACK)),
+        cut_ways={"context": lambda _answer: (
+            "recall_context again with a smaller max_tokens makes a pack that fits whole, naming what it leaves out "
+            "in left_out; readDoc reads a document's passage whole by its location (project/path#Lm-n).")},
         description="Assemble the best authorised memories for a query (and, with include_documents, the best "
                     "document passages you may read and the documents one link away, each labelled with the "
                     "link that brought it) into one block of at most max_tokens, ordered by "
