@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -170,3 +171,49 @@ def _vector_search(vault: Path, db: str) -> str:
         return rt.store.memories.vector_search()
     finally:
         rt.close()
+
+
+def test_a_stdio_server_records_itself_so_embed_status_and_doctor_count_it(tmp_path: Path, store_url: str) -> None:
+    """A `notewell serve --stdio` embeds the queue as an HTTP server does (or, with --no-semantic, does not), but
+    recorded nothing: with only such a one running without meaning, embed --status and doctor said "1 queued" and
+    that serve embeds them. It records itself with no address while it runs and clears its record at its end; a
+    killed one's record is not believed once its process is gone."""
+    vault, db = _store(tmp_path, store_url)
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, "Deploys go out on Tuesdays.", project="apollo")
+    finally:
+        rt.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    for ending in ("stdin closed", "killed"):
+        log = tmp_path / f"stdio-{ending.split()[0]}.log"
+        proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--stdio", "--no-semantic", "--no-watch",
+                                 "--no-jobs", "--vault", str(vault), "--db", db], env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+        try:
+            deadline = time.monotonic() + STARTUP_S
+            while _recorded(vault, db) != ["stdio"]:
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
+            where = f"stdio (pid {proc.pid} on {socket.gethostname()})"
+            status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)
+            assert json.loads(status.stdout)["unavailable"] == (
+                f"no running server embeds: {where} (this server runs with --no-semantic); {RESTART_WITH_MEANING}")
+            _, checks = _doctor(vault, db)
+            assert checks["meaning"]["status"] == "warn", checks["meaning"]
+            assert checks["meaning"]["found"].endswith(
+                f"the queue only waits: no running server embeds: {where} (this server runs with --no-semantic)")
+            if ending == "killed":
+                proc.send_signal(signal.SIGKILL)
+            else:
+                assert proc.stdin is not None
+                proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert _recorded(vault, db) == ([] if ending == "stdin closed" else ["stdio"]), log.read_text()
+        status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)
+        assert json.loads(status.stdout)["unavailable"] is None  # a next server embeds

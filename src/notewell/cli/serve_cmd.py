@@ -21,8 +21,9 @@ from notewell.http.ops import METRICS_TOKEN_ENV, metrics_secret_hash
 from notewell.malloc_arenas import cap_malloc_arenas
 from notewell.mcp import log
 from notewell.mcp.registry import TOOLSETS, choose
+from notewell.records.servers import STDIO_URL
 from notewell.runtime import Runtime
-from notewell.services.servers import local_url
+from notewell.services.servers import local_url, new_server_id
 
 if TYPE_CHECKING:  # imported where it serves: `notewell` commands that do not serve start without it
     import uvicorn
@@ -87,17 +88,22 @@ def serve_command(
             from notewell.mcp.stdio import serve_stdio, stdio_principal
 
             principal = stdio_principal(rt)
-            watcher = rt.indexing.watch() if watch else None
-            embedder = rt.meaning.run_in_background()
-            runner = rt.job_runner().start() if jobs else None
+            server_id = new_server_id()
+            _announce(rt, server_id, STDIO_URL)  # embed --status and doctor count it, as an HTTP server
             try:
-                anyio.run(serve_stdio, rt, chosen, principal)
+                watcher = rt.indexing.watch(lambda leading: rt.servers.leading(server_id, leading)) if watch else None
+                embedder = rt.meaning.run_in_background()
+                runner = rt.job_runner().start() if jobs else None
+                try:
+                    anyio.run(serve_stdio, rt, chosen, principal)
+                finally:
+                    if runner is not None:
+                        runner.stop()
+                    embedder.stop()
+                    if watcher is not None:
+                        watcher.stop()
             finally:
-                if runner is not None:
-                    runner.stop()
-                embedder.stop()
-                if watcher is not None:
-                    watcher.stop()
+                _withdraw(rt, server_id)
             return
         secret = metrics_secret_hash(os.environ.get(METRICS_TOKEN_ENV)) if serve_metrics else None
         _serve_http(rt, ServeOptions(chosen, allowed_host or [], watch=watch, jobs=jobs, secure_cookies=secure_cookies,
@@ -137,8 +143,7 @@ def _serve_http(rt: Runtime, options: ServeOptions, host: str, port: int) -> Non
     except NotewellError as exc:
         raise fail(cli_message(exc)) from None
     sock = bind_or_fail(host, port)
-    words_only = rt.meaning.unavailable if rt.meaning.switched_off else None  # switched off: no model is loaded
-    rt.servers.announce(options.server_id, local_url(host, port), words_only)  # login-link and doctor find it there
+    _announce(rt, options.server_id, local_url(host, port))  # login-link and doctor find it there
     # the log's own form (its time, text or JSON), as every other line on stderr: docs/operations.md
     base = local_url(host, port).rstrip("/")
     log.event("serve.listening", listen=f"{host}:{port}", mcp=f"{base}{MCP_PATH}", rest=f"{base}/api/v1",
@@ -165,6 +170,13 @@ def _stop_cleanly(server: uvicorn.Server) -> Callable[[int, FrameType | None], N
         server.should_exit = True
 
     return stop
+
+
+def _announce(rt: Runtime, server_id: str, url: str) -> None:
+    """Record this process as the server ``server_id`` at ``url`` (STDIO_URL over stdio), saying why it runs
+    without meaning when it does (its embedding runner then embeds nothing: embed --status and doctor say so)."""
+    words_only = rt.meaning.unavailable if rt.meaning.switched_off else None  # switched off: no model is loaded
+    rt.servers.announce(server_id, url, words_only)
 
 
 def _withdraw(rt: Runtime, server_id: str) -> None:

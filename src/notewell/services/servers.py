@@ -3,9 +3,12 @@
 A server records itself (a random id, the address a client on its own machine reaches, the machine and the
 process) when it starts listening, and deletes the record when it stops cleanly. A server killed outright
 leaves its record behind: the next server on the same address, or on the same machine once that process
-is gone, deletes it, and a record is believed only while its address answers /healthz with its id. The
-command line asks here for the address of the server that runs (`user login-link`) and to tell its own
-store's server from another program on a port (`doctor`).
+is gone, deletes it, and a record is believed only while its address answers /healthz with its id. A stdio
+server (`serve --stdio`, spawned by one client) records itself as well, with no address (STDIO_URL): it
+embeds, watches and runs jobs as an HTTP server does, so the commands that ask which servers run on the store
+(`embed --status`, `doctor`, `restore --replace`) must count it. Its record is believed, on its own machine,
+while its process lives. The command line asks here for the address of the server that runs (`user
+login-link`: an HTTP one) and to tell its own store's server from another program on a port (`doctor`).
 """
 
 from __future__ import annotations
@@ -62,8 +65,8 @@ class ServerRegistry:
         without meaning, so embeds nothing); records it replaces (the same address, or a process of this machine
         that is gone) are deleted."""
         me = RunningServer(server_id, url, socket.gethostname(), os.getpid(), now_iso(), words_only=words_only)
-        gone = [s.id for s in self.servers.running()
-                if s.url == url or (s.host == me.host and (s.pid == me.pid or not _alive(s.pid)))]
+        gone = [s.id for s in self.servers.running() if (s.url == url and not me.stdio)
+                or (s.host == me.host and (s.pid == me.pid or not _alive(s.pid)))]
         self.servers.add(me, replaces=gone)
         return me
 
@@ -83,18 +86,29 @@ class ServerRegistry:
         return self.servers.running()
 
     def answering(self) -> list[RunningServer]:
-        """The recorded servers whose address answers with their id (on this machine's network), newest first."""
-        return [s for s in self.recorded() if server_id_at(s.url) == s.id]
+        """The recorded HTTP servers whose address answers with their id (on this machine's network), newest
+        first."""
+        return [s for s in self.recorded() if not s.stdio and server_id_at(s.url) == s.id]
+
+    def serving(self) -> list[RunningServer]:
+        """The recorded servers that run now, as far as this machine can tell, newest first: an HTTP one whose
+        address answers with its id, a stdio one of this machine whose process lives (one of another machine
+        cannot be asked: it is not counted, as another machine's 127.0.0.1 address is not)."""
+        here = socket.gethostname()
+
+        def runs(s: RunningServer) -> bool:
+            return s.host == here and _alive(s.pid) if s.stdio else server_id_at(s.url) == s.id
+        return [s for s in self.recorded() if runs(s)]
 
     def embedding_stalled(self) -> str | None:
         """Why the embedding queue only waits though servers run: every server answering now runs without
         meaning, so none embeds (each named, with why; the fix is ``RESTART_WITH_MEANING``); None when one of them
         embeds, or when none answers (a server started then embeds as it runs). Every server runs an embedding
-        runner, leading or not."""
-        serving = self.answering()
+        runner, leading or not; a stdio server too."""
+        serving = self.serving()
         if not serving or any(s.words_only is None for s in serving):
             return None
-        named = ", ".join(f"{s.url} ({s.words_only})" for s in serving)
+        named = ", ".join(f"{s.where} ({s.words_only})" for s in serving)
         return f"no running server embeds: {named}"
 
 
