@@ -78,3 +78,23 @@ async def test_a_regex_too_large_for_re2_is_invalid_arguments(mcp_url: str, mcp_
             await client.call_tool("search_notes", {"query": "\\pL{1,1000}\\pN{1,1000}", "regex": True})
     assert err.value.error.data == {"argument": "query"}
     assert "MB a regex may use" in err.value.error.message
+
+
+async def test_search_notes_refuses_an_empty_query_and_searches_spaces_as_written(mcp_url: str,
+                                                                                   mcp_world: World) -> None:
+    """Major Vault's page makes query required, of at least 1 character, plain text meaning itself: "" is invalid
+    arguments naming query and the fix, as in every document search (the engine refuses it), in either mode; a
+    query of spaces is text like any other (indented lines), found as searchKnowledge finds it (docs/search.md:
+    a plan with no literal scans), not a blank to refuse as the tolerant tools refuse one, which look for words."""
+    async with connect(mcp_url, mcp_world.tokens["staff"]) as client:
+        for regex in (False, True):
+            with pytest.raises(MCPError) as err:
+                await client.call_tool("search_notes", {"query": "", "regex": regex})
+            assert err.value.error.code == -32602 and err.value.error.data == {"argument": "query"}
+            assert err.value.error.message == ("Invalid arguments for tool search_notes: query: must not be empty; "
+                                               "give the text to look for")
+        notes = (await client.call_tool("search_notes", {"query": "   "})).structured_content
+        knowledge = (await client.call_tool("searchKnowledge", {"query": "   "})).structured_content
+    assert notes is not None and knowledge is not None
+    assert notes["matches"] and all("   " in m["text"] for m in notes["matches"])
+    assert knowledge["results"] and all("   " in r["snippet"] for r in knowledge["results"])

@@ -166,8 +166,9 @@ def build(rt: Runtime) -> Sequence[ToolSpec]:
         meta=META, not_found=NOT_FOUND,
         refusals=(
             f"Error in search_notes: {NOT_FOUND}",
-            "A limit outside 1 to 100, a negative offset, a path that climbs out with .. or an invalid regular "
-            "expression is refused as invalid arguments naming the argument. With repo given, a path relative to "
+            "An empty query, a limit outside 1 to 100, a negative offset, a path that climbs out with .. or an "
+            "invalid regular expression is refused as invalid arguments naming the argument; a query of spaces is "
+            "plain text like any other, found as written. With repo given, a path relative to "
             "the repo (\"apollo\" in repo \"projects\") and one relative to the vault root (\"projects/apollo\") "
             "name the same folder.",
             "If the connection does not hold knowledge:read, the tool is not in the tool list, and a call to it "
