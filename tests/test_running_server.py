@@ -56,6 +56,26 @@ def _serving(vault: Path, db: str, port: int, log: Path, *args: str) -> Iterator
             proc.wait(timeout=30)
 
 
+@contextmanager
+def _stdio_serving(vault: Path, db: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `notewell serve --stdio` holding no lease (--no-watch --no-jobs: nothing but its record says it
+    runs), once it has recorded itself; killed at the end unless the test ended it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--stdio", "--no-semantic", "--no-watch",
+                             "--no-jobs", "--vault", str(vault), "--db", db], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while _recorded(vault, db) != ["stdio"]:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _login_link(vault: Path, db: str, *args: str) -> tuple[str, str]:
     result = run_cli("user", "login-link", EMAIL, "--vault", str(vault), "--db", db, *args)
     assert result.exit_code == 0, result.stderr
@@ -165,6 +185,14 @@ def test_embed_status_and_doctor_say_the_queue_waits_while_the_only_server_runs_
         "0 of 1 memories and sessions embedded; 1 queued")
 
 
+def _memories(vault: Path, db: str) -> list[str]:
+    rt = open_runtime(str(vault), db)
+    try:
+        return [m.content for m in rt.memory.list_memories(LOCAL_OWNER)[0]]
+    finally:
+        rt.close()
+
+
 def _vector_search(vault: Path, db: str) -> str:
     rt = open_runtime(str(vault), db)
     try:
@@ -185,17 +213,9 @@ def test_a_stdio_server_records_itself_so_embed_status_and_doctor_count_it(tmp_p
         rt.memory.remember(LOCAL_OWNER, "Deploys go out on Tuesdays.", project="apollo")
     finally:
         rt.close()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
     for ending in ("stdin closed", "killed"):
         log = tmp_path / f"stdio-{ending.split()[0]}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--stdio", "--no-semantic", "--no-watch",
-                                 "--no-jobs", "--vault", str(vault), "--db", db], env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-        try:
-            deadline = time.monotonic() + STARTUP_S
-            while _recorded(vault, db) != ["stdio"]:
-                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.1)
+        with _stdio_serving(vault, db, log) as proc:
             where = f"stdio (pid {proc.pid} on {socket.gethostname()})"
             status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)
             assert json.loads(status.stdout)["unavailable"] == (
@@ -210,10 +230,45 @@ def test_a_stdio_server_records_itself_so_embed_status_and_doctor_count_it(tmp_p
                 assert proc.stdin is not None
                 proc.stdin.close()
             proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
         assert _recorded(vault, db) == ([] if ending == "stdin closed" else ["stdio"]), log.read_text()
         status = run_cli("embed", "--status", "--json", "--vault", str(vault), "--db", db)
         assert json.loads(status.stdout)["unavailable"] is None  # a next server embeds
+
+
+def test_restore_and_repair_refuse_to_run_beside_a_stdio_server_naming_it(tmp_path: Path, store_url: str) -> None:
+    """A stdio server started with --no-watch --no-jobs holds no lease and has no address to ask: `restore
+    --replace` and `repair` counted only HTTP servers that answer, so they replaced the store under it (what it
+    acknowledged meanwhile lost). They refuse while it runs, naming its process and how to stop it, and run once
+    its client has closed it; login-link says that the one server running serves no web pages."""
+    vault, db = _store(tmp_path, store_url)
+    backup = tmp_path / "before.backup"
+    assert run_cli("backup", str(backup), "--vault", str(vault), "--db", db).exit_code == 0
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, "Deploys go out on Tuesdays.", project="apollo")  # not in the backup
+    finally:
+        rt.close()
+    restore = ("restore", str(backup), "--replace", "--vault", str(vault), "--db", db)
+    repair = ("repair", "--vault", str(vault), "--db", db)
+    with _stdio_serving(vault, db, tmp_path / "stdio.log") as proc:
+        for args in (restore, repair):
+            refused = run_cli(*args)
+            flat = " ".join(refused.output.split())
+            assert refused.exit_code == 1, flat
+            assert (f"notewell serve --stdio runs on this store as pid {proc.pid} on {socket.gethostname()} "
+                    "(address stdio, server ") in flat, flat
+            assert (f"stop its servers first (a stdio server ends when the MCP client that spawned it quits, or end "
+                    f"process {proc.pid}): ") in flat, flat
+        assert _memories(vault, db) == ["Deploys go out on Tuesdays."]  # nothing replaced
+        link, note = _login_link(vault, db)
+        assert link.startswith("http://127.0.0.1:8765/signin/link/nwl_")
+        assert note.startswith(f"Only notewell serve --stdio runs on this store (pid {proc.pid} on "
+                               f"{socket.gethostname()}), which serves no web pages: the link uses the default "), note
+        assert proc.stdin is not None
+        proc.stdin.close()  # its client quits
+        proc.wait(timeout=30)
+    for args in (repair, restore):
+        done = run_cli(*args)
+        assert done.exit_code == 0, done.output
+    assert _memories(vault, db) == []  # the backup's

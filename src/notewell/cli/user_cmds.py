@@ -138,11 +138,12 @@ def _base_url(rt: Runtime, given: str | None) -> tuple[str, str, str]:
     public = os.environ.get("NOTEWELL_PUBLIC_URL")
     if public:
         return public.rstrip("/"), "environment", ""
-    running = rt.servers.answering()
-    if running:
-        server = running[0]
+    running = rt.servers.serving()
+    server = next((s for s in running if not s.stdio), None)
+    if server is not None:
         return server.url, "server", (f"The link goes to the notewell serve running on this store at {server.url} "
                                       f"(pid {server.pid} on {server.host}); --url sets another address.")
-    return DEFAULT_BASE_URL, "default", (f"No notewell serve runs on this store now: the link uses the default "
-                                         f"address {DEFAULT_BASE_URL}; pass --url if the server will listen "
-                                         "elsewhere.")
+    none = (f"Only notewell serve --stdio runs on this store (pid {running[0].pid} on {running[0].host}), which "
+            "serves no web pages" if running else "No notewell serve runs on this store now")
+    return DEFAULT_BASE_URL, "default", (f"{none}: the link uses the default address {DEFAULT_BASE_URL}; pass --url "
+                                         "if the server will listen elsewhere.")

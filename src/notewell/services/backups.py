@@ -6,12 +6,13 @@ writing. Each backup taken is recorded in the store with its time, so ``notewell
 the last one. Like an export, a backup holds every home: the local owner alone takes or restores one.
 
 A restore is refused while a server works on the store (what it acknowledged meanwhile would be lost without a
-word): one that answers at its recorded address, or any process holding one of the store's leases (the vault
-watcher's, the job runner's: held by a serving notewell on any machine sharing a PostgreSQL database, where its
-recorded local address cannot be asked). The restore holds both leases while it runs, so no server takes them
-up meanwhile. The backup's own record of running servers (the source store's) is cleared after it, so that
-``notewell doctor`` and sign-in links never point at another store's server; and its record of backups (the
-source's history) is replaced by the backup restored, its time and file, so the doctor reports that one.
+word): one that answers at its recorded address, a stdio one of this machine whose process lives (started with
+--no-watch --no-jobs, it holds no lease and has no address to ask), or any process holding one of the store's
+leases (the vault watcher's, the job runner's: held by a serving notewell on any machine sharing a PostgreSQL
+database, where its recorded local address cannot be asked). The restore holds both leases while it runs, so no
+server takes them up meanwhile. The backup's own record of running servers (the source store's) is cleared after
+it, so that ``notewell doctor`` and sign-in links never point at another store's server; and its record of backups
+(the source's history) is replaced by the backup restored, its time and file, so the doctor reports that one.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, StoreCannotWrite, StoreDamaged
 from notewell.records.backups import BackupRecord
 from notewell.records.integrity import Integrity
+from notewell.records.servers import RunningServer
 from notewell.services.portability import CARRY
 from notewell.services.servers import ServerRegistry
 from notewell.store.base import Store
@@ -107,12 +109,14 @@ class BackupService:
 
     @contextmanager
     def _alone(self, action: str, why: str) -> Iterator[None]:
-        """No server works on the store while the block runs: refused when one answers at its recorded address,
-        or a process holds one of the store's leases; the leases held meanwhile, so that none takes them up."""
-        serving = self.servers.answering()
+        """No server works on the store while the block runs: refused when one runs (an HTTP one answering at its
+        recorded address, a stdio one of this machine whose process lives: ServerRegistry.serving), or a process
+        holds one of the store's leases; the leases held meanwhile, so that none takes them up."""
+        serving = self.servers.serving()
         if serving:
-            raise InvalidArgument(action, f"notewell serve answers on this store at {serving[0].url} (server "
-                                          f"{serving[0].id}); stop its servers first: {why}")
+            others = f" (and {len(serving) - 1} more)" if len(serving) > 1 else ""
+            raise InvalidArgument(action, f"{_running(serving[0])}{others}; stop its servers first"
+                                          f"{_stopping(serving[0])}: {why}")
         with ExitStack() as held_leases:
             for role in LEASES:
                 lease = self.lease(role)
@@ -126,3 +130,19 @@ class BackupService:
     def latest(self) -> BackupRecord | None:
         """The last backup recorded (no person asks: the doctor reports its age)."""
         return self.store.backups.latest()
+
+
+def _running(server: RunningServer) -> str:
+    """A running server as a person finds it: an HTTP one by its address, a stdio one (which has none) by its
+    process."""
+    if server.stdio:
+        return (f"notewell serve --stdio runs on this store as pid {server.pid} on {server.host} (address stdio, "
+                f"server {server.id})")
+    return (f"notewell serve answers on this store at {server.url} (pid {server.pid} on {server.host}, server "
+            f"{server.id})")
+
+
+def _stopping(server: RunningServer) -> str:
+    """How a stdio server is stopped: the client that spawned it owns it (nothing to add for an HTTP one)."""
+    return (f" (a stdio server ends when the MCP client that spawned it quits, or end process {server.pid})"
+            if server.stdio else "")

@@ -6,9 +6,10 @@ leaves its record behind: the next server on the same address, or on the same ma
 is gone, deletes it, and a record is believed only while its address answers /healthz with its id. A stdio
 server (`serve --stdio`, spawned by one client) records itself as well, with no address (STDIO_URL): it
 embeds, watches and runs jobs as an HTTP server does, so the commands that ask which servers run on the store
-(`embed --status`, `doctor`, `restore --replace`) must count it. Its record is believed, on its own machine,
-while its process lives. The command line asks here for the address of the server that runs (`user
-login-link`: an HTTP one) and to tell its own store's server from another program on a port (`doctor`).
+(`embed --status`, `doctor`, and `restore` and `repair`, which refuse to run beside one) must count it. Its record
+is believed, on its own machine, while its process lives. The command line asks here for the address of the
+server that runs (`user login-link`: an HTTP one) and to tell its own store's server from another program on a
+port (`doctor`).
 """
 
 from __future__ import annotations
@@ -84,11 +85,6 @@ class ServerRegistry:
     def recorded(self) -> list[RunningServer]:
         """Every record, the most recently started first, whether or not its server still answers."""
         return self.servers.running()
-
-    def answering(self) -> list[RunningServer]:
-        """The recorded HTTP servers whose address answers with their id (on this machine's network), newest
-        first."""
-        return [s for s in self.recorded() if not s.stdio and server_id_at(s.url) == s.id]
 
     def serving(self) -> list[RunningServer]:
         """The recorded servers that run now, as far as this machine can tell, newest first: an HTTP one whose
