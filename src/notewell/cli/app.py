@@ -157,37 +157,42 @@ def ends_on_interrupt(command: str, left: str) -> Iterator[Interrupt]:
     of its command, so that what the block undoes on the way out (a transaction rolled back, a new store taken
     away) is done when the line is said."""
     state = Interrupt(left)
-    with _driver_quiet_once_interrupted():
+    with _driver_quiet_once_interrupted() as sigint:
         try:
             yield state
         except BaseException as exc:
-            if not interrupted(exc):
+            if not interrupted(exc, sigint_seen=sigint.seen):
                 raise
             _say_interrupted(command, state)
 
 
+@dataclass
+class _Sigint:
+    seen: bool = False
+
+
 @contextmanager
-def _driver_quiet_once_interrupted() -> Iterator[None]:
+def _driver_quiet_once_interrupted() -> Iterator[_Sigint]:
     """From a Ctrl-C on, psycopg's complaints on the way out ("error ignored in rollback ... another command is
-    already in progress": the query the interrupt cut) are not said: the one line is what the command says."""
-    seen = False
+    already in progress": the query the interrupt cut) are not said: the one line is what the command says. Yields
+    whether a SIGINT arrived."""
+    sigint = _Sigint()
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
-        nonlocal seen
-        seen = True
+        sigint.seen = True
         signal.default_int_handler(signum, frame)
 
     drivers = [logging.getLogger(name) for name in ("psycopg", "psycopg.pool", "psycopg.transaction")
                ]  # a filter is not inherited
 
     def quiet(_record: logging.LogRecord) -> bool:
-        return not seen
+        return not sigint.seen
 
     before = signal.signal(signal.SIGINT, on_sigint)
     for driver in drivers:
         driver.addFilter(quiet)
     try:
-        yield
+        yield sigint
     finally:
         for driver in drivers:
             driver.removeFilter(quiet)

@@ -223,13 +223,17 @@ def sql_function(function: Callable[..., Any]) -> Callable[..., Any]:
     return called
 
 
+def failed_in_a_function(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite's failure of a statement for an error of a function it called (FUNCTION_FAILED)."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == FUNCTION_FAILED
+
+
 def interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` is a Ctrl-C: a KeyboardInterrupt, or the failure of a statement in which one landed inside a
     function SQLite called (``sql_function``; the note is taken, so a later failure is read for itself)."""
     if isinstance(exc, KeyboardInterrupt):
         return True
-    if isinstance(exc, sqlite3.OperationalError) and str(exc) == FUNCTION_FAILED and getattr(_interrupts, "seen",
-                                                                                             False):
+    if failed_in_a_function(exc) and getattr(_interrupts, "seen", False):
         _interrupts.seen = False
         return True
     return False
