@@ -73,7 +73,7 @@ class KnowledgePart(ScopePart):
             if (k is not None and k.live and k.kind == kind and k.kind != "action_item" and k.brain_project == bp.id
                     and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY
                     and not (public_only and k.private_to is not None)
-                    and not opposed(rule, k.rule, trigger, k.trigger, alike=self.meaning.alike)):
+                    and not opposed(rule, k.rule, trigger, k.trigger, model=self.meaning)):
                 return k, n.similarity
         return None
 

@@ -137,12 +137,18 @@ class MeaningService:
         return self._make(text)
 
     def alike(self, text: str, other: str) -> float | None:
-        """The cosine similarity of two short texts (kept as queries are), or None when meaning is unavailable or
-        the model cannot read either: for rule_polarity's swapped words."""
-        vector, other_vector = self.query_vector(text), self.query_vector(other)
-        if vector is None or other_vector is None:
+        """The cosine similarity of two short texts, or None when meaning is unavailable: rule_polarity's swapped
+        words (not kept with the queries: they would push agents' queries out)."""
+        model = self.embedder()
+        if model is None:
             return None
-        return float(similarities(from_half(vector)[np.newaxis, :], from_half(other_vector))[0])
+        vectors = model.embed([text, other])
+        return float(vectors[0] @ vectors[1])
+
+    def one_word(self, word: str) -> bool:
+        """Whether the model knows ``word`` as one word of its vocabulary (True when meaning is unavailable)."""
+        model = self.embedder()
+        return model is None or model.tokenizer.token_to_id(word) is not None
 
     def beyond(self, refs: Sequence[str], nearest: Sequence[Nearest[MemoryRecord]],
                text: str) -> tuple[dict[Hashable, float], float | None]:

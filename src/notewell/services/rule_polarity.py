@@ -32,7 +32,8 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   French, German, Spanish), and so for months and for how often ("daily", "weekly");
 - when the two are word for word the same but one word, those two are not rivals of a closed class (numbers,
   weekdays, months, units, formats, package managers, log levels, ...: ``_CLASSES``) or a pair of the fixed list:
-  "Retry after 30 seconds" is not "Retry after 30 minutes", while "Ship on Fridays" is "Deploy on Fridays";
+  "Retry after 30 seconds" is not "Retry after 30 minutes", while "Ship on Fridays" is "Deploy on Fridays" (by
+  the words alone);
 - both are qualified alike: how often, beyond "always" ("rarely", "sometimes", "usually"), or an exception
   ("except", "unless"), in English, French, German or Spanish: "Seldom run the smoke tests" is not "Always run
   the smoke tests", and a rule with an "except ..." clause not the rule without it;
@@ -40,12 +41,14 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   or "after", in both), neither puts on one side what the other puts on the other ("Prefer Postgres over SQLite"
   is not "Prefer SQLite over Postgres"; "Seed after migrating" is not "Migrate after seeding").
 
-With the model at hand (``alike``, as semantic dedup has it), one more: when the two are word for word the same
-but a few words (at most ``SWAPPED_WORDS_MAX`` on each side), those words alone are alike in meaning. A long rule
-with one thing swapped for another sits close to it for all the words they share ("Cache user sessions in Redis
-with a one hour expiry so the API servers stay stateless" against the same in Memcached, 0.81), while the things
-themselves are far apart (Redis and Memcached, 0.21); two names of one thing are near (remove and delete 0.76,
-database and DB 0.85).
+With the model at hand (``WordSense``, as semantic dedup has it), one more: when the two are word for word the
+same but a few words (at most ``SWAPPED_WORDS_MAX`` on each side), and those words name a thing the model knows
+no word for (a name it spells in several word pieces, "memcached", "savepoint", "vitest", or one written with a
+capital inside the rule, "Black"), the swapped words alone are alike in meaning. A long rule with one thing swapped
+for another sits close to it for all the words they share ("Cache user sessions in Redis with a one hour expiry
+so the API servers stay stateless" against the same in Memcached, 0.81), while the things themselves are far
+apart (Redis and Memcached, 0.21). Words the model knows are left to the whole rule's similarity: alone, two words
+of one meaning can be far apart ("write" and "add", 0.17), and two units of one place are one ("s" and "seconds").
 
 Each test errs one way: a rewording read as different is only not merged (a near-copy is kept). What they cannot
 see still merges: opposites said with other verbs ("Retry failed webhooks" against "Give up on failed
@@ -56,8 +59,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple, Protocol
 
 _HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|stop|skip|quit|refrain|nie|niemals|kein\w*"
                    r"|vermeide\w*|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
@@ -428,48 +432,82 @@ def _swapped(text: str, other: str) -> bool:
 # Swapped words: the words two texts otherwise word for word the same hold in each other's place, compared by the
 # model when there are at most this many on each side (beyond, the texts are rewordings the model reads whole)
 SWAPPED_WORDS_MAX = 3
-# below this similarity the swapped words name two things, not one thing two ways; measured with the shipped model
+# below this similarity swapped names name two things, not one thing two ways; measured with the shipped model
 # (bench/dedup_bench.py): savepoint and transaction 0.19, Redis and Memcached 0.21, Jest and Vitest 0.31, mypy and
-# pyright 0.32, Docker and Podman 0.45, cookie and token 0.46, Flask and Django 0.47; remove and delete 0.76, big
-# and large 0.77, database and DB 0.85. A pair of names of one thing below it ("PR" and "pull request", 0.24) is
-# only kept as a near-copy.
+# pyright 0.32, Docker and Podman 0.45, Flask and Django 0.47; database and DB 0.85. Two names of one thing below
+# it ("k8s" and "kubernetes", 0.48) are only kept as a near-copy.
 SWAPPED_ALIKE = 0.5
-Alike = Callable[[str, str], float | None]  # two short texts' similarity, None when the model cannot tell
 
 
-def swapped_words(text: str, other: str) -> tuple[str, str] | None:
+class WordSense(Protocol):
+    """What the model tells of words, for the swapped-words test (services/meaning.py gives it)."""
+
+    def alike(self, text: str, other: str) -> float | None:
+        """The similarity of two short texts; None when the model cannot tell."""
+
+    def one_word(self, word: str) -> bool:
+        """Whether the model knows ``word`` (lower case) as one word of its vocabulary."""
+
+
+class Swapped(NamedTuple):
+    mine: list[str]  # as written in the text
+    theirs: list[str]  # as written in the other
+    opening: bool  # they open the texts (a capital there is the sentence's)
+
+
+def swapped_words(text: str, other: str) -> Swapped | None:
     """The words in which ``text`` and ``other`` differ when they are otherwise word for word the same (the same
-    words before and after), at most ``SWAPPED_WORDS_MAX`` on each side and not mere other forms of one another;
-    None otherwise, or when one only adds words to the other."""
-    words, others = _WORD.findall(_plain(text).casefold()), _WORD.findall(_plain(other).casefold())
+    words before and after, case aside), at most ``SWAPPED_WORDS_MAX`` on each side and not mere other forms of one
+    another; None otherwise, or when one only adds words to the other."""
+    words, others = _WORD.findall(_plain(text)), _WORD.findall(_plain(other))
+    folded, others_folded = [w.casefold() for w in words], [w.casefold() for w in others]
     shorter = min(len(words), len(others))
     start = 0
-    while start < shorter and words[start] == others[start]:
+    while start < shorter and folded[start] == others_folded[start]:
         start += 1
     end = 0
-    while end < shorter - start and words[-1 - end] == others[-1 - end]:
+    while end < shorter - start and folded[-1 - end] == others_folded[-1 - end]:
         end += 1
     mine, theirs = words[start:len(words) - end], others[start:len(others) - end]
     if not mine or not theirs or len(mine) > SWAPPED_WORDS_MAX or len(theirs) > SWAPPED_WORDS_MAX:
         return None
-    if [_stem(w) for w in mine] == [_stem(w) for w in theirs]:
+    if [_stem(w.casefold()) for w in mine] == [_stem(w.casefold()) for w in theirs]:
         return None
-    return " ".join(mine), " ".join(theirs)
+    return Swapped(mine, theirs, start == 0)
 
 
-def _other_things(text: str, other: str, alike: Alike) -> bool:
+def _one_of_a_class(word: str, other: str) -> bool:
+    """Whether two words are one word of a closed class ("s" and "seconds", "prod" and "production")."""
+    a, b = _unaccented(word.casefold()), _unaccented(other.casefold())
+    return any(a in c and b in c and c[a] == c[b] for c in _CLASSES)
+
+
+def _names_a_thing(words: list[str], opening: bool, model: WordSense) -> bool:
+    """Whether ``words`` hold a name the model knows no word for: spelled in several word pieces, or capitalised
+    where a sentence does not begin (``opening``: they open the text)."""
+    return any(not model.one_word(w.casefold()) or (w[:1].isupper() and not (opening and i == 0))
+               for i, w in enumerate(words))
+
+
+def _other_things(text: str, other: str, model: WordSense) -> bool:
     swapped = swapped_words(text, other)
     if swapped is None:
         return False
-    similarity = alike(*swapped)
+    mine, theirs, opening = swapped
+    if len(mine) == len(theirs) == 1 and _one_of_a_class(mine[0], theirs[0]):
+        return False
+    if not (_names_a_thing(mine, opening, model) or _names_a_thing(theirs, opening, model)):
+        return False
+    similarity = model.alike(" ".join(mine), " ".join(theirs))
     return similarity is not None and similarity < SWAPPED_ALIKE
 
 
-def opposed(rule: str, other: str, trigger: str = "", other_trigger: str = "", *, alike: Alike | None = None) -> bool:
+def opposed(rule: str, other: str, trigger: str = "", other_trigger: str = "", *,
+            model: WordSense | None = None) -> bool:
     """Whether two rules (with their triggers) may say different things though a model finds them alike: one
     forbids and the other does not, a word of one has its opposite in the other, they name other numbers, weekdays,
     months or frequencies, one word is swapped for a rival of its class, they weigh the same things the other way
-    round, or (given ``alike``) a few words are swapped for others of another meaning."""
+    round, or (given the ``model``) a name is swapped for one of another meaning."""
     if _apart(rule, other) or _apart(trigger, other_trigger):
         return True
-    return alike is not None and (_other_things(rule, other, alike) or _other_things(trigger, other_trigger, alike))
+    return model is not None and (_other_things(rule, other, model) or _other_things(trigger, other_trigger, model))
