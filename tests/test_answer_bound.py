@@ -258,6 +258,8 @@ async def test_brain_projects_past_the_bound_are_listed_a_page_at_a_time(client:
     assert set(made) <= set(seen) and seen[-len(shared):] == shared and len(seen) == len(set(seen))
     assert [p["id"] for p in (await _call(client, "brain_list_projects", {"offset": 2, "limit": 3}))["projects"]] \
         == seen[2:5]
+    past = await _call(client, "brain_list_projects", {"offset": 5000})
+    assert past == {"projects": [], "note": f"No project from offset 5000: there are {len(seen)} in all."}, past
 
 
 async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_more_misses_nothing(

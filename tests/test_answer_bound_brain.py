@@ -97,7 +97,9 @@ async def test_reflexes_past_the_bound_come_a_page_at_a_time(as_person: Any) -> 
             assert page["note"].endswith(f"of 20, most confident first; more follow: call brain_get_user_style "
                                          f"again with offset {offset}."), page["note"]
         assert 0 < offset < 20 and len(seen) == len(set(seen)) == 20 and set(seen) == made
-        assert (await _call(client, "brain_get_user_style", {"offset": 20}))["reflexes"] == []
+        past = await _call(client, "brain_get_user_style", {"offset": 10**30})
+        assert past["reflexes"] == [] and past["note"] == "No reflex from offset 1000000000000000000000000000000: " \
+                                                          "there are 20 in all.", past
 
 
 async def test_open_action_items_cut_are_read_whole_by_their_ids(as_person: Any) -> None:

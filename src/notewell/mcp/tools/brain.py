@@ -114,6 +114,8 @@ class _Calls:
         window = everything[offset:offset + limit]
         page = window[:max(leading_items_within({"projects": window}, window, PAGE_BYTES_MAX), 1)]
         after = offset + len(page)
+        if offset and offset >= len(everything):
+            return {"projects": page, "note": f"No project from offset {offset}: there are {len(everything)} in all."}
         if after >= len(everything):
             return {"projects": page}
         return {"projects": page, "truncated": True,
@@ -191,7 +193,9 @@ class _Calls:
         page = out["reflexes"]
         del page[max(leading_items_within(out, page, PAGE_BYTES_MAX), 1):]
         after = offset + len(page)
-        if after < len(reflexes):
+        if offset and offset >= len(reflexes):
+            out["note"] = f"No reflex from offset {offset}: there are {len(reflexes)} in all."
+        elif after < len(reflexes):
             out.update(truncated=True, note=f"Reflexes {offset + 1} to {after} of {len(reflexes)}, most confident "
                                             f"first; more follow: call brain_get_user_style again with offset {after}.")
         return out
