@@ -15,6 +15,7 @@ from conftest import make_vault, run_cli
 from mcp_world import REPO_ROOT
 from notewell.access.principal import LOCAL_OWNER
 from notewell.records.brain import VAULT_AUTHOR, NoteItemRecord
+from notewell.records.memories import MemoryQuery
 from notewell.runtime import Runtime, open_runtime
 from notewell.store.shared.store import SqlStore
 
@@ -129,17 +130,69 @@ def test_deleting_the_note_or_its_meeting_type_retires_its_items(rt: Runtime) ->
 
 def test_a_moved_note_takes_its_items_along_and_notewell_index_does_it_too(rt: Runtime) -> None:
     moved = "acme/archive/meetings/2026-03-04-kickoff.md"
+    before = {n.item.ref for n in items(rt)}
     (rt.settings.vault / "acme/archive/meetings").mkdir(parents=True)
     (rt.settings.vault / NOTE).rename(rt.settings.vault / moved)
     assert rt.indexing.sync().renamed == 1
-    assert items(rt) == [] and {m.delete_reason for n in items(rt, live=False)
-                                if (m := rt.store.memories.get(n.item.ref)) is not None} \
-        == {f"{NOTE}: the note moved to {moved}"}
-    assert len(items(rt, moved)) == 5
+    assert items(rt) == [] and items(rt, live=False) == []  # nothing left behind, nothing retired
+    assert {n.item.ref for n in items(rt, moved)} == before
     (rt.settings.vault / moved).write_text(KICKOFF.replace("- [ ] Eve Adams", "- [x] Eve Adams"), encoding="utf-8")
     result = run_cli("index", "--vault", str(rt.settings.vault), "--db", str(rt.settings.db))
     assert result.exit_code == 0 and "1 changed" in result.output
     assert "Eve Adams: book the room" not in {n.item.rule for n in items(rt, moved)} and len(items(rt, moved)) == 4
+
+
+def test_a_note_moved_within_its_project_keeps_its_items_and_one_moved_to_another_starts_them_again(
+        tmp_path: Path, store_url: str) -> None:
+    """A meeting note moved to another folder of its project (`mv meetings/x.md meetings/archive/`, seen by
+    `notewell index`: the same bytes at a new path) retired every item and opened them again under new refs, so
+    one a person resolved opened again. It is the same note: each item keeps its ref and state, its memory and
+    rationale name the note where it is now. Moved to another project (other readers), its items start again
+    there, as before."""
+    archived = "acme/meetings/archive/2026-03-04-kickoff.md"
+    elsewhere = "beta/meetings/2026-03-04-kickoff.md"
+    vault = make_vault(tmp_path, {"acme/README.md": "# Acme\n", "beta/README.md": "# Beta\n", NOTE: KICKOFF})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        for email, name, handle in (("tom@x.test", "Tom Whitcombe", "tom"), ("eve@x.test", "Eve Adams", "eve")):
+            rt.administration.add_user(LOCAL_OWNER, email, "member", name=name, handle=handle)
+        assert run_cli("index", "--vault", str(vault), "--db", store_url).exit_code == 0
+        before = {n.item.rule: n.item.ref for n in items(rt)}
+        assert len(before) == 5
+        eve = next(u for u in rt.store.identity.users() if u.handle == "eve")
+        resolved = before["Eve Adams: book the room"]
+        rt.store.brain.retire([resolved], eve.id, "resolved at the close of ses_x", "2026-03-06T00:00:00Z")
+        (vault / "acme/meetings/archive").mkdir()
+        (vault / NOTE).rename(vault / archived)
+        result = run_cli("index", "--vault", str(vault), "--db", store_url)
+        assert result.exit_code == 0 and "1 renamed" in result.output, result.output
+        assert items(rt) == [] and items(rt, live=False) == []
+        live = {n.item.rule: n.item for n in items(rt, archived)}
+        assert {rule: k.ref for rule, k in live.items()} == {r: ref for r, ref in before.items() if ref != resolved}
+        assert {k.rationale for k in live.values()} == {f"from the meeting note {archived}"}
+        assert [(n.item.ref, n.retired_by) for n in items(rt, archived, live=False)] == [(resolved, eve.id)]
+        assert rt.store.brain.open_action_items("acme", "for:eve@x.test", 10) == []  # resolved stays resolved
+        memory = rt.store.memories.get(before["Tom: draft the budget"])
+        assert memory is not None and memory.path == "brain-actions/meetings/archive/2026-03-04-kickoff.md"
+        assert memory.content == f"Tom: draft the budget\nFrom the meeting note {archived} (action-item, " \
+            f"for:tom@x.test, {TAG}, blocker)"
+        found = rt.store.memories.strict(MemoryQuery(["acme"], ["archive"], "9999", 10))  # its words follow it
+        assert {h.record.ref for h in found} == {k.ref for k in live.values()}
+        assert not rt.indexing.sync().did_work and {n.item.ref for n in items(rt, archived)} == {
+            k.ref for k in live.values()}
+
+        (vault / "beta/meetings").mkdir(parents=True)
+        (vault / archived).rename(vault / elsewhere)
+        result = run_cli("index", "--vault", str(vault), "--db", store_url)
+        assert result.exit_code == 0 and "1 renamed" in result.output, result.output
+        assert items(rt, archived) == []
+        assert {m.delete_reason for n in items(rt, archived, live=False) if n.retired_by == VAULT_AUTHOR
+                if (m := rt.store.memories.get(n.item.ref)) is not None} == {
+            f"{archived}: the note moved to {elsewhere}"}
+        again = {n.item.rule: n.item.ref for n in items(rt, elsewhere)}
+        assert set(again) == set(before) and not set(again.values()) & set(before.values())
+    finally:
+        rt.close()
 
 
 def test_an_item_a_person_resolved_stays_resolved_while_its_line_stands(rt: Runtime) -> None:

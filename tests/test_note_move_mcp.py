@@ -302,3 +302,29 @@ async def test_an_undo_or_a_move_without_links_by_a_token_that_reads_nothing_giv
             assert "again" not in kept["summary"], kept
         assert (vault / "projects/u1/sub/seven.md").read_text() == "see [[t7]]\n"
         await call(alice, "move_note", {"path": "projects/u1/t9.md", "new_path": "projects/u1/t7.md"})
+
+
+async def test_a_meeting_note_moved_and_moved_back_keeps_its_action_items(admin: Client, world: World) -> None:
+    """move_note of a meeting note to another folder of its project retired every action item and opened them
+    again under new refs, so one a person resolved opened again; its undo did the same. Each item keeps its ref
+    and state wherever the note goes in its project, a note whose items were all resolved too."""
+    store = world.runtime.store
+    note, archived = "meetings/2026-12-01-sync.md", "meetings/archive/2026-12-01-sync.md"
+
+    def items(path: str) -> dict[str, tuple[str, bool, str | None]]:
+        return {n.item.rule: (n.item.ref, n.item.live, n.retired_by)
+                for n in store.brain.note_items("handbook", f"brain-actions/{path}")}
+
+    await call(admin, "write_note", {"path": f"handbook/{note}",
+                                     "content": "# Sync\n\n## Actions\n\n- [ ] book the room\n- [ ] draft the plan\n"})
+    before = items(note)
+    assert set(before) == {"book the room", "draft the plan"} and all(live for _, live, _ in before.values())
+    staff = next(u for u in store.identity.users() if u.handle == "staff")
+    for rule in ("book the room", "draft the plan"):
+        store.brain.retire([before[rule][0]], staff.id, "resolved at the close of ses_x", "2026-12-02T00:00:00Z")
+        resolved = {**before, rule: (before[rule][0], False, staff.id)}
+        moved = await call(admin, "move_note", {"path": f"handbook/{note}", "new_path": f"handbook/{archived}"})
+        assert items(note) == {} and items(archived) == resolved
+        await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
+        assert items(archived) == {} and items(note) == resolved
+        before = resolved

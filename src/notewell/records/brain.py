@@ -87,6 +87,18 @@ class NoteItemRecord:
 
 
 @dataclass(frozen=True)
+class NoteItemMove:
+    """An action item following its meeting note to another path of its project: its memory's new path and text
+    (which name the note), and its rationale naming the note there."""
+
+    ref: str
+    path: str
+    content: str
+    content_hash: str
+    rationale: str
+
+
+@dataclass(frozen=True)
 class FunnelCount:
     """KEA's funnel (the seed's op=kea.funnel fields): learnings submitted at the close, the extractor's
     findings, what the quality filter passed, what was persisted; summed over ``runs`` runs."""

@@ -23,6 +23,7 @@ from notewell.records.brain import (
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemMove,
     NoteItemRecord,
     SessionClose,
     SessionHit,
@@ -382,6 +383,10 @@ class MemoryRepository(Protocol):
     def restore(self, ref: str, at: str) -> MemoryRecord | None:
         """Undo a forget; None when it is not forgotten; Conflict when a live copy was written since."""
         ...
+    def move(self, ref: str, path: str, content: str, content_hash: str) -> bool:
+        """The memory (live or not) at ``path`` with this text, keeping its ref, its word indexes following; False
+        when there is no such ref, or a live copy of the text is at ``path`` already (it is not moved then)."""
+        ...
     def strict(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def tolerant(self, query: MemoryQuery) -> list[MemoryHit]: ...
     def nearest(self, query: MemoryQuery, vector: bytes, model: str) -> list[Nearest[MemoryRecord]]:
@@ -434,9 +439,10 @@ class BrainRepository(EvolutionRepository, ProposalRepository, FunnelRepository,
     def note_items(self, project: str, path: str) -> list[NoteItemRecord]:
         """The action items (live and retired) a meeting note yielded at memory path ``path``, oldest first."""
         ...
-    def rename_note_items(self, project: str, path: str, rationale: str, renamed: str) -> int:
-        """The action items a meeting note yielded at memory path ``path`` whose rationale is ``rationale`` (live and
-        retired) now say ``renamed``: the note they name was renamed. The number changed."""
+    def move_note_items(self, moves: Sequence[NoteItemMove]) -> int:
+        """Each action item (live or retired) at its new memory path, with its new text and rationale: the meeting
+        note it names was moved within its project. One whose text a live memory holds at the new path already
+        stays where it was. The number moved."""
         ...
     def noted_paths(self) -> dict[tuple[str, str], str]:
         """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""

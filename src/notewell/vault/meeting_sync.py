@@ -5,8 +5,8 @@ Each markdown document a sync writes, moves or removes is reconciled: the items 
 (vault/meetings.py) against the items it yielded before (``brain.note_items``, found by their memory path
 ``brain-actions/<note path>`` and their source ``meeting_note``). An item is keyed by what it says (its
 text and tags, ``rule_key``): the same line yields the same item at every sync, a new or edited line a new
-item, and an item whose line was ticked, removed or edited, or whose note was deleted, moved or stopped being a
-meeting note, is retired (a note renamed to its other Unicode form keeps its items, edited too: ``moved``). An item
+item, and an item whose line was ticked, removed or edited, or whose note was deleted, moved to another project or
+stopped being a meeting note, is retired (a note moved within its project keeps its items: ``moved``). An item
 a person resolved at a session's close stays retired while its line is unchanged. Items are written and retired
 by the vault itself (``VAULT_AUTHOR``), in the note's project, so the project's readers see them (the one
 policy, as every memory). A full sync reads again the notes that
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from notewell.fold import fold
 from notewell.paths import composed, indexed_spelling
-from notewell.records.brain import MEETING_SOURCE, VAULT_AUTHOR, KnowledgeInput
+from notewell.records.brain import MEETING_SOURCE, VAULT_AUTHOR, KnowledgeInput, NoteItemMove
 from notewell.records.documents import DocKey
 from notewell.records.identity import User, email_key
 from notewell.records.memories import MemoryInput
@@ -154,17 +154,32 @@ class MeetingItems:
             self._reconcile(key, [], set(), why)
 
     def moved(self, source: DocKey, key: DocKey, text: str) -> None:
-        """A document moved from ``source`` to ``key``, stored with this text. Renamed to the same name in the other
-        Unicode form (réunion.md composed to decomposed, as a Mac or a sync tool renames a file), it is the same
-        note: its items follow it, so one a person resolved stays resolved and a live one keeps its ref; the indexer
-        calls this too for such a rename found with other bytes (``text`` edited), and the edited lines' items alone
-        are then retired. Any other move retires them and starts again at the new path."""
-        if source[0] == key[0] and memory_path(source[1]) == memory_path(key[1]):
-            self.store.brain.rename_note_items(key[0], memory_path(key[1]), from_note(f"{source[0]}/{source[1]}"),
-                                               from_note(f"{key[0]}/{key[1]}"))
-        else:
-            self.gone(source, f"the note moved to {key[0]}/{key[1]}")
+        """A document moved from ``source`` to ``key``, stored with this text. Moved within its project (to another
+        folder, another name, or its name in the other Unicode form, as a Mac or a sync tool renames a file), it is
+        the same note: its items follow it, so one a person resolved stays resolved and a live one keeps its ref;
+        an item whose line the new text no longer has (the indexer calls this too for a rename to the other form
+        found with other bytes) is then retired, and a new line adds its own. Moved to another project, which
+        other people may read, its items are retired and start again there."""
+        if source[0] == key[0] and (self._has_items(source) or parse_meeting(source[1], text) is not None):
+            self._follow(source, key)  # (a meeting note whose items were all resolved holds no live one)
+        self.gone(source, f"the note moved to {key[0]}/{key[1]}")  # what did not follow
         self.written(key, text)
+
+    def _follow(self, source: DocKey, key: DocKey) -> None:
+        """The items (live and retired) of the note at ``source`` moved to ``key`` of the same project: each
+        keeps its ref and state, its memory's path and text and its rationale naming the note at ``key``."""
+        named = from_note(f"{source[0]}/{source[1]}")
+        there, rationale = f"{key[0]}/{key[1]}", from_note(f"{key[0]}/{key[1]}")
+        moves = []
+        for n in self.store.brain.note_items(source[0], memory_path(source[1])):
+            if n.item.rationale == named:
+                content = _content(n.item.rule, there, n.item.tags)
+                moves.append(NoteItemMove(n.item.ref, memory_path(key[1]), content, _hash(content), rationale))
+        if moves and self.store.brain.move_note_items(moves) and self._noted is not None:
+            newest = self._noted.get((source[0], memory_path(source[1])))
+            if newest is not None:
+                here = (key[0], memory_path(key[1]))
+                self._noted[here] = max(newest, self._noted.get(here, ""))
 
     def revisit(self) -> None:
         """Read again every note holding live items that this sync did not touch, when someone joined the team
@@ -208,12 +223,11 @@ class MeetingItems:
 
     def _add(self, project: str, path: str, item: Wanted, now: str) -> None:
         source = f"{project}/{path}"
-        content = f"{item.rule}\nFrom the meeting note {source} ({', '.join(item.tags[1:])})"
+        content = _content(item.rule, source, item.tags)
         title = item.rule if len(item.rule) <= MAX_TITLE_CHARS else item.rule[: MAX_TITLE_CHARS - 1] + "…"
         memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=project, author_user_id=VAULT_AUTHOR,
                              author_token_id=None, memory_type="durable", path=memory_path(path), title=title,
-                             content=content, tags=item.tags,
-                             content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now)
+                             content=content, tags=item.tags, content_hash=_hash(content), created=now)
         knowledge = KnowledgeInput(brain_project=project, owner_user_id=VAULT_AUTHOR, kind="action_item", trigger="",
                                    rule=item.rule, rationale=from_note(source), source=MEETING_SOURCE,
                                    confidence=1.0, rule_key=item.key, created=now)
@@ -221,3 +235,13 @@ class MeetingItems:
         self.added += int(created)
         if self._noted is not None:
             self._noted[(project, memory_path(path))] = now
+
+
+def _content(rule: str, source: str, tags: Sequence[str]) -> str:
+    """An item's memory text: its line, and the note ``project/path`` it comes from with its tags (the first,
+    action_item, left out)."""
+    return f"{rule}\nFrom the meeting note {source} ({', '.join(tags[1:])})"
+
+
+def _hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()

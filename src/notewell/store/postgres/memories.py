@@ -140,6 +140,13 @@ class PostgresMemories(SqlMemories):
     def _unindex(self, conn: Executor, row_id: int) -> None:
         """Nothing to do: the word indexes are partial, over live rows only."""
 
+    def _reword(self, conn: Executor, row_id: int) -> None:
+        title, content, tags, path = conn.execute("SELECT title, content, tags, path FROM memories WHERE id = ?",
+                                                  (row_id,)).fetchone()
+        fields = (title, content, tags, path)
+        conn.execute("UPDATE memories SET words = CAST(? AS tsvector), stems = CAST(? AS tsvector) WHERE id = ?",
+                     (lexemes.tsvector("words", *fields), lexemes.tsvector("stems", *fields), row_id))
+
     def _supersede(self, conn: psycopg.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(
             f"SELECT m.id FROM memories m WHERE m.ref = %s AND {LIVE} FOR UPDATE", (old_ref,)

@@ -20,6 +20,7 @@ from notewell.records.brain import (
     KnowledgeFilter,
     KnowledgeInput,
     KnowledgeRecord,
+    NoteItemMove,
     NoteItemRecord,
     SessionClose,
     SessionHit,
@@ -230,14 +231,15 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
             f"SELECT {KNOWLEDGE_COLUMNS}, m.deleted_by FROM {KNOWLEDGE_FROM} WHERE m.project = ? AND m.path = ?"
             " AND k.source = ? AND k.kind = 'action_item' ORDER BY k.created, k.ref", (project, path, MEETING_SOURCE))]
 
-    def rename_note_items(self, project: str, path: str, rationale: str, renamed: str) -> int:
-        """The action items (live and retired) of memory path ``path`` in ``project`` whose rationale is ``rationale``
-        say ``renamed`` instead; how many."""
+    def move_note_items(self, moves: Sequence[NoteItemMove]) -> int:
+        moved = 0
         with self.dialect.transaction() as conn:
-            return int(conn.execute(
-                "UPDATE brain_knowledge SET rationale = ? WHERE source = ? AND kind = 'action_item' AND rationale = ?"
-                " AND ref IN (SELECT ref FROM memories WHERE project = ? AND path = ?)",
-                (renamed, MEETING_SOURCE, rationale, project, path)).rowcount)
+            for move in moves:
+                if self.memories.move(move.ref, move.path, move.content, move.content_hash):
+                    conn.execute("UPDATE brain_knowledge SET rationale = ? WHERE ref = ? AND source = ?"
+                                 " AND kind = 'action_item'", (move.rationale, move.ref, MEETING_SOURCE))
+                    moved += 1
+        return moved
 
     def noted_paths(self) -> dict[tuple[str, str], str]:
         """(project, memory path) of every live action item a meeting note yielded -> the newest one's creation."""

@@ -143,6 +143,10 @@ class SqlMemories(ABC):
         """Take a live memory out of the word indexes (in ``conn``'s transaction)."""
 
     @abstractmethod
+    def _reword(self, conn: Executor, row_id: int) -> None:
+        """A memory's fields were rewritten (``move``): the words its row keeps made again from them."""
+
+    @abstractmethod
     def strict(self, query: MemoryQuery) -> list[MemoryHit]: ...
 
     @abstractmethod
@@ -161,6 +165,32 @@ class SqlMemories(ABC):
                          " WHERE id = ?", (at, by_user_id, self.dialect.text(reason), at, row[0]))
             found = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (row[0],)).fetchone()
             return memory_from_row(found)
+
+    def move(self, ref: str, path: str, content: str, content_hash: str) -> bool:
+        """The memory (live or not) at ``path`` with this text, keeping its ref: out of the word indexes with its old
+        fields and back with the new, its vector made again; False when there is no such ref, or a live copy of the
+        text is at ``path`` already (two live copies at one place are never made)."""
+        with self.dialect.transaction() as conn:
+            row = conn.execute("SELECT id, project, COALESCE(private_to, ''), CASE WHEN deleted_at IS NULL AND"
+                               " superseded_by IS NULL THEN 1 ELSE 0 END FROM memories WHERE ref = ?"
+                               f"{self.dialect.lock}", (ref,)).fetchone()
+            if row is None:
+                return False
+            row_id, project, audience, live = int(row[0]), row[1], row[2], bool(row[3])
+            if live and conn.execute(
+                    "SELECT 1 FROM memories WHERE project = ? AND path = ? AND content_hash = ? AND"
+                    " COALESCE(private_to, '') = ? AND deleted_at IS NULL AND superseded_by IS NULL AND id <> ?",
+                    (project, path, content_hash, audience, row_id)).fetchone() is not None:
+                return False
+            if live:
+                self._unindex(conn, row_id)
+            conn.execute("UPDATE memories SET path = ?, content = ?, content_hash = ? WHERE id = ?",
+                         (path, self.dialect.text(content), content_hash, row_id))
+            self._reword(conn, row_id)
+            if live:
+                self._index(conn, row_id)
+                conn.execute(QUEUE_ITEM, ("memory", row_id))
+            return True
 
     def restore(self, ref: str, at: str) -> MemoryRecord | None:
         """Undo a forget: live again, back in the word indexes and queued for its vector (None when it is not

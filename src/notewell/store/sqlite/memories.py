@@ -175,6 +175,9 @@ class SqliteMemories(SqlMemories):
             conn.execute(f"INSERT INTO {table} ({table}, rowid, title, content, tags, path)"
                          f" SELECT 'delete', id, {WORD_TEXT_FIELDS} FROM memories WHERE id = ?", (row_id,))
 
+    def _reword(self, conn: Executor, row_id: int) -> None:
+        """Nothing to do: the row keeps no words (its FTS5 indexes read its fields, ``_index``)."""
+
     def _supersede(self, conn: sqlite3.Connection, old_ref: str, new_ref: str, at: str) -> None:
         row = conn.execute(
             "SELECT id FROM memories WHERE ref = ? AND deleted_at IS NULL AND superseded_by IS NULL", (old_ref,)
