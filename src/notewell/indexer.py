@@ -20,7 +20,7 @@ import posixpath
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
@@ -67,6 +67,7 @@ class IndexReport:
     passed_over: list[str] = field(default_factory=list)  # "project/path: reason" for each skipped file
     left_out: list[LeftOut] = field(default_factory=list)  # every vault entry that is not a document
     symlinks: dict[str, str] = field(default_factory=dict)  # every symlink the sync covered -> what it names
+    not_read: int = 0  # the files to read when there were more than sync's read_most: nothing was done
 
     @property
     def did_work(self) -> bool:
@@ -98,6 +99,7 @@ class _Loaded:
     data: bytes
     sha256: str
     changed_since_scan: bool  # its mtime when read was not the scan's: it changed after this sync's scan
+    mtime_ns: int  # its mtime as the file read had it
 
     @cached_property
     def content(self) -> _Content | None:
@@ -149,7 +151,7 @@ def _load(reader: VerifiedReader, file: VaultFile) -> _Loaded | str:
         return f"larger than the {reader.max_bytes} byte limit"
     except OSError:
         return "unreadable (missing, or replaced by a symlink or a folder since the scan)"
-    return _Loaded(file, data, hashlib.sha256(data).hexdigest(), mtime_ns != file.mtime_ns)
+    return _Loaded(file, data, hashlib.sha256(data).hexdigest(), mtime_ns != file.mtime_ns, mtime_ns)
 
 
 def _brains(store: Store) -> list[BrainRecord]:
@@ -237,7 +239,7 @@ class _Writing:
     skipped: list[SkippedRecord]
     racy_from: int  # a file modified at or after this (ns) may change again within its clock tick
     meetings: MeetingItems  # the action items of the meeting notes written, moved and removed
-    everything: bool  # a sync of the whole vault, not of some paths
+    everything: bool  # a sync of the whole vault, or a note writer's (reread): a file changed since the scan is indexed
     linked: dict[DocKey, list[ParsedLink]] = field(default_factory=dict)  # documents whose links are new
     names: set[str] = field(default_factory=set)  # file names (name_key) of documents added, removed or moved
     _gone_forms: dict[DocKey, DocKey] | None = None  # (project, composed path) -> the gone document: _renamed_in_form
@@ -367,7 +369,8 @@ class _Writing:
 
 def sync(
     settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING,
-    written: Collection[str] = frozenset(), committed: Callable[[], None] | None = None,
+    written: Collection[str] = frozenset(), committed: Callable[[], None] | None = None, *, reread: bool = False,
+    read_most: int | None = None,
 ) -> IndexReport:
     """Bring the store in line with the vault, in one write transaction; returns what was done.
 
@@ -375,6 +378,10 @@ def sync(
     store is left as it is, and brains are rebuilt only when a brain.md was among the changes. ``written``:
     the files (vault-relative) the watcher saw written, read whatever their size and mtime. ``committed``:
     called as soon as the transaction is committed (what a Ctrl-C from then on leaves is the whole sync).
+    ``reread``: a file written again since the scan is indexed as read, with the size and mtime it had then (a
+    note writer's own files, which no later event of theirs is sure to index), where a sync of some paths leaves
+    it to the sync its own event brings. ``read_most``: when more files than this are to be read, nothing is
+    written and the report's ``not_read`` counts them (what a move syncs before it looks for links: bounded).
     """
     started = time.perf_counter()
     racy_from = time.time_ns() - RACY_WINDOW_NS
@@ -388,8 +395,12 @@ def sync(
         # planned under the writer's lock: a sync that ran meanwhile (a note writer indexing what it wrote
         # while the watcher's batch waited) is in the stored state, so its files are not indexed twice
         plan = _plan(store, scan, only, written)
+        if read_most is not None and len(plan.to_read) > read_most:
+            report.not_read = len(plan.to_read)
+            return report
         total = sum(f.size for f in plan.to_read)
-        writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store), only.everything)
+        writing = _Writing(store, writer, plan, report, skipped, racy_from, MeetingItems(store),
+                           only.everything or reread)
         if progress and plan.to_read:
             progress(0, total)  # reading starts: how much there is to read
         report.unchanged += plan.on_disk - len(plan.to_read)
@@ -400,6 +411,8 @@ def sync(
             done += file.size
             if progress:
                 progress(done, total)
+            if reread and isinstance(loaded, _Loaded) and loaded.changed_since_scan:  # stored as it was read
+                file = replace(file, size=len(loaded.data), mtime_ns=loaded.mtime_ns)
             writing.apply(file, loaded)
         scan.files = []
         writing.remove_gone()

@@ -35,8 +35,17 @@ class IndexingService:
 
     def sync_paths(self, paths: Sequence[str]) -> IndexReport:
         """Sync only these vault paths (a note just written, moved or deleted), so that the change is in the
-        index when the write returns; the watcher, seeing the same file later, finds it unchanged."""
-        return sync(self.settings, self.store, only=Subtrees(paths))
+        index when the write returns; the watcher, seeing the same file later, finds it unchanged. Each is read
+        whatever its size and mtime, and one written again meanwhile (by a person, another program) is indexed
+        as read then, its links resolved, not left to the watcher: the writer answers for its index."""
+        return sync(self.settings, self.store, only=Subtrees(paths), written=paths, reread=True)
+
+    def sync_changed(self, project: str, read_most: int) -> IndexReport:
+        """Sync what changed on disk in the project since its last sync (a note a person just saved, which the
+        watcher has not indexed yet), unless more than ``read_most`` files are to be read: then nothing is done
+        and the report's ``not_read`` says how many. It stats every file of the project (0.12 to 0.2 s at
+        10,000 notes, docs/performance.md) and reads the changed ones alone."""
+        return sync(self.settings, self.store, only=Subtrees([project]), reread=True, read_most=read_most)
 
     def watch(self, on_leading: Callable[[bool], None] | None = None) -> WatcherThread:
         """Keep the store in line with the vault on a thread of its own (the one writer of the store by its

@@ -179,6 +179,7 @@ class NoteWritingService:
                 raise Conflict(f"Conflict: {target.vault_path} exists already; a move never overwrites a note",
                                field="new_path")
             readable = self.links.readable(p)
+            unsynced = self._sync_changed(source.project) if source.project in readable else None
             names = sorted({name_key(posixpath.basename(source.rel)), name_key(posixpath.basename(target.rel))})
             linking = self.links.linking(moved_from, names, readable, MOVE_NOTES_READ + 1)
             crowded = self.links.crowded(readable, MOVE_NOTES_READ + 1)  # links past the index's bound: read whole
@@ -191,13 +192,29 @@ class NoteWritingService:
         move = self.links.move(moved_from, moved_to, readable, self._attachment(readable))
         outcome = _Relinking(cut=max(len(linking), len(captured), len(crowded)) > MOVE_NOTES_READ,
                              update_links=update_links, undoing=write.undoes is not None,
-                             unread=None if source.project in readable else source.project)
+                             unread=None if source.project in readable else source.project, unsynced=unsynced)
         read = {*linking[:MOVE_NOTES_READ], *captured[:MOVE_NOTES_READ], *crowded[:MOVE_NOTES_READ], moved_to}
         for key in sorted(read - {moved_from}):
             self._relink(p, key, move, tool, update_links, target, outcome)
         outcome.dangling, outcome.followed = self._symlinks_to(readable, source, target)
         self._index(outcome)
         return outcome.answer(change)
+
+    def _sync_changed(self, project: str) -> str | None:
+        """Index what changed on disk in the moved note's project since its last sync, before the move looks for
+        the notes linking to it in the index: a note a person just saved, which the watcher has not indexed yet,
+        is found and rewritten too (its link stayed broken, named nowhere). Bounded: when more than
+        MOVE_NOTES_READ files changed, none is read (the watcher indexes them); None, or why the links of the
+        changed files were not looked for, which the summary says."""
+        try:
+            report = self.vault.indexing.sync_changed(project, MOVE_NOTES_READ)
+        except (NotewellError, OSError) as err:  # the store refused: the move goes on with the index as it is
+            _log.warning("the changes on disk of %s are not indexed before a move: %s", project, err)
+            return "they could not be indexed first (the server's log says why)"
+        if report.not_read:
+            return (f"{report.not_read} files of the project changed on disk since its last sync, more than the "
+                    f"{MOVE_NOTES_READ} a move indexes first")
+        return None
 
     def _index(self, outcome: _Relinking) -> None:
         """Index every note the move rewrote, and the symlinks of the note's project that led to it or lead to it
@@ -337,6 +354,7 @@ class _Relinking:
     dangling: list[str] = field(default_factory=list)  # the symlinks that led to the note, as p may see them
     followed: list[str] = field(default_factory=list)  # the symlinks of its project that led or lead to it: indexed
     not_indexed: str | None = None  # why indexing the rewritten notes failed
+    unsynced: str | None = None  # why the files changed on disk were not indexed before the links were looked for
 
     def mended(self, where: str, found: Relinked | None) -> None:
         if found is not None:
@@ -373,6 +391,9 @@ class _Relinking:
         if self.cut:
             summary += (f"; more than {MOVE_NOTES_READ} notes link to it (or hold more than {MAX_LINKS_PER_DOCUMENT} "
                         f"links): only the first {MOVE_NOTES_READ} of each by path were read")
+        if self.unsynced is not None:
+            summary += (f"; the notes changed on disk since the last sync were not looked in for links to it "
+                        f"({self.unsynced}): a link of theirs to its old path is left as written")
         if self.dangling:
             count = len(self.dangling)
             led = ("a symbolic link led to it and now leads" if count == 1
