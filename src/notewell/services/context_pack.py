@@ -3,8 +3,9 @@
 Items are taken in the order given (best first). One that fits whole goes in whole. One that does not
 fit is ended at the last sentence boundary that fits (a ".", "!", "?" or "…" followed by a space, a
 Chinese or Japanese full stop "。", "！", "？", or a line end), marked with `` […]``, provided at least
-one sentence fits; otherwise it is left out. Later, smaller items may still fit. Every item left out or
-ended early is reported, and the whole block is counted again at the end, so ``tokens_used <= max_tokens``
+one sentence fits; otherwise it is left out. Later, smaller items may still fit. An item whose text was already
+only the beginning of its source (a long document: ``PackItem.cut``) is never complete either. Every item left
+out or ended early is reported, and the whole block is counted again at the end, so ``tokens_used <= max_tokens``
 always holds for the counter in services.tokens.
 """
 
@@ -33,6 +34,7 @@ class PackItem:
     documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
     found_by: tuple[str, ...] = ()  # how a search found it ("words", "meaning"); empty: a link brought it (label)
     similarity: float | None = None  # its cosine similarity to the query, when among the nearest in meaning
+    cut: str | None = None  # the text is only the beginning of its source: why, and where its rest is read
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class PackedItem:
     ref: str
     title: str
     tokens: int
-    complete: bool  # False: ended at a sentence boundary
+    complete: bool  # False: ended at a sentence boundary, or its text was only its source's beginning (cut)
     label: str  # the item's label: where it comes from, or why it is there
     documents: tuple[str, ...] = ()  # a memory's: the documents it is tied to that the caller may read
     found_by: tuple[str, ...] = ()  # as PackItem's
@@ -113,8 +115,10 @@ def pack(query: str, items: list[PackItem], max_tokens: int, costs: Sequence[int
         if whole_cost <= budget:
             parts.append(whole)
             used += whole_cost + extra
-            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, True, item.label,
-                                           item.documents, item.found_by, item.similarity))
+            result.items.append(PackedItem(item.kind, item.ref, item.title, whole_cost, item.cut is None,
+                                           item.label, item.documents, item.found_by, item.similarity))
+            if item.cut is not None:
+                result.left_out.append(LeftOut(item.kind, item.ref, item.title, whole_cost, item.cut))
             continue
         shortened = _ended_early(item, budget)
         if shortened is None:

@@ -39,6 +39,16 @@ def shown_lines(text: str) -> list[str]:
     return lines
 
 
+def position(text: str, offset: int) -> tuple[int, int]:
+    """The line and column (both from 1, a column counting characters) of ``text[offset]``, as readDoc counts
+    them: what its offset and column take to read on from there."""
+    breaks = _LF_BREAK if "\n" in text else _ANY_BREAK
+    line, start = 1, 0
+    for found in breaks.finditer(text, 0, offset):
+        line, start = line + 1, found.end()
+    return line, offset - start + 1
+
+
 def restored(original: str, edited: str) -> str:
     """``edited`` (breaks all "\\n") with the line endings of ``original`` wherever its lines were kept."""
     old = _cut(original, _ANY_BREAK)  # the editor made every break a line break, a stray CR's too: so match them

@@ -9,10 +9,11 @@ the walk visits at most MAX_DOCUMENTS documents. A query starts from the documen
 holding the most of its words, then the most lines holding them, a word in the file's name first among equals.
 Items are ranked by distance, then by the order they were reached (the start's own order first: a query's best
 match first), and packed as recall_context packs (services/context_pack.py): whole when they fit, else ended at
-a sentence boundary, else left out and reported; ``tokens_used <= max_tokens`` always. Each item says why it is
-there: "the document asked for", "linked from <path> line 33", "links to <path> at line 12" (a backlink),
-"matches the query", "about <path>" or "mentions <path>" (a memory tied to a document), "kept at this
-document's path".
+a sentence boundary, else left out and reported; ``tokens_used <= max_tokens`` always. A document longer than
+link_walk.DOCUMENT_CHARS enters as its beginning, not complete, and left_out names where its rest is read.
+Each item says why it is there: "the document asked for", "linked from <path> line 33", "links to <path> at
+line 12" (a backlink), "matches the query", "about <path>" or "mentions <path>" (a memory tied to a document),
+"kept at this document's path".
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from notewell.paths import composed, indexed_spelling
 from notewell.records.documents import DocKey
 from notewell.services.context_pack import ContextPack, LeftOut, PackItem, pack, render
 from notewell.services.knowledge import READ, KnowledgeService
-from notewell.services.link_walk import Reached, beginning, walk
+from notewell.services.link_walk import Reached, document_item, walk
 from notewell.services.links import LinkService
 from notewell.services.memory import CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MAX, CONTEXT_TOKENS_MIN, MemoryService
 from notewell.services.memory_rank import tolerant_query_terms
@@ -62,7 +63,7 @@ class ContextItem:
     why: str
     distance: int  # hops from the start (0: the start itself)
     tokens: int
-    complete: bool  # False: ended at a sentence boundary
+    complete: bool  # False: ended at a sentence boundary, or a document cut to its beginning (left_out says where)
 
 
 @dataclass(frozen=True)
@@ -206,8 +207,8 @@ class LinkContextService:
             doc = self.store.documents.get(*key)
             if doc is not None:
                 location, why, distance = f"{key[0]}/{key[1]}", reach.why, reach.distance
-                items.append((distance, order, PackItem("document", location, doc.meta.title, why,
-                                                        beginning(doc.text), 1 / (1 + distance)), why))
+                items.append((distance, order, document_item(location, doc.meta.title, why, doc.text,
+                                                             1 / (1 + distance)), why))
         for order, (ref, (why, distance, title, text)) in enumerate(found.memories.items()):
             items.append((distance, order, PackItem("memory", ref, title, why, text, 1 / (1 + distance)), why))
         items.sort(key=lambda item: (item[0], item[1]))

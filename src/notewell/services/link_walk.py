@@ -13,14 +13,18 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from notewell.records.documents import DocKey
+from notewell.services.context_pack import SHORTENED_MARK, PackItem
+from notewell.services.line_endings import position
 from notewell.services.links import LinkService
+from notewell.services.text_cut import cut_within
 
 MAX_DOCUMENTS: Final = 30
 """A walk reaches at most this many documents (its start included), however many hops."""
 LINKS_PER_DOCUMENT: Final = 50
 """Each document visited contributes at most this many outgoing links and this many backlinks."""
 DOCUMENT_CHARS: Final = 4_000
-"""A document reached enters a pack as at most its first this many characters (cut at a line end)."""
+"""A document reached enters a pack as at most its first this many characters (services/text_cut.py: cut at a
+line break, else a sentence end, else a word boundary, never inside a character)."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +88,15 @@ def _reach(reached: Reached, vault_path: str, reach: Reach) -> DocKey:
     return project, rel
 
 
-def beginning(text: str) -> str:
-    """What of a document enters a pack: its first DOCUMENT_CHARS characters, cut at a line end."""
-    if len(text) <= DOCUMENT_CHARS:
-        return text
-    cut = text.rfind("\n", 0, DOCUMENT_CHARS)
-    return text[: cut if cut > 0 else DOCUMENT_CHARS]
+def document_item(location: str, title: str, why: str, text: str, relevance: float) -> PackItem:
+    """A document as it enters a pack: whole when it is at most DOCUMENT_CHARS characters; else its beginning
+    (services/text_cut.py), marked as shortened, with the line and column its rest starts at (where readDoc, or
+    GET .../documents/{path}, reads on), so that the pack says it is not complete and how to read the rest."""
+    cut = cut_within(text, DOCUMENT_CHARS)
+    if cut.rest >= len(text):
+        return PackItem("document", location, title, why, text, relevance)
+    line, column = position(text, cut.rest)
+    at = f"offset {line}" + (f", column {column}" if column > 1 else "")
+    return PackItem("document", location, title, why, text[: cut.kept] + SHORTENED_MARK, relevance,
+                    cut=(f"only its first {cut.kept:,} of {len(text):,} characters are packed (a document enters "
+                         f"at most {DOCUMENT_CHARS:,}): its rest is read from {at}"))

@@ -3,7 +3,8 @@
 First the best passages of the documents the caller may read (services/passages.py). Then the same link walk
 as buildContext's (services/link_walk.py), one hop: its starts are the passages' documents and the documents
 the best memories are tied to (memory_documents: ``about``, or named in the text), and what it reaches is
-packed as whole documents (their first link_walk.DOCUMENT_CHARS characters), each labelled with why it is
+packed as whole documents (up to their first link_walk.DOCUMENT_CHARS characters: a longer one is not
+complete, and left_out says where its rest is read), each labelled with why it is
 there ("linked from <path> line 3", "links to <path> at line 12"). The walk reads only the projects the
 caller may read, so a document hidden from the caller is never reached or named: the answer is the one the
 caller would get if it did not exist. Everything goes through the one packer, so the budget holds.
@@ -18,7 +19,7 @@ from typing import Final
 from notewell.records.documents import DocKey
 from notewell.search.engine import SearchEngine
 from notewell.services.context_pack import PackItem
-from notewell.services.link_walk import Reached, beginning, walk
+from notewell.services.link_walk import Reached, document_item, walk
 from notewell.services.links import LinkService
 from notewell.services.passages import document_passages
 from notewell.store.base import Store
@@ -87,6 +88,5 @@ def recall_documents(engine: SearchEngine, store: Store, links: LinkService, rea
             rank = HOP_WEIGHT * relevance[reach.via] if reach.via is not None else 0.0
         doc = store.documents.get(*key)
         if doc is not None:
-            added.append(PackItem("document", f"{key[0]}/{key[1]}", doc.meta.title, reach.why, beginning(doc.text),
-                                  rank))
+            added.append(document_item(f"{key[0]}/{key[1]}", doc.meta.title, reach.why, doc.text, rank))
     return [*passages, *added]

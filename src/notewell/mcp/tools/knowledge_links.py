@@ -149,6 +149,18 @@ def get_links(rt: Runtime, not_found: str) -> ToolSpec:
     )
 
 
+SHORTENED_DOCUMENTS: Final = (
+    "A document with complete false ended early (left_out says why): readDoc reads it by its path, whole from offset "
+    f"1, or, for one cut to its first {link_walk.DOCUMENT_CHARS:,} characters, its rest from the offset (and "
+    "column) its left_out reason names.")
+"""The note of a pack (buildContext's, recall_context's) that holds a document not whole."""
+
+
+def shortened_documents(items: Sequence[tuple[str, bool]]) -> str | None:
+    """SHORTENED_DOCUMENTS when any of the (kind, complete) ``items`` is a document not whole."""
+    return SHORTENED_DOCUMENTS if any(kind == "document" and not complete for kind, complete in items) else None
+
+
 def _item(item: lc.ContextItem) -> JsonObject:
     return {"kind": item.kind, "ref": item.ref, "title": item.title, "why": item.why, "distance": item.distance,
             "tokens": item.tokens, "complete": item.complete}
@@ -162,11 +174,16 @@ def build_context(rt: Runtime) -> ToolSpec:
             ctx.principal, path=args.string("path"), ref=args.string("ref"), query=args.string("query"),
             depth=args.integer("depth", lc.DEPTH_DEFAULT, 0, lc.MAX_DEPTH),
             max_tokens=args.integer("max_tokens", CONTEXT_TOKENS_DEFAULT, CONTEXT_TOKENS_MIN, CONTEXT_TOKENS_MAX))
-        return {"start": found.start, "depth": found.depth, "context": found.text, "tokens_used": found.tokens_used,
-                "max_tokens": found.max_tokens, "items": [_item(i) for i in found.items],
-                "left_out": [{"kind": o.kind, "ref": o.ref, "title": o.title, "tokens": o.tokens, "reason": o.reason}
-                             for o in found.left_out],
-                "truncated": found.truncated}
+        out: JsonObject = {
+            "start": found.start, "depth": found.depth, "context": found.text, "tokens_used": found.tokens_used,
+            "max_tokens": found.max_tokens, "items": [_item(i) for i in found.items],
+            "left_out": [{"kind": o.kind, "ref": o.ref, "title": o.title, "tokens": o.tokens, "reason": o.reason}
+                         for o in found.left_out],
+            "truncated": found.truncated}
+        note = shortened_documents([(i.kind, i.complete) for i in found.items])
+        if note:
+            out["note"] = note
+        return out
 
     return ToolSpec(
         name="buildContext", title="Build context by following links",
@@ -202,14 +219,20 @@ def build_context(rt: Runtime) -> ToolSpec:
                 "title": s.string("Title."), "why": s.string("Why it is in the pack."),
                 "distance": s.integer("Hops from the start (0: the start itself)."),
                 "tokens": s.integer("Tokens it takes."),
-                "complete": s.boolean("False when it ends early, at a sentence end."),
+                "complete": s.boolean("False when it ends early: at a sentence end, to fit the budget, or a "
+                                      f"document cut to its first {link_walk.DOCUMENT_CHARS:,} characters (at a "
+                                      "line break, else a sentence end, else a word boundary); left_out says "
+                                      "which, and the note how to read the rest."),
             })),
             "left_out": s.array(s.obj({
                 "kind": s.string("document or memory"), "ref": s.string("Path or ref."), "title": s.string("Title."),
                 "tokens": s.integer("Tokens it needed (estimated when not tried)."),
-                "reason": s.string("Why it is missing or shortened."),
+                "reason": s.string("Why it is missing or shortened; for a document cut to its first "
+                                   f"{link_walk.DOCUMENT_CHARS:,} characters, the offset (and column) its rest is "
+                                   "read from."),
             })),
-            "truncated": s.boolean(f"True when the walk stopped at {link_walk.MAX_DOCUMENTS} documents."),
+            "truncated": s.boolean(f"True when the walk stopped at {link_walk.MAX_DOCUMENTS} documents (a "
+                                   "document ended early says so in its item's complete, not here)."),
         }, ["start", "depth", "context", "tokens_used", "max_tokens", "items", "left_out", "truncated"]),
         refusals=("Error in buildContext: Not found: <what was named>, when the document or memory does not exist "
                   "or this person cannot read it (the same either way).",

@@ -12,12 +12,14 @@ from notewell.answer_bound import ANSWER_BYTES_MAX, json_bytes
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.tools import memory_knowledge, xmemo
+from notewell.mcp.tools.knowledge_links import shortened_documents
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, Toolset, ToolSpec
 from notewell.records.memories import MEMORY_TYPES
 from notewell.records.models import record_model
 from notewell.runtime import Runtime
 from notewell.services import memory as m
 from notewell.services.context_pack import ContextPack
+from notewell.services.link_walk import DOCUMENT_CHARS
 
 READ = "memory:read"
 WRITE = "memory:write"
@@ -85,8 +87,10 @@ _PACK = s.View({  # REST's ContextPack, by its snake_case names; the pack's text
     "max_tokens": "The budget served: the one asked for, or less when a pack that large would pass the answer's "
                   "32 KB (the note says so).",
     "items": s.Shown(of=s.View({"kind": "memory or document", "ref": "Ref or location.", "title": "Title.",
-                                "tokens": "Tokens it takes.", "complete": "False when it ends early, at a sentence "
-                                                                          "end.",
+                                "tokens": "Tokens it takes.",
+                                "complete": "False when it ends early: at a sentence end, to fit the budget, or a "
+                                            f"linked document cut to its first {DOCUMENT_CHARS:,} characters "
+                                            "(left_out says which, and the note how to read the rest).",
                                 "label": "Where it comes from (a memory's location, type and date; a passage's "
                                          "lines), or why a linked document is there (\"linked from <path> line "
                                          "3\", \"links to <path> at line 12\").",
@@ -327,7 +331,8 @@ def _recall_context(svc: m.MemoryService) -> ToolSpec:
         fits = json_bytes(_pack_dict(pack)) <= PACK_BYTES
         served = (f"max_tokens was served as {budget}: a pack of {asked} tokens passes the {ANSWER_BYTES_MAX // 1024} "
                   "KB an answer may hold; left_out names what did not fit." if budget < asked and fits else None)
-        return xmemo.with_notes(_pack_dict(pack), served, xmemo.words_only(pack.words_only))
+        return xmemo.with_notes(_pack_dict(pack), served, xmemo.words_only(pack.words_only),
+                                shortened_documents([(i.kind, i.complete) for i in pack.items]))
 
     return ToolSpec(
         name="recall_context", title="Recall context", action=READ_ACTION, annotations=READ_ANNOTATIONS,
