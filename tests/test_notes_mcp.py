@@ -247,6 +247,19 @@ async def test_a_stale_version_is_refused_with_the_current_one(admin: Client, wo
     assert (world.vault / "handbook/stale.md").read_text() == "# S\n\nline\nmore\n"
 
 
+async def test_a_passage_occurring_twice_overlapping_is_refused(admin: Client, world: World) -> None:
+    """Overlapping occurrences count: "aa" occurs twice in "xaaay" (str.count said once, and the edit took the
+    first), and the note is left as it was."""
+    await call(admin, "write_note", {"path": "handbook/overlap.md", "content": "xaaay\n"})
+    message, field = await invalid(admin, "edit_note", {"path": "handbook/overlap.md", "operation": "replace",
+                                                        "old": "aa", "content": "b"})
+    assert field == "old" and "occurs 2 times in the note" in message and "add the lines around it" in message
+    assert (world.vault / "handbook/overlap.md").read_text() == "xaaay\n"
+    await call(admin, "edit_note", {"path": "handbook/overlap.md", "operation": "replace", "old": "xaa",
+                                    "content": "xb"})  # once: accepted
+    assert (world.vault / "handbook/overlap.md").read_text() == "xbay\n"
+
+
 async def test_edit_refusals_name_the_argument(admin: Client, world: World) -> None:
     await call(admin, "write_note", {"path": "handbook/refusals.md", "content": "## A\nx\n## A\ny\n"})
     assert (await invalid(admin, "edit_note", {"path": "handbook/refusals.md", "operation": "replace_section",

@@ -67,6 +67,19 @@ def test_if_match_on_a_document_never_there_says_to_send_it_without(rest: RestWo
     assert refused.json()["detail"].endswith("send it without If-Match to create it")
 
 
+def test_a_replace_whose_passage_occurs_twice_overlapping_is_refused(rest: RestWorld) -> None:  # noqa: F811
+    """Lines 1-2 and lines 2-3 both hold the passage: 400 naming old, the note as it was (it answered 200 and
+    replaced lines 1-2)."""
+    doc, content = "/projects/handbook/documents/rest/ship.md", "- [ ] ship\n- [ ] ship\n- [ ] ship\n"
+    made = rest.call("PUT", doc, "admin_all", json={"content": content, "overwrite": True})
+    assert made.status_code in (200, 201), made.text
+    refused = rest.call("PATCH", doc, "admin_all",
+                        json={"operation": "replace", "old": "- [ ] ship\n- [ ] ship", "content": "- [x] ship"})
+    assert refused.status_code == 400 and refused.json()["field"] == "old", refused.text
+    assert "occurs 2 times in the note" in refused.json()["detail"]
+    assert rest.get(doc, "admin_all").json()["text"] == content.rstrip("\n")
+
+
 def test_patch_refuses_a_field_its_operation_does_not_take(rest: RestWorld) -> None:  # noqa: F811
     for body, field in [({"operation": "append", "content": "x", "heading": "## Nope"}, "heading"),
                         ({"operation": "append", "content": "x", "fields": {"a": 1}}, "fields")]:

@@ -141,6 +141,20 @@ def _applied(text: str, edit: Edit, *, front_matter: bool = True) -> str:
     return "".join([*ensure_ended(lines[:start], newline), *added, *kept, *lines[end:]])
 
 
+OCCURRENCES_COUNTED = 100
+"""A passage's occurrences are counted up to this many (each found costs the passage's length again)."""
+
+
+def occurrences(text: str, passage: str) -> int:
+    """How many times ``passage`` occurs in ``text``, overlapping ones too ("aa" twice in "xaaay"; str.count counts
+    it once, so a replace would pick one of two places), up to OCCURRENCES_COUNTED."""
+    count, at = 0, text.find(passage)
+    while at >= 0 and count < OCCURRENCES_COUNTED:
+        count += 1
+        at = text.find(passage, at + 1)
+    return count
+
+
 def _replace(text: str, old: str | None, content: str) -> str:
     if not old:
         raise InvalidArgument("old", "is required for replace: the exact passage to replace, as the note has it")
@@ -149,9 +163,10 @@ def _replace(text: str, old: str | None, content: str) -> str:
     if old not in text and newline != "\n":  # a CRLF (or CR) note, the passage sent with "\n"
         passage = old.replace("\r\n", "\n").replace("\n", newline)
         content = content.replace("\r\n", "\n").replace("\n", newline)
-    count = text.count(passage)
+    count = occurrences(text, passage)
     if count != 1:
-        where = "does not occur in the note" if count == 0 else f"occurs {count} times in the note"
+        many = f"{count:,} times or more" if count >= OCCURRENCES_COUNTED else f"{count} times"
+        where = "does not occur in the note" if count == 0 else f"occurs {many} in the note"
         raise InvalidArgument("old", f"{where}; give a passage that occurs exactly once (add the lines around it)")
     return text.replace(passage, content, 1)
 

@@ -180,7 +180,8 @@ def _edit_note(svc: NoteWritingService) -> ToolSpec:
             "path": _PATH,
             "operation": s.string("What to do.", enum=list(OPERATIONS)),
             "content": s.string("The text to add or put in place (every operation but set_front_matter)."),
-            "old": s.string("replace: the exact passage to replace; it must occur exactly once."),
+            "old": s.string("replace: the exact passage to replace; it must occur exactly once (overlapping "
+                            "occurrences count: \"aa\" occurs twice in \"xaaay\")."),
             "heading": s.string("insert_under_heading, replace_section: the heading with its level, '## Decisions'."),
             "fields": {"type": "object", "description": "set_front_matter: the fields to set, such as "
                                                         "{\"status\": \"done\"}; a null value removes the field."},
