@@ -59,6 +59,26 @@ def test_patch_with_a_stale_if_match_is_412_with_the_current_etag(rest: RestWorl
     assert stale.json()["field"] == "If-Match" and body["version"] in stale.json()["detail"]
 
 
+def test_a_weak_if_match_never_matches_a_write(rest: RestWorld) -> None:  # noqa: F811
+    """If-Match compares strongly (RFC 9110, 13.1.1): W/"<current version>" is 412 on PUT, PATCH, DELETE and a move,
+    naming If-Match, and nothing is written (each was applied, 200), as a read with it is 412."""
+    doc = "/projects/handbook/documents/rest/weak.md"
+    made = rest.call("PUT", doc, "admin_all", json={"content": "one\n", "overwrite": True})
+    assert made.status_code in (200, 201), made.text
+    weak = {"If-Match": f"W/{made.headers['ETag']}"}
+    answers = [rest.call("PUT", doc, "admin_all", headers=weak, json={"content": "two\n", "overwrite": True}),
+               rest.call("PATCH", doc, "admin_all", headers=weak, json={"operation": "append", "content": "two"}),
+               rest.call("DELETE", doc, "admin_all", headers=weak),
+               rest.call("POST", "/projects/handbook/moves", "admin_all", headers=weak,
+                         json={"path": "rest/weak.md", "newPath": "rest/weaker.md"}),
+               rest.get(doc, "admin_all", headers=weak)]
+    for answer in answers:
+        assert answer.status_code == 412 and answer.json()["field"] == "If-Match", answer.text
+    assert "weak ETag" in answers[0].json()["detail"] and "without W/" in answers[0].json()["detail"]
+    after = rest.get(doc, "admin_all")
+    assert after.json()["text"] == "one" and after.headers["ETag"] == made.headers["ETag"]
+
+
 def test_if_match_on_a_document_never_there_says_to_send_it_without(rest: RestWorld) -> None:  # noqa: F811
     refused = rest.call("PUT", "/projects/handbook/documents/rest/fresh.md", "admin_all",
                         headers={"If-Match": '"0123456789abcdef"'}, json={"content": "x"})

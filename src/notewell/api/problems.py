@@ -186,6 +186,8 @@ async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
                                  "deeply); send a flat JSON object encoded as UTF-8")
     if exc.status_code == 413:
         field, detail = "body", TOO_LARGE
+    if exc.status_code == 412:  # a write's If-Match that can match nothing (routes/notes.py: a weak tag)
+        field = "If-Match"
     return problem(exc.status_code, detail, field=field, headers=dict(exc.headers) if exc.headers else None)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
@@ -82,10 +82,16 @@ class JournalPage(BaseModel):
 
 
 def expected(if_match: str | None) -> str | None:
-    """The version an If-Match header names ("v", W/"v" or v); None without one."""
+    """The version an If-Match header names ("v", or v); None without one. A weak tag (W/"v") is 412: If-Match
+    compares strongly (RFC 9110, 13.1.1), so it matches no version, as a read's If-Match has it (api/conditional.py).
+    It is answered before the write is looked at, whoever asks and whatever the path: it says nothing of them."""
     if if_match is None or not if_match.strip():
         return None
-    value = if_match.strip().removeprefix("W/").strip('"')
+    if if_match.strip().startswith("W/"):
+        raise HTTPException(412, f"If-Match: {if_match.strip()[:120]} is a weak ETag, which never matches a write's "
+                                 "If-Match (RFC 9110, 13.1.1: strong comparison); send the ETag without W/, as "
+                                 "the last read or write gave it")
+    value = if_match.strip().strip('"')
     if not value or value == "*" or "," in value:
         raise InvalidArgument("If-Match", "name one version, as the ETag of the last read or write gave it")
     return value
