@@ -367,7 +367,10 @@ SHORT_IN = {"remember.title": "at most 200 characters (memory.MAX_TITLE_CHARS)",
             **{f"{tool}.summary": "a write's line, or a move's: its own sentences, counts, a project id (255 "
                                   "characters) and an indexing error's first 300 (note_writing.NOT_INDEXED_CHARS)"
                for tool in ("move_note", "undo_note_write")},
-            **{f"{tool}.{places}": "at most 3 KB of JSON (note_writing.PLACES_BYTES_MAX); the summary counts them all"
+            # bounded at the MCP door since the service keeps each list whole (50 places) for REST and the CLI,
+            # which a 3 KB cut in the service left short (a review of 1fb0127): the door's cut never reaches them
+            **{f"{tool}.{places}": "the three lists share what the rest of the answer leaves of 32 KB, a list cut "
+                                   "there naming its way on in note (mcp/tools/note_writing._places_within)"
                for tool in ("move_note", "undo_note_write") for places in ("unlinked", "relinked", "dangling")}}
 # Cut fields still without a way on (the rest of the answer cannot be had, or only by guessing): each to be given
 # one, then taken off this list, saying why; a field not named here that lacks one fails.

@@ -7,15 +7,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import replace
 
+import httpx
 import pytest
 from mcp import Client
 
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import call, notes_world_on, refusal
+from notewell.answer_bound import ANSWER_BYTES_MAX, json_bytes
 from notewell.errors import Unavailable
 from notewell.indexer import IndexReport
-from notewell.services.note_writing import NOT_INDEXED_CHARS, PLACES_BYTES_MAX
+from notewell.mcp.tools.note_writing import change_dict
+from notewell.services.note_vault import NoteChange
+from notewell.services.note_writing import NOT_INDEXED_CHARS
 from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT
 from pg import BACKENDS
 
@@ -114,34 +119,95 @@ async def test_a_long_indexing_error_leaves_a_moves_summary_short(
     world.runtime.indexing.sync_paths(["handbook/b6/from-b6.md"])
 
 
-async def test_a_moves_places_of_long_paths_are_listed_within_the_bound(admin: Client) -> None:
-    """Fifty notes whose paths run to 700 bytes link to a note: a move's unlinked (update_links false), a move's
-    relinked and its undo's name the first that fit in PLACES_BYTES_MAX, and the summary counts them all and says
-    how many each names. Every place listed, the answer passed 32 KB and the door cut the list, saying only to ask
-    for less (a narrower path), which no move can."""
+async def test_a_moves_places_of_long_paths_are_listed_within_the_bound(admin: Client, server: ServerThread,
+                                                                     world: World) -> None:
+    """Fifty notes whose paths run to 700 bytes link to a note: over MCP a move's unlinked (update_links false),
+    a move's relinked and its undo's list the first places that fit in the answer's 32 KB, and note names how many
+    and where the rest is (getLinks' backlinks for relinked, search_notes for unlinked); the summary counts them
+    all. Every place listed, the answer passed 32 KB and the door cut the list, saying only to ask for less (a
+    narrower path), which no move can. REST lists all fifty."""
     folder = "handbook/b7/" + "/".join(["長い名前のフォルダ" * 9] * 3)  # 243 bytes a name
     linking = [f"{folder}/from-{n:02d}.md" for n in range(50)]
     await call(admin, "write_note", {"path": "handbook/b7/target-b7.md", "content": "# B7\n"})
     for path in linking:
         await call(admin, "write_note", {"path": path, "content": "See [[target-b7]].\n"})
     places = [f"{path}:1" for path in linking]
-    shown = 0
-    while len(json.dumps(places[:shown + 1], ensure_ascii=False).encode()) <= PLACES_BYTES_MAX:
-        shown += 1
-    assert 0 < shown < 50
+
+    def listed(answer: dict[str, object], name: str, way: str) -> None:
+        assert len(json.dumps(answer, ensure_ascii=False).encode()) <= ANSWER_BYTES_MAX
+        shown = answer[name]
+        assert isinstance(shown, list) and 0 < len(shown) < 50 and shown == places[:len(shown)], answer
+        assert answer["truncated"] is True and f"{name} lists the first {len(shown)} of its 50 places ({way}" \
+            in str(answer["note"]), answer["note"]
+
     broke = await call(admin, "move_note", {"path": "handbook/b7/target-b7.md", "new_path": "handbook/b7/yak-b7.md",
                                             "update_links": False})
-    assert "truncated" not in broke and broke["unlinked"] == places[:shown], broke
-    assert f"50 lines with a link that no longer names what it named (update_links was false): see unlinked, " \
-           f"which names the first {shown}" in broke["summary"], broke["summary"]
+    listed(broke, "unlinked", 'search_notes with query "target-b7" and path "handbook" finds the lines still naming '
+                              'its old place, and getLinks with path "handbook/b7/yak-b7.md" and direction outgoing')
+    assert "50 lines with a link that no longer names what it named (update_links was false): see unlinked" \
+           in broke["summary"], broke["summary"]
+    matches, offset = [], 0
+    while True:  # the way on, page by page
+        found = await call(admin, "search_notes", {"query": "target-b7", "path": "handbook", "offset": offset})
+        matches += [f"{match['path']}:{match['line']}" for match in found["matches"]]
+        if not found["hasMore"]:
+            break
+        offset += len(found["matches"])
+    assert matches == places, matches
     await call(admin, "undo_note_write", {"journal_id": broke["journal_id"]})
     moved = await call(admin, "move_note", {"path": "handbook/b7/target-b7.md", "new_path": "handbook/b7/gnu-b7.md"})
-    assert "truncated" not in moved and moved["relinked"] == places[:shown], moved
-    assert f"50 lines of 50 notes rewritten to keep their links naming what they named: see relinked, which names " \
-           f"the first {shown}" in moved["summary"], moved["summary"]
+    listed(moved, "relinked", 'getLinks with path "handbook/b7/gnu-b7.md" and direction backlinks lists every note '
+                              "linking to it now")
+    assert "50 lines of 50 notes rewritten to keep their links naming what they named: see relinked" \
+           in moved["summary"], moved["summary"]
+    links = await call(admin, "getLinks", {"path": "handbook/b7/gnu-b7.md", "direction": "backlinks"})
+    assert links["backlinksTotal"] == 50, links
     back = await call(admin, "undo_note_write", {"journal_id": moved["journal_id"]})
-    assert "truncated" not in back and back["relinked"] == places[:shown], back
-    assert f"which names the first {shown}" in back["summary"], back["summary"]
+    listed(back, "relinked", 'getLinks with path "handbook/b7/target-b7.md" and direction backlinks')
+    again = httpx.post(f"http://127.0.0.1:{server.port}/api/v1/projects/handbook/moves", timeout=60,
+                       headers={"Authorization": f"Bearer {world.tokens['admin_write']}"},
+                       json={"path": "b7/target-b7.md", "newPath": "b7/emu-b7.md"})
+    assert again.status_code == 200 and again.json()["relinked"] == places, again.text[:300]
+
+
+async def test_fifty_places_of_ordinary_paths_are_all_listed_on_every_door(admin: Client, server: ServerThread,
+                                                                          world: World) -> None:
+    """A review of 1fb0127: each list was cut to 3 KB in the service, so fifty linking notes of 69-character
+    paths listed 40 over REST (50 before it), and the other ten could be had from no door. REST and MCP list all
+    fifty, and the summary says so."""
+    linking = [f"handbook/b8/a-linking-note-with-a-name-of-quite-ordinary-length-{n:02d}.md" for n in range(50)]
+    assert {len(path) for path in linking} == {69}
+    await call(admin, "write_note", {"path": "handbook/b8/target-b8.md", "content": "# B8\n"})
+    for path in linking:
+        await call(admin, "write_note", {"path": path, "content": "See [[target-b8]].\n"})
+    headers = {"Authorization": f"Bearer {world.tokens['admin_write']}"}
+    moved = httpx.post(f"http://127.0.0.1:{server.port}/api/v1/projects/handbook/moves", timeout=60, headers=headers,
+                       json={"path": "b8/target-b8.md", "newPath": "b8/ox-b8.md"})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["relinked"] == [f"{path}:1" for path in linking], moved.json()
+    assert moved.json()["summary"].endswith("50 lines of 50 notes rewritten to keep their links naming what they "
+                                            "named: see relinked"), moved.json()["summary"]
+    back = await call(admin, "move_note", {"path": "handbook/b8/ox-b8.md", "new_path": "handbook/b8/target-b8.md"})
+    assert back["relinked"] == [f"{path}:1" for path in linking] and "truncated" not in back, back
+
+
+def test_the_three_lists_share_the_answers_bound_dangling_kept_first() -> None:
+    """Each list of fifty places of 4,000-character paths: the answer keeps within 32 KB with paths of 4,096
+    characters, dangling (which no tool finds again) keeps its room first, and note names every list it cut."""
+    long = "p/" + "x" * 4000
+    change = NoteChange("p/" + "n" * 4090, "v", "v", 1, 0, "moved, no line changed", "", False, 7,
+                        moved_from="p/" + "o" * 4090, unlinked=tuple(f"{long}u{n}:1" for n in range(50)),
+                        relinked=tuple(f"{long}r{n}:1" for n in range(50)),
+                        dangling=tuple(f"{long}d{n}" for n in range(50)))
+    answer = change_dict(change)
+    assert json_bytes(answer) <= ANSWER_BYTES_MAX and answer["truncated"] is True
+    assert 0 < len(answer["dangling"]) < 50 and answer["unlinked"] == answer["relinked"] == []
+    assert answer["dangling"] == list(change.dangling[:len(answer["dangling"])])
+    for name in ("dangling", "unlinked", "relinked"):
+        assert f"{name} lists the first {len(answer[name])} of its 50 places" in answer["note"], answer["note"]
+    short = change_dict(replace(change, path="p/n.md", moved_from="p/o.md", unlinked=("p/a.md:1",), relinked=(),
+                                dangling=("p/l.md",)))
+    assert "truncated" not in short and "note" not in short and short["unlinked"] == ["p/a.md:1"]
 
 
 async def test_a_move_names_the_symbolic_links_it_leaves_dangling(server: ServerThread, world: World) -> None:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
-from notewell.answer_bound import json_bytes
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound
 from notewell.records.documents import DocKey
 from notewell.services.line_endings import restored
@@ -41,13 +40,10 @@ if TYPE_CHECKING:
 WRITE: Action = "note:write"
 ADDING = ("append", "prepend", "insert_under_heading")  # the edit operations whose content is what they add
 MOVE_NOTES_READ = 1000  # the notes linking to a moved note whose links a move compares (before it, and after)
-UNLINKED_SHOWN = 50  # the places a move's answer lists in each of its lists (its summary counts them all)
-PLACES_BYTES_MAX = 3 * 1024
-"""The most each of a move's lists of places (unlinked, relinked, dangling) holds, in bytes of JSON, so that its
-answer is within the 32 KB every tool answer keeps (answer_bound.py) by construction, never cut: three lists, two
-paths (PATH_MAX_CHARS bytes each, at most twice that as JSON) and the summary (under 4 KB) fit in it. A place is a
-path and a line: 50 of them fit unless their paths run to some 60 characters; the summary counts them all and
-says how many its list names."""
+UNLINKED_SHOWN = 50
+"""The places a move's answer lists in each of its lists (relinked, unlinked, dangling), on every door; its summary
+counts them all. The MCP door keeps the three within its 32 KB answer (mcp/tools/note_writing.py); REST and the
+CLI send them whole."""
 NOT_INDEXED_CHARS = 300  # the start of an indexing error a move's summary quotes; the log has it whole
 _log = logging.getLogger("notewell.notes")
 
@@ -367,9 +363,9 @@ class _Relinking:
             self.unlinked += [f"{where}:{line}" for line in lines]
 
     def answer(self, change: NoteChange) -> NoteChange:
-        """The move's change with its lists (each a start of the places found, within UNLINKED_SHOWN and
-        PLACES_BYTES_MAX) and its summary, which counts every place and says how many a list names; the summary
-        is bounded too: sentences of its own, counts, a project id and NOT_INDEXED_CHARS of an error."""
+        """The move's change with its lists (each the first UNLINKED_SHOWN places found) and its summary, which
+        counts every place and says how many a list names; the summary is bounded: sentences of its own, counts,
+        a project id and NOT_INDEXED_CHARS of an error."""
         relinked, unlinked, dangling = _shown(self.relinked), _shown(self.unlinked), _shown(self.dangling)
         summary = change.summary
         if self.relinked:
@@ -409,20 +405,12 @@ class _Relinking:
 
 
 def _shown(places: list[str]) -> tuple[str, ...]:
-    """The leading places a list of a move's answer names: at most UNLINKED_SHOWN, within PLACES_BYTES_MAX."""
-    size, shown = 2, 0  # the brackets
-    for place in places[:UNLINKED_SHOWN]:
-        size += json_bytes(place) + (2 if shown else 0)  # ", " between two, as json.dumps writes it
-        if size > PLACES_BYTES_MAX:
-            break
-        shown += 1
-    return tuple(places[:shown])
+    """The leading places a list of a move's answer names: at most UNLINKED_SHOWN."""
+    return tuple(places[:UNLINKED_SHOWN])
 
 
 def _see(name: str, places: list[str], shown: tuple[str, ...]) -> str:
     """Where the summary sends the reader for these places: the list ``name``, and how many of them it names."""
     if len(shown) == len(places):
         return f"see {name}"
-    if not shown:
-        return f"{name} names none of them, their paths too long to list in the answer"
     return f"see {name}, which names the first {len(shown)}"

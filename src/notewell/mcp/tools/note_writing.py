@@ -11,12 +11,13 @@ that scope lists search_notes and note_journal (which reads, as REST's journal d
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping, Sequence
 
 from mcp_types import ToolAnnotations
 
 from notewell.access.policy import Action
-from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
+from notewell.answer_bound import ANSWER_BYTES_MAX, PAGE_BYTES_MAX, json_bytes, leading_items_within
 from notewell.errors import InvalidArgument
 from notewell.mcp import schema as s
 from notewell.mcp.toolset import Arguments, CallContext, JsonObject, ToolSpec
@@ -32,7 +33,7 @@ from notewell.services.note_journal import (
     NoteJournalService,
 )
 from notewell.services.note_vault import NoteChange
-from notewell.services.note_writing import PLACES_BYTES_MAX, UNLINKED_SHOWN, NoteWritingService
+from notewell.services.note_writing import UNLINKED_SHOWN, NoteWritingService
 
 ACTION: Action = "note:write"
 # A change that may lose text (an overwrite, a replaced section, a delete) is destructive; a move keeps every byte.
@@ -54,8 +55,9 @@ _PATH = s.string("The note's path, project first, as searchKnowledge returns it:
 _EXPECTED = s.string(f"The version the change is meant for ({VERSION_CHARS} hex digits, from readDoc or the last "
                      "write). If the note has changed since, nothing is written and the error names the current "
                      "version. Leave it out to change the note as it is now.")
-_AT_MOST = (f"the first {UNLINKED_SHOWN} at most, within {PLACES_BYTES_MAX // 1024} KB of JSON (so the answer is "
-            "never cut); the summary counts them all and says how many this names")
+_AT_MOST = (f"the first {UNLINKED_SHOWN} at most; the summary counts them all and says how many this names. In this "
+            "answer the three lists (dangling, unlinked, relinked, kept in that order) share what the rest of it "
+            f"leaves of {ANSWER_BYTES_MAX // 1024} KB: a list cut to fit is named in note, with where its rest is")
 _CHANGE_OUTPUT = s.tool_output({
     "path": s.string("Where the note is now (for delete_note: where it was)."),
     "version": s.nullable(s.string("The note's new version; null once deleted.")),
@@ -112,7 +114,58 @@ def change_dict(c: NoteChange) -> JsonObject:
         out["relinked"] = list(c.relinked)
     if c.dangling:
         out["dangling"] = list(c.dangling)
-    return out
+    return _places_within(out)
+
+
+PLACES_KEPT = ("dangling", "unlinked", "relinked")
+"""A move's lists of places in the order they keep their room in an MCP answer: a symlink left dangling has no
+tool that finds it again, a line left broken has search_notes, and a rewritten one getLinks, which lists every
+note linking to the moved note."""
+
+
+def _places_within(out: JsonObject) -> JsonObject:
+    """The answer, its lists of places (at most UNLINKED_SHOWN each, as REST and the CLI send them whole) sharing
+    what the rest of it leaves of the answer's bound, in PLACES_KEPT's order. Fifty places of 700-byte paths in each
+    pass it: a list cut here keeps its start, and note names how many it lists and the way to the rest, so the
+    door's own cut, which could only say to ask for less (no move can), never reaches them."""
+    lists = {name: out[name] for name in PLACES_KEPT if name in out}
+    if not lists or json_bytes(out) <= ANSWER_BYTES_MAX:  # the rest alone too long (a write's diff): the door cuts
+        return out
+    cut: JsonObject = {**out, **{name: [] for name in lists}, "truncated": True,
+                       "note": _places_note(out, {name: (len(places), len(places)) for name, places in lists.items()})}
+    size = json_bytes(cut)  # with the longest note it may take: every list cut, counts as long as they can be
+    kept: dict[str, tuple[int, int]] = {}
+    for name, places in lists.items():
+        taken = cut[name]
+        for place in places:
+            size += json_bytes(place) + (2 if taken else 0)  # ", " between two, as json.dumps writes it
+            if size > ANSWER_BYTES_MAX:
+                break
+            taken.append(place)
+        if len(taken) < len(places):
+            kept[name] = (len(taken), len(places))
+            size = ANSWER_BYTES_MAX  # the lists after it keep no place: each list is a start of its own
+    cut["note"] = _places_note(out, kept)
+    return cut if kept else out
+
+
+def _places_note(out: JsonObject, kept: Mapping[str, tuple[int, int]]) -> str:
+    """What a move's answer cut of its lists of places (``kept``: name -> (places listed, places it had)) and where
+    the rest is."""
+    path, moved_from = json.dumps(out["path"], ensure_ascii=False), out.get("moved_from", "")
+    stem = posixpath.splitext(posixpath.basename(moved_from))[0]
+    ways = {"relinked": f"getLinks with path {path} and direction backlinks lists every note linking to it now, "
+                        "the rewritten ones among them",
+            "unlinked": f"search_notes with query {json.dumps(stem, ensure_ascii=False)} and path "
+                        f"{json.dumps(moved_from.split('/', 1)[0], ensure_ascii=False)} finds the lines still naming "
+                        f"its old place, and getLinks with path {path} and direction outgoing its own links",
+            "dangling": "the others are symbolic links of the vault that led to "
+                        f"{json.dumps(moved_from, ensure_ascii=False)} (itself, or a link to it): point them at "
+                        "its new path, or remove them"}
+    said = [f"{name} lists the first {listed} of its {had} places ({ways[name]})"
+            for name, (listed, had) in kept.items()]
+    return (f"This answer was cut to stay within {ANSWER_BYTES_MAX // 1024} KB of JSON: " + "; ".join(said) + "."
+            if said else "")
 
 
 def _refusals(tool: str, *extra: str) -> tuple[str, ...]:
