@@ -270,14 +270,21 @@ OPPOSITES_ELSEWHERE = [  # seen merged by an outside probe (cosine 0.84 to 0.88)
     ("Usar UTC para todas las marcas de tiempo", "Desactivar UTC para todas las marcas de tiempo")]
 
 
+async def _never_merged(world: Served, pairs: list[tuple[str, str]], kind: str) -> list[dict[str, Any]]:
+    """Each pair's first rule taught and embedded, then its second: a rule of its own each time (never the first
+    reinforced); the first rules' answers."""
+    alice = world.tokens["alice"]
+    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": kind}) for rule, _ in pairs]
+    world.embedded()
+    for (rule, other), taught in zip(pairs, first, strict=True):
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": other, "type": kind})
+        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    return first
+
+
 async def test_a_rule_and_its_opposite_in_another_language_are_never_merged(world: Served) -> None:
     alice = world.tokens["alice"]
-    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "reflex"})
-             for rule, _ in OPPOSITES_ELSEWHERE]
-    world.embedded()
-    for (rule, opposite), taught in zip(OPPOSITES_ELSEWHERE, first, strict=True):
-        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": opposite, "type": "reflex"})
-        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    first = await _never_merged(world, OPPOSITES_ELSEWHERE, "reflex")
     reworded = await call(world.mcp, alice, "brain_teach_knowledge", {
         "rule": "En production, activer le cache", "type": "reflex"})
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
@@ -291,12 +298,7 @@ QUALIFIED_OTHERWISE = [  # seen merged by an outside probe on both backends (0.8
 
 async def test_a_rule_qualified_otherwise_is_never_merged_with_it(world: Served) -> None:
     alice = world.tokens["alice"]
-    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "heuristic"})
-             for rule, _ in QUALIFIED_OTHERWISE]
-    world.embedded()
-    for (rule, qualified), taught in zip(QUALIFIED_OTHERWISE, first, strict=True):
-        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": qualified, "type": "heuristic"})
-        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    first = await _never_merged(world, QUALIFIED_OTHERWISE, "heuristic")
     reworded = await call(world.mcp, alice, "brain_teach_knowledge", {
         "rule": "After every deploy, always run the smoke tests", "type": "heuristic"})
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
@@ -313,12 +315,7 @@ SWAPPED_THINGS = [  # one thing swapped for another in a long rule: 0.81 to 0.91
 
 async def test_a_rule_with_one_thing_swapped_for_another_is_never_merged_with_it(world: Served) -> None:
     alice = world.tokens["alice"]
-    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "heuristic"})
-             for rule, _ in SWAPPED_THINGS]
-    world.embedded()
-    for (rule, swapped), taught in zip(SWAPPED_THINGS, first, strict=True):
-        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": swapped, "type": "heuristic"})
-        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    first = await _never_merged(world, SWAPPED_THINGS, "heuristic")
     world.embedded()
     for reworded, taught in [  # two names of one thing, or other words of one meaning, still merge
             ("Wrap each integration test in a savepoint and roll it back at the end so the DB stays clean", first[0]),
