@@ -23,7 +23,7 @@ from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
 from notewell.store.sqlite import database
 from notewell.store.sqlite.database import SqliteDatabase
-from pg import BACKENDS, PgCluster
+from pg import BACKENDS, PG_BIN, PgCluster
 
 WRITES_AT_LEAST = 40  # the writer has kept this many before the backup starts, and goes on meanwhile
 
@@ -635,3 +635,41 @@ def test_a_restore_records_the_backup_it_restored_not_the_backups_history(backen
         assert f"{b.resolve()} ({b.stat().st_size} bytes)" in check["found"] and "a.backup" not in check["found"], check
         at = check["found"].partition(", at ")[2].partition(": ")[0]
         assert abs((parse_iso(at) - parse_iso(taken["at"])).total_seconds()) < 2, (at, taken)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_backup_an_older_notewell_took_restores_into_a_new_and_a_current_store(
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A probe: the restore replaced the store, then its clean-up (DELETE FROM backups) met the older schema and
+    the command ended 70 "no such table: backups", a new store removed (SQLite) or left filled (PostgreSQL). The
+    restored store is brought to this version's schema first: it answers as the upgrade tests expect, and its
+    record of backups is the one restored."""
+    from test_upgrade import COMMIT, EXPECTED, FIXTURES, answers
+
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    if backend == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        old = cluster.url(cluster.create_database())
+        subprocess.run([str(PG_BIN / "psql"), "--quiet", "--set", "ON_ERROR_STOP=1", "--file",
+                        str(FIXTURES / f"store-{COMMIT}.sql"), old], check=True, capture_output=True)
+        backup = tmp_path / "old.dump"
+        subprocess.run([str(PG_BIN / "pg_dump"), "--format=custom", "--no-owner", "--file", str(backup), "--dbname",
+                        old], check=True, capture_output=True)
+        new, current = cluster.url(cluster.create_database()), cluster.url(cluster.create_database())
+    else:
+        backup = tmp_path / "old.db"
+        shutil.copyfile(FIXTURES / f"store-{COMMIT}.db", backup)
+        new, current = str(tmp_path / "new.db"), str(tmp_path / "current.db")
+    assert run_cli("index", "--db", current, "--vault", str(vault)).exit_code == 0
+    for into, flags in ((new, []), (current, ["--replace"])):
+        restored = run_cli("restore", str(backup), "--db", into, "--vault", str(vault), *flags)
+        assert restored.exit_code == 0, restored.output
+        users = run_cli("user", "list", "--db", into, "--vault", str(vault))
+        assert users.exit_code == 0 and "alice@example.test" in users.stdout, users.output
+        assert answers(vault, into) == EXPECTED
+        rt = open_runtime(str(vault), into)
+        try:
+            latest = rt.backups.latest()
+            assert latest is not None and latest.path == str(backup.resolve()), latest
+        finally:
+            rt.close()

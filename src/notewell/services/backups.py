@@ -25,7 +25,7 @@ from pathlib import Path
 
 from notewell.access.authorization import Authorization
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, StoreCannotWrite, StoreDamaged
+from notewell.errors import InvalidArgument, NotewellError, StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.records.backups import BackupRecord
 from notewell.records.integrity import Integrity
 from notewell.records.servers import RunningServer
@@ -84,6 +84,7 @@ class BackupService:
                                              "or restore into a new store")
 
         def replaced(taken: str) -> None:
+            self._upgraded(path)  # an older version's backup holds its tables: the clean-up below needs today's
             self.store.backups.restored(BackupRecord(taken, str(path.resolve()), path.stat().st_size))
             for server in self.servers.recorded():  # the source store's servers, not this one's
                 self.servers.withdraw(server.id)
@@ -92,6 +93,18 @@ class BackupService:
 
         with self._alone("restore", "what they write during a restore would be lost"):
             self.store.backups.restore_from(path, replaced)
+
+    def _upgraded(self, path: Path) -> None:
+        """The restored store brought to this version's schema (the migrations opening it runs: each component's
+        steps one transaction, so a failure leaves it at the last step done, upgraded again when next opened)."""
+        try:
+            self.store.upgrade()
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, NotewellError) else f"{type(exc).__name__}: {exc}"
+            raise Unavailable(f"{path} was restored, but bringing it to this version's schema failed ({reason}): a "
+                              "new store the restore made is removed; a store it replaced holds the backup in the "
+                              "schema of the version that took it, upgraded when next opened ('notewell doctor' "
+                              "opens it and says what fails)") from exc
 
     def repair(self, p: Principal, checking: Callable[[list[str]], None] | None = None) -> Repaired:
         """Every index the store derives from its rows rebuilt (store/health.py), then the whole file checked for

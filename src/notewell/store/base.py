@@ -355,6 +355,10 @@ class Store(Protocol):
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...
+    def upgrade(self) -> None:
+        """The schema brought to this version's again, as opening the store brings it (each component's
+        migrations): a restore put back the tables of the version that took the backup, perhaps an older one."""
+        ...
 
 
 class MemoryDocumentRepository(Protocol):

@@ -57,5 +57,8 @@ class PostgresStore(SqlStore):
         """The database URL without its password (fit to show)."""
         return redact(self.db.url)
 
+    def upgrade(self) -> None:
+        PostgresStore(self.db)  # its components migrate the database as they are made; this store's serve on
+
     def close(self) -> None:
         self.db.close()

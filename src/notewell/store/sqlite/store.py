@@ -61,6 +61,9 @@ class SqliteStore(SqlStore):
     def url(self) -> str:
         return str(self.db.path)
 
+    def upgrade(self) -> None:
+        SqliteStore(self.db)  # its components migrate the database as they are made; this store's serve on
+
     def close(self) -> None:
         self.db.close()
 
