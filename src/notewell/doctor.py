@@ -31,7 +31,7 @@ from notewell.services.kea_cross import CROSS
 from notewell.services.kea_providers import held_secrets, redact
 from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
-from notewell.services.servers import RESTART_WITH_MEANING, ServerRegistry, local_url, server_id_at
+from notewell.services.servers import RESTART_WITH_MEANING, ServerRegistry, answer_at, local_url
 from notewell.store import Store, open_store
 from notewell.store.health import integrity, trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
@@ -68,11 +68,12 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
     except NotewellError as exc:
         return [Check("settings", "fail", str(exc), "pass --vault DIR (a folder of notes) or set NOTEWELL_VAULT; "
                                                   "fix or remove a notewell.toml the message names"),
-                _port(port or default_port, [])]
+                _port(port or default_port, [], None)]
     checks = [Check("settings", "ok", f"vault {settings.vault}")]
     scan = _scan(settings, checks)
     store = _open(settings, checks)
     servers: list[RunningServer] = []
+    store_id: str | None = None
     if store is not None:
         now = datetime.now(UTC)
         try:
@@ -84,10 +85,11 @@ def run_checks(vault: str | None, db: str | None, port: int | None, default_port
                 ("backup", lambda: _backup(store, now)), ("kea", lambda: _kea(settings, store, now)),
                 ("jobs", lambda: _jobs(settings, store, now)))]
             with suppress(StoreDamaged):  # said by the checks above
-                servers = ServerRegistry(store.servers).recorded()
+                registry = ServerRegistry(store.servers)
+                servers, store_id = registry.recorded(), registry.store_id
         finally:
             store.close()
-    checks.append(_port(port or _running_port(servers) or default_port, servers))
+    checks.append(_port(port or _running_port(servers, store_id) or default_port, servers, store_id))
     return checks
 
 
@@ -444,18 +446,22 @@ def _inotify_limit() -> int | None:
         return None
 
 
-def _running_port(servers: list[RunningServer]) -> int | None:
-    """The port of the newest server of this store on this machine that answers with its id."""
+def _running_port(servers: list[RunningServer], store_id: str | None) -> int | None:
+    """The port of the newest server of this store (``store_id``: services/servers.py) on this machine that answers
+    with its id."""
     here = socket.gethostname()
     for server in servers:
         port = urlsplit(server.url).port
-        if server.host == here and port is not None and server_id_at(server.url) == server.id:
-            return port
+        if server.host == here and port is not None:
+            answer = answer_at(server.url)
+            if answer is not None and answer.serves(server, store_id):
+                return port
     return None
 
 
-def _port(port: int, servers: list[RunningServer]) -> Check:
-    """Is the port free for `notewell serve`, or does this store's own server already listen there?"""
+def _port(port: int, servers: list[RunningServer], store_id: str | None) -> Check:
+    """Is the port free for `notewell serve`, or does this store's own server already listen there? A server
+    recorded in this store that says it serves another (the source of this copy) is another store's."""
     with socket.socket() as sock:
         try:
             sock.bind(("127.0.0.1", port))
@@ -463,8 +469,8 @@ def _port(port: int, servers: list[RunningServer]) -> Check:
             in_use = exc.strerror
         else:
             return Check("port", "ok", f"127.0.0.1:{port} is free")
-    answered = server_id_at(local_url("127.0.0.1", port))
-    ours = next((s for s in servers if s.id == answered), None)
+    answered = answer_at(local_url("127.0.0.1", port))
+    ours = next((s for s in servers if answered is not None and answered.serves(s, store_id)), None)
     if ours is not None:
         return Check("port", "ok", f"127.0.0.1:{port}: this store's notewell serve runs there (pid {ours.pid}, "
                                    f"since {ours.started_at})")

@@ -23,13 +23,15 @@ from notewell.web.app import build_web_app
 HEALTH_PATH = "/healthz"
 
 
-def health_door(_rt: Runtime, options: ServeOptions) -> Door:
-    """GET /healthz, unauthenticated: the server is up, which MCP toolsets it offers, and its id (the one it
-    records in the store it serves, so `notewell doctor` knows its own store's server)."""
+def health_door(rt: Runtime, options: ServeOptions) -> Door:
+    """GET /healthz, unauthenticated: the server is up, which MCP toolsets it offers, its id (the one it
+    records in the store it serves, so `notewell doctor` knows its own store's server) and the identity of that
+    store (which a copy of the store, carrying the record, does not share: services/servers.py)."""
+    store_id = rt.servers.store_id  # read once, as the server opened its store
 
     async def healthz(_request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "toolsets": [t.name for t in options.toolsets],
-                             "serverId": options.server_id})
+                             "serverId": options.server_id, "storeId": store_id})
 
     # Open to any Host (notewell.http.hosts): a load balancer's probe names the instance by its address.
     return Door("health", [Route(HEALTH_PATH, endpoint=healthz, methods=["GET"])], open_paths=[HEALTH_PATH])

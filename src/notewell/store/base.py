@@ -263,6 +263,7 @@ class ServerRepository(Protocol):
     def remove(self, server_id: str) -> None: ...
     def set_leading(self, server_id: str, since: str | None) -> None: ...  # took the writer lease then (None: let go)
     def running(self) -> list[RunningServer]: ...  # the most recently started first
+    def store_identity(self) -> str | None: ...  # this store, which no copy of it shares (None: cannot tell)
 
 
 class MeaningRepository(Protocol):

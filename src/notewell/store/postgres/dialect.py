@@ -75,6 +75,18 @@ class PostgresDialect(Dialect):
         with self.db.transaction() as conn:
             yield PgExecutor(conn)
 
+    def instance(self) -> str | None:
+        """The cluster's system identifier and the database's oid: a dump restored into another database (of
+        this cluster or another) shares neither, while another host name for the same server reaches both.
+        Neither needs a superuser (pg_control_system is open to every role in PostgreSQL 15)."""
+        try:
+            with self.reading() as conn:
+                row = conn.execute("SELECT (SELECT system_identifier FROM pg_control_system()), oid FROM pg_database "
+                                   "WHERE datname = current_database()").fetchone()
+        except psycopg.Error:
+            return None
+        return f"postgres:{row[0]}:{row[1]}" if row is not None and row[0] is not None else None
+
     def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """``= ANY`` of one parameter whatever the number of values; one value as ``=``, so that an index
         whose next column orders the rows still does (a project's documents by path: ``project = ANY('{copy1}')

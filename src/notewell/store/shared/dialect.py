@@ -79,6 +79,12 @@ class Dialect(ABC):
     def transaction(self) -> AbstractContextManager[Executor]:
         """A write transaction: committed on success, rolled back on error; nested calls join it."""
 
+    @abstractmethod
+    def instance(self) -> str | None:
+        """What tells this store apart from every copy of it (a backup used as a store, a dump restored
+        elsewhere), read from the database itself and never from its rows, which a copy carries: the same
+        whatever path, symlink or host name reaches it. None when it cannot be told."""
+
     def one_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """A condition that ``column`` is one of ``values`` (at least one), with its parameters."""
         return f"{column} IN ({marks(len(values))})", list(values)

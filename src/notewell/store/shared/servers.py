@@ -63,6 +63,9 @@ class SqlServers:
         with self.sql.transaction() as conn:
             conn.execute("DELETE FROM running_servers WHERE id = ?", (server_id,))
 
+    def store_identity(self) -> str | None:
+        return self.sql.instance()
+
     def running(self) -> list[RunningServer]:
         """Every recorded server, the most recently started first."""
         with self.sql.reading() as conn:

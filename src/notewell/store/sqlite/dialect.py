@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -42,3 +43,12 @@ class SqliteDialect(Dialect):
     def transaction(self) -> Iterator[Executor]:
         with self.db.transaction() as conn:
             yield conn
+
+    def instance(self) -> str | None:
+        """The file's device and inode: a copy (cp, a backup file used as a store) is another file, while a
+        symlink or another spelling of the path reaches the same one."""
+        try:
+            found = os.stat(self.db.path)
+        except OSError:
+            return None
+        return f"sqlite:{found.st_dev}:{found.st_ino}"
