@@ -673,3 +673,28 @@ def test_a_backup_an_older_notewell_took_restores_into_a_new_and_a_current_store
             assert latest is not None and latest.path == str(backup.resolve()), latest
         finally:
             rt.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_backup_to_a_read_only_filesystem_is_refused_as_such_on_both_backends(
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A probe: on PostgreSQL the clean-up of the partial copy (unlinking it) raised EROFS in its turn, and the
+    command ended 70 "OSError: Read-only file system: 'ro/p.dump.part'", where SQLite named the refusal."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only filesystem is a tmpfs mounted read-only, which root alone mounts")
+    if backend == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        db = cluster.url(cluster.create_database())
+    else:
+        db = str(tmp_path / "index.db")
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    assert run_cli("index", "--db", db, "--vault", str(vault)).exit_code == 0
+    shelf = tmp_path / "ro"
+    shelf.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(shelf)], check=True, capture_output=True)
+    try:
+        refused = run_cli("backup", str(shelf / "b.backup"), "--db", db, "--vault", str(vault))
+    finally:
+        subprocess.run(["umount", str(shelf)], check=True, capture_output=True)
+    assert refused.exit_code == 1, refused.output
+    assert f"backup: cannot write {shelf / 'b.backup'}: its filesystem is read-only" in refused.stderr, refused.stderr

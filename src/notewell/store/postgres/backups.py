@@ -183,7 +183,8 @@ class PostgresBackups(SqlBackups):
             self._dump(scratch)
             os.replace(scratch, path)
         except BaseException as exc:
-            scratch.unlink(missing_ok=True)  # a failed dump leaves nothing behind
+            with contextlib.suppress(OSError):  # a failed dump leaves nothing behind (a folder it could not
+                scratch.unlink(missing_ok=True)  # write in, read-only say, holds none: the refusal is said below)
             if isinstance(exc, InvalidArgument) and "No space left on device" in str(exc):  # pg_dump's own write
                 exc = OSError(errno.ENOSPC, "No space left on device")
             refused = file_refusal("backup", path, exc) if isinstance(exc, OSError) else None
