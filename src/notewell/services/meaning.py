@@ -28,6 +28,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from notewell.errors import Unavailable
+from notewell.log_lines import line
 from notewell.meaning.model import MODEL_ID, Embedder, ModelMissing, load
 from notewell.meaning.reading import unread_share
 from notewell.meaning.texts import memory_text, session_text
@@ -304,8 +306,11 @@ class EmbeddingRunner:
         while not self._stopping.is_set() and not self.meaning.missing:  # missing: said once by the load, and by doctor
             try:
                 taken = self.meaning.embed_due()
-            except Exception:  # the store was unreachable for a moment: try again after a pause
-                _log.exception("op=meaning.runner outcome=error")
+            except Exception as exc:  # the store was unreachable for a moment: try again after a pause
+                if isinstance(exc, Unavailable):  # its database down, say: one line with why, as the watcher says
+                    _log.warning(line("meaning.runner", outcome="error", error=" ".join(str(exc).split())))
+                else:  # not expected: its traceback, for a bug report
+                    _log.exception("op=meaning.runner outcome=error")
                 taken = 0
                 self._stopping.wait(5 * POLL_SECONDS)
             if taken == 0:
