@@ -11,19 +11,18 @@ and remembered a while for /readyz and doctor (``refused``).
 
 from __future__ import annotations
 
-import re
 import select
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from notewell.errors import ConfigError, InvalidArgument, StoreCannotWrite, Unavailable
+from notewell.store.postgres.url_secrets import misread, redact, scrub
 
 POOL_MIN = 1
 POOL_MAX = 16
@@ -31,21 +30,9 @@ POOL_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 10
 REFUSAL_KEPT_S = 60.0  # a refused write is reported (readiness, doctor) this long, or until a write commits if
 # the database was read-only (on a full disk a small write may still fit where a larger one does not)
-
-
-_QUERY_PASSWORD = re.compile(r"(?i)((?:^|&)password=)[^&]*")
-
-
-def redact(url: str) -> str:
-    """The URL without its password (in ``user:password@`` or a ``?password=`` parameter), fit for messages and
-    logs."""
-    parts = urlsplit(url)
-    query = _QUERY_PASSWORD.sub(r"\1***", parts.query)
-    if parts.password is None:
-        return urlunsplit(parts._replace(query=query))
-    user = parts.username or ""
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}", query=query))
+ENCODE = ("write it as postgresql://user:password@host:port/dbname with the password's special characters "
+          "percent-encoded (@ as %40, / as %2F, : as %3A, # as %23, ? as %3F, % as %25, a space as %20), or leave "
+          "the password out of the URL and put it in ~/.pgpass or PGPASSWORD")
 
 
 def read_only(url: str) -> StoreCannotWrite:
@@ -84,18 +71,21 @@ class PostgresDatabase:
         self._refused: tuple[StoreCannotWrite, float] | None = None
         try:
             psycopg.conninfo.conninfo_to_dict(url)
-        except psycopg.ProgrammingError as exc:
-            raise ConfigError(f"--db: not a valid PostgreSQL URL ({exc}); use postgresql://user@host/dbname") from exc
+        except psycopg.ProgrammingError:  # libpq's reason quotes the URL, or the piece of the password it stopped at
+            raise ConfigError(f"--db: not a valid PostgreSQL URL (not shown: it may hold a password); {ENCODE}"
+                              ) from None
         try:  # one direct attempt first: a wrong URL fails at once with PostgreSQL's reason, not after retries
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S) as first:
                 encoding = first.info.parameter_status("server_encoding") or ""
         except psycopg.Error as exc:
             lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-            reason = lines[0] if lines else type(exc).__name__
+            reason = scrub(lines[0], url) if lines else type(exc).__name__
+            hint = (f"; the password seems to hold a character the URL reads as a separator: {ENCODE}"
+                    if misread(url) else "")
             raise ConfigError(
                 f"--db: cannot connect to {redact(url)} ({reason}); check that PostgreSQL runs there and that the "
-                "database, user and password are right"
-            ) from exc
+                f"database, user and password are right{hint}"
+            ) from None
         if encoding.upper() != "UTF8":  # SQL_ASCII: psycopg hands back bytes, and folding non-ASCII text is wrong
             raise ConfigError(
                 f"--db: the database of {redact(url)} is encoded {encoding or 'unknown'}; Notewell needs UTF8: create "

@@ -7,12 +7,13 @@ import psycopg
 from notewell.errors import ConfigError
 from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
-from notewell.store.postgres.database import PostgresDatabase, redact
+from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.documents import PostgresDocuments
 from notewell.store.postgres.memories import PostgresMemories
 from notewell.store.postgres.pgvector import PgVectorIndex
 from notewell.store.postgres.tables import PostgresTables
+from notewell.store.postgres.url_secrets import redact, scrub
 from notewell.store.shared.foreign import refuse_foreign
 from notewell.store.shared.store import SqlStore
 
@@ -44,8 +45,9 @@ class PostgresStore(SqlStore):
                 return cls(db)
             except psycopg.errors.InsufficientPrivilege as exc:  # making or upgrading the schema, as another role
                 who = role[0] if role else "this role"
+                reason = scrub(exc.diag.message_primary or str(exc), url)
                 raise ConfigError(f"--db: the role {who} may not make or change Notewell's tables in "
-                                  f"{redact(url)} ({exc.diag.message_primary or exc}); connect as the database's "
+                                  f"{redact(url)} ({reason}); connect as the database's "
                                   "owner (the role that made the store), or have it grant this role what it "
                                   "needs (docs/operations.md, PostgreSQL)") from None
         except BaseException:
