@@ -698,3 +698,41 @@ def test_a_backup_to_a_read_only_filesystem_is_refused_as_such_on_both_backends(
         subprocess.run(["umount", str(shelf)], check=True, capture_output=True)
     assert refused.exit_code == 1, refused.output
     assert f"backup: cannot write {shelf / 'b.backup'}: its filesystem is read-only" in refused.stderr, refused.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_restore_whose_upgrade_fails_says_so_and_keeps_the_backup_restored(
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upgrade after the restore's commit failing (here made to): one line saying the backup was restored and
+    what is left, never exit 70; the new store holds the backup whole, and opening it upgrades it
+    (docs/operations.md, "Backup and restore")."""
+    from notewell.store.postgres.store import PostgresStore
+    from notewell.store.sqlite.store import SqliteStore
+    from test_upgrade import COMMIT, FIXTURES
+
+    vault = make_vault(tmp_path, {"apollo/a.md": "# A\n"})
+    if backend == "postgres":
+        cluster: PgCluster = request.getfixturevalue("pg_cluster")
+        new = cluster.url(cluster.create_database())
+        backup = tmp_path / "old.dump"
+        old = cluster.url(cluster.create_database())  # the fixture's store loaded, then dumped as the older one
+        subprocess.run([str(PG_BIN / "psql"), "--quiet", "--set", "ON_ERROR_STOP=1", "--file",
+                        str(FIXTURES / f"store-{COMMIT}.sql"), old], check=True, capture_output=True)
+        subprocess.run([str(PG_BIN / "pg_dump"), "--format=custom", "--no-owner", "--file", str(backup), "--dbname",
+                        old], check=True, capture_output=True)
+    else:
+        backup = tmp_path / "old.db"
+        shutil.copyfile(FIXTURES / f"store-{COMMIT}.db", backup)
+        new = str(tmp_path / "new.db")
+
+    def fails(_store: object) -> None:
+        raise sqlite3.OperationalError("a migration step failed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(SqliteStore if backend == "sqlite" else PostgresStore, "upgrade", fails)
+        failed = run_cli("restore", str(backup), "--db", new, "--vault", str(vault))
+    assert failed.exit_code == 1, failed.output
+    assert (f"{backup} was restored, but bringing it to this version's schema failed (OperationalError: a migration "
+            "step failed): the store holds the backup") in " ".join(failed.stderr.split()), failed.stderr
+    users = run_cli("user", "list", "--db", new, "--vault", str(vault))
+    assert users.exit_code == 0 and "alice@example.test" in users.stdout, users.output

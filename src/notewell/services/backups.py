@@ -74,8 +74,9 @@ class BackupService:
     def restore(self, p: Principal, path: Path, *, replace: bool = False,
                 done: Callable[[], None] | None = None) -> None:
         """The store replaced by the backup at ``path``; a store holding rows only with ``replace``. ``done`` is
-        called once the store holds the backup and its records are the restore's, a Ctrl-C held meanwhile: an
-        interrupted restore replaced nothing unless ``done`` was called."""
+        called once the store holds the backup and its records are the restore's (or holds it in its older schema,
+        the upgrade having failed), a Ctrl-C held meanwhile: an interrupted restore replaced nothing unless ``done``
+        was called."""
         self.authorization.authorize(p, CARRY)
         held = self.store.tables.held()
         if held and not replace:
@@ -84,7 +85,12 @@ class BackupService:
                                              "or restore into a new store")
 
         def replaced(taken: str) -> None:
-            self._upgraded(path)  # an older version's backup holds its tables: the clean-up below needs today's
+            try:  # an older version's backup holds its tables: the clean-up below needs today's
+                self.store.upgrade()
+            except Exception as exc:
+                if done is not None:  # the store holds the backup, whole, in its older schema: kept, even a new one
+                    done()
+                raise _not_upgraded(path, exc) from exc
             self.store.backups.restored(BackupRecord(taken, str(path.resolve()), path.stat().st_size))
             for server in self.servers.recorded():  # the source store's servers, not this one's
                 self.servers.withdraw(server.id)
@@ -93,18 +99,6 @@ class BackupService:
 
         with self._alone("restore", "what they write during a restore would be lost"):
             self.store.backups.restore_from(path, replaced)
-
-    def _upgraded(self, path: Path) -> None:
-        """The restored store brought to this version's schema (the migrations opening it runs: each component's
-        steps one transaction, so a failure leaves it at the last step done, upgraded again when next opened)."""
-        try:
-            self.store.upgrade()
-        except Exception as exc:
-            reason = str(exc) if isinstance(exc, NotewellError) else f"{type(exc).__name__}: {exc}"
-            raise Unavailable(f"{path} was restored, but bringing it to this version's schema failed ({reason}): a "
-                              "new store the restore made is removed; a store it replaced holds the backup in the "
-                              "schema of the version that took it, upgraded when next opened ('notewell doctor' "
-                              "opens it and says what fails)") from exc
 
     def repair(self, p: Principal, checking: Callable[[list[str]], None] | None = None) -> Repaired:
         """Every index the store derives from its rows rebuilt (store/health.py), then the whole file checked for
@@ -143,6 +137,15 @@ class BackupService:
     def latest(self) -> BackupRecord | None:
         """The last backup recorded (no person asks: the doctor reports its age)."""
         return self.store.backups.latest()
+
+
+def _not_upgraded(path: Path, exc: Exception) -> Unavailable:
+    """A restore's upgrade of the backup to this version's schema (Store.upgrade: each component's steps one
+    transaction) that failed, and what it left: the backup, restored whole, at the last step done."""
+    reason = str(exc) if isinstance(exc, NotewellError) else f"{type(exc).__name__}: {exc}"
+    return Unavailable(f"{path} was restored, but bringing it to this version's schema failed ({reason}): the store "
+                       "holds the backup in the schema of the version that took it, which opening it upgrades again "
+                       "('notewell doctor' opens it and says what fails)")
 
 
 def _running(server: RunningServer) -> str:
