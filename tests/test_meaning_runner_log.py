@@ -52,3 +52,32 @@ def test_an_unexpected_error_keeps_its_traceback(caplog: pytest.LogCaptureFixtur
     record = _logged(caplog, RuntimeError("a bug"))
     assert record.getMessage() == "op=meaning.runner outcome=error"
     assert record.exc_info is not None and record.levelno == logging.ERROR
+
+
+def test_a_store_down_as_the_server_starts_does_not_end_the_runner(caplog: pytest.LogCaptureFixture) -> None:
+    """The runner's first step, queueing again what another model embedded, ran outside its retries: with the store
+    down as a server started, the thread died and nothing was embedded for the rest of the server's life."""
+    requeues: list[str] = []
+    embedding = threading.Event()
+
+    def requeue_other_models(model: str) -> int:
+        requeues.append(model)
+        if len(requeues) == 1:
+            raise Unavailable(DOWN)
+        return 0
+
+    def embed_due() -> int:
+        embedding.set()
+        return 0
+
+    meaning: Any = SimpleNamespace(switched_off=False, missing=False, work=threading.Event(), embed_due=embed_due,
+                                   store=SimpleNamespace(meaning=SimpleNamespace(
+                                       requeue_other_models=requeue_other_models)))
+    runner = EmbeddingRunner(cast(MeaningService, meaning))
+    with caplog.at_level(logging.WARNING, logger="notewell.meaning"):
+        runner.start()
+        assert embedding.wait(30)  # after the retry's pause (2.5 s)
+        runner.stop()
+    assert len(requeues) == 2
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("op=meaning.runner")] == [
+        'op=meaning.runner outcome=error error="' + " ".join(DOWN.split()) + '"']

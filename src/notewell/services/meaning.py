@@ -302,9 +302,12 @@ class EmbeddingRunner:
     def _run(self) -> None:
         if self.meaning.switched_off:
             return
-        self.meaning.store.meaning.requeue_other_models(MODEL_ID)
+        requeued = False  # the items another model embedded, queued again once (an upgrade's)
         while not self._stopping.is_set() and not self.meaning.missing:  # missing: said once by the load, and by doctor
             try:
+                if not requeued:  # inside the try: a store down as the server starts must not end the runner
+                    self.meaning.store.meaning.requeue_other_models(MODEL_ID)
+                    requeued = True
                 taken = self.meaning.embed_due()
             except Exception as exc:  # the store was unreachable for a moment: try again after a pause
                 if isinstance(exc, Unavailable):  # its database down, say: one line with why, as the watcher says
