@@ -11,6 +11,7 @@ table's root page overwritten.
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -462,3 +463,38 @@ def test_a_header_damaged_under_a_running_server_says_damaged_on_a_new_connectio
             assert f"the store {db} {DAMAGED}" in detail and "moved or deleted" not in detail, detail
     finally:
         rt.close()
+
+
+def _damage_leaf_page(db: str, table: str) -> None:
+    """One leaf page of ``table`` overwritten past its first 100 bytes (its header and cell pointers kept) with
+    bytes of a fixed seed, as an outside probe damaged it: the b-tree's own page, not the rows FTS5 reads."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    try:
+        page = conn.execute("SELECT max(pageno) FROM dbstat WHERE name = ? AND pagetype = 'leaf'",
+                            (table,)).fetchone()[0]
+    except sqlite3.OperationalError:  # no dbstat compiled in: a table of a page or two, its root a leaf
+        page = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as f:
+        f.seek((page - 1) * page_size + 100)
+        f.write(random.Random(0).randbytes(page_size - 100))
+
+
+def test_repair_makes_a_word_index_again_when_its_own_pages_are_damaged(tmp_path: Path) -> None:
+    """Before: FTS5's 'delete-all' (and DROP TABLE) walk the damaged page and fail, and repair left the damage."""
+    vault, db, token = _store(tmp_path)
+    before = _answers(vault, db)
+    _damage_leaf_page(db, "memory_words_data")
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    assert doctor.exit_code == 1 and "FAIL integrity" in doctor.output, doctor.output
+
+    repaired = run_cli("repair", "--db", db, "--vault", str(vault))
+    flat = " ".join(repaired.stdout.split())
+    assert repaired.exit_code == 0, repaired.output
+    assert "memory_words, memory_stems, brain_session_words" in flat and "The store is whole" in flat, flat
+    doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
+    assert "ok integrity: no damage found" in " ".join(doctor.output.split()), doctor.output
+    assert _answers(vault, db) == before
+    _rest, strict, _tolerant = _served_searches(vault, db, token)
+    assert strict["isError"] is False and "Frankfurt" in strict["content"][0]["text"], strict

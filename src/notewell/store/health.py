@@ -7,7 +7,8 @@ import sqlite3
 
 from notewell.records.integrity import Integrity
 from notewell.store.base import Store
-from notewell.store.sqlite.integrity import check, rebuild
+from notewell.store.sqlite.index_rebuild import rebuild
+from notewell.store.sqlite.integrity import check
 
 
 def trigram_problem(store: Store) -> str | None:
@@ -47,10 +48,10 @@ def integrity(store: Store, budget_s: float | None) -> Integrity | None:
 
 
 def rebuild_indexes(store: Store) -> list[str]:
-    """Every index the store derives from its rows, rebuilt; what was rebuilt. SQLite: its full-text indexes,
-    from the rows in one transaction (sqlite/integrity.py). PostgreSQL: REINDEX of each table of the schema whose
-    owner the connecting role is or acts as (a superuser: every one), one at a time (each holds its table's lock
-    while it runs)."""
+    """Every index the store derives from its rows, rebuilt; what was rebuilt. SQLite: its FTS5 indexes, made
+    again from the rows in one transaction, then a VACUUM where an index's own pages were damaged
+    (sqlite/index_rebuild.py). PostgreSQL: REINDEX of each table of the schema whose owner the connecting role is
+    or acts as (a superuser: every one), one at a time (each holds its table's lock while it runs)."""
     from notewell.store.postgres import PostgresStore
     from notewell.store.sqlite import SqliteStore
 

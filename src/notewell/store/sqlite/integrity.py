@@ -3,7 +3,7 @@
 Damage shows as SQLite's "database disk image is malformed". Most of it can be mended in place, because
 every full-text index of the store is derived from rows the store keeps: the documents' trigram shards from
 ``document_regions``, the memories' word indexes from ``memories``, the session pieces' index from its own
-content table. Rebuilding those is ``rebuild``. Damage to the tables themselves (what ``PRAGMA quick_check``
+content table. Rebuilding those is index_rebuild.py's. Damage to the tables themselves (what ``PRAGMA quick_check``
 finds) cannot be rebuilt from anything: a backup, or an export into a new store, is the way out.
 
 The checks read every page, which takes seconds per gigabyte: a budget stops them (SQLite's progress
@@ -18,9 +18,7 @@ import time
 from notewell.errors import StoreCannotWrite, StoreDamaged, Unavailable
 from notewell.records.integrity import Integrity
 from notewell.store.sqlite.database import SqliteDatabase
-from notewell.store.sqlite.memories import MEMORY_INDEXES, REINDEX_MEMORIES
-from notewell.store.sqlite.trigram_counts import count_trigrams
-from notewell.store.sqlite.trigram_shards import SHARDS, reindex_shard, shard_name
+from notewell.store.sqlite.trigram_shards import SHARDS, shard_name
 
 # Each full-text index, and what it indexes (doctor names it so)
 INDEXES: dict[str, str] = {
@@ -73,25 +71,6 @@ def check(db: SqliteDatabase, budget_s: float | None) -> Integrity:
         if deadline is not None:
             conn.set_progress_handler(None, 0)
     return found
-
-
-def rebuild(db: SqliteDatabase) -> list[str]:
-    """Every full-text index rebuilt from the rows it is derived from, in one write transaction; the names of
-    the indexes rebuilt. Raises StoreDamaged when the rows themselves (or an index's own pages) cannot be read."""
-    rebuilt: list[str] = []
-    with db.transaction() as conn:
-        for shard in range(SHARDS):
-            for statement in reindex_shard(shard):
-                conn.execute(statement)
-            rebuilt.append(shard_name(shard))
-        count_trigrams(conn)
-        for statement in REINDEX_MEMORIES:
-            conn.execute(statement)
-        rebuilt += MEMORY_INDEXES
-        # its content table holds the words as the writer indexed them (word_text'd): rebuilt from them as they are
-        conn.execute("INSERT INTO brain_session_words (brain_session_words) VALUES ('rebuild')")
-        rebuilt.append("brain_session_words")
-    return rebuilt
 
 
 def _exists(conn: sqlite3.Connection, name: str) -> bool:

@@ -36,11 +36,24 @@ FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 # every connection by database.py). Never 'rebuild' them: that reads the fields as they are.
 WORD_TEXT_FIELDS = ", ".join(f"{WORD_TEXT_SQL}({f})" for f in FIELDS)
 MEMORY_INDEXES = ("memory_words", "memory_stems")
-# Both word indexes emptied and filled again with the live memories, as the writer indexes them (a load, a repair)
+# Each word index as the migrations make it today (a repair makes it again so: store/sqlite/index_rebuild.py)
+MEMORY_INDEX_DDL = {
+    "memory_words": "CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',"
+                    " content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')",
+    "memory_stems": "CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',"
+                    " content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8')",
+}
+
+
+def fill_memory_index(index: str) -> str:
+    """The statement that fills the (empty) word index ``index`` with the live memories, as the writer indexes them."""
+    return (f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS} FROM memories"
+            " WHERE deleted_at IS NULL AND superseded_by IS NULL")
+
+
+# Both word indexes emptied and filled again with the live memories (a load)
 REINDEX_MEMORIES = tuple(statement for index in MEMORY_INDEXES for statement in (
-    f"INSERT INTO {index} ({index}) VALUES ('delete-all')",
-    f"INSERT INTO {index} (rowid, title, content, tags, path) SELECT id, {WORD_TEXT_FIELDS} FROM memories"
-    " WHERE deleted_at IS NULL AND superseded_by IS NULL"))
+    f"INSERT INTO {index} ({index}) VALUES ('delete-all')", fill_memory_index(index)))
 
 MIGRATIONS: list[Migration] = [
     (
@@ -71,10 +84,7 @@ MIGRATIONS: list[Migration] = [
             WHERE deleted_at IS NULL AND superseded_by IS NULL
         """,
         "CREATE INDEX memories_project_path ON memories (project, path)",
-        """
-        CREATE VIRTUAL TABLE memory_words USING fts5 (title, content, tags, path, content = 'memories',
-            content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')
-        """,
+        MEMORY_INDEX_DDL["memory_words"],
         """
         CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
             content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')
@@ -84,10 +94,7 @@ MIGRATIONS: list[Migration] = [
     # merging every matching term's (4 ms -> 1 ms for a common word over 100k memories; index +75%).
     (
         "DROP TABLE memory_stems",
-        """
-        CREATE VIRTUAL TABLE memory_stems USING fts5 (title, content, tags, path, content = 'memories',
-            content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8')
-        """,
+        MEMORY_INDEX_DDL["memory_stems"],
         "INSERT INTO memory_stems (memory_stems) VALUES ('rebuild')",
         """
         INSERT INTO memory_stems (memory_stems, rowid, title, content, tags, path)
