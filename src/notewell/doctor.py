@@ -26,6 +26,7 @@ from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreD
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
 from notewell.records.jobs import JobState
 from notewell.records.servers import RunningServer
+from notewell.scratch_files import leftovers
 from notewell.services.kea import EXTRACT
 from notewell.services.kea_cross import CROSS
 from notewell.services.kea_providers import held_secrets, redact
@@ -41,6 +42,7 @@ from notewell.vault.scan import ScanResult, scan_vault
 
 INOTIFY_WATCHES = Path("/proc/sys/fs/inotify/max_user_watches")
 BACKUP_STALE_HOURS = 26  # a daily backup, with two hours to spare
+LEFTOVERS_SHOWN = 5  # a killed backup's leftovers named beside the last backup (the rest counted)
 FAILING_JOBS_READ = 100  # KEA's failing jobs read per kind and state: enough to say there are some
 RUNNING_JOBS_READ = 500  # running jobs read (the newest) to say which are past their lease, and by how long
 INTEGRITY_BUDGET_S = 10.0  # the damage check reads every page: about this long covers a few gigabytes
@@ -302,6 +304,15 @@ def _backup(store: Store, now: datetime) -> Check:
     if not Path(last.path).is_file():
         return Check("backup", "warn", f"{found}, but no such file is here (deleted or moved since, or made on "
                                        "another machine)", f"check where it went, or {fix}")
+    left = leftovers(Path(last.path).parent)
+    if left:
+        shown = ", ".join(f"{path.name} ({size} bytes)" for path, size in left[:LEFTOVERS_SHOWN])
+        more = f" and {len(left) - LEFTOVERS_SHOWN} more" if len(left) > LEFTOVERS_SHOWN else ""
+        return Check("backup", "warn", f"{found}; beside it, what killed runs left (every home's rows, named "
+                                       f"<pid>@<host>): {shown}{more}",
+                     "the next run of the same command in that folder removes this machine's; remove another "
+                     "machine's with rm -r once no notewell backup, export or import runs there "
+                     "(docs/operations.md, 'Leftovers of a killed run')")
     if hours > BACKUP_STALE_HOURS:
         return Check("backup", "warn", found, fix)
     return Check("backup", "ok", found)

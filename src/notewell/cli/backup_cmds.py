@@ -23,6 +23,7 @@ from notewell.cli.app import (
     store_removed_on_failure,
 )
 from notewell.config import is_postgres_url
+from notewell.scratch_files import part_path
 
 NewFileArg = Annotated[Path, typer.Argument(help="The backup file to write (a new one: a backup never overwrites).")]
 BackupArg = Annotated[Path, typer.Argument(help="The file 'notewell backup' wrote (of this store's backend).")]
@@ -32,7 +33,7 @@ BackupArg = Annotated[Path, typer.Argument(help="The file 'notewell backup' wrot
 def backup_command(file: NewFileArg, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
     """Copy the whole store to FILE while it serves and writes (SQLite: its online backup API; PostgreSQL:
     pg_dump), and record the backup so 'notewell doctor' reports its age."""
-    part = file.with_name(file.name + ".part")
+    part = part_path(file)
     with (ends_on_interrupt("backup", f"no backup was written: its partial copy {part} is removed, and the store "
                                       "is as it was") as interrupt,
           runtime(vault, db, create=False) as rt):

@@ -16,6 +16,7 @@ import tarfile
 from pathlib import Path
 
 from notewell.errors import InvalidArgument, file_refusal
+from notewell.scratch_files import part_path, remove_stale_parts
 from notewell.services.export_format import MANIFEST
 
 SUFFIX = ".tar"
@@ -31,7 +32,8 @@ def pack(folder: Path, archive: Path) -> None:
     """``folder`` (an export) into ``archive``, which must not exist; written whole, then renamed into place."""
     if archive.exists():
         raise InvalidArgument("export", f"{archive} exists already; name a new file")
-    scratch = archive.with_name(archive.name + ".part")
+    remove_stale_parts(archive.parent)  # a killed export's (scratch_files.py)
+    scratch = part_path(archive)
     names = [*sorted(p.name for p in folder.iterdir() if p.name != MANIFEST), MANIFEST]
     try:
         fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # it holds every home's memories

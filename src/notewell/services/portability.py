@@ -23,6 +23,7 @@ from notewell.access.authorization import Authorization
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument, NotewellError, NotFound, file_refusal
+from notewell.scratch_files import remove_stale_folders, scratch_folder
 from notewell.services.export_archive import is_archive, pack, unpack
 from notewell.services.export_format import (
     LINE_MAX_BYTES,
@@ -283,20 +284,24 @@ def _refuse_non_empty(store: Store, way: str = "import into a new store, or merg
 
 @contextmanager
 def _scratch(archive: Path, field: str) -> Iterator[Path]:
-    """A private scratch folder beside ``archive``, removed afterwards; one the disk refuses is named as such. An
+    """A private scratch folder beside ``archive``, removed afterwards; one the disk refuses is named as such; the
+    ones a killed run of the same command left there (kill -9: no cleanup ran) are removed first. An
     import whose archive lies in a folder it may not write (a read-only mount of backups) unpacks in the
     system's temporary folder instead."""
     if not archive.parent.is_dir():  # (an export's .tar named in a folder that is not there, or under a file)
         raise InvalidArgument(field, f"{archive.parent} is not a folder; create it, or name a .tar file in a "
                                      "folder that exists")
+    remove_stale_folders(archive.parent, f".notewell-{field}-")  # a killed run's (scratch_files.py)
     made: tempfile.TemporaryDirectory[str] | None = None
     try:
         with interrupts_held():  # made and named together: a Ctrl-C between the two left the folder behind
             try:
-                made = tempfile.TemporaryDirectory(dir=archive.parent, prefix=f".notewell-{field}-")
+                made = scratch_folder(archive.parent, f".notewell-{field}-")
             except OSError as exc:
                 if field == "import" and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                    made = tempfile.TemporaryDirectory(prefix=f"notewell-{field}-")
+                    system = Path(tempfile.gettempdir())
+                    remove_stale_folders(system, f"notewell-{field}-")
+                    made = scratch_folder(system, f"notewell-{field}-")
                 else:
                     refused = file_refusal(field, archive.parent, exc)
                     if refused is None:

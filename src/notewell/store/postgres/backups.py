@@ -32,6 +32,7 @@ from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from notewell.errors import ConfigError, InvalidArgument, file_refusal
+from notewell.scratch_files import part_path, remove_stale_parts
 from notewell.store.interrupts import interrupts_held
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
@@ -176,7 +177,8 @@ class PostgresBackups(SqlBackups):
         return proc.stdout
 
     def copy_to(self, path: Path, at: str) -> int:
-        scratch = path.with_name(path.name + ".part")
+        remove_stale_parts(path.parent)  # a killed backup's (scratch_files.py)
+        scratch = part_path(path)
         try:
             scratch.unlink(missing_ok=True)
             os.close(os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

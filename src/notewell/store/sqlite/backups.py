@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from notewell.errors import InvalidArgument, StoreDamaged, file_refusal
+from notewell.scratch_files import part_path, remove_stale_parts
 from notewell.store.interrupts import interrupts_held
 from notewell.store.shared.backups import SQLITE_MAGIC, SqlBackups, refuse_the_other_backends
 from notewell.store.sqlite.database import SqliteDatabase, damaged
@@ -74,11 +75,13 @@ class SqliteBackups(SqlBackups):
         super().__init__(SqliteDialect(db))
 
     def copy_to(self, path: Path, at: str) -> int:
-        """The copy is written to ``path``.part and renamed when whole; a copy that fails (its disk full, say)
+        """The copy is written to ``path``.<pid>@<host>.part and renamed when whole (the leftovers of a killed
+        backup in that folder are removed first: scratch_files.py); a copy that fails (its disk full, say)
         leaves nothing behind, and a refusal of its disk is named as such. Its own backup records are its
         record alone (``at``, ``path``; its size is not known yet: 0), which a restore reads for the time it
         was taken: the source's records (of other backups) are not the copy's to bring back."""
-        scratch = path.with_name(path.name + ".part")
+        remove_stale_parts(path.parent)
+        scratch = part_path(path)
         try:
             _private_file(scratch)
             copy = sqlite3.connect(scratch, isolation_level=None)
