@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("store", {"store"}),
     ("the embedding model", {"meaning"}),
     ("records and small helpers", {"records", "fold", "word_breaks", "paths", "timestamps", "errors", "config",
-                                   "json_bounds", "answer_bound", "metrics", "log_lines", "malloc_arenas", "notewell"}),
+                                   "json_bounds", "answer_bound", "metrics", "log_lines", "malloc_arenas",
+                                   "scratch_files", "notewell"}),
 ]
 
 # Upward imports still to remove (none).
