@@ -351,7 +351,7 @@ def _substituted(text: str, other: str) -> bool:
     if len(changed) != 1:
         return False
     a, b = changed[0]
-    return _contrary(a, b) or any(a in c and b in c and c[a] != c[b] for c in _CLASSES)
+    return _contrary(a, b) or _one_class(a, b) is False
 
 
 def _unaccented(word: str) -> str:
@@ -476,10 +476,14 @@ def swapped_words(text: str, other: str) -> Swapped | None:
     return Swapped(mine, theirs, start == 0)
 
 
-def _one_of_a_class(word: str, other: str) -> bool:
-    """Whether two words are one word of a closed class ("s" and "seconds", "prod" and "production")."""
-    a, b = _unaccented(word.casefold()), _unaccented(other.casefold())
-    return any(a in c and b in c and c[a] == c[b] for c in _CLASSES)
+def _one_class(word: str, other: str) -> bool | None:
+    """Of two words (lower case, unaccented) of one closed class (``_CLASSES``): whether they are one word of it
+    ("s" and "seconds", "prod" and "production"; True) or rivals in it ("seconds" and "minutes"; False); None when
+    no class holds both."""
+    for c in _CLASSES:
+        if word in c and other in c:
+            return c[word] == c[other]
+    return None
 
 
 def _names_a_thing(words: list[str], opening: bool, model: WordSense) -> bool:
@@ -494,7 +498,7 @@ def _other_things(text: str, other: str, model: WordSense) -> bool:
     if swapped is None:
         return False
     mine, theirs, opening = swapped
-    if len(mine) == len(theirs) == 1 and _one_of_a_class(mine[0], theirs[0]):
+    if len(mine) == len(theirs) == 1 and _one_class(*(_unaccented(w.casefold()) for w in (*mine, *theirs))):
         return False
     if not (_names_a_thing(mine, opening, model) or _names_a_thing(theirs, opening, model)):
         return False
