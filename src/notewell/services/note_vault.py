@@ -86,14 +86,35 @@ class Write:
     undoes: int | None = None
 
 
-def check_version(expected: str | None) -> str | None:
+@dataclass(frozen=True)
+class AnyOf:
+    """The versions a write is meant for, any one of which lets it proceed: REST's If-Match list (RFC 9110,
+    13.1.1); ``any_version``, whichever version the note is at, as long as there is a note (If-Match: *). With
+    neither, it matches no version (an If-Match of weak tags alone), and the write is refused as a stale one: after
+    the checks of the caller's rights and of the note's existence, which come first whatever a write names."""
+
+    versions: tuple[str, ...] = ()
+    any_version: bool = False
+
+    def holds(self, version: str) -> bool:
+        """Whether a note at ``version`` ("": no note) is one the write is meant for."""
+        return bool(version) and (self.any_version or version in self.versions)
+
+    def shown(self) -> str:
+        return "*" if self.any_version else " or ".join(self.versions)
+
+
+def check_version(expected: str | AnyOf | None) -> AnyOf | None:
+    """The versions a write names (one, as every door but REST names it), each checked to be a version."""
     if expected is None:
         return None
-    cleaned = expected.strip().lower()
-    if not _VERSION.match(cleaned):
-        raise InvalidArgument("expected_version", f"{expected!r} is not a version: pass the {VERSION_CHARS} hex "
-                                                  "digits that reading the document or a previous write returned")
-    return cleaned
+    named = expected.versions if isinstance(expected, AnyOf) else (expected,)
+    cleaned = tuple(version.strip().lower() for version in named)
+    for version, given in zip(cleaned, named, strict=True):
+        if not _VERSION.match(version):
+            raise InvalidArgument("expected_version", f"{given!r} is not a version: pass the {VERSION_CHARS} hex "
+                                                      "digits that reading the document or a previous write returned")
+    return AnyOf(cleaned, isinstance(expected, AnyOf) and expected.any_version)
 
 
 def refuse_added_nul(before: bytes | None, after: bytes) -> None:
@@ -148,17 +169,20 @@ class NoteVault:
     def read(self, target: NotePath, field: str = "path") -> bytes | None:
         return self.files.read(target.vault_path, self.max_bytes, field)
 
-    def check(self, target: NotePath, current: bytes | None, expected: str | None) -> None:
-        """Refuse the write when ``expected`` names a version the note no longer has (VersionConflict with the
-        current version and how the two differ, when the journal still holds the expected text)."""
+    def check(self, target: NotePath, current: bytes | None, expected: AnyOf | None) -> None:
+        """Refuse the write when ``expected`` names no version the note has (VersionConflict with the current
+        version and how it differs from the first named, when the journal still holds that version's text)."""
         if expected is None:
             return
         now = version_of(current) if current is not None else ""
-        if now == expected:
+        if expected.holds(now):
             return
-        if current is None and not any(expected in (e.before_version, e.after_version) for e in self._entries(target)):
-            raise VersionConflict(target.vault_path, expected, "", "never there", never_there=True)
-        raise VersionConflict(target.vault_path, expected, now, self._difference(target, expected, current))
+        named = expected.versions
+        if current is None and not any(v in (e.before_version, e.after_version) for e in self._entries(target)
+                                       for v in named):
+            raise VersionConflict(target.vault_path, expected.shown(), "", "never there", never_there=True)
+        summary = self._difference(target, named[0], current) if named else "no version of it was named"
+        raise VersionConflict(target.vault_path, expected.shown(), now, summary)
 
     def _entries(self, target: NotePath) -> list[JournalEntry]:
         return self.journal.entries([target.project], paths=[target.rel], limit=200)

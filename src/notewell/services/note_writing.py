@@ -7,8 +7,9 @@ by note_files.py (atomic, through the vault's descriptor), each write done under
 note_vault.py, which journals it and indexes it before the method returns: a search right after a write
 finds the new text.
 
-``expected_version`` (the version readDoc and every write answer with) makes a write conditional: a note
-changed since is refused with its current version (VersionConflict), never silently overwritten.
+``expected_version`` (the version readDoc and every write answer with; REST's If-Match may name several, or any:
+note_vault.AnyOf) makes a write conditional: a note changed since is refused with its current version
+(VersionConflict), never silently overwritten.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
 from notewell.services.note_edits import Edit, apply_edit, check_arguments
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path, refuse_unprintable_name
-from notewell.services.note_vault import NoteChange, NoteVault, Write, check_version, decode_note
+from notewell.services.note_vault import AnyOf, NoteChange, NoteVault, Write, check_version, decode_note
 from notewell.vault.link_rewrite import Move, Relinked, relinked
 from notewell.vault.links import leading_to
 from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT, is_markdown, name_key
@@ -86,13 +87,14 @@ class NoteWritingService:
         (line_endings.py); None, and nothing written, when the person changed nothing."""
         text, version, bom = self.read_for_edit(p, path)
         content = restored(text, edited.replace("\r\n", "\n").replace("\r", "\n"))
-        if content == text and check_version(expected_version) == version:
+        checked = check_version(expected_version)
+        if content == text and checked is not None and checked.holds(version):
             return None
         return self.write_note(p, path, ("\ufeff" if bom else "") + content, tool=tool, overwrite=True,
                                expected_version=expected_version)
 
     def write_note(self, p: Principal, path: str, content: str, *, tool: str, overwrite: bool = False,
-                   expected_version: str | None = None) -> NoteChange:
+                   expected_version: str | AnyOf | None = None) -> NoteChange:
         """Create the note (its folders too); over an existing note only with ``overwrite``, which writes over the
         note's file by either Unicode form of its name (a new name in another form than a note's is refused)."""
         target = self.writable(p, path)
@@ -116,7 +118,7 @@ class NoteWritingService:
             return self.vault.settled(target, attempt)
 
     def edit_note(self, p: Principal, path: str, edit: Edit, *, tool: str,
-                  expected_version: str | None = None) -> NoteChange:
+                  expected_version: str | AnyOf | None = None) -> NoteChange:
         """Apply one edit operation (note_edits.py) to the note as it is on disk now; an argument its operation
         does not take is refused."""
         check_arguments(edit)
@@ -139,7 +141,7 @@ class NoteWritingService:
             return self.vault.settled(target, attempt)
 
     def move_note(self, p: Principal, path: str, new_path: str, *, tool: str,
-                  expected_version: str | None = None, update_links: bool = True) -> NoteChange:
+                  expected_version: str | AnyOf | None = None, update_links: bool = True) -> NoteChange:
         """Move (or rename) the note within its project; never over another note. Every link the move breaks
         (to the note, of the note, or one the note now captures) is compared one by one in the documents p
         reads that link to it, before the move and after; with ``update_links`` it is rewritten to name what it
@@ -311,7 +313,8 @@ class NoteWritingService:
                 and (root / path).is_file()
         return is_file
 
-    def delete_note(self, p: Principal, path: str, *, tool: str, expected_version: str | None = None) -> NoteChange:
+    def delete_note(self, p: Principal, path: str, *, tool: str,
+                    expected_version: str | AnyOf | None = None) -> NoteChange:
         """Delete the note into the trash (``.notewell/trash/``); the journal's undo brings it back."""
         target = self.vault.found(self.writable(p, path))
         expected = check_version(expected_version)

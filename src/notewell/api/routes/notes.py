@@ -5,6 +5,8 @@ in ``If-Match`` (the ETag a read or the last write answered with); a document ch
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
@@ -12,21 +14,24 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from notewell.answer_bound import PAGE_BYTES_MAX, leading_items_within
 from notewell.api.any_path import DOCUMENT
+from notewell.api.conditional import CONDITION_MAX_CHARS
 from notewell.api.context import Caller, Services
 from notewell.api.paging import next_link
 from notewell.api.problems import responses
-from notewell.errors import InvalidArgument, NotFound
+from notewell.errors import InvalidArgument, NotFound, VersionConflict
 from notewell.records.models import CAMEL, dump, record_model
 from notewell.services.note_edits import OPERATIONS, Edit, check_operation
 from notewell.services.note_journal import JOURNAL_ID_MAX, JOURNAL_LIMIT_DEFAULT, JOURNAL_LIMIT_MAX
-from notewell.services.note_vault import NoteChange
+from notewell.services.note_vault import AnyOf, NoteChange
 
 router = APIRouter(tags=["writing"])
 ChangeModel = record_model(NoteChange, "DocumentChange")
 WRITE_ERRORS = responses(400, 401, 403, 404, 409, 412, 422)
 CONTENT_MAX_CHARS = 4_000_000  # the body limit bounds it first; the service caps the note's bytes
-IfMatch = Annotated[str | None, Header(alias="If-Match", max_length=100,
-                                       description="The version (ETag) the write is meant for.")]
+IfMatch = Annotated[str | None, Header(alias="If-Match", max_length=CONDITION_MAX_CHARS,
+                                       description="The version (ETag) the write is meant for, or a comma-separated "
+                                                   "list of them (any one matching), or * (any version).")]
+_TAG = re.compile(r'(?P<weak>W/)?"(?P<quoted>[^"\s]+)"|[^"\s]+')  # "v", W/"v", or a bare v
 
 
 class PutDocument(BaseModel):
@@ -81,20 +86,44 @@ class JournalPage(BaseModel):
                                                "given as a Link header; null otherwise.")
 
 
-def expected(if_match: str | None) -> str | None:
-    """The version an If-Match header names ("v", or v); None without one. A weak tag (W/"v") is 412: If-Match
-    compares strongly (RFC 9110, 13.1.1), so it matches no version, as a read's If-Match has it (api/conditional.py).
-    It is answered before the write is looked at, whoever asks and whatever the path: it says nothing of them."""
+def expected(if_match: str | None) -> tuple[AnyOf | None, list[str]]:
+    """(the versions an If-Match header names, its weak tags); (None, []) without one. The header is a list (RFC
+    9110, 13.1.1): "a", "b" (or a bare a), the write proceeding when the document is at any of them, or * alone,
+    whichever version it is at. A weak tag (W/"a") matches no version (strong comparison): it is kept to be
+    named when nothing matched (``conditional``). A member that is none of these is refused, naming If-Match."""
     if if_match is None or not if_match.strip():
-        return None
-    if if_match.strip().startswith("W/"):
-        raise HTTPException(412, f"If-Match: {if_match.strip()[:120]} is a weak ETag, which never matches a write's "
-                                 "If-Match (RFC 9110, 13.1.1: strong comparison); send the ETag without W/, as "
-                                 "the last read or write gave it")
-    value = if_match.strip().strip('"')
-    if not value or value == "*" or "," in value:
-        raise InvalidArgument("If-Match", "name one version, as the ETag of the last read or write gave it")
-    return value
+        return None, []
+    members = [member.strip() for member in if_match.split(",") if member.strip()]
+    if not members:
+        raise InvalidArgument("If-Match", 'names no entity tag: send the ETag of the last read or write ("v")')
+    if members == ["*"]:
+        return AnyOf(any_version=True), []
+    strong: list[str] = []
+    weak: list[str] = []
+    for member in members:
+        found = _TAG.fullmatch(member)
+        if found is None or member == "*":
+            raise InvalidArgument("If-Match", f"{member[:40]!r} is no entity tag: send the ETag of the last read or "
+                                              'write ("v"), a comma-separated list of them, or * alone')
+        (weak if found["weak"] else strong).append(found["quoted"] if found["quoted"] is not None else member)
+    return AnyOf(tuple(strong)), [f'W/"{tag}"' for tag in weak]
+
+
+def conditional(if_match: str | None, write: Callable[[AnyOf | None], NoteChange]) -> NoteChange:
+    """``write`` done with the versions If-Match names, the caller's rights and the document's existence checked
+    first by the service; a refusal of a list that held weak tags says why they did not match."""
+    versions, weak = expected(if_match)
+    try:
+        return write(versions)
+    except VersionConflict as exc:
+        now = exc.current_version
+        if not weak or (not now and versions is not None and versions.versions):  # the service's words say it
+            raise
+        state, fix = ((f'the document is at version "{now}"', "send the ETag without W/, as the last read or write "
+                       "gave it") if now else ("no document is there", "send it without If-Match to create it"))
+        raise HTTPException(412, f"If-Match: {', '.join(weak)[:120]} is a weak ETag, which never matches a write's "
+                                 f"If-Match (RFC 9110, 13.1.1: strong comparison), and {state}; {fix}",
+                            headers={"ETag": f'"{now}"'} if now else None) from None
 
 
 def _answer(response: Response, change: NoteChange) -> Any:
@@ -109,8 +138,8 @@ def _answer(response: Response, change: NoteChange) -> Any:
             summary="Create a document (201), or replace it whole with overwrite and If-Match (200)")
 def put_document(caller: Caller, svc: Services, project: str, path: str, body: PutDocument, request: Request,
                  response: Response, if_match: IfMatch = None) -> Any:
-    change = svc.notes.write_note(caller, f"{project}/{path}", body.content, tool="PUT", overwrite=body.overwrite,
-                                  expected_version=expected(if_match))
+    change = conditional(if_match, lambda versions: svc.notes.write_note(
+        caller, f"{project}/{path}", body.content, tool="PUT", overwrite=body.overwrite, expected_version=versions))
     if change.previous_version is None:  # created: 201, as the schema says (schemathesis' stateful phase found it
         response.status_code = 201       # undocumented), with the document's URL, the one written to
         response.headers["Location"] = request.url.path
@@ -122,16 +151,16 @@ def put_document(caller: Caller, svc: Services, project: str, path: str, body: P
 def patch_document(caller: Caller, svc: Services, project: str, path: str, body: PatchDocument, response: Response,
                    if_match: IfMatch = None) -> Any:
     edit = Edit(check_operation(body.operation), body.content, old=body.old, heading=body.heading, fields=body.fields)
-    return _answer(response, svc.notes.edit_note(caller, f"{project}/{path}", edit, tool="PATCH",
-                                                 expected_version=expected(if_match)))
+    return _answer(response, conditional(if_match, lambda versions: svc.notes.edit_note(
+        caller, f"{project}/{path}", edit, tool="PATCH", expected_version=versions)))
 
 
 @router.delete(DOCUMENT, response_model=ChangeModel, responses=WRITE_ERRORS,
                summary="Delete a document into the trash (the journal's undo brings it back)")
 def delete_document(caller: Caller, svc: Services, project: str, path: str, response: Response,
                     if_match: IfMatch = None) -> Any:
-    return _answer(response, svc.notes.delete_note(caller, f"{project}/{path}", tool="DELETE",
-                                                   expected_version=expected(if_match)))
+    return _answer(response, conditional(if_match, lambda versions: svc.notes.delete_note(
+        caller, f"{project}/{path}", tool="DELETE", expected_version=versions)))
 
 
 @router.post("/projects/{project}/moves", response_model=ChangeModel, responses=WRITE_ERRORS,
@@ -139,9 +168,9 @@ def delete_document(caller: Caller, svc: Services, project: str, path: str, resp
 def move_document(caller: Caller, svc: Services, project: str, body: MoveDocument, response: Response,
                   if_match: IfMatch = None) -> Any:
     try:
-        change = svc.notes.move_note(caller, f"{project}/{body.path}", f"{project}/{body.new_path}",
-                                     tool="POST moves", expected_version=expected(if_match),
-                                     update_links=body.update_links)
+        change = conditional(if_match, lambda versions: svc.notes.move_note(
+            caller, f"{project}/{body.path}", f"{project}/{body.new_path}", tool="POST moves",
+            expected_version=versions, update_links=body.update_links))
     except NotFound as exc:  # the project named twice, as MCP's and the CLI's paths name it first
         inside = body.path.removeprefix(f"{project}/")
         if inside == body.path:
