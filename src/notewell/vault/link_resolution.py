@@ -5,10 +5,12 @@
   with the link's folders when it names any (``[[clients/kestrel]]``). The one in the linking document's
   own folder wins; else the one with the shortest path (fewest folders). Among equals an exact-case match
   wins; a tie that remains is *ambiguous* and resolves to nothing: the writer disambiguates with a folder.
-- A markdown link names one vault path exactly (case-sensitive, as the file system); ``.md`` may be left
-  out. It may name another project: whether the caller may read it is decided when a link is answered.
+- A markdown link names one vault path (case-sensitive, as the file system); ``.md`` may be left out. It may
+  name another project: whether the caller may read it is decided when a link is answered. A path typed in
+  the other Unicode form than the file's name (composed on Linux, decomposed by a Mac), or in a mix of its
+  names' forms, names the file all the same (paths.spelled_as, as readDoc finds it): the path as typed first.
 - A mention (a path in backticks) is tried relative to the document's folder, then inside its project,
-  then as a vault path; the first that exists is its target.
+  then as a vault path; the first that exists, in either Unicode form as a markdown link, is its target.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from notewell.fold import fold
+from notewell.paths import spelled_as
 from notewell.records.documents import DocKey
 from notewell.vault.note_links import MARKDOWN_TYPES, LinkKind, name_key, vault_path
 
@@ -39,6 +42,18 @@ class ProjectIndex:
         for path in sorted(self.ids):
             named.setdefault(name_key(posixpath.basename(path)), []).append(path)
         return named
+
+    @cached_property
+    def folders(self) -> frozenset[str]:
+        """Every folder holding a document, at any depth (made when a path in another Unicode form than its
+        file's asks: only then may a folder be looked up alone)."""
+        found: set[str] = set()
+        for path in self.ids:
+            folder = posixpath.dirname(path)
+            while folder and folder not in found:  # a folder seen has had its own folders added
+                found.add(folder)
+                folder = posixpath.dirname(folder)
+        return frozenset(found)
 
 
 class Resolver:
@@ -84,9 +99,16 @@ class Resolver:
         ids = self.project(project).ids
         if rest in ids:  # the common case, a path written whole: no candidates to build
             return project, rest
-        for path in (rest, *(rest + ending for ending in MARKDOWN_TYPES if not rest.lower().endswith(ending))):
+        paths = (rest, *(rest + ending for ending in MARKDOWN_TYPES if not rest.lower().endswith(ending)))
+        for path in paths:
             if path in ids:
                 return project, path
+        if rest.isascii():  # one Unicode form only: nothing else to try
+            return None
+        for path in paths:
+            spelled = spelled_as(path, ids.__contains__, lambda folder: folder in self.project(project).folders)
+            if spelled is not None:
+                return project, spelled
         return None
 
 
