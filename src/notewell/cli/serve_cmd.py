@@ -174,9 +174,12 @@ def _stop_cleanly(server: uvicorn.Server) -> Callable[[int, FrameType | None], N
 
 def _announce(rt: Runtime, server_id: str, url: str) -> None:
     """Record this process as the server ``server_id`` at ``url`` (STDIO_URL over stdio), saying why it runs
-    without meaning when it does (its embedding runner then embeds nothing: embed --status and doctor say so)."""
+    without meaning when it does (its embedding runner then embeds nothing: embed --status and doctor say so):
+    switched off, or, once it is first needed, its model does not load (NOTEWELL_EMBEDDING_MODEL astray in this
+    server's environment, the package missing here: the commands an operator runs may load theirs)."""
     words_only = rt.meaning.unavailable if rt.meaning.switched_off else None  # switched off: no model is loaded
     rt.servers.announce(server_id, url, words_only)
+    rt.meaning.when_missing(lambda why: rt.servers.words_only(server_id, f"its embedding model does not load: {why}"))
 
 
 def _withdraw(rt: Runtime, server_id: str) -> None:

@@ -78,25 +78,44 @@ class MeaningService:
         self._content_free: np.ndarray | None = None  # CONTENT_FREE's vectors, made once
         self._ahead = ThreadPoolExecutor(QUERY_THREADS, thread_name_prefix="notewell-query")
         self.work = threading.Event()  # set by a write in this process: the runner looks at once
+        self._on_missing: Callable[[str], None] | None = None
 
     # --- the model --------------------------------------------------------------------------------------
 
     def turn_off(self, reason: str) -> None:
         self._off = reason
 
+    def when_missing(self, said: Callable[[str], None]) -> None:
+        """Call ``said`` with why once the model turns out not to load (at once if it did already): a server
+        records it, so that embed --status and doctor, run where the model loads, say its queue only waits."""
+        self._on_missing = said
+        if self._failed is not None:
+            self._tell_missing(self._failed)
+
     def embedder(self) -> Embedder | None:
         """The loaded model, or None when meaning is off or the model cannot be loaded (`unavailable` says why)."""
         if self._off is not None:
             return None
         if self._embedder is None and self._failed is None:
+            failed = None
             with self._loading:
                 if self._embedder is None and self._failed is None:
                     try:
                         self._embedder = load()
                     except ModelMissing as exc:
-                        self._failed = str(exc)
+                        self._failed = failed = str(exc)
                         _log.warning("op=meaning.load outcome=error reason=%s", exc)
+            if failed is not None:
+                self._tell_missing(failed)
         return self._embedder
+
+    def _tell_missing(self, why: str) -> None:
+        if self._on_missing is None:
+            return
+        try:
+            self._on_missing(why)
+        except Exception as exc:  # the store went away meanwhile: the tools answer by words all the same
+            _log.warning(line("meaning.load", outcome="unrecorded", error=" ".join(str(exc).split())[:200]))
 
     @property
     def switched_off(self) -> bool:

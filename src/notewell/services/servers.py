@@ -38,8 +38,8 @@ from notewell.timestamps import now_iso
 
 HEALTH_TIMEOUT_S = 1.0
 HEALTH_PATH = "/healthz"
-RESTART_WITH_MEANING = ("restart the server with meaning on (without --no-semantic, and semantic = true in its "
-                        "notewell.toml), or run `notewell embed` to embed the queue now")
+RESTART_WITH_MEANING = ("fix what it says and restart the server with meaning on (without --no-semantic, and "
+                        "semantic = true in its notewell.toml), or run `notewell embed` to embed the queue now")
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local address is asked directly
 
 
@@ -109,6 +109,11 @@ class ServerRegistry:
                 or (s.host == me.host and (s.pid == me.pid or not _alive(s.pid)))]
         self.servers.add(me, replaces=gone)
         return me
+
+    def words_only(self, server_id: str, why: str) -> None:
+        """This process's server ``server_id`` found it must run without meaning after it was recorded (its
+        embedding model does not load: the model is loaded when first needed, not as the server starts)."""
+        self.servers.set_words_only(server_id, why)
 
     def withdraw(self, server_id: str) -> None:
         self.servers.remove(server_id)

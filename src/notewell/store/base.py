@@ -262,6 +262,7 @@ class ServerRepository(Protocol):
     def add(self, server: RunningServer, replaces: Sequence[str] = ()) -> None: ...  # and drop the ids replaced
     def remove(self, server_id: str) -> None: ...
     def set_leading(self, server_id: str, since: str | None) -> None: ...  # took the writer lease then (None: let go)
+    def set_words_only(self, server_id: str, why: str) -> None: ...  # runs without meaning from now on, and why
     def running(self) -> list[RunningServer]: ...  # the most recently started first
     def store_identity(self) -> str | None: ...  # this store, which no copy of it shares (None: cannot tell)
 

@@ -59,6 +59,11 @@ class SqlServers:
                 conn.execute("UPDATE running_servers SET leading_since = NULL WHERE id <> ?", (server_id,))
             conn.execute("UPDATE running_servers SET leading_since = ? WHERE id = ?", (since, server_id))
 
+    def set_words_only(self, server_id: str, why: str) -> None:
+        """Record that ``server_id`` runs without meaning from now on, and why (its model turned out not to load)."""
+        with self.sql.transaction() as conn:
+            conn.execute("UPDATE running_servers SET words_only = ? WHERE id = ?", (why, server_id))
+
     def remove(self, server_id: str) -> None:
         with self.sql.transaction() as conn:
             conn.execute("DELETE FROM running_servers WHERE id = ?", (server_id,))
