@@ -1,14 +1,17 @@
 """Markdown links and path mentions typed in the other Unicode form than the file's name, through the MCP door
-(getLinks) and REST's links route, on both backends (docs/links.md, "How a link is resolved"). A file a Mac named is decomposed (NFD: "e" and U+0301), a link typed on Linux is
+(getLinks, move_note) and REST's links route, on both backends (docs/links.md, "How a link is resolved" and "A
+move takes its links along"). A file a Mac named is decomposed (NFD: "e" and U+0301), a link typed on Linux is
 composed (NFC: "é"), and the other way round: a markdown link or a mention names the file in either form, or a
-mix of its names' forms (a folder in one, the file in the other), percent-escaped too. They were unresolved
-(getLinks showed them broken, the target's backlinks missed them).
+mix of its names' forms (a folder in one, the file in the other), percent-escaped too; a move rewrites such a
+link, each name the move keeps spelled as its writer typed it. They were unresolved (getLinks showed them
+broken, the target's backlinks missed them) and a move left them naming the old place.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -91,3 +94,37 @@ async def test_rest_shows_them_resolved(server: ServerThread, world: World) -> N
     assert [o["path"] for o in answer.json()["outgoing"]] == [
         p.replace("/fa/", "/fr/") for p in (BRULEE, NAIVE, THE, THE, BRULEE, THE, NAIVE)], answer.json()
 
+
+async def _moved(admin: Client, path: str, new_path: str) -> dict[str, Any]:
+    return await call(admin, "move_note", {"path": path, "new_path": new_path})
+
+
+async def test_a_move_rewrites_them_keeping_the_form_each_name_was_typed_in(admin: Client, world: World) -> None:
+    brulee, naive = nfd("handbook/fm/Crêpe Brûlée.md"), nfc("handbook/fm/naïve.md")
+    the = f"handbook/fm/{nfd('Zoë')}/thé.md"
+    linking = "\n".join([
+        nfc("[a](<Crêpe Brûlée.md>) and [b](Cr%C3%AApe%20Br%C3%BBl%C3%A9e) and [[fm/Crêpe Brûlée]]"),  # 1
+        nfd("[c](naïve.md#why) and `fm/naïve.md`"),  # 2
+        nfc("[d](Zoë/thé.md) and ") + nfd("`fm/Zoë/thé.md`"),  # 3
+        "",
+    ])
+    own = "# Crêpe brûlée\n" + nfd("[n](naïve.md) and `fm/naïve.md`\n")  # the moved note's own links, decomposed
+    put(world, {brulee: own, naive: "# Naïve\n", the: "# Thé\n", "handbook/fm/links.md": linking})
+    moves = [(brulee, nfd("handbook/fm/archive/Crêpe Brûlée.md")), (naive, nfc("handbook/fm/archive/naïve.md")),
+             (the, f"handbook/fm/{nfd('Zoë')}/old/thé.md")]
+    for path, new_path in moves:
+        moved = await _moved(admin, path, new_path)
+        assert "unlinked" not in moved, moved
+        assert (world.vault / new_path).is_file()
+    assert (world.vault / "handbook/fm/links.md").read_text(encoding="utf-8") == "\n".join([
+        nfc("[a](<archive/Crêpe Brûlée.md>) and [b](archive/Crêpe%20Brûlée) and [[Crêpe Brûlée]]"),
+        nfd("[c](archive/naïve.md#why) and `fm/archive/naïve.md`"),
+        nfc("[d](Zoë/old/thé.md) and ") + nfd("`fm/Zoë/old/thé.md`"),
+        "",
+    ])
+    assert (world.vault / moves[0][1]).read_text(encoding="utf-8") == (  # ../naïve.md, then naïve.md again
+        "# Crêpe brûlée\n" + nfd("[n](naïve.md) and `fm/archive/naïve.md`\n"))
+    got = await call(admin, "getLinks", {"path": "handbook/fm/links.md"})
+    assert [(o["line"], o["path"]) for o in got["outgoing"]] == [
+        (1, moves[0][1]), (1, moves[0][1]), (1, moves[0][1]), (2, moves[1][1]), (2, moves[1][1]),
+        (3, moves[2][1]), (3, moves[2][1])], got["outgoing"]

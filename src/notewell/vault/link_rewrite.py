@@ -11,7 +11,9 @@ name (its ``#heading`` and ``|label`` stay), a markdown link's path (its label, 
 stay), a mention's text. Each is written as the link was: a markdown link vault-absolute or relative, ``.md``
 left out or not, inside ``<...>`` or percent-escaped; a wikilink by the shortest end of the path that picks
 the note out from the linking document; a mention by the way it was written (from the document's folder,
-inside its project, as a vault path) when that still names it, else the first other way that does. A line
+inside its project, as a vault path) when that still names it, else the first other way that does. A name
+the link keeps (a folder or file name the move does not change) keeps the Unicode form its writer typed it in
+(composed, or decomposed as on a Mac), when that still names the note, whatever form the file is named in. A line
 is rewritten only when, parsed again, each of its links names what it should; a link no wording can mend (a
 wikilink when a namesake sits in the document's own folder) is left as written and reported.
 """
@@ -23,8 +25,9 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
+from notewell.paths import composed
 from notewell.records.documents import DocKey
 from notewell.vault.link_resolution import Resolver
 from notewell.vault.note_links import (
@@ -167,6 +170,19 @@ def _wording(written: WrittenLink, line: str, was_at: DocKey, wanted: _Named, so
                     move.after)
 
 
+def _as_typed(path: str, typed: str) -> str:
+    """``path`` with each of its names that ``typed`` (the link's target as its writer wrote it) holds in another
+    Unicode form spelled as typed: a move changes where a link leads, not how its writer spells the names it
+    keeps (a file a Mac named decomposed, linked composed from Linux, or the other way round)."""
+    forms = {composed(name): name for name in typed.split("/")}
+    return "/".join(forms.get(composed(name), name) for name in path.split("/"))
+
+
+def _spellings(path: str, typed: str) -> list[str]:
+    """The spellings of ``path`` a rewritten link tries, in order: its kept names as typed, then as on disk."""
+    return list(dict.fromkeys([_as_typed(path, typed), path]))
+
+
 def _without_markdown_ending(path: str) -> str:
     for ending in MARKDOWN_TYPES:
         if path.lower().endswith(ending):
@@ -180,10 +196,10 @@ def _wikilink_name(old: str, wanted: DocKey, source: DocKey, after: Resolver) ->
     path = wanted[1] if old.lower().endswith(MARKDOWN_TYPES) else _without_markdown_ending(wanted[1])
     parts = path.split("/")
     for count in range(1, len(parts) + 1):
-        name = "/".join(parts[-count:])
-        if _NOT_IN_A_WIKILINK.isdisjoint(name) and name == name.strip() \
-                and after.locate("wikilink", name, source) == wanted:
-            return name
+        for name in _spellings("/".join(parts[-count:]), old):
+            if _NOT_IN_A_WIKILINK.isdisjoint(name) and name == name.strip() \
+                    and after.locate("wikilink", name, source) == wanted:
+                return name
     return None
 
 
@@ -209,9 +225,12 @@ def _markdown_path(old: str, angled: bool, target: str, source: DocKey,
         path = "/" + target
     else:
         path = posixpath.relpath(target, posixpath.dirname(f"{source[0]}/{source[1]}"))
-    path = _escaped(path, angled)
-    named = markdown_target(source[0], source[1], path)
-    return path if named is not None and names(named[0]) else None
+    for spelled in _spellings(path, unquote(old, errors="replace")):
+        escaped = _escaped(spelled, angled)
+        named = markdown_target(source[0], source[1], escaped)
+        if named is not None and names(named[0]):
+            return escaped
+    return None
 
 
 def _mention(old: str, was_at: DocKey, named: DocKey, wanted: DocKey, source: DocKey,
@@ -221,14 +240,14 @@ def _mention(old: str, was_at: DocKey, named: DocKey, wanted: DocKey, source: Do
     bare = old.lstrip("/")
     was_named = [None if old.startswith("/") else vault_path(was_at[0], was_at[1], bare),
                  vault_path(was_at[0], "", bare), vault_path(was_at[0], "", "/" + bare)]
-    named_path = f"{named[0]}/{named[1]}"
+    named_path = composed(f"{named[0]}/{named[1]}")
     way = next((i for i, path in enumerate(was_named)
-                if path is not None and path in (named_path, _without_markdown_ending(named_path))), 0)
+                if path is not None and composed(path) in (named_path, _without_markdown_ending(named_path))), 0)
     wanted_path = f"{wanted[0]}/{wanted[1]}"
     ways = [posixpath.relpath(wanted_path, posixpath.dirname(f"{source[0]}/{source[1]}")),
             wanted[1] if wanted[0] == source[0] else None, wanted_path]
-    for text in [ways[way], *ways[:way], *ways[way + 1:]]:
-        if text is not None and looks_like_path(text) and "`" not in text \
-                and after.locate("mention", text, source) == wanted:
-            return text
+    for way_text in [ways[way], *ways[:way], *ways[way + 1:]]:
+        for text in _spellings(way_text, old) if way_text is not None else ():
+            if looks_like_path(text) and "`" not in text and after.locate("mention", text, source) == wanted:
+                return text
     return None
