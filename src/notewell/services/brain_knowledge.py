@@ -33,6 +33,7 @@ from notewell.services.brain_projects import BrainProject
 from notewell.services.brain_scope import OWN_KNOWLEDGE, RESOLVE, RETIRE, USE, ScopePart
 from notewell.services.memory_checks import line_of
 from notewell.services.rule_polarity import opposed
+from notewell.services.text_cut import shortened
 from notewell.timestamps import now_iso
 
 MAX_TITLE_CHARS = 200
@@ -106,7 +107,7 @@ class KnowledgePart(ScopePart):
         content = _content(trigger, rule, rationale)
         all_tags = tuple(dict.fromkeys([kind, *tags]))
         line = " ".join(line_of(rule).split())  # a title is one line, as a memory's (memory_checks.check_line)
-        title = line if len(line) <= MAX_TITLE_CHARS else line[:MAX_TITLE_CHARS - 1] + "…"
+        title = shortened(line, MAX_TITLE_CHARS)  # at a word boundary, never inside a character
         now = now_iso()
         memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=bp.store_project, author_user_id=p.user_id,
                              author_token_id=p.token_id, memory_type="durable", path=path, title=title,

@@ -27,13 +27,15 @@ from notewell.services.link_walk import Reached, walk
 from notewell.services.links import LinkService
 from notewell.services.memory_rank import tolerant_query_terms
 from notewell.services.passages import document_passages
+from notewell.services.text_cut import shortened
 from notewell.store.base import DocumentRepository
 
 SESSIONS = 3
 KNOWLEDGE = 3
 DOCUMENTS = 2
 LINKED = 2
-SNIPPET_CHARS = 200
+SNIPPET_CHARS = 200  # a citation's snippet, and a quoted prompt or rule: cut at a word boundary (text_cut.py)
+TITLE_CHARS = 80  # a citation's title taken from a session's prompt or a rule
 _SENTENCE_MARKS = (".", "!", "?", "…", "。", "！", "？")
 # What to try when nothing matched, as a key each door words with its own tools (no door's words in here).
 NextStep = Literal["search-sessions"]
@@ -66,9 +68,10 @@ def _ended(text: str) -> str:
     return text if text.endswith(_SENTENCE_MARKS) else f"{text}."
 
 
-def _snip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1].rstrip() + "…"
+def _snip(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters: cut at a word boundary, never inside a character, with
+    "…" (services/text_cut.py)."""
+    return shortened(" ".join(text.split()), limit)
 
 
 def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
@@ -81,8 +84,8 @@ def _session_sentence(found: SessionFound, n: int) -> tuple[str, Citation]:
     # a session found by its events or learnings alone may have neither summary nor prompt: it says what it was
     snippet = _snip(s.summary or s.prompt) or (f"An untitled task that {state} ({s.event_count} event"
                                                  f"{'' if s.event_count == 1 else 's'}).")
-    return sentence, Citation(n, s.id, "session", s.started_at[:10], snippet, _snip(s.prompt)[:80], found.found_by,
-                              found.similarity)
+    return sentence, Citation(n, s.id, "session", s.started_at[:10], snippet, _snip(s.prompt, TITLE_CHARS),
+                              found.found_by, found.similarity)
 
 
 def _whose(k: KnowledgeRecord, caller: str, handle: str | None) -> str:
@@ -108,7 +111,8 @@ def _knowledge_sentence(found: ScoredKnowledge, n: int, whose: str) -> tuple[str
     when = f"{brain_injection.when(k.trigger).lower()[:1]}{brain_injection.when(k.trigger)[1:]}, " if k.trigger else ""
     why = f" (because {brain_injection.one_line(k.rationale)})" if k.rationale.strip() else ""
     sentence = f"{whose}: {_ended(f'{when}{brain_injection.one_line(k.rule)}{why}')} [{n}]"
-    return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"), _snip(k.rule)[:80],
+    return sentence, Citation(n, k.ref, "knowledge", k.created[:10], _snip(f"{when}{k.rule}"),
+                              _snip(k.rule, TITLE_CHARS),
                               found.found_by, found.similarity)
 
 

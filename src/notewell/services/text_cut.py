@@ -96,3 +96,12 @@ def cut_within(text: str, limit: int) -> Cut:
     kept = len(text[:end].rstrip())
     rest = len(text) - len(text[end:].lstrip())
     return Cut(kept or end, rest)
+
+
+def shortened(text: str, limit: int, mark: str = "…") -> str:
+    """``text`` whole when it is at most ``limit`` characters; else its beginning, cut where ``cut_within`` cuts
+    (a line break, a sentence end, a word boundary, never inside a character), followed by ``mark``: ``limit``
+    characters at most in all."""
+    if len(text) <= limit:
+        return text
+    return text[: cut_within(text, limit - len(mark)).kept] + mark
