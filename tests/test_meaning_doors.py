@@ -588,3 +588,23 @@ async def test_two_rules_the_model_cannot_read_are_never_merged_by_meaning(world
     again = await call(world.mcp, alice, "brain_teach_knowledge", {
         "rule": "部署前必须运行数据库迁移", "trigger": "部署时", "type": "reflex"})
     assert again["id"] == first["id"] and again["created"] is False
+
+
+async def test_semantic_dedup_finds_the_persons_own_rule_behind_nearer_rules_of_others_and_other_kinds(
+        world: Served) -> None:
+    """Dedup looked at the 5 rules of the project nearest in meaning, then kept the person's own of the same kind:
+    in a shared project, teammates' rules and the person's rules of other kinds saying the same took those 5
+    places, and a rewording of the person's own rule (0.93) was added as a copy beside it."""
+    alice, bob = world.tokens["alice"], world.tokens["bob"]
+    reworded = "Redis cache tests should always be run against a local server"
+    first = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Always run the Redis cache tests against a local server", "projectId": "apollo"})
+    for who, kinds in ((bob, ("heuristic", "recipe", "principle", "reflex", "anti_principle")),
+                       (alice, ("recipe", "principle", "reflex", "anti_principle"))):
+        for kind in kinds:
+            other = await call(world.mcp, who, "brain_teach_knowledge", {"rule": reworded, "type": kind,
+                                                                         "projectId": "apollo"})
+            assert other["created"] is True, (kind, other)
+    world.embedded()
+    again = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": reworded, "projectId": "apollo"})
+    assert again["id"] == first["id"] and again["created"] is False and again["sameMeaning"] >= 0.8, again

@@ -17,7 +17,7 @@ from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.meaning.texts import memory_text
 from notewell.records.brain import KNOWLEDGE_KINDS, KnowledgeFilter, KnowledgeInput, KnowledgeRecord, SessionRecord
-from notewell.records.memories import MemoryInput, MemoryQuery
+from notewell.records.memories import MemoryInput, MemoryQuery, Narrowing
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_errors import BrainNotFound, BrainValidation, ForbiddenProject
 from notewell.services.brain_learnings import rule_key
@@ -61,12 +61,15 @@ class KnowledgePart(ScopePart):
                       rationale: str, *, public_only: bool = False) -> tuple[KnowledgeRecord, float] | None:
         """p's live rule of the same ``kind`` in ``bp`` whose meaning duplicates this one (cosine >=
         DEDUP_SIMILARITY) and which does not say the opposite (rule_polarity.py), if any. ``public_only``: for a
-        rule every reader is to have, p's private rules (what the brain mined) are no duplicate of it."""
+        rule every reader is to have, p's private rules (what the brain mined) are no duplicate of it. The
+        nearest are looked for among p's own rules of that kind (their folder, written by p): among the whole
+        project's, teammates' rules and p's of other kinds saying the same took the DEDUP_CANDIDATES places."""
         if self.meaning is None:
             return None
         text = memory_text(rule, _content(trigger, rule, rationale), ())
         query = MemoryQuery(projects=[bp.store_project], terms=[], now=now_iso(), limit=DEDUP_CANDIDATES,
-                            path_prefix=bp.knowledge_path, viewer=p.user_id, explain=False)
+                            path_prefix=f"{bp.knowledge_path}/{kind}", viewer=p.user_id, explain=False,
+                            narrowing=Narrowing(author_user_id=p.user_id))
         near = self.meaning.nearest_memories(query, text)  # none when either rule is one the model cannot read
         known = self.brain.knowledge([n.item.ref for n in near])
         for n in near:
