@@ -9,14 +9,23 @@ fsynced so the rename itself survives a power cut. A write that names what it re
 right before the rename, that the note still holds those bytes (its size, then its bytes): a program outside
 Notewell that wrote it meanwhile (the note's lock binds Notewell's writers alone) raises ChangedOnDisk and
 nothing is written, so the caller reads again and applies its change to the new text; a delete checks the same
-before it unlinks. Only a change landing in the instant between that check and the rename is not seen. A
-move links the note at its new path (which fails if anything is there: a move never overwrites)
-and then unlinks the old one.
+before it unlinks. A new note is linked into place, so that a file made there meanwhile is never replaced.
+
+A program that opened the note before the rename may still write after it, into the file the rename (or the
+delete) took away: an appending script's open and its write are that far apart. So the replaced file is kept open
+from the check on, and looked at again once the rename is durable. Lines appended to it are appended to the note
+as it is now, and the write stands; any other change is put back as the note (over the write's text only) and
+ChangedOnDisk is raised, as if the check had seen it, so that the caller makes the write again over it. What can
+go neither way (the note changed yet again meanwhile) is kept beside the note as ``<stem>.conflict-<hex>.<suffix>``,
+with a warning logged. Only a write that lands after that second look is not seen (its program kept the note open
+across the whole write). A move links the note at its new path (which fails if anything is there: a move never
+overwrites) and then unlinks the old one: a late write follows the file there.
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import secrets
 import stat
@@ -43,6 +52,9 @@ PRIVATE_FOLDER_MODE = 0o700
 FOLDER_ALIKE = "write the path with the folder's name as it is spelled there, or choose another name"
 NOTE_ALIKE = "to write over that note, write with overwrite (either form of its name finds it), or choose another name"
 MOVED_ALIKE = "a move never overwrites a note: choose another name"
+_log = logging.getLogger("notewell.notes")
+_NO_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK)
+LATE_APPENDS = 5  # how often lines another program appends late are appended again (_append_late)
 
 
 class ChangedOnDisk(Exception):
@@ -172,25 +184,105 @@ class NoteFiles:
         """Replace (or create) the note with ``data``, atomically and durably (the module's docstring);
         ``checked``: only over ``was`` (None: no note), else ChangedOnDisk and nothing written."""
         parts = rel.split("/")
+        name = parts[-1]
         with self._folder(parts[:-1], create=True, field=field) as folder:
-            self._refuse_non_file(folder, parts[-1], rel, field)
-            temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
-            fd = os.open(temp, _TEMP_FLAGS, self.file_mode, dir_fd=folder)
-            try:
+            self._refuse_non_file(folder, name, rel, field)
+            if not checked:
+                temp = self._written(folder, data)
                 try:
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view):]
-                    os.fsync(fd)
+                    os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
                 finally:
-                    os.close(fd)
-                if checked and not holds(folder, parts[-1], was):
-                    raise ChangedOnDisk(rel)
-                os.replace(temp, parts[-1], src_dir_fd=folder, dst_dir_fd=folder)
-            except BaseException:
-                _unlink_quietly(temp, folder)
-                raise
-            os.fsync(folder)
+                    _unlink_quietly(temp, folder)  # gone already once renamed
+                os.fsync(folder)
+                return
+            late = self._put(folder, name, data, was, rel)
+            if late is not None and was is not None:
+                self._keep_late_write(folder, name, late, was, data, rel)
+
+    def _written(self, folder: int, data: bytes) -> str:
+        """A new hidden file of ``folder`` holding ``data``, durably: its name."""
+        temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+        fd = os.open(temp, _TEMP_FLAGS, self.file_mode, dir_fd=folder)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            _unlink_quietly(temp, folder)
+            raise
+        return temp
+
+    def _put(self, folder: int, name: str, data: bytes, over: bytes | None, rel: str) -> bytes | None:
+        """``data`` made the note ``name`` of ``folder`` durably, only over the bytes ``over`` (None: only where
+        there is none), ChangedOnDisk otherwise; what another program then wrote into the file it replaced, which
+        it had opened before the rename (None: nothing)."""
+        temp = self._written(folder, data)
+        try:
+            if over is None:
+                _link_new(folder, temp, name, rel)
+                late = None
+            else:
+                with _holding(folder, name, over, rel) as replaced:
+                    os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+                    os.fsync(folder)
+                    late = _late_bytes(replaced, over)
+        finally:
+            _unlink_quietly(temp, folder)  # gone already once renamed or linked
+        os.fsync(folder)
+        return late
+
+    def _keep_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
+                         rel: str) -> None:
+        """``theirs``: the bytes another program left, after the check, in the note's file holding ``was`` that
+        this write renamed ``mine`` over (None: deleted). Lines it appended are appended to the note as it is now,
+        and the write stands. Any other change (or lines appended to a deleted note) is put back as the note, over
+        ``mine`` only, and ChangedOnDisk raised, so that the write is made again over it; should the note hold
+        something else by then, the write stands and their bytes are kept beside the note."""
+        if mine is not None and theirs.startswith(was):
+            self._append_late(folder, name, theirs[len(was):], rel)
+            return
+        try:
+            late = self._put(folder, name, theirs, mine, rel)
+        except ChangedOnDisk:
+            self._keep_beside(folder, name, theirs, rel)
+            return
+        if late is not None:  # written late again, into the file just put back: that text is kept beside
+            self._keep_beside(folder, name, late, rel)
+        raise ChangedOnDisk(rel)
+
+    def _append_late(self, folder: int, name: str, tail: bytes, rel: str) -> None:
+        """``tail``, which another program appended to a file a rename took away, appended to the note as it is
+        now, and so again for what it appends late to the file that append replaces, LATE_APPENDS times at most;
+        then, or when the note is gone or was rewritten, the rest is kept beside the note."""
+        for _ in range(LATE_APPENDS):
+            current = _current(folder, name)
+            if current is None:
+                break
+            try:
+                late = self._put(folder, name, current + tail, current, rel)
+            except ChangedOnDisk:
+                continue
+            if late is None:
+                return
+            if not late.startswith(current):
+                tail = late
+                break
+            tail = late[len(current):]
+        self._keep_beside(folder, name, tail, rel)
+
+    def _keep_beside(self, folder: int, name: str, data: bytes, rel: str) -> None:
+        """Another program's bytes that cannot go into the note ``name``, kept beside it as
+        ``<stem>.conflict-<hex>.<suffix>``, with a warning."""
+        stem, dot, suffix = name.rpartition(".")
+        kept = f"{stem}.conflict-{secrets.token_hex(4)}.{suffix}" if dot and stem else (
+            f"{name}.conflict-{secrets.token_hex(4)}")
+        self._put(folder, kept, data, None, rel)
+        _log.warning("notes: another program wrote %s while Notewell replaced it, and its text could not be put "
+                     "back in the note: it is kept beside it as %s", rel, kept)
 
     def move(self, rel: str, new_rel: str, field: str = "new_path") -> None:
         """Move the note to ``new_rel``; FileExistsError when anything is there already."""
@@ -204,15 +296,22 @@ class NoteFiles:
             os.fsync(target)
             os.fsync(source)
 
-    def remove(self, rel: str, *, checked: bool = False, was: bytes | None = None) -> None:
-        """Remove the note (its bytes are kept by the caller: in the trash and the journal); ``checked``: only
-        while it holds ``was``, else ChangedOnDisk and nothing removed."""
+    def remove(self, rel: str, was: bytes | None = None) -> None:
+        """Remove the note (its bytes are kept by the caller: in the trash and the journal); with ``was``, only
+        while it holds those bytes, else ChangedOnDisk and nothing removed."""
         parts = rel.split("/")
+        name = parts[-1]
         with self._folder(parts[:-1], create=False, field="path") as folder:
-            if checked and not holds(folder, parts[-1], was):
-                raise ChangedOnDisk(rel)
-            os.unlink(parts[-1], dir_fd=folder)
-            os.fsync(folder)
+            if was is None:
+                os.unlink(name, dir_fd=folder)
+                os.fsync(folder)
+                return
+            with _holding(folder, name, was, rel) as removed:
+                os.unlink(name, dir_fd=folder)
+                os.fsync(folder)
+                late = _late_bytes(removed, was)
+            if late is not None:
+                self._keep_late_write(folder, name, late, was, None, rel)
 
     @staticmethod
     def _refuse_non_file(folder: int, name: str, rel: str, field: str) -> None:
@@ -225,27 +324,74 @@ class NoteFiles:
             raise InvalidArgument(field, f"{rel} is a symlink or a folder, not a note; it is never written over")
 
 
-def holds(folder: int, name: str, was: bytes | None) -> bool:
-    """Whether the entry ``name`` of ``folder`` is a file of exactly the bytes ``was`` (None: whether it is absent).
-    The size answers most changes (an append) without reading; an equal size is compared byte for byte, since a
-    rewrite within the same second and of the same size leaves size and mtime alike on some file systems."""
+@contextmanager
+def _holding(folder: int, name: str, was: bytes, rel: str) -> Iterator[int]:
+    """The entry ``name`` of ``folder`` opened, while it is a file of exactly the bytes ``was`` (ChangedOnDisk
+    otherwise). The size answers most changes (an append) without reading; an equal size is compared byte for
+    byte, since a rewrite within the same second and of the same size leaves size and mtime alike on some file
+    systems."""
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=folder)
     except FileNotFoundError:
-        return was is None
+        raise ChangedOnDisk(rel) from None
     except OSError as err:
         if err.errno in (errno.ELOOP, errno.EISDIR, errno.ENOTDIR):  # a symlink or folder now: not what was read
-            return False
+            raise ChangedOnDisk(rel) from None
         raise
     try:
-        if was is None or os.fstat(fd).st_size != len(was):
-            return False
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks) == was
+        if _late_bytes(fd, was) is not None:
+            raise ChangedOnDisk(rel)
+        yield fd
     finally:
         os.close(fd)
+
+
+def _late_bytes(fd: int, was: bytes) -> bytes | None:
+    """The bytes of the open file ``fd`` when they are not ``was``; None when they are."""
+    if os.fstat(fd).st_size == len(was) and os.pread(fd, len(was) + 1, 0) == was:
+        return None
+    return _whole(fd)
+
+
+def _whole(fd: int) -> bytes:
+    """All the bytes of the open file ``fd``, from its start."""
+    chunks, at = [], 0
+    while chunk := os.pread(fd, 1 << 20, at):
+        chunks.append(chunk)
+        at += len(chunk)
+    return b"".join(chunks)
+
+
+def _current(folder: int, name: str) -> bytes | None:
+    """The bytes of the note ``name`` of ``folder``; None when it is gone or is no longer a file."""
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return _whole(fd)
+    finally:
+        os.close(fd)
+
+
+def _link_new(folder: int, temp: str, name: str, rel: str) -> None:
+    """The file ``temp`` of ``folder`` given the name ``name``, which nothing may hold (ChangedOnDisk when a file
+    was made there meanwhile): a link, which never replaces, where a rename would."""
+    try:
+        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        raise ChangedOnDisk(rel) from None
+    except OSError as err:
+        if err.errno not in _NO_LINKS:
+            raise
+        try:  # a file system without hard links (FAT, some network shares): a check, then a rename
+            os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            return
+        raise ChangedOnDisk(rel) from None
 
 
 def _refuse_another_form(folder: int, name: str, field: str, way_out: str, besides: str | None = None) -> None:

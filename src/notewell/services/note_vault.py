@@ -241,7 +241,7 @@ class NoteVault:
         trash = f"{folder}/{target.vault_path}"
         NoteFiles(self._index_folder(), private=True).write(trash, before, field="path")
         try:
-            self.files.remove(target.vault_path, checked=True, was=before)
+            self.files.remove(target.vault_path, was=before)
         except ChangedOnDisk:
             self._untrash(trash)  # the copy of bytes no longer there
             raise

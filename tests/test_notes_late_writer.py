@@ -1,0 +1,204 @@
+"""A program outside Notewell that writes a note in the instants of a write's rename, through the MCP door on both
+backends (docs/writing.md, "Other programs writing the same notes").
+
+An appending script opens the note, then writes: when Notewell's rename (or delete) comes between the two, the
+script's line goes into the file the rename took away. The check before the rename cannot see it; it was lost
+(about 1 line in 100 of a script appending every 2 ms while a move rewrote its notes). Here the script is made to
+open the note right before the rename and write right after it, every time, by wrapping ``os.replace``,
+``os.unlink`` and ``os.link`` for the note's name; no timing is involved.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from mcp_world import ServerThread, World, connect, serve_world
+from notes_world import call, notes_world_on, refusal
+from pg import BACKENDS
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from notes_world_on(request, tmp_path_factory.mktemp("late"))
+
+
+@pytest.fixture(scope="module")
+def server(world: World) -> Iterator[ServerThread]:
+    with serve_world(world) as running:
+        yield running
+
+
+@pytest.fixture
+async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
+    async with connect(server.url, world.tokens["admin_write"]) as client:
+        yield client
+
+
+def around(monkeypatch: pytest.MonkeyPatch, step: str, name: str, times: int,
+           outside: Callable[[Callable[[], None]], None]) -> list[int]:
+    """``os.<step>`` (replace, unlink or link) of the entry ``name`` done as ``outside(done)`` says, for its first
+    ``times`` calls; the calls counted."""
+    real: Callable[..., None] = getattr(os, step)
+    calls: list[int] = []
+
+    def wrapped(*args: Any, **kwargs: Any) -> None:
+        target = args[1] if step in ("replace", "link") else args[0]
+        if target != name or len(calls) >= times:
+            real(*args, **kwargs)
+            return
+        calls.append(1)
+        outside(lambda: real(*args, **kwargs))
+
+    monkeypatch.setattr(os, step, wrapped)
+    return calls
+
+
+def appending_across(note: Path, lines: list[str]) -> Callable[[Callable[[], None]], None]:
+    """The script: the note opened before the step, a line written after it (the next of ``lines`` each time)."""
+    def outside(done: Callable[[], None]) -> None:
+        with open(note, "a", encoding="utf-8") as opened:
+            done()
+            opened.write(lines.pop(0))
+    return outside
+
+
+def rewriting_across(note: Path, text: str) -> Callable[[Callable[[], None]], None]:
+    """An editor that writes its file in place: opened before the step, rewritten whole after it."""
+    def outside(done: Callable[[], None]) -> None:
+        with open(note, "r+", encoding="utf-8") as opened:
+            done()
+            opened.write(text)
+            opened.truncate()
+    return outside
+
+
+def beside(note: Path) -> list[Path]:
+    return sorted(p for p in note.parent.iterdir() if p.name.startswith(f"{note.stem}.conflict-"))
+
+
+async def test_a_line_appended_across_the_rename_is_kept(admin: Client, world: World,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/late-edit.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    calls = around(monkeypatch, "replace", note.name, 1, appending_across(note, ["outside\n"]))
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert calls == [1]
+    assert note.read_text() == "start\nmine\noutside\n"  # the edit stands, the script's line appended to it
+    assert beside(note) == []
+    world.runtime.indexing.sync_paths([path])  # as the watcher would index it
+
+
+async def test_lines_appended_across_each_rename_are_kept(admin: Client, world: World,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A script that appends across the rename that appends its line again, and so on: five times, then the rest
+    is kept beside the note."""
+    path = "handbook/late-often.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    lines = [f"outside {n}\n" for n in range(10)]
+    calls = around(monkeypatch, "replace", note.name, 3, appending_across(note, lines))
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    assert len(calls) == 3 and note.read_text() == "start\nmine\noutside 0\noutside 1\noutside 2\n"
+    monkeypatch.undo()
+    calls = around(monkeypatch, "replace", note.name, 10, appending_across(note, lines))
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "again"})
+    monkeypatch.undo()
+    assert len(calls) == 6
+    assert note.read_text() == "start\nmine\noutside 0\noutside 1\noutside 2\nagain\n" + "".join(
+        f"outside {n}\n" for n in range(3, 8))
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].read_text() == "outside 8\n"
+    world.runtime.indexing.sync_paths([path, str(kept[0].relative_to(world.vault))])
+
+
+async def test_a_note_rewritten_across_the_rename_is_put_back_and_the_edit_made_again(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/late-rewrite.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    around(monkeypatch, "replace", note.name, 1, rewriting_across(note, "rewritten\n"))
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "rewritten\nmine\n"  # the editor's text, and the edit made again over it
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["version"] == done["version"] and beside(note) == []
+
+
+async def test_a_line_appended_across_a_delete_goes_to_the_trash(admin: Client, world: World,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/late-delete.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "bye\n"})
+    calls = around(monkeypatch, "unlink", note.name, 1, appending_across(note, ["outside\n"]))
+    deleted = await call(admin, "delete_note", {"path": path})
+    monkeypatch.undo()
+    assert calls == [1] and not note.exists()
+    assert (world.vault / deleted["trash"]).read_text() == "bye\noutside\n"  # the delete made again, over both
+    back = await call(admin, "undo_note_write", {"journal_id": deleted["journal_id"]})
+    assert note.read_text() == "bye\noutside\n" and back["version"]
+
+
+async def test_a_note_made_outside_as_a_new_one_is_written_is_kept(admin: Client, world: World,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made between the check that the path is free and the step that puts the new note there: a rename put the
+    new note over it."""
+    path = "handbook/late-new.md"
+    note = world.vault / path
+
+    def made_first(done: Callable[[], None]) -> None:
+        note.write_text("made outside\n")
+        done()
+
+    for step in ("replace", "link"):  # the step before the fix, and after it
+        around(monkeypatch, step, note.name, 1, made_first)
+    assert "exists already" in await refusal(admin, "write_note", {"path": path, "content": "mine\n"})
+    monkeypatch.undo()
+    assert note.read_text() == "made outside\n"
+    world.runtime.indexing.sync_paths([path])  # as the watcher would index it
+
+
+async def test_a_late_rewrite_written_over_again_is_kept_beside_the_note(admin: Client, world: World,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second program writes over the new text before the first one's can be put back: the write stands (the
+    second built on it) and the first one's text is kept in a file beside the note."""
+    path = "handbook/late-twice.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+
+    def two_programs(done: Callable[[], None]) -> None:
+        rewriting_across(note, "rewritten\n")(done)
+        with open(note, "a", encoding="utf-8") as second:
+            second.write("second\n")
+
+    around(monkeypatch, "replace", note.name, 1, two_programs)
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "start\nmine\nsecond\n"
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].suffix == ".md" and kept[0].read_text() == "rewritten\n"
+    world.runtime.indexing.sync_paths([path, str(kept[0].relative_to(world.vault))])
+
+
+async def test_a_new_note_is_written_where_the_file_system_has_no_hard_links(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/late-fat.md"
+    note = world.vault / path
+
+    def refused(done: Callable[[], None]) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")  # as FAT and some network shares answer link()
+
+    around(monkeypatch, "link", note.name, 1, refused)
+    made = await call(admin, "write_note", {"path": path, "content": "made\n"})
+    monkeypatch.undo()
+    assert note.read_text() == "made\n" and made["version"]
