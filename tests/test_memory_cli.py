@@ -107,3 +107,30 @@ def test_search_and_recall_say_when_more_match_than_the_limit(tmp_path: Path, st
         assert shown.exit_code == 0 and told in shown.stderr, shown.stderr
         assert len(shown.stdout.splitlines()) == 2  # the rows alone: the note is on stderr
         assert "More memories" not in run_cli("memory", command, query, "--limit", "3", *base).stderr
+
+
+def test_recall_and_context_say_how_each_memory_was_found_and_when_by_words_only(tmp_path: Path,
+                                                                                 store_url: str) -> None:
+    """MCP's recall says matched and similarity, REST's foundBy and similarity; the CLI's recall --json said
+    neither (a script could not cut on the similarity), its context --json said found_by (its one snake_case key)
+    and neither context said when it had packed by words only."""
+    base = ["--vault", str(make_vault(tmp_path, {"apollo/a.md": "# A\n"})), "--db", store_url]
+    assert run_cli("index", *base).exit_code == 0
+    added = run_cli("memory", "add", "We deploy on Tuesdays and Thursdays only, never on Fridays.", "--project",
+                    "apollo", *base, "--json")
+    ref = json.loads(added.stdout)["ref"]
+    assert run_cli("embed", *base).exit_code == 0
+    question = "which weekdays are releases allowed"
+    found = json.loads(run_cli("memory", "recall", question, *base, "--json").stdout)["results"][0]
+    assert found["ref"] == ref and found["foundBy"] == ["meaning"] and found["similarity"] > 0.45, found
+    pack = json.loads(run_cli("memory", "context", question, *base, "--json").stdout)
+    item = pack["items"][0]
+    assert item["ref"] == ref and item["foundBy"] == ["meaning"] and item["similarity"] == found["similarity"]
+    assert "found_by" not in item and "wordsOnly" not in pack
+    missing = {"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "no-model.onnx")}
+    words = json.loads(run_cli("memory", "context", "deploy", *base, "--json", env=missing).stdout)
+    assert words["items"][0]["foundBy"] == ["words"] and words["items"][0]["similarity"] is None
+    assert words["wordsOnly"].startswith("the embedding model is not available on this server"), words
+    said = run_cli("memory", "context", "deploy", *base, env=missing)
+    assert said.exit_code == 0 and "found by words only: the embedding model is not available" in " ".join(
+        said.stdout.split()), said.stdout  # unwrapped

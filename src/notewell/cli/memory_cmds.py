@@ -14,6 +14,7 @@ from notewell.cli.piped import text_or_stdin
 from notewell.cli.rows import Col, show_rows, shown
 from notewell.errors import InvalidArgument
 from notewell.services import memory as m
+from notewell.services.context_pack import PackedItem
 
 memory_app = typer.Typer(help="Agent memory: add, search (strict), recall (tolerant), context packs, forget, export.",
                          no_args_is_help=True)
@@ -59,6 +60,7 @@ def _show(found: m.MemorySearch, limit: int, json_out: bool) -> None:
         print_json({"query": found.query, "mode": found.mode, "terms": found.terms,
                     **({"wordsOnly": found.words_only} if found.words_only else {}),
                     "results": [{**_memory_json(r.memory), "score": r.score, "why": r.why,
+                                 "foundBy": list(r.found_by), "similarity": r.similarity,
                                  "documents": list(r.documents)} for r in found.results], "more": found.more})
         return
     # a ref is never cut: it is what `memory forget` takes
@@ -145,12 +147,21 @@ def memory_context(
                                            memory_type=memory_type)
     if json_out:
         print_json({"query": pack.query, "context": pack.text, "tokensUsed": pack.tokens_used,
-                    "maxTokens": pack.max_tokens,
-                    "items": [vars(i) for i in pack.items], "leftOut": [vars(o) for o in pack.left_out]})
+                    "maxTokens": pack.max_tokens, **({"wordsOnly": pack.words_only} if pack.words_only else {}),
+                    "items": [_packed_json(i) for i in pack.items], "leftOut": [vars(o) for o in pack.left_out]})
         return
     typer.echo(shown(pack.text), nl=False)  # stored text: never a terminal command
+    words_only = f"; found by words only: {pack.words_only}" if pack.words_only else ""
     console.print(f"{pack.tokens_used} of {pack.max_tokens} tokens, {len(pack.items)} item(s), "
-                  f"{len(pack.left_out)} left out or shortened", style="dim", highlight=False)
+                  f"{len(pack.left_out)} left out or shortened{words_only}", style="dim", highlight=False,
+                  markup=False)
+
+
+def _packed_json(item: PackedItem) -> dict[str, object]:
+    """A context pack's item in --json, camelCase as every --json output (found_by was the one snake_case key)."""
+    return {"kind": item.kind, "ref": item.ref, "title": item.title, "tokens": item.tokens,
+            "complete": item.complete, "label": item.label, "documents": list(item.documents),
+            "foundBy": list(item.found_by), "similarity": item.similarity}
 
 
 @memory_app.command("forget")
