@@ -79,3 +79,23 @@ def test_refusals_name_the_fix(where: list[str]) -> None:
     outside = run_cli("brain", "teach", "x", "--project", "~alice/acme-robotics", *vault_db,
                       "--as", "dora@example.test")
     assert outside.exit_code == 1 and "FORBIDDEN_PROJECT" in outside.stderr
+
+
+def test_session_search_says_how_each_session_was_found_and_when_by_words_only(where: list[str],
+                                                                               tmp_path: Path) -> None:
+    """MCP's brain_session_search and REST's /sessions/search say how each session was found and when meaning
+    could not be used; `brain sessions --query --json` gave the bare sessions, and neither form said words only."""
+    assert run_cli("embed", *where[:4]).exit_code == 0
+    found = cli_json("brain", "sessions", "--query", "gripper calibration", *where)
+    assert "wordsOnly" not in found
+    first = found["sessions"][0]
+    assert first["prompt"] == "calibrate the gripper" and first["foundBy"] == ["words", "meaning"], first
+    assert first["similarity"] > 0.45 and 0 < first["score"] <= 1
+    missing = {"NOTEWELL_EMBEDDING_MODEL": str(tmp_path / "no-model.onnx")}
+    words = run_cli("brain", "sessions", "--query", "gripper", *where, "--json", env=missing)
+    said = json.loads(words.stdout)
+    assert said["wordsOnly"].startswith("the embedding model is not available on this server"), said
+    assert said["sessions"][0]["foundBy"] == ["words"] and said["sessions"][0]["similarity"] is None
+    table = run_cli("brain", "sessions", "--query", "gripper", *where, env=missing)
+    assert "found by words only: the embedding model is not available" in " ".join(table.stderr.split())
+    assert "foundBy" not in cli_json("brain", "sessions", *where)["sessions"][0]  # no query: newest first

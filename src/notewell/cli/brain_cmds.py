@@ -75,23 +75,29 @@ def brain_projects(as_user: AsOpt, vault: VaultOpt = None, db: DbOpt = None, jso
 @brain_app.command("sessions")
 def brain_sessions(
     as_user: AsOpt,
-    query: Annotated[str | None, typer.Option("--query", "-q", help="Only sessions sharing a word with this.")]
+    query: Annotated[str | None, typer.Option("--query", "-q", help="Only sessions sharing a word with this, or "
+                                                                       "close to it in meaning.")]
     = None,
     limit: LimitOpt = 20, vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False,
 ) -> None:
     """The user's sessions, newest first (with --query: best matches first)."""
     with runtime(vault, db) as rt:
         svc, p = rt.brain, rt.authentication.acting_as(as_user)
-        rows = ([f.session for f in svc.search_sessions(p, query, limit=min(limit, SEARCH_LIMIT_MAX))] if query
-                else svc.recent_sessions(p, limit))
+        found = svc.search_sessions(p, query, limit=min(limit, SEARCH_LIMIT_MAX)) if query else None
+        rows = [f.session for f in found] if found is not None else svc.recent_sessions(p, limit)
+        words_only = svc.words_only(query) if query else None
     if json_out:
-        print_json({"sessions": [_session_json(s) for s in rows]})
+        how = ([{"score": f.score, "foundBy": list(f.found_by), "similarity": f.similarity} for f in found]
+               if found is not None else [{} for _ in rows])
+        print_json({**({"wordsOnly": words_only} if words_only else {}),
+                    "sessions": [_session_json(s) | h for s, h in zip(rows, how, strict=True)]})
         return
     show_rows([Col("session", whole=True), Col("project", whole=True), Col("started"), Col("outcome"), Col("sqs"),
                Col("prompt")],
               [(s.id, s.brain_project, s.started_at[:16], _outcome(s), "" if s.sqs is None else f"{s.sqs:.2f}",
                 s.prompt[:60]) for s in rows],
-              empty=f"No sessions of {as_user}" + (f" match {query!r}" if query else ""))
+              empty=f"No sessions of {as_user}" + (f" match {query!r}" if query else ""),
+              note=f"found by words only: {words_only}" if words_only else "")
 
 
 def _outcome(s: SessionRecord) -> str:
