@@ -37,6 +37,7 @@ pytestmark = pytest.mark.anyio
 DOCUMENTS = 1200
 LINES = 2000
 BRAINS = 300  # their summaries make about 80 KB of listBrains: three pages or so
+SUB_BRAINS = 150
 WIDE_LINE = 'ab"c\\ 中文 ' * 10_000  # 100,000 characters; escapes and CJK make it longer as JSON
 SHELF_BRAIN = "# Shelf\n\n" + "".join(f"Paragraph {n:03d} of the shelf's contents page, which goes on. {'w' * 12}\n"
                                     for n in range(300))  # about 23,000 characters
@@ -62,6 +63,9 @@ def _files() -> dict[str, str | bytes]:
     files.update({f"wordy/shelf/{'a-document-with-a-long-name-' * 6}{i:02d}.md":
                   f"# A document with a title as long as its name, {'on and on ' * 25}{i}\n" for i in range(60)})
     files["wordy/shelf/brain.md"] = SHELF_BRAIN
+    files["tree/brain.md"] = "# Tree\n"  # a brain whose sub-brains' titles make about 45 KB
+    files.update({f"tree/s{i:03d}/brain.md": f"# A sub-brain with a long title, {'and so on ' * 25}{i:03d}\n"
+                  for i in range(SUB_BRAINS)})
     return files
 
 
@@ -234,6 +238,26 @@ async def test_a_brain_whose_contents_are_cut_says_how_to_read_them_whole(client
             break
         offset = part["nextOffset"]
     assert "\n".join(lines) + "\n" == SHELF_BRAIN
+
+
+async def test_a_brain_whose_sub_brains_are_cut_says_how_to_list_them(client: Client) -> None:
+    """getBrain over 150 sub-brains of long titles: the cut list's way on was the documents' (listDocs), which
+    never lists a sub-brain; listBrains, page by page, names each brain's parent."""
+    page = await _call(client, "getBrain", {"brain": "tree"})
+    assert page["truncated"] is True and 0 < len(page["subBrains"]) < SUB_BRAINS, page["note"]
+    assert "items of subBrains" in page["note"], page["note"]
+    assert 'listBrains with no project lists every brain' in page["note"], page["note"]
+    assert 'those whose parent is "tree"' in page["note"], page["note"]
+    found: list[str] = []
+    offset = 0
+    while True:
+        listed = await _call(client, "listBrains", {"offset": offset})
+        found += [b["id"] for b in listed["brains"] if b["parent"] == "tree"]
+        if not listed.get("truncated"):
+            break
+        offset += len(listed["brains"])
+    assert sorted(found) == [f"tree/s{i:03d}" for i in range(SUB_BRAINS)]
+    assert {b["id"] for b in page["subBrains"]} <= set(found)
 
 
 async def test_brain_projects_past_the_bound_are_listed_a_page_at_a_time(client: Client) -> None:

@@ -452,6 +452,13 @@ def _brain_md_whole(brain_id: str, what: str) -> str:
             "at a time: each part's nextOffset, and its note, names the offset to pass for the next.")
 
 
+def _sub_brains_listed(brain_id: str) -> str:
+    """getBrain's way to the sub-brains a cut left out: listBrains names each brain's parent, and a sub-brain may
+    be in another project, so the whole list, page by page."""
+    return (f"listBrains with no project lists every brain this person can read with its parent, a page at a time "
+            f"(offset): the sub-brains are those whose parent is {_quoted(brain_id)}.")
+
+
 def _get_brain(svc: KnowledgeService) -> ToolSpec:
     def get_brain(ctx: CallContext, args: Arguments) -> JsonObject:
         page = svc.get_brain(ctx.principal, args.required_string("brain"))
@@ -493,7 +500,8 @@ def _get_brain(svc: KnowledgeService) -> ToolSpec:
         cut_ways={**{field: lambda answer: _brain_md_whole(answer["id"], "its contents, title and summary")
                      for field in ("contents", "title", "summary")},
                   "parent": lambda answer: _brain_md_whole(answer["parent"]["id"], "the parent's title")
-                  if answer["parent"] else None},
+                  if answer["parent"] else None,
+                  "subBrains": lambda answer: _sub_brains_listed(answer["id"])},
         refusals=(f"Error in getBrain: {BRAIN_NOT_FOUND}", _scope_refusal("getBrain")),
         example={"brain": "northwind-advisory/brains/website"},
     )
