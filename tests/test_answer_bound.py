@@ -38,6 +38,7 @@ DOCUMENTS = 1200
 LINES = 2000
 BRAINS = 300  # their summaries make about 80 KB of listBrains: three pages or so
 SUB_BRAINS = 150
+WIDE_FILES = 45  # each a hit of some 1,100 bytes: the 40 searchKnowledge finds make about 44 KB
 WIDE_LINE = 'ab"c\\ 中文 ' * 10_000  # 100,000 characters; escapes and CJK make it longer as JSON
 SHELF_BRAIN = "# Shelf\n\n" + "".join(f"Paragraph {n:03d} of the shelf's contents page, which goes on. {'w' * 12}\n"
                                     for n in range(300))  # about 23,000 characters
@@ -63,6 +64,7 @@ def _files() -> dict[str, str | bytes]:
     files.update({f"wordy/shelf/{'a-document-with-a-long-name-' * 6}{i:02d}.md":
                   f"# A document with a title as long as its name, {'on and on ' * 25}{i}\n" for i in range(60)})
     files["wordy/shelf/brain.md"] = SHELF_BRAIN
+    files.update({f"wide/{'w' * 150}{i:02d}.md": f"widest {'ж' * 150} {'中' * 150}\n" for i in range(WIDE_FILES)})
     files["tree/brain.md"] = "# Tree\n"  # a brain whose sub-brains' titles make about 45 KB
     files.update({f"tree/s{i:03d}/brain.md": f"# A sub-brain with a long title, {'and so on ' * 25}{i:03d}\n"
                   for i in range(SUB_BRAINS)})
@@ -321,6 +323,27 @@ async def test_a_search_that_stops_at_its_cap_says_how_to_reach_the_rest(client:
     found = await _call(client, "searchKnowledge", {"query": "lantern"})
     assert found["truncated"] is True and len(found["results"]) == 40
     assert "more files match" in found["note"] and "(project)" in found["note"]
+
+
+async def test_a_search_in_one_project_cut_to_the_bound_names_a_way_that_reaches_the_rest(client: Client) -> None:
+    """searchKnowledge in one project, its 40 files too large for one answer: the door's cut advised naming one
+    project, which the call had done, so the files past the cut were out of its reach. The note names search_notes,
+    whose pages by offset reach every file."""
+    found = await _call(client, "searchKnowledge", {"query": "widest", "project": "wide"})
+    shown = [r["path"] for r in found["results"]]
+    assert found["truncated"] is True and 0 < len(shown) < 40, found["note"]
+    assert f"the first {len(shown)} of the 40 files found" in found["note"], found["note"]
+    assert "name one project" not in found["note"] and "use search_notes" in found["note"], found["note"]
+    paths: list[str] = []
+    offset = 0
+    while True:
+        page = await _call(client, "search_notes", {"query": "widest", "path": "wide", "limit": 100, "offset": offset})
+        paths += [m["path"] for m in page["matches"]]
+        if not page["hasMore"]:
+            break
+        offset += len(page["matches"])
+    assert paths == sorted(f"wide/{'w' * 150}{i:02d}.md" for i in range(WIDE_FILES))
+    assert shown == paths[:len(shown)]
 
 
 def test_a_long_text_is_measured_in_bytes_and_the_tools_note_is_kept() -> None:

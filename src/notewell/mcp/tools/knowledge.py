@@ -194,14 +194,20 @@ def _brain_dict(b: BrainInfo) -> JsonObject:
 
 
 def _hits_dict(result: HitList, narrower: str, stopped: str) -> JsonObject:
-    """A search's answer; when it stopped at its cap, a note on how to reach the files past it (``narrower``)."""
+    """A search's answer; when it stopped at its cap, or holds only the files that fit the answer's bound, a note
+    on how to reach the files past it (``narrower``, which knows whether a project was named: the door's own cut
+    advised naming one to a call that had)."""
     out: JsonObject = {
         "query": result.query,
         "results": [dump(record_model(Hit), h) for h in result.hits],
         "truncated": result.truncated,
     }
     notes = []
-    if result.truncated:
+    shown = _fitting(out, "results") if result.hits else 0
+    if shown < len(result.hits):
+        notes.append(f"These are the first {shown} of the {len(result.hits)} files found, by path: as many as "
+                     f"{ANSWER_BYTES_MAX // 1024} KB of JSON holds. {narrower}")
+    elif result.truncated:
         notes.append(f"These are the first {len(result.hits)} files with a match, by path; more files match. "
                      f"{narrower}")
     if not result.complete:
