@@ -608,3 +608,26 @@ async def test_semantic_dedup_finds_the_persons_own_rule_behind_nearer_rules_of_
     world.embedded()
     again = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": reworded, "projectId": "apollo"})
     assert again["id"] == first["id"] and again["created"] is False and again["sameMeaning"] >= 0.8, again
+
+
+async def test_find_skill_finds_a_recipe_behind_more_rules_of_other_kinds_than_it_looks_at(world: Served) -> None:
+    """brain_find_skill took the 200 rules nearest in words and the 200 nearest in meaning, of every kind, and
+    then kept the matured recipes: with more heuristics nearer to the query (a team's, 0.92), the recipe that
+    answers it in other words (0.63) was gone."""
+    alice, bob = world.tokens["alice"], world.tokens["bob"]
+    recipe = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Zero the manipulator's grip sensors ahead of every trial", "type": "recipe", "projectId": "apollo"})
+    for n in range(2):  # two successful uses mature it (a seed is no skill yet)
+        opened = await call(world.mcp, alice, "brain_start_session", {"prompt": f"robot run {n}",
+                                                                      "projectId": "apollo"})
+        await call(world.mcp, alice, "brain_report_session_outcome", {
+            "sessionId": opened["sessionId"], "success": True, "knowledgeUsed": [recipe["id"]]})
+    async with connect(world.mcp, bob) as client:  # numbered rules: never merged as rewordings of one another
+        for n in range(205):
+            taught = await client.call_tool("brain_teach_knowledge", {
+                "rule": f"Calibrate the robot gripper before test run {n}", "projectId": "apollo"})
+            assert not taught.is_error and taught.structured_content["created"] is True, (n, taught.content)
+    world.embedded()
+    skills = await call(world.mcp, alice, "brain_find_skill", {"query": "calibrate the robot gripper before test run"})
+    assert [(k["id"], k["stage"], k["matched"]) for k in skills["skills"]] == [
+        (recipe["id"], "knowledge", ["meaning"])], skills

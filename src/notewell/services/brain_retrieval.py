@@ -13,7 +13,7 @@ from typing import Any
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
 from notewell.records.brain import KnowledgeFilter, KnowledgeRecord
-from notewell.records.memories import MemoryQuery
+from notewell.records.memories import MemoryQuery, Narrowing
 from notewell.search.engine import MAX_QUERY_CHARS
 from notewell.services import brain_injection, brain_scoring
 from notewell.services.brain_limits import (
@@ -85,14 +85,18 @@ def _ranked(item: KnowledgeRecord, found: Fused[Any, Any], now: datetime) -> Sco
 
 class RetrievalPart(ScopePart):
     def _knowledge_found(self, p: Principal, text: str, brain_ids: list[str], store_ids: list[str], candidates: int,
-                         field: str = "query") -> list[tuple[KnowledgeRecord, Fused[Any, Any]]]:
+                         field: str = "query",
+                         kind: str | None = None) -> list[tuple[KnowledgeRecord, Fused[Any, Any]]]:
         """Live rules (action items never: they are matched by their for: tag, not by text) of these brain
         projects found by words or by meaning, with their fused relevance (services/hybrid.py); p's own private
         items among them (what the brain learned from p's sessions), never another person's. A rule whose meaning
         is unrelated to a text of words (hybrid.WORDS_UNRELATED) is left out, whatever word found it; a
-        single word or identifier looked up is found by its words alone, as hybrid.fuse says."""
+        single word or identifier looked up is found by its words alone, as hybrid.fuse says. ``kind``: only rules
+        of that kind are searched (each rule's memory carries its kind as a tag), so that the ``candidates``
+        places of both searches are not taken by rules of other kinds (skills: recipes behind 200 heuristics)."""
         query = MemoryQuery(projects=store_ids, terms=tolerant_query_terms(text, field), now=now_iso(),
-                            limit=candidates, path_prefix="brain", viewer=p.user_id, explain=False)
+                            limit=candidates, path_prefix="brain", viewer=p.user_id, explain=False,
+                            narrowing=Narrowing(tags=(kind,) if kind else ()))
         near = self.meaning.nearest_memories_ahead(query, text) if self.meaning is not None else list
         hits = self.store.memories.tolerant(query)  # while the nearest are found
         lookup, exact = one_word(text), identifier(text)
@@ -174,7 +178,8 @@ class RetrievalPart(ScopePart):
             if brain_scoring.knowledge_stage(k) != "seed"]
         if query is None:
             return [ScoredKnowledge(k, round(k.confidence, 4)) for k in matured[:limit]]
-        found = {k.ref: f for k, f in self._knowledge_found(p, query, brain_ids, store_ids, SKILL_HITS)}
+        found = {k.ref: f for k, f in self._knowledge_found(p, query, brain_ids, store_ids, SKILL_HITS,
+                                                            kind="recipe")}
         now = datetime.now(UTC)
         scored = [_ranked(k, found[k.ref], now) for k in matured if k.ref in found]
         return sorted(scored, key=lambda s: (-s.score, s.item.ref))[:limit]
