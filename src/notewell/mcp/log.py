@@ -24,6 +24,7 @@ from typing import TextIO
 from notewell import metrics
 from notewell.errors import ConfigError
 from notewell.log_lines import line as line  # re-exported: the doors write log.line(...)
+from notewell.log_lines import masked
 
 logger = logging.getLogger("notewell.mcp")
 
@@ -121,11 +122,12 @@ class _LibraryLines(logging.Filter):
     """A library's record made one of Notewell's lines, ``op=<op> level=… message=…``: psycopg's pool says
     "error connecting in 'notewell': …" while a database is down, which went to stderr as a bare line that no
     op= reader (or JSON shipper) could place. A filter of the libraries' own handler, so that the records of
-    their child loggers (psycopg.pq, ...) are made lines too."""
+    their child loggers (psycopg.pq, ...) are made lines too. The one place their text is masked of the database
+    URLs' passwords and the pieces libpq cuts them into (log_lines.masked): libpq names a host as it read the URL."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         op = next(op for name, op in LIBRARY_LOGGERS.items() if record.name == name or record.name.startswith(name))
-        record.msg = line(op, level=record.levelname.lower(), message=record.getMessage())
+        record.msg = line(op, level=record.levelname.lower(), message=masked(record.getMessage()))
         record.args = ()
         return True
 

@@ -22,6 +22,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from notewell.errors import ConfigError, InvalidArgument, StoreCannotWrite, Unavailable
+from notewell.log_lines import mask_in_library_lines
 from notewell.store.postgres.url_secrets import misread, redact, scrub
 
 POOL_MIN = 1
@@ -69,6 +70,8 @@ class PostgresDatabase:
         self.url = url
         self._local = threading.local()
         self._refused: tuple[StoreCannotWrite, float] | None = None
+        # the pool's own log lines quote libpq, which names a host as it read the URL: masked there too
+        mask_in_library_lines(url, lambda text: scrub(text, url))
         try:
             psycopg.conninfo.conninfo_to_dict(url)
         except psycopg.ProgrammingError:  # libpq's reason quotes the URL, or the piece of the password it stopped at
