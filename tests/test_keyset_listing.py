@@ -219,6 +219,38 @@ async def test_listprojects_and_projects_page_by_after_across_a_new_project(list
         listing.runtime.indexing.sync()
 
 
+@pytest.mark.anyio
+async def test_an_offset_past_the_end_says_so_where_the_page_said_nothing(listing: Listing) -> None:
+    """The offset a page names passes the end when documents go before the next call: the empty page that answered
+    it said nothing (truncated false, no note), as an empty project does. Now its note says the list ends before
+    it (listDocs) or how many there are (listProjects, listBrains), and to leave offset out."""
+    async with connect(f"{listing.origin}/mcp", listing.token) as client:
+        async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, result.content
+            return result.structured_content  # type: ignore[return-value]
+
+        first = await call("listDocs", {"project": SMALL, "limit": 20})
+        assert first["truncated"] is True and first["note"].endswith("or offset 20."), first["note"]
+        gone = sorted(SMALL_BASE)[:5]
+        for path in gone:
+            listing.delete(SMALL, path)
+        try:
+            past = await call("listDocs", {"project": SMALL, "limit": 20, "offset": 20})
+            assert past["documents"] == [] and past["truncated"] is False
+            assert past["note"] == ("No document from offset 20: the list ends before it. Leave offset out to list "
+                                    "from the first.")
+        finally:
+            for path in gone:
+                listing.put(SMALL, path)
+        assert "note" not in await call("listDocs", {"project": SMALL, "offset": 4})  # a last page says nothing
+        projects = (await call("listProjects", {}))["projects"]
+        assert (await call("listProjects", {"offset": 1000}))["note"] == (
+            f"No project from offset 1000: there are {len(projects)} in all. Leave offset out to list from the first.")
+        assert (await call("listBrains", {"offset": 3}))["note"] == (
+            "No brain from offset 3: there are 0 in all. Leave offset out to list from the first.")
+
+
 # --- a bad cursor ---------------------------------------------------------------------------------------------
 
 BAD = [({"after": "d3/note-0350.md", "path": "d0"}, "inside the folder listed (d0)"),

@@ -88,7 +88,7 @@ _DOC_LIST = s.View({
     "nextAfter": s.Shown("Present when more documents follow: the path of the last document here; pass it as "
                          "after for the next page.", absent_when_null=True),
     "note": s.string("Present when more documents follow: which ones these are and the after (and, on a page "
-                     "asked for by offset, the offset) of the next page."),
+                     "asked for by offset, the offset) of the next page; or when an offset is past the end."),
 }, omit=("offset",), required=("project", "path", "documents", "truncated"))
 _DOC_PART = s.View({  # the note says what "shortened" and "decoded" would, in words
     "path": "The document's path, project first.",
@@ -141,11 +141,20 @@ def _page(args: Arguments, name: str, items: list[JsonObject], again: str) -> Js
     ``truncated`` and a note naming the offset of the next (``again``: how to call for it, up to that offset)."""
     offset = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX)
     out: JsonObject = {name: items[offset:]}
+    if offset and offset >= len(items):
+        out["note"] = _past_the_end(name, offset, f"there are {len(items)} in all")
+        return out
     fits = _fitting(out, name)
     if fits < len(items) - offset:
         following = offset + fits
         out["note"] = f"{name.capitalize()} {offset + 1}-{following} of {len(items)}; more follow: {again} {following}."
     return out
+
+
+def _past_the_end(name: str, offset: int, total: str) -> str:
+    """The note of an empty page asked for past the end, which said nothing, as if there were none at all: an offset
+    a page named can pass the end when items go between the calls."""
+    return f"No {name[:-1]} from offset {offset}: {total}. Leave offset out to list from the first."
 
 
 def _fitting(out: JsonObject, name: str) -> int:
@@ -230,6 +239,10 @@ def _list_projects(svc: KnowledgeService) -> ToolSpec:
         offset, after = args.integer("offset", 0, 0, limits.NOTES_OFFSET_MAX), args.string("after")
         projects = svc.projects_with_counts(ctx.principal, offset=offset, after=after)
         out: JsonObject = {"projects": [dump(record_model(ProjectInfo), p) for p in projects]}
+        if offset and not projects:
+            total = len(svc.projects(ctx.principal))
+            out["note"] = _past_the_end("projects", offset, f"there are {total} in all")
+            return out
         if _fitting(out, "projects") < len(projects):
             _with_cursor(out, "projects", "id", lambda shown, last: _after_note(
                 after, offset, shown, "Projects by id", "call listProjects again with", last))
@@ -268,6 +281,9 @@ def _list_docs(svc: KnowledgeService) -> ToolSpec:
                                limit=args.integer("limit", limits.LIST_DOCS_DEFAULT, 1, limits.LIST_DOCS_MAX))
         out = dump(record_model(DocList), listed)
         del out["offset"], out["nextAfter"]
+        if listed.offset and not listed.documents:
+            out["note"] = _past_the_end("documents", listed.offset, "the list ends before it")
+            return out
         _fitting(out, "documents")
         if out["truncated"]:
             _with_cursor(out, "documents", "path", lambda shown, last: _after_note(
