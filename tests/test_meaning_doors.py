@@ -378,6 +378,8 @@ async def test_every_tolerant_tool_says_how_it_found_each_result(world: Served) 
                      timeout=30).json()
     item = next(i for i in rest["items"] if i["item"]["ref"] == taught["id"])
     assert "meaning" in item["foundBy"] and item["similarity"] > 0.3 and rest["wordsOnly"] is None
+    mcp_item = next(i for i in retrieved["bundle"]["items"] if i["id"] == taught["id"])
+    assert mcp_item["similarity"] == item["similarity"]  # one figure through both doors (MCP rounded it to 4)
     rest_sessions = httpx.get(f"{world.api}/sessions/search", params={"q": SIGNUP_QUESTION},
                               headers=headers, timeout=30).json()
     assert rest_sessions["wordsOnly"] is None and "meaning" in rest_sessions["items"][0]["foundBy"]
@@ -572,6 +574,8 @@ async def test_a_text_the_model_cannot_read_is_found_by_words_alone_and_said_so(
     readable = await call(world.mcp, alice, "recall", {"query": "キャッシュの設定"})  # kana: read (share 0.12)
     assert leak not in [r["ref"] for r in readable["results"]]  # 修复内存泄漏 was found at 0.49 by meaning
     assert readable["results"] == [] and "cannot read" not in readable["note"]
+    rocket = await call(world.mcp, alice, "brain_start_session", {"prompt": "🚀"})  # the note said Chinese
+    assert "cannot read most of this query" in rocket["note"] and "emoji" in rocket["note"], rocket
 
 
 async def test_two_rules_the_model_cannot_read_are_never_merged_by_meaning(world: Served) -> None:

@@ -284,7 +284,7 @@ class MeaningService:
 
 MODEL_UNAVAILABLE = "the embedding model is not available on this server (an operator sees why with notewell doctor)"
 UNREADABLE = ("the embedding model cannot read most of this query: its vocabulary is English-first and lacks most "
-              "of its characters (most Chinese characters)")
+              "of its characters (most Chinese characters, emoji and other symbols are among them)")
 
 
 def unreadable(text: str) -> bool:

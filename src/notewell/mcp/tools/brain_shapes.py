@@ -163,7 +163,7 @@ def item_json(k: KnowledgeRecord, score: float | None = None) -> JsonObject:
 
 def found_by(how: Sequence[str], similarity: float | None) -> JsonObject:
     """How a search found a result, as every tolerant brain tool shows it: ``matched`` and ``similarity``."""
-    return {"matched": list(how), "similarity": None if similarity is None else round(similarity, 4)}
+    return {"matched": list(how), "similarity": None if similarity is None else round(similarity, 6)}
 
 
 def found_json(found: ScoredKnowledge) -> JsonObject:
