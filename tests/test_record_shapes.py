@@ -60,7 +60,7 @@ TWINS = [
          added=frozenset({"hasMore", "note", "memories"}),
          optional=frozenset({"nextOffset", "nextColumn"})),
     Twin("listBrains", (P, "brains", "items"), "BrainInfo"),
-    Twin("getBrain", (), "BrainPage", omitted=frozenset({"brain"}),
+    Twin("getBrain", (), "BrainPage", omitted=frozenset({"brain", "moreDocuments"}),
          added=frozenset({"id", "project", "title", "summary"})),
     Twin("getBrain", (P, "parent", "anyOf", 0), "BrainInfo", **BRAIN_REF),
     Twin("getBrain", (P, "subBrains", "items"), "BrainInfo", **BRAIN_REF),

@@ -160,6 +160,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         "next offset.",
         "- listDocs, listProjects and listBrains: an offset past the end answers an empty page whose note says so "
         "(listProjects and listBrains: how many there are in all).",
+        f"- getBrain: at most the brain's first {limits.BRAIN_DOCUMENTS_MAX} documents (brain.md's first); more follow "
+        "with truncated and a note: listDocs over the brain's folder lists them all.",
         f"- Every answer: at most {ANSWER_BYTES_MAX // 1024} KB of JSON. A longer one comes cut, with truncated "
         "true and a note saying what was left out and how to get it.",
         f"- getLinks: at most {links.LINKS_LIMIT_MAX} links per list and page (default {links.LINKS_LIMIT_DEFAULT}); "

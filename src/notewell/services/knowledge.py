@@ -154,6 +154,7 @@ class BrainPage:
     documents: list[BrainDocument]
     sub_brains: list[BrainInfo]
     parent: BrainInfo | None
+    more_documents: bool = False  # documents past the first limits.BRAIN_DOCUMENTS_MAX were left out
 
 
 @dataclass(frozen=True)
@@ -454,17 +455,9 @@ class KnowledgeService:
         docs = self.store.documents
         brain_md_path = posixpath.join(record.folder, BRAIN_FILE) if record.folder else BRAIN_FILE
         brain_md = docs.get(record.project, brain_md_path)
-        listed: list[BrainDocument] = []
-        seen: set[str] = set()
-        for rel, title in record.documents:
-            if rel not in seen and docs.meta(record.project, rel) is not None:
-                listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
-                seen.add(rel)
-        excluded = _sub_brain_folders(record, brains)
-        for meta in docs.metas(record.project, record.folder):
-            if meta.path in seen or meta.path == brain_md_path or any(meta.path.startswith(f + "/") for f in excluded):
-                continue
-            listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
+        listed = self._brain_documents(record, brains, brain_md_path)
+        more = len(listed) > limits.BRAIN_DOCUMENTS_MAX
+        del listed[limits.BRAIN_DOCUMENTS_MAX:]
         children = [self._info(p, b, others) for pr in self.authorization.projects(p, READ)
                     for others in ((brains if pr.id == record.project else self._brains_of(pr.id)),)
                     for b in others.values() if b.id != record.id and self._parent_id(p, b, others) == record.id]
@@ -472,7 +465,38 @@ class KnowledgeService:
         return BrainPage(self._info(p, record, brains), brain_md.text if brain_md else "", listed,
                          sorted(children, key=lambda b: b.id),
                          self._info(p, parent, brains if parent.project == record.project
-                                    else self._brains_of(parent.project)) if parent else None)
+                                    else self._brains_of(parent.project)) if parent else None, more)
+
+    def _brain_documents(self, record: BrainRecord, brains: dict[str, BrainRecord],
+                         brain_md_path: str) -> list[BrainDocument]:
+        """The brain's documents, brain.md's first, up to one past limits.BRAIN_DOCUMENTS_MAX: the folder is read a
+        page at a time by path until that many are found (its sub-brains' documents are read and passed over), so a
+        brain over a folder of 20,000 documents costs what its first thousand cost."""
+        docs = self.store.documents
+        wanted = limits.BRAIN_DOCUMENTS_MAX + 1
+        listed: list[BrainDocument] = []
+        seen: set[str] = set()
+        for rel, title in record.documents:
+            if len(listed) == wanted:
+                return listed
+            if rel not in seen and docs.meta(record.project, rel) is not None:
+                listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
+                seen.add(rel)
+        excluded = _sub_brain_folders(record, brains)
+        after: str | None = None
+        while len(listed) < wanted:
+            page = docs.metas(record.project, record.folder, limit=limits.BRAIN_DOCUMENTS_MAX, after=after)
+            for meta in page:
+                if len(listed) == wanted:
+                    break
+                if meta.path in seen or meta.path == brain_md_path or any(
+                        meta.path.startswith(f + "/") for f in excluded):
+                    continue
+                listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
+            if len(page) < limits.BRAIN_DOCUMENTS_MAX:
+                break
+            after = page[-1].path
+        return listed
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
         self.authorization.authorize(p, READ)
