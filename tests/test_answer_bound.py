@@ -330,6 +330,11 @@ async def test_search_notes_pages_end_early_within_the_bound_and_paging_by_has_m
         offset += len(page["matches"])
         assert f"offset {offset}" in page["note"]
     assert lines == list(range(1, LINES + 1)) and pages > LINES // 100
+    past = await _call(client, "search_notes", {"query": "東京の会議", "offset": LINES})  # one past the last
+    assert past["matches"] == [] and past["hasMore"] is False
+    assert past["note"] == (f"No match from offset {LINES}: the matches end before it. Leave offset out to see them "
+                            "from the first."), past  # it said nothing, as a search that matches nothing
+    assert "note" not in await _call(client, "search_notes", {"query": "東京の会議", "offset": LINES - 1})
 
 
 async def test_a_context_pack_too_large_for_an_answer_is_packed_again_for_fewer_tokens(client: Client) -> None:

@@ -158,8 +158,8 @@ def limits_text(max_file_bytes: int = limits.MAX_FILE_BYTES) -> str:
         "offset skip a document or list one twice.",
         f"- listBrains: at most {ANSWER_BYTES_MAX // 1024} KB a call; the note of a truncated answer names the "
         "next offset.",
-        "- listDocs, listProjects and listBrains: an offset past the end answers an empty page whose note says so "
-        "(listProjects and listBrains: how many there are in all).",
+        "- listDocs, listProjects, listBrains and search_notes: an offset past the end answers an empty page whose "
+        "note says so (listProjects and listBrains: how many there are in all).",
         f"- getBrain: at most the brain's first {limits.BRAIN_DOCUMENTS_MAX} documents (brain.md's first); more follow "
         "with truncated and a note: listDocs over the brain's folder lists them all.",
         f"- Every answer: at most {ANSWER_BYTES_MAX // 1024} KB of JSON. A longer one comes cut, with truncated "

@@ -137,6 +137,9 @@ def page_dict(page: NotePage) -> JsonObject:
                      f"within {ANSWER_BYTES_MAX // 1024} KB of JSON.")
     if out["hasMore"]:
         notes.append(f"More matches follow: call again with offset {page.offset + len(matches)}.")
+    elif page.offset and not matches and page.complete:  # an empty page said nothing, as when nothing matches
+        notes.append(f"No match from offset {page.offset}: the matches end before it. Leave offset out to see "
+                     "them from the first.")
     if not page.complete:
         notes.append(stopped_note(page.scanned, ", or name a project or folder (path)", "note"))
     if notes:
