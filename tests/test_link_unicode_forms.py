@@ -128,3 +128,32 @@ async def test_a_move_rewrites_them_keeping_the_form_each_name_was_typed_in(admi
     assert [(o["line"], o["path"]) for o in got["outgoing"]] == [
         (1, moves[0][1]), (1, moves[0][1]), (1, moves[0][1]), (2, moves[1][1]), (2, moves[1][1]),
         (3, moves[2][1]), (3, moves[2][1])], got["outgoing"]
+
+
+async def test_a_move_mends_the_notes_own_links_to_attachments_typed_in_the_other_form(admin: Client,
+                                                                                      world: World) -> None:
+    """The moved note's relative links to files that are no documents (an image, a PDF), typed in the other
+    Unicode form than the file's name or in a mix of its names' forms: the move compared the exact path with the
+    disk and left them naming the old folder."""
+    chart, receipt = nfd("handbook/fx/img/Schéma.png"), nfc("handbook/fx/Reçu.pdf")
+    photo = f"handbook/fx/{nfd('Zoë')}/thé.png"  # a folder a Mac named, a file named composed
+    own = "\n".join([
+        "# Plan",
+        nfc("![chart](<img/Schéma.png>) and [escaped](img/Sch%C3%A9ma.png)"),  # composed, to a Mac's name
+        nfd("[receipt](Reçu.pdf)"),  # decomposed, to a composed name
+        nfc("![photo](Zoë/thé.png)"),  # all composed: the folder in the other form
+        "",
+    ])
+    for path in (chart, receipt, photo):
+        (world.vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (world.vault / path).write_bytes(b"\x89 not markdown")
+    put(world, {"handbook/fx/plan.md": own})
+    moved = await _moved(admin, "handbook/fx/plan.md", "handbook/fx/archive/plan.md")
+    assert "unlinked" not in moved, moved
+    assert (world.vault / "handbook/fx/archive/plan.md").read_text(encoding="utf-8") == "\n".join([
+        "# Plan",
+        nfc("![chart](<../img/Schéma.png>) and [escaped](../img/Schéma.png)"),
+        nfd("[receipt](../Reçu.pdf)"),
+        nfc("![photo](../Zoë/thé.png)"),
+        "",
+    ])

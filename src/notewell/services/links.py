@@ -112,10 +112,12 @@ class LinkService:
         return [disk_path(s.project, s.path) for s in self.store.documents.skipped(OUTSIDE_PROJECT)
                 if s.project in readable]
 
-    def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str], is_file: Callable[[str], bool]) -> Move:
+    def move(self, moved_from: DocKey, moved_to: DocKey, readable: list[str],
+             attachment: Callable[[str], str | None]) -> Move:
         """The documents of ``readable`` projects as they are now, after ``moved_from`` went to ``moved_to``, and
         as they were before (what vault/link_rewrite.py rewrites links between); another project is empty, as a
-        link into it is answered. ``is_file``: whether a vault path is a file that is no document."""
+        link into it is answered. ``attachment``: the spelling on disk of a vault path naming a file that is no
+        document (Move.attachment)."""
         documents = self.store.documents
 
         def now(project: str) -> dict[str, int]:
@@ -129,7 +131,7 @@ class LinkService:
                 paths[moved_from[1]] = paths.pop(moved_to[1])
             return paths
 
-        return Move(moved_from, moved_to, before=Resolver(then), after=Resolver(now), is_file=is_file)
+        return Move(moved_from, moved_to, before=Resolver(then), after=Resolver(now), attachment=attachment)
 
     def document(self, p: Principal, path: str, readable: list[str]) -> DocKey:
         """The readable document at ``path`` (a vault path), else readDoc's Not found naming it."""

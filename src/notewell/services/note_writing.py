@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, Forbidden, InvalidArgument, NotewellError, NotFound
+from notewell.paths import spelled_as
 from notewell.records.documents import DocKey
 from notewell.services.line_endings import restored
 from notewell.services.note_diff import version_of
@@ -302,16 +303,18 @@ class NoteWritingService:
             return False
         return True
 
-    def _attachment(self, readable: list[str]) -> Callable[[str], bool]:
-        """Whether a vault path (as a markdown link names one: normalised, inside the vault) is a file of a
-        project p reads, not hidden: what a moved note's relative link to an image or a PDF keeps naming."""
+    def _attachment(self, readable: list[str]) -> Callable[[str], str | None]:
+        """The spelling on disk of a vault path (as a markdown link names one: normalised, inside the vault) that
+        names a file of a project p reads, not hidden, None for none: what a moved note's relative link to an image
+        or a PDF keeps naming. Typed in the other Unicode form than the file's name, or in a mix of its names'
+        forms, it names the file all the same, as a link to a note does (paths.spelled_as)."""
         root = self.vault.settings.vault
 
         def is_file(path: str) -> bool:
             parts = path.split("/")
             return parts[0] in readable and not any(part.startswith(".") for part in parts) \
                 and (root / path).is_file()
-        return is_file
+        return lambda path: spelled_as(path, is_file, lambda folder: (root / folder).is_dir())
 
     def delete_note(self, p: Principal, path: str, *, tool: str,
                     expected_version: str | AnyOf | None = None) -> NoteChange:

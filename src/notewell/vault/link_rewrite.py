@@ -46,14 +46,15 @@ _NOT_IN_A_WIKILINK = set("[]|#`\n")
 
 @dataclass(frozen=True)
 class Move:
-    """The note that moved, the documents before and after (the same documents but for that one), and whether
-    a vault path is a file of the vault that is no document (an attachment a relative link may name)."""
+    """The note that moved, the documents before and after (the same documents but for that one), and the
+    spelling on disk of a vault path that names a file of the vault that is no document (an attachment a relative
+    link may name), typed in either Unicode form or a mix of its names' forms (paths.spelled_as); None: none."""
 
     moved_from: DocKey
     moved_to: DocKey
     before: Resolver
     after: Resolver
-    is_file: Callable[[str], bool] = lambda _path: False
+    attachment: Callable[[str], str | None] = lambda _path: None
 
 
 @dataclass
@@ -107,14 +108,15 @@ def _wanted(before: WrittenLink, was_at: DocKey, source: DocKey, move: Move) -> 
     named = move.before.locate(before.link.kind, before.link.target, was_at)
     if named is not None:
         return _Named(key=move.moved_to if named == move.moved_from else named)
-    if before.link.kind == "markdown" and was_at != source and move.is_file(before.link.target):
-        return _Named(file=before.link.target)  # the moved note's relative link to an attachment
+    if before.link.kind == "markdown" and was_at != source:  # the moved note's relative link to an attachment
+        file = move.attachment(before.link.target)
+        return None if file is None else _Named(file=file)
     return None
 
 
 def _names(written: WrittenLink, source: DocKey, move: Move, wanted: _Named) -> bool:
     if wanted.file is not None:
-        return written.link.kind == "markdown" and written.link.target == wanted.file
+        return written.link.kind == "markdown" and move.attachment(written.link.target) == wanted.file
     return move.after.locate(written.link.kind, written.link.target, source) == wanted.key
 
 
@@ -158,7 +160,7 @@ def _wording(written: WrittenLink, line: str, was_at: DocKey, wanted: _Named, so
     kind = written.link.kind
     if wanted.file is not None:
         return _markdown_path(old, line[written.start - 1:written.start] == "<", wanted.file, source,
-                              lambda path: path == wanted.file)
+                              lambda path: move.attachment(path) == wanted.file)
     key = wanted.key
     assert key is not None
     if kind == "wikilink":
