@@ -482,15 +482,14 @@ class KnowledgeService:
             if rel not in seen and docs.meta(record.project, rel) is not None:
                 listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
                 seen.add(rel)
-        excluded = _sub_brain_folders(record, brains)
+        excluded = set(_sub_brain_folders(record, brains))
         after: str | None = None
         while len(listed) < wanted:
             page = docs.metas(record.project, record.folder, limit=limits.BRAIN_DOCUMENTS_MAX, after=after)
             for meta in page:
                 if len(listed) == wanted:
                     break
-                if meta.path in seen or meta.path == brain_md_path or any(
-                        meta.path.startswith(f + "/") for f in excluded):
+                if meta.path in seen or meta.path == brain_md_path or _in_folders(meta.path, excluded):
                     continue
                 listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
             if len(page) < limits.BRAIN_DOCUMENTS_MAX:
@@ -596,6 +595,17 @@ class KnowledgeService:
 
 def _doc_info(m: DocumentMeta) -> DocInfo:
     return DocInfo(m.path, m.title, m.summary, m.size, m.line_count)
+
+
+def _in_folders(path: str, folders: set[str]) -> bool:
+    """Whether ``path`` lies inside one of ``folders``: its own folders looked up, where comparing it with each of them
+    made a brain over 2,000 sub-brains take 650 ms (two million comparisons for its 2,000 brain.md files)."""
+    folder = posixpath.dirname(path)
+    while folder:
+        if folder in folders:
+            return True
+        folder = posixpath.dirname(folder)
+    return False
 
 
 def _sub_brain_folders(brain: BrainRecord, brains: dict[str, BrainRecord]) -> list[str]:
