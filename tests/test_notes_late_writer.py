@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import call, notes_world_on, refusal
@@ -202,3 +203,60 @@ async def test_a_new_note_is_written_where_the_file_system_has_no_hard_links(
     made = await call(admin, "write_note", {"path": path, "content": "made\n"})
     monkeypatch.undo()
     assert note.read_text() == "made\n" and made["version"]
+
+
+async def test_the_conflict_file_of_a_note_with_a_long_name_fits_a_name(admin: Client, world: World,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A note's name may be 255 bytes long: its conflict file's name, the stem with ``.conflict-<hex>`` added, was
+    longer than a name may be (ENAMETOOLONG), which escaped as an internal error after the edit was on disk, the
+    edit neither indexed nor journaled and the other program's text lost."""
+    path = "handbook/" + "é" * 123 + "x.md"  # 250 bytes
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+
+    def two_programs(done: Callable[[], None]) -> None:
+        rewriting_across(note, "rewritten\n")(done)
+        with open(note, "a", encoding="utf-8") as second:
+            second.write("second\n")
+
+    around(monkeypatch, "replace", note.name, 1, two_programs)
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "start\nmine\nsecond\n"
+    kept = sorted(p for p in note.parent.iterdir() if p.name.startswith("é" * 100) and ".conflict-" in p.name)
+    assert len(kept) == 1 and kept[0].read_text() == "rewritten\n" and kept[0].suffix == ".md"
+    assert len(kept[0].name.encode()) <= 255 and kept[0].name.startswith("é" * 100)
+    journal = await call(admin, "note_journal", {"path": path})
+    assert any(entry["id"] == done["journal_id"] for entry in journal["entries"])
+    world.runtime.indexing.sync_paths([path, str(kept[0].relative_to(world.vault))])
+
+
+@pytest.mark.parametrize("tool", ["edit_note", "delete_note"])
+async def test_a_note_made_a_folder_under_a_write_is_refused_as_one(admin: Client, world: World,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    tool: str) -> None:
+    """Another program puts a folder where the note was, between the write's read and its check: the check read
+    what is there (a folder has a size, but no bytes to read), which escaped as an internal error (EISDIR); it is
+    now a change on disk, and the write's read again says what the path is."""
+    path = f"handbook/late-folder-{tool}.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    real = os.open
+    opened: list[int] = []
+
+    def opening(name: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if name == note.name and kwargs.get("dir_fd") is not None:
+            opened.append(1)
+        if len(opened) == 2 and note.is_file():  # the read's open, then the check's
+            note.unlink()
+            note.mkdir()
+            (note / "inside.md").write_text("a folder's note\n")
+        return real(name, flags, *args, **kwargs)
+
+    args = {"path": path, **({"operation": "append", "content": "mine"} if tool == "edit_note" else {})}
+    monkeypatch.setattr(os, "open", opening)
+    with pytest.raises(MCPError) as refused:  # invalid arguments, naming the path; no internal error
+        await admin.call_tool(tool, args)
+    monkeypatch.undo()
+    assert len(opened) >= 2 and f"path: {path} is not a regular file" in str(refused.value), refused.value
+    assert (note / "inside.md").read_text() == "a folder's note\n"

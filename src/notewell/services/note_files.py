@@ -37,6 +37,8 @@ from pathlib import Path
 from notewell.errors import InvalidArgument
 from notewell.paths import mixable, mixed_forms, spellings
 from notewell.records.identity import HOME_PREFIX
+from notewell.services.note_paths import NAME_MAX_BYTES
+from notewell.services.text_cut import between_characters
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -277,9 +279,7 @@ class NoteFiles:
     def _keep_beside(self, folder: int, name: str, data: bytes, rel: str) -> None:
         """Another program's bytes that cannot go into the note ``name``, kept beside it as
         ``<stem>.conflict-<hex>.<suffix>``, with a warning."""
-        stem, dot, suffix = name.rpartition(".")
-        kept = f"{stem}.conflict-{secrets.token_hex(4)}.{suffix}" if dot and stem else (
-            f"{name}.conflict-{secrets.token_hex(4)}")
+        kept = _conflict_name(name)
         self._put(folder, kept, data, None, rel)
         _log.warning("notes: another program wrote %s while Notewell replaced it, and its text could not be put "
                      "back in the note: it is kept beside it as %s", rel, kept)
@@ -339,8 +339,8 @@ def _holding(folder: int, name: str, was: bytes, rel: str) -> Iterator[int]:
             raise ChangedOnDisk(rel) from None
         raise
     try:
-        if _late_bytes(fd, was) is not None:
-            raise ChangedOnDisk(rel)
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or _late_bytes(fd, was) is not None:  # a folder, a FIFO made
+            raise ChangedOnDisk(rel)  # since the read: no bytes to compare, and the read again says what it is
         yield fd
     finally:
         os.close(fd)
@@ -374,6 +374,21 @@ def _current(folder: int, name: str) -> bytes | None:
         return _whole(fd)
     finally:
         os.close(fd)
+
+
+def _conflict_name(name: str) -> str:
+    """``<stem>.conflict-<hex>.<suffix>`` for the note ``name``, its stem cut (between two characters) so that it
+    is a name the file system takes: a note's own name may be NAME_MAX_BYTES long already."""
+    stem, dot, suffix = name.rpartition(".")
+    if not (dot and stem):
+        stem, suffix = name, ""
+    ending = f".conflict-{secrets.token_hex(4)}" + (f".{suffix}" if suffix else "")
+    room = NAME_MAX_BYTES - len(ending.encode("utf-8", errors="surrogatepass"))
+    at = len(stem)
+    while at > 1 and (len(stem[:at].encode("utf-8", errors="surrogatepass")) > room
+                      or not between_characters(stem, at)):
+        at -= 1
+    return stem[:at] + ending
 
 
 def _link_new(folder: int, temp: str, name: str, rel: str) -> None:
