@@ -55,7 +55,7 @@ FOLDER_ALIKE = "write the path with the folder's name as it is spelled there, or
 NOTE_ALIKE = "to write over that note, write with overwrite (either form of its name finds it), or choose another name"
 MOVED_ALIKE = "a move never overwrites a note: choose another name"
 _log = logging.getLogger("notewell.notes")
-_NO_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK)
+_NO_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS)  # ENOSYS: FUSE without link
 LATE_APPENDS = 5  # how often lines another program appends late are appended again (_append_late)
 
 
@@ -401,7 +401,7 @@ def _link_new(folder: int, temp: str, name: str, rel: str) -> None:
     except OSError as err:
         if err.errno not in _NO_LINKS:
             raise
-        try:  # a file system without hard links (FAT, some network shares): a check, then a rename
+        try:  # a file system without hard links (FAT, some shares, FUSE): a check, then a rename
             os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
             os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
