@@ -136,3 +136,23 @@ def test_a_mint_sent_again_by_a_reload_mints_nothing_more(web_url: str, web_worl
         assert "This form was sent already" in unescape(again.text)
     named = [t for t in rt.store.identity.tokens() if t.name == "reloaded"]
     assert len(named) == 1 and named[0].id in again.text
+
+
+def test_taught_knowledge_is_not_forgotten_without_a_reason(web_url: str, web_world: World) -> None:
+    """A reason of spaces passes the field's `required`: the refusal is an error on the page (400) naming the
+    field, where it was a status line like a success's ("VALIDATION: reason: must not be empty", 200)."""
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    taught = rt.brain.teach(alice, rule="Keep the form test's rule until a reason is given",
+                            trigger="when testing forms").item
+    with signed_in(web_url, "alice") as (client, csrf):
+        for reason in ("", "   "):
+            refused = client.post(f"/knowledge/{taught.ref}/retire", data={"csrf": csrf, "reason": reason})
+            said = unescape(refused.text)
+            assert refused.status_code == 400, refused.status_code
+            assert 'role="alert">reason: say why it is forgotten' in said and "VALIDATION" not in said
+            assert "Keep the form test&#39;s rule" in refused.text  # the list is still there, to try again
+        nul = client.post(f"/knowledge/{taught.ref}/retire", data={"csrf": csrf, "reason": "a\x00b"})
+        assert nul.status_code == 400 and 'role="alert">reason: ' in nul.text and "NUL" in nul.text
+    assert rt.brain.knowledge(alice, limit=500)[0].ref == taught.ref  # still live, still the newest
+    rt.brain.retire(alice, taught.ref, "the form test is done")

@@ -10,8 +10,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError, NotFound
+from notewell.errors import InvalidArgument, NotewellError
 from notewell.records.brain import KnowledgeRecord
+from notewell.services.brain_errors import BrainValidation
 from notewell.services.memory import Memory, MemoryResult, MemoryService
 from notewell.web.render import page
 from notewell.web.session import (
@@ -34,7 +35,11 @@ def _newest(memory: MemoryService, p: Principal) -> list[Memory]:
 
 
 async def memories_page(request: Request) -> Response:
-    p = await signed_in(request)
+    return await _memories(request, await signed_in(request))
+
+
+async def _memories(request: Request, p: Principal, *, refused: str = "", status: int = 200) -> Response:
+    """The page; ``refused`` is why a form sent from it was not taken (shown as the page's error)."""
     svc = services(request).memory
     q, error = searched_text(request)
     memories: list[Memory] = []
@@ -54,9 +59,9 @@ async def memories_page(request: Request) -> Response:
     knowledge: list[KnowledgeRecord] = []
     if not q and services(request).authorization.allowed(p, "sessions:use"):
         knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
-    return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=error,
+    return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=refused or error,
                 knowledge=knowledge, message=message, found_by=found_by,
-                words_only=words_only)
+                words_only=words_only, status=status)
 
 
 def _found_by(result: MemoryResult) -> str:
@@ -89,18 +94,21 @@ async def forget(request: Request) -> Response:
 
 
 async def retire(request: Request) -> Response:
-    """Forget an item of taught knowledge (the brain retires it and forgets its memory, with the reason)."""
+    """Forget an item of taught knowledge (the brain retires it and forgets its memory, with the reason). A
+    refusal is the page's error, as forget's is: never the status line a success leaves."""
     p = await signed_in(request)
     form = await checked_form(request)
     ref = request.path_params["ref"]
+    reason = str(form.get("reason", ""))
     try:
-        await call(services(request).brain.retire, p, ref, str(form.get("reason", "")))
-    except NotewellError as exc:
-        if isinstance(exc, NotFound):
-            raise
-        await set_message(request, str(exc))
-    else:
-        await set_message(request, f"Forgotten: {ref}")
+        if not reason.strip():  # spaces pass the field's `required`
+            raise InvalidArgument("reason", "say why it is forgotten; it is kept with the knowledge")
+        await call(services(request).brain.retire, p, ref, reason)
+    except BrainValidation as exc:  # its field, in the words forget's refusals use (no brain code first)
+        return await _memories(request, p, refused=str(exc).removeprefix(f"{exc.code}: "), status=400)
+    except InvalidArgument as exc:
+        return await _memories(request, p, refused=str(exc), status=400)
+    await set_message(request, f"Forgotten: {ref}")
     return RedirectResponse("/memories", status_code=303)
 
 
