@@ -635,3 +635,23 @@ async def test_find_skill_finds_a_recipe_behind_more_rules_of_other_kinds_than_i
     skills = await call(world.mcp, alice, "brain_find_skill", {"query": "calibrate the robot gripper before test run"})
     assert [(k["id"], k["stage"], k["matched"]) for k in skills["skills"]] == [
         (recipe["id"], "knowledge", ["meaning"])], skills
+
+
+async def test_semantic_dedup_of_a_rule_for_everyone_finds_it_behind_the_persons_nearer_private_rules(
+        world: Served) -> None:
+    """A rule taught for everyone merges only into the person's rules every reader has: dedup looked at the 5
+    nearest of their rules, the private ones the brain mined among them, and dropped those afterwards, so with 5
+    mined rules nearer in meaning a rewording of their own rule for everyone (0.93) was added as a copy."""
+    alice = world.tokens["alice"]
+    reworded = "Redis cache tests should always be run against a local server"
+    first = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Always run the Redis cache tests against a local server", "projectId": "apollo"})
+    p = world.rt.authentication.authenticate(alice)
+    bp = world.rt.brain.resolve(p, "apollo")
+    for ending in (".", "!", " first", " only", " again"):
+        mined, _ = world.rt.brain._write(p, bp, kind="heuristic", trigger="", rule=reworded + ending, rationale="",
+                                         source="discovery", confidence=0.7, tags=["mined"], private=True)
+        assert mined.private_to == p.user_id
+    world.embedded()
+    again = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": reworded, "projectId": "apollo"})
+    assert again["id"] == first["id"] and again["created"] is False and again["sameMeaning"] >= 0.8, again

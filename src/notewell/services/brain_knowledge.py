@@ -62,21 +62,22 @@ class KnowledgePart(ScopePart):
         """p's live rule of the same ``kind`` in ``bp`` whose meaning duplicates this one (cosine >=
         DEDUP_SIMILARITY) and which does not say the opposite (rule_polarity.py), if any. ``public_only``: for a
         rule every reader is to have, p's private rules (what the brain mined) are no duplicate of it. The
-        nearest are looked for among p's own rules of that kind (their folder, written by p): among the whole
-        project's, teammates' rules and p's of other kinds saying the same took the DEDUP_CANDIDATES places."""
+        nearest are looked for among the rules it could merge into alone: p's own of that kind (their folder,
+        written by p), and for ``public_only`` none private (the query's viewer is nobody). Among the whole
+        project's, teammates' rules, p's of other kinds and p's private ones saying the same took the
+        DEDUP_CANDIDATES places, and were dropped only afterwards."""
         if self.meaning is None:
             return None
         text = memory_text(rule, _content(trigger, rule, rationale), ())
         query = MemoryQuery(projects=[bp.store_project], terms=[], now=now_iso(), limit=DEDUP_CANDIDATES,
-                            path_prefix=f"{bp.knowledge_path}/{kind}", viewer=p.user_id, explain=False,
-                            narrowing=Narrowing(author_user_id=p.user_id))
+                            path_prefix=f"{bp.knowledge_path}/{kind}", viewer="" if public_only else p.user_id,
+                            explain=False, narrowing=Narrowing(author_user_id=p.user_id))
         near = self.meaning.nearest_memories(query, text)  # none when either rule is one the model cannot read
         known = self.brain.knowledge([n.item.ref for n in near])
         for n in near:
             k = known.get(n.item.ref)
             if (k is not None and k.live and k.kind == kind and k.kind != "action_item" and k.brain_project == bp.id
                     and k.owner_user_id == p.user_id and n.similarity >= DEDUP_SIMILARITY
-                    and not (public_only and k.private_to is not None)
                     and not opposed(rule, k.rule, trigger, k.trigger, model=self.meaning)):
                 return k, n.similarity
         return None
