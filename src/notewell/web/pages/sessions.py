@@ -18,18 +18,33 @@ SHOWN = 50
 
 
 async def sessions_page(request: Request) -> Response:
+    """The newest SHOWN sessions, ``?page=2`` the next older ones (a search: its best SHOWN)."""
     p = await signed_in(request)
     brain = services(request).brain
     q, error = searched_text(request)
+    number = _page_number(request)
     sessions: list[SessionRecord] = []
+    more = False
     try:
         if q and not error:
             sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
         elif not q:
-            sessions = await call(brain.recent_sessions, p, SHOWN)
+            offset = (number - 1) * SHOWN
+            newest = await call(brain.recent_sessions, p, offset + SHOWN + 1)  # one more: whether older follow
+            sessions, more = newest[offset:offset + SHOWN], len(newest) > offset + SHOWN
     except NotewellError as exc:
         error = str(exc)
-    return page(request, "sessions.html", p, title="Sessions", q=q, sessions=sessions, error=error)
+    paged = not q and number > 1
+    return page(request, "sessions.html", p, title="Sessions", q=q, sessions=sessions, error=error,
+                past_end=paged and not sessions, shown=(number - 1) * SHOWN,
+                prev_href=f"/sessions?page={number - 1}" if paged and sessions else "",
+                next_href=f"/sessions?page={number + 1}" if more else "")
+
+
+def _page_number(request: Request) -> int:
+    """``?page=N`` (1 when it is no page number: a Unicode digit, a negative, past six digits)."""
+    given = request.query_params.get("page", "1")
+    return int(given) if given.isascii() and given.isdigit() and len(given) < 7 and int(given) > 0 else 1
 
 
 async def session_page(request: Request) -> Response:
@@ -37,8 +52,7 @@ async def session_page(request: Request) -> Response:
     p = await signed_in(request)
     brain = services(request).brain
     session = await call(brain.session, p, request.path_params["session_id"])
-    page_param = request.query_params.get("page", "1")
-    number = int(page_param) if page_param.isdigit() and len(page_param) < 7 and int(page_param) > 0 else 1
+    number = _page_number(request)
     events, more = await call(brain.events, p, session.id, limit=EVENTS_PAGE_MAX,
                               offset=(number - 1) * EVENTS_PAGE_MAX)
     here = f"/sessions/{quote(session.id, safe='')}"

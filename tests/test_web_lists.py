@@ -1,0 +1,56 @@
+"""Lists of the web pages that hold a page of a longer whole have a way on, in a real browser on the web test
+world: /sessions showed the newest 50 of a person's sessions and no way to an older one (but a search for
+words it might hold), so the 51st was out of reach of the page. A small page size (monkeypatched, the server
+runs in this process) stands for 50."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from mcp_world import World
+from notewell.web.pages import sessions
+from test_web import sign_in
+from web_world import DESKTOP, email
+
+
+@pytest.fixture
+def page(browser: Browser, web_url: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=web_url, viewport=DESKTOP)
+    yield context.new_page()
+    context.close()
+
+
+def test_the_sessions_page_pages_through_every_session(page: Page, web_world: World,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions, "SHOWN", 3)
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    for n in range(7):
+        rt.brain.start_session(alice, client_type="claude_code", prompt=f"Paged session {n}",
+                               project_name="Paging")
+    everything = [s.id for s in rt.brain.recent_sessions(alice, 10_000)]
+    assert len(everything) > 6
+    sign_in(page, "alice")
+    page.wait_for_url("**/projects")
+    page.goto("/sessions")
+    seen: list[str] = []
+    while True:
+        links = page.locator("table a[href^='/sessions/']")
+        seen += [href.removeprefix("/sessions/") for href in (links.nth(i).get_attribute("href") or ""
+                                                             for i in range(links.count()))]
+        following = page.get_by_role("link", name="Older sessions")
+        if following.count() == 0:
+            break
+        following.click()
+        expect(page.get_by_role("link", name="Newer sessions")).to_be_visible()
+    assert seen == everything
+    for bad in ("0", "-1", "x", "9" * 5000, "%C2%B2"):  # not a page: the first
+        response = page.goto(f"/sessions?page={bad}")
+        assert response is not None and response.status == 200
+        assert page.locator("table a[href^='/sessions/']").count() == 3
+    page.goto("/sessions?page=1000")  # past the end: says so, and leads back
+    expect(page.get_by_text("No sessions past the newest")).to_be_visible()
+    expect(page.get_by_role("link", name="Newest sessions")).to_be_visible()
