@@ -883,3 +883,25 @@ async def test_an_empty_text_is_refused_as_a_blank_one_naming_the_argument(world
             assert await invalid(c, tool, {argument: text}) == argument, (tool, text)
         if tool == "brain_find_skill":
             assert "skills" in await call(c, tool, {})
+
+
+async def test_two_people_teaching_the_same_action_item_each_hold_their_own(world: BrainWorld, url: str) -> None:
+    """An action item is a task with an owner and assignees (its for: tags): alice teaching, in a shared project,
+    the words of bob's item was answered bob's item (created false), his and for him, so her to-do was written
+    nowhere and never reached her sessions. Each person's items sit at a place of their own, as their rules."""
+    task = f"{unique('release')} send the release notes"
+    async with connect(url, world.tokens["bob"]) as bob, connect(url, world.tokens["alice"]) as alice:
+        his = await call(bob, "brain_teach_knowledge", {"rule": task, "type": "action_item", "projectId": "shared"})
+        hers = await call(alice, "brain_teach_knowledge", {"rule": task, "type": "action_item", "projectId": "shared"})
+        assert hers["created"] is True and hers["id"] != his["id"], (his, hers)
+        again = await call(alice, "brain_teach_knowledge", {"rule": task, "type": "action_item",
+                                                            "projectId": "shared"})
+        assert again["id"] == hers["id"] and again["created"] is False  # the same item taught again is hers
+        items = world.runtime.store.brain.knowledge([his["id"], hers["id"]])
+        assert (items[his["id"]].owner_user_id, items[hers["id"]].owner_user_id) == tuple(
+            world.runtime.authentication.authenticate(world.tokens[who]).user_id for who in ("bob", "alice"))
+        for c, mine in ((alice, hers), (bob, his)):
+            started = await call(c, "brain_start_session", {"prompt": task, "projectId": "shared"})
+            assert mine["id"] in started["openActionItems"]["knowledgeIds"], started
+            await call(c, "brain_report_session_outcome", {"sessionId": started["sessionId"], "success": True,
+                                                           "resolvedActionItemIds": [mine["id"]]})

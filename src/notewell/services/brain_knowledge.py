@@ -104,9 +104,10 @@ class KnowledgePart(ScopePart):
         path = ("brain-actions" if action else f"{bp.knowledge_path}/{kind}")
         if action and bp.personal:
             path = f"brain-actions/{bp.slug}"
-        elif not action and not bp.personal:
-            # each person's rules in a shared project at a place of their own: the memories' one-live-copy rule
-            # (same place, same text) gave a second person's item to the first, and the second had none
+        elif not bp.personal:
+            # each person's rules and action items in a shared project at a place of their own: the memories'
+            # one-live-copy rule (same place, same text) gave a second person's item to the first (an action item
+            # owned by and for the first), and the second had none
             path = f"{path}/{p.user_id}"
         content = _content(trigger, rule, rationale)
         all_tags = tuple(dict.fromkeys([kind, *tags]))
