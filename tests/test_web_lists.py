@@ -1,18 +1,22 @@
 """Lists of the web pages that hold a page of a longer whole have a way on, in a real browser on the web test
 world: /sessions showed the newest 50 of a person's sessions and no way to an older one (but a search for
 words it might hold), so the 51st was out of reach of the page. A small page size (monkeypatched, the server
-runs in this process) stands for 50."""
+runs in this process) stands for 50. And the numbers a URL gives a page (a page, a line, days, an id) that are
+no numbers are read as none, over HTTP: never a server error."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from html import unescape
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from mcp_world import World
 from notewell.web.pages import sessions
 from test_web import sign_in
+from test_web_forms import signed_in
 from web_world import DESKTOP, email
 
 
@@ -54,3 +58,24 @@ def test_the_sessions_page_pages_through_every_session(page: Page, web_world: Wo
     page.goto("/sessions?page=1000")  # past the end: says so, and leads back
     expect(page.get_by_text("No sessions past the newest")).to_be_visible()
     expect(page.get_by_role("link", name="Newest sessions")).to_be_visible()
+
+
+def test_a_number_in_a_url_that_is_no_number_is_never_a_server_error(web_url: str, web_world: World) -> None:
+    """A page number, line, day count or proposal id written with a digit int() refuses (a superscript ²,
+    which str.isdigit takes) or past int()'s 4,300 digits was a 500; it is read as no number, as "x" is."""
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    started = rt.brain.start_session(alice, client_type="claude_code", prompt="A session to page",
+                                     project_name="Paging")
+    with signed_in(web_url, "alice") as (client, csrf):
+        for bad in ("%C2%B2", "9" * 5000):
+            for url in (f"/p/northwind-advisory/doc/README.md?line={bad}", f"/search?q=pricing&page={bad}",
+                        f"/brain/health?days={bad}", f"/sessions/{started.session.id}?page={bad}",
+                        f"/sessions?page={bad}"):
+                try:
+                    answer = client.get(url)
+                except httpx.HTTPError as exc:  # the server's 500 ended the connection
+                    raise AssertionError(f"{url[:60]}: {exc!r}") from exc
+                assert answer.status_code == 200, (url[:60], answer.status_code)
+            refused = client.post(f"/brain/skills/proposals/{bad}/accept", data={"csrf": csrf})
+            assert refused.status_code == 404 and "is no proposal id" in unescape(refused.text), refused.status_code

@@ -180,6 +180,12 @@ def csrf_token(request: Request) -> str:
     return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
+def whole_number(given: str, digits: int) -> int | None:
+    """``given`` as a whole number of at most ``digits`` ASCII digits, else None. str.isdigit alone takes a
+    superscript "²", which int() refuses, and int() refuses any text past 4,300 digits: each was a 500."""
+    return int(given) if given.isascii() and given.isdigit() and len(given) <= digits else None
+
+
 def searched_text(request: Request) -> tuple[str, str]:
     """The page's ``q`` as it is shown back (a NUL as U+FFFD, at most the longest query) and why it cannot be
     searched ("" when it can): longer than a search takes, or holding a NUL. Never cut silently."""

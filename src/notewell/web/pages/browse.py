@@ -25,7 +25,7 @@ from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
-from notewell.web.session import call, searched_text, services, signed_in
+from notewell.web.session import call, searched_text, services, signed_in, whole_number
 from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
@@ -58,9 +58,8 @@ async def project_page(request: Request) -> Response:
     p = await signed_in(request)
     svc = services(request)
     project_id = request.path_params["project"]
-    asked = request.query_params.get("offset", "0")
-    good = asked.isascii() and asked.isdigit() and len(asked) <= 12  # "²" is a digit int() refuses
-    offset = min(int(asked), limits.NOTES_OFFSET_MAX) if good else 0  # a bad offset: the first page
+    asked = whole_number(request.query_params.get("offset", ""), 12)
+    offset = min(asked, limits.NOTES_OFFSET_MAX) if asked is not None else 0  # a bad offset: the first page
     docs = await call(svc.knowledge.list_docs, p, project_id, offset=offset, limit=PROJECT_PAGE)
     project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
     return page(request, "project.html", p, title=project.name, project=project, docs=docs,
@@ -128,8 +127,7 @@ async def doc_page(request: Request) -> Response:
     outgoing, backlinks = _link_views(found)  # the first DOC_LINKS_SHOWN of each; every wikilink fetched marks the text
     drawn = link_map(found.path, neighbours([(o.text, o.href) for o in outgoing if o.href and o.text != found.path],
                                             [(b.text, b.href) for b in backlinks if b.text != found.path]))
-    line_param = request.query_params.get("line", "")
-    line = int(line_param) if line_param.isdigit() and len(line_param) < 10 else None
+    line = whole_number(request.query_params.get("line", ""), 9)
     markdown = is_markdown(rel)
     rendered = markdown and request.query_params.get("view") != "source"
     title = first.title or rel
@@ -166,8 +164,7 @@ async def search_page(request: Request) -> Response:
     case_param = request.query_params.get("case", "smart")
     case: CaseMode = next((c for c, _ in CASES if c == case_param), "smart")
     project = request.query_params.get("project", "")
-    page_param = request.query_params.get("page", "1")
-    page_number = int(page_param) if page_param.isdigit() and 0 < len(page_param) < 7 and int(page_param) > 0 else 1
+    page_number = whole_number(request.query_params.get("page", ""), 6) or 1
     projects = await call(svc.knowledge.projects, p)
     context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
                                   "projects": projects, "result": None, "hits": [], "error": "",

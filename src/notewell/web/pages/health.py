@@ -10,14 +10,14 @@ from starlette.routing import Route
 from notewell.services.brain_health import HEALTH_DAYS_DEFAULT, HEALTH_DAYS_MAX
 from notewell.web.health_charts import day_bars, funnel_bars, row_bars
 from notewell.web.render import page
-from notewell.web.session import call, services, signed_in
+from notewell.web.session import call, services, signed_in, whole_number
 
 
 async def health_page(request: Request) -> Response:
     p = await signed_in(request)
     team = request.query_params.get("scope") == "team"
-    given = request.query_params.get("days", "")
-    days = int(given) if given.isdigit() and 1 <= int(given) <= HEALTH_DAYS_MAX else HEALTH_DAYS_DEFAULT
+    given = whole_number(request.query_params.get("days", ""), 3)
+    days = given if given is not None and 1 <= given <= HEALTH_DAYS_MAX else HEALTH_DAYS_DEFAULT
     health = await call(services(request).brain.health, p, days=days, team=team)
     closed = [(d.day, d.count) for d in health.sessions_closed]
     loop = [("injected", health.injected), ("used", health.used)]

@@ -12,7 +12,7 @@ from notewell.errors import NotewellError
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_limits import EVENTS_PAGE_MAX
 from notewell.web.render import page
-from notewell.web.session import call, searched_text, services, signed_in
+from notewell.web.session import call, searched_text, services, signed_in, whole_number
 
 SHOWN = 50
 
@@ -42,9 +42,8 @@ async def sessions_page(request: Request) -> Response:
 
 
 def _page_number(request: Request) -> int:
-    """``?page=N`` (1 when it is no page number: a Unicode digit, a negative, past six digits)."""
-    given = request.query_params.get("page", "1")
-    return int(given) if given.isascii() and given.isdigit() and len(given) < 7 and int(given) > 0 else 1
+    """``?page=N`` (1 when it is no page number: 0, a negative, past six digits)."""
+    return whole_number(request.query_params.get("page", ""), 6) or 1
 
 
 async def session_page(request: Request) -> Response:

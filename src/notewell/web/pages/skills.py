@@ -14,7 +14,15 @@ from notewell.access.principal import Principal
 from notewell.errors import Forbidden, NotewellError, NotFound
 from notewell.web.refusals import refusal
 from notewell.web.render import page
-from notewell.web.session import call, checked_form, services, set_message, signed_in, take_message
+from notewell.web.session import (
+    call,
+    checked_form,
+    services,
+    set_message,
+    signed_in,
+    take_message,
+    whole_number,
+)
 
 SHOWN = 50
 
@@ -51,11 +59,12 @@ async def decide(request: Request) -> Response:
         return await _render(request, p, error=f"{decision[:20]!r} is no decision; accept or reject", status=404)
     accept = decision == "accept"
     given = str(request.path_params["proposal_id"])
-    if not (given.isdigit() and len(given) <= 18):
+    proposal_id = whole_number(given, 18)
+    if proposal_id is None:
         return await _render(request, p, error=f"{given[:20]!r} is no proposal id; the ids are whole numbers, as "
                                               "this page lists them", status=404)
     try:
-        decided = await call(services(request).brain.decide_proposal, p, int(given), accept)
+        decided = await call(services(request).brain.decide_proposal, p, proposal_id, accept)
     except NotewellError as exc:
         return await _render(request, p, error=refusal(exc), status=_status(exc))
     return await _done(request, f"Proposal {decided.id} {decided.state}.")
