@@ -15,7 +15,11 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
+
 from mcp_world import free_port
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import open_runtime
 from pg import PgCluster
 
 SECRETS = ("Leak", "Pw9z")
@@ -75,3 +79,55 @@ def test_the_pools_lines_never_print_a_password_libpq_read_as_a_host(pg_cluster:
     assert "failed to resolve host '***'" in said, said
     leaked = [secret for secret in SECRETS if secret in said]
     assert not leaked, f"{leaked} printed:\n{said}"
+
+
+def test_a_note_writes_lock_connection_never_prints_a_password_libpq_read_as_a_host(pg_cluster: PgCluster,
+                                                                                       tmp_path: Path) -> None:
+    """A note write on PostgreSQL takes its lock on a connection of its own (store/postgres/note_lease.py), outside
+    the pool: once names stopped resolving it failed with psycopg's text, which named the host 'Pw9z@127.0.0.1',
+    and the write was a 500 whose traceback in the log printed it. It is now the store being unavailable (503),
+    its reason masked, with no traceback."""
+    name = pg_cluster.create_database()
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes" / "a.md").write_text("# A\n", encoding="utf-8")
+    rt = open_runtime(str(vault), pg_cluster.tcp_url(name))
+    try:
+        rt.indexing.sync()
+        rt.indexing.sync_projects()
+        rt.administration.add_user(LOCAL_OWNER, "ana@northwind.test", "member", handle="ana")
+        rt.administration.grant(LOCAL_OWNER, "ana@northwind.test", "notes", "write")
+        token = rt.administration.mint_token(LOCAL_OWNER, "ana@northwind.test",
+                                             ["knowledge:read", "knowledge:write"]).secret
+    finally:
+        rt.close()
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(NAMES_FAIL, encoding="utf-8")
+    failing = tmp_path / "names-fail"
+    port, http_port = pg_cluster.port, free_port()
+    db = f"postgresql://postgres:Leak@localhost:{port},Pw9z@127.0.0.1:{port}/{name}"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}, "NOTEWELL_DB": db,
+           "NW_TEST_NAMES_FAIL": str(failing),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
+    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--vault", str(vault), "--port",
+                               str(http_port)], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(server.stderr or []), daemon=True).start()
+    try:
+        _until(lines, "op=serve.listening", server, 90)
+        failing.touch()  # the pool's connections stay open: only a new connection resolves names
+        written = httpx.put(f"http://127.0.0.1:{http_port}/api/v1/projects/notes/documents/b.md",
+                            json={"content": "b\n"}, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        assert written.status_code == 503, written.text
+        assert "failed to resolve host '***'" in written.json()["detail"], written.text
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=90)
+        finally:
+            pg_cluster.drop_database(name)
+    said = "".join(lines) + written.text
+    leaked = [secret for secret in SECRETS if secret in said]
+    assert not leaked, f"{leaked} printed:\n{said}"
+    assert not (vault / "notes" / "b.md").exists()

@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from notewell.errors import ConfigError, InvalidArgument, StoreCannotWrite, Unavailable
 from notewell.log_lines import mask_in_library_lines
-from notewell.store.postgres.url_secrets import misread, redact, scrub
+from notewell.store.postgres.url_secrets import misread, reason, redact, scrub
 
 POOL_MIN = 1
 POOL_MAX = 16
@@ -81,13 +81,11 @@ class PostgresDatabase:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S) as first:
                 encoding = first.info.parameter_status("server_encoding") or ""
         except psycopg.Error as exc:
-            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-            reason = scrub(lines[0], url) if lines else type(exc).__name__
             hint = (f"; the password seems to hold a character the URL reads as a separator: {ENCODE}"
                     if misread(url) else "")
             raise ConfigError(
-                f"--db: cannot connect to {redact(url)} ({reason}); check that PostgreSQL runs there and that the "
-                f"database, user and password are right{hint}"
+                f"--db: cannot connect to {redact(url)} ({reason(exc, url)}); check that PostgreSQL runs there and "
+                f"that the database, user and password are right{hint}"
             ) from None
         if encoding.upper() != "UTF8":  # SQL_ASCII: psycopg hands back bytes, and folding non-ASCII text is wrong
             raise ConfigError(

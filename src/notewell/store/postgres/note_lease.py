@@ -14,7 +14,9 @@ from contextlib import contextmanager
 
 import psycopg
 
+from notewell.errors import Unavailable
 from notewell.store.postgres.database import CONNECT_TIMEOUT_S
+from notewell.store.postgres.url_secrets import reason, redact
 
 
 def note_lock_key(path: str) -> int:
@@ -29,7 +31,13 @@ class AdvisoryNoteLease:
 
     @contextmanager
     def holding(self, path: str) -> Iterator[None]:
-        with psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
-                             application_name="notewell-note-writer") as conn:
+        try:
+            conn = psycopg.connect(self._url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                                   application_name="notewell-note-writer")
+        except psycopg.OperationalError as exc:  # its text names hosts as libpq read the URL: a mistyped
+            raise Unavailable(  # password's pieces (url_secrets.py); raised bare, the doors logged its traceback
+                f"the database at {redact(self._url)} gave no connection for the note's lock "
+                f"({reason(exc, self._url)}); nothing was written: retry") from None
+        with conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (note_lock_key(path),))
             yield

@@ -107,3 +107,9 @@ def scrub(text: str, url: str) -> str:
             for quote in "\"'":
                 text = text.replace(f"{quote}{secret}{quote}", f"{quote}{MASK}{quote}")
     return text
+
+
+def reason(exc: BaseException, url: str) -> str:
+    """The first line of a driver's error on connecting to ``url`` (libpq's reason), scrubbed: fit to be quoted."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return scrub(lines[0], url) if lines else type(exc).__name__
