@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from mcp_world import World
-from notewell.web.pages import sessions
+from notewell.web.pages import memories, sessions
 from test_web import sign_in
 from test_web_forms import signed_in
 from web_world import DESKTOP, email
@@ -58,6 +58,36 @@ def test_the_sessions_page_pages_through_every_session(page: Page, web_world: Wo
     page.goto("/sessions?page=1000")  # past the end: says so, and leads back
     expect(page.get_by_text("No sessions past the newest")).to_be_visible()
     expect(page.get_by_role("link", name="Newest sessions")).to_be_visible()
+
+
+def test_the_memories_page_pages_through_every_memory(page: Page, web_world: World,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """/memories showed the newest 50 and no way to an older one but a search that happened to find it."""
+    monkeypatch.setattr(memories, "NEWEST", 3)
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    for n in range(7):
+        rt.memory.remember(alice, f"Paged memory number {n}", path="paging")
+    everything = [m.ref for m in reversed(list(rt.memory.export(alice)))]
+    assert len(everything) > 6
+    sign_in(page, "alice")
+    page.wait_for_url("**/projects")
+    page.goto("/memories")
+    seen: list[str] = []
+    while True:
+        links = page.locator("ul.cards a[href^='/memories/']")
+        seen += [(links.nth(i).get_attribute("href") or "").removeprefix("/memories/") for i in range(links.count())]
+        following = page.get_by_role("link", name="Older memories")
+        if following.count() == 0:
+            break
+        following.click()
+        expect(page.get_by_role("link", name="Newer memories")).to_be_visible()
+    assert seen == everything
+    page.goto("/memories?page=%C2%B2")  # not a page: the first
+    expect(page.locator("ul.cards a[href^='/memories/']")).to_have_count(3)
+    page.goto("/memories?page=100000")  # past the end: says so, and leads back
+    expect(page.get_by_text("No memories past the newest")).to_be_visible()
+    expect(page.get_by_role("link", name="Newest memories")).to_be_visible()
 
 
 def test_a_number_in_a_url_that_is_no_number_is_never_a_server_error(web_url: str, web_world: World) -> None:

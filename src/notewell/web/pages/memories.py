@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import islice
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -23,15 +24,18 @@ from notewell.web.session import (
     set_message,
     signed_in,
     take_message,
+    whole_number,
 )
 
 NEWEST = 50
 SCAN_MAX = 100_000  # memories looked at for the newest list
 
 
-def _newest(memory: MemoryService, p: Principal) -> list[Memory]:
-    newest: deque[Memory] = deque(islice(memory.export(p), SCAN_MAX), maxlen=NEWEST)
-    return list(reversed(newest))
+def _newest(memory: MemoryService, p: Principal, number: int) -> tuple[list[Memory], bool]:
+    """Page ``number`` of the newest NEWEST memories, and whether older ones follow (one more kept to know)."""
+    newest: deque[Memory] = deque(islice(memory.export(p), SCAN_MAX), maxlen=NEWEST * number + 1)
+    ordered, start = list(reversed(newest)), NEWEST * (number - 1)
+    return ordered[start:start + NEWEST], len(ordered) > start + NEWEST
 
 
 async def memories_page(request: Request) -> Response:
@@ -42,7 +46,9 @@ async def _memories(request: Request, p: Principal, *, refused: str = "", status
     """The page; ``refused`` is why a form sent from it was not taken (shown as the page's error)."""
     svc = services(request).memory
     q, error = searched_text(request)
+    number = whole_number(request.query_params.get("page", ""), 6) or 1
     memories: list[Memory] = []
+    more = False
     found_by: dict[str, str] = {}  # a search's: how each memory was found
     words_only: str | None = None
     try:
@@ -52,7 +58,7 @@ async def _memories(request: Request, p: Principal, *, refused: str = "", status
             found_by = {r.memory.ref: _found_by(r) for r in found.results}
             words_only = found.words_only
         elif not q:
-            memories = await call(_newest, svc, p)
+            memories, more = await call(_newest, svc, p, number)
     except NotewellError as exc:
         error = str(exc)
     message = await take_message(request)
@@ -61,7 +67,15 @@ async def _memories(request: Request, p: Principal, *, refused: str = "", status
         knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=refused or error,
                 knowledge=knowledge, message=message, found_by=found_by,
-                words_only=words_only, status=status)
+                words_only=words_only, status=status, **_pages(q, number, memories, more))
+
+
+def _pages(q: str, number: int, memories: list[Memory], more: bool) -> dict[str, Any]:
+    """The newest list's way on: older and newer pages (``?page=N``), and a page past the end saying so."""
+    paged = not q and number > 1
+    return {"past_end": paged and not memories, "shown": NEWEST * (number - 1),
+            "prev_href": f"/memories?page={number - 1}" if paged and memories else "",
+            "next_href": f"/memories?page={number + 1}" if more else ""}
 
 
 def _found_by(result: MemoryResult) -> str:
