@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_world import ServerThread, World, connect, serve_world
 from notes_world import call, notes_world_on, refusal
+from notewell.services.note_files import NoteFiles
 from pg import BACKENDS
 
 pytestmark = pytest.mark.anyio
@@ -263,3 +264,28 @@ async def test_a_note_made_a_folder_under_a_write_is_refused_as_one(admin: Clien
     monkeypatch.undo()
     assert len(opened) >= 2 and f"path: {path} is not a regular file" in str(refused.value), refused.value
     assert (note / "inside.md").read_text() == "a folder's note\n"
+
+
+async def test_a_full_disk_while_keeping_a_late_line_leaves_the_write_standing(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The late line cannot be written anywhere (the disk is full): the edit, already in place, stands and is
+    journaled (it answered an internal error, with its text on disk and no journal entry)."""
+    path = "handbook/late-full.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    written = NoteFiles._written
+    temps: list[int] = []
+
+    def full_after_the_first(self: NoteFiles, folder: int, data: bytes) -> str:
+        temps.append(1)
+        if len(temps) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return written(self, folder, data)
+
+    monkeypatch.setattr(NoteFiles, "_written", full_after_the_first)
+    around(monkeypatch, "replace", note.name, 1, appending_across(note, ["outside\n"]))
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "start\nmine\n" and len(temps) == 2
+    await call(admin, "undo_note_write", {"journal_id": done["journal_id"]})
+    assert note.read_text() == "start\n"

@@ -239,6 +239,17 @@ class NoteFiles:
 
     def _keep_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
                          rel: str) -> None:
+        """``_place_late_write``; a file system that refuses it (full, a quota, an I/O error) leaves this write
+        standing, as written and about to be journaled, and their bytes are said lost in the log: this write
+        failing too would lose both."""
+        try:
+            self._place_late_write(folder, name, theirs, was, mine, rel)
+        except OSError as err:
+            _log.error("notes: another program wrote %s while Notewell replaced it, and its %d bytes could not be "
+                       "kept: %s", rel, len(theirs), err)
+
+    def _place_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
+                          rel: str) -> None:
         """``theirs``: the bytes another program left, after the check, in the note's file holding ``was`` that
         this write renamed ``mine`` over (None: deleted). Lines it appended are appended to the note as it is now,
         and the write stands. Any other change (or lines appended to a deleted note) is put back as the note, over
