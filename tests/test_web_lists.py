@@ -14,7 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from mcp_world import World
-from notewell.web.pages import memories, sessions
+from notewell.access.principal import LOCAL_OWNER
+from notewell.web.pages import admin, memories, sessions
 from test_web import sign_in
 from test_web_forms import signed_in
 from web_world import DESKTOP, email
@@ -88,6 +89,33 @@ def test_the_memories_page_pages_through_every_memory(page: Page, web_world: Wor
     page.goto("/memories?page=100000")  # past the end: says so, and leads back
     expect(page.get_by_text("No memories past the newest")).to_be_visible()
     expect(page.get_by_role("link", name="Newest memories")).to_be_visible()
+
+
+def test_the_admins_token_page_pages_through_every_token(page: Page, web_world: World,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """/admin/tokens listed every token ever minted, revoked and expired ones too, on one page: a team whose
+    CI mints a token a run got a page of every one of them."""
+    monkeypatch.setattr(admin, "TOKENS_SHOWN", 3, raising=False)  # raising: the old code had none
+    rt = web_world.runtime
+    for n in range(7):
+        rt.administration.mint_token(LOCAL_OWNER, email("bob"), ["memory:read"], name=f"paged {n}")
+    everything = [s.token.id for s in reversed(rt.administration.token_standings(LOCAL_OWNER))]
+    assert len(everything) > 6
+    sign_in(page, "admin")
+    page.wait_for_url("**/projects")
+    page.goto("/admin/tokens")
+    seen: list[str] = []
+    while True:
+        seen += page.locator("td[data-label=Name] .hint").all_inner_texts()
+        following = page.get_by_role("link", name="Older tokens")
+        if following.count() == 0:
+            break
+        following.click()
+        expect(page.get_by_role("link", name="Newer tokens")).to_be_visible()
+    assert seen == everything
+    page.goto("/admin/tokens?page=100000")  # past the end: says so, and leads back
+    expect(page.get_by_text("No tokens past the newest")).to_be_visible()
+    expect(page.get_by_role("link", name="Newest tokens")).to_be_visible()
 
 
 def test_a_number_in_a_url_that_is_no_number_is_never_a_server_error(web_url: str, web_world: World) -> None:

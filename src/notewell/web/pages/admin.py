@@ -17,9 +17,19 @@ from notewell.access.token_secrets import since_from
 from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
 from notewell.web.render import page
-from notewell.web.session import base_url, call, checked_form, services, set_message, signed_in, take_message
+from notewell.web.session import (
+    base_url,
+    call,
+    checked_form,
+    services,
+    set_message,
+    signed_in,
+    take_message,
+    whole_number,
+)
 
 AUDIT_SHOWN = 200
+TOKENS_SHOWN = 200  # a page of /admin/tokens, newest first; revoked and expired tokens stay listed
 AUDIT_DEFAULT_SINCE = "7d"
 
 
@@ -198,8 +208,13 @@ async def tokens_page(request: Request) -> Response:
     p = await _manager(request)
     access = services(request).administration
     standings = await call(access.token_standings, p)  # as the next call finds each (the CLI's token list too)
-    return page(request, "admin/tokens.html", p, title="Every token", standings=list(reversed(standings)),
-                message=await take_message(request))
+    number = whole_number(request.query_params.get("page", ""), 6) or 1
+    start = (number - 1) * TOKENS_SHOWN
+    shown = list(reversed(standings))[start:start + TOKENS_SHOWN]
+    return page(request, "admin/tokens.html", p, title="Every token", standings=shown,
+                message=await take_message(request), past_end=number > 1 and not shown, shown=start,
+                prev_href=f"/admin/tokens?page={number - 1}" if number > 1 and shown else "",
+                next_href=f"/admin/tokens?page={number + 1}" if len(standings) > start + TOKENS_SHOWN else "")
 
 
 async def revoke_token(request: Request) -> Response:
