@@ -885,6 +885,27 @@ async def test_an_empty_text_is_refused_as_a_blank_one_naming_the_argument(world
             assert "skills" in await call(c, tool, {})
 
 
+async def test_one_persons_same_words_for_two_assignees_are_two_action_items(world: BrainWorld, url: str) -> None:
+    """"Review the PR" for bob, then for carol: the second was answered the first (created false, for bob), and
+    carol's to-do was never written; a blocker of the same words the same. The same words and tags taught again
+    are the same item."""
+    task = f"{unique('review')} review the PR"
+    async with connect(url, world.tokens["alice"]) as alice:
+        def teach(tags: list[str]) -> dict[str, Any]:
+            return {"rule": task, "type": "action_item", "projectId": "shared", "tags": tags}
+
+        for_bob = await call(alice, "brain_teach_knowledge", teach(["for:bob@example.test"]))
+        for_carol = await call(alice, "brain_teach_knowledge", teach(["for:carol@example.test"]))
+        blocking = await call(alice, "brain_teach_knowledge", teach(["for:bob@example.test", "blocker"]))
+        assert for_carol["created"] is True and blocking["created"] is True
+        assert len({for_bob["id"], for_carol["id"], blocking["id"]}) == 3
+        again = await call(alice, "brain_teach_knowledge", teach(["for:carol@example.test"]))
+        assert again["id"] == for_carol["id"] and again["created"] is False
+        items = world.runtime.store.brain.knowledge([for_bob["id"], for_carol["id"]])
+        assert "for:carol@example.test" in items[for_carol["id"]].tags
+        assert "for:carol@example.test" not in items[for_bob["id"]].tags
+
+
 async def test_two_people_teaching_the_same_action_item_each_hold_their_own(world: BrainWorld, url: str) -> None:
     """An action item is a task with an owner and assignees (its for: tags): alice teaching, in a shared project,
     the words of bob's item was answered bob's item (created false), his and for him, so her to-do was written

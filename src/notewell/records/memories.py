@@ -31,8 +31,8 @@ class Narrowing:
 
 @dataclass(frozen=True)
 class MemoryInput:
-    """A memory to write. ``content_hash`` is the sha256 hex of ``content``: the store keeps one live row
-    per (project, path, content_hash)."""
+    """A memory to write. ``content_hash`` is the sha256 hex of ``content`` (a taught action item's: of its content
+    and its tags, services/brain_knowledge.py): the store keeps one live row per (project, path, content_hash)."""
 
     ref: str
     project: str
