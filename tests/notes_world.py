@@ -12,16 +12,17 @@ its own world: the tests write into it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from mcp_world import World, build_world
+from mcp_world import ServerThread, World, build_world, connect, serve_world
 from mcp_world import call as call  # the note tests import it from here
 from notewell.access.principal import LOCAL_OWNER, Principal
+from pg import BACKENDS
 
 WRITE_SCOPES = "knowledge:read,knowledge:write"
 
@@ -58,6 +59,27 @@ def notes_world_on(request: pytest.FixtureRequest, tmp: Path) -> Iterator[World]
     built = build_notes_world(tmp)
     yield built
     built.runtime.close()
+
+
+def served_notes(folder: str) -> tuple[Any, Any, Any]:
+    """The ``world``, ``server`` and ``admin`` fixtures of a module of note tests over MCP, to assign to those names:
+    a world on each backend in a temporary folder named ``folder`` (module scope), its server, and a client with the
+    admin's writing token."""
+    @pytest.fixture(scope="module", params=BACKENDS)
+    def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+        yield from notes_world_on(request, tmp_path_factory.mktemp(folder))
+
+    @pytest.fixture(scope="module")
+    def server(world: World) -> Iterator[ServerThread]:
+        with serve_world(world) as running:
+            yield running
+
+    @pytest.fixture
+    async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
+        async with connect(server.url, world.tokens["admin_write"]) as client:
+            yield client
+
+    return world, server, admin
 
 
 def person(world: World, token: str) -> Principal:

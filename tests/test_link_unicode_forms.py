@@ -10,16 +10,14 @@ broken, the target's backlinks missed them) and a move left them naming the old 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 import pytest
 from mcp import Client
 
-from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on
-from pg import BACKENDS
+from mcp_world import ServerThread, World
+from notes_world import call, served_notes
 
 pytestmark = pytest.mark.anyio
 
@@ -32,21 +30,7 @@ def nfd(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from notes_world_on(request, tmp_path_factory.mktemp("link-forms"))
-
-
-@pytest.fixture(scope="module")
-def server(world: World) -> Iterator[ServerThread]:
-    with serve_world(world) as running:
-        yield running
-
-
-@pytest.fixture
-async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
-    async with connect(server.url, world.tokens["admin_write"]) as client:
-        yield client
+world, server, admin = served_notes("link-forms")
 
 
 def put(world: World, files: dict[str, str]) -> None:

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import httpx
 import pytest
 from mcp import Client
 
-from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on, refusal
+from mcp_world import ServerThread, World, connect
+from notes_world import call, refusal, served_notes
 from notewell.answer_bound import ANSWER_BYTES_MAX, json_bytes
 from notewell.errors import Unavailable
 from notewell.indexer import IndexReport
@@ -22,26 +22,11 @@ from notewell.mcp.tools.note_writing import change_dict
 from notewell.services.note_vault import NoteChange
 from notewell.services.note_writing import NOT_INDEXED_CHARS
 from notewell.vault.note_links import MAX_LINKS_PER_DOCUMENT
-from pg import BACKENDS
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from notes_world_on(request, tmp_path_factory.mktemp("moves"))
-
-
-@pytest.fixture(scope="module")
-def server(world: World) -> Iterator[ServerThread]:
-    with serve_world(world) as running:
-        yield running
-
-
-@pytest.fixture
-async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
-    async with connect(server.url, world.tokens["admin_write"]) as client:
-        yield client
+world, server, admin = served_notes("moves")
 
 
 def watched_syncs(world: World, monkeypatch: pytest.MonkeyPatch, fail_on: str | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +20,14 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on, refusal
+from mcp_world import World
+from notes_world import call, refusal, served_notes
 from notewell.services.note_files import NoteFiles
-from pg import BACKENDS
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from notes_world_on(request, tmp_path_factory.mktemp("late"))
-
-
-@pytest.fixture(scope="module")
-def server(world: World) -> Iterator[ServerThread]:
-    with serve_world(world) as running:
-        yield running
-
-
-@pytest.fixture
-async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
-    async with connect(server.url, world.tokens["admin_write"]) as client:
-        yield client
+world, server, admin = served_notes("late")
 
 
 def around(monkeypatch: pytest.MonkeyPatch, step: str, name: str, times: int,

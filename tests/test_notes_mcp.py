@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +17,16 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_world import ServerThread, World, connect, serve_world
-from notes_world import call, notes_world_on, refusal
+from mcp_world import ServerThread, World, connect
+from notes_world import call, refusal, served_notes
 from notewell.access.principal import LOCAL_OWNER
 from notewell.services.note_files import NoteFiles
-from pg import BACKENDS
 
 pytestmark = pytest.mark.anyio
 WRITING_TOOLS = ["write_note", "edit_note", "move_note", "delete_note", "undo_note_write"]
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    yield from notes_world_on(request, tmp_path_factory.mktemp("notes"))
-
-
-@pytest.fixture(scope="module")
-def server(world: World) -> Iterator[ServerThread]:
-    with serve_world(world) as running:
-        yield running
-
-
-@pytest.fixture
-async def admin(server: ServerThread, world: World) -> AsyncIterator[Client]:
-    async with connect(server.url, world.tokens["admin_write"]) as client:
-        yield client
+world, server, admin = served_notes("notes")
 
 
 async def invalid(client: Client, name: str, args: dict[str, Any]) -> tuple[str, str]:
