@@ -137,3 +137,11 @@ def test_a_number_in_a_url_that_is_no_number_is_never_a_server_error(web_url: st
                 assert answer.status_code == 200, (url[:60], answer.status_code)
             refused = client.post(f"/brain/skills/proposals/{bad}/accept", data={"csrf": csrf})
             assert refused.status_code == 404 and "is no proposal id" in unescape(refused.text), refused.status_code
+
+
+def test_a_search_with_no_words_names_the_pages_field(web_url: str) -> None:
+    """/memories?q=🚀 and /sessions?q=🚀 said "query: has no words", a field no form or URL of theirs has."""
+    with signed_in(web_url, "alice") as (client, _csrf):
+        for url in ("/memories?q=%F0%9F%9A%80", "/sessions?q=%F0%9F%9A%80"):
+            text = unescape(client.get(url).text)
+            assert "q: has no words" in text and "query:" not in text, url

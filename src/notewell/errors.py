@@ -10,7 +10,8 @@ link to its form). Doors show the message and never a traceback.
 from __future__ import annotations
 
 import errno
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Literal
 
 Remedy = Literal[
@@ -176,3 +177,19 @@ def with_way_out(exc: NotewellError, ways_out: Mapping[Remedy, str]) -> str:
     """The error's message, then the way out in a door's own words (``ways_out``) when it names one."""
     way_out = ways_out.get(exc.remedy) if exc.remedy else None
     return f"{exc}; {way_out}" if way_out else str(exc)
+
+
+@contextmanager
+def spelled(**request_names: str) -> Iterator[None]:
+    """Within it, a refusal naming a service argument a door spells otherwise (the service's ``query`` is REST's and
+    the web pages' ``q``, the brain's ``type`` REST's ``kind``) names the door's instead, as every other refusal of
+    the request does."""
+    try:
+        yield
+    except NotewellError as exc:
+        field = getattr(exc, "field", None)
+        name = None if isinstance(exc, UnknownParameter) or field is None else request_names.get(field)
+        if name is None:
+            raise
+        detail = exc.detail if isinstance(exc, InvalidArgument) else str(exc).split(f"{field}: ", 1)[-1]
+        raise InvalidArgument(name, detail, remedy=exc.remedy) from None

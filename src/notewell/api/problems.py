@@ -10,8 +10,6 @@ whose body says nothing of the inside; the traceback goes to the server's log, n
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -109,22 +107,6 @@ def response_for(exc: NotewellError) -> JSONResponse:
     if isinstance(exc, Conflict):
         return problem(409, text)
     return problem(400, text, field=getattr(exc, "field", None))
-
-
-@contextmanager
-def spelled(**request_names: str) -> Iterator[None]:
-    """Within it, a refusal naming a service argument the request spells otherwise (the service's ``query`` is
-    this door's ``q``, the brain's ``type`` its ``kind``) names the request's instead, as every other refusal of
-    the request does."""
-    try:
-        yield
-    except NotewellError as exc:
-        field = getattr(exc, "field", None)
-        name = None if isinstance(exc, UnknownParameter) or field is None else request_names.get(field)
-        if name is None:
-            raise
-        detail = exc.detail if isinstance(exc, InvalidArgument) else str(exc).split(f"{field}: ", 1)[-1]
-        raise InvalidArgument(name, detail, remedy=exc.remedy) from None
 
 
 def _as_requested(exc: NotewellError, text: str) -> tuple[str, str | None]:

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Query, Request, Response
 from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, page, page_model, window
-from notewell.api.problems import responses, spelled
+from notewell.api.problems import responses
+from notewell.errors import spelled
 from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import BrainHitList, BrainInfo, BrainPage

@@ -11,7 +11,8 @@ from notewell.api.any_path import DOCUMENT
 from notewell.api.conditional import IfMatchRead, IfNoneMatch, answered
 from notewell.api.context import Caller, Services
 from notewell.api.paging import Limit, Offset, keyed_page, next_link, page_model
-from notewell.api.problems import responses, spelled
+from notewell.api.problems import responses
+from notewell.errors import spelled
 from notewell.paths import PATH_MAX_CHARS, PROJECT_ID_MAX_CHARS
 from notewell.records.models import record_model
 from notewell.services.knowledge import DocInfo, DocPart, NotePage, ProjectInfo

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model
-from notewell.api.problems import responses, spelled
+from notewell.api.problems import responses
+from notewell.errors import spelled
 from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.memories import MEMORY_TYPES, Narrowing
 from notewell.records.models import CAMEL, dump, record_model

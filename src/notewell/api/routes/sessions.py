@@ -12,7 +12,8 @@ from notewell import limits
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
 from notewell.api.paging import Limit, Offset, page, page_model, window
-from notewell.api.problems import responses, spelled
+from notewell.api.problems import responses
+from notewell.errors import spelled
 from notewell.json_bounds import JSON_DEPTH_MAX
 from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.brain import KNOWLEDGE_KINDS, EventRecord, KnowledgeRecord, SessionRecord

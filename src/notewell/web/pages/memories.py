@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument, NotewellError
+from notewell.errors import InvalidArgument, NotewellError, spelled
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.memory import Memory, MemoryResult, MemoryService
@@ -53,7 +53,8 @@ async def _memories(request: Request, p: Principal, *, refused: str = "", status
     words_only: str | None = None
     try:
         if q and not error:
-            found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
+            with spelled(query="q"):
+                found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
             memories = [r.memory for r in found.results]
             found_by = {r.memory.ref: _found_by(r) for r in found.results}
             words_only = found.words_only

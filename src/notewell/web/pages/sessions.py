@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from notewell.errors import NotewellError
+from notewell.errors import NotewellError, spelled
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_limits import EVENTS_PAGE_MAX
 from notewell.web.render import page
@@ -27,7 +27,8 @@ async def sessions_page(request: Request) -> Response:
     more = False
     try:
         if q and not error:
-            sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
+            with spelled(query="q"):
+                sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
         elif not q:
             offset = (number - 1) * SHOWN
             newest = await call(brain.recent_sessions, p, offset + SHOWN + 1)  # one more: whether older follow
