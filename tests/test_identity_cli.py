@@ -160,6 +160,7 @@ def test_grant_and_ungrant(cli: Cli) -> None:
     assert cli.error("grant", "bob@example.com", "nowhere") == ("error: EMAIL: No user with email bob@example.com; "
                                                                 "see 'notewell user list'")
     assert cli.error("grants", "--project", "nowhere").startswith("error: --project: no ordinary project has the id")
+    assert cli.error("grant", "  ", "apollo") == "error: EMAIL: is empty: give the email address of a user"
 
 
 def test_token_mint_list_revoke(cli: Cli) -> None:

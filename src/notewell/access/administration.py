@@ -138,6 +138,8 @@ class Administration:
     # users
     def user(self, p: Principal, email: str) -> User:
         self.authorization.authorize(p, "access:manage")
+        if not email.strip():
+            raise InvalidArgument("email", "is empty: give the email address of a user")
         user = self.identity.user_by_email(email)
         if user is None:
             raise NotFound(f"No user with email {email.strip()}", field="email", remedy="list-users")
