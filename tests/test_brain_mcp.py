@@ -906,6 +906,19 @@ async def test_one_persons_same_words_for_two_assignees_are_two_action_items(wor
         assert "for:carol@example.test" not in items[for_bob["id"]].tags
 
 
+async def test_an_action_items_own_type_among_its_tags_is_the_same_item(world: BrainWorld, url: str) -> None:
+    """The tags an action item is stored with are what it is: its type, action_item, given among them too (the item
+    holds it once either way) is the same item, where it was written as a second live copy of it (created true)."""
+    task = f"{unique('deploy')} deploy the fix"
+    async with connect(url, world.tokens["alice"]) as alice:
+        def teach(tags: list[str]) -> dict[str, Any]:
+            return {"rule": task, "type": "action_item", "projectId": "shared", "tags": tags}
+
+        first = await call(alice, "brain_teach_knowledge", teach(["for:bob@example.test"]))
+        again = await call(alice, "brain_teach_knowledge", teach(["action_item", "for:bob@example.test"]))
+        assert again["id"] == first["id"] and again["created"] is False
+
+
 async def test_two_people_teaching_the_same_action_item_each_hold_their_own(world: BrainWorld, url: str) -> None:
     """An action item is a task with an owner and assignees (its for: tags): alice teaching, in a shared project,
     the words of bob's item was answered bob's item (created false), his and for him, so her to-do was written

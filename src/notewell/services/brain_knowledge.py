@@ -116,8 +116,8 @@ class KnowledgePart(ScopePart):
         now = now_iso()
         memory = MemoryInput(ref=f"mem_{secrets.token_hex(10)}", project=bp.store_project, author_user_id=p.user_id,
                              author_token_id=p.token_id, memory_type="durable", path=path, title=title,
-                             content=content, tags=all_tags, content_hash=_identity(content, tags if action else ()),
-                             created=now,
+                             content=content, tags=all_tags,
+                             content_hash=_identity(content, all_tags if action else ()), created=now,
                              private_to=p.user_id if private else None)
         knowledge = KnowledgeInput(brain_project=bp.id, owner_user_id=p.user_id, kind=kind, trigger=trigger, rule=rule,
                                    rationale=rationale, source=source, confidence=confidence,
@@ -226,6 +226,8 @@ def _action_tags(tags: list[str], email: str) -> list[str]:
 def _identity(content: str, tags: Sequence[str]) -> str:
     """What the store's one-live-copy rule tells two items apart by: the sha256 of the content, and of an action
     item's tags with it (its assignees, blocker, open-question), so that one person's same words for bob and for
-    carol are two to-dos, where the second was answered the first (created false) and carol's never written."""
+    carol are two to-dos, where the second was answered the first (created false) and carol's never written. The
+    tags are those the item is stored with (its type among them once), so its type given among them too is the
+    same item, not a second live copy of it."""
     told = "\n".join([content, *sorted(set(tags))])
     return hashlib.sha256(told.encode("utf-8")).hexdigest()
