@@ -274,3 +274,34 @@ async def test_a_full_disk_while_keeping_a_late_line_leaves_the_write_standing(
     assert note.read_text() == "start\nmine\n" and len(temps) == 2
     await call(admin, "undo_note_write", {"journal_id": done["journal_id"]})
     assert note.read_text() == "start\n"
+
+
+async def test_a_full_disk_after_putting_a_rewrite_back_still_makes_the_edit_again(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """An editor rewrites the note across the edit's rename, and again across the rename putting its text back; the
+    second text cannot be kept beside (the disk is full). The editor's first text is the note again, so the edit
+    is made again over it: it was answered done and journaled, with the note holding the editor's text alone."""
+    path = "handbook/late-full-put-back.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    written = NoteFiles._written
+    temps: list[int] = []
+
+    def full_at_the_third(self: NoteFiles, folder: int, data: bytes) -> str:
+        temps.append(1)
+        if len(temps) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return written(self, folder, data)
+
+    texts = ["rewritten\n", "again\n"]
+
+    def editor(done: Callable[[], None]) -> None:
+        rewriting_across(note, texts.pop(0))(done)
+
+    monkeypatch.setattr(NoteFiles, "_written", full_at_the_third)
+    calls = around(monkeypatch, "replace", note.name, 2, editor)
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert len(calls) == 2 and len(temps) >= 3
+    assert note.read_text() == "rewritten\nmine\n"  # the editor's text put back, and the edit made again over it
+    assert "its 6 bytes could not be kept" in caplog.text  # "again\n", the text lost (it named the 10 put back)

@@ -245,8 +245,7 @@ class NoteFiles:
         try:
             self._place_late_write(folder, name, theirs, was, mine, rel)
         except OSError as err:
-            _log.error("notes: another program wrote %s while Notewell replaced it, and its %d bytes could not be "
-                       "kept: %s", rel, len(theirs), err)
+            _lost(rel, theirs, err)
 
     def _place_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
                           rel: str) -> None:
@@ -264,7 +263,10 @@ class NoteFiles:
             self._keep_beside(folder, name, theirs, rel)
             return
         if late is not None:  # written late again, into the file just put back: that text is kept beside
-            self._keep_beside(folder, name, late, rel)
+            try:
+                self._keep_beside(folder, name, late, rel)
+            except OSError as err:  # their text is the note again all the same: this write is still made again
+                _lost(rel, late, err)
         raise ChangedOnDisk(rel)
 
     def _append_late(self, folder: int, name: str, tail: bytes, rel: str) -> None:
@@ -385,6 +387,12 @@ def _current(folder: int, name: str) -> bytes | None:
         return _whole(fd)
     finally:
         os.close(fd)
+
+
+def _lost(rel: str, theirs: bytes, err: OSError) -> None:
+    """Another program's late bytes that the file system refused to keep anywhere (full, a quota, an I/O error)."""
+    _log.error("notes: another program wrote %s while Notewell replaced it, and its %d bytes could not be kept: %s",
+               rel, len(theirs), err)
 
 
 def _conflict_name(name: str) -> str:
