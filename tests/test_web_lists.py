@@ -145,3 +145,13 @@ def test_a_search_with_no_words_names_the_pages_field(web_url: str) -> None:
         for url in ("/memories?q=%F0%9F%9A%80", "/sessions?q=%F0%9F%9A%80"):
             text = unescape(client.get(url).text)
             assert "q: has no words" in text and "query:" not in text, url
+
+
+def test_a_refused_search_of_the_search_page_names_its_field(web_url: str) -> None:
+    """/search?q=a%0Ab (a line break) said "query: must be a single line of text", a field no form or URL of the
+    page has: it names q, as /memories and /sessions do."""
+    with signed_in(web_url, "alice") as (client, _csrf):
+        for url, said in (("/search?q=a%0Ab", "q: must be a single line of text"),
+                          ("/search?q=a%0Ab&mode=regex", "q: a regex matches within one line")):
+            text = unescape(client.get(url).text)
+            assert said in text and "query:" not in text, url

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from notewell import limits
 from notewell.access.principal import Principal
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, spelled
 from notewell.services.knowledge import CaseMode, DocPart, KnowledgeService
 from notewell.services.links import LINKS_LIMIT_MAX, DocLinks, Link
 from notewell.web.highlight import highlight
@@ -173,8 +173,9 @@ async def search_page(request: Request) -> Response:
         context["error"] = refused
     elif q:
         try:
-            result = await call(svc.knowledge.search_notes, p, q, regex=mode == "regex", limit=PAGE_SIZE,
-                                offset=(page_number - 1) * PAGE_SIZE, repo=project or None, case=case)
+            with spelled(query="q"):
+                result = await call(svc.knowledge.search_notes, p, q, regex=mode == "regex", limit=PAGE_SIZE,
+                                    offset=(page_number - 1) * PAGE_SIZE, repo=project or None, case=case)
         except InvalidArgument as exc:
             context["error"] = str(exc)
         else:
