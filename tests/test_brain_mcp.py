@@ -919,6 +919,22 @@ async def test_an_action_items_own_type_among_its_tags_is_the_same_item(world: B
         assert again["id"] == first["id"] and again["created"] is False
 
 
+async def test_an_assignee_tag_in_capitals_assigns_the_item(world: BrainWorld, url: str) -> None:
+    """``For:Bob@Example.test`` names bob as ``for:bob@example.test`` does: it was kept as typed, taken for no
+    assignee (the item was made the teacher's, for:alice), so bob's sessions never met it, and the same words
+    for bob in lower case were a second item."""
+    task = f"{unique('rotate')} rotate the keys"
+    async with connect(url, world.tokens["alice"]) as alice:
+        def teach(tags: list[str]) -> dict[str, Any]:
+            return {"rule": task, "type": "action_item", "projectId": "shared", "tags": tags}
+
+        shouted = await call(alice, "brain_teach_knowledge", teach(["For:Bob@Example.test"]))
+        item = world.runtime.store.brain.knowledge([shouted["id"]])[shouted["id"]]
+        assert [t for t in item.tags if t.casefold().startswith("for:")] == ["for:bob@example.test"]
+        again = await call(alice, "brain_teach_knowledge", teach(["for:bob@example.test"]))
+        assert again["id"] == shouted["id"] and again["created"] is False
+
+
 async def test_two_people_teaching_the_same_action_item_each_hold_their_own(world: BrainWorld, url: str) -> None:
     """An action item is a task with an owner and assignees (its for: tags): alice teaching, in a shared project,
     the words of bob's item was answered bob's item (created false), his and for him, so her to-do was written

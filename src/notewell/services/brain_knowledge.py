@@ -215,12 +215,15 @@ class KnowledgePart(ScopePart):
 
 
 def _action_tags(tags: list[str], email: str) -> list[str]:
-    """An action item's tags: action-item unless it is an open question, and for:<the teacher> unless assigned."""
+    """An action item's tags: action-item unless it is an open question, and for:<the teacher> unless assigned. An
+    assignee's tag is kept in lower case, whatever case it is typed in (``For:Bob@Example.com`` too): the sessions
+    find a person's items by ``for:<their email, lower-case>``."""
     if not any(t in ("action-item", "open-question") for t in tags):
         tags.insert(0, "action-item")
-    if not any(t.startswith("for:") for t in tags):
-        tags.append(f"for:{email.strip().lower()}")
-    return [t.lower() if t.startswith("for:") else t for t in tags]
+    assigned = list(dict.fromkeys(t.lower() if t[:4].lower() == "for:" else t for t in tags))
+    if not any(t.startswith("for:") for t in assigned):
+        assigned.append(f"for:{email.strip().lower()}")
+    return assigned
 
 
 def _identity(content: str, tags: Sequence[str]) -> str:
