@@ -87,3 +87,29 @@ def test_the_service_refuses_a_page_it_does_not_serve(world: BrainWorld, session
         with pytest.raises(InvalidArgument) as refused:
             rt.brain.events(alice, session, limit=limit, offset=offset)
         assert refused.value.field == field
+
+
+def test_rest_pages_reach_every_session_reading_one_page_of_rows(
+        world: BrainWorld, server: ServerThread, session: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sessions list pages newest first through all of alice's sessions, and a page deep in it asks the store
+    for that page's rows alone (it read every session before the page too: offset + limit + 1 rows)."""
+    rt = world.runtime
+    alice = rt.authentication.authenticate(world.tokens["alice"])
+    opened = [rt.brain.start_session(alice, prompt=f"session {n}").session.id for n in range(12)]
+    asked: list[int] = []
+    recent = rt.store.brain.recent_sessions
+
+    def recording(*args: object, **kwargs: object) -> object:
+        asked.append(args[2] if len(args) > 2 else kwargs["limit"])  # type: ignore[arg-type]
+        return recent(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rt.store.brain, "recent_sessions", recording)
+    seen: list[str] = []
+    link: str | None = "/api/v1/sessions?limit=5"
+    while link is not None:
+        answer = _get(server, world, link)
+        assert answer.status_code == 200, answer.text
+        seen += [s["id"] for s in answer.json()["items"]]
+        link = answer.json()["next"]
+    assert seen[:12] == opened[::-1] and session in seen and len(seen) == len(set(seen))
+    assert asked and max(asked) == 6, asked

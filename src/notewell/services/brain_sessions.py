@@ -323,10 +323,12 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
                                f.similarity) for f in fused]
         return sorted(scored, key=lambda s: (-s.score, s.session.started_at), reverse=False)[:limit]
 
-    def recent_sessions(self, p: Principal, limit: int = 10) -> list[SessionRecord]:
+    def recent_sessions(self, p: Principal, limit: int = 10, offset: int = 0) -> list[SessionRecord]:
+        """The caller's sessions, newest first, ``limit`` of them from the ``offset``-th (a page asked for deep
+        reads only its own rows, never those before it)."""
         self.authorization.authorize(p, USE)
         brain_ids, _ = self._scope_ids(p)
-        return self.brain.recent_sessions(p.user_id, brain_ids, limit)
+        return self.brain.recent_sessions(p.user_id, brain_ids, limit, offset=offset)
 
     def session(self, p: Principal, session_id: str) -> SessionRecord:
         """One of the caller's sessions; another person's is NOT_FOUND, as a missing one is."""

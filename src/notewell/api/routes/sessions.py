@@ -162,7 +162,8 @@ def start_session(caller: Caller, svc: Services, body: SessionRequest, request: 
 @router.get("/sessions", response_model=SessionPage, responses=ERRORS, summary="Your recent sessions, newest first")
 def sessions(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
              offset: Offset = 0) -> Any:
-    items, more = window(svc.brain.recent_sessions(caller, offset + limit + 1), offset, limit)
+    found = svc.brain.recent_sessions(caller, limit + 1, offset)  # one more: whether older follow
+    items, more = found[:limit], len(found) > limit
     return page(request, response, items, offset, limit, has_more=more)
 
 

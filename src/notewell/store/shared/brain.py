@@ -382,12 +382,12 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
                          (confidence, at, ref))
 
     def recent_sessions(self, user_id: str, brain_projects: Sequence[str] | None, limit: int,
-                        since: str | None = None) -> list[SessionRecord]:
-        """One user's sessions in these projects (started since ``since``), newest first."""
+                        since: str | None = None, offset: int = 0) -> list[SessionRecord]:
+        """One user's sessions in these projects (started since ``since``), newest first, from the ``offset``-th."""
         where, params = session_scope(user_id, brain_projects, since)
         return [session_from_row(r) for r in self._rows(
-            f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE {where} ORDER BY s.seq DESC LIMIT ?",
-            [*params, limit])]
+            f"SELECT {SESSION_COLUMNS} FROM brain_sessions s WHERE {where} ORDER BY s.seq DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset])]
 
 
 def session_scope(user_id: str, brain_projects: Sequence[str] | None,

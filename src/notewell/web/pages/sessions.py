@@ -31,8 +31,8 @@ async def sessions_page(request: Request) -> Response:
                 sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
         elif not q:
             offset = (number - 1) * SHOWN
-            newest = await call(brain.recent_sessions, p, offset + SHOWN + 1)  # one more: whether older follow
-            sessions, more = newest[offset:offset + SHOWN], len(newest) > offset + SHOWN
+            newest = await call(brain.recent_sessions, p, SHOWN + 1, offset)  # one more: whether older follow
+            sessions, more = newest[:SHOWN], len(newest) > SHOWN
     except NotewellError as exc:
         error = str(exc)
     paged = not q and number > 1
