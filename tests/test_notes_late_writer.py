@@ -68,6 +68,16 @@ def rewriting_across(note: Path, text: str) -> Callable[[Callable[[], None]], No
     return outside
 
 
+def rewritten_then_appended(note: Path) -> Callable[[Callable[[], None]], None]:
+    """Two programs: an editor rewriting the note in place across the step, then a script appending a line to the
+    note the step left, before the editor's text can be put back."""
+    def outside(done: Callable[[], None]) -> None:
+        rewriting_across(note, "rewritten\n")(done)
+        with open(note, "a", encoding="utf-8") as second:
+            second.write("second\n")
+    return outside
+
+
 def beside(note: Path) -> list[Path]:
     return sorted(p for p in note.parent.iterdir() if p.name.startswith(f"{note.stem}.conflict-"))
 
@@ -163,12 +173,7 @@ async def test_a_late_rewrite_written_over_again_is_kept_beside_the_note(admin: 
     note = world.vault / path
     await call(admin, "write_note", {"path": path, "content": "start\n"})
 
-    def two_programs(done: Callable[[], None]) -> None:
-        rewriting_across(note, "rewritten\n")(done)
-        with open(note, "a", encoding="utf-8") as second:
-            second.write("second\n")
-
-    around(monkeypatch, "replace", note.name, 1, two_programs)
+    around(monkeypatch, "replace", note.name, 1, rewritten_then_appended(note))
     await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
     monkeypatch.undo()
     assert note.read_text() == "start\nmine\nsecond\n"
@@ -203,12 +208,7 @@ async def test_the_conflict_file_of_a_note_with_a_long_name_fits_a_name(admin: C
     note = world.vault / path
     await call(admin, "write_note", {"path": path, "content": "start\n"})
 
-    def two_programs(done: Callable[[], None]) -> None:
-        rewriting_across(note, "rewritten\n")(done)
-        with open(note, "a", encoding="utf-8") as second:
-            second.write("second\n")
-
-    around(monkeypatch, "replace", note.name, 1, two_programs)
+    around(monkeypatch, "replace", note.name, 1, rewritten_then_appended(note))
     done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
     monkeypatch.undo()
     assert note.read_text() == "start\nmine\nsecond\n"
