@@ -15,8 +15,8 @@ from pathlib import Path
 from conftest import make_vault
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
+from notewell.scratch_files import NOTE_TEMP_PREFIX as TEMP_PREFIX
 from notewell.services.note_diff import version_of
-from notewell.services.note_files import TEMP_PREFIX
 
 NOTES = 5
 WRITES = 500

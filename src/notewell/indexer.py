@@ -9,13 +9,15 @@ each markdown document written (or moved: a relative link reads differently from
 resolved once the sync's documents are in place; the stored links a document's arrival, departure or
 move may resolve differently (the ones naming its file name) are resolved again (``_Writing.relink``).
 Meeting notes' action items follow each document written, moved or removed, in the same transaction
-(vault/meeting_sync.py); a full sync reads again the notes holding live items.
+(vault/meeting_sync.py); a full sync reads again the notes holding live items. The temporary files of note
+writes killed before their rename, which a scan passes over as hidden, are removed (scratch_files.py) and logged.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import posixpath
 import time
 from collections import Counter
@@ -27,6 +29,7 @@ from notewell.config import INDEX_DIR_NAME, Settings
 from notewell.paths import composed
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord, brain_id
 from notewell.records.links import LinkInput
+from notewell.scratch_files import remove_stale_note_temps
 from notewell.store.base import DocumentWriter, Store
 from notewell.vault.link_resolution import Resolver
 from notewell.vault.meeting_sync import MeetingItems
@@ -52,6 +55,7 @@ BINARY_SNIFF_BYTES = 8192
 RACY_WINDOW_NS = 2_000_000_000
 Progress = Callable[[int, int], None]  # (bytes done, bytes to do): (0, total) first, then after each file
 LEFT_OUT_REASONS = ("type", "size", "ignored", "unreadable")
+_log = logging.getLogger("notewell.index")
 
 
 @dataclass
@@ -367,6 +371,17 @@ class _Writing:
             self.writer.set_skipped([*kept, *self.skipped])
 
 
+def _remove_killed_writes(settings: Settings, scan: ScanResult) -> None:
+    """The temporary files that note writes killed before their rename left among the hidden entries the scan
+    passed over, removed (scratch_files.remove_stale_note_temps), said in the log and left out of the report."""
+    hidden = [item.path for item in scan.left_out if item.detail == "hidden" and not item.path.endswith("/")]
+    removed = set(remove_stale_note_temps(settings.vault, hidden)) if hidden else set()
+    if removed:
+        _log.warning("index: removed %d temporary file%s that a note write killed before its rename left: %s",
+                     len(removed), "" if len(removed) == 1 else "s", ", ".join(sorted(removed)))
+        scan.left_out = [item for item in scan.left_out if item.path not in removed]
+
+
 def sync(
     settings: Settings, store: Store, progress: Progress | None = None, only: Subtrees = EVERYTHING,
     written: Collection[str] = frozenset(), committed: Callable[[], None] | None = None, *, reread: bool = False,
@@ -387,6 +402,7 @@ def sync(
     racy_from = time.time_ns() - RACY_WINDOW_NS
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
+    _remove_killed_writes(settings, scan)
     report = IndexReport(symlinks=scan.symlinks)
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     done = 0

@@ -6,19 +6,29 @@ carrying ``<pid>@<host>``: a run killed outright (kill -9, the machine's crash) 
 home's rows. The next run in that folder removes the leftovers of this machine whose process is gone. One named
 for another machine (a folder shared over the network), or whose process lives (a run going on, or a process
 that took the pid since), is never touched: nothing here can tell whether it is still being written.
+
+A note write's temporary file (services/note_files.py) is named so too, ``.notewell-write-<pid>@<host>-<hex>``, in
+the note's own folder: a write killed between writing it and renaming it over the note leaves it in the vault. A
+scan of the vault (indexer.py) removes those of this machine whose process is gone, and only regular files of the
+server's own user under exactly that name: a user's file named alike but otherwise is never touched.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import socket
+import stat
 import tempfile
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
 PART = ".part"
+NOTE_TEMP_PREFIX = ".notewell-write-"  # hidden, so a scan that sees one mid-write passes over it
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _SQLITE_ENDS = "(?:-journal|-wal|-shm)?"  # what SQLite writes beside a copy it writes
 
 
@@ -38,6 +48,39 @@ def part_path(path: Path) -> Path:
 def scratch_folder(parent: Path, prefix: str) -> tempfile.TemporaryDirectory[str]:
     """A private folder (0700) in ``parent``, named ``<prefix><pid>@<host>-<random>``, removed on cleanup."""
     return tempfile.TemporaryDirectory(dir=parent, prefix=f"{prefix}{_tag()}-")
+
+
+def note_temp_name() -> str:
+    """A new name for a note write's temporary file: ``.notewell-write-<pid>@<host>-<16 hex digits>``."""
+    return f"{NOTE_TEMP_PREFIX}{_tag()}-{secrets.token_hex(8)}"
+
+
+def remove_stale_note_temps(vault: Path, paths: Iterable[str]) -> list[str]:
+    """Of ``paths`` (vault-relative, as a scan lists the hidden entries it passes over), the temporary files of
+    note writes killed on this machine, removed: each named exactly as ``note_temp_name`` names them, by a process
+    that is gone, a regular file of this process's user, reached through real folders (never a symlink's). The
+    ones removed; best effort: one that cannot be removed (a read-only mount) stays."""
+    pattern = re.compile(rf"{re.escape(NOTE_TEMP_PREFIX)}(\d+)@{re.escape(_host())}-[0-9a-f]{{16}}")
+    removed: list[str] = []
+    for rel in paths:
+        folders, _, name = rel.rpartition("/")
+        found = pattern.fullmatch(name)
+        if found is None or _alive(int(found.group(1))):
+            continue
+        with suppress(OSError):
+            fd = os.open(vault, _DIR_FLAGS)
+            try:
+                for part in folders.split("/") if folders else []:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                    os.close(fd)
+                    fd = child
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+                    os.unlink(name, dir_fd=fd)
+                    removed.append(rel)
+            finally:
+                os.close(fd)
+    return removed
 
 
 def remove_stale_parts(folder: Path) -> None:

@@ -37,13 +37,13 @@ from pathlib import Path
 from notewell.errors import InvalidArgument
 from notewell.paths import mixable, mixed_forms, spellings
 from notewell.records.identity import HOME_PREFIX
+from notewell.scratch_files import note_temp_name
 from notewell.services.note_paths import NAME_MAX_BYTES
 from notewell.services.text_cut import between_characters
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-TEMP_PREFIX = ".notewell-write-"  # hidden, so a scan that sees one mid-write passes over it
 FILE_MODE = 0o644  # a note: as the vault's other files (a home's privacy is its folder's, 0700, made so here too)
 FOLDER_MODE = 0o755
 PRIVATE_FILE_MODE = 0o600  # the trash: copies of notes from every home, the owner's alone whatever the umask
@@ -203,7 +203,7 @@ class NoteFiles:
 
     def _written(self, folder: int, data: bytes) -> str:
         """A new hidden file of ``folder`` holding ``data``, durably: its name."""
-        temp = f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+        temp = note_temp_name()  # a killed write's is removed by the next scan of the vault (indexer.py)
         fd = os.open(temp, _TEMP_FLAGS, self.file_mode, dir_fd=folder)
         try:
             try:

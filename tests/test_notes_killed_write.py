@@ -1,0 +1,77 @@
+"""A note write killed outright (SIGKILL) between writing its temporary file and renaming it over the note leaves
+that file in the note's folder; the next scan of the vault (`notewell index`, the watcher's sync when a server
+starts) removes it and says so in the log, and never a user's file named alike, a live write's or another
+machine's (src/notewell/scratch_files.py, docs/writing.md "Atomic, serialised, indexed").
+
+The write is a real `notewell note write` whose rename of its temporary file says READY on stdout and waits there
+until it is killed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_vault, run_cli
+from notewell.scratch_files import NOTE_TEMP_PREFIX
+
+BLOCKED_RENAME = f"""
+import os, sys
+renamed = os.replace
+def held(src, dst, *rest, **named):
+    if str(src).startswith({NOTE_TEMP_PREFIX!r}):
+        print("READY", flush=True)
+        sys.stdin.read()  # until killed
+    return renamed(src, dst, *rest, **named)
+os.replace = held
+sys.argv = ["notewell", *sys.argv[1:]]
+from notewell.cli import main
+main()
+"""
+
+
+def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: Path,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    base = ["--vault", str(vault)]
+    assert run_cli("index", *base).exit_code == 0
+    proc = subprocess.Popen([sys.executable, "-c", BLOCKED_RENAME, "note", "write", "apollo/plan.md", "# Mine\n",
+                             "--overwrite", *base], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "READY\n"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait() == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    folder = vault / "apollo"
+    [left] = [p for p in folder.iterdir() if p.name.startswith(NOTE_TEMP_PREFIX)]
+    assert left.read_text() == "# Mine\n" and (folder / "plan.md").read_text() == "# Plan\n"
+    host = left.name[len(NOTE_TEMP_PREFIX):].rsplit("-", 1)[0].split("@", 1)[1]
+    kept = [
+        folder / f"{NOTE_TEMP_PREFIX}draft.md",  # a user's file, named alike
+        folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'a' * 16}.md",  # the same with more after it
+        folder / f"{NOTE_TEMP_PREFIX}{os.getpid()}@{host}-{'b' * 16}",  # a live process's write
+        folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@another-machine-{'c' * 16}",  # a folder shared over the network
+    ]
+    for path in kept:
+        path.write_text("keep\n")
+    link = folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'d' * 16}"
+    link.symlink_to("plan.md")  # no regular file: never removed, nor what it names
+    made = folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'e' * 16}"
+    made.mkdir()  # a folder named alike
+    with caplog.at_level(logging.WARNING):
+        done = run_cli("index", *base)
+    assert done.exit_code == 0, done.output
+    assert not left.exists()
+    assert all(path.read_text() == "keep\n" for path in kept)
+    assert link.is_symlink() and made.is_dir() and (folder / "plan.md").read_text() == "# Plan\n"
+    assert f"removed 1 temporary file that a note write killed before its rename left: apollo/{left.name}" in \
+        caplog.text, caplog.text
