@@ -55,15 +55,14 @@ class Authentication:
         if not secret:
             raise Unauthenticated("Unauthenticated: no token given; send Authorization: Bearer <token>")
         token_id = token_id_of(secret)
-        found = self.identity.token_with_hash(token_id) if token_id else None
+        found = self.identity.token_holder(token_id) if token_id else None  # token and user: one statement
         if found is None or not secret_matches(secret, found[1]):
             raise Unauthenticated("Unauthenticated: the token is not valid; use a token that is, or mint a new one")
-        token = found[0]
+        token, _, user = found
         now = datetime.now(UTC)
         state = token.state(iso(now))
         if state != "active":
             raise Unauthenticated(f"Unauthenticated: token {token.id} is {state}; mint a new one")
-        user = self.identity.user(token.user_id)
         if user is None or not user.active:
             raise Unauthenticated(f"Unauthenticated: the user of token {token.id} is deactivated")
         if token.last_used_at is None or token.last_used_at < iso(now - TOUCH_INTERVAL):

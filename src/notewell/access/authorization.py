@@ -47,24 +47,21 @@ class Authorization:
     def __init__(self, identity: IdentityRepository) -> None:
         self.identity = identity
 
-    def _grant_level(self, p: Principal, project_id: str) -> GrantLevel | None:
-        if p.local_owner:
-            return None
-        grant = self.identity.grant(p.user_id, project_id)
-        return grant.level if grant else None
+    def _project(self, p: Principal, project_id: str) -> tuple[Project | None, GrantLevel | None]:
+        """The project and p's grant level on it (the local owner holds none), read in one statement."""
+        project, level = self.identity.project_with_grant(project_id, p.user_id)
+        return project, None if p.local_owner else level
 
     def _target(self, p: Principal, resource: Resource) -> Target:
         if isinstance(resource, str):
-            return Target(self.identity.project(resource), self._grant_level(p, resource))
+            return Target(*self._project(p, resource))
         if isinstance(resource, SessionRecord):
             return Target(None, author_user_id=resource.user_id, session_project=resource.brain_project)
         if isinstance(resource, KnowledgeRecord):
             assignees = tuple(t[len(ASSIGNEE_TAG):].strip().lower() for t in resource.tags
                               if t.startswith(ASSIGNEE_TAG))
-            return Target(self.identity.project(resource.project), self._grant_level(p, resource.project),
-                          resource.owner_user_id, assignees=assignees)
-        return Target(self.identity.project(resource.project), self._grant_level(p, resource.project),
-                      resource.author_user_id, resource.private_to)
+            return Target(*self._project(p, resource.project), resource.owner_user_id, assignees=assignees)
+        return Target(*self._project(p, resource.project), resource.author_user_id, resource.private_to)
 
     def refusal(self, p: Principal, action: Action, resource: Resource | None = None) -> Refusal | None:
         """Why p may not do ``action`` on ``resource`` (None: p may), for a service that words its own refusals
@@ -93,11 +90,11 @@ class Authorization:
 
     def projects(self, p: Principal, action: Action) -> list[Project]:
         """Every project p may do ``action`` on, sorted by id (none when the token lacks the scope)."""
-        if refusal(p, action) is not None:
-            return []
-        levels = {} if p.local_owner else {g.project_id: g.level for g in self.identity.grants_for_user(p.user_id)}
-        return [project for project in self.identity.projects_for_user(p.user_id)
-                if refusal(p, action, Target(project, levels.get(project.id))) is None]
+        return self.seen(p).projects(action)
+
+    def seen(self, p: Principal) -> Seen:
+        """The projects p could see, read once for the questions of one call (``Seen``)."""
+        return Seen(self, p)
 
     @staticmethod
     def _error(why: Refusal, action: Action, project_id: str, p: Principal) -> Forbidden | NotFound:
@@ -118,6 +115,43 @@ class Authorization:
             return Forbidden(f"Forbidden: you may read {project_id} but not write to it; "
                              f"ask an admin for a write grant{home}")
         return Forbidden(f"Forbidden: {action} on {project_id} is not allowed")
+
+
+class Seen:
+    """The projects p could see (every ordinary project and p's homes), each with p's grant on it, read when first
+    needed in one statement and then answering a call's several questions about them (the projects p may read,
+    whether p may write one of them). Made for one call and dropped with it: the next call reads again, so a
+    removed grant or an archived project counts there. A project outside them is read as ``Authorization`` reads
+    it."""
+
+    def __init__(self, authorization: Authorization, p: Principal) -> None:
+        self._authorization = authorization
+        self._p = p
+        self._held: dict[str, tuple[Project, GrantLevel | None]] | None = None
+
+    def _rows(self) -> dict[str, tuple[Project, GrantLevel | None]]:
+        if self._held is None:
+            local = self._p.local_owner  # holds no grant
+            self._held = {project.id: (project, None if local else level)
+                          for project, level in self._authorization.identity.projects_seen_by(self._p.user_id)}
+        return self._held
+
+    def projects(self, action: Action) -> list[Project]:
+        """Every project p may do ``action`` on, sorted by id (none, and nothing read, without the scope)."""
+        if refusal(self._p, action) is not None:
+            return []
+        return [project for project, level in self._rows().values()
+                if refusal(self._p, action, Target(project, level)) is None]
+
+    def refusal(self, action: Action, project_id: str) -> Refusal | None:
+        """As ``Authorization.refusal`` for the project ``project_id``."""
+        held = self._rows().get(project_id)
+        if held is None:
+            return self._authorization.refusal(self._p, action, project_id)
+        return refusal(self._p, action, Target(*held))
+
+    def allowed(self, action: Action, project_id: str) -> bool:
+        return self.refusal(action, project_id) is None
 
 
 def _has_home(p: Principal) -> bool:

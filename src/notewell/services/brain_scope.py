@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from notewell.access.audit import AuditTrail
-from notewell.access.authorization import Authorization
+from notewell.access.authorization import Authorization, Seen
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.errors import Conflict
@@ -63,35 +63,38 @@ class ScopePart:
         if self.meaning is not None:
             self.meaning.work.set()
 
-    def projects(self, p: Principal) -> list[BrainProject]:
+    def projects(self, p: Principal, seen: Seen | None = None) -> list[BrainProject]:
         """Owned first (personal projects, oldest first), then the ordinary projects p sees (by id);
-        a project-scoped token: its project only."""
+        a project-scoped token: its project only. ``seen``: the call's read of p's projects, when it has one."""
         self.authorization.authorize(p, USE)
         if p.bound_project is not None:
             return [ordinary(self.authorization.authorize(p, USE, p.bound_project), p)]
+        seen = seen or self.authorization.seen(p)
         own = [personal(r, p) for r in self.brain.personal_projects(p.user_id)]
-        if not self.authorization.allowed(p, USE, p.home_project):
+        if not seen.allowed(USE, p.home_project):
             own = []
-        shared = [ordinary(project, p) for project in self.authorization.projects(p, USE) if project.kind == "ordinary"]
+        shared = [ordinary(project, p) for project in seen.projects(USE) if project.kind == "ordinary"]
         return own + shared
 
     def active_project(self, p: Principal) -> tuple[BrainProject, str] | None:
         """Where a session would go now: (project, "token_scope" | "first_project_fallback"); None when it would
         go to a "Default" personal project not made yet (or p has no project and no home to make one in)."""
-        projects = self.projects(p)
+        seen = self.authorization.seen(p)
+        projects = self.projects(p, seen)
         if p.bound_project is not None:
             return projects[0], "token_scope"
-        found = self._fallback(p, projects)
+        found = self._fallback(p, projects, seen)
         return None if found is None else (found, "first_project_fallback")
 
-    def _fallback(self, p: Principal, projects: list[BrainProject]) -> BrainProject | None:
+    def _fallback(self, p: Principal, projects: list[BrainProject], seen: Seen | None = None) -> BrainProject | None:
         """The project a request naming none goes to (a user-scoped token): the first of p's projects p may
         write, so that what the session learns and what is taught can be kept there (a member never writes where
         they may only read: a read grant is no destination). None when there is none: the "Default" personal
         project, made lazily in p's home, is the destination. A caller with no home to make it in falls back to
         the first project p may read, where teaching is refused and a close says its learnings were not kept."""
-        writable = next((bp for bp in projects if self.authorization.allowed(p, WRITE, bp.store_project)), None)
-        if writable is not None or self.authorization.refusal(p, CREATE_PROJECT, p.home_project) is None:
+        seen = seen or self.authorization.seen(p)
+        writable = next((bp for bp in projects if seen.allowed(WRITE, bp.store_project)), None)
+        if writable is not None or seen.refusal(CREATE_PROJECT, p.home_project) is None:
             return writable
         return projects[0] if projects else None
 
@@ -145,11 +148,12 @@ class ScopePart:
 
     def resolve(self, p: Principal, project_id: str | None = None, project_name: str | None = None,
                 framework: str | None = None, language: str | None = None,
-                projects: list[BrainProject] | None = None) -> BrainProject:
+                projects: list[BrainProject] | None = None, seen: Seen | None = None) -> BrainProject:
         """The seed's precedence: token scope, projectId, projectName (created on demand), the first project
         p may write, a lazily created "Default" (``_fallback``). ``projects``: p's projects when the caller has
-        them already."""
-        projects = self.projects(p) if projects is None else projects
+        them already; ``seen``: the call's read of them (Authorization.seen), likewise."""
+        seen = seen or self.authorization.seen(p)
+        projects = self.projects(p, seen) if projects is None else projects
         if p.bound_project is not None:
             if project_id and project_id != p.bound_project:
                 self._project(p, project_id, projects)  # raises FORBIDDEN_PROJECT
@@ -162,7 +166,7 @@ class ScopePart:
             record, _ = ensure_named(self.brain, p, name, check_label(framework, "framework"),
                                      check_label(language, "language"), field="projectName")
             return personal(record, p)
-        found = self._fallback(p, projects)
+        found = self._fallback(p, projects, seen)
         if found is not None:
             return found
         self._require_home(p)
@@ -172,10 +176,11 @@ class ScopePart:
     def may_open(self, p: Principal, *, project_id: str | None = None, project_name: str | None = None) -> None:
         """Raise what ``start_session`` would refuse this caller for, creating nothing: a kept answer to a
         repeated request (Idempotency-Key) is handed back only past this check."""
-        projects = self.projects(p)
+        seen = self.authorization.seen(p)
+        projects = self.projects(p, seen)
         if p.bound_project is not None or project_id:
-            self.resolve(p, project_id, projects=projects)
-        elif project_name is not None or self._fallback(p, projects) is None:
+            self.resolve(p, project_id, projects=projects, seen=seen)
+        elif project_name is not None or self._fallback(p, projects, seen) is None:
             self._require_home(p)  # the session's project is made in the caller's home
 
     def may_log(self, p: Principal, session_id: str) -> None:

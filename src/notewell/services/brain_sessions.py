@@ -145,8 +145,9 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
             raise BrainValidation("clientType", f"must be 1-{IDENTIFIER_MAX_CHARS} letters, digits, '.', '_', ':' or "
                                                 "'-', e.g. claude_code")
         fw = check_label(framework, "framework")
-        projects = self.projects(p)
-        bp = self.resolve(p, project_id, project_name, fw, language, projects)
+        seen = self.authorization.seen(p)  # the projects and p's grants, read once for this call
+        projects = self.projects(p, seen)
+        bp = self.resolve(p, project_id, project_name, fw, language, projects, seen)
         relevant: brain_injection.Injection | None = None
         relevant_found: tuple[ScoredKnowledge, ...] = ()
         items: list[KnowledgeRecord] | None = None

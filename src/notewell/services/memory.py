@@ -310,10 +310,16 @@ class MemoryService:
             raise NotFound(f"Not found: {ref}")
         return _memory(record)
 
-    def _query(self, p: Principal, terms: list[str], path_filter: str | None, memory_type: str | None,
-               limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
+    def _seen(self, p: Principal) -> tuple[list[str], list[str]]:
+        """The projects whose memories p may read and those whose documents p may read, in one read of the store."""
+        seen = self.authorization.seen(p)
+        return ([project.id for project in seen.projects("memory:read")],
+                [project.id for project in seen.projects("knowledge:read")])
+
+    def _query(self, p: Principal, readable: list[str], terms: list[str], path_filter: str | None,
+               memory_type: str | None, limit: int, narrow: Narrowing | None = None) -> MemoryQuery:
         kind = check_memory_type(memory_type, filtering=True) if memory_type not in (None, "", ANY) else None
-        where = location_filter(path_filter, self._readable(p))
+        where = location_filter(path_filter, readable)
         return MemoryQuery(projects=where.projects, terms=terms, now=now_iso(), limit=limit,
                            path_prefix=composed(where.prefix), path_prefix_partial=where.partial, memory_type=kind,
                            narrowing=narrow or Narrowing(), viewer=p.user_id)
@@ -342,11 +348,11 @@ class MemoryService:
         self.authorization.authorize(p, "memory:read")
         terms = query_terms(query)
         limit = check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
-        chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
+        readable, documents = self._seen(p)
+        chosen = self._query(p, readable, terms, path_filter, memory_type, _candidates(limit), narrow)
         hits = self.memories.strict(chosen) if limit else []
-        return MemorySearch(query, "strict", terms,
-                            self._named(p, self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working),
-                                                      limit=limit)), more=len(hits) > limit)
+        ranked = self._rank(hits, terms, strict=True, prefer_working=bool(prefer_working), limit=limit)
+        return MemorySearch(query, "strict", terms, self._named(documents, ranked), more=len(hits) > limit)
 
     def recall(self, p: Principal, query: str, *, limit: int = RECALL_LIMIT_DEFAULT, path_filter: str | None = None,
                memory_type: str | None = None, prefer_working: bool = False,
@@ -357,7 +363,8 @@ class MemoryService:
         self.authorization.authorize(p, "memory:read")
         terms = tolerant_query_terms(query)
         limit = check_limit(limit, "limit", SEARCH_LIMIT_MAX, minimum=0)
-        chosen = self._query(p, terms, path_filter, memory_type, _candidates(limit), narrow)
+        readable, documents = self._seen(p)
+        chosen = self._query(p, readable, terms, path_filter, memory_type, _candidates(limit), narrow)
         if not limit:
             return MemorySearch(query, "tolerant", terms)
         near = self.meaning.nearest_memories_ahead(chosen, query) if self.meaning is not None else list
@@ -369,14 +376,13 @@ class MemoryService:
                      lookup=one_word(query), exact=query if identifier(query) else None,
                      text_of=lambda h: record_text(h.record), similar=similar, noise=noise)
         return MemorySearch(query, "tolerant", terms,
-                            self._named(p, self._rank_fused(found, terms, bool(prefer_working), limit)),
+                            self._named(documents, self._rank_fused(found, terms, bool(prefer_working), limit)),
                             words_only=words_only(self.meaning, query), more=len(found) > limit)
 
-    def _named(self, p: Principal, results: list[MemoryResult]) -> list[MemoryResult]:
-        """The results, each naming the documents it is tied to that p may read, and those of them deleted since
-        (docs/links.md)."""
-        readable = [project.id for project in self.authorization.projects(p, "knowledge:read")]
-        named = readable_ties(self.store, readable, [r.memory.ref for r in results])
+    def _named(self, documents: list[str], results: list[MemoryResult]) -> list[MemoryResult]:
+        """The results, each naming the documents it is tied to in ``documents`` (the projects whose documents the
+        caller may read), and those of them deleted since (docs/links.md)."""
+        named = readable_ties(self.store, documents, [r.memory.ref for r in results])
         return [replace(r, documents=named[r.memory.ref].present, documents_gone=named[r.memory.ref].gone)
                 if r.memory.ref in named else r for r in results]
 

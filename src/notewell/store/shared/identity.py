@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.records.identity import Grant, Project, TokenRecord, User, email_key
+from notewell.records.identity import Grant, GrantLevel, Project, TokenRecord, User, email_key
 from notewell.store.shared.dialect import Dialect, marks
 from notewell.store.shared.migrations import Migration
 
@@ -96,6 +96,11 @@ GRANT_COLUMNS = "user_id, project_id, level, created_at"
 TOKEN_COLUMNS = ("id, user_id, name, scopes, project_id, created_at, expires_at, last_used_at, revoked_at, last_tool, "
                  "last_tool_at")
 
+# The same columns of a table named by its alias, for the statements that join it.
+_USER_U = ", ".join(f"u.{c}" for c in USER_COLUMNS.split(", "))
+_PROJECT_P = ", ".join(f"p.{c}" for c in PROJECT_COLUMNS.split(", "))
+_TOKEN_T = ", ".join(f"t.{c}" for c in TOKEN_COLUMNS.split(", "))
+
 
 class SqlIdentity:
     def __init__(self, dialect: Dialect) -> None:
@@ -164,11 +169,20 @@ class SqlIdentity:
     def projects(self) -> list[Project]:
         return [_project(r) for r in self._all(f"SELECT {PROJECT_COLUMNS} FROM projects ORDER BY id")]
 
-    def projects_for_user(self, user_id: str) -> list[Project]:
-        """Every ordinary project and the homes ``user_id`` owns: what anyone's visibility starts from."""
-        return [_project(r) for r in self._all(
-            f"SELECT {PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' OR owner_user_id = ? ORDER BY id",
-            (user_id,))]
+    def projects_seen_by(self, user_id: str) -> list[tuple[Project, GrantLevel | None]]:
+        """Every ordinary project and the homes ``user_id`` owns (what anyone's visibility starts from), each with
+        the level of ``user_id``'s grant on it (None: no grant), in one statement."""
+        return [(_project(r), r[11]) for r in self._all(
+            f"SELECT {_PROJECT_P}, g.level FROM projects p"
+            " LEFT JOIN grants g ON g.project_id = p.id AND g.user_id = ?"
+            " WHERE p.kind = 'ordinary' OR p.owner_user_id = ? ORDER BY p.id", (user_id, user_id))]
+
+    def project_with_grant(self, project_id: str, user_id: str) -> tuple[Project | None, GrantLevel | None]:
+        """The project and the level of ``user_id``'s grant on it (None: none), in one statement."""
+        row = self._one(f"SELECT {_PROJECT_P}, g.level FROM projects p"
+                        " LEFT JOIN grants g ON g.project_id = p.id AND g.user_id = ? WHERE p.id = ?",
+                        (user_id, project_id))
+        return (_project(row), row[11]) if row else (None, None)
 
     def add_project(self, project: Project) -> None:
         try:
@@ -228,6 +242,14 @@ class SqlIdentity:
         """The token and its stored secret hash, for authentication."""
         row = self._one(f"SELECT {TOKEN_COLUMNS}, secret_hash FROM tokens WHERE id = ?", (token_id,))
         return (_token(row), row[11]) if row else None
+
+    def token_holder(self, token_id: str) -> tuple[TokenRecord, str, User | None] | None:
+        """The token, its stored secret hash and its user (None: gone), in one statement: authentication's read."""
+        row = self._one(f"SELECT {_TOKEN_T}, t.secret_hash, {_USER_U} FROM tokens t"
+                        " LEFT JOIN users u ON u.id = t.user_id WHERE t.id = ?", (token_id,))
+        if row is None:
+            return None
+        return _token(row), row[11], _user(row[12:]) if row[12] is not None else None
 
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]:
         if user_id is None:
