@@ -217,21 +217,23 @@ class MemoryService:
                                                     "supersede that one instead")
             self._require_change_right(p, old, "supersede")
         ties = document_ties(self.store, self.authorization, p, about, content, target.id)
-        record, created = self.memories.add(MemoryInput(
+        memory = MemoryInput(
             ref=f"mem_{secrets.token_hex(10)}", project=target.id, author_user_id=p.user_id,
             author_token_id=p.token_id, memory_type=kind, path=clean_path, title=clean_title, content=content,
             tags=clean_tags, content_hash=hashlib.sha256(content.encode("utf-8")).hexdigest(), created=now_iso(),
             expires_at=expiry, private_to=p.user_id if private else None, documents=ties,
-        ), supersedes=old.ref if old else None)
-        superseded = old.ref if old and record.ref != old.ref else None  # (the store supersedes it by a live copy too)
-        if superseded:
-            self.store.brain.retire_gone(superseded, record.created)  # a taught rule's memory: the rule goes with it
+        )
+        with self.store.together():  # the memory, the rule it retires and its audit entry: one commit, or none
+            record, created = self.memories.add(memory, supersedes=old.ref if old else None)
+            superseded = old.ref if old and record.ref != old.ref else None  # (the store supersedes by a live copy too)
+            if superseded:
+                self.store.brain.retire_gone(superseded, record.created)  # a taught rule's memory: the rule goes too
+            self.audit.record(p, "memory.remember", record.ref, {
+                "project": record.project, "path": record.path, "memory_type": record.memory_type,
+                "created": created, "supersedes": superseded, "private": record.private_to is not None,
+            })
         if created and self.meaning is not None:
-            self.meaning.work.set()  # its vector is queued with it: the runner takes it now
-        self.audit.record(p, "memory.remember", record.ref, {
-            "project": record.project, "path": record.path, "memory_type": record.memory_type,
-            "created": created, "supersedes": superseded, "private": record.private_to is not None,
-        })
+            self.meaning.work.set()  # its vector was queued with it: the runner takes it now
         return Remembered(_memory(record), created, superseded)
 
     def about_document(self, p: Principal, path: str, limit: int = ABOUT_SHOWN) -> list[MemoryAbout]:

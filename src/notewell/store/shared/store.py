@@ -4,6 +4,9 @@ brain, table walk and backups, which its subclass makes and passes in."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from notewell.store.base import MemoryRepository
 from notewell.store.shared.audit import SqlAudit
 from notewell.store.shared.backups import SqlBackups
@@ -44,3 +47,12 @@ class SqlStore:
         self.kea_budget = SqlKeaBudget(dialect)
         self.tables = tables
         self.backups = backups
+        self._dialect = dialect
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """One transaction for the writes made inside, on this thread: every repository's own transaction joins it
+        (both backends' transactions nest), so they commit together at its end, in one commit (one wait for the
+        log's flush on PostgreSQL), or none of them does."""
+        with self._dialect.transaction():
+            yield
