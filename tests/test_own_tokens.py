@@ -79,6 +79,22 @@ def test_a_person_demoted_still_sees_and_revokes_the_tokens_minted_as_admin(env:
     assert env.own.revoke(signed_in, wide.token.id).revoked_at is not None
 
 
+def test_a_page_of_ones_tokens_is_the_list_newest_first_for_every_caller(env: Env) -> None:
+    """The web's /settings/tokens pages (OwnTokenService.newest): a signed-in person's page is the store's page
+    (LIMIT and OFFSET), a narrower token's is cut from the tokens it reaches; either is ``list`` newest first."""
+    wide = env.principal("ada@example.com")
+    narrow = env.principal("ada@example.com", "memory:read")
+    for n in range(5):
+        env.own.mint(wide, ["memory:read"] if n % 2 else ["knowledge:read"], name=f"paged {n}")
+    user = env.rt.store.identity.user_by_email("ada@example.com")
+    assert user is not None
+    for caller in (user_principal(user), wide, narrow):
+        every = [t.token.id for t in reversed(env.own.list(caller))]
+        paged = [t.token.id for start in range(0, 9, 2) for t in env.own.newest(caller, 2, start)]
+        assert paged == every, caller.token_id
+    assert len(env.own.list(narrow)) < len(env.own.list(wide))
+
+
 def test_a_token_never_mints_more_than_its_holder_has(env: Env) -> None:
     """Each refusal names its field as every other refusal does (``field``, and the message starting with it)."""
     ada = env.principal("ada@example.com", "knowledge:read")

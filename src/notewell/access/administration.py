@@ -149,6 +149,11 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         return self.identity.users()
 
+    def users_page(self, p: Principal, limit: int, offset: int) -> list[User]:
+        """``limit`` users by email from the ``offset``-th (the store reads that page's rows alone)."""
+        self.authorization.authorize(p, "access:manage")
+        return self.identity.users_page(limit, offset)
+
     def add_user(self, p: Principal, email: str, role: str, *, name: str | None = None,
                  handle: str | None = None, home_folder: bool = True) -> User:
         """Create a user and their home project ``~handle``, and with ``home_folder`` its vault folder (when
@@ -368,6 +373,15 @@ class Administration:
         users = {u.id: u for u in self.identity.users()}
         now = now_iso()
         return [token_standing(t, users.get(t.user_id), now) for t in tokens]
+
+    def newest_standings(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
+        """Everyone's tokens newest first, ``limit`` from the ``offset``-th, as ``token_standings`` gives each: the
+        store reads that page's tokens alone, and the users they belong to."""
+        self.authorization.authorize(p, "access:manage")
+        tokens = self.identity.tokens_newest(None, limit, offset)
+        users = {user_id: self.identity.user(user_id) for user_id in {t.user_id for t in tokens}}
+        now = now_iso()
+        return [token_standing(t, users[t.user_id], now) for t in tokens]
 
     def standing(self, p: Principal, token: TokenRecord) -> TokenStanding:
         """One token with the state and scopes its next call meets."""

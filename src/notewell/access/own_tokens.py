@@ -55,6 +55,20 @@ class OwnTokenService:
         """The scopes a new token of p's holds unless p chooses others: all p may grant but admin."""
         return policy.default_token_scopes(p)
 
+    def newest(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
+        """A page of ``list``, newest first: ``limit`` tokens from the ``offset``-th. Where the caller reaches every
+        token of theirs (a signed-in person), the store reads that page's rows alone; a narrower token's page is
+        cut from the tokens it reaches."""
+        user = self._user(p)
+        now = now_iso()
+        if policy.reaches_every_own_token(p):
+            tokens = self.identity.tokens_newest(user.id, limit, offset)
+        else:
+            reached = [t for t in reversed(self.identity.tokens(user.id))
+                       if policy.reaches_own_token(p, t.id, t.scopes, t.project_id)]
+            tokens = reached[offset:offset + limit]
+        return [token_standing(t, user, now) for t in tokens]
+
     def list(self, p: Principal) -> list[TokenStanding]:
         """The caller's tokens that the calling token reaches (policy.reaches_own_token), oldest first, revoked
         and expired ones included (never a secret), each with the state and scopes its next call meets (a demoted

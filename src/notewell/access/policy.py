@@ -308,6 +308,12 @@ def reaches_own_token(p: Principal, token_id: str, scopes: Iterable[str], projec
     return within and set(scopes) & ROLE_SCOPES[p.role] <= p.scopes  # what the token can do now, role and all
 
 
+def reaches_every_own_token(p: Principal) -> bool:
+    """Whether p reaches every token of their own (reaches_own_token for each): a signed-in person, or a token bound
+    to no project holding every scope of the role. A page of p's tokens is then the store's page as it is."""
+    return p.bound_project is None and ROLE_SCOPES[p.role] <= p.scopes
+
+
 def check_own_token(p: Principal, scopes: Iterable[str], project_id: str | None) -> tuple[str, ...]:
     """The scopes, in canonical order, of a token p may mint for themselves: no scope beyond the role,
     none beyond p's own token, and a project-bound caller binds the new token to the same project."""

@@ -145,6 +145,7 @@ class KnowledgeFilter:
     min_successes: int = 0
     order: str = "confidence"  # "confidence" (then newest) or "created" (newest first)
     limit: int = 50
+    offset: int = 0  # how many to skip (OFFSET in the store: a page reads no rows before it into Python)
 
 
 @dataclass(frozen=True)

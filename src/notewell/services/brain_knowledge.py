@@ -177,9 +177,10 @@ class KnowledgePart(ScopePart):
                                     supersedes=target)
         return Taught(item, created)
 
-    def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50,
+    def knowledge(self, p: Principal, *, kinds: Sequence[str] = (), limit: int = 50, offset: int = 0,
                   include_action_items: bool = False) -> list[KnowledgeRecord]:
-        """Live knowledge in p's scope, newest first (for people: the CLI's list and export)."""
+        """Live knowledge in p's scope, newest first, ``limit`` items from the ``offset``-th (for people: the CLI's
+        list and export, the web's /memories)."""
         self.authorization.authorize(p, USE)
         unknown = next((k for k in kinds if k not in KNOWLEDGE_KINDS), None)
         if unknown is not None:  # (it listed nothing, as if there were no such items)
@@ -187,7 +188,7 @@ class KnowledgePart(ScopePart):
         brain_ids, _ = self._scope_ids(p)
         chosen = list(kinds) or ([*KNOWLEDGE_KINDS] if include_action_items else [])
         return self.brain.list_knowledge(KnowledgeFilter(brain_ids, chosen, viewer=p.user_id, order="created",
-                                                         limit=limit))
+                                                         limit=limit, offset=offset))
 
     def retire(self, p: Principal, knowledge_id: str, reason: str) -> KnowledgeRecord:
         """Retire an item p may write (its memory is forgotten with the reason): it leaves every search."""

@@ -216,7 +216,7 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
         order = "k.confidence DESC, k.created DESC" if query.order == "confidence" else "k.created DESC"
         return [knowledge_from_row(r) for r in self._rows(
             f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE {' AND '.join(where)}"
-            f" ORDER BY {order}, k.ref LIMIT ?", [*params, query.limit])]
+            f" ORDER BY {order}, k.ref LIMIT ? OFFSET ?", [*params, query.limit, query.offset])]
 
     def open_action_items(self, brain_project: str, assignee_tag: str, limit: int) -> list[KnowledgeRecord]:
         return [knowledge_from_row(r) for r in self._rows(

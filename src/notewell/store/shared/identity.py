@@ -145,6 +145,11 @@ class SqlIdentity:
     def users(self) -> list[User]:
         return [_user(r) for r in self._all(f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key")]
 
+    def users_page(self, limit: int, offset: int) -> list[User]:
+        """Users by email key, ``limit`` of them from the ``offset``-th: a page reads its own rows alone."""
+        return [_user(r) for r in self._all(
+            f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key LIMIT ? OFFSET ?", (limit, offset))]
+
     def set_user_active(self, user_id: str, active: bool) -> None:
         with self.sql.transaction() as conn:
             conn.execute("UPDATE users SET active = ? WHERE id = ?", (active, user_id))
@@ -258,6 +263,14 @@ class SqlIdentity:
             rows = self._all(f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, id",
                              (user_id,))
         return [_token(r) for r in rows]
+
+    def tokens_newest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]:
+        """Tokens (one user's, or everyone's) newest first, ``limit`` of them from the ``offset``-th: a page reads
+        its own rows alone."""
+        mine, params = ("WHERE user_id = ? ", [user_id]) if user_id is not None else ("", [])
+        return [_token(r) for r in self._all(
+            f"SELECT {TOKEN_COLUMNS} FROM tokens {mine}ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset])]
 
     def revoke_token(self, token_id: str, at: str) -> bool:
         """Mark the token revoked; False when it is unknown or revoked already."""
