@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from notewell.access.principal import Principal
 from notewell.access.sign_in import ACCOUNT_DEACTIVATED, SESSION_ENDED, SESSION_IDLE
-from notewell.errors import Unauthenticated, Unavailable
+from notewell.errors import InvalidArgument, Unauthenticated, Unavailable
 from notewell.runtime import Runtime
 
 SESSION_COOKIE = "notewell_session"
@@ -184,6 +184,29 @@ def whole_number(given: str, digits: int) -> int | None:
     """``given`` as a whole number of at most ``digits`` ASCII digits, else None. str.isdigit alone takes a
     superscript "²", which int() refuses, and int() refuses any text past 4,300 digits: each was a 500."""
     return int(given) if given.isascii() and given.isdigit() and len(given) <= digits else None
+
+
+PAGE_MAX = 999_999  # the last page number a paged page's address may ask for
+
+
+def asked_number(given: str | None, field: str, *, least: int, most: int) -> int | None:
+    """A paged page's number in its address (``?page=N``, ``?offset=N``), or the same field of a form that returns
+    to it: None when absent or empty. Text that is no whole number from ``least`` to ``most`` (a word, a sign, a
+    fraction, 1e9, a superscript digit, a number past ``most``) is refused naming the field (the 400 page): it was
+    read as the first page, which looked like an answer to what was asked."""
+    if not given:
+        return None
+    number = whole_number(given, len(str(most)))
+    if number is None or not least <= number <= most:
+        shown = repr(given[:20]) + ("…" if len(given) > 20 else "")
+        raise InvalidArgument(field, f"{shown} is no whole number from {least:,} to {most:,}; give one (the page's "
+                                     f"own links do), or leave {field} out for the first page")
+    return number
+
+
+def page_number(request: Request, field: str = "page") -> int:
+    """``?page=N`` of a paged page (``field`` for a second list on it): 1 when absent, refused when no page."""
+    return asked_number(request.query_params.get(field), field, least=1, most=PAGE_MAX) or 1
 
 
 def searched_text(request: Request) -> tuple[str, str]:

@@ -18,18 +18,21 @@ from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
 from notewell.web.render import page
 from notewell.web.session import (
+    PAGE_MAX,
+    asked_number,
     base_url,
     call,
     checked_form,
+    page_number,
     services,
     set_message,
     signed_in,
     take_message,
-    whole_number,
 )
 
 AUDIT_SHOWN = 200
 TOKENS_SHOWN = 200  # a page of /admin/tokens, newest first; revoked and expired tokens stay listed
+USERS_SHOWN = 200  # a page of /admin/users, by email; deactivated users stay listed
 AUDIT_DEFAULT_SINCE = "7d"
 
 
@@ -46,6 +49,23 @@ async def _done(request: Request, where: str, message: str) -> Response:
     return RedirectResponse(where, status_code=303)
 
 
+def _on_page(href: str, number: int) -> str:
+    """Page ``number`` of the paged list at ``href``."""
+    return f"{href}?page={number}" if number > 1 else href
+
+
+def _form_page(form: Any) -> int:
+    """The page of its list a form was sent from (its hidden ``page``), where the change returns the person to."""
+    return asked_number(str(form.get("page", "")), "page", least=1, most=PAGE_MAX) or 1
+
+
+def _pages(href: str, number: int, shown: int, size: int, more: bool) -> dict[str, Any]:
+    """A newest-first list's way on (pager.html): older and newer pages, and a page past the end saying so."""
+    return {"number": number, "past_end": number > 1 and not shown, "shown": (number - 1) * size,
+            "prev_href": _on_page(href, number - 1) if number > 1 and shown else "",
+            "next_href": _on_page(href, number + 1) if more else ""}
+
+
 def _choice(form: Any, field: str, allowed: Sequence[str]) -> str:
     """The form's value for ``field`` if it is one the page offers; a value no page sends is refused, never
     taken for another."""
@@ -55,16 +75,20 @@ def _choice(form: Any, field: str, allowed: Sequence[str]) -> str:
     return str(value)
 
 
-async def _users(request: Request, p: Principal, *, error: str = "", link: object = None, link_email: str = "",
-                 status: int = 200) -> Response:
-    users = await call(services(request).administration.users, p)
+async def _users(request: Request, p: Principal, number: int, *, error: str = "", link: object = None,
+                 link_email: str = "", status: int = 200) -> Response:
+    """Page ``number`` of the users (one more read to know whether more follow)."""
+    found = await call(services(request).administration.users_page, p, USERS_SHOWN + 1, (number - 1) * USERS_SHOWN)
+    users = found[:USERS_SHOWN]
     return page(request, "admin/users.html", p, title="Users", users=users, roles=ROLES, error=error, link=link,
                 link_email=link_email, message=await take_message(request), status=status,
-                no_store=link is not None)
+                no_store=link is not None, **_pages("/admin/users", number, len(users), USERS_SHOWN,
+                                                    len(found) > USERS_SHOWN))
 
 
 async def users_page(request: Request) -> Response:
-    return await _users(request, await _manager(request))
+    p = await _manager(request)
+    return await _users(request, p, page_number(request))
 
 
 async def add_user(request: Request) -> Response:
@@ -74,41 +98,45 @@ async def add_user(request: Request) -> Response:
         user = await call(services(request).administration.add_user, p, str(form.get("email", "")),
                           str(form.get("role", "member")), name=str(form.get("name", "")) or None)
     except NotewellError as exc:
-        return await _users(request, p, error=str(exc), status=400)
+        return await _users(request, p, 1, error=str(exc), status=400)
     return await _done(request, "/admin/users", f"Added {user.email} as {user.role}.")
 
 
 async def set_active(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
+    number = _form_page(form)
     try:
         active = _choice(form, "active", ("yes", "no")) == "yes"
         user = await call(services(request).administration.set_user_active, p, str(form.get("email", "")), active)
     except NotewellError as exc:
-        return await _users(request, p, error=str(exc), status=400)
-    return await _done(request, "/admin/users", f"{'Reactivated' if user.active else 'Deactivated'} {user.email}.")
+        return await _users(request, p, number, error=str(exc), status=400)
+    return await _done(request, _on_page("/admin/users", number),
+                       f"{'Reactivated' if user.active else 'Deactivated'} {user.email}.")
 
 
 async def set_role(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
+    number = _form_page(form)
     try:
         user = await call(services(request).administration.set_role, p, str(form.get("email", "")),
                           str(form.get("role", "")))
     except NotewellError as exc:
-        return await _users(request, p, error=str(exc), status=400)
-    return await _done(request, "/admin/users", f"Set the role of {user.email} to {user.role}.")
+        return await _users(request, p, number, error=str(exc), status=400)
+    return await _done(request, _on_page("/admin/users", number), f"Set the role of {user.email} to {user.role}.")
 
 
 async def sign_in_link(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
+    number = _form_page(form)
     email = str(form.get("email", ""))
     try:
         link = await call(services(request).sign_in.make_link, p, email, base_url(request))
     except NotewellError as exc:
-        return await _users(request, p, error=str(exc), status=400)
-    return await _users(request, p, link=link, link_email=email)
+        return await _users(request, p, number, error=str(exc), status=400)
+    return await _users(request, p, number, link=link, link_email=email)
 
 
 async def _projects(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
@@ -206,23 +234,23 @@ async def ungrant(request: Request) -> Response:
 
 async def tokens_page(request: Request) -> Response:
     p = await _manager(request)
-    access = services(request).administration
-    standings = await call(access.token_standings, p)  # as the next call finds each (the CLI's token list too)
-    number = whole_number(request.query_params.get("page", ""), 6) or 1
-    start = (number - 1) * TOKENS_SHOWN
-    shown = list(reversed(standings))[start:start + TOKENS_SHOWN]
-    return page(request, "admin/tokens.html", p, title="Every token", standings=shown,
-                message=await take_message(request), past_end=number > 1 and not shown, shown=start,
-                prev_href=f"/admin/tokens?page={number - 1}" if number > 1 and shown else "",
-                next_href=f"/admin/tokens?page={number + 1}" if len(standings) > start + TOKENS_SHOWN else "")
+    number = page_number(request)
+    # as the next call finds each (the CLI's token list too); one more read to know whether older follow
+    found = await call(services(request).administration.newest_standings, p, TOKENS_SHOWN + 1,
+                       (number - 1) * TOKENS_SHOWN)
+    standings = found[:TOKENS_SHOWN]
+    return page(request, "admin/tokens.html", p, title="Every token", standings=standings,
+                message=await take_message(request),
+                **_pages("/admin/tokens", number, len(standings), TOKENS_SHOWN, len(found) > TOKENS_SHOWN))
 
 
 async def revoke_token(request: Request) -> Response:
     p = await _manager(request)
-    await checked_form(request)
+    form = await checked_form(request)
+    number = _form_page(form)
     token = await call(services(request).administration.revoke_token, p, request.path_params["token_id"])
     named = f"{token.name} ({token.id})" if token.name else token.id
-    return await _done(request, "/admin/tokens", f"Revoked the token {named}.")
+    return await _done(request, _on_page("/admin/tokens", number), f"Revoked the token {named}.")
 
 
 async def audit_page(request: Request) -> Response:

@@ -25,7 +25,7 @@ from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
 from notewell.web.render import page
-from notewell.web.session import call, searched_text, services, signed_in, whole_number
+from notewell.web.session import asked_number, call, page_number, searched_text, services, signed_in, whole_number
 from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
@@ -58,8 +58,7 @@ async def project_page(request: Request) -> Response:
     p = await signed_in(request)
     svc = services(request)
     project_id = request.path_params["project"]
-    asked = whole_number(request.query_params.get("offset", ""), 12)
-    offset = min(asked, limits.NOTES_OFFSET_MAX) if asked is not None else 0  # a bad offset: the first page
+    offset = asked_number(request.query_params.get("offset"), "offset", least=0, most=limits.NOTES_OFFSET_MAX) or 0
     docs = await call(svc.knowledge.list_docs, p, project_id, offset=offset, limit=PROJECT_PAGE)
     project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
     return page(request, "project.html", p, title=project.name, project=project, docs=docs,
@@ -164,7 +163,7 @@ async def search_page(request: Request) -> Response:
     case_param = request.query_params.get("case", "smart")
     case: CaseMode = next((c for c, _ in CASES if c == case_param), "smart")
     project = request.query_params.get("project", "")
-    page_number = whole_number(request.query_params.get("page", ""), 6) or 1
+    number = page_number(request)
     projects = await call(svc.knowledge.projects, p)
     context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
                                   "projects": projects, "result": None, "hits": [], "error": "",
@@ -175,7 +174,7 @@ async def search_page(request: Request) -> Response:
         try:
             with spelled(query="q"):
                 result = await call(svc.knowledge.search_notes, p, q, regex=mode == "regex", limit=PAGE_SIZE,
-                                    offset=(page_number - 1) * PAGE_SIZE, repo=project or None, case=case)
+                                    offset=(number - 1) * PAGE_SIZE, repo=project or None, case=case)
         except InvalidArgument as exc:
             context["error"] = str(exc)
         else:
@@ -184,8 +183,8 @@ async def search_page(request: Request) -> Response:
                 result=result,
                 hits=[HitView(m.path, m.line, doc_href(*_split(m.path), m.line),
                               highlight(m.text, q, regex=mode == "regex", case=case)) for m in result.matches],
-                prev_href=_search_href(params, page_number - 1) if page_number > 1 else "",
-                next_href=_search_href(params, page_number + 1) if result.has_more else "")
+                prev_href=_search_href(params, number - 1) if number > 1 else "",
+                next_href=_search_href(params, number + 1) if result.has_more else "")
     return page(request, "search.html", p, title=f"Search: {q}" if q else "Search", **context)
 
 

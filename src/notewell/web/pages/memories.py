@@ -19,12 +19,12 @@ from notewell.web.render import page
 from notewell.web.session import (
     call,
     checked_form,
+    page_number,
     searched_text,
     services,
     set_message,
     signed_in,
     take_message,
-    whole_number,
 )
 
 NEWEST = 50
@@ -43,12 +43,13 @@ async def memories_page(request: Request) -> Response:
 
 
 async def _memories(request: Request, p: Principal, *, refused: str = "", status: int = 200) -> Response:
-    """The page; ``refused`` is why a form sent from it was not taken (shown as the page's error)."""
+    """The page; ``refused`` is why a form sent from it was not taken (shown as the page's error). Its two lists
+    page apart: ``?page=N`` the memories, ``?taught=N`` the taught knowledge."""
     svc = services(request).memory
     q, error = searched_text(request)
-    number = whole_number(request.query_params.get("page", ""), 6) or 1
+    number, taught = page_number(request), page_number(request, "taught")
     memories: list[Memory] = []
-    more = False
+    more = more_found = False
     found_by: dict[str, str] = {}  # a search's: how each memory was found
     words_only: str | None = None
     try:
@@ -57,26 +58,43 @@ async def _memories(request: Request, p: Principal, *, refused: str = "", status
                 found = await call(svc.recall, p, q, limit=NEWEST)  # by words and by meaning (docs/memory.md)
             memories = [r.memory for r in found.results]
             found_by = {r.memory.ref: _found_by(r) for r in found.results}
-            words_only = found.words_only
+            words_only, more_found = found.words_only, found.more
         elif not q:
             memories, more = await call(_newest, svc, p, number)
     except NotewellError as exc:
         error = str(exc)
     message = await take_message(request)
     knowledge: list[KnowledgeRecord] = []
-    if not q and services(request).authorization.allowed(p, "sessions:use"):
-        knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST)
+    if not q and services(request).authorization.allowed(p, "sessions:use"):  # one more: whether older follow
+        knowledge = await call(services(request).brain.knowledge, p, limit=NEWEST + 1, offset=NEWEST * (taught - 1))
     return page(request, "memories.html", p, title="Memories", q=q, memories=memories, error=refused or error,
-                knowledge=knowledge, message=message, found_by=found_by,
-                words_only=words_only, status=status, **_pages(q, number, memories, more))
+                knowledge=knowledge[:NEWEST], message=message, found_by=found_by, more_found=more_found,
+                words_only=words_only, status=status, **_pages(q, number, taught, memories, more),
+                **_taught_pages(q, number, taught, knowledge))
 
 
-def _pages(q: str, number: int, memories: list[Memory], more: bool) -> dict[str, Any]:
-    """The newest list's way on: older and newer pages (``?page=N``), and a page past the end saying so."""
+def _on_pages(number: int, taught: int) -> str:
+    """/memories at page ``number`` of its memories and ``taught`` of its taught knowledge."""
+    asked = [f"{name}={n}" for name, n in (("page", number), ("taught", taught)) if n > 1]
+    return "/memories" + ("?" + "&".join(asked) if asked else "")
+
+
+def _pages(q: str, number: int, taught: int, memories: list[Memory], more: bool) -> dict[str, Any]:
+    """The newest list's way on: older and newer pages (``?page=N``, the taught knowledge's page kept), and a page
+    past the end saying so."""
     paged = not q and number > 1
     return {"past_end": paged and not memories, "shown": NEWEST * (number - 1),
-            "prev_href": f"/memories?page={number - 1}" if paged and memories else "",
-            "next_href": f"/memories?page={number + 1}" if more else ""}
+            "prev_href": _on_pages(number - 1, taught) if paged and memories else "",
+            "next_href": _on_pages(number + 1, taught) if more else ""}
+
+
+def _taught_pages(q: str, number: int, taught: int, knowledge: list[KnowledgeRecord]) -> dict[str, Any]:
+    """The taught knowledge's way on (``?taught=N``), the memories' page kept; one item more was read to know."""
+    paged = not q and taught > 1
+    return {"taught_past_end": paged and not knowledge, "taught_shown": NEWEST * (taught - 1),
+            "taught_newest": _on_pages(number, 1),
+            "taught_prev": _on_pages(number, taught - 1) if paged and knowledge else "",
+            "taught_next": _on_pages(number, taught + 1) if len(knowledge) > NEWEST else ""}
 
 
 def _found_by(result: MemoryResult) -> str:

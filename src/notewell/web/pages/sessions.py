@@ -12,23 +12,25 @@ from notewell.errors import NotewellError, spelled
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_limits import EVENTS_PAGE_MAX
 from notewell.web.render import page
-from notewell.web.session import call, searched_text, services, signed_in, whole_number
+from notewell.web.session import call, page_number, searched_text, services, signed_in
 
 SHOWN = 50
 
 
 async def sessions_page(request: Request) -> Response:
-    """The newest SHOWN sessions, ``?page=2`` the next older ones (a search: its best SHOWN)."""
+    """The newest SHOWN sessions, ``?page=2`` the next older ones (a search: its best SHOWN, saying when more
+    match: one more is asked for to know)."""
     p = await signed_in(request)
     brain = services(request).brain
     q, error = searched_text(request)
-    number = _page_number(request)
+    number = page_number(request)
     sessions: list[SessionRecord] = []
     more = False
     try:
         if q and not error:
             with spelled(query="q"):
-                sessions = [found.session for found in await call(brain.search_sessions, p, q, limit=SHOWN)]
+                found = [f.session for f in await call(brain.search_sessions, p, q, limit=SHOWN + 1)]
+            sessions, more = found[:SHOWN], len(found) > SHOWN
         elif not q:
             offset = (number - 1) * SHOWN
             newest = await call(brain.recent_sessions, p, SHOWN + 1, offset)  # one more: whether older follow
@@ -37,14 +39,9 @@ async def sessions_page(request: Request) -> Response:
         error = str(exc)
     paged = not q and number > 1
     return page(request, "sessions.html", p, title="Sessions", q=q, sessions=sessions, error=error,
-                past_end=paged and not sessions, shown=(number - 1) * SHOWN,
+                past_end=paged and not sessions, shown=(number - 1) * SHOWN, more_found=bool(q) and more,
                 prev_href=f"/sessions?page={number - 1}" if paged and sessions else "",
-                next_href=f"/sessions?page={number + 1}" if more else "")
-
-
-def _page_number(request: Request) -> int:
-    """``?page=N`` (1 when it is no page number: 0, a negative, past six digits)."""
-    return whole_number(request.query_params.get("page", ""), 6) or 1
+                next_href=f"/sessions?page={number + 1}" if more and not q else "")
 
 
 async def session_page(request: Request) -> Response:
@@ -52,7 +49,7 @@ async def session_page(request: Request) -> Response:
     p = await signed_in(request)
     brain = services(request).brain
     session = await call(brain.session, p, request.path_params["session_id"])
-    number = _page_number(request)
+    number = page_number(request)
     events, more = await call(brain.events, p, session.id, limit=EVENTS_PAGE_MAX,
                               offset=(number - 1) * EVENTS_PAGE_MAX)
     here = f"/sessions/{quote(session.id, safe='')}"

@@ -16,7 +16,18 @@ from notewell.services.idempotency import Answer, fingerprint
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
 from notewell.web.render import page
-from notewell.web.session import base_url, call, checked_form, services, set_message, signed_in, take_message
+from notewell.web.session import (
+    PAGE_MAX,
+    asked_number,
+    base_url,
+    call,
+    checked_form,
+    page_number,
+    services,
+    set_message,
+    signed_in,
+    take_message,
+)
 
 SCOPE_HELP = {
     "knowledge:read": "list, read and search documents",
@@ -26,6 +37,7 @@ SCOPE_HELP = {
     "sessions": "coding sessions (External Brain)",
     "admin": "manage users, projects, grants and tokens",
 }
+SHOWN = 100  # a page of the list, newest first; revoked and expired tokens stay listed
 EXPIRIES = (("7d", "in 7 days"), ("30d", "in 30 days"), ("90d", "in 90 days"), ("365d", "in a year"),
             ("never", "never"))
 
@@ -42,10 +54,18 @@ def _fresh_form(request: Request, p: Principal) -> MintForm:
     return MintForm(scopes=services(request).own_tokens.default_scopes(p))
 
 
-async def _render(request: Request, p: Principal, form: MintForm, *, minted: MintedToken | None = None,
-                  error: str = "", sent_again: str = "", status: int = 200) -> Response:
+def _on_page(number: int) -> str:
+    return f"/settings/tokens?page={number}" if number > 1 else "/settings/tokens"
+
+
+async def _render(request: Request, p: Principal, form: MintForm, *, number: int = 1,
+                  minted: MintedToken | None = None, error: str = "", sent_again: str = "",
+                  status: int = 200) -> Response:
+    """The page, its list at page ``number`` (one more token read to know whether older follow)."""
     svc = services(request)
-    tokens = await call(svc.own_tokens.list, p)  # as their next call meets them (the admin's page too)
+    # as their next call meets them (the admin's page too)
+    found = await call(svc.own_tokens.newest, p, SHOWN + 1, (number - 1) * SHOWN)
+    tokens, shown = found[:SHOWN], (number - 1) * SHOWN
     projects = await call(svc.knowledge.projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in svc.own_tokens.grantable_scopes(p)]
     setups = client_setups(base_url(request), minted.secret, svc.store_url, request.app.state.notewell) \
@@ -53,12 +73,15 @@ async def _render(request: Request, p: Principal, form: MintForm, *, minted: Min
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error,
                 once=secrets.token_urlsafe(18), sent_again=sent_again, message=await take_message(request),
-                status=status, no_store=minted is not None)
+                status=status, no_store=minted is not None, number=number, shown=shown,
+                past_end=number > 1 and not tokens,
+                prev_href=_on_page(number - 1) if number > 1 and tokens else "",
+                next_href=_on_page(number + 1) if len(found) > SHOWN else "")
 
 
 async def tokens_page(request: Request) -> Response:
     p = await signed_in(request)
-    return await _render(request, p, _fresh_form(request, p))
+    return await _render(request, p, _fresh_form(request, p), number=page_number(request))
 
 
 async def mint(request: Request) -> Response:
@@ -92,10 +115,11 @@ async def mint(request: Request) -> Response:
 
 async def revoke(request: Request) -> Response:
     p = await signed_in(request)
-    await checked_form(request)
+    form = await checked_form(request)
+    number = asked_number(str(form.get("page", "")), "page", least=1, most=PAGE_MAX) or 1  # where it was sent from
     token = await call(services(request).own_tokens.revoke, p, request.path_params["token_id"])
     await set_message(request, f"Revoked the token {f'{token.name} ({token.id})' if token.name else token.id}.")
-    return RedirectResponse("/settings/tokens", status_code=303)
+    return RedirectResponse(_on_page(number), status_code=303)
 
 
 async def install_script(request: Request) -> Response:

@@ -1,0 +1,218 @@
+"""The web door's paged lists, over real HTTP: /settings/tokens and /admin/users listed every row on one page; a
+revoke or a change on a later page sent the person back to the first; /memories listed the newest 50 items of
+taught knowledge and no way to older ones, and its search and /sessions' stopped at 50 without saying so; and a
+page number that is no number was read as the first page. Small page sizes (monkeypatched: the server runs in
+this process) stand for the real ones. The lists the store pages are tested on both backends."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mcp_world import ServerThread, World
+from notewell.access.principal import LOCAL_OWNER
+from notewell.runtime import Runtime, open_runtime
+from notewell.web.app import build_web_app
+from notewell.web.pages import admin, memories, sessions, tokens
+from test_web_forms import signed_in
+from web_world import csrf_of, email
+
+ADMIN, ALICE = "root@example.com", "alice@example.com"
+PASSWORD = "a long pass phrase"
+RULES = ["Run the database migrations before deploying the billing service",
+         "Prefer small pull requests that reviewers can read in ten minutes",
+         "Pin every Python dependency to an exact version in the lock file",
+         "Write the changelog entry in the same commit as the change",
+         "Never log a customer's card number, not even its last digits",
+         "Keep the staging cluster's data anonymised after every restore",
+         "Answer an on-call page within fifteen minutes, day or night"]
+
+
+@pytest.fixture
+def served(store_url: str, tmp_path: Path) -> Iterator[tuple[Runtime, str]]:
+    """A store with an admin and a member (both with passwords), its web door served over real HTTP."""
+    (tmp_path / "vault").mkdir()
+    rt = open_runtime(str(tmp_path / "vault"), store_url)
+    for who, role in ((ADMIN, "admin"), (ALICE, "member")):
+        rt.administration.add_user(LOCAL_OWNER, who, role)
+        rt.sign_in.set_password(LOCAL_OWNER, who, PASSWORD)
+    with ServerThread(build_web_app(rt)) as server:
+        yield rt, f"http://127.0.0.1:{server.port}"
+    rt.close()
+
+
+@contextmanager
+def sign_in(base: str, who: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=base, timeout=30) as client:
+        form = client.get("/signin")
+        signed = client.post("/signin", data={"csrf": csrf_of(form.text), "email": who, "password": PASSWORD,
+                                              "next": "/projects"})
+        assert signed.status_code == 303, signed.text
+        yield client
+
+
+def walk(client: httpx.Client, first: str, rows: Callable[[str], list[str]], what: str) -> list[str]:
+    """Every row of a paged list, following its "next" link (rel=next in the pager of ``what``) from ``first``."""
+    seen: list[str] = []
+    link: str | None = first
+    while link is not None:
+        answer = client.get(unescape(link))
+        assert answer.status_code == 200, (link, answer.status_code)
+        seen += rows(answer.text)
+        nav = re.search(rf'<nav aria-label="Pages of {what}".*?</nav>', answer.text, re.S)
+        following = re.search(r'<a href="([^"]+)" rel="next">', nav.group(0)) if nav else None
+        link = following.group(1) if following else None
+    return seen
+
+
+def token_ids(html: str) -> list[str]:
+    return re.findall(r'<td data-label="Name">[^<]*<span class="hint">([0-9a-f]{12})</span>', html)
+
+
+def recording(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, asked: list[Any]) -> None:
+    """Record each call of ``owner.name`` (its arguments), then make it (raising=False: the old store had none)."""
+    real = getattr(owner, name, None)
+
+    def record(*args: Any) -> Any:
+        asked.append(args)
+        assert real is not None
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, record, raising=False)
+
+
+def test_ones_own_tokens_are_paged_newest_first_and_a_revoke_returns_to_its_page(
+        served: tuple[Runtime, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rt, base = served
+    monkeypatch.setattr(tokens, "SHOWN", 3, raising=False)
+    alice = rt.authentication.acting_as(ALICE)
+    minted = [rt.own_tokens.mint(alice, ["knowledge:read"], name=f"paged {n}").token.id for n in range(7)]
+    whole: list[Any] = []
+    paged: list[Any] = []
+    recording(monkeypatch, rt.store.identity, "tokens", whole)
+    recording(monkeypatch, rt.store.identity, "tokens_newest", paged)
+    with sign_in(base, ALICE) as client:
+        seen = walk(client, "/settings/tokens", token_ids, "tokens")
+        assert not whole and paged and {args[1] for args in paged} == {4}, (whole, paged)  # one page, one more
+        assert seen == [t.token.id for t in reversed(rt.own_tokens.list(alice))] and set(seen) == set(minted)
+        second = client.get("/settings/tokens?page=2")
+        on_it = token_ids(second.text)[0]
+        revoked = client.post(f"/settings/tokens/{on_it}/revoke", data={"csrf": csrf_of(second.text), "page": "2"})
+        assert revoked.status_code == 303 and revoked.headers["location"] == "/settings/tokens?page=2"
+        back = client.get(revoked.headers["location"])
+        assert on_it in token_ids(back.text) and "Revoked the token" in back.text
+        past = client.get("/settings/tokens?page=100")
+        assert "No tokens past your newest 297" in past.text and 'href="/settings/tokens">Newest tokens' in past.text
+
+
+def test_the_admins_users_are_paged_and_a_change_returns_to_its_page(
+        served: tuple[Runtime, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rt, base = served
+    monkeypatch.setattr(admin, "USERS_SHOWN", 3, raising=False)
+    for n in range(7):
+        rt.administration.add_user(LOCAL_OWNER, f"paged{n}@example.com", "member")
+    whole: list[Any] = []
+    paged: list[Any] = []
+    recording(monkeypatch, rt.store.identity, "users", whole)
+    recording(monkeypatch, rt.store.identity, "users_page", paged)
+    with sign_in(base, ADMIN) as client:
+        seen = walk(client, "/admin/users",
+                    lambda html: [unescape(e) for e in re.findall(r'<td data-label="Email">([^<]*)</td>', html)],
+                    "users")
+        assert not whole and paged and {args[0] for args in paged} == {4}, (whole, paged)
+        assert seen == [u.email for u in rt.administration.users(LOCAL_OWNER)] and len(seen) == 9
+        second = client.get("/admin/users?page=2")
+        assert 'rel="prev">Previous users</a>' in second.text and 'rel="next">Next users</a>' in second.text
+        member = unescape(re.findall(r'<td data-label="Email">([^<]*)</td>', second.text)[0])
+        csrf = csrf_of(second.text)
+        for path, form in (("/admin/users/active", {"active": "no"}), ("/admin/users/role", {"role": "staff"})):
+            changed = client.post(path, data={"csrf": csrf, "email": member, "page": "2", **form})
+            assert changed.status_code == 303 and changed.headers["location"] == "/admin/users?page=2", path
+        assert rt.administration.user(LOCAL_OWNER, member).role == "staff"
+        link = client.post("/admin/users/link", data={"csrf": csrf, "email": ADMIN, "page": "2"})
+        assert link.status_code == 200 and member in link.text and 'rel="prev">Previous users</a>' in link.text
+
+
+def test_the_admins_token_page_reads_one_page_and_a_revoke_returns_to_its_page(
+        served: tuple[Runtime, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rt, base = served
+    monkeypatch.setattr(admin, "TOKENS_SHOWN", 3)
+    for n in range(7):
+        rt.administration.mint_token(LOCAL_OWNER, ALICE, ["memory:read"], name=f"paged {n}")
+    whole: list[Any] = []
+    paged: list[Any] = []
+    recording(monkeypatch, rt.store.identity, "tokens", whole)
+    recording(monkeypatch, rt.store.identity, "tokens_newest", paged)
+    with sign_in(base, ADMIN) as client:
+        seen = walk(client, "/admin/tokens", lambda html: re.findall(r'<span class="hint">([0-9a-f]{12})</span>',
+                                                                      html), "tokens")
+        assert not whole and paged and {args[1] for args in paged} == {4}, (whole, paged)
+        assert seen == [s.token.id for s in reversed(rt.administration.token_standings(LOCAL_OWNER))]
+        third = client.get("/admin/tokens?page=3")
+        on_it = re.findall(r'<span class="hint">([0-9a-f]{12})</span>', third.text)[0]
+        revoked = client.post(f"/admin/tokens/{on_it}/revoke", data={"csrf": csrf_of(third.text), "page": "3"})
+        assert revoked.status_code == 303 and revoked.headers["location"] == "/admin/tokens?page=3"
+
+
+def test_taught_knowledge_on_the_memories_page_is_paged(served: tuple[Runtime, str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """/memories listed the newest 50 items of taught knowledge and no way to an older one."""
+    rt, base = served
+    monkeypatch.setattr(memories, "NEWEST", 3)
+    alice = rt.authentication.acting_as(ALICE)
+    for rule in RULES:
+        rt.brain.teach(alice, rule=rule)
+    everything = [k.rule for k in rt.brain.knowledge(alice, limit=100)]
+    assert sorted(everything) == sorted(RULES)
+    with sign_in(base, ALICE) as client:
+        seen = walk(client, "/memories", lambda html: [unescape(r) for r in re.findall(
+            r'<li><strong>([^<]*)</strong>', html)], "taught knowledge")
+        assert seen == everything
+        past = client.get("/memories?taught=10")
+        assert "No taught knowledge past the newest 27" in past.text
+
+
+def test_a_search_that_finds_more_than_it_shows_says_so(web_url: str, web_world: World,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """/memories' and /sessions' searches showed their best 50 and nothing of the others that match."""
+    monkeypatch.setattr(memories, "NEWEST", 3)
+    monkeypatch.setattr(sessions, "SHOWN", 3)
+    rt = web_world.runtime
+    alice = rt.authentication.acting_as(email("alice"))
+    for n in range(5):
+        rt.memory.remember(alice, f"The quarterly zeppelin report, part {n}", path="paging")
+        rt.brain.start_session(alice, client_type="claude_code", prompt=f"Draft the zeppelin report, part {n}",
+                               project_name="Paging")
+    with signed_in(web_url, "alice") as (client, _csrf):
+        for url, said in (("/memories?q=zeppelin", "More memories match than the best 3 shown here"),
+                          ("/sessions?q=zeppelin", "More sessions match than the best 3 shown here")):
+            assert said in unescape(client.get(url).text), url
+
+
+def test_a_page_number_that_is_no_number_is_refused_naming_it(web_url: str, web_world: World) -> None:
+    """?page=abc, -1, 0, 1e9, a superscript or a number past the last page was read as the first page, which
+    looked like an answer to what was asked: each is a 400 page naming the parameter and the fix."""
+    rt = web_world.runtime
+    admin_user = rt.authentication.acting_as(email("admin"))
+    started = rt.brain.start_session(admin_user, client_type="claude_code", prompt="A session to page",
+                                     project_name="Paging")
+    pages = [("/memories?page=", "page"), ("/memories?taught=", "taught"), ("/sessions?page=", "page"),
+             (f"/sessions/{started.session.id}?page=", "page"), ("/search?q=pricing&page=", "page"),
+             ("/admin/tokens?page=", "page"), ("/admin/users?page=", "page"), ("/settings/tokens?page=", "page"),
+             ("/p/northwind-advisory?offset=", "offset")]
+    with signed_in(web_url, "admin") as (client, _csrf):
+        for url, field in pages:
+            assert client.get(url + "1" if field != "offset" else url + "0").status_code == 200, url
+            for bad in ("abc", "-1", "1e9", "1.5", "%C2%B2", "9" * 5000, "99999999999999999999") + (
+                    ("0", "1000000") if field != "offset" else ()):
+                answer = client.get(url + bad)
+                text = unescape(answer.text)
+                assert answer.status_code == 400, (url, bad[:20], answer.status_code)
+                assert f"{field}: " in text and f"leave {field} out for the first page" in text, (url, bad[:20])
