@@ -280,7 +280,9 @@ async def test_a_full_disk_after_putting_a_rewrite_back_still_makes_the_edit_aga
         admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """An editor rewrites the note across the edit's rename, and again across the rename putting its text back; the
     second text cannot be kept beside (the disk is full). The editor's first text is the note again, so the edit
-    is made again over it: it was answered done and journaled, with the note holding the editor's text alone."""
+    is made again over it: it was answered done and journaled, with the note holding the editor's text alone. On a
+    file system without hard links (FAT: where one has them, their files are put back and kept beside by a name,
+    which takes no room)."""
     path = "handbook/late-full-put-back.md"
     note = world.vault / path
     await call(admin, "write_note", {"path": path, "content": "start\n"})
@@ -298,10 +300,119 @@ async def test_a_full_disk_after_putting_a_rewrite_back_still_makes_the_edit_aga
     def editor(done: Callable[[], None]) -> None:
         rewriting_across(note, texts.pop(0))(done)
 
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
     monkeypatch.setattr(NoteFiles, "_written", full_at_the_third)
+    monkeypatch.setattr(os, "link", no_links)
     calls = around(monkeypatch, "replace", note.name, 2, editor)
     await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
     monkeypatch.undo()
     assert len(calls) == 2 and len(temps) >= 3
     assert note.read_text() == "rewritten\nmine\n"  # the editor's text put back, and the edit made again over it
     assert "its 6 bytes could not be kept" in caplog.text  # "again\n", the text lost (it named the 10 put back)
+
+
+def truncating_across(note: Path, first: str, rest: str) -> Callable[[Callable[[], None]], None]:
+    """An editor that truncates its file, then writes it again: opened before the first step, truncated after it and
+    written as far as ``first``; the ``rest`` written after the second step (the put-back of what it had written)."""
+    opened: list[Any] = []
+
+    def outside(done: Callable[[], None]) -> None:
+        if not opened:
+            opened.append(open(note, "r+", encoding="utf-8"))  # noqa: SIM115 (written across two steps)
+            done()
+            opened[0].truncate(0)
+            opened[0].write(first)
+            opened[0].flush()
+            return
+        done()
+        opened[0].write(rest)
+        opened[0].close()
+    return outside
+
+
+@pytest.mark.parametrize("first", ["", "rewritten by"])
+async def test_a_note_truncated_then_written_across_the_rename_is_put_back_whole(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, first: str) -> None:
+    """The editor has truncated the note (and written part of its text, or none) when the write looks at the file it
+    replaced, and writes the rest after the look: that half text was put back as a copy, the rest written into the
+    file no longer named, lost, and the edit made again over the half text (over nothing: the note's text gone)."""
+    path = f"handbook/late-truncated-{len(first)}.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    calls = around(monkeypatch, "replace", note.name, 2, truncating_across(note, first, " the editor\n"))
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert len(calls) == 2
+    assert note.read_text() == f"{first} the editor\nmine\n"  # their whole text, and the edit made again over it
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["version"] == done["version"] and beside(note) == []
+
+
+async def test_a_note_truncated_then_written_while_written_over_again_is_kept_whole_beside(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor truncates the note and writes part of its text across the rename; a script appends to the note
+    before the editor's text can be put back, so it is kept beside the note: that file is the editor's own, which it
+    goes on writing, not a copy of its half text (the rest was written into a file no longer named, lost)."""
+    path = "handbook/late-truncated-beside.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    editor = truncating_across(note, "rewritten by", " the editor\n")
+
+    def two_programs(done: Callable[[], None]) -> None:
+        editor(done)
+        with open(note, "a", encoding="utf-8") as second:
+            second.write("second\n")
+
+    around(monkeypatch, "replace", note.name, 1, two_programs)
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    editor(lambda: None)  # the editor writes the rest of its text, after the edit is done
+    assert note.read_text() == "start\nmine\nsecond\n"
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].read_text() == "rewritten by the editor\n"
+    world.runtime.indexing.sync_paths([path, str(kept[0].relative_to(world.vault))])
+
+
+async def test_lines_appended_across_the_rename_past_the_note_limit_are_kept_beside(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """What a script appends late is appended to the note only while the note stays within the vault's
+    max_file_bytes (the size the tools write and the index takes): it was appended whatever its size, so the note
+    left the index and every later edit of it was refused."""
+    path = "handbook/late-large-append.md"
+    note = world.vault / path
+    limit = world.runtime.settings.max_file_bytes
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    tail = "x" * (limit - 10) + "\n"
+    around(monkeypatch, "replace", note.name, 1, appending_across(note, [tail]))
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "start\nmine\n"  # the edit stands, within the limit
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].read_text() == tail  # the script's lines, whole, beside the note
+    assert f"kept beside it as {kept[0].name}" in caplog.text
+    again = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "again"})
+    assert again["version"] and note.read_text() == "start\nmine\nagain\n"
+    kept[0].unlink()
+
+
+async def test_a_note_rewritten_across_the_rename_past_the_note_limit_is_kept_beside(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor's text over max_file_bytes written across the rename is kept beside the note, whole, and the edit
+    stands: it was put back as the note, and the edit made again over it was refused as over the limit (the edit
+    answered an error after it had been on disk)."""
+    path = "handbook/late-large-rewrite.md"
+    note = world.vault / path
+    limit = world.runtime.settings.max_file_bytes
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    text = "y" * limit + "\n"
+    around(monkeypatch, "replace", note.name, 1, rewriting_across(note, text))
+    done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    monkeypatch.undo()
+    assert note.read_text() == "start\nmine\n"
+    read = await call(admin, "readDoc", {"path": path})
+    assert read["version"] == done["version"]
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].stat().st_size == limit + 1 and kept[0].read_text() == text
+    kept[0].unlink()

@@ -13,13 +13,17 @@ before it unlinks. A new note is linked into place, so that a file made there me
 
 A program that opened the note before the rename may still write after it, into the file the rename (or the
 delete) took away: an appending script's open and its write are that far apart. So the replaced file is kept open
-from the check on, and looked at again once the rename is durable. Lines appended to it are appended to the note
-as it is now, and the write stands; any other change is put back as the note (over the write's text only) and
-ChangedOnDisk is raised, as if the check had seen it, so that the caller makes the write again over it. What can
-go neither way (the note changed yet again meanwhile) is kept beside the note as ``<stem>.conflict-<hex>.<suffix>``,
-with a warning logged. Only a write that lands after that second look is not seen (its program kept the note open
-across the whole write). A move links the note at its new path (which fails if anything is there: a move never
-overwrites) and then unlinks the old one: a late write follows the file there.
+from the check on, given a hidden second name (a hard link, named as a temporary file), and looked at again once
+the rename is durable. Lines appended to it are appended to the note as it is now, and the write stands, while the
+note stays within ``late_limit``; any other change is put back as the note (their file itself, renamed back over
+the write's text only) and ChangedOnDisk is raised, as if the check had seen it, so that the caller makes the write
+again over it. An editor that truncates its file and then writes it may be half way at that look: what it writes
+after goes into the note it is again. What can go neither way (the note changed yet again meanwhile, or their text
+is over ``late_limit``) is kept beside the note as ``<stem>.conflict-<hex>.<suffix>``, their file itself again, with
+a warning logged. Where the file system has no hard links, their bytes are read and written anew instead. Only a
+write that lands after the last look is not seen (its program kept the note open across the whole write). A move
+links the note at its new path (which fails if anything is there: a move never overwrites) and then unlinks the old
+one: a late write follows the file there.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import os
 import secrets
 import stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from notewell.errors import InvalidArgument
@@ -64,12 +69,25 @@ class ChangedOnDisk(Exception):
     meanwhile. Nothing was written."""
 
 
-class NoteFiles:
-    """The files of one vault, reached only through verified descriptors. ``private``: files and folders made
-    for the owner alone (the trash), whatever the folders above them allow."""
+@dataclass(frozen=True)
+class _Late:
+    """What another program wrote, after a write's check, into the file the write then replaced or removed:
+    ``data``, its bytes (None: over the limit, so not read), ``size``, and ``kept``, a hidden second name of that
+    file (None where the file system has no hard links)."""
 
-    def __init__(self, vault: Path, *, private: bool = False) -> None:
+    data: bytes | None
+    size: int
+    kept: str | None
+
+
+class NoteFiles:
+    """The files of one vault, reached only through verified descriptors. ``late_limit``: the size no note is made
+    larger than by what another program wrote late (the note size limit the tools enforce); ``private``: files and
+    folders made for the owner alone (the trash), whatever the folders above them allow."""
+
+    def __init__(self, vault: Path, late_limit: int, *, private: bool = False) -> None:
         self.vault = vault
+        self.late_limit = late_limit  # the most another program's late text may make a note (_place_late_write)
         self.file_mode = PRIVATE_FILE_MODE if private else FILE_MODE
         self.folder_mode = PRIVATE_FOLDER_MODE if private else FOLDER_MODE
 
@@ -218,7 +236,7 @@ class NoteFiles:
             raise
         return temp
 
-    def _put(self, folder: int, name: str, data: bytes, over: bytes | None, rel: str) -> bytes | None:
+    def _put(self, folder: int, name: str, data: bytes, over: bytes | None, rel: str) -> _Late | None:
         """``data`` made the note ``name`` of ``folder`` durably, only over the bytes ``over`` (None: only where
         there is none), ChangedOnDisk otherwise; what another program then wrote into the file it replaced, which
         it had opened before the rename (None: nothing)."""
@@ -228,54 +246,107 @@ class NoteFiles:
                 _link_new(folder, temp, name, rel)
                 late = None
             else:
-                with _holding(folder, name, over, rel) as replaced:
-                    os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-                    os.fsync(folder)
-                    late = _late_bytes(replaced, over)
+                late = self._swapped(folder, name, over, rel, lambda: os.replace(temp, name, src_dir_fd=folder,
+                                                                                 dst_dir_fd=folder))
         finally:
             _unlink_quietly(temp, folder)  # gone already once renamed or linked
         os.fsync(folder)
         return late
 
-    def _keep_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
+    def _swapped(self, folder: int, name: str, over: bytes, rel: str, step: Callable[[], None]) -> _Late | None:
+        """``step`` (a rename over the note ``name``, or its unlink) done durably while the note holds ``over``
+        (ChangedOnDisk otherwise); what another program then wrote into the file the step took away. That file
+        keeps a hidden second name from before the step until the caller has placed what it holds (``_Late.kept``):
+        a program that still writes into it (truncated, then written) writes into a file that has a name."""
+        with _holding(folder, name, over, rel) as replaced:
+            kept = _second_name(folder, name, replaced, rel)
+            try:
+                step()
+                os.fsync(folder)
+                late = self._late(replaced, over, kept)
+            except BaseException:
+                if kept is not None:
+                    _unlink_quietly(kept, folder)
+                raise
+        if late is None and kept is not None:
+            _unlink_quietly(kept, folder)
+        return late
+
+    def _late(self, fd: int, was: bytes, kept: str | None) -> _Late | None:
+        """What the open file ``fd`` holds when it is not ``was``: its bytes, unless it is over ``late_limit``
+        and has a second name (``kept``), which keeps it whole without reading it; None when it is ``was``."""
+        if _holds(fd, was):
+            return None
+        data = _whole(fd, None if kept is None else self.late_limit + 1)
+        if kept is not None and len(data) > self.late_limit:
+            return _Late(None, os.fstat(fd).st_size, kept)
+        return _Late(data, len(data), kept)
+
+    def _keep_late_write(self, folder: int, name: str, late: _Late, was: bytes, mine: bytes | None,
                          rel: str) -> None:
         """``_place_late_write``; a file system that refuses it (full, a quota, an I/O error) leaves this write
         standing, as written and about to be journaled, and their bytes are said lost in the log: this write
-        failing too would lose both."""
+        failing too would lose both. (Their file put back, or kept beside, by its second name takes no room.)"""
         try:
-            self._place_late_write(folder, name, theirs, was, mine, rel)
+            self._place_late_write(folder, name, late, was, mine, rel)
         except OSError as err:
-            _lost(rel, theirs, err)
+            _lost(rel, late.size, err)
+        finally:
+            if late.kept is not None:
+                _unlink_quietly(late.kept, folder)  # gone already once put back or kept beside
 
-    def _place_late_write(self, folder: int, name: str, theirs: bytes, was: bytes, mine: bytes | None,
+    def _place_late_write(self, folder: int, name: str, late: _Late, was: bytes, mine: bytes | None,
                           rel: str) -> None:
-        """``theirs``: the bytes another program left, after the check, in the note's file holding ``was`` that
-        this write renamed ``mine`` over (None: deleted). Lines it appended are appended to the note as it is now,
-        and the write stands. Any other change (or lines appended to a deleted note) is put back as the note, over
-        ``mine`` only, and ChangedOnDisk raised, so that the write is made again over it; should the note hold
-        something else by then, the write stands and their bytes are kept beside the note."""
-        if mine is not None and theirs.startswith(was):
+        """``late``: what another program left, after the check, in the note's file holding ``was`` that this
+        write renamed ``mine`` over (None: deleted). Lines it appended are appended to the note as it is now, and
+        the write stands. A text over ``late_limit`` is kept beside the note, and the write stands. Any other change
+        (or lines appended to a deleted note) is put back as the note, over ``mine`` only (their file itself, by its
+        second name, so that what they write in it still is the note's), and ChangedOnDisk raised, so that the
+        write is made again over it; should the note hold something else by then, the write stands and their text
+        is kept beside the note."""
+        theirs = late.data
+        if theirs is not None and mine is not None and theirs.startswith(was):
             self._append_late(folder, name, theirs[len(was):], rel)
             return
-        try:
-            late = self._put(folder, name, theirs, mine, rel)
-        except ChangedOnDisk:
-            self._keep_beside(folder, name, theirs, rel)
+        if theirs is None or len(theirs) > self.late_limit:
+            self._keep_beside(folder, name, late, rel)
             return
-        if late is not None:  # written late again, into the file just put back: that text is kept beside
+        try:
+            again = self._put_back(folder, name, late, mine, rel)
+        except ChangedOnDisk:
+            self._keep_beside(folder, name, late, rel)
+            return
+        if again is not None:  # written late again, into the file just put back: that text is kept beside
             try:
-                self._keep_beside(folder, name, late, rel)
+                self._keep_beside(folder, name, again, rel)
             except OSError as err:  # their text is the note again all the same: this write is still made again
-                _lost(rel, late, err)
+                _lost(rel, again.size, err)
+            finally:
+                if again.kept is not None:
+                    _unlink_quietly(again.kept, folder)
         raise ChangedOnDisk(rel)
+
+    def _put_back(self, folder: int, name: str, late: _Late, mine: bytes | None, rel: str) -> _Late | None:
+        """Their file made the note again, over ``mine`` only (None: where there is none): by its second name
+        where it has one, else as a new file of their bytes; what was written late into the file it replaced."""
+        if late.kept is None:
+            assert late.data is not None  # read whole where it has no second name (_late)
+            return self._put(folder, name, late.data, mine, rel)
+        kept = late.kept
+        if mine is None:
+            _link_new(folder, kept, name, rel)
+            os.fsync(folder)
+            return None
+        return self._swapped(folder, name, mine, rel, lambda: os.replace(kept, name, src_dir_fd=folder,
+                                                                         dst_dir_fd=folder))
 
     def _append_late(self, folder: int, name: str, tail: bytes, rel: str) -> None:
         """``tail``, which another program appended to a file a rename took away, appended to the note as it is
         now, and so again for what it appends late to the file that append replaces, LATE_APPENDS times at most;
-        then, or when the note is gone or was rewritten, the rest is kept beside the note."""
+        then, or when the note is gone, was rewritten or would pass ``late_limit``, the rest is kept beside it."""
         for _ in range(LATE_APPENDS):
-            current = _current(folder, name)
-            if current is None:
+            current = _current(folder, name, self.late_limit + 1)
+            if current is None or len(current) + len(tail) > self.late_limit:
                 break
             try:
                 late = self._put(folder, name, current + tail, current, rel)
@@ -283,19 +354,29 @@ class NoteFiles:
                 continue
             if late is None:
                 return
-            if not late.startswith(current):
-                tail = late
-                break
-            tail = late[len(current):]
-        self._keep_beside(folder, name, tail, rel)
+            try:
+                if late.data is None or not late.data.startswith(current):
+                    self._keep_beside(folder, name, late, rel)
+                    return
+                tail = late.data[len(current):]
+            finally:
+                if late.kept is not None:
+                    _unlink_quietly(late.kept, folder)
+        self._keep_beside(folder, name, _Late(tail, len(tail), None), rel)
 
-    def _keep_beside(self, folder: int, name: str, data: bytes, rel: str) -> None:
-        """Another program's bytes that cannot go into the note ``name``, kept beside it as
-        ``<stem>.conflict-<hex>.<suffix>``, with a warning."""
+    def _keep_beside(self, folder: int, name: str, late: _Late, rel: str) -> None:
+        """Another program's text that cannot go into the note ``name``, kept beside it as
+        ``<stem>.conflict-<hex>.<suffix>``, with a warning: their file itself, by its second name where it has one
+        (what they go on writing there is in it), else a new file of their bytes."""
         kept = _conflict_name(name)
-        self._put(folder, kept, data, None, rel)
-        _log.warning("notes: another program wrote %s while Notewell replaced it, and its text could not be put "
-                     "back in the note: it is kept beside it as %s", rel, kept)
+        if late.kept is not None:
+            _link_new(folder, late.kept, kept, rel)
+            os.fsync(folder)
+        else:
+            assert late.data is not None  # read whole where it has no second name (_late)
+            self._put(folder, kept, late.data, None, rel)
+        _log.warning("notes: another program wrote %s while Notewell replaced it, and its text (%d bytes) could not "
+                     "be put back in the note: it is kept beside it as %s", rel, late.size, kept)
 
     def move(self, rel: str, new_rel: str, field: str = "new_path") -> None:
         """Move the note to ``new_rel``; FileExistsError when anything is there already."""
@@ -319,10 +400,7 @@ class NoteFiles:
                 os.unlink(name, dir_fd=folder)
                 os.fsync(folder)
                 return
-            with _holding(folder, name, was, rel) as removed:
-                os.unlink(name, dir_fd=folder)
-                os.fsync(folder)
-                late = _late_bytes(removed, was)
+            late = self._swapped(folder, name, was, rel, lambda: os.unlink(name, dir_fd=folder))
             if late is not None:
                 self._keep_late_write(folder, name, late, was, None, rel)
 
@@ -352,31 +430,53 @@ def _holding(folder: int, name: str, was: bytes, rel: str) -> Iterator[int]:
             raise ChangedOnDisk(rel) from None
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or _late_bytes(fd, was) is not None:  # a folder, a FIFO made
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or not _holds(fd, was):  # a folder, a FIFO made
             raise ChangedOnDisk(rel)  # since the read: no bytes to compare, and the read again says what it is
         yield fd
     finally:
         os.close(fd)
 
 
-def _late_bytes(fd: int, was: bytes) -> bytes | None:
-    """The bytes of the open file ``fd`` when they are not ``was``; None when they are."""
-    if os.fstat(fd).st_size == len(was) and os.pread(fd, len(was) + 1, 0) == was:
-        return None
-    return _whole(fd)
+def _second_name(folder: int, name: str, fd: int, rel: str) -> str | None:
+    """A hidden second name (a hard link) in ``folder`` of the note ``name``, whose file is open as ``fd``: named as
+    a write's temporary file, so that one a killed write leaves is removed as they are (scratch_files.py). None
+    where the file system has no hard links; ChangedOnDisk when the note is another file by now."""
+    kept = note_temp_name()
+    try:
+        os.link(name, kept, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        raise ChangedOnDisk(rel) from None
+    except OSError as err:
+        if err.errno in _NO_LINKS:
+            return None
+        raise
+    linked, held = os.stat(kept, dir_fd=folder, follow_symlinks=False), os.fstat(fd)
+    if (linked.st_dev, linked.st_ino) != (held.st_dev, held.st_ino):
+        _unlink_quietly(kept, folder)
+        raise ChangedOnDisk(rel)
+    return kept
 
 
-def _whole(fd: int) -> bytes:
-    """All the bytes of the open file ``fd``, from its start."""
+def _holds(fd: int, was: bytes) -> bool:
+    """Whether the open file ``fd`` holds exactly the bytes ``was`` (its size first, then its bytes)."""
+    return os.fstat(fd).st_size == len(was) and os.pread(fd, len(was) + 1, 0) == was
+
+
+def _whole(fd: int, most: int | None = None) -> bytes:
+    """The bytes of the open file ``fd``, from its start: all of them, or the first ``most``."""
     chunks, at = [], 0
-    while chunk := os.pread(fd, 1 << 20, at):
+    while most is None or at < most:
+        chunk = os.pread(fd, 1 << 20 if most is None else min(1 << 20, most - at), at)
+        if not chunk:
+            break
         chunks.append(chunk)
         at += len(chunk)
     return b"".join(chunks)
 
 
-def _current(folder: int, name: str) -> bytes | None:
-    """The bytes of the note ``name`` of ``folder``; None when it is gone or is no longer a file."""
+def _current(folder: int, name: str, most: int) -> bytes | None:
+    """The bytes of the note ``name`` of ``folder`` (the first ``most``); None when it is gone or is no longer a
+    file."""
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=folder)
     except OSError:
@@ -384,15 +484,15 @@ def _current(folder: int, name: str) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return _whole(fd)
+        return _whole(fd, most)
     finally:
         os.close(fd)
 
 
-def _lost(rel: str, theirs: bytes, err: OSError) -> None:
+def _lost(rel: str, size: int, err: OSError) -> None:
     """Another program's late bytes that the file system refused to keep anywhere (full, a quota, an I/O error)."""
     _log.error("notes: another program wrote %s while Notewell replaced it, and its %d bytes could not be kept: %s",
-               rel, len(theirs), err)
+               rel, size, err)
 
 
 def _conflict_name(name: str) -> str:

@@ -140,7 +140,7 @@ class NoteVault:
                  audit: AuditTrail, lease: NoteLease, identity: IdentityRepository) -> None:
         self.settings = settings
         self.identity = identity  # a conflict names the writer by handle
-        self.files = NoteFiles(settings.vault)
+        self.files = NoteFiles(settings.vault, settings.max_file_bytes)
         self.locks = NoteLocks(settings.vault / INDEX_DIR_NAME / LOCKS_FOLDER, lease)
         self.git = NoteGit(settings.vault, settings.git_commit)
         self.journal = journal
@@ -239,7 +239,7 @@ class NoteVault:
         """Delete the note, its bytes kept in the trash and the journal."""
         folder = f"{TRASH_FOLDER}/{secrets.token_hex(6)}"
         trash = f"{folder}/{target.vault_path}"
-        NoteFiles(self._index_folder(), private=True).write(trash, before, field="path")
+        NoteFiles(self._index_folder(), self.max_bytes, private=True).write(trash, before, field="path")
         try:
             self.files.remove(target.vault_path, was=before)
         except ChangedOnDisk:
