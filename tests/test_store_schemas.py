@@ -5,7 +5,8 @@ The only differences allowed are the ones the search indexes need, listed here: 
 (trigram candidates and their counts, memory and brain session text search) with the index of each project's
 document ids that narrows them, PostgreSQL's document words with their trigram index and grams with theirs
 (and the index of the rows whose grams are still to fill in), and the tsvector columns
-with their GIN indexes, and, where the database has pgvector, the vectors' halfvec column with its HNSW index
+with their GIN indexes (and the memories' word counts and their totals, which FTS5 keeps inside its tables),
+and, where the database has pgvector, the vectors' halfvec column with its HNSW index
 and the index of the rows still to copy into it. A new backend-specific part of a search index is added to
 these lists.
 """
@@ -26,8 +27,9 @@ SQLITE_ONLY_TABLES = re.compile(
     r"|brain_session_words_(config|content|data|docsize|idx)")
 SQLITE_ONLY_INDEXES = {("documents", "documents_project_id")}  # a scope's range of ids for FTS5
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
+POSTGRES_ONLY_TABLES = {"word_totals"}  # bm25's totals (store/postgres/word_totals.py): FTS5 keeps its own
 POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("document_regions", "grams"), ("memories", "words"),
-                         ("memories", "stems")}
+                         ("memories", "stems"), ("memories", "word_count")}
 POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_trigrams"),
                          ("document_regions", "document_regions_grams"),
                          ("document_regions", "document_regions_grams_missing"),
@@ -44,7 +46,8 @@ def _shared_part(lite: Schema, pg: Schema, pgvector: bool) -> tuple[Schema, Sche
     for table, index in SQLITE_ONLY_INDEXES:
         del lite[table].indexes[index]
     assert set(pg) >= TEXT_SEARCH_TABLES
-    pg = {t: v for t, v in pg.items() if t not in TEXT_SEARCH_TABLES}
+    assert set(pg) >= POSTGRES_ONLY_TABLES
+    pg = {t: v for t, v in pg.items() if t not in TEXT_SEARCH_TABLES | POSTGRES_ONLY_TABLES}
     columns, indexes = POSTGRES_ONLY_COLUMNS, POSTGRES_ONLY_INDEXES
     if pgvector:
         columns, indexes = columns | PGVECTOR_COLUMNS, indexes | PGVECTOR_INDEXES

@@ -119,5 +119,5 @@ class MemoryFilter:
 @dataclass(frozen=True)
 class MemoryHit:
     record: MemoryRecord
-    relevance: float  # > 0, larger is better (SQLite: -bm25; PostgreSQL: ts_rank)
+    relevance: float  # > 0, larger is better: FTS5's bm25 on both backends (PostgreSQL: store/postgres/word_rank.py)
     matched: tuple[tuple[str, tuple[str, ...]], ...]  # (field, words of that field that matched), fields in order

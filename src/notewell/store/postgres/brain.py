@@ -2,16 +2,19 @@
 
 A session's searchable text goes into ``brain_session_words`` one piece per row as a tsvector of the
 FTS5 porter stems (lexemes.py, so both backends agree on words), GIN-indexed; a search groups the
-matching pieces by session and keeps each session's best ts_rank.
+matching pieces by session and keeps each session's best bm25, computed as FTS5 computes it (word_rank.py),
+so both backends order a session search alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from psycopg import sql
+
 from notewell.records.brain import SessionHit
 from notewell.store.brain_rows import SESSION_COLUMNS, session_from_row
-from notewell.store.postgres import lexemes, word_breaks
+from notewell.store.postgres import lexemes, word_breaks, word_rank, word_totals
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.postgres.memories import PostgresMemories
@@ -39,6 +42,15 @@ LATER: list[Migration] = [
 ]
 
 
+# Each piece's length in words and the pieces' totals (word_totals.py), for FTS5's bm25 (word_rank.py): a
+# component of its own, since the brain's own steps are numbered across both backends (brain_schema.py).
+SESSION_WORD_RANK: list[Migration] = [(
+    "ALTER TABLE brain_session_words ADD COLUMN word_count integer GENERATED ALWAYS AS"
+    " (notewell_word_count(words)) STORED",
+    *word_totals.kept("brain_session_words"),
+)]
+
+
 def session_words(body: str) -> str:
     """The tsvector (as text) of one piece of a session's text: FTS5's porter stems of it."""
     return lexemes.tsvector("stems", body, "", "", "")
@@ -49,6 +61,7 @@ class PostgresBrain(SqlBrain):
         self.db = db
         super().__init__(PostgresDialect(db), memories, SESSION_INDEX, LATER)
         self.dialect.migrate("word_breaks", word_breaks.MIGRATIONS)
+        self.dialect.migrate("session_word_rank", SESSION_WORD_RANK)
 
     def index(self, seq: int, user_id: str, texts: Sequence[str]) -> None:
         pieces = [t.replace("\x00", " ") for t in texts if t.strip()]
@@ -74,13 +87,28 @@ class PostgresBrain(SqlBrain):
 
     def search_sessions(self, user_id: str, brain_projects: Sequence[str] | None, terms: Sequence[str],
                         since: str | None, limit: int) -> list[SessionHit]:
-        tsquery = lexemes.tolerant_tsquery(terms) if terms else None
+        """Each session's best piece by FTS5's bm25 (word_rank.py), as SQLite ranks them: every matching piece of
+        the person's sessions in scope is read with its positions of the query's words, in one statement."""
+        phrases = lexemes.tolerant_phrases(terms)
+        tsquery = lexemes.any_of(phrases)
         if tsquery is None or (brain_projects is not None and not brain_projects):
             return []
         where, params = session_scope(user_id, brain_projects, since)
-        rows = self._rows(
-            f"SELECT {SESSION_COLUMNS}, w.score FROM (SELECT session_seq, max(ts_rank(words, q)) AS score"
-            " FROM brain_session_words, CAST(? AS tsquery) q WHERE words @@ q AND user_id = ? GROUP BY session_seq) w"
-            f" JOIN brain_sessions s ON s.seq = w.session_seq WHERE {where} ORDER BY w.score DESC, s.seq DESC LIMIT ?",
-            [tsquery, user_id, *params, limit])
-        return [SessionHit(session_from_row(r[:-1]), max(float(r[-1]), 1e-9)) for r in rows]
+        pieces = sql.SQL(
+            "SELECT p.session_seq AS key, p.word_count, p.words AS vector FROM brain_session_words p"
+            " JOIN brain_sessions s ON s.seq = p.session_seq WHERE p.words @@ CAST({} AS tsquery) AND p.user_id = %s"
+            " AND {}").format(sql.Literal(tsquery), sql.SQL(where.replace("?", "%s")))
+        statement = word_rank.window_sql("brain_session_words",
+                                         word_rank.hits_sql("brain_session_words", "words", phrases), pieces)
+        with self.db.transaction() as conn:
+            window = conn.execute(statement, [user_id, *params], prepare=False).fetchall()
+            best: dict[int, float] = {}
+            for seq, score in word_rank.scored(phrases, window, word_rank.ONE_FIELD):
+                best.setdefault(seq, score)  # scored is best first
+            chosen = sorted(best.items(), key=lambda s: (-s[1], -s[0]))[:limit]
+            if not chosen:
+                return []
+            rows = {r[0]: r[1:] for r in conn.execute(
+                f"SELECT s.seq, {SESSION_COLUMNS} FROM brain_sessions s WHERE s.seq = ANY(%s)",
+                ([seq for seq, _ in chosen],)).fetchall()}
+        return [SessionHit(session_from_row(rows[seq]), max(score, 1e-9)) for seq, score in chosen]

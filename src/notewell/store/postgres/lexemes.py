@@ -6,7 +6,8 @@ on each. PostgreSQL's own text-search parser does not split text the way FTS5's 
 does not parse text itself: it asks the very tokenizers the SQLite store uses (stdlib sqlite3, in
 memory) for each field's tokens and their positions, and stores them as a tsvector with positions
 and a weight per field. Queries are tokenized the same way and become tsquery values: phrases with
-``<->``, prefixes with ``:*``. Matching, GIN indexing and ranking (ts_rank) are then PostgreSQL's.
+``<->``, prefixes with ``:*``. Matching and GIN indexing are then PostgreSQL's; ranking is FTS5's bm25,
+computed from the tsvectors' positions (word_rank.py).
 
 Every text and query goes through word_breaks.word_text first, as the SQLite store's word indexes read
 theirs, so a Chinese, Japanese or Korean character is a word of its own on both.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from notewell.word_breaks import unspaced, word_text
 
@@ -28,7 +30,6 @@ STEMS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FIELDS: tuple[str, ...] = ("title", "content", "tags", "path")
 # tsvector weights: title A, tags and path B, content D, matching SQLite's bm25 weights 4 : 2 : 2 : 1
 FIELD_WEIGHTS = {"title": "A", "tags": "B", "path": "B", "content": "D"}
-TS_RANK_WEIGHTS = "{0.25, 0.25, 0.5, 1.0}"  # {D, C, B, A}
 _LAYOUT = ("title", "tags", "path", "content")  # position order in the tsvector; the long field last
 TOKENIZE_BATCH = 50
 _MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
@@ -147,28 +148,51 @@ def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
                     if len(term) * 4 <= _MAX_LEXEME_BYTES or len(term.encode("utf-8")) <= _MAX_LEXEME_BYTES)
 
 
-def _phrase(table: str, term: str, prefix: bool) -> str | None:
-    tokens = [t for t, _ in sorted(_TOKENIZERS.tokens(table, (term, "", "", ""))["title"], key=lambda t: t[1])]
-    if not tokens:
+@dataclass(frozen=True)
+class Phrase:
+    """One term of a query as FTS5 reads it: its tokens in order, the last one a prefix or not. No tokens: a
+    term of punctuation alone, which matches nothing."""
+
+    tokens: tuple[str, ...]
+    prefix: bool
+
+    def tsquery(self) -> str | None:
+        if not self.tokens:
+            return None
+        quoted = [_quote(t) for t in self.tokens]
+        if self.prefix:
+            quoted[-1] += ":*"
+        return "(" + " <-> ".join(quoted) + ")"
+
+
+def phrase(table: str, term: str, prefix: bool) -> Phrase:
+    """``term`` tokenized as the FTS5 table ``table`` reads text."""
+    return Phrase(tuple(t for t, _ in sorted(_TOKENIZERS.tokens(table, (term, "", "", ""))["title"],
+                                             key=lambda t: t[1])), prefix)
+
+
+def strict_phrases(terms: Sequence[str]) -> list[Phrase]:
+    """The strict search's phrases: every term as a whole word."""
+    return [phrase("words", t, prefix=False) for t in terms]
+
+
+def tolerant_phrases(terms: Sequence[str]) -> list[Phrase]:
+    """The tolerant search's phrases: each term stemmed, one of 3+ characters also as a prefix (SQLite: ``"term"*``)."""
+    return [phrase("stems", t, prefix=len(t) >= 3) for t in terms]
+
+
+def all_of(phrases: Sequence[Phrase]) -> str | None:
+    """The tsquery matching every phrase (the strict search's); None: nothing can match."""
+    queries = [p.tsquery() for p in phrases]
+    if not queries or any(q is None for q in queries):
         return None
-    quoted = [_quote(t) for t in tokens]
-    if prefix:
-        quoted[-1] += ":*"
-    return "(" + " <-> ".join(quoted) + ")"
+    return " & ".join(q for q in queries if q)
 
 
-def strict_tsquery(terms: Sequence[str]) -> str | None:
-    """Every term as a whole word (a phrase when FTS5 makes several tokens of it); None: nothing can match."""
-    phrases = [_phrase("words", t, prefix=False) for t in terms]
-    if not phrases or any(p is None for p in phrases):
-        return None
-    return " & ".join(p for p in phrases if p)
-
-
-def tolerant_tsquery(terms: Sequence[str]) -> str | None:
-    """Any term, stemmed; a term of 3+ characters also as a prefix (SQLite: ``"term"*``)."""
-    phrases = [p for t in terms if (p := _phrase("stems", t, prefix=len(t) >= 3))]
-    return " | ".join(phrases) if phrases else None
+def any_of(phrases: Sequence[Phrase]) -> str | None:
+    """The tsquery matching any phrase (the tolerant search's); None: nothing can match."""
+    queries = [q for p in phrases if (q := p.tsquery())]
+    return " | ".join(queries) if queries else None
 
 
 def matched(table: str, expression: str, rows: Sequence[MemoryFields]) -> dict[int, Matched]:

@@ -4,8 +4,8 @@ Mirrors the SQLite store (store/sqlite/memories.py): ``words`` holds whole words
 folded) for the strict search, ``stems`` English stems for the tolerant one; lexemes come from the
 same FTS5 tokenizers (see lexemes.py), so both backends find the same memories. Each is GIN-indexed
 over live rows only (partial indexes), as SQLite keeps only live rows in its FTS5 tables. Relevance is
-ts_rank with field weights title 1.0, tags and path 0.5, content 0.25 (SQLite's bm25 weights 4:2:2:1);
-the service normalises it by the best candidate before blending, as on SQLite.
+SQLite's own, FTS5's bm25, computed from the tsvectors' positions (word_rank.py), so both backends order a
+search's memories alike; the service normalises it by the best candidate before blending.
 
 The one-live-copy rule is a partial UNIQUE index on (project, path, content_hash) over live rows;
 ``INSERT ... ON CONFLICT DO NOTHING`` then reading the row that won gives concurrent writers of the
@@ -21,7 +21,7 @@ from psycopg import sql
 from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
-from notewell.store.postgres import lexemes
+from notewell.store.postgres import lexemes, word_rank, word_totals
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
 from notewell.store.postgres.pgvector import PgVectorIndex
@@ -78,10 +78,26 @@ MIGRATIONS: list[Migration] = [
             WHERE deleted_at IS NULL AND superseded_by IS NULL
         """,
     ),
+    # SQLite's word relevance (FTS5's bm25) computed here too (word_rank.py): each memory's length in words,
+    # and the live memories' count and words kept by a trigger in 16 rows (word_totals.py). The functions are
+    # made OR REPLACE: a backup of an older version restored over this one drops the tables, not them.
+    (
+        """
+        CREATE OR REPLACE FUNCTION notewell_word_count(v tsvector) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS 'SELECT coalesce(sum(cardinality(positions)), 0)::integer FROM unnest(v)'
+        """,
+        "ALTER TABLE memories ADD COLUMN word_count integer GENERATED ALWAYS AS (notewell_word_count(stems)) STORED",
+        """
+        CREATE TABLE word_totals (word_index TEXT NOT NULL, slot INTEGER NOT NULL, live_rows BIGINT NOT NULL,
+            tokens BIGINT NOT NULL, PRIMARY KEY (word_index, slot))
+        """,
+        *word_totals.kept("memories"),
+    ),
 ]
 
 # random_page_cost for the search statement: the usual setting for data in memory or on SSD.
 SEARCH_RANDOM_PAGE_COST = 1.1
+LIVE_ROW = "x.deleted_at IS NULL AND x.superseded_by IS NULL"  # LIVE of a memory called x
 
 
 def _no_nul(memory: MemoryInput) -> None:
@@ -177,14 +193,15 @@ class PostgresMemories(SqlMemories):
             return self._answer(conn, best)
 
     def strict(self, query: MemoryQuery) -> list[MemoryHit]:
-        tsquery = lexemes.strict_tsquery(query.terms) if query.terms else None
-        return self._search("words", tsquery, strict_expression(query.terms), query)
+        phrases = lexemes.strict_phrases(query.terms)
+        return self._search("words", lexemes.all_of(phrases), phrases, strict_expression(query.terms), query)
 
     def tolerant(self, query: MemoryQuery) -> list[MemoryHit]:
-        tsquery = lexemes.tolerant_tsquery(query.terms) if query.terms else None
-        return self._search("stems", tsquery, tolerant_expression(query.terms), query)
+        phrases = lexemes.tolerant_phrases(query.terms)
+        return self._search("stems", lexemes.any_of(phrases), phrases, tolerant_expression(query.terms), query)
 
-    def _search(self, column: str, tsquery: str | None, expression: str, query: MemoryQuery) -> list[MemoryHit]:
+    def _search(self, column: str, tsquery: str | None, phrases: list[lexemes.Phrase], expression: str,
+                query: MemoryQuery) -> list[MemoryHit]:
         if not query.projects or tsquery is None:
             return []
         # The tsquery goes in as a literal, not a parameter: the planner then estimates how many memories
@@ -194,13 +211,12 @@ class PostgresMemories(SqlMemories):
         conditions, params = search_conditions(query, self.dialect)
         where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(LIVE),
                  *(sql.SQL(condition.replace("?", "%s")) for condition in conditions)]
-        # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order).
-        statement = sql.SQL(
-            "SELECT id, relevance FROM (SELECT m.id, ts_rank({weights}, m.{column}, {match}) AS relevance"
-            " FROM memories m WHERE {where} ORDER BY m.id DESC LIMIT {window}) newest"
-            " ORDER BY relevance DESC, id DESC LIMIT %s"
-        ).format(weights=sql.Literal(lexemes.TS_RANK_WEIGHTS), column=sql.Identifier(column), match=match,
-                 where=sql.SQL(" AND ").join(where), window=sql.Literal(RANK_WINDOW))
+        # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order),
+        # each by FTS5's bm25 (word_rank.py), all read in this one statement (one snapshot).
+        newest = sql.SQL("SELECT m.id AS key, m.word_count, m.{column} AS vector FROM memories m WHERE {where}"
+                         " ORDER BY m.id DESC LIMIT {window}").format(
+            column=sql.Identifier(column), where=sql.SQL(" AND ").join(where), window=sql.Literal(RANK_WINDOW))
+        statement = word_rank.window_sql("memories", word_rank.hits_sql("memories", column, phrases, LIVE_ROW), newest)
         # The memories sit in shared buffers, where a page read out of order costs about what one in order does.
         # With the default random_page_cost of 4 the planner overprices the word index's bitmap scan and walks
         # 30k+ rows backwards by id for a query matching ~3% of them (~40 ms) where the index finds the same
@@ -208,7 +224,8 @@ class PostgresMemories(SqlMemories):
         # 27.6 ms); the plan choice changes, never the rows.
         with self.db.transaction() as conn:
             conn.execute(f"SET LOCAL random_page_cost = {SEARCH_RANDOM_PAGE_COST}")
-            ranked = conn.execute(statement, [*params, query.limit], prepare=False).fetchall()
+            window = conn.execute(statement, params, prepare=False).fetchall()
+            ranked = word_rank.scored(phrases, window, word_rank.MEMORY_FIELDS)[:query.limit]
             if not ranked:
                 return []
             ids = [row[0] for row in ranked]
@@ -216,3 +233,4 @@ class PostgresMemories(SqlMemories):
                 f"SELECT m.id, {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", (ids,)).fetchall()}
         matched = lexemes.matched(column, expression, searched_fields(rows)) if query.explain else {}
         return [MemoryHit(memory_from_row(rows[i]), max(float(score), 1e-9), matched.get(i, ())) for i, score in ranked]
+

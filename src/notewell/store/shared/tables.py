@@ -54,6 +54,8 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "kea_cross_marks": "how far this store's daily cross-session extraction has read each person's sessions: "
                        "the target's first run reads them again, and its dedup keeps what is known",
     "kea_budget": "what this store's KEA spent on its language model each day: the target keeps its own count",
+    "word_totals": "how many rows each word index holds and their words (PostgreSQL), kept by a trigger as they "
+                   "are loaded",
 }
 SCRUBBED_AFTER_LOAD = (*TYPED_KEYS_DROPPED, TYPED_TARGETS_NAME_NO_ONE)
 """What an earlier version kept of text typed at a failed sign-in, dropped from what a load brings (its
@@ -63,8 +65,10 @@ TRIGRAM_SHARD = re.compile(r"document_trigrams_\d+")
 DERIVED_COLUMNS: Mapping[tuple[str, str], str] = {
     ("memories", "words"): "the word index (PostgreSQL), computed from the memory on import",
     ("memories", "stems"): "the stem index (PostgreSQL), computed from the memory on import",
+    ("memories", "word_count"): "the memory's length in words (PostgreSQL), computed from its stems",
     ("brain_session_words", "id"): "a piece's place in PostgreSQL's table, which nothing refers to",
     ("brain_session_words", "words"): "the piece's stems (PostgreSQL), computed from its body on import",
+    ("brain_session_words", "word_count"): "the piece's length in words (PostgreSQL), computed from its stems",
 }
 NUMBERED_BY: Mapping[tuple[str, str], tuple[str, str]] = {
     ("brain_session_words", "session_seq"): ("brain_sessions", "seq"),
@@ -181,6 +185,9 @@ class SqlTables(ABC):
         """Drop the indexes of ``table`` that a load into an empty store builds faster once at its end than row by
         row; the statements that make them again (run before the commit)."""
         return []
+
+    def _before_rows(self, conn: Executor, table: str) -> None:  # noqa: B027 (a hook: most backends need none)
+        """What the backend does before a load writes the first rows into ``table`` (nothing by default)."""
 
     def _bulk(self, conn: Executor, table: str, columns: Sequence[str]) -> Bulk | None:
         """How the backend writes a batch of new rows faster than by INSERT (None: by INSERT). Used when the
@@ -319,6 +326,7 @@ class TableLoader(TableReader):
         if self.merge and table.keyed:
             sql += " ON CONFLICT DO NOTHING"
         write = None
+        self._tables._before_rows(self.conn, table.name)
         if not self.merge:
             self.deferred.extend(self._tables._defer_indexes(self.conn, table.name))
             write = self._tables._bulk(self.conn, table.name, names)
