@@ -75,5 +75,5 @@ def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: P
     assert not [path for path in left if path.exists()]
     assert all(path.read_text() == "keep\n" for path in kept)
     assert link.is_symlink() and made.is_dir() and (folder / "plan.md").read_text() == "# Plan\n"
-    assert ("removed 2 temporary files that a note write killed before its rename left: "
-            f"apollo/{left[0].name}, apollo/{left[1].name}") in caplog.text, caplog.text
+    assert ('op=index.removed what="the temporary files of note writes killed before their rename" files=2 '
+            f"paths=apollo/{left[0].name},apollo/{left[1].name}") in caplog.text, caplog.text

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.log_lines import line
 from notewell.paths import composed
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord, brain_id
 from notewell.records.links import LinkInput
@@ -377,8 +378,8 @@ def _remove_killed_writes(settings: Settings, scan: ScanResult) -> None:
     hidden = [item.path for item in scan.left_out if item.detail == "hidden" and not item.path.endswith("/")]
     removed = set(remove_stale_note_temps(settings.vault, hidden)) if hidden else set()
     if removed:
-        _log.warning("index: removed %d temporary file%s that a note write killed before its rename left: %s",
-                     len(removed), "" if len(removed) == 1 else "s", ", ".join(sorted(removed)))
+        _log.warning(line("index.removed", what="the temporary files of note writes killed before their rename",
+                          files=len(removed), paths=",".join(sorted(removed))))
         scan.left_out = [item for item in scan.left_out if item.path not in removed]
 
 
