@@ -35,9 +35,8 @@ main()
 """
 
 
-def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: Path,
-                                                                     caplog: pytest.LogCaptureFixture) -> None:
-    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+def killed_write(vault: Path) -> tuple[list[Path], int]:
+    """`notewell note write` over apollo/plan.md killed at its rename: what it left, and its process id."""
     base = ["--vault", str(vault)]
     assert run_cli("index", *base).exit_code == 0
     proc = subprocess.Popen([sys.executable, "-c", BLOCKED_RENAME, "note", "write", "apollo/plan.md", "# Mine\n",
@@ -56,18 +55,27 @@ def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: P
     left = sorted(p for p in folder.iterdir() if p.name.startswith(NOTE_TEMP_PREFIX))
     assert sorted(p.read_text() for p in left) == ["# Mine\n", "# Plan\n"]
     assert (folder / "plan.md").read_text() == "# Plan\n"
+    return left, proc.pid
+
+
+def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: Path,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    base = ["--vault", str(vault)]
+    left, pid = killed_write(vault)
+    folder = vault / "apollo"
     host = left[0].name[len(NOTE_TEMP_PREFIX):].rsplit("-", 1)[0].split("@", 1)[1]
     kept = [
         folder / f"{NOTE_TEMP_PREFIX}draft.md",  # a user's file, named alike
-        folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'a' * 16}.md",  # the same with more after it
+        folder / f"{NOTE_TEMP_PREFIX}{pid}@{host}-{'a' * 16}.md",  # the same with more after it
         folder / f"{NOTE_TEMP_PREFIX}{os.getpid()}@{host}-{'b' * 16}",  # a live process's write
-        folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@another-machine-{'c' * 16}",  # a folder shared over the network
+        folder / f"{NOTE_TEMP_PREFIX}{pid}@another-machine-{'c' * 16}",  # a folder shared over the network
     ]
     for path in kept:
         path.write_text("keep\n")
-    link = folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'d' * 16}"
+    link = folder / f"{NOTE_TEMP_PREFIX}{pid}@{host}-{'d' * 16}"
     link.symlink_to("plan.md")  # no regular file: never removed, nor what it names
-    made = folder / f"{NOTE_TEMP_PREFIX}{proc.pid}@{host}-{'e' * 16}"
+    made = folder / f"{NOTE_TEMP_PREFIX}{pid}@{host}-{'e' * 16}"
     made.mkdir()  # a folder named alike
     with caplog.at_level(logging.WARNING):
         done = run_cli("index", *base)
@@ -77,3 +85,25 @@ def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: P
     assert link.is_symlink() and made.is_dir() and (folder / "plan.md").read_text() == "# Plan\n"
     assert ('op=index.removed what="the temporary files of note writes killed before their rename" files=2 '
             f"paths=apollo/{left[0].name},apollo/{left[1].name}") in caplog.text, caplog.text
+
+
+def test_a_server_removes_a_killed_writes_temporary_files_as_it_starts(tmp_path: Path) -> None:
+    """`notewell serve`: its watcher's first sync of the whole vault, before any change is seen."""
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    left, _ = killed_write(vault)
+    (vault / "apollo/new.md").write_text("# New\n")  # so that its first sync says it is done (op=watch.sync)
+    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--port", "8821", "--vault", str(vault),
+                               "--no-jobs", "--no-semantic"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        assert server.stderr is not None
+        said: list[str] = []
+        while not said or "op=watch.sync" not in said[-1]:
+            said.append(server.stderr.readline())
+            assert said[-1], f"the server ended: {said}"
+        assert [line for line in said if "op=index.removed" in line and "files=2" in line], said
+        assert not [path for path in left if path.exists()]
+        assert (vault / "apollo/plan.md").read_text() == "# Plan\n"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
