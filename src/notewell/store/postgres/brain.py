@@ -59,6 +59,7 @@ def session_words(body: str) -> str:
 class PostgresBrain(SqlBrain):
     def __init__(self, db: PostgresDatabase, memories: PostgresMemories) -> None:
         self.db = db
+        self.ranker = word_rank.Ranker("brain_session_words", word_rank.ONE_FIELD)
         super().__init__(PostgresDialect(db), memories, SESSION_INDEX, LATER)
         self.dialect.migrate("word_breaks", word_breaks.MIGRATIONS)
         self.dialect.migrate("session_word_rank", SESSION_WORD_RANK)
@@ -98,12 +99,9 @@ class PostgresBrain(SqlBrain):
             "SELECT p.session_seq AS key, p.word_count, p.words AS vector FROM brain_session_words p"
             " JOIN brain_sessions s ON s.seq = p.session_seq WHERE p.words @@ CAST({} AS tsquery) AND p.user_id = %s"
             " AND {}").format(sql.Literal(tsquery), sql.SQL(where.replace("?", "%s")))
-        statement = word_rank.window_sql("brain_session_words",
-                                         word_rank.hits_sql("brain_session_words", "words", phrases), pieces)
         with self.db.transaction() as conn:
-            window = conn.execute(statement, [user_id, *params], prepare=False).fetchall()
             best: dict[int, float] = {}
-            for seq, score in word_rank.scored(phrases, window, word_rank.ONE_FIELD):
+            for seq, score in self.ranker.ranked(conn, "words", phrases, pieces, [user_id, *params]):
                 best.setdefault(seq, score)  # scored is best first
             chosen = sorted(best.items(), key=lambda s: (-s[1], -s[0]))[:limit]
             if not chosen:

@@ -89,7 +89,7 @@ MIGRATIONS: list[Migration] = [
         "ALTER TABLE memories ADD COLUMN word_count integer GENERATED ALWAYS AS (notewell_word_count(stems)) STORED",
         """
         CREATE TABLE word_totals (word_index TEXT NOT NULL, slot INTEGER NOT NULL, live_rows BIGINT NOT NULL,
-            tokens BIGINT NOT NULL, PRIMARY KEY (word_index, slot))
+            tokens BIGINT NOT NULL, changes BIGINT NOT NULL, PRIMARY KEY (word_index, slot))
         """,
         *word_totals.kept("memories"),
     ),
@@ -111,6 +111,7 @@ class PostgresMemories(SqlMemories):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         self.index: PgVectorIndex | None = None  # pgvector's, when the database has it (postgres/store.py)
+        self.ranker = word_rank.Ranker("memories", word_rank.MEMORY_FIELDS, LIVE_ROW)
         super().__init__(PostgresDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------
@@ -216,7 +217,6 @@ class PostgresMemories(SqlMemories):
         newest = sql.SQL("SELECT m.id AS key, m.word_count, m.{column} AS vector FROM memories m WHERE {where}"
                          " ORDER BY m.id DESC LIMIT {window}").format(
             column=sql.Identifier(column), where=sql.SQL(" AND ").join(where), window=sql.Literal(RANK_WINDOW))
-        statement = word_rank.window_sql("memories", word_rank.hits_sql("memories", column, phrases, LIVE_ROW), newest)
         # The memories sit in shared buffers, where a page read out of order costs about what one in order does.
         # With the default random_page_cost of 4 the planner overprices the word index's bitmap scan and walks
         # 30k+ rows backwards by id for a query matching ~3% of them (~40 ms) where the index finds the same
@@ -224,8 +224,7 @@ class PostgresMemories(SqlMemories):
         # 27.6 ms); the plan choice changes, never the rows.
         with self.db.transaction() as conn:
             conn.execute(f"SET LOCAL random_page_cost = {SEARCH_RANDOM_PAGE_COST}")
-            window = conn.execute(statement, params, prepare=False).fetchall()
-            ranked = word_rank.scored(phrases, window, word_rank.MEMORY_FIELDS)[:query.limit]
+            ranked = self.ranker.ranked(conn, column, phrases, newest, params)[:query.limit]
             if not ranked:
                 return []
             ids = [row[0] for row in ranked]

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from psycopg import sql
 
 from notewell.store.postgres.lexemes import Phrase
@@ -38,7 +40,7 @@ MEMORY_FIELDS = {"A": 4.0, "B": 2.0, "D": 1.0}  # title; tags and path; content 
 ONE_FIELD = {"A": 1.0}  # a session's piece of text: FTS5's default weight
 
 Positions = Mapping[str, tuple[Sequence[int], str]]
-"""A memory's positions of the query's lexemes: lexeme -> (its positions, their weights, one letter each)."""
+"""A row's positions of the query's lexemes: lexeme -> (its positions, their weights, one letter each)."""
 
 
 @dataclass(frozen=True)
@@ -78,21 +80,18 @@ def lexemes_pattern(phrases: Sequence[Phrase]) -> re.Pattern[str]:
     return re.compile(r"(?:^| )'(" + "|".join(choices or [r"(?!)"]) + r")':([0-9A-D,]+)")
 
 
-def positions_of(vector: str, pattern: re.Pattern[str]) -> dict[str, tuple[list[int], str]]:
-    """The positions (and their weights, D where the text writes none) of the lexemes ``pattern`` finds."""
-    out: dict[str, tuple[list[int], str]] = {}
-    for found in pattern.finditer(vector):
-        places: list[int] = []
-        weights: list[str] = []
-        for place in found.group(2).split(","):
-            if place[-1].isdigit():
-                places.append(int(place))
-                weights.append("D")
-            else:
-                places.append(int(place[:-1]))
-                weights.append(place[-1])
-        out[_unescaped(found.group(1))] = (places, "".join(weights))
-    return out
+def _places(written: str) -> tuple[list[int], str]:
+    """``1A,2,3B`` as its positions and their weights (D where the text writes none)."""
+    places: list[int] = []
+    weights: list[str] = []
+    for place in written.split(","):
+        if place[-1].isdigit():
+            places.append(int(place))
+            weights.append("D")
+        else:
+            places.append(int(place[:-1]))
+            weights.append(place[-1])
+    return places, "".join(weights)
 
 
 def _where(positions: Positions, token: str, prefix: bool) -> dict[int, str]:
@@ -122,50 +121,162 @@ def frequency(phrase: Phrase, positions: Positions, fields: Mapping[str, float])
     return f
 
 
-def bm25(phrases: Sequence[Phrase], idf: Sequence[float], totals: IndexTotals, length: int,
-         positions: Positions, fields: Mapping[str, float]) -> float:
-    """FTS5's bm25 of one row (as a relevance: larger is better, SQLite's ``-bm25()``)."""
-    average = float(totals.tokens) / float(totals.rows)
+def bm25(idf: Sequence[float], f: Mapping[int, float], length: int, average: float) -> float:
+    """FTS5's bm25 of one row (as a relevance: larger is better, SQLite's ``-bm25()``): ``f`` the weighed instances
+    of each phrase the row holds (by its place in the query; one it lacks adds exactly 0), ``average`` the index's
+    tokens per row. Summed in the phrases' order, each term computed as FTS5 writes it: the same double."""
+    lengthened = K1 * (1 - B + B * float(length) / average)
     score = 0.0
-    for p, weight in zip(phrases, idf, strict=True):
-        f = frequency(p, positions, fields)
-        score += weight * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * float(length) / average)))
+    for i in sorted(f):
+        instances = f[i]
+        score += idf[i] * ((instances * (K1 + 1.0)) / (instances + lengthened))
     return score
 
 
-def scored(phrases: Sequence[Phrase], window: Sequence[tuple[Any, ...]], fields: Mapping[str, float]
-           ) -> list[tuple[int, float]]:
-    """Each row of a search's ``window`` with its bm25, best first, then the larger key first (as SQLite orders).
+class Scorer:
+    """One query's phrases scored over many rows. A phrase of one token (most of them) needs only each matching
+    lexeme's weights, counted in its text (``1A,2,3B``: one A, one B, one D); a phrase of several tokens needs
+    the positions, to find its tokens in order."""
 
-    A window row is ``(live_rows, tokens, hits, key, word_count, vector)``: the index's totals (the same on every
-    row; NULLs after them when nothing matched), then one matching row's key, its length and its tsvector as
-    text, of which only the query's lexemes are read (a regular expression in C: reading them in SQL, with
-    ``unnest``, took PostgreSQL 5 to 10 times the CPU of its ``ts_rank``)."""
-    if not window or window[0][3] is None:
-        return []
-    totals = IndexTotals(int(window[0][0]), int(window[0][1]), tuple(int(h) for h in window[0][2]))
-    idf = totals.idf()
-    pattern = lexemes_pattern(phrases)
-    out = [(int(key), bm25(phrases, idf, totals, length, positions_of(vector, pattern), fields))
-           for *_, key, length, vector in window]
-    out.sort(key=lambda r: (-r[1], -r[0]))
-    return out
+    def __init__(self, phrases: Sequence[Phrase], fields: Mapping[str, float]) -> None:
+        self.phrases = phrases
+        self.fields = fields
+        self.pattern = lexemes_pattern(phrases)
+        self.several = [i for i, p in enumerate(phrases) if len(p.tokens) > 1]
+        self._counted_for: dict[str, list[int]] = {}
+        # what starts each lexeme asked for in a tsvector's text: " 'token':" whole, " 'token" as a prefix
+        whole = {t for p in phrases for t in (p.tokens[:-1] if p.prefix else p.tokens)}
+        self._needles = sorted({f" '{t}':" for t in whole} | {f" '{p.tokens[-1]}" for p in phrases
+                                                            if p.prefix and p.tokens})
+
+    def _phrases_of(self, lexeme: str) -> list[int]:
+        """The one-token phrases ``lexeme`` is an instance of."""
+        found = self._counted_for.get(lexeme)
+        if found is None:
+            found = self._counted_for[lexeme] = [
+                i for i, p in enumerate(self.phrases) if len(p.tokens) == 1
+                and (lexeme.startswith(p.tokens[0]) if p.prefix else lexeme == p.tokens[0])]
+        return found
+
+    def _weighed(self, places: str) -> float:
+        """The weights of the positions ``places`` writes, summed (each an integer: exact in any order)."""
+        unlettered = places.count(",") + 1
+        f = 0.0
+        for letter in "ABC":
+            n = places.count(letter)
+            if n:
+                f += n * self.fields[letter]
+                unlettered -= n
+        return f + unlettered * self.fields["D"] if unlettered else f
+
+    def lexemes_in(self, vector: str) -> dict[str, str]:
+        """The asked lexemes of a tsvector's text, each with its positions as written. Found by substring search:
+        a lexeme holds no space, and but for a quote or a backslash (which FTS5's tokenizers never leave in a
+        token; the regular expression reads those) is written as it is, after a space and a quote."""
+        if "''" in vector or "\\" in vector:
+            return {_unescaped(m.group(1)): m.group(2) for m in self.pattern.finditer(vector)}
+        text = " " + vector
+        out: dict[str, str] = {}
+        for needle in self._needles:
+            at = text.find(needle)
+            while at >= 0:
+                colon = text.find("':", at + 2)
+                end = text.find(" ", colon)
+                end = len(text) if end < 0 else end
+                out[text[at + 2:colon]] = text[colon + 2:end]
+                at = text.find(needle, end)
+        return out
+
+    def frequencies(self, vector: str) -> dict[int, float]:
+        """The weighed instances of each phrase (by its place) the row whose tsvector's text is ``vector`` holds."""
+        f: dict[int, float] = {}
+        found = self.lexemes_in(vector)
+        for lexeme, places in found.items():
+            one = self._phrases_of(lexeme)
+            if one:
+                weighed = self._weighed(places)
+                for i in one:
+                    f[i] = f.get(i, 0.0) + weighed
+        if self.several:
+            positions = {lexeme: _places(places) for lexeme, places in found.items()}
+            for i in self.several:
+                if (instances := frequency(self.phrases[i], positions, self.fields)) > 0.0:
+                    f[i] = instances
+        return f
 
 
-def hits_sql(table: str, column: str, phrases: Sequence[Phrase], live: str = "TRUE") -> sql.Composed:
-    """Per phrase, the statement's count of the rows of ``table`` (whose ``live`` holds) that hold it: FTS5's
-    rows of a phrase, over the whole index (every project and person, as FTS5 counts)."""
-    return sql.SQL(", ").join(
-        sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
-            sql.Identifier(table), sql.Identifier(column), sql.Literal(q), sql.SQL(live))
-        if (q := p.tsquery()) else sql.SQL("0") for p in phrases)
+class Ranker:
+    """One word index's searches ranked by bm25, as a store of one database runs them.
 
+    It keeps, for this process, how many rows hold each phrase it counted, while the index does not change: the
+    sum of ``word_totals.changes`` only grows, so a search reads it first, asks the database only for the phrases
+    it has not counted at that sum, and checks that sum again in the statement that reads the window (a write
+    between the two: every phrase is counted again in that statement's snapshot)."""
 
-def window_sql(table: str, hits: sql.Composable, matching: sql.Composable) -> sql.Composed:
-    """The statement of a search's window (see ``scored``): ``hits`` from ``hits_sql``, ``matching`` a subquery of
-    the matching rows as ``(key, word_count, vector)``."""
-    return sql.SQL(
-        "SELECT t.live_rows, t.tokens, t.hits, w.key, w.word_count, w.vector::text"
-        " FROM (SELECT sum(live_rows) AS live_rows, sum(tokens) AS tokens, ARRAY[{hits}]::bigint[] AS hits"
-        " FROM word_totals WHERE word_index = {table}) t LEFT JOIN LATERAL ({matching}) w ON true"
-    ).format(hits=hits, table=sql.Literal(table), matching=matching)
+    KEPT_MAX = 4096  # phrases kept at most (they are all let go when the index changes)
+
+    def __init__(self, table: str, fields: Mapping[str, float], live: str = "TRUE") -> None:
+        self.table = table
+        self.fields = fields
+        self.live = live  # the condition a row of ``table`` called x counts under
+        self._lock = threading.Lock()
+        self._changes = -1
+        self._hits: dict[tuple[str, str], int] = {}
+
+    def ranked(self, conn: psycopg.Connection[Any], column: str, phrases: Sequence[Phrase],
+               matching: sql.Composable, params: Sequence[Any]) -> list[tuple[int, float]]:
+        """The rows ``matching`` finds (a subquery naming ``(key, word_count, vector)``, its ``params``), each with
+        its bm25 over ``column``, best first, then the larger key first (as SQLite orders)."""
+        queries = [p.tsquery() for p in phrases]
+        row = conn.execute("SELECT coalesce(sum(changes), 0) FROM word_totals WHERE word_index = %s",
+                           (self.table,)).fetchone()
+        changes = int(row[0]) if row else 0
+        known = self._known(changes, column)
+        while True:
+            asked = list(dict.fromkeys(q for q in queries if q and q not in known))
+            window = conn.execute(self._window(column, asked, matching), params, prepare=False).fetchall()
+            now = int(window[0][2])
+            if now == changes or not known:
+                break
+            known, changes = {}, now  # written meanwhile: what was kept may be of an index before this snapshot
+        counted = {**known, **dict(zip(asked, (int(h) for h in window[0][3]), strict=True))}
+        self._keep(now, column, counted)
+        if window[0][4] is None:
+            return []
+        totals = IndexTotals(int(window[0][0]), int(window[0][1]), tuple(counted[q] if q else 0 for q in queries))
+        idf = totals.idf()
+        average = float(totals.tokens) / float(totals.rows)
+        scorer = Scorer(phrases, self.fields)
+        out = [(int(key), bm25(idf, scorer.frequencies(vector), length, average))
+               for *_, key, length, vector in window]
+        out.sort(key=lambda r: (-r[1], -r[0]))
+        return out
+
+    def _known(self, changes: int, column: str) -> dict[str, int]:
+        with self._lock:
+            if changes != self._changes:
+                return {}
+            return {q: n for (c, q), n in self._hits.items() if c == column}
+
+    def _keep(self, changes: int, column: str, counted: Mapping[str, int]) -> None:
+        with self._lock:
+            if changes < self._changes:
+                return  # another search saw a later index
+            if changes > self._changes or len(self._hits) + len(counted) > self.KEPT_MAX:
+                self._changes, self._hits = changes, {}
+            self._hits.update(((column, q), n) for q, n in counted.items())
+
+    def _window(self, column: str, asked: Sequence[str], matching: sql.Composable) -> sql.Composed:
+        """The window's statement: the index's totals, its ``changes`` and the rows holding each ``asked`` phrase
+        (the same on every row), then each row ``matching`` finds: its key, its length and its tsvector as text
+        (NULLs when none)."""
+        hits = sql.SQL(", ").join(
+            sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
+                sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
+            for q in asked)
+        return sql.SQL(
+            "SELECT t.live_rows, t.tokens, t.changes, t.hits, w.key, w.word_count, w.vector::text"
+            " FROM (SELECT sum(live_rows) AS live_rows, sum(tokens) AS tokens, sum(changes) AS changes,"
+            " ARRAY[{hits}]::bigint[] AS hits FROM word_totals WHERE word_index = {table}) t"
+            " LEFT JOIN LATERAL ({matching}) w ON true"
+        ).format(hits=hits, table=sql.Literal(self.table), matching=matching)

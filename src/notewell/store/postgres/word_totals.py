@@ -7,7 +7,9 @@ has no such count, and counting the table on every search costs milliseconds per
 adds its rows' changes to the slot of its server process (``pg_backend_pid()``), at its commit (a deferred
 constraint trigger), so that concurrent writers rarely meet on one row, and a writer holds a slot's lock
 only for the instant of its commit, never while waiting for another lock (no deadlock). A search sums the
-16 rows of its table in its own statement, so the totals agree with the rows it sees.
+16 rows of its table in its own statement, so the totals agree with the rows it sees. ``changes`` counts every
+write that touched a counted row: its sum only grows, so while it stays the same no counted row has changed,
+and a process may keep what it counted of the index (word_rank.py: each phrase's rows).
 
 A load (import, migrate: store/postgres/tables.py) writes thousands of rows in one transaction, where one
 row's update per row written would pile up row versions of the same slot: it turns the triggers off while it
@@ -46,7 +48,7 @@ def recounted(table: str) -> tuple[str, ...]:
         f"UPDATE word_totals SET live_rows = 0, tokens = 0 WHERE word_index = '{table}'",
         f"""
         UPDATE word_totals SET (live_rows, tokens) = (SELECT count(*), coalesce(sum(word_count), 0)
-            FROM {table} WHERE {live}) WHERE word_index = '{table}' AND slot = 0
+            FROM {table} WHERE {live}), changes = changes + 1 WHERE word_index = '{table}' AND slot = 0
         """,
         f"ALTER TABLE {table} ENABLE TRIGGER {_trigger(table)}",
     )
@@ -60,25 +62,29 @@ def kept(table: str) -> tuple[str, ...]:
     old_live = " AND ".join(("TRUE", *(f"OLD.{c}" for c in live)))
     new_live = " AND ".join(("TRUE", *(f"NEW.{c}" for c in live)))
     return (
-        f"INSERT INTO word_totals SELECT '{table}', slot, 0, 0 FROM generate_series(0, {SLOTS - 1}) AS slot",
+        f"INSERT INTO word_totals (word_index, slot, live_rows, tokens, changes)"
+        f" SELECT '{table}', slot, 0, 0, 0 FROM generate_series(0, {SLOTS - 1}) AS slot",
         recounted(table)[1],
         f"""
         CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
             rows_added bigint := 0;
             tokens_added bigint := 0;
+            counted boolean := false;
         BEGIN
             IF TG_OP <> 'INSERT' AND {old_live} THEN
                 rows_added := rows_added - 1;
                 tokens_added := tokens_added - OLD.word_count;
+                counted := true;
             END IF;
             IF TG_OP <> 'DELETE' AND {new_live} THEN
                 rows_added := rows_added + 1;
                 tokens_added := tokens_added + NEW.word_count;
+                counted := true;
             END IF;
-            IF rows_added <> 0 OR tokens_added <> 0 THEN
-                UPDATE word_totals SET live_rows = live_rows + rows_added, tokens = tokens + tokens_added
-                    WHERE word_index = '{table}' AND slot = mod(pg_backend_pid(), {SLOTS});
+            IF counted THEN
+                UPDATE word_totals SET live_rows = live_rows + rows_added, tokens = tokens + tokens_added,
+                    changes = changes + 1 WHERE word_index = '{table}' AND slot = mod(pg_backend_pid(), {SLOTS});
             END IF;
             RETURN NULL;
         END
