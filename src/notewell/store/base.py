@@ -365,6 +365,9 @@ class Store(Protocol):
     @property
     def url(self) -> str: ...
     def close(self) -> None: ...
+    def together(self) -> AbstractContextManager[None]:
+        """One transaction for the writes made inside it on this thread (each repository's joins it)."""
+        ...
     def upgrade(self) -> None:
         """The schema brought to this version's again, as opening the store brings it (each component's
         migrations): a restore put back the tables of the version that took the backup, perhaps an older one."""
