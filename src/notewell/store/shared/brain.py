@@ -253,9 +253,13 @@ class SqlBrain(EvolutionRows, ProposalRows, FunnelRows, ABC):
         return health_counts(self.dialect, since, user_id, brain_projects, assignee_tag)
 
     def retire(self, refs: Sequence[str], by_user_id: str, reason: str, at: str) -> int:
+        """Each live item retired, its memory forgotten; how many. Each memory's row is locked before its item's,
+        the order a remember superseding it takes them in (its memory, then its rule: one transaction since
+        store.together), or on PostgreSQL the two waited on each other and one failed as a deadlock."""
         done = 0
         with self.dialect.transaction() as conn:
             for ref in dict.fromkeys(refs):
+                conn.execute(f"SELECT id FROM memories WHERE ref = ?{self.dialect.lock}", (ref,))
                 cur = conn.execute("UPDATE brain_knowledge SET retired_at = ? WHERE ref = ? AND retired_at IS NULL",
                                    (at, ref))
                 if cur.rowcount:
