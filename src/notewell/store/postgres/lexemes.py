@@ -34,7 +34,8 @@ _LAYOUT = ("title", "tags", "path", "content")  # position order in the tsvector
 TOKENIZE_BATCH = 50
 _MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 _MAX_POSITIONS_PER_LEXEME = 256
-_MAX_LEXEME_BYTES = 2046
+_MAX_LEXEME_BYTES = 2046  # PostgreSQL's longest lexeme
+_CUT = "\x01"  # ends a word cut to fit a lexeme: no FTS5 token holds it, so no other word is ever read as it
 _MARK_START, _MARK_END = "\x02", "\x03"
 Matched = tuple[tuple[str, tuple[str, ...]], ...]
 MemoryFields = tuple[int, str, str, str, str]  # row id, title, content, tags, path
@@ -108,6 +109,20 @@ def _quote(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+def _lexeme(token: str) -> str:
+    """A token as a lexeme. One over PostgreSQL's longest lexeme (a word of 2,047+ bytes: a long run of letters of
+    2-4 bytes, a blob) is cut to its first 2,045 bytes and ``_CUT``, in the index and in a query alike: FTS5 keeps
+    it whole, and PostgreSQL refused a query holding it (the search failed) and left it out of the memory's words
+    (not found by its prefix, and not counted in the memory's length, which bm25 weighs every memory by). Two such
+    words differing only past their first 2,045 bytes are one word here."""
+    if len(token) * 4 <= _MAX_LEXEME_BYTES:
+        return token
+    data = token.encode("utf-8")
+    if len(data) <= _MAX_LEXEME_BYTES:
+        return token
+    return data[:_MAX_LEXEME_BYTES - 1].decode("utf-8", "ignore") + _CUT
+
+
 def tsvector(table: str, title: str, content: str, tags: str, path: str) -> str:
     """The tsvector (as text) of a memory's fields, tokenized as the FTS5 table ``table`` would."""
     return _tsvector(_TOKENIZERS.tokens(table, (title, content, tags, path)))
@@ -144,8 +159,7 @@ def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
                 continue
             held.append(f"{min(base + offset, _MAX_POSITION)}{weight}")
         base += last + 2  # one unused position between fields: a phrase never spans two of them
-    return " ".join(f"{_quote(term)}:{','.join(held)}" for term, held in positions.items()
-                    if len(term) * 4 <= _MAX_LEXEME_BYTES or len(term.encode("utf-8")) <= _MAX_LEXEME_BYTES)
+    return " ".join(f"{_quote(_lexeme(term))}:{','.join(held)}" for term, held in positions.items())
 
 
 @dataclass(frozen=True)
@@ -167,8 +181,8 @@ class Phrase:
 
 def phrase(table: str, term: str, prefix: bool) -> Phrase:
     """``term`` tokenized as the FTS5 table ``table`` reads text."""
-    return Phrase(tuple(t for t, _ in sorted(_TOKENIZERS.tokens(table, (term, "", "", ""))["title"],
-                                             key=lambda t: t[1])), prefix)
+    return Phrase(tuple(_lexeme(t) for t, _ in sorted(_TOKENIZERS.tokens(table, (term, "", "", ""))["title"],
+                                                      key=lambda t: t[1])), prefix)
 
 
 def strict_phrases(terms: Sequence[str]) -> list[Phrase]:
