@@ -209,9 +209,10 @@ class Ranker:
     """One word index's searches ranked by bm25, as a store of one database runs them.
 
     It keeps, for this process, how many rows hold each phrase it counted, while the index does not change: the
-    sum of ``word_totals.changes`` only grows, so a search reads it first, asks the database only for the phrases
-    it has not counted at that sum, and checks that sum again in the statement that reads the window (a write
-    between the two: every phrase is counted again in that statement's snapshot)."""
+    sum of ``word_totals.changes`` only grows, so a search asks the database to count only the phrases not counted
+    at the sum it last saw, and reads the sum in the same statement; a different sum (a write since), and every
+    phrase is counted again in that statement's snapshot. One round trip a search when nothing was written.
+    """
 
     KEPT_MAX = 4096  # phrases kept at most (they are all let go when the index changes)
 
@@ -228,35 +229,32 @@ class Ranker:
         """The rows ``matching`` finds (a subquery naming ``(key, word_count, vector)``, its ``params``), each with
         its bm25 over ``column``, best first, then the larger key first (as SQLite orders)."""
         queries = [p.tsquery() for p in phrases]
-        row = conn.execute("SELECT coalesce(sum(changes), 0) FROM word_totals WHERE word_index = %s",
-                           (self.table,)).fetchone()
-        changes = int(row[0]) if row else 0
-        known = self._known(changes, column)
+        changes, known = self._known(column)
         while True:
             asked = list(dict.fromkeys(q for q in queries if q and q not in known))
-            window = conn.execute(self._window(column, asked, matching), params, prepare=False).fetchall()
-            now = int(window[0][2])
+            rows = conn.execute(self._window(column, asked, matching), params, prepare=False).fetchall()
+            totals_row = next(r for r in rows if r[0] is None)
+            now = int(totals_row[5])
             if now == changes or not known:
                 break
-            known, changes = {}, now  # written meanwhile: what was kept may be of an index before this snapshot
-        counted = {**known, **dict(zip(asked, (int(h) for h in window[0][3]), strict=True))}
+            known, changes = {}, now  # written since: what was kept may be of another index than this snapshot's
+        counted = {**known, **dict(zip(asked, (int(h) for h in totals_row[6]), strict=True))}
         self._keep(now, column, counted)
-        if window[0][4] is None:
+        window = [r for r in rows if r[0] is not None]
+        if not window:
             return []
-        totals = IndexTotals(int(window[0][0]), int(window[0][1]), tuple(counted[q] if q else 0 for q in queries))
+        totals = IndexTotals(int(totals_row[3]), int(totals_row[4]), tuple(counted[q] if q else 0 for q in queries))
         idf = totals.idf()
         average = float(totals.tokens) / float(totals.rows)
         scorer = Scorer(phrases, self.fields)
-        out = [(int(key), bm25(idf, scorer.frequencies(vector), length, average))
-               for *_, key, length, vector in window]
+        out = [(int(key), bm25(idf, scorer.frequencies(vector), length, average)) for key, length, vector, *_ in window]
         out.sort(key=lambda r: (-r[1], -r[0]))
         return out
 
-    def _known(self, changes: int, column: str) -> dict[str, int]:
+    def _known(self, column: str) -> tuple[int, dict[str, int]]:
+        """The index's ``changes`` last seen, and the rows of each phrase counted at it."""
         with self._lock:
-            if changes != self._changes:
-                return {}
-            return {q: n for (c, q), n in self._hits.items() if c == column}
+            return self._changes, {q: n for (c, q), n in self._hits.items() if c == column}
 
     def _keep(self, changes: int, column: str, counted: Mapping[str, int]) -> None:
         with self._lock:
@@ -267,16 +265,15 @@ class Ranker:
             self._hits.update(((column, q), n) for q, n in counted.items())
 
     def _window(self, column: str, asked: Sequence[str], matching: sql.Composable) -> sql.Composed:
-        """The window's statement: the index's totals, its ``changes`` and the rows holding each ``asked`` phrase
-        (the same on every row), then each row ``matching`` finds: its key, its length and its tsvector as text
-        (NULLs when none)."""
+        """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, its ``changes``
+        and the rows holding each ``asked`` phrase, then each row ``matching`` finds: its key, its length and its
+        tsvector as text."""
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
                 sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
             for q in asked)
         return sql.SQL(
-            "SELECT t.live_rows, t.tokens, t.changes, t.hits, w.key, w.word_count, w.vector::text"
-            " FROM (SELECT sum(live_rows) AS live_rows, sum(tokens) AS tokens, sum(changes) AS changes,"
-            " ARRAY[{hits}]::bigint[] AS hits FROM word_totals WHERE word_index = {table}) t"
-            " LEFT JOIN LATERAL ({matching}) w ON true"
+            "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), sum(changes),"
+            " ARRAY[{hits}]::bigint[] FROM word_totals WHERE word_index = {table}"
+            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL FROM ({matching}) w"
         ).format(hits=hits, table=sql.Literal(self.table), matching=matching)
