@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli, run_module
+from notewell.errors import Unavailable
+from notewell.store.postgres.database import PostgresDatabase
 from pg import PgCluster
 
 CLOSED = "127.0.0.1:1"  # nothing listens there: a URL libpq reads fails at once
@@ -100,3 +102,19 @@ def test_no_password_of_url_special_characters_is_printed(password: str, pg_clus
     assert result.exit_code == 1
     pieces = [piece for piece in re.split(r"[^XJZ]+", password) if len(piece) >= 4]
     assert_hidden(shown(result), [password, *pieces])
+
+
+@pytest.mark.parametrize(("db", "secrets"), [(db, secrets) for db, secrets in MISTYPED[:-1]
+                                             if "%zz" not in db and "[" not in db])  # those a store never opens
+def test_a_connection_of_its_own_not_made_never_shows_the_password(db: str, secrets: list[str], pg_url: str) -> None:
+    """A PostgreSQL store's connection outside its pool (a bulk load's own step) not made is Unavailable, its
+    reason scrubbed of the URL as libpq read it; raised bare, a door logged its traceback, pieces of the password
+    in it."""
+    database = PostgresDatabase(pg_url)
+    try:
+        database.url = db  # the database went away, under a URL whose password libpq reads in pieces
+        with pytest.raises(Unavailable) as refused:
+            database.own_connection()
+        assert_hidden(str(refused.value), secrets)
+    finally:
+        database.close()

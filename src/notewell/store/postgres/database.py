@@ -178,9 +178,14 @@ class PostgresDatabase:
     def own_connection(self) -> psycopg.Connection:
         """An autocommit connection outside the pool, for a step a transaction's holder must not wait for the
         pool to give (other threads may hold every pooled connection while they wait for that transaction's
-        locks). The caller closes it."""
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
-                               application_name="notewell")
+        locks). The caller closes it. A connection not made is Unavailable (503), its reason scrubbed: libpq's text
+        names hosts as it read the URL, a mistyped password's pieces among them (url_secrets.py)."""
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                                   application_name="notewell")
+        except psycopg.OperationalError as exc:
+            raise Unavailable(f"the database at {redact(self.url)} gave no connection for a load's own step "
+                              f"({reason(exc, self.url)}); retry") from None
 
     def hold_writes(self, flush: Callable[[], None] | None) -> None:
         """Writes the thread's transaction holds back (a writer's buffered rows), written by ``flush``
