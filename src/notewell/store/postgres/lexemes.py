@@ -33,9 +33,12 @@ FIELD_WEIGHTS = {"title": "A", "tags": "B", "path": "B", "content": "D"}
 _LAYOUT = ("title", "tags", "path", "content")  # position order in the tsvector; the long field last
 TOKENIZE_BATCH = 50
 _MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
+_LAST = str(_MAX_POSITION)
 _MAX_POSITIONS_PER_LEXEME = 256
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL's longest lexeme
 _CUT = "\x01"  # ends a word cut to fit a lexeme: no FTS5 token holds it, so no other word is ever read as it
+_UNHELD = "\x01"  # begins the lexeme counting a row's tokens its tsvector cannot hold (_tsvector)
+UNHELD_SQL = "E'\\x01'"  # _UNHELD in SQL
 _MARK_START, _MARK_END = "\x02", "\x03"
 Matched = tuple[tuple[str, tuple[str, ...]], ...]
 MemoryFields = tuple[int, str, str, str, str]  # row id, title, content, tags, path
@@ -138,10 +141,14 @@ def tsvectors(table: str, rows: Sequence[tuple[str, str, str, str]]) -> list[str
 def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
     """The tsvector text of a row's tokens. FTS5's vocabulary gives a term's offsets in a field in order and the
     fields follow one another, so each term's positions come ascending and distinct (but where they reach
-    PostgreSQL's largest, which its input keeps once): no sort is needed, and the first 256 are the lowest. The
-    hot loop of a bulk load's word vectors (store/postgres/lexeme_pool.py)."""
+    PostgreSQL's largest, which is kept once, with the first field's weight, the largest): no sort is needed, and
+    the first 256 are the lowest. The tokens a tsvector cannot hold (a term's past 256, a second at the largest
+    position) are counted in a lexeme of their own, ``_UNHELD`` and their number, which no query can ask for:
+    the row's length in words (notewell_word_count, bm25's) is then FTS5's, so one long memory does not change
+    every other's relevance. The hot loop of a bulk load's word vectors (store/postgres/lexeme_pool.py)."""
     positions: dict[str, list[str]] = {}
     base = 1
+    unheld = 0
     for field in _LAYOUT:
         pairs = tokens[field]
         if not pairs:
@@ -153,13 +160,16 @@ def _tsvector(tokens: dict[str, list[tuple[str, int]]]) -> str:
             if offset > last:
                 last = offset
             held = positions.get(term)
+            at = base + offset
             if held is None:
                 held = positions[term] = []
-            elif len(held) >= _MAX_POSITIONS_PER_LEXEME:
+            elif len(held) >= _MAX_POSITIONS_PER_LEXEME or (at >= _MAX_POSITION and held[-1][:-1] == _LAST):
+                unheld += 1
                 continue
-            held.append(f"{min(base + offset, _MAX_POSITION)}{weight}")
+            held.append(f"{_LAST if at >= _MAX_POSITION else at}{weight}")
         base += last + 2  # one unused position between fields: a phrase never spans two of them
-    return " ".join(f"{_quote(_lexeme(term))}:{','.join(held)}" for term, held in positions.items())
+    words = " ".join(f"{_quote(_lexeme(term))}:{','.join(held)}" for term, held in positions.items())
+    return f"{words} {_quote(f'{_UNHELD}{unheld}')}" if unheld else words
 
 
 @dataclass(frozen=True)

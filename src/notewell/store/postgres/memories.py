@@ -93,6 +93,17 @@ MIGRATIONS: list[Migration] = [
         """,
         *word_totals.kept("memories"),
     ),
+    # A row's length counts the tokens its tsvector cannot hold too (lexemes._tsvector writes their number in a
+    # lexeme of its own): a memory with a word over 256 times, or over 16,383 words, was shorter here than in
+    # FTS5, and so was the average length every memory's relevance is weighed by. Rows written before keep the
+    # length they had (the same value: they hold no such lexeme) until they are written again.
+    (
+        f"""
+        CREATE OR REPLACE FUNCTION notewell_word_count(v tsvector) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS $$SELECT coalesce(sum(CASE WHEN left(lexeme, 1) = {lexemes.UNHELD_SQL} THEN substr(lexeme, 2)::integer
+                ELSE cardinality(positions) END), 0)::integer FROM unnest(v)$$
+        """,
+    ),
 ]
 
 # random_page_cost for the search statement: the usual setting for data in memory or on SSD.
