@@ -150,10 +150,13 @@ def test_the_admins_token_page_reads_one_page_and_a_revoke_returns_to_its_page(
     paged: list[Any] = []
     recording(monkeypatch, rt.store.identity, "tokens", whole)
     recording(monkeypatch, rt.store.identity, "tokens_newest", paged)
+    owners: list[Any] = []
+    recording(monkeypatch, rt.store.identity, "users_by_id", owners)
     with sign_in(base, ADMIN) as client:
         seen = walk(client, "/admin/tokens", lambda html: re.findall(r'<span class="hint">([0-9a-f]{12})</span>',
                                                                       html), "tokens")
         assert not whole and paged and {args[1] for args in paged} == {4}, (whole, paged)
+        assert len(owners) == len(paged), owners  # a page's owners in one read, not one read per owner
         assert seen == [s.token.id for s in reversed(rt.administration.token_standings(LOCAL_OWNER))]
         third = client.get("/admin/tokens?page=3")
         on_it = re.findall(r'<span class="hint">([0-9a-f]{12})</span>', third.text)[0]

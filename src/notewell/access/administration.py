@@ -379,9 +379,9 @@ class Administration:
         store reads that page's tokens alone, and the users they belong to."""
         self.authorization.authorize(p, "access:manage")
         tokens = self.identity.tokens_newest(None, limit, offset)
-        users = {user_id: self.identity.user(user_id) for user_id in {t.user_id for t in tokens}}
+        users = self.identity.users_by_id([t.user_id for t in tokens])
         now = now_iso()
-        return [token_standing(t, users[t.user_id], now) for t in tokens]
+        return [token_standing(t, users.get(t.user_id), now) for t in tokens]
 
     def standing(self, p: Principal, token: TokenRecord) -> TokenStanding:
         """One token with the state and scopes its next call meets."""

@@ -145,6 +145,13 @@ class SqlIdentity:
     def users(self) -> list[User]:
         return [_user(r) for r in self._all(f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key")]
 
+    def users_by_id(self, user_ids: Sequence[str]) -> dict[str, User]:
+        """The users of these ids, by id, in one statement (a page of tokens names up to its size of them)."""
+        if not user_ids:
+            return {}
+        clause, params = self.sql.one_of("id", list(dict.fromkeys(user_ids)))
+        return {(u := _user(r)).id: u for r in self._all(f"SELECT {USER_COLUMNS} FROM users WHERE {clause}", params)}
+
     def users_page(self, limit: int, offset: int) -> list[User]:
         """Users by email key, ``limit`` of them from the ``offset``-th: a page reads its own rows alone."""
         return [_user(r) for r in self._all(
