@@ -39,6 +39,9 @@ B = 0.75
 MEMORY_FIELDS = {"A": 4.0, "B": 2.0, "D": 1.0}  # title; tags and path; content (SQLite's BM25_WEIGHTS)
 ONE_FIELD = {"A": 1.0}  # a session's piece of text: FTS5's default weight
 
+Changes = tuple[int, int]
+"""A word index's version: ``word_totals``' oid and the sum of its ``changes``."""
+
 Positions = Mapping[str, tuple[Sequence[int], str]]
 """A row's positions of the query's lexemes: lexeme -> (its positions, their weights, one letter each)."""
 
@@ -212,6 +215,8 @@ class Ranker:
     sum of ``word_totals.changes`` only grows, so a search asks the database to count only the phrases not counted
     at the sum it last saw, and reads the sum in the same statement; a different sum (a write since), and every
     phrase is counted again in that statement's snapshot. One round trip a search when nothing was written.
+    The sum is kept with ``word_totals``' own oid: a restore makes the table again, its sum the backup's, lower
+    than the one kept, and writes after it could bring it back to the one kept over other rows.
     """
 
     KEPT_MAX = 4096  # phrases kept at most (they are all let go when the index changes)
@@ -221,7 +226,7 @@ class Ranker:
         self.fields = fields
         self.live = live  # the condition a row of ``table`` called x counts under
         self._lock = threading.Lock()
-        self._changes = -1
+        self._changes: Changes = (-1, -1)
         self._hits: dict[tuple[str, str], int] = {}
 
     def ranked(self, conn: psycopg.Connection[Any], column: str, phrases: Sequence[Phrase],
@@ -234,7 +239,7 @@ class Ranker:
             asked = list(dict.fromkeys(q for q in queries if q and q not in known))
             rows = conn.execute(self._window(column, asked, matching), params, prepare=False).fetchall()
             totals_row = next(r for r in rows if r[0] is None)
-            now = int(totals_row[5])
+            now = (int(totals_row[7]), int(totals_row[5]))
             if now == changes or not known:
                 break
             known, changes = {}, now  # written since: what was kept may be of another index than this snapshot's
@@ -251,29 +256,29 @@ class Ranker:
         out.sort(key=lambda r: (-r[1], -r[0]))
         return out
 
-    def _known(self, column: str) -> tuple[int, dict[str, int]]:
+    def _known(self, column: str) -> tuple[Changes, dict[str, int]]:
         """The index's ``changes`` last seen, and the rows of each phrase counted at it."""
         with self._lock:
             return self._changes, {q: n for (c, q), n in self._hits.items() if c == column}
 
-    def _keep(self, changes: int, column: str, counted: Mapping[str, int]) -> None:
+    def _keep(self, changes: Changes, column: str, counted: Mapping[str, int]) -> None:
         with self._lock:
-            if changes < self._changes:
+            if changes[0] == self._changes[0] and changes[1] < self._changes[1]:
                 return  # another search saw a later index
-            if changes > self._changes or len(self._hits) + len(counted) > self.KEPT_MAX:
+            if changes != self._changes or len(self._hits) + len(counted) > self.KEPT_MAX:
                 self._changes, self._hits = changes, {}
             self._hits.update(((column, q), n) for q, n in counted.items())
 
     def _window(self, column: str, asked: Sequence[str], matching: sql.Composable) -> sql.Composed:
-        """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, its ``changes``
-        and the rows holding each ``asked`` phrase, then each row ``matching`` finds: its key, its length and its
-        tsvector as text."""
+        """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, its ``changes``,
+        the rows holding each ``asked`` phrase and word_totals' oid, then each row ``matching`` finds: its key, its
+        length and its tsvector as text."""
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
                 sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
             for q in asked)
         return sql.SQL(
             "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), sum(changes),"
-            " ARRAY[{hits}]::bigint[] FROM word_totals WHERE word_index = {table}"
-            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL FROM ({matching}) w"
+            " ARRAY[{hits}]::bigint[], min(tableoid)::bigint FROM word_totals WHERE word_index = {table}"
+            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL, NULL FROM ({matching}) w"
         ).format(hits=hits, table=sql.Literal(self.table), matching=matching)
