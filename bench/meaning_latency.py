@@ -163,7 +163,7 @@ def agreement(store: Store, rt: Runtime, queries: list[str]) -> None:
     assert isinstance(store, PostgresStore)
     index, found, same = store.memories.index, 0, 0
     for q in queries:
-        chosen = rt.memory._query(LOCAL_OWNER, [], None, None, 10)
+        chosen = rt.memory._query(LOCAL_OWNER, rt.memory._seen(LOCAL_OWNER)[0], [], None, None, 10)
         vector = rt.meaning.query_vector(q)
         assert vector is not None
         answers = []

@@ -16,9 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_world import MemoryWorld, build_world
+from notewell.access.principal import Principal
 from notewell.meaning.model import DIMENSIONS, MODEL_ID, ModelMissing, load
+from notewell.records.memories import MemoryQuery
 from notewell.services import hybrid
 from notewell.services.meaning import embed_all, retry_delay
+from notewell.services.memory import MemoryService
 from notewell.store.vector_search import Nearest, nearest_rows, to_half
 from pg import PgCluster
 
@@ -27,6 +30,11 @@ DEPLOY_QUESTION = "which weekdays are releases allowed"
 ACQUISITION = "Our acquisition target is Kestrel Logistics; the deal closes in March."
 ACQUISITION_QUESTION = "which company are we buying"
 BACKUPS = "Backups of the billing database run nightly at 02:00 UTC and are kept for 35 days."
+
+
+def everything_of(service: MemoryService, p: Principal) -> MemoryQuery:
+    """A query over every memory ``p`` may read (no words, no filter, 10 wanted), as the service makes it."""
+    return service._query(p, service._seen(p)[0], [], None, None, 10)
 
 
 @pytest.fixture
@@ -322,7 +330,7 @@ def test_both_backends_rank_the_same_memories_in_the_same_order(pg_cluster: PgCl
         if n == 1 and pg_cluster.pgvector:  # each vector went into the index with its write
             with psycopg.connect(db) as conn:
                 assert conn.execute("SELECT count(near) FROM vectors WHERE kind = 'memory'").fetchone() == (5,)
-        near = w.rt.meaning.nearest_memories(w.service._query(alice, [], None, None, 10), "when can we ship")
+        near = w.rt.meaning.nearest_memories(everything_of(w.service, alice), "when can we ship")
         orders.append([(n.item.content, n.similarity) for n in near])
         orders.append([r.memory.content for r in w.service.recall(alice, "when can we deploy the billing database")
                        .results])
@@ -346,7 +354,7 @@ def test_a_store_made_without_pgvector_is_indexed_when_the_extension_appears(pgv
         w.service.remember(alice, text, project="apollo")
     embedded(w)
     assert w.store.memories.index is None  # type: ignore[attr-defined]
-    query = w.service._query(alice, [], None, None, 10)
+    query = everything_of(w.service, alice)
     before = [(n.item.ref, n.similarity) for n in w.rt.meaning.nearest_memories(query, DEPLOY_QUESTION)]
     w.rt.close()
     with psycopg.connect(plain_pg_url, autocommit=True) as conn:
@@ -506,7 +514,7 @@ def test_a_scoped_query_gets_its_full_k_allowed_results(pgvector: PgCluster, pg_
     w, allowed = _scoped_world(pg_url, tmp_path, hidden=1000, shown=shown)
     assert w.store.memories.index is not None  # type: ignore[attr-defined]
     caplog.set_level("DEBUG", logger="notewell.store")
-    near = w.store.memories.nearest(w.service._query(w.user("bob"), [], None, None, 10), _e0(), MODEL_ID)
+    near = w.store.memories.nearest(everything_of(w.service, w.user("bob")), _e0(), MODEL_ID)
     assert ("scored exactly" in caplog.text) == (path == "the exact fallback")
     expected = nearest_rows(list(allowed.items()), _e0(), 10)
     assert len(near) == min(10, shown)
@@ -537,7 +545,7 @@ def _deploy_remembered(world: MemoryWorld) -> None:
 def test_the_nearest_found_ahead_are_those_found_in_turn(world: MemoryWorld) -> None:
     _deploy_remembered(world)
     meaning, alice = world.rt.meaning, world.user("alice")
-    query = world.service._query(alice, [], None, None, 10)
+    query = everything_of(world.service, alice)
     ahead = _found(meaning.nearest_memories_ahead(query, DEPLOY_QUESTION)())
     meaning._queries.clear()
     assert ahead and ahead == _found(meaning.nearest_memories(query, DEPLOY_QUESTION))
@@ -546,7 +554,7 @@ def test_the_nearest_found_ahead_are_those_found_in_turn(world: MemoryWorld) -> 
 def test_a_failure_ahead_reaches_the_caller(world: MemoryWorld) -> None:
     meaning = world.rt.meaning
     meaning._embedder = _BrokenModel()  # type: ignore[assignment]
-    near = meaning.nearest_memories_ahead(world.service._query(world.user("alice"), [], None, None, 10),
+    near = meaning.nearest_memories_ahead(everything_of(world.service, world.user("alice")),
                                           DEPLOY_QUESTION)
     with pytest.raises(RuntimeError, match="the model broke"):
         near()
@@ -555,14 +563,14 @@ def test_a_failure_ahead_reaches_the_caller(world: MemoryWorld) -> None:
 def test_meaning_turned_off_finds_nothing_ahead(world: MemoryWorld) -> None:
     meaning = world.rt.meaning
     meaning.turn_off("test: words only")
-    assert meaning.nearest_memories_ahead(world.service._query(world.user("alice"), [], None, None, 10),
+    assert meaning.nearest_memories_ahead(everything_of(world.service, world.user("alice")),
                                           DEPLOY_QUESTION)() == []
 
 
 def test_a_closed_runtime_still_finds_the_nearest_in_the_caller(world: MemoryWorld) -> None:
     _deploy_remembered(world)
     meaning, alice = world.rt.meaning, world.user("alice")
-    query = world.service._query(alice, [], None, None, 10)
+    query = everything_of(world.service, alice)
     expected = _found(meaning.nearest_memories(query, DEPLOY_QUESTION))
     meaning.close()
     assert expected and _found(meaning.nearest_memories_ahead(query, DEPLOY_QUESTION)()) == expected
