@@ -290,6 +290,16 @@ async def test_a_rule_and_its_opposite_in_another_language_are_never_merged(worl
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
 
 
+CONDITIONED_OPPOSITES = [  # a negation after a leading condition was not read as one: both "did not forbid"
+    ("When deploying, run the smoke tests", "When deploying, never run the smoke tests"),
+    ("If a migration fails, retry it", "If a migration fails, do not retry it"),
+    ("For payroll exports, write a byte order mark", "For payroll exports, avoid a byte order mark")]
+
+
+async def test_a_rule_and_its_opposite_after_a_condition_are_never_merged(world: Served) -> None:
+    await _never_merged(world, CONDITIONED_OPPOSITES, "reflex")
+
+
 QUALIFIED_OTHERWISE = [  # seen merged by an outside probe on both backends (0.85 to 0.89): the second rule was lost
     ("Always run the smoke tests after every deploy", "Seldom run the smoke tests after a deploy"),
     ("Deploy the web app only from a clean working tree", "Deploy the web app from any working tree, clean or dirty"),

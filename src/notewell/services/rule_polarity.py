@@ -6,8 +6,9 @@ cosine 0.98: the words are the same but one. Merged, the correction would reinfo
 to replace, and the new rule would be lost. So two rules of the same meaning merge only when (besides being of
 the same type: services/brain_knowledge.py) neither rule nor trigger tells them apart here:
 
-- both forbid, or neither does. A rule forbids when its head is a negation or a stop ("Never ...", "Do not
-  ...", "Don't ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
+- both forbid, or neither does. A rule forbids when its head, or the head after its leading conditions ("When
+  deploying, never ...", "If it fails, do not ..."), is a negation or a stop ("Never ...", "Do not ...", "Don't
+  ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
   anywhere ("must not", "should never", "cannot", "isn't"), when it says the thing is forbidden ("is
   prohibited", "banned"), or when it holds a negation of French, German, Spanish, Portuguese, Dutch, Russian,
   Hebrew, Arabic, Chinese, Japanese or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない,
@@ -208,10 +209,21 @@ def _plain(text: str) -> str:
     return _EMPHASIS.sub("", text.translate(_APOSTROPHES))
 
 
+# a leading condition, which the rule's head follows ("When deploying, never skip ...", "If it fails: do not ...")
+_CONDITION = re.compile(r"^\W*(?:when|whenever|if|while|before|after|once|during|for|in|on|with|without|quand|lorsque"
+                        r"|si|pour|avant|après|wenn|falls|bei|vor|nach|für|cuando|si|para|antes|después)\b[^,;:]*[,;:]",
+                        re.IGNORECASE)
+
+
 def forbids(rule: str) -> bool:
-    """Whether ``rule`` says not to do what it names (see the module's docstring)."""
+    """Whether ``rule`` says not to do what it names (see the module's docstring): its head, or the head after its
+    leading conditions, is a negation or a stop."""
     plain = _plain(rule)
-    return bool(_HEAD.search(plain) or _NEGATED_MODAL.search(plain) or _OTHER_LANGUAGES.search(plain))
+    head = plain
+    while (condition := _CONDITION.match(head)) is not None:
+        head = head[condition.end():]
+    return bool(_HEAD.search(plain) or _HEAD.search(head) or _NEGATED_MODAL.search(plain)
+                or _OTHER_LANGUAGES.search(plain))
 
 
 # words that qualify a rule, each of its kind: how often (a hedge on "always") and except (an exception); two rules
