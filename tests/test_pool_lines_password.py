@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -46,35 +48,45 @@ def _until(lines: list[str], seen: str, server: subprocess.Popen[str], within_s:
         time.sleep(0.2)
 
 
-def test_the_pools_lines_never_print_a_password_libpq_read_as_a_host(pg_cluster: PgCluster, tmp_path: Path) -> None:
-    name = pg_cluster.create_database()
+@contextmanager
+def serving(pg_cluster: PgCluster, tmp_path: Path, name: str, vault: Path,
+            http_port: int) -> Iterator[tuple[subprocess.Popen[str], list[str], Path]]:
+    """`python -m notewell serve` on ``vault`` and the database ``name`` through the --db URL whose password libpq
+    reads as a host, in a real process whose names stop resolving once the file it yields exists; its stderr lines
+    gathered as they come. The server is stopped and the database dropped at the end."""
     shim = tmp_path / "shim"
     shim.mkdir()
     (shim / "sitecustomize.py").write_text(NAMES_FAIL, encoding="utf-8")
-    (tmp_path / "vault" / "notes").mkdir(parents=True)
-    (tmp_path / "vault" / "notes" / "a.md").write_text("# A\n", encoding="utf-8")
     failing = tmp_path / "names-fail"
     port = pg_cluster.port
     db = f"postgresql://postgres:Leak@localhost:{port},Pw9z@127.0.0.1:{port}/{name}"
-    env = {**os.environ, "NOTEWELL_DB": db, "NW_TEST_NAMES_FAIL": str(failing),
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}, "NOTEWELL_DB": db,
+           "NW_TEST_NAMES_FAIL": str(failing),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
-    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--vault", str(tmp_path / "vault"),
-                               "--port", str(free_port())], env=env, stderr=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--vault", str(vault), "--port",
+                               str(http_port)], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines: list[str] = []
     threading.Thread(target=lambda: lines.extend(server.stderr or []), daemon=True).start()
     try:
-        _until(lines, "op=serve.listening", server, 90)
-        failing.touch()
-        with pg_cluster.admin() as admin:  # the pool's connections end: it connects again, and no name resolves
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
-        _until(lines, "op=store.pool", server, 60)
+        yield server, lines, failing
     finally:
         server.terminate()
         try:
             server.wait(timeout=90)
         finally:
             pg_cluster.drop_database(name)
+
+
+def test_the_pools_lines_never_print_a_password_libpq_read_as_a_host(pg_cluster: PgCluster, tmp_path: Path) -> None:
+    name = pg_cluster.create_database()
+    (tmp_path / "vault" / "notes").mkdir(parents=True)
+    (tmp_path / "vault" / "notes" / "a.md").write_text("# A\n", encoding="utf-8")
+    with serving(pg_cluster, tmp_path, name, tmp_path / "vault", free_port()) as (server, lines, failing):
+        _until(lines, "op=serve.listening", server, 90)
+        failing.touch()
+        with pg_cluster.admin() as admin:  # the pool's connections end: it connects again, and no name resolves
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+        _until(lines, "op=store.pool", server, 60)
     said = "".join(lines)
     assert "failed to resolve host '***'" in said, said
     leaked = [secret for secret in SECRETS if secret in said]
@@ -101,32 +113,14 @@ def test_a_note_writes_lock_connection_never_prints_a_password_libpq_read_as_a_h
                                              ["knowledge:read", "knowledge:write"]).secret
     finally:
         rt.close()
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    (shim / "sitecustomize.py").write_text(NAMES_FAIL, encoding="utf-8")
-    failing = tmp_path / "names-fail"
-    port, http_port = pg_cluster.port, free_port()
-    db = f"postgresql://postgres:Leak@localhost:{port},Pw9z@127.0.0.1:{port}/{name}"
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}, "NOTEWELL_DB": db,
-           "NW_TEST_NAMES_FAIL": str(failing),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
-    server = subprocess.Popen([sys.executable, "-m", "notewell", "serve", "--vault", str(vault), "--port",
-                               str(http_port)], env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(server.stderr or []), daemon=True).start()
-    try:
+    http_port = free_port()
+    with serving(pg_cluster, tmp_path, name, vault, http_port) as (server, lines, failing):
         _until(lines, "op=serve.listening", server, 90)
         failing.touch()  # the pool's connections stay open: only a new connection resolves names
         written = httpx.put(f"http://127.0.0.1:{http_port}/api/v1/projects/notes/documents/b.md",
                             json={"content": "b\n"}, headers={"Authorization": f"Bearer {token}"}, timeout=60)
         assert written.status_code == 503, written.text
         assert "failed to resolve host '***'" in written.json()["detail"], written.text
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=90)
-        finally:
-            pg_cluster.drop_database(name)
     said = "".join(lines) + written.text
     leaked = [secret for secret in SECRETS if secret in said]
     assert not leaked, f"{leaked} printed:\n{said}"
