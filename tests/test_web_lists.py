@@ -6,7 +6,7 @@ no numbers are read as none, over HTTP: never a server error."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html import unescape
 
 import httpx
@@ -28,6 +28,19 @@ def page(browser: Browser, web_url: str) -> Iterator[Page]:
     context.close()
 
 
+def walked(page: Page, shown: Callable[[], list[str]], things: str) -> list[str]:
+    """What ``shown`` reads of each page of a list, from the one open to the last, by its "Older <things>" link
+    (each page after the first leading back by "Newer <things>")."""
+    seen: list[str] = []
+    while True:
+        seen += shown()
+        following = page.get_by_role("link", name=f"Older {things}")
+        if following.count() == 0:
+            return seen
+        following.click()
+        expect(page.get_by_role("link", name=f"Newer {things}")).to_be_visible()
+
+
 def test_the_sessions_page_pages_through_every_session(page: Page, web_world: World,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sessions, "SHOWN", 3)
@@ -41,16 +54,9 @@ def test_the_sessions_page_pages_through_every_session(page: Page, web_world: Wo
     sign_in(page, "alice")
     page.wait_for_url("**/projects")
     page.goto("/sessions")
-    seen: list[str] = []
-    while True:
-        links = page.locator("table a[href^='/sessions/']")
-        seen += [href.removeprefix("/sessions/") for href in (links.nth(i).get_attribute("href") or ""
-                                                             for i in range(links.count()))]
-        following = page.get_by_role("link", name="Older sessions")
-        if following.count() == 0:
-            break
-        following.click()
-        expect(page.get_by_role("link", name="Newer sessions")).to_be_visible()
+    links = page.locator("table a[href^='/sessions/']")
+    seen = walked(page, lambda: [(links.nth(i).get_attribute("href") or "").removeprefix("/sessions/")
+                                 for i in range(links.count())], "sessions")
     assert seen == everything
     for bad in ("0", "-1", "x", "9" * 5000, "%C2%B2"):  # not a page: refused, naming it (tests/test_web_paging.py)
         response = page.goto(f"/sessions?page={bad}")
@@ -73,15 +79,9 @@ def test_the_memories_page_pages_through_every_memory(page: Page, web_world: Wor
     sign_in(page, "alice")
     page.wait_for_url("**/projects")
     page.goto("/memories")
-    seen: list[str] = []
-    while True:
-        links = page.locator("ul.cards a[href^='/memories/']")
-        seen += [(links.nth(i).get_attribute("href") or "").removeprefix("/memories/") for i in range(links.count())]
-        following = page.get_by_role("link", name="Older memories")
-        if following.count() == 0:
-            break
-        following.click()
-        expect(page.get_by_role("link", name="Newer memories")).to_be_visible()
+    links = page.locator("ul.cards a[href^='/memories/']")
+    seen = walked(page, lambda: [(links.nth(i).get_attribute("href") or "").removeprefix("/memories/")
+                                 for i in range(links.count())], "memories")
     assert seen == everything
     response = page.goto("/memories?page=%C2%B2")  # not a page: refused, naming it
     assert response is not None and response.status == 400
@@ -104,14 +104,7 @@ def test_the_admins_token_page_pages_through_every_token(page: Page, web_world: 
     sign_in(page, "admin")
     page.wait_for_url("**/projects")
     page.goto("/admin/tokens")
-    seen: list[str] = []
-    while True:
-        seen += page.locator("td[data-label=Name] .hint").all_inner_texts()
-        following = page.get_by_role("link", name="Older tokens")
-        if following.count() == 0:
-            break
-        following.click()
-        expect(page.get_by_role("link", name="Newer tokens")).to_be_visible()
+    seen = walked(page, page.locator("td[data-label=Name] .hint").all_inner_texts, "tokens")
     assert seen == everything
     page.goto("/admin/tokens?page=100000")  # past the end: says so, and leads back
     expect(page.get_by_text("No tokens past the newest")).to_be_visible()
