@@ -300,6 +300,24 @@ async def test_a_rule_and_its_opposite_after_a_condition_are_never_merged(world:
     await _never_merged(world, CONDITIONED_OPPOSITES, "reflex")
 
 
+# both read as forbidding (a stop, and a negation): the first three merged (created false), though "never skip"
+# insists on the thing; the model puts the French and German pairs below 0.80, they are kept as the guard's checks
+NEGATED_STOPS = [
+    ("Skip the smoke tests on staging deploys", "Never skip the smoke tests on staging deploys"),
+    ("Avoid running the load tests on a laptop", "Avoid skipping the load tests on a laptop"),
+    ("Stop the queue workers before a migration", "Don't stop the queue workers before a migration"),
+    ("Évite de lancer la revue de code des fautes de frappe", "Évite de sauter la revue de code des fautes de frappe"),
+    ("Die Lint-Prüfung für generierten Code nicht ausführen",
+     "Die Lint-Prüfung für generierten Code nicht überspringen")]
+
+
+async def test_a_stop_and_the_same_stop_negated_are_never_merged(world: Served) -> None:
+    first = await _never_merged(world, NEGATED_STOPS, "reflex")
+    reworded = await call(world.mcp, world.tokens["alice"], "brain_teach_knowledge", {
+        "rule": "On staging deploys, skip the smoke tests", "type": "reflex"})
+    assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
+
+
 QUALIFIED_OTHERWISE = [  # seen merged by an outside probe on both backends (0.85 to 0.89): the second rule was lost
     ("Always run the smoke tests after every deploy", "Seldom run the smoke tests after a deploy"),
     ("Deploy the web app only from a clean working tree", "Deploy the web app from any working tree, clean or dirty"),

@@ -344,3 +344,60 @@ def test_a_name_swapped_for_one_of_another_meaning_holds_two_rules_apart_only_wi
     assert opposed("Send the pack", "Send the pack", "when a client uses Redis", "when a client uses Memcached",
                    model=model)
     assert 0 < SWAPPED_ALIKE < 1
+
+
+# A stop negated is two negations: "Never skip the smoke tests" insists on the smoke tests, the opposite of "Skip
+# the smoke tests", though both hold a negation or a stop (both read as forbidding, they merged)
+STOPS = ["Skip", "Avoid", "Stop", "Ignore", "Omit"]
+NEGATIONS = ["Never", "Don't", "Do not", "You must not", "You should never", "No longer", "Never ever"]
+THINGS = ["the smoke tests", "the lint step on generated files", "the staging deploy", "the migration review"]
+
+
+@given(st.sampled_from(STOPS), st.sampled_from(NEGATIONS), st.sampled_from(THINGS),
+       st.sampled_from(["", "When deploying, ", "If the build is red: "]))
+def test_a_stop_and_the_same_stop_negated_are_held_apart(stop: str, negation: str, thing: str,
+                                                          condition: str) -> None:
+    rule = f"{condition}{stop.lower() if condition else stop} {thing}"
+    negated = f"{condition}{negation.lower() if condition else negation} {stop.lower()} {thing}"
+    assert opposed(rule, negated) and opposed(negated, rule)
+    assert not forbids(negated)  # it insists on the thing
+
+
+@given(st.sampled_from(STOPS), st.sampled_from(NEGATIONS), st.sampled_from(NEGATIONS), st.sampled_from(THINGS))
+def test_one_stop_negated_in_other_words_is_a_rewording(stop: str, negation: str, other: str, thing: str) -> None:
+    assert not opposed(f"{negation} {stop.lower()} {thing}", f"{other} {stop.lower()} {thing}")
+
+
+@given(st.sampled_from(["Never", "Don't", "Do not", "No longer", "Avoid"]), st.sampled_from(THINGS),
+       st.sampled_from(["Run", "Review", "Deploy", "Lock"]))
+def test_a_negation_in_one_rule_alone_holds_it_apart(negation: str, thing: str, verb: str) -> None:
+    """Whatever the verb: a negation in one rule and not in the other, or a stop negated against a stop alone."""
+    plain = f"{verb} {thing}"
+    negated = f"{negation} {verb.lower()} {thing}" if negation != "Avoid" else f"Avoid {verb.lower()}ing {thing}"
+    assert opposed(plain, negated)
+    assert opposed(f"Never skip {thing}", plain)  # insisting is not merged with a rule that holds no negation
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Skip the smoke tests on staging", "Never skip the smoke tests on staging"),
+    ("Avoid running the smoke tests", "Avoid skipping the smoke tests"),
+    ("Stop the workers before a migration", "Don't stop the workers before a migration"),
+    ("Ignore lint warnings in generated code", "Stop ignoring lint warnings in generated code"),
+    ("Skip the review for typo fixes", "We no longer skip the review for typo fixes"),
+    ("Staging deploys need the smoke tests", "Staging deploys no longer need the smoke tests"),
+    ("Évite les tests de fumée en staging", "N'évite jamais les tests de fumée en staging"),
+    ("Évite de lancer les tests de fumée", "Évite de sauter les tests de fumée"),
+    ("Ne lance pas les tests de fumée", "Ne saute pas les tests de fumée"),
+    ("Die Smoke-Tests nicht ausführen", "Die Smoke-Tests nicht überspringen"),
+    ("Vermeide die Smoke-Tests", "Vermeide niemals die Smoke-Tests"),
+    ("No ejecutes las pruebas de humo", "No omitas las pruebas de humo")])
+def test_rules_that_negate_a_stop_and_rules_that_do_not_are_held_apart(rule: str, other: str) -> None:
+    assert opposed(rule, other) and opposed(other, rule)
+
+
+@pytest.mark.parametrize(("rule", "other"), [
+    ("Never skip the smoke tests", "Don't skip the smoke tests"),
+    ("N'évite jamais les tests de fumée", "Ne jamais éviter les tests de fumée"),
+    ("Die Smoke-Tests nie überspringen", "Überspringe die Smoke-Tests niemals")])
+def test_a_stop_negated_in_other_words_is_not_held_apart(rule: str, other: str) -> None:
+    assert not opposed(rule, other)

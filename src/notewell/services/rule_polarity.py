@@ -6,13 +6,18 @@ cosine 0.98: the words are the same but one. Merged, the correction would reinfo
 to replace, and the new rule would be lost. So two rules of the same meaning merge only when (besides being of
 the same type: services/brain_knowledge.py) neither rule nor trigger tells them apart here:
 
-- both forbid, or neither does. A rule forbids when its head, or the head after its leading conditions ("When
-  deploying, never ...", "If it fails, do not ..."), is a negation or a stop ("Never ...", "Do not ...", "Don't
-  ...", "Avoid ...", "No ...", "Stop ...", "Skip ..."), when a modal or auxiliary is negated
-  anywhere ("must not", "should never", "cannot", "isn't"), when it says the thing is forbidden ("is
-  prohibited", "banned"), or when it holds a negation of French, German, Spanish, Portuguese, Dutch, Russian,
-  Hebrew, Arabic, Chinese, Japanese or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない,
-  ません, 않, 없, ...). Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
+- both say the same of what they name (``polarity``): both forbid, both insist, or neither does. A rule insists
+  when it negates a stop: a negation right before a verb of stopping or leaving out ("Never skip ...", "Don't
+  avoid ...", "must not ignore", "Stop skipping ...", "Avoid skipping ...", "N'évite jamais", "évite de sauter",
+  "nicht überspringen", "no omitas"): two negations, so "Never skip the smoke tests" is the opposite of "Skip the
+  smoke tests", though both hold a negation or a stop, and is kept apart from a rule with no negation too. Else
+  a rule forbids when its head, or the head after its leading conditions ("When deploying, never ...", "If it
+  fails, do not ..."), is a negation or a stop ("Never ...", "Do not ...", "Don't ...", "Avoid ...", "No ...",
+  "Stop ...", "Skip ..."), when a modal or auxiliary is negated anywhere ("must not", "should never", "cannot",
+  "isn't"), when it says "no longer" or that the thing is forbidden ("is prohibited", "banned"), or when it
+  holds a negation of French, German, Spanish, Portuguese, Dutch, Russian, Hebrew, Arabic, Chinese, Japanese
+  or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない, ません, 않, 없, ...).
+  Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
   A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
   of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
 - neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
@@ -62,15 +67,31 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 _HEAD = re.compile(r"^\W*(?:never|no|avoid|don'?t|do\s+not|dont|stop|skip|quit|refrain|nie|niemals|kein\w*"
                    r"|vermeide\w*|jamais|ne|n'|évite\w*|evite\w*|nunca|jamás|evita\w*)\b", re.IGNORECASE)
 _NEGATED_MODAL = re.compile(
     r"\b(?:must|should|shall|can|could|may|might|will|would|do|does|did|is|are|was|were|need|ought\s+to|has|have)"
     r"\s+(?:not|never)\b|\b(?:mustn|shouldn|shan|can|couldn|mightn|won|wouldn|don|doesn|didn|isn|aren|wasn|weren"
-    r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b",
+    r"|needn|hasn|haven)'?t\b|\bcannot\b|\b(?:forbidden|prohibited|banned|disallowed|not\s+allowed)\b"
+    r"|\bno\s+longer\b",  # "Staging deploys no longer need ..."
     re.IGNORECASE)
+# a stop negated: a negation right before a verb of stopping or leaving out, two negations that insist on the thing
+# ("Never skip the smoke tests" is "Always run them", the opposite of "Skip the smoke tests"); in French the verb
+# between ne and its pas or jamais, or after them; in German nie, niemals or nicht before or after the verb
+_STOPPING = r"(?:skip|avoid|stop|quit|refrain|omit|ignor|bypass|forget|forgot|neglect)\w*"
+_STOPPING_FR = r"(?:[ée]vit|ignor|omet|omis|oubli|saut|arr[êe]t|cess)\w*"
+_STOPPING_DE = r"(?:vermeid|übersprin|ueberspring|ignorier|vergiss|vergess|auslass|unterlass)\w*"
+_NEGATED_STOP = re.compile(
+    r"\b(?:never|not|no\s+longer|\w+n't|dont|cannot|avoid\w*|stop\w*|quit\w*)(?:\s+(?:ever|again|to|from))*\s+"
+    + _STOPPING + r"\b"
+    + r"|(?:\bn'|\bne\s+)(?:\w+\s+)?" + _STOPPING_FR + r"\s+(?:jamais|pas|plus)\b"
+    + r"|\bne\s+(?:jamais|pas|plus)\s+(?:\w+\s+)?" + _STOPPING_FR
+    + r"|\b(?:[ée]vit|arr[êe]t|cess)\w*\s+d(?:e\s+|')" + _STOPPING_FR  # évite de sauter
+    + r"|\b" + _STOPPING_DE + r"\s+(?:[\w-]+\s+){0,3}(?:nie|niemals|nicht)\b"
+    + r"|\b(?:nie|niemals|nicht)\s+(?:[\w-]+\s+){0,3}" + _STOPPING_DE
+    + r"|\b(?:nunca|jamás|no)\s+(?:\w+\s+)?(?:evit|omit|ignor|salt|olvid)\w*", re.IGNORECASE)
 _OTHER_LANGUAGES = re.compile(
     r"\b(?:ne|pas|jamais|nicht|nie|niemals|kein\w*|nunca|jamás|non(?![-\u2010-\u2015])|não|niet|nooit|geen|не|нельзя|никогда)\b"
     r"|\bn'|\bno\s+(?:se|debe\w*|hay|pued\w+|es|son|est[aá]\w*)\b"  # Spanish "no" before a verb, not English "no more"
@@ -215,15 +236,27 @@ _CONDITION = re.compile(r"^\W*(?:when|whenever|if|while|before|after|once|during
                         re.IGNORECASE)
 
 
-def forbids(rule: str) -> bool:
-    """Whether ``rule`` says not to do what it names (see the module's docstring): its head, or the head after its
-    leading conditions, is a negation or a stop."""
+Polarity = Literal["does", "forbids", "insists"]
+
+
+def polarity(rule: str) -> Polarity:
+    """What ``rule`` says of what it names (see the module's docstring): "insists" when it negates a stop ("Never
+    skip ...", "Don't avoid ...", "N'évite jamais ...": it must be done), else "forbids" when its head, or the head
+    after its leading conditions, is a negation or a stop, or it holds a negation elsewhere, else "does"."""
     plain = _plain(rule)
+    if _NEGATED_STOP.search(plain):
+        return "insists"
     head = plain
     while (condition := _CONDITION.match(head)) is not None:
         head = head[condition.end():]
-    return bool(_HEAD.search(plain) or _HEAD.search(head) or _NEGATED_MODAL.search(plain)
-                or _OTHER_LANGUAGES.search(plain))
+    if _HEAD.search(plain) or _HEAD.search(head) or _NEGATED_MODAL.search(plain) or _OTHER_LANGUAGES.search(plain):
+        return "forbids"
+    return "does"
+
+
+def forbids(rule: str) -> bool:
+    """Whether ``rule`` says not to do what it names (``polarity``)."""
+    return polarity(rule) == "forbids"
 
 
 # words that qualify a rule, each of its kind: how often (a hedge on "always") and except (an exception); two rules
@@ -243,7 +276,7 @@ def _qualified(words: set[str]) -> frozenset[str]:
 
 
 def _apart(text: str, other: str) -> bool:
-    if forbids(text) != forbids(other):
+    if polarity(text) != polarity(other):
         return True
     words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
     if _qualified(words) != _qualified(others):
