@@ -16,6 +16,7 @@ from notewell.access.principal import Principal
 from notewell.access.token_secrets import since_from
 from notewell.errors import InvalidArgument, NotewellError, NotFound
 from notewell.records.identity import GRANT_LEVELS, ROLES
+from notewell.web.paging import numbered, pages
 from notewell.web.render import page
 from notewell.web.session import (
     PAGE_MAX,
@@ -49,21 +50,9 @@ async def _done(request: Request, where: str, message: str) -> Response:
     return RedirectResponse(where, status_code=303)
 
 
-def _on_page(href: str, number: int) -> str:
-    """Page ``number`` of the paged list at ``href``."""
-    return f"{href}?page={number}" if number > 1 else href
-
-
 def _form_page(form: Any) -> int:
     """The page of its list a form was sent from (its hidden ``page``), where the change returns the person to."""
     return asked_number(str(form.get("page", "")), "page", least=1, most=PAGE_MAX) or 1
-
-
-def _pages(href: str, number: int, shown: int, size: int, more: bool) -> dict[str, Any]:
-    """A newest-first list's way on (pager.html): older and newer pages, and a page past the end saying so."""
-    return {"number": number, "past_end": number > 1 and not shown, "shown": (number - 1) * size,
-            "prev_href": _on_page(href, number - 1) if number > 1 and shown else "",
-            "next_href": _on_page(href, number + 1) if more else ""}
 
 
 def _choice(form: Any, field: str, allowed: Sequence[str]) -> str:
@@ -82,8 +71,8 @@ async def _users(request: Request, p: Principal, number: int, *, error: str = ""
     users = found[:USERS_SHOWN]
     return page(request, "admin/users.html", p, title="Users", users=users, roles=ROLES, error=error, link=link,
                 link_email=link_email, message=await take_message(request), status=status,
-                no_store=link is not None, **_pages("/admin/users", number, len(users), USERS_SHOWN,
-                                                    len(found) > USERS_SHOWN))
+                no_store=link is not None, **pages(numbered("/admin/users"), number, USERS_SHOWN, len(users),
+                                                   len(found) > USERS_SHOWN))
 
 
 async def users_page(request: Request) -> Response:
@@ -111,7 +100,7 @@ async def set_active(request: Request) -> Response:
         user = await call(services(request).administration.set_user_active, p, str(form.get("email", "")), active)
     except NotewellError as exc:
         return await _users(request, p, number, error=str(exc), status=400)
-    return await _done(request, _on_page("/admin/users", number),
+    return await _done(request, numbered("/admin/users")(number),
                        f"{'Reactivated' if user.active else 'Deactivated'} {user.email}.")
 
 
@@ -124,7 +113,7 @@ async def set_role(request: Request) -> Response:
                           str(form.get("role", "")))
     except NotewellError as exc:
         return await _users(request, p, number, error=str(exc), status=400)
-    return await _done(request, _on_page("/admin/users", number), f"Set the role of {user.email} to {user.role}.")
+    return await _done(request, numbered("/admin/users")(number), f"Set the role of {user.email} to {user.role}.")
 
 
 async def sign_in_link(request: Request) -> Response:
@@ -241,7 +230,7 @@ async def tokens_page(request: Request) -> Response:
     standings = found[:TOKENS_SHOWN]
     return page(request, "admin/tokens.html", p, title="Every token", standings=standings,
                 message=await take_message(request),
-                **_pages("/admin/tokens", number, len(standings), TOKENS_SHOWN, len(found) > TOKENS_SHOWN))
+                **pages(numbered("/admin/tokens"), number, TOKENS_SHOWN, len(standings), len(found) > TOKENS_SHOWN))
 
 
 async def revoke_token(request: Request) -> Response:
@@ -250,7 +239,7 @@ async def revoke_token(request: Request) -> Response:
     number = _form_page(form)
     token = await call(services(request).administration.revoke_token, p, request.path_params["token_id"])
     named = f"{token.name} ({token.id})" if token.name else token.id
-    return await _done(request, _on_page("/admin/tokens", number), f"Revoked the token {named}.")
+    return await _done(request, numbered("/admin/tokens")(number), f"Revoked the token {named}.")
 
 
 async def audit_page(request: Request) -> Response:

@@ -24,6 +24,7 @@ from notewell.services.links import LINKS_LIMIT_MAX, DocLinks, Link
 from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
+from notewell.web.paging import pages
 from notewell.web.render import page
 from notewell.web.session import asked_number, call, page_number, searched_text, services, signed_in, whole_number
 from notewell.web.wikilinks import document_page
@@ -61,8 +62,9 @@ async def project_page(request: Request) -> Response:
     offset = asked_number(request.query_params.get("offset"), "offset", least=0, most=limits.NOTES_OFFSET_MAX) or 0
     docs = await call(svc.knowledge.list_docs, p, project_id, offset=offset, limit=PROJECT_PAGE)
     project = await call(svc.authorization.authorize, p, "knowledge:read", project_id)
-    return page(request, "project.html", p, title=project.name, project=project, docs=docs,
-                previous=max(0, offset - PROJECT_PAGE) if offset else None,
+    past_end = bool(offset) and not docs.documents  # leads back to the first page, not to one more past the end
+    return page(request, "project.html", p, title=project.name, project=project, docs=docs, past_end=past_end,
+                previous=max(0, offset - PROJECT_PAGE) if offset and not past_end else None,
                 following=offset + len(docs.documents) if docs.truncated else None)
 
 
@@ -167,7 +169,7 @@ async def search_page(request: Request) -> Response:
     projects = await call(svc.knowledge.projects, p)
     context: dict[str, Any] = {"q": q, "mode": mode, "case": case, "project": project, "cases": CASES,
                                   "projects": projects, "result": None, "hits": [], "error": "",
-                                  "prev_href": "", "next_href": ""}
+                                  "past_end": False, "first_href": "", "prev_href": "", "next_href": ""}
     if refused:
         context["error"] = refused
     elif q:
@@ -183,8 +185,7 @@ async def search_page(request: Request) -> Response:
                 result=result,
                 hits=[HitView(m.path, m.line, doc_href(*_split(m.path), m.line),
                               highlight(m.text, q, regex=mode == "regex", case=case)) for m in result.matches],
-                prev_href=_search_href(params, number - 1) if number > 1 else "",
-                next_href=_search_href(params, number + 1) if result.has_more else "")
+                **pages(lambda n: _search_href(params, n), number, PAGE_SIZE, len(result.matches), result.has_more))
     return page(request, "search.html", p, title=f"Search: {q}" if q else "Search", **context)
 
 

@@ -15,6 +15,7 @@ from notewell.errors import InvalidArgument, NotewellError, spelled
 from notewell.records.brain import KnowledgeRecord
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.memory import Memory, MemoryResult, MemoryService
+from notewell.web.paging import pages
 from notewell.web.render import page
 from notewell.web.session import (
     call,
@@ -80,21 +81,16 @@ def _on_pages(number: int, taught: int) -> str:
 
 
 def _pages(q: str, number: int, taught: int, memories: list[Memory], more: bool) -> dict[str, Any]:
-    """The newest list's way on: older and newer pages (``?page=N``, the taught knowledge's page kept), and a page
-    past the end saying so."""
-    paged = not q and number > 1
-    return {"past_end": paged and not memories, "shown": NEWEST * (number - 1),
-            "prev_href": _on_pages(number - 1, taught) if paged and memories else "",
-            "next_href": _on_pages(number + 1, taught) if more else ""}
+    """The newest list's way on (``?page=N``, the taught knowledge's page kept); a search's list is one page."""
+    return pages(lambda n: _on_pages(n, taught), 1 if q else number, NEWEST, len(memories), more)
 
 
 def _taught_pages(q: str, number: int, taught: int, knowledge: list[KnowledgeRecord]) -> dict[str, Any]:
     """The taught knowledge's way on (``?taught=N``), the memories' page kept; one item more was read to know."""
-    paged = not q and taught > 1
-    return {"taught_past_end": paged and not knowledge, "taught_shown": NEWEST * (taught - 1),
-            "taught_newest": _on_pages(number, 1),
-            "taught_prev": _on_pages(number, taught - 1) if paged and knowledge else "",
-            "taught_next": _on_pages(number, taught + 1) if len(knowledge) > NEWEST else ""}
+    found = pages(lambda n: _on_pages(number, n), 1 if q else taught, NEWEST, len(knowledge[:NEWEST]),
+                  len(knowledge) > NEWEST)
+    return {"taught_past_end": found["past_end"], "taught_shown": found["shown"], "taught_newest": found["first_href"],
+            "taught_prev": found["prev_href"], "taught_next": found["next_href"]}
 
 
 def _found_by(result: MemoryResult) -> str:

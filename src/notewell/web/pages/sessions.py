@@ -11,6 +11,7 @@ from starlette.routing import Route
 from notewell.errors import NotewellError, spelled
 from notewell.records.brain import SessionRecord
 from notewell.services.brain_limits import EVENTS_PAGE_MAX
+from notewell.web.paging import numbered, pages
 from notewell.web.render import page
 from notewell.web.session import call, page_number, searched_text, services, signed_in
 
@@ -37,11 +38,9 @@ async def sessions_page(request: Request) -> Response:
             sessions, more = newest[:SHOWN], len(newest) > SHOWN
     except NotewellError as exc:
         error = str(exc)
-    paged = not q and number > 1
     return page(request, "sessions.html", p, title="Sessions", q=q, sessions=sessions, error=error,
-                past_end=paged and not sessions, shown=(number - 1) * SHOWN, more_found=bool(q) and more,
-                prev_href=f"/sessions?page={number - 1}" if paged and sessions else "",
-                next_href=f"/sessions?page={number + 1}" if more and not q else "")
+                more_found=bool(q) and more,
+                **pages(numbered("/sessions"), 1 if q else number, SHOWN, len(sessions), more and not q))
 
 
 async def session_page(request: Request) -> Response:
@@ -52,11 +51,9 @@ async def session_page(request: Request) -> Response:
     number = page_number(request)
     events, more = await call(brain.events, p, session.id, limit=EVENTS_PAGE_MAX,
                               offset=(number - 1) * EVENTS_PAGE_MAX)
-    here = f"/sessions/{quote(session.id, safe='')}"
     return page(request, "session.html", p, title=f"Session {session.id}", s=session, events=events,
-                first_number=(number - 1) * EVENTS_PAGE_MAX + 1,
-                prev_href=f"{here}?page={number - 1}" if number > 1 else "",
-                next_href=f"{here}?page={number + 1}" if more else "")
+                **pages(numbered(f"/sessions/{quote(session.id, safe='')}"), number, EVENTS_PAGE_MAX, len(events),
+                        more))
 
 
 ROUTES = [

@@ -15,6 +15,7 @@ from notewell.errors import NotewellError
 from notewell.services.idempotency import Answer, fingerprint
 from notewell.web.clients import client_setups
 from notewell.web.installer import CLIENTS, installer_script
+from notewell.web.paging import numbered, pages
 from notewell.web.render import page
 from notewell.web.session import (
     PAGE_MAX,
@@ -54,8 +55,7 @@ def _fresh_form(request: Request, p: Principal) -> MintForm:
     return MintForm(scopes=services(request).own_tokens.default_scopes(p))
 
 
-def _on_page(number: int) -> str:
-    return f"/settings/tokens?page={number}" if number > 1 else "/settings/tokens"
+_ON_PAGE = numbered("/settings/tokens")
 
 
 async def _render(request: Request, p: Principal, form: MintForm, *, number: int = 1,
@@ -65,7 +65,7 @@ async def _render(request: Request, p: Principal, form: MintForm, *, number: int
     svc = services(request)
     # as their next call meets them (the admin's page too)
     found = await call(svc.own_tokens.newest, p, SHOWN + 1, (number - 1) * SHOWN)
-    tokens, shown = found[:SHOWN], (number - 1) * SHOWN
+    tokens = found[:SHOWN]
     projects = await call(svc.knowledge.projects, p)
     allowed = [(s, SCOPE_HELP.get(s, "")) for s in svc.own_tokens.grantable_scopes(p)]
     setups = client_setups(base_url(request), minted.secret, svc.store_url, request.app.state.notewell) \
@@ -73,10 +73,8 @@ async def _render(request: Request, p: Principal, form: MintForm, *, number: int
     return page(request, "tokens.html", p, title="Your tokens", tokens=tokens, projects=projects, scopes=allowed,
                 expiries=EXPIRIES, form=form, minted=minted, setups=setups, error=error,
                 once=secrets.token_urlsafe(18), sent_again=sent_again, message=await take_message(request),
-                status=status, no_store=minted is not None, number=number, shown=shown,
-                past_end=number > 1 and not tokens,
-                prev_href=_on_page(number - 1) if number > 1 and tokens else "",
-                next_href=_on_page(number + 1) if len(found) > SHOWN else "")
+                status=status, no_store=minted is not None,
+                **pages(_ON_PAGE, number, SHOWN, len(tokens), len(found) > SHOWN))
 
 
 async def tokens_page(request: Request) -> Response:
@@ -119,7 +117,7 @@ async def revoke(request: Request) -> Response:
     number = asked_number(str(form.get("page", "")), "page", least=1, most=PAGE_MAX) or 1  # where it was sent from
     token = await call(services(request).own_tokens.revoke, p, request.path_params["token_id"])
     await set_message(request, f"Revoked the token {f'{token.name} ({token.id})' if token.name else token.id}.")
-    return RedirectResponse(_on_page(number), status_code=303)
+    return RedirectResponse(_ON_PAGE(number), status_code=303)
 
 
 async def install_script(request: Request) -> Response:
