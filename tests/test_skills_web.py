@@ -135,3 +135,62 @@ def test_a_refusal_names_the_way_out_in_the_browser(base: str, world: BrainWorld
     assert refusal(restore) == ("NOT_FOUND: no knowledge k_none you can see; the Skill proposals page lists what "
                                 "evolution retired that you can see")
     assert "notewell brain" not in proposal.text + restore.text
+
+
+CAROLS_RULES = ["Run the database migrations before deploying the billing service",
+                "Prefer small pull requests that reviewers can read in ten minutes",
+                "Pin every Python dependency to an exact version in the lock file",
+                "Write the changelog entry in the same commit as the change",
+                "Never log a customer's card number, not even its last digits",
+                "Keep the staging cluster's data anonymised after every restore",
+                "Answer an on-call page within fifteen minutes, day or night"]
+
+
+def paged(client: httpx.Client, first: str, what: str, pattern: str) -> list[str]:
+    """What ``pattern`` finds on each page of the list ``what``, from ``first`` on by its rel=next link."""
+    seen: list[str] = []
+    link: str | None = first
+    while link is not None:
+        answer = client.get(link)
+        assert answer.status_code == 200, (link, answer.status_code)
+        part = answer.text.split("<h2>Retired by nightly evolution</h2>")[what == "retired rules"]
+        seen += re.findall(pattern, part)
+        nav = re.search(rf'<nav aria-label="Pages of {what}".*?</nav>', answer.text, re.S)
+        following = re.search(r'<a href="([^"]+)" rel="next">', nav.group(0)) if nav else None
+        link = unescape(following.group(1)) if following else None
+    return seen
+
+
+def test_both_lists_of_the_skills_page_are_paged(base: str, world: BrainWorld,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """/brain/skills showed the newest 50 proposals and the latest 50 retired rules, and no way to the others."""
+    from notewell.records.brain import EVOLUTION_AUTHOR, ProposalInput
+    from notewell.web.pages import skills
+
+    monkeypatch.setattr(skills, "SHOWN", 3)
+    rt, carol = world.runtime, person(world, "carol")
+    items = [rt.brain.teach(carol, rule=rule, kind="recipe").item for rule in CAROLS_RULES]
+    for n, item in enumerate(items):
+        rt.store.brain.add_proposal(ProposalInput(f"paged-{n}", "demote", item.ref, None, carol.user_id,
+                                                  item.brain_project, "ses_none", "heuristic", item.rule,
+                                                  f"paging {n}", iso(T0)))
+        rt.store.brain.retire([item.ref], EVOLUTION_AUTHOR, "idle", iso(T0 + timedelta(minutes=n)))
+    proposals = [str(q.id) for q in rt.brain.proposals(carol, "open", 100)]
+    retired = [k.ref for k in rt.brain.evolution_retired(carol, 100)]
+    assert len(proposals) == len(retired) == 7
+    with signed_in(base, world, "carol") as client:
+        assert paged(client, "/brain/skills", "proposals", r'<td>(\d+) · demote</td>') == proposals
+        assert paged(client, "/brain/skills", "retired rules", r'/brain/skills/restore/([^"]+)"') == retired
+        both = client.get("/brain/skills?page=2&retired=3")  # each list keeps the other's page
+        links = dict((text, unescape(href)) for href, text in re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>',
+                                                                         both.text))
+        assert links["Older proposals"] == "/brain/skills?page=3&retired=3"
+        assert links["Later retired rules"] == "/brain/skills?page=2&retired=2"
+        on_it = re.findall(r'<td>(\d+) · demote</td>', both.text)[0]
+        done = client.post(f"/brain/skills/proposals/{on_it}/reject",
+                           data={"csrf": csrf_of(both.text), "page": "2", "retired": "3"})
+        assert done.status_code == 303 and done.headers["location"] == "/brain/skills?page=2&retired=3"
+        past = unescape(client.get("/brain/skills?page=100&retired=100").text)
+        assert "No open proposals past the newest 297." in past and "Nothing retired past the latest 297." in past
+        assert 'rel="next"' not in past and 'rel="prev"' not in past
+        assert "Newest proposals" in past and "Latest retired rules" in past

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from notewell.access.principal import Principal
 from notewell.errors import Conflict, InvalidArgument
+from notewell.limits import NOTES_OFFSET_MAX
 from notewell.log_lines import line
 from notewell.records.brain import (
     KNOWLEDGE_KINDS,
@@ -153,16 +154,20 @@ class AutoskillPart(KnowledgePart):
                 found.append(proposal("merge", "recipe", merged, f"{other.ref} has the same trigger", other.ref))
         return found
 
-    def proposals(self, p: Principal, state: str | None = "open", limit: int = 50) -> list[ProposalRecord]:
-        """p's proposals in p's scope (every state when ``state`` is None), newest first."""
+    def proposals(self, p: Principal, state: str | None = "open", limit: int = 50,
+                  offset: int = 0) -> list[ProposalRecord]:
+        """p's proposals in p's scope (every state when ``state`` is None), newest first, ``limit`` of them from the
+        ``offset``-th (a page reads its own rows alone: the web's /brain/skills)."""
         self.authorization.authorize(p, USE)
         if state is not None and state not in PROPOSAL_STATES:
             raise InvalidArgument("state", f"unknown state {state!r}; use one of {', '.join(PROPOSAL_STATES)}, or all "
                                            "for every state")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIST_MAX:
             raise InvalidArgument("limit", f"must be a whole number from 1 to {LIST_MAX}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= NOTES_OFFSET_MAX:
+            raise InvalidArgument("offset", f"must be a whole number from 0 to {NOTES_OFFSET_MAX}")
         brain_ids, _ = self._scope_ids(p)
-        return self.brain.proposals(p.user_id, brain_ids, state, limit)
+        return self.brain.proposals(p.user_id, brain_ids, state, limit, offset)
 
     def decide_proposal(self, p: Principal, proposal_id: int, accept: bool) -> ProposalRecord:
         """Accept (apply the edit) or reject an open proposal of p's own recipe (the policy's knowledge:own)."""

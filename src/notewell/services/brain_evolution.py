@@ -20,6 +20,7 @@ from datetime import timedelta
 from notewell.access.policy import sees_memory
 from notewell.access.principal import Principal
 from notewell.errors import InvalidArgument
+from notewell.limits import NOTES_OFFSET_MAX
 from notewell.log_lines import line
 from notewell.records.brain import EVOLUTION_AUTHOR, Evolution, KnowledgeRecord
 from notewell.records.jobs import JobRecord
@@ -71,13 +72,16 @@ class EvolutionPart(ScopePart):
 
         return Step(write, after)
 
-    def evolution_retired(self, p: Principal, limit: int = 50) -> list[KnowledgeRecord]:
-        """What evolution retired in p's scope and nobody restored, the latest first."""
+    def evolution_retired(self, p: Principal, limit: int = 50, offset: int = 0) -> list[KnowledgeRecord]:
+        """What evolution retired in p's scope and nobody restored, the latest first, ``limit`` of them from the
+        ``offset``-th (a page reads its own rows alone: the web's /brain/skills)."""
         self.authorization.authorize(p, USE)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= RETIRED_LIST_MAX:
             raise InvalidArgument("limit", f"must be a whole number from 1 to {RETIRED_LIST_MAX}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= NOTES_OFFSET_MAX:
+            raise InvalidArgument("offset", f"must be a whole number from 0 to {NOTES_OFFSET_MAX}")
         brain_ids, _ = self._scope_ids(p)
-        return self.brain.evolution_retired(brain_ids, p.user_id, limit)
+        return self.brain.evolution_retired(brain_ids, p.user_id, limit, offset)
 
     def restore(self, p: Principal, knowledge_id: str) -> KnowledgeRecord:
         """Bring back an item evolution retired, for one who may retire it (the policy's knowledge:retire)."""

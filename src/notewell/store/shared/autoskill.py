@@ -37,7 +37,7 @@ class ProposalRows:
         return _record(row) if row is not None else None
 
     def proposals(self, owner_user_id: str, brain_projects: Sequence[str], state: str | None,
-                  limit: int) -> list[ProposalRecord]:
+                  limit: int, offset: int = 0) -> list[ProposalRecord]:
         if not brain_projects:
             return []
         where = f"owner_user_id = ? AND brain_project IN ({marks(len(brain_projects))})"
@@ -47,8 +47,8 @@ class ProposalRows:
             params.append(state)
         with self.dialect.reading() as conn:
             return [_record(r) for r in conn.execute(
-                f"SELECT {_COLUMNS} FROM brain_skill_proposals WHERE {where} ORDER BY id DESC LIMIT ?",
-                [*params, limit]).fetchall()]
+                f"SELECT {_COLUMNS} FROM brain_skill_proposals WHERE {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset]).fetchall()]
 
     def decide(self, proposal_id: int, state: str, by_user_id: str, at: str, result_ref: str | None) -> bool:
         with self.dialect.transaction() as conn:

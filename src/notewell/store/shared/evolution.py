@@ -43,17 +43,18 @@ class EvolutionRows(ABC):
             self.retire([k.ref for k in fading], EVOLUTION_AUTHOR, reason, at)
         return Evolution(int(live[0]) if live else 0, max(decayed, 0), fading)
 
-    def evolution_retired(self, brain_projects: Sequence[str], viewer: str, limit: int) -> list[KnowledgeRecord]:
+    def evolution_retired(self, brain_projects: Sequence[str], viewer: str, limit: int,
+                          offset: int = 0) -> list[KnowledgeRecord]:
         """The items of these projects evolution retired and nobody restored, the latest first (of the private
-        ones, ``viewer``'s alone)."""
+        ones, ``viewer``'s alone), ``limit`` of them from the ``offset``-th."""
         if not brain_projects:
             return []
         with self.dialect.reading() as conn:
             return [knowledge_from_row(r) for r in conn.execute(
                 f"SELECT {KNOWLEDGE_COLUMNS} FROM {KNOWLEDGE_FROM} WHERE k.brain_project IN"
                 f" ({marks(len(brain_projects))}) AND k.retired_at IS NOT NULL AND m.deleted_by = ?"
-                " AND (m.private_to IS NULL OR m.private_to = ?) ORDER BY k.retired_at DESC, k.ref LIMIT ?",
-                [*brain_projects, EVOLUTION_AUTHOR, viewer, limit]).fetchall()]
+                " AND (m.private_to IS NULL OR m.private_to = ?) ORDER BY k.retired_at DESC, k.ref LIMIT ? OFFSET ?",
+                [*brain_projects, EVOLUTION_AUTHOR, viewer, limit, offset]).fetchall()]
 
     def restore(self, ref: str, confidence: float, at: str) -> bool:
         """Undo evolution's retirement of ``ref``: live again at ``confidence``, its memory back in every search
