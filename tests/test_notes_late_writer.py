@@ -416,3 +416,72 @@ async def test_a_note_rewritten_across_the_rename_past_the_note_limit_is_kept_be
     kept = beside(note)
     assert len(kept) == 1 and kept[0].stat().st_size == limit + 1 and kept[0].read_text() == text
     kept[0].unlink()
+
+
+def opened_across(note: Path, held: list[Any]) -> Callable[[Callable[[], None]], None]:
+    """A program that opens the note to append before the step and keeps it open after it (``held``): what it
+    writes comes after any look the write takes at the file it replaced."""
+    def outside(done: Callable[[], None]) -> None:
+        held.append(open(note, "a", encoding="utf-8"))  # noqa: SIM115 (written after the write is done)
+        done()
+    return outside
+
+
+HELD = "is open for writing in another program, and what it writes next would be lost were the note replaced now"
+
+
+async def test_a_line_written_after_the_last_look_into_a_note_opened_before_the_rename_is_kept(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program that opened the note before the rename writes after the write's last look at the file the rename
+    took away: its line went into a file no longer named, lost, and the edit was answered done. That file is put
+    back as the note, and the edit refused while the program has it open."""
+    path = "handbook/late-after-look.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    held: list[Any] = []
+    calls = around(monkeypatch, "replace", note.name, 1, opened_across(note, held))
+    try:
+        said = await refusal(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    finally:
+        monkeypatch.undo()
+        for opened in held:
+            opened.write("outside\n")  # after the write is done, into the file it opened before the rename
+            opened.close()
+    assert calls == [1] and f"Conflict: {path} {HELD}" in said and "try again once that program has closed" in said
+    assert note.read_text() == "start\noutside\n" and beside(note) == []
+    again = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    assert again["version"] and note.read_text() == "start\noutside\nmine\n"
+    assert not [p for p in note.parent.iterdir() if p.name.startswith(".notewell-write-")]
+
+
+async def test_a_line_written_after_the_last_look_into_a_note_opened_before_a_delete_is_kept(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = "handbook/late-after-look-delete.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "bye\n"})
+    held: list[Any] = []
+    around(monkeypatch, "unlink", note.name, 1, opened_across(note, held))
+    try:
+        said = await refusal(admin, "delete_note", {"path": path})
+    finally:
+        monkeypatch.undo()
+        for opened in held:
+            opened.write("outside\n")
+            opened.close()
+    assert f"Conflict: {path} {HELD}" in said and note.read_text() == "bye\noutside\n"
+    deleted = await call(admin, "delete_note", {"path": path})
+    assert not note.exists() and (world.vault / deleted["trash"]).read_text() == "bye\noutside\n"
+
+
+async def test_a_note_another_program_holds_open_for_writing_is_not_replaced(admin: Client, world: World) -> None:
+    """A program (a logger, `exec >> note`) holds the note open to append: a rename over it sent every line it wrote
+    after into the file no longer named. The edit is refused, the note untouched, until the program closes it."""
+    path = "handbook/held-open.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+    with open(note, "a", encoding="utf-8") as logger:
+        said = await refusal(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+        logger.write("logged\n")
+    assert f"Conflict: {path} {HELD}" in said and note.read_text() == "start\nlogged\n"
+    await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    assert note.read_text() == "start\nlogged\nmine\n"

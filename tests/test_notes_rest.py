@@ -354,3 +354,22 @@ def test_a_move_by_a_token_that_reads_nothing_says_its_links_were_not_looked_for
         "so it sees no link; to have them rewritten, undo this move and move the note again with a token that also "
         "holds knowledge:read"), moved.text
     assert (rest.runtime.settings.vault / "handbook/rest/w/sub/other.md").read_text() == "see [[w3]]\n"
+
+
+def test_a_patch_of_a_note_another_program_holds_open_for_writing_is_409(rest: RestWorld) -> None:  # noqa: F811
+    """A program holding the note open to append (a logger) would have every line it writes after a rename over
+    the note go into a file no longer named: the PATCH is refused as a conflict naming the note, nothing written."""
+    made = rest.call("PUT", "/projects/handbook/documents/rest/held.md", "admin_all", json={"content": "start\n"})
+    assert made.status_code == 201, made.text
+    note = rest.runtime.settings.vault / "handbook/rest/held.md"
+    with open(note, "a", encoding="utf-8") as logger:
+        held = rest.call("PATCH", "/projects/handbook/documents/rest/held.md", "admin_all",
+                         json={"operation": "append", "content": "mine"})
+        logger.write("logged\n")
+    assert held.status_code == 409, held.text
+    assert held.json()["detail"].startswith(
+        "path: Conflict: handbook/rest/held.md is open for writing in another program"), held.text
+    assert note.read_text() == "start\nlogged\n"
+    done = rest.call("PATCH", "/projects/handbook/documents/rest/held.md", "admin_all",
+                     json={"operation": "append", "content": "mine"})
+    assert done.status_code == 200 and note.read_text() == "start\nlogged\nmine\n", done.text

@@ -20,18 +20,26 @@ the write's text only) and ChangedOnDisk is raised, as if the check had seen it,
 again over it. An editor that truncates its file and then writes it may be half way at that look: what it writes
 after goes into the note it is again. What can go neither way (the note changed yet again meanwhile, or their text
 is over ``late_limit``) is kept beside the note as ``<stem>.conflict-<hex>.<suffix>``, their file itself again, with
-a warning logged. Where the file system has no hard links, their bytes are read and written anew instead. Only a
-write that lands after the last look is not seen (its program kept the note open across the whole write). A move
-links the note at its new path (which fails if anything is there: a move never overwrites) and then unlinks the old
-one: a late write follows the file there.
+a warning logged. Where the file system has no hard links, their bytes are read and written anew instead.
+
+A program that keeps the note open for writing may write after any look: so a note some program has open for
+writing is never replaced (HeldOpen, nothing written), asked right before the rename (_holding) and, of the replaced
+file, again before the last look (_late): a file with no name but the write's hidden one, open for writing nowhere,
+can change no more. Opened in between, their file is put back as the note, as a rewrite is. Where that cannot be
+told (_open_for_writing), a write that lands after the last look is not seen.
+
+A move links the note at its new path (which fails if anything is there: a move never overwrites) and then unlinks
+the old one: a late write follows the file there.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
 import os
 import secrets
+import signal
 import stat
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -62,6 +70,8 @@ MOVED_ALIKE = "a move never overwrites a note: choose another name"
 _log = logging.getLogger("notewell.notes")
 _NO_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS)  # ENOSYS: FUSE without link
 LATE_APPENDS = 5  # how often lines another program appends late are appended again (_append_late)
+_SET_LEASE: int | None = getattr(fcntl, "F_SETLEASE", None)  # Linux alone (_open_for_writing)
+_SET_SIGNAL: int = getattr(fcntl, "F_SETSIG", 10)
 
 
 class ChangedOnDisk(Exception):
@@ -69,15 +79,22 @@ class ChangedOnDisk(Exception):
     meanwhile. Nothing was written."""
 
 
+class HeldOpen(ChangedOnDisk):
+    """Another program has the note open for writing: what it writes next would go into the file a rename or a
+    delete takes away, lost. Nothing was written."""
+
+
 @dataclass(frozen=True)
 class _Late:
     """What another program wrote, after a write's check, into the file the write then replaced or removed:
-    ``data``, its bytes (None: over the limit, so not read), ``size``, and ``kept``, a hidden second name of that
-    file (None where the file system has no hard links)."""
+    ``data``, its bytes (None: over the limit, so not read), ``size``, ``kept``, a hidden second name of that
+    file (None where the file system has no hard links), and ``open``: a program has it open for writing still,
+    so that it may write more into it after any look."""
 
     data: bytes | None
     size: int
     kept: str | None
+    open: bool = False
 
 
 class NoteFiles:
@@ -273,14 +290,17 @@ class NoteFiles:
         return late
 
     def _late(self, fd: int, was: bytes, kept: str | None) -> _Late | None:
-        """What the open file ``fd`` holds when it is not ``was``: its bytes, unless it is over ``late_limit``
-        and has a second name (``kept``), which keeps it whole without reading it; None when it is ``was``."""
-        if _holds(fd, was):
+        """What the open file ``fd`` holds when it is not ``was``, or when a program has it open for writing
+        still: its bytes, unless it is over ``late_limit`` and has a second name (``kept``), which keeps it whole
+        without reading it; None when it is ``was`` and nothing can write it any more (looked at in this order: a
+        file with no name but ``kept`` that no program has open for writing can change no more)."""
+        writing = _open_for_writing(fd)
+        if not writing and _holds(fd, was):
             return None
         data = _whole(fd, None if kept is None else self.late_limit + 1)
         if kept is not None and len(data) > self.late_limit:
-            return _Late(None, os.fstat(fd).st_size, kept)
-        return _Late(data, len(data), kept)
+            return _Late(None, os.fstat(fd).st_size, kept, writing)
+        return _Late(data, len(data), kept, writing)
 
     def _keep_late_write(self, folder: int, name: str, late: _Late, was: bytes, mine: bytes | None,
                          rel: str) -> None:
@@ -300,12 +320,13 @@ class NoteFiles:
         """``late``: what another program left, after the check, in the note's file holding ``was`` that this
         write renamed ``mine`` over (None: deleted). Lines it appended are appended to the note as it is now, and
         the write stands. A text over ``late_limit`` is kept beside the note, and the write stands. Any other change
-        (or lines appended to a deleted note) is put back as the note, over ``mine`` only (their file itself, by its
-        second name, so that what they write in it still is the note's), and ChangedOnDisk raised, so that the
-        write is made again over it; should the note hold something else by then, the write stands and their text
-        is kept beside the note."""
+        (or lines appended to a deleted note, or a file a program still has open for writing, which may write more
+        after this look) is put back as the note, over ``mine`` only (their file itself, by its second name, so
+        that what they write in it still is the note's), and ChangedOnDisk raised, so that the write is made again
+        over it (and refused as HeldOpen while they keep it open); should the note hold something else by then, the
+        write stands and their text is kept beside the note (again their file, where they go on writing)."""
         theirs = late.data
-        if theirs is not None and mine is not None and theirs.startswith(was):
+        if theirs is not None and mine is not None and theirs.startswith(was) and not late.open:
             self._append_late(folder, name, theirs[len(was):], rel)
             return
         if theirs is None or len(theirs) > self.late_limit:
@@ -418,9 +439,9 @@ class NoteFiles:
 @contextmanager
 def _holding(folder: int, name: str, was: bytes, rel: str) -> Iterator[int]:
     """The entry ``name`` of ``folder`` opened, while it is a file of exactly the bytes ``was`` (ChangedOnDisk
-    otherwise). The size answers most changes (an append) without reading; an equal size is compared byte for
-    byte, since a rewrite within the same second and of the same size leaves size and mtime alike on some file
-    systems."""
+    otherwise) that no program has open for writing (HeldOpen otherwise). The size answers most changes (an
+    append) without reading; an equal size is compared byte for byte, since a rewrite within the same second and of
+    the same size leaves size and mtime alike on some file systems."""
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=folder)
     except FileNotFoundError:
@@ -432,6 +453,8 @@ def _holding(folder: int, name: str, was: bytes, rel: str) -> Iterator[int]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or not _holds(fd, was):  # a folder, a FIFO made
             raise ChangedOnDisk(rel)  # since the read: no bytes to compare, and the read again says what it is
+        if _open_for_writing(fd):
+            raise HeldOpen(rel)
         yield fd
     finally:
         os.close(fd)
@@ -455,6 +478,25 @@ def _second_name(folder: int, name: str, fd: int, rel: str) -> str | None:
         _unlink_quietly(kept, folder)
         raise ChangedOnDisk(rel)
     return kept
+
+
+def _open_for_writing(fd: int) -> bool:
+    """Whether a program has the file open as ``fd`` open for writing (``fd`` itself is read only), so that what
+    it writes next goes into this file whatever name it has then: Linux refuses a read lease on such a file
+    (EAGAIN). The lease is let go at once: a program opening the file for writing in between waits that long, and
+    the signal that tells the lease holder so is made SIGURG, which a process ignores, not SIGIO, which would end
+    the server. False where it cannot be told: no leases (not Linux, a file system without them, leases turned off)
+    or a file of another user (a lease is its owner's): the look after a rename is then the last one made."""
+    if _SET_LEASE is None:
+        return False
+    try:
+        fcntl.fcntl(fd, _SET_SIGNAL, signal.SIGURG)
+        fcntl.fcntl(fd, _SET_LEASE, fcntl.F_RDLCK)
+    except OSError as err:
+        return err.errno == errno.EAGAIN
+    with suppress(OSError):
+        fcntl.fcntl(fd, _SET_LEASE, fcntl.F_UNLCK)
+    return False
 
 
 def _holds(fd: int, was: bytes) -> bool:

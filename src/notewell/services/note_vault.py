@@ -18,7 +18,8 @@ The note's lock binds Notewell's writers alone: an editor or a script outside ma
 write's read and its rename. put and remove write only over the bytes the write read (note_files.ChangedOnDisk
 otherwise, nothing written), and ``settled`` runs the write's steps again from the read, so the change is applied
 to the note as the other program left it and nothing it wrote is lost; a write that named its version is then
-refused (the version is gone), and a note that keeps changing, WRITE_ATTEMPTS times over, is a Conflict.
+refused (the version is gone), and a note that keeps changing, WRITE_ATTEMPTS times over, is a Conflict, as is
+one another program keeps open for writing all that time (note_files.HeldOpen: its next write would be lost).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
 from notewell.services.line_endings import shown_lines
 from notewell.services.note_diff import VERSION_CHARS, change, version_of
-from notewell.services.note_files import PRIVATE_FOLDER_MODE, ChangedOnDisk, NoteFiles
+from notewell.services.note_files import PRIVATE_FOLDER_MODE, ChangedOnDisk, HeldOpen, NoteFiles
 from notewell.services.note_git import NoteGit
 from notewell.services.note_locks import NoteLocks
 from notewell.services.note_paths import NotePath, check_not_ignored, note_path
@@ -205,11 +206,18 @@ class NoteVault:
     def settled(target: NotePath, attempt: Callable[[], T]) -> T:
         """``attempt()`` (the write's steps from its read of the note, under the note's lock) done again while
         another program changes the note on disk under it (the module's docstring)."""
+        held = False
         for _ in range(WRITE_ATTEMPTS):
             try:
                 return attempt()
+            except HeldOpen:
+                held = True
             except ChangedOnDisk:
-                continue
+                held = False
+        if held:
+            raise Conflict(f"Conflict: {target.vault_path} is open for writing in another program, and what it writes "
+                           "next would be lost were the note replaced now; nothing was written, try again once that "
+                           "program has closed it", field="path")
         raise Conflict(f"Conflict: {target.vault_path} keeps changing on disk ({WRITE_ATTEMPTS} times while this "
                        "write was under way): another program is writing it; nothing was written, try again when it "
                        "is still", field="path")
