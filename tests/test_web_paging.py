@@ -219,3 +219,37 @@ def test_a_page_number_that_is_no_number_is_refused_naming_it(web_url: str, web_
                 text = unescape(answer.text)
                 assert answer.status_code == 400, (url, bad[:20], answer.status_code)
                 assert f"{field}: " in text and f"leave {field} out for the first page" in text, (url, bad[:20])
+
+
+def test_the_audit_log_is_paged_with_its_filters_kept(served: tuple[Runtime, str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """/admin/audit showed the newest 200 entries ("at most 200") and no way to older ones, having read every entry
+    of the period to filter them."""
+    rt, base = served
+    monkeypatch.setattr(admin, "AUDIT_SHOWN", 3)
+    root = rt.authentication.acting_as(ADMIN)
+    for n in range(7):
+        rt.administration.add_user(root, f"audited{n}@example.com", "member")
+        rt.administration.add_user(LOCAL_OWNER, f"other{n}@example.com", "member")  # another actor: filtered out
+    expected = [e.target for e in reversed(rt.store.audit.list_since())
+                if e.action.startswith("user.") and e.user_id == root.user_id]
+    assert len(expected) == 7
+    whole: list[Any] = []
+    paged: list[Any] = []
+    recording(monkeypatch, rt.store.audit, "list_since", whole)
+    recording(monkeypatch, rt.store.audit, "newest", paged)
+    with sign_in(base, ADMIN) as client:
+        first = "/admin/audit?action=user.&user=ROOT%40example.com"
+        seen = walk(client, first, lambda html: [unescape(t) for t in re.findall(
+            r'<td data-label="Target">([^<]*)</td>', html)], "entries")
+        assert seen == expected and not whole and {args[3] for args in paged} == {4}, (seen, whole, paged)
+        second = client.get(f"{first}&page=2").text
+        assert ('href="/admin/audit?action=user.&amp;user=ROOT%40example.com&amp;since=7d" rel="prev">Newer entries'
+                in second)
+        past = client.get(f"{first}&page=100").text
+        assert "No entries past the newest 297." in past and 'rel="next"' not in past and 'rel="prev"' not in past
+        assert 'href="/admin/audit?action=user.&amp;user=ROOT%40example.com&amp;since=7d">Newest entries' in past
+        for url, said in (("/admin/audit?action=a%00b", "action: contains a NUL character"),
+                          ("/admin/audit?user=nobody%40example.com", "user: no user with email nobody@example.com")):
+            refused = client.get(url)
+            assert refused.status_code == 200 and said in unescape(refused.text), url

@@ -430,6 +430,24 @@ class Administration:
         self.authorization.authorize(p, "access:manage")
         return self.audit.entries.list_since(since, limit)
 
+    def audit_page(self, p: Principal, since: str | None, limit: int, offset: int, *, action: str = "",
+                   email: str = "") -> list[AuditEntry]:
+        """A page of the entries at or after ``since``, newest first, ``limit`` from the ``offset``-th, of the actions
+        starting with ``action`` (case and all) and of the user ``email`` names ("" for any); the store reads the
+        page's rows alone. An email of no user is NotFound naming ``user``, the field the audit page filters by."""
+        self.authorization.authorize(p, "access:manage")
+        if "\x00" in action:
+            raise InvalidArgument("action", "contains a NUL character (\\x00); remove it")
+        user = self.identity.user_by_email(email) if email.strip() and "\x00" not in email else None
+        if email.strip() and user is None:
+            raise NotFound(f"no user with email {email.strip()}", field="user")
+        return self.audit.entries.newest(since, action, user.id if user else None, limit, offset)
+
+    def users_by_id(self, p: Principal, user_ids: Sequence[str]) -> dict[str, User]:
+        """The users of these ids, by id, in one read (those a page of the audit log names)."""
+        self.authorization.authorize(p, "access:manage")
+        return self.identity.users_by_id(user_ids)
+
 def _handle_from_email(email: str) -> str:
     local = re.sub(r"[^a-z0-9_-]+", "-", email.split("@")[0].lower()).strip("-_")
     return local[:32] or "user"

@@ -204,6 +204,8 @@ class AuditRepository(Protocol):
     def append(self, at: str, user_id: str, token_id: str | None, action: str, target: str,
                detail: dict[str, object] | None = None) -> AuditEntry: ...
     def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
+    def newest(self, since: str | None, action: str, user_id: str | None, limit: int,
+               offset: int) -> list[AuditEntry]: ...  # a page, newest first, filtered (store/shared/audit.py)
 
 
 class JournalRepository(Protocol):

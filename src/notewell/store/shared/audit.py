@@ -71,6 +71,28 @@ class SqlAudit:
         with self.sql.reading() as conn:
             return [_entry(r) for r in conn.execute(sql, params).fetchall()]
 
+    def newest(self, since: str | None, action: str, user_id: str | None, limit: int,
+               offset: int) -> list[AuditEntry]:
+        """A page of the entries at or after ``since`` whose action starts with ``action`` (case and all; "" for any)
+        and, unless None, whose actor is ``user_id``: newest first, ``limit`` of them from the ``offset``-th (a page
+        reads its own rows alone)."""
+        where: list[str] = []
+        params: list[Any] = []
+        if since is not None:
+            where.append("at >= ?")
+            params.append(since)
+        if action:  # not LIKE: SQLite's ignores ASCII case, and _ and % would need escaping
+            where.append("substr(action, 1, ?) = ?")
+            params += [len(action), action]
+        if user_id is not None:
+            where.append("user_id = ?")
+            params.append(user_id)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        with self.sql.reading() as conn:
+            return [_entry(r) for r in conn.execute(
+                f"SELECT {AUDIT_COLUMNS} FROM audit_log{clause} ORDER BY id DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset]).fetchall()]
+
 
 def _entry(row: Sequence[Any]) -> AuditEntry:
     return AuditEntry(id=row[0], at=row[1], user_id=row[2], token_id=row[3], action=row[4], target=row[5],

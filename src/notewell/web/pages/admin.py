@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -15,7 +16,7 @@ from starlette.routing import Route
 from notewell.access.principal import Principal
 from notewell.access.token_secrets import since_from
 from notewell.errors import InvalidArgument, NotewellError, NotFound
-from notewell.records.identity import GRANT_LEVELS, ROLES
+from notewell.records.identity import GRANT_LEVELS, ROLES, AuditEntry
 from notewell.web.paging import numbered, pages
 from notewell.web.render import page
 from notewell.web.session import (
@@ -243,27 +244,32 @@ async def revoke_token(request: Request) -> Response:
 
 
 async def audit_page(request: Request) -> Response:
+    """A page of the audit log, newest first, AUDIT_SHOWN a page (``?page=N``, the filters kept in its links); the
+    store reads that page alone (one entry more, to know whether older follow), and the users it names."""
     p = await _manager(request)
     access = services(request).administration
     action = request.query_params.get("action", "")[:100]
     user_filter = request.query_params.get("user", "")[:320]
     since = request.query_params.get("since", "")[:40] or AUDIT_DEFAULT_SINCE
+    number = page_number(request)
     error = ""
-    entries: list[Any] = []
-    users = await call(access.users, p)
-    emails = {u.id: u.email for u in users}
+    found: list[AuditEntry] = []
     try:
-        since_iso = since_from(since, field="since")
-        user_ids = {u.id for u in users if u.email.lower() == user_filter.strip().lower()} if user_filter else None
-        if user_ids == set():
-            raise NotFound(f"user: no user with email {user_filter.strip()}")
-        found = await call(access.audit_log, p, since_iso)
-        entries = [e for e in reversed(found)
-                   if e.action.startswith(action) and (user_ids is None or e.user_id in user_ids)][:AUDIT_SHOWN]
+        found = await call(access.audit_page, p, since_from(since, field="since"), AUDIT_SHOWN + 1,
+                           (number - 1) * AUDIT_SHOWN, action=action, email=user_filter)
     except NotewellError as exc:
         error = str(exc)
-    return page(request, "admin/audit.html", p, title="Audit log", entries=entries, emails=emails, action=action,
-                user_filter=user_filter, since=since, error=error, limit=AUDIT_SHOWN)
+    entries = found[:AUDIT_SHOWN]
+    users = await call(access.users_by_id, p, [e.user_id for e in entries])
+    filters = {name: value for name, value in (("action", action), ("user", user_filter), ("since", since)) if value}
+
+    def on_page(n: int) -> str:
+        return "/admin/audit?" + urlencode({**filters, **({"page": n} if n > 1 else {})})
+
+    return page(request, "admin/audit.html", p, title="Audit log", entries=entries,
+                emails={i: u.email for i, u in users.items()}, action=action, user_filter=user_filter, since=since,
+                error=error, limit=AUDIT_SHOWN,
+                **pages(on_page, number, AUDIT_SHOWN, len(entries), len(found) > AUDIT_SHOWN))
 
 
 ROUTES = [
