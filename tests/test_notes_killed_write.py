@@ -35,13 +35,12 @@ main()
 """
 
 
-def killed_write(vault: Path) -> tuple[list[Path], int]:
-    """`notewell note write` over apollo/plan.md killed at its rename: what it left, and its process id."""
+def killed(vault: Path, *command: str) -> int:
+    """`notewell <command>` killed at its first rename of a temporary file: its process id."""
     base = ["--vault", str(vault)]
     assert run_cli("index", *base).exit_code == 0
-    proc = subprocess.Popen([sys.executable, "-c", BLOCKED_RENAME, "note", "write", "apollo/plan.md", "# Mine\n",
-                             "--overwrite", *base], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", BLOCKED_RENAME, *command, *base], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "READY\n"
         proc.send_signal(signal.SIGKILL)
@@ -50,12 +49,18 @@ def killed_write(vault: Path) -> tuple[list[Path], int]:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    return proc.pid
+
+
+def killed_write(vault: Path) -> tuple[list[Path], int]:
+    """`notewell note write` over apollo/plan.md killed at its rename: what it left, and its process id."""
+    pid = killed(vault, "note", "write", "apollo/plan.md", "# Mine\n", "--overwrite")
     folder = vault / "apollo"
     # the new text, and the note's second name the write holds across its rename (note_files._second_name)
     left = sorted(p for p in folder.iterdir() if p.name.startswith(NOTE_TEMP_PREFIX))
     assert sorted(p.read_text() for p in left) == ["# Mine\n", "# Plan\n"]
     assert (folder / "plan.md").read_text() == "# Plan\n"
-    return left, proc.pid
+    return left, pid
 
 
 def test_a_killed_writes_temporary_file_is_removed_by_the_next_index(tmp_path: Path,
@@ -107,3 +112,27 @@ def test_a_server_removes_a_killed_writes_temporary_files_as_it_starts(tmp_path:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_killed_deletes_temporary_file_in_the_trash_is_removed_by_the_next_index(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`notewell note delete` killed at the rename of its copy into the trash (.notewell/trash/<id>/<path>): the scan
+    passes over the hidden .notewell folder, so that temporary file stayed there for ever."""
+    vault = make_vault(tmp_path, {"apollo/plan.md": "# Plan\n"})
+    pid = killed(vault, "note", "delete", "apollo/plan.md")
+    left = [p for p in (vault / ".notewell/trash").rglob(f"{NOTE_TEMP_PREFIX}*")]
+    assert [p.read_text() for p in left] == ["# Plan\n"] and left[0].parent.name == "apollo"
+    host = left[0].name[len(NOTE_TEMP_PREFIX):].rsplit("-", 1)[0].split("@", 1)[1]
+    live = left[0].parent / f"{NOTE_TEMP_PREFIX}{os.getpid()}@{host}-{'b' * 16}"  # a live process's write
+    live.write_text("keep\n")
+    older = vault / "apollo" / f"{NOTE_TEMP_PREFIX}{'f' * 16}"  # an earlier version's name: says no process
+    older.write_text("# Older\n")
+    with caplog.at_level(logging.WARNING):
+        done = run_cli("index", "--vault", str(vault))
+    assert done.exit_code == 0, done.output
+    assert not left[0].exists() and live.read_text() == "keep\n" and str(pid) in left[0].name
+    assert older.read_text() == "# Older\n"
+    assert run_cli("search", "Older", "--vault", str(vault)).output == "No results for 'Older'\n"
+    assert (vault / "apollo/plan.md").read_text() == "# Plan\n"  # killed before the note was touched
+    rel = left[0].relative_to(vault)
+    assert f"files=1 paths={rel}" in caplog.text, caplog.text

@@ -22,6 +22,7 @@ DEFAULT_FILE_TYPES: tuple[str, ...] = (
 )
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 INDEX_DIR_NAME = ".notewell"
+TRASH_DIR_NAME = "trash"  # in INDEX_DIR_NAME: a deleted note's bytes, at <trash id>/<vault path>
 CONFIG_FILE_NAME = "notewell.toml"
 
 

@@ -25,12 +25,12 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.config import INDEX_DIR_NAME, TRASH_DIR_NAME, Settings
 from notewell.log_lines import line
 from notewell.paths import composed
 from notewell.records.documents import BrainRecord, DocKey, DocState, DocumentInput, SkippedRecord, brain_id
 from notewell.records.links import LinkInput
-from notewell.scratch_files import remove_stale_note_temps
+from notewell.scratch_files import note_temps_below, remove_stale_note_temps
 from notewell.store.base import DocumentWriter, Store
 from notewell.vault.link_resolution import Resolver
 from notewell.vault.meeting_sync import MeetingItems
@@ -372,10 +372,14 @@ class _Writing:
             self.writer.set_skipped([*kept, *self.skipped])
 
 
-def _remove_killed_writes(settings: Settings, scan: ScanResult) -> None:
+def _remove_killed_writes(settings: Settings, scan: ScanResult, only: Subtrees) -> None:
     """The temporary files that note writes killed before their rename left among the hidden entries the scan
-    passed over, removed (scratch_files.remove_stale_note_temps), said in the log and left out of the report."""
+    passed over, removed (scratch_files.remove_stale_note_temps), said in the log and left out of the report; with
+    the whole vault, also those a delete killed as it copied the note into the trash left there, below the index
+    folder the scan never enters."""
     hidden = [item.path for item in scan.left_out if item.detail == "hidden" and not item.path.endswith("/")]
+    if only.everything:
+        hidden += note_temps_below(settings.vault, f"{INDEX_DIR_NAME}/{TRASH_DIR_NAME}")
     removed = set(remove_stale_note_temps(settings.vault, hidden)) if hidden else set()
     if removed:
         _log.warning(line("index.removed", what="the temporary files of note writes killed before their rename",
@@ -403,7 +407,7 @@ def sync(
     racy_from = time.time_ns() - RACY_WINDOW_NS
     scan = scan_vault(settings.vault, settings.file_types, settings.max_file_bytes,
                       exclude=(settings.vault / INDEX_DIR_NAME,), only=only)
-    _remove_killed_writes(settings, scan)
+    _remove_killed_writes(settings, scan, only)
     report = IndexReport(symlinks=scan.symlinks)
     skipped = [SkippedRecord(s.project, s.path, s.size, s.reason) for s in scan.skipped]
     done = 0

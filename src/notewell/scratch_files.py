@@ -8,9 +8,10 @@ for another machine (a folder shared over the network), or whose process lives (
 that took the pid since), is never touched: nothing here can tell whether it is still being written.
 
 A note write's temporary file (services/note_files.py) is named so too, ``.notewell-write-<pid>@<host>-<hex>``, in
-the note's own folder: a write killed between writing it and renaming it over the note leaves it in the vault. A
-scan of the vault (indexer.py) removes those of this machine whose process is gone, and only regular files of the
-server's own user under exactly that name: a user's file named alike but otherwise is never touched.
+the note's own folder (a delete's copy into the trash, .notewell/trash/<id>/<path>, is written so too): a write
+killed between writing it and renaming it over the note leaves it in the vault. A scan of the vault (indexer.py)
+removes those of this machine whose process is gone, and only regular files of the server's own user under exactly
+that name: a user's file named alike but otherwise is never touched.
 """
 
 from __future__ import annotations
@@ -53,6 +54,24 @@ def scratch_folder(parent: Path, prefix: str) -> tempfile.TemporaryDirectory[str
 def note_temp_name() -> str:
     """A new name for a note write's temporary file: ``.notewell-write-<pid>@<host>-<16 hex digits>``."""
     return f"{NOTE_TEMP_PREFIX}{_tag()}-{secrets.token_hex(8)}"
+
+
+def note_temps_below(vault: Path, folder: str) -> list[str]:
+    """The entries below the vault's ``folder`` (vault-relative, as is each found) named as a note write's
+    temporary files are (NOTE_TEMP_PREFIX), which remove_stale_note_temps then judges: every folder below it
+    walked, on a list (a trashed note may be 1,000 folders deep), never through a symlink; best effort, a folder
+    that cannot be read is passed over."""
+    found: list[str] = []
+    folders = [folder]
+    while folders:
+        at = folders.pop()
+        with suppress(OSError), os.scandir(vault / at) as entries:
+            for entry in entries:
+                if entry.name.startswith(NOTE_TEMP_PREFIX):
+                    found.append(f"{at}/{entry.name}")
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(f"{at}/{entry.name}")
+    return sorted(found)
 
 
 def remove_stale_note_temps(vault: Path, paths: Iterable[str]) -> list[str]:

@@ -35,7 +35,7 @@ from typing import TypeVar
 
 from notewell.access.audit import AuditTrail
 from notewell.access.principal import Principal
-from notewell.config import INDEX_DIR_NAME, Settings
+from notewell.config import INDEX_DIR_NAME, TRASH_DIR_NAME, Settings
 from notewell.errors import Conflict, InvalidArgument, VersionConflict
 from notewell.records.journal import JournalAction, JournalEntry
 from notewell.services.indexing import IndexingService
@@ -51,7 +51,6 @@ from notewell.timestamps import now_iso
 
 T = TypeVar("T")
 _VERSION = re.compile(f"^[0-9a-f]{{{VERSION_CHARS}}}$")
-TRASH_FOLDER = "trash"  # in .notewell/: a deleted note's bytes, at <trash id>/<vault path>
 LOCKS_FOLDER = "locks"
 WRITE_ATTEMPTS = 5  # how often a write reads the note again when another program changed it under the write
 
@@ -245,7 +244,7 @@ class NoteVault:
 
     def remove(self, write: Write, target: NotePath, before: bytes) -> NoteChange:
         """Delete the note, its bytes kept in the trash and the journal."""
-        folder = f"{TRASH_FOLDER}/{secrets.token_hex(6)}"
+        folder = f"{TRASH_DIR_NAME}/{secrets.token_hex(6)}"
         trash = f"{folder}/{target.vault_path}"
         NoteFiles(self._index_folder(), self.max_bytes, private=True).write(trash, before, field="path")
         try:
@@ -267,7 +266,7 @@ class NoteVault:
         with suppress(OSError):
             copy.unlink()
             folder = copy.parent
-            while folder != index / TRASH_FOLDER:
+            while folder != index / TRASH_DIR_NAME:
                 folder.rmdir()  # only empty: another copy's folders stay
                 folder = folder.parent
 
