@@ -34,6 +34,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from notewell.errors import ConfigError, InvalidArgument, file_refusal
 from notewell.scratch_files import part_path, remove_stale_parts
 from notewell.store.interrupts import interrupts_held
+from notewell.store.postgres import word_totals
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
 from notewell.store.shared.backups import PG_DUMP_MAGIC, SqlBackups, refuse_the_other_backends
@@ -246,6 +247,7 @@ class PostgresBackups(SqlBackups):
                     while chunk := script.stdout.read(1 << 16):
                         psql.stdin.write(chunk)
                     if script.wait(timeout=TOOL_TIMEOUT_S) == 0:
+                        psql.stdin.write(word_totals.RESTORED.encode())
                         psql.stdin.write(f"\\echo {_SCRIPT_RUN}\n".encode())
                         psql.stdin.flush()
                         if _SCRIPT_RUN.encode() in psql.stdout.readline():  # a Ctrl-C while it runs still counts

@@ -44,11 +44,14 @@ LATER: list[Migration] = [
 
 # Each piece's length in words and the pieces' totals (word_totals.py), for FTS5's bm25 (word_rank.py): a
 # component of its own, since the brain's own steps are numbered across both backends (brain_schema.py).
-SESSION_WORD_RANK: list[Migration] = [(
-    "ALTER TABLE brain_session_words ADD COLUMN word_count integer GENERATED ALWAYS AS"
-    " (notewell_word_count(words)) STORED",
-    *word_totals.kept("brain_session_words"),
-)]
+SESSION_WORD_RANK: list[Migration] = [
+    (
+        "ALTER TABLE brain_session_words ADD COLUMN word_count integer GENERATED ALWAYS AS"
+        " (notewell_word_count(words)) STORED",
+        *word_totals.kept("brain_session_words"),
+    ),
+    word_totals.logged("brain_session_words"),  # each piece's change logged (word_totals.py)
+]
 
 
 def session_words(body: str) -> str:

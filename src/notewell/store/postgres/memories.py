@@ -104,6 +104,9 @@ MIGRATIONS: list[Migration] = [
                 ELSE cardinality(positions) END), 0)::integer FROM unnest(v)$$
         """,
     ),
+    # Each change of a counted memory's words logged by the same trigger (word_totals.py), so that a search
+    # brings a word's count of memories to its own snapshot from the changes since, without counting it again.
+    (*word_totals.LOG, *word_totals.logged("memories")),
 ]
 
 # random_page_cost for the search statement: the usual setting for data in memory or on SSD.

@@ -39,9 +39,6 @@ B = 0.75
 MEMORY_FIELDS = {"A": 4.0, "B": 2.0, "D": 1.0}  # title; tags and path; content (SQLite's BM25_WEIGHTS)
 ONE_FIELD = {"A": 1.0}  # a session's piece of text: FTS5's default weight
 
-Changes = tuple[int, int]
-"""A word index's version: ``word_totals``' oid and the sum of its ``changes``."""
-
 Positions = Mapping[str, tuple[Sequence[int], str]]
 """A row's positions of the query's lexemes: lexeme -> (its positions, their weights, one letter each)."""
 
@@ -208,43 +205,63 @@ class Scorer:
         return f
 
 
+@dataclass(frozen=True)
+class Counted:
+    """How many rows held a phrase in a snapshot (``pg_current_snapshot()``'s text: ``xmin:xmax:xip,...``)."""
+
+    rows: int
+    snapshot: str
+
+    @property
+    def xmin(self) -> int:
+        return int(self.snapshot.split(":", 1)[0])
+
+
+NO_LOG = 2**64  # the log's start when a store has none (made by a version before it)
+
+
 class Ranker:
     """One word index's searches ranked by bm25, as a store of one database runs them.
 
-    It keeps, for this process, how many rows hold each phrase it counted, while the index does not change: the
-    sum of ``word_totals.changes`` only grows, so a search asks the database to count only the phrases not counted
-    at the sum it last saw, and reads the sum in the same statement; a different sum (a write since), and every
-    phrase is counted again in that statement's snapshot. One round trip a search when nothing was written.
-    The sum is kept with ``word_totals``' own oid: a restore makes the table again, its sum the backup's, lower
-    than the one kept, and writes after it could bring it back to the one kept over other rows.
+    It keeps, for this process, how many rows held each phrase it counted, with the snapshot of that count. A
+    later search asks the database to count only the phrases it never counted, and brings each kept count to its
+    own snapshot by the changes logged since (word_totals.py: the rows' words that started or stopped counting in
+    transactions the kept snapshot did not see and this one does), in the same statement: one round trip, a few
+    log rows read instead of every matching row. A kept count whose snapshot is older than the log's start (it
+    was trimmed, or a load started it anew) is counted again. The counts are kept with ``word_totals``' own oid:
+    a restore makes the tables again.
     """
 
-    KEPT_MAX = 4096  # phrases kept at most (they are all let go when the index changes)
+    KEPT_MAX = 4096  # phrases kept at most (all let go when more are counted)
 
     def __init__(self, table: str, fields: Mapping[str, float], live: str = "TRUE") -> None:
         self.table = table
         self.fields = fields
         self.live = live  # the condition a row of ``table`` called x counts under
         self._lock = threading.Lock()
-        self._changes: Changes = (-1, -1)
-        self._hits: dict[tuple[str, str], int] = {}
+        self._oid = -1
+        self._hits: dict[tuple[str, str], Counted] = {}
 
     def ranked(self, conn: psycopg.Connection[Any], column: str, phrases: Sequence[Phrase],
                matching: sql.Composable, params: Sequence[Any]) -> list[tuple[int, float]]:
         """The rows ``matching`` finds (a subquery naming ``(key, word_count, vector)``, its ``params``), each with
         its bm25 over ``column``, best first, then the larger key first (as SQLite orders)."""
         queries = [p.tsquery() for p in phrases]
-        changes, known = self._known(column)
+        wanted = list(dict.fromkeys(q for q in queries if q))
+        oid, known = self._known(column, wanted)
         while True:
-            asked = list(dict.fromkeys(q for q in queries if q and q not in known))
-            rows = conn.execute(self._window(column, asked, matching), params, prepare=False).fetchall()
+            asked = [q for q in wanted if q not in known]
+            rows = conn.execute(self._window(column, asked, known, matching), params, prepare=False).fetchall()
             totals_row = next(r for r in rows if r[0] is None)
-            now = (int(totals_row[7]), int(totals_row[5]))
-            if now == changes or not known:
+            now_oid, snapshot = int(totals_row[7]), str(totals_row[8])
+            since = int(totals_row[9]) if totals_row[9] is not None else NO_LOG  # no log: nothing kept holds
+            stale = [q for q, c in known.items() if now_oid != oid or c.xmin < since]
+            if not stale:
                 break
-            known, changes = {}, now  # written since: what was kept may be of another index than this snapshot's
-        counted = {**known, **dict(zip(asked, (int(h) for h in totals_row[6]), strict=True))}
-        self._keep(now, column, counted)
+            oid, known = now_oid, {q: c for q, c in known.items() if q not in stale}  # counted again
+        counted = {**{q: c.rows + int(d) for (q, c), d in zip(known.items(), totals_row[6] or (), strict=True)},
+                   **dict(zip(asked, (int(h) for h in totals_row[5] or ()), strict=True))}
+        self._keep(now_oid, column, {q: Counted(n, snapshot) for q, n in counted.items()})
         window = [r for r in rows if r[0] is not None]
         if not window:
             return []
@@ -256,29 +273,44 @@ class Ranker:
         out.sort(key=lambda r: (-r[1], -r[0]))
         return out
 
-    def _known(self, column: str) -> tuple[Changes, dict[str, int]]:
-        """The index's ``changes`` last seen, and the rows of each phrase counted at it."""
+    def _known(self, column: str, wanted: Sequence[str]) -> tuple[int, dict[str, Counted]]:
+        """The oid of ``word_totals`` the kept counts are of, and those of the ``wanted`` phrases."""
         with self._lock:
-            return self._changes, {q: n for (c, q), n in self._hits.items() if c == column}
+            return self._oid, {q: c for q in wanted if (c := self._hits.get((column, q))) is not None}
 
-    def _keep(self, changes: Changes, column: str, counted: Mapping[str, int]) -> None:
+    def _keep(self, oid: int, column: str, counted: Mapping[str, Counted]) -> None:
         with self._lock:
-            if changes[0] == self._changes[0] and changes[1] < self._changes[1]:
-                return  # another search saw a later index
-            if changes != self._changes or len(self._hits) + len(counted) > self.KEPT_MAX:
-                self._changes, self._hits = changes, {}
-            self._hits.update(((column, q), n) for q, n in counted.items())
+            if oid != self._oid or len(self._hits) + len(counted) > self.KEPT_MAX:
+                self._oid, self._hits = oid, {}
+            self._hits.update(((column, q), c) for q, c in counted.items())
 
-    def _window(self, column: str, asked: Sequence[str], matching: sql.Composable) -> sql.Composed:
-        """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, its ``changes``,
-        the rows holding each ``asked`` phrase and word_totals' oid, then each row ``matching`` finds: its key, its
-        length and its tsvector as text."""
+    def _window(self, column: str, asked: Sequence[str], known: Mapping[str, Counted],
+                matching: sql.Composable) -> sql.Composed:
+        """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, the rows holding
+        each ``asked`` phrase, each ``known`` phrase's change since its count, word_totals' oid, the snapshot and
+        the log's start, then each row ``matching`` finds: its key, its length and its tsvector as text."""
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
                 sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
             for q in asked)
+        changes: sql.Composable = sql.SQL("NULL::bigint[]")
+        if known:
+            since = [sql.SQL("c.xid >= pg_snapshot_xmin(CAST({s} AS pg_snapshot))"
+                             " AND NOT pg_visible_in_snapshot(c.xid, CAST({s} AS pg_snapshot))").format(
+                                 s=sql.Literal(c.snapshot)) for c in known.values()]
+            changes = sql.SQL(
+                "(SELECT ARRAY[{sums}]::bigint[] FROM word_changes c WHERE c.word_index = {table} AND c.xid >= "
+                "CAST({oldest} AS xid8))").format(
+                sums=sql.SQL(", ").join(
+                    sql.SQL("coalesce(sum(c.delta) FILTER (WHERE {since} AND c.{column} @@ CAST({q} AS tsquery)), 0)")
+                    .format(since=s, column=sql.Identifier(column), q=sql.Literal(q))
+                    for s, q in zip(since, known, strict=True)),
+                table=sql.Literal(self.table), oldest=sql.Literal(str(min(c.xmin for c in known.values()))))
         return sql.SQL(
-            "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), sum(changes),"
-            " ARRAY[{hits}]::bigint[], min(tableoid)::bigint FROM word_totals WHERE word_index = {table}"
-            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL, NULL FROM ({matching}) w"
-        ).format(hits=hits, table=sql.Literal(self.table), matching=matching)
+            "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), ARRAY[{hits}]::bigint[],"
+            " {changes}, min(tableoid)::bigint, pg_current_snapshot()::text,"
+            " (SELECT since FROM word_changes_kept WHERE word_index = {table})::text"
+            " FROM word_totals WHERE word_index = {table}"
+            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+            " FROM ({matching}) w"
+        ).format(hits=hits, changes=changes, table=sql.Literal(self.table), matching=matching)

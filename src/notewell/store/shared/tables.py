@@ -56,6 +56,9 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "kea_budget": "what this store's KEA spent on its language model each day: the target keeps its own count",
     "word_totals": "how many rows each word index holds and their words (PostgreSQL), kept by a trigger as they "
                    "are loaded",
+    "word_changes": "the recent changes of each word index's rows (PostgreSQL), logged by a trigger: a load "
+                    "starts it anew",
+    "word_changes_kept": "from which transaction on the log of word index changes is whole (PostgreSQL)",
 }
 SCRUBBED_AFTER_LOAD = (*TYPED_KEYS_DROPPED, TYPED_TARGETS_NAME_NO_ONE)
 """What an earlier version kept of text typed at a failed sign-in, dropped from what a load brings (its

@@ -1,0 +1,139 @@
+"""A PostgreSQL store keeps each phrase's count of rows across writes (word_rank.Ranker, word_totals.py's log of
+changes): a later search brings a kept count to its own snapshot by the changes logged since, instead of counting
+the phrase's rows again, and ranks as SQLite does after the same writes: writes of another server, a write in
+flight while a count was taken, a count older than the log's start (trimmed, or started anew by a restore)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from conftest import run_cli
+from notewell.store import Store, open_store
+from notewell.store.postgres import word_rank, word_totals
+from test_word_rank import NOW, _answers, _memory, _queries, _same
+
+
+@pytest.fixture()
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The phrases each search asked the database to count (the rest were kept)."""
+    seen: list[list[str]] = []
+    window = word_rank.Ranker._window
+
+    def spied(self: word_rank.Ranker, column: str, asking: Sequence[str], *rest: Any) -> Any:
+        seen.append(list(asking))
+        return window(self, column, asking, *rest)
+    monkeypatch.setattr(word_rank.Ranker, "_window", spied)
+    return seen
+
+
+@pytest.fixture()
+def stores(pg_url: str, tmp_path: Path) -> Iterator[tuple[Store, Store, Store]]:
+    """SQLite, a PostgreSQL store that searches and another on the same database, each with the same 60
+    memories; the searching one has counted the queries' phrases."""
+    lite, served, other = open_store(str(tmp_path / "index.db")), open_store(pg_url), open_store(pg_url)
+    try:
+        for store in (lite, served):
+            rng = random.Random(11)
+            for i in range(60):
+                store.memories.add(_memory(i, rng, "apollo"))
+        yield lite, served, other
+    finally:
+        for store in (lite, served, other):
+            store.close()
+
+
+QUERIES = _queries(random.Random(5))[:20]
+
+
+def _writes(*on: Store, first: int = 60, count: int = 20) -> None:
+    for store in on:
+        rng = random.Random(first)
+        for i in range(first, first + count):
+            store.memories.add(_memory(i, rng, "apollo"))
+        store.memories.forget("mem_0004", "u1", "test", NOW)
+
+
+def test_another_servers_writes_are_added_to_the_kept_counts_without_counting_again(
+        stores: tuple[Store, Store, Store], asked: list[list[str]]) -> None:
+    lite, served, other = stores
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)
+    assert any(asked)  # counted once
+    asked.clear()
+    _writes(lite, other)
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)
+    assert asked and not any(asked)  # every count brought up to date from the log
+
+
+def test_a_write_in_flight_while_a_count_is_kept_is_added_once_it_commits(
+        stores: tuple[Store, Store, Store], pg_url: str) -> None:
+    lite, served, _ = stores
+    _answers(served, QUERIES)
+    with psycopg.connect(pg_url) as conn:  # a transaction: the forget commits below
+        conn.execute("UPDATE memories SET deleted_at = %s, deleted_by = 'u1', delete_reason = 'test'"
+                     " WHERE ref IN ('mem_0004', 'mem_0007')", (NOW,))
+        _answers(served, QUERIES)  # the counts kept again, in a snapshot where the forget is in flight
+        conn.commit()
+    for ref in ("mem_0004", "mem_0007"):
+        lite.memories.forget(ref, "u1", "test", NOW)
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)
+
+
+def test_a_count_older_than_the_logs_start_is_counted_again(
+        stores: tuple[Store, Store, Store], pg_url: str, asked: list[list[str]]) -> None:
+    lite, served, other = stores
+    _answers(served, QUERIES)
+    _writes(lite, other)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as a load or a restore does: the log starts after it
+        conn.execute(word_totals.RESTORED)
+    asked.clear()
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)
+    assert any(asked)
+
+
+def test_the_trigger_trims_its_log_and_the_counts_it_leaves_behind_are_counted_again(
+        stores: tuple[Store, Store, Store], pg_url: str) -> None:
+    lite, served, other = stores
+    _answers(served, QUERIES)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for _ in range(word_totals.KEPT_XIDS + 10):  # transaction ids pass: the 60 memories' changes are old
+            conn.execute("SELECT pg_current_xact_id()")
+        conn.execute("UPDATE word_totals SET changes = %s", (word_totals.TRIM_EVERY - 1,))  # the next write trims
+        before = conn.execute("SELECT since::text::bigint FROM word_changes_kept WHERE word_index = 'memories'"
+                              ).fetchone()
+        _writes(lite, other, count=3)
+        since = conn.execute("SELECT since::text::bigint FROM word_changes_kept WHERE word_index = 'memories'"
+                             ).fetchone()
+        left = conn.execute("SELECT count(*), count(*) FILTER (WHERE xid::text::bigint < %s) FROM word_changes"
+                            " WHERE word_index = 'memories'", (since[0] if since else 0,)).fetchone()
+    assert before and since and since[0] > before[0]
+    assert left == (4, 0)  # the 3 memories and the forget: the 60 older ones trimmed
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)
+
+
+def test_a_restore_starts_the_log_anew(pg_url: str, tmp_path: Path) -> None:
+    """A backup's log rows (and the start it names) are of the transaction ids of the cluster it was made on: a
+    restore drops them and starts the log after its own transaction."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    store = open_store(pg_url)
+    try:
+        _writes(store, count=5)
+        result = run_cli("backup", str(tmp_path / "store.backup"), "--db", pg_url, "--vault", str(vault))
+        assert result.exit_code == 0, result.output
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            before = conn.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()
+        result = run_cli("restore", str(tmp_path / "store.backup"), "--db", pg_url, "--vault", str(vault),
+                         "--replace")
+        assert result.exit_code == 0, result.output
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            assert conn.execute("SELECT count(*) FROM word_changes").fetchone() == (0,)
+            since = conn.execute("SELECT min(since::text::bigint) FROM word_changes_kept").fetchone()
+        assert before and since and since[0] > before[0]
+    finally:
+        store.close()
