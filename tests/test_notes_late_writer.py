@@ -485,3 +485,71 @@ async def test_a_note_another_program_holds_open_for_writing_is_not_replaced(adm
     assert f"Conflict: {path} {HELD}" in said and note.read_text() == "start\nlogged\n"
     await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
     assert note.read_text() == "start\nlogged\nmine\n"
+
+
+@pytest.mark.parametrize("answer", [errno.EPERM, errno.ENOSYS])
+async def test_a_note_is_moved_where_the_file_system_has_no_hard_links(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, answer: int) -> None:
+    """A move links the note at its new path, then unlinks the old one: where link() is refused (FAT, some network
+    shares: EPERM; a FUSE file system without link: ENOSYS) every move was an internal error. It is a rename that
+    never replaces: a note at the new path is refused as ever, and kept."""
+    name = errno.errorcode[answer]
+    path, new_path, other = (f"handbook/fat-move-{name}{end}.md" for end in ("", "-moved", "-other"))
+    await call(admin, "write_note", {"path": path, "content": "mine\n"})
+    await call(admin, "write_note", {"path": other, "content": "other\n"})
+
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise OSError(answer, os.strerror(answer))
+
+    monkeypatch.setattr(os, "link", no_links)
+    over = await refusal(admin, "move_note", {"path": path, "new_path": other})
+    moved = await call(admin, "move_note", {"path": path, "new_path": new_path})
+    made = await call(admin, "write_note", {"path": path, "content": "again\n"})  # a new note there, no link either
+    monkeypatch.undo()
+    assert f"Conflict: {other} exists already; a move never overwrites a note" in over
+    assert (world.vault / other).read_text() == "other\n" and (world.vault / new_path).read_text() == "mine\n"
+    assert (world.vault / path).read_text() == "again\n" and made["version"]
+    read = await call(admin, "readDoc", {"path": new_path})
+    assert read["version"] == moved["version"]
+    assert not [p for p in (world.vault / "handbook").iterdir() if p.name.startswith(".notewell-write-")]
+
+
+async def test_a_note_made_outside_as_a_new_one_is_written_without_hard_links_is_kept(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where link() is refused, a new note is renamed into place by a rename that never replaces: a file another
+    program makes at its path meanwhile is kept, and the write refused as over an existing note."""
+    path = "handbook/fat-made-outside.md"
+    note = world.vault / path
+
+    def made_then_refused(done: Callable[[], None]) -> None:
+        note.write_text("made outside\n")
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    around(monkeypatch, "link", note.name, 1, made_then_refused)
+    assert "exists already" in await refusal(admin, "write_note", {"path": path, "content": "mine\n"})
+    monkeypatch.undo()
+    assert note.read_text() == "made outside\n"
+    assert not [p for p in note.parent.iterdir() if p.name.startswith(".notewell-write-")]
+
+
+async def test_a_note_made_outside_right_before_the_rename_of_a_new_one_without_hard_links_is_kept(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where link() is refused, a new note was a check that the path is free, then os.replace: a file made between
+    the two was replaced, lost. The rename that never replaces calls no os.replace; should one come, what another
+    program made right before it is kept."""
+    path = "handbook/fat-made-before-rename.md"
+    note = world.vault / path
+
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def made_first(done: Callable[[], None]) -> None:
+        note.write_text("made outside\n")
+        done()
+
+    monkeypatch.setattr(os, "link", no_links)
+    made = around(monkeypatch, "replace", note.name, 1, made_first)
+    result = await admin.call_tool("write_note", {"path": path, "content": "mine\n"})
+    monkeypatch.undo()
+    assert note.read_text() == ("made outside\n" if made else "mine\n"), made
+    assert result.is_error == bool(made)

@@ -29,11 +29,13 @@ can change no more. Opened in between, their file is put back as the note, as a 
 told (_open_for_writing), a write that lands after the last look is not seen.
 
 A move links the note at its new path (which fails if anything is there: a move never overwrites) and then unlinks
-the old one: a late write follows the file there.
+the old one: a late write follows the file there. Where the file system has no hard links (FAT, some network
+shares, FUSE), a new note and a move are a rename that never replaces instead (_rename_new).
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import logging
@@ -406,8 +408,14 @@ class NoteFiles:
                 self._folder(new_parts[:-1], create=True, field=field) as target:
             own = parts[-1] if parts[:-1] == new_parts[:-1] else None  # a rename to its own name in another form
             _refuse_another_form(target, new_parts[-1], field, MOVED_ALIKE, besides=own)
-            os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
-            os.unlink(parts[-1], dir_fd=source)
+            try:
+                os.link(parts[-1], new_parts[-1], src_dir_fd=source, dst_dir_fd=target, follow_symlinks=False)
+            except OSError as err:
+                if err.errno not in _NO_LINKS:
+                    raise
+                _rename_new(source, parts[-1], target, new_parts[-1])  # FAT, FUSE: it was an internal error
+            else:
+                os.unlink(parts[-1], dir_fd=source)
             os.fsync(target)
             os.fsync(source)
 
@@ -562,12 +570,45 @@ def _link_new(folder: int, temp: str, name: str, rel: str) -> None:
     except OSError as err:
         if err.errno not in _NO_LINKS:
             raise
-        try:  # a file system without hard links (FAT, some shares, FUSE): a check, then a rename
-            os.stat(name, dir_fd=folder, follow_symlinks=False)
-        except FileNotFoundError:
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        try:
+            _rename_new(folder, temp, folder, name)
+        except FileExistsError:
+            raise ChangedOnDisk(rel) from None
+
+
+def _find_renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
+    """The C library's renameat2 (glibc 2.28 and later), None without it (not Linux, an older C library)."""
+    try:
+        found = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+    found.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    found.restype = ctypes.c_int
+    return found
+
+
+_RENAMEAT2 = _find_renameat2()
+_RENAME_NOREPLACE = 1  # linux/fs.h
+_NO_NOREPLACE = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP)  # a kernel or file system without it
+
+
+def _rename_new(source: int, name: str, target: int, new_name: str) -> None:
+    """The entry ``name`` of the folder ``source`` renamed ``new_name`` in ``target``, a name nothing may hold
+    (FileExistsError otherwise), where the file system has no hard links to link it there first: in one step where
+    the kernel and the file system can (renameat2 with RENAME_NOREPLACE: Linux, on FAT and most local file systems),
+    else a check, then a rename, which replaces a file made between the two (a FUSE mount or a share without it)."""
+    if _RENAMEAT2 is not None:
+        if _RENAMEAT2(source, os.fsencode(name), target, os.fsencode(new_name), _RENAME_NOREPLACE) == 0:
             return
-        raise ChangedOnDisk(rel) from None
+        failed = ctypes.get_errno()
+        if failed not in _NO_NOREPLACE:
+            raise OSError(failed, os.strerror(failed), new_name)  # EEXIST: FileExistsError
+    try:
+        os.stat(new_name, dir_fd=target, follow_symlinks=False)
+    except FileNotFoundError:
+        os.replace(name, new_name, src_dir_fd=source, dst_dir_fd=target)
+        return
+    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), new_name)
 
 
 def _refuse_another_form(folder: int, name: str, field: str, way_out: str, besides: str | None = None) -> None:
