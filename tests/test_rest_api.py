@@ -352,6 +352,47 @@ def test_a_listed_forgotten_memory_is_readable_where_it_is_listed(rest: RestWorl
     assert problem(rest.get("/memories?path=x", "alice_rw"), 400)["field"] == "path"
 
 
+def walked_tokens(rest: RestWorld, first: str, token: str) -> list[list[str]]:
+    """The ids of each page of GET /me/tokens from ``first`` on, by each answer's next link."""
+    pages: list[list[str]] = []
+    url: str | None = first
+    while url is not None:
+        response = rest.get(url.removeprefix("/api/v1"), token)
+        assert response.status_code == 200, response.text
+        pages.append([t["id"] for t in response.json()["items"]])
+        url = response.json()["next"]
+        assert (response.headers.get("link") is None) == (url is None)
+    return pages
+
+
+def test_ones_own_tokens_are_read_a_page_at_a_time(rest: RestWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /me/tokens read every token of its person (revoked and expired ones stay, without end) to answer a page
+    of them: a page is read alone, oldest first as before, with the next offset in its next link; a narrow token's
+    page of the tokens it reaches is read a batch at a time."""
+    from notewell.access import own_tokens
+
+    identity = rest.runtime.store.identity
+    dave = identity.user_by_email("dave@northwind.test")
+    assert dave is not None
+    minted = {scopes: [rest.runtime.administration.mint_token(LOCAL_OWNER, dave.email, scopes.split(","),
+                                                              name=f"paged {n}").secret for n in range(3)]
+              for scopes in ("knowledge:read,memory:read,memory:write", "memory:read")}
+    wide, narrow = minted["knowledge:read,memory:read,memory:write"][0], minted["memory:read"][0]
+    everything = [t.id for t in identity.tokens(dave.id)]
+    reached = [t.id for t in identity.tokens(dave.id) if t.scopes == ("memory:read",)]
+    whole: list[Any] = []
+    real = identity.tokens
+    monkeypatch.setattr(identity, "tokens", lambda *args: whole.append(args) or real(*args))
+    monkeypatch.setattr(own_tokens, "READ_BATCH", 2, raising=False)
+    pages = walked_tokens(rest, "/me/tokens?limit=2", wide)
+    assert [t for page in pages for t in page] == everything and len(everything) == 6
+    assert [len(page) for page in pages] == [2, 2, 2] and not whole, whole
+    assert [t for page in walked_tokens(rest, "/me/tokens?limit=2", narrow) for t in page] == reached
+    assert not whole and len(reached) == 3
+    past = rest.get("/me/tokens?offset=9007199254740991", wide).json()
+    assert past["items"] == [] and past["next"] is None
+
+
 def test_own_tokens_through_rest(rest: RestWorld) -> None:
     key = {"Idempotency-Key": f"ci-token-{rest.backend}"}
     body = {"scopes": ["memory:read"], "name": "ci job", "expires": "1d"}

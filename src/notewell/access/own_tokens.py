@@ -11,8 +11,9 @@ Another person's token, or a wider one, is answered exactly as a missing one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from itertools import islice
 
 from notewell.access import policy
 from notewell.access.administration import MintedToken, TokenStanding, token_standing
@@ -26,6 +27,8 @@ from notewell.store.base import IdentityRepository
 from notewell.timestamps import now_iso
 
 MAX_NAME_CHARS = 100
+READ_BATCH = 500  # tokens read at a time to find a page of those a narrow token reaches
+TokenPages = Callable[[str | None, int, int], list[TokenRecord]]  # the store's page of a user's tokens, in an order
 OWN_TOKEN_LIMIT = 100
 """At most this many active tokens per person (revoked and expired ones do not count)."""
 
@@ -56,23 +59,42 @@ class OwnTokenService:
         return policy.default_token_scopes(p)
 
     def newest(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
-        """A page of ``list``, newest first: ``limit`` tokens from the ``offset``-th. Where the caller reaches every
-        token of theirs (a signed-in person), the store reads that page's rows alone; a narrower token's page is
-        cut from the tokens it reaches."""
+        """A page of ``list``, newest first: ``limit`` tokens from the ``offset``-th (the web's /settings/tokens)."""
+        return self._page(p, self.identity.tokens_newest, limit, offset)
+
+    def oldest(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
+        """A page of ``list`` as it orders them, oldest first (REST's GET /me/tokens)."""
+        return self._page(p, self.identity.tokens_oldest, limit, offset)
+
+    def _page(self, p: Principal, read: TokenPages, limit: int, offset: int) -> list[TokenStanding]:
+        """``limit`` of the caller's tokens that the calling token reaches, from the ``offset``-th, in ``read``'s
+        order. Where it reaches every token of theirs (a signed-in person, a token of every scope of the role), the
+        store reads that page's rows alone; a narrower token's page is cut from the tokens it reaches, read
+        READ_BATCH at a time (never all at once: revoked and expired tokens stay, without end)."""
         user = self._user(p)
         now = now_iso()
         if policy.reaches_every_own_token(p):
-            tokens = self.identity.tokens_newest(user.id, limit, offset)
+            tokens = read(user.id, limit, offset)
         else:
-            reached = [t for t in reversed(self.identity.tokens(user.id))
-                       if policy.reaches_own_token(p, t.id, t.scopes, t.project_id)]
-            tokens = reached[offset:offset + limit]
+            tokens = list(islice(self._reached(p, read, user.id), offset, offset + limit))
         return [token_standing(t, user, now) for t in tokens]
+
+    @staticmethod
+    def _reached(p: Principal, read: TokenPages, user_id: str) -> Iterator[TokenRecord]:
+        """The user's tokens that p reaches, in ``read``'s order."""
+        at = 0
+        while True:
+            batch = read(user_id, READ_BATCH, at)
+            yield from (t for t in batch if policy.reaches_own_token(p, t.id, t.scopes, t.project_id))
+            if len(batch) < READ_BATCH:
+                return
+            at += READ_BATCH
 
     def list(self, p: Principal) -> list[TokenStanding]:
         """The caller's tokens that the calling token reaches (policy.reaches_own_token), oldest first, revoked
         and expired ones included (never a secret), each with the state and scopes its next call meets (a demoted
-        person's token keeps the scopes minted, but no call of its uses those the role lost)."""
+        person's token keeps the scopes minted, but no call of its uses those the role lost). Whole: the doors
+        read a page of it (``newest``, ``oldest``)."""
         user = self._user(p)
         now = now_iso()
         return [token_standing(t, user, now) for t in self.identity.tokens(user.id)

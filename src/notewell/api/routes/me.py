@@ -13,7 +13,7 @@ from notewell.access.policy import TokenState
 from notewell.access.principal import SCOPES, Principal
 from notewell.api.context import Caller, Services
 from notewell.api.idempotent import IdempotencyKey, create_once
-from notewell.api.paging import Limit, Offset, page, page_model, window
+from notewell.api.paging import Limit, Offset, page, page_model
 from notewell.api.problems import responses
 from notewell.paths import PROJECT_ID_MAX_CHARS
 from notewell.records.identity import TokenRecord
@@ -71,8 +71,8 @@ def me(caller: Caller) -> Any:
             summary="The caller's own tokens, oldest first (never a secret)")
 def my_tokens(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
               offset: Offset = 0) -> Any:
-    items, more = window(svc.own_tokens.list(caller), offset, limit)
-    return page(request, response, [_token(s) for s in items], offset, limit, has_more=more)
+    found = svc.own_tokens.oldest(caller, limit + 1, offset)  # one more: whether a next page follows
+    return page(request, response, [_token(s) for s in found[:limit]], offset, limit, has_more=len(found) > limit)
 
 
 @router.post("/me/tokens", status_code=201, response_model=MintedTokenAnswer,

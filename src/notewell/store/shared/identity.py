@@ -274,10 +274,16 @@ class SqlIdentity:
     def tokens_newest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]:
         """Tokens (one user's, or everyone's) newest first, ``limit`` of them from the ``offset``-th: a page reads
         its own rows alone."""
+        return self._tokens_page(user_id, limit, offset, "created_at DESC, id DESC")
+
+    def tokens_oldest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]:
+        """A page of ``tokens`` as it orders them, oldest first."""
+        return self._tokens_page(user_id, limit, offset, "created_at, id")
+
+    def _tokens_page(self, user_id: str | None, limit: int, offset: int, order: str) -> list[TokenRecord]:
         mine, params = ("WHERE user_id = ? ", [user_id]) if user_id is not None else ("", [])
         return [_token(r) for r in self._all(
-            f"SELECT {TOKEN_COLUMNS} FROM tokens {mine}ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
-            [*params, limit, offset])]
+            f"SELECT {TOKEN_COLUMNS} FROM tokens {mine}ORDER BY {order} LIMIT ? OFFSET ?", [*params, limit, offset])]
 
     def revoke_token(self, token_id: str, at: str) -> bool:
         """Mark the token revoked; False when it is unknown or revoked already."""
