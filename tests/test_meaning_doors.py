@@ -262,6 +262,27 @@ async def test_a_rule_one_common_word_finds_but_unrelated_in_meaning_is_not_inje
     assert not {m["id"] for m in migrations} & set(crowded["bundle"]["injectedIds"]), crowded["bundle"]
 
 
+async def test_a_prompt_sharing_one_common_word_with_a_rule_injects_nothing_at_the_opening(world: Served) -> None:
+    """A prompt unrelated in meaning, found by one shared common word ("clock", similarity 0.08; "Thursday",
+    0.27), was given the rule as relevantKnowledge: weak matches (below 0.30) are not injected at the opening,
+    while a prompt the rule is about still injects it, and brain_retrieve_knowledge still ranks a weak one."""
+    alice = world.tokens["alice"]
+    clock = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Freeze the clock in pricing tests", "type": "reflex"})
+    days = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "reflex"}) for rule in (
+        "Deploy on Tuesdays and Thursdays, never on Fridays", "Rotate the staging credentials every Thursday")]
+    world.embedded()
+    for prompt in ("write a poem about the sea and the clock tower", "book a table for dinner on Thursday"):
+        started = await call(world.mcp, alice, "brain_start_session", {"prompt": prompt})
+        assert "relevantKnowledge" not in started, (prompt, started["relevantKnowledge"])
+    relevant = await call(world.mcp, alice, "brain_start_session", {"prompt": "fix the flaky pricing test"})
+    assert relevant["relevantKnowledge"]["knowledgeIds"] == [clock["id"]], relevant["relevantKnowledge"]
+    when = await call(world.mcp, alice, "brain_start_session", {"prompt": "which weekdays may we deploy on"})
+    assert days[0]["id"] in when["relevantKnowledge"]["knowledgeIds"], when["relevantKnowledge"]
+    asked = await call(world.mcp, alice, "brain_retrieve_knowledge", {"prompt": "book a table for dinner on Thursday"})
+    assert {d["id"] for d in days} <= set(asked["bundle"]["injectedIds"]), asked["bundle"]
+
+
 OPPOSITES_ELSEWHERE = [  # seen merged by an outside probe (cosine 0.84 to 0.88): the second rule was lost
     ("Activer le cache en production", "Désactiver le cache en production"),
     ("Aktiviere den Cache in der Produktion", "Deaktiviere den Cache in der Produktion"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from notewell.services.brain_errors import BrainValidation
+from notewell.services.hybrid import SIMILARITY_FLOOR
 from notewell.services.memory_checks import MAX_TAG_CHARS
 
 RELEVANT_LIMIT = 5
@@ -15,6 +16,12 @@ RELEVANT_LIMIT = 5
 # in 4-byte letters or escaped characters pass 14 KB), so that with its five ids the field stays far below an
 # answer's 32 KB and is never cut: an answer too long is cut in its openActionItems
 RELEVANT_INJECTION_BYTES = 6000
+# brain_start_session's relevantKnowledge: an item whose similarity to the prompt is known is injected only from this
+# similarity, where the calibrated meaning part of its relevance starts to count (hybrid.SIMILARITY_FLOOR,
+# docs/memory.md: "Fusion"). Below it a rule is found by a word it shares with the prompt and little else ("clock"
+# in a poem about a clock tower, 0.08; "Thursday" in a dinner booking, 0.27), and the words part alone, relative to
+# the query's best words match, ranked it high among nothing better
+RELEVANT_SIMILARITY_MIN = SIMILARITY_FLOOR
 RETRIEVE_LIMIT_DEFAULT = 10
 RETRIEVE_LIMIT_MAX = 50
 INJECTION_TOKENS_DEFAULT = 1200

@@ -113,10 +113,16 @@ class RetrievalPart(ScopePart):
                 and known[f.item.ref].brain_project in allowed]
 
     def _retrieve(self, p: Principal, prompt: str, limit: int, max_tokens: int,
-                  projects: list[BrainProject] | None = None, max_bytes: int | None = None) -> Retrieval:
+                  projects: list[BrainProject] | None = None, max_bytes: int | None = None,
+                  least_similar: float | None = None) -> Retrieval:
+        """The best ``limit`` items for ``prompt`` and their injection. ``least_similar``: an item whose similarity to
+        the prompt is known and below it is left out (a session's opening injection: RELEVANT_SIMILARITY_MIN),
+        unless the prompt is one word or one identifier, which its words alone answer."""
         brain_ids, store_ids = self._scope_ids(p, projects)
         text = lookup_text(prompt)
         found = self._knowledge_found(p, text, brain_ids, store_ids, max(3 * limit, 30), "prompt")
+        if least_similar is not None and not (one_word(text) or identifier(text)):
+            found = [(k, f) for k, f in found if f.similarity is None or f.similarity >= least_similar]
         if not found:
             return Retrieval([], brain_injection.build([], max_tokens), self.words_only(text))
         now = datetime.now(UTC)

@@ -38,6 +38,7 @@ from notewell.services.brain_limits import (
     PAYLOAD_MAX_BYTES,
     RELEVANT_INJECTION_BYTES,
     RELEVANT_LIMIT,
+    RELEVANT_SIMILARITY_MIN,
     RESOLVED_IDS_MAX,
     SEARCH_DAYS_MAX,
     SEARCH_LIMIT_DEFAULT,
@@ -155,7 +156,7 @@ class SessionsPart(RetrievalPart, KeaPart, AutoskillPart):
         if clean_prompt:
             try:
                 found = self._retrieve(p, clean_prompt, RELEVANT_LIMIT, INJECTION_TOKENS_DEFAULT, projects,
-                                       RELEVANT_INJECTION_BYTES)
+                                       RELEVANT_INJECTION_BYTES, RELEVANT_SIMILARITY_MIN)
                 relevant = found.injection if found.injection.ids else None
                 by_ref = {scored.item.ref: scored for scored in found.items}
                 relevant_found = tuple(by_ref[ref] for ref in found.injection.ids if ref in by_ref)
