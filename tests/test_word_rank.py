@@ -170,9 +170,9 @@ def test_a_store_migrated_to_postgresql_ranks_as_its_source(pg_url: str, tmp_pat
 
 
 def test_what_a_server_keeps_of_the_index_follows_another_servers_writes(pg_url: str, tmp_path: Path) -> None:
-    """A store keeps each phrase's rows while word_totals.changes stays the same: a write by another server on the
-    same database (its own store) changes it, so the first server's next search counts again and still ranks as
-    SQLite does after the same writes."""
+    """A store keeps each phrase's rows: a write by another server on the same database (its own store) is
+    logged, so the first server's next search brings its counts up to date and still ranks as SQLite does after
+    the same writes (tests/test_word_rank_kept.py: more cases of it)."""
     lite, served, other = open_store(str(tmp_path / "index.db")), open_store(pg_url), open_store(pg_url)
     try:
         for store in (lite, served):

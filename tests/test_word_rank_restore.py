@@ -1,7 +1,8 @@
-"""A PostgreSQL store keeps each phrase's rows while word_totals' sum of changes stays the same (word_rank.Ranker). A
-restore makes word_totals again with the backup's sum, lower than the one a store open across it kept, and the
-writes after it brought the sum back to that one over other memories: the store ranked with the counts of the
-index before the restore (a rarer word than it now is weighed as such). The sum is kept with the table's oid."""
+"""A PostgreSQL store keeps each phrase's rows with word_totals' oid (word_rank.Ranker). A restore makes word_totals
+again, and the writes after it could bring its totals back to the ones a store open across it kept, over other
+memories: the store would rank with the counts of the index before the restore (a rarer word than it now is
+weighed as such). The kept counts are let go when the oid changes (and the restore starts the log of changes
+anew: tests/test_word_rank_kept.py)."""
 
 from __future__ import annotations
 
