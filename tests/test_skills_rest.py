@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from brain_world import BrainWorld, brain_world_on, serve_brain
+from notewell.records.brain import EVOLUTION_AUTHOR
+from notewell.timestamps import iso
 from test_brain_health import rest
-from test_skills_web import proposed_and_retired
+from test_skills_web import T0, person, proposed_and_retired
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -94,5 +96,30 @@ def test_bad_input_names_the_field(base: str, world: BrainWorld, made: dict[str,
     assert state.status_code == 422 and state.json()["field"] == "state"
     word = rest(base, world, "alice", "POST", "/brain/proposals/abc/accept")
     assert word.status_code == 422 and word.json()["field"] == "proposal_id"
-    offset = rest(base, world, "alice", "GET", "/brain/retired", params={"offset": 500})
+    offset = rest(base, world, "alice", "GET", "/brain/retired", params={"offset": 2**53})  # past 2^53 - 1
     assert offset.status_code == 422 and offset.json()["field"] == "offset"
+
+
+def test_both_lists_page_on_past_the_newest_500(base: str, world: BrainWorld, made: dict[str, Any],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /brain/proposals and /brain/retired read the newest offset + limit + 1 items to cut a page from them, and
+    refused an offset past the newest 500 (422): what came after was out of reach. A page is read alone now."""
+    rt = world.runtime
+    item = rt.brain.teach(person(world, "alice"), rule="Rotate the release signing keys every quarter",
+                          project_id="shared").item
+    rt.store.brain.retire([item.ref], EVOLUTION_AUTHOR, "idle", iso(T0))  # one retired, whatever ran before
+    asked: list[tuple[str, Any]] = []
+    for name in ("proposals", "evolution_retired"):
+        real = getattr(world.runtime.store.brain, name)
+        monkeypatch.setattr(world.runtime.store.brain, name,
+                            lambda *args, _name=name, _real=real: asked.append((_name, args[-2:])) or _real(*args))
+    for path in ("/brain/proposals", "/brain/retired"):
+        every: dict[str, Any] = {"state": "all"} if "proposals" in path else {}
+        answer = rest(base, world, "alice", "GET", path, params=every)
+        listed = answer.json()["items"]
+        assert listed, answer.text
+        one = rest(base, world, "alice", "GET", path, params={**every, "limit": 1, "offset": len(listed) - 1})
+        assert one.status_code == 200 and one.json()["items"] == listed[-1:] and one.json()["next"] is None
+        far = rest(base, world, "alice", "GET", path, params={"offset": 600})
+        assert far.status_code == 200 and far.json()["items"] == [] and far.json()["next"] is None, far.text
+    assert ("proposals", (2, 1)) in asked and ("evolution_retired", (21, 600)) in asked, asked

@@ -10,12 +10,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from notewell.api.context import Caller, Services
-from notewell.api.paging import Limit, page, page_model, window
+from notewell.api.paging import Limit, Offset, page, page_model
 from notewell.api.problems import responses
 from notewell.records.brain import KnowledgeRecord, ProposalRecord
 from notewell.records.models import record_model
-from notewell.services.autoskill import LIST_MAX
-from notewell.services.brain_evolution import RETIRED_LIST_MAX
 
 router = APIRouter(tags=["sessions and knowledge"])
 ERRORS = responses(400, 401, 403, 404, 422)
@@ -28,19 +26,14 @@ KnowledgeRef = Annotated[str, Path(min_length=1, max_length=100, description="Th
                                                                             "(GET /brain/retired).")]
 
 
-def _offset(most: int) -> Any:
-    return Query(ge=0, le=most - 1, description=f"How many items to skip (of the newest {most}).")
-
-
 @router.get("/brain/proposals", response_model=ProposalPage, responses=ERRORS,
             summary="Autoskill's proposed edits to your recipes, newest first (open ones unless state)")
 def proposals(caller: Caller, svc: Services, request: Request, response: Response,
               state: Annotated[Literal["open", "accepted", "rejected", "all"],
                                Query(description="Only proposals in this state; all: every state.")] = "open",
-              limit: Limit = 20, offset: Annotated[int, _offset(LIST_MAX)] = 0) -> Any:
-    found = svc.brain.proposals(caller, None if state == "all" else state, min(offset + limit + 1, LIST_MAX))
-    items, more = window(found, offset, limit)
-    return page(request, response, items, offset, limit, has_more=more)
+              limit: Limit = 20, offset: Offset = 0) -> Any:
+    found = svc.brain.proposals(caller, None if state == "all" else state, limit + 1, offset)  # one more: a next?
+    return page(request, response, found[:limit], offset, limit, has_more=len(found) > limit)
 
 
 @router.post("/brain/proposals/{proposal_id}/accept", response_model=ProposalModel,
@@ -61,10 +54,9 @@ def reject(caller: Caller, svc: Services, proposal_id: ProposalId) -> Any:
             summary="What nightly evolution retired (unused, below the confidence floor) that you see, latest "
                     "first")
 def retired(caller: Caller, svc: Services, request: Request, response: Response, limit: Limit = 20,
-            offset: Annotated[int, _offset(RETIRED_LIST_MAX)] = 0) -> Any:
-    found = svc.brain.evolution_retired(caller, min(offset + limit + 1, RETIRED_LIST_MAX))
-    items, more = window(found, offset, limit)
-    return page(request, response, items, offset, limit, has_more=more)
+            offset: Offset = 0) -> Any:
+    found = svc.brain.evolution_retired(caller, limit + 1, offset)  # one more: whether a next page follows
+    return page(request, response, found[:limit], offset, limit, has_more=len(found) > limit)
 
 
 @router.post("/brain/knowledge/{ref}/restore", response_model=KnowledgeModel, responses=ERRORS,
