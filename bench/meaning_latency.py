@@ -16,6 +16,13 @@ before pgvector would have them (without the index), and the store's opening ste
 halfvec column and builds the HNSW index (timed: the upgrade's cost); each query is then timed three ways
 in turn: through pgvector's index, through the app's exact search over the same store (the index set
 aside), and words only. ``--writers`` writes the memories from that many threads (faster to fill).
+
+Each query word's count of memories (bm25's rarity of a word) is counted the first time a store meets the word
+and kept from then on (on PostgreSQL, brought up to date by the log of changes: docs/memory.md): with few
+queries over a small vocabulary, most timed queries would meet a word for the first time, which a server
+running for a while rarely does for a common word. ``--warm`` runs every query once before the timed ones
+(so the counts are kept: what a server that has met the words sees); ``--write-between N`` remembers N new
+memories (untimed) before each timed recall, as a team's agents write while others search.
 """
 
 from __future__ import annotations
@@ -108,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default=None)
     parser.add_argument("--queries-only", action="store_true",
                         help="write no memories: a store filled before (whose queued memories get their vectors)")
+    parser.add_argument("--warm", action="store_true", help="run every query once before the timed runs")
+    parser.add_argument("--write-between", type=int, default=0, metavar="N",
+                        help="remember N new memories (untimed) before each timed recall")
     args = parser.parse_args(argv)
     tmp = tempfile.TemporaryDirectory()
     store = open_store(args.db or str(Path(tmp.name) / "meaning.db"))
@@ -130,9 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = ["recall, words + meaning" + (" (pgvector)" if index else ""),
              *(["recall, words + meaning (exact)"] if index else []), "recall, words only"]
     runs: dict[str, list[float]] = {name: [] for name in ["query embedding alone", *paths]}
-    for q in queries[:20]:
+    for q in queries if args.warm else queries[:20]:
         rt.memory.recall(LOCAL_OWNER, q)
-    for q in queries:
+    written = random.Random(SEED + 2)
+    for n, q in enumerate(queries):
         start = time.perf_counter()
         model.embed_one(q)
         runs["query embedding alone"].append((time.perf_counter() - start) * 1000)
@@ -141,6 +152,10 @@ def main(argv: list[str] | None = None) -> int:
             if index is not None:
                 assert isinstance(store, PostgresStore)
                 store.memories.index = None if name.endswith("(exact)") else index
+            for i in range(args.write_between):
+                title, content, tags = corpus.memory(written, i)
+                rt.memory.remember(LOCAL_OWNER, f"{content} (written between queries: {n}.{i}.{name})", title=title,
+                                   tags=tags, project=PROJECTS[i % 4], path="notes")
             if name.endswith("words only"):
                 rt.meaning.turn_off("bench")
             start = time.perf_counter()
