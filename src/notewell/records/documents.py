@@ -75,13 +75,14 @@ class SkippedRecord:
 
 
 @dataclass(frozen=True)
-class BrainRecord:
+class BrainHead:
+    """A brain as a list of brains shows it: without the documents its brain.md lists."""
+
     project: str
     folder: str  # project-relative; the brain id is "<project>/<folder>"
     title: str
     summary: str
     parent: str | None  # the parent brain's id (<project>/<folder>, or <project> for a root brain), any project
-    documents: tuple[tuple[str, str], ...]  # (project-relative path, title) as brain.md lists them
 
     @property
     def id(self) -> str:
@@ -90,6 +91,11 @@ class BrainRecord:
     @property
     def parent_project(self) -> str | None:
         return None if self.parent is None else self.parent.partition("/")[0]
+
+
+@dataclass(frozen=True)
+class BrainRecord(BrainHead):
+    documents: tuple[tuple[str, str], ...]  # (project-relative path, title) as brain.md lists them
 
 
 def brain_id(project: str, folder: str) -> str:

@@ -10,7 +10,7 @@ results onto each product's shapes.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,7 @@ from notewell.paths import (
     normalize_path,
     split_vault_path,
 )
-from notewell.records.documents import BrainRecord, DocKey, DocumentMeta, Scope
+from notewell.records.documents import BrainHead, BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
 from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
 from notewell.search.engine import SearchResult as SearchResult
@@ -39,7 +39,7 @@ from notewell.vault.parse import BRAIN_FILE
 from notewell.vault.scan import ROOT_PROJECT
 
 if TYPE_CHECKING:
-    from notewell.access.authorization import Authorization
+    from notewell.access.authorization import Authorization, Seen
     from notewell.records.identity import Project
 
 
@@ -409,17 +409,30 @@ class KnowledgeService:
         return {b.folder: b for b in self.store.documents.brains(project)}
 
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
+        """The brains of the projects p may read (or of the one named), by project then folder: their heads read
+        in one statement (not the documents each brain.md lists), and whether p may read a project a parent is
+        declared in answered from the projects p could see, read once (``Seen``). It read each project's brains
+        whole, a statement a project, and asked the store again for each brain whose parent is in another
+        project."""
         self.authorization.authorize(p, READ)
-        projects = [self._project(p, project).id] if project else [pr.id for pr in self.authorization.projects(p, READ)]
-        return [self._info(p, b, brains) for pid in projects for brains in (self._brains_of(pid),)
-                for b in brains.values()]
+        seen = self.authorization.seen(p)
+        projects = [self._project(p, project).id] if project else [pr.id for pr in seen.projects(READ)]
+        heads = self.store.documents.brain_heads(projects)
+        of_project: dict[str, dict[str, BrainHead]] = {}
+        for head in heads:
+            of_project.setdefault(head.project, {})[head.folder] = head
+        return [self._info(p, b, of_project[b.project], seen) for b in heads]
 
-    def _parent_id(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> str | None:
-        """The id of ``b``'s parent as p sees it (``brains``: b's project's). A parent in another project that p
+    def _parent_id(self, p: Principal, b: BrainHead, brains: Mapping[str, BrainHead],
+                   seen: Seen | None = None) -> str | None:
+        """The id of ``b``'s parent as p sees it (``brains``: b's project's; ``seen``: the projects p could see,
+        when read already). A parent in another project that p
         may not read is taken for what the indexer takes a parent that is not there: the nearest enclosing brain
         of b's own project. So a hidden brain looks exactly like a missing one, and a declaration cannot be
         used to learn that a brain exists where p may not look."""
-        if b.parent is None or b.parent_project in (None, b.project) or self._may_read(p, b.parent_project or ""):
+        parent_project = b.parent_project or ""
+        if b.parent is None or b.parent_project in (None, b.project) or (
+                seen.allowed(READ, parent_project) if seen is not None else self._may_read(p, parent_project)):
             return b.parent
         folder = b.folder
         while folder:
@@ -436,8 +449,8 @@ class KnowledgeService:
         project, _, folder = found.partition("/")
         return (brains if project == b.project else self._brains_of(project)).get(folder)
 
-    def _info(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> BrainInfo:
-        return BrainInfo(b.id, b.project, b.title, b.summary, self._parent_id(p, b, brains))
+    def _info(self, p: Principal, b: BrainHead, brains: Mapping[str, BrainHead], seen: Seen | None = None) -> BrainInfo:
+        return BrainInfo(b.id, b.project, b.title, b.summary, self._parent_id(p, b, brains, seen))
 
     def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
         """The brain and every brain of its project; NotFound naming ``brain_id`` if hidden or missing."""

@@ -30,6 +30,7 @@ from notewell.records.brain import (
     SessionRecord,
 )
 from notewell.records.documents import (
+    BrainHead,
     BrainRecord,
     CandidateDoc,
     DocKey,
@@ -121,6 +122,10 @@ class DocumentRepository(Protocol):
         knows cannot hold ``plan``'s literals (the plan its candidates came from)."""
         ...
     def brains(self, project: str | None = None) -> list[BrainRecord]: ...
+    def brain_heads(self, projects: Sequence[str]) -> list[BrainHead]:
+        """The brains of ``projects`` without the documents their brain.md lists, by project then folder, in one
+        statement (listBrains)."""
+        ...
     def skipped(self, reason: str | None = None) -> list[SkippedRecord]: ...  # only those with ``reason``
     def sizes(self) -> tuple[int, int, int]: ...  # (documents, text bytes, index bytes)
 

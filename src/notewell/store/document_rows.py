@@ -10,9 +10,10 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from notewell.records.documents import BrainRecord, DocumentMeta
+from notewell.records.documents import BrainHead, BrainRecord, DocumentMeta
 
-BRAIN_COLUMNS = "project, folder, title, summary, parent, documents"
+BRAIN_HEAD_COLUMNS = "project, folder, title, summary, parent"
+BRAIN_COLUMNS = f"{BRAIN_HEAD_COLUMNS}, documents"
 BRAIN_PARENT_IDS = (  # a migration step of both backends: a parent was its project-relative folder, now its id
     "UPDATE brains SET parent = CASE WHEN parent = '' THEN project ELSE project || '/' || parent END"
     " WHERE parent IS NOT NULL",
@@ -32,6 +33,11 @@ def line_count(text: str) -> int:
 def meta_from_row(row: Sequence[Any]) -> DocumentMeta:
     """Document metadata from a row selected in ``DocumentMeta`` field order."""
     return DocumentMeta(*row)
+
+
+def brain_head_from_row(row: Sequence[Any]) -> BrainHead:
+    """A brain from a row selected as ``BRAIN_HEAD_COLUMNS``."""
+    return BrainHead(row[0], row[1], row[2], row[3], row[4])
 
 
 def brain_from_row(row: Sequence[Any]) -> BrainRecord:

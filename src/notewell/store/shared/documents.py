@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from notewell.records.documents import (
+    BrainHead,
     BrainRecord,
     CandidateDoc,
     DocKey,
@@ -29,7 +30,14 @@ from notewell.records.documents import (
 )
 from notewell.records.links import LinkInput, LinkToResolve
 from notewell.records.plan import Plan
-from notewell.store.document_rows import BRAIN_COLUMNS, brain_from_row, extension, meta_from_row
+from notewell.store.document_rows import (
+    BRAIN_COLUMNS,
+    BRAIN_HEAD_COLUMNS,
+    brain_from_row,
+    brain_head_from_row,
+    extension,
+    meta_from_row,
+)
 from notewell.store.path_range import path_bounds
 from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.links import LinkWrites
@@ -239,6 +247,13 @@ class SqlDocuments(ABC):
         if project is not None:
             sql, params = sql + " WHERE project = ?", [project]
         return [brain_from_row(r) for r in self._rows(sql + " ORDER BY project, folder", params)]
+
+    def brain_heads(self, projects: Sequence[str]) -> list[BrainHead]:
+        if not projects:
+            return []
+        where, params = self.dialect.one_of("project", projects)
+        return [brain_head_from_row(r) for r in self._rows(
+            f"SELECT {BRAIN_HEAD_COLUMNS} FROM brains WHERE {where} ORDER BY project, folder", params)]
 
     def skipped(self, reason: str | None = None) -> list[SkippedRecord]:
         where, params = ("", []) if reason is None else (" WHERE reason = ?", [reason])
