@@ -59,11 +59,14 @@ class OwnTokenService:
         return policy.default_token_scopes(p)
 
     def newest(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
-        """A page of ``list``, newest first: ``limit`` tokens from the ``offset``-th (the web's /settings/tokens)."""
+        """A page of the caller's tokens that the calling token reaches (policy.reaches_own_token), newest first,
+        revoked and expired ones included (never a secret), each with the state and scopes its next call meets (a
+        demoted person's token keeps the scopes minted, but no call of its uses those the role lost): ``limit``
+        tokens from the ``offset``-th (the web's /settings/tokens)."""
         return self._page(p, self.identity.tokens_newest, limit, offset)
 
     def oldest(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
-        """A page of ``list`` as it orders them, oldest first (REST's GET /me/tokens)."""
+        """A page of the same, oldest first (REST's GET /me/tokens)."""
         return self._page(p, self.identity.tokens_oldest, limit, offset)
 
     def _page(self, p: Principal, read: TokenPages, limit: int, offset: int) -> list[TokenStanding]:
@@ -89,16 +92,6 @@ class OwnTokenService:
             if len(batch) < READ_BATCH:
                 return
             at += READ_BATCH
-
-    def list(self, p: Principal) -> list[TokenStanding]:
-        """The caller's tokens that the calling token reaches (policy.reaches_own_token), oldest first, revoked
-        and expired ones included (never a secret), each with the state and scopes its next call meets (a demoted
-        person's token keeps the scopes minted, but no call of its uses those the role lost). Whole: the doors
-        read a page of it (``newest``, ``oldest``)."""
-        user = self._user(p)
-        now = now_iso()
-        return [token_standing(t, user, now) for t in self.identity.tokens(user.id)
-                if policy.reaches_own_token(p, t.id, t.scopes, t.project_id)]
 
     def standing(self, p: Principal, token: TokenRecord) -> TokenStanding:
         """One of the caller's tokens, as get, mint or revoke answered it, with the state and scopes its next call
