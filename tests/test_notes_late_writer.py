@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -553,3 +554,41 @@ async def test_a_note_made_outside_right_before_the_rename_of_a_new_one_without_
     monkeypatch.undo()
     assert note.read_text() == ("made outside\n" if made else "mine\n"), made
     assert result.is_error == bool(made)
+
+
+async def test_a_late_rewrite_past_the_note_limit_without_hard_links_is_copied_beside_not_read_whole(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where link() is refused, what another program wrote across the rename was read whole into memory, however
+    large (a runaway logger's megabytes), then written beside the note: it is copied beside a chunk at a time."""
+    path = "handbook/fat-late-large.md"
+    note = world.vault / path
+    size = world.runtime.settings.max_file_bytes + 24 * (1 << 20)
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def logger(done: Callable[[], None]) -> None:
+        with open(note, "r+b") as opened:
+            done()
+            chunk = b"z" * (1 << 20)
+            for at in range(0, size, len(chunk)):
+                opened.write(chunk[:size - at])
+
+    monkeypatch.setattr(os, "link", no_links)
+    around(monkeypatch, "replace", note.name, 1, logger)
+    tracemalloc.start()
+    try:
+        done = await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        monkeypatch.undo()
+    assert peak < 16 * (1 << 20), peak  # twice the text and more when read whole
+    assert note.read_text() == "start\nmine\n" and done["version"]
+    kept = beside(note)
+    assert len(kept) == 1 and kept[0].stat().st_size == size
+    with open(kept[0], "rb") as copy:
+        assert set(copy.read()) == {ord("z")}
+    kept[0].unlink()
+    assert not [p for p in note.parent.iterdir() if p.name.startswith(".notewell-write-")]

@@ -20,7 +20,8 @@ the write's text only) and ChangedOnDisk is raised, as if the check had seen it,
 again over it. An editor that truncates its file and then writes it may be half way at that look: what it writes
 after goes into the note it is again. What can go neither way (the note changed yet again meanwhile, or their text
 is over ``late_limit``) is kept beside the note as ``<stem>.conflict-<hex>.<suffix>``, their file itself again, with
-a warning logged. Where the file system has no hard links, their bytes are read and written anew instead.
+a warning logged. Where the file system has no hard links, their bytes are read and written anew instead (a text
+over ``late_limit`` copied a chunk at a time, never held whole).
 
 A program that keeps the note open for writing may write after any look: so a note some program has open for
 writing is never replaced (HeldOpen, nothing written), asked right before the rename (_holding) and, of the replaced
@@ -240,13 +241,25 @@ class NoteFiles:
 
     def _written(self, folder: int, data: bytes) -> str:
         """A new hidden file of ``folder`` holding ``data``, durably: its name."""
+        return self._new_file(folder, lambda fd: _write_all(fd, data))
+
+    def _copied(self, folder: int, source: int, size: int) -> str:
+        """A new hidden file of ``folder`` holding the first ``size`` bytes of the open file ``source``, copied a
+        chunk at a time (never held whole), durably: its name."""
+        def copy(fd: int) -> None:
+            at = 0
+            while at < size and (chunk := os.pread(source, min(1 << 20, size - at), at)):
+                _write_all(fd, chunk)
+                at += len(chunk)
+        return self._new_file(folder, copy)
+
+    def _new_file(self, folder: int, fill: Callable[[int], None]) -> str:
+        """A new hidden file of ``folder`` that ``fill`` writes, fsynced (removed if anything fails): its name."""
         temp = note_temp_name()  # a killed write's is removed by the next scan of the vault (indexer.py)
         fd = os.open(temp, _TEMP_FLAGS, self.file_mode, dir_fd=folder)
         try:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
+                fill(fd)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -282,7 +295,7 @@ class NoteFiles:
             try:
                 step()
                 os.fsync(folder)
-                late = self._late(replaced, over, kept)
+                late = self._late(folder, replaced, over, kept, rel)
             except BaseException:
                 if kept is not None:
                     _unlink_quietly(kept, folder)
@@ -291,18 +304,27 @@ class NoteFiles:
             _unlink_quietly(kept, folder)
         return late
 
-    def _late(self, fd: int, was: bytes, kept: str | None) -> _Late | None:
+    def _late(self, folder: int, fd: int, was: bytes, kept: str | None, rel: str) -> _Late | None:
         """What the open file ``fd`` holds when it is not ``was``, or when a program has it open for writing
-        still: its bytes, unless it is over ``late_limit`` and has a second name (``kept``), which keeps it whole
-        without reading it; None when it is ``was`` and nothing can write it any more (looked at in this order: a
-        file with no name but ``kept`` that no program has open for writing can change no more)."""
+        still: its bytes, unless it is over ``late_limit``, then never read whole: kept by its second name
+        (``kept``), or where the file system has no hard links by a hidden copy made a chunk at a time (a copy the
+        file system refuses, full, leaves this write standing and their bytes said lost). None when it is ``was``
+        and nothing can write it any more (looked at in this order: a file with no name but ``kept`` that no
+        program has open for writing can change no more)."""
         writing = _open_for_writing(fd)
         if not writing and _holds(fd, was):
             return None
-        data = _whole(fd, None if kept is None else self.late_limit + 1)
-        if kept is not None and len(data) > self.late_limit:
-            return _Late(None, os.fstat(fd).st_size, kept, writing)
-        return _Late(data, len(data), kept, writing)
+        data = _whole(fd, self.late_limit + 1)
+        if len(data) <= self.late_limit:
+            return _Late(data, len(data), kept, writing)
+        size = os.fstat(fd).st_size
+        if kept is None:
+            try:
+                kept = self._copied(folder, fd, size)
+            except OSError as err:
+                _lost(rel, size, err)
+                return None
+        return _Late(None, size, kept, writing)
 
     def _keep_late_write(self, folder: int, name: str, late: _Late, was: bytes, mine: bytes | None,
                          rel: str) -> None:
@@ -512,16 +534,22 @@ def _holds(fd: int, was: bytes) -> bool:
     return os.fstat(fd).st_size == len(was) and os.pread(fd, len(was) + 1, 0) == was
 
 
-def _whole(fd: int, most: int | None = None) -> bytes:
-    """The bytes of the open file ``fd``, from its start: all of them, or the first ``most``."""
+def _whole(fd: int, most: int) -> bytes:
+    """The first ``most`` bytes of the open file ``fd`` (all of them when it is shorter)."""
     chunks, at = [], 0
-    while most is None or at < most:
-        chunk = os.pread(fd, 1 << 20 if most is None else min(1 << 20, most - at), at)
+    while at < most:
+        chunk = os.pread(fd, min(1 << 20, most - at), at)
         if not chunk:
             break
         chunks.append(chunk)
         at += len(chunk)
     return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _current(folder: int, name: str, most: int) -> bytes | None:
