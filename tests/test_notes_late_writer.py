@@ -592,3 +592,28 @@ async def test_a_late_rewrite_past_the_note_limit_without_hard_links_is_copied_b
         assert set(copy.read()) == {ord("z")}
     kept[0].unlink()
     assert not [p for p in note.parent.iterdir() if p.name.startswith(".notewell-write-")]
+
+
+async def test_a_note_opened_across_the_rename_without_hard_links_is_said_in_the_log(
+        admin: Client, world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Where link() is refused, the file a program opened across the rename cannot be given its name back: a copy
+    of it is put back, and what the program writes after goes into a file no longer named, which was silent."""
+    path = "handbook/fat-opened-across.md"
+    note = world.vault / path
+    await call(admin, "write_note", {"path": path, "content": "start\n"})
+
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    held: list[Any] = []
+    monkeypatch.setattr(os, "link", no_links)
+    around(monkeypatch, "replace", note.name, 1, opened_across(note, held))
+    try:
+        await call(admin, "edit_note", {"path": path, "operation": "append", "content": "mine"})
+    finally:
+        monkeypatch.undo()
+        for opened in held:
+            opened.close()
+    assert note.read_text() == "start\nmine\n"  # a copy of their file put back, and the edit made again over it
+    assert (f"another program opened {path} for writing while Notewell replaced it, and the file system has no hard "
+            "links") in caplog.text, caplog.text

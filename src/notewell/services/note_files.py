@@ -350,6 +350,10 @@ class NoteFiles:
         over it (and refused as HeldOpen while they keep it open); should the note hold something else by then, the
         write stands and their text is kept beside the note (again their file, where they go on writing)."""
         theirs = late.data
+        if late.open and late.kept is None:
+            _log.warning("notes: another program opened %s for writing while Notewell replaced it, and the file system "
+                         "has no hard links to give its file its name back: what it writes there from now on is not "
+                         "in the note (a copy of what it held is)", rel)
         if theirs is not None and mine is not None and theirs.startswith(was) and not late.open:
             self._append_late(folder, name, theirs[len(was):], rel)
             return
