@@ -95,9 +95,11 @@ def start_session(call: Call) -> ToolSpec:
             "relevantKnowledge": {**PICKED, "properties": {**PICKED["properties"], "found": s.array(s.obj({
                 "id": s.string("Knowledge id."), "matched": MATCHED, "similarity": SIMILARITY}),
                 "Each injected item and how it was found, in knowledgeIds' order.")},
-                "description": "With a prompt, when anything matched: the items recorded as injected into this "
-                               f"session (their injection at most {b.RELEVANT_INJECTION_BYTES:,} bytes of JSON: "
-                               "never cut)."},
+                "description": "With a prompt, when anything matched well enough (an item whose similarity to "
+                               f"the prompt is known needs {b.RELEVANT_SIMILARITY_MIN:.2f}; for a one-word or "
+                               "identifier prompt, or an item not yet embedded, its words decide): the items recorded "
+                               "as injected into this session (their injection at most "
+                               f"{b.RELEVANT_INJECTION_BYTES:,} bytes of JSON: never cut)."},
             "openActionItems": {**PICKED, "description": "Your open action items in the project (tag "
                                 f"for:<your email>), blockers first then oldest, at most {b.ACTION_ITEMS_MAX}."},
         }, ["sessionId", "startedAt", "projectId"]),
