@@ -77,6 +77,13 @@ def assert_same_listings(pair: Pair) -> None:
     assert lite.brains() == pg.brains()
     for project in lite.vault_projects():
         assert lite.brains(project) == pg.brains(project)
+        paths = [*(m.path for m in lite.metas(project)[::2]), "nope.md"]
+        assert lite.metas_at(project, paths) == pg.metas_at(project, paths)
+    for b in lite.brains():  # one brain, the brains inside its folder, those naming it their parent: as alike
+        assert lite.brain(b.project, b.folder) == pg.brain(b.project, b.folder) == b
+        assert lite.brain_heads_below(b.project, b.folder) == pg.brain_heads_below(b.project, b.folder)
+        assert lite.brain_heads_with_parent(b.id) == pg.brain_heads_with_parent(b.id)
+        assert lite.brain_heads_at(b.project, ["", b.folder]) == pg.brain_heads_at(b.project, ["", b.folder])
     assert lite.skipped() == pg.skipped()
     for reason in {s.reason for s in lite.skipped()} | {"broken symlink"}:  # one reason's records alone, as alike
         assert lite.skipped(reason) == pg.skipped(reason) == [s for s in lite.skipped() if s.reason == reason]

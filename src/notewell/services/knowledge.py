@@ -29,7 +29,7 @@ from notewell.paths import (
 )
 from notewell.records.documents import BrainHead, BrainRecord, DocKey, DocumentMeta, Scope
 from notewell.search.engine import CaseMode as CaseMode  # what a door names of a search: re-exported here, so
-from notewell.search.engine import SearchEngine, SearchRequest  # no door imports notewell.search
+from notewell.search.engine import Match, SearchEngine, SearchRequest  # no door imports notewell.search
 from notewell.search.engine import SearchResult as SearchResult
 from notewell.services.line_endings import shown_lines
 from notewell.services.location_filter import location_filter
@@ -405,9 +405,6 @@ class KnowledgeService:
 
     # brains ------------------------------------------------------------------------------------------
 
-    def _brains_of(self, project: str) -> dict[str, BrainRecord]:
-        return {b.folder: b for b in self.store.documents.brains(project)}
-
     def list_brains(self, p: Principal, project: str | None = None) -> list[BrainInfo]:
         """The brains of the projects p may read (or of the one named), by project then folder: their heads read
         in one statement (not the documents each brain.md lists), and whether p may read a project a parent is
@@ -421,88 +418,102 @@ class KnowledgeService:
         of_project: dict[str, dict[str, BrainHead]] = {}
         for head in heads:
             of_project.setdefault(head.project, {})[head.folder] = head
-        return [self._info(p, b, of_project[b.project], seen) for b in heads]
+        return [self._info(b, seen, of_project[b.project]) for b in heads]
 
-    def _parent_id(self, p: Principal, b: BrainHead, brains: Mapping[str, BrainHead],
-                   seen: Seen | None = None) -> str | None:
-        """The id of ``b``'s parent as p sees it (``brains``: b's project's; ``seen``: the projects p could see,
-        when read already). A parent in another project that p
-        may not read is taken for what the indexer takes a parent that is not there: the nearest enclosing brain
-        of b's own project. So a hidden brain looks exactly like a missing one, and a declaration cannot be
-        used to learn that a brain exists where p may not look."""
-        parent_project = b.parent_project or ""
-        if b.parent is None or b.parent_project in (None, b.project) or (
-                seen.allowed(READ, parent_project) if seen is not None else self._may_read(p, parent_project)):
+    def _parent_id(self, b: BrainHead, seen: Seen, brains: Mapping[str, BrainHead] | None = None) -> str | None:
+        """The id of ``b``'s parent as p sees it (``seen``: the projects p could see). A parent in another project
+        that p may not read is taken for what the indexer takes a parent that is not there: the nearest enclosing
+        brain of b's own project (``brains``: b's project's, holding at least those over the folders enclosing
+        b's; read in one statement when not given). So a hidden brain looks exactly like a missing one, and a
+        declaration cannot be used to learn that a brain exists where p may not look."""
+        if b.parent is None or b.parent_project in (None, b.project) or seen.allowed(READ, b.parent_project or ""):
             return b.parent
-        folder = b.folder
-        while folder:
-            folder = posixpath.dirname(folder)
+        if brains is None:
+            brains = {h.folder: h for h in self.store.documents.brain_heads_at(b.project, _enclosing(b.folder))}
+        for folder in _enclosing(b.folder):
             if folder in brains:
                 return brains[folder].id
         return None
 
-    def _parent(self, p: Principal, b: BrainRecord, brains: dict[str, BrainRecord]) -> BrainRecord | None:
-        """``b``'s parent brain as p sees it (``_parent_id``), None when it has none."""
-        found = self._parent_id(p, b, brains)
-        if found is None:
-            return None
-        project, _, folder = found.partition("/")
-        return (brains if project == b.project else self._brains_of(project)).get(folder)
+    def _info(self, b: BrainHead, seen: Seen, brains: Mapping[str, BrainHead] | None = None) -> BrainInfo:
+        return BrainInfo(b.id, b.project, b.title, b.summary, self._parent_id(b, seen, brains))
 
-    def _info(self, p: Principal, b: BrainHead, brains: Mapping[str, BrainHead], seen: Seen | None = None) -> BrainInfo:
-        return BrainInfo(b.id, b.project, b.title, b.summary, self._parent_id(p, b, brains, seen))
-
-    def _brain(self, p: Principal, brain_id: str) -> tuple[BrainRecord, dict[str, BrainRecord]]:
-        """The brain and every brain of its project; NotFound naming ``brain_id`` if hidden or missing."""
+    def _brain(self, seen: Seen, brain_id: str) -> BrainRecord:
+        """The brain named, whole; NotFound naming ``brain_id`` if hidden or missing."""
         project, _, folder = brain_id.strip().strip("/").partition("/")
-        if project and self._may_read(p, project):
-            brains = self._brains_of(project)
-            record = brains.get(folder)
+        if project and seen.allowed(READ, project):
+            record = self.store.documents.brain(project, folder)
             if record is not None:
-                return record, brains
+                return record
         raise NotFound(f"Not found: {brain_id}")
 
     def get_brain(self, p: Principal, brain_id: str) -> BrainPage:
+        """A brain's page in a bounded number of statements, whatever the number of projects, brains and
+        documents: the brain, its brain.md, which documents brain.md lists exist (one statement), the brains
+        inside its folder (sub-brains, whose documents are not its own) and those stored with it as their parent
+        (one statement each), its parent's head; whether p may read a project answered from ``Seen``. It read
+        every brain of every project p may read, a statement a project, and each listed document alone."""
         self.authorization.authorize(p, READ)
-        record, brains = self._brain(p, brain_id)
+        seen = self.authorization.seen(p)
+        record = self._brain(seen, brain_id)
         docs = self.store.documents
         brain_md_path = posixpath.join(record.folder, BRAIN_FILE) if record.folder else BRAIN_FILE
         brain_md = docs.get(record.project, brain_md_path)
-        listed = self._brain_documents(record, brains, brain_md_path)
+        below = docs.brain_heads_below(record.project, record.folder)
+        listed = self._brain_documents(record, {b.folder for b in below}, brain_md_path)
         more = len(listed) > limits.BRAIN_DOCUMENTS_MAX
         del listed[limits.BRAIN_DOCUMENTS_MAX:]
-        children = [self._info(p, b, others) for pr in self.authorization.projects(p, READ)
-                    for others in ((brains if pr.id == record.project else self._brains_of(pr.id)),)
-                    for b in others.values() if b.id != record.id and self._parent_id(p, b, others) == record.id]
-        parent = self._parent(p, record, brains)
-        return BrainPage(self._info(p, record, brains), brain_md.text if brain_md else "", listed,
-                         sorted(children, key=lambda b: b.id),
-                         self._info(p, parent, brains if parent.project == record.project
-                                    else self._brains_of(parent.project)) if parent else None, more)
+        parent_id = self._parent_id(record, seen)
+        parent = None
+        if parent_id is not None:
+            project, _, folder = parent_id.partition("/")
+            parent = next(iter(docs.brain_heads_at(project, [folder])), None)
+        return BrainPage(BrainInfo(record.id, record.project, record.title, record.summary, parent_id),
+                         brain_md.text if brain_md else "", listed, self._children(record, below, seen),
+                         self._info(parent, seen) if parent else None, more)
 
-    def _brain_documents(self, record: BrainRecord, brains: dict[str, BrainRecord],
-                         brain_md_path: str) -> list[BrainDocument]:
-        """The brain's documents, brain.md's first, up to one past limits.BRAIN_DOCUMENTS_MAX: the folder is read a
-        page at a time by path until that many are found (its sub-brains' documents are read and passed over), so a
-        brain over a folder of 20,000 documents costs what its first thousand cost."""
+    def _children(self, record: BrainRecord, below: Sequence[BrainHead], seen: Seen) -> list[BrainInfo]:
+        """The brains whose parent p sees as ``record`` (``below``: the brains inside its folder), by id: those
+        stored with it as their parent in projects p may read, and those inside its folder whose declared parent
+        p may not read and whose nearest enclosing brain it is."""
+        inside: dict[str, BrainHead] = {b.folder: b for b in below}
+        inside[record.folder] = record
+        children = [b for b in self.store.documents.brain_heads_with_parent(record.id)
+                    if b.id != record.id and seen.allowed(READ, b.project)]
+        children += [b for b in below if b.parent != record.id and self._parent_id(b, seen, inside) == record.id]
+        return sorted((BrainInfo(b.id, b.project, b.title, b.summary, record.id) for b in children),
+                      key=lambda b: b.id)
+
+    def _brain_documents(self, record: BrainRecord, sub_brains: set[str], brain_md_path: str) -> list[BrainDocument]:
+        """The brain's documents, brain.md's first, up to one past limits.BRAIN_DOCUMENTS_MAX: those brain.md lists
+        that exist found that many at a time in one statement (each was a statement), then the folder read a page
+        at a time by path until that many are found (the documents of ``sub_brains``, the folders of the brains
+        inside it, are read and passed over), so a brain over a folder of 20,000 documents costs what its first
+        thousand cost."""
         docs = self.store.documents
         wanted = limits.BRAIN_DOCUMENTS_MAX + 1
         listed: list[BrainDocument] = []
-        seen: set[str] = set()
+        named: dict[str, str] = {}  # each path brain.md lists, with the title it first gives it
         for rel, title in record.documents:
-            if len(listed) == wanted:
-                return listed
-            if rel not in seen and docs.meta(record.project, rel) is not None:
-                listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
-                seen.add(rel)
-        excluded = set(_sub_brain_folders(record, brains))
+            named.setdefault(rel, title)
+        pending = list(named.items())
+        shown: set[str] = set()
+        for start in range(0, len(pending), wanted):
+            chunk = pending[start : start + wanted]
+            present = docs.metas_at(record.project, [rel for rel, _ in chunk])
+            for rel, title in chunk:
+                if rel in present:
+                    listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
+                    shown.add(rel)
+                    if len(listed) == wanted:
+                        return listed
         after: str | None = None
         while len(listed) < wanted:
             page = docs.metas(record.project, record.folder, limit=limits.BRAIN_DOCUMENTS_MAX, after=after)
             for meta in page:
                 if len(listed) == wanted:
                     break
-                if meta.path in seen or meta.path == brain_md_path or _in_folders(meta.path, excluded):
+                if meta.path in shown or meta.path == brain_md_path or _in_folders(meta.path, sub_brains):
                     continue
                 listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
             if len(page) < limits.BRAIN_DOCUMENTS_MAX:
@@ -511,34 +522,36 @@ class KnowledgeService:
         return listed
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
+        """A search inside a brain (and up to limits.BRAIN_PARENT_LEVELS parents) in a bounded number of statements
+        besides the searches: each brain of the chain read alone, with the brains inside its folder (left out of
+        its search), and the titles of its hits brain.md does not give read in one statement. It read every brain
+        of each project on the chain, and each such title alone."""
         self.authorization.authorize(p, READ)
         _check_query(query)
-        record, brains = self._brain(p, brain_id)
-        of_project = {record.project: brains}  # each project's brains, read once
-
-        def brains_of(project: str) -> dict[str, BrainRecord]:
-            if project not in of_project:
-                of_project[project] = self._brains_of(project)
-            return of_project[project]
-
+        seen = self.authorization.seen(p)
+        record = self._brain(seen, brain_id)
+        docs = self.store.documents
         chain = [record]
         if include_parents:
             current = record
             while current.parent is not None and len(chain) <= limits.BRAIN_PARENT_LEVELS:
-                parent = self._parent(p, current, brains_of(current.project))
-                if parent is None or parent in chain:
+                parent_id = self._parent_id(current, seen)
+                project, _, folder = (parent_id or "").partition("/")
+                parent = docs.brain(project, folder) if parent_id is not None else None
+                if parent is None or parent.id in {b.id for b in chain}:
                     break
                 chain.append(parent)
                 current = parent
-        hits: list[BrainHit] = []
+        found: list[tuple[BrainRecord, Match]] = []
         covered: list[str] = []  # the brains whose matches are in the answer (one past the bound is only probed)
         truncated = False
         complete = True
         scanned = False
         for brain in chain:
-            remaining = limits.SEARCH_MAX_RESULTS - len(hits)
+            remaining = limits.SEARCH_MAX_RESULTS - len(found)
+            inside = docs.brain_heads_below(brain.project, brain.folder)  # searched as brains of their own
             scope = Scope(projects=[brain.project], prefix=brain.folder,
-                          exclude_prefixes=tuple(_sub_brain_folders(brain, brains_of(brain.project))))
+                          exclude_prefixes=tuple(b.folder for b in inside))
             result = self._first_per_file(query, scope, max(remaining, 1))
             complete = complete and result.complete
             scanned = scanned or result.scanned
@@ -546,12 +559,26 @@ class KnowledgeService:
                 truncated = truncated or bool(result.matches)
                 continue
             covered.append(brain.id)
-            titles = dict(brain.documents)
-            for m in result.matches:
-                title = titles.get(m.path) or self._title(brain.project, m.path)
-                hits.append(BrainHit(brain.id, m.vault_path, title, m.line, m.text))
+            found += [(brain, m) for m in result.matches]
             truncated = truncated or result.has_more
+        hits = self._brain_hits(found)
         return BrainHitList(record.id, query, covered, hits, truncated, complete, scanned)
+
+    def _brain_hits(self, found: Sequence[tuple[BrainRecord, Match]]) -> list[BrainHit]:
+        """Each match with its document's title: as its brain's brain.md gives it, else as indexed (read in one
+        statement for a project's matches), else its file name."""
+        given = {brain.id: dict(brain.documents) for brain, _ in found}
+        untitled: dict[str, list[str]] = {}
+        for brain, m in found:
+            if not given[brain.id].get(m.path):
+                untitled.setdefault(brain.project, []).append(m.path)
+        indexed = {project: self.store.documents.metas_at(project, paths) for project, paths in untitled.items()}
+        hits = []
+        for brain, m in found:
+            meta = indexed.get(brain.project, {}).get(m.path)
+            title = given[brain.id].get(m.path) or (meta.title if meta else posixpath.basename(m.path))
+            hits.append(BrainHit(brain.id, m.vault_path, title, m.line, m.text))
+        return hits
 
     def _title(self, project: str, path: str) -> str:
         meta = self.store.documents.meta(project, path)
@@ -610,6 +637,15 @@ def _doc_info(m: DocumentMeta) -> DocInfo:
     return DocInfo(m.path, m.title, m.summary, m.size, m.line_count)
 
 
+def _enclosing(folder: str) -> list[str]:
+    """The folders enclosing project-relative ``folder``, nearest first, the project's root ("") last."""
+    enclosing: list[str] = []
+    while folder:
+        folder = posixpath.dirname(folder)
+        enclosing.append(folder)
+    return enclosing
+
+
 def _in_folders(path: str, folders: set[str]) -> bool:
     """Whether ``path`` lies inside one of ``folders``: its own folders looked up, where comparing it with each of them
     made a brain over 2,000 sub-brains take 650 ms (two million comparisons for its 2,000 brain.md files)."""
@@ -619,10 +655,3 @@ def _in_folders(path: str, folders: set[str]) -> bool:
             return True
         folder = posixpath.dirname(folder)
     return False
-
-
-def _sub_brain_folders(brain: BrainRecord, brains: dict[str, BrainRecord]) -> list[str]:
-    """Folders of the brains nested inside ``brain``'s folder: searched as brains of their own, not as its files."""
-    base = brain.folder
-    return sorted(b.folder for b in brains.values()
-                  if b.folder != base and (not base or b.folder.startswith(base + "/")))

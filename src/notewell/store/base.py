@@ -100,6 +100,10 @@ class DocumentRepository(Protocol):
         """The documents at or below ``prefix``, by path: all, or ``limit`` of them after ``offset``; with
         ``after``, only those whose path sorts after it (by code point)."""
         ...
+    def metas_at(self, project: str, paths: Sequence[str]) -> dict[str, DocumentMeta]:
+        """The documents of ``project`` at any of ``paths`` (those there are), by path: one statement for up to
+        2,000 paths."""
+        ...
     def named(self, file_name: str) -> list[DocKey]:
         """The documents whose file name (the path's last part) is ``file_name``, in (project, path) order."""
         ...
@@ -125,6 +129,20 @@ class DocumentRepository(Protocol):
     def brain_heads(self, projects: Sequence[str]) -> list[BrainHead]:
         """The brains of ``projects`` without the documents their brain.md lists, by project then folder, in one
         statement (listBrains)."""
+        ...
+    def brain(self, project: str, folder: str) -> BrainRecord | None:
+        """The brain over ``folder`` of ``project`` with the documents its brain.md lists; None when none is."""
+        ...
+    def brain_heads_at(self, project: str, folders: Sequence[str]) -> list[BrainHead]:
+        """The brains of ``project`` over any of ``folders`` (those there are), by folder, in one statement."""
+        ...
+    def brain_heads_below(self, project: str, folder: str) -> list[BrainHead]:
+        """The brains of ``project`` inside ``folder`` (not the one over it; "": every other brain of the project),
+        by folder, in one statement."""
+        ...
+    def brain_heads_with_parent(self, parent: str) -> list[BrainHead]:
+        """The brains, in any project, whose parent is the brain id ``parent`` as stored (declared, or the nearest
+        enclosing brain), by project then folder, in one statement."""
         ...
     def skipped(self, reason: str | None = None) -> list[SkippedRecord]: ...  # only those with ``reason``
     def sizes(self) -> tuple[int, int, int]: ...  # (documents, text bytes, index bytes)

@@ -47,6 +47,7 @@ from notewell.store.shared.project_counts import ProjectCounts
 
 META_COLUMNS = "d.project, d.path, d.title, d.summary, d.size, d.mtime_ns, d.sha256, d.line_count, d.note"
 _STATE = "SELECT d.id, d.project, d.path, d.size, d.mtime_ns, d.sha256 FROM documents d"
+METAS_AT_PATHS = 2000  # paths a statement of metas_at asks for (well under both backends' limits on parameters)
 CHECKSUM_TERMS = 200  # projects a statement of checksums asks for (SQLite: an OR of 1,000 terms is too deep)
 
 
@@ -214,6 +215,16 @@ class SqlDocuments(ABC):
                           [*params, *page_params])
         return [meta_from_row(r) for r in rows]
 
+    def metas_at(self, project: str, paths: Sequence[str]) -> dict[str, DocumentMeta]:
+        found: dict[str, DocumentMeta] = {}
+        unique = list(dict.fromkeys(paths))
+        for start in range(0, len(unique), METAS_AT_PATHS):
+            where, params = self.dialect.one_of("d.path", unique[start : start + METAS_AT_PATHS])
+            rows = self._rows(f"SELECT {META_COLUMNS} FROM documents d WHERE d.project = ? AND {where}",
+                              [project, *params])
+            found.update((meta.path, meta) for meta in map(meta_from_row, rows))
+        return found
+
     def named(self, file_name: str) -> list[DocKey]:
         # a suffix compared as characters (no LIKE, whose case rules differ between the backends)
         rows = self._rows("SELECT d.project, d.path FROM documents d WHERE d.path = ?"
@@ -254,6 +265,29 @@ class SqlDocuments(ABC):
         where, params = self.dialect.one_of("project", projects)
         return [brain_head_from_row(r) for r in self._rows(
             f"SELECT {BRAIN_HEAD_COLUMNS} FROM brains WHERE {where} ORDER BY project, folder", params)]
+
+    def brain(self, project: str, folder: str) -> BrainRecord | None:
+        rows = self._rows(f"SELECT {BRAIN_COLUMNS} FROM brains WHERE project = ? AND folder = ?", (project, folder))
+        return brain_from_row(rows[0]) if rows else None
+
+    def brain_heads_at(self, project: str, folders: Sequence[str]) -> list[BrainHead]:
+        if not folders:
+            return []
+        where, params = self.dialect.one_of("folder", list(dict.fromkeys(folders)))
+        return [brain_head_from_row(r) for r in self._rows(
+            f"SELECT {BRAIN_HEAD_COLUMNS} FROM brains WHERE project = ? AND {where} ORDER BY folder",
+            [project, *params])]
+
+    def brain_heads_below(self, project: str, folder: str) -> list[BrainHead]:
+        where, params = ("folder <> ?", [""]) if not folder else (
+            "folder >= ? AND folder < ?", path_bounds(folder, False)[1:])
+        return [brain_head_from_row(r) for r in self._rows(
+            f"SELECT {BRAIN_HEAD_COLUMNS} FROM brains WHERE project = ? AND {where} ORDER BY folder",
+            [project, *params])]
+
+    def brain_heads_with_parent(self, parent: str) -> list[BrainHead]:
+        return [brain_head_from_row(r) for r in self._rows(
+            f"SELECT {BRAIN_HEAD_COLUMNS} FROM brains WHERE parent = ? ORDER BY project, folder", (parent,))]
 
     def skipped(self, reason: str | None = None) -> list[SkippedRecord]:
         where, params = ("", []) if reason is None else (" WHERE reason = ?", [reason])
