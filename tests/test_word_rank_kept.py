@@ -5,17 +5,23 @@ flight while a count was taken, a count older than the log's start (trimmed, or 
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Iterator, Sequence
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from conftest import run_cli
 from notewell.store import Store, open_store
 from notewell.store.postgres import word_rank, word_totals
+from pg import PG_BIN, PgCluster, _free_port
 from test_word_rank import NOW, _answers, _memory, _queries, _same
 
 
@@ -137,3 +143,72 @@ def test_a_restore_starts_the_log_anew(pg_url: str, tmp_path: Path) -> None:
         assert before and since and since[0] > before[0]
     finally:
         store.close()
+
+
+@pytest.fixture()
+def standby(pg_cluster: PgCluster, plain_pg_url: str) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A hot standby of the session cluster, streaming from it: the URL of ``pg_url``'s database there, and what
+    waits until it has replayed everything the cluster has written."""
+    root = Path(tempfile.mkdtemp(prefix="nwstandby-"))
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_postgres:
+        shutil.chown(root, "postgres", "postgres")
+    port = _free_port()
+
+    def run(*args: str) -> None:
+        subprocess.run([*as_postgres, str(PG_BIN / args[0]), *args[1:]], check=True, capture_output=True,
+                       timeout=120, cwd=root)
+    run("pg_basebackup", "--dbname", f"host={pg_cluster.root} port={pg_cluster.port} user=postgres",
+        "-D", str(root / "data"), "--write-recovery-conf", "--wal-method=stream", "--checkpoint=fast", "--no-sync")
+    run("pg_ctl", "-D", str(root / "data"), "-l", str(root / "server.log"), "-w", "-t", "60",
+        "-o", f"-p {port} -k {root}", "start")
+    url = f"postgresql://postgres@/{conninfo_to_dict(plain_pg_url)['dbname']}?host={root}&port={port}"
+
+    def replayed() -> None:
+        with pg_cluster.admin() as conn:
+            written = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        with psycopg.connect(url, autocommit=True) as conn:
+            for _ in range(600):
+                if conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", written).fetchone() == (True,):
+                    return
+                conn.execute("SELECT pg_sleep(0.05)")
+        raise AssertionError("the standby did not replay the cluster's writes in 30 s")
+    try:
+        yield url, replayed
+    finally:
+        run("pg_ctl", "-D", str(root / "data"), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_server_reading_a_standby_adds_a_write_in_flight_once_it_commits(
+        plain_pg_url: str, tmp_path: Path, standby: tuple[str, Callable[[], None]]) -> None:
+    """A standby's snapshot (pg_current_snapshot()) lists no transaction in flight: it says a write in flight is
+    seen where its rows are not. A count kept in it must not be brought on by what that snapshot says it saw."""
+    url, replayed = standby
+    lite, primary = open_store(str(tmp_path / "index.db")), open_store(plain_pg_url)
+    try:
+        for store in (lite, primary):
+            rng = random.Random(11)
+            for i in range(60):
+                store.memories.add(_memory(i, rng, "apollo"))
+        replayed()
+        reader = open_store(url)
+        try:
+            _answers(reader, QUERIES)
+            with psycopg.connect(plain_pg_url) as conn:  # a transaction: the forget commits below
+                conn.execute("UPDATE memories SET deleted_at = %s, deleted_by = 'u1', delete_reason = 'test'"
+                             " WHERE ref IN ('mem_0004', 'mem_0007')", (NOW,))
+                for store in (lite, primary):  # a later transaction commits: the standby's snapshots pass the forget
+                    store.memories.add(_memory(60, random.Random(60), "apollo"))
+                replayed()
+                _answers(reader, QUERIES)  # counted on the standby while the forget is in flight
+                conn.commit()
+            for ref in ("mem_0004", "mem_0007"):
+                lite.memories.forget(ref, "u1", "test", NOW)
+            replayed()
+            _same(_answers(lite, QUERIES), _answers(reader, QUERIES), QUERIES)
+        finally:
+            reader.close()
+    finally:
+        lite.close()
+        primary.close()
