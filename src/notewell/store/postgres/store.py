@@ -5,6 +5,7 @@ from __future__ import annotations
 import psycopg
 
 from notewell.errors import ConfigError
+from notewell.store.postgres import word_totals
 from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase
@@ -33,6 +34,10 @@ class PostgresStore(SqlStore):
         memories.compose_paths()  # once every component has its tables (SqlMemories.compose_paths)
         # after the meaning's tables: its column goes into their vectors
         memories.index = self.meaning.index = PgVectorIndex.attach(db)
+        with db.transaction() as conn:  # a log another cluster numbered (word_totals.py): started anew
+            if conn.execute(word_totals.FOREIGN_LOG).fetchone() == (True,):
+                for statement in word_totals.started_anew():
+                    conn.execute(statement)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

@@ -88,6 +88,22 @@ count past or not yet have reached). A backup made before the log has none: its 
 restore's script empties ``search_path``: the store's own comes back first.)"""
 
 
+FOREIGN_LOG = """
+    SELECT NOT pg_is_in_recovery() AND (
+        EXISTS (SELECT 1 FROM word_changes_kept WHERE since > pg_snapshot_xmax(pg_current_snapshot()))
+        OR EXISTS (SELECT 1 FROM word_changes WHERE xid >= pg_snapshot_xmax(pg_current_snapshot())))
+"""
+"""Whether the log names transaction ids this cluster has not reached: a dump restored by hand (pg_restore, not
+``notewell restore``: RESTORED) from a cluster that had counted further. Its rows would read as this cluster's
+later writes, added to the counts kept then: a store's open starts such a log anew (``started_anew``). (A
+standby is left as it is: it cannot write, and its primary's open does it.)"""
+
+
+def started_anew() -> tuple[str, ...]:
+    """The statements that start every table's log anew, from after this transaction on."""
+    return tuple(statement for table in TOTALLED for statement in _whole_from_now(table))
+
+
 def _counted(table: str) -> str:
     live = " AND ".join(("TRUE", *TOTALLED[table]))
     return f"""
