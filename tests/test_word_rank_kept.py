@@ -260,3 +260,27 @@ def test_a_dump_restored_by_hand_into_a_cluster_behind_its_own_starts_the_log_an
         served.close()
         lite.close()
         pg_cluster.drop_database(conninfo_to_dict(target)["dbname"])
+
+
+class _Undone(Exception):
+    pass
+
+
+def test_a_search_inside_a_write_transaction_keeps_no_count_its_end_would_belie(
+        stores: tuple[Store, Store, Store]) -> None:
+    """A snapshot taken inside a transaction that writes says that transaction is seen, whatever it writes after
+    and whether it commits: a count kept in it would hold a write rolled back, and miss one made after it."""
+    lite, served, _ = stores
+    with pytest.raises(_Undone), served.together():
+        served.memories.forget("mem_0004", "u1", "test", NOW)
+        _answers(served, QUERIES)  # sees its own forget, which is then rolled back
+        raise _Undone
+    with served.together():
+        served.memories.forget("mem_0007", "u1", "test", NOW)
+        _answers(served, QUERIES)
+        served.memories.forget("mem_0009", "u1", "test", NOW)  # after the search, committed with it
+    for ref in ("mem_0007", "mem_0009"):
+        lite.memories.forget(ref, "u1", "test", NOW)
+    for store in (lite, served):  # a later write of another transaction
+        store.memories.add(_memory(60, random.Random(60), "apollo"))
+    _same(_answers(lite, QUERIES), _answers(served, QUERIES), QUERIES)

@@ -234,8 +234,10 @@ class Ranker:
     A standby's snapshot cannot be told from: PostgreSQL lists no transaction in flight in it (in recovery they
     are known only as subtransactions, which ``pg_current_snapshot()`` leaves out), so it says a write in flight
     was seen where its rows were not, and a count kept in it would never take that write once it commits (off
-    for good, or more rows than the index holds: a math domain error). On a standby every phrase is counted in
-    the search's own statement, and nothing is kept.
+    for good, or more rows than the index holds: a math domain error). Nor can a snapshot taken inside a
+    transaction that writes (``Store.together``): it says that transaction is seen, whatever it writes after the
+    search and whether it commits. In both, every phrase is counted in the search's own statement, and nothing is
+    kept.
     """
 
     KEPT_MAX = 4096  # phrases kept at most (all let go when more are counted)
@@ -259,15 +261,15 @@ class Ranker:
             asked = [q for q in wanted if q not in known]
             rows = conn.execute(self._window(column, asked, known, matching), params, prepare=False).fetchall()
             totals_row = next(r for r in rows if r[0] is None)
-            now_oid, snapshot, standby = int(totals_row[7]), str(totals_row[8]), bool(totals_row[10])
+            now_oid, snapshot, untold = int(totals_row[7]), str(totals_row[8]), bool(totals_row[10])
             since = int(totals_row[9]) if totals_row[9] is not None else NO_LOG  # no log: nothing kept holds
-            stale = [q for q, c in known.items() if standby or now_oid != oid or c.xmin < since]
+            stale = [q for q, c in known.items() if untold or now_oid != oid or c.xmin < since]
             if not stale:
                 break
             oid, known = now_oid, {q: c for q, c in known.items() if q not in stale}  # counted again
         counted = {**{q: c.rows + int(d) for (q, c), d in zip(known.items(), totals_row[6] or (), strict=True)},
                    **dict(zip(asked, (int(h) for h in totals_row[5] or ()), strict=True))}
-        if not standby:
+        if not untold:
             self._keep(now_oid, column, {q: Counted(n, snapshot) for q, n in counted.items()})
         window = [r for r in rows if r[0] is not None]
         if not window:
@@ -295,8 +297,8 @@ class Ranker:
                 matching: sql.Composable) -> sql.Composed:
         """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, the rows holding
         each ``asked`` phrase, each ``known`` phrase's change since its count, word_totals' oid, the snapshot and
-        the log's start, whether the database is a standby, then each row ``matching`` finds: its key, its length
-        and its tsvector as text."""
+        the log's start, whether the snapshot cannot tell what it saw (a standby's, or one inside a write), then
+        each row ``matching`` finds: its key, its length and its tsvector as text."""
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
                 sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
@@ -317,7 +319,8 @@ class Ranker:
         return sql.SQL(
             "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), ARRAY[{hits}]::bigint[],"
             " {changes}, min(tableoid)::bigint, pg_current_snapshot()::text,"
-            " (SELECT since FROM word_changes_kept WHERE word_index = {table})::text, pg_is_in_recovery()"
+            " (SELECT since FROM word_changes_kept WHERE word_index = {table})::text,"
+            " pg_is_in_recovery() OR pg_current_xact_id_if_assigned() IS NOT NULL"
             " FROM word_totals WHERE word_index = {table}"
             " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
             " FROM ({matching}) w"
