@@ -339,6 +339,25 @@ async def test_a_stop_and_the_same_stop_negated_are_never_merged(world: Served) 
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
 
 
+# a negation right before the main verb, after the subject, was not read as one: both "did not forbid", merged
+MID_SENTENCE_NEGATIONS = [
+    ("We push hotfix branches straight to main after the review passes",
+     "We never push hotfix branches straight to main after the review passes"),
+    ("Our team merges dependency updates on Fridays without a second review",
+     "Our team never merges dependency updates on Fridays without a second review"),
+    ("The on-call engineer restarts the payment workers by hand after a deploy",
+     "The on-call engineer never restarts the payment workers by hand after a deploy"),
+    ("Make sure to squash commits before merging a pull request",
+     "Make sure to not squash commits before merging a pull request")]
+
+
+async def test_a_rule_and_its_opposite_negated_before_its_verb_are_never_merged(world: Served) -> None:
+    first = await _never_merged(world, MID_SENTENCE_NEGATIONS, "reflex")
+    reworded = await call(world.mcp, world.tokens["alice"], "brain_teach_knowledge", {
+        "rule": "Push hotfix branches straight to main after the review passes", "type": "reflex"})
+    assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording still merges
+
+
 QUALIFIED_OTHERWISE = [  # seen merged by an outside probe on both backends (0.85 to 0.89): the second rule was lost
     ("Always run the smoke tests after every deploy", "Seldom run the smoke tests after a deploy"),
     ("Deploy the web app only from a clean working tree", "Deploy the web app from any working tree, clean or dirty"),

@@ -401,3 +401,60 @@ def test_rules_that_negate_a_stop_and_rules_that_do_not_are_held_apart(rule: str
     ("Die Smoke-Tests nie überspringen", "Überspringe die Smoke-Tests niemals")])
 def test_a_stop_negated_in_other_words_is_not_held_apart(rule: str, other: str) -> None:
     assert not opposed(rule, other)
+
+
+# a negation right before the main verb, after the subject ("We never push to main"), forbids as at the rule's head:
+# it read as not forbidding, and merged with the rule without it
+SUBJECTS = ["We", "You", "They", "Our engineers", "The release managers", "On Fridays, we", "When deploying, we"]
+MID_NEGATIONS = ["never", "never ever", "no longer", "really never", "should really not"]
+DEEDS = ["push to main", "deploy the web app", "run the migrations by hand", "merge without a review",
+         "rebase shared branches"]
+
+
+@given(st.sampled_from(SUBJECTS), st.sampled_from(MID_NEGATIONS), st.sampled_from(DEEDS))
+def test_a_negation_before_the_main_verb_forbids(subject: str, negation: str, deed: str) -> None:
+    rule, negated = f"{subject} {deed}", f"{subject} {negation} {deed}"
+    assert forbids(negated) and not forbids(rule)
+    assert opposed(rule, negated) and opposed(negated, rule)
+    assert not opposed(negated, f"Never {deed}") and not opposed(negated, f"Do not {deed}")  # rewordings
+
+
+@given(st.sampled_from(["Make sure to", "Remember to", "Take care to"]), st.sampled_from(DEEDS))
+def test_not_before_an_infinitive_forbids(head: str, deed: str) -> None:
+    rule, negated = f"{head} {deed}", f"{head} not {deed}"
+    assert forbids(negated) and not forbids(rule)
+    assert opposed(rule, negated) and opposed(negated, rule)
+
+
+FRENCH_DEEDS = [("poussons", "pousse", "sur main"), ("déployons", "déploie", "le vendredi"),
+                ("fusionnons", "fusionne", "sans relecture"), ("lançons", "lance", "les migrations à la main")]
+
+
+@given(st.sampled_from(FRENCH_DEEDS), st.sampled_from(["jamais", "pas", "plus"]), st.booleans())
+def test_ne_before_the_verb_and_its_jamais_or_pas_forbid(deed: tuple[str, str, str], negation: str,
+                                                           plural: bool) -> None:
+    we, team, thing = deed
+    rule = f"Nous {we} {thing}" if plural else f"L'équipe {team} {thing}"
+    negated = f"Nous ne {we} {negation} {thing}" if plural else f"L'équipe ne {team} {negation} {thing}"
+    assert forbids(negated) and not forbids(rule)
+    assert opposed(rule, negated) and opposed(negated, rule)
+
+
+GERMAN_DEEDS = [("pushen", "auf main"), ("deployen", "freitags"), ("mergen", "ohne Review"),
+                ("starten", "die Migrationen von Hand")]
+
+
+@given(st.sampled_from(GERMAN_DEEDS), st.sampled_from(["nie", "nicht", "niemals"]), st.booleans())
+def test_nie_nicht_or_niemals_by_the_verb_forbid(deed: tuple[str, str], negation: str, infinitive: bool) -> None:
+    verb, thing = deed
+    rule = f"{thing[:1].upper()}{thing[1:]} {verb}" if infinitive else f"Wir {verb} {thing}"
+    negated = f"{thing[:1].upper()}{thing[1:]} {negation} {verb}" if infinitive else f"Wir {verb} {negation} {thing}"
+    assert forbids(negated) and not forbids(rule)
+    assert opposed(rule, negated) and opposed(negated, rule)
+
+
+@pytest.mark.parametrize("rule", [
+    "Use zod never Formik", "Use tabs, never spaces", "Archive the projects that never shipped",
+    "We deploy but never on Fridays", "Engineers not on call may sleep", "Keep it simple - never clever"])
+def test_a_negation_that_is_not_before_the_main_verb_does_not_forbid(rule: str) -> None:
+    assert not forbids(rule)

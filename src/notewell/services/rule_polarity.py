@@ -13,8 +13,9 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   smoke tests", though both hold a negation or a stop, and is kept apart from a rule with no negation too. Else
   a rule forbids when its head, or the head after its leading conditions ("When deploying, never ...", "If it
   fails, do not ..."), is a negation or a stop ("Never ...", "Do not ...", "Don't ...", "Avoid ...", "No ...",
-  "Stop ...", "Skip ..."), when a modal or auxiliary is negated anywhere ("must not", "should never", "cannot",
-  "isn't"), when it says "no longer" or that the thing is forbidden ("is prohibited", "banned"), or when it
+  "Stop ...", "Skip ..."), when a negation stands right before its main verb, after the subject ("We never push
+  to main", "Make sure to not push"), when a modal or auxiliary is negated anywhere ("must not", "should never",
+  "cannot", "isn't"), when it says "no longer" or that the thing is forbidden ("is prohibited", "banned"), or when it
   holds a negation of French, German, Spanish, Portuguese, Dutch, Russian, Hebrew, Arabic, Chinese, Japanese
   or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない, ません, 않, 없, ...).
   Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
@@ -102,6 +103,19 @@ _OTHER_LANGUAGES = re.compile(
     # 无 and 非 begin nouns too (无服务器 "serverless", 非同期 "asynchronous", 非生产 "non-production"): only 无
     # before 需/须/法/权 ("no need", "cannot", "no right") forbids
     r"|[不别勿禁没]|无(?=[需须法权])|ない|ません|ずに|せず|않|말라|금지|없|못|지\s*마", re.IGNORECASE)
+# a negation right before the rule's main verb, after its subject ("We never push to main", "The bot no longer
+# pings the team", "Make sure to not push", "We should really not push"): "never" or "no longer" (then perhaps
+# "ever" or "again"), or "not" after "to", a pronoun or a modal with an adverb; then a verb written in lower case
+# that is no function word. Only in the rule's first clause, before any relative pronoun: "Use zod, never Formik"
+# contrasts two things (so does "Use zod never Formik": a name), "Archive the projects that never shipped" names
+# the projects. ("don't" and "no longer" anywhere are _NEGATED_MODAL's; French and German _OTHER_LANGUAGES'.)
+_NOT_A_VERB = (r"(?:a|an|the|any|all|every|each|more|less|once|twice|again|before|after|on|in|at|for|with|without"
+               r"|to|from|by|as|than|only|just|yet|too|so|mind|ever)\b")
+_MID_NEGATION = re.compile(
+    r"\b(?i:never|no\s+longer)(?:\s+(?i:ever|again))?\s+(?!" + _NOT_A_VERB + r")[a-z]"
+    r"|\b(?i:to|we|you|they|i|he|she|it|one|must|should|shall|can|could|may|might|will|would|need|better)"
+    r"(?:\s+[A-Za-z]+ly)?\s+(?i:not)\s+(?!" + _NOT_A_VERB + r")[a-z]")
+_CLAUSE = re.compile(r"[,;:(]|\s[-\u2013\u2014]\s|\b(?i:but|that|which|who|whom|whose|what|where|unless|except)\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "*": None})
 _EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")  # _not_, __not__; never the underscore inside a word
 
@@ -250,6 +264,8 @@ def polarity(rule: str) -> Polarity:
     while (condition := _CONDITION.match(head)) is not None:
         head = head[condition.end():]
     if _HEAD.search(plain) or _HEAD.search(head) or _NEGATED_MODAL.search(plain) or _OTHER_LANGUAGES.search(plain):
+        return "forbids"
+    if _MID_NEGATION.search(_CLAUSE.split(head, maxsplit=1)[0]):
         return "forbids"
     return "does"
 
