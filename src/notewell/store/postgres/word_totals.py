@@ -6,10 +6,10 @@ has no such count, and counting the table on every search costs milliseconds per
 ``word_totals`` keeps them for each indexed table, in 16 rows (slots) per table, by a trigger: each writer
 adds its rows' changes to the slot of its server process (``pg_backend_pid()``), at its commit (a deferred
 constraint trigger), so that concurrent writers rarely meet on one row, and a writer holds a slot's lock
-only for the instant of its commit, never while waiting for another lock (no deadlock). A search sums the
-16 rows of its table in its own statement, so the totals agree with the rows it sees. ``changes`` counts every
-write that touched a counted row: its sum only grows, so while it stays the same no counted row has changed,
-and a process may keep what it counted of the index (word_rank.py: each phrase's rows).
+only for the instant of its commit; the only lock it may wait for meanwhile is ``word_changes_kept``'s row, held
+by another writer trimming the log (below), which waits for no slot (no deadlock). A search sums the 16 rows of
+its table in its own statement, so the totals agree with the rows it sees. ``changes`` counts each slot's
+writes: every ``TRIM_EVERY``-th trims the log.
 
 The same trigger writes each change of a counted row's words to ``word_changes`` (the row's vectors, -1 as it
 stops counting, +1 as it starts), under the writing transaction's id: a process that counted a phrase's rows
