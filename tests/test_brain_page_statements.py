@@ -172,3 +172,21 @@ async def test_search_brain_with_parents_runs_as_many_statements_for_many_projec
         assert sorted((h["brain"], h["path"], h["document"]) for h in answer["results"]) == sorted(_hits(needles))
         assert answer["truncated"] is False
     assert ran_many == ran_few, (ran_many, ran_few)
+
+
+async def test_search_brain_over_a_brain_of_a_thousand_sub_brains_leaves_them_out(
+        store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each sub-brain left out was a clause of the search's statement, ANDed in a chain: SQLite refused one of
+    1,000 (an internal error); they are a balanced tree, the outermost sub-brains alone."""
+    with world(tmp_path, store_url, monkeypatch) as (url, served):
+        many = served.rt.settings.vault / "alpha" / "many"
+        _brain(many, "Many", 1)
+        _needles(many, 1)
+        for i in range(1100):
+            _brain(many / f"s{i:04d}", f"Sub {i}", 0)
+        _brain(many / "s0000" / "nested", "Nested", 0)
+        _needles(many / "s0000", 1)
+        _needles(many / "s0000" / "nested", 1)
+        served.rt.indexing.sync()
+        answer, _ = await served.called(url, "searchBrain", {"brain": "alpha/many", "query": "needle"})
+    assert [(h["brain"], h["path"]) for h in answer["results"]] == [("alpha/many", "alpha/many/needle-0.md")]

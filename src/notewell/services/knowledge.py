@@ -549,9 +549,9 @@ class KnowledgeService:
         scanned = False
         for brain in chain:
             remaining = limits.SEARCH_MAX_RESULTS - len(found)
-            inside = docs.brain_heads_below(brain.project, brain.folder)  # searched as brains of their own
-            scope = Scope(projects=[brain.project], prefix=brain.folder,
-                          exclude_prefixes=tuple(b.folder for b in inside))
+            inside = {b.folder for b in docs.brain_heads_below(brain.project, brain.folder)}  # searched alone
+            scope = Scope(projects=[brain.project], prefix=brain.folder,  # the outermost hold the others
+                          exclude_prefixes=tuple(sorted(f for f in inside if not _in_folders(f, inside))))
             result = self._first_per_file(query, scope, max(remaining, 1))
             complete = complete and result.complete
             scanned = scanned or result.scanned

@@ -67,14 +67,23 @@ def scope_sql(scope: Scope, dialect: Dialect) -> tuple[str, list[Any]]:
         clause, values = at_or_below("d.path", scope.prefix, scope.prefix_partial)
         clauses.append(clause)
         params += values
-    for folder in scope.exclude_prefixes:
-        clauses.append("NOT (d.path >= ? AND d.path < ?)")
-        params += [folder + "/", folder + "0"]
+    if scope.exclude_prefixes:
+        clauses.append(_all_of(["NOT (d.path >= ? AND d.path < ?)"] * len(scope.exclude_prefixes)))
+        params += [bound for folder in scope.exclude_prefixes for bound in (folder + "/", folder + "0")]
     if scope.file_types:
         clause, values = dialect.one_of("d.ext", [t.lower() for t in scope.file_types])
         clauses.append(clause)
         params += values
     return " AND ".join(clauses), params
+
+
+def _all_of(clauses: Sequence[str]) -> str:
+    """The clauses ANDed as a balanced tree: SQLite parses a chain of them as one as deep as it is long, and refuses
+    one over 1,000 deep (searchBrain over a brain of 1,000 sub-brains, each a clause, was an internal error)."""
+    if len(clauses) == 1:
+        return clauses[0]
+    half = len(clauses) // 2
+    return f"({_all_of(clauses[:half])} AND {_all_of(clauses[half:])})"
 
 
 class SqlDocumentWriter(ABC):
