@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import secrets
 import statistics
 import tempfile
 import time
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[float]] = {name: [] for name in ["query embedding alone", *paths]}
     for q in queries if args.warm else queries[:20]:
         rt.memory.recall(LOCAL_OWNER, q)
-    written = random.Random(SEED + 2)
+    written, run = random.Random(SEED + 2), secrets.token_hex(4)  # this run's writes are new to a store run before
     for n, q in enumerate(queries):
         start = time.perf_counter()
         model.embed_one(q)
@@ -154,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 store.memories.index = None if name.endswith("(exact)") else index
             for i in range(args.write_between):
                 title, content, tags = corpus.memory(written, i)
-                rt.memory.remember(LOCAL_OWNER, f"{content} (written between queries: {n}.{i}.{name})", title=title,
-                                   tags=tags, project=PROJECTS[i % 4], path="notes")
+                rt.memory.remember(LOCAL_OWNER, f"{content} (written between queries: {run}.{n}.{i}.{name})",
+                                   title=title, tags=tags, project=PROJECTS[i % 4], path="notes")
             if name.endswith("words only"):
                 rt.meaning.turn_off("bench")
             start = time.perf_counter()
