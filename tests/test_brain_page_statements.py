@@ -8,23 +8,13 @@ once, the hits' titles. On both backends, over MCP."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
-from mcp_world import ServerThread, connect
-from notewell.access.principal import LOCAL_OWNER
-from notewell.http.app import build_app
-from notewell.http.door import ServeOptions
-from notewell.mcp.registry import choose
-from notewell.runtime import Runtime, open_runtime
-from notewell.store.sqlite.database import _Connection
-from test_list_brains_statements import Statements, _brain
+from statements_world import world
+from test_list_brains_statements import _brain
 
 pytestmark = pytest.mark.anyio
 
@@ -95,50 +85,7 @@ def _hits(needles: int) -> list[tuple[str, str, str]]:
             for i in range(needles)]
 
 
-@dataclass
-class Served:
-    rt: Runtime
-    token: str
-    statements: Statements
-
-    def grown(self) -> None:
-        """The large vault, synced, alice granted read on every project but hidden."""
-        large(self.rt.settings.vault)
-        self.rt.indexing.sync()
-        for project in ("beta", "gamma", *(f"p{i}" for i in range(8))):
-            self.rt.administration.grant(LOCAL_OWNER, "alice@example.com", project, "read")
-
-    async def called(self, url: str, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The tool's answer and the statements its call ran (the second of two calls in one session: the first
-        warms the session and the connections)."""
-        async with connect(url, self.token) as client:
-            await client.call_tool(tool, args)
-            before = self.statements.count
-            result = await client.call_tool(tool, args)
-            ran = self.statements.count - before
-        assert not result.is_error, result.content
-        assert result.structured_content is not None
-        return result.structured_content, ran
-
-
-@contextmanager
-def world(tmp: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Served]]:
-    """(the MCP URL, the served vault) over the small vault, alice granted read on alpha."""
-    vault = tmp / "vault"
-    small(vault)
-    rt = open_runtime(str(vault), store_url)
-    rt.indexing.sync()
-    rt.administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
-    rt.administration.grant(LOCAL_OWNER, "alice@example.com", "alpha", "read")
-    served = Served(rt, rt.administration.mint_token(LOCAL_OWNER, "alice@example.com", ["knowledge:read"]).secret,
-                    Statements())
-    monkeypatch.setattr(_Connection, "execute", served.statements.counted(_Connection.execute))
-    monkeypatch.setattr(psycopg.Cursor, "execute", served.statements.counted(psycopg.Cursor.execute))
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
-            yield server.url, served
-    finally:
-        rt.close()
+GRANTED = ("beta", "gamma", *(f"p{i}" for i in range(8)))  # alice's projects in the large vault, with alpha
 
 
 def _page(answer: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +95,7 @@ def _page(answer: dict[str, Any]) -> dict[str, Any]:
 
 async def test_get_brain_runs_as_many_statements_for_many_projects_brains_and_documents_as_for_few(
         store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with world(tmp_path, store_url, monkeypatch) as (url, served):
+    with world(tmp_path, store_url, monkeypatch, small, large, GRANTED) as (url, served):
         few, ran_few = await served.called(url, "getBrain", {"brain": "alpha/b0"})
         assert _page(few) == EXPECTED_SMALL
         served.grown()
@@ -163,7 +110,7 @@ async def test_get_brain_runs_as_many_statements_for_many_projects_brains_and_do
 async def test_search_brain_with_parents_runs_as_many_statements_for_many_projects_brains_and_documents_as_for_few(
         store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     args = {"brain": "alpha/b0/deep", "query": "needle", "includeParents": True}
-    with world(tmp_path, store_url, monkeypatch) as (url, served):
+    with world(tmp_path, store_url, monkeypatch, small, large, GRANTED) as (url, served):
         few, ran_few = await served.called(url, "searchBrain", args)
         served.grown()
         many, ran_many = await served.called(url, "searchBrain", args)
@@ -178,7 +125,7 @@ async def test_search_brain_over_a_brain_of_a_thousand_sub_brains_leaves_them_ou
         store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each sub-brain left out was a clause of the search's statement, ANDed in a chain: SQLite refused one of
     1,000 (an internal error); they are a balanced tree, the outermost sub-brains alone."""
-    with world(tmp_path, store_url, monkeypatch) as (url, served):
+    with world(tmp_path, store_url, monkeypatch, small, large, GRANTED) as (url, served):
         many = served.rt.settings.vault / "alpha" / "many"
         _brain(many, "Many", 1)
         _needles(many, 1)

@@ -7,23 +7,11 @@ brain of the brain's own project). On both backends, over MCP."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import psycopg
 import pytest
 
-from mcp_world import ServerThread, connect
-from notewell.access.principal import LOCAL_OWNER
-from notewell.http.app import build_app
-from notewell.http.door import ServeOptions
-from notewell.mcp.registry import choose
-from notewell.runtime import Runtime, open_runtime
-from notewell.store.sqlite.database import _Connection
+from statements_world import Served, world
 
 pytestmark = pytest.mark.anyio
 
@@ -61,77 +49,21 @@ EXPECTED_LARGE = [
     ("gamma", "Gamma", None), *[(f"gamma/b{i}", f"Gamma {i}", "gamma") for i in range(4)]]
 
 
-class Statements:
-    """The statements run on the threads that answer requests (not the store's background threads, named
-    notewell-*), counted as each backend's connections run them; not SQLite's PRAGMAs, which open a thread's
-    connection (a request may come on a worker thread that has none yet)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.lock = threading.Lock()
-
-    def counted(self, execute: Callable[..., Any]) -> Callable[..., Any]:
-        def run(conn: Any, sql: Any, *args: Any, **kwargs: Any) -> Any:
-            if not (threading.current_thread().name.startswith("notewell-")
-                    or (isinstance(sql, str) and sql.lstrip().upper().startswith("PRAGMA"))):
-                with self.lock:
-                    self.count += 1
-            return execute(conn, sql, *args, **kwargs)
-        return run
+GRANTED = ("beta", "gamma")  # alice's projects in the large vault, with alpha
 
 
-@contextmanager
-def world(tmp: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Served]]:
-    """(the MCP URL, the served vault) over a vault of alpha's root brain alone, alice granted read on it."""
-    vault = tmp / "vault"
-    small(vault)
-    rt = open_runtime(str(vault), store_url)
-    rt.indexing.sync()
-    rt.administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
-    rt.administration.grant(LOCAL_OWNER, "alice@example.com", "alpha", "read")
-    served = Served(rt, rt.administration.mint_token(LOCAL_OWNER, "alice@example.com", ["knowledge:read"]).secret,
-                    Statements())
-    monkeypatch.setattr(_Connection, "execute", served.statements.counted(_Connection.execute))
-    monkeypatch.setattr(psycopg.Cursor, "execute", served.statements.counted(psycopg.Cursor.execute))
-    try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
-            yield server.url, served
-    finally:
-        rt.close()
-
-
-@dataclass
-class Served:
-    rt: Runtime
-    token: str
-    statements: Statements
-
-    def grown(self) -> None:
-        """The large vault (``large``), synced, alice granted read on beta and gamma too."""
-        large(self.rt.settings.vault)
-        self.rt.indexing.sync()
-        for project in ("beta", "gamma"):
-            self.rt.administration.grant(LOCAL_OWNER, "alice@example.com", project, "read")
-
-    async def listed(self, url: str) -> tuple[list[tuple[str, str, str | None]], int]:
-        """listBrains' brains (id, title, parent) and the statements its call ran (the second of two calls in
-        one session: the first warms the session and the connections)."""
-        async with connect(url, self.token) as client:
-            await client.call_tool("listBrains", {})
-            before = self.statements.count
-            result = await client.call_tool("listBrains", {})
-            ran = self.statements.count - before
-        assert not result.is_error, result.content
-        brains = result.structured_content["brains"]  # type: ignore[index]
-        return [(b["id"], b["title"], b.get("parent")) for b in brains], ran
+async def _listed(served: Served, url: str) -> tuple[list[tuple[str, str, str | None]], int]:
+    """listBrains' brains (id, title, parent) and the statements its call ran."""
+    answer, ran = await served.called(url, "listBrains", {})
+    return [(b["id"], b["title"], b.get("parent")) for b in answer["brains"]], ran
 
 
 async def test_list_brains_runs_as_many_statements_for_many_brains_as_for_one(
         store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with world(tmp_path, store_url, monkeypatch) as (url, served):
-        one, few = await served.listed(url)
+    with world(tmp_path, store_url, monkeypatch, small, large, GRANTED) as (url, served):
+        one, few = await _listed(served, url)
         assert one == [("alpha", "Alpha", None)]
         served.grown()
-        many, ran = await served.listed(url)
+        many, ran = await _listed(served, url)
     assert many == EXPECTED_LARGE
     assert ran == few, (ran, few)

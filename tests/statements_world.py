@@ -1,0 +1,91 @@
+"""A served vault whose tool calls' statements are counted (tests of what a call costs as the vault grows):
+the statements run on the threads that answer requests, counted as each backend's connections run them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from mcp_world import ServerThread, connect
+from notewell.access.principal import LOCAL_OWNER
+from notewell.http.app import build_app
+from notewell.http.door import ServeOptions
+from notewell.mcp.registry import choose
+from notewell.runtime import Runtime, open_runtime
+from notewell.store.sqlite.database import _Connection
+
+
+class Statements:
+    """The statements run on the threads that answer requests (not the store's background threads, named
+    notewell-*); not SQLite's PRAGMAs, which open a thread's connection (a request may come on a worker thread
+    that has none yet)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def counted(self, execute: Callable[..., Any]) -> Callable[..., Any]:
+        def run(conn: Any, sql: Any, *args: Any, **kwargs: Any) -> Any:
+            if not (threading.current_thread().name.startswith("notewell-")
+                    or (isinstance(sql, str) and sql.lstrip().upper().startswith("PRAGMA"))):
+                with self.lock:
+                    self.count += 1
+            return execute(conn, sql, *args, **kwargs)
+        return run
+
+
+@dataclass
+class Served:
+    rt: Runtime
+    token: str
+    statements: Statements
+    large: Callable[[Path], None]
+    projects: Sequence[str]
+
+    def grown(self) -> None:
+        """The large vault, synced, alice granted read on ``projects`` too."""
+        self.large(self.rt.settings.vault)
+        self.rt.indexing.sync()
+        for project in self.projects:
+            self.rt.administration.grant(LOCAL_OWNER, "alice@example.com", project, "read")
+
+    async def called(self, url: str, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        """The tool's answer and the statements its call ran (the second of two calls in one session: the first
+        warms the session and the connections)."""
+        async with connect(url, self.token) as client:
+            await client.call_tool(tool, args)
+            before = self.statements.count
+            result = await client.call_tool(tool, args)
+            ran = self.statements.count - before
+        assert not result.is_error, result.content
+        assert result.structured_content is not None
+        return result.structured_content, ran
+
+
+@contextmanager
+def world(tmp: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, small: Callable[[Path], None],
+          large: Callable[[Path], None], projects: Sequence[str]) -> Iterator[tuple[str, Served]]:
+    """(the MCP URL, the served vault) over the ``small`` vault, alice granted read on alpha; ``Served.grown``
+    makes it the ``large`` one, alice granted read on ``projects`` too."""
+    vault = tmp / "vault"
+    small(vault)
+    rt = open_runtime(str(vault), store_url)
+    rt.indexing.sync()
+    rt.administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
+    rt.administration.grant(LOCAL_OWNER, "alice@example.com", "alpha", "read")
+    served = Served(rt, rt.administration.mint_token(LOCAL_OWNER, "alice@example.com", ["knowledge:read"]).secret,
+                    Statements(), large, projects)
+    monkeypatch.setattr(_Connection, "execute", served.statements.counted(_Connection.execute))
+    monkeypatch.setattr(psycopg.Cursor, "execute", served.statements.counted(psycopg.Cursor.execute))
+    try:
+        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
+            yield server.url, served
+    finally:
+        rt.close()
