@@ -167,26 +167,3 @@ def test_a_store_migrated_to_postgresql_ranks_as_its_source(pg_url: str, tmp_pat
     finally:
         for store in stores:
             store.close()
-
-
-def test_what_a_server_keeps_of_the_index_follows_another_servers_writes(pg_url: str, tmp_path: Path) -> None:
-    """A store keeps each phrase's rows: a write by another server on the same database (its own store) is
-    logged, so the first server's next search brings its counts up to date and still ranks as SQLite does after
-    the same writes (tests/test_word_rank_kept.py: more cases of it)."""
-    lite, served, other = open_store(str(tmp_path / "index.db")), open_store(pg_url), open_store(pg_url)
-    try:
-        for store in (lite, served):
-            rng = random.Random(11)
-            for i in range(60):
-                store.memories.add(_memory(i, rng, "apollo"))
-        queries = _queries(random.Random(5))[:20]
-        _same(_answers(lite, queries), _answers(served, queries), queries)  # served now keeps the counts
-        for store in (lite, other):
-            rng = random.Random(13)
-            for i in range(60, 90):
-                store.memories.add(_memory(i, rng, "apollo"))
-            store.memories.forget("mem_0004", "u1", "test", NOW)
-        _same(_answers(lite, queries), _answers(served, queries), queries)
-    finally:
-        for store in (lite, served, other):
-            store.close()

@@ -38,16 +38,21 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return seen
 
 
+def _filled(*stores: Store) -> None:
+    """The same 60 memories in each store."""
+    for store in stores:
+        rng = random.Random(11)
+        for i in range(60):
+            store.memories.add(_memory(i, rng, "apollo"))
+
+
 @pytest.fixture()
 def stores(pg_url: str, tmp_path: Path) -> Iterator[tuple[Store, Store, Store]]:
     """SQLite, a PostgreSQL store that searches and another on the same database, each with the same 60
     memories; the searching one has counted the queries' phrases."""
     lite, served, other = open_store(str(tmp_path / "index.db")), open_store(pg_url), open_store(pg_url)
     try:
-        for store in (lite, served):
-            rng = random.Random(11)
-            for i in range(60):
-                store.memories.add(_memory(i, rng, "apollo"))
+        _filled(lite, served)
         yield lite, served, other
     finally:
         for store in (lite, served, other):
@@ -187,10 +192,7 @@ def test_a_server_reading_a_standby_adds_a_write_in_flight_once_it_commits(
     url, replayed = standby
     lite, primary = open_store(str(tmp_path / "index.db")), open_store(plain_pg_url)
     try:
-        for store in (lite, primary):
-            rng = random.Random(11)
-            for i in range(60):
-                store.memories.add(_memory(i, rng, "apollo"))
+        _filled(lite, primary)
         replayed()
         reader = open_store(url)
         try:
@@ -225,10 +227,7 @@ def test_a_dump_restored_by_hand_into_a_cluster_behind_its_own_starts_the_log_an
     vault.mkdir()
     lite, source = open_store(str(tmp_path / "index.db")), open_store(pg_url)
     try:
-        for store in (lite, source):
-            rng = random.Random(11)
-            for i in range(60):
-                store.memories.add(_memory(i, rng, "apollo"))
+        _filled(lite, source)
     finally:
         source.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:  # as the other cluster numbered them
