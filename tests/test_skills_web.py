@@ -19,6 +19,7 @@ from notewell.access.authentication import user_principal
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.services.brain_evolution import IDLE_DAYS
 from notewell.timestamps import iso
+from test_web_paging import RULES
 
 T0 = datetime.now(UTC)
 
@@ -137,15 +138,6 @@ def test_a_refusal_names_the_way_out_in_the_browser(base: str, world: BrainWorld
     assert "notewell brain" not in proposal.text + restore.text
 
 
-CAROLS_RULES = ["Run the database migrations before deploying the billing service",
-                "Prefer small pull requests that reviewers can read in ten minutes",
-                "Pin every Python dependency to an exact version in the lock file",
-                "Write the changelog entry in the same commit as the change",
-                "Never log a customer's card number, not even its last digits",
-                "Keep the staging cluster's data anonymised after every restore",
-                "Answer an on-call page within fifteen minutes, day or night"]
-
-
 def paged(client: httpx.Client, first: str, what: str, pattern: str) -> list[str]:
     """What ``pattern`` finds on each page of the list ``what``, from ``first`` on by its rel=next link."""
     seen: list[str] = []
@@ -169,7 +161,7 @@ def test_both_lists_of_the_skills_page_are_paged(base: str, world: BrainWorld,
 
     monkeypatch.setattr(skills, "SHOWN", 3)
     rt, carol = world.runtime, person(world, "carol")
-    items = [rt.brain.teach(carol, rule=rule, kind="recipe").item for rule in CAROLS_RULES]
+    items = [rt.brain.teach(carol, rule=rule, kind="recipe").item for rule in RULES]
     for n, item in enumerate(items):
         rt.store.brain.add_proposal(ProposalInput(f"paged-{n}", "demote", item.ref, None, carol.user_id,
                                                   item.brain_project, "ses_none", "heuristic", item.rule,
