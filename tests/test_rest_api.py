@@ -470,6 +470,35 @@ def test_a_token_mints_none_that_outlives_it(rest: RestWorld) -> None:
     assert lasting.status_code == 201 and lasting.json()["token"]["expiresAt"] is None
 
 
+def test_minting_counts_the_active_tokens_in_the_store_never_reading_them(rest: RestWorld,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """POST /me/tokens read every token its person ever held (revoked and expired ones stay, without end) to count
+    the active ones against the limit: the store counts them, revoked and expired ones still not counted."""
+    from notewell.access import own_tokens
+    from notewell.records.identity import TokenRecord
+
+    access, identity = rest.runtime.administration, rest.runtime.store.identity
+    bob = access.user(LOCAL_OWNER, "bob@northwind.test")
+    caller = access.mint_token(LOCAL_OWNER, bob.email, ["memory:read"], name="caller").secret
+    access.revoke_token(LOCAL_OWNER, access.mint_token(LOCAL_OWNER, bob.email, ["memory:read"]).token.id)
+    identity.add_token(TokenRecord(id="e0e0e0e0e0e0", user_id=bob.id, name="expired", scopes=("memory:read",),
+                                   project_id=None, created_at="2000-01-01T00:00:00Z",
+                                   expires_at="2000-01-02T00:00:00Z"), "not a hash")
+    active = sum(t.revoked_at is None and t.id != "e0e0e0e0e0e0" for t in identity.tokens(bob.id))
+    monkeypatch.setattr(own_tokens, "OWN_TOKEN_LIMIT", active + 2)
+    whole: list[Any] = []
+    real = identity.tokens
+    monkeypatch.setattr(identity, "tokens", lambda *args: whole.append(args) or real(*args))
+    body = {"scopes": ["memory:read"]}
+    made = [rest.call("POST", "/me/tokens", caller, json=body) for _ in range(2)]
+    assert [m.status_code for m in made] == [201, 201], made[-1].text
+    refused = problem(rest.call("POST", "/me/tokens", caller, json=body), 403)
+    assert f"you hold {active + 2} active tokens, the most allowed" in refused["detail"], refused
+    assert rest.call("DELETE", f"/me/tokens/{made[0].json()['token']['id']}", caller).status_code == 200
+    assert rest.call("POST", "/me/tokens", caller, json=body).status_code == 201
+    assert not whole, whole
+
+
 def test_unknown_paths_and_methods_are_problems_too(rest: RestWorld) -> None:
     problem(rest.get("/nothing-here", "alice_rw"), 404)
     problem(rest.call("PUT", "/projects", "alice_rw"), 405)

@@ -125,9 +125,9 @@ class OwnTokenService:
             raise InvalidArgument("name", "contains a NUL character (\\x00); remove it")
         checked = self._permitted(p, scopes, project_id)
         now = now_iso()
-        active = [t for t in self.identity.tokens(user_id) if t.state(now) == "active"]
-        if len(active) >= OWN_TOKEN_LIMIT:
-            raise Forbidden(f"Forbidden: you hold {len(active)} active tokens, the most allowed; revoke one first")
+        active = self.identity.active_token_count(user_id, now)
+        if active >= OWN_TOKEN_LIMIT:
+            raise Forbidden(f"Forbidden: you hold {active} active tokens, the most allowed; revoke one first")
         expires_at = self._within_calling_token(p, expiry_from(expires, field="expires"), expires)
         minted = mint_secret()
         token = TokenRecord(id=minted.token_id, user_id=user_id, name=clean_name, scopes=checked,

@@ -217,6 +217,7 @@ class IdentityRepository(Protocol):
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]: ...
     def tokens_newest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
     def tokens_oldest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
+    def active_token_count(self, user_id: str, now: str) -> int: ...  # neither revoked nor expired at now
     def revoke_token(self, token_id: str, at: str) -> bool: ...  # False if unknown or revoked already
     def touch_token(self, token_id: str, at: str) -> None: ...  # sets last_used_at
     def record_tool_call(self, token_id: str, tool: str, at: str) -> None: ...  # last_tool(_at), unless later kept

@@ -285,6 +285,13 @@ class SqlIdentity:
         return [_token(r) for r in self._all(
             f"SELECT {TOKEN_COLUMNS} FROM tokens {mine}ORDER BY {order} LIMIT ? OFFSET ?", [*params, limit, offset])]
 
+    def active_token_count(self, user_id: str, now: str) -> int:
+        """How many of the user's tokens are neither revoked nor expired at ``now`` (``TokenRecord.state``'s
+        rule), counted in SQL: a person's revoked and expired tokens stay, without end, and are never read."""
+        row = self._one("SELECT COUNT(*) FROM tokens WHERE user_id = ? AND revoked_at IS NULL"
+                        " AND (expires_at IS NULL OR expires_at > ?)", (user_id, now))
+        return int(row[0])
+
     def revoke_token(self, token_id: str, at: str) -> bool:
         """Mark the token revoked; False when it is unknown or revoked already."""
         with self.sql.transaction() as conn:
