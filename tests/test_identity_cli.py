@@ -12,6 +12,7 @@ from typer.testing import Result
 from conftest import make_vault, run_cli, runtime_over
 from notewell.errors import Unauthenticated
 from notewell.store import open_store
+from notewell.store.shared.identity import SqlIdentity
 
 
 class Cli:
@@ -343,6 +344,38 @@ def test_a_token_its_users_role_leaves_no_scope_says_so_in_token_list_and_doctor
     states = {t["id"]: t["state"] for t in cli.json("token", "list")}  # type: ignore[union-attr]
     assert states == {ops["id"]: "active", reader["id"]: "active"}
     assert cli.json("token", "revoke", str(ops["id"]))["state"] == "revoked"  # type: ignore[index]
+
+
+def test_token_list_reads_a_page_of_tokens_and_their_users_with_a_way_on(token_cli: TokenCli,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """token list read every token and every user of the store to print them all: it prints a page (--limit,
+    oldest first) with the next --offset named under it, reading that page's tokens and their users alone."""
+    cli = token_cli
+    for who in ("ada", "bo", "cy"):
+        cli.json("user", "add", f"{who}@example.com", "--role", "member")
+    minted = [str(cli.json("token", "mint", "--user", f"{who}@example.com", "--scopes", "memory:read",  # type: ignore[index]
+                           "--name", f"t{n}")["id"]) for n, who in enumerate(("ada", "bo", "ada", "bo", "ada"))]
+    whole: list[str] = []
+    for name in ("users", "tokens"):
+        real = getattr(SqlIdentity, name)
+        monkeypatch.setattr(SqlIdentity, name, lambda *args, _n=name, _r=real: whole.append(_n) or _r(*args))
+    seen: list[str] = []
+    offset = 0
+    while True:
+        page = cli("token", "list", "--limit", "2", "--offset", str(offset), "--json")
+        assert page.exit_code == 0, page.stderr
+        seen += [t["id"] for t in json.loads(page.stdout)]
+        if "More tokens follow" not in page.stderr:
+            break
+        assert f"More tokens follow: --offset {offset + 2}" in page.stderr
+        offset += 2
+    assert seen == minted and offset == 4 and not whole, whole
+    table = cli("token", "list", "--user", "bo@example.com", "--limit", "1")
+    assert [line.split("\t")[0] for line in table.stdout.splitlines()] == [minted[1]]
+    assert "More tokens follow: --offset 1" in table.stderr
+    past = cli("token", "list", "--offset", "5")
+    assert past.stdout == "" and "No tokens after --offset 5" in past.stderr
+    assert "--limit" in cli("token", "list", "--limit", "0").stderr and not whole, whole
 
 
 def test_the_audit_log_records_every_change(cli: Cli) -> None:

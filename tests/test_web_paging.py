@@ -158,7 +158,7 @@ def test_the_admins_token_page_reads_one_page_and_a_revoke_returns_to_its_page(
                                                                       html), "tokens")
         assert not whole and paged and {args[1] for args in paged} == {4}, (whole, paged)
         assert len(owners) == len(paged), owners  # a page's owners in one read, not one read per owner
-        assert seen == [s.token.id for s in reversed(rt.administration.token_standings(LOCAL_OWNER))]
+        assert seen == [s.token.id for s in reversed(rt.administration.token_standings(LOCAL_OWNER, None, 100, 0))]
         third = client.get("/admin/tokens?page=3")
         on_it = re.findall(r'<span class="hint">([0-9a-f]{12})</span>', third.text)[0]
         revoked = client.post(f"/admin/tokens/{on_it}/revoke", data={"csrf": csrf_of(third.text), "page": "3"})

@@ -363,22 +363,25 @@ class Administration:
                                                 "expiresAt": expires_at})
         return MintedToken(secret=minted.secret, token=token)
 
-    def tokens(self, p: Principal, email: str | None = None) -> list[TokenRecord]:
+    def token_standings(self, p: Principal, email: str | None, limit: int, offset: int) -> list[TokenStanding]:
+        """The tokens (of one user, or everyone's) oldest first, ``limit`` from the ``offset``-th, with the state and
+        scopes their next call meets: the store reads that page's tokens alone, and the users they belong to."""
         self.authorization.authorize(p, "access:manage")
-        return self.identity.tokens(self.user(p, email).id if email else None)
-
-    def token_standings(self, p: Principal, email: str | None = None) -> list[TokenStanding]:
-        """The tokens (of one user, or everyone's) with the state and scopes their next call meets."""
-        tokens = self.tokens(p, email)
-        users = {u.id: u for u in self.identity.users()}
-        now = now_iso()
-        return [token_standing(t, users.get(t.user_id), now) for t in tokens]
+        if limit < 1:
+            raise InvalidArgument("limit", f"is {limit}; give 1 or more")
+        if offset < 0:
+            raise InvalidArgument("offset", f"is {offset}; give 0 or more")
+        return self._standings(self.identity.tokens_oldest(self.user(p, email).id if email else None, limit, offset))
 
     def newest_standings(self, p: Principal, limit: int, offset: int) -> list[TokenStanding]:
         """Everyone's tokens newest first, ``limit`` from the ``offset``-th, as ``token_standings`` gives each: the
         store reads that page's tokens alone, and the users they belong to."""
         self.authorization.authorize(p, "access:manage")
-        tokens = self.identity.tokens_newest(None, limit, offset)
+        return self._standings(self.identity.tokens_newest(None, limit, offset))
+
+    def _standings(self, tokens: Sequence[TokenRecord]) -> list[TokenStanding]:
+        """Each token with the state and scopes its next call meets, its user read with the page's others (one
+        statement)."""
         users = self.identity.users_by_id([t.user_id for t in tokens])
         now = now_iso()
         return [token_standing(t, users.get(t.user_id), now) for t in tokens]

@@ -6,11 +6,13 @@ from typing import Annotated
 
 import typer
 
+from notewell import limits
 from notewell.access.principal import LOCAL_OWNER
 from notewell.cli.access_views import token_json, token_scopes_cell
 from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, console, err_console, print_json, runtime
 from notewell.cli.rows import Col, show_rows
 
+LIST_MAX = 1000  # tokens on one page of token list
 BY_USER = {"email": "--user"}  # the user is named by --user here, not as the EMAIL argument
 token_app = typer.Typer(help="Mint, list and revoke tokens.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
@@ -45,18 +47,29 @@ def token_mint(
 
 @token_app.command("list")
 def token_list(user: Annotated[str | None, typer.Option("--user", help="Only this user's tokens.")] = None,
+               limit: Annotated[int, typer.Option("--limit", help=f"At most this many, oldest first (1-{LIST_MAX}).",
+                                                  min=1, max=LIST_MAX)] = 100,
+               offset: Annotated[int, typer.Option("--offset", help="How many to skip: the note under a list that "
+                                                   "has more names the next offset.", min=0,
+                                                   max=limits.NOTES_OFFSET_MAX)] = 0,
                vault: VaultOpt = None, db: DbOpt = None, json_out: JsonOpt = False) -> None:
-    """List tokens (never their secrets)."""
-    with runtime(vault, db, arguments=BY_USER) as rt:
-        standings = rt.administration.token_standings(LOCAL_OWNER, user)
+    """List tokens (never their secrets), oldest first, a page at a time."""
+    with runtime(vault, db, arguments={**BY_USER, "limit": "--limit", "offset": "--offset"}) as rt:
+        found = rt.administration.token_standings(LOCAL_OWNER, user, limit + 1, offset)  # one more: do more follow?
+        standings = found[:limit]
+        more = f"More tokens follow: --offset {offset + limit}" if len(found) > limit else ""
         if json_out:
             print_json([token_json(s) for s in standings])
+            if more:
+                err_console.print(more, highlight=False, markup=False, soft_wrap=True)
             return
+        of_user = f" of {user}" if user else ""
         show_rows([Col("id", whole=True), Col("user", whole=True), Col("name"), Col("scopes"),
                    Col("project", whole=True), Col("expires"), Col("last used"), Col("state")],
                   [(s.token.id, s.email, s.token.name, token_scopes_cell(s), s.token.project_id,
                     s.token.expires_at or "never", s.token.last_used_at, s.state) for s in standings],
-                  empty=f"No tokens{' of ' + user if user else ''}; mint one with 'notewell token mint'")
+                  empty=f"No tokens{of_user} after --offset {offset}" if offset else
+                  f"No tokens{of_user}; mint one with 'notewell token mint'", note=more)
 
 
 # a leaked secret's random part, given alone, may begin with "-": read it as the ID, never as an unknown option
