@@ -363,8 +363,10 @@ class KnowledgeService:
                       else indexed_prefix(documents, project, prefix)) or prefix
         scope = Scope(projects=where.projects, prefix=prefix, prefix_partial=where.partial)
         result = self._first_per_file(query, scope, max(limit, 1))
-        hits = [DocumentHit(m.project, m.path, self._title(m.project, m.path), m.line, m.text)
-                for m in result.matches[:limit]]
+        shown = result.matches[:limit]
+        titles = self.store.documents.titles([(m.project, m.path) for m in shown])  # one statement for them all
+        hits = [DocumentHit(m.project, m.path, titles.get((m.project, m.path), posixpath.basename(m.path)), m.line,
+                            m.text) for m in shown]
         return DocumentHits(query, hits, truncated=result.has_more or len(result.matches) > limit,
                             complete=result.complete, scanned=result.scanned)
 
@@ -579,10 +581,6 @@ class KnowledgeService:
             title = given[brain.id].get(m.path) or (meta.title if meta else posixpath.basename(m.path))
             hits.append(BrainHit(brain.id, m.vault_path, title, m.line, m.text))
         return hits
-
-    def _title(self, project: str, path: str) -> str:
-        meta = self.store.documents.meta(project, path)
-        return meta.title if meta else posixpath.basename(path)
 
     # search_notes -------------------------------------------------------------------------------------
 

@@ -113,6 +113,9 @@ class DocumentRepository(Protocol):
     def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
         """The sha256 of each document named that exists (a search's hits: a few dozen)."""
         ...
+    def titles(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
+        """The title of each document named that exists (a search's hits), in one statement."""
+        ...
     def candidates(self, scope: Scope, plan: Plan | None, *, after: DocKey | None = None,
                    limit: int | None = None) -> list[CandidateDoc]:
         """The documents in scope whose index holds the plan's trigrams (every one for None), in

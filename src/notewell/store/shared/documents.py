@@ -243,9 +243,17 @@ class SqlDocuments(ABC):
 
     def checksums(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
         """One statement for many projects' documents (a search's page spans several projects: a statement
-        each was a round trip each on PostgreSQL, six for the 36 files of "levenshtein" at 1 GB); each
-        project's paths are one OR'ed term, which both backends answer from the (project, path) index. At
-        most ``CHECKSUM_TERMS`` terms a statement: SQLite refuses an expression over 1,000 deep."""
+        each was a round trip each on PostgreSQL, six for the 36 files of "levenshtein" at 1 GB)."""
+        return self._keyed("d.sha256", keys)
+
+    def titles(self, keys: Sequence[DocKey]) -> dict[DocKey, str]:
+        """One statement for a search's hits (XMemo's search_knowledge read each hit's title alone)."""
+        return self._keyed("d.title", keys)
+
+    def _keyed(self, column: str, keys: Sequence[DocKey]) -> dict[DocKey, str]:
+        """``column`` of each document named that exists; each project's paths are one OR'ed term, which both
+        backends answer from the (project, path) index. At most ``CHECKSUM_TERMS`` terms a statement: SQLite
+        refuses an expression over 1,000 deep."""
         by_project: dict[str, list[str]] = {}
         for project, path in dict.fromkeys(keys):
             by_project.setdefault(project, []).append(path)
@@ -257,9 +265,9 @@ class SqlDocuments(ABC):
                 clause, values = self.dialect.one_of("d.path", paths)
                 terms.append(f"(d.project = ? AND {clause})")
                 params += [project, *values]
-            rows = self._rows(f"SELECT d.project, d.path, d.sha256 FROM documents d WHERE {' OR '.join(terms)}",
+            rows = self._rows(f"SELECT d.project, d.path, {column} FROM documents d WHERE {' OR '.join(terms)}",
                               params)
-            found.update({(project, path): sha256 for project, path, sha256 in rows})
+            found.update({(project, path): value for project, path, value in rows})
         return found
 
     def brains(self, project: str | None = None) -> list[BrainRecord]:
