@@ -165,6 +165,45 @@ def test_the_admins_token_page_reads_one_page_and_a_revoke_returns_to_its_page(
         assert revoked.status_code == 303 and revoked.headers["location"] == "/admin/tokens?page=3"
 
 
+def test_a_projects_grants_are_paged_reading_that_page_alone(served: tuple[Runtime, str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """/admin/projects/ID read every user of the store, to name its grants' people and to offer every active user
+    in the grant form: it reads a page of the project's grants with their users, by email, and the form takes an
+    email; a grant or a removal returns to the page it was made on."""
+    rt, base = served
+    monkeypatch.setattr(admin, "GRANTS_SHOWN", 3, raising=False)
+    rt.administration.add_project(LOCAL_OWNER, "apollo")
+    members = [f"member{n}@example.com" for n in range(7)]
+    for who in members:
+        rt.administration.add_user(LOCAL_OWNER, who, "member")
+        rt.administration.grant(LOCAL_OWNER, who, "apollo", "read")
+    whole: list[Any] = []
+    paged: list[Any] = []
+    recording(monkeypatch, rt.store.identity, "users", whole)
+    recording(monkeypatch, rt.store.identity, "project_members", paged)
+    with sign_in(base, ADMIN) as client:
+        seen = walk(client, "/admin/projects/apollo",
+                    lambda html: [unescape(e) for e in re.findall(r'<td data-label="User">([^<]*)</td>', html)],
+                    "grants")
+        assert seen == members and not whole and {args[1:] for args in paged} == {(4, 0), (4, 3), (4, 6)}, whole
+        second = client.get("/admin/projects/apollo?page=2")
+        assert ALICE not in second.text  # no list of every user: the form takes an email
+        csrf = csrf_of(second.text)
+        granted = client.post("/admin/projects/apollo/grants",
+                              data={"csrf": csrf, "email": ALICE, "level": "write", "page": "2"})
+        assert granted.status_code == 303 and granted.headers["location"] == "/admin/projects/apollo?page=2"
+        assert "Granted alice@example.com write on apollo" in client.get(granted.headers["location"]).text
+        removed = client.post("/admin/projects/apollo/ungrant", data={"csrf": csrf, "email": ALICE, "page": "2"})
+        assert removed.status_code == 303 and removed.headers["location"] == "/admin/projects/apollo?page=2"
+        refused = client.post("/admin/projects/apollo/grants",
+                              data={"csrf": csrf, "email": "nobody@example.com", "level": "read", "page": "3"})
+        assert refused.status_code == 400 and "No user with email nobody@example.com" in unescape(refused.text)
+        assert 'rel="prev">Previous grants</a>' in refused.text  # the page it was sent from
+        past = client.get("/admin/projects/apollo?page=9")
+        assert "No grants past the first 24" in past.text and 'href="/admin/projects/apollo">First grants' in past.text
+        assert not whole, whole
+
+
 def test_taught_knowledge_on_the_memories_page_is_paged(served: tuple[Runtime, str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """/memories listed the newest 50 items of taught knowledge and no way to an older one."""

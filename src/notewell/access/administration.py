@@ -340,6 +340,11 @@ class Administration:
         """Who holds a grant on an ordinary project, by user id."""
         return self.identity.grants_for_project(self._managed(p, project_id).id)
 
+    def project_members(self, p: Principal, project_id: str, limit: int, offset: int) -> list[tuple[Grant, User]]:
+        """A page of who holds a grant on an ordinary project, with each grant's user, by email: ``limit`` from the
+        ``offset``-th (the store reads that page's rows alone)."""
+        return self.identity.project_members(self._managed(p, project_id).id, limit, offset)
+
     # management: tokens
     def mint_token(self, p: Principal, email: str, scopes: Iterable[str], *, project_id: str | None = None,
                    name: str = "", expires: str | None = None) -> MintedToken:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -35,6 +35,7 @@ from notewell.web.session import (
 AUDIT_SHOWN = 200
 TOKENS_SHOWN = 200  # a page of /admin/tokens, newest first; revoked and expired tokens stay listed
 USERS_SHOWN = 200  # a page of /admin/users, by email; deactivated users stay listed
+GRANTS_SHOWN = 200  # a page of the grants on /admin/projects/ID, by email
 AUDIT_DEFAULT_SINCE = "7d"
 
 
@@ -151,34 +152,42 @@ async def add_project(request: Request) -> Response:
     return await _done(request, f"/admin/projects/{project.id}", f"Added the project {project.id}.")
 
 
-async def _project(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
+async def _project(request: Request, p: Principal, number: int, *, error: str = "", status: int = 200) -> Response:
+    """The project's settings and page ``number`` of its grants, by email (one more read to know whether more
+    follow): the store reads that page's grants and their users alone. A grant names its person by email."""
     access = services(request).administration
     project_id = request.path_params["project"]
     project = await call(services(request).authorization.authorize, p, "project:manage", project_id)
-    grants = await call(access.project_grants, p, project_id)
-    users = await call(access.users, p)
-    emails = {u.id: u.email for u in users}
+    found = await call(access.project_members, p, project_id, GRANTS_SHOWN + 1, (number - 1) * GRANTS_SHOWN)
+    grants = [(g, u.email) for g, u in found[:GRANTS_SHOWN]]
     return page(request, "admin/project.html", p, title=project.name, project=project, error=error, status=status,
-                message=await take_message(request), grants=[(g, emails.get(g.user_id, g.user_id)) for g in grants],
-                members=[u for u in users if u.active], levels=GRANT_LEVELS)
+                message=await take_message(request), grants=grants, levels=GRANT_LEVELS,
+                **pages(numbered(_project_path(project.id)), number, GRANTS_SHOWN, len(grants),
+                        len(found) > GRANTS_SHOWN))
+
+
+def _project_path(project_id: str) -> str:
+    return f"/admin/projects/{quote(project_id, safe='')}"
 
 
 async def project_page(request: Request) -> Response:
-    return await _project(request, await _manager(request))
+    return await _project(request, await _manager(request), page_number(request))
 
 
 async def _project_change(request: Request, change: Callable[[Principal, str, Any], Awaitable[str]]) -> Response:
-    """Make a change to the project (``change`` answers the line that says what it did) and show its page."""
+    """Make a change to the project (``change`` answers the line that says what it did) and show its page, the page
+    of its grants the form was sent from."""
     p = await _manager(request)
     form = await checked_form(request)
+    number = _form_page(form)
     project_id = request.path_params["project"]
     try:
         done = await change(p, project_id, form)
     except NotewellError as exc:
         if isinstance(exc, NotFound) and exc.field == "project":  # the project is hidden or gone: the 404 page
             raise
-        return await _project(request, p, error=str(exc), status=400)
-    return await _done(request, f"/admin/projects/{project_id}", done)
+        return await _project(request, p, number, error=str(exc), status=400)
+    return await _done(request, numbered(_project_path(project_id))(number), done)
 
 
 async def set_project(request: Request) -> Response:
