@@ -12,6 +12,7 @@ from notewell.records.documents import Scope
 from notewell.search.engine import SearchEngine, SearchRequest
 from notewell.search.literals import regex_plan
 from notewell.store import open_store
+from notewell.store.document_rows import BRAIN_PARENT_IDS
 from notewell.store.postgres import PostgresStore
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PostgresDialect
@@ -244,17 +245,17 @@ def test_brain_parents_stored_as_folders_become_brain_ids(backend: str, tmp_path
     now, so that it may be a brain of another project. The step rewrites the rows an older version wrote (here:
     a store whose record of that step is taken away, holding rows as the version before wrote them)."""
     db = str(tmp_path / "index.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
-    steps = len(MIGRATIONS if backend == "sqlite" else PG_MIGRATIONS)
+    step = (MIGRATIONS if backend == "sqlite" else PG_MIGRATIONS).index(BRAIN_PARENT_IDS) + 1
     store = open_store(db)
     dialect = SqliteDialect(store.db) if isinstance(store, SqliteStore) else PostgresDialect(store.db)  # type: ignore[attr-defined]
     with dialect.transaction() as conn:
-        conn.execute("DELETE FROM schema_migrations WHERE component = 'documents' AND version = ?", (steps,))
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'documents' AND version = ?", (step,))
         for folder, parent in (("", None), ("brains/business", None), ("brains/website", "brains/business"),
                                ("notes", "")):
             conn.execute("INSERT INTO brains (project, folder, title, summary, parent, documents)"
                          " VALUES ('p', ?, 't', 's', ?, '[]')", (folder, parent))
     store.close()
-    store = open_store(db)  # runs the last step again
+    store = open_store(db)  # runs that step again
     try:
         parents = {b.id: b.parent for b in store.documents.brains("p")}
         assert parents == {"p": None, "p/brains/business": None, "p/brains/website": "p/brains/business",

@@ -488,10 +488,10 @@ class KnowledgeService:
 
     def _brain_documents(self, record: BrainRecord, sub_brains: set[str], brain_md_path: str) -> list[BrainDocument]:
         """The brain's documents, brain.md's first, up to one past limits.BRAIN_DOCUMENTS_MAX: those brain.md lists
-        that exist found that many at a time in one statement (each was a statement), then the folder read a page
-        at a time by path until that many are found (the documents of ``sub_brains``, the folders of the brains
-        inside it, are read and passed over), so a brain over a folder of 20,000 documents costs what its first
-        thousand cost."""
+        that exist found that many at a time in one statement (each was a statement), then as many more of its
+        folder as are wanted in one statement, by path, which leaves out the folders of ``sub_brains`` (the brains
+        inside it), brain.md and the documents listed already: it read the folder a thousand at a time and passed
+        over the sub-brains' documents, every one of them read when they came first by path."""
         docs = self.store.documents
         wanted = limits.BRAIN_DOCUMENTS_MAX + 1
         listed: list[BrainDocument] = []
@@ -499,28 +499,19 @@ class KnowledgeService:
         for rel, title in record.documents:
             named.setdefault(rel, title)
         pending = list(named.items())
-        shown: set[str] = set()
+        shown: list[str] = []
         for start in range(0, len(pending), wanted):
             chunk = pending[start : start + wanted]
             present = docs.metas_at(record.project, [rel for rel, _ in chunk])
             for rel, title in chunk:
                 if rel in present:
                     listed.append(BrainDocument(f"{record.project}/{rel}", title, listed=True))
-                    shown.add(rel)
+                    shown.append(rel)
                     if len(listed) == wanted:
                         return listed
-        after: str | None = None
-        while len(listed) < wanted:
-            page = docs.metas(record.project, record.folder, limit=limits.BRAIN_DOCUMENTS_MAX, after=after)
-            for meta in page:
-                if len(listed) == wanted:
-                    break
-                if meta.path in shown or meta.path == brain_md_path or _in_folders(meta.path, sub_brains):
-                    continue
-                listed.append(BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False))
-            if len(page) < limits.BRAIN_DOCUMENTS_MAX:
-                break
-            after = page[-1].path
+        rest = docs.metas(record.project, record.folder, limit=wanted - len(listed), exclude=_outermost(sub_brains),
+                          leave_out=[brain_md_path, *shown])
+        listed += (BrainDocument(f"{record.project}/{meta.path}", meta.title, listed=False) for meta in rest)
         return listed
 
     def search_brain(self, p: Principal, brain_id: str, query: str, include_parents: bool = False) -> BrainHitList:
@@ -553,7 +544,7 @@ class KnowledgeService:
             remaining = limits.SEARCH_MAX_RESULTS - len(found)
             inside = {b.folder for b in docs.brain_heads_below(brain.project, brain.folder)}  # searched alone
             scope = Scope(projects=[brain.project], prefix=brain.folder,  # the outermost hold the others
-                          exclude_prefixes=tuple(sorted(f for f in inside if not _in_folders(f, inside))))
+                          exclude_prefixes=_outermost(inside))
             result = self._first_per_file(query, scope, max(remaining, 1))
             complete = complete and result.complete
             scanned = scanned or result.scanned
@@ -642,6 +633,11 @@ def _enclosing(folder: str) -> list[str]:
         folder = posixpath.dirname(folder)
         enclosing.append(folder)
     return enclosing
+
+
+def _outermost(folders: set[str]) -> tuple[str, ...]:
+    """Those of ``folders`` inside none of the others, sorted: what leaves them all out of a query."""
+    return tuple(sorted(f for f in folders if not _in_folders(f, folders)))
 
 
 def _in_folders(path: str, folders: set[str]) -> bool:

@@ -96,9 +96,11 @@ class DocumentRepository(Protocol):
     def get(self, project: str, path: str) -> Document | None: ...
     def meta(self, project: str, path: str) -> DocumentMeta | None: ...
     def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0,
-              after: str | None = None) -> list[DocumentMeta]:
+              after: str | None = None, exclude: Sequence[str] = (),
+              leave_out: Sequence[str] = ()) -> list[DocumentMeta]:
         """The documents at or below ``prefix``, by path: all, or ``limit`` of them after ``offset``; with
-        ``after``, only those whose path sorts after it (by code point)."""
+        ``after``, only those whose path sorts after it (by code point); none inside the folders ``exclude``
+        names (a brain's sub-brains) nor at the paths ``leave_out`` names, both left out in the statement."""
         ...
     def metas_at(self, project: str, paths: Sequence[str]) -> dict[str, DocumentMeta]:
         """The documents of ``project`` at any of ``paths`` (those there are), by path: one statement for up to

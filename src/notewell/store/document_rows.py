@@ -18,6 +18,9 @@ BRAIN_PARENT_IDS = (  # a migration step of both backends: a parent was its proj
     "UPDATE brains SET parent = CASE WHEN parent = '' THEN project ELSE project || '/' || parent END"
     " WHERE parent IS NOT NULL",
 )
+# a migration step of both backends: getBrain and listBrains look a brain's sub-brains up by their parent
+# (brain_heads_with_parent), which read every brain of the store without it
+BRAIN_PARENT_INDEX = ("CREATE INDEX brains_parent ON brains (parent)",)
 
 
 def extension(path: str) -> str:

@@ -20,7 +20,7 @@ import psycopg
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import Plan
-from notewell.store.document_rows import BRAIN_PARENT_IDS, extension, line_count, meta_from_row
+from notewell.store.document_rows import BRAIN_PARENT_IDS, BRAIN_PARENT_INDEX, extension, line_count, meta_from_row
 from notewell.store.matches import Matches, SearchPages
 from notewell.store.postgres.database import PostgresDatabase, lock_key
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, pg_text
@@ -139,6 +139,8 @@ MIGRATIONS: list[Migration] = [
     ),
     # A brain's parent by its id, so that it may be a brain of another project (docs/indexing.md).
     BRAIN_PARENT_IDS,
+    # A brain's sub-brains found by their parent (getBrain, listBrains).
+    BRAIN_PARENT_INDEX,
 ]
 
 _TEXT_BATCH = 64

@@ -215,8 +215,12 @@ class SqlDocuments(ABC):
         return meta_from_row(rows[0]) if rows else None
 
     def metas(self, project: str, prefix: str = "", *, limit: int | None = None, offset: int = 0,
-              after: str | None = None) -> list[DocumentMeta]:
-        where, params = scope_sql(Scope(projects=[project], prefix=prefix), self.dialect)
+              after: str | None = None, exclude: Sequence[str] = (),
+              leave_out: Sequence[str] = ()) -> list[DocumentMeta]:
+        where, params = scope_sql(Scope(projects=[project], prefix=prefix, exclude_prefixes=exclude), self.dialect)
+        if leave_out:
+            clause, values = self.dialect.one_of("d.path", list(dict.fromkeys(leave_out)))
+            where, params = f"{where} AND NOT ({clause})", [*params, *values]
         if after is not None:  # a keyset: the (project, path) index starts at ``after``, whatever precedes it
             where, params = f"{where} AND d.path > ?", [*params, after]
         page, page_params = ("", []) if limit is None else (" LIMIT ? OFFSET ?", [limit, offset])

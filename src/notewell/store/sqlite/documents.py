@@ -18,7 +18,7 @@ from itertools import starmap
 
 from notewell.records.documents import CandidateDoc, DocKey, Document, DocumentInput, Scope
 from notewell.records.plan import TRIGRAM, And, Lit, Or, Plan, indexed_runs, trigrams
-from notewell.store.document_rows import BRAIN_PARENT_IDS, extension, line_count, meta_from_row
+from notewell.store.document_rows import BRAIN_PARENT_IDS, BRAIN_PARENT_INDEX, extension, line_count, meta_from_row
 from notewell.store.index_words import indexed_text
 from notewell.store.matches import SearchPages, region_bounds
 from notewell.store.regions import (
@@ -132,6 +132,8 @@ MIGRATIONS: list[Migration] = [
     tuple(statement for shard in range(SHARDS) for statement in reindex_shard(shard)),
     # A brain's parent by its id, so that it may be a brain of another project (docs/indexing.md).
     BRAIN_PARENT_IDS,
+    # A brain's sub-brains found by their parent (getBrain, listBrains).
+    BRAIN_PARENT_INDEX,
 ]
 
 _TEXT_BATCH = 16
