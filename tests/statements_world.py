@@ -25,20 +25,36 @@ from notewell.store.sqlite.database import _Connection
 class Statements:
     """The statements run on the threads that answer requests (not the store's background threads, named
     notewell-*); not SQLite's PRAGMAs, which open a thread's connection (a request may come on a worker thread
-    that has none yet)."""
+    that has none yet). ``run``: their text, in order (an executemany's once a row)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.run: list[str] = []
         self.lock = threading.Lock()
 
-    def counted(self, execute: Callable[..., Any]) -> Callable[..., Any]:
+    def counted(self, execute: Callable[..., Any], rows: bool = False) -> Callable[..., Any]:
+        """``execute`` counting its statement; ``rows``: an executemany, counting one a row of its second
+        argument."""
         def run(conn: Any, sql: Any, *args: Any, **kwargs: Any) -> Any:
+            if rows:
+                args = (list(args[0]), *args[1:])
             if not (threading.current_thread().name.startswith("notewell-")
                     or (isinstance(sql, str) and sql.lstrip().upper().startswith("PRAGMA"))):
                 with self.lock:
-                    self.count += 1
+                    times = len(args[0]) if rows else 1
+                    self.count += times
+                    self.run += [str(sql)] * times
             return execute(conn, sql, *args, **kwargs)
         return run
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> Statements:
+    """The statements both backends' connections run from now on, an executemany's counted once a row."""
+    statements = Statements()
+    for cls in (_Connection, psycopg.Cursor):
+        monkeypatch.setattr(cls, "execute", statements.counted(cls.execute))
+        monkeypatch.setattr(cls, "executemany", statements.counted(cls.executemany, rows=True))
+    return statements
 
 
 @dataclass
@@ -81,9 +97,7 @@ def world(tmp: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, small: Cal
     rt.administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
     rt.administration.grant(LOCAL_OWNER, "alice@example.com", "alpha", "read")
     served = Served(rt, rt.administration.mint_token(LOCAL_OWNER, "alice@example.com", ["knowledge:read"]).secret,
-                    Statements(), large, projects)
-    monkeypatch.setattr(_Connection, "execute", served.statements.counted(_Connection.execute))
-    monkeypatch.setattr(psycopg.Cursor, "execute", served.statements.counted(psycopg.Cursor.execute))
+                    counting(monkeypatch), large, projects)
     try:
         with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
             yield server.url, served

@@ -22,6 +22,7 @@ from notewell.records.memories import MemoryQuery
 from notewell.services import hybrid
 from notewell.services.meaning import embed_all, retry_delay
 from notewell.services.memory import MemoryService
+from notewell.store.shared.meaning import QUEUE_ITEM
 from notewell.store.vector_search import Nearest, nearest_rows, to_half
 from pg import PgCluster
 
@@ -220,6 +221,24 @@ def test_a_runner_whose_lease_ran_out_leaves_the_newer_vector_in_place(world: Me
         [(vector,)] = conn.execute("SELECT vector FROM vectors WHERE kind = ? AND item_id = ?",
                                    (job.kind, job.item_id)).fetchall()
     assert bytes(vector) == new.tobytes() and world.rt.meaning.state().queued == 0
+
+
+def test_a_failure_is_counted_only_on_the_rows_still_holding_its_lease(world: MemoryWorld) -> None:
+    """A batch that fails after its item was queued again (its text changed meanwhile) leaves that row due with
+    its new text, untried: the attempt and its delay belong to the text that failed."""
+    alice = world.user("alice")
+    world.service.remember(alice, DEPLOY, project="apollo")
+    world.service.remember(alice, ACQUISITION, project="apollo")
+    store = world.store.meaning
+    lease = "2999-01-01T00:00:00Z"
+    requeued, failed = store.claim("2000-01-01T00:00:00Z", lease, 5)
+    with store.sql.transaction() as conn:
+        conn.execute(QUEUE_ITEM, (requeued.kind, requeued.item_id))
+    store.failed([(job.kind, job.item_id, "2999-06-01T00:00:00Z") for job in (requeued, failed)], "broke", lease)
+    with store.sql.reading() as conn:
+        rows = conn.execute("SELECT item_id, attempts, next_at FROM embedding_queue ORDER BY item_id").fetchall()
+    assert sorted((int(i), int(a), str(n)) for i, a, n in rows) == sorted(
+        [(requeued.item_id, 0, ""), (failed.item_id, 1, "2999-06-01T00:00:00Z")])
 
 
 def test_an_identifier_finds_that_identifier_or_nothing(world: MemoryWorld) -> None:

@@ -263,17 +263,16 @@ class MeaningService:
         try:
             vectors = model.embed([j.text for j in present])
         except Exception as exc:  # the model failed on this batch: retry it later, log it, keep running
-            self._fail(present, exc)
+            self._fail(present, exc, lease)
             self.store.meaning.done(MODEL_ID, [], gone, lease)
             return len(gone)
         made = [(j.kind, j.item_id, to_half(v)) for j, v in zip(present, vectors, strict=True)]
         self.store.meaning.done(MODEL_ID, made, gone, lease)
         return len(jobs)
 
-    def _fail(self, jobs: list[Job], exc: Exception) -> None:
-        for job in jobs:
-            delay = retry_delay(job.attempts + 1)
-            self.store.meaning.failed([job], f"{type(exc).__name__}: {exc}", _at(delay))
+    def _fail(self, jobs: list[Job], exc: Exception, lease: str) -> None:
+        retries = [(job.kind, job.item_id, _at(retry_delay(job.attempts + 1))) for job in jobs]
+        self.store.meaning.failed(retries, f"{type(exc).__name__}: {exc}", lease)
         _log.warning("op=meaning.embed outcome=error items=%d error=%s", len(jobs), type(exc).__name__)
 
     def run_in_background(self) -> EmbeddingRunner:

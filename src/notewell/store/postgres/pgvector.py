@@ -133,10 +133,14 @@ class PgVectorIndex:
         return index
 
     def write(self, conn: Executor, vectors: Sequence[tuple[str, int, bytes]]) -> None:
-        """The halfvec of each memory vector just written (in the writer's transaction)."""
-        rows = [(HalfVector(v), i) for kind, i, v in vectors if kind == "memory"]
+        """The halfvec of each memory vector just written (in the writer's transaction), in one statement (the
+        writer passes at most shared/meaning.py's ROWS)."""
+        rows = [(i, HalfVector(v)) for kind, i, v in vectors if kind == "memory"]
         if rows:
-            conn.executemany("UPDATE vectors SET near = ?::halfvec WHERE kind = 'memory' AND item_id = ?", rows)
+            conn.execute("UPDATE vectors SET near = d.near FROM (VALUES"
+                         f" {', '.join(['(CAST(? AS bigint), CAST(? AS halfvec))'] * len(rows))}) AS d (item_id, near)"
+                         " WHERE vectors.kind = 'memory' AND vectors.item_id = d.item_id",
+                         [value for row in rows for value in row])
 
     def fill_missing(self) -> int:
         """Copy every memory vector without its halfvec into it, a batch per transaction; how many."""

@@ -7,6 +7,10 @@ mid-batch leaves them to be claimed again when it runs out), embeds them outside
 one transaction writes each vector and deletes its queue row. A failure counts an attempt and sets the next
 try further off (the runner decides when).
 
+A batch costs the same statements whatever its size (up to ``ROWS`` items): the claim leases its rows in one
+(and reads the texts in one a kind), the write locks the rows in one, writes the vectors in one and deletes the
+rows in one, a failure counts its attempts in one. Each used to run four or five a row (issue 27).
+
 ``vectors`` holds one float16 vector per item and model, with the generation that wrote it (little-endian,
 ``DIMENSIONS`` values); reading a vector of another model is never done, so a new model re-embeds rather than
 mixes. Forgetting or superseding a memory deletes its vector in the same transaction, and every read joins the
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from notewell.meaning.texts import memory_text, session_text
 from notewell.records.meaning import Job, QueueState
@@ -25,6 +29,8 @@ from notewell.store.shared.dialect import Dialect, Executor, marks
 from notewell.store.shared.migrations import Migration
 
 KINDS = ("memory", "session")
+ROWS = 500  # items a statement of the queue names at most: 2,500 parameters (SQLite takes 32,766, PostgreSQL 65,535)
+_Row = TypeVar("_Row")
 _LIVE_MEMORY = "deleted_at IS NULL AND superseded_by IS NULL"
 _SESSION_TEXT = "(prompt <> '' OR COALESCE(summary, '') <> '')"
 """A session with something to embed (``session_text`` of it is not empty): the others are neither queued nor
@@ -92,6 +98,22 @@ def _session_texts(conn: Executor, ids: Sequence[int]) -> dict[int, str]:
     return {int(r[0]): session_text(r[1], r[2]) for r in rows}
 
 
+def _chunks(rows: Sequence[_Row]) -> list[Sequence[_Row]]:
+    """``rows`` in parts of at most ``ROWS`` (a statement's parameters stay within both backends' limits)."""
+    return [rows[start:start + ROWS] for start in range(0, len(rows), ROWS)]
+
+
+def _pairs(pairs: Sequence[tuple[str, int]]) -> str:
+    """A VALUES list for these (kind, item_id) pairs, for ``(kind, item_id) IN ...`` (``_flat`` of them its
+    parameters)."""
+    return f"(VALUES {', '.join(['(?, ?)'] * len(pairs))})"
+
+
+def _flat(rows: Sequence[Sequence[Any]]) -> list[Any]:
+    """The parameters of these rows of a VALUES list, in order."""
+    return [value for row in rows for value in row]
+
+
 class VectorIndex(Protocol):
     """A backend's own index of the vectors (pgvector's on PostgreSQL), kept by the writes of vectors."""
 
@@ -125,15 +147,14 @@ class SqlMeaning:
         return found is not None
 
     def claim(self, now: str, lease_until: str, limit: int) -> list[Job]:
-        """Up to ``limit`` due items, leased until ``lease_until``, with their texts (oldest first)."""
+        """Up to ``limit`` of the oldest due items, leased until ``lease_until``, with their texts (by kind and id)."""
         skip = " SKIP LOCKED" if self.sql.lock else ""
         with self.sql.transaction() as conn:
-            rows = conn.execute(f"SELECT kind, item_id, attempts FROM embedding_queue WHERE next_at <= ?"
-                                f" ORDER BY next_at, kind, item_id LIMIT ?{self.sql.lock}{skip}",
-                                (now, limit)).fetchall()
-            for kind, item_id, _ in rows:
-                conn.execute("UPDATE embedding_queue SET next_at = ? WHERE kind = ? AND item_id = ?",
-                             (lease_until, kind, item_id))
+            rows = sorted(conn.execute(
+                "WITH due AS MATERIALIZED (SELECT kind, item_id FROM embedding_queue WHERE next_at <= ?"
+                f" ORDER BY next_at, kind, item_id LIMIT ?{self.sql.lock}{skip})"
+                " UPDATE embedding_queue SET next_at = ? WHERE (kind, item_id) IN (SELECT kind, item_id FROM due)"
+                " RETURNING kind, item_id, attempts", (now, min(limit, ROWS), lease_until)).fetchall())
             texts: dict[str, dict[int, str]] = {}
             for kind, reader in (("memory", _memory_texts), ("session", _session_texts)):
                 ids = [int(r[1]) for r in rows if r[0] == kind]
@@ -149,33 +170,47 @@ class SqlMeaning:
         (drop_vector takes both away in the forgetting transaction): its vector is not written, or it would
         come back into the store for good. An item whose row holds another lease now (queued again because its
         text changed, or claimed again by another runner after this lease ran out) gets the vector made, and its
-        row is left to whoever holds it: the newer text is embedded after, and its vector written last."""
+        row is left to whoever holds it: the newer text is embedded after, and its vector written last.
+
+        The queue rows are locked first, in one order (kind, id), as drop_vector locks its row before the vector:
+        no deadlock with a forget or another runner."""
+        made = {(kind, item_id): vector for kind, item_id, vector in vectors}  # one vector an item: the last
+        items = sorted({*made, *gone})
+        if not items:
+            return
         with self.sql.transaction() as conn:
             leases: dict[tuple[str, int], str] = {}
-            for kind, item_id in [*((k, i) for k, i, _ in vectors), *gone]:
-                row = conn.execute(f"SELECT next_at FROM embedding_queue WHERE kind = ? AND item_id = ?{self.sql.lock}",
-                                   (kind, item_id)).fetchone()
-                if row is not None:
-                    leases[(kind, item_id)] = row[0]
-            kept = [(kind, item_id, vector) for kind, item_id, vector in vectors if (kind, item_id) in leases]
+            for chunk in _chunks(items):
+                leases.update(((str(k), int(i)), str(at)) for k, i, at in conn.execute(
+                    f"SELECT kind, item_id, next_at FROM embedding_queue WHERE (kind, item_id) IN {_pairs(chunk)}"
+                    f" ORDER BY kind, item_id{self.sql.lock}", _flat(chunk)).fetchall())
+            kept = [(kind, item_id, vector) for (kind, item_id), vector in sorted(made.items())
+                    if (kind, item_id) in leases]
             if kept:
                 gen = conn.execute("UPDATE meaning_generation SET value = value + 1 WHERE id = 1"
                                    " RETURNING value").fetchone()[0]
-            for kind, item_id, vector in kept:
-                conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES (?, ?, ?, ?, ?)"
-                             " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
-                             " vector = excluded.vector, gen = excluded.gen", (kind, item_id, model, vector, gen))
-            if self.index is not None:
-                self.index.write(conn, kept)
-            for (kind, item_id), held in leases.items():
-                if held == lease:
-                    conn.execute("DELETE FROM embedding_queue WHERE kind = ? AND item_id = ?", (kind, item_id))
+                for part in _chunks(kept):
+                    conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES"
+                                 f" {', '.join(['(?, ?, ?, ?, ?)'] * len(part))} ON CONFLICT (kind, item_id) DO UPDATE"
+                                 " SET model = excluded.model, vector = excluded.vector, gen = excluded.gen",
+                                 _flat([(kind, item_id, model, vector, gen) for kind, item_id, vector in part]))
+                if self.index is not None:
+                    self.index.write(conn, kept)
+            mine = [key for key, held in sorted(leases.items()) if held == lease]
+            for chunk in _chunks(mine):
+                conn.execute(f"DELETE FROM embedding_queue WHERE next_at = ? AND (kind, item_id) IN {_pairs(chunk)}",
+                             [lease, *_flat(chunk)])
 
-    def failed(self, jobs: Sequence[Job], error: str, next_at: str) -> None:
+    def failed(self, retries: Sequence[tuple[str, int, str]], error: str, lease: str) -> None:
+        """Count a failed attempt of each item (kind, id, when to try it next) whose row still holds ``lease``: a
+        row queued again meanwhile (its text changed) is due with its new text, untried."""
         with self.sql.transaction() as conn:
-            for job in jobs:
-                conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = ?, error = ?"
-                             " WHERE kind = ? AND item_id = ?", (next_at, error[:500], job.kind, job.item_id))
+            for part in _chunks(retries):
+                conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = d.column3, error = ?"
+                             f" FROM (VALUES {', '.join(['(?, ?, ?)'] * len(part))}) AS d"
+                             " WHERE embedding_queue.kind = d.column1 AND embedding_queue.item_id = d.column2"
+                             " AND embedding_queue.next_at = ?",
+                             [error[:500], *_flat(part), lease])
 
     def all_due(self) -> int:
         """Make every queued item due now: the leases of a runner that was stopped and the delays of failures
