@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from html import unescape
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -20,7 +21,7 @@ from mcp_world import ServerThread, World
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import Runtime, open_runtime
 from notewell.web.app import build_web_app
-from notewell.web.pages import admin, memories, sessions, tokens
+from notewell.web.pages import admin, browse, memories, sessions, tokens
 from test_web_forms import signed_in
 from web_world import csrf_of, email
 
@@ -202,6 +203,28 @@ def test_a_projects_grants_are_paged_reading_that_page_alone(served: tuple[Runti
         past = client.get("/admin/projects/apollo?page=9")
         assert "No grants past the first 24" in past.text and 'href="/admin/projects/apollo">First grants' in past.text
         assert not whole, whole
+
+
+def test_the_projects_page_is_paged_reading_that_pages_counts_alone(served: tuple[Runtime, str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """/projects listed every project one may read on one page, with the document counts of them all: it pages
+    them by id, as the other lists page, the counts read for the page alone."""
+    rt, base = served
+    monkeypatch.setattr(browse, "PROJECTS_SHOWN", 3, raising=False)
+    for n in range(7):
+        rt.administration.add_project(LOCAL_OWNER, f"paged-{n}")
+    everything = [pr.id for pr in rt.knowledge.projects(rt.authentication.acting_as(ADMIN))]
+    assert len(everything) == 8  # and the admin's home
+    counted: list[Any] = []
+    recording(monkeypatch, rt.store.documents, "project_counts", counted)
+    with sign_in(base, ADMIN) as client:
+        seen = walk(client, "/projects", lambda html: [unquote(i) for i in re.findall(r'<a href="/p/([^"]+)">', html)],
+                    "projects")
+        assert seen == everything and [len(args[0]) for args in counted] == [4, 4, 2], counted
+        assert 'rel="next">Next projects</a>' in client.get("/projects?page=2").text
+        past = client.get("/projects?page=5")
+        assert "No projects past the first 12" in past.text and 'href="/projects">First projects' in past.text
+        assert client.get("/projects?page=x").status_code == 400
 
 
 def test_taught_knowledge_on_the_memories_page_is_paged(served: tuple[Runtime, str],

@@ -245,15 +245,20 @@ class KnowledgeService:
         self.authorization.authorize(p, READ)
         return self.authorization.projects(p, READ)
 
-    def projects_with_counts(self, p: Principal, *, offset: int = 0, after: str | None = None) -> list[ProjectInfo]:
+    def projects_with_counts(self, p: Principal, *, offset: int = 0, after: str | None = None,
+                             limit: int | None = None) -> list[ProjectInfo]:
         """The projects p may read with how many documents each holds (the store keeps the counts), by id, from
         ``offset`` on; or, with ``after`` (a cursor: the last id of the previous page), those whose id sorts after
-        it, so that a project added or removed between two pages moves no other across the pages' edge."""
+        it, so that a project added or removed between two pages moves no other across the pages' edge. With
+        ``limit``, that many at most: the counts are read for them alone."""
         self.authorization.authorize(p, READ)
         if not 0 <= offset <= limits.NOTES_OFFSET_MAX:
             raise InvalidArgument("offset", f"must be from 0 to {limits.NOTES_OFFSET_MAX}")
+        if limit is not None and limit < 1:
+            raise InvalidArgument("limit", f"is {limit}; give 1 or more")
         _check_after(after, offset, "", "project id")
-        projects = [pr for pr in self.authorization.projects(p, READ) if after is None or pr.id > after][offset:]
+        visible = [pr for pr in self.authorization.projects(p, READ) if after is None or pr.id > after]
+        projects = visible[offset:None if limit is None else offset + limit]
         counts = self.store.documents.project_counts([pr.id for pr in projects])
         return [ProjectInfo(pr.id, pr.name, pr.description, pr.kind, counts.get(pr.id, 0)) for pr in projects]
 

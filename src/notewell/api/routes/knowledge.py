@@ -34,7 +34,7 @@ def projects(caller: Caller, svc: Services, request: Request, response: Response
              offset: Offset = 0, after: Annotated[str | None, Query(description=(
                  "The nextAfter of the previous page: the projects whose id sorts after it (not with offset)."))]
              = None) -> Any:
-    items = svc.knowledge.projects_with_counts(caller, offset=offset, after=after)
+    items = svc.knowledge.projects_with_counts(caller, offset=offset, after=after, limit=limit + 1)  # one more: a next?
     shown = items[:limit]
     return keyed_page(request, response, shown, offset, limit,
                       next_after=shown[-1].id if len(items) > limit else None)

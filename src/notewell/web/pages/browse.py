@@ -24,12 +24,13 @@ from notewell.services.links import LINKS_LIMIT_MAX, DocLinks, Link
 from notewell.web.highlight import highlight
 from notewell.web.link_map import link_map, neighbours
 from notewell.web.markdown import is_markdown, numbered_lines, render_markdown
-from notewell.web.paging import pages
+from notewell.web.paging import numbered, pages
 from notewell.web.render import page
 from notewell.web.session import asked_number, call, page_number, searched_text, services, signed_in, whole_number
 from notewell.web.wikilinks import document_page
 
 PAGE_SIZE = 20
+PROJECTS_SHOWN = 100  # projects on a page of /projects, by id
 PROJECT_PAGE = limits.LIST_DOCS_MAX  # documents on one page of a project
 MAX_DOC_LINES = 20_000  # a longer document shows its first lines and says so
 CASES: tuple[tuple[CaseMode, str], ...] = (("smart", "Smart case"), ("insensitive", "Ignore case"),
@@ -50,9 +51,15 @@ def doc_href(project: str, rel: str, line: int | None = None) -> str:
 
 
 async def projects_page(request: Request) -> Response:
+    """Page ``?page=N`` of the projects p may read, by id, PROJECTS_SHOWN a page (one more read to know whether more
+    follow; the document counts are read for that page alone)."""
     p = await signed_in(request)
-    projects = await call(services(request).knowledge.projects_with_counts, p)
-    return page(request, "projects.html", p, title="Projects", projects=projects)
+    number = page_number(request)
+    found = await call(services(request).knowledge.projects_with_counts, p, offset=(number - 1) * PROJECTS_SHOWN,
+                       limit=PROJECTS_SHOWN + 1)
+    projects = found[:PROJECTS_SHOWN]
+    return page(request, "projects.html", p, title="Projects", projects=projects,
+                **pages(numbered("/projects"), number, PROJECTS_SHOWN, len(projects), len(found) > PROJECTS_SHOWN))
 
 
 async def project_page(request: Request) -> Response:
