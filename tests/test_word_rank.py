@@ -8,8 +8,9 @@ import hashlib
 import random
 from pathlib import Path
 
+import psycopg
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli
@@ -18,7 +19,7 @@ from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery
 from notewell.services.memory_rank import query_terms, tolerant_terms
 from notewell.store import Store, open_store
 from notewell.store.postgres.lexemes import Phrase
-from notewell.store.postgres.word_rank import MEMORY_FIELDS, Scorer
+from notewell.store.postgres.word_rank import MEMORY_FIELDS, ONE_FIELD, Scorer, cover_weights
 
 NOW = "2026-11-29T12:00:00.000000Z"
 # A few words most memories hold, some few hold, forms sharing a stem, a hyphenated and a Chinese word
@@ -167,3 +168,33 @@ def test_a_store_migrated_to_postgresql_ranks_as_its_source(pg_url: str, tmp_pat
     finally:
         for store in stores:
             store.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet="ab'\\ :é数", min_size=1, max_size=5), min_size=1, max_size=5, unique=True),
+       st.data())
+def test_postgresql_counts_a_one_token_phrase_s_weighed_instances_as_the_positions_say(
+        pg_url: str, lexemes: list[str], data: st.DataObject) -> None:
+    """A phrase of one token is counted in SQL (``ts_rank_cd`` of its query, without normalization, over the
+    fields' weights scaled to at most 1): the same number as the one read from the tsvector's positions, for a
+    whole lexeme and for a prefix, with quotes and backslashes, on both field sets. Positions are unique across
+    lexemes, as a text's tokens are."""
+    fields = data.draw(st.sampled_from([MEMORY_FIELDS, ONE_FIELD]))
+    positions = data.draw(st.lists(st.integers(1, 16383), min_size=len(lexemes), max_size=len(lexemes) * 4,
+                                   unique=True))
+    owner = [data.draw(st.integers(0, len(lexemes) - 1)) if i >= len(lexemes) else i for i in range(len(positions))]
+    letters = sorted(fields)
+    places = {lex: [(p, data.draw(st.sampled_from(letters))) for p, o in zip(positions, owner, strict=True) if o == i]
+              for i, lex in enumerate(lexemes)}
+    text = " ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "':"
+                    + ",".join(f"{p}{'' if w == 'D' else w}" for p, w in sorted(at)) for lex, at in places.items())
+    phrase = Phrase((data.draw(st.sampled_from(lexemes)),), data.draw(st.booleans()))
+    with psycopg.connect(pg_url) as conn:
+        vector, weighed = conn.execute("SELECT CAST(%s AS tsvector)::text, ts_rank_cd(CAST(%s AS real[]),"
+                                       " CAST(%s AS tsvector), CAST(%s AS tsquery), 0)",
+                                       (text, cover_weights(fields), text, phrase.tsquery())).fetchone()
+    expected = Scorer([phrase], fields).frequencies(vector).get(0, 0.0)
+    assert weighed * max(fields.values()) == expected
+    assert expected == sum(fields[w] for lex, at in places.items()
+                           if (lex.startswith(phrase.tokens[0]) if phrase.prefix else lex == phrase.tokens[0])
+                           for _, w in at)

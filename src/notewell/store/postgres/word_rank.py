@@ -14,6 +14,14 @@ hold came first on one and far down on the other). So the PostgreSQL store compu
 - ``score = sum over phrases of idf x f x (k1 + 1) / (f + k1 x (1 - b + b x length / average))``, k1 1.2,
   b 0.75, in FTS5's order of operations so that both give the same number, not only the same order.
 
+A phrase of one token (all but a CJK word's, which the tokenizer splits into characters) needs only its weighed
+instances in each row, and PostgreSQL counts them itself: ``ts_rank_cd`` of a query of one operand, without
+normalization, is the sum of the weights of that operand's positions (each position a cover of its own, its weight
+over a noise of 0), the lexemes a prefix begins included, so with the fields' weights scaled to at most 1 (its
+limit) it returns the instances exactly (sums of 1, 1/2 and 1/4 are exact in a float4). So such a query's window
+comes back as a few numbers a row, not as each row's tsvector as text (the bulk of the statement's output and of
+Python's work); a query with a phrase of several tokens reads the positions from the text (``Scorer``).
+
 The rows and their tokens come from ``word_totals``, kept by a trigger as rows come and go (word_totals.py),
 so a search never counts the whole table. A row's length (``word_count``) is read from its tsvector's
 positions: exact but for a memory over 16,383 words or with one word repeated over 256 times (PostgreSQL's
@@ -57,6 +65,13 @@ class IndexTotals:
             idf = math.log((self.rows - hits + 0.5) / (hits + 0.5))
             out.append(idf if idf > 0.0 else 1e-6)
         return out
+
+
+def cover_weights(fields: Mapping[str, float]) -> str:
+    """``ts_rank_cd``'s weights (D, C, B, A) for ``fields``, each over the largest: a position's weight is then its
+    field's weight over the largest, a power of two for both field sets (exact in a float4)."""
+    top = max(fields.values())
+    return "{" + ",".join(repr(fields.get(letter, 0.0) / top) for letter in "DCBA") + "}"
 
 
 def _escaped(lexeme: str) -> str:
@@ -256,29 +271,38 @@ class Ranker:
         its bm25 over ``column``, best first, then the larger key first (as SQLite orders)."""
         queries = [p.tsquery() for p in phrases]
         wanted = list(dict.fromkeys(q for q in queries if q))
+        covered = all(len(p.tokens) == 1 for p in phrases if p.tokens)  # each phrase's instances counted in SQL
         oid, known = self._known(column, wanted)
         while True:
             asked = [q for q in wanted if q not in known]
-            rows = conn.execute(self._window(column, asked, known, matching), params, prepare=False).fetchall()
+            rows = conn.execute(self._window(column, asked, known, matching, wanted if covered else None), params,
+                                prepare=False).fetchall()
             totals_row = next(r for r in rows if r[0] is None)
-            now_oid, snapshot, untold = int(totals_row[7]), str(totals_row[8]), bool(totals_row[10])
-            since = int(totals_row[9]) if totals_row[9] is not None else NO_LOG  # no log: nothing kept holds
+            now_oid, snapshot, untold = int(totals_row[8]), str(totals_row[9]), bool(totals_row[11])
+            since = int(totals_row[10]) if totals_row[10] is not None else NO_LOG  # no log: nothing kept holds
             stale = [q for q, c in known.items() if untold or now_oid != oid or c.xmin < since]
             if not stale:
                 break
             oid, known = now_oid, {q: c for q, c in known.items() if q not in stale}  # counted again
-        counted = {**{q: c.rows + int(d) for (q, c), d in zip(known.items(), totals_row[6] or (), strict=True)},
-                   **dict(zip(asked, (int(h) for h in totals_row[5] or ()), strict=True))}
+        counted = {**{q: c.rows + int(d) for (q, c), d in zip(known.items(), totals_row[7] or (), strict=True)},
+                   **dict(zip(asked, (int(h) for h in totals_row[6] or ()), strict=True))}
         if not untold:
             self._keep(now_oid, column, {q: Counted(n, snapshot) for q, n in counted.items()})
         window = [r for r in rows if r[0] is not None]
         if not window:
             return []
-        totals = IndexTotals(int(totals_row[3]), int(totals_row[4]), tuple(counted[q] if q else 0 for q in queries))
+        totals = IndexTotals(int(totals_row[4]), int(totals_row[5]), tuple(counted[q] if q else 0 for q in queries))
         idf = totals.idf()
         average = float(totals.tokens) / float(totals.rows)
-        scorer = Scorer(phrases, self.fields)
-        out = [(int(key), bm25(idf, scorer.frequencies(vector), length, average)) for key, length, vector, *_ in window]
+        if covered:
+            top = max(self.fields.values())
+            places = [(i, wanted.index(q)) for i, q in enumerate(queries) if q]
+            out = [(int(key), bm25(idf, {i: weighed[at] * top for i, at in places if weighed[at] > 0.0}, length,
+                                   average)) for key, length, _, weighed, *_ in window]
+        else:
+            scorer = Scorer(phrases, self.fields)
+            out = [(int(key), bm25(idf, scorer.frequencies(vector), length, average))
+                   for key, length, vector, *_ in window]
         out.sort(key=lambda r: (-r[1], -r[0]))
         return out
 
@@ -293,12 +317,18 @@ class Ranker:
                 self._oid, self._hits = oid, {}
             self._hits.update(((column, q), c) for q, c in counted.items())
 
-    def _window(self, column: str, asked: Sequence[str], known: Mapping[str, Counted],
-                matching: sql.Composable) -> sql.Composed:
+    def _window(self, column: str, asked: Sequence[str], known: Mapping[str, Counted], matching: sql.Composable,
+                covered: Sequence[str] | None) -> sql.Composed:
         """The window's statement, one snapshot: a first row (its key NULL) of the index's totals, the rows holding
         each ``asked`` phrase, each ``known`` phrase's change since its count, word_totals' oid, the snapshot and
         the log's start, whether the snapshot cannot tell what it saw (a standby's, or one inside a write), then
-        each row ``matching`` finds: its key, its length and its tsvector as text."""
+        each row ``matching`` finds: its key, its length, and either (``covered`` None) its tsvector as text or
+        the weighed instances of each ``covered`` phrase (one token each) over the largest field weight."""
+        weighed: sql.Composable = sql.SQL("NULL::real[]")
+        if covered is not None:
+            weighed = sql.SQL("ARRAY[{}]::real[]").format(sql.SQL(", ").join(
+                sql.SQL("ts_rank_cd(CAST({} AS real[]), w.vector, CAST({} AS tsquery), 0)").format(
+                    sql.Literal(cover_weights(self.fields)), sql.Literal(q)) for q in covered))
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
                 sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
@@ -317,11 +347,13 @@ class Ranker:
                     for s, q in zip(since, known, strict=True)),
                 table=sql.Literal(self.table), oldest=sql.Literal(str(min(c.xmin for c in known.values()))))
         return sql.SQL(
-            "SELECT NULL::bigint, NULL::integer, NULL::text, sum(live_rows), sum(tokens), ARRAY[{hits}]::bigint[],"
+            "SELECT NULL::bigint, NULL::integer, NULL::text, NULL::real[], sum(live_rows), sum(tokens),"
+            " ARRAY[{hits}]::bigint[],"
             " {changes}, min(tableoid)::bigint, pg_current_snapshot()::text,"
             " (SELECT since FROM word_changes_kept WHERE word_index = {table})::text,"
             " pg_is_in_recovery() OR pg_current_xact_id_if_assigned() IS NOT NULL"
             " FROM word_totals WHERE word_index = {table}"
-            " UNION ALL SELECT w.key, w.word_count, w.vector::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+            " UNION ALL SELECT w.key, w.word_count, {text}, {weighed}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
             " FROM ({matching}) w"
-        ).format(hits=hits, changes=changes, table=sql.Literal(self.table), matching=matching)
+        ).format(hits=hits, changes=changes, table=sql.Literal(self.table), matching=matching,
+                 text=sql.SQL("NULL" if covered is not None else "w.vector::text"), weighed=weighed)
