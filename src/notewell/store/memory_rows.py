@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from notewell.records.memories import MemoryFilter, MemoryRecord, Narrowing
+from notewell.records.memories import MemoryFilter, MemoryInput, MemoryRecord, Narrowing
 from notewell.store.path_range import path_bounds
 
 # every MemoryRecord field, in order, on the memories table aliased ``m``
@@ -32,6 +32,14 @@ def memory_from_row(row: Sequence[Any]) -> MemoryRecord:
     values = list(row)
     values[8] = tuple(json.loads(values[8]))
     return MemoryRecord(*values)
+
+
+def written(memory: MemoryInput) -> MemoryRecord:
+    """The record of ``memory`` as its INSERT just wrote it (live, updated when created): what reading its row back
+    would give, without the statement. The store assigns nothing a record shows (the row's id is not in it)."""
+    return MemoryRecord(memory.ref, memory.project, memory.author_user_id, memory.author_token_id, memory.memory_type,
+                        memory.path, memory.title, memory.content, tuple(memory.tags), memory.content_hash,
+                        memory.created, memory.created, memory.expires_at, private_to=memory.private_to)
 
 
 def searched_fields(rows: Mapping[int, Sequence[Any]]) -> list[tuple[int, str, str, str, str]]:

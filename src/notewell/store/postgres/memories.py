@@ -20,7 +20,7 @@ from psycopg import sql
 
 from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json, written
 from notewell.store.postgres import lexemes, word_rank, word_totals
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
@@ -161,9 +161,7 @@ class PostgresMemories(SqlMemories):
             tie(PgExecutor(conn), row[0], memory.documents)
             if supersedes is not None and supersedes not in (memory.ref, retired):
                 self._supersede(conn, supersedes, memory.ref, memory.created)
-            new = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s", (row[0],)).fetchone()
-            assert new is not None
-            return memory_from_row(new), True
+            return written(memory), True
 
     def _index(self, conn: Executor, row_id: int) -> None:
         """Nothing to do: a row keeps its words, and the word indexes are partial, over live rows only."""

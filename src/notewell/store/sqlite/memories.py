@@ -21,7 +21,7 @@ from typing import Any
 
 from notewell.errors import Conflict
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
-from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json
+from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json, written
 from notewell.store.shared.dialect import Executor
 from notewell.store.shared.meaning import QUEUE_ITEM, drop_vector
 from notewell.store.shared.memories import SqlMemories, search_conditions
@@ -169,8 +169,7 @@ class SqliteMemories(SqlMemories):
             tie(conn, new_id, memory.documents)
             if supersedes is not None and supersedes not in (memory.ref, retired):
                 self._supersede(conn, supersedes, memory.ref, memory.created)
-            row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (new_id,)).fetchone()
-            return memory_from_row(row), True
+            return written(memory), True
 
     def _index(self, conn: Executor, row_id: int) -> None:
         for table in MEMORY_INDEXES:
