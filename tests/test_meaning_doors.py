@@ -356,6 +356,24 @@ async def test_a_rule_and_its_opposite_negated_are_never_merged(world: Served, p
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80  # a rewording of the first still merges
 
 
+# "no longer" read as forbidding wherever it stood: a rule explained by a thing no longer needed merged with its
+# opposite (both "forbade"), and a bound ("no longer than") was kept apart from its rewording
+NO_LONGER_OPPOSITES = [
+    ("Moment.js is no longer maintained, use date-fns for dates",
+     "Moment.js is no longer maintained, do not use date-fns for dates"),
+    ("Keep each standup no longer than 15 minutes", "Keep each standup longer than 15 minutes"),
+    ("We deploy the web app on Fridays", "We no longer deploy the web app on Fridays")]
+
+
+async def test_no_longer_as_a_bound_or_beside_the_rule_does_not_turn_it_around(world: Served) -> None:
+    first = await _never_merged(world, NO_LONGER_OPPOSITES, "reflex")
+    for taught, rewording in zip(first, ("Use date-fns for dates since Moment.js is no longer maintained",
+                                         "Keep each standup under 15 minutes"), strict=False):
+        reworded = await call(world.mcp, world.tokens["alice"], "brain_teach_knowledge", {
+            "rule": rewording, "type": "reflex"})
+        assert reworded["id"] == taught["id"] and reworded["sameMeaning"] >= 0.80, (rewording, reworded)
+
+
 QUALIFIED_OTHERWISE = [  # seen merged by an outside probe on both backends (0.85 to 0.89): the second rule was lost
     ("Always run the smoke tests after every deploy", "Seldom run the smoke tests after a deploy"),
     ("Deploy the web app only from a clean working tree", "Deploy the web app from any working tree, clean or dirty"),

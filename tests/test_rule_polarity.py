@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from notewell.services.rule_polarity import SWAPPED_ALIKE, forbids, opposed, swapped_words
+from notewell.services.rule_polarity import SWAPPED_ALIKE, forbids, opposed, polarity, swapped_words
 
 PAIRS = json.loads((Path(__file__).parent.parent / "bench" / "data" / "dedup_pairs.json").read_text(encoding="utf-8"))
 
@@ -458,3 +458,55 @@ def test_nie_nicht_or_niemals_by_the_verb_forbid(deed: tuple[str, str], negation
     "We deploy but never on Fridays", "Engineers not on call may sleep", "Keep it simple - never clever"])
 def test_a_negation_that_is_not_before_the_main_verb_does_not_forbid(rule: str) -> None:
     assert not forbids(rule)
+
+
+# "no longer" that is no negation of the rule: a bound ("no longer than"), or a thing no longer needed, used or
+# maintained beside the rule it explains; before 2026-12-07 every "no longer" forbade
+BOUNDS = ["no longer than", "no more than", "no later than"]
+MEASURES = ["15 minutes", "50 lines", "two retries"]
+
+
+@given(st.sampled_from(["Keep each standup ", "Keep a function ", "Retry for ", ""]), st.sampled_from(BOUNDS),
+       st.sampled_from(MEASURES))
+def test_a_bound_said_with_no_does_not_forbid(head: str, bound: str, measure: str) -> None:
+    def said(words: str) -> str:
+        rule = f"{head}{words} {measure}"
+        return rule[:1].upper() + rule[1:]
+    rule = said(bound)
+    assert not forbids(rule)
+    assert opposed(rule, said(bound.removeprefix("no ")))  # "longer than": the bound turned around
+    assert opposed(rule, f"Never {rule[:1].lower()}{rule[1:]}")
+
+
+LEFT_BEHIND = ["Moment.js is no longer maintained", "The legacy auth shim is no longer needed",
+               "Webpack is no longer used here", "Yarn is no longer the default"]
+DIRECTIVES = ["use date-fns for dates", "build the frontend with Vite", "install dependencies with pnpm"]
+
+
+@given(st.sampled_from(LEFT_BEHIND), st.sampled_from(DIRECTIVES), st.sampled_from([", ", "; ", " - "]),
+       st.booleans())
+def test_a_thing_no_longer_needed_beside_the_rule_does_not_turn_it_around(left_behind: str, directive: str,
+                                                                          sep: str, first: bool) -> None:
+    said = (f"{left_behind}{sep}{directive}" if first
+            else f"{directive[:1].upper()}{directive[1:]}{sep}{left_behind[:1].lower()}{left_behind[1:]}")
+    assert polarity(said) == "does"
+    assert forbids(f"{left_behind}{sep}never {directive}") and forbids(f"{left_behind}{sep}do not {directive}")
+    assert opposed(said, f"{left_behind}{sep}do not {directive}")
+    assert opposed(said, f"Never {directive}") and not opposed(said, said.replace(sep, ", and "))
+
+
+@pytest.mark.parametrize(("rule", "polarity_read"), [
+    ("We no longer deploy on Fridays", "forbids"),  # the deed itself
+    ("The release managers no longer merge on Fridays", "forbids"),
+    ("Staging deploys no longer need the smoke tests", "forbids"),
+    ("The legacy auth shim is no longer needed", "forbids"),  # a clause alone: the opposite of "... is needed"
+    ("Deploys are no longer allowed on Fridays, use the Monday window", "forbids"),  # permission withdrawn
+    ("Use date-fns since Moment.js is no longer maintained", "does"),
+    ("When deploying, the old script is no longer needed: run make deploy", "does"),
+    ("Moment.js is no longer maintained, so never add it again", "forbids"),  # the rule after it forbids
+    ("We no longer skip the review for typo fixes", "insists"),
+    ("Keep standups short, no longer than 15 minutes", "does"),
+    ("No later than Friday, merge the release branch", "does"),
+    ("We no longer deploy more often than weekly", "forbids")])
+def test_what_no_longer_says(rule: str, polarity_read: str) -> None:
+    assert polarity(rule) == polarity_read

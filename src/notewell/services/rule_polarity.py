@@ -20,7 +20,10 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   or Korean ("interdit", "verboten", "no se", "אל תשתמש", "لا", 不, 无需, ない, ません, 않, 없, ...).
   Typographic apostrophes and markdown emphasis are read through ("Don’t", "Do **not**").
   A contrast inside a rule that does not forbid ("Use react-hook-form with zod, not Formik") is not a negation
-  of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik";
+  of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik". Nor is a "no longer"
+  that bounds ("no longer than 15 minutes", "no more than three retries": it is held apart from "longer than 15
+  minutes" instead) or that says, beside the rule, what it leaves behind ("Moment.js is no longer maintained, use
+  date-fns"); "We no longer deploy on Fridays" and "The legacy shim is no longer needed", alone, forbid;
 - neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
   "outside", "only" and "any", "enable" and "disable", "before" and "after", "staging" and "production",
   "newest" and "oldest", "mock" and "real", "squash" and "rebase", "avec" and "sans"), as written or in other
@@ -250,6 +253,49 @@ _CONDITION = re.compile(r"^\W*(?:when|whenever|if|while|before|after|once|during
                         re.IGNORECASE)
 
 
+# "no longer" where it is no negation of the rule (before 2026-12-07 every "no longer" forbade): a bound ("no longer
+# than 15 minutes", "no more than three retries", "no later than Friday"), and a clause saying a thing is no longer
+# needed, used or maintained beside the rule it explains ("Moment.js is no longer maintained, use date-fns", "Build
+# with Vite; Webpack is no longer used"): the contrast names what is left behind, the rule says what to do. Such a
+# clause alone ("The legacy shim is no longer needed") still forbids, the opposite of "The legacy shim is needed",
+# and so does one of permission ("Deploys are no longer allowed on Fridays"), and "We no longer deploy on Fridays".
+_COMPARED = (r"(?:longer|more|less|fewer|later|earlier|older|shorter|bigger|larger|greater|higher|lower|wider|slower"
+             r"|faster|smaller)\s+than\b")
+_BOUND = re.compile(r"\bno\s+" + _COMPARED, re.IGNORECASE)
+_COMPARISON = re.compile(r"\b(no\s+)?(" + _COMPARED + ")", re.IGNORECASE)
+_CONTRAST_BREAK = re.compile(r"([,;:()]|\.(?=\s|$)|\s[-\u2013\u2014]\s"
+                             r"|\b(?:since|because|as|now\s+that|and|but|so|while|whereas)\b)", re.IGNORECASE)
+_NO_LONGER_STATE = re.compile(
+    r"(?:\b(?:is|are|was|were|be|been|being)|'s|'re)\s+no\s+longer\s+(?:needed|required|necessary|mandatory|used"
+    r"|in\s+use|maintained|supported|recommended|relevant|valid|current|the\s+default|default)\b", re.IGNORECASE)
+
+
+def _as_directive(text: str) -> str:
+    """``text`` as its polarity reads it: a bound ("no longer than") said as "at most", and a clause of a thing
+    no longer needed (``_NO_LONGER_STATE``) taken out, with the break before it (or after it, first), when another
+    clause holds a word."""
+    text = _BOUND.sub("at most", text)
+    parts = _CONTRAST_BREAK.split(text)  # clause, break, clause, ...
+    states = [i for i in range(0, len(parts), 2) if _NO_LONGER_STATE.search(parts[i])]
+    if not states or not any(_WORD.search(parts[i]) for i in range(0, len(parts), 2) if i not in states):
+        return text
+    for i in reversed(states):
+        if i:
+            del parts[i - 1 : i + 1]  # the break before it and the clause
+        else:
+            del parts[0:2]  # the first clause and the break after it
+    return "".join(parts)
+
+
+def _bound_flipped(text: str, other: str) -> bool:
+    """Whether one rule bounds what the other exceeds: "no longer than 15 minutes" against "longer than 15 minutes"
+    (a bound reads as no negation, so polarity does not tell them apart)."""
+    def bounds(rule: str) -> set[tuple[str, bool]]:
+        return {(" ".join(m[2].casefold().split()), bool(m[1])) for m in _COMPARISON.finditer(_plain(rule))}
+    mine, theirs = bounds(text), bounds(other)
+    return any((compared, not bounded) in theirs for compared, bounded in mine - theirs)
+
+
 Polarity = Literal["does", "forbids", "insists"]
 
 
@@ -257,7 +303,7 @@ def polarity(rule: str) -> Polarity:
     """What ``rule`` says of what it names (see the module's docstring): "insists" when it negates a stop ("Never
     skip ...", "Don't avoid ...", "N'évite jamais ...": it must be done), else "forbids" when its head, or the head
     after its leading conditions, is a negation or a stop, or it holds a negation elsewhere, else "does"."""
-    plain = _plain(rule)
+    plain = _as_directive(_plain(rule))
     if _NEGATED_STOP.search(plain):
         return "insists"
     head = plain
@@ -292,7 +338,7 @@ def _qualified(words: set[str]) -> frozenset[str]:
 
 
 def _apart(text: str, other: str) -> bool:
-    if polarity(text) != polarity(other):
+    if polarity(text) != polarity(other) or _bound_flipped(text, other):
         return True
     words, others = set(_WORD.findall(_plain(text).casefold())), set(_WORD.findall(_plain(other).casefold()))
     if _qualified(words) != _qualified(others):
