@@ -37,11 +37,13 @@ class Rows:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
+        self.asked: list[tuple[str, list[Any]]] = []  # each statement, with its parameters
         rows = SqlDocuments._rows
 
         def counted(repository: SqlDocuments, sql: str, params: Sequence[Any] = ()) -> list[Any]:
             found = rows(repository, sql, params)
             self.count += len(found)
+            self.asked.append((sql, list(params)))
             return found
         monkeypatch.setattr(SqlDocuments, "_rows", counted)
 
@@ -61,6 +63,7 @@ async def test_get_brain_reads_none_of_its_sub_brains_documents(
         _archive(served.rt.settings.vault)
         served.rt.indexing.sync()
         many, ran_many, read_many = await _called(served, url, rows, "alpha/b0")
+        plan = _listing_plan(served, rows, store_url.startswith("postgres"))
         root, _, read_root = await _called(served, url, rows, "alpha")
     assert _page(few) == EXPECTED_SMALL
     assert _page(many) == {**EXPECTED_SMALL, "subBrains": [{"id": "alpha/b0/archive", "title": "Archive"},
@@ -71,6 +74,22 @@ async def test_get_brain_reads_none_of_its_sub_brains_documents(
     # of their documents is read
     assert read_many == read_few + 3, (read_many, read_few)
     assert read_root < 20, read_root
+    if store_url.startswith("postgres"):
+        assert "documents_project_path_key" in plan and "Seq Scan" not in plan, plan
+    else:  # the folder's range of the (project, path) index, in order, not the project's
+        assert "USING INDEX sqlite_autoindex_documents_1 (project=? AND path>? AND path<?)" in plan, plan
+        assert "TEMP B-TREE" not in plan, plan
+
+
+def _listing_plan(served: Served, rows: Rows, postgres: bool) -> str:
+    """The plan of the last getBrain's statement listing the documents brain.md does not list."""
+    sql, params = [(sql, params) for sql, params in rows.asked if "NOT (d.path" in sql][-1]
+    documents: Any = served.rt.store.documents
+    with documents.dialect.reading() as conn:
+        if postgres:
+            conn.execute("ANALYZE documents")
+            return "\n".join(row[0] for row in conn.execute("EXPLAIN " + sql, params).fetchall())
+        return "\n".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
 
 
 async def test_sub_brains_are_found_by_their_parent_through_its_index(

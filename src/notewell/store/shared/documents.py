@@ -218,6 +218,8 @@ class SqlDocuments(ABC):
               after: str | None = None, exclude: Sequence[str] = (),
               leave_out: Sequence[str] = ()) -> list[DocumentMeta]:
         where, params = scope_sql(Scope(projects=[project], prefix=prefix, exclude_prefixes=exclude), self.dialect)
+        if prefix:  # the folder's whole range too: its condition, an OR, gave SQLite's index the project's range
+            where, params = f"{where} AND d.path >= ? AND d.path < ?", [*params, *path_bounds(prefix, False)[::2]]
         if leave_out:
             clause, values = self.dialect.one_of("d.path", list(dict.fromkeys(leave_out)))
             where, params = f"{where} AND NOT ({clause})", [*params, *values]
