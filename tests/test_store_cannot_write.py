@@ -290,7 +290,8 @@ def test_a_read_only_store_is_one_line_and_doctor_fails_its_store_check(
 def test_a_read_only_postgres_database_is_one_line_and_doctor_fails_its_store_check(
         pg_cluster: PgCluster, tmp_path: Path) -> None:
     """ALTER DATABASE … SET default_transaction_read_only = on (as a standby answers): every command, doctor
-    included, crashed with a 62-line ReadOnlySqlTransaction traceback from the migrations at open."""
+    included, crashed with a 62-line ReadOnlySqlTransaction traceback from the migrations at open. A command that
+    reads answers (the store opens with its pgvector index as it is); one that writes is one line."""
     from conftest import run_cli
 
     name = pg_cluster.create_database()
@@ -300,8 +301,10 @@ def test_a_read_only_postgres_database_is_one_line_and_doctor_fails_its_store_ch
         assert run_cli("index", "--db", db, "--vault", str(vault)).exit_code == 0
         with pg_cluster.admin() as conn:
             conn.execute(f"ALTER DATABASE {name} SET default_transaction_read_only = on")
-        _one_line(run_cli("user", "list", "--db", db, "--vault", str(vault)), "is read-only (a standby?)",
-                  "point --db at the primary")
+        listed = run_cli("user", "list", "--db", db, "--vault", str(vault))
+        assert listed.exit_code == 0 and "No users" in listed.output, listed.output
+        _one_line(run_cli("user", "add", "ada@example.test", "--role", "member", "--db", db, "--vault", str(vault)),
+                  "is read-only (a standby?)", "point --db at the primary")
         doctor = run_cli("doctor", "--db", db, "--vault", str(vault))
         flat = " ".join(doctor.output.split())
         assert doctor.exit_code != 0 and "FAIL store: cannot write: the database at" in flat, flat

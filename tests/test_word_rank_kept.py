@@ -16,9 +16,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from conftest import run_cli
+from conftest import captured_lines, run_cli
 from notewell.store import Store, open_store
 from notewell.store.postgres import word_rank, word_totals
 from pg import PG_BIN, PgCluster, _free_port
@@ -216,12 +217,14 @@ def test_a_server_reading_a_standby_adds_a_write_in_flight_once_it_commits(
         primary.close()
 
 
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
 def test_a_dump_restored_by_hand_into_a_cluster_behind_its_own_starts_the_log_anew(
-        pg_cluster: PgCluster, pg_url: str, tmp_path: Path) -> None:
+        pg_cluster: PgCluster, pg_url: str, tmp_path: Path, read_only: bool) -> None:
     """A dump restored with pg_restore (docs/operations.md's drill) carries the log and its start, in the
     transaction ids of the cluster it was made on. Restored into one that has not counted as far, its rows would
     read as writes this cluster makes later, and be added to the counts kept then: the store's first open starts
-    the log anew."""
+    the log anew. A database that refuses writes (default_transaction_read_only) cannot: the store opens all the
+    same, says so, and keeps no count."""
     ahead = 300  # the transaction ids the dump's cluster had counted past this one's
     vault = tmp_path / "vault"
     vault.mkdir()
@@ -230,24 +233,31 @@ def test_a_dump_restored_by_hand_into_a_cluster_behind_its_own_starts_the_log_an
         _filled(lite, source)
     finally:
         source.close()
-    with psycopg.connect(pg_url, autocommit=True) as conn:  # as the other cluster numbered them
-        conn.execute("UPDATE word_changes SET xid = (xid::text::bigint + %s)::text::xid8", (ahead,))
-        conn.execute("UPDATE word_changes_kept SET since = (since::text::bigint + %s)::text::xid8", (ahead,))
     result = run_cli("backup", str(tmp_path / "store.backup"), "--db", pg_url, "--vault", str(vault))
     assert result.exit_code == 0, result.output
     target = pg_cluster.url(pg_cluster.create_database())
     subprocess.run([str(PG_BIN / "pg_restore"), "--no-owner", "--dbname", target, str(tmp_path / "store.backup")],
                    check=True, capture_output=True, timeout=120)
+    with psycopg.connect(target, autocommit=True) as conn:  # as a cluster ahead of this one numbered them
+        conn.execute("UPDATE word_changes SET xid = (xid::text::bigint + %s)::text::xid8", (ahead,))
+        conn.execute("UPDATE word_changes_kept SET since = (since::text::bigint + %s)::text::xid8", (ahead,))
 
     def passed(xid: int) -> None:
         with psycopg.connect(target, autocommit=True) as conn:
+            conn.execute("SET default_transaction_read_only = off")  # another role's writes, say
             while int(conn.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()[0]) < xid:
                 pass
 
     with psycopg.connect(target, autocommit=True) as conn:
         logged = conn.execute("SELECT min(xid::text::bigint), max(xid::text::bigint) FROM word_changes").fetchone()
         start = conn.execute("SELECT max(since::text::bigint) FROM word_changes_kept").fetchone()
-    served = open_store(target)
+        assert logged[0] is not None and conn.execute(word_totals.FOREIGN_LOG).fetchone() == (True,)
+        if read_only:
+            conn.execute(sql.SQL("ALTER DATABASE {} SET default_transaction_read_only = on").format(
+                sql.Identifier(conninfo_to_dict(target)["dbname"])))
+    with captured_lines("notewell.store") as lines:
+        served = open_store(target)
+    assert any("cannot be started anew" in line for line in lines) is read_only, lines
     try:
         if start and start[0]:
             passed(int(start[0]))

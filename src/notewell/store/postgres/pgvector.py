@@ -54,6 +54,8 @@ _COLUMN = (
     # the memory vectors still to fill from their bytes: found at once whatever the store's size
     "CREATE INDEX vectors_near_missing ON vectors (item_id) WHERE kind = 'memory' AND near IS NULL",
 )
+_NEAR_COLUMN = ("SELECT 1 FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'near'"
+                " AND NOT attisdropped")
 # Made after the column is filled (built over every vector at once is faster than one insert each); m and
 # ef_construction are pgvector's defaults (16, 64).
 _HNSW = "CREATE INDEX vectors_near ON vectors USING hnsw (near halfvec_cosine_ops) WHERE kind = 'memory'"
@@ -117,9 +119,10 @@ class PgVectorIndex:
                 _log.warning("pgvector %s is older than 0.8 (no iterative index scans): meaning is searched exactly "
                              "in the app; ALTER EXTENSION vector UPDATE after installing 0.8 or later", row[0])
                 return None
+            if conn.execute("SELECT current_setting('transaction_read_only') = 'on'").fetchone() == (True,):
+                return cls._as_it_is(conn, str(row[0]), db)
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(MIGRATION_LOCK),))
-            present = conn.execute("SELECT 1 FROM pg_attribute WHERE attrelid = 'vectors'::regclass"
-                                   " AND attname = 'near' AND NOT attisdropped").fetchone()
+            present = conn.execute(_NEAR_COLUMN).fetchone()
             if present is None:
                 for statement in _COLUMN:
                     conn.execute(statement)
@@ -131,6 +134,17 @@ class PgVectorIndex:
                 conn.execute(_HNSW)
                 _log.info("pgvector: the index was built over %d memory vectors", filled)
         return index
+
+    @classmethod
+    def _as_it_is(cls, conn: psycopg.Connection, version: str, db: PostgresDatabase) -> PgVectorIndex | None:
+        """In a database that refuses writes (a standby, default_transaction_read_only): its index as it is, or None
+        (exact search in the app) where its column or index was never made."""
+        if conn.execute(_NEAR_COLUMN).fetchone() is None or conn.execute(
+                "SELECT 1 WHERE to_regclass('vectors_near') IS NULL").fetchone() is not None:
+            _log.warning("pgvector: the database is read-only and its index was never built: meaning is searched "
+                         "exactly in the app until a writable open builds it")
+            return None
+        return cls(db, version)
 
     def write(self, conn: Executor, vectors: Sequence[tuple[str, int, bytes]]) -> None:
         """The halfvec of each memory vector just written (in the writer's transaction), in one statement (the
@@ -167,10 +181,12 @@ class PgVectorIndex:
         take = candidates(query.limit)
         with dialect.transaction() as conn:
             # set_config(..., true) is SET LOCAL: the settings end with this transaction; one round trip with
-            # the check for vectors not yet copied into the index (an older server wrote them meanwhile)
+            # the check for vectors not yet copied into the index (an older server wrote them meanwhile), which a
+            # database refusing writes leaves as they are
             missing = conn.execute(
                 "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ?,"
-                " true), EXISTS (SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL)", (str(ef_search(take)),)
+                " true), EXISTS (SELECT 1 FROM vectors WHERE kind = 'memory' AND near IS NULL)"
+                " AND current_setting('transaction_read_only') = 'off'", (str(ef_search(take)),)
             ).fetchone()[2]
             if missing:
                 self.fill_missing()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+
 import psycopg
 
-from notewell.errors import ConfigError
-from notewell.store.postgres import word_totals
+from notewell.errors import ConfigError, StoreCannotWrite
+from notewell.store.postgres import word_rank, word_totals
 from notewell.store.postgres.backups import PostgresBackups
 from notewell.store.postgres.brain import PostgresBrain
 from notewell.store.postgres.database import PostgresDatabase
@@ -18,6 +20,8 @@ from notewell.store.postgres.url_secrets import redact, scrub
 from notewell.store.shared.foreign import refuse_foreign
 from notewell.store.shared.store import SqlStore
 
+_log = logging.getLogger("notewell.store")
+
 # The tables of the schemas the store's search path makes (its own: an extension's tables, PostGIS's say, left out)
 OWN_TABLES = ("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
               " WHERE c.relkind IN ('r', 'p') AND n.nspname = ANY(current_schemas(false)) AND NOT EXISTS"
@@ -29,15 +33,30 @@ class PostgresStore(SqlStore):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         memories = PostgresMemories(db)
-        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, PostgresBrain(db, memories),
+        brain = PostgresBrain(db, memories)
+        super().__init__(PostgresDialect(db), PostgresDocuments(db), memories, brain,
                          PostgresTables(db, {"memories": memories.compose_rows}), PostgresBackups(db))
         memories.compose_paths()  # once every component has its tables (SqlMemories.compose_paths)
         # after the meaning's tables: its column goes into their vectors
         memories.index = self.meaning.index = PgVectorIndex.attach(db)
-        with db.transaction() as conn:  # a log another cluster numbered (word_totals.py): started anew
-            if conn.execute(word_totals.FOREIGN_LOG).fetchone() == (True,):
+        self._start_a_foreign_log_anew(memories.ranker, brain.ranker)
+
+    def _start_a_foreign_log_anew(self, *rankers: word_rank.Ranker) -> None:
+        """A log another cluster numbered (word_totals.py) started anew; in a database that refuses writes (read-only,
+        as a replica restored by hand may be) left as it is, and this store's searches then keep no count."""
+        with self.db.transaction() as conn:
+            if conn.execute(word_totals.FOREIGN_LOG).fetchone() != (True,):
+                return
+        try:
+            with self.db.transaction() as conn:
                 for statement in word_totals.started_anew():
                     conn.execute(statement)
+        except StoreCannotWrite as exc:
+            _log.warning("the word log of %s was numbered by another cluster and cannot be started anew (%s): "
+                         "each search counts its words; open the store once where it can write", redact(self.db.url),
+                         exc.cause)
+            for ranker in rankers:
+                ranker.keeps = False
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:

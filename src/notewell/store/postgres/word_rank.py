@@ -264,6 +264,8 @@ class Ranker:
         self._lock = threading.Lock()
         self._oid = -1
         self._hits: dict[tuple[str, str], Counted] = {}
+        self.keeps = True  # False: a log the store could not start anew (store.py), every search counts
+
 
     def ranked(self, conn: psycopg.Connection[Any], column: str, phrases: Sequence[Phrase],
                matching: sql.Composable, params: Sequence[Any]) -> list[tuple[int, float]]:
@@ -278,7 +280,7 @@ class Ranker:
             rows = conn.execute(self._window(column, asked, known, matching, wanted if covered else None), params,
                                 prepare=False).fetchall()
             totals_row = next(r for r in rows if r[0] is None)
-            now_oid, snapshot, untold = int(totals_row[8]), str(totals_row[9]), bool(totals_row[11])
+            now_oid, snapshot, untold = int(totals_row[8]), str(totals_row[9]), bool(totals_row[11]) or not self.keeps
             since = int(totals_row[10]) if totals_row[10] is not None else NO_LOG  # no log: nothing kept holds
             stale = [q for q, c in known.items() if untold or now_oid != oid or c.xmin < since]
             if not stale:
