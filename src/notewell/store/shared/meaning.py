@@ -204,6 +204,8 @@ class SqlMeaning:
     def failed(self, retries: Sequence[tuple[str, int, str]], error: str, lease: str) -> None:
         """Count a failed attempt of each item (kind, id, when to try it next) whose row still holds ``lease``: a
         row queued again meanwhile (its text changed) is due with its new text, untried."""
+        if not retries:
+            return
         with self.sql.transaction() as conn:
             for part in _chunks(retries):
                 conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = d.column3, error = ?"
