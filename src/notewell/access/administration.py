@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -433,10 +433,11 @@ class Administration:
         return replace(token, revoked_at=at)
 
     # audit
-    def audit_log(self, p: Principal, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
-        """Entries at or after ``since`` (ISO 8601 UTC), oldest first."""
+    def audit_log(self, p: Principal, since: str | None = None) -> Iterator[AuditEntry]:
+        """Entries at or after ``since`` (ISO 8601 UTC), oldest first, read a page at a time as they are taken
+        (``AuditTrail.since``); p is refused at the call, before any is read."""
         self.authorization.authorize(p, "access:manage")
-        return self.audit.entries.list_since(since, limit)
+        return self.audit.since(since)
 
     def audit_page(self, p: Principal, since: str | None, limit: int, offset: int, *, action: str = "",
                    email: str = "") -> list[AuditEntry]:

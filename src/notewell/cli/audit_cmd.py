@@ -1,17 +1,30 @@
-"""notewell audit: who did what to which target, when."""
+"""notewell audit: who did what to which target, when.
+
+The log is read and printed a page at a time (``AuditTrail.since``), so what the command holds stays one page
+whatever the log's size: a --json array is written an entry at a time, the same text as one dump of the whole
+list; plain lines (piped, or a narrow terminal) one at a time; on a terminal wide enough, each page is a table.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Annotated
 
 import typer
 
+from notewell.access.audit import PAGE_ENTRIES
 from notewell.access.principal import LOCAL_OWNER
 from notewell.access.token_secrets import since_from
 from notewell.cli.access_views import audit_json
-from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, print_json, runtime
+from notewell.cli.app import DbOpt, JsonOpt, VaultOpt, app, runtime
 from notewell.cli.rows import Col, show_rows
+from notewell.records.identity import AuditEntry
+from notewell.runtime import Runtime
+
+COLUMNS = [Col("at"), Col("user", whole=True), Col("token", whole=True), Col("action"), Col("target"), Col("detail")]
 
 
 @app.command("audit")
@@ -22,15 +35,38 @@ def audit_command(
 ) -> None:
     """Show the audit log, oldest first: mints, revokes, user, grant and project changes, and writes."""
     with runtime(vault, db) as rt:
-        entries = rt.administration.audit_log(LOCAL_OWNER, since_from(since) if since else None)
-        # people are named by email, as they sign in; the local owner (the CLI on the server) by its own address
-        emails = ({u.id: u.email for u in rt.administration.users(LOCAL_OWNER)}
-                  | {LOCAL_OWNER.user_id: LOCAL_OWNER.email})
+        pages = _pages(rt.administration.audit_log(LOCAL_OWNER, since_from(since) if since else None))
         if json_out:
-            print_json([audit_json(e, emails.get(e.user_id)) for e in entries])
+            _write_json(audit_json(e, email) for page in pages for e, email in _named(rt, page))
             return
-        show_rows([Col("at"), Col("user", whole=True), Col("token", whole=True), Col("action"), Col("target"),
-                   Col("detail")],
-                  [(e.at, emails.get(e.user_id, e.user_id), e.token_id or "-", e.action, e.target,
-                    json.dumps(e.detail, ensure_ascii=False, sort_keys=True)) for e in entries],
-                  empty=f"No audit entries{' since ' + since if since else ''}")
+        shown = False
+        for page in pages:
+            show_rows(COLUMNS, [(e.at, email or e.user_id, e.token_id or "-", e.action, e.target,
+                                 json.dumps(e.detail, ensure_ascii=False, sort_keys=True))
+                                for e, email in _named(rt, page)], empty="")
+            shown = True
+        if not shown:
+            show_rows(COLUMNS, [], empty=f"No audit entries{' since ' + since if since else ''}")
+
+
+def _pages(entries: Iterator[AuditEntry]) -> Iterator[list[AuditEntry]]:
+    while page := list(islice(entries, PAGE_ENTRIES)):
+        yield page
+
+
+def _named(rt: Runtime, page: Sequence[AuditEntry]) -> list[tuple[AuditEntry, str | None]]:
+    """Each entry with its actor's email, the page's users read in one statement: people are named by email, as
+    they sign in; the local owner (the CLI on the server) by its own address."""
+    users = rt.administration.users_by_id(LOCAL_OWNER, [e.user_id for e in page])
+    emails = {i: u.email for i, u in users.items()} | {LOCAL_OWNER.user_id: LOCAL_OWNER.email}
+    return [(e, emails.get(e.user_id)) for e in page]
+
+
+def _write_json(items: Iterator[object]) -> None:
+    """A JSON array an item at a time, the very text ``print_json`` writes for the whole list."""
+    opened = False
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        sys.stdout.write(f"{',' if opened else '['}\n  {text}")
+        opened = True
+    sys.stdout.write("\n]\n" if opened else "[]\n")

@@ -232,11 +232,14 @@ class IdentityRepository(Protocol):
 
 
 class AuditRepository(Protocol):
-    """Append-only log; ``detail`` is stored as JSON. list_since: entries with at >= ``at``, oldest first."""
+    """Append-only log; ``detail`` is stored as JSON. list_since: entries with at >= ``at``, oldest first, those
+    with an id above ``after`` (a page of a walk along the id, which first_since starts)."""
 
     def append(self, at: str, user_id: str, token_id: str | None, action: str, target: str,
                detail: dict[str, object] | None = None) -> AuditEntry: ...
-    def list_since(self, at: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
+    def list_since(self, at: str | None = None, limit: int | None = None, *,
+                   after: int | None = None) -> list[AuditEntry]: ...
+    def first_since(self, at: str | None) -> int | None: ...
     def newest(self, since: str | None, action: str, user_id: str | None, limit: int,
                offset: int) -> list[AuditEntry]: ...  # a page, newest first, filtered (store/shared/audit.py)
 

@@ -5,7 +5,9 @@ rewrites them. DDL templates name the types that differ: ``{key}`` (text compare
 ``{flag}`` with ``{true}``/``{false}`` defaults, ``{real}`` (a double), ``{blob}`` (bytes), ``{int64}`` (a
 64-bit integer), ``{serial}`` (a generated integer primary key) and ``{rowid}`` (the same, which an insert may
 also set, and which SQLite may hand out again after the last row is deleted); ``{without_rowid}`` ends a
-CREATE TABLE whose rows live in its primary key's b-tree (SQLite's WITHOUT ROWID; nothing on PostgreSQL).
+CREATE TABLE whose rows live in its primary key's b-tree (SQLite's WITHOUT ROWID; nothing on PostgreSQL);
+``{by_code}`` follows a plain TEXT column compared by code point, in an index and in the statements it serves
+(PostgreSQL's COLLATE "C"; nothing on SQLite, whose BINARY order is the code points').
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ class Dialect(ABC):
     integrity_error: ClassVar[type[Exception]]
     """What the driver raises on a duplicate key or a broken reference."""
     words: ClassVar[Mapping[str, str]]
-    """The DDL words of ``render``: key, flag, true, false, real, blob, int64, serial, rowid, without_rowid."""
+    """The DDL words of ``render``: key, flag, true, false, real, blob, int64, serial, rowid, without_rowid,
+    by_code."""
     position: ClassVar[str]
     """The function giving a substring's position in a text, 0 when it is absent (instr, strpos)."""
     lock: ClassVar[str]

@@ -17,7 +17,7 @@ class SqliteDialect(Dialect):
     words: ClassVar[Mapping[str, str]] = {
         "int64": "INTEGER", "blob": "BLOB", "key": "TEXT", "flag": "INTEGER", "true": "1", "false": "0",
         "real": "REAL", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "rowid": "INTEGER PRIMARY KEY",
-        "without_rowid": " WITHOUT ROWID"}
+        "without_rowid": " WITHOUT ROWID", "by_code": ""}
     position = "instr"
     lock = ""  # BEGIN IMMEDIATE holds the whole database
     share_lock = ""
