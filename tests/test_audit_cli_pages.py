@@ -7,13 +7,15 @@ store's) left out by --since as before. On both backends, through the command li
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import make_vault, run_cli
+from conftest import make_vault, run_cli, run_on_terminal
 from notewell.access.audit import PAGE_ENTRIES
 from notewell.access.principal import LOCAL_OWNER
 from notewell.runtime import open_runtime
@@ -102,3 +104,14 @@ def test_audit_of_nothing_says_so(where: list[str]) -> None:
         assert result.exit_code == 0, result.stderr
         assert result.stdout == ("[]\n" if args else "")
         assert ("" if args else "No audit entries since 2999-01-01") in result.stderr
+
+
+def test_a_wide_terminal_gets_a_table_a_page(where: list[str]) -> None:
+    """Each page is a table of its own (a table of the whole log would be measured on every entry first)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTEWELL_")}
+    code, output = run_on_terminal(["audit", "--since", SINCE, *where],
+                                   {**env, "TERM": "xterm-256color", "COLUMNS": "250", "NO_COLOR": "1"})
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", output.decode("utf-8"))
+    assert code == 0, shown
+    assert shown.count("┃ at ") == 3, shown[:2000]
+    assert len(re.findall(r"│ target-\d+ ", shown)) == len(_expected(where)), shown[:2000]
