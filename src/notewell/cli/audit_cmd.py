@@ -37,7 +37,7 @@ def audit_command(
     with runtime(vault, db) as rt:
         pages = _pages(rt.administration.audit_log(LOCAL_OWNER, since_from(since) if since else None))
         if json_out:
-            _write_json(audit_json(e, email) for page in pages for e, email in _named(rt, page))
+            _write_json([audit_json(e, email) for e, email in _named(rt, page)] for page in pages)
             return
         shown = False
         for page in pages:
@@ -62,11 +62,12 @@ def _named(rt: Runtime, page: Sequence[AuditEntry]) -> list[tuple[AuditEntry, st
     return [(e, emails.get(e.user_id)) for e in page]
 
 
-def _write_json(items: Iterator[object]) -> None:
-    """A JSON array an item at a time, the very text ``print_json`` writes for the whole list."""
+def _write_json(pages: Iterator[list[dict[str, object]]]) -> None:
+    """A JSON array a page at a time, the very text ``print_json`` writes for the whole list: each page dumped as
+    one array (an entry's dump alone took half as long again), its items written without its brackets."""
     opened = False
-    for item in items:
-        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-        sys.stdout.write(f"{',' if opened else '['}\n  {text}")
+    for page in pages:
+        items = json.dumps(page, ensure_ascii=False, indent=2)[2:-2]  # "[\n" and "\n]" around them
+        sys.stdout.write(f"{',' if opened else '['}\n{items}")
         opened = True
     sys.stdout.write("\n]\n" if opened else "[]\n")
