@@ -20,6 +20,7 @@ live row anyway.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -31,6 +32,7 @@ from notewell.store.shared.migrations import Migration
 KINDS = ("memory", "session")
 ROWS = 500  # items a statement of the queue names at most: 2,500 parameters (SQLite takes 32,766, PostgreSQL 65,535)
 _Row = TypeVar("_Row")
+_UNHELD = re.compile("[\x00\ud800-\udfff]")  # what a failure's text may not hold: a NUL, a lone surrogate
 _LIVE_MEMORY = "deleted_at IS NULL AND superseded_by IS NULL"
 _SESSION_TEXT = "(prompt <> '' OR COALESCE(summary, '') <> '')"
 """A session with something to embed (``session_text`` of it is not empty): the others are neither queued nor
@@ -203,16 +205,19 @@ class SqlMeaning:
 
     def failed(self, retries: Sequence[tuple[str, int, str]], error: str, lease: str) -> None:
         """Count a failed attempt of each item (kind, id, when to try it next) whose row still holds ``lease``: a
-        row queued again meanwhile (its text changed) is due with its new text, untried."""
+        row queued again meanwhile (its text changed) is due with its new text, untried. ``error`` is kept as text
+        either backend holds (a NUL, which PostgreSQL's text refuses, and a lone surrogate, which neither encodes, as
+        U+FFFD): a failure that could not be recorded was neither counted nor backed off."""
         if not retries:
             return
+        kept = _UNHELD.sub("\ufffd", error[:500])
         with self.sql.transaction() as conn:
             for part in _chunks(retries):
                 conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = d.column3, error = ?"
                              f" FROM (VALUES {', '.join(['(?, ?, ?)'] * len(part))}) AS d"
                              " WHERE embedding_queue.kind = d.column1 AND embedding_queue.item_id = d.column2"
                              " AND embedding_queue.next_at = ?",
-                             [error[:500], *_flat(part), lease])
+                             [kept, *_flat(part), lease])
 
     def all_due(self) -> int:
         """Make every queued item due now: the leases of a runner that was stopped and the delays of failures
