@@ -7,8 +7,11 @@ path alone in the same run; the query embedding alone; the write path; the embed
 Memories are written as bench/memory_bench.py writes them (sentences of the example vault, 4 projects, a
 fixed seed) through MemoryService.remember. Their vectors: the first K (default 2,000) are embedded by the
 real model (the embedding rate is timed on them); the rest get random unit vectors written straight into the
-store, since search time does not depend on what a vector says (and embedding 100k memories takes about 25
-CPU-minutes on this machine). Queries are 2 to 6 words of the same text. Prints p50 / p95 in ms.
+store, since the exact search's time does not depend on what a vector says (and embedding 100k memories takes
+about 13 CPU-minutes on this machine). pgvector's HNSW search does: it walks further among random vectors, which
+have no neighbourhoods (its nearest alone about 1.5 times as long as among model-made ones: docs/performance.md),
+so ``--embed`` equal to ``--memories`` measures it as a real store has it. Queries are 2 to 6 words of the same
+text. Prints p50 / p95 in ms.
 
 ``--db postgresql://...`` runs against PostgreSQL (an empty database, or one this benchmark filled, with
 ``--queries-only``). Where that database has pgvector, the synthetic vectors are written as a store made
