@@ -89,16 +89,26 @@ def recording(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, asked: 
     monkeypatch.setattr(owner, name, record, raising=False)
 
 
+def recorded(monkeypatch: pytest.MonkeyPatch, owner: object, *names: str) -> list[list[Any]]:
+    """The calls of each named method of ``owner`` (each call's arguments), recorded from now on."""
+    calls: list[list[Any]] = [[] for _ in names]
+    for name, asked in zip(names, calls, strict=True):
+        recording(monkeypatch, owner, name, asked)
+    return calls
+
+
+def cells(label: str) -> Callable[[str], list[str]]:
+    """What reads a page's cells of the column ``label``."""
+    return lambda html: [unescape(e) for e in re.findall(rf'<td data-label="{label}">([^<]*)</td>', html)]
+
+
 def test_ones_own_tokens_are_paged_newest_first_and_a_revoke_returns_to_its_page(
         served: tuple[Runtime, str], monkeypatch: pytest.MonkeyPatch) -> None:
     rt, base = served
     monkeypatch.setattr(tokens, "SHOWN", 3, raising=False)
     alice = rt.authentication.acting_as(ALICE)
     minted = [rt.own_tokens.mint(alice, ["knowledge:read"], name=f"paged {n}").token.id for n in range(7)]
-    whole: list[Any] = []
-    paged: list[Any] = []
-    recording(monkeypatch, rt.store.identity, "tokens", whole)
-    recording(monkeypatch, rt.store.identity, "tokens_newest", paged)
+    whole, paged = recorded(monkeypatch, rt.store.identity, "tokens", "tokens_newest")
     with sign_in(base, ALICE) as client:
         seen = walk(client, "/settings/tokens", token_ids, "tokens")
         assert not whole and paged and {args[1] for args in paged} == {4}, (whole, paged)  # one page, one more
@@ -120,14 +130,9 @@ def test_the_admins_users_are_paged_and_a_change_returns_to_its_page(
     monkeypatch.setattr(admin, "USERS_SHOWN", 3, raising=False)
     for n in range(7):
         rt.administration.add_user(LOCAL_OWNER, f"paged{n}@example.com", "member")
-    whole: list[Any] = []
-    paged: list[Any] = []
-    recording(monkeypatch, rt.store.identity, "users", whole)
-    recording(monkeypatch, rt.store.identity, "users_page", paged)
+    whole, paged = recorded(monkeypatch, rt.store.identity, "users", "users_page")
     with sign_in(base, ADMIN) as client:
-        seen = walk(client, "/admin/users",
-                    lambda html: [unescape(e) for e in re.findall(r'<td data-label="Email">([^<]*)</td>', html)],
-                    "users")
+        seen = walk(client, "/admin/users", cells("Email"), "users")
         assert not whole and paged and {args[0] for args in paged} == {4}, (whole, paged)
         assert seen == [u.email for u in rt.administration.users(LOCAL_OWNER)] and len(seen) == 9
         second = client.get("/admin/users?page=2")
@@ -148,12 +153,7 @@ def test_the_admins_token_page_reads_one_page_and_a_revoke_returns_to_its_page(
     monkeypatch.setattr(admin, "TOKENS_SHOWN", 3)
     for n in range(7):
         rt.administration.mint_token(LOCAL_OWNER, ALICE, ["memory:read"], name=f"paged {n}")
-    whole: list[Any] = []
-    paged: list[Any] = []
-    recording(monkeypatch, rt.store.identity, "tokens", whole)
-    recording(monkeypatch, rt.store.identity, "tokens_newest", paged)
-    owners: list[Any] = []
-    recording(monkeypatch, rt.store.identity, "users_by_id", owners)
+    whole, paged, owners = recorded(monkeypatch, rt.store.identity, "tokens", "tokens_newest", "users_by_id")
     with sign_in(base, ADMIN) as client:
         seen = walk(client, "/admin/tokens", lambda html: re.findall(r'<span class="hint">([0-9a-f]{12})</span>',
                                                                       html), "tokens")
@@ -178,14 +178,9 @@ def test_a_projects_grants_are_paged_reading_that_page_alone(served: tuple[Runti
     for who in members:
         rt.administration.add_user(LOCAL_OWNER, who, "member")
         rt.administration.grant(LOCAL_OWNER, who, "apollo", "read")
-    whole: list[Any] = []
-    paged: list[Any] = []
-    recording(monkeypatch, rt.store.identity, "users", whole)
-    recording(monkeypatch, rt.store.identity, "project_members", paged)
+    whole, paged = recorded(monkeypatch, rt.store.identity, "users", "project_members")
     with sign_in(base, ADMIN) as client:
-        seen = walk(client, "/admin/projects/apollo",
-                    lambda html: [unescape(e) for e in re.findall(r'<td data-label="User">([^<]*)</td>', html)],
-                    "grants")
+        seen = walk(client, "/admin/projects/apollo", cells("User"), "grants")
         assert seen == members and not whole and {args[1:] for args in paged} == {(4, 0), (4, 3), (4, 6)}, whole
         second = client.get("/admin/projects/apollo?page=2")
         assert ALICE not in second.text  # no list of every user: the form takes an email
@@ -297,14 +292,10 @@ def test_the_audit_log_is_paged_with_its_filters_kept(served: tuple[Runtime, str
     expected = [e.target for e in reversed(rt.store.audit.list_since())
                 if e.action.startswith("user.") and e.user_id == root.user_id]
     assert len(expected) == 7
-    whole: list[Any] = []
-    paged: list[Any] = []
-    recording(monkeypatch, rt.store.audit, "list_since", whole)
-    recording(monkeypatch, rt.store.audit, "newest", paged)
+    whole, paged = recorded(monkeypatch, rt.store.audit, "list_since", "newest")
     with sign_in(base, ADMIN) as client:
         first = "/admin/audit?action=user.&user=ROOT%40example.com"
-        seen = walk(client, first, lambda html: [unescape(t) for t in re.findall(
-            r'<td data-label="Target">([^<]*)</td>', html)], "entries")
+        seen = walk(client, first, cells("Target"), "entries")
         assert seen == expected and not whole and {args[3] for args in paged} == {4}, (seen, whole, paged)
         second = client.get(f"{first}&page=2").text
         assert ('href="/admin/audit?action=user.&amp;user=ROOT%40example.com&amp;since=7d" rel="prev">Newer entries'
