@@ -236,7 +236,7 @@ class Administration:
         line) may."""
         if p.local_owner or user.role != "admin" or not user.active:
             return
-        if not any(u.role == "admin" and u.active and u.id != user.id for u in self.identity.users()):
+        if not self.identity.other_active_admins(user.id):  # counted in the store: no user is read
             raise Conflict(f"{user.email} is the last active admin; make another person admin first, so that "
                            "someone can still manage the team", field=field)
 

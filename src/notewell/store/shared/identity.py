@@ -158,6 +158,12 @@ class SqlIdentity:
         return [_user(r) for r in self._all(
             f"SELECT {USER_COLUMNS} FROM users ORDER BY email_key LIMIT ? OFFSET ?", (limit, offset))]
 
+    def other_active_admins(self, user_id: str) -> int:
+        """How many active admins there are besides ``user_id``, counted in SQL (the last-admin check's question:
+        no user's row is read)."""
+        row = self._one("SELECT COUNT(*) FROM users WHERE role = 'admin' AND active = ? AND id <> ?", (True, user_id))
+        return int(row[0])
+
     def set_user_active(self, user_id: str, active: bool) -> None:
         with self.sql.transaction() as conn:
             conn.execute("UPDATE users SET active = ? WHERE id = ?", (active, user_id))
