@@ -1,9 +1,11 @@
 """Questions a COUNT answers are asked of the store as counts, on both backends (issue 27): the last-admin check
-(a role change or a deactivation on the web's /admin/users) read every user to count a few. Checked through its
-door, its answers the same as before, with the store's whole listing (``users()``) recorded and never called."""
+(a role change or a deactivation on the web's /admin/users) and `notewell doctor`'s tokens check read every user,
+and the doctor every token, to count a few. Each is checked through its door, its answers the same as before, with
+the store's whole listings (``users()``, ``tokens()``) recorded and never called."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html import unescape
@@ -13,8 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
+from conftest import make_vault, run_cli
 from mcp_world import ServerThread
 from notewell.access.principal import LOCAL_OWNER
+from notewell.records.identity import TokenRecord
 from notewell.runtime import open_runtime
 from notewell.store.shared.identity import SqlIdentity
 from notewell.web.app import build_web_app
@@ -85,3 +89,36 @@ def test_the_last_active_admin_is_kept_by_a_count(store_url: str, tmp_path: Path
     finally:
         rt.close()
 
+
+def test_doctor_counts_the_active_tokens_in_the_store(store_url: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`notewell doctor` read every token and every user to count the active tokens: the store counts them, by the
+    same rule (revoked and expired ones left out; a deactivated user's and those with no usable scope said apart)."""
+    vault = make_vault(tmp_path, {"p/a.md": "word\n"})
+    rt = open_runtime(str(vault), store_url)
+    try:
+        admin = rt.administration
+        for who, role in ((ROOT, "admin"), (ALICE, "member"), (ADA, "staff")):
+            admin.add_user(LOCAL_OWNER, who, role)
+        for scopes in (["knowledge:read"], ["memory:read", "memory:write"], ["admin"], ["knowledge:read", "admin"]):
+            admin.mint_token(LOCAL_OWNER, ROOT, scopes)
+        admin.mint_token(LOCAL_OWNER, ALICE, ["memory:read"])
+        admin.revoke_token(LOCAL_OWNER, admin.mint_token(LOCAL_OWNER, ALICE, ["memory:read"]).token.id)
+        alice = admin.user(LOCAL_OWNER, ALICE)
+        for n, expires in enumerate(("2000-01-02T00:00:00Z", "2999-01-02T00:00:00Z")):  # one past, one not
+            rt.store.identity.add_token(TokenRecord(
+                id=f"e0e0e0e0e0e{n}", user_id=alice.id, name="dated", scopes=("memory:read",), project_id=None,
+                created_at="2000-01-01T00:00:00Z", expires_at=expires), "not a hash")
+        admin.mint_token(LOCAL_OWNER, ADA, ["knowledge:read"])
+        admin.mint_token(LOCAL_OWNER, ADA, ["sessions"])
+        admin.set_user_active(LOCAL_OWNER, ADA, False)  # her two fail until she is reactivated
+        admin.set_role(LOCAL_OWNER, ROOT, "member")  # his token minted with admin alone: no usable scope
+    finally:
+        rt.close()
+    asked = never_listed(monkeypatch, "users", "tokens")
+    result = run_cli("doctor", "--json", "--vault", str(vault), "--db", store_url, "--port", "9151")
+    tokens = {c["check"]: c for c in json.loads(result.stdout)}["tokens"]
+    assert tokens["status"] == "ok" and tokens["found"] == (
+        "5 active tokens; 2 more of deactivated users fail until they are reactivated; 1 more have no usable scope "
+        "(their users' roles allow none of the scopes they were minted with)"), tokens
+    assert not asked, asked

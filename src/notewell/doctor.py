@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from notewell.access.policy import token_state_now
+from notewell.access.policy import live_token_state
 from notewell.config import INDEX_DIR_NAME, KEA_URL_VARIABLES, Settings, kea_settings, load_settings
 from notewell.errors import ConfigError, NotewellError, StoreCannotWrite, StoreDamaged
 from notewell.meaning.model import MODEL_ID, MODEL_PATH_ENV
@@ -225,12 +225,12 @@ def _indexed(store: Store, scan: ScanResult | None) -> Check:
 
 
 def _tokens(store: Store) -> Check:
-    now = now_iso()
-    users = {u.id: u for u in store.identity.users()}
-    states = [token_state_now(t, users.get(t.user_id), now) for t in store.identity.tokens()]
-    active = [s for s in states if s == "active"]  # as their next call meets them: a deactivated user's fail
-    idle = states.count("user deactivated")
-    scopeless = states.count("no usable scope")
+    states: Counter[str] = Counter()  # the store counts the live tokens by kind: none is read
+    for role, user_active, scopes, count in store.identity.live_token_counts(now_iso()):
+        states[live_token_state(role, user_active, scopes)] += count
+    active = states["active"]  # as their next call meets them: a deactivated user's fail
+    idle = states["user deactivated"]
+    scopeless = states["no usable scope"]
     held = (f"; {idle} more of deactivated users fail until they are reactivated" if idle else "") + (
         f"; {scopeless} more have no usable scope (their users' roles allow none of the scopes they were minted "
         "with)" if scopeless else "")
@@ -238,7 +238,7 @@ def _tokens(store: Store) -> Check:
         return Check("tokens", "warn", f"no active token: no HTTP client can connect{held}",
                      "`make serve` (or `notewell quickstart`) makes one for a local admin; or `notewell user add "
                      "EMAIL --role member` then `notewell token mint --user EMAIL --scopes knowledge:read`")
-    return Check("tokens", "ok", f"{len(active)} active tokens{held}")
+    return Check("tokens", "ok", f"{active} active tokens{held}")
 
 
 def _watcher(settings: Settings, scan: ScanResult | None, store: Store) -> Check:

@@ -290,9 +290,15 @@ def token_state_now(token: TokenRecord, user: User | None, now: str) -> TokenSta
     state = token.state(now)
     if state != "active":
         return state
-    if user is None or not user.active:
+    return live_token_state(user.role if user is not None else None, user is not None and user.active, token.scopes)
+
+
+def live_token_state(role: Role | None, user_active: bool, scopes: Iterable[str]) -> TokenState:
+    """``token_state_now`` of a token neither revoked nor expired, minted with ``scopes``, whose user has ``role``
+    (None: the user is gone) and is active or not: what a count of such tokens by kind is judged by."""
+    if role is None or not user_active:
         return "user deactivated"
-    if not token_scopes_now(user.role, token.scopes):
+    if not token_scopes_now(role, scopes):
         return "no usable scope"
     return "active"
 

@@ -42,7 +42,7 @@ from notewell.records.documents import (
     SkippedRecord,
 )
 from notewell.records.idempotency import StoredAnswer
-from notewell.records.identity import AuditEntry, Grant, GrantLevel, Project, TokenRecord, User, WebSession
+from notewell.records.identity import AuditEntry, Grant, GrantLevel, Project, Role, TokenRecord, User, WebSession
 from notewell.records.jobs import JobCounts, JobRecord, JobState, NewJob
 from notewell.records.journal import JournalEntry
 from notewell.records.links import LinkInput, LinkRecord, LinkToResolve
@@ -227,6 +227,10 @@ class IdentityRepository(Protocol):
     def tokens_newest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
     def tokens_oldest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
     def active_token_count(self, user_id: str, now: str) -> int: ...  # neither revoked nor expired at now
+    def live_token_counts(self, now: str) -> list[tuple[Role | None, bool, tuple[str, ...], int]]:
+        """Everyone's tokens neither revoked nor expired at now, counted by (their user's role, None: gone; whether
+        that user is active; their scopes)."""
+        ...
     def revoke_token(self, token_id: str, at: str) -> bool: ...  # False if unknown or revoked already
     def touch_token(self, token_id: str, at: str) -> None: ...  # sets last_used_at
     def record_tool_call(self, token_id: str, tool: str, at: str) -> None: ...  # last_tool(_at), unless later kept

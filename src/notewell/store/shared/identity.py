@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from notewell.errors import Conflict
-from notewell.records.identity import Grant, GrantLevel, Project, TokenRecord, User, email_key
+from notewell.records.identity import Grant, GrantLevel, Project, Role, TokenRecord, User, email_key
 from notewell.store.shared.dialect import Dialect, marks
 from notewell.store.shared.migrations import Migration
 
@@ -305,6 +305,15 @@ class SqlIdentity:
         row = self._one("SELECT COUNT(*) FROM tokens WHERE user_id = ? AND revoked_at IS NULL"
                         " AND (expires_at IS NULL OR expires_at > ?)", (user_id, now))
         return int(row[0])
+
+    def live_token_counts(self, now: str) -> list[tuple[Role | None, bool, tuple[str, ...], int]]:
+        """Everyone's tokens neither revoked nor expired at ``now`` (``TokenRecord.state``'s rule), counted in SQL by
+        what else their next call depends on: their user's role (None: the user is gone), whether that user is
+        active, and their scopes. A row per such kind, a few dozen at most however many tokens there are."""
+        return [(r[0], bool(r[1]), tuple(r[2].split()), int(r[3])) for r in self._all(
+            "SELECT u.role, u.active, t.scopes, COUNT(*) FROM tokens t LEFT JOIN users u ON u.id = t.user_id"
+            " WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?)"
+            " GROUP BY u.role, u.active, t.scopes ORDER BY u.role, u.active, t.scopes", (now,))]
 
     def revoke_token(self, token_id: str, at: str) -> bool:
         """Mark the token revoked; False when it is unknown or revoked already."""
