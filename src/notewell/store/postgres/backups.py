@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -77,14 +78,23 @@ def _stopped(psql: subprocess.Popen[bytes]) -> None:
     if psql.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             psql.send_signal(signal.SIGINT)
-        with contextlib.suppress(OSError):
-            if psql.stdin is not None:
-                psql.stdin.close()
+        if psql.stdin is not None:
+            _let_go(psql.stdin)
         try:
             psql.wait(timeout=_STOP_WAIT_S)
         except subprocess.TimeoutExpired:
             psql.kill()
     psql.wait()
+
+
+def _let_go(stdin: IO[bytes]) -> None:
+    """psql's input closed at once, what its pipe cannot take now dropped: psql may be stopped on a lock, reading
+    nothing, and a plain close waits to write the rest (a Ctrl-C's restore then never ended). Used only where no
+    COMMIT was written, so what is dropped is never run."""
+    with contextlib.suppress(OSError, ValueError):
+        os.set_blocking(stdin.fileno(), False)
+    with contextlib.suppress(OSError, ValueError):  # BlockingIOError: the rest dropped, the pipe closed all the same
+        stdin.close()
 
 
 def _tool(name: str) -> str:
@@ -261,8 +271,7 @@ class PostgresBackups(SqlBackups):
                     killed = True
                 finally:
                     script.stdout.close()
-                    with contextlib.suppress(BrokenPipeError):
-                        psql.stdin.close()
+                    _let_go(psql.stdin)  # closed already after a COMMIT
             except BaseException:  # a Ctrl-C before the COMMIT was written: psql ends without it, committing nothing
                 # (one held past the COMMIT is raised once psql has ended, and ``then`` has run)
                 script.kill()
