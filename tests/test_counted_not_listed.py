@@ -6,8 +6,6 @@ the store's whole listings (``users()``, ``tokens()``) recorded and never called
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -22,10 +20,9 @@ from notewell.records.identity import TokenRecord
 from notewell.runtime import open_runtime
 from notewell.store.shared.identity import SqlIdentity
 from notewell.web.app import build_web_app
-from web_world import csrf_of
+from test_web_sessions import PASSWORD, sign_in
 
 ROOT, ADA, ALICE = "root@example.com", "ada@example.com", "alice@example.com"
-PASSWORD = "a long pass phrase"
 LAST = "is the last active admin; make another person admin first, so that someone can still manage the team"
 
 
@@ -43,16 +40,6 @@ def never_listed(monkeypatch: pytest.MonkeyPatch, *names: str) -> list[tuple[str
     return asked
 
 
-@contextmanager
-def signed_in(base: str, who: str) -> Iterator[tuple[httpx.Client, str]]:
-    with httpx.Client(base_url=base, timeout=30) as client:
-        form = client.get("/signin")
-        signed = client.post("/signin", data={"csrf": csrf_of(form.text), "email": who, "password": PASSWORD,
-                                              "next": "/admin/users"})
-        assert signed.status_code == 303, signed.text
-        yield client, csrf_of(client.get("/admin/users").text)
-
-
 def test_the_last_active_admin_is_kept_by_a_count(store_url: str, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """An admin may not demote or deactivate the last active admin (a deactivated admin or a member does not
@@ -65,7 +52,7 @@ def test_the_last_active_admin_is_kept_by_a_count(store_url: str, tmp_path: Path
         rt.sign_in.set_password(LOCAL_OWNER, ROOT, PASSWORD)
         rt.administration.set_user_active(LOCAL_OWNER, ADA, False)
         asked = never_listed(monkeypatch, "users")
-        with ServerThread(build_web_app(rt)) as server, signed_in(f"http://127.0.0.1:{server.port}", ROOT) as (
+        with ServerThread(build_web_app(rt)) as server, sign_in(f"http://127.0.0.1:{server.port}", ROOT) as (
                 client, csrf):
             def post(path: str, **form: str) -> httpx.Response:
                 return client.post(path, data={"csrf": csrf, **form})
