@@ -105,10 +105,9 @@ def _chunks(rows: Sequence[_Row]) -> list[Sequence[_Row]]:
     return [rows[start:start + ROWS] for start in range(0, len(rows), ROWS)]
 
 
-def _pairs(pairs: Sequence[tuple[str, int]]) -> str:
-    """A VALUES list for these (kind, item_id) pairs, for ``(kind, item_id) IN ...`` (``_flat`` of them its
-    parameters)."""
-    return f"(VALUES {', '.join(['(?, ?)'] * len(pairs))})"
+def _values(rows: Sequence[Sequence[Any]]) -> str:
+    """A VALUES list with a row of placeholders for each of ``rows`` (``_flat`` of them its parameters)."""
+    return "VALUES " + ", ".join([f"({marks(len(rows[0]))})"] * len(rows))
 
 
 def _flat(rows: Sequence[Sequence[Any]]) -> list[Any]:
@@ -184,7 +183,7 @@ class SqlMeaning:
             leases: dict[tuple[str, int], str] = {}
             for chunk in _chunks(items):
                 leases.update(((str(k), int(i)), str(at)) for k, i, at in conn.execute(
-                    f"SELECT kind, item_id, next_at FROM embedding_queue WHERE (kind, item_id) IN {_pairs(chunk)}"
+                    f"SELECT kind, item_id, next_at FROM embedding_queue WHERE (kind, item_id) IN ({_values(chunk)})"
                     f" ORDER BY kind, item_id{self.sql.lock}", _flat(chunk)).fetchall())
             kept = [(kind, item_id, vector) for (kind, item_id), vector in sorted(made.items())
                     if (kind, item_id) in leases]
@@ -192,15 +191,15 @@ class SqlMeaning:
                 gen = conn.execute("UPDATE meaning_generation SET value = value + 1 WHERE id = 1"
                                    " RETURNING value").fetchone()[0]
                 for part in _chunks(kept):
-                    conn.execute("INSERT INTO vectors (kind, item_id, model, vector, gen) VALUES"
-                                 f" {', '.join(['(?, ?, ?, ?, ?)'] * len(part))} ON CONFLICT (kind, item_id) DO UPDATE"
-                                 " SET model = excluded.model, vector = excluded.vector, gen = excluded.gen",
-                                 _flat([(kind, item_id, model, vector, gen) for kind, item_id, vector in part]))
+                    rows = [(kind, item_id, model, vector, gen) for kind, item_id, vector in part]
+                    conn.execute(f"INSERT INTO vectors (kind, item_id, model, vector, gen) {_values(rows)}"
+                                 " ON CONFLICT (kind, item_id) DO UPDATE SET model = excluded.model,"
+                                 " vector = excluded.vector, gen = excluded.gen", _flat(rows))
                 if self.index is not None:
                     self.index.write(conn, kept)
             mine = [key for key, held in sorted(leases.items()) if held == lease]
             for chunk in _chunks(mine):
-                conn.execute(f"DELETE FROM embedding_queue WHERE next_at = ? AND (kind, item_id) IN {_pairs(chunk)}",
+                conn.execute(f"DELETE FROM embedding_queue WHERE next_at = ? AND (kind, item_id) IN ({_values(chunk)})",
                              [lease, *_flat(chunk)])
 
     def failed(self, retries: Sequence[tuple[str, int, str]], error: str, lease: str) -> None:
@@ -214,7 +213,7 @@ class SqlMeaning:
         with self.sql.transaction() as conn:
             for part in _chunks(retries):
                 conn.execute("UPDATE embedding_queue SET attempts = attempts + 1, next_at = d.column3, error = ?"
-                             f" FROM (VALUES {', '.join(['(?, ?, ?)'] * len(part))}) AS d"
+                             f" FROM ({_values(part)}) AS d"
                              " WHERE embedding_queue.kind = d.column1 AND embedding_queue.item_id = d.column2"
                              " AND embedding_queue.next_at = ?",
                              [kept, *_flat(part), lease])
