@@ -27,8 +27,9 @@ SQLITE_ONLY_TABLES = re.compile(
     r"|brain_session_words_(config|content|data|docsize|idx)")
 SQLITE_ONLY_INDEXES = {("documents", "documents_project_id")}  # a scope's range of ids for FTS5
 TEXT_SEARCH_TABLES = {"brain_session_words"}  # an FTS5 table on SQLite, tsvector rows on PostgreSQL
-# bm25's totals and the log of the changes counts follow (store/postgres/word_totals.py): FTS5 keeps its own
-POSTGRES_ONLY_TABLES = {"word_totals", "word_changes", "word_changes_kept"}
+# bm25's totals and the log of the changes counts follow (store/postgres/word_totals.py): FTS5 keeps its own; the
+# live memories' stems the tolerant search walks (store/postgres/live_stems.py): FTS5's memory_stems holds them
+POSTGRES_ONLY_TABLES = {"word_totals", "word_changes", "word_changes_kept", "live_memory_stems"}
 POSTGRES_ONLY_COLUMNS = {("document_regions", "words"), ("document_regions", "grams"), ("memories", "words"),
                          ("memories", "stems"), ("memories", "word_count")}
 POSTGRES_ONLY_INDEXES = {("document_regions", "document_regions_trigrams"),

@@ -6,7 +6,7 @@ and -shm, and its lease files, when there was no file before. PostgreSQL: the ta
 the database's schema held no table at all before it (a store that was there, even one whose upgrade the
 opening made new tables for, is left as it is) and the data they carry is still empty (a transaction rolled
 back leaves it so; the tables a store fills itself as it opens, EXCLUDED_TABLES, do not count), and the
-functions its migrations made (postgres/word_totals.py). Extensions stay (a superuser's).
+functions its migrations made (postgres/word_totals.py, postgres/live_stems.py). Extensions stay (a superuser's).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 
 from notewell.config import is_postgres_url
-from notewell.store.postgres import word_totals
+from notewell.store.postgres import live_stems, word_totals
 from notewell.store.postgres.database import CONNECT_TIMEOUT_S
 from notewell.store.shared.tables import EXCLUDED_TABLES
 from notewell.store.sqlite.leadership import LOCK_SUFFIXES
@@ -60,7 +60,7 @@ class NewStore:
                 conn.execute(sql.SQL("DROP TABLE {} CASCADE").format(
                     sql.SQL(", ").join(sql.Identifier(name) for name in made)))
                 conn.execute(sql.SQL("DROP FUNCTION IF EXISTS {}").format(
-                    sql.SQL(", ").join(sql.SQL(f) for f in word_totals.FUNCTIONS)))
+                    sql.SQL(", ").join(sql.SQL(f) for f in (*word_totals.FUNCTIONS, live_stems.FUNCTION))))
         except psycopg.Error:
             return  # the database is out of reach: the command's own error says why
 

@@ -21,7 +21,7 @@ from psycopg import sql
 from notewell.errors import Conflict, InvalidArgument
 from notewell.records.memories import MemoryHit, MemoryInput, MemoryQuery, MemoryRecord
 from notewell.store.memory_rows import MEMORY_COLUMNS, memory_from_row, searched_fields, tags_json, written
-from notewell.store.postgres import lexemes, word_rank, word_totals
+from notewell.store.postgres import lexemes, live_stems, word_rank, word_totals
 from notewell.store.postgres.database import PostgresDatabase
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect
 from notewell.store.postgres.pgvector import PgVectorIndex
@@ -107,10 +107,12 @@ MIGRATIONS: list[Migration] = [
     # Each change of a counted memory's words logged by the same trigger (word_totals.py), so that a search
     # brings a word's count of memories to its own snapshot from the changes since, without counting it again.
     (*word_totals.LOG, *word_totals.logged("memories")),
+    # The live memories' stems in a narrow table a trigger keeps, which the tolerant search walks (live_stems.py).
+    live_stems.MIGRATION,
 ]
 
-# random_page_cost for the search statement: the usual setting for data in memory or on SSD.
-SEARCH_RANDOM_PAGE_COST = 1.1
+# The page costs (seq_page_cost, random_page_cost) for the search statement: pages in memory (below).
+SEARCH_PAGE_COST = 0.1
 LIVE_ROW = "x.deleted_at IS NULL AND x.superseded_by IS NULL"  # LIVE of a memory called x
 
 
@@ -222,20 +224,26 @@ class PostgresMemories(SqlMemories):
         # many, or takes the GIN index when it matches few. A parameter would get one generic plan.
         match = sql.SQL("CAST({} AS tsquery)").format(sql.Literal(tsquery))
         conditions, params = search_conditions(query, self.dialect)
-        where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), sql.SQL(LIVE),
+        # The stems are searched in the narrow table of the live memories (live_stems.py), the words in memories.
+        table, live = (live_stems.TABLE, []) if column == "stems" else ("memories", [sql.SQL(LIVE)])
+        where = [sql.SQL("m.{} @@ {}").format(sql.Identifier(column), match), *live,
                  *(sql.SQL(condition.replace("?", "%s")) for condition in conditions)]
         # As on SQLite: past RANK_WINDOW matches, rank only the newest RANK_WINDOW (ids grow in write order),
         # each by FTS5's bm25 (word_rank.py), all read in this one statement (one snapshot).
-        newest = sql.SQL("SELECT m.id AS key, m.word_count, m.{column} AS vector FROM memories m WHERE {where}"
+        newest = sql.SQL("SELECT m.id AS key, m.word_count, m.{column} AS vector FROM {table} m WHERE {where}"
                          " ORDER BY m.id DESC LIMIT {window}").format(
-            column=sql.Identifier(column), where=sql.SQL(" AND ").join(where), window=sql.Literal(RANK_WINDOW))
-        # The memories sit in shared buffers, where a page read out of order costs about what one in order does.
-        # With the default random_page_cost of 4 the planner overprices the word index's bitmap scan and walks
-        # 30k+ rows backwards by id for a query matching ~3% of them (~40 ms) where the index finds the same
-        # window in 10 to 20 ms. SET LOCAL keeps the setting to this transaction (recall p95 over 100k: 39.9 ->
-        # 27.6 ms); the plan choice changes, never the rows.
+            column=sql.Identifier(column), table=sql.Identifier(table), where=sql.SQL(" AND ").join(where),
+            window=sql.Literal(RANK_WINDOW))
+        # The memories sit in shared buffers, where reading a page, in order or not, costs about what testing a row
+        # of it does. With the default page costs (1 in order, 4 out of it) the planner prices the word index's
+        # bitmap scan (a page a match, out of order) at ten times the backward walk's row (a few rows a page, in
+        # order) where it costs about twice as much, and walks ~24,000 rows (16 ms) for a query matching ~4% of
+        # 100,000 memories where the index finds the same window in 7 ms; the walk is cheaper only from ~5.5%. Both
+        # page costs at 0.1 move the planner's turn there (docs/performance.md, "The tolerant search's own table").
+        # SET LOCAL keeps the settings to this transaction; the plan choice changes, never the rows.
         with self.db.transaction() as conn:
-            conn.execute(f"SET LOCAL random_page_cost = {SEARCH_RANDOM_PAGE_COST}")
+            conn.execute(f"SET LOCAL seq_page_cost = {SEARCH_PAGE_COST};"
+                         f" SET LOCAL random_page_cost = {SEARCH_PAGE_COST}")
             ranked = self.ranker.ranked(conn, column, phrases, newest, params)[:query.limit]
             if not ranked:
                 return []

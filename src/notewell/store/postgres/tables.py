@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 from notewell.errors import StoreCannotWrite
-from notewell.store.postgres import lexeme_pool, lexemes, word_totals
+from notewell.store.postgres import lexeme_pool, lexemes, live_stems, word_totals
 from notewell.store.postgres.database import PostgresDatabase, read_only
 from notewell.store.postgres.dialect import PgExecutor, PostgresDialect, bound
 from notewell.store.shared.dialect import Executor
@@ -93,9 +93,12 @@ class PostgresTables(SqlTables):
 
     def _before_rows(self, conn: Executor, table: str) -> None:
         """A table whose word totals a trigger keeps (word_totals.py) is counted once when the load ends instead:
-        a trigger's update per loaded row would pile up versions of one row."""
+        a trigger's update per loaded row would pile up versions of one row. The live memories' stems are filled
+        once at the end too (live_stems.py)."""
         if table in word_totals.TOTALLED:
             conn.execute(word_totals.suspended(table))
+        if table == "memories":
+            conn.execute(live_stems.suspended())
 
     def _derived(self, table: str) -> Derived:
         return _DERIVED.get(table, {})
@@ -136,11 +139,14 @@ class PostgresTables(SqlTables):
 
     def _after_load(self, conn: Executor, tables: Sequence[str]) -> None:
         """Each generated key's sequence moved past the largest loaded value, so new rows never collide; each
-        loaded table's word totals counted (``_before_rows``)."""
+        loaded table's word totals counted, the live memories' stems filled (``_before_rows``)."""
         for table in word_totals.TOTALLED:
             if table in tables:
                 for statement in word_totals.recounted(table):
                     conn.execute(statement)
+        if "memories" in tables:
+            for statement in live_stems.refilled():
+                conn.execute(statement)
         for table, column in conn.execute(
                 "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()"
                 " AND is_identity = 'YES'").fetchall():

@@ -59,6 +59,8 @@ EXCLUDED_TABLES: Mapping[str, str] = {
     "word_changes": "the recent changes of each word index's rows (PostgreSQL), logged by a trigger: a load "
                     "starts it anew",
     "word_changes_kept": "from which transaction on the log of word index changes is whole (PostgreSQL)",
+    "live_memory_stems": "the live memories' stems and the columns a search reads (PostgreSQL), kept by a trigger: "
+                         "a load fills it from the memories",
 }
 SCRUBBED_AFTER_LOAD = (*TYPED_KEYS_DROPPED, TYPED_TARGETS_NAME_NO_ONE)
 """What an earlier version kept of text typed at a failed sign-in, dropped from what a load brings (its

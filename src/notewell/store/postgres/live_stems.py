@@ -1,0 +1,95 @@
+"""The live memories' stems in a narrow table of their own, kept by a trigger, for the tolerant search's walk.
+
+A tolerant search ranks the newest ``RANK_WINDOW`` memories its words match. When they match a few percent of the
+memories (any of six common words' prefixes, say), PostgreSQL finds them by walking the memories backwards by id
+and testing each row, ~25,000 rows for 1,000 matches at 100,000 memories. Each row of ``memories`` is wide (the
+text, both word vectors: ~1.2 KB), so the walk reads about a page a row; ``live_memory_stems`` holds only what the
+walk tests and returns (the stems, the length, and the columns a search's scope and narrowing read), for live
+memories only, about three rows a page more: the same walk took 17-18 ms there against 26-36 ms on ``memories``
+(docs/performance.md, "The tolerant search's own table").
+
+The trigger runs in the writing statement (not at the commit, as word_totals' does), so a search later in the
+same transaction sees the write. A load (import, migrate: tables.py) turns it off and fills the table once at the
+end (``refilled``), as it counts the word totals. The strict search (all words, whole) keeps reading
+``memories``: its matches are few, and its word index finds them at once.
+"""
+
+from __future__ import annotations
+
+TABLE = "live_memory_stems"
+COLUMNS = ("id", "project", "path", "memory_type", "private_to", "expires_at", "author_user_id", "author_token_id",
+           "created", "tags", "word_count", "stems")
+"""What a tolerant search reads of a memory (search_conditions' and narrowing_sql's columns, its length, its stems),
+the stems last: PostgreSQL reads a row's columns in order, and each test of a walk reads them all."""
+LIVE = "deleted_at IS NULL AND superseded_by IS NULL"
+_TRIGGER = f"{TABLE}_kept"
+FUNCTION = f"{_TRIGGER}()"
+"""The trigger's function, which the migration makes (new_store.py drops it with the tables)."""
+
+_COLUMN_LIST = ", ".join(COLUMNS)
+_FILL = f"INSERT INTO {TABLE} ({_COLUMN_LIST}) SELECT {_COLUMN_LIST} FROM memories WHERE {LIVE}"
+_INDEX = f"CREATE INDEX {TABLE}_stems ON {TABLE} USING gin (stems) WITH (fastupdate = off)"
+"""The stems' word index, built after a fill. Without GIN's pending list: a write adds its memory's words to the index
+at once (a fraction of a millisecond), where with it every search would also read the list of the writes not yet
+merged, up to 4 MB (docs/performance.md)."""
+
+
+def _function() -> str:
+    new = ", ".join(f"NEW.{c}" for c in COLUMNS)
+    old = ", ".join(f"OLD.{c}" for c in COLUMNS)
+    updated = ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS if c != "id")
+    return f"""
+        CREATE OR REPLACE FUNCTION {FUNCTION} RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'UPDATE' AND (OLD.deleted_at IS NULL AND OLD.superseded_by IS NULL)
+                    = (NEW.deleted_at IS NULL AND NEW.superseded_by IS NULL)
+                    AND ROW({old}) IS NOT DISTINCT FROM ROW({new}) THEN
+                RETURN NULL;  -- nothing the table holds changed (its text, its updated time, ...)
+            END IF;
+            IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL AND NEW.superseded_by IS NULL THEN
+                INSERT INTO {TABLE} ({_COLUMN_LIST}) VALUES ({new})
+                    ON CONFLICT (id) DO UPDATE SET {updated};
+            ELSIF TG_OP <> 'INSERT' THEN
+                DELETE FROM {TABLE} WHERE id = OLD.id;
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """
+
+
+MIGRATION = (
+    f"""
+    CREATE TABLE {TABLE} (
+        id BIGINT PRIMARY KEY,
+        project TEXT COLLATE "C" NOT NULL,
+        path TEXT COLLATE "C" NOT NULL,
+        memory_type TEXT NOT NULL,
+        private_to TEXT,
+        expires_at TEXT COLLATE "C",
+        author_user_id TEXT NOT NULL,
+        author_token_id TEXT,
+        created TEXT COLLATE "C" NOT NULL,
+        tags TEXT NOT NULL,
+        word_count INTEGER NOT NULL,
+        stems TSVECTOR NOT NULL
+    )
+    """,
+    _FILL,
+    _INDEX,
+    f"ANALYZE {TABLE}",  # the planner's statistics now: a search's plan depends on them
+    _function(),
+    f"CREATE TRIGGER {_TRIGGER} AFTER INSERT OR DELETE OR UPDATE ON memories FOR EACH ROW EXECUTE FUNCTION {FUNCTION}",
+)
+"""The migration step that makes the table from the live memories and keeps it from then on."""
+
+
+def suspended() -> str:
+    """The statement that stops keeping the table until the transaction's ``refilled``."""
+    return f"ALTER TABLE memories DISABLE TRIGGER {_TRIGGER}"
+
+
+def refilled() -> tuple[str, ...]:
+    """The statements that fill the table again from the live memories and keep it from then on."""
+    return (f"DROP INDEX {TABLE}_stems", f"DELETE FROM {TABLE}", _FILL, _INDEX, f"ANALYZE {TABLE}",
+            f"ALTER TABLE memories ENABLE TRIGGER {_TRIGGER}")

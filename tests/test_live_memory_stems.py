@@ -1,0 +1,152 @@
+"""PostgreSQL's narrow table of the live memories' stems (store/postgres/live_stems.py), which the tolerant search
+walks: a trigger keeps it equal to the live memories through every write (add, supersede, forget, restore, move,
+a private memory, a working one), a load fills it once at the end, a store made before it fills it as it opens;
+and the tolerant search over it answers as SQLite's does after the same writes."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from conftest import run_cli
+from notewell.records.memories import MemoryInput
+from notewell.store import Store, open_store
+from notewell.store.postgres import live_stems
+from test_word_rank import NOW, _answers, _memory, _queries, _same
+
+LATER = "2026-11-30T12:00:00.000000Z"
+
+
+def _held(pg_url: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The narrow table's rows, and what it should hold: the live memories' columns."""
+    columns = ", ".join(live_stems.COLUMNS)
+    with psycopg.connect(pg_url) as conn:
+        table = conn.execute(f"SELECT {columns} FROM {live_stems.TABLE} ORDER BY id").fetchall()
+        live = conn.execute(f"SELECT {columns} FROM memories WHERE {live_stems.LIVE} ORDER BY id").fetchall()
+    return table, live
+
+
+def _assert_kept(pg_url: str) -> int:
+    table, live = _held(pg_url)
+    assert table == live
+    return len(table)
+
+
+def _input(ref: str, content: str, **changes: Any) -> MemoryInput:
+    fields: dict[str, Any] = dict(ref=ref, project="apollo", author_user_id="u1", author_token_id=None,
+                                  memory_type="durable", path="ops", title="a title", content=content, tags=("deploy",),
+                                  content_hash=hashlib.sha256(content.encode()).hexdigest(), created=NOW)
+    fields.update(changes)
+    return MemoryInput(**fields)
+
+
+def _writes(store: Store, check: Any) -> None:
+    """Every kind of write a memory gets, ``check`` called after each."""
+    rng = random.Random(3)
+    for i in range(30):
+        store.memories.add(_memory(i, rng, "apollo" if i % 3 else "hermes"))
+    check()
+    store.memories.add(_input("mem_priv", "release train private notes", private_to="u1"))
+    store.memories.add(_input("mem_work", "release train working notes", memory_type="working",
+                              expires_at="2026-12-01T00:00:00.000000Z", author_token_id="tok1"))
+    check()
+    store.memories.add(_input("mem_new", "release train supersedes the first"), supersedes="mem_0001")
+    check()
+    assert store.memories.forget("mem_0002", "u1", "test", LATER) is not None
+    check()
+    assert store.memories.forget("mem_new", "u1", "test", LATER) is not None  # superseding, then forgotten
+    check()
+    assert store.memories.restore("mem_0002", LATER) is not None
+    check()
+    assert store.memories.move("mem_0003", "finance/moved", "moved release train content", "h-moved")
+    check()
+    assert store.memories.move("mem_0002", "ops/deploy", "moved again", "h-again")
+    check()
+    assert store.memories.forget("mem_0004", "u1", "test", LATER) is not None
+    assert store.memories.move("mem_0004", "ops", "moved while forgotten", "h-forgotten")  # stays out
+    check()
+
+
+@pytest.fixture()
+def pg_store(pg_url: str) -> Iterator[Store]:
+    store = open_store(pg_url)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def test_the_trigger_keeps_the_live_memories_through_every_write(pg_url: str, pg_store: Store) -> None:
+    counts: list[int] = []
+    _writes(pg_store, lambda: counts.append(_assert_kept(pg_url)))
+    assert counts == [30, 32, 32, 31, 30, 31, 31, 31, 30]  # superseded, forgotten and moved rows in and out
+
+
+def test_a_write_of_another_column_leaves_the_row_as_it_was(pg_url: str, pg_store: Store) -> None:
+    """A write that changes nothing the table holds (a memory's text, its updated time) writes no row there."""
+    pg_store.memories.add(_input("mem_a", "first words"))
+    with psycopg.connect(pg_url) as conn:
+        before = conn.execute(f"SELECT xmin::text FROM {live_stems.TABLE}").fetchone()
+        conn.execute("UPDATE memories SET updated = %s, content = 'other words'", (LATER,))
+        conn.commit()
+        assert conn.execute(f"SELECT xmin::text FROM {live_stems.TABLE}").fetchone() == before
+    _assert_kept(pg_url)
+
+
+def test_a_tolerant_search_answers_as_sqlite_after_the_writes(pg_url: str, pg_store: Store, tmp_path: Path) -> None:
+    lite = open_store(str(tmp_path / "index.db"))
+    try:
+        for store in (lite, pg_store):
+            _writes(store, lambda: None)
+        queries = [*_queries(random.Random(5)), "release train", "moved", "moved release"]
+        _same(_answers(lite, queries), _answers(pg_store, queries), queries)
+        found = {h.record.ref for h in pg_store.memories.tolerant(_query(["moved"]))}
+        assert found == {"mem_0002", "mem_0003"}  # moved, and back in search; the forgotten mem_0004 is not
+    finally:
+        lite.close()
+
+
+def _query(terms: list[str]) -> Any:
+    from notewell.records.memories import MemoryQuery
+    return MemoryQuery(["apollo", "hermes"], terms, NOW, 20, viewer="u1", explain=False)
+
+
+def test_a_load_fills_the_table_once_and_the_trigger_keeps_it_after(pg_url: str, tmp_path: Path) -> None:
+    source = tmp_path / "index.db"
+    lite = open_store(str(source))
+    try:
+        _writes(lite, lambda: None)
+    finally:
+        lite.close()
+    result = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg_url)
+    assert result.exit_code == 0, result.output
+    assert _assert_kept(pg_url) == 30
+    store = open_store(pg_url)
+    try:
+        store.memories.add(_input("mem_after", "written after the load"))
+        assert store.memories.forget("mem_0005", "u1", "test", LATER) is not None
+        assert _assert_kept(pg_url) == 30
+    finally:
+        store.close()
+
+
+def test_a_store_made_before_the_table_fills_it_as_it_opens(pg_url: str, pg_store: Store) -> None:
+    _writes(pg_store, lambda: None)
+    pg_store.close()
+    with psycopg.connect(pg_url) as conn:  # the store as the version before the table left it
+        version = conn.execute("SELECT max(version) FROM schema_migrations WHERE component = 'memories'").fetchone()
+        conn.execute(f"DROP TABLE {live_stems.TABLE}")
+        conn.execute(f"DROP FUNCTION {live_stems.FUNCTION} CASCADE")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'memories' AND version = %s", version)
+    reopened = open_store(pg_url)
+    try:
+        assert _assert_kept(pg_url) == 30
+        assert {h.record.ref for h in reopened.memories.tolerant(_query(["moved"]))} == {"mem_0002", "mem_0003"}
+    finally:
+        reopened.close()
