@@ -5,8 +5,8 @@ memories (any of six common words' prefixes, say), PostgreSQL finds them by walk
 and testing each row, ~25,000 rows for 1,000 matches at 100,000 memories. Each row of ``memories`` is wide (the
 text, both word vectors: ~1.2 KB), so the walk reads about a page a row; ``live_memory_stems`` holds only what the
 walk tests and returns (the stems, the length, and the columns a search's scope and narrowing read), for live
-memories only, about three rows a page more: the same walk took 17-18 ms there against 26-36 ms on ``memories``
-(docs/performance.md, "The tolerant search's own table").
+memories only, about three times as many rows a page: the same walk took 17-28 ms there against 26-36 ms on
+``memories`` (docs/performance.md, "The tolerant search's own table").
 
 The trigger runs in the writing statement (not at the commit, as word_totals' does), so a search later in the
 same transaction sees the write. A load (import, migrate: tables.py) turns it off and fills the table once at the
