@@ -127,7 +127,10 @@ class PostgresMemories(SqlMemories):
     def __init__(self, db: PostgresDatabase) -> None:
         self.db = db
         self.index: PgVectorIndex | None = None  # pgvector's, when the database has it (postgres/store.py)
-        self.ranker = word_rank.Ranker("memories", word_rank.MEMORY_FIELDS, LIVE_ROW)
+        # a phrase's stems counted in the narrow table of the live memories (live_stems.py): its rows are the counted
+        # ones, a third as wide, and its word index keeps no pending list (a common prefix's count 42 -> 25 ms at 100k)
+        self.ranker = word_rank.Ranker("memories", word_rank.MEMORY_FIELDS, LIVE_ROW,
+                                       counted_in={"stems": live_stems.TABLE})
         super().__init__(PostgresDialect(db), MIGRATIONS)
 
     # --- writes ---------------------------------------------------------------------------------------

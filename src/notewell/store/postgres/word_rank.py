@@ -257,10 +257,12 @@ class Ranker:
 
     KEPT_MAX = 4096  # phrases kept at most (all let go when more are counted)
 
-    def __init__(self, table: str, fields: Mapping[str, float], live: str = "TRUE") -> None:
+    def __init__(self, table: str, fields: Mapping[str, float], live: str = "TRUE",
+                 counted_in: Mapping[str, str] | None = None) -> None:
         self.table = table
         self.fields = fields
         self.live = live  # the condition a row of ``table`` called x counts under
+        self.counted_in = dict(counted_in or {})  # a column's rows counted in a table holding only the counted rows
         self._lock = threading.Lock()
         self._oid = -1
         self._hits: dict[tuple[str, str], Counted] = {}
@@ -331,9 +333,10 @@ class Ranker:
             weighed = sql.SQL("ARRAY[{}]::real[]").format(sql.SQL(", ").join(
                 sql.SQL("ts_rank_cd(CAST({} AS real[]), w.vector, CAST({} AS tsquery), 0)").format(
                     sql.Literal(cover_weights(self.fields)), sql.Literal(q)) for q in covered))
+        counted, live = ((self.counted_in[column], "TRUE") if column in self.counted_in else (self.table, self.live))
         hits = sql.SQL(", ").join(
             sql.SQL("(SELECT count(*) FROM {} x WHERE x.{} @@ CAST({} AS tsquery) AND {})").format(
-                sql.Identifier(self.table), sql.Identifier(column), sql.Literal(q), sql.SQL(self.live))
+                sql.Identifier(counted), sql.Identifier(column), sql.Literal(q), sql.SQL(live))
             for q in asked)
         changes: sql.Composable = sql.SQL("NULL::bigint[]")
         if known:
