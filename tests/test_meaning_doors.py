@@ -362,7 +362,9 @@ NO_LONGER_OPPOSITES = [
     ("Moment.js is no longer maintained, use date-fns for dates",
      "Moment.js is no longer maintained, do not use date-fns for dates"),
     ("Keep each standup no longer than 15 minutes", "Keep each standup longer than 15 minutes"),
-    ("We deploy the web app on Fridays", "We no longer deploy the web app on Fridays")]
+    ("We deploy the web app on Fridays", "We no longer deploy the web app on Fridays"),
+    ("The jQuery shim isn't needed anymore, use the fetch API for requests",
+     "The jQuery shim isn't needed anymore, do not use the fetch API for requests")]
 
 
 async def test_no_longer_as_a_bound_or_beside_the_rule_does_not_turn_it_around(world: Served) -> None:

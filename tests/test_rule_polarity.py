@@ -479,7 +479,8 @@ def test_a_bound_said_with_no_does_not_forbid(head: str, bound: str, measure: st
 
 
 LEFT_BEHIND = ["Moment.js is no longer maintained", "The legacy auth shim is no longer needed",
-               "Webpack is no longer used here", "Yarn is no longer the default"]
+               "Webpack is no longer used here", "Yarn is no longer the default", "Moment.js isn't maintained anymore",
+               "The legacy auth shim is not needed any more", "Webpack isn't used here any longer"]
 DIRECTIVES = ["use date-fns for dates", "build the frontend with Vite", "install dependencies with pnpm"]
 
 
@@ -500,6 +501,9 @@ def test_a_thing_no_longer_needed_beside_the_rule_does_not_turn_it_around(left_b
     ("The release managers no longer merge on Fridays", "forbids"),
     ("Staging deploys no longer need the smoke tests", "forbids"),
     ("The legacy auth shim is no longer needed", "forbids"),  # a clause alone: the opposite of "... is needed"
+    ("The legacy auth shim isn't needed anymore", "forbids"),
+    ("Use date-fns since Moment.js isn't maintained anymore", "does"),
+    ("Moment.js is not maintained any more, so never add it again", "forbids"),
     ("Deploys are no longer allowed on Fridays, use the Monday window", "forbids"),  # permission withdrawn
     ("Use date-fns since Moment.js is no longer maintained", "does"),
     ("When deploying, the old script is no longer needed: run make deploy", "does"),

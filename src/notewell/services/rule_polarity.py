@@ -23,7 +23,8 @@ the same type: services/brain_knowledge.py) neither rule nor trigger tells them 
   of the rule: it merges with "Build forms with react-hook-form and zod rather than Formik". Nor is a "no longer"
   that bounds ("no longer than 15 minutes", "no more than three retries": it is held apart from "longer than 15
   minutes" instead) or that says, beside the rule, what it leaves behind ("Moment.js is no longer maintained, use
-  date-fns"); "We no longer deploy on Fridays" and "The legacy shim is no longer needed", alone, forbid;
+  date-fns", "Moment.js isn't maintained anymore, use date-fns"); "We no longer deploy on Fridays" and "The legacy
+  shim is no longer needed" (or "isn't needed anymore"), alone, forbid;
 - neither holds a word whose opposite the other holds in its place: a pair of a fixed list ("inside" and
   "outside", "only" and "any", "enable" and "disable", "before" and "after", "staging" and "production",
   "newest" and "oldest", "mock" and "real", "squash" and "rebase", "avec" and "sans"), as written or in other
@@ -256,7 +257,8 @@ _CONDITION = re.compile(r"^\W*(?:when|whenever|if|while|before|after|once|during
 # "no longer" where it is no negation of the rule (before 2026-12-07 every "no longer" forbade): a bound ("no longer
 # than 15 minutes", "no more than three retries", "no later than Friday"), and a clause saying a thing is no longer
 # needed, used or maintained beside the rule it explains ("Moment.js is no longer maintained, use date-fns", "Build
-# with Vite; Webpack is no longer used"): the contrast names what is left behind, the rule says what to do. Such a
+# with Vite; Webpack is no longer used", "Moment.js isn't maintained anymore, use date-fns"): the contrast names what
+# is left behind, the rule says what to do. Such a
 # clause alone ("The legacy shim is no longer needed") still forbids, the opposite of "The legacy shim is needed",
 # and so does one of permission ("Deploys are no longer allowed on Fridays"), and "We no longer deploy on Fridays".
 _COMPARED = (r"(?:longer|more|less|fewer|later|earlier|older|shorter|bigger|larger|greater|higher|lower|wider|slower"
@@ -265,9 +267,12 @@ _BOUND = re.compile(r"\bno\s+" + _COMPARED, re.IGNORECASE)
 _COMPARISON = re.compile(r"\b(no\s+)?(" + _COMPARED + ")", re.IGNORECASE)
 _CONTRAST_BREAK = re.compile(r"([,;:()]|\.(?=\s|$)|\s[-\u2013\u2014]\s"
                              r"|\b(?:since|because|as|now\s+that|and|but|so|while|whereas)\b)", re.IGNORECASE)
+_STATE = (r"(?:needed|required|necessary|mandatory|used|in\s+use|maintained|supported|recommended|relevant|valid"
+          r"|current|the\s+default|default)")
 _NO_LONGER_STATE = re.compile(
-    r"(?:\b(?:is|are|was|were|be|been|being)|'s|'re)\s+no\s+longer\s+(?:needed|required|necessary|mandatory|used"
-    r"|in\s+use|maintained|supported|recommended|relevant|valid|current|the\s+default|default)\b", re.IGNORECASE)
+    r"(?:\b(?:is|are|was|were|be|been|being)|'s|'re)\s+no\s+longer\s+" + _STATE + r"\b"
+    r"|\b(?:is|are|was|were)(?:n't|\s+not)\s+" + _STATE + r"(?:\s+\w+)?\s+(?:anymore|any\s+(?:more|longer))\b",
+    re.IGNORECASE)
 
 
 def _as_directive(text: str) -> str:
