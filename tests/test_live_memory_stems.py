@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +19,11 @@ import pytest
 from conftest import run_cli
 from notewell.records.memories import MemoryInput
 from notewell.store import Store, open_store
-from notewell.store.postgres import live_stems
+from notewell.store.postgres import lexemes, live_stems
 from test_word_rank import NOW, _answers, _memory, _queries, _same
 
 LATER = "2026-11-30T12:00:00.000000Z"
+WAIT_S = 20.0
 
 
 def _held(pg_url: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -139,14 +142,73 @@ def test_a_load_fills_the_table_once_and_the_trigger_keeps_it_after(pg_url: str,
 def test_a_store_made_before_the_table_fills_it_as_it_opens(pg_url: str, pg_store: Store) -> None:
     _writes(pg_store, lambda: None)
     pg_store.close()
-    with psycopg.connect(pg_url) as conn:  # the store as the version before the table left it
-        version = conn.execute("SELECT max(version) FROM schema_migrations WHERE component = 'memories'").fetchone()
-        conn.execute(f"DROP TABLE {live_stems.TABLE}")
-        conn.execute(f"DROP FUNCTION {live_stems.FUNCTION} CASCADE")
-        conn.execute("DELETE FROM schema_migrations WHERE component = 'memories' AND version = %s", version)
+    _as_before_the_table(pg_url)
     reopened = open_store(pg_url)
     try:
         assert _assert_kept(pg_url) == 30
         assert {h.record.ref for h in reopened.memories.tolerant(_query(["moved"]))} == {"mem_0002", "mem_0003"}
     finally:
         reopened.close()
+
+
+def _as_before_the_table(pg_url: str) -> None:
+    """The store as the version before the table left it (its last migration step of the memories undone)."""
+    with psycopg.connect(pg_url) as conn:
+        version = conn.execute("SELECT max(version) FROM schema_migrations WHERE component = 'memories'").fetchone()
+        conn.execute(f"DROP TABLE {live_stems.TABLE}")
+        conn.execute(f"DROP FUNCTION {live_stems.FUNCTION} CASCADE")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'memories' AND version = %s", version)
+
+
+def _waits_on_a_lock(pg_url: str, other_than: int) -> bool:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                           " AND wait_event_type = 'Lock' AND pid <> %s", (other_than,)).fetchone()
+    return row is not None and row[0] > 0
+
+
+def test_an_older_servers_write_while_the_table_is_made_is_kept(pg_url: str, pg_store: Store) -> None:
+    """A memory an older server (no trigger yet) writes, and one it forgets, in a transaction that commits while
+    a newer process makes the table: both are as the memories say once the store is open. The step keeps the
+    memories' writers off from its fill to its trigger; on 926f705 the fill read the memories before that write
+    committed and the trigger came after it, so the written memory was never found by a tolerant search and the
+    forgotten one still was."""
+    for i in range(3):
+        pg_store.memories.add(_input(f"mem_{i}", f"release train notes {i}"))
+    pg_store.close()
+    _as_before_the_table(pg_url)
+    fields = ("late title", "release train written late", '["deploy"]', "ops")
+    with psycopg.connect(pg_url) as writer:  # the older server's transaction, open while the store opens
+        writer.execute(
+            "INSERT INTO memories (ref, project, author_user_id, memory_type, path, title, content, tags,"
+            " content_hash, created, updated, words, stems) VALUES ('mem_late', 'apollo', 'u1', 'durable', %s, %s,"
+            " %s, %s, 'h-late', %s, %s, %s::tsvector, %s::tsvector)",
+            (fields[3], fields[0], fields[1], fields[2], NOW, NOW, lexemes.tsvector("words", *fields),
+             lexemes.tsvector("stems", *fields)))
+        writer.execute("UPDATE memories SET deleted_at = %s, deleted_by = 'u1' WHERE ref = 'mem_1'", (LATER,))
+        writer_pid = writer.info.backend_pid
+        opened: dict[str, Store] = {}
+        failed: list[BaseException] = []
+
+        def open_it() -> None:
+            try:
+                opened["store"] = open_store(pg_url)
+            except BaseException as exc:  # said by the test below
+                failed.append(exc)
+
+        opening = threading.Thread(target=open_it)
+        opening.start()
+        deadline = time.monotonic() + WAIT_S
+        while not _waits_on_a_lock(pg_url, writer_pid):  # the migration, waiting on the writer's lock
+            assert opening.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        writer.commit()
+        opening.join(WAIT_S)
+    assert not failed and "store" in opened, failed
+    store = opened["store"]
+    try:
+        assert _assert_kept(pg_url) == 3
+        found = {h.record.ref for h in store.memories.tolerant(_query(["release"]))}
+        assert found == {"mem_0", "mem_2", "mem_late"}
+    finally:
+        store.close()

@@ -59,6 +59,9 @@ def _function() -> str:
 
 
 MIGRATION = (
+    # The memories' writers held off from the fill to the trigger (the lock CREATE TRIGGER takes, readers pass): a
+    # write committed between the two (an older server's, still running through an upgrade) would be in neither.
+    "LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE",
     f"""
     CREATE TABLE {TABLE} (
         id BIGINT PRIMARY KEY,
