@@ -3,16 +3,23 @@ on both backends; another person's token is answered exactly as a missing one.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
+import psycopg
 import pytest
 
 from conftest import runtime_over
 from notewell.access.administration import TokenStanding
 from notewell.access.authentication import user_principal
-from notewell.access.own_tokens import OwnTokenService
+from notewell.access.own_tokens import OWN_TOKEN_LIMIT, OwnTokenService
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.errors import Forbidden, InvalidArgument, NotFound, Unauthenticated
 from notewell.runtime import Runtime
@@ -195,3 +202,105 @@ def test_a_new_token_holds_every_scope_the_person_may_grant_but_admin(env: Env) 
     assert env.own.default_scopes(narrow) == ("knowledge:read", "sessions")
     minted = env.own.mint(ada, env.own.default_scopes(ada))
     assert minted.token.scopes == defaults
+
+
+HELD_BEFORE = 95  # the person's live tokens when the mints start
+AT_ONCE = 12  # mints at once, each on a server of its own (its own store, its own connections)
+
+
+@contextmanager
+def _store_held(store_url: str, at_begin: list[int]) -> Iterator[Callable[[], int]]:
+    """Another process's write transaction on the store's tokens, while the block runs; yields how many of the
+    store's connections wait on a lock now. SQLite: BEGIN IMMEDIATE (whoever writes waits; reads go on), the
+    waiters those threads that ``_reaching_begin`` saw reach the store's own BEGIN IMMEDIATE (``at_begin``).
+    PostgreSQL: LOCK TABLE tokens IN EXCLUSIVE MODE (an insert into tokens waits; reads go on), the waiters
+    those pg_stat_activity shows waiting on a lock."""
+    if store_url.startswith("postgres"):
+        holder, watcher = psycopg.connect(store_url), psycopg.connect(store_url, autocommit=True)
+        try:
+            holder.execute("LOCK TABLE tokens IN EXCLUSIVE MODE")
+            yield lambda: len(watcher.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                                              " AND wait_event_type = 'Lock'").fetchall())
+            holder.commit()
+        finally:
+            holder.close()
+            watcher.close()
+        return
+    lite = sqlite3.connect(store_url, isolation_level=None)
+    try:
+        lite.execute("BEGIN IMMEDIATE")
+        yield lambda: len(at_begin)
+        lite.execute("COMMIT")
+    finally:
+        lite.close()
+
+
+def _reaching_begin(at_begin: list[int]) -> Callable[[FrameType, str, Any], None]:
+    """A profile function for one thread (sys.setprofile) that notes the thread in ``at_begin`` when it first
+    enters the SQLite store's ``_immediate``, whose first statement, BEGIN IMMEDIATE, waits while another
+    connection holds the store."""
+    seen = False
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal seen
+        if not seen and event == "call" and frame.f_code.co_name == "_immediate":
+            seen = True
+            at_begin.append(threading.get_ident())
+
+    return profile
+
+
+def test_mints_at_once_from_many_servers_never_pass_the_most_allowed(env: Env, store_url: str,
+                                                                     tmp_path: Path) -> None:
+    """A person holding 95 live tokens mints 12 at once, each on its own server over the one store: exactly 5 are
+    minted, the other 7 refused as one past the limit is. The mints are started while another process holds
+    the store's tokens, and it lets go only once all 12 wait on the store: each then counts and adds in turn.
+    Counting first and adding in a transaction of its own, every mint counted 95 and all 12 were added (107)."""
+    ada = env.rt.administration.user(LOCAL_OWNER, "ada@example.com")
+    for n in range(HELD_BEFORE):
+        env.rt.administration.mint_token(LOCAL_OWNER, ada.email, ["memory:read"], name=f"held {n}")
+    stores = [open_store(store_url) for _ in range(AT_ONCE)]
+    servers = [runtime_over(s, tmp_path) for s in stores]
+    minted: list[str] = []
+    refused: list[str] = []
+    failed: list[BaseException] = []
+    said = threading.Lock()
+
+    at_begin: list[int] = []  # the SQLite threads come to the store's BEGIN IMMEDIATE
+
+    def mint(server: Runtime, n: int) -> None:
+        sys.setprofile(_reaching_begin(at_begin))
+        try:
+            token = server.own_tokens.mint(user_principal(ada), ["memory:read"], name=f"at once {n}").token.id
+            with said:
+                minted.append(token)
+        except Forbidden as exc:
+            with said:
+                refused.append(str(exc))
+        except BaseException as exc:
+            with said:
+                failed.append(exc)
+        finally:
+            sys.setprofile(None)
+
+    threads = [threading.Thread(target=mint, args=(server, n)) for n, server in enumerate(servers)]
+    try:
+        with _store_held(store_url, at_begin) as waiting:
+            for t in threads:
+                t.start()
+            for _ in range(60_000):  # all 12 wait on the store (a 10-minute bound, met at once)
+                if waiting() >= AT_ONCE or failed or not any(t.is_alive() for t in threads):
+                    break
+                threading.Event().wait(0.01)
+            assert waiting() >= AT_ONCE and not failed, failed
+    finally:
+        for t in threads:
+            if t.ident is not None:
+                t.join()
+        for s in stores:
+            s.close()
+    assert not failed, failed
+    live = [t for t in env.rt.store.identity.tokens(ada.id) if t.revoked_at is None]
+    assert (len(minted), len(live)) == (OWN_TOKEN_LIMIT - HELD_BEFORE, OWN_TOKEN_LIMIT), (len(minted), len(live))
+    assert refused == [f"Forbidden: you hold {OWN_TOKEN_LIMIT} active tokens, the most allowed; revoke one first"
+                       ] * (AT_ONCE - len(minted)), refused

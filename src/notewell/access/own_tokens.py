@@ -30,7 +30,8 @@ MAX_NAME_CHARS = 100
 READ_BATCH = 500  # tokens read at a time to find a page of those a narrow token reaches
 TokenPages = Callable[[str | None, int, int], list[TokenRecord]]  # the store's page of a user's tokens, in an order
 OWN_TOKEN_LIMIT = 100
-"""At most this many active tokens per person (revoked and expired ones do not count)."""
+"""At most this many active tokens per person (revoked and expired ones do not count), however many mint at once:
+the store counts and adds in one transaction that serializes one person's mints (``add_token_below``)."""
 
 
 class OwnTokenService:
@@ -124,15 +125,14 @@ class OwnTokenService:
         if "\x00" in clean_name:
             raise InvalidArgument("name", "contains a NUL character (\\x00); remove it")
         checked = self._permitted(p, scopes, project_id)
-        now = now_iso()
-        active = self.identity.active_token_count(user_id, now)
-        if active >= OWN_TOKEN_LIMIT:
-            raise Forbidden(f"Forbidden: you hold {active} active tokens, the most allowed; revoke one first")
         expires_at = self._within_calling_token(p, expiry_from(expires, field="expires"), expires)
         minted = mint_secret()
         token = TokenRecord(id=minted.token_id, user_id=user_id, name=clean_name, scopes=checked,
-                            project_id=project_id, created_at=now, expires_at=expires_at)
-        self.identity.add_token(token, minted.secret_hash)
+                            project_id=project_id, created_at=now_iso(), expires_at=expires_at)
+        # counted and added in one transaction that the person's other mints wait on (two servers, two threads)
+        active = self.identity.add_token_below(token, minted.secret_hash, OWN_TOKEN_LIMIT)
+        if active >= OWN_TOKEN_LIMIT:
+            raise Forbidden(f"Forbidden: you hold {active} active tokens, the most allowed; revoke one first")
         self.audit.record(p, "token.mint", token.id, {"self": True, "name": token.name, "scopes": list(checked),
                                                        "project": project_id, "expiresAt": expires_at})
         return MintedToken(secret=minted.secret, token=token)

@@ -226,7 +226,11 @@ class IdentityRepository(Protocol):
     def tokens(self, user_id: str | None = None) -> list[TokenRecord]: ...
     def tokens_newest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
     def tokens_oldest(self, user_id: str | None, limit: int, offset: int) -> list[TokenRecord]: ...  # a page
-    def active_token_count(self, user_id: str, now: str) -> int: ...  # neither revoked nor expired at now
+    def add_token_below(self, token: TokenRecord, secret_hash: str, limit: int) -> int:
+        """Insert the token only while its user holds fewer than ``limit`` tokens neither revoked nor expired at
+        its created_at, counted and inserted in one transaction that concurrent calls for that user wait on;
+        the count found (before the insert)."""
+        ...
     def live_token_counts(self, now: str) -> list[tuple[Role | None, bool, tuple[str, ...], int]]:
         """Everyone's tokens neither revoked nor expired at now, counted by (their user's role, None: gone; whether
         that user is active; their scopes)."""

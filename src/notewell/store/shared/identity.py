@@ -299,12 +299,23 @@ class SqlIdentity:
         return [_token(r) for r in self._all(
             f"SELECT {TOKEN_COLUMNS} FROM tokens {mine}ORDER BY {order} LIMIT ? OFFSET ?", [*params, limit, offset])]
 
-    def active_token_count(self, user_id: str, now: str) -> int:
-        """How many of the user's tokens are neither revoked nor expired at ``now`` (``TokenRecord.state``'s
-        rule), counted in SQL: a person's revoked and expired tokens stay, without end, and are never read."""
-        row = self._one("SELECT COUNT(*) FROM tokens WHERE user_id = ? AND revoked_at IS NULL"
-                        " AND (expires_at IS NULL OR expires_at > ?)", (user_id, now))
-        return int(row[0])
+    def add_token_below(self, token: TokenRecord, secret_hash: str, limit: int) -> int:
+        """Insert the token only while its user holds fewer than ``limit`` tokens neither revoked nor expired at
+        its ``created_at`` (``TokenRecord.state``'s rule, counted in SQL: a person's revoked and expired tokens
+        stay, without end, and are never read); the count found, before the insert, either way.
+
+        The count and the insert are one transaction that holds the user's row (PostgreSQL: ``FOR UPDATE``;
+        SQLite: BEGIN IMMEDIATE holds the whole store), so two mints for one person, from two servers or two
+        threads, count one after the other: the second sees the first's token, and ``limit`` holds."""
+        with self.sql.transaction() as conn:
+            conn.execute(f"SELECT id FROM users WHERE id = ?{self.sql.lock}", (token.user_id,))
+            held = int(conn.execute("SELECT COUNT(*) FROM tokens WHERE user_id = ? AND revoked_at IS NULL"
+                                    " AND (expires_at IS NULL OR expires_at > ?)",
+                                    (token.user_id, token.created_at)).fetchone()[0])
+            if held < limit:
+                conn.execute(f"INSERT INTO tokens ({TOKEN_COLUMNS}, secret_hash) VALUES ({marks(12)})",
+                             (*_token_values(token), secret_hash))
+        return held
 
     def live_token_counts(self, now: str) -> list[tuple[Role | None, bool, tuple[str, ...], int]]:
         """Everyone's tokens neither revoked nor expired at ``now`` (``TokenRecord.state``'s rule), counted in SQL by
