@@ -212,3 +212,29 @@ def test_an_older_servers_write_while_the_table_is_made_is_kept(pg_url: str, pg_
         assert found == {"mem_0", "mem_2", "mem_late"}
     finally:
         store.close()
+
+
+def test_notewell_repair_fills_the_table_again(pg_url: str, pg_store: Store, tmp_path: Path) -> None:
+    """A table out of step with the memories (written with its trigger off: a hand-run load, a session in
+    replica mode) is made again by `notewell repair`, and kept from then on; on 926f705 repair ran REINDEX alone,
+    which builds its index again from its own rows, so a forgotten memory stayed found and a moved one lost."""
+    _writes(pg_store, lambda: None)
+    pg_store.close()
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("SET session_replication_role = replica")  # the trigger does not fire
+        conn.execute("UPDATE memories SET deleted_at = %s, deleted_by = 'u1' WHERE ref = 'mem_0003'", (LATER,))
+        conn.execute("UPDATE memories SET deleted_at = NULL, deleted_by = NULL WHERE ref = 'mem_0004'")
+    with pytest.raises(AssertionError):
+        _assert_kept(pg_url)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    repaired = run_cli("repair", "--db", pg_url, "--vault", str(vault))
+    assert repaired.exit_code == 0, repaired.output
+    assert _assert_kept(pg_url) == 30
+    store = open_store(pg_url)
+    try:
+        assert {h.record.ref for h in store.memories.tolerant(_query(["moved"]))} == {"mem_0002", "mem_0004"}
+        store.memories.add(_input("mem_after", "moved after the repair"))  # the trigger keeps it again
+        assert _assert_kept(pg_url) == 31
+    finally:
+        store.close()
