@@ -238,3 +238,36 @@ def test_notewell_repair_fills_the_table_again(pg_url: str, pg_store: Store, tmp
         assert _assert_kept(pg_url) == 31
     finally:
         store.close()
+
+
+def _index_oid(pg_url: str) -> int:
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT %s::regclass::oid::bigint", (f"{live_stems.TABLE}_stems",)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_merge_into_a_store_in_use_keeps_the_index_searches_read(pg_url: str, pg_store: Store,
+                                                                   tmp_path: Path) -> None:
+    """`notewell import --merge` into a store holding memories makes the table equal to them by the rows that
+    differ, with its word index kept: on babfc84 it dropped and built the index again, and every tolerant search
+    of a server running meanwhile waited for the import's end. (Into an empty store it is built once, after.)"""
+    source = tmp_path / "index.db"
+    lite = open_store(str(source))
+    try:
+        _writes(lite, lambda: None)
+    finally:
+        lite.close()
+    exported = run_cli("export", str(tmp_path / "e"), "--db", str(source))
+    assert exported.exit_code == 0, exported.output
+    for i, text in enumerate(["moved the gripper notes", "calibration of the arm", "release train day"]):
+        pg_store.memories.add(_input(f"mem_here_{i}", text, project="zephyr"))
+    index = _index_oid(pg_url)
+    merged = run_cli("import", str(tmp_path / "e"), "--db", pg_url, "--merge")
+    assert merged.exit_code == 0, merged.output
+    assert _assert_kept(pg_url) == 33
+    assert _index_oid(pg_url) == index
+    found = {h.record.ref for h in pg_store.memories.tolerant(_query(["moved"]))}
+    assert found == {"mem_0002", "mem_0003"}
+    pg_store.memories.add(_input("mem_after", "moved after the merge"))  # the trigger keeps it again
+    assert _assert_kept(pg_url) == 34

@@ -9,9 +9,10 @@ memories only, about three times as many rows a page: the same walk took 17-28 m
 ``memories`` (docs/performance.md, "The tolerant search's own table").
 
 The trigger runs in the writing statement (not at the commit, as word_totals' does), so a search later in the
-same transaction sees the write. A load (import, migrate: tables.py) turns it off and fills the table once at the
-end (``refilled``), as it counts the word totals. The strict search (all words, whole) keeps reading
-``memories``: its matches are few, and its word index finds them at once.
+same transaction sees the write. A load (import, migrate: tables.py) turns it off and makes the table equal to the
+live memories once at the end (``refilled``: filled at once into an empty store, by the rows that differ into one
+in use), as it counts the word totals; so does ``notewell repair`` (health.py). The strict search (all words,
+whole) keeps reading ``memories``: its matches are few, and its word index finds them at once.
 """
 
 from __future__ import annotations
@@ -92,7 +93,27 @@ def suspended() -> str:
     return f"ALTER TABLE memories DISABLE TRIGGER {_TRIGGER}"
 
 
+_SAME_ROW = " AND ".join(("TRUE", *(f"m.{c} IS NOT DISTINCT FROM s.{c}" for c in COLUMNS if c != "id")))
+_SYNCED = f"""
+    DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM {TABLE}) THEN
+            DROP INDEX IF EXISTS {TABLE}_stems;
+            {_FILL};
+            {_INDEX};
+        ELSE
+            DELETE FROM {TABLE} s WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = s.id
+                AND m.deleted_at IS NULL AND m.superseded_by IS NULL AND {_SAME_ROW});
+            INSERT INTO {TABLE} ({_COLUMN_LIST}) SELECT {", ".join(f"m.{c}" for c in COLUMNS)} FROM memories m
+                WHERE m.deleted_at IS NULL AND m.superseded_by IS NULL
+                AND NOT EXISTS (SELECT 1 FROM {TABLE} s WHERE s.id = m.id);
+        END IF;
+    END $$
+    """
+"""The table made equal to the live memories: filled at once, its index built after, when empty (a load into an
+empty store); otherwise only the rows that differ deleted and written again, the index kept, so that the searches
+of a server running meanwhile (an ``import --merge``, a repair) never wait for an index being built."""
+
+
 def refilled() -> tuple[str, ...]:
-    """The statements that fill the table again from the live memories and keep it from then on."""
-    return (f"DROP INDEX {TABLE}_stems", f"DELETE FROM {TABLE}", _FILL, _INDEX, f"ANALYZE {TABLE}",
-            f"ALTER TABLE memories ENABLE TRIGGER {_TRIGGER}")
+    """The statements that make the table equal to the live memories again and keep it from then on."""
+    return (_SYNCED, f"ANALYZE {TABLE}", f"ALTER TABLE memories ENABLE TRIGGER {_TRIGGER}")
