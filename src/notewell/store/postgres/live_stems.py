@@ -29,10 +29,11 @@ FUNCTION = f"{_TRIGGER}()"
 
 _COLUMN_LIST = ", ".join(COLUMNS)
 _FILL = f"INSERT INTO {TABLE} ({_COLUMN_LIST}) SELECT {_COLUMN_LIST} FROM memories WHERE {LIVE}"
-_INDEX = f"CREATE INDEX {TABLE}_stems ON {TABLE} USING gin (stems) WITH (fastupdate = off)"
-"""The stems' word index, built after a fill. Without GIN's pending list: a write adds its memory's words to the index
-at once (a fraction of a millisecond), where with it every search would also read the list of the writes not yet
-merged, up to 4 MB (docs/performance.md)."""
+_INDEX = f"CREATE INDEX {TABLE}_stems ON {TABLE} USING gin (stems) WITH (gin_pending_list_limit = 64)"
+"""The stems' word index, built after a fill. GIN's pending list of writes not yet merged is kept to 64 kB (its
+least; the default is 4 MB): every search of the index reads the whole list, and a list of 140 pages slowed recall
+by up to 5 ms, while without a list each write added its words to the index itself, a remember's p95 25-50% longer
+(docs/performance.md)."""
 
 
 def _function() -> str:
