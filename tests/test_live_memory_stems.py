@@ -120,13 +120,19 @@ def _query(terms: list[str]) -> Any:
     return MemoryQuery(["apollo", "hermes"], terms, NOW, 20, viewer="u1", explain=False)
 
 
-def test_a_load_fills_the_table_once_and_the_trigger_keeps_it_after(pg_url: str, tmp_path: Path) -> None:
+def _written_sqlite(tmp_path: Path) -> Path:
+    """A SQLite store that had every kind of write (``_writes``), closed."""
     source = tmp_path / "index.db"
     lite = open_store(str(source))
     try:
         _writes(lite, lambda: None)
     finally:
         lite.close()
+    return source
+
+
+def test_a_load_fills_the_table_once_and_the_trigger_keeps_it_after(pg_url: str, tmp_path: Path) -> None:
+    source = _written_sqlite(tmp_path)
     result = run_cli("migrate", "--from", f"sqlite:{source}", "--to", pg_url)
     assert result.exit_code == 0, result.output
     assert _assert_kept(pg_url) == 30
@@ -252,12 +258,7 @@ def test_a_merge_into_a_store_in_use_keeps_the_index_searches_read(pg_url: str, 
     """`notewell import --merge` into a store holding memories makes the table equal to them by the rows that
     differ, with its word index kept: on babfc84 it dropped and built the index again, and every tolerant search
     of a server running meanwhile waited for the import's end. (Into an empty store it is built once, after.)"""
-    source = tmp_path / "index.db"
-    lite = open_store(str(source))
-    try:
-        _writes(lite, lambda: None)
-    finally:
-        lite.close()
+    source = _written_sqlite(tmp_path)
     exported = run_cli("export", str(tmp_path / "e"), "--db", str(source))
     assert exported.exit_code == 0, exported.output
     for i, text in enumerate(["moved the gripper notes", "calibration of the arm", "release train day"]):
