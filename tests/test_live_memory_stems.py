@@ -234,9 +234,11 @@ def test_notewell_repair_fills_the_table_again(pg_url: str, pg_store: Store, tmp
         _assert_kept(pg_url)
     vault = tmp_path / "vault"
     vault.mkdir()
+    built = _index_file(pg_url)
     repaired = run_cli("repair", "--db", pg_url, "--vault", str(vault))
     assert repaired.exit_code == 0, repaired.output
     assert _assert_kept(pg_url) == 30
+    assert _index_file(pg_url) != built  # its word index built again too (REINDEX: damage in its own pages)
     store = open_store(pg_url)
     try:
         assert {h.record.ref for h in store.memories.tolerant(_query(["moved"]))} == {"mem_0002", "mem_0004"}
@@ -244,6 +246,15 @@ def test_notewell_repair_fills_the_table_again(pg_url: str, pg_store: Store, tmp
         assert _assert_kept(pg_url) == 31
     finally:
         store.close()
+
+
+def _index_file(pg_url: str) -> int:
+    """The file of the table's word index (a REINDEX writes a new one)."""
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT relfilenode::bigint FROM pg_class WHERE oid = %s::regclass",
+                           (f"{live_stems.TABLE}_stems",)).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def _index_oid(pg_url: str) -> int:

@@ -52,8 +52,8 @@ def rebuild_indexes(store: Store) -> list[str]:
     again from the rows in one transaction, then a VACUUM where an index's own pages were damaged
     (sqlite/index_rebuild.py). PostgreSQL: REINDEX of each table of the schema whose owner the connecting role is
     or acts as (a superuser: every one), one at a time (each holds its table's lock while it runs); the live
-    memories' stems, a table a trigger derives from the memories (postgres/live_stems.py), filled again from them
-    instead, the memories' writers held off meanwhile, and its trigger on."""
+    memories' stems, a table a trigger derives from the memories (postgres/live_stems.py), made equal to them first,
+    the memories' writers held off meanwhile, and its trigger on."""
     from notewell.store.postgres import PostgresStore, live_stems
     from notewell.store.sqlite import SqliteStore
 
@@ -67,13 +67,14 @@ def rebuild_indexes(store: Store) -> list[str]:
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
             " AND pg_has_role(tableowner, 'USAGE') ORDER BY tablename").fetchall()]  # those the role may REINDEX
         for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
             if table == live_stems.TABLE:
                 with conn.transaction():
                     conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
                     for statement in live_stems.refilled():
                         conn.execute(statement)
+                    conn.execute(f"REINDEX TABLE {quoted}")  # its rows made equal keep their index: damage too
             else:
-                quoted = '"' + table.replace('"', '""') + '"'
                 conn.execute(f"REINDEX TABLE {quoted}")
             rebuilt.append(table)
     return rebuilt
