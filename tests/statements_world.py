@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,16 +22,50 @@ from notewell.mcp.registry import choose
 from notewell.runtime import Runtime, open_runtime
 from notewell.store.sqlite.database import _Connection
 
+_IN_TOOL_CALL: ContextVar[bool] = ContextVar("in_tool_call", default=False)
+
+
+class _ToolCallsMarked:
+    """The app, each of its requests that calls a tool (a POST whose JSON-RPC method is tools/call) marked in
+    ``_IN_TOOL_CALL`` for the statements it runs (on whichever thread: a context goes with its work): the session's
+    other requests (its notification, its stream, its close) may be answered while a call is counted, later on a
+    loaded machine, and their statements are not the call's."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages, more = [], True
+        while more:
+            message = await receive()
+            messages.append(message)
+            more = bool(message.get("more_body", False))
+        body = b"".join(m.get("body", b"") for m in messages)
+        replay = iter(messages)
+
+        async def received() -> Any:
+            return next(replay, None) or await receive()
+        marked = _IN_TOOL_CALL.set(b'"tools/call"' in body)
+        try:
+            await self.app(scope, received, send)
+        finally:
+            _IN_TOOL_CALL.reset(marked)
+
 
 class Statements:
     """The statements run on the threads that answer requests (not the store's background threads, named
     notewell-*); not SQLite's PRAGMAs, which open a thread's connection (a request may come on a worker thread
-    that has none yet). ``run``: their text, in order (an executemany's once a row)."""
+    that has none yet); with ``tool_calls_only``, those of requests that call a tool only (``_ToolCallsMarked``).
+    ``run``: their text, in order (an executemany's once a row)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tool_calls_only: bool = False) -> None:
         self.count = 0
         self.run: list[str] = []
         self.lock = threading.Lock()
+        self.tool_calls_only = tool_calls_only
 
     def counted(self, execute: Callable[..., Any], rows: bool = False) -> Callable[..., Any]:
         """``execute`` counting its statement; ``rows``: an executemany, counting one a row of its second
@@ -39,6 +74,7 @@ class Statements:
             if rows:
                 args = (list(args[0]), *args[1:])
             if not (threading.current_thread().name.startswith("notewell-")
+                    or (self.tool_calls_only and not _IN_TOOL_CALL.get())
                     or (isinstance(sql, str) and sql.lstrip().upper().startswith("PRAGMA"))):
                 with self.lock:
                     times = len(args[0]) if rows else 1
@@ -48,9 +84,9 @@ class Statements:
         return run
 
 
-def counting(monkeypatch: pytest.MonkeyPatch) -> Statements:
+def counting(monkeypatch: pytest.MonkeyPatch, tool_calls_only: bool = False) -> Statements:
     """The statements both backends' connections run from now on, an executemany's counted once a row."""
-    statements = Statements()
+    statements = Statements(tool_calls_only)
     for cls in (_Connection, psycopg.Cursor):
         monkeypatch.setattr(cls, "execute", statements.counted(cls.execute))
         monkeypatch.setattr(cls, "executemany", statements.counted(cls.executemany, rows=True))
@@ -97,9 +133,9 @@ def world(tmp: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, small: Cal
     rt.administration.add_user(LOCAL_OWNER, "alice@example.com", "member", handle="alice")
     rt.administration.grant(LOCAL_OWNER, "alice@example.com", "alpha", "read")
     served = Served(rt, rt.administration.mint_token(LOCAL_OWNER, "alice@example.com", ["knowledge:read"]).secret,
-                    counting(monkeypatch), large, projects)
+                    counting(monkeypatch, tool_calls_only=True), large, projects)
     try:
-        with ServerThread(build_app(rt, ServeOptions(choose(None), watch=False))) as server:
+        with ServerThread(_ToolCallsMarked(build_app(rt, ServeOptions(choose(None), watch=False)))) as server:
             yield server.url, served
     finally:
         rt.close()
