@@ -186,8 +186,10 @@ _CJK_OPPOSITES = [("有効", "無効"), ("可能", "不可能"), ("有", "無"),
                   ("활성", "비활성"), ("허용", "금지"), ("허용", "거부"), ("켜", "끄"), ("이전", "이후"),
                   ("동기", "비동기"), ("항상", "절대")]
 _WORD = re.compile(r"\w+")
-_WEIGHED = re.compile(r"\b(?:over|rather\s+than|instead\s+of|than|versus|vs|before|after)\b")
-_PREFERENCE = "preference"  # over, rather than, ...: one class, as "X over Y" is "X rather than Y"
+# "X, not Y", "X and not Y", "X but never Y": a contrast after a comma, "and" or "but" weighs as "rather than"
+_WEIGHED = re.compile(r"\b(?:over|rather\s+than|instead\s+of|than|versus|vs|before|after)\b"
+                      r"|(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?:not|never)\b")
+_PREFERENCE = "preference"  # over, rather than, ", not" ...: one class, as "X over Y" is "X rather than Y"
 _FILLER = frozenset({"the", "a", "an", "to", "of", "for", "in", "on", "at", "with", "and", "or", "is", "are", "be",
                      "it", "its", "this", "that", "when", "if", "you", "we", "our", "your", "always", "prefer"})
 _SUFFIXES = ("ing", "ed", "es", "s")

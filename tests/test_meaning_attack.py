@@ -1,0 +1,42 @@
+"""Outside attacks on the tools that find by meaning, through the doors (MCP over HTTP, REST), on both backends.
+
+Each test is a case a hostile tester saw answered wrong; the world is test_meaning_doors' served app (alice and bob,
+members with a write grant on apollo, tokens with memory:read, memory:write and sessions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from test_meaning_doors import Served, call, served
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def world(store_url: str, tmp_path: Path) -> Iterator[Served]:
+    with served(tmp_path, store_url) as w:
+        yield w
+
+
+TURNED_AROUND = [  # "A, not B" against "B, not A": 0.84 to 0.95, merged before, the new rule lost
+    ("Use pnpm, not npm, for installing packages.", "Use npm, not pnpm, for installing packages."),
+    ("Store timestamps in UTC, not local time.", "Store timestamps in local time, not UTC."),
+    ("Use Jest and not Vitest for unit tests.", "Use Vitest and not Jest for unit tests."),
+    ("Use Postgres, not SQLite.", "Use SQLite, not Postgres.")]
+
+
+async def test_a_choice_and_the_same_choice_turned_around_are_never_merged(world: Served) -> None:
+    alice = world.tokens["alice"]
+    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule}) for rule, _ in TURNED_AROUND]
+    world.embedded()
+    for (rule, other), taught in zip(TURNED_AROUND, first, strict=True):
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": other})
+        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    world.embedded()
+    reworded = await call(world.mcp, alice, "brain_teach_knowledge", {  # the same choice said otherwise still merges
+        "rule": "Install packages with pnpm rather than npm."})
+    assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80, reworded
