@@ -244,6 +244,8 @@ def _checks(refusals: list[str]) -> dict[str, tuple[str, Check]]:
             s.item.ref for s in _or_empty(lambda: w.rt.brain.skills(p, NEEDLE, limit=20), refusals)]),
         "brain.retire": ("knowledge:retire", retire),
         "administration.users": ("manage", lambda w, p, x: ok(lambda: w.rt.administration.users(p))),
+        "administration.projects_page": ("manage", lambda w, p, x: ok(
+            lambda: w.rt.administration.projects_page(p, 10, 0))),
     }
 
 

@@ -200,6 +200,52 @@ def test_a_projects_grants_are_paged_reading_that_page_alone(served: tuple[Runti
         assert not whole, whole
 
 
+def test_the_admins_projects_are_paged_reading_that_page_alone_and_a_form_returns_to_its_page(
+        served: tuple[Runtime, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """/admin/projects read every project of the store, archived ones too, on each view and drew them all on one
+    page: it pages them by id (archived ones kept, homes never), the store reading that page alone, and the add
+    form refused on a later page shows that page again. Anyone but an admin still gets the 404 page."""
+    rt, base = served
+    monkeypatch.setattr(admin, "PROJECTS_SHOWN", 3, raising=False)
+    for n in range(7):
+        rt.administration.add_project(LOCAL_OWNER, f"paged-{n}")
+    rt.administration.archive_project(LOCAL_OWNER, "paged-4")
+    whole, everyone, paged = recorded(monkeypatch, rt.store.identity, "projects", "projects_seen_by",
+                                      "ordinary_projects_page")
+
+    def ids(html: str) -> list[str]:
+        return [unquote(i) for i in re.findall(r'<a href="/admin/projects/([^"?]+)">', html)]
+
+    with sign_in(base, ADMIN) as client:
+        seen = walk(client, "/admin/projects", ids, "projects")
+        assert seen == [f"paged-{n}" for n in range(7)], seen  # the archived one too; no home
+        assert not whole and not everyone and paged == [(4, 0), (4, 3), (4, 6)], (whole, everyone, paged)
+        second = client.get("/admin/projects?page=2")
+        assert ids(second.text) == ["paged-3", "paged-4", "paged-5"] and "archived" in second.text
+        assert 'href="/admin/projects" rel="prev">Previous projects</a>' in second.text
+        assert 'href="/admin/projects?page=3" rel="next">Next projects</a>' in second.text
+        assert 'rel="next"' not in client.get("/admin/projects?page=3").text
+        refused = client.post("/admin/projects", data={"csrf": csrf_of(second.text), "id": "paged-1", "name": "",
+                                                        "description": "", "page": "2"})
+        assert refused.status_code == 400 and "project paged-1 exists already" in unescape(refused.text)
+        assert ids(refused.text) == ["paged-3", "paged-4", "paged-5"], ids(refused.text)  # the page it came from
+        assert 'rel="prev">Previous projects</a>' in refused.text
+        added = client.post("/admin/projects", data={"csrf": csrf_of(second.text), "id": "paged-7", "name": "",
+                                                      "description": "", "page": "2"})
+        assert added.status_code == 303 and added.headers["location"] == "/admin/projects/paged-7"
+        past = client.get("/admin/projects?page=9")
+        assert "No projects past the first 24" in past.text and 'href="/admin/projects">First projects' in past.text
+        assert client.get("/admin/projects?page=x").status_code == 400
+        assert not whole and not everyone, (whole, everyone)
+    with sign_in(base, ALICE) as client:
+        for url in ("/admin/projects", "/admin/projects?page=2"):
+            assert client.get(url).status_code == 404, url
+        form = client.get("/settings/tokens")
+        assert client.post("/admin/projects", data={"csrf": csrf_of(form.text), "id": "by-alice",
+                                                    "page": "2"}).status_code == 404
+    assert rt.store.identity.project("by-alice") is None
+
+
 def test_the_projects_page_is_paged_reading_that_pages_counts_alone(served: tuple[Runtime, str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """/projects listed every project one may read on one page, with the document counts of them all: it pages
@@ -266,8 +312,8 @@ def test_a_page_number_that_is_no_number_is_refused_naming_it(web_url: str, web_
                                      project_name="Paging")
     pages = [("/memories?page=", "page"), ("/memories?taught=", "taught"), ("/sessions?page=", "page"),
              (f"/sessions/{started.session.id}?page=", "page"), ("/search?q=pricing&page=", "page"),
-             ("/admin/tokens?page=", "page"), ("/admin/users?page=", "page"), ("/settings/tokens?page=", "page"),
-             ("/p/northwind-advisory?offset=", "offset")]
+             ("/admin/tokens?page=", "page"), ("/admin/users?page=", "page"), ("/admin/projects?page=", "page"),
+             ("/settings/tokens?page=", "page"), ("/p/northwind-advisory?offset=", "offset")]
     with signed_in(web_url, "admin") as (client, _csrf):
         for url, field in pages:
             assert client.get(url + "1" if field != "offset" else url + "0").status_code == 200, url

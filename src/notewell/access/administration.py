@@ -247,6 +247,12 @@ class Administration:
         return [x for x in self.authorization.projects(p, "project:manage")
                 if include_archived or x.status != "archived"]
 
+    def projects_page(self, p: Principal, limit: int, offset: int) -> list[Project]:
+        """``limit`` of the projects a manager oversees (every ordinary one, archived too), by id, from the
+        ``offset``-th: the store reads that page's rows alone."""
+        self.authorization.authorize(p, "access:manage")
+        return self.authorization.managed(p, self.identity.ordinary_projects_page(limit, offset))
+
     def _managed(self, p: Principal, project_id: str) -> Project:
         """The ordinary project p may manage. One missing, hidden or a home is refused in the same words for all
         three (a home is its owner's alone, so whether it exists is not said), naming the field and the listing."""

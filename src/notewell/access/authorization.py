@@ -7,6 +7,7 @@ person reads: a hidden project is ``Not found: <id>``, byte for byte as a missin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol, overload
 
 from notewell.access.policy import ACTIONS, Action, Refusal, Target, refusal
@@ -91,6 +92,11 @@ class Authorization:
     def projects(self, p: Principal, action: Action) -> list[Project]:
         """Every project p may do ``action`` on, sorted by id (none when the token lacks the scope)."""
         return self.seen(p).projects(action)
+
+    def managed(self, p: Principal, projects: Iterable[Project]) -> list[Project]:
+        """Those of ``projects`` (a page the caller read) p may manage (``project:manage``), in their order: the
+        managing rule reads no grant, so the rows read are all it needs."""
+        return [project for project in projects if refusal(p, "project:manage", Target(project)) is None]
 
     def seen(self, p: Principal) -> Seen:
         """The projects p could see, read once for the questions of one call (``Seen``)."""

@@ -188,6 +188,13 @@ class SqlIdentity:
     def projects(self) -> list[Project]:
         return [_project(r) for r in self._all(f"SELECT {PROJECT_COLUMNS} FROM projects ORDER BY id")]
 
+    def ordinary_projects_page(self, limit: int, offset: int) -> list[Project]:
+        """The ordinary projects (archived ones too; never a home) by id, ``limit`` of them from the ``offset``-th:
+        a page of the projects a manager oversees reads its own rows alone."""
+        return [_project(r) for r in self._all(
+            f"SELECT {PROJECT_COLUMNS} FROM projects WHERE kind = 'ordinary' ORDER BY id LIMIT ? OFFSET ?",
+            (limit, offset))]
+
     def projects_seen_by(self, user_id: str) -> list[tuple[Project, GrantLevel | None]]:
         """Every ordinary project and the homes ``user_id`` owns (what anyone's visibility starts from), each with
         the level of ``user_id``'s grant on it (None: no grant), in one statement."""

@@ -36,6 +36,7 @@ AUDIT_SHOWN = 200
 TOKENS_SHOWN = 200  # a page of /admin/tokens, newest first; revoked and expired tokens stay listed
 USERS_SHOWN = 200  # a page of /admin/users, by email; deactivated users stay listed
 GRANTS_SHOWN = 200  # a page of the grants on /admin/projects/ID, by email
+PROJECTS_SHOWN = 200  # a page of /admin/projects, by id; archived projects stay listed, homes are never there
 AUDIT_DEFAULT_SINCE = "7d"
 
 
@@ -130,25 +131,32 @@ async def sign_in_link(request: Request) -> Response:
     return await _users(request, p, number, link=link, link_email=email)
 
 
-async def _projects(request: Request, p: Principal, *, error: str = "", status: int = 200) -> Response:
-    projects = await call(services(request).administration.projects, p, include_archived=True)
+async def _projects(request: Request, p: Principal, number: int, *, error: str = "", status: int = 200) -> Response:
+    """Page ``number`` of the ordinary projects, archived ones too, by id (one more read to know whether more
+    follow): the store reads that page's rows alone."""
+    found = await call(services(request).administration.projects_page, p, PROJECTS_SHOWN + 1,
+                       (number - 1) * PROJECTS_SHOWN)
+    projects = found[:PROJECTS_SHOWN]
     return page(request, "admin/projects.html", p, title="Projects and grants", projects=projects, error=error,
-                status=status)
+                status=status, **pages(numbered("/admin/projects"), number, PROJECTS_SHOWN, len(projects),
+                                       len(found) > PROJECTS_SHOWN))
 
 
 async def projects_page(request: Request) -> Response:
-    return await _projects(request, await _manager(request))
+    p = await _manager(request)
+    return await _projects(request, p, page_number(request))
 
 
 async def add_project(request: Request) -> Response:
     p = await _manager(request)
     form = await checked_form(request)
+    number = _form_page(form)
     project_id = str(form.get("id", ""))
     try:
         project = await call(services(request).administration.add_project, p, project_id,
                              name=str(form.get("name", "")) or None, description=str(form.get("description", "")))
     except NotewellError as exc:
-        return await _projects(request, p, error=str(exc), status=400)
+        return await _projects(request, p, number, error=str(exc), status=400)
     return await _done(request, f"/admin/projects/{project.id}", f"Added the project {project.id}.")
 
 
