@@ -1,6 +1,7 @@
 """Meaning benchmark: does recall find the answer to a question asked in other words?
 
     .venv/bin/python bench/meaning_bench.py [--db URL_OR_PATH] [--distractors N] [--set faq|man] [--pages N]
+                                            [--pairs N]
 
 The pairs are bench/data/faq_pairs.jsonl (public FAQs, bench/meaning_pairs.py names them), or with --set man the
 English manual pages installed in /usr/share/man/man1 (Debian's manpages and the system's own; bench/
@@ -49,6 +50,8 @@ PROJECT = "faq"
 
 def score(ranks: Sequence[int | None]) -> str:
     n = len(ranks)
+    if not n:
+        return "none asked"
     top1 = sum(1 for r in ranks if r == 1)
     top3 = sum(1 for r in ranks if r is not None and r <= 3)
     mrr = sum(1 / r for r in ranks if r) / n if n else 0.0
@@ -88,11 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--distractors", type=int, default=300)
     parser.add_argument("--set", choices=("faq", "man"), default="faq")
     parser.add_argument("--pages", type=int, default=300, help="--set man: how many manual pages")
+    parser.add_argument("--pairs", type=int, default=None, help="--set faq: only the first N pairs (a smoke run)")
     args = parser.parse_args(argv)
+    if args.pairs is not None and args.pairs < 1:
+        parser.error("--pairs: give 1 or more")
     if args.set == "man":
         pairs = [{"question": q, "answer": a, "source": "man"} for q, a in man_pairs("en", args.pages)]
     else:
-        pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
+        pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()][:args.pairs]
     tmp = tempfile.TemporaryDirectory()
     store = open_store(args.db or str(Path(tmp.name) / "meaning.db"))
     rt = build_runtime(load_settings(tmp.name), store)
@@ -114,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             rt.meaning._off = None
 
+    readable = rt.memory._seen(LOCAL_OWNER)[0]  # the projects whose memories the benchmark's owner reads
+
     def chosen(q: str):  # type: ignore[no-untyped-def]
-        return rt.memory._query(LOCAL_OWNER, tolerant_query_terms(q), None, None, 30)
+        return rt.memory._query(LOCAL_OWNER, readable, tolerant_query_terms(q), None, None, 30)
 
     def meaning(q: str) -> list[str]:
         return [n.item.ref for n in rt.meaning.nearest_memories(chosen(q), q)][:10]
