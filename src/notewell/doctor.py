@@ -34,7 +34,7 @@ from notewell.services.kea_routing import LOCAL, missing_key_message, route
 from notewell.services.meaning import MeaningService
 from notewell.services.servers import RESTART_WITH_MEANING, ServerRegistry, answer_at, local_url
 from notewell.store import Store, open_store
-from notewell.store.health import integrity, trigram_name, trigram_problem
+from notewell.store.health import derived_rows, integrity, trigram_name, trigram_problem
 from notewell.store.leadership import open_leadership
 from notewell.store.sqlite.integrity import INDEXES
 from notewell.timestamps import now_iso, parse_iso
@@ -192,8 +192,7 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
     (only a backup, or an export into a new store, mends those)."""
     found = integrity(store, budget_s)
     if found is None:
-        return Check("integrity", "ok", "PostgreSQL checks its pages as it reads them; `notewell repair` rebuilds "
-                                        "its indexes (REINDEX)")
+        return _derived(store, budget_s)
     if found.tables_damaged:
         return Check("integrity", "fail", f"the store's tables are damaged: {found.damaged['tables']}",
                      "stop the servers; run `notewell repair` (it mends what lies in an index); if damage is left, "
@@ -214,6 +213,36 @@ def _integrity(store: Store, budget_s: float | None) -> Check:
                      "run `notewell doctor --deep` when the store is quiet (or its servers stopped) to check every "
                      "part; a store that cannot write is checked once it can (see the store check)")
     return Check("integrity", "ok", "no damage found (every index and table checked)")
+
+
+def _derived(store: Store, budget_s: float | None) -> Check:
+    """PostgreSQL's integrity line: its pages are checked as it reads them; what doctor compares is the table a
+    trigger derives from the memories, ``live_memory_stems`` (the tolerant search walks it), with the live
+    memories, within ``budget_s``."""
+    pages = "PostgreSQL checks its pages as it reads them; `notewell repair` rebuilds its indexes (REINDEX)"
+    stems = derived_rows(store, budget_s)
+    if stems is None:
+        return Check("integrity", "ok", pages)
+    counts = ("not counted in the time given" if stems.expected is None or stems.held is None
+              else f"{stems.expected} live memories, {stems.held} rows")
+    compared = "every row compared" if stems.whole else f"rows compared until the {budget_s or 0:.0f} s given ran out"
+    if stems.differs:
+        what = [part for part in (
+            counts if stems.expected != stems.held else "",
+            f"{stems.differing} rows differ from their memories (missing, left over or out of date)"
+            if stems.differing else "",
+            "its trigger is off (the memories' writes are no longer followed)" if not stems.kept else "") if part]
+        return Check("integrity", "fail", f"live_memory_stems, the live memories' stems the tolerant search walks, "
+                                          f"differs from the memories: {'; '.join(what)} ({compared})",
+                     "run `notewell repair` (with the --vault or --db given here): it makes live_memory_stems equal "
+                     "to the memories and turns its trigger on; until then recall and the tolerant search answer "
+                     "from what it holds")
+    if not stems.whole or stems.expected is None:
+        return Check("integrity", "warn", f"{pages}; live_memory_stems: {counts}, no row found differing; "
+                                          f"{compared}",
+                     "run `notewell doctor --deep` when the store is quiet to compare every row")
+    return Check("integrity", "ok", f"{pages}; live_memory_stems holds the {stems.expected} live memories' stems, "
+                                    "every row as the memories say")
 
 
 def _indexed(store: Store, scan: ScanResult | None) -> Check:

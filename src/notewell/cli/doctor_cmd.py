@@ -19,7 +19,8 @@ def doctor_command(
         "--port", min=1, max=65535, help="The port to check (default: the port of the notewell serve running on "
                                          f"this store, else {DEFAULT_PORT}).")] = None,
     deep: Annotated[bool, typer.Option(
-        "--deep", help=f"Check every part of the store's file for damage, however long it takes (without it, "
+        "--deep", help=f"Check every part of the store's file for damage (on PostgreSQL: compare every row of "
+                       f"live_memory_stems with the memories), however long it takes (without it, "
                        f"{INTEGRITY_BUDGET_S:.0f} s at most).")] = False,
     vault: VaultOpt = None,
     db: DbOpt = None,

@@ -19,3 +19,23 @@ class Integrity:
     @property
     def tables_damaged(self) -> bool:
         return "tables" in self.damaged
+
+
+@dataclass(frozen=True)
+class DerivedRows:
+    """How a table a trigger derives from other rows (PostgreSQL's ``live_memory_stems``, from the live memories)
+    compares with them, in one snapshot: how many rows it should hold (``expected``) and holds (``held``), both
+    None when the time budget ran out before they were counted; how many rows were found to differ (missing, left
+    over, or holding other values) among those compared, and whether every row was (``whole``: False when the
+    budget ran out first); and whether its trigger is on (``kept``), without which the next writes go unfollowed."""
+
+    expected: int | None
+    held: int | None
+    differing: int
+    whole: bool
+    kept: bool
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.differing) or not self.kept or (
+            self.expected is not None and self.held is not None and self.expected != self.held)

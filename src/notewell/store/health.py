@@ -1,11 +1,11 @@
-"""What `notewell doctor` asks of the store itself (does its trigram index work here? is its file whole?), and
-what `notewell repair` does to it."""
+"""What `notewell doctor` asks of the store itself (does its trigram index work here? is its file whole? does
+what a trigger derives match its rows?), and what `notewell repair` does to it."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from notewell.records.integrity import Integrity
+from notewell.records.integrity import DerivedRows, Integrity
 from notewell.store.base import Store
 from notewell.store.sqlite.index_rebuild import rebuild
 from notewell.store.sqlite.integrity import check
@@ -45,6 +45,18 @@ def integrity(store: Store, budget_s: float | None) -> Integrity | None:
     from notewell.store.sqlite import SqliteStore
 
     return check(store.db, budget_s) if isinstance(store, SqliteStore) else None
+
+
+def derived_rows(store: Store, budget_s: float | None) -> DerivedRows | None:
+    """How PostgreSQL's table of the live memories' stems, which a trigger derives from the memories
+    (postgres/live_stems.py), compares with them, within ``budget_s`` (None: no limit); None on SQLite, which
+    has no such table (its FTS5 indexes are what ``integrity`` checks)."""
+    from notewell.store.postgres import PostgresStore, live_stems
+
+    if not isinstance(store, PostgresStore):
+        return None
+    with store.db.connection() as conn:
+        return live_stems.compared(conn, budget_s)
 
 
 def rebuild_indexes(store: Store) -> list[str]:

@@ -11,11 +11,19 @@ memories only, about three times as many rows a page: the same walk took 17-28 m
 The trigger runs in the writing statement (not at the commit, as word_totals' does), so a search later in the
 same transaction sees the write. A load (import, migrate: tables.py) turns it off and makes the table equal to the
 live memories once at the end (``refilled``: filled at once into an empty store, by the rows that differ into one
-in use), as it counts the word totals; so does ``notewell repair`` (health.py). The strict search (all words,
+in use), as it counts the word totals; so does ``notewell repair`` (health.py), and ``notewell doctor`` says
+when they differ (``compared``). The strict search (all words,
 whole) keeps reading ``memories``: its matches are few, and its word index finds them at once.
 """
 
 from __future__ import annotations
+
+import time
+
+import psycopg
+from psycopg import errors
+
+from notewell.records.integrity import DerivedRows
 
 TABLE = "live_memory_stems"
 COLUMNS = ("id", "project", "path", "memory_type", "private_to", "expires_at", "author_user_id", "author_token_id",
@@ -118,3 +126,67 @@ of a server running meanwhile (an ``import --merge``, a repair) never wait for a
 def refilled() -> tuple[str, ...]:
     """The statements that make the table equal to the live memories again and keep it from then on."""
     return (_SYNCED, f"ANALYZE {TABLE}", f"ALTER TABLE memories ENABLE TRIGGER {_TRIGGER}")
+
+
+COMPARED_BATCH = 5_000
+"""The memories whose rows one statement of ``compared`` compares with the table's (a range of ids)."""
+_LAST_ID = 2**63 - 1
+_COUNTED = f"SELECT (SELECT count(*) FROM memories WHERE {LIVE}), (SELECT count(*) FROM {TABLE})"
+_KEPT = ("SELECT tgenabled IN ('O', 'A') FROM pg_trigger WHERE tgrelid = 'memories'::regclass AND tgname = %s"
+         " AND NOT tgisinternal")
+_BATCH_END = "SELECT max(id) FROM (SELECT id FROM memories WHERE id > %s ORDER BY id LIMIT %s) batch"
+_DIFFERING = f"""
+    SELECT count(*) FROM (SELECT {_COLUMN_LIST} FROM memories WHERE id > %(after)s AND id <= %(last)s AND {LIVE}) m
+    FULL JOIN (SELECT {_COLUMN_LIST} FROM {TABLE} WHERE id > %(after)s AND id <= %(last)s) s ON s.id = m.id
+    WHERE m.id IS NULL OR s.id IS NULL OR NOT ({_SAME_ROW})
+    """
+"""The rows of one range of ids that differ: a live memory the table lacks, a row of a memory no longer live (or
+gone), a row whose columns are not the memory's."""
+
+
+def compared(conn: psycopg.Connection, budget_s: float | None) -> DerivedRows | None:
+    """The table against the live memories, in one snapshot (a read-only transaction: a server writing meanwhile
+    changes both in one statement, never one alone): whether the trigger is on, the two counts, then the rows
+    compared a range of ``COMPARED_BATCH`` memories' ids at a time (each range read by the primary keys), within
+    ``budget_s`` in all (None: no limit; a statement running past what is left is cancelled, and what was found
+    before it stands). None when the store has no such table (one an older Notewell made, not migrated: a store
+    refusing writes)."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    kept, expected, held, differing, whole = False, None, None, 0, False
+
+    def within() -> bool:
+        """Whether time is left; if so, the next statement is given what is left and no more."""
+        if deadline is None:
+            return True
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            return False
+        conn.execute("SELECT set_config('statement_timeout', %s, true)", (str(left_ms),))
+        return True
+
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            if conn.execute("SELECT to_regclass(%s) IS NULL", (TABLE,)).fetchone() == (True,):
+                return None
+            trigger = conn.execute(_KEPT, (_TRIGGER,)).fetchone()
+            kept = trigger is not None and bool(trigger[0])
+            if within():
+                counted = conn.execute(_COUNTED).fetchone()
+                assert counted is not None
+                expected, held = int(counted[0]), int(counted[1])
+            after = -_LAST_ID - 1
+            while within():
+                end = conn.execute(_BATCH_END, (after, COMPARED_BATCH)).fetchone()
+                last = _LAST_ID if end is None or end[0] is None else int(end[0])
+                if not within():
+                    break
+                found = conn.execute(_DIFFERING, {"after": after, "last": last}).fetchone()
+                differing += int(found[0]) if found is not None else 0
+                if last == _LAST_ID:
+                    whole = True
+                    break
+                after = last
+    except errors.QueryCanceled:  # the budget ran out in a statement
+        pass
+    return DerivedRows(expected, held, differing, whole, kept)
