@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from test_meaning_doors import Served, call, served
+from mcp_world import connect
+from test_meaning_doors import DEPLOY, DEPLOY_QUESTION, Served, call, served
 
 pytestmark = pytest.mark.anyio
 
@@ -40,3 +41,21 @@ async def test_a_choice_and_the_same_choice_turned_around_are_never_merged(world
     reworded = await call(world.mcp, alice, "brain_teach_knowledge", {  # the same choice said otherwise still merges
         "rule": "Install packages with pnpm rather than npm."})
     assert reworded["id"] == first[0]["id"] and reworded["sameMeaning"] >= 0.80, reworded
+
+
+async def test_a_server_without_meaning_does_not_describe_recall_as_finding_by_meaning(world: Served) -> None:
+    """tools/list on `notewell serve --no-semantic` told agents that recall finds "a memory that says the same thing
+    in other words (a local embedding model)", while every answer said it found by words only."""
+    async def recall_description() -> str:
+        async with connect(world.mcp, world.tokens["alice"]) as client:
+            listed = await client.list_tools()
+        return next(t.description or "" for t in listed.tools if t.name == "recall")
+
+    assert "by meaning" in await recall_description()
+    world.rt.meaning.turn_off("this server runs with --no-semantic")  # as notewell serve --no-semantic does
+    described = await recall_description()
+    assert "in other words" not in described and "similarity" not in described, described
+    assert "finds nothing by meaning" in described
+    await call(world.mcp, world.tokens["alice"], "remember", {"content": DEPLOY, "project": "apollo"})
+    found = await call(world.mcp, world.tokens["alice"], "recall", {"query": DEPLOY_QUESTION})
+    assert found["results"] == [] and "not by meaning" in found["note"]  # the answers said so already

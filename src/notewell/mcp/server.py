@@ -131,6 +131,7 @@ class NotewellMCP:
         self._principal_of = principal_of
         self._on_tool_call = on_tool_call
         self._authentication = rt.authentication
+        self._meaning = rt.meaning
         self.instructions = instructions_for(self.toolsets)
         self.server: Server[Any] = Server(
             "notewell", version=__version__, title="Notewell",
@@ -149,8 +150,14 @@ class NotewellMCP:
         call again)."""
         return [t for t in self.tools if policy.allowed(principal, t.action)]
 
+    def description(self, spec: ToolSpec) -> str:
+        """What the model reads of ``spec``: without its claim of meaning when this server finds nothing by meaning
+        (switched off, or its model did not load; checked without loading it)."""
+        words_only = self._meaning.switched_off or self._meaning.missing
+        return spec.words_only_description if words_only and spec.words_only_description else spec.description
+
     def tool_entry(self, spec: ToolSpec, principal: Principal) -> Tool:
-        return Tool(name=spec.name, title=spec.title, description=spec.description,
+        return Tool(name=spec.name, title=spec.title, description=self.description(spec),
                     input_schema=spec.schema_for(principal), output_schema=spec.output_schema,
                     annotations=spec.annotations, _meta=spec.meta)
 

@@ -119,6 +119,10 @@ class ToolSpec:
     # A top-level field's own way on, given the answer, where the advice does not reach its rest: a text shortened
     # (getBrain's contents: readDoc with the brain.md's path). tests/test_answer_bound.py checks every tool's.
     cut_ways: Mapping[str, Way] = field(default_factory=dict)
+    # What the model reads instead of ``description`` on a server that finds nothing by meaning (semantic = false,
+    # --no-semantic, or a model that did not load): a tool described as finding by meaning must not claim it there.
+    # None: the description holds either way.
+    words_only_description: str | None = None
 
     def __post_init__(self) -> None:
         # Any answer may come cut to notewell.answer_bound's size, saying so: the schema a client checks allows it.

@@ -296,6 +296,10 @@ def _recall(svc: m.MemoryService) -> ToolSpec:
                     "stems and word prefixes match, and so does a memory that says the same thing in other words "
                     "(a local embedding model); ranked by both, blended with recency and memory type. Each result "
                     "says how it was found (matched) and how close in meaning (similarity). " + DATA,
+        words_only_description="Tolerant recall of authorised memories, by words: any query word, English stems "
+                               "and word prefixes match (this server finds nothing by meaning: each answer's note "
+                               "says why); ranked by them, blended with recency and memory type. Each result says "
+                               "how it was found (matched). " + DATA,
         refusals=(_DIVERGENCE.format(tool="recall"), _VALIDATION, _SCOPE_REFUSAL.format(scope=READ, tool="recall")),
         example={"query": "platform decide"},
     )
