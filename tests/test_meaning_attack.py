@@ -59,3 +59,26 @@ async def test_a_server_without_meaning_does_not_describe_recall_as_finding_by_m
     await call(world.mcp, world.tokens["alice"], "remember", {"content": DEPLOY, "project": "apollo"})
     found = await call(world.mcp, world.tokens["alice"], "recall", {"query": DEPLOY_QUESTION})
     assert found["results"] == [] and "not by meaning" in found["note"]  # the answers said so already
+
+
+EXCHANGED = [  # two parts exchanged around the words between them: 0.96 to 0.99, merged before, the new rule lost
+    ("Copy production data to staging weekly.", "Copy staging data to production weekly."),
+    ("Merge main into your branch before opening a PR.", "Merge your branch into main before opening a PR."),
+    ("Rebase feature branches on main.", "Rebase main on feature branches."),
+    ("Use Redis for sessions and Postgres for orders.", "Use Postgres for sessions and Redis for orders.")]
+SAID_IN_ANOTHER_ORDER = [  # the same words in another order that says the same: 0.97 and 0.98, still merged
+    ("When memory exceeds 2 GB, restart the worker.", "Restart the worker when memory exceeds 2 GB."),
+    ("Encrypt data at rest and in transit.", "Encrypt data in transit and at rest.")]
+
+
+async def test_a_rule_with_two_parts_exchanged_is_never_merged_with_it(world: Served) -> None:
+    alice = world.tokens["alice"]
+    first = [await call(world.mcp, alice, "brain_teach_knowledge", {"rule": rule, "type": "reflex"})
+             for rule, _ in EXCHANGED + SAID_IN_ANOTHER_ORDER]
+    world.embedded()
+    for (rule, other), taught in zip(EXCHANGED, first, strict=False):
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": other, "type": "reflex"})
+        assert then["created"] is True and then["id"] != taught["id"] and "sameMeaning" not in then, (rule, then)
+    for (rule, other), taught in zip(SAID_IN_ANOTHER_ORDER, first[len(EXCHANGED):], strict=True):
+        then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": other, "type": "reflex"})
+        assert then["id"] == taught["id"] and then["sameMeaning"] >= 0.80, (rule, then)

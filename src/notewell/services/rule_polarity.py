@@ -356,7 +356,36 @@ def _apart(text: str, other: str) -> bool:
         return True
     if any(mine and theirs and mine != theirs for mine, theirs in zip(_named(text), _named(other), strict=True)):
         return True
-    return _swapped(text, other) or _substituted(text, other)
+    return _swapped(text, other) or _substituted(text, other) or _exchanged(text, other)
+
+
+# words that join two things without ranking them: "Redis and Postgres" is "Postgres and Redis"
+_SYMMETRIC = frozenset({"and", "or", "plus", "nor", "both", "either", "neither", "as", "well", "et", "ou", "und",
+                        "oder", "y", "o", "e"})
+
+
+def _exchanged(text: str, other: str) -> bool:
+    """Whether ``other`` is ``text`` with two of its parts exchanged around the words between them, the rest word
+    for word the same ("Copy production data to staging" and "Copy staging data to production"; "Merge main into
+    your branch" and "Merge your branch into main"): what goes where, or what is used for which, is turned around.
+    Not when nothing stands between the parts (two clauses said in the other order: "When X, do Y" and "Do Y when
+    X"), nor when what does joins them alike ("at rest and in transit" and "in transit and at rest")."""
+    words = [_stem(w) for w in _WORD.findall(_plain(text).casefold())]
+    others = [_stem(w) for w in _WORD.findall(_plain(other).casefold())]
+    if len(words) != len(others) or sorted(words) != sorted(others) or words == others:
+        return False
+    start = 0
+    while words[start] == others[start]:
+        start += 1
+    end = len(words)
+    while words[end - 1] == others[end - 1]:
+        end -= 1
+    mine, theirs = words[start:end], others[start:end]
+    size = len(mine)  # mine = A + M + B and theirs = B + M + A, with A, M and B not empty
+    firsts = [n for n in range(1, size - 1) if mine[:n] == theirs[size - n:]]  # the lengths A may have
+    lasts = [n for n in range(1, size - 1) if mine[size - n:] == theirs[:n]]  # and B
+    return any(first + last < size and mine[first:size - last] == theirs[last:size - first]
+               and not set(mine[first:size - last]) <= _SYMMETRIC for first in firsts for last in lasts)
 
 
 def _contrary(word: str, other: str) -> bool:
