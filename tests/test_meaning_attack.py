@@ -82,3 +82,24 @@ async def test_a_rule_with_two_parts_exchanged_is_never_merged_with_it(world: Se
     for (rule, other), taught in zip(SAID_IN_ANOTHER_ORDER, first[len(EXCHANGED):], strict=True):
         then = await call(world.mcp, alice, "brain_teach_knowledge", {"rule": other, "type": "reflex"})
         assert then["id"] == taught["id"] and then["sameMeaning"] >= 0.80, (rule, then)
+
+
+async def test_a_rule_for_when_a_build_fails_is_never_merged_with_the_rule_for_when_it_passes(world: Served) -> None:
+    """pass and fail are opposites of the guard's list, but "passes" was read as "pass" while "pass" itself lost its
+    last s: the trigger "when the build passes" merged into "when the build fails" (0.90), the new rule lost."""
+    alice = world.tokens["alice"]
+    fails = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "trigger": "when the build fails", "rule": "notify the on-call engineer", "type": "reflex"})
+    said = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Post in the team channel whenever the nightly build fails", "type": "reflex"})
+    world.embedded()
+    passes = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "trigger": "when the build passes", "rule": "notify the on-call engineer", "type": "reflex"})
+    assert passes["created"] is True and passes["id"] != fails["id"] and "sameMeaning" not in passes, passes
+    passed = await call(world.mcp, alice, "brain_teach_knowledge", {
+        "rule": "Post in the team channel whenever the nightly build passes", "type": "reflex"})
+    assert passed["created"] is True and passed["id"] != said["id"] and "sameMeaning" not in passed, passed
+    world.embedded()
+    failed = await call(world.mcp, alice, "brain_teach_knowledge", {  # another form of the same word still merges
+        "rule": "Post in the team channel whenever the nightly build has failed", "type": "reflex"})
+    assert failed["id"] == said["id"] and failed["sameMeaning"] >= 0.80, failed

@@ -536,9 +536,9 @@ def _cjk_opposed(text: str, other: str) -> bool:
 
 def _stem(word: str) -> str:
     """A word without its commonest English ending (seeding, seeded, seeds: seed; migrate, migrating: migrat),
-    enough to pair its forms."""
+    enough to pair its forms. A word ending in "ss" keeps it (pass, passes, passed: pass; class, classes: class)."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
             word = word[:-len(suffix)]
             break
     return word[:-1] if word.endswith("e") and len(word) >= 4 else word
