@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from mcp_world import connect
@@ -103,3 +104,17 @@ async def test_a_rule_for_when_a_build_fails_is_never_merged_with_the_rule_for_w
     failed = await call(world.mcp, alice, "brain_teach_knowledge", {  # another form of the same word still merges
         "rule": "Post in the team channel whenever the nightly build has failed", "type": "reflex"})
     assert failed["id"] == said["id"] and failed["sameMeaning"] >= 0.80, failed
+
+
+async def test_a_period_of_any_length_lists_the_sessions_it_holds(world: Served) -> None:
+    """docs/brain.md: "at most 36,525 days (a hundred years) whatever N"; a count of 10 digits or more was read as a
+    topic word, and "the last 99999999999 weeks" found no session."""
+    alice = world.tokens["alice"]
+    started = await call(world.mcp, alice, "brain_start_session", {"prompt": "tune the flaky checkout test",
+                                                                    "projectId": "apollo"})
+    for query in ("the last 99999999999 weeks", "the last 99999999999999999999 days", "the last 10 days"):
+        found = await call(world.mcp, alice, "brain_session_search", {"query": query})
+        assert [s["sessionId"] for s in found["sessions"]] == [started["sessionId"]], (query, found)
+        rest = httpx.get(f"{world.api}/sessions/search", params={"q": query},
+                         headers={"Authorization": f"Bearer {alice}"}, timeout=30).json()
+        assert [s["session"]["id"] for s in rest["items"]] == [started["sessionId"]], (query, rest)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from notewell.services.memory_rank import STOP_WORDS, folded
 
-_NUMBER = r"(\d{1,9})"  # any count a person writes ("the last 10000 days"); the window stops at MAX_DAYS
+_NUMBER = r"(\d+)"  # any count a person writes ("the last 10000 days"); the window stops at MAX_DAYS
 MAX_DAYS = 36_525  # a hundred years: every session there is, and no date arithmetic past the calendar
 _LAST = r"\b(?:in\s+)?(?:the\s+)?(?:last|past)\s+"
 # (pattern, days): the first that matches names the period; a pattern with groups (the number N, its unit)
@@ -60,7 +60,9 @@ def asked(query: str) -> Asked:
         if found is not None and found.groups() and found.group(1) != "1" and not found.group(2).endswith("s"):
             continue  # "the last 2 week sprint": a number of a singular unit names a thing, not a period
         if found is not None:
-            days = min(MAX_DAYS, days_of(max(1, int(found.group(1))) if found.groups() else 0))
+            digits = found.group(1).lstrip("0") if found.groups() else ""
+            count = MAX_DAYS if len(digits) > len(str(MAX_DAYS)) else int(digits or "0")  # never a vast int
+            days = min(MAX_DAYS, days_of(max(1, count)))
             text = (text[:found.start()] + " " + text[found.end():]).strip()
             break
     words = _WORD.findall(folded(text))
