@@ -95,6 +95,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="watch-bench-") as tmp:
         vault = copy_corpus(args.corpus, Path(tmp))
+        # the watcher reads the vault's notewell.toml again before each sync: it must name the same file types,
+        # or its first sync would drop every file of other types and no edit of them would ever be found
+        (vault / "notewell.toml").write_text(
+            "[index]\nfile_types = [" + ", ".join(f'"{t}"' for t in FILE_TYPES) + "]\n", encoding="utf-8")
         settings = Settings(vault=vault, db=str(Path(tmp) / "index.db"), file_types=FILE_TYPES)
         writer_store = open_store(settings.db)
         started = time.perf_counter()
@@ -137,6 +141,8 @@ def main() -> None:
         reader_store.close()
         writer_store.close()
 
+    if not latencies:
+        raise SystemExit(f"none of the {missed} edits was found by search within {GIVE_UP_S:.0f} s of its write")
     p50, p95 = statistics.median(latencies), percentile(latencies, 95)
     peer50, peer95 = statistics.median(peer), percentile(peer, 95)
     lines = [
