@@ -49,11 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rt = open_runtime(str(args.corpus), args.db)
     try:
-        rt.indexing.sync_projects()  # the projects of the vault's folders, as notewell serve makes them
         if not rt.store.documents.state():
             started = time.perf_counter()
             sync(Settings(vault=args.corpus, db=args.db, file_types=FILE_TYPES), rt.store)
             print(f"built in {time.perf_counter() - started:.1f} s")
+        # the projects of the indexed folders, as notewell serve makes them: after the build, since on an empty
+        # store there are none yet, and every search of the owner would find nothing
+        rt.indexing.sync_projects()
         projects = sorted(p.name for p in args.corpus.iterdir() if p.is_dir() and not p.name.startswith("."))
         print("| query | what | Notewell p50 / p95 ms | ripgrep p50 ms | ratio (rg p50 / p95) | complete | hits |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
