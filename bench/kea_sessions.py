@@ -25,11 +25,12 @@ of the extractor's (so the benchmark does not grade the miner against itself):
 
 An entry that states none has no gold: whatever is mined from it is counted against precision.
 
-    .venv/bin/python bench/kea_sessions.py   # rewrites bench/data/kea_sessions.jsonl
+    .venv/bin/python bench/kea_sessions.py [--out FILE]   # rewrites bench/data/kea_sessions.jsonl (or FILE)
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import re
@@ -166,7 +167,10 @@ def session(entry: Entry, n: int) -> dict[str, object]:
             "summary": f"Released in {entry.package} {entry.version}.", "gold": gold(body)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where the sessions go (default {OUT})")
+    out: Path = parser.parse_args(argv).out
     rows: list[dict[str, object]] = []
     for package in (*PACKAGES, *FRESH):
         seen: set[str] = set()
@@ -180,14 +184,14 @@ def main() -> None:
             taken += 1
             if taken == PER_PACKAGE:
                 break
-    OUT.parent.mkdir(exist_ok=True)
-    with OUT.open("w", encoding="utf-8") as f:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     versions = {p: subprocess.run(["dpkg-query", "-W", "-f=${Version}", p], capture_output=True, text=True).stdout
                 for p in (*PACKAGES, *FRESH)}
     golds = sum(len(r["gold"]) for r in rows)  # type: ignore[arg-type]
-    print(f"{len(rows)} sessions, {golds} gold rules -> {OUT}; from {versions}")
+    print(f"{len(rows)} sessions, {golds} gold rules -> {out}; from {versions}")
 
 
 if __name__ == "__main__":

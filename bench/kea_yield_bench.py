@@ -2,7 +2,7 @@
 changelogs by bench/kea_sessions.py, which names the sources and how each session and its gold are made) run
 through the deterministic extractor, in a real store, by real kea.extract jobs.
 
-    .venv/bin/python bench/kea_yield_bench.py [--db URL_OR_PATH] [--semantic] [--refine] [--show]
+    .venv/bin/python bench/kea_yield_bench.py [--db URL_OR_PATH] [--semantic] [--refine] [--show] [--sessions N]
 
 A member closes each session without learnings (its prompt, its events, its outcome), in a project per
 package, as an agent would through brain_report_session_outcome; the job runner then empties the queue
@@ -96,7 +96,8 @@ class Tally:
         kinds = ", ".join(f"{k} {self.found[k]}/{n}" for k, n in sorted(self.golds.items()))
         precision = f"{self.right / self.kept:.2f}" if self.kept else "n/a"
         recall = f"{hit / gold:.2f}" if gold else "n/a"
-        return (f"{name}: {self.sessions} sessions, {self.kept} rules kept, yield {self.kept / self.sessions:.2f} "
+        rate = f"{self.kept / self.sessions:.2f}" if self.sessions else "n/a"
+        return (f"{name}: {self.sessions} sessions, {self.kept} rules kept, yield {rate} "
                 f"rules/session; precision {precision} ({self.right}/{self.kept}); recall {recall} ({hit}/{gold}; "
                 f"{kinds})")
 
@@ -145,8 +146,12 @@ def main() -> int:
     parser.add_argument("--semantic", action="store_true", help="Meaning on: the semantic dedup (loads the model).")
     parser.add_argument("--refine", action="store_true", help="Close each session with its learning (refine).")
     parser.add_argument("--show", action="store_true", help="Print each session's gold and kept rules.")
+    parser.add_argument("--sessions", type=int, default=None, metavar="N",
+                        help="only N sessions, every k-th of the file so that each set has some (a smoke run)")
     args = parser.parse_args()
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.sessions is not None:
+        rows = rows[::max(1, len(rows) // max(1, args.sessions))][:args.sessions]
     with tempfile.TemporaryDirectory() as tmp:
         kept = run(rows, args.db, args.semantic, args.refine, Path(tmp))
     tallies = {"all": Tally(), "A": Tally(), "B": Tally(), "fresh": Tally()}

@@ -6,11 +6,12 @@ Sources (none written by us; each pair keeps its source): XZ Utils' FAQ (0BSD,
 `man` renders it). The answer becomes a memory; the question is the query. A question that shares words with
 its answer is kept (the benchmark reports the word-sharing part apart: no regression on exact terms).
 
-    .venv/bin/python bench/meaning_pairs.py   # rewrites bench/data/faq_pairs.jsonl
+    .venv/bin/python bench/meaning_pairs.py [--out FILE]   # rewrites bench/data/faq_pairs.jsonl (or FILE)
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import re
@@ -55,7 +56,10 @@ def gitfaq() -> list[tuple[str, str]]:
     return [(_clean(q), _clean(a)) for q, a in pairs]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where the pairs go (default {OUT})")
+    out: Path = parser.parse_args(argv).out
     rows = []
     for source, pairs in (("xz-utils FAQ", xz()), ("zlib FAQ", zlib()), ("Valgrind FAQ", valgrind()),
                           ("gitfaq(7)", gitfaq())):
@@ -63,11 +67,11 @@ def main() -> None:
             if not 12 <= len(question) <= 300 or len(answer) < 40:
                 continue
             rows.append({"source": source, "question": question, "answer": answer[:ANSWER_CHARS]})
-    OUT.parent.mkdir(exist_ok=True)
-    with OUT.open("w", encoding="utf-8") as f:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(rows)} pairs -> {OUT}")
+    print(f"{len(rows)} pairs -> {out}")
 
 
 if __name__ == "__main__":

@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Corpus()
     rng = random.Random(SEED)
     batch = [(corpus.memory(rng, n), PROJECTS[n % len(PROJECTS)] if n % 5 else None, rng.choice(PATHS),
-              "working" if n % 7 == 0 else "durable") for n in range(args.memories)]
+              "working" if n % 7 == 0 else "durable")
+             for n in range(0 if args.queries_only else args.memories)]  # --queries-only writes none
     chunks = [batch[i :: args.writers] for i in range(args.writers)]
 
     def write(chunk: list) -> int:  # type: ignore[type-arg]

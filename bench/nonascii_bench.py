@@ -1,12 +1,13 @@
 """Selective against common words on real, partly non-ASCII documents: the system's package documentation
 (/usr/share/doc, its plain files) beside the Python library (its text files).
 
-    python bench/nonascii_bench.py --root DIR [--runs N] [--rg-runs N]
+    python bench/nonascii_bench.py --root DIR [--runs N] [--rg-runs N] [--corpus VAULT]
 
 DIR receives the corpus once (the documentation's files copied as .txt files into the project "doc",
 the library's into "python") and a SQLite store. Words that few files hold must cost no more than words
 most files hold: the target is selective p95 <= 2x common p95. ripgrep runs the same searches in the
-same run (search_bench.py's flags).
+same run (search_bench.py's flags). ``--corpus`` times another vault instead (nothing is copied; the store goes
+to DIR), a small one for a smoke run.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, required=True, help="folder for the corpus and the store")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--rg-runs", type=int, default=3)
+    parser.add_argument("--corpus", type=Path, help="a vault of your own instead of the copied documentation and "
+                                                    "library (nothing copied; a small one makes a smoke run)")
     args = parser.parse_args(argv)
-    corpus = build_corpus(args.root.resolve())
-    db = args.root.resolve() / "doc-and-python.db"
+    corpus = args.corpus.resolve() if args.corpus else build_corpus(args.root.resolve())
+    db = args.root.resolve() / f"{corpus.name}.db"
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     store = open_store(str(db))
     try:

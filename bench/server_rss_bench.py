@@ -1,7 +1,7 @@
 """Benchmark (not a test): `notewell serve`'s resident memory after many mixed searches, on a vault and store you give.
 
     .venv/bin/python bench/server_rss_bench.py --vault DIR --db PATH [--queries 1000] [--clients 1] [--no-watch]
-        [--recall] [--memories N]
+        [--recall] [--memories N] [--settle S] [--after S]
 
 Starts `notewell serve --vault DIR --db PATH` on loopback and a free port. The store must already hold the
 vault (built by `notewell index --vault DIR --db PATH`, with the vault's notewell.toml naming the file
@@ -162,7 +162,7 @@ def measure(args: argparse.Namespace, token: str) -> Figures:
                 wall, cpu = time.perf_counter() - calls_started, cpu_seconds(server.pid) - cpu_before
                 after = memory_mb(server.pid)
                 threads = len(os.listdir(f"/proc/{server.pid}/task"))
-                time.sleep(TRIM_SECONDS + 1)  # the server's memory trim (http/memory_task.py) has run since
+                time.sleep(args.after)  # by default the server's memory trim (http/memory_task.py) has run since
                 after_trim = memory_mb(server.pid)
             finally:
                 stop(server)
@@ -186,6 +186,9 @@ def main() -> None:
                         help="every fourth plain-text call a recall (the model loaded)")
     parser.add_argument("--memories", type=int, default=0, help="memories remembered first (default 0)")
     parser.add_argument("--settle", type=float, default=600, help="seconds to wait for the server to be idle")
+    parser.add_argument("--after", type=float, default=TRIM_SECONDS + 1,
+                        help=f"seconds after the calls before the last reading (default {TRIM_SECONDS + 1:g}: the "
+                             "server's memory trim has run by then)")
     args = parser.parse_args()
     if args.queries < 1 or args.clients < 1:
         parser.error("--queries and --clients must be at least 1")
@@ -205,7 +208,8 @@ def main() -> None:
         print(f"  {tool}: {percentiles(samples)}")
     print(f"  all: {percentiles([s for samples in f.latencies.values() for s in samples])}")
     print(f"after the calls: VmRSS {f.after_mb[0]:.0f} MB (VmHWM {f.after_mb[1]:.0f} MB), {f.threads} threads")
-    print(f"{TRIM_SECONDS + 1:.0f} s later (the server's memory trim ran): VmRSS {f.settled_mb[0]:.0f} MB")
+    trimmed = " (the server's memory trim ran)" if args.after > TRIM_SECONDS else ""
+    print(f"{args.after:g} s later{trimmed}: VmRSS {f.settled_mb[0]:.0f} MB")
 
 
 if __name__ == "__main__":

