@@ -118,3 +118,20 @@ async def test_a_period_of_any_length_lists_the_sessions_it_holds(world: Served)
         rest = httpx.get(f"{world.api}/sessions/search", params={"q": query},
                          headers={"Authorization": f"Bearer {alice}"}, timeout=30).json()
         assert [s["session"]["id"] for s in rest["items"]] == [started["sessionId"]], (query, rest)
+
+
+def test_a_body_field_rest_does_not_take_is_named_with_the_one_meant(world: Served) -> None:
+    """brain_teach_knowledge's `type` is REST's `kind`: POST /knowledge with `type` answered only "type: Extra inputs
+    are not permitted", naming neither the field REST takes nor how to find it (a query parameter already did)."""
+    alice = {"Authorization": f"Bearer {world.tokens['alice']}"}
+    taught = httpx.post(f"{world.api}/knowledge", json={"rule": "Pin base images by digest", "type": "reflex"},
+                        headers=alice, timeout=30)
+    assert taught.status_code == 422 and taught.json()["field"] == "type", taught.text
+    assert taught.json()["detail"] == ("type: is not a field of POST /knowledge's body; it takes kind, projectId, "
+                                       "rationale, rule, supersedes, tags, trigger"), taught.text
+    started = httpx.post(f"{world.api}/sessions", json={"prompt": "pin images", "project": "apollo"}, headers=alice,
+                         timeout=30)
+    assert started.status_code == 422 and "did you mean projectId?" in started.json()["detail"], started.text
+    right = httpx.post(f"{world.api}/knowledge", json={"rule": "Pin base images by digest", "kind": "reflex"},
+                       headers=alice, timeout=30)
+    assert right.status_code == 201 and right.json()["knowledge"]["kind"] == "reflex", right.text

@@ -30,7 +30,7 @@ def refuse_unknown_query(request: Request) -> None:
     for name in request.query_params:
         if name not in known:
             raise UnknownParameter(name, f"is not a parameter of {route.methods and sorted(route.methods)[0]} "
-                                        f"{route.path}; {_hint(name, known)}")
+                                        f"{route.path}; {hint(name, known)}")
         given = len(request.query_params.getlist(name))
         if given > 1 and not params[name]:
             raise InvalidArgument(name, f"is given {given} times; it takes one value: give it once")
@@ -51,7 +51,8 @@ def _params(dependant: Dependant) -> dict[str, bool]:
     return own
 
 
-def _hint(name: str, known: frozenset[str]) -> str:
+def hint(name: str, known: frozenset[str]) -> str:
+    """The name that was meant, or the names there are (of query parameters, or of a body's fields)."""
     if not known:
         return "this operation takes no query parameters"
 

@@ -14,11 +14,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
+from notewell.api.known_params import hint
 from notewell.errors import (
     Conflict,
     Forbidden,
@@ -143,10 +145,28 @@ async def _on_notewell_error(_request: Request, exc: Exception) -> JSONResponse:
     return response_for(exc)
 
 
-async def _on_validation_error(_request: Request, exc: Exception) -> JSONResponse:
+def _body_fields(request: Request) -> tuple[str, frozenset[str]] | None:
+    """The operation (``POST /knowledge``) and the fields its JSON body takes, by the names a request uses."""
+    route = request.scope.get("route")
+    body = route.body_field if isinstance(route, APIRoute) else None
+    model = body.field_info.annotation if body is not None else None
+    if not isinstance(route, APIRoute) or not isinstance(model, type) or not issubclass(model, BaseModel):
+        return None
+    return (f"{sorted(route.methods or ['POST'])[0]} {route.path}",
+            frozenset(f.alias or name for name, f in model.model_fields.items()))
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = list(exc.errors())
     first = errors[0] if errors else {"loc": ("body",), "msg": "is not valid"}
+    loc = tuple(first.get("loc", ()))
+    fields = _body_fields(request) if first.get("type") == "extra_forbidden" and len(loc) == 2 else None
+    if fields is not None and loc[0] == "body":  # a field the body does not take: name the one meant, as a query's
+        operation, known = fields
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return problem(422, f"{loc[1]}: is not a field of {operation}'s body; {hint(str(loc[1]), known)}{more}",
+                       field=str(loc[1]))
     if first.get("type") == "json_invalid":  # its loc is ("body", <character offset>): name the body
         context = first.get("ctx")
         error = context.get("error", "") if isinstance(context, dict) else ""
