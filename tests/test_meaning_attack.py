@@ -135,3 +135,12 @@ def test_a_body_field_rest_does_not_take_is_named_with_the_one_meant(world: Serv
     right = httpx.post(f"{world.api}/knowledge", json={"rule": "Pin base images by digest", "kind": "reflex"},
                        headers=alice, timeout=30)
     assert right.status_code == 201 and right.json()["knowledge"]["kind"] == "reflex", right.text
+
+
+def test_a_body_holding_a_vast_number_is_refused_saying_why(world: Served) -> None:
+    """A number of 5,000 digits (past Python's 4,300) was refused as "not UTF-8 text, or nested too deeply": neither."""
+    vast = httpx.post(f"{world.api}/memories", content=b'{"content": "x", "title": ' + b"9" * 5000 + b"}",
+                      headers={"Authorization": f"Bearer {world.tokens['alice']}", "Content-Type": "application/json"},
+                      timeout=30)
+    assert vast.status_code == 400 and vast.json()["field"] == "body", vast.text
+    assert "a number of more than 4,300 digits" in vast.json()["detail"], vast.text

@@ -183,9 +183,10 @@ async def _on_http_error(_request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         detail = "Not found: no such resource; see /api/v1/docs"
     field = None
-    if exc.status_code == 400:  # FastAPI could not read the body: not UTF-8, or JSON nested too deeply
-        field, detail = "body", ("body: could not be read as JSON (it is not UTF-8 text, or it is nested too "
-                                 "deeply); send a flat JSON object encoded as UTF-8")
+    if exc.status_code == 400:  # FastAPI could not read the body: not UTF-8, JSON nested too deeply, a vast number
+        field, detail = "body", ("body: could not be read as JSON (it is not UTF-8 text, it is nested too deeply, "
+                                 "or it holds a number of more than 4,300 digits); send a flat JSON object encoded "
+                                 "as UTF-8, a long number as a string")
     if exc.status_code == 413:
         field, detail = "body", TOO_LARGE
     if exc.status_code == 412:  # a write's If-Match that can match nothing (routes/notes.py: a weak tag)
