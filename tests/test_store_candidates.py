@@ -230,3 +230,40 @@ def test_sqlite_asks_fts5_for_the_scopes_range_of_ids(tmp_path: Path, monkeypatc
     assert sqlite_documents._region_range(conn, Scope(projects=["alpha", "beta"])) == every_id
     assert [found(s) for s in scopes] == [expected(s) for s in scopes]
     indexed.runtime.close()
+
+
+def test_postgres_names_only_the_regions_holding_two_wide_characters_together(tmp_path: Path, pg_url: str) -> None:
+    """A word of two characters beyond ASCII is asked of the index as their pair: the regions where 中 stands
+    before another Chinese character and 文 stands elsewhere are not named (they were: a spelled character's
+    trigrams never span the next one), and the named regions are read without their words tested again."""
+    files = {"p/a.md": "这是中文。\n", "p/b.md": "中国 文化\n", "p/c.md": "文中\n", "p/d.md": "English only\n"}
+    indexed = index_into(make_vault(tmp_path, files), pg_url)
+    documents = indexed.store.documents
+    plan = plain_plan("中文")
+    assert plan is not None
+    page = documents.candidates(Scope(projects=["p"]), plan, limit=10)
+    assert [c.path for c in page] == ["a.md"] and all(c.skip_words_test for c in page)
+    assert [m.path for m in indexed.search("中文").matches] == ["a.md"]
+    assert [m.path for m in indexed.search("文").matches] == ["a.md", "b.md", "c.md"]
+    indexed.runtime.close()
+
+
+def test_postgres_fills_in_the_wide_pairs_of_regions_an_older_version_wrote(tmp_path: Path, pg_url: str) -> None:
+    """Regions written before the grams held pairs of characters beyond ASCII: the upgrade empties the grams
+    of every region holding such a character, and opening the store fills them in again, so a search for
+    "中文" still finds them (with grams lacking the pair, the index would name none)."""
+    files = {"p/a.md": "这是中文。\n", "p/b.md": "plain\n"}
+    indexed = index_into(make_vault(tmp_path, files), pg_url)
+    indexed.runtime.close()
+    step = len(postgres_documents.MIGRATIONS)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as the version before wrote them
+        conn.execute("UPDATE document_regions SET grams = ARRAY(SELECT g FROM unnest(grams) g WHERE length(g) <= 2)")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'documents' AND version = %s", (step,))
+    reopened = index_into(make_vault(tmp_path, files), pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        missing = conn.execute("SELECT count(*) FROM document_regions WHERE grams IS NULL").fetchone()
+        pairs = conn.execute("SELECT count(*) FROM document_regions"  # a spelled pair: 12 letters and digits
+                             " WHERE EXISTS (SELECT 1 FROM unnest(grams) g WHERE length(g) = 12)").fetchone()
+    assert missing == (0,) and pairs == (1,)
+    assert [m.path for m in reopened.search("中文").matches] == ["a.md"]
+    reopened.runtime.close()

@@ -57,6 +57,7 @@ class Matches:
     ids: list[int]  # the documents in the scope, in (project, path) order
     projects: list[str]
     paths: list[str]
+    exact: bool = False  # every named region holds the literal in its words (trigram_words.index_exact)
     _bounds: dict[int, tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -67,7 +68,7 @@ class Matches:
         start = 0 if after is None else bisect_right(
             range(len(self.ids)), after, key=lambda i: (self.projects[i], self.paths[i]))
         stop = len(self.ids) if limit is None else min(len(self.ids), start + limit)
-        few = len(self.regions) <= UNTESTED_REGIONS
+        few = self.exact or len(self.regions) <= UNTESTED_REGIONS
         page = []
         for i in range(start, stop):
             first, last = self._bounds.get(self.ids[i], (0, 0))
