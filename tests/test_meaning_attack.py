@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conftest import run_module
 from mcp_world import connect
 from test_meaning_doors import DEPLOY, DEPLOY_QUESTION, Served, call, served
 
@@ -144,3 +145,25 @@ def test_a_body_holding_a_vast_number_is_refused_saying_why(world: Served) -> No
                       timeout=30)
     assert vast.status_code == 400 and vast.json()["field"] == "body", vast.text
     assert "a number of more than 4,300 digits" in vast.json()["detail"], vast.text
+
+
+NOT_UTF8 = [  # (arguments, the field named): bytes that are not UTF-8 typed on a command line
+    (["memory", "recall", "dep\udcffloy"], "query"),
+    (["memory", "context", "deploy", "--path-filter", "apollo/\udcff"], "path_filter"),
+    (["memory", "add", "caf\udce9"], "CONTENT"), (["brain", "teach", "rule", "--trigger", "t\udcff"], "trigger"),
+    (["brain", "sessions", "--query", "x\udcff"], "query")]
+
+
+def test_a_command_line_text_that_is_not_utf8_is_refused_naming_it(store_url: str, tmp_path: Path) -> None:
+    """`notewell memory recall $'dep\\xffloy'` ended as "TypeError: TextInputSequence must be str; Notewell did not
+    expect this" (exit 70: the model's tokenizer met the byte), `memory add $'caf\\xe9'` as a UnicodeEncodeError."""
+    vault = tmp_path / "vault"
+    (vault / "apollo").mkdir(parents=True)
+    (vault / "apollo" / "readme.md").write_text("# Apollo\n", encoding="utf-8")
+    where = ["--vault", str(vault), "--db", store_url]
+    assert run_module("index", *where).returncode == 0
+    assert run_module("user", "add", "ada@example.com", "--role", "member", *where).returncode == 0
+    for args, field in NOT_UTF8:
+        done = run_module(*args, "--as", "ada@example.com", *where)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.startswith(f"error: {field}: is not UTF-8 text (byte 0x"), (args, done.stderr)

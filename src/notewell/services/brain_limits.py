@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.hybrid import SIMILARITY_FLOOR
-from notewell.services.memory_checks import MAX_TAG_CHARS
+from notewell.services.memory_checks import MAX_TAG_CHARS, not_unicode
 
 RELEVANT_LIMIT = 5
 # brain_start_session's relevantKnowledge injection: at most this many bytes of JSON (besides its 1,200 tokens, which
@@ -78,6 +78,8 @@ def check_text(field_name: str, value: object, maximum: int, *, required: bool =
         raise BrainValidation(field_name, f"is {len(cleaned)} characters; keep it to {maximum}")
     if "\x00" in cleaned:
         raise BrainValidation(field_name, "contains a NUL character (\\x00); remove it")
+    if (why := not_unicode(cleaned)) is not None:
+        raise BrainValidation(field_name, why)
     return cleaned
 
 
@@ -86,6 +88,8 @@ def check_tags(tags: Sequence[str] | None) -> list[str]:
     if len(cleaned) > MAX_TAGS:
         raise BrainValidation("tags", f"has {len(cleaned)} tags; use at most {MAX_TAGS}")
     for tag in cleaned:
+        if (why := not_unicode(tag)) is not None:
+            raise BrainValidation("tags", why)
         if len(tag) > MAX_TAG_CHARS or "\x00" in tag:
             raise BrainValidation("tags", f"{tag[:20]!r}… must be at most {MAX_TAG_CHARS} characters without NUL")
         if tag.casefold() in RESERVED_TAGS or tag.casefold().startswith(SESSION_TAG_PREFIX):

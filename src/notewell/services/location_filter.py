@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from notewell.errors import Forbidden, InvalidArgument
 from notewell.paths import normalize_path
+from notewell.services.memory_checks import check_unicode
 
 ANY = "%"
 """XMemo's documented default for path_filter (and memory_type): any."""
@@ -41,6 +42,7 @@ def location_filter(path_filter: str | None, readable: Sequence[str]) -> Locatio
     """What ``path_filter`` matches among the ``readable`` projects; ScopeDivergence when nothing can match."""
     if not path_filter or path_filter == ANY:
         return LocationFilter(list(readable))
+    check_unicode("path_filter", path_filter)
     stem = path_filter.removesuffix(ANY)
     if ANY in stem:
         raise InvalidArgument("path_filter", "a % may only end the path filter (it adds nothing: every filter is "

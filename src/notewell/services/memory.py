@@ -48,6 +48,7 @@ from notewell.services.memory_checks import (
     check_memory_type,
     check_tags,
     check_text,
+    check_unicode,
     default_title,
 )
 from notewell.services.memory_documents import document_ties, readable_ties
@@ -271,6 +272,7 @@ class MemoryService:
             raise InvalidArgument("reason", f"is {len(why)} characters; keep it to {MAX_REASON_CHARS}")
         if "\x00" in why:
             raise InvalidArgument("reason", "contains a NUL character (\\x00); remove it")
+        check_unicode("reason", why)
         record = self._visible(p, ref, include_forgotten=True)
         if record.deleted_at is not None:
             raise _already_forgotten(record)

@@ -42,10 +42,35 @@ def check_memory_type(memory_type: object, field_name: str = "memory_type", *, f
     return str(memory_type)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def not_unicode(value: str) -> str | None:
+    """Why ``value`` is no Unicode text, or None: a lone surrogate, which no store, tokenizer or answer can hold. A
+    door that reads JSON refuses one as it reads it; a command line hands over bytes that are not UTF-8 as such
+    surrogates (U+DC80 to U+DCFF, Python's surrogateescape: the byte is the code point less 0xDC00)."""
+    found = _SURROGATE.search(value)
+    if found is None:
+        return None
+    code = ord(found.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return (f"is not UTF-8 text (byte 0x{code - 0xDC00:02x} at character {found.start()}); convert it first, "
+                "e.g. iconv -f LATIN1 -t UTF-8")
+    return f"holds a lone UTF-16 surrogate (U+{code:04X} at character {found.start()}), which is no character"
+
+
+def check_unicode(field_name: str, value: str) -> None:
+    why = not_unicode(value)
+    if why is not None:
+        raise InvalidArgument(field_name, why)
+
+
 def check_text(field_name: str, value: str) -> None:
-    """A NUL character has no place in a memory, and PostgreSQL cannot store one: refuse it on every backend."""
+    """A NUL character has no place in a memory, and PostgreSQL cannot store one: refuse it on every backend; nor
+    has a lone surrogate (not_unicode)."""
     if "\x00" in value:
         raise InvalidArgument(field_name, "contains a NUL character (\\x00); remove it")
+    check_unicode(field_name, value)
 
 
 # What a one-line field (a title, a path, a tag) may not hold: control characters (C0, DEL, C1: a terminal
@@ -61,6 +86,7 @@ def unprintable(value: str) -> str | None:
 
 def check_line(field_name: str, value: str) -> None:
     """A one-line field holds no control character and no bidirectional override: refused, named."""
+    check_unicode(field_name, value)
     found = _NOT_IN_A_LINE.search(value)
     if found:
         raise InvalidArgument(field_name, f"contains the control character U+{ord(found.group()):04X} at "

@@ -25,6 +25,7 @@ from notewell.errors import InvalidArgument
 from notewell.fold import fold
 from notewell.records.memories import MemoryRecord
 from notewell.search.engine import MAX_QUERY_CHARS
+from notewell.services.memory_checks import check_unicode
 from notewell.timestamps import parse_iso
 from notewell.word_breaks import has_close_script, pairs
 
@@ -58,6 +59,7 @@ def query_terms(query: object, field: str = "query", *, most: int | None = MAX_T
         raise InvalidArgument(field, "must not be empty; give the words to look for, e.g. \"token fallback\"")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidArgument(field, f"is {len(query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
+    check_unicode(field, query)
     terms = list(dict.fromkeys(_WORD.findall(folded(query))))
     if not terms:
         raise InvalidArgument(field, "has no words (letters or digits) to match; punctuation alone is not a query")
