@@ -101,6 +101,8 @@ def region_grams(words: str) -> list[str]:
 def wide_pairs(text: str) -> set[str]:
     """The distinct pairs of characters beyond ASCII that stand together in ``text``, each spelled (twelve
     letters and digits: longer than any other element of ``grams``, and never a surrogate PostgreSQL refuses)."""
+    if text.isascii():  # most regions of most vaults: no search of the text (64 µs for 16 KB of Python source)
+        return set()
     return {spelled(run[i : i + 2]) for run in _WIDE_RUN.findall(text) for i in range(len(run) - 1)}
 
 
