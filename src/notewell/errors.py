@@ -10,6 +10,7 @@ link to its form). Doors show the message and never a traceback.
 from __future__ import annotations
 
 import errno
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Literal
@@ -63,6 +64,23 @@ class InvalidArgument(NotewellError):
     def __init__(self, field: str, message: str, *, remedy: Remedy | None = None) -> None:
         super().__init__(message, field=field, remedy=remedy)
         self.field: str = bounded(field, FIELD_MAX_CHARS)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def not_unicode(value: str) -> str | None:
+    """Why ``value`` is no Unicode text, or None: a lone surrogate, which no store, tokenizer or answer can hold. A
+    door that reads JSON refuses one as it reads it; a command line hands over bytes that are not UTF-8 as such
+    surrogates (U+DC80 to U+DCFF, Python's surrogateescape: the byte is the code point less 0xDC00)."""
+    found = _SURROGATE.search(value)
+    if found is None:
+        return None
+    code = ord(found.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return (f"is not UTF-8 text (byte 0x{code - 0xDC00:02x} at character {found.start()}); convert it first, "
+                "e.g. iconv -f LATIN1 -t UTF-8")
+    return f"holds a lone UTF-16 surrogate (U+{code:04X} at character {found.start()}), which is no character"
 
 
 class UnknownParameter(InvalidArgument):

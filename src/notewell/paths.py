@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, not_unicode
 
 
 class IndexedDocuments(Protocol):
@@ -34,6 +34,8 @@ def normalize_path(path: str, field: str = "path") -> str:
     """
     if len(path) > PATH_MAX_CHARS:
         raise InvalidArgument(field, f"is {len(path)} characters; keep it to {PATH_MAX_CHARS} or fewer")
+    if (why := not_unicode(path)) is not None:  # a command line's bytes that are not UTF-8: no name holds them
+        raise InvalidArgument(field, why)
     cleaned = path.strip().strip("/")
     if not cleaned:
         return ""

@@ -16,7 +16,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Literal
 
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, not_unicode
 from notewell.fold import has_upper
 from notewell.records.documents import Scope
 from notewell.search.literals import plain_plan, regex_plan
@@ -103,6 +103,8 @@ class SearchEngine:
             raise InvalidArgument("query", "must not be empty; give the text to look for")
         if len(req.query) > MAX_QUERY_CHARS:
             raise InvalidArgument("query", f"is {len(req.query)} characters; keep it to {MAX_QUERY_CHARS} or fewer")
+        if (why := not_unicode(req.query)) is not None:  # a command line's bytes that are not UTF-8
+            raise InvalidArgument("query", why)
         if req.limit < 1:
             raise InvalidArgument("limit", "must be at least 1")
         if req.offset < 0:

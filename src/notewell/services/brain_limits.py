@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from notewell.errors import not_unicode
 from notewell.services.brain_errors import BrainValidation
 from notewell.services.hybrid import SIMILARITY_FLOOR
-from notewell.services.memory_checks import MAX_TAG_CHARS, not_unicode
+from notewell.services.memory_checks import MAX_TAG_CHARS
 
 RELEVANT_LIMIT = 5
 # brain_start_session's relevantKnowledge injection: at most this many bytes of JSON (besides its 1,200 tokens, which

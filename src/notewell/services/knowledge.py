@@ -18,7 +18,7 @@ from notewell import limits
 from notewell.access.policy import Action
 from notewell.access.principal import Principal
 from notewell.answer_bound import json_bytes, text_within
-from notewell.errors import InvalidArgument, NotFound
+from notewell.errors import InvalidArgument, NotFound, not_unicode
 from notewell.paths import (
     PATH_MAX_CHARS,
     indexed_prefix,
@@ -396,6 +396,9 @@ class KnowledgeService:
             chosen = [path_project]
             if prefix:  # typed in the other Unicode form, or a mix of its names' forms: the one readDoc finds
                 prefix = indexed_prefix(self.store.documents, path_project, prefix) or prefix
+        for file_type in file_types:
+            if (why := not_unicode(file_type)) is not None:
+                raise InvalidArgument("type", why)
         types = tuple(t if t.startswith(".") else f".{t}" for t in file_types)
         return self.engine.search(SearchRequest(query=query, scope=Scope(projects=chosen, prefix=prefix,
                                                                           file_types=types),

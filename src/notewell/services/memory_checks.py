@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from notewell.access.token_secrets import since_from
-from notewell.errors import InvalidArgument
+from notewell.errors import InvalidArgument, not_unicode
 from notewell.records.memories import MEMORY_TYPES, Narrowing
 from notewell.timestamps import iso, parse_iso
 
@@ -40,23 +40,6 @@ def check_memory_type(memory_type: object, field_name: str = "memory_type", *, f
         either = f"{', '.join(MEMORY_TYPES)}{', or % for any' if filtering else ''}"
         raise InvalidArgument(field_name, f"unknown memory_type {memory_type!r}; use one of {either}")
     return str(memory_type)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def not_unicode(value: str) -> str | None:
-    """Why ``value`` is no Unicode text, or None: a lone surrogate, which no store, tokenizer or answer can hold. A
-    door that reads JSON refuses one as it reads it; a command line hands over bytes that are not UTF-8 as such
-    surrogates (U+DC80 to U+DCFF, Python's surrogateescape: the byte is the code point less 0xDC00)."""
-    found = _SURROGATE.search(value)
-    if found is None:
-        return None
-    code = ord(found.group())
-    if 0xDC80 <= code <= 0xDCFF:
-        return (f"is not UTF-8 text (byte 0x{code - 0xDC00:02x} at character {found.start()}); convert it first, "
-                "e.g. iconv -f LATIN1 -t UTF-8")
-    return f"holds a lone UTF-16 surrogate (U+{code:04X} at character {found.start()}), which is no character"
 
 
 def check_unicode(field_name: str, value: str) -> None:
