@@ -2,7 +2,7 @@
 
 A command line hands over bytes that are not UTF-8 as lone surrogates (Python's surrogateescape: byte 0xff is
 U+DCFF). `notewell search $'\\xff'` ended in "UnicodeEncodeError ...; Notewell did not expect this" on SQLite and
-answered "No results" on PostgreSQL (`$'x\\xff' --path alpha`), a wrong answer; `--path` and `--type` given such
+answered "No results" on PostgreSQL (`$'x\\xff' --path alpha`), a wrong answer; `--path`, `--type` and `--as` given such
 bytes ended in the same internal error. Each is now refused, naming the argument, on both backends.
 """
 
@@ -35,6 +35,7 @@ def indexed(tmp_path: Path, store_url: str) -> list[str]:
     (["caf", "--path", f"alpha/{NOT_UTF8}"], "path"),
     (["caf", "--path", f"alpha/sub{NOT_UTF8}"], "path"),
     (["caf", "--type", f"m{NOT_UTF8}"], "type"),
+    (["caf", "--as", f"ada{NOT_UTF8}@example.com"], "--as"),
 ])
 def test_bytes_not_utf8_are_refused_naming_the_argument(indexed: list[str], args: list[str], field: str) -> None:
     result = run_cli("search", *args, *indexed)

@@ -10,7 +10,7 @@ from notewell.access.policy import ROLE_SCOPES, token_scopes_now
 from notewell.access.principal import LOCAL_OWNER, Principal
 from notewell.access.token_secrets import secret_matches, token_id_of
 from notewell.access.tool_calls import ToolCalls
-from notewell.errors import NotFound, Unauthenticated
+from notewell.errors import InvalidArgument, NotFound, Unauthenticated, not_unicode
 from notewell.records.identity import User
 from notewell.store.base import IdentityRepository
 from notewell.timestamps import iso
@@ -43,6 +43,8 @@ class Authentication:
         --as) that active user with every scope their role allows."""
         if email is None:
             return LOCAL_OWNER
+        if (why := not_unicode(email)) is not None:  # the command line's bytes that are not UTF-8
+            raise InvalidArgument("as", why)
         user = self.identity.user_by_email(email)
         if user is None or not user.active:
             raise NotFound(f"no active user with email {email}", field="as", remedy="list-users")
