@@ -38,3 +38,14 @@ def test_the_index_is_asked_for_the_trigrams_the_statistics_do_not_call_common()
     assert asked_trigrams(Lit("returns"), common) == ["rns", "tur", "ret"]  # one unlisted: the three rarest
     assert asked_trigrams(Lit("the"), common) == ["the"]
     assert set(asked_trigrams(Lit("return"), common)) <= set(spelled_trigrams(Lit("return")))
+
+
+def test_a_plan_asked_of_grams_alone_counts_as_its_pairs() -> None:
+    """"中文" is asked of ``grams`` as its pair (trigram_words.index_sql), so it is held by as many regions as
+    its pair, not as the spelled trigrams of 中 and 文, which a vault of Chinese text holds nearly everywhere
+    (the estimate named every region, and the search walked the documents in order where the index names few)."""
+    shares = TermShares(1000.0, dict.fromkeys(spelled_trigrams(Lit("中文")), 0.9), {spelled("中文"): 0.01, "ab": 0.6})
+    assert shares.regions_holding(Lit("中文")) == 10
+    assert shares.regions_holding(Lit("文中")) == 0  # its pair is not listed: rare
+    assert shares.regions_holding(Lit("中文 ab")) == 10
+    assert shares.regions_holding(Or((Lit("中文"), Lit("ab")))) == 610

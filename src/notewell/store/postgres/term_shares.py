@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import psycopg
 
 from notewell.records.plan import And, Lit, Plan
-from notewell.store.postgres.trigram_words import short_runs, spelled, spelled_trigrams
+from notewell.store.postgres.trigram_words import grams_asked, in_grams, literals, short_runs, spelled, spelled_trigrams
 
 _STATS = (
     "SELECT s.tablename, s.most_common_elems::text::text[], s.most_common_elem_freqs FROM pg_stats s"
@@ -37,17 +37,23 @@ class TermShares:
 
     regions: float
     trigrams: Mapping[str, float]  # show_trgm(words)'s elements
-    grams: Mapping[str, float]  # grams' elements (runs of one or two symbols, spelled)
+    grams: Mapping[str, float]  # grams' elements (runs of one or two symbols, pairs of wide characters; spelled)
 
     def regions_holding(self, plan: Plan) -> float:
         """About how many regions the index would name for ``plan`` (index_sql's terms): a literal's rarest
         term bounds it, an AND its rarest part, an OR the sum of its parts; a term not counted as common
-        counts as held by none."""
+        counts as held by none. A plan asked of ``grams`` alone ("中文") counts its pairs, not its trigrams."""
+        return self._holding(plan, all(in_grams(lit) for lit in literals(plan)))
+
+    def _holding(self, plan: Plan, grams_only: bool) -> float:
         if isinstance(plan, Lit):
-            shares = [self.trigrams.get(t, 0.0) for t in spelled_trigrams(plan)]
-            shares += [self.grams.get(spelled(run), 0.0) for run in short_runs(plan)]
+            if grams_only:
+                shares = [self.grams.get(term, 0.0) for term in grams_asked(plan)]
+            else:
+                shares = [self.trigrams.get(t, 0.0) for t in spelled_trigrams(plan)]
+                shares += [self.grams.get(spelled(run), 0.0) for run in short_runs(plan)]
             return self.regions * min(shares, default=1.0)  # no term at all: every region is named
-        parts = [self.regions_holding(p) for p in plan.parts]
+        parts = [self._holding(p, grams_only) for p in plan.parts]
         return min(parts) if isinstance(plan, And) else min(self.regions, sum(parts))
 
 
