@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from conftest import index_into, make_vault
+from conftest import index_into, make_vault, run_cli
 from notewell.records.documents import DocKey, Scope
 from notewell.records.plan import Plan
 from notewell.search.literals import plain_plan, regex_plan
@@ -267,3 +267,22 @@ def test_postgres_fills_in_the_wide_pairs_of_regions_an_older_version_wrote(tmp_
     assert missing == (0,) and pairs == (1,)
     assert [m.path for m in reopened.search("中文").matches] == ["a.md"]
     reopened.runtime.close()
+
+
+def test_repair_fills_in_the_wide_pairs_an_older_writer_left_out(tmp_path: Path, pg_url: str) -> None:
+    """A writer of the version before the pairs, left running after the upgrade, writes a region's grams
+    without them (not NULL, so opening the store fills nothing in): a search for "中文" misses the document
+    until ``notewell repair`` writes the grams of every region holding such a character again."""
+    files = {"p/a.md": "这是中文。\n", "p/b.md": "plain\n"}
+    vault = make_vault(tmp_path, files)
+    index_into(vault, pg_url).runtime.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as an older writer indexes a.md after the upgrade
+        conn.execute("UPDATE document_regions SET grams = ARRAY(SELECT g FROM unnest(grams) g WHERE length(g) <= 2)")
+    missed = index_into(vault, pg_url)
+    assert [m.path for m in missed.search("中文").matches] == []
+    missed.runtime.close()
+    repaired = run_cli("repair", "--db", pg_url, "--vault", str(vault), "--json")
+    assert repaired.exit_code == 0 and '"document_regions"' in repaired.output, repaired.output
+    found = index_into(vault, pg_url)
+    assert [m.path for m in found.search("中文").matches] == ["a.md"]
+    found.runtime.close()

@@ -65,8 +65,10 @@ def rebuild_indexes(store: Store) -> list[str]:
     (sqlite/index_rebuild.py). PostgreSQL: REINDEX of each table of the schema whose owner the connecting role is
     or acts as (a superuser: every one), one at a time (each holds its table's lock while it runs); the live
     memories' stems, a table a trigger derives from the memories (postgres/live_stems.py), made equal to them first,
-    the memories' writers held off meanwhile, and its trigger on."""
+    the memories' writers held off meanwhile, and its trigger on; the grams of the regions holding a character
+    beyond ASCII written again first (``PostgresDocuments.refill_wide_grams``)."""
     from notewell.store.postgres import PostgresStore, live_stems
+    from notewell.store.postgres.documents import PostgresDocuments
     from notewell.store.sqlite import SqliteStore
 
     if isinstance(store, SqliteStore):
@@ -80,7 +82,13 @@ def rebuild_indexes(store: Store) -> list[str]:
             " AND pg_has_role(tableowner, 'USAGE') ORDER BY tablename").fetchall()]  # those the role may REINDEX
         for table in tables:
             quoted = '"' + table.replace('"', '""') + '"'
-            if table == live_stems.TABLE:
+            if table == "document_regions":  # the grams an older writer left without wide pairs, too
+                documents = store.documents
+                if not isinstance(documents, PostgresDocuments):
+                    raise TypeError(f"a PostgreSQL store with {type(documents).__name__} documents")
+                documents.refill_wide_grams()
+                conn.execute(f"REINDEX TABLE {quoted}")
+            elif table == live_stems.TABLE:
                 with conn.transaction():
                     conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
                     for statement in live_stems.refilled():

@@ -156,6 +156,7 @@ _TEXT_BATCH_MAX = 256
 _PENDING_LIST_LIMIT = "64MB"
 _ANALYZE_AFTER_CHANGES = 500
 _MOVE_BATCH = 256
+_WIDE_GRAMS_UNKNOWN = "UPDATE document_regions SET grams = NULL WHERE strpos(words, 'zz') > 0"  # see MIGRATIONS
 _OLD_TEXTS = "SELECT 1 FROM pg_tables WHERE tablename = 'document_text' AND schemaname = current_schema()"
 _WRITER_LOCK = "notewell:documents-writer"
 
@@ -286,6 +287,17 @@ class PostgresDocuments(SqlDocuments):
             with self.db.transaction() as conn:
                 conn.execute("SELECT gin_clean_pending_list('document_regions_trigrams'),"
                              " gin_clean_pending_list('document_regions_grams')")
+
+    def refill_wide_grams(self) -> None:
+        """The grams of every region holding a character beyond ASCII written again (``notewell repair``): a
+        writer of a version before the wide pairs, left running after an upgrade, wrote its regions' grams
+        without them, and a search for two such characters would not name those regions. Meanwhile they are
+        NULL, a candidate for every run of grams, so no search misses them."""
+        with self.db.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_WRITER_LOCK),))
+            conn.execute(f"SET LOCAL gin_pending_list_limit = '{_PENDING_LIST_LIMIT}'")
+            conn.execute(_WIDE_GRAMS_UNKNOWN)
+        self._fill_grams()
 
     def _move_old_texts(self) -> None:
         """Texts stored whole by an older version (document_text) go into regions (once), then it is dropped."""
