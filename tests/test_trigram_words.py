@@ -9,6 +9,7 @@ the verifier then drops."""
 from __future__ import annotations
 
 import psycopg
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,15 +63,23 @@ def test_the_word_test_follows_the_spelling_and_the_index_holds_whatever_it_hold
         check()
 
 
-def test_a_run_of_one_or_two_letters_is_answered_exactly_by_the_grams(pg_url: str) -> None:
-    """"th", "e", "42": no trigram, so the grams alone answer, and they hold exactly when a word holds the run."""
+@pytest.mark.parametrize(("text_chars", "literal_chars"), [
+    ("abxyz19 _é\n", "abxy19"),  # "th", "e", "42": no trigram
+    ("中文件国é a_\n", "中文件国é"),  # "中文", "文件": two characters beyond ASCII, asked as their pair
+])
+def test_a_short_run_is_answered_exactly_by_the_grams(pg_url: str, text_chars: str, literal_chars: str) -> None:
+    """Runs of one or two letters or digits, and two characters beyond ASCII: the grams alone are asked (no
+    trigram; asked both, the planner could take the grams' index and test the trigrams row by row), and they
+    hold exactly when a word holds the run, not, for "中文", wherever 中 stands before any such character and
+    文 anywhere (as the spelled trigrams said)."""
     with psycopg.connect(pg_url, autocommit=True) as conn:
         @settings(max_examples=150, deadline=None)
-        @given(text=st.text(st.sampled_from("abxyz19 _é\n"), max_size=40),
-               literal=st.text(st.sampled_from("abxy19"), min_size=1, max_size=2))
+        @given(text=st.text(st.sampled_from(text_chars), max_size=40),
+               literal=st.text(st.sampled_from(literal_chars), min_size=1 if literal_chars.isascii() else 2,
+                               max_size=2))
         def check(text: str, literal: str) -> None:
             plan = plain_plan(literal)
-            assert plan is not None
+            assert plan is not None and index_exact(plan) == (len(literal) == 2)
             where = index_sql(plan, "w.words", "w.grams")
             assert "show_trgm" not in where[0]
             assert _holds(conn, where, text) == any(literal in word for word in fold(text).split()), (text, literal)
@@ -78,61 +87,34 @@ def test_a_run_of_one_or_two_letters_is_answered_exactly_by_the_grams(pg_url: st
         check()
 
 
-def test_two_characters_beyond_ascii_are_answered_exactly_by_their_pair(pg_url: str) -> None:
-    """"中文", "文件": the pair alone is asked (no trigram: asked both, the planner tested the trigrams row by
-    row), and it holds exactly when a word holds the two characters together, not wherever 中 stands before
-    any such character and 文 anywhere (as the spelled trigrams said)."""
+def test_a_pair_of_wide_characters_is_not_any_two_of_them(pg_url: str) -> None:
+    """"中文" is not 中 before another such character and 文 elsewhere; a run with anything else is not exact."""
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        @settings(max_examples=150, deadline=None)
-        @given(text=st.text(st.sampled_from("中文件国é a_\n"), max_size=40),
-               literal=st.text(st.sampled_from("中文件国é"), min_size=2, max_size=2))
-        def check(text: str, literal: str) -> None:
-            plan = plain_plan(literal)
-            assert plan is not None and index_exact(plan)
-            where = index_sql(plan, "w.words", "w.grams")
-            assert "show_trgm" not in where[0]
-            assert _holds(conn, where, text) == any(literal in word for word in fold(text).split()), (text, literal)
-
-        check()
         assert not _holds(conn, index_sql(plain_plan("中文"), "w.words", "w.grams"), "中国 文")  # type: ignore[arg-type]
         for mixed in ("中", "a中", "中文a", "中 a", "th中文"):  # not two such characters alone: not exact
             plan = plain_plan(mixed)
             assert plan is not None and not index_exact(plan), mixed
 
 
-def test_pairs_are_asked_beside_no_trigram(pg_url: str) -> None:
-    """The wide pairs are asked only when every literal of the plan is made of such characters: beside a
-    literal's trigrams the planner could take the pairs' index and compute every named region's trigrams."""
-    plans = [plain_plan("中文 系统"), regex_plan(r"中文.*系统"), regex_plan(r"中文|系统"),
-             regex_plan(r"中文.*levenshtein")]
-    for plan in plans:
+def test_grams_are_asked_beside_no_trigram(pg_url: str) -> None:
+    """Wide pairs and runs of one or two letters are asked of ``grams`` only when every run of the plan is one
+    of them ("中文 系统", "中文 ab"): given grams and trigrams, the planner took the grams index (for "ab", held
+    by every region) and computed each named region's trigrams (750 ms for "一丁 ab" over 3,000 regions of
+    Chinese text, 1.5 s for "一丁.*qz"). Beside trigrams they are left to the words test and the verifier."""
+    queries = [("中文 系统", False), (r"中文.*系统", True), (r"中文|系统", True), (r"中文.*levenshtein", True),
+               ("中文 ab", False), (r"中文.*qz", True), ("中 ab", False), (r"中.*ab", True), ("x. ab", False)]
+    plans = {query: regex_plan(query) if regex else plain_plan(query) for query, regex in queries}
+    for plan in plans.values():
         assert plan is not None
         where = index_sql(plan, "w.words", "w.grams")[0]
         assert not ("show_trgm" in where and "grams @>" in where), (plan, where)
-    words_only = plain_plan("中文 系统")
-    assert words_only is not None and "show_trgm" not in index_sql(words_only, "w.words", "w.grams")[0]
+    for alone in ("中文 系统", "中文 ab"):
+        assert "show_trgm" not in index_sql(plans[alone], "w.words", "w.grams")[0]  # type: ignore[arg-type]
+    held = {"中文 系统": "系统 中文", "中文 ab": "ab 中文", "中 ab": "中 ab", "x. ab": "ab x."}
+    not_held = [("中文 系统", "系中 统文"), ("中文 ab", "中 文 ab"), ("中文 ab", "中文 a b")]
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        for plan in plans:
-            assert plan is not None
-            assert _holds(conn, index_sql(plan, "w.words", "w.grams"), "系统 中文 levenshtein"), plan
-        assert not _holds(conn, index_sql(words_only, "w.words", "w.grams"), "系中 统文")
-
-
-def test_short_runs_are_asked_beside_no_trigram(pg_url: str) -> None:
-    """A run of one or two letters is never asked of ``grams`` beside another run's trigrams either ("中文 ab",
-    "中文.*qz", "中 ab"): given both, the planner took the grams index for "ab" (held by every region) and
-    computed each named region's trigrams (750 ms for "一丁 ab" over 3,000 regions of Chinese text, 1.5 s
-    for "一丁.*qz"). A plan whose runs are all pairs of wide characters or short runs asks ``grams`` alone."""
-    for plan in (plain_plan("中文 ab"), regex_plan(r"中文.*qz"), plain_plan("中 ab"), regex_plan(r"中.*ab"),
-                 plain_plan("x. ab")):
-        assert plan is not None
-        where = index_sql(plan, "w.words", "w.grams")[0]
-        assert not ("show_trgm" in where and "grams @>" in where), (plan, where)
-    both = plain_plan("中文 ab")
-    assert both is not None and "show_trgm" not in index_sql(both, "w.words", "w.grams")[0]
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        for query, text in (("中文 ab", "ab 中文"), ("中 ab", "中 ab"), ("x. ab", "ab x.")):
-            plan = plain_plan(query)
-            assert plan is not None and _holds(conn, index_sql(plan, "w.words", "w.grams"), text), query
-        assert not _holds(conn, index_sql(both, "w.words", "w.grams"), "中 文 ab")
-        assert not _holds(conn, index_sql(both, "w.words", "w.grams"), "中文 a b")
+        for query, plan in plans.items():
+            text = held.get(query, "系统 中文 levenshtein qz ab")
+            assert _holds(conn, index_sql(plan, "w.words", "w.grams"), text), query  # type: ignore[arg-type]
+        for query, text in not_held:
+            assert not _holds(conn, index_sql(plans[query], "w.words", "w.grams"), text), (query, text)  # type: ignore[arg-type]
