@@ -28,8 +28,9 @@ array under a GIN index asked with ``@>``, exact as the trigram array is. A regi
 wrote has no grams yet (NULL) and is a candidate for every such run until the store fills them in.
 
 Two characters beyond ASCII that stand together ("中文") are in ``grams`` too, spelled (``wide_pairs``). A
-character's spelling starts with ``zz`` and ends in its own four symbols, so no trigram spans two of them:
-the trigrams of "中文" were those of 中, of 文, and of 中 followed by any such character, and a region was
+character's spelling starts with ``zz`` and ends in its own four symbols, so a trigram across two of them
+holds nothing of the second but that it is one: the trigrams of "中文" were those of 中, of 文, and of 中
+followed by any such character, and a region was
 named wherever 中 stood before any Chinese character and 文 stood anywhere (in the Chinese manual pages, 2,540
 regions named for the 1,510 that hold the word). With the pairs, the index names the regions whose words hold
 each pair, and a literal of two such characters, as one of two letters or digits, is answered exactly
@@ -106,14 +107,6 @@ def wide_pairs(text: str) -> set[str]:
     return {spelled(run[i : i + 2]) for run in _WIDE_RUN.findall(text) for i in range(len(run) - 1)}
 
 
-def wide_only(lit: Lit) -> bool:
-    """Whether every run of ``lit`` the index is asked for is two or more characters beyond ASCII ("中文",
-    "文件 系统"): then its pairs alone are asked, not its trigrams. Asked both, the planner took the pairs' index
-    and tested the trigrams row by row, computing each region's (1.7 s for 1,510 regions)."""
-    runs = indexed_runs(lit.text.replace("\x00", " "))
-    return bool(runs) and all(len(run) >= 2 and _WIDE_RUN.fullmatch(run) for run in runs)
-
-
 def _asked_pairs(lit: Lit) -> list[str]:
     """The wide pairs a region's words must hold for a literal, at most WIDE_PAIRS_ASKED spread over it."""
     pairs = sorted(wide_pairs(" ".join(indexed_runs(lit.text.replace("\x00", " ")))))
@@ -144,7 +137,7 @@ def index_exact(plan: Plan) -> bool:
     runs = plan.text.replace("\x00", " ").split()
     if len(runs) != 1 or len(runs[0]) != 2:
         return False
-    return all(c in _SYMBOLS for c in runs[0]) or wide_only(plan)
+    return in_grams(plan)
 
 
 def _runs(lit: Lit) -> list[str]:
